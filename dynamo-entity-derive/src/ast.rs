@@ -1,0 +1,263 @@
+//! The typed model of an entity, between syn and code generation.
+
+use proc_macro2::Span;
+use syn::{Data, DeriveInput, Fields, Ident, LitStr, Type, Visibility};
+
+use crate::attr::{self, KeyAttr};
+use crate::errors::Errors;
+use crate::template::{self, Template};
+
+/// A struct deriving `Entity`.
+pub struct Entity<'a> {
+    pub ident: &'a Ident,
+    pub vis: &'a Visibility,
+    /// The entity type name stored in the type attribute.
+    pub name: String,
+    pub name_lit: Option<LitStr>,
+    pub fields: Vec<Field<'a>>,
+    /// The primary index; `None` when `pk` or `sk` is missing (an error).
+    pub primary: Option<IndexKeys>,
+    /// The GSIs with both templates, by number.
+    pub gsis: Vec<IndexKeys>,
+    /// Templates of incomplete indexes (a `gsiN` without `gsiN_sk`, a `pk` without `sk`, ...):
+    /// an error, but their placeholders are still checked. The flag: part of the primary key.
+    pub loose: Vec<(KeyTemplate, bool)>,
+    /// The raw attributes, for the checks of incomplete GSIs and missing keys.
+    pub attrs: attr::EntityAttrs,
+}
+
+/// One struct field.
+pub struct Field<'a> {
+    pub ident: &'a Ident,
+    /// The field name without `r#`: what placeholders and messages use.
+    pub name: String,
+    pub vis: &'a Visibility,
+    pub ty: &'a Type,
+    /// The attribute that stores the field.
+    pub attribute: String,
+    pub rename: Option<LitStr>,
+    pub serde: bool,
+}
+
+/// Which index a pair of templates keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexKind {
+    Primary,
+    Gsi(u8),
+}
+
+impl IndexKind {
+    pub fn pk_attribute(self) -> String {
+        match self {
+            IndexKind::Primary => "PK".to_owned(),
+            IndexKind::Gsi(n) => format!("GSI{n}PK"),
+        }
+    }
+    pub fn sk_attribute(self) -> String {
+        match self {
+            IndexKind::Primary => "SK".to_owned(),
+            IndexKind::Gsi(n) => format!("GSI{n}SK"),
+        }
+    }
+}
+
+/// The partition and sort key templates of one index.
+pub struct IndexKeys {
+    pub kind: IndexKind,
+    pub pk: KeyTemplate,
+    pub sk: KeyTemplate,
+}
+
+/// One template as written and parsed.
+pub struct KeyTemplate {
+    pub attr: KeyAttr,
+    /// `None` when it has a syntax error (already reported).
+    pub parsed: Option<Template>,
+}
+
+impl KeyTemplate {
+    fn new(attr: &KeyAttr, errors: &mut Errors) -> KeyTemplate {
+        let parsed = match template::parse(&attr.lit.value()) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                errors.at(template::span_of(&attr.lit, &e.range), e.message);
+                None
+            }
+        };
+        KeyTemplate {
+            attr: attr.clone(),
+            parsed,
+        }
+    }
+
+    pub fn source(&self) -> String {
+        self.attr.lit.value()
+    }
+
+    /// The placeholders' field names, in order (none when the template did not parse).
+    pub fn field_names(&self) -> Vec<&str> {
+        self.parsed
+            .iter()
+            .flat_map(|t| t.fields().map(|(n, _)| n))
+            .collect()
+    }
+}
+
+impl<'a> Entity<'a> {
+    /// Builds the model, recording every attribute and template error. `None` when the input is
+    /// not a non-generic struct with named fields (an error is recorded).
+    pub fn from_syn(input: &'a DeriveInput, errors: &mut Errors) -> Option<Entity<'a>> {
+        let ident = &input.ident;
+        let named = match &input.data {
+            Data::Struct(s) => match &s.fields {
+                Fields::Named(named) => Some(named),
+                Fields::Unnamed(_) => {
+                    errors.spanned(
+                        ident,
+                        "`#[derive(Entity)]` needs a struct with named fields: a tuple struct has no field \
+                         names for key templates and attribute names",
+                    );
+                    None
+                }
+                Fields::Unit => {
+                    errors.spanned(
+                        ident,
+                        format!("`#[derive(Entity)]` needs a struct with named fields: write `struct {ident} {{}}`"),
+                    );
+                    None
+                }
+            },
+            Data::Enum(_) => {
+                errors.spanned(
+                    ident,
+                    "`#[derive(Entity)]` supports structs with named fields only, not enums: derive it for one \
+                     struct per entity type",
+                );
+                None
+            }
+            Data::Union(_) => {
+                errors.spanned(
+                    ident,
+                    "`#[derive(Entity)]` supports structs with named fields only, not unions",
+                );
+                None
+            }
+        };
+        if !input.generics.params.is_empty() {
+            errors.spanned(
+                &input.generics,
+                "generic entities are not supported: an entity is stored under one type name with fixed key \
+                 templates; use a concrete struct",
+            );
+            return None;
+        }
+        let named = named?;
+
+        let attrs = attr::entity_attrs(&input.attrs, errors);
+        let mut fields = Vec::with_capacity(named.named.len());
+        for f in &named.named {
+            let Some(field_ident) = &f.ident else {
+                continue;
+            };
+            let fa = attr::field_attrs(&f.attrs, errors);
+            let name = syn::ext::IdentExt::unraw(field_ident).to_string();
+            fields.push(Field {
+                ident: field_ident,
+                attribute: fa
+                    .rename
+                    .as_ref()
+                    .map_or_else(|| name.clone(), LitStr::value),
+                name,
+                vis: &f.vis,
+                ty: &f.ty,
+                rename: fa.rename,
+                serde: fa.serde.is_some(),
+            });
+        }
+
+        let mut loose = Vec::new();
+        let primary = match (&attrs.pk, &attrs.sk) {
+            (Some(pk), Some(sk)) => Some(IndexKeys {
+                kind: IndexKind::Primary,
+                pk: KeyTemplate::new(pk, errors),
+                sk: KeyTemplate::new(sk, errors),
+            }),
+            (pk, sk) => {
+                // Still check the one that was given.
+                for given in [pk, sk].into_iter().flatten() {
+                    loose.push((KeyTemplate::new(given, errors), true));
+                }
+                None
+            }
+        };
+        let mut gsis = Vec::new();
+        for (&n, g) in &attrs.gsis {
+            match (&g.pk, &g.sk) {
+                (Some(pk), Some(sk)) => gsis.push(IndexKeys {
+                    kind: IndexKind::Gsi(n),
+                    pk: KeyTemplate::new(pk, errors),
+                    sk: KeyTemplate::new(sk, errors),
+                }),
+                (pk, sk) => {
+                    for given in [pk, sk].into_iter().flatten() {
+                        loose.push((KeyTemplate::new(given, errors), false));
+                    }
+                }
+            }
+        }
+
+        let unraw = syn::ext::IdentExt::unraw(ident).to_string();
+        Some(Entity {
+            ident,
+            vis: &input.vis,
+            name: attrs.name.as_ref().map_or(unraw, LitStr::value),
+            name_lit: attrs.name.clone(),
+            fields,
+            primary,
+            gsis,
+            loose,
+            attrs,
+        })
+    }
+
+    /// Every index: the primary index (when complete) and then the GSIs by number.
+    pub fn indexes(&self) -> impl Iterator<Item = &IndexKeys> {
+        self.primary.iter().chain(&self.gsis)
+    }
+
+    pub fn field(&self, name: &str) -> Option<&Field<'a>> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+
+    /// Every template, complete index or not, and whether it belongs to the primary key.
+    pub fn templates(&self) -> impl Iterator<Item = (&KeyTemplate, bool)> {
+        self.indexes()
+            .flat_map(|i| {
+                [
+                    (&i.pk, i.kind == IndexKind::Primary),
+                    (&i.sk, i.kind == IndexKind::Primary),
+                ]
+            })
+            .chain(self.loose.iter().map(|(t, primary)| (t, *primary)))
+    }
+
+    /// Whether the field fills a placeholder of any template.
+    pub fn is_key_field(&self, name: &str) -> bool {
+        self.templates()
+            .any(|(t, _)| t.field_names().contains(&name))
+    }
+
+    /// Whether the field fills a placeholder of the primary key.
+    pub fn is_primary_key_field(&self, name: &str) -> bool {
+        self.templates()
+            .any(|(t, primary)| primary && t.field_names().contains(&name))
+    }
+}
+
+/// The span to report a field's attribute name on: the rename literal, or the field name.
+pub fn attribute_span(field: &Field) -> Span {
+    field
+        .rename
+        .as_ref()
+        .map_or_else(|| field.ident.span(), LitStr::span)
+}

@@ -1,0 +1,261 @@
+//! Parsing `#[entity(...)]` on the struct and its fields.
+//!
+//! Every problem is recorded in [`Errors`] and parsing goes on with the next key, so one derive
+//! reports all of its mistakes at once.
+
+use std::collections::BTreeMap;
+
+use proc_macro2::Span;
+use syn::meta::ParseNestedMeta;
+use syn::{Attribute, Expr, ExprLit, Ident, Lit, LitStr, Token};
+
+use crate::errors::Errors;
+use crate::suggest;
+
+/// The highest GSI number (DynamoDB's default quota is 20 GSIs a table).
+pub const MAX_GSI: u8 = 20;
+
+/// A `key = "template"` pair.
+#[derive(Clone)]
+pub struct KeyAttr {
+    /// The key as written (`pk`, `gsi4_sk`), for spans.
+    pub key: Ident,
+    pub lit: LitStr,
+}
+
+/// The two templates of one GSI as given; either may be missing (reported by the check).
+#[derive(Default)]
+pub struct GsiAttrs {
+    pub pk: Option<KeyAttr>,
+    pub sk: Option<KeyAttr>,
+}
+
+/// Struct-level `#[entity(...)]`.
+#[derive(Default)]
+pub struct EntityAttrs {
+    /// Whether any `#[entity]` attribute was present.
+    pub present: bool,
+    pub pk: Option<KeyAttr>,
+    pub sk: Option<KeyAttr>,
+    pub gsis: BTreeMap<u8, GsiAttrs>,
+    pub name: Option<LitStr>,
+}
+
+/// Field-level `#[entity(...)]`.
+#[derive(Default)]
+pub struct FieldAttrs {
+    pub rename: Option<LitStr>,
+    pub serde: Option<Span>,
+}
+
+const STRUCT_KEYS: &str = "`pk`, `sk`, `gsi1` to `gsi20`, `gsi1_sk` to `gsi20_sk` and `name`";
+const FIELD_KEYS: &str = "`rename` and `serde`";
+
+/// What a struct-level key means.
+enum StructKey {
+    Pk,
+    Sk,
+    Name,
+    GsiPk(u8),
+    GsiSk(u8),
+}
+
+/// Parses `gsi<n>` / `gsi<n>_sk`, or says why such a key is wrong.
+fn gsi_key(key: &str) -> Option<Result<StructKey, String>> {
+    let rest = key.strip_prefix("gsi")?;
+    let digits_end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    let (digits, suffix) = rest.split_at(digits_end);
+    let numbered = "GSIs are numbered `gsi1` to `gsi20`, with sort keys `gsi1_sk` to `gsi20_sk`";
+    if digits.is_empty() {
+        return Some(Err(format!("unknown key `{key}`: {numbered}")));
+    }
+    let n = digits
+        .parse::<u8>()
+        .ok()
+        .filter(|n| (1..=MAX_GSI).contains(n) && !digits.starts_with('0'));
+    match (n, suffix) {
+        (Some(n), "") => Some(Ok(StructKey::GsiPk(n))),
+        (Some(n), "_sk") => Some(Ok(StructKey::GsiSk(n))),
+        (Some(n), "_pk") => Some(Err(format!(
+            "unknown key `{key}`: the partition key template of GSI{n} is `gsi{n} = \"...\"`"
+        ))),
+        (Some(n), _) => Some(Err(format!(
+            "unknown key `{key}`; did you mean `gsi{n}` or `gsi{n}_sk`?"
+        ))),
+        (None, _) => Some(Err(format!("unknown key `{key}`: {numbered}"))),
+    }
+}
+
+/// Reads `= "..."` after `key`; records an error and returns `None` when it is not a string.
+fn string_value(
+    meta: &ParseNestedMeta,
+    key: &str,
+    errors: &mut Errors,
+) -> syn::Result<Option<LitStr>> {
+    if !meta.input.peek(Token![=]) {
+        errors.spanned(&meta.path, format!("expected `{key} = \"...\"`"));
+        skip_value(meta)?;
+        return Ok(None);
+    }
+    let expr: Expr = meta.value()?.parse()?;
+    match expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) => Ok(Some(s)),
+        other => {
+            errors.spanned(
+                other,
+                format!("expected a string literal: `{key} = \"...\"`"),
+            );
+            Ok(None)
+        }
+    }
+}
+
+/// Skips whatever follows an unknown key: `= expr` or `(...)`.
+fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) {
+        let _: Expr = meta.value()?.parse()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let _: proc_macro2::TokenTree = meta.input.parse()?;
+    }
+    Ok(())
+}
+
+fn set_once<T>(slot: &mut Option<T>, value: Option<T>, key: &Ident, errors: &mut Errors) {
+    if slot.is_some() {
+        errors.spanned(key, format!("duplicate `{key}`"));
+    } else if value.is_some() {
+        *slot = value;
+    }
+}
+
+/// Parses the struct's `#[entity(...)]` attributes.
+pub fn entity_attrs(attrs: &[Attribute], errors: &mut Errors) -> EntityAttrs {
+    let mut out = EntityAttrs::default();
+    // Keys already given, to report duplicates even when the first value was invalid.
+    let mut seen: Vec<String> = Vec::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("entity")) {
+        out.present = true;
+        let result = attr.parse_nested_meta(|meta| {
+            let Some(ident) = meta.path.get_ident().cloned() else {
+                errors.spanned(&meta.path, format!("unknown key; expected {STRUCT_KEYS}"));
+                return skip_value(&meta);
+            };
+            let key = ident.to_string();
+            let parsed = match key.as_str() {
+                "pk" => Ok(StructKey::Pk),
+                "sk" => Ok(StructKey::Sk),
+                "name" => Ok(StructKey::Name),
+                "rename" | "serde" => Err(format!(
+                    "`{key}` belongs on a field: `#[entity({key}{})]`",
+                    if key == "rename" { " = \"...\"" } else { "" }
+                )),
+                other => gsi_key(other).unwrap_or_else(|| {
+                    let lower = other.to_lowercase();
+                    let valid = ["pk", "sk", "name", "gsi1", "gsi1_sk"];
+                    let suggestion = if matches!(lower.as_str(), "pk" | "sk" | "name")
+                        || matches!(gsi_key(&lower), Some(Ok(_)))
+                    {
+                        Some(lower.as_str())
+                    } else {
+                        suggest::closest(&lower, valid)
+                    };
+                    Err(match suggestion {
+                        Some(s) => format!(
+                            "unknown key `{other}`; did you mean `{s}`? Expected {STRUCT_KEYS}"
+                        ),
+                        None => format!("unknown key `{other}`; expected {STRUCT_KEYS}"),
+                    })
+                }),
+            };
+            let parsed = match parsed {
+                Ok(p) => p,
+                Err(message) => {
+                    errors.spanned(&ident, message);
+                    return skip_value(&meta);
+                }
+            };
+            if seen.contains(&key) {
+                errors.spanned(&ident, format!("duplicate `{key}`"));
+                return skip_value(&meta);
+            }
+            seen.push(key.clone());
+            let value = string_value(&meta, &key, errors)?;
+            let key_attr = value.clone().map(|lit| KeyAttr {
+                key: ident.clone(),
+                lit,
+            });
+            match parsed {
+                StructKey::Pk => set_once(&mut out.pk, key_attr, &ident, errors),
+                StructKey::Sk => set_once(&mut out.sk, key_attr, &ident, errors),
+                StructKey::Name => set_once(&mut out.name, value, &ident, errors),
+                StructKey::GsiPk(n) => set_once(
+                    &mut out.gsis.entry(n).or_default().pk,
+                    key_attr,
+                    &ident,
+                    errors,
+                ),
+                StructKey::GsiSk(n) => set_once(
+                    &mut out.gsis.entry(n).or_default().sk,
+                    key_attr,
+                    &ident,
+                    errors,
+                ),
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            errors.push(e);
+        }
+    }
+    out
+}
+
+/// Parses a field's `#[entity(...)]` attributes.
+pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
+    let mut out = FieldAttrs::default();
+    let mut seen: Vec<String> = Vec::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("entity")) {
+        let result = attr.parse_nested_meta(|meta| {
+            let Some(ident) = meta.path.get_ident().cloned() else {
+                errors.spanned(&meta.path, format!("unknown key; expected {FIELD_KEYS}"));
+                return skip_value(&meta);
+            };
+            let key = ident.to_string();
+            if !matches!(key.as_str(), "rename" | "serde") {
+                let message = if matches!(key.as_str(), "pk" | "sk" | "name") || gsi_key(&key).is_some() {
+                    format!("`{key}` belongs on the struct: `#[entity({key} = \"...\")]` above the `struct`")
+                } else {
+                    match suggest::closest(&key, ["rename", "serde"]) {
+                        Some(s) => format!("unknown key `{key}`; did you mean `{s}`? Expected {FIELD_KEYS}"),
+                        None => format!("unknown key `{key}`; expected {FIELD_KEYS}"),
+                    }
+                };
+                errors.spanned(&ident, message);
+                return skip_value(&meta);
+            }
+            if seen.contains(&key) {
+                errors.spanned(&ident, format!("duplicate `{key}`"));
+                return skip_value(&meta);
+            }
+            seen.push(key.clone());
+            if key == "rename" {
+                out.rename = string_value(&meta, "rename", errors)?;
+            } else {
+                if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
+                    errors.spanned(&ident, "`serde` takes no value: write `#[entity(serde)]`");
+                    skip_value(&meta)?;
+                }
+                out.serde = Some(ident.span());
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            errors.push(e);
+        }
+    }
+    out
+}

@@ -1,0 +1,244 @@
+//! Validation of the model. Every rule records its errors and the pass goes on, so the user sees
+//! all mistakes at once; code is generated only when there are none.
+
+use std::collections::HashMap;
+
+use crate::ast::{Entity, attribute_span};
+use crate::attr::{GsiAttrs, MAX_GSI};
+use crate::errors::Errors;
+use crate::suggest;
+use crate::template;
+use crate::types::{self, KeyPartType};
+
+/// The most placeholders a sort key may have: the runtime's typed sort-key arguments are
+/// implemented for tuples of up to this many parts.
+pub const MAX_SORT_KEY_PARTS: usize = 6;
+
+pub fn check(entity: &Entity, errors: &mut Errors) {
+    // Roughly in source order: the struct's attribute, then its fields.
+    required_keys(entity, errors);
+    entity_name(entity, errors);
+    placeholders(entity, errors);
+    gsi_pairs(entity, errors);
+    key_part_types(entity, errors);
+    attributes(entity, errors);
+    handle_names(entity, errors);
+}
+
+/// Rule 1: `pk` and `sk` are required.
+fn required_keys(entity: &Entity, errors: &mut Errors) {
+    let a = &entity.attrs;
+    let example = |key: &str| match key {
+        "pk" => format!("`pk = \"{}#<id>\"`", entity.name.to_uppercase()),
+        _ => "`sk = \"META\"`".to_owned(),
+    };
+    match (&a.pk, &a.sk) {
+        (None, None) if !a.present => errors.spanned(
+            entity.ident,
+            format!(
+                "missing `#[entity(pk = \"...\", sk = \"...\")]`: every entity needs a partition key and a sort key \
+                 template, such as {} and {}",
+                example("pk"),
+                example("sk")
+            ),
+        ),
+        (pk, sk) => {
+            for (given, key, what) in [(pk, "pk", "partition"), (sk, "sk", "sort")] {
+                if given.is_none() {
+                    errors.spanned(
+                        entity.ident,
+                        format!(
+                            "missing `{key} = \"...\"`: every entity needs a {what} key template, such as {}",
+                            example(key)
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Rule 2: each `gsiN` needs `gsiN_sk` and the other way round.
+fn gsi_pairs(entity: &Entity, errors: &mut Errors) {
+    for (n, GsiAttrs { pk, sk }) in &entity.attrs.gsis {
+        debug_assert!((1..=MAX_GSI).contains(n));
+        match (pk, sk) {
+            (Some(pk), None) => {
+                let constant = template::parse(&pk.lit.value())
+                    .ok()
+                    .and_then(|t| t.first_literal().map(str::to_owned))
+                    .unwrap_or_else(|| entity.name.to_uppercase());
+                errors.spanned(
+                    &pk.key,
+                    format!(
+                        "`gsi{n}` needs a sort key template too: add `gsi{n}_sk = \"<field>\"`, or a constant such as \
+                         `gsi{n}_sk = \"{constant}\"` when the index is only looked up by partition"
+                    ),
+                );
+            }
+            (None, Some(sk)) => errors.spanned(
+                &sk.key,
+                format!("`gsi{n}_sk` has no partition key template: add `gsi{n} = \"...\"`, such as `gsi{n} = \"{}#<field>\"`", entity.name.to_uppercase()),
+            ),
+            _ => {}
+        }
+    }
+}
+
+fn entity_name(entity: &Entity, errors: &mut Errors) {
+    if let Some(lit) = &entity.name_lit {
+        if lit.value().is_empty() {
+            errors.spanned(lit, "the entity name cannot be empty: it is stored in the `_type` attribute of every item");
+        }
+    }
+}
+
+/// Rule 3: every placeholder names a field.
+fn placeholders(entity: &Entity, errors: &mut Errors) {
+    let names: Vec<&str> = entity.fields.iter().map(|f| f.name.as_str()).collect();
+    for (template, _) in entity.templates() {
+        let Some(parsed) = &template.parsed else {
+            continue;
+        };
+        for (name, range) in parsed.fields() {
+            if entity.field(name).is_some() {
+                continue;
+            }
+            let ident = entity.ident;
+            let message = match suggest::closest(name, names.iter().copied()) {
+                Some(s) => format!("no field `{name}` in `{ident}`; did you mean `{s}`?"),
+                None if names.is_empty() => {
+                    format!("no field `{name}` in `{ident}`, which has no fields")
+                }
+                None => format!(
+                    "no field `{name}` in `{ident}`; its fields are {}",
+                    suggest::list(&names)
+                ),
+            };
+            errors.at(template::span_of(&template.attr.lit, range), message);
+        }
+        let key = template.attr.key.to_string();
+        let is_sort_key = key == "sk" || key.ends_with("_sk");
+        if is_sort_key && parsed.fields().count() > MAX_SORT_KEY_PARTS {
+            errors.spanned(
+                &template.attr.lit,
+                format!("a sort key template may have at most {MAX_SORT_KEY_PARTS} placeholders"),
+            );
+        }
+    }
+}
+
+/// Rules 4 and 5: placeholder fields must have types that can be key parts, and primary key
+/// fields cannot be `Option`s. Each field is reported once, at its type.
+fn key_part_types(entity: &Entity, errors: &mut Errors) {
+    for field in &entity.fields {
+        let in_primary = entity.is_primary_key_field(&field.name);
+        if !in_primary && !entity.is_key_field(&field.name) {
+            continue;
+        }
+        if let KeyPartType::Rejected(reason) = types::key_part(field.ty) {
+            errors.spanned(
+                field.ty,
+                format!("`{}` cannot be a key part: {reason}", field.name),
+            );
+        } else if in_primary && types::option_inner(field.ty).is_some() {
+            errors.spanned(
+                field.ty,
+                format!(
+                    "`{}` is an Option, but primary key fields must always be present; Option fields may only \
+                     appear in GSI keys (a None leaves the item out of that sparse index)",
+                    field.name
+                ),
+            );
+        }
+    }
+}
+
+/// Rule 7: attribute names must be non-empty, unique and not one of the reserved key or type
+/// attributes.
+fn attributes(entity: &Entity, errors: &mut Errors) {
+    let mut seen: HashMap<&str, &str> = HashMap::new();
+    for field in &entity.fields {
+        let attribute = field.attribute.as_str();
+        let span = attribute_span(field);
+        if attribute.is_empty() {
+            errors.at(span, "an attribute name cannot be empty");
+            continue;
+        }
+        if let Some(why) = reserved(attribute) {
+            let how = if field.rename.is_some() {
+                "choose another name"
+            } else {
+                "store it under another name with `#[entity(rename = \"...\")]`"
+            };
+            errors.at(
+                span,
+                format!("attribute `{attribute}` is reserved: it holds {why}; {how}"),
+            );
+            continue;
+        }
+        if let Some(other) = seen.insert(attribute, &field.name) {
+            errors.at(
+                span,
+                format!(
+                    "`{}` and `{other}` are both stored in attribute `{attribute}`",
+                    field.name
+                ),
+            );
+        }
+    }
+}
+
+/// Why an attribute name is reserved, if it is.
+pub fn reserved(attribute: &str) -> Option<String> {
+    match attribute {
+        "PK" => return Some("the table's partition key".to_owned()),
+        "SK" => return Some("the table's sort key".to_owned()),
+        "_type" => return Some("the entity type name of every item".to_owned()),
+        _ => {}
+    }
+    let rest = attribute.strip_prefix("GSI")?;
+    let (n, what) = match rest.strip_suffix("PK") {
+        Some(n) => (n, "partition"),
+        None => (rest.strip_suffix("SK")?, "sort"),
+    };
+    let number: u8 = n
+        .parse()
+        .ok()
+        .filter(|v| (1..=MAX_GSI).contains(v) && !n.starts_with('0'))?;
+    Some(format!("the {what} key of GSI{number}"))
+}
+
+/// Field handles are associated constants named in SCREAMING_SNAKE_CASE; two fields must not
+/// map to the same name.
+fn handle_names(entity: &Entity, errors: &mut Errors) {
+    let mut seen: HashMap<String, &str> = HashMap::new();
+    for field in &entity.fields {
+        let constant = crate::case::screaming_snake(&field.name);
+        if let Some(other) = seen.insert(constant.clone(), &field.name) {
+            errors.spanned(
+                field.ident,
+                format!("`{}` and `{other}` would both get the field handle `{}::{constant}`; rename one of them", field.name, entity.ident),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reserved;
+
+    #[test]
+    fn reserved_attributes() {
+        for a in [
+            "PK", "SK", "_type", "GSI1PK", "GSI1SK", "GSI20PK", "GSI20SK", "GSI9SK",
+        ] {
+            assert!(reserved(a).is_some(), "{a}");
+        }
+        for a in [
+            "pk", "sk", "type", "GSI21PK", "GSI0PK", "GSI01PK", "GSIPK", "GSI1", "GSI1XK", "title",
+        ] {
+            assert!(reserved(a).is_none(), "{a}");
+        }
+    }
+}

@@ -1,0 +1,660 @@
+//! Code generation for `#[derive(Entity)]`.
+//!
+//! The generated code is thin: key templates become constant data, and every method calls the
+//! runtime (`::dynamo_entity::__private`). Everything lives in one `const _: () = { ... };` block:
+//!
+//! * `__DeSchema`, a private unit struct whose impl holds the templates, the schema, one writer
+//!   function per template (generic over the part types, so that `key()` arguments and struct
+//!   fields share it) and one function per GSI that builds both of its (sparse) keys;
+//! * `impl Entity for X`, calling those functions;
+//! * the inherent impl: `key`, `query`, `gsiN` and one field handle per field.
+//!
+//! ## Trait bounds without cascades
+//! A field type the derive cannot vouch for (a user type in a key template, or a non-serde field
+//! of a type the runtime has no `Attribute` impl for) is listed in a `where` clause on each of
+//! the three impls, with the span of the field type. If the type lacks the trait, each where
+//! clause reports the same error at the same place, which the compiler prints once; the bodies
+//! and signatures, which assume the bound, report nothing more.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::{DeriveInput, Ident, Type};
+
+use crate::ast::{Entity, Field, IndexKeys, IndexKind, KeyTemplate};
+use crate::case::screaming_snake;
+use crate::check;
+use crate::errors::Errors;
+use crate::fallback;
+use crate::template::Segment;
+use crate::types::{self, KeyPartType};
+
+/// `#[derive(Entity)]`: the impls, or the errors and stub impls.
+pub fn derive_entity(input: &DeriveInput) -> TokenStream {
+    let mut errors = Errors::default();
+    let entity = Entity::from_syn(input, &mut errors);
+    if let Some(entity) = &entity {
+        check::check(entity, &mut errors);
+    }
+    match (entity, errors.into_compile_errors()) {
+        (Some(entity), None) => generate(&entity),
+        (_, errors) => {
+            let mut out = errors.unwrap_or_default();
+            out.extend(fallback::entity(input));
+            out
+        }
+    }
+}
+
+/// Names of the generated constants and functions of one index.
+struct IndexNames {
+    /// `PRIMARY`, `GSI1`: the `IndexSchema` constant.
+    schema: Ident,
+    /// `PRIMARY_PK`: the template constants.
+    pk_tpl: Ident,
+    sk_tpl: Ident,
+    /// `primary_pk`: the writer functions.
+    pk_fn: Ident,
+    sk_fn: Ident,
+}
+
+impl IndexNames {
+    fn new(kind: IndexKind) -> IndexNames {
+        let base = match kind {
+            IndexKind::Primary => "primary".to_owned(),
+            IndexKind::Gsi(n) => format!("gsi{n}"),
+        };
+        let upper = base.to_uppercase();
+        IndexNames {
+            schema: format_ident!("{upper}"),
+            pk_tpl: format_ident!("{upper}_PK"),
+            sk_tpl: format_ident!("{upper}_SK"),
+            pk_fn: format_ident!("{base}_pk"),
+            sk_fn: format_ident!("{base}_sk"),
+        }
+    }
+}
+
+struct Gen<'e, 'a> {
+    e: &'e Entity<'a>,
+    /// The entity type name as a string literal.
+    name: &'e str,
+}
+
+fn generate(e: &Entity) -> TokenStream {
+    let g = Gen { e, name: &e.name };
+    let ident = e.ident;
+    let bounds = g.bounds();
+    let where_clause = if bounds.is_empty() {
+        quote!()
+    } else {
+        quote!(where #(#bounds),*)
+    };
+
+    let schema_items = g.schema_items();
+    let entity_impl = g.entity_impl();
+    let inherent_items = g.inherent_items();
+
+    quote! {
+        #[allow(non_upper_case_globals, unused_qualifications, clippy::all, clippy::pedantic)]
+        const _: () = {
+            use ::dynamo_entity::__private as __de;
+
+            #[doc(hidden)]
+            struct __DeSchema;
+
+            #[allow(dead_code)]
+            impl __DeSchema #where_clause {
+                #schema_items
+            }
+
+            #[automatically_derived]
+            impl __de::Entity for #ident #where_clause {
+                #entity_impl
+            }
+
+            #[allow(dead_code)]
+            impl #ident #where_clause {
+                #inherent_items
+            }
+        };
+    }
+}
+
+impl Gen<'_, '_> {
+    fn field(&self, name: &str) -> &Field<'_> {
+        // The check pass guarantees every placeholder names a field.
+        self.e
+            .field(name)
+            .unwrap_or_else(|| panic!("placeholder `{name}` names no field"))
+    }
+
+    /// The `where` predicates, spanned on the field types (see the module docs).
+    fn bounds(&self) -> Vec<TokenStream> {
+        let mut bounds = Vec::new();
+        for f in &self.e.fields {
+            if self.e.is_key_field(&f.name) {
+                if let KeyPartType::Custom(ty) = types::key_part(f.ty) {
+                    let span = types::last_span(ty);
+                    bounds.push(quote_spanned!(span=> #ty: ::dynamo_entity::__private::KeyPart));
+                }
+            }
+            if !f.serde && !types::is_builtin_attribute(f.ty) {
+                let ty = types::option_inner(f.ty).unwrap_or(f.ty);
+                let span = types::last_span(ty);
+                bounds.push(quote_spanned!(span=> #ty: ::dynamo_entity::__private::Attribute));
+            }
+        }
+        bounds
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // __DeSchema
+
+    fn template_expr(&self, t: &KeyTemplate) -> TokenStream {
+        let source = t.source();
+        let parsed = t.parsed.as_ref().expect("checked templates parse");
+        let segments = parsed.segments.iter().map(|s| match s {
+            Segment::Literal(l) => quote!(__de::Segment::Literal(#l)),
+            Segment::Field { name, .. } => quote!(__de::Segment::Field(#name)),
+        });
+        let key_type = match parsed.segments.as_slice() {
+            [Segment::Field { name, .. }] => {
+                let ty = self.field(name).ty;
+                quote!(__de::single_key_type::<#ty>())
+            }
+            _ => quote!(__de::KeyType::S),
+        };
+        quote! {
+            __de::Template { source: #source, segments: &[#(#segments),*], key_type: #key_type }
+        }
+    }
+
+    /// A writer function for one template: generic over the part types, in template order.
+    fn writer_fn(
+        &self,
+        fn_name: &Ident,
+        tpl_const: &Ident,
+        attribute: &str,
+        t: &KeyTemplate,
+        partition: bool,
+    ) -> TokenStream {
+        let name = self.name;
+        let writer = if partition {
+            quote!(__de::pk_writer)
+        } else {
+            quote!(__de::sk_writer)
+        };
+        let n = t.field_names().len();
+        let params: Vec<Ident> = (0..n).map(|i| format_ident!("p{i}")).collect();
+        let generics: Vec<Ident> = (0..n).map(|i| format_ident!("P{i}")).collect();
+        let doc = format!(
+            "Starts `{attribute}` = `{}`, writing the parts in template order.",
+            t.source()
+        );
+        let body = if n == 0 {
+            quote!(__de::Result::Ok(#writer(#name, #attribute, &Self::#tpl_const)))
+        } else {
+            quote! {
+                let mut w = #writer(#name, #attribute, &Self::#tpl_const);
+                #( w.part(#params)?; )*
+                __de::Result::Ok(w)
+            }
+        };
+        quote! {
+            #[doc = #doc]
+            #[inline]
+            fn #fn_name<#(#generics: __de::KeyPart + ?::core::marker::Sized),*>(
+                #(#params: &#generics),*
+            ) -> __de::Result<__de::KeyWriter, __de::Error> {
+                #body
+            }
+        }
+    }
+
+    /// The fields of `key()`: the partition key's then the sort key's not already given.
+    fn primary_key_fields(&self) -> Vec<&Field<'_>> {
+        let primary = self
+            .e
+            .primary
+            .as_ref()
+            .expect("checked entities have a primary key");
+        let mut names: Vec<&str> = primary.pk.field_names();
+        for n in primary.sk.field_names() {
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+        names.into_iter().map(|n| self.field(n)).collect()
+    }
+
+    fn schema_items(&self) -> TokenStream {
+        let e = self.e;
+        let name = self.name;
+        let mut items = TokenStream::new();
+        let mut gsi_consts = Vec::new();
+        for index in e.indexes() {
+            let names = IndexNames::new(index.kind);
+            let (pk_tpl, sk_tpl, schema) = (&names.pk_tpl, &names.sk_tpl, &names.schema);
+            let pk_expr = self.template_expr(&index.pk);
+            let sk_expr = self.template_expr(&index.sk);
+            let kind = match index.kind {
+                IndexKind::Primary => quote!(__de::Index::Primary),
+                IndexKind::Gsi(n) => {
+                    gsi_consts.push(schema.clone());
+                    quote!(__de::Index::Gsi(#n))
+                }
+            };
+            let pk_fn = self.writer_fn(
+                &names.pk_fn,
+                pk_tpl,
+                &index.kind.pk_attribute(),
+                &index.pk,
+                true,
+            );
+            let sk_fn = self.writer_fn(
+                &names.sk_fn,
+                sk_tpl,
+                &index.kind.sk_attribute(),
+                &index.sk,
+                false,
+            );
+            items.extend(quote! {
+                const #pk_tpl: __de::Template = #pk_expr;
+                const #sk_tpl: __de::Template = #sk_expr;
+                const #schema: __de::IndexSchema =
+                    __de::IndexSchema { index: #kind, pk: &Self::#pk_tpl, sk: &Self::#sk_tpl };
+                #pk_fn
+                #sk_fn
+            });
+            if let IndexKind::Gsi(_) = index.kind {
+                items.extend(self.gsi_fn(index, &names));
+            }
+        }
+
+        let fields = e.fields.iter().map(|f| {
+            let (field, attribute) = (&f.name, &f.attribute);
+            quote!(__de::FieldSchema { field: #field, attribute: #attribute })
+        });
+        items.extend(quote! {
+            const SCHEMA: __de::EntitySchema = __de::EntitySchema {
+                name: #name,
+                primary: Self::PRIMARY,
+                gsis: &[#(Self::#gsi_consts),*],
+                fields: &[#(#fields),*],
+            };
+        });
+
+        // The primary key from its distinct fields, for `Entity::primary_key` and `key()`.
+        let key_fields = self.primary_key_fields();
+        let params: Vec<Ident> = (0..key_fields.len())
+            .map(|i| format_ident!("p{i}"))
+            .collect();
+        let generics: Vec<Ident> = (0..key_fields.len())
+            .map(|i| format_ident!("P{i}"))
+            .collect();
+        let primary = e
+            .primary
+            .as_ref()
+            .expect("checked entities have a primary key");
+        let arg = |t: &KeyTemplate| -> Vec<Ident> {
+            t.field_names()
+                .into_iter()
+                .map(|n| {
+                    params[key_fields
+                        .iter()
+                        .position(|f| f.name == n)
+                        .expect("key field")]
+                    .clone()
+                })
+                .collect()
+        };
+        let (pk_args, sk_args) = (arg(&primary.pk), arg(&primary.sk));
+        items.extend(quote! {
+            /// Encodes the primary key from its parts: the partition key's, then the sort key's
+            /// that are not in the partition key.
+            #[inline]
+            fn primary_key<#(#generics: __de::KeyPart + ?::core::marker::Sized),*>(
+                #(#params: &#generics),*
+            ) -> __de::Result<__de::PrimaryKey, __de::Error> {
+                __de::Result::Ok(__de::PrimaryKey {
+                    pk: Self::primary_pk(#(#pk_args),*)?.finish()?,
+                    sk: Self::primary_sk(#(#sk_args),*)?.finish()?,
+                })
+            }
+
+            /// Finishes a complete key, such as a query's partition key.
+            #[inline]
+            fn finish(
+                w: __de::Result<__de::KeyWriter, __de::Error>,
+            ) -> __de::Result<__de::AttributeValue, __de::Error> {
+                __de::Result::Ok(w?.finish()?)
+            }
+        });
+        items
+    }
+
+    /// Both keys of one GSI from an entity value, each `None` when a part is absent.
+    fn gsi_fn(&self, index: &IndexKeys, names: &IndexNames) -> TokenStream {
+        let ident = self.e.ident;
+        let IndexKind::Gsi(n) = index.kind else {
+            unreachable!()
+        };
+        let fn_name = format_ident!("gsi{n}");
+        let (pk_fn, sk_fn) = (&names.pk_fn, &names.sk_fn);
+        let pk_parts = self.self_parts(&index.pk, quote!(this));
+        let sk_parts = self.self_parts(&index.sk, quote!(this));
+        quote! {
+            /// The GSI's partition and sort key of `this`; `None` when a part is `None`.
+            #[inline]
+            fn #fn_name(this: &#ident) -> __de::Result<
+                (::core::option::Option<__de::AttributeValue>, ::core::option::Option<__de::AttributeValue>),
+                __de::Error,
+            > {
+                __de::Result::Ok((
+                    Self::#pk_fn(#(#pk_parts),*)?.finish_sparse()?,
+                    Self::#sk_fn(#(#sk_parts),*)?.finish_sparse()?,
+                ))
+            }
+        }
+    }
+
+    /// `&this.field` for each placeholder of `t`.
+    fn self_parts(&self, t: &KeyTemplate, this: TokenStream) -> Vec<TokenStream> {
+        t.field_names()
+            .into_iter()
+            .map(|n| {
+                let member = self.field(n).ident;
+                quote!(&#this.#member)
+            })
+            .collect()
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // impl Entity
+
+    fn entity_impl(&self) -> TokenStream {
+        let e = self.e;
+        let name = self.name;
+        let key_args: Vec<TokenStream> = self
+            .primary_key_fields()
+            .iter()
+            .map(|f| {
+                let member = f.ident;
+                quote!(&self.#member)
+            })
+            .collect();
+        let capacity = e.fields.len() + 2 + 2 * e.gsis.len() + 1;
+
+        let put_gsis = e.gsis.iter().map(|g| {
+            let f = format_ident!(
+                "gsi{}",
+                match g.kind {
+                    IndexKind::Gsi(n) => n,
+                    IndexKind::Primary => unreachable!(),
+                }
+            );
+            let (pk_attr, sk_attr) = (g.kind.pk_attribute(), g.kind.sk_attribute());
+            quote! {
+                let (pk, sk) = __DeSchema::#f(self)?;
+                __de::put_gsi(&mut item, #pk_attr, pk, #sk_attr, sk);
+            }
+        });
+        let put_fields = e.fields.iter().map(|f| {
+            let (member, field, attribute) = (f.ident, &f.name, &f.attribute);
+            let span = types::last_span(f.ty);
+            let put = if f.serde {
+                quote_spanned!(span=> __de::put_serde)
+            } else {
+                quote!(__de::put_field)
+            };
+            quote!(#put(&mut item, #name, #field, #attribute, &self.#member)?;)
+        });
+        let get_fields = e.fields.iter().map(|f| {
+            let (member, attribute) = (f.ident, &f.attribute);
+            let span = types::last_span(f.ty);
+            let get = if f.serde {
+                quote_spanned!(span=> __de::get_serde)
+            } else {
+                quote!(__de::get_field)
+            };
+            quote!(#member: #get(item, #name, #attribute)?)
+        });
+        let gsi_keys = if e.gsis.is_empty() {
+            quote!(__de::Result::Ok(::std::vec::Vec::new()))
+        } else {
+            let count = 2 * e.gsis.len();
+            let pushes = e.gsis.iter().map(|g| {
+                let IndexKind::Gsi(n) = g.kind else { unreachable!() };
+                let f = format_ident!("gsi{n}");
+                let (pk_attr, sk_attr) = (g.kind.pk_attribute(), g.kind.sk_attribute());
+                quote! {
+                    if let (::core::option::Option::Some(pk), ::core::option::Option::Some(sk)) = __DeSchema::#f(self)? {
+                        keys.push((#pk_attr, pk));
+                        keys.push((#sk_attr, sk));
+                    }
+                }
+            });
+            quote! {
+                let mut keys = ::std::vec::Vec::with_capacity(#count);
+                #(#pushes)*
+                __de::Result::Ok(keys)
+            }
+        };
+
+        quote! {
+            const TYPE: &'static str = #name;
+
+            #[inline]
+            fn schema() -> &'static __de::EntitySchema {
+                &__DeSchema::SCHEMA
+            }
+
+            fn to_item(&self) -> __de::Result<__de::Item, __de::Error> {
+                let __de::PrimaryKey { pk, sk } = __DeSchema::primary_key(#(#key_args),*)?;
+                let mut item = __de::Item::with_capacity(#capacity);
+                item.insert(::std::string::String::from("PK"), pk);
+                item.insert(::std::string::String::from("SK"), sk);
+                #(#put_gsis)*
+                #(#put_fields)*
+                __de::put_type(&mut item, #name);
+                __de::Result::Ok(item)
+            }
+
+            fn from_item(item: &__de::Item) -> __de::Result<Self, __de::Error> {
+                __de::check_type(item, #name)?;
+                __de::Result::Ok(Self { #(#get_fields),* })
+            }
+
+            #[inline]
+            fn primary_key(&self) -> __de::Result<__de::PrimaryKey, __de::Error> {
+                __DeSchema::primary_key(#(#key_args),*)
+            }
+
+            fn gsi_keys(&self) -> __de::Result<::std::vec::Vec<(&'static str, __de::AttributeValue)>, __de::Error> {
+                #gsi_keys
+            }
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // impl X
+
+    /// `&<T as KeyPart>::Arg` for a field's type; spelled out for the runtime's own types so the
+    /// docs read `category: &str`.
+    fn arg_type(f: &Field) -> TokenStream {
+        let ty = f.ty;
+        let inner = types::option_inner(ty).unwrap_or(ty);
+        match types::key_part(ty) {
+            KeyPartType::Builtin if is_named(inner, "String") => quote!(&str),
+            KeyPartType::Builtin => quote!(&#inner),
+            _ => quote!(&<#ty as __de::KeyPart>::Arg),
+        }
+    }
+
+    /// The parameters (`name: &Arg`) of a query or key function.
+    fn params(fields: &[&Field]) -> Vec<TokenStream> {
+        fields
+            .iter()
+            .map(|f| {
+                let ident = f.ident;
+                let ty = Self::arg_type(f);
+                quote!(#ident: #ty)
+            })
+            .collect()
+    }
+
+    fn inherent_items(&self) -> TokenStream {
+        let e = self.e;
+        let vis = e.vis;
+        let mut items = TokenStream::new();
+        let primary = e
+            .primary
+            .as_ref()
+            .expect("checked entities have a primary key");
+
+        // key()
+        let key_fields = self.primary_key_fields();
+        let params = Self::params(&key_fields);
+        let args = key_fields.iter().map(|f| f.ident);
+        let doc = format!(
+            "The primary key of a `{}`: `PK = {}`, `SK = {}`.\n\nAn encoding error (such as an empty \
+             part) is kept in the key and returned by the operation that uses it.",
+            e.ident,
+            primary.pk.source(),
+            primary.sk.source()
+        );
+        items.extend(quote! {
+            #[doc = #doc]
+            #[must_use]
+            #vis fn key(#(#params),*) -> __de::Key<Self> {
+                __de::Key::new(__DeSchema::primary_key(#(#args),*))
+            }
+        });
+
+        // query() and gsiN()
+        for index in e.indexes() {
+            items.extend(self.query_fn(index));
+        }
+
+        // Field handles.
+        for f in &e.fields {
+            let constant = Ident::new(&screaming_snake(&f.name), Span::call_site());
+            let ty = f.ty;
+            let (field, attribute) = (&f.name, &f.attribute);
+            let fvis = f.vis;
+            let in_primary = e.is_primary_key_field(&f.name);
+            let part = if e.is_key_field(&f.name) {
+                quote!(::core::option::Option::Some(<#ty as __de::KeyPart>::write_part))
+            } else {
+                quote!(::core::option::Option::None)
+            };
+            let marker = if in_primary {
+                quote!(, __de::Immutable)
+            } else {
+                quote!()
+            };
+            let mut doc = format!(
+                "The `{field}` field of `{}`, stored in attribute `{attribute}`.",
+                e.ident
+            );
+            if in_primary {
+                doc.push_str("\n\nPart of the primary key: no update can change it.");
+            } else {
+                let gsis: Vec<String> = e
+                    .gsis
+                    .iter()
+                    .filter(|g| {
+                        g.pk.field_names().contains(&field.as_str())
+                            || g.sk.field_names().contains(&field.as_str())
+                    })
+                    .map(|g| format!("`{}`", g.kind.pk_attribute().trim_end_matches("PK")))
+                    .collect();
+                if !gsis.is_empty() {
+                    doc.push_str(&format!(
+                        "\n\nPart of the key of {}: an update that sets it rewrites that key.",
+                        gsis.join(", ")
+                    ));
+                }
+            }
+            items.extend(quote! {
+                #[doc = #doc]
+                #fvis const #constant: __de::Field<Self, #ty #marker> = __de::Field::new(#field, #attribute, #part);
+            });
+        }
+        items
+    }
+
+    fn query_fn(&self, index: &IndexKeys) -> TokenStream {
+        let e = self.e;
+        let name = self.name;
+        let vis = e.vis;
+        let names = IndexNames::new(index.kind);
+        let (schema, pk_fn) = (&names.schema, &names.pk_fn);
+        let pk_fields: Vec<&Field> = index
+            .pk
+            .field_names()
+            .into_iter()
+            .map(|n| self.field(n))
+            .collect();
+        let params = Self::params(&pk_fields);
+        let args = pk_fields.iter().map(|f| f.ident);
+        let sk_types: Vec<&Type> = index
+            .sk
+            .field_names()
+            .into_iter()
+            .map(|n| self.field(n).ty)
+            .collect();
+        let (pk_attr, sk_attr) = (index.kind.pk_attribute(), index.kind.sk_attribute());
+        let (fn_name, which) = match index.kind {
+            IndexKind::Primary => (format_ident!("query"), "the table".to_owned()),
+            IndexKind::Gsi(n) => (format_ident!("gsi{n}"), format!("`GSI{n}`")),
+        };
+        let mut doc = format!(
+            "Query {which}: `{pk_attr} = {}`, sorted by `{sk_attr}` (`{}`).",
+            index.pk.source(),
+            index.sk.source()
+        );
+        if sk_types.is_empty() {
+            doc.push_str("\n\nThe sort key is a constant: the query returns the items of this entity in the partition.");
+        } else {
+            doc.push_str("\n\nSort-key conditions take the parts of the sort key in order: ");
+            let parts: Vec<String> = index
+                .sk
+                .field_names()
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect();
+            doc.push_str(&parts.join(", "));
+            doc.push('.');
+        }
+        let optional: Vec<String> = index
+            .pk
+            .field_names()
+            .into_iter()
+            .chain(index.sk.field_names())
+            .filter(|n| types::option_inner(self.field(n).ty).is_some())
+            .map(|n| format!("`{n}`"))
+            .collect();
+        if !optional.is_empty() {
+            doc.push_str(&format!(
+                "\n\nSparse index: an item whose {} is `None` is not in it.",
+                optional.join(" or ")
+            ));
+        }
+        quote! {
+            #[doc = #doc]
+            #[must_use]
+            #vis fn #fn_name(#(#params),*) -> __de::QuerySpec<Self, (#(#sk_types,)*)> {
+                __de::QuerySpec::new(
+                    &__DeSchema::#schema,
+                    #name,
+                    __DeSchema::finish(__DeSchema::#pk_fn(#(#args),*)),
+                )
+            }
+        }
+    }
+}
+
+fn is_named(ty: &Type, name: &str) -> bool {
+    matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == name))
+}

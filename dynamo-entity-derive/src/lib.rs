@@ -1,0 +1,45 @@
+//! The derive macros of [`dynamo-entity`](https://docs.rs/dynamo-entity): `#[derive(Entity)]`
+//! and `#[derive(KeyPart)]`.
+//!
+//! Use them through the `dynamo-entity` crate, which re-exports both and documents the attribute
+//! syntax. The generated code only calls `::dynamo_entity::__private`, so a user needs no other
+//! dependency.
+//!
+//! The crate is laid out like `serde_derive`: [`attr`] parses `#[entity(...)]`, [`ast`] builds a
+//! typed model, [`check`] validates it and collects every error, and [`expand`] generates code.
+//! Key templates are parsed by [`template`]. When a check fails, [`fallback`] emits stub impls so
+//! the user sees their mistake and not the errors that follow from a missing impl.
+
+mod ast;
+mod attr;
+mod case;
+mod check;
+mod errors;
+mod expand;
+mod fallback;
+mod key_part;
+mod suggest;
+mod template;
+mod types;
+
+use proc_macro::TokenStream;
+use syn::{DeriveInput, parse_macro_input};
+
+/// Implements `dynamo_entity::Entity` and generates typed key, query and field-handle functions.
+///
+/// See the `dynamo-entity` crate documentation for the attributes.
+#[proc_macro_derive(Entity, attributes(entity))]
+pub fn derive_entity(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand::derive_entity(&input).into()
+}
+
+/// Implements `dynamo_entity::KeyPart` and `dynamo_entity::Attribute` for a newtype or a
+/// field-less enum.
+///
+/// See the `dynamo-entity` crate documentation for the attributes.
+#[proc_macro_derive(KeyPart, attributes(key_part))]
+pub fn derive_key_part(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    key_part::derive(&input).into()
+}

@@ -1,0 +1,283 @@
+//! What the derive can tell from a field's type as written.
+//!
+//! Types are recognised by the last segment of their path (`String`, `std::string::String`).
+//! This only decides which errors to report early and which trait bounds to spell out; the
+//! compiler checks the real types.
+
+use proc_macro2::Span;
+use quote::ToTokens;
+use syn::{GenericArgument, PathArguments, Type, TypePath};
+
+/// How a field's type can fill a key placeholder.
+pub enum KeyPartType<'a> {
+    /// A type the runtime implements `KeyPart` for (`String`, integers, `bool`, `Timestamp`,
+    /// `Option` of these).
+    Builtin,
+    /// Another path type: it must implement `KeyPart` (usually by `#[derive(KeyPart)]`). The
+    /// type to check, without `Option`.
+    Custom(&'a Type),
+    /// A type that can never be a key part, with the reason.
+    Rejected(String),
+}
+
+const INTEGERS: &[&str] = &[
+    "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
+];
+const KEY_SCALARS: &[&str] = &["String", "bool", "Timestamp"];
+const COLLECTIONS: &[&str] = &[
+    "Vec",
+    "VecDeque",
+    "LinkedList",
+    "HashMap",
+    "BTreeMap",
+    "HashSet",
+    "BTreeSet",
+    "BinaryHeap",
+];
+
+/// `T` for `Option<T>` (any path ending in `Option` with one type argument).
+pub fn option_inner(ty: &Type) -> Option<&Type> {
+    generic_args(ty, "Option").and_then(|args| match args.as_slice() {
+        [one] => Some(*one),
+        _ => None,
+    })
+}
+
+/// The type arguments of `ty` when it is a path ending in `name` with `<...>` arguments.
+fn generic_args<'t>(ty: &'t Type, name: &str) -> Option<Vec<&'t Type>> {
+    let (last, args) = last_segment(ty)?;
+    if last != name {
+        return None;
+    }
+    let PathArguments::AngleBracketed(args) = args? else {
+        return None;
+    };
+    Some(
+        args.args
+            .iter()
+            .filter_map(|a| match a {
+                GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
+    )
+}
+
+/// The last path segment's name and its arguments (`None` when it has none).
+fn last_segment(ty: &Type) -> Option<(String, Option<&PathArguments>)> {
+    match unwrap_groups(ty) {
+        Type::Path(TypePath { qself: None, path }) => {
+            let seg = path.segments.last()?;
+            let args = (!seg.arguments.is_none()).then_some(&seg.arguments);
+            Some((seg.ident.to_string(), args))
+        }
+        _ => None,
+    }
+}
+
+fn unwrap_groups(ty: &Type) -> &Type {
+    match ty {
+        Type::Group(g) => unwrap_groups(&g.elem),
+        Type::Paren(p) => unwrap_groups(&p.elem),
+        other => other,
+    }
+}
+
+/// The name of a plain path type without arguments (`u64`, `String`).
+fn plain_name(ty: &Type) -> Option<String> {
+    match last_segment(ty)? {
+        (name, None) => Some(name),
+        _ => None,
+    }
+}
+
+/// Classifies a field type used in a key template.
+pub fn key_part(ty: &Type) -> KeyPartType<'_> {
+    let inner = match option_inner(ty) {
+        Some(inner) => {
+            if option_inner(inner).is_some() {
+                return KeyPartType::Rejected(
+                    "an `Option<Option<..>>` cannot be a key part: a key part is present or absent, \
+                     with no third state"
+                        .to_owned(),
+                );
+            }
+            inner
+        }
+        None => ty,
+    };
+    classify(inner)
+}
+
+const ONE_VALUE: &str = "a key part is one value: a string, an integer, a bool, a `Timestamp`, or a type that derives `KeyPart`";
+
+fn classify(ty: &Type) -> KeyPartType<'_> {
+    match unwrap_groups(ty) {
+        Type::Path(TypePath { qself: None, .. }) => {
+            let Some((name, args)) = last_segment(ty) else {
+                return KeyPartType::Custom(ty);
+            };
+            if args.is_none()
+                && (INTEGERS.contains(&name.as_str()) || KEY_SCALARS.contains(&name.as_str()))
+            {
+                KeyPartType::Builtin
+            } else if args.is_none() && (name == "f32" || name == "f64") {
+                KeyPartType::Rejected(
+                    "floating-point numbers cannot be key parts: their text form does not sort numerically; \
+                     use an integer (such as an amount in cents)"
+                        .to_owned(),
+                )
+            } else if COLLECTIONS.contains(&name.as_str()) {
+                KeyPartType::Rejected(format!("a `{name}` holds many values, but {ONE_VALUE}"))
+            } else {
+                KeyPartType::Custom(ty)
+            }
+        }
+        Type::Path(_) => KeyPartType::Custom(ty),
+        Type::Tuple(t) if t.elems.is_empty() => {
+            KeyPartType::Rejected(format!("`()` has no value to write; {ONE_VALUE}"))
+        }
+        Type::Tuple(_) => KeyPartType::Rejected(format!(
+            "a tuple cannot be a key part: {ONE_VALUE}; give each value its own field and placeholder, \
+             such as `<a>#<b>`"
+        )),
+        Type::Array(_) | Type::Slice(_) => {
+            KeyPartType::Rejected(format!("an array cannot be a key part: {ONE_VALUE}"))
+        }
+        Type::Reference(_) => KeyPartType::Rejected(format!(
+            "a reference cannot be a key part: an entity owns its fields; {ONE_VALUE}"
+        )),
+        _ => KeyPartType::Rejected(format!("this type cannot be a key part: {ONE_VALUE}")),
+    }
+}
+
+/// Whether the runtime implements `Attribute` for `ty` (so the derive need not spell the bound
+/// out): scalars, and `Option`, `Vec`, `Box`, maps keyed by `String` and sets of these.
+pub fn is_builtin_attribute(ty: &Type) -> bool {
+    let Some((name, args)) = last_segment(ty) else {
+        return false;
+    };
+    if args.is_none() {
+        return INTEGERS.contains(&name.as_str())
+            || matches!(
+                name.as_str(),
+                "String" | "bool" | "f32" | "f64" | "Timestamp" | "AttributeValue"
+            );
+    }
+    let Some(args) = generic_args(ty, &name) else {
+        return false;
+    };
+    match (name.as_str(), args.as_slice()) {
+        ("Option" | "Vec" | "Box", [t]) => is_builtin_attribute(t),
+        ("HashMap" | "BTreeMap", [k, v]) => {
+            plain_name(k).as_deref() == Some("String") && is_builtin_attribute(v)
+        }
+        ("HashSet" | "BTreeSet", [t]) => {
+            plain_name(t).is_some_and(|n| n == "String" || INTEGERS.contains(&n.as_str()))
+                || generic_args(t, "Vec")
+                    .is_some_and(|a| a.len() == 1 && plain_name(a[0]).as_deref() == Some("u8"))
+        }
+        _ => false,
+    }
+}
+
+/// The span of the last token of `ty`. Bounds spanned this way make the compiler underline the
+/// whole type (from its first token to this one), where `Spanned::span` gives only the first
+/// token on stable.
+pub fn last_span(ty: &Type) -> Span {
+    ty.to_token_stream()
+        .into_iter()
+        .last()
+        .map(|t| match t {
+            proc_macro2::TokenTree::Group(g) => g.span_close(),
+            other => other.span(),
+        })
+        .unwrap_or_else(Span::call_site)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ty(s: &str) -> Type {
+        syn::parse_str(s).unwrap()
+    }
+    fn kind(s: &str) -> &'static str {
+        match key_part(&ty(s)) {
+            KeyPartType::Builtin => "builtin",
+            KeyPartType::Custom(_) => "custom",
+            KeyPartType::Rejected(_) => "rejected",
+        }
+    }
+
+    #[test]
+    fn key_parts() {
+        for t in [
+            "String",
+            "u64",
+            "i128",
+            "bool",
+            "Timestamp",
+            "dynamo_entity::Timestamp",
+            "Option<u32>",
+            "std::string::String",
+        ] {
+            assert_eq!(kind(t), "builtin", "{t}");
+        }
+        for t in [
+            "SkillId",
+            "Option<SkillStatus>",
+            "crate::Id",
+            "Box<str>",
+            "<T as X>::Y",
+        ] {
+            assert_eq!(kind(t), "custom", "{t}");
+        }
+        for t in [
+            "Vec<String>",
+            "HashMap<String, u8>",
+            "f64",
+            "Option<f32>",
+            "(u8, u8)",
+            "()",
+            "[u8; 4]",
+            "&'static str",
+            "Option<Option<u8>>",
+            "BTreeSet<String>",
+        ] {
+            assert_eq!(kind(t), "rejected", "{t}");
+        }
+    }
+
+    #[test]
+    fn options() {
+        assert!(option_inner(&ty("Option<u8>")).is_some());
+        assert!(option_inner(&ty("std::option::Option<u8>")).is_some());
+        assert!(option_inner(&ty("u8")).is_none());
+    }
+
+    #[test]
+    fn builtin_attributes() {
+        for t in [
+            "String",
+            "Vec<u8>",
+            "Option<Vec<String>>",
+            "HashMap<String, Vec<i64>>",
+            "BTreeSet<String>",
+            "HashSet<Vec<u8>>",
+            "f64",
+        ] {
+            assert!(is_builtin_attribute(&ty(t)), "{t}");
+        }
+        for t in [
+            "SkillId",
+            "Vec<Address>",
+            "HashMap<u8, String>",
+            "BTreeSet<bool>",
+            "(u8,)",
+            "serde_json::Value",
+        ] {
+            assert!(!is_builtin_attribute(&ty(t)), "{t}");
+        }
+    }
+}

@@ -1,0 +1,239 @@
+//! The [`Entity`] trait that `#[derive(Entity)]` implements, and the schema it describes.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::marker::PhantomData;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use crate::error::Error;
+use crate::key::{KeyType, Template};
+
+/// A DynamoDB item: attribute name to value.
+pub type Item = HashMap<String, AttributeValue>;
+
+/// The table's partition key attribute.
+pub const PK: &str = "PK";
+/// The table's sort key attribute.
+pub const SK: &str = "SK";
+/// The attribute holding the entity type name on every item. Decoding dispatches on it, never
+/// on key prefixes.
+pub const TYPE_ATTRIBUTE: &str = "_type";
+/// The highest GSI number: `gsi1` to `gsi20` (DynamoDB's default quota is 20 GSIs a table).
+pub const MAX_GSI: u8 = 20;
+
+macro_rules! gsi_names {
+    ($($n:literal),*) => {
+        const GSI_NAMES: [&str; 20] = [$(concat!("GSI", $n)),*];
+        const GSI_PK: [&str; 20] = [$(concat!("GSI", $n, "PK")),*];
+        const GSI_SK: [&str; 20] = [$(concat!("GSI", $n, "SK")),*];
+    };
+}
+gsi_names!(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20);
+
+/// An index of the table: the primary index or a GSI `GSI<n>` (1 to 20) keyed on the
+/// attributes `GSI<n>PK` / `GSI<n>SK`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Index {
+    /// The table itself, keyed on `PK` / `SK`.
+    Primary,
+    /// Global secondary index number `n` (1 to 20).
+    Gsi(u8),
+}
+
+impl Index {
+    /// The index name for `Query`'s `IndexName`: `None` for the primary index, `GSI<n>` else.
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            Index::Primary => None,
+            Index::Gsi(n) => GSI_NAMES.get(usize::from(n).wrapping_sub(1)).copied(),
+        }
+    }
+    /// The partition key attribute: `PK` or `GSI<n>PK`.
+    pub fn pk_attribute(self) -> &'static str {
+        match self {
+            Index::Primary => PK,
+            Index::Gsi(n) => GSI_PK.get(usize::from(n).wrapping_sub(1)).copied().unwrap_or("GSI?PK"),
+        }
+    }
+    /// The sort key attribute: `SK` or `GSI<n>SK`.
+    pub fn sk_attribute(self) -> &'static str {
+        match self {
+            Index::Primary => SK,
+            Index::Gsi(n) => GSI_SK.get(usize::from(n).wrapping_sub(1)).copied().unwrap_or("GSI?SK"),
+        }
+    }
+}
+
+impl fmt::Display for Index {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name().unwrap_or("primary index"))
+    }
+}
+
+/// The key templates of one index as an entity uses it.
+#[derive(Debug, Clone, Copy)]
+pub struct IndexSchema {
+    /// Which index.
+    pub index: Index,
+    /// The partition key template.
+    pub pk: &'static Template,
+    /// The sort key template.
+    pub sk: &'static Template,
+}
+
+/// A struct field and the attribute that stores it.
+#[derive(Debug, Clone, Copy)]
+pub struct FieldSchema {
+    /// The Rust field name.
+    pub field: &'static str,
+    /// The attribute name in the item.
+    pub attribute: &'static str,
+}
+
+/// What `#[derive(Entity)]` knows about an entity: its type name, key templates and fields.
+#[derive(Debug)]
+pub struct EntitySchema {
+    /// The entity type name stored in [`TYPE_ATTRIBUTE`].
+    pub name: &'static str,
+    /// The primary key templates.
+    pub primary: IndexSchema,
+    /// The GSIs the entity writes, by number.
+    pub gsis: &'static [IndexSchema],
+    /// The non-key fields.
+    pub fields: &'static [FieldSchema],
+}
+
+impl EntitySchema {
+    /// The templates for `index`, if this entity uses it.
+    pub fn index(&self, index: Index) -> Option<&IndexSchema> {
+        match index {
+            Index::Primary => Some(&self.primary),
+            Index::Gsi(_) => self.gsis.iter().find(|g| g.index == index),
+        }
+    }
+
+    /// Every key attribute this entity may write, with its DynamoDB type.
+    pub fn key_attributes(&self) -> impl Iterator<Item = (&'static str, KeyType)> + '_ {
+        std::iter::once(&self.primary)
+            .chain(self.gsis)
+            .flat_map(|i| [(i.index.pk_attribute(), i.pk.key_type), (i.index.sk_attribute(), i.sk.key_type)])
+    }
+}
+
+/// A struct stored as items of one entity type in a single table. Implemented by
+/// `#[derive(Entity)]`; see the crate documentation for the attribute syntax.
+pub trait Entity: Sized + Send + 'static {
+    /// The entity type name, stored in [`TYPE_ATTRIBUTE`] on every item.
+    const TYPE: &'static str;
+
+    /// The entity's key templates and fields.
+    fn schema() -> &'static EntitySchema;
+
+    /// The item: every non-`None` field, `PK` / `SK`, every GSI key whose parts are all
+    /// present, and the type attribute.
+    ///
+    /// # Errors
+    /// [`Error::Key`] when a key cannot be encoded, [`Error::Encode`] for a value DynamoDB
+    /// cannot hold. Nothing is sent in either case.
+    fn to_item(&self) -> Result<Item, Error>;
+
+    /// Decodes an item of this entity type.
+    ///
+    /// # Errors
+    /// [`Error::WrongEntity`] when the type attribute names another entity, [`Error::Decode`]
+    /// naming the attribute, the expected and found type and the item's key.
+    fn from_item(item: &Item) -> Result<Self, Error>;
+
+    /// The primary key of this value.
+    ///
+    /// # Errors
+    /// [`Error::Key`] when it cannot be encoded.
+    fn primary_key(&self) -> Result<PrimaryKey, Error>;
+
+    /// The item's GSI keys, `(attribute, value)`; sparse keys whose parts are not all present
+    /// are left out.
+    ///
+    /// # Errors
+    /// [`Error::Key`] when a present key cannot be encoded.
+    fn gsi_keys(&self) -> Result<Vec<(&'static str, AttributeValue)>, Error>;
+}
+
+/// An encoded primary key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrimaryKey {
+    /// The `PK` value.
+    pub pk: AttributeValue,
+    /// The `SK` value.
+    pub sk: AttributeValue,
+}
+
+impl PrimaryKey {
+    /// The key as an item fragment `{PK, SK}`, the shape `GetItem` and `DeleteItem` take.
+    pub fn to_item(&self) -> Item {
+        let mut m = HashMap::with_capacity(2);
+        m.insert(PK.to_owned(), self.pk.clone());
+        m.insert(SK.to_owned(), self.sk.clone());
+        m
+    }
+}
+
+impl fmt::Display for PrimaryKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{PK}={} {SK}={}", show(&self.pk), show(&self.sk))
+    }
+}
+
+fn show(v: &AttributeValue) -> &str {
+    match v {
+        AttributeValue::S(s) | AttributeValue::N(s) => s,
+        _ => "?",
+    }
+}
+
+/// The primary key of an item read from the table, as `PK=… SK=…`, for error messages.
+pub fn describe_key(item: &Item) -> String {
+    let get = |k: &str| item.get(k).map(show).unwrap_or("<absent>");
+    format!("{PK}={} {SK}={}", get(PK), get(SK))
+}
+
+/// A typed primary key of entity `E`, from the generated `E::key(...)`.
+///
+/// Encoding errors (an empty part, a key over DynamoDB's size limit) are kept and returned by
+/// the operation that uses the key, before any request is sent.
+pub struct Key<E> {
+    pub(crate) key: Result<PrimaryKey, Error>,
+    _entity: PhantomData<fn() -> E>,
+}
+
+impl<E> Key<E> {
+    /// Wraps an encoded key (or the error that encoding it gave).
+    pub fn new(key: Result<PrimaryKey, Error>) -> Key<E> {
+        Key { key, _entity: PhantomData }
+    }
+
+    /// The encoded key.
+    ///
+    /// # Errors
+    /// The encoding error, if any.
+    pub fn encoded(&self) -> Result<&PrimaryKey, &Error> {
+        self.key.as_ref()
+    }
+
+    /// Consumes the key, returning the encoded key.
+    ///
+    /// # Errors
+    /// The encoding error, if any.
+    pub fn into_encoded(self) -> Result<PrimaryKey, Error> {
+        self.key
+    }
+}
+
+impl<E> fmt::Debug for Key<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.key {
+            Ok(k) => write!(f, "Key({k})"),
+            Err(e) => write!(f, "Key(error: {e})"),
+        }
+    }
+}

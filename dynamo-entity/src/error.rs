@@ -1,0 +1,115 @@
+//! The crate's one error type.
+
+use crate::key::{KeyError, KeyParseError};
+use crate::value::ValueError;
+
+/// Everything that can go wrong in this crate.
+///
+/// Every variant that concerns an item names the entity type and the item's key (`PK=… SK=…`)
+/// so that the failing item can be found in the table.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A create-if-absent write found the item already there (`attribute_not_exists(PK)` failed).
+    /// For an idempotent write such as recording a purchase, this means "already done".
+    #[error("{entity} {key} already exists")]
+    AlreadyExists {
+        /// The entity type name.
+        entity: &'static str,
+        /// The item's primary key, as `PK=… SK=…`.
+        key: String,
+    },
+    /// An update or conditional write found no item with this key.
+    #[error("{entity} {key} does not exist")]
+    NotFound {
+        /// The entity type name.
+        entity: &'static str,
+        /// The item's primary key, as `PK=… SK=…`.
+        key: String,
+    },
+    /// A write's condition expression was not met (`ConditionalCheckFailedException`).
+    #[error("the condition on {entity} {key} was not met")]
+    ConditionFailed {
+        /// The entity type name.
+        entity: &'static str,
+        /// The item's primary key, as `PK=… SK=…`.
+        key: String,
+    },
+    /// A key could not be encoded; nothing was sent.
+    #[error(transparent)]
+    Key(#[from] KeyError),
+    /// A key in the table does not have the shape of its template.
+    #[error(transparent)]
+    KeyParse(#[from] KeyParseError),
+    /// An attribute of an item read from the table does not decode into its field.
+    #[error("cannot decode {entity} {key}: attribute `{attribute}`: {source}")]
+    Decode {
+        /// The entity type name.
+        entity: &'static str,
+        /// The attribute name in the item.
+        attribute: &'static str,
+        /// The item's primary key, as `PK=… SK=…`.
+        key: String,
+        /// What is wrong with the value (expected and found type, number out of range, …).
+        #[source]
+        source: ValueError,
+    },
+    /// An item read as one entity type carries another type (or none) in its entity type
+    /// attribute.
+    #[error("item {key} has entity type {found:?}, expected {expected}")]
+    WrongEntity {
+        /// The entity type that was asked for.
+        expected: &'static str,
+        /// The value of the type attribute, `None` when absent or not a string.
+        found: Option<String>,
+        /// The item's primary key, as `PK=… SK=…`.
+        key: String,
+    },
+    /// A field's value cannot be stored in DynamoDB; nothing was sent.
+    #[error("cannot encode {entity}.{field} (attribute `{attribute}`): {source}")]
+    Encode {
+        /// The entity type name.
+        entity: &'static str,
+        /// The struct field.
+        field: &'static str,
+        /// The attribute name.
+        attribute: &'static str,
+        /// The DynamoDB rule the value breaks.
+        #[source]
+        source: ValueError,
+    },
+    /// A pagination cursor that is malformed or belongs to another query.
+    #[error("invalid cursor: {reason}")]
+    Cursor {
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A request that cannot be built as asked (such as a table schema whose entities disagree
+    /// on a key attribute's type); nothing was sent.
+    #[error("invalid request: {reason}")]
+    Invalid {
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The SDK or DynamoDB returned an error; the service error is kept as the source.
+    #[error("DynamoDB {operation} failed: {source}")]
+    Sdk {
+        /// The DynamoDB operation, such as `PutItem`.
+        operation: &'static str,
+        /// The SDK's error.
+        #[source]
+        source: Box<aws_sdk_dynamodb::Error>,
+    },
+}
+
+impl Error {
+    pub(crate) fn sdk<E>(operation: &'static str, err: E) -> Error
+    where
+        aws_sdk_dynamodb::Error: From<E>,
+    {
+        Error::Sdk { operation, source: Box::new(aws_sdk_dynamodb::Error::from(err)) }
+    }
+}
+
+/// `Result<T, dynamo_entity::Error>`.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,807 @@
+//! Key templates and the key-encoding contract.
+//!
+//! A key template such as `SKILL#<id>` or `ORDER#<created_at>#<order_id>` is literal text and
+//! `<field>` placeholders, split into *segments* by the delimiter `#`. Each segment is either
+//! literal text or exactly one placeholder. Encoding follows these rules:
+//!
+//! * **Reversible escaping.** Inside a key part, `#` is written `%23` and `%` is written `%25`.
+//!   An encoded part never contains the delimiter, so two different tuples of parts never give
+//!   the same key, and [`Template::parse`] gives the parts back.
+//! * **Order-preserving integers.** Unsigned integers are zero-padded to the width of their type
+//!   (`u32` to 10 digits, `u64` to 20). Signed integers are written zero-padded when non-negative
+//!   and as `-` followed by the zero-padded offset `value - MIN` when negative, so `-` (which sorts
+//!   before every digit) puts negatives first, in order. String order of the key then equals
+//!   numeric order of the part.
+//! * **Fixed-width time.** [`Timestamp`](crate::Timestamp) parts are `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+//! * **Single numeric keys are numbers.** A template that is exactly one placeholder of a numeric
+//!   type (such as `<downloads>`) is stored as a DynamoDB number (type `N`), unpadded.
+//! * **No empty or oversize keys.** An empty part, a missing part, a partition key over 2,048
+//!   bytes or a sort key over 1,024 bytes (DynamoDB's limits, UTF-8 bytes) is an error before any
+//!   request is sent.
+//!
+//! String parts compare by their encoded UTF-8 bytes. Because the delimiter `#` (0x23) sorts
+//! after the characters space, `!` and `"`, tuple order of composite keys matches part order only
+//! for parts that are fixed-width or free of those characters.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use aws_sdk_dynamodb::types::{AttributeValue, ScalarAttributeType};
+
+use crate::time::Timestamp;
+
+/// The delimiter between the segments of a key.
+pub const DELIMITER: char = '#';
+/// The escape character inside key parts: `%23` stands for `#`, `%25` for `%`.
+pub const ESCAPE: char = '%';
+/// DynamoDB's limit on a partition key value, in bytes (UTF-8).
+pub const MAX_PARTITION_KEY_BYTES: usize = 2048;
+/// DynamoDB's limit on a sort key value, in bytes (UTF-8).
+pub const MAX_SORT_KEY_BYTES: usize = 1024;
+
+/// One `#`-separated segment of a key template.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Segment {
+    /// Literal text, such as `SKILL` in `SKILL#<id>`.
+    Literal(&'static str),
+    /// A placeholder: the name of the struct field whose value fills it.
+    Field(&'static str),
+}
+
+/// The DynamoDB type of a key attribute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum KeyType {
+    /// String (`S`): every template except a single numeric placeholder.
+    S,
+    /// Number (`N`): a template that is exactly one numeric placeholder.
+    N,
+}
+
+impl KeyType {
+    /// The SDK's scalar type for attribute definitions.
+    pub fn scalar(self) -> ScalarAttributeType {
+        match self {
+            KeyType::S => ScalarAttributeType::S,
+            KeyType::N => ScalarAttributeType::N,
+        }
+    }
+}
+
+/// A parsed key template, built at compile time by `#[derive(Entity)]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Template {
+    /// The template as written, such as `SKILL#<id>`.
+    pub source: &'static str,
+    /// Its segments in order.
+    pub segments: &'static [Segment],
+    /// `N` when the template is one numeric placeholder, else `S`.
+    pub key_type: KeyType,
+}
+
+impl Template {
+    /// The names of the fields used by this template, in order.
+    pub fn fields(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.segments.iter().filter_map(|s| match s {
+            Segment::Field(f) => Some(*f),
+            Segment::Literal(_) => None,
+        })
+    }
+
+    /// The number of placeholders.
+    pub fn field_count(&self) -> usize {
+        self.fields().count()
+    }
+
+    /// The literal segments before the first placeholder, each followed by the delimiter:
+    /// `REVIEW#` for `REVIEW#<id>`, empty for `<submitted_at>`. For a template without any
+    /// placeholder (`META`) this is the whole key followed by `#`; see [`Template::constant`].
+    pub fn literal_prefix(&self) -> String {
+        let mut out = String::new();
+        for seg in self.segments {
+            match seg {
+                Segment::Literal(l) => {
+                    out.push_str(l);
+                    out.push(DELIMITER);
+                }
+                Segment::Field(_) => break,
+            }
+        }
+        out
+    }
+
+    /// The key itself when the template has no placeholder (`META`, `PROFILE`).
+    pub fn constant(&self) -> Option<String> {
+        if self.field_count() != 0 {
+            return None;
+        }
+        let mut out = String::new();
+        for (i, seg) in self.segments.iter().enumerate() {
+            if i > 0 {
+                out.push(DELIMITER);
+            }
+            if let Segment::Literal(l) = seg {
+                out.push_str(l);
+            }
+        }
+        Some(out)
+    }
+
+    /// Splits an encoded key back into its unescaped parts, one per placeholder, checking every
+    /// literal segment on the way.
+    ///
+    /// # Errors
+    /// [`KeyParseError`] when the key does not have the template's shape: another number of
+    /// segments, a literal segment that differs, or a malformed escape.
+    ///
+    /// ```
+    /// use dynamo_entity::key::{Segment, Template, KeyType};
+    /// const T: Template = Template {
+    ///     source: "ORDER#<created_at>#<order_id>",
+    ///     segments: &[Segment::Literal("ORDER"), Segment::Field("created_at"), Segment::Field("order_id")],
+    ///     key_type: KeyType::S,
+    /// };
+    /// assert_eq!(T.parse("ORDER#2024%23x#y").unwrap(), vec!["2024#x", "y"]);
+    /// assert_eq!(T.parse("ORDER#2024#x%23y").unwrap(), vec!["2024", "x#y"]);
+    /// assert!(T.parse("ORDER#2024#x#y").is_err());
+    /// ```
+    pub fn parse<'k>(&self, key: &'k str) -> Result<Vec<Cow<'k, str>>, KeyParseError> {
+        let err = |reason: &'static str| KeyParseError { template: self.source, key: key.to_owned(), reason };
+        let mut parts = Vec::with_capacity(self.segments.len());
+        let mut pieces = key.split(DELIMITER);
+        for seg in self.segments {
+            let piece = pieces.next().ok_or_else(|| err("it has fewer segments than the template"))?;
+            match seg {
+                Segment::Literal(l) => {
+                    if piece != *l {
+                        return Err(err("a literal segment differs from the template"));
+                    }
+                }
+                Segment::Field(_) => {
+                    if piece.is_empty() {
+                        return Err(err("a key part is empty"));
+                    }
+                    parts.push(unescape(piece).ok_or_else(|| err("a key part has a malformed % escape"))?);
+                }
+            }
+        }
+        if pieces.next().is_some() {
+            return Err(err("it has more segments than the template"));
+        }
+        Ok(parts)
+    }
+}
+
+/// A key that does not have the shape of its template (see [`Template::parse`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("key `{key}` does not match template `{template}`: {reason}")]
+pub struct KeyParseError {
+    /// The template, as written.
+    pub template: &'static str,
+    /// The key that was rejected.
+    pub key: String,
+    /// What is wrong with it.
+    pub reason: &'static str,
+}
+
+/// Appends `part` to `out`, escaping `#` as `%23` and `%` as `%25`.
+pub fn escape_into(part: &str, out: &mut String) {
+    let bytes = part.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let rep = match b {
+            b'#' => "%23",
+            b'%' => "%25",
+            _ => continue,
+        };
+        out.push_str(&part[start..i]);
+        out.push_str(rep);
+        start = i + 1;
+    }
+    out.push_str(&part[start..]);
+}
+
+/// Reverses [`escape_into`]. `None` when a `%` is not followed by `23` or `25`, which an
+/// encoder of this crate never writes.
+pub fn unescape(part: &str) -> Option<Cow<'_, str>> {
+    if !part.contains(ESCAPE) {
+        return Some(Cow::Borrowed(part));
+    }
+    let mut out = String::with_capacity(part.len());
+    let mut rest = part;
+    while let Some(i) = rest.find(ESCAPE) {
+        out.push_str(&rest[..i]);
+        match rest.get(i + 1..i + 3) {
+            Some("23") => out.push('#'),
+            Some("25") => out.push('%'),
+            _ => return None,
+        }
+        rest = &rest[i + 3..];
+    }
+    out.push_str(rest);
+    Some(Cow::Owned(out))
+}
+
+/// How a key part is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartForm {
+    /// Inside a string key: escaped, integers zero-padded (order-preserving).
+    Composite,
+    /// As the whole value of a numeric (`N`) key: plain decimal digits.
+    Number,
+}
+
+/// Why a value cannot be a key part.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeyPartError {
+    /// An empty string: it would make the key a prefix of other keys.
+    #[error("the value is empty")]
+    Empty,
+    /// The text is not a valid encoding of the part's type.
+    #[error("`{text}` is not a valid {ty} key part")]
+    Invalid {
+        /// The rejected text.
+        text: String,
+        /// The Rust type that was expected.
+        ty: &'static str,
+    },
+}
+
+/// A type that can fill a placeholder of a key template.
+///
+/// Implemented for `String`, `str`, all integer types, `bool`, [`Timestamp`], `Option<T>`
+/// (for sparse GSI keys only), and by `#[derive(KeyPart)]` for newtypes and field-less enums.
+pub trait KeyPart {
+    /// The type generated key functions take by reference for this part: `str` for `String`,
+    /// `T::Arg` for `Option<T>`, `Self` otherwise.
+    type Arg: ?Sized + KeyPart;
+
+    /// Whether a template made of this part alone is stored as a DynamoDB number (`N`).
+    const NUMERIC: bool = false;
+
+    /// Appends the encoded part to `out`. Returns `Ok(false)`, writing nothing, when the value
+    /// is absent (`Option::None`), which leaves a sparse GSI key unwritten.
+    ///
+    /// # Errors
+    /// [`KeyPartError::Empty`] for an empty string.
+    fn write_part(&self, out: &mut String, form: PartForm) -> Result<bool, KeyPartError>;
+
+    /// Parses an unescaped part written by [`KeyPart::write_part`].
+    ///
+    /// # Errors
+    /// [`KeyPartError::Invalid`] when `text` is not such a part.
+    fn parse_part(text: &str, form: PartForm) -> Result<Self, KeyPartError>
+    where
+        Self: Sized,
+    {
+        let _ = form;
+        Err(KeyPartError::Invalid { text: text.to_owned(), ty: std::any::type_name::<Self>() })
+    }
+}
+
+impl KeyPart for str {
+    type Arg = str;
+    fn write_part(&self, out: &mut String, _: PartForm) -> Result<bool, KeyPartError> {
+        if self.is_empty() {
+            return Err(KeyPartError::Empty);
+        }
+        escape_into(self, out);
+        Ok(true)
+    }
+}
+
+impl KeyPart for String {
+    type Arg = str;
+    fn write_part(&self, out: &mut String, form: PartForm) -> Result<bool, KeyPartError> {
+        self.as_str().write_part(out, form)
+    }
+    fn parse_part(text: &str, _: PartForm) -> Result<Self, KeyPartError> {
+        if text.is_empty() {
+            return Err(KeyPartError::Empty);
+        }
+        Ok(text.to_owned())
+    }
+}
+
+impl<T: KeyPart + ?Sized> KeyPart for &T {
+    type Arg = T::Arg;
+    const NUMERIC: bool = T::NUMERIC;
+    fn write_part(&self, out: &mut String, form: PartForm) -> Result<bool, KeyPartError> {
+        (**self).write_part(out, form)
+    }
+}
+
+impl<T: KeyPart> KeyPart for Option<T> {
+    type Arg = T::Arg;
+    const NUMERIC: bool = T::NUMERIC;
+    fn write_part(&self, out: &mut String, form: PartForm) -> Result<bool, KeyPartError> {
+        match self {
+            Some(v) => v.write_part(out, form),
+            None => Ok(false),
+        }
+    }
+    fn parse_part(text: &str, form: PartForm) -> Result<Self, KeyPartError> {
+        T::parse_part(text, form).map(Some)
+    }
+}
+
+impl KeyPart for bool {
+    type Arg = bool;
+    fn write_part(&self, out: &mut String, _: PartForm) -> Result<bool, KeyPartError> {
+        out.push_str(if *self { "true" } else { "false" });
+        Ok(true)
+    }
+    fn parse_part(text: &str, _: PartForm) -> Result<Self, KeyPartError> {
+        match text {
+            "true" => Ok(true),
+            "false" => Ok(false),
+            _ => Err(KeyPartError::Invalid { text: text.to_owned(), ty: "bool" }),
+        }
+    }
+}
+
+impl KeyPart for Timestamp {
+    type Arg = Timestamp;
+    fn write_part(&self, out: &mut String, _: PartForm) -> Result<bool, KeyPartError> {
+        self.write_to(out);
+        Ok(true)
+    }
+    fn parse_part(text: &str, _: PartForm) -> Result<Self, KeyPartError> {
+        Timestamp::parse(text).map_err(|_| KeyPartError::Invalid { text: text.to_owned(), ty: "Timestamp" })
+    }
+}
+
+/// Writes `v` as exactly `width` decimal digits (the caller guarantees it fits).
+#[inline]
+fn push_padded(out: &mut String, v: u128, width: usize) {
+    let mut buf = [b'0'; 39];
+    let mut i = buf.len();
+    let mut v = v;
+    while v > 0 {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+    }
+    let start = buf.len() - width;
+    debug_assert!(i >= start);
+    out.push_str(std::str::from_utf8(&buf[start..]).unwrap_or_default());
+}
+
+fn parse_padded(text: &str, width: usize) -> Option<u128> {
+    if text.len() != width || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+macro_rules! unsigned_key_part {
+    ($($t:ty => $w:expr),*) => {$(
+        impl KeyPart for $t {
+            type Arg = $t;
+            const NUMERIC: bool = true;
+            #[inline]
+            fn write_part(&self, out: &mut String, form: PartForm) -> Result<bool, KeyPartError> {
+                match form {
+                    PartForm::Composite => push_padded(out, *self as u128, $w),
+                    PartForm::Number => {
+                        use std::fmt::Write;
+                        let _ = write!(out, "{}", self);
+                    }
+                }
+                Ok(true)
+            }
+            fn parse_part(text: &str, form: PartForm) -> Result<Self, KeyPartError> {
+                let invalid = || KeyPartError::Invalid { text: text.to_owned(), ty: stringify!($t) };
+                match form {
+                    PartForm::Composite => parse_padded(text, $w).and_then(|v| <$t>::try_from(v).ok()).ok_or_else(invalid),
+                    PartForm::Number => crate::value::parse_integer::<$t>(text).ok_or_else(invalid),
+                }
+            }
+        }
+    )*};
+}
+
+macro_rules! signed_key_part {
+    ($($t:ty : $u:ty => $w:expr),*) => {$(
+        impl KeyPart for $t {
+            type Arg = $t;
+            const NUMERIC: bool = true;
+            #[inline]
+            fn write_part(&self, out: &mut String, form: PartForm) -> Result<bool, KeyPartError> {
+                match form {
+                    PartForm::Composite => {
+                        if *self >= 0 {
+                            push_padded(out, *self as u128, $w);
+                        } else {
+                            out.push('-');
+                            // value - MIN, computed in the unsigned type: always in 0..=MAX.
+                            let offset = (*self as $u).wrapping_sub(<$t>::MIN as $u);
+                            push_padded(out, offset as u128, $w);
+                        }
+                    }
+                    PartForm::Number => {
+                        use std::fmt::Write;
+                        let _ = write!(out, "{}", self);
+                    }
+                }
+                Ok(true)
+            }
+            fn parse_part(text: &str, form: PartForm) -> Result<Self, KeyPartError> {
+                let invalid = || KeyPartError::Invalid { text: text.to_owned(), ty: stringify!($t) };
+                match form {
+                    PartForm::Composite => match text.strip_prefix('-') {
+                        Some(rest) => {
+                            let offset = parse_padded(rest, $w).ok_or_else(invalid)?;
+                            if offset > <$t>::MAX as u128 {
+                                return Err(invalid());
+                            }
+                            Ok((<$t>::MIN as $u).wrapping_add(offset as $u) as $t)
+                        }
+                        None => parse_padded(text, $w).and_then(|v| <$t>::try_from(v).ok()).ok_or_else(invalid),
+                    },
+                    PartForm::Number => crate::value::parse_integer::<$t>(text).ok_or_else(invalid),
+                }
+            }
+        }
+    )*};
+}
+
+unsigned_key_part!(u8 => 3, u16 => 5, u32 => 10, u64 => 20, usize => 20, u128 => 39);
+signed_key_part!(i8: u8 => 3, i16: u16 => 5, i32: u32 => 10, i64: u64 => 19, isize: usize => 19, i128: u128 => 39);
+
+/// Where a key is being written, for error messages.
+#[derive(Debug, Clone, Copy)]
+pub struct KeyContext {
+    /// The entity type name.
+    pub entity: &'static str,
+    /// The key attribute, such as `PK` or `GSI4SK`.
+    pub attribute: &'static str,
+    /// The template.
+    pub template: &'static Template,
+    /// The size limit in bytes.
+    pub max_bytes: usize,
+}
+
+/// A key could not be encoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeyError {
+    /// A part's value cannot be encoded.
+    #[error("{entity}.{field} cannot be a part of {attribute} (`{template}`): {reason}")]
+    Part {
+        /// The entity type name.
+        entity: &'static str,
+        /// The key attribute.
+        attribute: &'static str,
+        /// The template.
+        template: &'static str,
+        /// The field filling the part.
+        field: &'static str,
+        /// Why it cannot be encoded.
+        reason: KeyPartError,
+    },
+    /// A part is `None` in a key that must be present (the primary key).
+    #[error("{entity}.{field} is None, but {attribute} (`{template}`) needs it")]
+    Missing {
+        /// The entity type name.
+        entity: &'static str,
+        /// The key attribute.
+        attribute: &'static str,
+        /// The template.
+        template: &'static str,
+        /// The missing field.
+        field: &'static str,
+    },
+    /// The encoded key is longer than DynamoDB allows.
+    #[error("{entity} {attribute} (`{template}`) is {bytes} bytes, {over} over DynamoDB's limit of {limit} bytes")]
+    TooLong {
+        /// The entity type name.
+        entity: &'static str,
+        /// The key attribute.
+        attribute: &'static str,
+        /// The template.
+        template: &'static str,
+        /// The encoded size in bytes.
+        bytes: usize,
+        /// By how many bytes it exceeds the limit.
+        over: usize,
+        /// The limit in bytes (2,048 for partition keys, 1,024 for sort keys).
+        limit: usize,
+    },
+}
+
+/// Builds a key from its template, one part at a time. Used by generated code.
+///
+/// Call [`KeyWriter::part`] once per placeholder in template order, then [`KeyWriter::finish`].
+#[derive(Debug)]
+pub struct KeyWriter {
+    ctx: KeyContext,
+    out: String,
+    next: usize,
+    absent: Option<&'static str>,
+}
+
+impl KeyWriter {
+    /// A writer for the key described by `ctx`.
+    #[inline]
+    pub fn new(ctx: KeyContext) -> KeyWriter {
+        let mut w = KeyWriter { ctx, out: String::with_capacity(ctx.template.source.len() + 24), next: 0, absent: None };
+        w.literals();
+        w
+    }
+
+    #[inline]
+    fn literals(&mut self) {
+        while let Some(Segment::Literal(l)) = self.ctx.template.segments.get(self.next) {
+            if self.next > 0 {
+                self.out.push(DELIMITER);
+            }
+            self.out.push_str(l);
+            self.next += 1;
+        }
+    }
+
+    fn current_field(&self) -> &'static str {
+        match self.ctx.template.segments.get(self.next) {
+            Some(Segment::Field(f)) => f,
+            _ => "?",
+        }
+    }
+
+    /// Writes the next placeholder's value and the literal segments after it.
+    ///
+    /// # Errors
+    /// [`KeyError::Part`] when the value cannot be a key part.
+    #[inline]
+    pub fn part<T: KeyPart + ?Sized>(&mut self, value: &T) -> Result<(), KeyError> {
+        let field = self.current_field();
+        if self.next > 0 {
+            self.out.push(DELIMITER);
+        }
+        let form = if self.ctx.template.key_type == KeyType::N { PartForm::Number } else { PartForm::Composite };
+        match value.write_part(&mut self.out, form) {
+            Ok(true) => {}
+            Ok(false) => {
+                self.absent.get_or_insert(field);
+            }
+            Err(reason) => {
+                return Err(KeyError::Part {
+                    entity: self.ctx.entity,
+                    attribute: self.ctx.attribute,
+                    template: self.ctx.template.source,
+                    field,
+                    reason,
+                });
+            }
+        }
+        self.next += 1;
+        self.literals();
+        Ok(())
+    }
+
+    fn check_len(&self) -> Result<(), KeyError> {
+        let bytes = self.out.len();
+        if bytes > self.ctx.max_bytes {
+            return Err(KeyError::TooLong {
+                entity: self.ctx.entity,
+                attribute: self.ctx.attribute,
+                template: self.ctx.template.source,
+                bytes,
+                over: bytes - self.ctx.max_bytes,
+                limit: self.ctx.max_bytes,
+            });
+        }
+        Ok(())
+    }
+
+    /// The finished key, or `None` when a part was absent (a sparse GSI key).
+    ///
+    /// # Errors
+    /// [`KeyError::TooLong`] over the size limit.
+    #[inline]
+    pub fn finish_sparse(self) -> Result<Option<AttributeValue>, KeyError> {
+        if self.absent.is_some() {
+            return Ok(None);
+        }
+        self.check_len()?;
+        Ok(Some(match self.ctx.template.key_type {
+            KeyType::S => AttributeValue::S(self.out),
+            KeyType::N => AttributeValue::N(self.out),
+        }))
+    }
+
+    /// The finished key, which must be complete.
+    ///
+    /// # Errors
+    /// [`KeyError::Missing`] when a part was `None`, [`KeyError::TooLong`] over the size limit.
+    #[inline]
+    pub fn finish(self) -> Result<AttributeValue, KeyError> {
+        if let Some(field) = self.absent {
+            return Err(KeyError::Missing {
+                entity: self.ctx.entity,
+                attribute: self.ctx.attribute,
+                template: self.ctx.template.source,
+                field,
+            });
+        }
+        self.finish_sparse().map(|v| v.unwrap_or(AttributeValue::Null(true)))
+    }
+
+    /// The text written so far: for a prefix, the parts given and the literal segments after
+    /// them, without a trailing delimiter.
+    pub(crate) fn into_prefix(self) -> Result<(String, usize), KeyError> {
+        if let Some(field) = self.absent {
+            return Err(KeyError::Missing {
+                entity: self.ctx.entity,
+                attribute: self.ctx.attribute,
+                template: self.ctx.template.source,
+                field,
+            });
+        }
+        self.check_len()?;
+        Ok((self.out, self.next))
+    }
+}
+
+impl fmt::Display for KeyType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            KeyType::S => "S",
+            KeyType::N => "N",
+        })
+    }
+}
+
+/// `N` when `T` is numeric, else `S`: the key type of a template made of one `T` placeholder.
+pub const fn single_key_type<T: KeyPart + ?Sized>() -> KeyType {
+    if T::NUMERIC { KeyType::N } else { KeyType::S }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    static TWO: Template = Template {
+        source: "ORDER#<created_at>#<order_id>",
+        segments: &[Segment::Literal("ORDER"), Segment::Field("created_at"), Segment::Field("order_id")],
+        key_type: KeyType::S,
+    };
+    static ONE_NUMBER: Template = Template { source: "<n>", segments: &[Segment::Field("n")], key_type: KeyType::N };
+
+    fn ctx(t: &'static Template, max: usize) -> KeyContext {
+        KeyContext { entity: "Order", attribute: "SK", template: t, max_bytes: max }
+    }
+
+    fn encode2(a: &str, b: &str) -> Result<AttributeValue, KeyError> {
+        let mut w = KeyWriter::new(ctx(&TWO, MAX_SORT_KEY_BYTES));
+        w.part(a)?;
+        w.part(b)?;
+        w.finish()
+    }
+
+    fn composite<T: KeyPart>(v: T) -> String {
+        let mut s = String::new();
+        v.write_part(&mut s, PartForm::Composite).unwrap();
+        s
+    }
+
+    #[test]
+    fn delimiter_inside_a_part_is_escaped() {
+        assert_eq!(encode2("2024", "x#y").unwrap(), AttributeValue::S("ORDER#2024#x%23y".into()));
+        assert_eq!(encode2("2024#x", "y").unwrap(), AttributeValue::S("ORDER#2024%23x#y".into()));
+        assert_eq!(encode2("100%", "a").unwrap(), AttributeValue::S("ORDER#100%25#a".into()));
+        assert_eq!(TWO.parse("ORDER#100%25#a").unwrap(), vec!["100%", "a"]);
+        assert!(TWO.parse("ORDER#100%2#a").is_err());
+        assert!(TWO.parse("ORDERS#1#a").is_err());
+        assert!(TWO.parse("ORDER##a").is_err());
+    }
+
+    #[test]
+    fn empty_and_oversize_parts_are_errors() {
+        assert_eq!(
+            encode2("", "a"),
+            Err(KeyError::Part {
+                entity: "Order",
+                attribute: "SK",
+                template: "ORDER#<created_at>#<order_id>",
+                field: "created_at",
+                reason: KeyPartError::Empty
+            })
+        );
+        let long = "x".repeat(1020);
+        assert_eq!(
+            encode2("a", &long),
+            Err(KeyError::TooLong {
+                entity: "Order",
+                attribute: "SK",
+                template: "ORDER#<created_at>#<order_id>",
+                bytes: 1028,
+                over: 4,
+                limit: 1024
+            })
+        );
+        // A None part of a key that must be complete.
+        let mut w = KeyWriter::new(ctx(&TWO, MAX_SORT_KEY_BYTES));
+        w.part("a").unwrap();
+        w.part(&Option::<String>::None).unwrap();
+        assert_eq!(
+            w.finish(),
+            Err(KeyError::Missing { entity: "Order", attribute: "SK", template: "ORDER#<created_at>#<order_id>", field: "order_id" })
+        );
+    }
+
+    #[test]
+    fn integers_are_padded_and_signed_ones_keep_order() {
+        assert_eq!(composite(7u32), "0000000007");
+        assert_eq!(composite(7u64), "00000000000000000007");
+        assert_eq!(composite(0i8), "000");
+        assert_eq!(composite(127i8), "127");
+        assert_eq!(composite(-1i8), "-127");
+        assert_eq!(composite(-128i8), "-000");
+        assert_eq!(composite(i64::MIN), "-0000000000000000000");
+        assert_eq!(composite(-1i64), "-9223372036854775807");
+        assert_eq!(i8::parse_part("-127", PartForm::Composite), Ok(-1));
+        assert!(i8::parse_part("-128", PartForm::Composite).is_err());
+        assert!(u8::parse_part("256", PartForm::Composite).is_err());
+        assert!(u8::parse_part("25", PartForm::Composite).is_err());
+    }
+
+    #[test]
+    fn a_single_numeric_template_is_a_number() {
+        let mut w = KeyWriter::new(ctx(&ONE_NUMBER, MAX_SORT_KEY_BYTES));
+        w.part(&42u64).unwrap();
+        assert_eq!(w.finish(), Ok(AttributeValue::N("42".into())));
+        assert_eq!(single_key_type::<u64>(), KeyType::N);
+        assert_eq!(single_key_type::<Option<i32>>(), KeyType::N);
+        assert_eq!(single_key_type::<String>(), KeyType::S);
+        assert_eq!(single_key_type::<Timestamp>(), KeyType::S);
+    }
+
+    #[test]
+    fn prefixes_and_constants() {
+        assert_eq!(TWO.literal_prefix(), "ORDER#");
+        assert_eq!(TWO.constant(), None);
+        static META: Template = Template { source: "META", segments: &[Segment::Literal("META")], key_type: KeyType::S };
+        assert_eq!(META.constant().as_deref(), Some("META"));
+    }
+
+    fn ordered<T: KeyPart + Ord + Copy + std::fmt::Debug>(a: T, b: T) -> Result<(), TestCaseError> {
+        let (ea, eb) = (composite(a), composite(b));
+        prop_assert_eq!(ea.cmp(&eb), a.cmp(&b), "{:?} {:?} -> {} {}", a, b, ea, eb);
+        Ok(())
+    }
+
+    proptest! {
+        #[test]
+        fn parse_inverts_encode(a in ".+", b in ".+") {
+            let key = encode2(&a, &b).unwrap();
+            let text = key.as_s().unwrap();
+            let parts = TWO.parse(text).unwrap();
+            prop_assert_eq!(parts, vec![a.clone(), b.clone()]);
+        }
+
+        #[test]
+        fn distinct_tuples_never_collide(a in "[#%a]{1,4}", b in "[#%a]{1,4}", c in "[#%a]{1,4}", d in "[#%a]{1,4}") {
+            let (k1, k2) = (encode2(&a, &b).unwrap(), encode2(&c, &d).unwrap());
+            prop_assert_eq!(k1 == k2, a == c && b == d);
+        }
+
+        #[test]
+        fn unsigned_order(a: u64, b: u64) { ordered(a, b)?; ordered(a as u32, b as u32)?; ordered(a as u8, b as u8)?; ordered(a as u16, b as u16)?; }
+
+        #[test]
+        fn signed_order(a: i64, b: i64) { ordered(a, b)?; ordered(a as i32, b as i32)?; ordered(a as i8, b as i8)?; ordered(a as i16, b as i16)?; }
+
+        #[test]
+        fn wide_order(a: i128, b: i128, c: u128, d: u128) { ordered(a, b)?; ordered(c, d)?; }
+
+        #[test]
+        fn integers_round_trip(a: i64, b: u64, c: i128) {
+            prop_assert_eq!(i64::parse_part(&composite(a), PartForm::Composite), Ok(a));
+            prop_assert_eq!(u64::parse_part(&composite(b), PartForm::Composite), Ok(b));
+            prop_assert_eq!(i128::parse_part(&composite(c), PartForm::Composite), Ok(c));
+            let mut n = String::new();
+            a.write_part(&mut n, PartForm::Number).unwrap();
+            prop_assert_eq!(i64::parse_part(&n, PartForm::Number), Ok(a));
+        }
+    }
+}

@@ -1,0 +1,156 @@
+#![doc = include_str!("../README.md")]
+#![warn(missing_docs)]
+
+pub mod collection;
+pub mod entity;
+pub mod error;
+pub mod expr;
+pub mod key;
+pub mod local;
+pub mod query;
+pub mod table;
+pub mod time;
+pub mod update;
+pub mod value;
+
+mod cursor;
+
+pub use dynamo_entity_derive::{Entity, KeyPart};
+pub use collection::Collection;
+pub use entity::{Entity, EntitySchema, Index, Item, Key, PrimaryKey};
+pub use error::{Error, Result};
+pub use expr::{Condition, Field};
+pub use key::KeyPart;
+pub use query::{Cursor, Page, QueryRequest, QuerySpec};
+pub use table::Table;
+pub use time::Timestamp;
+pub use update::UpdateRequest;
+pub use value::Attribute;
+
+/// What generated code calls. Not a public API: it may change in any release.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::entity::{
+        Entity, EntitySchema, FieldSchema, Index, IndexSchema, Item, Key, PrimaryKey, TYPE_ATTRIBUTE, describe_key,
+    };
+    pub use crate::error::Error;
+    pub use crate::expr::{Field, Immutable, Mutable};
+    pub use crate::key::{
+        KeyContext, KeyPart, KeyPartError, KeyType, KeyWriter, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, PartForm,
+        Segment, Template, single_key_type,
+    };
+    pub use crate::query::QuerySpec;
+    pub use crate::value::{Attribute, ValueError, serde_from_attribute, serde_to_attribute};
+    pub use aws_sdk_dynamodb::types::AttributeValue;
+    pub use std::result::Result;
+
+    /// A writer for a partition key (2,048-byte limit).
+    #[inline]
+    pub fn pk_writer(entity: &'static str, attribute: &'static str, template: &'static Template) -> KeyWriter {
+        KeyWriter::new(KeyContext { entity, attribute, template, max_bytes: MAX_PARTITION_KEY_BYTES })
+    }
+
+    /// A writer for a sort key (1,024-byte limit).
+    #[inline]
+    pub fn sk_writer(entity: &'static str, attribute: &'static str, template: &'static Template) -> KeyWriter {
+        KeyWriter::new(KeyContext { entity, attribute, template, max_bytes: MAX_SORT_KEY_BYTES })
+    }
+
+    /// Stores one field, leaving the attribute out when the value is absent.
+    #[inline]
+    pub fn put_field<T: Attribute>(
+        item: &mut Item,
+        entity: &'static str,
+        field: &'static str,
+        attribute: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        match value.to_attribute() {
+            Ok(Some(av)) => {
+                item.insert(attribute.to_owned(), av);
+                Ok(())
+            }
+            Ok(None) => Ok(()),
+            Err(source) => Err(Error::Encode { entity, field, attribute, source }),
+        }
+    }
+
+    /// Stores one `#[entity(serde)]` field.
+    #[inline]
+    pub fn put_serde<T: serde::Serialize>(
+        item: &mut Item,
+        entity: &'static str,
+        field: &'static str,
+        attribute: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        match serde_to_attribute(value) {
+            Ok(Some(av)) => {
+                item.insert(attribute.to_owned(), av);
+                Ok(())
+            }
+            Ok(None) => Ok(()),
+            Err(source) => Err(Error::Encode { entity, field, attribute, source }),
+        }
+    }
+
+    /// Reads one field.
+    #[inline]
+    pub fn get_field<T: Attribute>(item: &Item, entity: &'static str, attribute: &'static str) -> Result<T, Error> {
+        T::from_attribute(item.get(attribute)).map_err(|source| Error::Decode {
+            entity,
+            attribute,
+            key: describe_key(item),
+            source,
+        })
+    }
+
+    /// Reads one `#[entity(serde)]` field.
+    #[inline]
+    pub fn get_serde<T: serde::de::DeserializeOwned>(
+        item: &Item,
+        entity: &'static str,
+        attribute: &'static str,
+    ) -> Result<T, Error> {
+        serde_from_attribute(item.get(attribute)).map_err(|source| Error::Decode {
+            entity,
+            attribute,
+            key: describe_key(item),
+            source,
+        })
+    }
+
+    /// Checks the entity type attribute.
+    #[inline]
+    pub fn check_type(item: &Item, entity: &'static str) -> Result<(), Error> {
+        match item.get(TYPE_ATTRIBUTE) {
+            Some(AttributeValue::S(t)) if t == entity => Ok(()),
+            other => Err(Error::WrongEntity {
+                expected: entity,
+                found: other.and_then(|v| v.as_s().ok()).cloned(),
+                key: describe_key(item),
+            }),
+        }
+    }
+
+    /// Stores the entity type attribute.
+    #[inline]
+    pub fn put_type(item: &mut Item, entity: &'static str) {
+        item.insert(TYPE_ATTRIBUTE.to_owned(), AttributeValue::S(entity.to_owned()));
+    }
+
+    /// Stores a GSI's two key attributes when both are present (sparse index).
+    #[inline]
+    pub fn put_gsi(
+        item: &mut Item,
+        pk_attribute: &'static str,
+        pk: Option<AttributeValue>,
+        sk_attribute: &'static str,
+        sk: Option<AttributeValue>,
+    ) {
+        if let (Some(pk), Some(sk)) = (pk, sk) {
+            item.insert(pk_attribute.to_owned(), pk);
+            item.insert(sk_attribute.to_owned(), sk);
+        }
+    }
+}

@@ -1,0 +1,473 @@
+//! Typed queries: one partition of one index, with sort-key conditions typed by the fields of
+//! the sort key template, order, limit and cursors.
+//!
+//! ```ignore
+//! // GSI1PK = CAT#documents, GSI1SK (downloads, type N) descending, 20 items.
+//! let top = table.query(Skill::gsi1("documents")).descending().limit(20).send().await?;
+//! let next = table.query(Skill::gsi1("documents")).descending().limit(20).after(top.cursor.unwrap()).send().await?;
+//! ```
+//!
+//! # Sort-key conditions
+//! The methods take the parts of the sort key template as references, in template order:
+//! a single part directly (`&5u64`), several as a tuple (`(&created_at, "x")`).
+//!
+//! * [`QueryRequest::sk_eq`] takes every part and uses `=`.
+//! * [`QueryRequest::sk_begins_with`] takes a strict leading subset of the parts and uses
+//!   `begins_with` on a prefix that ends at a delimiter: `ORDER#1#` can never match
+//!   `ORDER#10#…`, and the literal prefix `ORDER#` never matches `ORDERLINE#…`.
+//! * The range conditions ([`QueryRequest::sk_gt`], [`sk_ge`](QueryRequest::sk_ge),
+//!   [`sk_lt`](QueryRequest::sk_lt), [`sk_le`](QueryRequest::sk_le),
+//!   [`sk_between`](QueryRequest::sk_between)) take all parts (an exact bound) or a leading
+//!   subset (a bound on those parts: `sk_gt(&x)` on `<a>#<b>` selects every `a > x`). Bounds
+//!   are encoded exactly as stored values are, so integers compare numerically and times
+//!   chronologically.
+//!
+//! Without a condition, a query on an index whose sort key template starts with literal text
+//! (`REVIEW#<id>`) adds `begins_with(SK, "REVIEW#")`, and a constant sort key (`META`) adds
+//! `SK = "META"`, so the query returns only items of its entity.
+
+use std::collections::HashMap;
+use std::marker::PhantomData;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use futures::{Stream, StreamExt, TryStreamExt};
+
+use crate::cursor::{self, Scope};
+use crate::entity::{Entity, Index, IndexSchema, Item, PK, SK, TYPE_ATTRIBUTE};
+use crate::error::Error;
+use crate::key::{DELIMITER, KeyContext, KeyError, KeyPart, KeyType, KeyWriter, MAX_SORT_KEY_BYTES};
+use crate::table::Table;
+
+/// Sort-key arguments: a leading subset (or all) of the parts of a sort key whose field types
+/// are the tuple `S`. Implemented for tuples of references `(&A::Arg, &B::Arg, …)`, for `()`
+/// and, for one-part keys, for `&A::Arg` itself.
+pub trait SkArgs<S> {
+    /// How many parts these arguments give.
+    const PARTS: usize;
+    #[doc(hidden)]
+    fn write(&self, w: &mut KeyWriter) -> Result<(), KeyError>;
+}
+
+/// [`SkArgs`] that give every part of the sort key.
+pub trait FullSk<S>: SkArgs<S> {}
+
+/// [`SkArgs`] that give a strict leading subset of the parts.
+pub trait PartialSk<S>: SkArgs<S> {}
+
+include!("sk_args.rs");
+
+/// The partition of one index to query, from the generated `E::query(...)` (primary index) or
+/// `E::gsiN(...)`. `S` is the tuple of the sort key's field types. Run it with
+/// [`Table::query`].
+pub struct QuerySpec<E, S> {
+    index: &'static IndexSchema,
+    entity: &'static str,
+    pk: Result<AttributeValue, Error>,
+    _marker: PhantomData<fn() -> (E, S)>,
+}
+
+impl<E, S> std::fmt::Debug for QuerySpec<E, S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("QuerySpec").field("entity", &self.entity).field("index", &self.index.index).field("pk", &self.pk).finish()
+    }
+}
+
+impl<E, S> QuerySpec<E, S> {
+    /// Used by generated code: the index's templates, the entity type name and the encoded
+    /// partition key.
+    pub fn new(index: &'static IndexSchema, entity: &'static str, pk: Result<AttributeValue, Error>) -> Self {
+        QuerySpec { index, entity, pk, _marker: PhantomData }
+    }
+
+    pub(crate) fn into_parts(self) -> (Index, Result<AttributeValue, Error>) {
+        (self.index.index, self.pk)
+    }
+}
+
+#[derive(Debug, Clone)]
+enum SkCondition {
+    All,
+    Eq(AttributeValue),
+    BeginsWith(String),
+    Cmp(&'static str, AttributeValue),
+    Between(AttributeValue, AttributeValue),
+}
+
+/// An opaque pagination cursor, bound to the query (entity, index and partition) that returned
+/// it. Safe to hand to clients as text: [`Cursor::as_str`] / [`Cursor::from`]; a cursor used
+/// with another query, or altered to point outside the query's partition, is rejected with
+/// [`Error::Cursor`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Cursor(String);
+
+impl Cursor {
+    /// The cursor's text (URL-safe base64).
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<String> for Cursor {
+    fn from(s: String) -> Cursor {
+        Cursor(s)
+    }
+}
+
+impl From<&str> for Cursor {
+    fn from(s: &str) -> Cursor {
+        Cursor(s.to_owned())
+    }
+}
+
+impl std::fmt::Display for Cursor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// One page of query results.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page<E> {
+    /// The items, in sort-key order (reversed for a descending query).
+    pub items: Vec<E>,
+    /// Where the next page starts; `None` when the partition is exhausted.
+    pub cursor: Option<Cursor>,
+}
+
+impl<E> Page<E> {
+    /// The cursor of the next page, if any.
+    pub fn cursor(&self) -> Option<&Cursor> {
+        self.cursor.as_ref()
+    }
+}
+
+/// A query ready to run on a table; from [`Table::query`].
+#[must_use = "a query does nothing until it is sent"]
+pub struct QueryRequest<E, S> {
+    table: Table,
+    spec: QuerySpec<E, S>,
+    sk: Option<Result<SkCondition, Error>>,
+    descending: bool,
+    limit: Option<usize>,
+    page_size: Option<i32>,
+    consistent: bool,
+    after: Option<Cursor>,
+}
+
+impl<E: Entity, S> QueryRequest<E, S> {
+    pub(crate) fn new(table: Table, spec: QuerySpec<E, S>) -> Self {
+        QueryRequest { table, spec, sk: None, descending: false, limit: None, page_size: None, consistent: false, after: None }
+    }
+
+    fn writer(&self) -> KeyWriter {
+        KeyWriter::new(KeyContext {
+            entity: self.spec.entity,
+            attribute: self.spec.index.index.sk_attribute(),
+            template: self.spec.index.sk,
+            max_bytes: MAX_SORT_KEY_BYTES,
+        })
+    }
+
+    /// The exact value (all parts) or, for a leading subset, the prefix text up to the next
+    /// placeholder without a delimiter, and whether it is partial.
+    fn bound<A: SkArgs<S>>(&self, args: &A) -> Result<(AttributeValue, bool), Error> {
+        let mut w = self.writer();
+        args.write(&mut w)?;
+        if A::PARTS == self.spec.index.sk.field_count() {
+            Ok((w.finish()?, false))
+        } else {
+            let (text, _) = w.into_prefix()?;
+            Ok((AttributeValue::S(text), true))
+        }
+    }
+
+    fn with(mut self, cond: Result<SkCondition, Error>) -> Self {
+        self.sk = Some(cond);
+        self
+    }
+
+    /// `SK = value`: every part of the sort key.
+    pub fn sk_eq<A: FullSk<S>>(self, parts: A) -> Self {
+        let cond = self.bound(&parts).map(|(v, _)| SkCondition::Eq(v));
+        self.with(cond)
+    }
+
+    /// `begins_with(SK, prefix)` where the prefix is the given leading parts and the literal
+    /// text after them, ending at a delimiter.
+    pub fn sk_begins_with<A: PartialSk<S>>(self, parts: A) -> Self {
+        let cond = self.bound(&parts).map(|(v, _)| match v {
+            AttributeValue::S(mut p) if !p.is_empty() => {
+                p.push(DELIMITER);
+                SkCondition::BeginsWith(p)
+            }
+            _ => SkCondition::All,
+        });
+        self.with(cond)
+    }
+
+    fn range<A: SkArgs<S>>(self, parts: A, op: &'static str) -> Self {
+        let cond = self.bound(&parts).map(|(v, partial)| {
+            if !partial {
+                return SkCondition::Cmp(op, v);
+            }
+            let p = match v {
+                AttributeValue::S(p) if !p.is_empty() => p,
+                // No part given and no literal text before the first placeholder.
+                _ => return SkCondition::All,
+            };
+            // Every key whose leading parts equal the prefix starts with `prefix#`; `$` is the
+            // character after `#`, so `prefix$` lies after all of them.
+            let (op, suffix) = match op {
+                ">" => (">=", '$'),
+                ">=" => (">=", '#'),
+                "<" => ("<", '#'),
+                _ => ("<", '$'),
+            };
+            SkCondition::Cmp(op, AttributeValue::S(format!("{p}{suffix}")))
+        });
+        self.with(cond)
+    }
+
+    /// `SK > bound`.
+    pub fn sk_gt<A: SkArgs<S>>(self, parts: A) -> Self {
+        self.range(parts, ">")
+    }
+    /// `SK >= bound`.
+    pub fn sk_ge<A: SkArgs<S>>(self, parts: A) -> Self {
+        self.range(parts, ">=")
+    }
+    /// `SK < bound`.
+    pub fn sk_lt<A: SkArgs<S>>(self, parts: A) -> Self {
+        self.range(parts, "<")
+    }
+    /// `SK <= bound`.
+    pub fn sk_le<A: SkArgs<S>>(self, parts: A) -> Self {
+        self.range(parts, "<=")
+    }
+
+    /// `SK BETWEEN low AND high`, both inclusive.
+    pub fn sk_between<A: SkArgs<S>, B: SkArgs<S>>(self, low: A, high: B) -> Self {
+        let lo = self.bound(&low);
+        let hi = self.bound(&high);
+        let cond = match (lo, hi) {
+            (Ok((lo, lp)), Ok((hi, hp))) => {
+                let widen = |v: AttributeValue, partial: bool, c: char| match v {
+                    AttributeValue::S(s) if partial => AttributeValue::S(format!("{s}{c}")),
+                    v => v,
+                };
+                let open_lo = lp && matches!(&lo, AttributeValue::S(a) if a.is_empty());
+                let open_hi = hp && matches!(&hi, AttributeValue::S(b) if b.is_empty());
+                Ok(match (open_lo, open_hi) {
+                    (true, true) => SkCondition::All,
+                    (true, false) => SkCondition::Cmp("<=", widen(hi, hp, '$')),
+                    (false, true) => SkCondition::Cmp(">=", widen(lo, lp, '#')),
+                    (false, false) => SkCondition::Between(widen(lo, lp, '#'), widen(hi, hp, '$')),
+                })
+            }
+            (Err(e), _) | (_, Err(e)) => Err(e),
+        };
+        self.with(cond)
+    }
+
+    /// Newest / highest sort key first (`ScanIndexForward = false`).
+    pub fn descending(mut self) -> Self {
+        self.descending = true;
+        self
+    }
+
+    /// Lowest sort key first (the default).
+    pub fn ascending(mut self) -> Self {
+        self.descending = false;
+        self
+    }
+
+    /// Return at most `n` items of this entity. [`send`](Self::send) keeps reading pages until
+    /// it has `n` or the partition is exhausted, and the page's cursor resumes right after the
+    /// last item returned.
+    pub fn limit(mut self, n: usize) -> Self {
+        self.limit = Some(n);
+        self
+    }
+
+    /// DynamoDB's `Limit`: how many items one request evaluates (before any filtering). By
+    /// default each request asks for what is still needed to reach [`limit`](Self::limit).
+    pub fn page_size(mut self, n: i32) -> Self {
+        self.page_size = Some(n.max(1));
+        self
+    }
+
+    /// Strongly consistent reads (primary index only; GSIs are always eventually consistent).
+    /// Twice the read capacity of the default eventually consistent read.
+    pub fn consistent_read(mut self) -> Self {
+        self.consistent = true;
+        self
+    }
+
+    /// Start after `cursor` (from a previous page of the same query).
+    pub fn after(mut self, cursor: impl Into<Option<Cursor>>) -> Self {
+        self.after = cursor.into();
+        self
+    }
+
+    fn scope(&self, pk: &AttributeValue) -> Scope {
+        Scope {
+            entity: self.spec.entity.to_owned(),
+            index: cursor::index_label(self.spec.index.index),
+            partition: cursor::scalar_text(pk),
+        }
+    }
+
+    fn default_condition(&self) -> Option<SkCondition> {
+        let sk = self.spec.index.sk;
+        if let Some(c) = sk.constant() {
+            return Some(SkCondition::Eq(AttributeValue::S(c)));
+        }
+        let prefix = sk.literal_prefix();
+        (!prefix.is_empty() && sk.key_type == KeyType::S).then_some(SkCondition::BeginsWith(prefix))
+    }
+
+    /// Runs the query and returns one page: up to [`limit`](Self::limit) items, or without a
+    /// limit one DynamoDB response's worth (at most 1 MB read).
+    ///
+    /// # Errors
+    /// A key or cursor error before anything is sent; [`Error::Sdk`] from DynamoDB;
+    /// [`Error::Decode`] for an item of this entity type that does not decode.
+    pub async fn send(&self) -> Result<Page<E>, Error> {
+        let pk = self.spec.pk.as_ref().map_err(clone_err)?.clone();
+        let sk = match &self.sk {
+            Some(Ok(c)) => Some(c.clone()),
+            Some(Err(e)) => return Err(clone_err(e)),
+            None => self.default_condition(),
+        };
+        let scope = self.scope(&pk);
+        let index = self.spec.index.index;
+        let mut start = match &self.after {
+            Some(c) => Some(cursor::decode(c.as_str(), &scope, index)?),
+            None => None,
+        };
+
+        let mut names = HashMap::from([("#pk".to_owned(), index.pk_attribute().to_owned())]);
+        let mut values = HashMap::from([(":pk".to_owned(), pk)]);
+        let mut expr = "#pk = :pk".to_owned();
+        if let Some(cond) = sk.filter(|c| !matches!(c, SkCondition::All)) {
+            names.insert("#sk".to_owned(), index.sk_attribute().to_owned());
+            match cond {
+                SkCondition::Eq(v) => {
+                    expr.push_str(" AND #sk = :sk");
+                    values.insert(":sk".to_owned(), v);
+                }
+                SkCondition::BeginsWith(p) => {
+                    expr.push_str(" AND begins_with(#sk, :sk)");
+                    values.insert(":sk".to_owned(), AttributeValue::S(p));
+                }
+                SkCondition::Cmp(op, v) => {
+                    expr.push_str(&format!(" AND #sk {op} :sk"));
+                    values.insert(":sk".to_owned(), v);
+                }
+                SkCondition::All => {}
+                SkCondition::Between(lo, hi) => {
+                    expr.push_str(" AND #sk BETWEEN :lo AND :hi");
+                    values.insert(":lo".to_owned(), lo);
+                    values.insert(":hi".to_owned(), hi);
+                }
+            }
+        }
+
+        let mut items = Vec::new();
+        loop {
+            let want = self.limit.map(|l| l - items.len());
+            if want == Some(0) {
+                return Ok(Page { items, cursor: None });
+            }
+            let page_limit = self.page_size.or(want.map(|w| i32::try_from(w).unwrap_or(i32::MAX)));
+            let resp = self
+                .table
+                .client()
+                .query()
+                .table_name(self.table.name())
+                .set_index_name(index.name().map(str::to_owned))
+                .key_condition_expression(&expr)
+                .set_expression_attribute_names(Some(names.clone()))
+                .set_expression_attribute_values(Some(values.clone()))
+                .scan_index_forward(!self.descending)
+                .set_limit(page_limit)
+                .set_exclusive_start_key(start.take())
+                .consistent_read(self.consistent)
+                .send()
+                .await
+                .map_err(|e| Error::sdk("Query", e))?;
+            let last_key = resp.last_evaluated_key;
+            let raw = resp.items.unwrap_or_default();
+            let count = raw.len();
+            for (i, item) in raw.into_iter().enumerate() {
+                if !is_type(&item, self.spec.entity) {
+                    tracing::debug!(entity = self.spec.entity, "query skipped an item of another entity type");
+                    continue;
+                }
+                items.push(E::from_item(&item)?);
+                if Some(items.len()) == self.limit {
+                    let more = i + 1 < count || last_key.is_some();
+                    let cursor = more.then(|| Cursor(cursor::encode(&scope, &key_of(&item, index))));
+                    return Ok(Page { items, cursor });
+                }
+            }
+            match last_key {
+                None => return Ok(Page { items, cursor: None }),
+                Some(k) if self.limit.is_none() => {
+                    return Ok(Page { items, cursor: Some(Cursor(cursor::encode(&scope, &k))) });
+                }
+                Some(k) => start = Some(k),
+            }
+        }
+    }
+
+    /// Every page, lazily: each page is requested when the stream is polled past the previous
+    /// one, so at most one page is held at a time.
+    pub fn pages(self) -> impl Stream<Item = Result<Page<E>, Error>> {
+        futures::stream::try_unfold(Some(self), |state| async move {
+            let Some(req) = state else { return Ok(None) };
+            let page = req.send().await?;
+            let next = page.cursor.clone().map(|c| QueryRequest { after: Some(c), ..req });
+            Ok(Some((page, next)))
+        })
+    }
+
+    /// Every item of the partition (up to [`limit`](Self::limit) if set), page by page.
+    pub fn stream(self) -> impl Stream<Item = Result<E, Error>> {
+        let limit = self.limit;
+        // Pages are unlimited; the overall limit is applied to the stream.
+        let req = QueryRequest { limit: None, ..self };
+        let s = req.pages().map_ok(|p| futures::stream::iter(p.items.into_iter().map(Ok))).try_flatten();
+        s.take(limit.unwrap_or(usize::MAX))
+    }
+
+    /// Every item of the partition (up to [`limit`](Self::limit) if set), collected.
+    ///
+    /// # Errors
+    /// As [`send`](Self::send).
+    pub async fn all(self) -> Result<Vec<E>, Error> {
+        self.stream().try_collect().await
+    }
+}
+
+fn is_type(item: &Item, entity: &str) -> bool {
+    matches!(item.get(TYPE_ATTRIBUTE), Some(AttributeValue::S(t)) if t == entity)
+}
+
+/// The key attributes of `item` for an `ExclusiveStartKey` on `index`.
+fn key_of(item: &Item, index: Index) -> Item {
+    let mut names = vec![PK, SK];
+    if index != Index::Primary {
+        names.push(index.pk_attribute());
+        names.push(index.sk_attribute());
+    }
+    names.into_iter().filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone()))).collect()
+}
+
+/// Errors built while the request was assembled are reported each time it is sent.
+fn clone_err(e: &Error) -> Error {
+    match e {
+        Error::Key(k) => Error::Key(k.clone()),
+        other => Error::Invalid { reason: other.to_string() },
+    }
+}

@@ -1,0 +1,603 @@
+//! Conversions between Rust values and DynamoDB attribute values.
+//!
+//! | Rust | DynamoDB |
+//! |---|---|
+//! | `String`, `&str`, [`Timestamp`] (24-byte UTC text), field-less enums | `S` |
+//! | integers, `f32`, `f64` | `N` (exact decimal text) |
+//! | `bool` | `BOOL` |
+//! | `Vec<u8>` | `B` |
+//! | `Vec<T>` (other `T`) | `L` |
+//! | `HashMap<String, T>`, `BTreeMap<String, T>` | `M` |
+//! | `BTreeSet<T>`, `HashSet<T>` of strings / numbers / `Vec<u8>` | `SS` / `NS` / `BS` |
+//! | `Option<T>` | `T`'s type, or no attribute at all for `None` |
+//!
+//! DynamoDB's rules that apply before anything is sent: a number has at most 38 significant
+//! digits and a magnitude below 10^126 (and, if not zero, at least 10^-130); NaN and infinities
+//! have no representation; a set cannot be empty, so an empty set is stored as an absent
+//! attribute and read back as an empty set.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::hash::Hash;
+
+use aws_sdk_dynamodb::primitives::Blob;
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use crate::time::Timestamp;
+
+/// A value that could not be converted to or from an attribute value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ValueError {
+    /// A required attribute is absent from the item.
+    #[error("the attribute is missing")]
+    Missing,
+    /// The attribute has another DynamoDB type than the field needs.
+    #[error("expected type {expected}, found {found}")]
+    WrongType {
+        /// The DynamoDB type the field needs (`S`, `N`, `B`, `BOOL`, `M`, `L`, `SS`, `NS`, `BS`).
+        expected: &'static str,
+        /// The type found in the item (`NULL` included).
+        found: &'static str,
+    },
+    /// A number that does not fit the field's type (too large, negative, or fractional for an
+    /// integer).
+    #[error("number {text} does not fit in {ty}")]
+    Number {
+        /// The number as DynamoDB returned it.
+        text: String,
+        /// The Rust type of the field.
+        ty: &'static str,
+    },
+    /// A value DynamoDB cannot hold (NaN, infinity, more than 38 significant digits, magnitude
+    /// out of range).
+    #[error("DynamoDB cannot hold {value}: {reason}")]
+    NotRepresentable {
+        /// The value, as text.
+        value: String,
+        /// The DynamoDB rule it breaks.
+        reason: &'static str,
+    },
+    /// Any other invalid content (an unknown enum variant, malformed timestamp text, a nested
+    /// value serde could not read).
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// The DynamoDB type name of an attribute value: `S`, `N`, `B`, `BOOL`, `NULL`, `M`, `L`, `SS`,
+/// `NS`, `BS`, or `unknown` for types newer than this crate.
+pub fn type_name(value: &AttributeValue) -> &'static str {
+    match value {
+        AttributeValue::S(_) => "S",
+        AttributeValue::N(_) => "N",
+        AttributeValue::B(_) => "B",
+        AttributeValue::Bool(_) => "BOOL",
+        AttributeValue::Null(_) => "NULL",
+        AttributeValue::M(_) => "M",
+        AttributeValue::L(_) => "L",
+        AttributeValue::Ss(_) => "SS",
+        AttributeValue::Ns(_) => "NS",
+        AttributeValue::Bs(_) => "BS",
+        _ => "unknown",
+    }
+}
+
+#[inline]
+fn wrong(expected: &'static str, found: &AttributeValue) -> ValueError {
+    ValueError::WrongType { expected, found: type_name(found) }
+}
+
+/// A Rust type stored as one DynamoDB attribute.
+///
+/// `#[derive(Entity)]` calls this for every non-key field; `#[derive(KeyPart)]` implements it
+/// for newtypes and field-less enums. Implement it by hand for other types, or store them
+/// through serde with `#[entity(serde)]` on the field.
+pub trait Attribute: Sized {
+    /// The attribute value, or `None` to leave the attribute out of the item (`Option::None`,
+    /// an empty set).
+    ///
+    /// # Errors
+    /// [`ValueError::NotRepresentable`] for values DynamoDB cannot hold.
+    fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError>;
+
+    /// Reads the value back; `value` is `None` when the item has no such attribute.
+    ///
+    /// # Errors
+    /// [`ValueError::Missing`], [`ValueError::WrongType`], [`ValueError::Number`] or
+    /// [`ValueError::Invalid`].
+    fn from_attribute(value: Option<&AttributeValue>) -> Result<Self, ValueError>;
+
+    #[doc(hidden)]
+    fn __list_to(items: &[Self]) -> Result<AttributeValue, ValueError> {
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            out.push(item.to_attribute()?.unwrap_or(AttributeValue::Null(true)));
+        }
+        Ok(AttributeValue::L(out))
+    }
+
+    #[doc(hidden)]
+    fn __list_from(value: &AttributeValue) -> Result<Vec<Self>, ValueError> {
+        match value {
+            AttributeValue::L(items) => items
+                .iter()
+                .map(|v| Self::from_attribute(if v.is_null() { None } else { Some(v) }))
+                .collect(),
+            other => Err(wrong("L", other)),
+        }
+    }
+}
+
+impl Attribute for String {
+    #[inline]
+    fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
+        Ok(Some(AttributeValue::S(self.clone())))
+    }
+    #[inline]
+    fn from_attribute(value: Option<&AttributeValue>) -> Result<Self, ValueError> {
+        match value {
+            Some(AttributeValue::S(s)) => Ok(s.clone()),
+            Some(other) => Err(wrong("S", other)),
+            None => Err(ValueError::Missing),
+        }
+    }
+}
+
+impl Attribute for bool {
+    #[inline]
+    fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
+        Ok(Some(AttributeValue::Bool(*self)))
+    }
+    #[inline]
+    fn from_attribute(value: Option<&AttributeValue>) -> Result<Self, ValueError> {
+        match value {
+            Some(AttributeValue::Bool(b)) => Ok(*b),
+            Some(other) => Err(wrong("BOOL", other)),
+            None => Err(ValueError::Missing),
+        }
+    }
+}
+
+impl Attribute for Timestamp {
+    #[inline]
+    fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
+        let mut s = String::with_capacity(crate::time::TIMESTAMP_LEN);
+        self.write_to(&mut s);
+        Ok(Some(AttributeValue::S(s)))
+    }
+    #[inline]
+    fn from_attribute(value: Option<&AttributeValue>) -> Result<Self, ValueError> {
+        match value {
+            Some(AttributeValue::S(s)) => Timestamp::parse(s).map_err(|e| ValueError::Invalid(e.to_string())),
+            Some(other) => Err(wrong("S", other)),
+            None => Err(ValueError::Missing),
+        }
+    }
+}
+
+impl Attribute for AttributeValue {
+    fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
+        Ok(Some(self.clone()))
+    }
+    fn from_attribute(value: Option<&AttributeValue>) -> Result<Self, ValueError> {
+        value.cloned().ok_or(ValueError::Missing)
+    }
+}
+
+impl<T: Attribute> Attribute for Option<T> {
+    #[inline]
+    fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
+        match self {
+            Some(v) => v.to_attribute(),
+            None => Ok(None),
+        }
+    }
+    #[inline]
+    fn from_attribute(value: Option<&AttributeValue>) -> Result<Self, ValueError> {
+        match value {
+            None | Some(AttributeValue::Null(_)) => Ok(None),
+            Some(v) => T::from_attribute(Some(v)).map(Some),
+        }
+    }
+}
+
+impl<T: Attribute> Attribute for Box<T> {
+    fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
+        (**self).to_attribute()
+    }
+    fn from_attribute(value: Option<&AttributeValue>) -> Result<Self, ValueError> {
+        T::from_attribute(value).map(Box::new)
+    }
+}
+
+impl<T: Attribute> Attribute for Vec<T> {
+    #[inline]
+    fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
+        T::__list_to(self).map(Some)
+    }
+    #[inline]
+    fn from_attribute(value: Option<&AttributeValue>) -> Result<Self, ValueError> {
+        match value {
+            Some(v) => T::__list_from(v),
+            None => Err(ValueError::Missing),
+        }
+    }
+}
+
+macro_rules! map_attribute {
+    ($($map:ident $(: $bound:path)?),*) => {$(
+        impl<T: Attribute> Attribute for $map<String, T> {
+            fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
+                let mut out = HashMap::with_capacity(self.len());
+                for (k, v) in self {
+                    if let Some(av) = v.to_attribute()? {
+                        out.insert(k.clone(), av);
+                    }
+                }
+                Ok(Some(AttributeValue::M(out)))
+            }
+            fn from_attribute(value: Option<&AttributeValue>) -> Result<Self, ValueError> {
+                match value {
+                    Some(AttributeValue::M(m)) => m
+                        .iter()
+                        .map(|(k, v)| T::from_attribute(Some(v)).map(|v| (k.clone(), v)))
+                        .collect(),
+                    Some(other) => Err(wrong("M", other)),
+                    None => Err(ValueError::Missing),
+                }
+            }
+        }
+    )*};
+}
+map_attribute!(HashMap, BTreeMap);
+
+// ---------------------------------------------------------------------------------------------
+// Numbers
+
+/// Parses DynamoDB number text into an integer type, accepting the plain form (`-42`) and the
+/// scientific or fractional forms DynamoDB may return for integral values (`4.2E+1`, `42.0`).
+/// `None` when the text is not an integer or does not fit `T`.
+pub fn parse_integer<T: std::str::FromStr>(text: &str) -> Option<T> {
+    if let Ok(v) = text.parse::<T>() {
+        return Some(v);
+    }
+    normalize_integer(text)?.parse::<T>().ok()
+}
+
+/// Rewrites an integral decimal in any notation to plain digits (with a leading `-`).
+fn normalize_integer(text: &str) -> Option<String> {
+    let (neg, rest) = match text.as_bytes().first()? {
+        b'-' => (true, &text[1..]),
+        b'+' => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let (mantissa, exp) = match rest.find(['e', 'E']) {
+        Some(i) => (&rest[..i], rest[i + 1..].parse::<i32>().ok()?),
+        None => (rest, 0),
+    };
+    let (int_part, frac_part) = match mantissa.find('.') {
+        Some(i) => (&mantissa[..i], &mantissa[i + 1..]),
+        None => (mantissa, ""),
+    };
+    if int_part.is_empty() && frac_part.is_empty()
+        || !int_part.bytes().chain(frac_part.bytes()).all(|b| b.is_ascii_digit())
+        || exp.unsigned_abs() > 200
+    {
+        return None;
+    }
+    let mut digits: String = format!("{int_part}{frac_part}");
+    let point = int_part.len() as i32 + exp; // digits before the decimal point
+    if point < 0 {
+        return digits.bytes().all(|b| b == b'0').then(|| "0".to_owned());
+    }
+    let point = point as usize;
+    if point >= digits.len() {
+        digits.extend(std::iter::repeat_n('0', point - digits.len()));
+    } else if !digits[point..].bytes().all(|b| b == b'0') {
+        return None;
+    } else {
+        digits.truncate(point);
+    }
+    let trimmed = digits.trim_start_matches('0');
+    let body = if trimmed.is_empty() { "0" } else { trimmed };
+    Some(if neg && body != "0" { format!("-{body}") } else { body.to_owned() })
+}
+
+/// Checks DynamoDB's 38-significant-digit rule on plain integer text.
+fn check_digits(text: &str) -> Result<(), ValueError> {
+    let digits = text.trim_start_matches('-').trim_end_matches('0');
+    if digits.len() > 38 {
+        return Err(ValueError::NotRepresentable {
+            value: text.to_owned(),
+            reason: "a number has at most 38 significant digits",
+        });
+    }
+    Ok(())
+}
+
+macro_rules! int_attribute {
+    ($($t:ty),*) => {$(
+        impl Attribute for $t {
+            #[inline]
+            fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
+                let text = self.to_string();
+                if std::mem::size_of::<$t>() == 16 {
+                    check_digits(&text)?;
+                }
+                Ok(Some(AttributeValue::N(text)))
+            }
+            #[inline]
+            fn from_attribute(value: Option<&AttributeValue>) -> Result<Self, ValueError> {
+                match value {
+                    Some(AttributeValue::N(n)) => parse_integer::<$t>(n)
+                        .ok_or_else(|| ValueError::Number { text: n.clone(), ty: stringify!($t) }),
+                    Some(other) => Err(wrong("N", other)),
+                    None => Err(ValueError::Missing),
+                }
+            }
+        }
+    )*};
+}
+int_attribute!(i8, i16, i32, i64, i128, isize, u16, u32, u64, u128, usize);
+
+// `u8` is its own case: a `Vec<u8>` is binary (`B`), not a list of numbers.
+impl Attribute for u8 {
+    #[inline]
+    fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
+        Ok(Some(AttributeValue::N(self.to_string())))
+    }
+    #[inline]
+    fn from_attribute(value: Option<&AttributeValue>) -> Result<Self, ValueError> {
+        match value {
+            Some(AttributeValue::N(n)) => {
+                parse_integer::<u8>(n).ok_or_else(|| ValueError::Number { text: n.clone(), ty: "u8" })
+            }
+            Some(other) => Err(wrong("N", other)),
+            None => Err(ValueError::Missing),
+        }
+    }
+    fn __list_to(items: &[Self]) -> Result<AttributeValue, ValueError> {
+        Ok(AttributeValue::B(Blob::new(items.to_vec())))
+    }
+    fn __list_from(value: &AttributeValue) -> Result<Vec<Self>, ValueError> {
+        match value {
+            AttributeValue::B(b) => Ok(b.as_ref().to_vec()),
+            other => Err(wrong("B", other)),
+        }
+    }
+}
+
+macro_rules! float_attribute {
+    ($($t:ty),*) => {$(
+        impl Attribute for $t {
+            #[inline]
+            fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
+                float_text(f64::from(*self), *self).map(|t| Some(AttributeValue::N(t)))
+            }
+            #[inline]
+            fn from_attribute(value: Option<&AttributeValue>) -> Result<Self, ValueError> {
+                match value {
+                    Some(AttributeValue::N(n)) => n
+                        .parse::<$t>()
+                        .ok()
+                        .filter(|v| v.is_finite())
+                        .ok_or_else(|| ValueError::Number { text: n.clone(), ty: stringify!($t) }),
+                    Some(other) => Err(wrong("N", other)),
+                    None => Err(ValueError::Missing),
+                }
+            }
+        }
+    )*};
+}
+float_attribute!(f32, f64);
+
+/// The shortest text that reads back as the same float, checked against DynamoDB's range.
+fn float_text<T: std::fmt::Display>(wide: f64, v: T) -> Result<String, ValueError> {
+    let reason = if wide.is_nan() {
+        Some("NaN has no DynamoDB representation")
+    } else if wide.is_infinite() {
+        Some("infinity has no DynamoDB representation")
+    } else if wide.abs() >= 1e126 {
+        Some("a number's magnitude must be below 10^126")
+    } else if wide != 0.0 && wide.abs() < 1e-130 {
+        Some("a non-zero number's magnitude must be at least 10^-130")
+    } else {
+        None
+    };
+    match reason {
+        Some(reason) => Err(ValueError::NotRepresentable { value: v.to_string(), reason }),
+        None => Ok(v.to_string()),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sets
+
+/// A type that can be an element of a DynamoDB set: strings (`SS`), numbers (`NS`) and byte
+/// vectors (`BS`).
+pub trait SetElement: Sized {
+    /// `SS`, `NS` or `BS`.
+    const SET_TYPE: &'static str;
+    #[doc(hidden)]
+    fn __to_set(items: Vec<&Self>) -> Result<AttributeValue, ValueError>;
+    #[doc(hidden)]
+    fn __from_set(value: &AttributeValue) -> Result<Vec<Self>, ValueError>;
+}
+
+impl SetElement for String {
+    const SET_TYPE: &'static str = "SS";
+    fn __to_set(items: Vec<&Self>) -> Result<AttributeValue, ValueError> {
+        Ok(AttributeValue::Ss(items.into_iter().cloned().collect()))
+    }
+    fn __from_set(value: &AttributeValue) -> Result<Vec<Self>, ValueError> {
+        match value {
+            AttributeValue::Ss(v) => Ok(v.clone()),
+            other => Err(wrong("SS", other)),
+        }
+    }
+}
+
+impl SetElement for Vec<u8> {
+    const SET_TYPE: &'static str = "BS";
+    fn __to_set(items: Vec<&Self>) -> Result<AttributeValue, ValueError> {
+        Ok(AttributeValue::Bs(items.into_iter().map(|b| Blob::new(b.clone())).collect()))
+    }
+    fn __from_set(value: &AttributeValue) -> Result<Vec<Self>, ValueError> {
+        match value {
+            AttributeValue::Bs(v) => Ok(v.iter().map(|b| b.as_ref().to_vec()).collect()),
+            other => Err(wrong("BS", other)),
+        }
+    }
+}
+
+macro_rules! number_set_element {
+    ($($t:ty),*) => {$(
+        impl SetElement for $t {
+            const SET_TYPE: &'static str = "NS";
+            fn __to_set(items: Vec<&Self>) -> Result<AttributeValue, ValueError> {
+                let mut out = Vec::with_capacity(items.len());
+                for v in items {
+                    match v.to_attribute()? {
+                        Some(AttributeValue::N(n)) => out.push(n),
+                        _ => unreachable!("numbers encode as N"),
+                    }
+                }
+                Ok(AttributeValue::Ns(out))
+            }
+            fn __from_set(value: &AttributeValue) -> Result<Vec<Self>, ValueError> {
+                match value {
+                    AttributeValue::Ns(v) => v
+                        .iter()
+                        .map(|n| <$t>::from_attribute(Some(&AttributeValue::N(n.clone()))))
+                        .collect(),
+                    other => Err(wrong("NS", other)),
+                }
+            }
+        }
+    )*};
+}
+number_set_element!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+
+impl<T: SetElement + Ord> Attribute for BTreeSet<T> {
+    fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
+        if self.is_empty() {
+            return Ok(None);
+        }
+        T::__to_set(self.iter().collect()).map(Some)
+    }
+    fn from_attribute(value: Option<&AttributeValue>) -> Result<Self, ValueError> {
+        match value {
+            None => Ok(BTreeSet::new()),
+            Some(v) => Ok(T::__from_set(v)?.into_iter().collect()),
+        }
+    }
+}
+
+impl<T: SetElement + Eq + Hash, S: std::hash::BuildHasher + Default> Attribute for HashSet<T, S> {
+    fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
+        if self.is_empty() {
+            return Ok(None);
+        }
+        T::__to_set(self.iter().collect()).map(Some)
+    }
+    fn from_attribute(value: Option<&AttributeValue>) -> Result<Self, ValueError> {
+        match value {
+            None => Ok(HashSet::default()),
+            Some(v) => Ok(T::__from_set(v)?.into_iter().collect()),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// serde
+
+/// Stores `value` through serde (as nested `M` / `L` / scalar attributes), for
+/// `#[entity(serde)]` fields.
+///
+/// # Errors
+/// [`ValueError::Invalid`] when serde cannot represent the value.
+pub fn serde_to_attribute<T: serde::Serialize>(value: &T) -> Result<Option<AttributeValue>, ValueError> {
+    let av: AttributeValue = serde_dynamo::to_attribute_value(value).map_err(|e| ValueError::Invalid(e.to_string()))?;
+    Ok(if av.is_null() { None } else { Some(av) })
+}
+
+/// Reads a `#[entity(serde)]` field back; an absent attribute reads as serde's `null`.
+///
+/// # Errors
+/// [`ValueError::Invalid`] with serde's message.
+pub fn serde_from_attribute<T: serde::de::DeserializeOwned>(value: Option<&AttributeValue>) -> Result<T, ValueError> {
+    let av = value.cloned().unwrap_or(AttributeValue::Null(true));
+    serde_dynamo::from_attribute_value(av).map_err(|e| ValueError::Invalid(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_in_other_notations() {
+        assert_eq!(parse_integer::<u64>("42"), Some(42));
+        assert_eq!(parse_integer::<u64>("4.2E+1"), Some(42));
+        assert_eq!(parse_integer::<i64>("-4.2e1"), Some(-42));
+        assert_eq!(parse_integer::<u64>("42.000"), Some(42));
+        assert_eq!(parse_integer::<u64>("4.25E+1"), None);
+        assert_eq!(parse_integer::<u8>("256"), None);
+        assert_eq!(parse_integer::<u64>("-1"), None);
+        assert_eq!(parse_integer::<i32>("0E+5"), Some(0));
+        assert_eq!(parse_integer::<u64>("1E+20"), None);
+        assert_eq!(parse_integer::<u128>("1E+20"), Some(100_000_000_000_000_000_000));
+    }
+
+    #[test]
+    fn numbers_dynamodb_cannot_hold() {
+        assert!(matches!(f64::NAN.to_attribute(), Err(ValueError::NotRepresentable { .. })));
+        assert!(matches!(f64::INFINITY.to_attribute(), Err(ValueError::NotRepresentable { .. })));
+        assert!(matches!(1e200f64.to_attribute(), Err(ValueError::NotRepresentable { .. })));
+        assert!(matches!(u128::MAX.to_attribute(), Err(ValueError::NotRepresentable { .. })));
+        assert_eq!(10u128.pow(38).to_attribute(), Ok(Some(AttributeValue::N("1".to_owned() + &"0".repeat(38)))));
+        assert_eq!(0.1f64.to_attribute(), Ok(Some(AttributeValue::N("0.1".into()))));
+    }
+
+    #[test]
+    fn bytes_are_binary_and_lists_are_lists() {
+        assert_eq!(vec![1u8, 2].to_attribute(), Ok(Some(AttributeValue::B(Blob::new(vec![1, 2])))));
+        assert_eq!(
+            vec![1u16, 2].to_attribute(),
+            Ok(Some(AttributeValue::L(vec![AttributeValue::N("1".into()), AttributeValue::N("2".into())])))
+        );
+        assert_eq!(BTreeSet::<String>::new().to_attribute(), Ok(None));
+        assert_eq!(BTreeSet::<String>::from_attribute(None), Ok(BTreeSet::new()));
+        assert_eq!(
+            u32::from_attribute(Some(&AttributeValue::S("1".into()))),
+            Err(ValueError::WrongType { expected: "N", found: "S" })
+        );
+        assert_eq!(Option::<u32>::from_attribute(Some(&AttributeValue::Null(true))), Ok(None));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn i64_round_trip(v: i64) {
+            let av = v.to_attribute().unwrap();
+            proptest::prop_assert_eq!(i64::from_attribute(av.as_ref()), Ok(v));
+        }
+        #[test]
+        fn u128_round_trip_or_rejected(v: u128) {
+            match v.to_attribute() {
+                Ok(av) => proptest::prop_assert_eq!(u128::from_attribute(av.as_ref()), Ok(v)),
+                Err(ValueError::NotRepresentable { .. }) => proptest::prop_assert!(v.to_string().trim_end_matches('0').len() > 38),
+                Err(e) => proptest::prop_assert!(false, "{e}"),
+            }
+        }
+        #[test]
+        fn f64_round_trip(v in proptest::num::f64::NORMAL | proptest::num::f64::ZERO) {
+            if let Ok(av) = v.to_attribute() {
+                proptest::prop_assert_eq!(f64::from_attribute(av.as_ref()), Ok(v));
+            } else {
+                proptest::prop_assert!(v.abs() >= 1e126 || v.abs() < 1e-130);
+            }
+        }
+        #[test]
+        fn strings_round_trip(s: String) {
+            let av = s.to_attribute().unwrap();
+            proptest::prop_assert_eq!(String::from_attribute(av.as_ref()), Ok(s));
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! Skill Exchange end to end: creates the table, loads a generated data set, runs every access
+//! pattern against DynamoDB and checks each answer. Exits non-zero on any mismatch.
+//!
+//! Uses `DYNAMODB_ENDPOINT` when set, otherwise starts DynamoDB Local itself.
+//!
+//! ```text
+//! cargo run --release -p dynamo-entity-examples --example skill_exchange [-- --small]
+//! ```
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use dynamo_entity::Table;
+use dynamo_entity::local::LocalDynamoDb;
+use dynamo_entity_examples::skill_exchange::{self, Dataset, PatternReport, Sizes};
+
+const TABLE: &str = "skill-exchange";
+
+fn print(r: &PatternReport) {
+    println!("{:<56} {:>6} items {:>10.1} ms", r.name, r.items, r.micros as f64 / 1000.0);
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    match run().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("FAILED: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    let small = std::env::args().any(|a| a == "--small");
+    let sizes = if small { Sizes::SMALL } else { Sizes::FULL };
+    let started = Instant::now();
+    let server = LocalDynamoDb::shared().await?;
+    println!("DynamoDB at {}", server.endpoint());
+    let table = Table::new(server.client(), TABLE);
+
+    // Start from an empty table on every run.
+    let _ = table.delete_table().await;
+    table.create_table(&skill_exchange::schemas()).await?;
+    println!("created table {TABLE} (PK/SK, GSI1-GSI4, on-demand)");
+
+    let data = Dataset::generate(42, sizes);
+    println!(
+        "data set: {} users, {} skills, {} reviews, {} purchases, {} coupons, {} badges",
+        data.users.len(),
+        data.skills.len(),
+        data.reviews.len(),
+        data.purchases.len(),
+        data.coupons.len(),
+        data.badges.len()
+    );
+    println!();
+    println!("{:<56} {:>12} {:>13}", "access pattern", "answer", "time");
+    print(&skill_exchange::scenario::load(&table, &data, 32).await?);
+    let reports = skill_exchange::run(&table, &data).await?;
+    for r in &reports {
+        print(r);
+    }
+    println!();
+    println!("all {} access patterns answered as expected in {:.1} s", reports.len(), started.elapsed().as_secs_f64());
+    Ok(())
+}

@@ -1,0 +1,6 @@
+//! Applications built on `dynamo-entity`. Each module holds one application's entities, a
+//! deterministic data generator and its access patterns, so that the runnable examples, the
+//! integration tests and the benchmarks share them.
+
+pub mod rng;
+pub mod skill_exchange;

@@ -1,0 +1,33 @@
+//! Skill Exchange: a two-sided marketplace for reusable AI skills on one DynamoDB table.
+//!
+//! | entity | PK | SK | indexes |
+//! |---|---|---|---|
+//! | [`User`](model::User) | `USER#<id>` | `PROFILE` | |
+//! | [`Badge`](model::Badge) | `USER#<user_id>` | `BADGE#<badge>` | |
+//! | [`Skill`](model::Skill) | `SKILL#<id>` | `META` | GSI1 `CAT#<category>` / `<downloads>`, GSI2 `SELLER#<seller_id>` / `<created_at>`, GSI4 `SKILL#<status>` / `<submitted_at>` |
+//! | [`Review`](model::Review) | `SKILL#<skill_id>` | `REVIEW#<id>` | |
+//! | [`Purchase`](model::Purchase) | `PURCHASE#<skill_id>#<buyer_id>` | `META` | GSI3 `BUYER#<buyer_id>` / `<purchased_at>` |
+//! | [`Coupon`](model::Coupon) | `COUPON#<code>` | `META` | |
+//! | [`Redemption`](model::Redemption) | `COUPON#<code>` | `USED#<user_id>` | |
+
+pub mod data;
+pub mod model;
+pub mod scenario;
+
+pub use data::{Dataset, Sizes};
+pub use model::*;
+pub use scenario::{Mismatch, PatternReport, run};
+
+/// Every entity of the table, for [`Table::create_table`](dynamo_entity::Table::create_table).
+pub fn schemas() -> Vec<&'static dynamo_entity::EntitySchema> {
+    use dynamo_entity::Entity;
+    vec![
+        User::schema(),
+        Badge::schema(),
+        Skill::schema(),
+        Review::schema(),
+        Purchase::schema(),
+        Coupon::schema(),
+        Redemption::schema(),
+    ]
+}

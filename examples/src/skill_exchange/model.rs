@@ -1,0 +1,162 @@
+//! The entities of Skill Exchange.
+
+use dynamo_entity::{Entity, KeyPart, Timestamp};
+
+/// A user id such as `u0042`.
+#[derive(KeyPart, Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct UserId(pub String);
+
+/// A skill id such as `s00042`.
+#[derive(KeyPart, Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SkillId(pub String);
+
+/// Where a skill is in moderation: `draft` → `pending` → `approved`. Stored as the lower-case
+/// name, which is also the GSI4 partition (`SKILL#pending` is the review queue,
+/// `SKILL#approved` the live marketplace).
+#[derive(KeyPart, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SkillStatus {
+    /// Being written by the seller; not in GSI4 at all (no `submitted_at`).
+    Draft,
+    /// Submitted, waiting in the review queue.
+    Pending,
+    /// Live in the marketplace.
+    Approved,
+}
+
+/// A badge a user can hold.
+#[derive(KeyPart, Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BadgeType {
+    /// Published at least one approved skill.
+    Publisher,
+    /// Sold at least 50 copies.
+    TopSeller,
+    /// Bought at least 30 skills.
+    Collector,
+}
+
+/// A user's profile (`USER#<id>` / `PROFILE`).
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "USER#<id>", sk = "PROFILE")]
+pub struct User {
+    /// The user id.
+    pub id: UserId,
+    /// Display name.
+    pub name: String,
+    /// E-mail address.
+    pub email: String,
+    /// Whether the seller is verified (denormalized onto their skills).
+    pub verified: bool,
+    /// Copies of this user's skills sold.
+    pub sales: u64,
+    /// Sign-up time.
+    pub created_at: Timestamp,
+}
+
+/// A badge held by a user (`USER#<user_id>` / `BADGE#<badge>`): in the user's item collection.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "USER#<user_id>", sk = "BADGE#<badge>")]
+pub struct Badge {
+    /// The holder.
+    pub user_id: UserId,
+    /// Which badge.
+    pub badge: BadgeType,
+    /// When it was awarded.
+    pub awarded_at: Timestamp,
+}
+
+/// A listing (`SKILL#<id>` / `META`).
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(
+    pk = "SKILL#<id>",
+    sk = "META",
+    gsi1 = "CAT#<category>",
+    gsi1_sk = "<downloads>",
+    gsi2 = "SELLER#<seller_id>",
+    gsi2_sk = "<created_at>",
+    gsi4 = "SKILL#<status>",
+    gsi4_sk = "<submitted_at>"
+)]
+pub struct Skill {
+    /// The skill id.
+    pub id: SkillId,
+    /// Title shown on the card.
+    pub title: String,
+    /// Category, the GSI1 partition (browse by popularity).
+    pub category: String,
+    /// The seller, the GSI2 partition (a seller's skills by creation time).
+    pub seller_id: UserId,
+    /// Moderation status, the GSI4 partition.
+    pub status: SkillStatus,
+    /// Copies sold, the GSI1 sort key (stored as a number).
+    pub downloads: u64,
+    /// Price in cents.
+    pub price_cents: u32,
+    /// Creation time, the GSI2 sort key.
+    pub created_at: Timestamp,
+    /// When it was submitted for review, the GSI4 sort key; `None` for drafts, which keeps
+    /// them out of GSI4 (sparse index).
+    pub submitted_at: Option<Timestamp>,
+    /// The seller's verified mark, denormalized for the card.
+    #[entity(rename = "sellerVerified")]
+    pub seller_verified: bool,
+    /// Free-form tags.
+    pub tags: Vec<String>,
+}
+
+/// A review of a skill (`SKILL#<skill_id>` / `REVIEW#<id>`): in the skill's item collection.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "SKILL#<skill_id>", sk = "REVIEW#<id>")]
+pub struct Review {
+    /// The reviewed skill.
+    pub skill_id: SkillId,
+    /// The review id, unique within the skill.
+    pub id: u32,
+    /// The reviewer.
+    pub author_id: UserId,
+    /// 1 to 5 stars.
+    pub rating: u8,
+    /// Review text.
+    pub body: String,
+    /// When it was written.
+    pub created_at: Timestamp,
+}
+
+/// A purchase (`PURCHASE#<skill_id>#<buyer_id>` / `META`): the key makes it unique per buyer
+/// and skill, so recording it is idempotent.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "PURCHASE#<skill_id>#<buyer_id>", sk = "META", gsi3 = "BUYER#<buyer_id>", gsi3_sk = "<purchased_at>")]
+pub struct Purchase {
+    /// The skill bought.
+    pub skill_id: SkillId,
+    /// The buyer, the GSI3 partition ("my library").
+    pub buyer_id: UserId,
+    /// Price paid in cents.
+    pub price_cents: u32,
+    /// When, the GSI3 sort key.
+    pub purchased_at: Timestamp,
+}
+
+/// A discount code (`COUPON#<code>` / `META`).
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "COUPON#<code>", sk = "META")]
+pub struct Coupon {
+    /// The code, such as `LAUNCH10`.
+    pub code: String,
+    /// Percentage off.
+    pub percent_off: u8,
+    /// Valid until.
+    pub expires_at: Timestamp,
+}
+
+/// One redemption of a coupon by a user (`COUPON#<code>` / `USED#<user_id>`): at most one per
+/// user, by its key.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "COUPON#<code>", sk = "USED#<user_id>")]
+pub struct Redemption {
+    /// The coupon code.
+    pub code: String,
+    /// Who redeemed it.
+    pub user_id: UserId,
+    /// When.
+    pub redeemed_at: Timestamp,
+}

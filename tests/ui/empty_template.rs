@@ -1,0 +1,9 @@
+use dynamo_entity::Entity;
+
+#[derive(Entity)]
+#[entity(pk = "SKILL#<id>", sk = "")]
+pub struct Skill {
+    pub id: String,
+}
+
+fn main() {}
