@@ -84,10 +84,7 @@ impl KeyTemplate {
                 None
             }
         };
-        KeyTemplate {
-            attr: attr.clone(),
-            parsed,
-        }
+        KeyTemplate { attr: attr.clone(), parsed }
     }
 
     pub fn source(&self) -> String {
@@ -96,10 +93,7 @@ impl KeyTemplate {
 
     /// The placeholders' field names, in order (none when the template did not parse).
     pub fn field_names(&self) -> Vec<&str> {
-        self.parsed
-            .iter()
-            .flat_map(|t| t.fields().map(|(n, _)| n))
-            .collect()
+        self.parsed.iter().flat_map(|t| t.fields().map(|(n, _)| n)).collect()
     }
 }
 
@@ -136,10 +130,7 @@ impl<'a> Entity<'a> {
                 None
             }
             Data::Union(_) => {
-                errors.spanned(
-                    ident,
-                    "`#[derive(Entity)]` supports structs with named fields only, not unions",
-                );
+                errors.spanned(ident, "`#[derive(Entity)]` supports structs with named fields only, not unions");
                 None
             }
         };
@@ -163,10 +154,7 @@ impl<'a> Entity<'a> {
             let name = syn::ext::IdentExt::unraw(field_ident).to_string();
             fields.push(Field {
                 ident: field_ident,
-                attribute: fa
-                    .rename
-                    .as_ref()
-                    .map_or_else(|| name.clone(), LitStr::value),
+                attribute: fa.rename.as_ref().map_or_else(|| name.clone(), LitStr::value),
                 name,
                 vis: &f.vis,
                 ty: &f.ty,
@@ -232,32 +220,22 @@ impl<'a> Entity<'a> {
     /// Every template, complete index or not, and whether it belongs to the primary key.
     pub fn templates(&self) -> impl Iterator<Item = (&KeyTemplate, bool)> {
         self.indexes()
-            .flat_map(|i| {
-                [
-                    (&i.pk, i.kind == IndexKind::Primary),
-                    (&i.sk, i.kind == IndexKind::Primary),
-                ]
-            })
+            .flat_map(|i| [(&i.pk, i.kind == IndexKind::Primary), (&i.sk, i.kind == IndexKind::Primary)])
             .chain(self.loose.iter().map(|(t, primary)| (t, *primary)))
     }
 
     /// Whether the field fills a placeholder of any template.
     pub fn is_key_field(&self, name: &str) -> bool {
-        self.templates()
-            .any(|(t, _)| t.field_names().contains(&name))
+        self.templates().any(|(t, _)| t.field_names().contains(&name))
     }
 
     /// Whether the field fills a placeholder of the primary key.
     pub fn is_primary_key_field(&self, name: &str) -> bool {
-        self.templates()
-            .any(|(t, primary)| primary && t.field_names().contains(&name))
+        self.templates().any(|(t, primary)| primary && t.field_names().contains(&name))
     }
 }
 
 /// The span to report a field's attribute name on: the rename literal, or the field name.
 pub fn attribute_span(field: &Field) -> Span {
-    field
-        .rename
-        .as_ref()
-        .map_or_else(|| field.ident.span(), LitStr::span)
+    field.rename.as_ref().map_or_else(|| field.ident.span(), LitStr::span)
 }

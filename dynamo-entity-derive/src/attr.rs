@@ -63,37 +63,26 @@ enum StructKey {
 /// Parses `gsi<n>` / `gsi<n>_sk`, or says why such a key is wrong.
 fn gsi_key(key: &str) -> Option<Result<StructKey, String>> {
     let rest = key.strip_prefix("gsi")?;
-    let digits_end = rest
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(rest.len());
+    let digits_end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
     let (digits, suffix) = rest.split_at(digits_end);
     let numbered = "GSIs are numbered `gsi1` to `gsi20`, with sort keys `gsi1_sk` to `gsi20_sk`";
     if digits.is_empty() {
         return Some(Err(format!("unknown key `{key}`: {numbered}")));
     }
-    let n = digits
-        .parse::<u8>()
-        .ok()
-        .filter(|n| (1..=MAX_GSI).contains(n) && !digits.starts_with('0'));
+    let n = digits.parse::<u8>().ok().filter(|n| (1..=MAX_GSI).contains(n) && !digits.starts_with('0'));
     match (n, suffix) {
         (Some(n), "") => Some(Ok(StructKey::GsiPk(n))),
         (Some(n), "_sk") => Some(Ok(StructKey::GsiSk(n))),
-        (Some(n), "_pk") => Some(Err(format!(
-            "unknown key `{key}`: the partition key template of GSI{n} is `gsi{n} = \"...\"`"
-        ))),
-        (Some(n), _) => Some(Err(format!(
-            "unknown key `{key}`; did you mean `gsi{n}` or `gsi{n}_sk`?"
-        ))),
+        (Some(n), "_pk") => {
+            Some(Err(format!("unknown key `{key}`: the partition key template of GSI{n} is `gsi{n} = \"...\"`")))
+        }
+        (Some(n), _) => Some(Err(format!("unknown key `{key}`; did you mean `gsi{n}` or `gsi{n}_sk`?"))),
         (None, _) => Some(Err(format!("unknown key `{key}`: {numbered}"))),
     }
 }
 
 /// Reads `= "..."` after `key`; records an error and returns `None` when it is not a string.
-fn string_value(
-    meta: &ParseNestedMeta,
-    key: &str,
-    errors: &mut Errors,
-) -> syn::Result<Option<LitStr>> {
+fn string_value(meta: &ParseNestedMeta, key: &str, errors: &mut Errors) -> syn::Result<Option<LitStr>> {
     if !meta.input.peek(Token![=]) {
         errors.spanned(&meta.path, format!("expected `{key} = \"...\"`"));
         skip_value(meta)?;
@@ -101,14 +90,9 @@ fn string_value(
     }
     let expr: Expr = meta.value()?.parse()?;
     match expr {
-        Expr::Lit(ExprLit {
-            lit: Lit::Str(s), ..
-        }) => Ok(Some(s)),
+        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Ok(Some(s)),
         other => {
-            errors.spanned(
-                other,
-                format!("expected a string literal: `{key} = \"...\"`"),
-            );
+            errors.spanned(other, format!("expected a string literal: `{key} = \"...\"`"));
             Ok(None)
         }
     }
@@ -124,10 +108,9 @@ fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
     Ok(())
 }
 
-fn set_once<T>(slot: &mut Option<T>, value: Option<T>, key: &Ident, errors: &mut Errors) {
-    if slot.is_some() {
-        errors.spanned(key, format!("duplicate `{key}`"));
-    } else if value.is_some() {
+/// Stores a parsed value; duplicates were rejected before the value was parsed.
+fn set<T>(slot: &mut Option<T>, value: Option<T>) {
+    if value.is_some() {
         *slot = value;
     }
 }
@@ -156,17 +139,14 @@ pub fn entity_attrs(attrs: &[Attribute], errors: &mut Errors) -> EntityAttrs {
                 other => gsi_key(other).unwrap_or_else(|| {
                     let lower = other.to_lowercase();
                     let valid = ["pk", "sk", "name", "gsi1", "gsi1_sk"];
-                    let suggestion = if matches!(lower.as_str(), "pk" | "sk" | "name")
-                        || matches!(gsi_key(&lower), Some(Ok(_)))
-                    {
-                        Some(lower.as_str())
-                    } else {
-                        suggest::closest(&lower, valid)
-                    };
+                    let suggestion =
+                        if matches!(lower.as_str(), "pk" | "sk" | "name") || matches!(gsi_key(&lower), Some(Ok(_))) {
+                            Some(lower.as_str())
+                        } else {
+                            suggest::closest(&lower, valid)
+                        };
                     Err(match suggestion {
-                        Some(s) => format!(
-                            "unknown key `{other}`; did you mean `{s}`? Expected {STRUCT_KEYS}"
-                        ),
+                        Some(s) => format!("unknown key `{other}`; did you mean `{s}`? Expected {STRUCT_KEYS}"),
                         None => format!("unknown key `{other}`; expected {STRUCT_KEYS}"),
                     })
                 }),
@@ -184,26 +164,13 @@ pub fn entity_attrs(attrs: &[Attribute], errors: &mut Errors) -> EntityAttrs {
             }
             seen.push(key.clone());
             let value = string_value(&meta, &key, errors)?;
-            let key_attr = value.clone().map(|lit| KeyAttr {
-                key: ident.clone(),
-                lit,
-            });
+            let key_attr = value.clone().map(|lit| KeyAttr { key: ident.clone(), lit });
             match parsed {
-                StructKey::Pk => set_once(&mut out.pk, key_attr, &ident, errors),
-                StructKey::Sk => set_once(&mut out.sk, key_attr, &ident, errors),
-                StructKey::Name => set_once(&mut out.name, value, &ident, errors),
-                StructKey::GsiPk(n) => set_once(
-                    &mut out.gsis.entry(n).or_default().pk,
-                    key_attr,
-                    &ident,
-                    errors,
-                ),
-                StructKey::GsiSk(n) => set_once(
-                    &mut out.gsis.entry(n).or_default().sk,
-                    key_attr,
-                    &ident,
-                    errors,
-                ),
+                StructKey::Pk => set(&mut out.pk, key_attr),
+                StructKey::Sk => set(&mut out.sk, key_attr),
+                StructKey::Name => set(&mut out.name, value),
+                StructKey::GsiPk(n) => set(&mut out.gsis.entry(n).or_default().pk, key_attr),
+                StructKey::GsiSk(n) => set(&mut out.gsis.entry(n).or_default().sk, key_attr),
             }
             Ok(())
         });

@@ -83,10 +83,7 @@ pub fn words(name: &str) -> Vec<String> {
         if c.is_uppercase() && !current.is_empty() {
             let prev = chars[i - 1];
             let next_is_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
-            if prev.is_lowercase()
-                || prev.is_ascii_digit()
-                || (prev.is_uppercase() && next_is_lower)
-            {
+            if prev.is_lowercase() || prev.is_ascii_digit() || (prev.is_uppercase() && next_is_lower) {
                 words.push(std::mem::take(&mut current));
             }
         }

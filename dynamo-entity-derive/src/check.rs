@@ -110,10 +110,7 @@ fn placeholders(entity: &Entity, errors: &mut Errors) {
                 None if names.is_empty() => {
                     format!("no field `{name}` in `{ident}`, which has no fields")
                 }
-                None => format!(
-                    "no field `{name}` in `{ident}`; its fields are {}",
-                    suggest::list(&names)
-                ),
+                None => format!("no field `{name}` in `{ident}`; its fields are {}", suggest::list(&names)),
             };
             errors.at(template::span_of(&template.attr.lit, range), message);
         }
@@ -137,10 +134,7 @@ fn key_part_types(entity: &Entity, errors: &mut Errors) {
             continue;
         }
         if let KeyPartType::Rejected(reason) = types::key_part(field.ty) {
-            errors.spanned(
-                field.ty,
-                format!("`{}` cannot be a key part: {reason}", field.name),
-            );
+            errors.spanned(field.ty, format!("`{}` cannot be a key part: {reason}", field.name));
         } else if in_primary && types::option_inner(field.ty).is_some() {
             errors.spanned(
                 field.ty,
@@ -171,20 +165,11 @@ fn attributes(entity: &Entity, errors: &mut Errors) {
             } else {
                 "store it under another name with `#[entity(rename = \"...\")]`"
             };
-            errors.at(
-                span,
-                format!("attribute `{attribute}` is reserved: it holds {why}; {how}"),
-            );
+            errors.at(span, format!("attribute `{attribute}` is reserved: it holds {why}; {how}"));
             continue;
         }
         if let Some(other) = seen.insert(attribute, &field.name) {
-            errors.at(
-                span,
-                format!(
-                    "`{}` and `{other}` are both stored in attribute `{attribute}`",
-                    field.name
-                ),
-            );
+            errors.at(span, format!("`{}` and `{other}` are both stored in attribute `{attribute}`", field.name));
         }
     }
 }
@@ -202,10 +187,7 @@ pub fn reserved(attribute: &str) -> Option<String> {
         Some(n) => (n, "partition"),
         None => (rest.strip_suffix("SK")?, "sort"),
     };
-    let number: u8 = n
-        .parse()
-        .ok()
-        .filter(|v| (1..=MAX_GSI).contains(v) && !n.starts_with('0'))?;
+    let number: u8 = n.parse().ok().filter(|v| (1..=MAX_GSI).contains(v) && !n.starts_with('0'))?;
     Some(format!("the {what} key of GSI{number}"))
 }
 
@@ -218,7 +200,10 @@ fn handle_names(entity: &Entity, errors: &mut Errors) {
         if let Some(other) = seen.insert(constant.clone(), &field.name) {
             errors.spanned(
                 field.ident,
-                format!("`{}` and `{other}` would both get the field handle `{}::{constant}`; rename one of them", field.name, entity.ident),
+                format!(
+                    "`{}` and `{other}` would both get the field handle `{}::{constant}`; rename one of them",
+                    field.name, entity.ident
+                ),
             );
         }
     }
@@ -230,14 +215,10 @@ mod tests {
 
     #[test]
     fn reserved_attributes() {
-        for a in [
-            "PK", "SK", "_type", "GSI1PK", "GSI1SK", "GSI20PK", "GSI20SK", "GSI9SK",
-        ] {
+        for a in ["PK", "SK", "_type", "GSI1PK", "GSI1SK", "GSI20PK", "GSI20SK", "GSI9SK"] {
             assert!(reserved(a).is_some(), "{a}");
         }
-        for a in [
-            "pk", "sk", "type", "GSI21PK", "GSI0PK", "GSI01PK", "GSIPK", "GSI1", "GSI1XK", "title",
-        ] {
+        for a in ["pk", "sk", "type", "GSI21PK", "GSI0PK", "GSI01PK", "GSIPK", "GSI1", "GSI1XK", "title"] {
             assert!(reserved(a).is_none(), "{a}");
         }
     }

@@ -84,11 +84,7 @@ fn generate(e: &Entity) -> TokenStream {
     let g = Gen { e, name: &e.name };
     let ident = e.ident;
     let bounds = g.bounds();
-    let where_clause = if bounds.is_empty() {
-        quote!()
-    } else {
-        quote!(where #(#bounds),*)
-    };
+    let where_clause = if bounds.is_empty() { quote!() } else { quote!(where #(#bounds),*) };
 
     let schema_items = g.schema_items();
     let entity_impl = g.entity_impl();
@@ -123,9 +119,7 @@ fn generate(e: &Entity) -> TokenStream {
 impl Gen<'_, '_> {
     fn field(&self, name: &str) -> &Field<'_> {
         // The check pass guarantees every placeholder names a field.
-        self.e
-            .field(name)
-            .unwrap_or_else(|| panic!("placeholder `{name}` names no field"))
+        self.e.field(name).unwrap_or_else(|| panic!("placeholder `{name}` names no field"))
     }
 
     /// The `where` predicates, spanned on the field types (see the module docs).
@@ -179,18 +173,11 @@ impl Gen<'_, '_> {
         partition: bool,
     ) -> TokenStream {
         let name = self.name;
-        let writer = if partition {
-            quote!(__de::pk_writer)
-        } else {
-            quote!(__de::sk_writer)
-        };
+        let writer = if partition { quote!(__de::pk_writer) } else { quote!(__de::sk_writer) };
         let n = t.field_names().len();
         let params: Vec<Ident> = (0..n).map(|i| format_ident!("p{i}")).collect();
         let generics: Vec<Ident> = (0..n).map(|i| format_ident!("P{i}")).collect();
-        let doc = format!(
-            "Starts `{attribute}` = `{}`, writing the parts in template order.",
-            t.source()
-        );
+        let doc = format!("Starts `{attribute}` = `{}`, writing the parts in template order.", t.source());
         let body = if n == 0 {
             quote!(__de::Result::Ok(#writer(#name, #attribute, &Self::#tpl_const)))
         } else {
@@ -213,11 +200,7 @@ impl Gen<'_, '_> {
 
     /// The fields of `key()`: the partition key's then the sort key's not already given.
     fn primary_key_fields(&self) -> Vec<&Field<'_>> {
-        let primary = self
-            .e
-            .primary
-            .as_ref()
-            .expect("checked entities have a primary key");
+        let primary = self.e.primary.as_ref().expect("checked entities have a primary key");
         let mut names: Vec<&str> = primary.pk.field_names();
         for n in primary.sk.field_names() {
             if !names.contains(&n) {
@@ -244,20 +227,8 @@ impl Gen<'_, '_> {
                     quote!(__de::Index::Gsi(#n))
                 }
             };
-            let pk_fn = self.writer_fn(
-                &names.pk_fn,
-                pk_tpl,
-                &index.kind.pk_attribute(),
-                &index.pk,
-                true,
-            );
-            let sk_fn = self.writer_fn(
-                &names.sk_fn,
-                sk_tpl,
-                &index.kind.sk_attribute(),
-                &index.sk,
-                false,
-            );
+            let pk_fn = self.writer_fn(&names.pk_fn, pk_tpl, &index.kind.pk_attribute(), &index.pk, true);
+            let sk_fn = self.writer_fn(&names.sk_fn, sk_tpl, &index.kind.sk_attribute(), &index.sk, false);
             items.extend(quote! {
                 const #pk_tpl: __de::Template = #pk_expr;
                 const #sk_tpl: __de::Template = #sk_expr;
@@ -273,7 +244,8 @@ impl Gen<'_, '_> {
 
         let fields = e.fields.iter().map(|f| {
             let (field, attribute) = (&f.name, &f.attribute);
-            quote!(__de::FieldSchema { field: #field, attribute: #attribute })
+            let optional = types::option_inner(f.ty).is_some();
+            quote!(__de::FieldSchema { field: #field, attribute: #attribute, optional: #optional })
         });
         items.extend(quote! {
             const SCHEMA: __de::EntitySchema = __de::EntitySchema {
@@ -286,26 +258,13 @@ impl Gen<'_, '_> {
 
         // The primary key from its distinct fields, for `Entity::primary_key` and `key()`.
         let key_fields = self.primary_key_fields();
-        let params: Vec<Ident> = (0..key_fields.len())
-            .map(|i| format_ident!("p{i}"))
-            .collect();
-        let generics: Vec<Ident> = (0..key_fields.len())
-            .map(|i| format_ident!("P{i}"))
-            .collect();
-        let primary = e
-            .primary
-            .as_ref()
-            .expect("checked entities have a primary key");
+        let params: Vec<Ident> = (0..key_fields.len()).map(|i| format_ident!("p{i}")).collect();
+        let generics: Vec<Ident> = (0..key_fields.len()).map(|i| format_ident!("P{i}")).collect();
+        let primary = e.primary.as_ref().expect("checked entities have a primary key");
         let arg = |t: &KeyTemplate| -> Vec<Ident> {
             t.field_names()
                 .into_iter()
-                .map(|n| {
-                    params[key_fields
-                        .iter()
-                        .position(|f| f.name == n)
-                        .expect("key field")]
-                    .clone()
-                })
+                .map(|n| params[key_fields.iter().position(|f| f.name == n).expect("key field")].clone())
                 .collect()
         };
         let (pk_args, sk_args) = (arg(&primary.pk), arg(&primary.sk));
@@ -336,9 +295,7 @@ impl Gen<'_, '_> {
     /// Both keys of one GSI from an entity value, each `None` when a part is absent.
     fn gsi_fn(&self, index: &IndexKeys, names: &IndexNames) -> TokenStream {
         let ident = self.e.ident;
-        let IndexKind::Gsi(n) = index.kind else {
-            unreachable!()
-        };
+        let IndexKind::Gsi(n) = index.kind else { unreachable!() };
         let fn_name = format_ident!("gsi{n}");
         let (pk_fn, sk_fn) = (&names.pk_fn, &names.sk_fn);
         let pk_parts = self.self_parts(&index.pk, quote!(this));
@@ -401,23 +358,29 @@ impl Gen<'_, '_> {
         });
         let put_fields = e.fields.iter().map(|f| {
             let (member, field, attribute) = (f.ident, &f.name, &f.attribute);
-            let span = types::last_span(f.ty);
-            let put = if f.serde {
-                quote_spanned!(span=> __de::put_serde)
+            if f.serde {
+                // A type without serde's traits fails here: make the call span the field type.
+                let (first, last) = (types::first_span(f.ty), types::last_span(f.ty));
+                let mut member = member.clone();
+                member.set_span(last);
+                let amp = quote_spanned!(first=> &);
+                let callee = quote_spanned!(first=> __de::put_serde);
+                let args = quote_spanned!(last=> (&mut item, #name, #field, #attribute, #amp self.#member));
+                quote!(#callee #args ?;)
             } else {
-                quote!(__de::put_field)
-            };
-            quote!(#put(&mut item, #name, #field, #attribute, &self.#member)?;)
+                quote!(__de::put_field(&mut item, #name, #field, #attribute, &self.#member)?;)
+            }
         });
         let get_fields = e.fields.iter().map(|f| {
             let (member, attribute) = (f.ident, &f.attribute);
-            let span = types::last_span(f.ty);
-            let get = if f.serde {
-                quote_spanned!(span=> __de::get_serde)
+            if f.serde {
+                let (first, last) = (types::first_span(f.ty), types::last_span(f.ty));
+                let callee = quote_spanned!(first=> __de::get_serde);
+                let args = quote_spanned!(last=> (item, #name, #attribute));
+                quote!(#member: #callee #args ?)
             } else {
-                quote!(__de::get_field)
-            };
-            quote!(#member: #get(item, #name, #attribute)?)
+                quote!(#member: __de::get_field(item, #name, #attribute)?)
+            }
         });
         let gsi_keys = if e.gsis.is_empty() {
             quote!(__de::Result::Ok(::std::vec::Vec::new()))
@@ -507,10 +470,7 @@ impl Gen<'_, '_> {
         let e = self.e;
         let vis = e.vis;
         let mut items = TokenStream::new();
-        let primary = e
-            .primary
-            .as_ref()
-            .expect("checked entities have a primary key");
+        let primary = e.primary.as_ref().expect("checked entities have a primary key");
 
         // key()
         let key_fields = self.primary_key_fields();
@@ -548,15 +508,8 @@ impl Gen<'_, '_> {
             } else {
                 quote!(::core::option::Option::None)
             };
-            let marker = if in_primary {
-                quote!(, __de::Immutable)
-            } else {
-                quote!()
-            };
-            let mut doc = format!(
-                "The `{field}` field of `{}`, stored in attribute `{attribute}`.",
-                e.ident
-            );
+            let marker = if in_primary { quote!(, __de::Immutable) } else { quote!() };
+            let mut doc = format!("The `{field}` field of `{}`, stored in attribute `{attribute}`.", e.ident);
             if in_primary {
                 doc.push_str("\n\nPart of the primary key: no update can change it.");
             } else {
@@ -564,8 +517,7 @@ impl Gen<'_, '_> {
                     .gsis
                     .iter()
                     .filter(|g| {
-                        g.pk.field_names().contains(&field.as_str())
-                            || g.sk.field_names().contains(&field.as_str())
+                        g.pk.field_names().contains(&field.as_str()) || g.sk.field_names().contains(&field.as_str())
                     })
                     .map(|g| format!("`{}`", g.kind.pk_attribute().trim_end_matches("PK")))
                     .collect();
@@ -590,20 +542,10 @@ impl Gen<'_, '_> {
         let vis = e.vis;
         let names = IndexNames::new(index.kind);
         let (schema, pk_fn) = (&names.schema, &names.pk_fn);
-        let pk_fields: Vec<&Field> = index
-            .pk
-            .field_names()
-            .into_iter()
-            .map(|n| self.field(n))
-            .collect();
+        let pk_fields: Vec<&Field> = index.pk.field_names().into_iter().map(|n| self.field(n)).collect();
         let params = Self::params(&pk_fields);
         let args = pk_fields.iter().map(|f| f.ident);
-        let sk_types: Vec<&Type> = index
-            .sk
-            .field_names()
-            .into_iter()
-            .map(|n| self.field(n).ty)
-            .collect();
+        let sk_types: Vec<&Type> = index.sk.field_names().into_iter().map(|n| self.field(n).ty).collect();
         let (pk_attr, sk_attr) = (index.kind.pk_attribute(), index.kind.sk_attribute());
         let (fn_name, which) = match index.kind {
             IndexKind::Primary => (format_ident!("query"), "the table".to_owned()),
@@ -615,15 +557,12 @@ impl Gen<'_, '_> {
             index.sk.source()
         );
         if sk_types.is_empty() {
-            doc.push_str("\n\nThe sort key is a constant: the query returns the items of this entity in the partition.");
+            doc.push_str(
+                "\n\nThe sort key is a constant: the query returns the items of this entity in the partition.",
+            );
         } else {
             doc.push_str("\n\nSort-key conditions take the parts of the sort key in order: ");
-            let parts: Vec<String> = index
-                .sk
-                .field_names()
-                .iter()
-                .map(|n| format!("`{n}`"))
-                .collect();
+            let parts: Vec<String> = index.sk.field_names().iter().map(|n| format!("`{n}`")).collect();
             doc.push_str(&parts.join(", "));
             doc.push('.');
         }
@@ -636,10 +575,7 @@ impl Gen<'_, '_> {
             .map(|n| format!("`{n}`"))
             .collect();
         if !optional.is_empty() {
-            doc.push_str(&format!(
-                "\n\nSparse index: an item whose {} is `None` is not in it.",
-                optional.join(" or ")
-            ));
+            doc.push_str(&format!("\n\nSparse index: an item whose {} is `None` is not in it.", optional.join(" or ")));
         }
         quote! {
             #[doc = #doc]
@@ -657,4 +593,126 @@ impl Gen<'_, '_> {
 
 fn is_named(ty: &Type, name: &str) -> bool {
     matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Expands `#[derive(Entity)]` on `src`, checking the output is valid Rust; the output
+    /// without spaces, for simple `contains` checks.
+    fn expand(src: &str) -> String {
+        let input: DeriveInput = syn::parse_str(src).unwrap();
+        let out = derive_entity(&input);
+        syn::parse2::<syn::File>(out.clone()).expect("the expansion is valid Rust");
+        out.to_string().replace(' ', "")
+    }
+
+    const SKILL: &str = r#"
+        #[entity(pk = "SKILL#<id>", sk = "META", gsi1 = "CAT#<category>", gsi1_sk = "<downloads>",
+                 gsi4 = "SKILL#<status>", gsi4_sk = "<submitted_at>")]
+        pub struct Skill {
+            pub id: SkillId,
+            pub title: String,
+            pub category: String,
+            pub status: SkillStatus,
+            pub downloads: u64,
+            pub submitted_at: Option<Timestamp>,
+            #[entity(rename = "verified")]
+            pub seller_verified: bool,
+        }
+    "#;
+
+    #[test]
+    fn skill() {
+        let out = expand(SKILL);
+        // Only the user's types are spelled out as bounds.
+        assert!(out.contains("whereSkillId:::dynamo_entity::__private::KeyPart,SkillId:::dynamo_entity::__private::Attribute,SkillStatus:::dynamo_entity::__private::KeyPart,SkillStatus:::dynamo_entity::__private::Attribute{"));
+        assert!(!out.contains("String:::dynamo_entity"));
+        // Templates: a single numeric-capable placeholder asks the runtime for its key type.
+        assert!(out.contains(
+            r#"segments:&[__de::Segment::Literal("SKILL"),__de::Segment::Field("id")],key_type:__de::KeyType::S"#
+        ));
+        assert!(out.contains("key_type:__de::single_key_type::<u64>()"));
+        assert!(out.contains("gsis:&[Self::GSI1,Self::GSI4]"));
+        assert!(out.contains(r#"__de::FieldSchema{field:"seller_verified",attribute:"verified",optional:false}"#));
+        // to_item: exact capacity, keys, GSIs, fields, type.
+        assert!(out.contains("__de::Item::with_capacity(14usize)"));
+        assert!(out.contains(r#"__de::put_gsi(&mutitem,"GSI4PK",pk,"GSI4SK",sk);"#));
+        assert!(
+            out.contains(r#"__de::put_field(&mutitem,"Skill","seller_verified","verified",&self.seller_verified)?;"#)
+        );
+        assert!(out.contains(r#"__de::put_type(&mutitem,"Skill");"#));
+        assert!(out.contains(r#"seller_verified:__de::get_field(item,"Skill","verified")?"#));
+        // The inherent functions, typed by the fields.
+        assert!(out.contains("pubfnkey(id:&<SkillIdas__de::KeyPart>::Arg)->__de::Key<Self>"));
+        assert!(out.contains("pubfnquery(id:&<SkillIdas__de::KeyPart>::Arg)->__de::QuerySpec<Self,()>"));
+        assert!(out.contains("pubfngsi1(category:&str)->__de::QuerySpec<Self,(u64,)>"));
+        assert!(out.contains(
+            "pubfngsi4(status:&<SkillStatusas__de::KeyPart>::Arg)->__de::QuerySpec<Self,(Option<Timestamp>,)>"
+        ));
+        // Field handles: primary key fields are immutable, key fields carry their part writer.
+        assert!(out.contains("pubconstID:__de::Field<Self,SkillId,__de::Immutable>"));
+        assert!(out.contains("pubconstDOWNLOADS:__de::Field<Self,u64>=__de::Field::new(\"downloads\",\"downloads\",::core::option::Option::Some(<u64as__de::KeyPart>::write_part))"));
+        assert!(out.contains(
+            "pubconstTITLE:__de::Field<Self,String>=__de::Field::new(\"title\",\"title\",::core::option::Option::None)"
+        ));
+        assert!(!out.contains("compile_error"));
+    }
+
+    #[test]
+    fn key_parameters_are_distinct_fields_in_template_order() {
+        let out = expand(
+            r#"
+            #[entity(pk = "USER#<user>", sk = "ORDER#<created_at>#<user>#<line>")]
+            struct OrderLine { line: u16, user: String, created_at: Timestamp, qty: u32 }
+        "#,
+        );
+        assert!(out.contains("fnkey(user:&str,created_at:&Timestamp,line:&u16)"));
+        assert!(out.contains("fnquery(user:&str)->__de::QuerySpec<Self,(Timestamp,String,u16,)>"));
+        assert!(out.contains("pk:Self::primary_pk(p0)?.finish()?,sk:Self::primary_sk(p1,p0,p2)?.finish()?"));
+        // Private struct: private functions; no GSIs: no GSI keys.
+        assert!(out.contains("fnkey(") && !out.contains("pubfnkey("));
+        assert!(out.contains("gsis:&[]"));
+        assert!(out.contains("__de::Result::Ok(::std::vec::Vec::new())"));
+    }
+
+    #[test]
+    fn constant_keys_and_serde_fields() {
+        let out = expand(
+            r#"
+            #[entity(pk = "CONFIG", sk = "GLOBAL", name = "Cfg")]
+            pub struct Config { #[entity(serde)] pub(crate) rules: Rules, pub r#type: String }
+        "#,
+        );
+        assert!(out.contains("pubfnkey()->__de::Key<Self>"));
+        assert!(out.contains(r#"constTYPE:&'staticstr="Cfg";"#));
+        assert!(out.contains(r#"__de::put_serde(&mutitem,"Cfg","rules","rules",&self.rules)?;"#));
+        assert!(out.contains(r#"rules:__de::get_serde(item,"Cfg","rules")?"#));
+        assert!(out.contains("pub(crate)constRULES:__de::Field<Self,Rules>"));
+        assert!(out.contains(r#"pubconstTYPE:__de::Field<Self,String>=__de::Field::new("type","type""#));
+        // A serde field needs no `Attribute` bound.
+        assert!(!out.contains("Rules:::dynamo_entity"));
+    }
+
+    #[test]
+    fn errors_come_with_a_stub_impl() {
+        let out = expand(
+            r#"
+            #[entity(pk = "SKILL#<ids>", sk = "META", gsi2 = "X")]
+            pub struct Skill { pub id: String, pub price: f64 }
+        "#,
+        );
+        assert_eq!(out.matches("compile_error!").count(), 2, "{out}");
+        assert!(out.contains("impl__de::Entityfor Skill".replace(' ', "").as_str()));
+        assert!(out.contains("::core::unreachable!()"));
+        assert!(!out.contains("fnkey"));
+    }
+
+    #[test]
+    fn generic_structs_get_no_stub() {
+        let out = expand("#[entity(pk = \"A\", sk = \"B\")] struct S<T> { t: T }");
+        assert_eq!(out.matches("compile_error!").count(), 1);
+        assert!(!out.contains("impl"));
+    }
 }

@@ -8,9 +8,7 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
-use syn::{
-    Attribute, Data, DataEnum, DataStruct, DeriveInput, Expr, ExprLit, Fields, Lit, LitStr, Token,
-};
+use syn::{Attribute, Data, DataEnum, DataStruct, DeriveInput, Expr, ExprLit, Fields, Lit, LitStr, Token};
 
 use crate::case::{CASES, Case};
 use crate::errors::Errors;
@@ -24,10 +22,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     let generated = match &input.data {
         Data::Struct(s) => {
             if let Some((_, span)) = &container.rename_all {
-                errors.at(
-                    *span,
-                    "`rename_all` applies to enums only: a newtype is written as its field",
-                );
+                errors.at(*span, "`rename_all` applies to enums only: a newtype is written as its field");
             }
             newtype(input, s, &mut errors)
         }
@@ -61,8 +56,7 @@ fn container_attrs(attrs: &[Attribute], errors: &mut Errors) -> ContainerAttrs {
         let result = attr.parse_nested_meta(|meta| {
             if !meta.path.is_ident("rename_all") {
                 let message = if meta.path.is_ident("rename") {
-                    "`rename` belongs on a variant; on the enum, use `rename_all = \"...\"`"
-                        .to_owned()
+                    "`rename` belongs on a variant; on the enum, use `rename_all = \"...\"`".to_owned()
                 } else {
                     "unknown key; expected `rename_all = \"...\"`".to_owned()
                 };
@@ -79,10 +73,7 @@ fn container_attrs(attrs: &[Attribute], errors: &mut Errors) -> ContainerAttrs {
             };
             let value = lit.value();
             match Case::from_name(&value) {
-                Some(case) => {
-                    out.rename_all =
-                        Some((case, meta.path.get_ident().map_or(lit.span(), |i| i.span())))
-                }
+                Some(case) => out.rename_all = Some((case, meta.path.get_ident().map_or(lit.span(), |i| i.span()))),
                 None => {
                     let names: Vec<&str> = CASES.iter().map(|(n, _)| *n).collect();
                     let hint = suggest::closest(&value, names.iter().copied())
@@ -130,25 +121,16 @@ fn variant_rename(attrs: &[Attribute], errors: &mut Errors) -> Option<LitStr> {
     out
 }
 
-fn string_value(
-    meta: &syn::meta::ParseNestedMeta,
-    key: &str,
-    errors: &mut Errors,
-) -> syn::Result<Option<LitStr>> {
+fn string_value(meta: &syn::meta::ParseNestedMeta, key: &str, errors: &mut Errors) -> syn::Result<Option<LitStr>> {
     if !meta.input.peek(Token![=]) {
         errors.spanned(&meta.path, format!("expected `{key} = \"...\"`"));
         skip(meta)?;
         return Ok(None);
     }
     match meta.value()?.parse::<Expr>()? {
-        Expr::Lit(ExprLit {
-            lit: Lit::Str(s), ..
-        }) => Ok(Some(s)),
+        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Ok(Some(s)),
         other => {
-            errors.spanned(
-                other,
-                format!("expected a string literal: `{key} = \"...\"`"),
-            );
+            errors.spanned(other, format!("expected a string literal: `{key} = \"...\"`"));
             Ok(None)
         }
     }
@@ -172,19 +154,13 @@ fn newtype(input: &DeriveInput, data: &DataStruct, errors: &mut Errors) -> Optio
     let [field] = fields.as_slice() else {
         match &data.fields {
             Fields::Unit => errors.spanned(ident, format!("{SHAPE}; this struct has no field")),
-            other => errors.spanned(
-                other,
-                format!("{SHAPE}; this struct has {} fields", fields.len()),
-            ),
+            other => errors.spanned(other, format!("{SHAPE}; this struct has {} fields", fields.len())),
         }
         return None;
     };
     for f in &data.fields {
         if let Some(attr) = f.attrs.iter().find(|a| a.path().is_ident("key_part")) {
-            errors.spanned(
-                attr,
-                "a newtype's field takes no `#[key_part]` attribute: it is written as it is",
-            );
+            errors.spanned(attr, "a newtype's field takes no `#[key_part]` attribute: it is written as it is");
         }
     }
     let inner = &field.ty;
@@ -270,47 +246,29 @@ fn enumeration(
 ) -> Option<TokenStream> {
     let ident = &input.ident;
     if !input.generics.params.is_empty() {
-        errors.spanned(
-            &input.generics,
-            "`#[derive(KeyPart)]` does not support generic enums",
-        );
+        errors.spanned(&input.generics, "`#[derive(KeyPart)]` does not support generic enums");
     }
     let case = rename_all.unwrap_or(Case::Snake);
     let mut names: Vec<(String, &syn::Ident)> = Vec::new();
     for v in &data.variants {
         let rename = variant_rename(&v.attrs, errors);
         if !matches!(v.fields, Fields::Unit) {
-            errors.spanned(
-                &v.fields,
-                format!("{SHAPE}; variant `{}` has fields", v.ident),
-            );
+            errors.spanned(&v.fields, format!("{SHAPE}; variant `{}` has fields", v.ident));
             continue;
         }
         let (name, span) = match &rename {
             Some(lit) => (lit.value(), lit.span()),
-            None => (
-                case.apply(&syn::ext::IdentExt::unraw(&v.ident).to_string()),
-                v.ident.span(),
-            ),
+            None => (case.apply(&syn::ext::IdentExt::unraw(&v.ident).to_string()), v.ident.span()),
         };
         if name.is_empty() {
-            errors.at(
-                span,
-                "a variant's name cannot be empty: an empty key part would make keys ambiguous",
-            );
+            errors.at(span, "a variant's name cannot be empty: an empty key part would make keys ambiguous");
         } else if let Some(c) = name.chars().find(|&c| c == '#' || c == '%') {
             errors.at(
                 span,
                 format!("`{c}` cannot appear in a variant's name: `#` separates key parts and `%` escapes them"),
             );
         } else if let Some((_, other)) = names.iter().find(|(n, _)| *n == name) {
-            errors.at(
-                span,
-                format!(
-                    "`{}` and `{other}` would both be written as `{name}`",
-                    v.ident
-                ),
-            );
+            errors.at(span, format!("`{}` and `{other}` would both be written as `{name}`", v.ident));
         } else {
             names.push((name, &v.ident));
         }
@@ -321,9 +279,7 @@ fn enumeration(
     let type_name = syn::ext::IdentExt::unraw(ident).to_string();
     let unknown = format!("unknown {type_name} variant `{{}}`");
     let to_name = names.iter().map(|(n, v)| quote!(#ident::#v => #n));
-    let from_name = names
-        .iter()
-        .map(|(n, v)| quote!(#n => ::core::option::Option::Some(#ident::#v)));
+    let from_name = names.iter().map(|(n, v)| quote!(#n => ::core::option::Option::Some(#ident::#v)));
     Some(quote! {
         const _: () = {
             use ::dynamo_entity::__private as __de;
@@ -387,4 +343,67 @@ fn enumeration(
             }
         };
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expand(src: &str) -> String {
+        let input: DeriveInput = syn::parse_str(src).unwrap();
+        let out = derive(&input);
+        syn::parse2::<syn::File>(out.clone()).expect("the expansion is valid Rust");
+        out.to_string().replace(' ', "")
+    }
+
+    #[test]
+    fn enum_names() {
+        let out = expand(
+            r#"
+            #[key_part(rename_all = "kebab-case")]
+            enum Status { Draft, PendingReview, #[key_part(rename = "live")] Approved }
+        "#,
+        );
+        assert!(
+            out.contains(r#"Status::Draft=>"draft",Status::PendingReview=>"pending-review",Status::Approved=>"live","#)
+        );
+        assert!(out.contains(r#""pending-review"=>::core::option::Option::Some(Status::PendingReview)"#));
+        assert!(out.contains(r#"ty:"Status""#));
+        assert!(out.contains(r#"unknownStatusvariant`{}`"#));
+        assert!(!out.contains("compile_error"));
+    }
+
+    #[test]
+    fn default_is_snake_case() {
+        let out = expand("enum S { PendingReview }");
+        assert!(out.contains(r#"S::PendingReview=>"pending_review""#));
+    }
+
+    #[test]
+    fn newtypes_are_transparent() {
+        let out = expand("pub struct SkillId(String);");
+        assert!(out.contains("typeArg=Self;constNUMERIC:bool=<Stringas__de::KeyPart>::NUMERIC;"));
+        assert!(out.contains("<Stringas__de::KeyPart>::write_part(&self.0,out,form)"));
+        assert!(out.contains("|v|Self{0:v}"));
+        // A builtin inner type needs no bound.
+        assert!(!out.contains("where"));
+
+        let out = expand("pub struct Wrapper { inner: Inner }");
+        assert!(out.contains("whereInner:::dynamo_entity::__private::KeyPart"));
+        assert!(out.contains("whereInner:::dynamo_entity::__private::Attribute"));
+        assert!(out.contains("&self.inner"));
+    }
+
+    #[test]
+    fn generic_newtypes_keep_their_bounds() {
+        let out = expand("pub struct Id<T: Clone>(T);");
+        assert!(out.contains("impl<T:Clone>__de::KeyPartforId<T>whereT:::dynamo_entity::__private::KeyPart"));
+    }
+
+    #[test]
+    fn duplicate_names_are_errors() {
+        let out = expand(r#"#[key_part(rename_all = "lowercase")] enum S { Ab, AB }"#);
+        assert!(out.contains("`AB`and`Ab`wouldbothbewrittenas`ab`"), "{out}");
+        assert!(out.contains("unreachable!"));
+    }
 }

@@ -5,10 +5,11 @@
 //! syntax. The generated code only calls `::dynamo_entity::__private`, so a user needs no other
 //! dependency.
 //!
-//! The crate is laid out like `serde_derive`: [`attr`] parses `#[entity(...)]`, [`ast`] builds a
-//! typed model, [`check`] validates it and collects every error, and [`expand`] generates code.
-//! Key templates are parsed by [`template`]. When a check fails, [`fallback`] emits stub impls so
-//! the user sees their mistake and not the errors that follow from a missing impl.
+//! The crate is laid out like `serde_derive`: `attr` parses `#[entity(...)]`, `ast` builds a
+//! typed model, `check` validates it and collects every error, and `expand` generates code.
+//! Key templates are parsed by `template`, `#[derive(KeyPart)]` lives in `key_part`. When a check
+//! fails, `fallback` emits stub impls so the user sees their mistake and not the errors that
+//! follow from a missing impl.
 
 mod ast;
 mod attr;

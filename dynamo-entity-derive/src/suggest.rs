@@ -71,10 +71,7 @@ mod tests {
 
     #[test]
     fn closest_prefers_smallest_distance() {
-        assert_eq!(
-            closest("gsi1sk", ["gsi1", "gsi1_sk", "sk"]),
-            Some("gsi1_sk")
-        );
+        assert_eq!(closest("gsi1sk", ["gsi1", "gsi1_sk", "sk"]), Some("gsi1_sk"));
         assert_eq!(closest("nmae", ["pk", "sk", "name"]), Some("name"));
     }
 

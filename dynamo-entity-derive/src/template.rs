@@ -52,10 +52,7 @@ pub struct TemplateError {
 
 impl TemplateError {
     fn new(range: Range<usize>, message: impl Into<String>) -> TemplateError {
-        TemplateError {
-            message: message.into(),
-            range,
-        }
+        TemplateError { message: message.into(), range }
     }
 }
 
@@ -87,9 +84,7 @@ pub fn parse(source: &str) -> Result<Template, TemplateError> {
             if seen.contains(&name.as_str()) {
                 return Err(TemplateError::new(
                     range.clone(),
-                    format!(
-                        "`{name}` appears twice in this key template; each field may fill one part"
-                    ),
+                    format!("`{name}` appears twice in this key template; each field may fill one part"),
                 ));
             }
             seen.push(name);
@@ -107,10 +102,7 @@ fn parse_segment(source: &str, text: &str, range: Range<usize>) -> Result<Segmen
         } else if at == source.len() {
             (at - 1..at, "a key template cannot end with `#`")
         } else {
-            (
-                at - 1..at + 1,
-                "empty segment `##` in key template: `#` separates non-empty segments",
-            )
+            (at - 1..at + 1, "empty segment `##` in key template: `#` separates non-empty segments")
         };
         return Err(TemplateError::new(span, message));
     }
@@ -120,10 +112,7 @@ fn parse_segment(source: &str, text: &str, range: Range<usize>) -> Result<Segmen
     let mut offset = base;
     while !rest.is_empty() {
         if let Some(after) = rest.strip_prefix('<') {
-            let Some(close) = after
-                .find(['<', '>'])
-                .filter(|&i| after.as_bytes()[i] == b'>')
-            else {
+            let Some(close) = after.find(['<', '>']).filter(|&i| after.as_bytes()[i] == b'>') else {
                 return Err(TemplateError::new(
                     offset..range.end,
                     "unclosed `<` in key template: a placeholder is written `<field>`",
@@ -171,10 +160,7 @@ fn parse_segment(source: &str, text: &str, range: Range<usize>) -> Result<Segmen
     }
     match pieces.as_slice() {
         [(Piece::Text(t), _)] => Ok(Segment::Literal((*t).to_owned())),
-        [(Piece::Placeholder(name), whole)] => Ok(Segment::Field {
-            name: (*name).to_owned(),
-            range: whole.clone(),
-        }),
+        [(Piece::Placeholder(name), whole)] => Ok(Segment::Field { name: (*name).to_owned(), range: whole.clone() }),
         _ => {
             let fixed: Vec<String> = pieces
                 .iter()
@@ -227,10 +213,7 @@ mod tests {
         Segment::Literal(s.to_owned())
     }
     fn field(name: &str, range: Range<usize>) -> Segment {
-        Segment::Field {
-            name: name.to_owned(),
-            range,
-        }
+        Segment::Field { name: name.to_owned(), range }
     }
     fn err(source: &str) -> TemplateError {
         parse(source).expect_err(source)
@@ -239,32 +222,16 @@ mod tests {
     #[test]
     fn literal_and_placeholders() {
         assert_eq!(parse("META").unwrap().segments, vec![lit("META")]);
+        assert_eq!(parse("SKILL#<id>").unwrap().segments, vec![lit("SKILL"), field("id", 6..10)]);
+        assert_eq!(parse("<downloads>").unwrap().segments, vec![field("downloads", 0..11)]);
         assert_eq!(
-            parse("SKILL#<id>").unwrap().segments,
-            vec![lit("SKILL"), field("id", 6..10)]
-        );
-        assert_eq!(
-            parse("<downloads>").unwrap().segments,
-            vec![field("downloads", 0..11)]
-        );
-        assert_eq!(
-            parse("ORDER#<created_at>#<order_id>#LINE")
-                .unwrap()
-                .segments,
-            vec![
-                lit("ORDER"),
-                field("created_at", 6..18),
-                field("order_id", 19..29),
-                lit("LINE")
-            ]
+            parse("ORDER#<created_at>#<order_id>#LINE").unwrap().segments,
+            vec![lit("ORDER"), field("created_at", 6..18), field("order_id", 19..29), lit("LINE")]
         );
         assert_eq!(parse("A#B").unwrap().segments, vec![lit("A"), lit("B")]);
         assert_eq!(parse("<_x1>").unwrap().segments, vec![field("_x1", 0..5)]);
         assert_eq!(parse("a b-c.d").unwrap().segments, vec![lit("a b-c.d")]);
-        assert_eq!(
-            parse("ÜBER#<größe>").unwrap().segments,
-            vec![lit("ÜBER"), field("größe", 6..15)]
-        );
+        assert_eq!(parse("ÜBER#<größe>").unwrap().segments, vec![lit("ÜBER"), field("größe", 6..15)]);
     }
 
     #[test]
@@ -321,20 +288,9 @@ mod tests {
     fn mixed_segments() {
         let e = err("X#V<n>");
         assert_eq!(e.range, 2..6);
-        assert_eq!(
-            e.message,
-            "a placeholder must fill a whole `#`-separated segment: write `V#<n>` instead of `V<n>`"
-        );
-        assert!(
-            err("<a><b>")
-                .message
-                .ends_with("write `<a>#<b>` instead of `<a><b>`")
-        );
-        assert!(
-            err("<a>x")
-                .message
-                .ends_with("write `<a>#x` instead of `<a>x`")
-        );
+        assert_eq!(e.message, "a placeholder must fill a whole `#`-separated segment: write `V#<n>` instead of `V<n>`");
+        assert!(err("<a><b>").message.ends_with("write `<a>#<b>` instead of `<a><b>`"));
+        assert!(err("<a>x").message.ends_with("write `<a>#x` instead of `<a>x`"));
     }
 
     #[test]

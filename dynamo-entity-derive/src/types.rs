@@ -20,20 +20,10 @@ pub enum KeyPartType<'a> {
     Rejected(String),
 }
 
-const INTEGERS: &[&str] = &[
-    "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
-];
+const INTEGERS: &[&str] = &["u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize"];
 const KEY_SCALARS: &[&str] = &["String", "bool", "Timestamp"];
-const COLLECTIONS: &[&str] = &[
-    "Vec",
-    "VecDeque",
-    "LinkedList",
-    "HashMap",
-    "BTreeMap",
-    "HashSet",
-    "BTreeSet",
-    "BinaryHeap",
-];
+const COLLECTIONS: &[&str] =
+    &["Vec", "VecDeque", "LinkedList", "HashMap", "BTreeMap", "HashSet", "BTreeSet", "BinaryHeap"];
 
 /// `T` for `Option<T>` (any path ending in `Option` with one type argument).
 pub fn option_inner(ty: &Type) -> Option<&Type> {
@@ -109,7 +99,8 @@ pub fn key_part(ty: &Type) -> KeyPartType<'_> {
     classify(inner)
 }
 
-const ONE_VALUE: &str = "a key part is one value: a string, an integer, a bool, a `Timestamp`, or a type that derives `KeyPart`";
+const ONE_VALUE: &str =
+    "a key part is one value: a string, an integer, a bool, a `Timestamp`, or a type that derives `KeyPart`";
 
 fn classify(ty: &Type) -> KeyPartType<'_> {
     match unwrap_groups(ty) {
@@ -117,9 +108,7 @@ fn classify(ty: &Type) -> KeyPartType<'_> {
             let Some((name, args)) = last_segment(ty) else {
                 return KeyPartType::Custom(ty);
             };
-            if args.is_none()
-                && (INTEGERS.contains(&name.as_str()) || KEY_SCALARS.contains(&name.as_str()))
-            {
+            if args.is_none() && (INTEGERS.contains(&name.as_str()) || KEY_SCALARS.contains(&name.as_str())) {
                 KeyPartType::Builtin
             } else if args.is_none() && (name == "f32" || name == "f64") {
                 KeyPartType::Rejected(
@@ -141,12 +130,10 @@ fn classify(ty: &Type) -> KeyPartType<'_> {
             "a tuple cannot be a key part: {ONE_VALUE}; give each value its own field and placeholder, \
              such as `<a>#<b>`"
         )),
-        Type::Array(_) | Type::Slice(_) => {
-            KeyPartType::Rejected(format!("an array cannot be a key part: {ONE_VALUE}"))
+        Type::Array(_) | Type::Slice(_) => KeyPartType::Rejected(format!("an array cannot be a key part: {ONE_VALUE}")),
+        Type::Reference(_) => {
+            KeyPartType::Rejected(format!("a reference cannot be a key part: an entity owns its fields; {ONE_VALUE}"))
         }
-        Type::Reference(_) => KeyPartType::Rejected(format!(
-            "a reference cannot be a key part: an entity owns its fields; {ONE_VALUE}"
-        )),
         _ => KeyPartType::Rejected(format!("this type cannot be a key part: {ONE_VALUE}")),
     }
 }
@@ -159,26 +146,32 @@ pub fn is_builtin_attribute(ty: &Type) -> bool {
     };
     if args.is_none() {
         return INTEGERS.contains(&name.as_str())
-            || matches!(
-                name.as_str(),
-                "String" | "bool" | "f32" | "f64" | "Timestamp" | "AttributeValue"
-            );
+            || matches!(name.as_str(), "String" | "bool" | "f32" | "f64" | "Timestamp" | "AttributeValue");
     }
     let Some(args) = generic_args(ty, &name) else {
         return false;
     };
     match (name.as_str(), args.as_slice()) {
         ("Option" | "Vec" | "Box", [t]) => is_builtin_attribute(t),
-        ("HashMap" | "BTreeMap", [k, v]) => {
-            plain_name(k).as_deref() == Some("String") && is_builtin_attribute(v)
-        }
+        ("HashMap" | "BTreeMap", [k, v]) => plain_name(k).as_deref() == Some("String") && is_builtin_attribute(v),
         ("HashSet" | "BTreeSet", [t]) => {
             plain_name(t).is_some_and(|n| n == "String" || INTEGERS.contains(&n.as_str()))
-                || generic_args(t, "Vec")
-                    .is_some_and(|a| a.len() == 1 && plain_name(a[0]).as_deref() == Some("u8"))
+                || generic_args(t, "Vec").is_some_and(|a| a.len() == 1 && plain_name(a[0]).as_deref() == Some("u8"))
         }
         _ => false,
     }
+}
+
+/// The span of the first token of `ty`.
+pub fn first_span(ty: &Type) -> Span {
+    ty.to_token_stream()
+        .into_iter()
+        .next()
+        .map(|t| match t {
+            proc_macro2::TokenTree::Group(g) => g.span_open(),
+            other => other.span(),
+        })
+        .unwrap_or_else(Span::call_site)
 }
 
 /// The span of the last token of `ty`. Bounds spanned this way make the compiler underline the
@@ -224,13 +217,7 @@ mod tests {
         ] {
             assert_eq!(kind(t), "builtin", "{t}");
         }
-        for t in [
-            "SkillId",
-            "Option<SkillStatus>",
-            "crate::Id",
-            "Box<str>",
-            "<T as X>::Y",
-        ] {
+        for t in ["SkillId", "Option<SkillStatus>", "crate::Id", "Box<str>", "<T as X>::Y"] {
             assert_eq!(kind(t), "custom", "{t}");
         }
         for t in [
@@ -269,14 +256,7 @@ mod tests {
         ] {
             assert!(is_builtin_attribute(&ty(t)), "{t}");
         }
-        for t in [
-            "SkillId",
-            "Vec<Address>",
-            "HashMap<u8, String>",
-            "BTreeSet<bool>",
-            "(u8,)",
-            "serde_json::Value",
-        ] {
+        for t in ["SkillId", "Vec<Address>", "HashMap<u8, String>", "BTreeSet<bool>", "(u8,)", "serde_json::Value"] {
             assert!(!is_builtin_attribute(&ty(t)), "{t}");
         }
     }

@@ -110,7 +110,11 @@ impl Collection {
         let first = found.next();
         if let Some(second) = found.next() {
             return Err(Error::Invalid {
-                reason: format!("expected one {} in the collection, found several (another is {})", E::TYPE, describe_key(second)),
+                reason: format!(
+                    "expected one {} in the collection, found several (another is {})",
+                    E::TYPE,
+                    describe_key(second)
+                ),
             });
         }
         first.map(E::from_item).transpose()

@@ -89,6 +89,8 @@ pub struct FieldSchema {
     pub field: &'static str,
     /// The attribute name in the item.
     pub attribute: &'static str,
+    /// Whether the field is an `Option`: as a key part, it can leave a GSI key absent.
+    pub optional: bool,
 }
 
 /// What `#[derive(Entity)]` knows about an entity: its type name, key templates and fields.
@@ -111,6 +113,11 @@ impl EntitySchema {
             Index::Primary => Some(&self.primary),
             Index::Gsi(_) => self.gsis.iter().find(|g| g.index == index),
         }
+    }
+
+    /// Whether `field` is an `Option` (unknown fields count as optional).
+    pub fn is_optional(&self, field: &str) -> bool {
+        self.fields.iter().find(|f| f.field == field).is_none_or(|f| f.optional)
     }
 
     /// Every key attribute this entity may write, with its DynamoDB type.

@@ -29,8 +29,10 @@ pub struct Field<E, T, M = Mutable> {
     pub attribute: &'static str,
     /// For fields used in a key template: how to write the value as a key part.
     pub part: Option<PartWriter<T>>,
-    _marker: PhantomData<fn() -> (E, T, M)>,
+    _marker: Marker<E, T, M>,
 }
+
+type Marker<E, T, M> = PhantomData<fn() -> (E, T, M)>;
 
 impl<E, T, M> Clone for Field<E, T, M> {
     fn clone(&self) -> Self {
@@ -162,9 +164,8 @@ fn render(node: &Node, ph: &mut Placeholders, out: &mut String) {
 
 impl<E, T: Attribute, M> Field<E, T, M> {
     fn compare(&self, op: Comparison, value: &T) -> Condition {
-        let node = value
-            .to_attribute()
-            .map(|v| Node::Compare(self.attribute, op, v.unwrap_or(AttributeValue::Null(true))));
+        let node =
+            value.to_attribute().map(|v| Node::Compare(self.attribute, op, v.unwrap_or(AttributeValue::Null(true))));
         Condition { node, field: self.name }
     }
     /// `field = value`.

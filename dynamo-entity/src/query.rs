@@ -54,7 +54,61 @@ pub trait FullSk<S>: SkArgs<S> {}
 /// [`SkArgs`] that give a strict leading subset of the parts.
 pub trait PartialSk<S>: SkArgs<S> {}
 
-include!("sk_args.rs");
+macro_rules! one {
+    ($t:ident) => {
+        1
+    };
+}
+
+/// For the sort key `(T0, …, Tn)`: an impl of [`SkArgs`] for every leading subset of the parts
+/// (as a tuple of references), marked [`PartialSk`] for strict subsets and [`FullSk`] for all.
+macro_rules! sk_args {
+    ([$($all:ident),+] [$($given:ident)*]) => {
+        sk_args!(@impl [$($all),+] [$($given)*]);
+        impl<$($all: KeyPart),+> FullSk<($($all,)+)> for ($(&$given::Arg,)*) {}
+    };
+    ([$($all:ident),+] [$($given:ident)*] $next:ident $($rest:ident)*) => {
+        sk_args!(@impl [$($all),+] [$($given)*]);
+        impl<$($all: KeyPart),+> PartialSk<($($all,)+)> for ($(&$given::Arg,)*) {}
+        sk_args!([$($all),+] [$($given)* $next] $($rest)*);
+    };
+    (@impl [$($all:ident),+] [$($given:ident)*]) => {
+        impl<$($all: KeyPart),+> SkArgs<($($all,)+)> for ($(&$given::Arg,)*) {
+            const PARTS: usize = 0 $(+ one!($given))*;
+            #[allow(non_snake_case)]
+            fn write(&self, _w: &mut KeyWriter) -> Result<(), KeyError> {
+                let ($($given,)*) = self;
+                $(_w.part(*$given)?;)*
+                Ok(())
+            }
+        }
+    };
+}
+
+sk_args!([T0] [] T0);
+sk_args!([T0, T1] [] T0 T1);
+sk_args!([T0, T1, T2] [] T0 T1 T2);
+sk_args!([T0, T1, T2, T3] [] T0 T1 T2 T3);
+sk_args!([T0, T1, T2, T3, T4] [] T0 T1 T2 T3 T4);
+sk_args!([T0, T1, T2, T3, T4, T5] [] T0 T1 T2 T3 T4 T5);
+
+// A one-part sort key also takes its part without a tuple.
+impl<T0: KeyPart> SkArgs<(T0,)> for &T0::Arg {
+    const PARTS: usize = 1;
+    fn write(&self, w: &mut KeyWriter) -> Result<(), KeyError> {
+        w.part(*self)
+    }
+}
+impl<T0: KeyPart> FullSk<(T0,)> for &T0::Arg {}
+
+// A constant sort key (`META`) has no parts.
+impl SkArgs<()> for () {
+    const PARTS: usize = 0;
+    fn write(&self, _: &mut KeyWriter) -> Result<(), KeyError> {
+        Ok(())
+    }
+}
+impl FullSk<()> for () {}
 
 /// The partition of one index to query, from the generated `E::query(...)` (primary index) or
 /// `E::gsiN(...)`. `S` is the tuple of the sort key's field types. Run it with
@@ -68,7 +122,11 @@ pub struct QuerySpec<E, S> {
 
 impl<E, S> std::fmt::Debug for QuerySpec<E, S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("QuerySpec").field("entity", &self.entity).field("index", &self.index.index).field("pk", &self.pk).finish()
+        f.debug_struct("QuerySpec")
+            .field("entity", &self.entity)
+            .field("index", &self.index.index)
+            .field("pk", &self.pk)
+            .finish()
     }
 }
 
@@ -156,7 +214,16 @@ pub struct QueryRequest<E, S> {
 
 impl<E: Entity, S> QueryRequest<E, S> {
     pub(crate) fn new(table: Table, spec: QuerySpec<E, S>) -> Self {
-        QueryRequest { table, spec, sk: None, descending: false, limit: None, page_size: None, consistent: false, after: None }
+        QueryRequest {
+            table,
+            spec,
+            sk: None,
+            descending: false,
+            limit: None,
+            page_size: None,
+            consistent: false,
+            after: None,
+        }
     }
 
     fn writer(&self) -> KeyWriter {

@@ -256,7 +256,8 @@ impl Table {
                 .await
                 .map_err(|e| Error::sdk("DescribeTable", e))?;
             let table = resp.table;
-            let active = table.as_ref().and_then(|t| t.table_status()) == Some(&aws_sdk_dynamodb::types::TableStatus::Active);
+            let active =
+                table.as_ref().and_then(|t| t.table_status()) == Some(&aws_sdk_dynamodb::types::TableStatus::Active);
             let gsis_active = table
                 .as_ref()
                 .map(|t| {
@@ -278,14 +279,10 @@ impl Table {
     /// # Errors
     /// [`Error::Sdk`].
     pub async fn delete_table(&self) -> Result<(), Error> {
-        self.client
-            .delete_table()
-            .table_name(&*self.name)
-            .send()
-            .await
-            .map_err(|e| Error::sdk("DeleteTable", e))?;
+        self.client.delete_table().table_name(&*self.name).send().await.map_err(|e| Error::sdk("DeleteTable", e))?;
         Ok(())
     }
 }
 
-pub(crate) const RETURN_OLD_ON_FAILURE: ReturnValuesOnConditionCheckFailure = ReturnValuesOnConditionCheckFailure::AllOld;
+pub(crate) const RETURN_OLD_ON_FAILURE: ReturnValuesOnConditionCheckFailure =
+    ReturnValuesOnConditionCheckFailure::AllOld;

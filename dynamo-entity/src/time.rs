@@ -95,7 +95,13 @@ impl Timestamp {
     /// This instant moved by `millis` milliseconds, saturating at [`Timestamp::MIN`] / [`Timestamp::MAX`].
     pub const fn add_millis(self, millis: i64) -> Timestamp {
         let v = self.0.saturating_add(millis);
-        Timestamp(if v < MIN_MILLIS { MIN_MILLIS } else if v > MAX_MILLIS { MAX_MILLIS } else { v })
+        Timestamp(if v < MIN_MILLIS {
+            MIN_MILLIS
+        } else if v > MAX_MILLIS {
+            MAX_MILLIS
+        } else {
+            v
+        })
     }
 
     /// Appends the 24-byte text form to `out`.
@@ -260,7 +266,14 @@ mod tests {
 
     #[test]
     fn rejects_bad_text() {
-        for bad in ["2023-02-29T00:00:00.000Z", "2023-13-01T00:00:00.000Z", "2023-01-01 00:00:00.000Z", "2023-01-01T24:00:00.000Z", "2023-01-01T00:00:00.000", "+023-01-01T00:00:00.000Z"] {
+        for bad in [
+            "2023-02-29T00:00:00.000Z",
+            "2023-13-01T00:00:00.000Z",
+            "2023-01-01 00:00:00.000Z",
+            "2023-01-01T24:00:00.000Z",
+            "2023-01-01T00:00:00.000",
+            "+023-01-01T00:00:00.000Z",
+        ] {
             assert!(matches!(Timestamp::parse(bad), Err(TimestampError::Syntax { .. })), "{bad}");
         }
     }

@@ -90,6 +90,11 @@ fn wrong(expected: &'static str, found: &AttributeValue) -> ValueError {
 /// `#[derive(Entity)]` calls this for every non-key field; `#[derive(KeyPart)]` implements it
 /// for newtypes and field-less enums. Implement it by hand for other types, or store them
 /// through serde with `#[entity(serde)]` on the field.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be stored as a DynamoDB attribute",
+    label = "this field's type must implement `Attribute`",
+    note = "`#[derive(KeyPart)]` implements it for newtypes and field-less enums; store other types through serde with `#[entity(serde)]`, or implement `dynamo_entity::Attribute`"
+)]
 pub trait Attribute: Sized {
     /// The attribute value, or `None` to leave the attribute out of the item (`Option::None`,
     /// an empty set).
@@ -117,10 +122,9 @@ pub trait Attribute: Sized {
     #[doc(hidden)]
     fn __list_from(value: &AttributeValue) -> Result<Vec<Self>, ValueError> {
         match value {
-            AttributeValue::L(items) => items
-                .iter()
-                .map(|v| Self::from_attribute(if v.is_null() { None } else { Some(v) }))
-                .collect(),
+            AttributeValue::L(items) => {
+                items.iter().map(|v| Self::from_attribute(if v.is_null() { None } else { Some(v) })).collect()
+            }
             other => Err(wrong("L", other)),
         }
     }

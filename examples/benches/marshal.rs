@@ -31,11 +31,20 @@ fn status_text(s: SkillStatus) -> &'static str {
 
 fn hand_encode(s: &Skill) -> Item {
     let mut item = HashMap::with_capacity(20);
-    item.insert("PK".to_owned(), AttributeValue::S(format!("SKILL#{}", s.id.0.replace('%', "%25").replace('#', "%23"))));
+    item.insert(
+        "PK".to_owned(),
+        AttributeValue::S(format!("SKILL#{}", s.id.0.replace('%', "%25").replace('#', "%23"))),
+    );
     item.insert("SK".to_owned(), AttributeValue::S("META".to_owned()));
-    item.insert("GSI1PK".to_owned(), AttributeValue::S(format!("CAT#{}", s.category.replace('%', "%25").replace('#', "%23"))));
+    item.insert(
+        "GSI1PK".to_owned(),
+        AttributeValue::S(format!("CAT#{}", s.category.replace('%', "%25").replace('#', "%23"))),
+    );
     item.insert("GSI1SK".to_owned(), AttributeValue::N(s.downloads.to_string()));
-    item.insert("GSI2PK".to_owned(), AttributeValue::S(format!("SELLER#{}", s.seller_id.0.replace('%', "%25").replace('#', "%23"))));
+    item.insert(
+        "GSI2PK".to_owned(),
+        AttributeValue::S(format!("SELLER#{}", s.seller_id.0.replace('%', "%25").replace('#', "%23"))),
+    );
     item.insert("GSI2SK".to_owned(), AttributeValue::S(s.created_at.to_string()));
     if let Some(t) = s.submitted_at {
         item.insert("GSI4PK".to_owned(), AttributeValue::S(format!("SKILL#{}", status_text(s.status))));
@@ -90,10 +99,14 @@ fn hand_decode(item: &Item) -> Result<Skill, HandError> {
         submitted_at: match item.get("submitted_at") {
             None => None,
             Some(v) => Some(
-                Timestamp::parse(v.as_s().map_err(|_| HandError("submitted_at"))?).map_err(|_| HandError("submitted_at"))?,
+                Timestamp::parse(v.as_s().map_err(|_| HandError("submitted_at"))?)
+                    .map_err(|_| HandError("submitted_at"))?,
             ),
         },
-        seller_verified: *item.get("sellerVerified").and_then(|v| v.as_bool().ok()).ok_or(HandError("sellerVerified"))?,
+        seller_verified: *item
+            .get("sellerVerified")
+            .and_then(|v| v.as_bool().ok())
+            .ok_or(HandError("sellerVerified"))?,
         tags: item
             .get("tags")
             .and_then(|v| v.as_l().ok())
@@ -188,7 +201,11 @@ fn serde_decode(item: &Item) -> Result<Skill, HandError> {
         downloads: r.downloads,
         price_cents: r.price_cents,
         created_at: Timestamp::parse(&r.created_at).map_err(|_| HandError("created_at"))?,
-        submitted_at: r.submitted_at.map(|t| Timestamp::parse(&t)).transpose().map_err(|_| HandError("submitted_at"))?,
+        submitted_at: r
+            .submitted_at
+            .map(|t| Timestamp::parse(&t))
+            .transpose()
+            .map_err(|_| HandError("submitted_at"))?,
         seller_verified: r.seller_verified,
         tags: r.tags,
     })
@@ -219,12 +236,48 @@ fn main() {
     };
 
     let mut g = c.benchmark_group("skill");
-    g.bench_function("encode/derive", |b| b.iter(|| for s in &skills { black_box(s.to_item().ok()); }));
-    g.bench_function("encode/hand", |b| b.iter(|| for s in &skills { black_box(hand_encode(s)); }));
-    g.bench_function("encode/serde_dynamo", |b| b.iter(|| for s in &skills { black_box(serde_encode(s)); }));
-    g.bench_function("decode/derive", |b| b.iter(|| for i in &items { black_box(Skill::from_item(i).ok()); }));
-    g.bench_function("decode/hand", |b| b.iter(|| for i in &items { black_box(hand_decode(i).ok()); }));
-    g.bench_function("decode/serde_dynamo", |b| b.iter(|| for i in &items { black_box(serde_decode(i).ok()); }));
+    g.bench_function("encode/derive", |b| {
+        b.iter(|| {
+            for s in &skills {
+                black_box(s.to_item().ok());
+            }
+        })
+    });
+    g.bench_function("encode/hand", |b| {
+        b.iter(|| {
+            for s in &skills {
+                black_box(hand_encode(s));
+            }
+        })
+    });
+    g.bench_function("encode/serde_dynamo", |b| {
+        b.iter(|| {
+            for s in &skills {
+                black_box(serde_encode(s));
+            }
+        })
+    });
+    g.bench_function("decode/derive", |b| {
+        b.iter(|| {
+            for i in &items {
+                black_box(Skill::from_item(i).ok());
+            }
+        })
+    });
+    g.bench_function("decode/hand", |b| {
+        b.iter(|| {
+            for i in &items {
+                black_box(hand_decode(i).ok());
+            }
+        })
+    });
+    g.bench_function("decode/serde_dynamo", |b| {
+        b.iter(|| {
+            for i in &items {
+                black_box(serde_decode(i).ok());
+            }
+        })
+    });
     g.finish();
     c.final_summary();
 
@@ -243,7 +296,8 @@ fn main() {
 
 /// The mean point estimate (ns) criterion wrote for `id` in this run.
 fn read_estimate(id: &str) -> f64 {
-    let dir = std::env::var("CARGO_TARGET_DIR").unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../target").to_owned());
+    let dir = std::env::var("CARGO_TARGET_DIR")
+        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../target").to_owned());
     let path = format!("{dir}/criterion/{id}/new/estimates.json");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let v: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"));

@@ -89,9 +89,8 @@ impl Dataset {
                     created_at,
                     // Submission order differs from creation order.
                     // Unique (the last digits are the index), in an order unlike creation order.
-                    submitted_at: (status != SkillStatus::Draft).then(|| {
-                        at(base, 90 * 86_400).add_millis(rng.below(1_000_000) as i64 * 100_000 + i as i64)
-                    }),
+                    submitted_at: (status != SkillStatus::Draft)
+                        .then(|| at(base, 90 * 86_400).add_millis(rng.below(1_000_000) as i64 * 100_000 + i as i64)),
                     seller_verified: seller.verified,
                     tags: (0..rng.below(3)).map(|t| format!("tag{t}")).collect(),
                 }
@@ -143,7 +142,11 @@ impl Dataset {
         let coupons = ["LAUNCH10", "SPRING25", "STUDENT50"]
             .iter()
             .zip([10u8, 25, 50])
-            .map(|(code, off)| Coupon { code: (*code).to_owned(), percent_off: off, expires_at: at(base, 365 * 86_400) })
+            .map(|(code, off)| Coupon {
+                code: (*code).to_owned(),
+                percent_off: off,
+                expires_at: at(base, 365 * 86_400),
+            })
             .collect();
 
         let badges = Self::award_badges(&users, &skills, &purchases, at(base, 300 * 86_400));
@@ -157,9 +160,11 @@ impl Dataset {
         for u in users {
             let publishes = skills.iter().any(|s| s.seller_id == u.id && s.status == SkillStatus::Approved);
             let bought = purchases.iter().filter(|p| p.buyer_id == u.id).count();
-            for (earned, badge) in
-                [(publishes, BadgeType::Publisher), (u.sales >= 50, BadgeType::TopSeller), (bought >= 30, BadgeType::Collector)]
-            {
+            for (earned, badge) in [
+                (publishes, BadgeType::Publisher),
+                (u.sales >= 50, BadgeType::TopSeller),
+                (bought >= 30, BadgeType::Collector),
+            ] {
                 if earned {
                     badges.push(Badge { user_id: u.id.clone(), badge, awarded_at: when });
                 }

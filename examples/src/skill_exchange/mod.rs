@@ -2,13 +2,13 @@
 //!
 //! | entity | PK | SK | indexes |
 //! |---|---|---|---|
-//! | [`User`](model::User) | `USER#<id>` | `PROFILE` | |
-//! | [`Badge`](model::Badge) | `USER#<user_id>` | `BADGE#<badge>` | |
-//! | [`Skill`](model::Skill) | `SKILL#<id>` | `META` | GSI1 `CAT#<category>` / `<downloads>`, GSI2 `SELLER#<seller_id>` / `<created_at>`, GSI4 `SKILL#<status>` / `<submitted_at>` |
-//! | [`Review`](model::Review) | `SKILL#<skill_id>` | `REVIEW#<id>` | |
-//! | [`Purchase`](model::Purchase) | `PURCHASE#<skill_id>#<buyer_id>` | `META` | GSI3 `BUYER#<buyer_id>` / `<purchased_at>` |
-//! | [`Coupon`](model::Coupon) | `COUPON#<code>` | `META` | |
-//! | [`Redemption`](model::Redemption) | `COUPON#<code>` | `USED#<user_id>` | |
+//! | [`User`] | `USER#<id>` | `PROFILE` | |
+//! | [`Badge`] | `USER#<user_id>` | `BADGE#<badge>` | |
+//! | [`Skill`] | `SKILL#<id>` | `META` | GSI1 `CAT#<category>` / `<downloads>`, GSI2 `SELLER#<seller_id>` / `<created_at>`, GSI4 `SKILL#<status>` / `<submitted_at>` |
+//! | [`Review`] | `SKILL#<skill_id>` | `REVIEW#<id>` | |
+//! | [`Purchase`] | `PURCHASE#<skill_id>#<buyer_id>` | `META` | GSI3 `BUYER#<buyer_id>` / `<purchased_at>` |
+//! | [`Coupon`] | `COUPON#<code>` | `META` | |
+//! | [`Redemption`] | `COUPON#<code>` | `USED#<user_id>` | |
 
 pub mod data;
 pub mod model;

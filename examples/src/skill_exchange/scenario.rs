@@ -108,7 +108,8 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
 
     let want = &data.purchases[data.purchases.len() / 4];
     let got = timed!("get a purchase by id", {
-        let got = table.get(Purchase::key(&want.skill_id, &want.buyer_id)).await.map_err(failed("get a purchase by id"))?;
+        let got =
+            table.get(Purchase::key(&want.skill_id, &want.buyer_id)).await.map_err(failed("get a purchase by id"))?;
         (usize::from(got.is_some()), got)
     });
     check("get a purchase by id", got.as_ref() == Some(want), || format!("got {got:?}"))?;
@@ -116,7 +117,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
     // A category's skills by popularity: the top 20, then the whole category page by page.
     let category = "documents";
     let mut in_category: Vec<&Skill> = data.skills.iter().filter(|s| s.category == category).collect();
-    in_category.sort_by(|a, b| b.downloads.cmp(&a.downloads));
+    in_category.sort_by_key(|s| std::cmp::Reverse(s.downloads));
     let p = "a category's top 20 skills by downloads";
     let top = timed!(p, {
         let page = table.query(Skill::gsi1(category)).descending().limit(20).send().await.map_err(failed(p))?;
@@ -125,7 +126,9 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
     let got: Vec<u64> = top.items.iter().map(|s| s.downloads).collect();
     let expect: Vec<u64> = in_category.iter().take(20).map(|s| s.downloads).collect();
     check(p, got == expect, || format!("downloads {got:?}, expected {expect:?}"))?;
-    check(p, top.items.iter().all(|s| data.skills.contains(s) && s.category == category), || "a skill differs from the data set".into())?;
+    check(p, top.items.iter().all(|s| data.skills.contains(s) && s.category == category), || {
+        "a skill differs from the data set".into()
+    })?;
 
     let p = "a whole category, 7 a page, by cursor";
     let all: Vec<Skill> = timed!(p, {
@@ -133,7 +136,14 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
         let mut cursor = None;
         let mut pages = 0;
         loop {
-            let page = table.query(Skill::gsi1(category)).descending().limit(7).after(cursor).send().await.map_err(failed(p))?;
+            let page = table
+                .query(Skill::gsi1(category))
+                .descending()
+                .limit(7)
+                .after(cursor)
+                .send()
+                .await
+                .map_err(failed(p))?;
             pages += 1;
             all.extend(page.items);
             match page.cursor {
@@ -141,18 +151,22 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
                 None => break,
             }
         }
-        check(p, pages == in_category.len().div_ceil(7).max(1) || pages == in_category.len() / 7 + 1, || format!("{pages} pages"))?;
+        check(p, pages == in_category.len().div_ceil(7).max(1) || pages == in_category.len() / 7 + 1, || {
+            format!("{pages} pages")
+        })?;
         (all.len(), all)
     });
     let ids: BTreeSet<&SkillId> = all.iter().map(|s| &s.id).collect();
     let expect_ids: BTreeSet<&SkillId> = in_category.iter().map(|s| &s.id).collect();
-    check(p, all.len() == in_category.len() && ids == expect_ids, || format!("{} items, expected {}", all.len(), in_category.len()))?;
+    check(p, all.len() == in_category.len() && ids == expect_ids, || {
+        format!("{} items, expected {}", all.len(), in_category.len())
+    })?;
     check(p, all.windows(2).all(|w| w[0].downloads >= w[1].downloads), || "not in descending downloads".into())?;
 
     // A seller's skills, newest first.
     let seller = &data.skills[0].seller_id;
     let mut expect: Vec<&Skill> = data.skills.iter().filter(|s| &s.seller_id == seller).collect();
-    expect.sort_by(|a, b| b.created_at.cmp(&a.created_at));
+    expect.sort_by_key(|s| std::cmp::Reverse(s.created_at));
     let p = "a seller's skills, newest first";
     let got = timed!(p, {
         let got = table.query(Skill::gsi2(seller)).descending().all().await.map_err(failed(p))?;
@@ -163,13 +177,15 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
     // A buyer's library.
     let buyer = &data.purchases[0].buyer_id;
     let mut expect: Vec<&Purchase> = data.purchases.iter().filter(|p| &p.buyer_id == buyer).collect();
-    expect.sort_by(|a, b| b.purchased_at.cmp(&a.purchased_at));
+    expect.sort_by_key(|s| std::cmp::Reverse(s.purchased_at));
     let p = "a buyer's library, newest first";
     let library = timed!(p, {
         let got = table.query(Purchase::gsi3(buyer)).descending().all().await.map_err(failed(p))?;
         (got.len(), got)
     });
-    check(p, library.iter().collect::<Vec<_>>() == expect, || format!("{} purchases, expected {}", library.len(), expect.len()))?;
+    check(p, library.iter().collect::<Vec<_>>() == expect, || {
+        format!("{} purchases, expected {}", library.len(), expect.len())
+    })?;
 
     // The review queue (oldest submission first) and the live marketplace (newest first).
     let mut queue_expect: Vec<&Skill> = data.skills.iter().filter(|s| s.status == SkillStatus::Pending).collect();
@@ -179,13 +195,16 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
         let got = table.query(Skill::gsi4(&SkillStatus::Pending)).all().await.map_err(failed(p))?;
         (got.len(), got)
     });
-    check(p, queue.iter().collect::<Vec<_>>() == queue_expect, || format!("{} skills, expected {}", queue.len(), queue_expect.len()))?;
+    check(p, queue.iter().collect::<Vec<_>>() == queue_expect, || {
+        format!("{} skills, expected {}", queue.len(), queue_expect.len())
+    })?;
 
     let mut live_expect: Vec<&Skill> = data.skills.iter().filter(|s| s.status == SkillStatus::Approved).collect();
-    live_expect.sort_by(|a, b| b.submitted_at.cmp(&a.submitted_at));
+    live_expect.sort_by_key(|s| std::cmp::Reverse(s.submitted_at));
     let p = "the live marketplace (GSI4 SKILL#approved), newest 25";
     let live = timed!(p, {
-        let got = table.query(Skill::gsi4(&SkillStatus::Approved)).descending().limit(25).send().await.map_err(failed(p))?;
+        let got =
+            table.query(Skill::gsi4(&SkillStatus::Approved)).descending().limit(25).send().await.map_err(failed(p))?;
         (got.items.len(), got.items)
     });
     check(p, live.iter().collect::<Vec<_>>() == live_expect.iter().take(25).copied().collect::<Vec<_>>(), || {
@@ -197,7 +216,11 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
     for r in &data.reviews {
         *review_counts.entry(&r.skill_id).or_default() += 1;
     }
-    let (busiest, _) = review_counts.iter().max_by_key(|(id, n)| (**n, std::cmp::Reverse(**id))).map(|(a, b)| (*a, *b)).unwrap_or((&data.skills[0].id, 0));
+    let (busiest, _) = review_counts
+        .iter()
+        .max_by_key(|(id, n)| (**n, std::cmp::Reverse(**id)))
+        .map(|(a, b)| (*a, *b))
+        .unwrap_or((&data.skills[0].id, 0));
     let p = "a skill and its reviews (one query of SKILL#<id>)";
     let collection = timed!(p, {
         let c = table.collection(Skill::query(busiest)).send().await.map_err(failed(p))?;
@@ -208,7 +231,9 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
     let mut expect_reviews: Vec<&Review> = data.reviews.iter().filter(|r| &r.skill_id == busiest).collect();
     expect_reviews.sort_by_key(|r| r.id);
     check(p, skill.as_ref() == data.skills.iter().find(|s| &s.id == busiest), || format!("skill {skill:?}"))?;
-    check(p, reviews.iter().collect::<Vec<_>>() == expect_reviews, || format!("{} reviews, expected {}", reviews.len(), expect_reviews.len()))?;
+    check(p, reviews.iter().collect::<Vec<_>>() == expect_reviews, || {
+        format!("{} reviews, expected {}", reviews.len(), expect_reviews.len())
+    })?;
 
     // Approve the oldest pending skill: one UpdateItem moves it from the queue to the marketplace.
     let p = "approve a skill (one UpdateItem rewrites GSI4PK)";
@@ -231,7 +256,12 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
         })?;
         let live_now = table
             .query(Skill::gsi4(&SkillStatus::Approved))
-            .sk_eq(target.submitted_at.as_ref().ok_or_else(|| Mismatch { pattern: p, detail: "no submitted_at".into() })?)
+            .sk_eq(
+                target
+                    .submitted_at
+                    .as_ref()
+                    .ok_or_else(|| Mismatch { pattern: p, detail: "no submitted_at".into() })?,
+            )
             .all()
             .await
             .map_err(failed(p))?;
@@ -252,13 +282,16 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
     let buyer = data
         .users
         .iter()
-        .find(|u| u.id != skill.seller_id && !data.purchases.iter().any(|x| x.skill_id == skill.id && x.buyer_id == u.id))
+        .find(|u| {
+            u.id != skill.seller_id && !data.purchases.iter().any(|x| x.skill_id == skill.id && x.buyer_id == u.id)
+        })
         .ok_or_else(|| Mismatch { pattern: p, detail: "every user bought it".into() })?;
     let purchase = Purchase {
         skill_id: skill.id.clone(),
         buyer_id: buyer.id.clone(),
         price_cents: skill.price_cents,
-        purchased_at: dynamo_entity::Timestamp::from_millis(1_800_000_000_000).unwrap_or(dynamo_entity::Timestamp::EPOCH),
+        purchased_at: dynamo_entity::Timestamp::from_millis(1_800_000_000_000)
+            .unwrap_or(dynamo_entity::Timestamp::EPOCH),
     };
     let (first, second) = timed!(p, {
         let first = table.create(&purchase).await;
@@ -266,7 +299,9 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
         (2, (first, second))
     });
     check(p, first.is_ok(), || format!("first attempt: {first:?}"))?;
-    check(p, matches!(second, Err(Error::AlreadyExists { entity: "Purchase", .. })), || format!("second attempt: {second:?}"))?;
+    check(p, matches!(second, Err(Error::AlreadyExists { entity: "Purchase", .. })), || {
+        format!("second attempt: {second:?}")
+    })?;
     let stored = table.get(Purchase::key(&purchase.skill_id, &purchase.buyer_id)).await.map_err(failed(p))?;
     check(p, stored.as_ref() == Some(&purchase), || format!("stored {stored:?}"))?;
     let lib = table.query(Purchase::gsi3(&buyer.id)).all().await.map_err(failed(p))?;
@@ -279,7 +314,8 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
     let redemption = Redemption {
         code: coupon.code.clone(),
         user_id: buyer.id.clone(),
-        redeemed_at: dynamo_entity::Timestamp::from_millis(1_800_000_000_000).unwrap_or(dynamo_entity::Timestamp::EPOCH),
+        redeemed_at: dynamo_entity::Timestamp::from_millis(1_800_000_000_000)
+            .unwrap_or(dynamo_entity::Timestamp::EPOCH),
     };
     let (first, second) = timed!(p, {
         let first = table.create(&redemption).await;
@@ -287,7 +323,9 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
         (2, (first, second))
     });
     check(p, first.is_ok(), || format!("first redemption: {first:?}"))?;
-    check(p, matches!(second, Err(Error::AlreadyExists { entity: "Redemption", .. })), || format!("second redemption: {second:?}"))?;
+    check(p, matches!(second, Err(Error::AlreadyExists { entity: "Redemption", .. })), || {
+        format!("second redemption: {second:?}")
+    })?;
     let coupon_items = table.collection(Coupon::query(&coupon.code)).send().await.map_err(failed(p))?;
     let redemptions: Vec<Redemption> = coupon_items.all().map_err(failed(p))?;
     check(p, redemptions == vec![redemption.clone()], || format!("redemptions {redemptions:?}"))?;

@@ -11,9 +11,12 @@ pub enum Tier {
 
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[entity(
-    pk = "USER#<id>", sk = "PROFILE",
-    gsi1 = "EMAIL#<email>", gsi1_sk = "USER",
-    gsi2 = "TIER#<tier>", gsi2_sk = "<referrals>",
+    pk = "USER#<id>",
+    sk = "PROFILE",
+    gsi1 = "EMAIL#<email>",
+    gsi1_sk = "USER",
+    gsi2 = "TIER#<tier>",
+    gsi2_sk = "<referrals>"
 )]
 pub struct User {
     pub id: u64,
@@ -25,15 +28,28 @@ pub struct User {
 fn main() {
     let _: dynamo_entity::QuerySpec<User, ()> = User::gsi1("a@example.com");
     let _: dynamo_entity::QuerySpec<User, (Option<u32>,)> = User::gsi2(&Tier::ProPlus);
-    assert_eq!(User::schema().gsis[1].sk.key_type, dynamo_entity::key::KeyType::N);
+    assert_eq!(
+        User::schema().gsis[1].sk.key_type,
+        dynamo_entity::key::KeyType::N
+    );
 
-    let none = User { id: 1, email: None, tier: Some(Tier::Free), referrals: None };
+    let none = User {
+        id: 1,
+        email: None,
+        tier: Some(Tier::Free),
+        referrals: None,
+    };
     let item = none.to_item().unwrap();
     assert!(!item.keys().any(|k| k.starts_with("GSI")));
     assert!(none.gsi_keys().unwrap().is_empty());
     assert_eq!(User::from_item(&item).unwrap(), none);
 
-    let all = User { id: 2, email: Some("a@example.com".into()), tier: Some(Tier::ProPlus), referrals: Some(3) };
+    let all = User {
+        id: 2,
+        email: Some("a@example.com".into()),
+        tier: Some(Tier::ProPlus),
+        referrals: Some(3),
+    };
     let item = all.to_item().unwrap();
     assert_eq!(item["PK"].as_s().unwrap(), "USER#00000000000000000002");
     assert_eq!(item["GSI1PK"].as_s().unwrap(), "EMAIL#a@example.com");

@@ -27,7 +27,10 @@ fn main() {
     let a = Addr {
         id: "c1".into(),
         label: "home".into(),
-        address: Address { city: "Oslo".into(), lines: vec!["Gate 1".into()] },
+        address: Address {
+            city: "Oslo".into(),
+            lines: vec!["Gate 1".into()],
+        },
         previous: None,
         r#type: "postal".into(),
     };

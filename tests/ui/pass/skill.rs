@@ -15,9 +15,12 @@ pub enum SkillStatus {
 
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[entity(
-    pk = "SKILL#<id>", sk = "META",
-    gsi1 = "CAT#<category>", gsi1_sk = "<downloads>",
-    gsi4 = "SKILL#<status>", gsi4_sk = "<submitted_at>",
+    pk = "SKILL#<id>",
+    sk = "META",
+    gsi1 = "CAT#<category>",
+    gsi1_sk = "<downloads>",
+    gsi4 = "SKILL#<status>",
+    gsi4_sk = "<submitted_at>"
 )]
 pub struct Skill {
     pub id: SkillId,
@@ -46,7 +49,8 @@ fn main() {
     assert_eq!(key, skill.primary_key().unwrap());
     let _: dynamo_entity::QuerySpec<Skill, ()> = Skill::query(&SkillId("s-1".into()));
     let _: dynamo_entity::QuerySpec<Skill, (u64,)> = Skill::gsi1("documents");
-    let _: dynamo_entity::QuerySpec<Skill, (Option<Timestamp>,)> = Skill::gsi4(&SkillStatus::Approved);
+    let _: dynamo_entity::QuerySpec<Skill, (Option<Timestamp>,)> =
+        Skill::gsi4(&SkillStatus::Approved);
 
     // The schema.
     let schema = Skill::schema();
@@ -80,7 +84,11 @@ fn main() {
     assert_eq!(Skill::from_item(&item).unwrap(), skill);
     assert_eq!(skill.gsi_keys().unwrap().len(), 2);
 
-    let approved = Skill { status: SkillStatus::Approved, submitted_at: Some(Timestamp::from_millis(0).unwrap()), ..skill };
+    let approved = Skill {
+        status: SkillStatus::Approved,
+        submitted_at: Some(Timestamp::from_millis(0).unwrap()),
+        ..skill
+    };
     let item = approved.to_item().unwrap();
     assert_eq!(item["GSI4PK"].as_s().unwrap(), "SKILL#live");
     assert_eq!(item["GSI4SK"].as_s().unwrap(), "1970-01-01T00:00:00.000Z");

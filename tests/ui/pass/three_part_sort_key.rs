@@ -23,14 +23,24 @@ fn main() {
         line: 7,
         quantity: 2,
     };
-    let key = OrderLine::key(&UserId("u#1".into()), &line.created_at, "o-9", &7).into_encoded().unwrap();
+    let key = OrderLine::key(&UserId("u#1".into()), &line.created_at, "o-9", &7)
+        .into_encoded()
+        .unwrap();
     assert_eq!(key.pk.as_s().unwrap(), "USER#u%231");
-    assert_eq!(key.sk.as_s().unwrap(), "ORDER#2023-11-14T22:13:20.000Z#o-9#00007");
+    assert_eq!(
+        key.sk.as_s().unwrap(),
+        "ORDER#2023-11-14T22:13:20.000Z#o-9#00007"
+    );
     assert_eq!(key, line.primary_key().unwrap());
-    let _: dynamo_entity::QuerySpec<OrderLine, (Timestamp, String, u16)> = OrderLine::query(&line.user_id);
+    let _: dynamo_entity::QuerySpec<OrderLine, (Timestamp, String, u16)> =
+        OrderLine::query(&line.user_id);
     assert!(OrderLine::CREATED_AT.part.is_some());
     let item = line.to_item().unwrap();
     assert_eq!(OrderLine::from_item(&item).unwrap(), line);
     // An empty key part is an error kept in the key, not a panic.
-    assert!(OrderLine::key(&UserId(String::new()), &line.created_at, "o", &1).into_encoded().is_err());
+    assert!(
+        OrderLine::key(&UserId(String::new()), &line.created_at, "o", &1)
+            .into_encoded()
+            .is_err()
+    );
 }
