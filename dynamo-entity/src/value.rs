@@ -412,6 +412,29 @@ fn float_text<T: std::fmt::Display>(wide: f64, v: T) -> Result<String, ValueErro
     }
 }
 
+/// `rust_decimal::Decimal` (feature `rust_decimal`): 28 significant digits at most, so every
+/// value fits DynamoDB's 38 and round-trips exactly, scale included (`1.50` stays `1.50`).
+#[cfg(feature = "rust_decimal")]
+impl Attribute for rust_decimal::Decimal {
+    fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
+        Ok(Some(AttributeValue::N(self.to_string())))
+    }
+    fn from_attribute(value: Option<&AttributeValue>) -> Result<Self, ValueError> {
+        match value {
+            Some(AttributeValue::N(n)) => {
+                let parsed = if n.contains(['e', 'E']) {
+                    rust_decimal::Decimal::from_scientific(n)
+                } else {
+                    n.parse::<rust_decimal::Decimal>()
+                };
+                parsed.map_err(|_| ValueError::Number { text: n.clone(), ty: "Decimal" })
+            }
+            Some(other) => Err(wrong("N", other)),
+            None => Err(ValueError::Missing),
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Sets
 
@@ -574,6 +597,21 @@ mod tests {
             Err(ValueError::WrongType { expected: "N", found: "S" })
         );
         assert_eq!(Option::<u32>::from_attribute(Some(&AttributeValue::Null(true))), Ok(None));
+    }
+
+    #[cfg(feature = "rust_decimal")]
+    #[test]
+    fn decimals_round_trip_exactly() {
+        use rust_decimal::Decimal;
+        for text in ["0", "1.50", "-79228162514264337593543950335", "0.0000000000000000000000000001"] {
+            let d: Decimal = text.parse().unwrap();
+            let av = d.to_attribute().unwrap();
+            assert_eq!(av, Some(AttributeValue::N(text.to_owned())));
+            let back = Decimal::from_attribute(av.as_ref()).unwrap();
+            assert_eq!((back, back.to_string()), (d, text.to_owned()));
+        }
+        assert_eq!(Decimal::from_attribute(Some(&AttributeValue::N("1.5E+2".into()))).unwrap(), Decimal::from(150));
+        assert!(matches!(Decimal::from_attribute(Some(&AttributeValue::N("1E+40".into()))), Err(ValueError::Number { .. })));
     }
 
     proptest::proptest! {

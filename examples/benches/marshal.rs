@@ -236,42 +236,42 @@ fn main() {
     };
 
     let mut g = c.benchmark_group("skill");
-    g.bench_function("encode/derive", |b| {
+    g.bench_function("encode_derive", |b| {
         b.iter(|| {
             for s in &skills {
                 black_box(s.to_item().ok());
             }
         })
     });
-    g.bench_function("encode/hand", |b| {
+    g.bench_function("encode_hand", |b| {
         b.iter(|| {
             for s in &skills {
                 black_box(hand_encode(s));
             }
         })
     });
-    g.bench_function("encode/serde_dynamo", |b| {
+    g.bench_function("encode_serde_dynamo", |b| {
         b.iter(|| {
             for s in &skills {
                 black_box(serde_encode(s));
             }
         })
     });
-    g.bench_function("decode/derive", |b| {
+    g.bench_function("decode_derive", |b| {
         b.iter(|| {
             for i in &items {
                 black_box(Skill::from_item(i).ok());
             }
         })
     });
-    g.bench_function("decode/hand", |b| {
+    g.bench_function("decode_hand", |b| {
         b.iter(|| {
             for i in &items {
                 black_box(hand_decode(i).ok());
             }
         })
     });
-    g.bench_function("decode/serde_dynamo", |b| {
+    g.bench_function("decode_serde_dynamo", |b| {
         b.iter(|| {
             for i in &items {
                 black_box(serde_decode(i).ok());
@@ -283,8 +283,8 @@ fn main() {
 
     // Ratios from the estimates criterion saved for this run.
     let est = |name: &str| read_estimate(&format!("skill/{name}"));
-    let (ed, eh, es) = (est("encode/derive"), est("encode/hand"), est("encode/serde_dynamo"));
-    let (dd, dh, ds) = (est("decode/derive"), est("decode/hand"), est("decode/serde_dynamo"));
+    let (ed, eh, es) = (est("encode_derive"), est("encode_hand"), est("encode_serde_dynamo"));
+    let (dd, dh, ds) = (est("decode_derive"), est("decode_hand"), est("decode_serde_dynamo"));
     println!(
         "ratio encode_vs_hand={:.3} decode_vs_hand={:.3} encode_vs_serde_dynamo={:.3} decode_vs_serde_dynamo={:.3}",
         ed / eh,
