@@ -72,7 +72,8 @@ pub enum Comparison {
 }
 
 impl Comparison {
-    fn symbol(self) -> &'static str {
+    /// The operator as DynamoDB writes it.
+    pub fn symbol(self) -> &'static str {
         match self {
             Comparison::Eq => "=",
             Comparison::Ne => "<>",
@@ -87,13 +88,18 @@ impl Comparison {
 #[derive(Debug, Clone)]
 enum Node {
     Compare(&'static str, Comparison, AttributeValue),
+    Between(&'static str, AttributeValue, AttributeValue),
+    In(&'static str, Vec<AttributeValue>),
+    Function(&'static str, &'static str, AttributeValue),
+    Size(&'static str, Comparison, AttributeValue),
     Exists(&'static str, bool),
     And(Box<Node>, Box<Node>),
     Or(Box<Node>, Box<Node>),
     Not(Box<Node>),
 }
 
-/// A condition expression (for conditional writes), built from [`Field`] handles.
+/// A condition expression, built from [`Field`] handles: the condition of a conditional write,
+/// or the filter of a query ([`QueryRequest::filter`](crate::QueryRequest::filter)).
 ///
 /// Every attribute name and value becomes a placeholder (`#n0`, `:v0`), so reserved words such
 /// as `status` or `name` need no care. A value that cannot be encoded is kept as an error and
@@ -126,8 +132,11 @@ impl Condition {
         }
     }
 
-    /// Renders the expression into `names` / `values`, returning its text.
-    pub(crate) fn render(&self, ph: &mut Placeholders) -> Result<String, (&'static str, ValueError)> {
+    /// The expression's text, its attribute names and values added to `ph`.
+    ///
+    /// # Errors
+    /// The field and the error of a value that could not be encoded.
+    pub fn render(&self, ph: &mut Placeholders) -> Result<String, (&'static str, ValueError)> {
         let node = self.node.as_ref().map_err(|e| (self.field, e.clone()))?;
         let mut out = String::new();
         render(node, ph, &mut out);
@@ -141,6 +150,27 @@ fn render(node: &Node, ph: &mut Placeholders, out: &mut String) {
             let n = ph.name(attr);
             let v = ph.value(v.clone());
             let _ = write!(out, "{n} {} {v}", op.symbol());
+        }
+        Node::Between(attr, lo, hi) => {
+            let n = ph.name(attr);
+            let lo = ph.value(lo.clone());
+            let hi = ph.value(hi.clone());
+            let _ = write!(out, "{n} BETWEEN {lo} AND {hi}");
+        }
+        Node::In(attr, values) => {
+            let n = ph.name(attr);
+            let list: Vec<String> = values.iter().map(|v| ph.value(v.clone())).collect();
+            let _ = write!(out, "{n} IN ({})", list.join(", "));
+        }
+        Node::Function(function, attr, v) => {
+            let n = ph.name(attr);
+            let v = ph.value(v.clone());
+            let _ = write!(out, "{function}({n}, {v})");
+        }
+        Node::Size(attr, op, v) => {
+            let n = ph.name(attr);
+            let v = ph.value(v.clone());
+            let _ = write!(out, "size({n}) {} {v}", op.symbol());
         }
         Node::Exists(attr, exists) => {
             let n = ph.name(attr);
@@ -192,6 +222,54 @@ impl<E, T: Attribute, M> Field<E, T, M> {
     pub fn ge(&self, value: &T) -> Condition {
         self.compare(Comparison::Ge, value)
     }
+    /// `field BETWEEN low AND high`, both inclusive.
+    pub fn between(&self, low: &T, high: &T) -> Condition {
+        let node = (|| {
+            let lo = low.to_attribute()?.unwrap_or(AttributeValue::Null(true));
+            let hi = high.to_attribute()?.unwrap_or(AttributeValue::Null(true));
+            Ok(Node::Between(self.attribute, lo, hi))
+        })();
+        Condition { node, field: self.name }
+    }
+
+    /// `field IN (v1, v2, …)`: DynamoDB takes at most 100 values; more is an error before
+    /// sending.
+    pub fn is_in(&self, values: &[T]) -> Condition {
+        let node = if values.is_empty() || values.len() > 100 {
+            Err(ValueError::Invalid(format!("IN takes 1 to 100 values, not {}", values.len())))
+        } else {
+            values
+                .iter()
+                .map(|v| v.to_attribute().map(|a| a.unwrap_or(AttributeValue::Null(true))))
+                .collect::<Result<Vec<_>, _>>()
+                .map(|list| Node::In(self.attribute, list))
+        };
+        Condition { node, field: self.name }
+    }
+
+    /// `begins_with(field, prefix)`: a string (or binary) attribute that starts with `prefix`.
+    pub fn begins_with(&self, prefix: &str) -> Condition {
+        Condition {
+            node: Ok(Node::Function("begins_with", self.attribute, AttributeValue::S(prefix.to_owned()))),
+            field: self.name,
+        }
+    }
+
+    /// `contains(field, value)`: a string attribute containing the substring `value`, or a set
+    /// or list attribute containing the element `value`.
+    pub fn contains<V: Attribute>(&self, value: &V) -> Condition {
+        let node = value
+            .to_attribute()
+            .map(|v| Node::Function("contains", self.attribute, v.unwrap_or(AttributeValue::Null(true))));
+        Condition { node, field: self.name }
+    }
+
+    /// `size(field) <op> n`: the length of a string or binary in bytes, or the number of
+    /// elements of a set, list or map.
+    pub fn size(&self, op: Comparison, n: usize) -> Condition {
+        Condition { node: Ok(Node::Size(self.attribute, op, AttributeValue::N(n.to_string()))), field: self.name }
+    }
+
     /// `attribute_exists(field)`.
     pub fn exists(&self) -> Condition {
         Condition { node: Ok(Node::Exists(self.attribute, true)), field: self.name }

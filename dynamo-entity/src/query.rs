@@ -35,6 +35,7 @@ use futures::{Stream, StreamExt, TryStreamExt};
 use crate::cursor::{self, Scope};
 use crate::entity::{Entity, Index, IndexSchema, Item, PK, SK, TYPE_ATTRIBUTE};
 use crate::error::Error;
+use crate::expr::{Condition, Placeholders};
 use crate::key::{DELIMITER, KeyContext, KeyError, KeyPart, KeyType, KeyWriter, MAX_SORT_KEY_BYTES};
 use crate::table::Table;
 
@@ -210,6 +211,7 @@ pub struct QueryRequest<E, S> {
     page_size: Option<i32>,
     consistent: bool,
     after: Option<Cursor>,
+    filter: Option<Condition>,
 }
 
 impl<E: Entity, S> QueryRequest<E, S> {
@@ -223,6 +225,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
             page_size: None,
             consistent: false,
             after: None,
+            filter: None,
         }
     }
 
@@ -336,6 +339,18 @@ impl<E: Entity, S> QueryRequest<E, S> {
         self.with(cond)
     }
 
+    /// Only return items for which `condition` holds (`FilterExpression`). DynamoDB applies the
+    /// filter after reading, so filtered-out items still consume read capacity and count against
+    /// [`page_size`](Self::page_size); [`limit`](Self::limit) counts matching items only, reading
+    /// on until it has them. Several calls are combined with AND.
+    pub fn filter(mut self, condition: Condition) -> Self {
+        self.filter = Some(match self.filter.take() {
+            Some(c) => c.and(condition),
+            None => condition,
+        });
+        self
+    }
+
     /// Newest / highest sort key first (`ScanIndexForward = false`).
     pub fn descending(mut self) -> Self {
         self.descending = true;
@@ -440,6 +455,22 @@ impl<E: Entity, S> QueryRequest<E, S> {
             }
         }
 
+        let filter = match &self.filter {
+            Some(c) => {
+                let mut ph = Placeholders::default();
+                let text = c.render(&mut ph).map_err(|(field, source)| Error::Encode {
+                    entity: self.spec.entity,
+                    field,
+                    attribute: field,
+                    source,
+                })?;
+                names.extend(ph.take_names().unwrap_or_default());
+                values.extend(ph.take_values().unwrap_or_default());
+                Some(text)
+            }
+            None => None,
+        };
+
         let mut items = Vec::new();
         loop {
             let want = self.limit.map(|l| l - items.len());
@@ -454,6 +485,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
                 .table_name(self.table.name())
                 .set_index_name(index.name().map(str::to_owned))
                 .key_condition_expression(&expr)
+                .set_filter_expression(filter.clone())
                 .set_expression_attribute_names(Some(names.clone()))
                 .set_expression_attribute_values(Some(values.clone()))
                 .scan_index_forward(!self.descending)

@@ -144,6 +144,35 @@ impl Table {
         resp.attributes.map(|item| E::from_item(&item)).transpose()
     }
 
+    /// Writes `value` only if an item with its primary key exists (`PutItem` with
+    /// `attribute_exists(PK)`), and returns that item as it was (`ReturnValues = ALL_OLD`, no
+    /// extra capacity).
+    ///
+    /// # Errors
+    /// [`Error::NotFound`] when there is no such item; [`Error::WrongEntity`] / [`Error::Decode`]
+    /// when the replaced item was not a valid `E` (it is replaced all the same); otherwise as
+    /// [`Table::put`].
+    pub async fn replace<E: Entity>(&self, value: &E) -> Result<E, Error> {
+        let item = value.to_item()?;
+        let result = self
+            .client
+            .put_item()
+            .table_name(&*self.name)
+            .set_item(Some(item))
+            .condition_expression("attribute_exists(#pk)")
+            .expression_attribute_names("#pk", PK)
+            .return_values(ReturnValue::AllOld)
+            .send()
+            .await;
+        match result {
+            Ok(resp) => E::from_item(&resp.attributes.unwrap_or_default()),
+            Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
+                Err(Error::NotFound { entity: E::TYPE, key: value.primary_key()?.to_string() })
+            }
+            Err(e) => Err(Error::sdk("PutItem", e)),
+        }
+    }
+
     /// An update of the item with this key (`UpdateItem`); see [`UpdateRequest`].
     pub fn update<E: Entity>(&self, key: Key<E>) -> UpdateRequest<E> {
         UpdateRequest::new(self.clone(), key)

@@ -27,8 +27,16 @@ struct PartText {
 #[derive(Debug)]
 enum Action {
     Set(AttributeValue),
+    SetIfNotExists(AttributeValue),
     Remove,
-    Add(AttributeValue),
+    /// `+` or `-` a number.
+    Arith(char, AttributeValue),
+    /// `list_append` at the end (`true`) or the front (`false`).
+    Append(AttributeValue, bool),
+    /// `ADD` elements to a set.
+    SetAdd(AttributeValue),
+    /// `DELETE` elements from a set.
+    SetDelete(AttributeValue),
 }
 
 /// An `UpdateItem` on one item of entity `E`; from [`Table::update`].
@@ -100,6 +108,20 @@ impl<E: Entity> UpdateRequest<E> {
         self
     }
 
+    fn number(
+        &mut self,
+        field: &'static str,
+        attribute: &'static str,
+        op: char,
+        amount: Result<Option<AttributeValue>, crate::value::ValueError>,
+    ) {
+        match amount {
+            Ok(Some(v @ AttributeValue::N(_))) => self.actions.push((field, attribute, Action::Arith(op, v))),
+            Ok(_) => self.fail(Error::Invalid { reason: format!("{}.{field} is not a number", E::TYPE) }),
+            Err(source) => self.fail(Error::Encode { entity: E::TYPE, field, attribute, source }),
+        }
+    }
+
     /// Adds `amount` to a number field atomically (`SET f = if_not_exists(f, 0) + amount`;
     /// a negative amount subtracts). A GSI sort key that is exactly this field (such as
     /// `<downloads>`) is moved by the same amount in the same request.
@@ -107,14 +129,103 @@ impl<E: Entity> UpdateRequest<E> {
     /// Adding to a field that is one part of a composite key template is rejected before
     /// sending: the new key text would depend on the stored value.
     pub fn add<T: Attribute>(mut self, field: Field<E, T, Mutable>, amount: &T) -> Self {
-        match amount.to_attribute() {
-            Ok(Some(v @ AttributeValue::N(_))) => self.actions.push((field.name, field.attribute, Action::Add(v))),
-            Ok(_) => self.fail(Error::Invalid { reason: format!("{}.{} is not a number", E::TYPE, field.name) }),
+        self.number(field.name, field.attribute, '+', amount.to_attribute());
+        self
+    }
+
+    /// Subtracts `amount` from a number field atomically (`SET f = if_not_exists(f, 0) - amount`),
+    /// with the same key handling as [`add`](Self::add). For an unsigned field, guard against
+    /// going below zero with a condition (`field.ge(&amount)`): DynamoDB stores the negative
+    /// number, which then no longer decodes.
+    pub fn subtract<T: Attribute>(mut self, field: Field<E, T, Mutable>, amount: &T) -> Self {
+        self.number(field.name, field.attribute, '-', amount.to_attribute());
+        self
+    }
+
+    /// Removes an optional field's attribute (`REMOVE f`); the same as `set(field, &None)`.
+    pub fn remove<T: Attribute>(self, field: Field<E, Option<T>, Mutable>) -> Self {
+        self.set(field, &None)
+    }
+
+    /// Sets the field only if the item does not have it yet (`SET f = if_not_exists(f, value)`).
+    /// Not available for fields used in a GSI key (the new key would depend on the stored value):
+    /// an error before sending.
+    pub fn set_if_absent<T: Attribute>(mut self, field: Field<E, T, Mutable>, value: &T) -> Self {
+        if field.part.is_some() {
+            self.fail(Error::Invalid {
+                reason: format!("{}.{} is part of a GSI key; set it instead of set_if_absent", E::TYPE, field.name),
+            });
+            return self;
+        }
+        match value.to_attribute() {
+            Ok(Some(v)) => self.actions.push((field.name, field.attribute, Action::SetIfNotExists(v))),
+            Ok(None) => {}
             Err(source) => {
                 self.fail(Error::Encode { entity: E::TYPE, field: field.name, attribute: field.attribute, source })
             }
         }
         self
+    }
+
+    fn list(
+        mut self,
+        field: &'static str,
+        attribute: &'static str,
+        items: Result<Option<AttributeValue>, crate::value::ValueError>,
+        at_end: bool,
+    ) -> Self {
+        match items {
+            Ok(Some(v @ AttributeValue::L(_))) => self.actions.push((field, attribute, Action::Append(v, at_end))),
+            Ok(_) => self.fail(Error::Invalid { reason: format!("{}.{field} is not a list", E::TYPE) }),
+            Err(source) => self.fail(Error::Encode { entity: E::TYPE, field, attribute, source }),
+        }
+        self
+    }
+
+    /// Appends `items` to a list field (`SET f = list_append(if_not_exists(f, []), items)`).
+    pub fn append<T: Attribute>(self, field: Field<E, Vec<T>, Mutable>, items: &[T]) -> Self {
+        let v = T::__list_to(items).map(Some);
+        self.list(field.name, field.attribute, v, true)
+    }
+
+    /// Puts `items` in front of a list field (`SET f = list_append(items, if_not_exists(f, []))`).
+    pub fn prepend<T: Attribute>(self, field: Field<E, Vec<T>, Mutable>, items: &[T]) -> Self {
+        let v = T::__list_to(items).map(Some);
+        self.list(field.name, field.attribute, v, false)
+    }
+
+    fn set_op<S: Attribute>(mut self, field: Field<E, S, Mutable>, items: &S, add: bool) -> Self {
+        match items.to_attribute() {
+            // An empty set changes nothing (DynamoDB cannot even hold one).
+            Ok(None) => {}
+            Ok(Some(v)) => {
+                let action = if add { Action::SetAdd(v) } else { Action::SetDelete(v) };
+                self.actions.push((field.name, field.attribute, action));
+            }
+            Err(source) => {
+                self.fail(Error::Encode { entity: E::TYPE, field: field.name, attribute: field.attribute, source })
+            }
+        }
+        self
+    }
+
+    /// Adds elements to a set field (`ADD f items`); the set is created when absent.
+    pub fn insert_into<T: crate::value::SetElement + Ord>(
+        self,
+        field: Field<E, std::collections::BTreeSet<T>, Mutable>,
+        items: &std::collections::BTreeSet<T>,
+    ) -> Self {
+        self.set_op(field, items, true)
+    }
+
+    /// Removes elements from a set field (`DELETE f items`); removing the last element removes
+    /// the attribute, which reads back as an empty set.
+    pub fn delete_from<T: crate::value::SetElement + Ord>(
+        self,
+        field: Field<E, std::collections::BTreeSet<T>, Mutable>,
+        items: &std::collections::BTreeSet<T>,
+    ) -> Self {
+        self.set_op(field, items, false)
     }
 
     /// Only update when `condition` holds (on top of the item existing); otherwise
@@ -128,11 +239,14 @@ impl<E: Entity> UpdateRequest<E> {
     }
 
     /// Builds `UpdateExpression`, names and values.
-    fn build(&self) -> Result<(String, Option<String>, Placeholders), Error> {
+    fn build(&self) -> Result<(String, String, Placeholders), Error> {
         let mut ph = Placeholders::default();
         let mut sets: Vec<String> = Vec::new();
         let mut removes: Vec<String> = Vec::new();
+        let mut adds: Vec<String> = Vec::new();
+        let mut deletes: Vec<String> = Vec::new();
         let mut zero: Option<String> = None;
+        let mut empty_list: Option<String> = None;
         let mut added: HashMap<&'static str, String> = HashMap::new();
         for (field, attr, action) in &self.actions {
             let n = ph.name(attr);
@@ -141,13 +255,32 @@ impl<E: Entity> UpdateRequest<E> {
                     let v = ph.value(v.clone());
                     sets.push(format!("{n} = {v}"));
                 }
+                Action::SetIfNotExists(v) => {
+                    let v = ph.value(v.clone());
+                    sets.push(format!("{n} = if_not_exists({n}, {v})"));
+                }
                 Action::Remove => removes.push(n),
-                Action::Add(v) => {
+                Action::Arith(op, v) => {
                     let z = zero.get_or_insert_with(|| ph.value(AttributeValue::N("0".into()))).clone();
                     let v = ph.value(v.clone());
-                    let expr = format!("if_not_exists({n}, {z}) + {v}");
+                    let expr = format!("if_not_exists({n}, {z}) {op} {v}");
                     sets.push(format!("{n} = {expr}"));
                     added.insert(field, expr);
+                }
+                Action::Append(v, at_end) => {
+                    let e = empty_list.get_or_insert_with(|| ph.value(AttributeValue::L(Vec::new()))).clone();
+                    let v = ph.value(v.clone());
+                    let current = format!("if_not_exists({n}, {e})");
+                    let (a, b) = if *at_end { (current, v) } else { (v, current) };
+                    sets.push(format!("{n} = list_append({a}, {b})"));
+                }
+                Action::SetAdd(v) => {
+                    let v = ph.value(v.clone());
+                    adds.push(format!("{n} {v}"));
+                }
+                Action::SetDelete(v) => {
+                    let v = ph.value(v.clone());
+                    deletes.push(format!("{n} {v}"));
                 }
             }
         }
@@ -221,20 +354,20 @@ impl<E: Entity> UpdateRequest<E> {
                 sets.push(format!("{n} = {rhs}"));
             }
         }
-        if sets.is_empty() && removes.is_empty() {
-            return Err(Error::Invalid { reason: format!("an update of {} must change at least one field", E::TYPE) });
-        }
         let mut expr = String::new();
-        if !sets.is_empty() {
-            expr.push_str("SET ");
-            expr.push_str(&sets.join(", "));
-        }
-        if !removes.is_empty() {
+        for (clause, parts) in [("SET", &sets), ("REMOVE", &removes), ("ADD", &adds), ("DELETE", &deletes)] {
+            if parts.is_empty() {
+                continue;
+            }
             if !expr.is_empty() {
                 expr.push(' ');
             }
-            expr.push_str("REMOVE ");
-            expr.push_str(&removes.join(", "));
+            expr.push_str(clause);
+            expr.push(' ');
+            expr.push_str(&parts.join(", "));
+        }
+        if expr.is_empty() {
+            return Err(Error::Invalid { reason: format!("an update of {} must change at least one field", E::TYPE) });
         }
         let pk = ph.name(PK);
         let mut cond = format!("attribute_exists({pk})");
@@ -247,7 +380,7 @@ impl<E: Entity> UpdateRequest<E> {
             })?;
             cond = format!("{cond} AND ({text})");
         }
-        Ok((expr, Some(cond), ph))
+        Ok((expr, cond, ph))
     }
 
     /// The key-part text of every field whose value this update knows: the fields it sets
@@ -276,6 +409,28 @@ impl<E: Entity> UpdateRequest<E> {
         Ok(known)
     }
 
+    /// Builds the request without sending it: the key, expressions, names and values.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] / [`Error::Key`] / [`Error::Encode`]: nothing can be sent.
+    pub(crate) fn prepare(self) -> Result<(PreparedUpdate, Table), Error> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        let (update, condition, mut ph) = self.build()?;
+        let key = self.key?;
+        let prepared = PreparedUpdate {
+            entity: E::TYPE,
+            key_text: key.to_string(),
+            key: key.to_item(),
+            update,
+            condition,
+            names: ph.take_names(),
+            values: ph.take_values(),
+        };
+        Ok((prepared, self.table))
+    }
+
     /// Sends the update and returns the item as it is afterwards.
     ///
     /// # Errors
@@ -283,22 +438,30 @@ impl<E: Entity> UpdateRequest<E> {
     /// [`Error::NotFound`] when there is no item with this key; [`Error::ConditionFailed`] when
     /// the condition does not hold; [`Error::Sdk`].
     pub async fn send(self) -> Result<E, Error> {
-        if let Some(e) = self.error {
-            return Err(e);
-        }
-        let (expr, cond, mut ph) = self.build()?;
-        let key = self.key?;
-        let result = self
-            .table
+        self.send_returning(ReturnValue::AllNew).await
+    }
+
+    /// As [`send`](Self::send), returning the item as it was before the update
+    /// (`ReturnValues = ALL_OLD`; no extra capacity).
+    ///
+    /// # Errors
+    /// As [`send`](Self::send).
+    pub async fn send_returning_old(self) -> Result<E, Error> {
+        self.send_returning(ReturnValue::AllOld).await
+    }
+
+    async fn send_returning(self, returning: ReturnValue) -> Result<E, Error> {
+        let (p, table) = self.prepare()?;
+        let result = table
             .client()
             .update_item()
-            .table_name(self.table.name())
-            .set_key(Some(key.to_item()))
-            .update_expression(expr)
-            .set_condition_expression(cond)
-            .set_expression_attribute_names(ph.take_names())
-            .set_expression_attribute_values(ph.take_values())
-            .return_values(ReturnValue::AllNew)
+            .table_name(table.name())
+            .set_key(Some(p.key))
+            .update_expression(p.update)
+            .condition_expression(p.condition)
+            .set_expression_attribute_names(p.names)
+            .set_expression_attribute_values(p.values)
+            .return_values(returning)
             .return_values_on_condition_check_failure(RETURN_OLD_ON_FAILURE)
             .send()
             .await;
@@ -314,16 +477,31 @@ impl<E: Entity> UpdateRequest<E> {
                     }
                     _ => false,
                 };
-                let key = key.to_string();
-                Err(if existed {
-                    Error::ConditionFailed { entity: E::TYPE, key }
-                } else {
-                    Error::NotFound { entity: E::TYPE, key }
-                })
+                let (entity, key) = (p.entity, p.key_text);
+                Err(if existed { Error::ConditionFailed { entity, key } } else { Error::NotFound { entity, key } })
             }
             Err(e) => Err(Error::sdk("UpdateItem", e)),
         }
     }
+}
+
+/// An `UpdateItem` built and checked, ready to send alone or as a transaction action.
+#[derive(Debug, Clone)]
+pub(crate) struct PreparedUpdate {
+    /// The entity type name.
+    pub entity: &'static str,
+    /// The key as `PK=… SK=…`, for errors.
+    pub key_text: String,
+    /// `{PK, SK}`.
+    pub key: crate::entity::Item,
+    /// `UpdateExpression`.
+    pub update: String,
+    /// `ConditionExpression`: always includes `attribute_exists(PK)`.
+    pub condition: String,
+    /// `ExpressionAttributeNames`.
+    pub names: Option<HashMap<String, String>>,
+    /// `ExpressionAttributeValues`.
+    pub values: Option<HashMap<String, AttributeValue>>,
 }
 
 enum KeyValue {

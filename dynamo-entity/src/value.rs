@@ -611,7 +611,10 @@ mod tests {
             assert_eq!((back, back.to_string()), (d, text.to_owned()));
         }
         assert_eq!(Decimal::from_attribute(Some(&AttributeValue::N("1.5E+2".into()))).unwrap(), Decimal::from(150));
-        assert!(matches!(Decimal::from_attribute(Some(&AttributeValue::N("1E+40".into()))), Err(ValueError::Number { .. })));
+        assert!(matches!(
+            Decimal::from_attribute(Some(&AttributeValue::N("1E+40".into()))),
+            Err(ValueError::Number { .. })
+        ));
     }
 
     proptest::proptest! {

@@ -5,6 +5,7 @@ mod common;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_entity::{Entity, Error, KeyPart, Timestamp};
+use futures::TryStreamExt;
 
 // K01 ----------------------------------------------------------------------------------------
 
@@ -196,6 +197,39 @@ async fn case_k06_one_part_of_a_composite_gsi_key_changes() {
     assert_eq!(open, vec![]);
     let closed_now = table.query(Ticket::gsi1("q")).sk_begins_with((&TicketStatus::Closed,)).all().await.unwrap();
     assert_eq!(closed_now, vec![Ticket { status: TicketStatus::Closed, ..t }]);
+}
+
+// K07 ----------------------------------------------------------------------------------------
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "SHOP#<shop>", sk = "ORDER#<n>")]
+struct ShopOrder {
+    shop: String,
+    n: u32,
+    flagged: bool,
+}
+
+#[tokio::test]
+async fn case_k07_limit_counts_matching_items_not_evaluated_ones() {
+    let table = common::table("k07", &[ShopOrder::schema()]).await;
+    for n in 1..=10 {
+        table.put(&ShopOrder { shop: "s".into(), n, flagged: n >= 8 }).await.unwrap();
+    }
+    let query = || table.query(ShopOrder::query("s")).filter(ShopOrder::FLAGGED.eq(&true)).page_size(3);
+    let first = query().limit(2).send().await.unwrap();
+    assert_eq!(first.items.iter().map(|o| o.n).collect::<Vec<_>>(), vec![8, 9]);
+    let cursor = first.cursor.expect("more items may follow");
+    let rest = query().limit(2).after(cursor).send().await.unwrap();
+    assert_eq!(rest.items.iter().map(|o| o.n).collect::<Vec<_>>(), vec![10]);
+    assert_eq!(rest.cursor, None);
+
+    // Without a limit, pages follow DynamoDB's: the first ones are empty but carry a cursor,
+    // and the iteration goes on through them.
+    let pages: Vec<Vec<u32>> =
+        query().pages().map_ok(|p| p.items.into_iter().map(|o| o.n).collect()).try_collect().await.unwrap();
+    assert_eq!(pages, vec![vec![], vec![], vec![8, 9], vec![10]]);
+    let all: Vec<u32> = query().stream().map_ok(|o| o.n).try_collect().await.unwrap();
+    assert_eq!(all, vec![8, 9, 10]);
 }
 
 // K08 ----------------------------------------------------------------------------------------
