@@ -15,6 +15,7 @@ mod ast;
 mod attr;
 mod case;
 mod check;
+mod collection;
 mod errors;
 mod expand;
 mod fallback;
@@ -43,4 +44,16 @@ pub fn derive_entity(input: TokenStream) -> TokenStream {
 pub fn derive_key_part(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     key_part::derive(&input).into()
+}
+
+/// Implements `dynamo_entity::collection::FromCollection` for a struct whose fields take the
+/// items of one item collection by entity type (`E`: exactly one, `Option<E>`: at most one,
+/// `Vec<E>`: any number), or `dynamo_entity::collection::EntityEnum` for an enum whose variants
+/// each hold one entity type.
+///
+/// See the `dynamo-entity` crate documentation.
+#[proc_macro_derive(Collection)]
+pub fn derive_collection(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    collection::derive(&input).into()
 }

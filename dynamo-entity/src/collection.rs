@@ -1,11 +1,21 @@
 //! Item collections: every item that shares one partition key, read in one query and decoded
 //! by the entity type attribute.
 //!
+//! `#[derive(Collection)]` on a struct names the entity types of a collection and how many of
+//! each it holds (`E`: exactly one, `Option<E>`: at most one, `Vec<E>`: any number); on an enum
+//! whose variants each hold one entity, it decodes any item of those types (a table-level enum
+//! of every entity serves scans, stream records and exports).
+//!
 //! ```ignore
+//! #[derive(Collection)]
+//! struct SkillPage { skill: Skill, reviews: Vec<Review> }
+//!
 //! // PK = SKILL#<id>: the skill (SK = META) and its reviews (SK = REVIEW#…) in one query.
-//! let page = table.collection(Skill::query(&id)).send().await?;
-//! let skill: Skill = page.one()?.expect("listing");
-//! let reviews: Vec<Review> = page.all()?;
+//! let page: SkillPage = table.collection(Skill::query(&id)).send().await?.decode()?;
+//!
+//! #[derive(Collection)]
+//! enum AnyItem { User(User), Skill(Skill), Review(Review) }
+//! let items: Vec<AnyItem> = collection.decode_each()?;
 //! ```
 
 use std::collections::HashMap;
@@ -77,6 +87,14 @@ pub struct Collection {
     items: Vec<Item>,
 }
 
+impl From<Vec<Item>> for Collection {
+    /// Items read some other way (a `Scan`, an export), to decode with [`Collection::decode`]
+    /// or [`Collection::decode_each`].
+    fn from(items: Vec<Item>) -> Collection {
+        Collection { items }
+    }
+}
+
 impl Collection {
     /// The raw items.
     pub fn items(&self) -> &[Item] {
@@ -118,6 +136,142 @@ impl Collection {
             });
         }
         first.map(E::from_item).transpose()
+    }
+}
+
+/// What to do with an item whose entity type the collection does not name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Unknown {
+    /// Skip it with a `tracing` warning (the default: a new entity type added to a partition
+    /// does not break older readers).
+    #[default]
+    Skip,
+    /// Fail with [`Error::UnexpectedItem`].
+    Error,
+}
+
+/// A struct filled from the items of one item collection; implemented by
+/// `#[derive(Collection)]`.
+pub trait FromCollection: Sized {
+    /// The entity types the collection holds.
+    const TYPES: &'static [&'static str];
+
+    /// Decodes `items` (in sort-key order) by their entity type attribute.
+    ///
+    /// # Errors
+    /// [`Error::MissingItem`] when a required entity is absent, [`Error::DuplicateItem`] when a
+    /// single-item field finds two, [`Error::UnexpectedItem`] for an unnamed type under
+    /// [`Unknown::Error`], and the decode errors of the items.
+    fn from_items(items: &[Item], unknown: Unknown) -> Result<Self, Error>;
+}
+
+/// An enum over entity types that decodes any item of those types; implemented by
+/// `#[derive(Collection)]` on an enum.
+pub trait EntityEnum: Sized {
+    /// The entity types of the variants.
+    const TYPES: &'static [&'static str];
+
+    /// The item decoded as the variant of its entity type; `Ok(None)` for another type.
+    ///
+    /// # Errors
+    /// The decode error of an item of a named type.
+    fn decode(item: &Item) -> Result<Option<Self>, Error>;
+}
+
+impl Collection {
+    /// Decodes the whole collection into `C`, skipping (with a warning) items of entity types
+    /// `C` does not name.
+    ///
+    /// # Errors
+    /// As [`FromCollection::from_items`].
+    pub fn decode<C: FromCollection>(&self) -> Result<C, Error> {
+        C::from_items(&self.items, Unknown::Skip)
+    }
+
+    /// As [`decode`](Self::decode), failing on items of entity types `C` does not name.
+    ///
+    /// # Errors
+    /// As [`FromCollection::from_items`].
+    pub fn decode_strict<C: FromCollection>(&self) -> Result<C, Error> {
+        C::from_items(&self.items, Unknown::Error)
+    }
+
+    /// Every item decoded as the enum `A`, in sort-key order; items of types `A` does not name
+    /// are skipped with a warning.
+    ///
+    /// # Errors
+    /// The decode error of an item of a named type.
+    pub fn decode_each<A: EntityEnum>(&self) -> Result<Vec<A>, Error> {
+        let mut out = Vec::with_capacity(self.items.len());
+        for item in &self.items {
+            match A::decode(item)? {
+                Some(v) => out.push(v),
+                None => warn_unknown(item),
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn warn_unknown(item: &Item) {
+    tracing::warn!(
+        entity = type_of(item).unwrap_or("<none>"),
+        key = %describe_key(item),
+        "skipped an item of an entity type the collection does not name"
+    );
+}
+
+/// The entity type attribute of an item, if it is a string.
+pub fn type_of(item: &Item) -> Option<&str> {
+    match item.get(TYPE_ATTRIBUTE) {
+        Some(AttributeValue::S(t)) => Some(t),
+        _ => None,
+    }
+}
+
+/// Generated code: fills a single-item field, failing on a second item.
+#[doc(hidden)]
+pub fn collect_one<E: Entity>(
+    slot: &mut Option<E>,
+    item: &Item,
+    collection: &'static str,
+    field: &'static str,
+) -> Result<(), Error> {
+    if slot.is_some() {
+        return Err(Error::DuplicateItem { collection, field, key: describe_key(item) });
+    }
+    *slot = Some(E::from_item(item)?);
+    Ok(())
+}
+
+/// Generated code: a required single-item field.
+#[doc(hidden)]
+pub fn required<E>(
+    slot: Option<E>,
+    collection: &'static str,
+    field: &'static str,
+    entity: &'static str,
+    items: &[Item],
+) -> Result<E, Error> {
+    slot.ok_or_else(|| Error::MissingItem {
+        collection,
+        field,
+        entity,
+        partition: items.first().map(describe_key).unwrap_or_else(|| "an empty partition".to_owned()),
+    })
+}
+
+/// Generated code: an item of a type the collection does not name.
+#[doc(hidden)]
+pub fn unknown_item(item: &Item, collection: &'static str, unknown: Unknown) -> Result<(), Error> {
+    match unknown {
+        Unknown::Skip => {
+            warn_unknown(item);
+            Ok(())
+        }
+        Unknown::Error => {
+            Err(Error::UnexpectedItem { collection, found: type_of(item).map(str::to_owned), key: describe_key(item) })
+        }
     }
 }
 

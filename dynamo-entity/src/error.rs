@@ -78,6 +78,39 @@ pub enum Error {
         #[source]
         source: ValueError,
     },
+    /// An item collection lacks an item its collection type requires (such as the skill of a
+    /// skill page).
+    #[error("{collection}.{field}: no {entity} item in the collection (first item: {partition})")]
+    MissingItem {
+        /// The collection type.
+        collection: &'static str,
+        /// The field that requires the item.
+        field: &'static str,
+        /// The entity type that is missing.
+        entity: &'static str,
+        /// The first item's key, or "an empty partition".
+        partition: String,
+    },
+    /// An item collection holds two items for a field that takes one.
+    #[error("{collection}.{field} takes one item, but the collection holds another: {key}")]
+    DuplicateItem {
+        /// The collection type.
+        collection: &'static str,
+        /// The field.
+        field: &'static str,
+        /// The key of the second item.
+        key: String,
+    },
+    /// An item of an entity type the collection does not name, read in strict mode.
+    #[error("{collection} does not hold items of entity type {found:?}: {key}")]
+    UnexpectedItem {
+        /// The collection type.
+        collection: &'static str,
+        /// The item's entity type attribute, if any.
+        found: Option<String>,
+        /// The item's key.
+        key: String,
+    },
     /// A pagination cursor that is malformed or belongs to another query.
     #[error("invalid cursor: {reason}")]
     Cursor {

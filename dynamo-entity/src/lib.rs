@@ -15,8 +15,8 @@ pub mod value;
 
 mod cursor;
 
-pub use collection::Collection;
-pub use dynamo_entity_derive::{Entity, KeyPart};
+pub use collection::{Collection, EntityEnum, FromCollection};
+pub use dynamo_entity_derive::{Collection, Entity, KeyPart};
 pub use entity::{Entity, EntitySchema, Index, Item, Key, PrimaryKey};
 pub use error::{Error, Result};
 pub use expr::{Condition, Field};
@@ -30,6 +30,7 @@ pub use value::Attribute;
 /// What generated code calls. Not a public API: it may change in any release.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::collection::{collect_one, required, type_of, unknown_item};
     pub use crate::entity::{
         Entity, EntitySchema, FieldSchema, Index, IndexSchema, Item, Key, PrimaryKey, TYPE_ATTRIBUTE, describe_key,
     };

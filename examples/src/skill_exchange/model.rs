@@ -1,6 +1,6 @@
 //! The entities of Skill Exchange.
 
-use dynamo_entity::{Entity, KeyPart, Timestamp};
+use dynamo_entity::{Collection, Entity, KeyPart, Timestamp};
 
 /// A user id such as `u0042`.
 #[derive(KeyPart, Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -159,4 +159,42 @@ pub struct Redemption {
     pub user_id: UserId,
     /// When.
     pub redeemed_at: Timestamp,
+}
+
+/// A skill's item collection (`PK = SKILL#<id>`): the listing and its reviews, from one query.
+#[derive(Collection, Debug, Clone, PartialEq)]
+pub struct SkillPage {
+    /// The listing (`SK = META`); a page without it is an error.
+    pub skill: Skill,
+    /// Its reviews (`SK = REVIEW#<id>`), in review id order.
+    pub reviews: Vec<Review>,
+}
+
+/// A user's item collection (`PK = USER#<id>`): the profile and the badges.
+#[derive(Collection, Debug, Clone, PartialEq)]
+pub struct UserPage {
+    /// The profile (`SK = PROFILE`).
+    pub user: User,
+    /// The badges (`SK = BADGE#<badge>`).
+    pub badges: Vec<Badge>,
+}
+
+/// Any item of the Skill Exchange table, decoded by its entity type attribute (for scans,
+/// stream records and exports).
+#[derive(Collection, Debug, Clone, PartialEq)]
+pub enum AnyItem {
+    /// A user profile.
+    User(User),
+    /// A badge.
+    Badge(Badge),
+    /// A listing.
+    Skill(Skill),
+    /// A review.
+    Review(Review),
+    /// A purchase.
+    Purchase(Purchase),
+    /// A coupon.
+    Coupon(Coupon),
+    /// A coupon redemption.
+    Redemption(Redemption),
 }

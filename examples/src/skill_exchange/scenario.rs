@@ -226,13 +226,12 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
         let c = table.collection(Skill::query(busiest)).send().await.map_err(failed(p))?;
         (c.items().len(), c)
     });
-    let skill: Option<Skill> = collection.one().map_err(failed(p))?;
-    let reviews: Vec<Review> = collection.all().map_err(failed(p))?;
+    let page: SkillPage = collection.decode_strict().map_err(failed(p))?;
     let mut expect_reviews: Vec<&Review> = data.reviews.iter().filter(|r| &r.skill_id == busiest).collect();
     expect_reviews.sort_by_key(|r| r.id);
-    check(p, skill.as_ref() == data.skills.iter().find(|s| &s.id == busiest), || format!("skill {skill:?}"))?;
-    check(p, reviews.iter().collect::<Vec<_>>() == expect_reviews, || {
-        format!("{} reviews, expected {}", reviews.len(), expect_reviews.len())
+    check(p, Some(&page.skill) == data.skills.iter().find(|s| &s.id == busiest), || format!("skill {:?}", page.skill))?;
+    check(p, page.reviews.iter().collect::<Vec<_>>() == expect_reviews, || {
+        format!("{} reviews, expected {}", page.reviews.len(), expect_reviews.len())
     })?;
 
     // Approve the oldest pending skill: one UpdateItem moves it from the queue to the marketplace.

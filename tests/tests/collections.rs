@@ -1,0 +1,113 @@
+//! Item collections decoded by entity type: `#[derive(Collection)]` structs and enums.
+
+mod common;
+
+use dynamo_entity::{Collection, Entity, Error, Timestamp};
+use dynamo_entity_examples::skill_exchange::{
+    AnyItem, Review, Skill, SkillId, SkillPage, SkillStatus, User, UserId, UserPage, schemas,
+};
+
+fn skill(id: &str) -> Skill {
+    Skill {
+        id: SkillId(id.into()),
+        title: "t".into(),
+        category: "code".into(),
+        seller_id: UserId("u1".into()),
+        status: SkillStatus::Approved,
+        downloads: 3,
+        price_cents: 500,
+        created_at: Timestamp::parse("2025-01-01T00:00:00.000Z").unwrap(),
+        submitted_at: None,
+        seller_verified: false,
+        tags: vec![],
+    }
+}
+
+fn review(skill: &str, id: u32) -> Review {
+    Review {
+        skill_id: SkillId(skill.into()),
+        id,
+        author_id: UserId(format!("u{id}")),
+        rating: 5,
+        body: format!("review {id}"),
+        created_at: Timestamp::parse("2025-02-01T00:00:00.000Z").unwrap(),
+    }
+}
+
+#[tokio::test]
+async fn a_struct_collection_from_one_query() {
+    let table = common::table("collection_struct", &schemas()).await;
+    let s = skill("s1");
+    table.put(&s).await.unwrap();
+    for id in [10, 2, 1] {
+        table.put(&review("s1", id)).await.unwrap();
+    }
+    let page: SkillPage = table.collection(Skill::query(&SkillId("s1".into()))).send().await.unwrap().decode().unwrap();
+    assert_eq!(page, SkillPage { skill: s, reviews: vec![review("s1", 1), review("s1", 2), review("s1", 10)] });
+
+    // Without its required parent, the page is a typed error naming it.
+    table.put(&review("s2", 1)).await.unwrap();
+    let err =
+        table.collection(Skill::query(&SkillId("s2".into()))).send().await.unwrap().decode::<SkillPage>().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "SkillPage.skill: no Skill item in the collection (first item: PK=SKILL#s2 SK=REVIEW#0000000001)"
+    );
+    assert!(matches!(err, Error::MissingItem { collection: "SkillPage", field: "skill", entity: "Skill", .. }));
+}
+
+#[tokio::test]
+async fn unknown_items_are_skipped_or_rejected() {
+    let table = common::table("collection_unknown", &schemas()).await;
+    let user = User {
+        id: UserId("u1".into()),
+        name: "Ann".into(),
+        email: "ann@example.test".into(),
+        verified: true,
+        sales: 0,
+        created_at: Timestamp::parse("2025-01-01T00:00:00.000Z").unwrap(),
+    };
+    table.put(&user).await.unwrap();
+    // An item of a type UserPage does not name, in the user's partition.
+    let mut stray = review("x", 1).to_item().unwrap();
+    stray.insert("PK".into(), aws_sdk_dynamodb::types::AttributeValue::S("USER#u1".into()));
+    stray.insert("SK".into(), aws_sdk_dynamodb::types::AttributeValue::S("NOTE#1".into()));
+    table.client().put_item().table_name(table.name()).set_item(Some(stray)).send().await.unwrap();
+
+    let c = table.collection(User::query(&UserId("u1".into()))).send().await.unwrap();
+    assert_eq!(c.items().len(), 2);
+    let page: UserPage = c.decode().unwrap();
+    assert_eq!(page, UserPage { user: user.clone(), badges: vec![] });
+    let err = c.decode_strict::<UserPage>().unwrap_err();
+    assert_eq!(err.to_string(), "UserPage does not hold items of entity type Some(\"Review\"): PK=USER#u1 SK=NOTE#1");
+
+    // Two profiles in one partition: a single-item field refuses the second.
+    let mut twin = user.to_item().unwrap();
+    twin.insert("SK".into(), aws_sdk_dynamodb::types::AttributeValue::S("PROFILE2".into()));
+    table.client().put_item().table_name(table.name()).set_item(Some(twin)).send().await.unwrap();
+    let c = table.collection(User::query(&UserId("u1".into()))).send().await.unwrap();
+    let err = c.decode::<UserPage>().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "UserPage.user takes one item, but the collection holds another: PK=USER#u1 SK=PROFILE2"
+    );
+}
+
+#[tokio::test]
+async fn the_table_enum_decodes_any_item() {
+    let table = common::table("collection_enum", &schemas()).await;
+    table.put(&skill("s1")).await.unwrap();
+    table.put(&review("s1", 1)).await.unwrap();
+    let mut foreign = review("s9", 1).to_item().unwrap();
+    foreign.insert("_type".into(), aws_sdk_dynamodb::types::AttributeValue::S("Legacy".into()));
+    table.client().put_item().table_name(table.name()).set_item(Some(foreign)).send().await.unwrap();
+
+    let scan = table.client().scan().table_name(table.name()).send().await.unwrap();
+    let mut decoded = Collection::from(scan.items.unwrap_or_default()).decode_each::<AnyItem>().unwrap();
+    decoded.sort_by_key(|i| format!("{i:?}"));
+    assert_eq!(decoded, vec![AnyItem::Review(review("s1", 1)), AnyItem::Skill(skill("s1"))]);
+    assert_eq!(
+        <AnyItem as dynamo_entity::EntityEnum>::TYPES,
+        &["User", "Badge", "Skill", "Review", "Purchase", "Coupon", "Redemption"]
+    );
+}
