@@ -37,6 +37,8 @@ pub struct Field<'a> {
     pub attribute: String,
     pub rename: Option<LitStr>,
     pub serde: bool,
+    /// `#[entity(unique)]`, with the span of `unique`.
+    pub unique: Option<Span>,
 }
 
 /// Which index a pair of templates keys.
@@ -160,6 +162,7 @@ impl<'a> Entity<'a> {
                 ty: &f.ty,
                 rename: fa.rename,
                 serde: fa.serde.is_some(),
+                unique: fa.unique,
             });
         }
 

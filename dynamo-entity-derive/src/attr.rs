@@ -46,10 +46,12 @@ pub struct EntityAttrs {
 pub struct FieldAttrs {
     pub rename: Option<LitStr>,
     pub serde: Option<Span>,
+    /// `#[entity(unique)]`: the value is claimed by a guard item.
+    pub unique: Option<Span>,
 }
 
 const STRUCT_KEYS: &str = "`pk`, `sk`, `gsi1` to `gsi20`, `gsi1_sk` to `gsi20_sk` and `name`";
-const FIELD_KEYS: &str = "`rename` and `serde`";
+const FIELD_KEYS: &str = "`rename`, `serde` and `unique`";
 
 /// What a struct-level key means.
 enum StructKey {
@@ -132,7 +134,7 @@ pub fn entity_attrs(attrs: &[Attribute], errors: &mut Errors) -> EntityAttrs {
                 "pk" => Ok(StructKey::Pk),
                 "sk" => Ok(StructKey::Sk),
                 "name" => Ok(StructKey::Name),
-                "rename" | "serde" => Err(format!(
+                "rename" | "serde" | "unique" => Err(format!(
                     "`{key}` belongs on a field: `#[entity({key}{})]`",
                     if key == "rename" { " = \"...\"" } else { "" }
                 )),
@@ -192,11 +194,11 @@ pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
                 return skip_value(&meta);
             };
             let key = ident.to_string();
-            if !matches!(key.as_str(), "rename" | "serde") {
+            if !matches!(key.as_str(), "rename" | "serde" | "unique") {
                 let message = if matches!(key.as_str(), "pk" | "sk" | "name") || gsi_key(&key).is_some() {
                     format!("`{key}` belongs on the struct: `#[entity({key} = \"...\")]` above the `struct`")
                 } else {
-                    match suggest::closest(&key, ["rename", "serde"]) {
+                    match suggest::closest(&key, ["rename", "serde", "unique"]) {
                         Some(s) => format!("unknown key `{key}`; did you mean `{s}`? Expected {FIELD_KEYS}"),
                         None => format!("unknown key `{key}`; expected {FIELD_KEYS}"),
                     }
@@ -213,10 +215,14 @@ pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
                 out.rename = string_value(&meta, "rename", errors)?;
             } else {
                 if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
-                    errors.spanned(&ident, "`serde` takes no value: write `#[entity(serde)]`");
+                    errors.spanned(&ident, format!("`{key}` takes no value: write `#[entity({key})]`"));
                     skip_value(&meta)?;
                 }
-                out.serde = Some(ident.span());
+                if key == "unique" {
+                    out.unique = Some(ident.span());
+                } else {
+                    out.serde = Some(ident.span());
+                }
             }
             Ok(())
         });

@@ -22,6 +22,7 @@ pub fn check(entity: &Entity, errors: &mut Errors) {
     gsi_pairs(entity, errors);
     key_part_types(entity, errors);
     attributes(entity, errors);
+    unique_fields(entity, errors);
     handle_names(entity, errors);
 }
 
@@ -189,6 +190,28 @@ pub fn reserved(attribute: &str) -> Option<String> {
     };
     let number: u8 = n.parse().ok().filter(|v| (1..=MAX_GSI).contains(v) && !n.starts_with('0'))?;
     Some(format!("the {what} key of GSI{number}"))
+}
+
+/// Rule 8: a `#[entity(unique)]` field stores one scalar value (its guard item is keyed on it),
+/// so it cannot be `#[entity(serde)]` (any shape) and its type must hold one value.
+fn unique_fields(entity: &Entity, errors: &mut Errors) {
+    for field in &entity.fields {
+        let Some(span) = field.unique else {
+            continue;
+        };
+        if field.serde {
+            errors.at(
+                span,
+                format!(
+                    "`{}` cannot be both `unique` and `serde`: a guard item is keyed on one string, number, binary \
+                     or bool value, and a serde field may store any shape",
+                    field.name
+                ),
+            );
+        } else if let Some(reason) = types::unique_rejection(field.ty) {
+            errors.spanned(field.ty, format!("`{}` cannot be unique: {reason}", field.name));
+        }
+    }
 }
 
 /// Field handles are associated constants named in SCREAMING_SNAKE_CASE; two fields must not

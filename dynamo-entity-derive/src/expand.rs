@@ -245,7 +245,8 @@ impl Gen<'_, '_> {
         let fields = e.fields.iter().map(|f| {
             let (field, attribute) = (&f.name, &f.attribute);
             let optional = types::option_inner(f.ty).is_some();
-            quote!(__de::FieldSchema { field: #field, attribute: #attribute, optional: #optional })
+            let unique = f.unique.is_some();
+            quote!(__de::FieldSchema { field: #field, attribute: #attribute, optional: #optional, unique: #unique })
         });
         items.extend(quote! {
             const SCHEMA: __de::EntitySchema = __de::EntitySchema {
@@ -508,8 +509,21 @@ impl Gen<'_, '_> {
             } else {
                 quote!(::core::option::Option::None)
             };
-            let marker = if in_primary { quote!(, __de::Immutable) } else { quote!() };
+            let unique = f.unique.is_some();
+            let marker = if in_primary {
+                quote!(, __de::Immutable)
+            } else if unique {
+                quote!(, __de::Unique)
+            } else {
+                quote!()
+            };
             let mut doc = format!("The `{field}` field of `{}`, stored in attribute `{attribute}`.", e.ident);
+            if unique {
+                doc.push_str(
+                    "\n\nUnique: a guard item claims each value. Change it with `UpdateRequest::set_unique`, \
+                     which moves the guard in the same transaction.",
+                );
+            }
             if in_primary {
                 doc.push_str("\n\nPart of the primary key: no update can change it.");
             } else {
@@ -635,7 +649,9 @@ mod tests {
         ));
         assert!(out.contains("key_type:__de::single_key_type::<u64>()"));
         assert!(out.contains("gsis:&[Self::GSI1,Self::GSI4]"));
-        assert!(out.contains(r#"__de::FieldSchema{field:"seller_verified",attribute:"verified",optional:false}"#));
+        assert!(out.contains(
+            r#"__de::FieldSchema{field:"seller_verified",attribute:"verified",optional:false,unique:false}"#
+        ));
         // to_item: exact capacity, keys, GSIs, fields, type.
         assert!(out.contains("__de::Item::with_capacity(14usize)"));
         assert!(out.contains(r#"__de::put_gsi(&mutitem,"GSI4PK",pk,"GSI4SK",sk);"#));
@@ -707,6 +723,24 @@ mod tests {
         assert!(out.contains("impl__de::Entityfor Skill".replace(' ', "").as_str()));
         assert!(out.contains("::core::unreachable!()"));
         assert!(!out.contains("fnkey"));
+    }
+
+    #[test]
+    fn unique_fields_are_in_the_schema_with_their_own_handle_marker() {
+        let out = expand(
+            r#"
+            #[entity(pk = "USER#<id>", sk = "PROFILE")]
+            pub struct User { pub id: String, #[entity(unique, rename = "mail")] pub email: String,
+                              #[entity(unique)] pub handle: Option<String>, #[entity(unique)] pub ssn: Vec<u8> }
+        "#,
+        );
+        assert!(out.contains(r#"__de::FieldSchema{field:"email",attribute:"mail",optional:false,unique:true}"#));
+        assert!(out.contains(r#"__de::FieldSchema{field:"handle",attribute:"handle",optional:true,unique:true}"#));
+        assert!(out.contains(r#"__de::FieldSchema{field:"id",attribute:"id",optional:false,unique:false}"#));
+        assert!(out.contains("pubconstEMAIL:__de::Field<Self,String,__de::Unique>"));
+        assert!(out.contains("pubconstHANDLE:__de::Field<Self,Option<String>,__de::Unique>"));
+        assert!(out.contains("pubconstID:__de::Field<Self,String,__de::Immutable>"));
+        assert!(!out.contains("compile_error"));
     }
 
     #[test]

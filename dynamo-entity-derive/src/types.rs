@@ -138,6 +138,34 @@ fn classify(ty: &Type) -> KeyPartType<'_> {
     }
 }
 
+/// Why a field of type `ty` cannot be `#[entity(unique)]`, or `None` when it can. A guard item
+/// is keyed on the one stored value of the field: a string, a number, binary data (`Vec<u8>`) or
+/// a bool; `Option` is allowed (`None` claims nothing). Another path type is accepted here and
+/// checked at run time by the kind of value its `Attribute` impl stores.
+pub fn unique_rejection(ty: &Type) -> Option<String> {
+    const ONE: &str = "a unique field holds one string, number, binary (`Vec<u8>`) or bool value, which its guard \
+                       item is keyed on";
+    let inner = option_inner(ty).unwrap_or(ty);
+    if option_inner(inner).is_some() {
+        return Some(format!("an `Option<Option<..>>` has two kinds of absence; {ONE}"));
+    }
+    if generic_args(inner, "Vec").is_some_and(|a| a.len() == 1 && plain_name(a[0]).as_deref() == Some("u8")) {
+        return None;
+    }
+    match classify(inner) {
+        KeyPartType::Builtin | KeyPartType::Custom(_) => None,
+        KeyPartType::Rejected(_) => Some(match last_segment(inner) {
+            Some((name, None)) if name == "f32" || name == "f64" => format!(
+                "equal floating-point numbers can have several texts (`1`, `1.0`), and NaN equals nothing; {ONE}"
+            ),
+            Some((name, _)) if COLLECTIONS.contains(&name.as_str()) => {
+                format!("a `{name}` holds many values; {ONE}")
+            }
+            _ => format!("this type has no single value to claim; {ONE}"),
+        }),
+    }
+}
+
 /// Whether the runtime implements `Attribute` for `ty` (so the derive need not spell the bound
 /// out): scalars, and `Option`, `Vec`, `Box`, maps keyed by `String` and sets of these.
 pub fn is_builtin_attribute(ty: &Type) -> bool {
@@ -234,6 +262,17 @@ mod tests {
         ] {
             assert_eq!(kind(t), "rejected", "{t}");
         }
+    }
+
+    #[test]
+    fn unique_fields() {
+        for t in ["String", "Option<String>", "u64", "Vec<u8>", "Option<Vec<u8>>", "UserId", "Timestamp", "bool"] {
+            assert!(unique_rejection(&ty(t)).is_none(), "{t}");
+        }
+        for t in ["f64", "Option<f32>", "Vec<String>", "BTreeSet<String>", "HashMap<String, u8>", "(u8, u8)"] {
+            assert!(unique_rejection(&ty(t)).is_some(), "{t}");
+        }
+        assert!(unique_rejection(&ty("Option<Option<String>>")).unwrap().contains("two kinds of absence"));
     }
 
     #[test]

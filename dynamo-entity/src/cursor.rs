@@ -22,6 +22,19 @@ pub(crate) struct Scope {
     pub index: String,
     #[serde(rename = "p")]
     pub partition: String,
+    /// A fingerprint of the sort order and the sort-key condition.
+    #[serde(rename = "q")]
+    pub query: String,
+}
+
+/// FNV-1a (64 bits) of `text`, as hex: a short, stable fingerprint.
+pub(crate) fn fingerprint(text: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
 }
 
 #[derive(Serialize, Deserialize)]
@@ -76,6 +89,16 @@ pub(crate) fn decode(text: &str, scope: &Scope, index: Index) -> Result<Item, Er
         serde_json::from_slice(&bytes).map_err(|_| bad("not a cursor of this library (bad contents)".into()))?;
     if wire.v != VERSION {
         return Err(bad(format!("cursor version {} is not supported", wire.v)));
+    }
+    if wire.scope.entity == scope.entity
+        && wire.scope.index == scope.index
+        && wire.scope.partition == scope.partition
+        && wire.scope.query != scope.query
+    {
+        return Err(bad(format!(
+            "it belongs to a query of {} on {} partition {} with another sort order or sort-key condition",
+            scope.entity, scope.index, scope.partition
+        )));
     }
     if wire.scope != *scope {
         return Err(bad(format!(

@@ -91,6 +91,9 @@ pub struct FieldSchema {
     pub attribute: &'static str,
     /// Whether the field is an `Option`: as a key part, it can leave a GSI key absent.
     pub optional: bool,
+    /// Whether the field is `#[entity(unique)]`: each of its values is claimed by a guard item
+    /// (see [`unique`](crate::unique)).
+    pub unique: bool,
 }
 
 /// What `#[derive(Entity)]` knows about an entity: its type name, key templates and fields.
@@ -113,6 +116,18 @@ impl EntitySchema {
             Index::Primary => Some(&self.primary),
             Index::Gsi(_) => self.gsis.iter().find(|g| g.index == index),
         }
+    }
+
+    /// The `#[entity(unique)]` fields, whose values are claimed by guard items (see
+    /// [`unique`](crate::unique)).
+    pub fn unique_fields(&self) -> impl Iterator<Item = &FieldSchema> + '_ {
+        self.fields.iter().filter(|f| f.unique)
+    }
+
+    /// Whether any field is `#[entity(unique)]`: then every write of the entity goes through a
+    /// transaction that keeps its guard items in step.
+    pub fn has_unique(&self) -> bool {
+        self.fields.iter().any(|f| f.unique)
     }
 
     /// Whether `field` is an `Option` (unknown fields count as optional).
@@ -195,6 +210,14 @@ fn show(v: &AttributeValue) -> &str {
     match v {
         AttributeValue::S(s) | AttributeValue::N(s) => s,
         _ => "?",
+    }
+}
+
+/// A value for error messages: a string or number as its text, anything else as its type.
+pub fn describe_value(v: &AttributeValue) -> String {
+    match v {
+        AttributeValue::S(s) | AttributeValue::N(s) => s.clone(),
+        other => format!("a value of type {}", crate::value::type_name(other)),
     }
 }
 

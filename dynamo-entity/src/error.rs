@@ -35,6 +35,27 @@ pub enum Error {
         /// The item's primary key, as `PK=… SK=…`.
         key: String,
     },
+    /// A write would give a second item the value of a unique field (`#[entity(unique)]`): the
+    /// value's guard item belongs to another item. Nothing was written. See
+    /// [`unique`](crate::unique).
+    #[error("{entity}.{field} must be unique, and {value:?} belongs to another {entity}")]
+    UniqueViolation {
+        /// The entity type name.
+        entity: &'static str,
+        /// The unique field.
+        field: &'static str,
+        /// The value (numbers in canonical form, binary data as URL-safe base64).
+        value: String,
+    },
+    /// DynamoDB canceled a transaction (`TransactionCanceledException`): none of its actions was
+    /// applied. `reasons` lists the actions that failed, each with the index it had in the
+    /// request, its entity type and key, and the reason; see
+    /// [`transact`](crate::transact).
+    #[error("transaction canceled: {}", crate::transact::describe(.reasons))]
+    TransactionCanceled {
+        /// The failed actions, in request order.
+        reasons: Vec<crate::transact::CancellationReason>,
+    },
     /// A key could not be encoded; nothing was sent.
     #[error(transparent)]
     Key(#[from] KeyError),
@@ -56,11 +77,12 @@ pub enum Error {
     },
     /// An item read as one entity type carries another type (or none) in its entity type
     /// attribute.
-    #[error("item {key} has entity type {found:?}, expected {expected}")]
+    #[error("item {key} has entity type {}, expected {expected}", found.as_deref().unwrap_or("<none>"))]
     WrongEntity {
         /// The entity type that was asked for.
         expected: &'static str,
-        /// The value of the type attribute, `None` when absent or not a string.
+        /// The value of the type attribute (its type when it is not a string), `None` when
+        /// absent.
         found: Option<String>,
         /// The item's primary key, as `PK=… SK=…`.
         key: String,
@@ -111,6 +133,24 @@ pub enum Error {
         /// The item's key.
         key: String,
     },
+    /// An `add` / `subtract` would take a number outside its field's type (a `u64` past
+    /// `u64::MAX`, an unsigned counter below zero); DynamoDB refused it through the update's
+    /// range condition and nothing changed.
+    #[error("{entity} {key}: {field} = {stored} {op} {amount} would leave the field's range")]
+    OutOfRange {
+        /// The entity type name.
+        entity: &'static str,
+        /// The item's primary key, as `PK=… SK=…`.
+        key: String,
+        /// The field.
+        field: &'static str,
+        /// The stored value.
+        stored: String,
+        /// `+` or `-`.
+        op: char,
+        /// The amount.
+        amount: String,
+    },
     /// A pagination cursor that is malformed or belongs to another query.
     #[error("invalid cursor: {reason}")]
     Cursor {
@@ -124,8 +164,61 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// Two entries of one batch name the same item (same `PK` and `SK`, whatever their entity
+    /// types), which DynamoDB rejects as a whole request; nothing was sent. Positions are
+    /// 0-based, in the order the entries were added.
+    #[error(
+        "duplicate key {key} in one batch: position {first} ({first_entity}) and position {second} ({second_entity}); DynamoDB rejects a batch that names one item twice"
+    )]
+    DuplicateKey {
+        /// The item's primary key, as `PK=… SK=…`.
+        key: String,
+        /// The position of the first entry naming it.
+        first: usize,
+        /// The entity type of the first entry.
+        first_entity: &'static str,
+        /// The position of the second entry naming it.
+        second: usize,
+        /// The entity type of the second entry.
+        second_entity: &'static str,
+    },
+    /// An item over DynamoDB's item size limit (400 KB, counted by
+    /// [`batch::item_size`](crate::batch::item_size)); nothing was sent.
+    #[error("{entity} {key} is {size} bytes, over DynamoDB's item size limit of {limit} bytes")]
+    ItemTooLarge {
+        /// The entity type name.
+        entity: &'static str,
+        /// The item's primary key, as `PK=… SK=…`.
+        key: String,
+        /// The item's size in bytes.
+        size: usize,
+        /// The limit, 409,600 bytes.
+        limit: usize,
+    },
+    /// A batch write that did not write every item: from
+    /// [`BatchWriteOutcome::check`](crate::batch::BatchWriteOutcome::check), or
+    /// from [`BatchWrite::send`](crate::batch::BatchWrite::send) when a request failed with an
+    /// error that retrying cannot fix (then `source` is that error). The outcome says what was
+    /// written and lists every write that was not.
+    #[error("{}", crate::batch::write_failure_message(outcome, source.as_ref()))]
+    BatchWrite {
+        /// What the batch did.
+        outcome: Box<crate::batch::BatchWriteOutcome>,
+        /// The error that stopped the batch, if one did.
+        #[source]
+        source: Option<std::sync::Arc<Error>>,
+    },
+    /// A batch get that did not read every key, from
+    /// [`BatchGetOutcome::into_result`](crate::batch::BatchGetOutcome::into_result).
+    #[error("{}", crate::batch::get_failure_message(*total, unprocessed))]
+    BatchGet {
+        /// The number of keys of the batch.
+        total: usize,
+        /// The keys not read, in position order.
+        unprocessed: Vec<crate::batch::UnprocessedKey>,
+    },
     /// The SDK or DynamoDB returned an error; the service error is kept as the source.
-    #[error("DynamoDB {operation} failed: {source}")]
+    #[error("DynamoDB {operation} failed: {}", aws_sdk_dynamodb::error::DisplayErrorContext(&**source))]
     Sdk {
         /// The DynamoDB operation, such as `PutItem`.
         operation: &'static str,

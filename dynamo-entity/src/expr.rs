@@ -194,15 +194,19 @@ fn render(node: &Node, ph: &mut Placeholders, out: &mut String) {
 
 impl<E, T: Attribute, M> Field<E, T, M> {
     fn compare(&self, op: Comparison, value: &T) -> Condition {
-        let node =
-            value.to_attribute().map(|v| Node::Compare(self.attribute, op, v.unwrap_or(AttributeValue::Null(true))));
+        let node = value.to_attribute().map(|v| match (v, op) {
+            // An absent value (`None`, an empty set) is a missing attribute, not NULL.
+            (None, Comparison::Eq) => Node::Exists(self.attribute, false),
+            (None, Comparison::Ne) => Node::Exists(self.attribute, true),
+            (v, op) => Node::Compare(self.attribute, op, v.unwrap_or(AttributeValue::Null(true))),
+        });
         Condition { node, field: self.name }
     }
-    /// `field = value`.
+    /// `field = value`; for `None` (an absent value), `attribute_not_exists(field)`.
     pub fn eq(&self, value: &T) -> Condition {
         self.compare(Comparison::Eq, value)
     }
-    /// `field <> value`.
+    /// `field <> value`; for `None`, `attribute_exists(field)`.
     pub fn ne(&self, value: &T) -> Condition {
         self.compare(Comparison::Ne, value)
     }

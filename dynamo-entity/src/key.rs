@@ -20,8 +20,8 @@
 //!   request is sent.
 //!
 //! String parts compare by their encoded UTF-8 bytes. Because the delimiter `#` (0x23) sorts
-//! after the characters space, `!` and `"`, tuple order of composite keys matches part order only
-//! for parts that are fixed-width or free of those characters.
+//! after the control characters, space, `!` and `"`, tuple order of composite keys matches part
+//! order only for parts that are fixed-width or free of those characters.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -371,6 +371,20 @@ fn push_padded(out: &mut String, v: u128, width: usize) {
     out.push_str(std::str::from_utf8(&buf[start..]).unwrap_or_default());
 }
 
+/// Writes an integer as a DynamoDB number, which holds at most 38 significant digits.
+fn write_number<T: std::fmt::Display>(out: &mut String, v: T) -> Result<(), KeyPartError> {
+    use std::fmt::Write;
+    let start = out.len();
+    let _ = write!(out, "{v}");
+    let digits = out[start..].trim_start_matches('-').trim_end_matches('0').len();
+    if digits > 38 {
+        let text = out[start..].to_owned();
+        out.truncate(start);
+        return Err(KeyPartError::Invalid { text, ty: "a DynamoDB number (at most 38 significant digits)" });
+    }
+    Ok(())
+}
+
 fn parse_padded(text: &str, width: usize) -> Option<u128> {
     if text.len() != width || !text.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -387,10 +401,7 @@ macro_rules! unsigned_key_part {
             fn write_part(&self, out: &mut String, form: PartForm) -> Result<bool, KeyPartError> {
                 match form {
                     PartForm::Composite => push_padded(out, *self as u128, $w),
-                    PartForm::Number => {
-                        use std::fmt::Write;
-                        let _ = write!(out, "{}", self);
-                    }
+                    PartForm::Number => write_number(out, *self)?,
                 }
                 Ok(true)
             }
@@ -423,10 +434,7 @@ macro_rules! signed_key_part {
                             push_padded(out, offset as u128, $w);
                         }
                     }
-                    PartForm::Number => {
-                        use std::fmt::Write;
-                        let _ = write!(out, "{}", self);
-                    }
+                    PartForm::Number => write_number(out, *self)?,
                 }
                 Ok(true)
             }

@@ -1,20 +1,27 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+pub mod batch;
 pub mod collection;
 pub mod entity;
 pub mod error;
 pub mod expr;
+#[cfg(feature = "fault-injection")]
+pub mod fault;
 pub mod key;
 pub mod local;
 pub mod query;
+pub mod stream;
 pub mod table;
 pub mod time;
+pub mod transact;
+pub mod unique;
 pub mod update;
 pub mod value;
 
 mod cursor;
 
+pub use batch::{BatchGetOutcome, BatchWriteOutcome, RetryPolicy};
 pub use collection::{Collection, EntityEnum, FromCollection};
 pub use dynamo_entity_derive::{Collection, Entity, KeyPart};
 pub use entity::{Entity, EntitySchema, Index, Item, Key, PrimaryKey};
@@ -24,6 +31,8 @@ pub use key::KeyPart;
 pub use query::{Cursor, Page, QueryRequest, QuerySpec};
 pub use table::Table;
 pub use time::Timestamp;
+pub use transact::{CancellationCode, CancellationReason, TransactGet, TransactWrite};
+pub use unique::{Unique, UniqueUpdate};
 pub use update::UpdateRequest;
 pub use value::Attribute;
 
@@ -41,6 +50,7 @@ pub mod __private {
         Segment, Template, single_key_type,
     };
     pub use crate::query::QuerySpec;
+    pub use crate::unique::Unique;
     pub use crate::value::{Attribute, ValueError, serde_from_attribute, serde_to_attribute};
     pub use aws_sdk_dynamodb::types::AttributeValue;
     pub use std::result::Result;
@@ -128,7 +138,7 @@ pub mod __private {
             Some(AttributeValue::S(t)) if t == entity => Ok(()),
             other => Err(Error::WrongEntity {
                 expected: entity,
-                found: other.and_then(|v| v.as_s().ok()).cloned(),
+                found: other.map(crate::entity::describe_value),
                 key: describe_key(item),
             }),
         }

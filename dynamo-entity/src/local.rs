@@ -183,6 +183,26 @@ impl LocalDynamoDb {
     pub fn client(&self) -> aws_sdk_dynamodb::Client {
         aws_sdk_dynamodb::Client::from_conf(config_builder(&self.endpoint).build())
     }
+
+    /// A DynamoDB Streams client for this endpoint (feature `aws-sdk-dynamodbstreams`), with the
+    /// same credentials and region as [`LocalDynamoDb::client`]; DynamoDB Local serves the
+    /// streams of its tables on the same port.
+    #[cfg(feature = "aws-sdk-dynamodbstreams")]
+    pub fn streams_client(&self) -> aws_sdk_dynamodbstreams::Client {
+        let config = aws_sdk_dynamodbstreams::Config::builder()
+            .behavior_version(aws_sdk_dynamodbstreams::config::BehaviorVersion::latest())
+            .region(aws_sdk_dynamodbstreams::config::Region::new(REGION))
+            .credentials_provider(aws_sdk_dynamodbstreams::config::Credentials::new(
+                ACCESS_KEY_ID,
+                SECRET_ACCESS_KEY,
+                None,
+                None,
+                CREDENTIALS_PROVIDER,
+            ))
+            .endpoint_url(self.endpoint())
+            .build();
+        aws_sdk_dynamodbstreams::Client::from_conf(config)
+    }
 }
 
 /// Convenience: `LocalDynamoDb::shared().await?.client()`.

@@ -152,8 +152,8 @@ enum SkCondition {
     Between(AttributeValue, AttributeValue),
 }
 
-/// An opaque pagination cursor, bound to the query (entity, index and partition) that returned
-/// it. Safe to hand to clients as text: [`Cursor::as_str`] / [`Cursor::from`]; a cursor used
+/// An opaque pagination cursor, bound to the query (entity, index, partition, sort order and
+/// sort-key condition) that returned it. Safe to hand to clients as text: [`Cursor::as_str`] / [`Cursor::from`]; a cursor used
 /// with another query, or altered to point outside the query's partition, is rejected with
 /// [`Error::Cursor`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -189,7 +189,9 @@ impl std::fmt::Display for Cursor {
 pub struct Page<E> {
     /// The items, in sort-key order (reversed for a descending query).
     pub items: Vec<E>,
-    /// Where the next page starts; `None` when the partition is exhausted.
+    /// Where the next page starts; `None` when the partition is known to be exhausted. When a
+    /// page ends exactly where DynamoDB stopped reading, more items may or may not follow, and
+    /// the cursor may lead to an empty last page.
     pub cursor: Option<Cursor>,
 }
 
@@ -276,6 +278,10 @@ impl<E: Entity, S> QueryRequest<E, S> {
     }
 
     fn range<A: SkArgs<S>>(self, parts: A, op: &'static str) -> Self {
+        if A::PARTS == 0 {
+            let reason = format!("a sort-key range ({op}) needs at least one part of `{}`", self.spec.index.sk.source);
+            return self.with(Err(Error::Invalid { reason }));
+        }
         let cond = self.bound(&parts).map(|(v, partial)| {
             if !partial {
                 return SkCondition::Cmp(op, v);
@@ -317,6 +323,11 @@ impl<E: Entity, S> QueryRequest<E, S> {
 
     /// `SK BETWEEN low AND high`, both inclusive.
     pub fn sk_between<A: SkArgs<S>, B: SkArgs<S>>(self, low: A, high: B) -> Self {
+        if A::PARTS == 0 || B::PARTS == 0 {
+            let reason =
+                format!("a sort-key range (BETWEEN) needs at least one part of `{}`", self.spec.index.sk.source);
+            return self.with(Err(Error::Invalid { reason }));
+        }
         let lo = self.bound(&low);
         let hi = self.bound(&high);
         let cond = match (lo, hi) {
@@ -331,7 +342,22 @@ impl<E: Entity, S> QueryRequest<E, S> {
                     (true, true) => SkCondition::All,
                     (true, false) => SkCondition::Cmp("<=", widen(hi, hp, '$')),
                     (false, true) => SkCondition::Cmp(">=", widen(lo, lp, '#')),
-                    (false, false) => SkCondition::Between(widen(lo, lp, '#'), widen(hi, hp, '$')),
+                    (false, false) => {
+                        let (lo, hi) = (widen(lo, lp, '#'), widen(hi, hp, '$'));
+                        let reversed = match (&lo, &hi) {
+                            (AttributeValue::S(a), AttributeValue::S(b)) => a > b,
+                            (AttributeValue::N(a), AttributeValue::N(b)) => {
+                                crate::value::compare_numbers(a, b) == std::cmp::Ordering::Greater
+                            }
+                            _ => false,
+                        };
+                        if reversed {
+                            return self.with(Err(Error::Invalid {
+                                reason: "sk_between: the low bound sorts after the high bound".to_owned(),
+                            }));
+                        }
+                        SkCondition::Between(lo, hi)
+                    }
                 })
             }
             (Err(e), _) | (_, Err(e)) => Err(e),
@@ -391,11 +417,12 @@ impl<E: Entity, S> QueryRequest<E, S> {
         self
     }
 
-    fn scope(&self, pk: &AttributeValue) -> Scope {
+    fn scope(&self, pk: &AttributeValue, sk: &Option<SkCondition>) -> Scope {
         Scope {
             entity: self.spec.entity.to_owned(),
             index: cursor::index_label(self.spec.index.index),
             partition: cursor::scalar_text(pk),
+            query: cursor::fingerprint(&format!("{}|{sk:?}", if self.descending { "desc" } else { "asc" })),
         }
     }
 
@@ -421,7 +448,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
             Some(Err(e)) => return Err(clone_err(e)),
             None => self.default_condition(),
         };
-        let scope = self.scope(&pk);
+        let scope = self.scope(&pk, &sk);
         let index = self.spec.index.index;
         let mut start = match &self.after {
             Some(c) => Some(cursor::decode(c.as_str(), &scope, index)?),
@@ -567,6 +594,7 @@ fn key_of(item: &Item, index: Index) -> Item {
 fn clone_err(e: &Error) -> Error {
     match e {
         Error::Key(k) => Error::Key(k.clone()),
+        Error::Invalid { reason } => Error::Invalid { reason: reason.clone() },
         other => Error::Invalid { reason: other.to_string() },
     }
 }

@@ -85,7 +85,14 @@ impl Table {
     /// # Errors
     /// [`Error::Key`] / [`Error::Encode`] before sending; [`Error::Sdk`] (an item over
     /// DynamoDB's 400 KB limit is rejected by DynamoDB as a `ValidationException`).
+    ///
+    /// An entity with unique fields is read first and written in a transaction that moves the
+    /// guards of changed values ([`unique`](crate::unique)); a value that belongs to another
+    /// item is [`Error::UniqueViolation`].
     pub async fn put<E: Entity>(&self, value: &E) -> Result<(), Error> {
+        if E::schema().has_unique() {
+            return crate::unique::put(self, value, false).await.map(drop);
+        }
         let item = value.to_item()?;
         self.client
             .put_item()
@@ -103,7 +110,14 @@ impl Table {
     ///
     /// # Errors
     /// [`Error::AlreadyExists`]; otherwise as [`Table::put`].
+    ///
+    /// An entity with unique fields is written in one transaction with a guard item per unique
+    /// value ([`unique`](crate::unique)); a value that belongs to another item is
+    /// [`Error::UniqueViolation`].
     pub async fn create<E: Entity>(&self, value: &E) -> Result<(), Error> {
+        if E::schema().has_unique() {
+            return crate::unique::create(self, value).await;
+        }
         let item = value.to_item()?;
         let result = self
             .client
@@ -130,8 +144,14 @@ impl Table {
     /// The key's encoding error before sending; [`Error::Sdk`]; [`Error::WrongEntity`] /
     /// [`Error::Decode`] when the deleted item does not decode as `E` (it is deleted all the
     /// same).
+    ///
+    /// An entity with unique fields is read first and deleted in one transaction with its
+    /// guard items ([`unique`](crate::unique)).
     pub async fn delete<E: Entity>(&self, key: Key<E>) -> Result<Option<E>, Error> {
         let key = key.into_encoded()?;
+        if E::schema().has_unique() {
+            return crate::unique::delete(self, key).await;
+        }
         let resp = self
             .client
             .delete_item()
@@ -152,7 +172,14 @@ impl Table {
     /// [`Error::NotFound`] when there is no such item; [`Error::WrongEntity`] / [`Error::Decode`]
     /// when the replaced item was not a valid `E` (it is replaced all the same); otherwise as
     /// [`Table::put`].
+    ///
+    /// An entity with unique fields is read first and written in a transaction that moves the
+    /// guards of changed values ([`unique`](crate::unique)).
     pub async fn replace<E: Entity>(&self, value: &E) -> Result<E, Error> {
+        if E::schema().has_unique() {
+            let old = crate::unique::put(self, value, true).await?;
+            return E::from_item(&old.unwrap_or_default());
+        }
         let item = value.to_item()?;
         let result = self
             .client
@@ -189,6 +216,34 @@ impl Table {
     /// [`Collection`](crate::collection::Collection).
     pub fn collection<E, S>(&self, spec: QuerySpec<E, S>) -> CollectionRequest {
         CollectionRequest::new(self.clone(), spec)
+    }
+
+    /// A batch of puts and deletes of any entity types and any number of items, sent as
+    /// `BatchWriteItem` requests of at most 25 writes, with unprocessed items retried; see
+    /// [`BatchWrite`](crate::batch::BatchWrite) and the [`batch`](crate::batch) module.
+    pub fn batch_write(&self) -> crate::batch::BatchWrite {
+        crate::batch::BatchWrite::new(self.clone())
+    }
+
+    /// Puts every value with [`Table::batch_write`] and the default settings.
+    ///
+    /// # Errors
+    /// As [`BatchWrite::send`](crate::batch::BatchWrite::send).
+    pub async fn batch_put<E: Entity>(&self, values: &[E]) -> Result<crate::batch::BatchWriteOutcome, Error> {
+        self.batch_write().put_all(values).send().await
+    }
+
+    /// Reads the items of these keys of one entity type, as `BatchGetItem` requests of at most
+    /// 100 keys, with unprocessed keys retried; the items come back in the order of the keys.
+    /// See [`BatchGet`](crate::batch::BatchGet).
+    pub fn batch_get<E: Entity>(&self, keys: impl IntoIterator<Item = Key<E>>) -> crate::batch::BatchGet<E> {
+        crate::batch::BatchGet::new(self.clone(), keys)
+    }
+
+    /// A batch get of keys of any entity types, returning raw items in the order of the keys;
+    /// see [`BatchGetMixed`](crate::batch::BatchGetMixed).
+    pub fn batch_get_mixed(&self) -> crate::batch::BatchGetMixed {
+        crate::batch::BatchGetMixed::new(self.clone())
     }
 
     /// Creates this table for the given entities: `PK` / `SK`, every GSI any of them uses

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
 
-use crate::entity::{Entity, EntitySchema, Key, PK, PrimaryKey};
+use crate::entity::{Entity, EntitySchema, Key, PK, PrimaryKey, TYPE_ATTRIBUTE};
 use crate::error::Error;
 use crate::expr::{Condition, Field, Mutable, Placeholders};
 use crate::key::{
@@ -13,7 +13,7 @@ use crate::key::{
     Segment, Template,
 };
 use crate::table::{RETURN_OLD_ON_FAILURE, Table};
-use crate::value::Attribute;
+use crate::value::{Attribute, Number};
 
 /// A key field's value as key-part text. `present == false`: the value is `None`. A form that
 /// cannot be derived (see [`primary_parts`]) is `None`.
@@ -61,6 +61,9 @@ pub struct UpdateRequest<E> {
     key: Result<PrimaryKey, Error>,
     actions: Vec<(&'static str, &'static str, Action)>,
     parts: HashMap<&'static str, Result<PartText, KeyPartError>>,
+    /// Range guards of `add` / `subtract`: lowest, highest, and whether an absent attribute is
+    /// allowed.
+    bounds: HashMap<&'static str, (Option<String>, Option<String>, bool)>,
     condition: Option<Condition>,
     error: Option<Error>,
     _entity: std::marker::PhantomData<fn() -> E>,
@@ -73,6 +76,7 @@ impl<E: Entity> UpdateRequest<E> {
             key: key.into_encoded(),
             actions: Vec::new(),
             parts: HashMap::new(),
+            bounds: HashMap::new(),
             condition: None,
             error: None,
             _entity: std::marker::PhantomData,
@@ -128,17 +132,21 @@ impl<E: Entity> UpdateRequest<E> {
     ///
     /// Adding to a field that is one part of a composite key template is rejected before
     /// sending: the new key text would depend on the stored value.
-    pub fn add<T: Attribute>(mut self, field: Field<E, T, Mutable>, amount: &T) -> Self {
+    ///
+    /// The result must stay within `T`'s range: the request carries a condition that makes
+    /// DynamoDB refuse it otherwise, reported as [`Error::OutOfRange`].
+    pub fn add<T: Number>(mut self, field: Field<E, T, Mutable>, amount: &T) -> Self {
         self.number(field.name, field.attribute, '+', amount.to_attribute());
+        self.bounds.insert(field.name, T::update_bounds(amount, '+'));
         self
     }
 
     /// Subtracts `amount` from a number field atomically (`SET f = if_not_exists(f, 0) - amount`),
-    /// with the same key handling as [`add`](Self::add). For an unsigned field, guard against
-    /// going below zero with a condition (`field.ge(&amount)`): DynamoDB stores the negative
-    /// number, which then no longer decodes.
-    pub fn subtract<T: Attribute>(mut self, field: Field<E, T, Mutable>, amount: &T) -> Self {
+    /// with the same key handling and range guard as [`add`](Self::add): an unsigned counter
+    /// never goes below zero.
+    pub fn subtract<T: Number>(mut self, field: Field<E, T, Mutable>, amount: &T) -> Self {
         self.number(field.name, field.attribute, '-', amount.to_attribute());
+        self.bounds.insert(field.name, T::update_bounds(amount, '-'));
         self
     }
 
@@ -248,6 +256,20 @@ impl<E: Entity> UpdateRequest<E> {
         let mut zero: Option<String> = None;
         let mut empty_list: Option<String> = None;
         let mut added: HashMap<&'static str, String> = HashMap::new();
+        let mut guards: Vec<String> = Vec::new();
+        let mut seen: Vec<&'static str> = Vec::new();
+        for (field, attr, _) in &self.actions {
+            if seen.contains(field) {
+                return Err(Error::Invalid {
+                    reason: format!(
+                        "this update of {} changes `{field}` twice; DynamoDB refuses two actions on one attribute",
+                        E::TYPE
+                    ),
+                });
+            }
+            seen.push(field);
+            let _ = attr;
+        }
         for (field, attr, action) in &self.actions {
             let n = ph.name(attr);
             match action {
@@ -262,6 +284,21 @@ impl<E: Entity> UpdateRequest<E> {
                 Action::Remove => removes.push(n),
                 Action::Arith(op, v) => {
                     let z = zero.get_or_insert_with(|| ph.value(AttributeValue::N("0".into()))).clone();
+                    // The result must stay within the field's type.
+                    if let Some((low, high, from_zero)) = self.bounds.get(field) {
+                        let absent = if *from_zero { format!("attribute_not_exists({n}) OR ") } else { String::new() };
+                        if let Some(low) = low {
+                            let l = ph.value(AttributeValue::N(low.clone()));
+                            guards.push(format!("{absent}{n} >= {l}"));
+                        }
+                        if let Some(high) = high {
+                            let h = ph.value(AttributeValue::N(high.clone()));
+                            guards.push(format!("{absent}{n} <= {h}"));
+                        }
+                        if !*from_zero && low.is_none() && high.is_none() {
+                            guards.push(format!("attribute_exists({n})"));
+                        }
+                    }
                     let v = ph.value(v.clone());
                     let expr = format!("if_not_exists({n}, {z}) {op} {v}");
                     sets.push(format!("{n} = {expr}"));
@@ -292,6 +329,17 @@ impl<E: Entity> UpdateRequest<E> {
             let has_optional = |t: &Template| t.fields().any(|f| schema.is_optional(f));
             let (pk_touched, sk_touched) = (is_touched(gsi.pk), is_touched(gsi.sk));
             if !pk_touched && !sk_touched {
+                continue;
+            }
+            // A part set to None takes the item out of the index whatever the other parts are.
+            let goes_absent = gsi
+                .pk
+                .fields()
+                .chain(gsi.sk.fields())
+                .any(|f| matches!(self.parts.get(f), Some(Ok(PartText { present: false, .. }))));
+            if goes_absent {
+                removes.push(ph.name(pk_attr));
+                removes.push(ph.name(sk_attr));
                 continue;
             }
             // An untouched template is rewritten too when either template has an Option part:
@@ -370,7 +418,14 @@ impl<E: Entity> UpdateRequest<E> {
             return Err(Error::Invalid { reason: format!("an update of {} must change at least one field", E::TYPE) });
         }
         let pk = ph.name(PK);
-        let mut cond = format!("attribute_exists({pk})");
+        let ty = ph.name(TYPE_ATTRIBUTE);
+        let ty_value = ph.value(AttributeValue::S(E::TYPE.to_owned()));
+        // The item must exist and be of this entity type: an update never creates a
+        // half-written item, nor changes another entity's item under the same key.
+        let mut cond = format!("attribute_exists({pk}) AND {ty} = {ty_value}");
+        for guard in &guards {
+            cond = format!("{cond} AND ({guard})");
+        }
         if let Some(c) = &self.condition {
             let text = c.render(&mut ph).map_err(|(field, source)| Error::Encode {
                 entity: E::TYPE,
@@ -396,10 +451,18 @@ impl<E: Entity> UpdateRequest<E> {
                     known.insert(field, t.clone());
                 }
                 Err(reason) => {
+                    // Name the first key template built from this field.
+                    let (attribute, template) = schema
+                        .gsis
+                        .iter()
+                        .flat_map(|g| [(g.index.pk_attribute(), g.pk), (g.index.sk_attribute(), g.sk)])
+                        .find(|(_, t)| t.fields().any(|f| f == *field))
+                        .map(|(a, t)| (a, t.source))
+                        .unwrap_or(("?", "?"));
                     return Err(Error::Key(KeyError::Part {
                         entity: E::TYPE,
-                        attribute: field,
-                        template: "",
+                        attribute,
+                        template,
                         field,
                         reason: reason.clone(),
                     }));
@@ -419,7 +482,18 @@ impl<E: Entity> UpdateRequest<E> {
         }
         let (update, condition, mut ph) = self.build()?;
         let key = self.key?;
+        let arith = self
+            .actions
+            .iter()
+            .filter_map(|(field, attribute, action)| match action {
+                Action::Arith(op, AttributeValue::N(amount)) => {
+                    Some((*field, *attribute, *op, amount.clone(), self.bounds.get(field).cloned()?))
+                }
+                _ => None,
+            })
+            .collect();
         let prepared = PreparedUpdate {
+            arith,
             entity: E::TYPE,
             key_text: key.to_string(),
             key: key.to_item(),
@@ -456,11 +530,11 @@ impl<E: Entity> UpdateRequest<E> {
             .client()
             .update_item()
             .table_name(table.name())
-            .set_key(Some(p.key))
-            .update_expression(p.update)
-            .condition_expression(p.condition)
-            .set_expression_attribute_names(p.names)
-            .set_expression_attribute_values(p.values)
+            .set_key(Some(p.key.clone()))
+            .update_expression(p.update.clone())
+            .condition_expression(p.condition.clone())
+            .set_expression_attribute_names(p.names.clone())
+            .set_expression_attribute_values(p.values.clone())
             .return_values(returning)
             .return_values_on_condition_check_failure(RETURN_OLD_ON_FAILURE)
             .send()
@@ -471,18 +545,57 @@ impl<E: Entity> UpdateRequest<E> {
                 E::from_item(&item)
             }
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
-                let existed = match e.err() {
+                let old = match e.err() {
                     aws_sdk_dynamodb::operation::update_item::UpdateItemError::ConditionalCheckFailedException(c) => {
-                        c.item().is_some_and(|i| !i.is_empty())
+                        c.item().filter(|i| !i.is_empty()).cloned()
                     }
-                    _ => false,
+                    _ => None,
                 };
-                let (entity, key) = (p.entity, p.key_text);
-                Err(if existed { Error::ConditionFailed { entity, key } } else { Error::NotFound { entity, key } })
+                Err(p.failure(old))
             }
             Err(e) => Err(Error::sdk("UpdateItem", e)),
         }
     }
+}
+
+impl PreparedUpdate {
+    /// What a failed condition means, from the item as it was (`None`: no item).
+    pub(crate) fn failure(&self, old: Option<crate::entity::Item>) -> Error {
+        let (entity, key) = (self.entity, self.key_text.clone());
+        let Some(old) = old else { return Error::NotFound { entity, key } };
+        match old.get(TYPE_ATTRIBUTE) {
+            Some(AttributeValue::S(t)) if t == entity => {}
+            other => {
+                return Error::WrongEntity {
+                    expected: entity,
+                    found: other.map(|v| crate::entity::describe_value(v)),
+                    key,
+                };
+            }
+        }
+        for (field, attribute, op, amount, bounds) in &self.arith {
+            let Some(AttributeValue::N(stored)) = old.get(*attribute) else { continue };
+            if out_of_range(stored, *op, amount, bounds) {
+                return Error::OutOfRange {
+                    entity,
+                    key,
+                    field,
+                    stored: stored.clone(),
+                    op: *op,
+                    amount: amount.clone(),
+                };
+            }
+        }
+        Error::ConditionFailed { entity, key }
+    }
+}
+
+/// Whether `stored op amount` breaks the bounds (compared as exact decimals).
+fn out_of_range(stored: &str, _op: char, _amount: &str, bounds: &(Option<String>, Option<String>, bool)) -> bool {
+    let cmp = |a: &str, b: &str| crate::value::compare_numbers(a, b);
+    let below = bounds.0.as_deref().is_some_and(|low| cmp(stored, low) == std::cmp::Ordering::Less);
+    let above = bounds.1.as_deref().is_some_and(|high| cmp(stored, high) == std::cmp::Ordering::Greater);
+    below || above
 }
 
 /// An `UpdateItem` built and checked, ready to send alone or as a transaction action.
@@ -502,6 +615,10 @@ pub(crate) struct PreparedUpdate {
     pub names: Option<HashMap<String, String>>,
     /// `ExpressionAttributeValues`.
     pub values: Option<HashMap<String, AttributeValue>>,
+    /// The `add` / `subtract` actions and their range guards, to explain a failed condition:
+    /// field, attribute, operator, amount, bounds.
+    #[allow(clippy::type_complexity)]
+    pub arith: Vec<(&'static str, &'static str, char, String, (Option<String>, Option<String>, bool))>,
 }
 
 enum KeyValue {

@@ -305,6 +305,53 @@ fn normalize_integer(text: &str) -> Option<String> {
     Some(if neg && body != "0" { format!("-{body}") } else { body.to_owned() })
 }
 
+/// A decimal's sign, significant digits (no leading or trailing zeros) and the position of the
+/// decimal point relative to them: the value is `0.digits × 10^point`. `None` for text that is
+/// not a number.
+fn decimal_parts(text: &str) -> Option<(bool, String, i64)> {
+    let (neg, rest) = match text.as_bytes().first()? {
+        b'-' => (true, &text[1..]),
+        b'+' => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let (mantissa, exp) = match rest.find(['e', 'E']) {
+        Some(i) => (&rest[..i], rest[i + 1..].parse::<i64>().ok()?),
+        None => (rest, 0),
+    };
+    let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if !int_part.bytes().chain(frac_part.bytes()).all(|b| b.is_ascii_digit()) || int_part.len() + frac_part.len() == 0 {
+        return None;
+    }
+    let all = format!("{int_part}{frac_part}");
+    let lead = all.len() - all.trim_start_matches('0').len();
+    let digits = all.trim_start_matches('0').trim_end_matches('0').to_owned();
+    let point = int_part.len() as i64 - lead as i64 + exp;
+    Some((neg && !digits.is_empty(), digits, point))
+}
+
+/// Compares two DynamoDB number texts exactly (any notation); text that is not a number sorts
+/// first.
+pub fn compare_numbers(a: &str, b: &str) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let (Some(x), Some(y)) = (decimal_parts(a), decimal_parts(b)) else {
+        return decimal_parts(a).is_some().cmp(&decimal_parts(b).is_some());
+    };
+    let magnitude = |(_, d, p): &(bool, String, i64), (_, e, q): &(bool, String, i64)| -> Ordering {
+        match (d.is_empty(), e.is_empty()) {
+            (true, true) => Ordering::Equal,
+            (true, false) => Ordering::Less,
+            (false, true) => Ordering::Greater,
+            (false, false) => p.cmp(q).then_with(|| d.as_str().cmp(e.as_str())),
+        }
+    };
+    match (x.0, y.0) {
+        (false, true) => Ordering::Greater,
+        (true, false) => Ordering::Less,
+        (false, false) => magnitude(&x, &y),
+        (true, true) => magnitude(&y, &x),
+    }
+}
+
 /// Checks DynamoDB's 38-significant-digit rule on plain integer text.
 fn check_digits(text: &str) -> Result<(), ValueError> {
     let digits = text.trim_start_matches('-').trim_end_matches('0');
@@ -407,7 +454,7 @@ fn float_text<T: std::fmt::Display>(wide: f64, v: T) -> Result<String, ValueErro
         None
     };
     match reason {
-        Some(reason) => Err(ValueError::NotRepresentable { value: v.to_string(), reason }),
+        Some(reason) => Err(ValueError::NotRepresentable { value: format!("{wide:e}"), reason }),
         None => Ok(v.to_string()),
     }
 }
@@ -432,6 +479,54 @@ impl Attribute for rust_decimal::Decimal {
             Some(other) => Err(wrong("N", other)),
             None => Err(ValueError::Missing),
         }
+    }
+}
+
+/// A number type that updates can add to or subtract from (`UpdateRequest::add`). Knows its
+/// range, so that an update that would leave it (a `u64` counter past `u64::MAX`, an unsigned
+/// counter below zero) is refused by DynamoDB through a condition instead of storing a number
+/// the field can no longer be read as.
+pub trait Number: Attribute {
+    /// For `stored <op> amount` to stay in range (`op` is `+` or `-`): the lowest and highest
+    /// stored value allowed, as DynamoDB number text (`None`: unbounded), and whether an absent
+    /// attribute (read as 0) is allowed.
+    fn update_bounds(amount: &Self, op: char) -> (Option<String>, Option<String>, bool);
+}
+
+macro_rules! integer_number {
+    ($($t:ty),*) => {$(
+        impl Number for $t {
+            #[allow(unused_comparisons)]
+            fn update_bounds(amount: &Self, op: char) -> (Option<String>, Option<String>, bool) {
+                let a = *amount;
+                let non_negative = a >= 0;
+                let (low, high) = match (op, non_negative) {
+                    ('+', true) => (None, <$t>::MAX.checked_sub(a)),
+                    ('+', false) => (<$t>::MIN.checked_sub(a), None),
+                    (_, true) => (<$t>::MIN.checked_add(a), None),
+                    (_, false) => (None, <$t>::MAX.checked_add(a)),
+                };
+                let from_zero = if op == '+' { true } else { (0 as $t).checked_sub(a).is_some() };
+                (
+                    low.filter(|l| *l != <$t>::MIN).map(|l| l.to_string()),
+                    high.filter(|h| *h != <$t>::MAX).map(|h| h.to_string()),
+                    from_zero,
+                )
+            }
+        }
+    )*};
+}
+integer_number!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+
+impl Number for f64 {
+    fn update_bounds(_: &Self, _: char) -> (Option<String>, Option<String>, bool) {
+        (None, None, true)
+    }
+}
+
+impl Number for f32 {
+    fn update_bounds(_: &Self, _: char) -> (Option<String>, Option<String>, bool) {
+        (None, None, true)
     }
 }
 
@@ -571,6 +666,27 @@ mod tests {
         assert_eq!(parse_integer::<i32>("0E+5"), Some(0));
         assert_eq!(parse_integer::<u64>("1E+20"), None);
         assert_eq!(parse_integer::<u128>("1E+20"), Some(100_000_000_000_000_000_000));
+    }
+
+    #[test]
+    fn numbers_compare_exactly() {
+        use std::cmp::Ordering::*;
+        assert_eq!(compare_numbers("18446744073709551615", "18446744073709551614"), Greater);
+        assert_eq!(compare_numbers("1E+2", "100"), Equal);
+        assert_eq!(compare_numbers("-5", "3"), Less);
+        assert_eq!(compare_numbers("-5", "-30"), Greater);
+        assert_eq!(compare_numbers("0.001", "0.01"), Less);
+        assert_eq!(compare_numbers("0", "-0.0"), Equal);
+        assert_eq!(compare_numbers("12.5", "12.50"), Equal);
+    }
+
+    #[test]
+    fn update_bounds_keep_counters_in_range() {
+        assert_eq!(u64::update_bounds(&1, '+'), (None, Some("18446744073709551614".into()), true));
+        assert_eq!(u32::update_bounds(&3, '-'), (Some("3".into()), None, false));
+        assert_eq!(i8::update_bounds(&-10, '+'), (Some("-118".into()), None, true));
+        assert_eq!(i8::update_bounds(&-10, '-'), (None, Some("117".into()), true));
+        assert_eq!(u8::update_bounds(&0, '-'), (None, None, true));
     }
 
     #[test]

@@ -87,8 +87,11 @@ async fn every_update_action() {
         .set(Note::TITLE, &"renamed".to_owned())
         .send()
         .await;
-    // list_append twice on one attribute is one path used twice: DynamoDB rejects it.
-    assert!(matches!(after, Err(Error::Sdk { .. })), "{after:?}");
+    // Two actions on one attribute: DynamoDB would reject the request; caught before sending.
+    assert_eq!(
+        after.unwrap_err().to_string(),
+        "invalid request: this update of Note changes `history` twice; DynamoDB refuses two actions on one attribute"
+    );
 
     let after = table
         .update(key())
@@ -124,8 +127,10 @@ async fn every_update_action() {
         .remove(Note::PINNED)
         .send_returning_old()
         .await;
-    // set_if_absent and remove on one attribute overlap: DynamoDB rejects the request.
-    assert!(matches!(before, Err(Error::Sdk { .. })), "{before:?}");
+    assert_eq!(
+        before.unwrap_err().to_string(),
+        "invalid request: this update of Note changes `pinned` twice; DynamoDB refuses two actions on one attribute"
+    );
 
     let before = table
         .update(key())
@@ -163,4 +168,108 @@ async fn replace_requires_the_item() {
     let old = table.replace(&note("n1", 2)).await.unwrap();
     assert_eq!(old, note("n1", 1));
     assert_eq!(table.get(Note::key("n1")).await.unwrap(), Some(note("n1", 2)));
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "BOOK#<id>", sk = "META", gsi1 = "SHELF#<shelf>", gsi1_sk = "<borrowed_at>")]
+struct Loan {
+    id: String,
+    shelf: Option<String>,
+    borrowed_at: Option<dynamo_entity::Timestamp>,
+    copies: u8,
+    stock: u32,
+}
+
+fn loan() -> Loan {
+    Loan {
+        id: "b1".into(),
+        shelf: Some("A".into()),
+        borrowed_at: Some(dynamo_entity::Timestamp::parse("2025-06-01T00:00:00.000Z").unwrap()),
+        copies: 250,
+        stock: 2,
+    }
+}
+
+#[tokio::test]
+async fn a_none_part_removes_the_gsi_keys_without_the_other_parts() {
+    let table = common::table("none_part", &[Loan::schema()]).await;
+    table.put(&loan()).await.unwrap();
+    assert_eq!(table.query(Loan::gsi1("A")).all().await.unwrap().len(), 1);
+    // Returning the book: only borrowed_at is known, and that is enough to leave the index.
+    let back = table.update(Loan::key("b1")).set(Loan::BORROWED_AT, &None).send().await.unwrap();
+    assert_eq!(back, Loan { borrowed_at: None, ..loan() });
+    let item = common::raw_item(&table, "BOOK#b1", "META").await.unwrap();
+    assert!(!item.contains_key("GSI1PK") && !item.contains_key("GSI1SK"), "{item:?}");
+    assert_eq!(table.query(Loan::gsi1("A")).all().await.unwrap(), vec![]);
+    // Comparing with None means "absent".
+    let found = table.update(Loan::key("b1")).set(Loan::STOCK, &3).condition(Loan::BORROWED_AT.eq(&None)).send().await;
+    assert_eq!(found.unwrap().stock, 3);
+    let err = table
+        .update(Loan::key("b1"))
+        .set(Loan::STOCK, &4)
+        .condition(Loan::BORROWED_AT.ne(&None))
+        .send()
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::ConditionFailed { .. }), "{err:?}");
+}
+
+#[tokio::test]
+async fn counters_stay_within_their_type() {
+    let table = common::table("counters", &[Loan::schema()]).await;
+    table.put(&loan()).await.unwrap();
+    let err = table.update(Loan::key("b1")).add(Loan::COPIES, &10).send().await.unwrap_err();
+    assert_eq!(err.to_string(), "Loan PK=BOOK#b1 SK=META: copies = 250 + 10 would leave the field's range");
+    let err = table.update(Loan::key("b1")).subtract(Loan::STOCK, &3).send().await.unwrap_err();
+    assert!(
+        matches!(&err, Error::OutOfRange { field: "stock", stored, op: '-', amount, .. } if stored == "2" && amount == "3"),
+        "{err:?}"
+    );
+    assert_eq!(table.get(Loan::key("b1")).await.unwrap(), Some(loan()), "nothing changed");
+    let ok = table.update(Loan::key("b1")).add(Loan::COPIES, &5).subtract(Loan::STOCK, &2).send().await.unwrap();
+    assert_eq!((ok.copies, ok.stock), (255, 0));
+    // Two actions on one field are caught before sending.
+    let err = table.update(Loan::key("b1")).add(Loan::STOCK, &1).set(Loan::STOCK, &9).send().await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid request: this update of Loan changes `stock` twice; DynamoDB refuses two actions on one attribute"
+    );
+}
+
+#[tokio::test]
+async fn updates_and_deletes_never_touch_another_entitys_item() {
+    let table = common::table("other_entity", &[Loan::schema()]).await;
+    // A Note stored under the key a Loan would use.
+    let mut item = note("x", 1).to_item().unwrap();
+    item.insert("PK".into(), AttributeValue::S("BOOK#b1".into()));
+    item.remove("GSI1PK");
+    item.remove("GSI1SK");
+    table.client().put_item().table_name(table.name()).set_item(Some(item.clone())).send().await.unwrap();
+    let err = table.update(Loan::key("b1")).set(Loan::STOCK, &1).send().await.unwrap_err();
+    assert_eq!(err.to_string(), "item PK=BOOK#b1 SK=META has entity type Note, expected Loan");
+    assert_eq!(common::raw_item(&table, "BOOK#b1", "META").await.unwrap(), item, "unchanged");
+}
+
+#[tokio::test]
+async fn cursors_and_ranges_are_checked_before_sending() {
+    let table = common::table("cursor_scope", &[Note::schema()]).await;
+    for i in 0..6 {
+        table.put(&note(&format!("n{i}"), i)).await.unwrap();
+    }
+    let page = table.query(Note::gsi1("o")).limit(2).send().await.unwrap();
+    let cursor = page.cursor.unwrap();
+    let err = table.query(Note::gsi1("o")).descending().limit(2).after(cursor.clone()).send().await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid cursor: it belongs to a query of Note on GSI1 partition S:OWNER#o with another sort order or sort-key condition"
+    );
+    let err = table.query(Note::gsi1("o")).sk_ge(&3).after(cursor.clone()).send().await.unwrap_err();
+    assert!(matches!(err, Error::Cursor { .. }), "{err:?}");
+    let next = table.query(Note::gsi1("o")).limit(2).after(cursor).send().await.unwrap();
+    assert_eq!(next.items.iter().map(|n| n.score).collect::<Vec<_>>(), vec![2, 3]);
+
+    let err = table.query(Note::gsi1("o")).sk_between(&5, &1).all().await.unwrap_err();
+    assert_eq!(err.to_string(), "invalid request: sk_between: the low bound sorts after the high bound");
+    let err = table.query(Note::gsi1("o")).sk_gt(()).all().await.unwrap_err();
+    assert_eq!(err.to_string(), "invalid request: a sort-key range (>) needs at least one part of `<score>`");
 }

@@ -1,0 +1,1280 @@
+//! Batch writes and batch gets of any number of items: [`BatchWrite`] (from
+//! [`Table::batch_write`]), [`BatchGet`] (from [`Table::batch_get`]) and [`BatchGetMixed`] (from
+//! [`Table::batch_get_mixed`]).
+//!
+//! # What a batch does
+//!
+//! - **Checks everything before sending anything.** Every key and item is encoded when it is
+//!   added; the first encoding error ([`Error::Key`], [`Error::Encode`]) is returned by `send`
+//!   before any request. So is an item over DynamoDB's 400 KB item size limit
+//!   ([`Error::ItemTooLarge`], measured with [`item_size`]), and two entries naming the same item
+//!   (same `PK` and `SK`, whatever their entity types: [`Error::DuplicateKey`]), which DynamoDB
+//!   would reject as a whole request.
+//! - **Splits** the entries into requests of at most [`MAX_WRITE_ITEMS`] (25) writes
+//!   (`BatchWriteItem`) or [`MAX_GET_KEYS`] (100) keys (`BatchGetItem`), in the order they were
+//!   added, and sends up to [`concurrency`](BatchWrite::concurrency) requests at a time (4 by
+//!   default). DynamoDB's 16 MB limit on a `BatchWriteItem` request cannot be reached once every
+//!   item is at most 400 KB (25 × 400 KB is 10 MB); a `BatchGetItem` response over 16 MB is cut
+//!   short by DynamoDB itself, which returns the rest as `UnprocessedKeys`.
+//! - **Retries what DynamoDB did not process.** A `BatchWriteItem` or `BatchGetItem` answered
+//!   with `UnprocessedItems` / `UnprocessedKeys` (a successful, HTTP 200 response) is sent again
+//!   with just those entries, after an exponential backoff with full jitter, up to the bound of
+//!   the [`RetryPolicy`] (8 attempts, 50 ms doubling to at most 2 s, by default). A request that
+//!   fails with a retryable error (throttling, HTTP 5xx, timeout, connection failure) *after the
+//!   SDK's own retries* is retried the same way.
+//! - **Never drops nor over-counts.** Whatever is still not written (or read) when the bound is
+//!   reached is returned with its entity type, key, position and reason
+//!   ([`UnprocessedWrite`], [`UnprocessedKey`]); the written count only includes writes that
+//!   DynamoDB acknowledged. A request that fails with an error that retrying cannot fix (such as
+//!   `ResourceNotFoundException`) stops the batch: requests not yet started are not sent, and a
+//!   batch write returns [`Error::BatchWrite`] carrying the full [`BatchWriteOutcome`].
+//!
+//! Positions are 0-based: the order in which entries were added to the batch.
+//!
+//! ```no_run
+//! use dynamo_entity::{Entity, Table};
+//!
+//! #[derive(Entity, Debug, Clone, PartialEq)]
+//! #[entity(pk = "SKILL#<id>", sk = "META")]
+//! struct Skill { id: String, title: String }
+//!
+//! #[derive(Entity, Debug, Clone, PartialEq)]
+//! #[entity(pk = "SKILL#<skill>", sk = "REVIEW#<user>")]
+//! struct Review { skill: String, user: String, stars: u8 }
+//!
+//! # async fn demo(table: Table, skills: Vec<Skill>) -> dynamo_entity::Result<()> {
+//! let outcome = table
+//!     .batch_write()
+//!     .put_all(&skills)
+//!     .put(&Review { skill: "s1".into(), user: "u1".into(), stars: 5 })
+//!     .delete(Review::key("s1", "u2"))
+//!     .send()
+//!     .await?;
+//! assert_eq!(outcome.written + outcome.unprocessed.len(), skills.len() + 2);
+//! for left in &outcome.unprocessed {
+//!     eprintln!("not written: {left}"); // e.g. `put Skill PK=SKILL#s9 SK=META: ...`
+//! }
+//!
+//! let keys: Vec<_> = ["s1", "s2", "s3"].into_iter().map(Skill::key).collect();
+//! let found: Vec<Option<Skill>> = table.batch_get(keys).send().await?.into_result()?;
+//! # let _ = found;
+//! # Ok(())
+//! # }
+//! ```
+
+use std::collections::HashMap;
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
+use aws_sdk_dynamodb::types::{
+    AttributeValue, ConsumedCapacity, DeleteRequest, KeysAndAttributes, PutRequest, ReturnConsumedCapacity,
+    WriteRequest,
+};
+use futures::StreamExt;
+
+use crate::entity::{Entity, Item, Key, PK, PrimaryKey, SK};
+use crate::error::Error;
+use crate::table::Table;
+
+/// The most writes (puts and deletes) DynamoDB accepts in one `BatchWriteItem` request.
+pub const MAX_WRITE_ITEMS: usize = 25;
+/// The most keys DynamoDB accepts in one `BatchGetItem` request.
+pub const MAX_GET_KEYS: usize = 100;
+/// DynamoDB's item size limit, 400 KB: attribute names and values, as [`item_size`] counts them.
+pub const MAX_ITEM_BYTES: usize = 400 * 1024;
+/// DynamoDB's limit on the size of a `BatchWriteItem` request and of a `BatchGetItem` response,
+/// 16 MB.
+pub const MAX_REQUEST_BYTES: usize = 16 * 1024 * 1024;
+/// The number of requests a batch has in flight at once unless told otherwise.
+pub const DEFAULT_CONCURRENCY: usize = 4;
+
+// --- retry policy ---------------------------------------------------------------------------
+
+/// How a batch retries entries that DynamoDB returned unprocessed, and requests that failed
+/// with a retryable error after the SDK's own retries: exponential backoff with full jitter.
+///
+/// Before retry number `n` (1 for the first retry) the batch sleeps a uniformly random time
+/// between zero and `min(max_delay, base_delay × 2^(n-1))`: with the defaults, windows of 50,
+/// 100, 200, 400, 800, 1,600 and 2,000 ms. It stops retrying an entry after `max_attempts`
+/// requests for it (the first one included), or when the next sleep would end after
+/// `max_elapsed` counted from the start of the batch, whichever comes first; what is left is
+/// returned as unprocessed.
+///
+/// The fields are public; the methods of the same names set them one at a time:
+///
+/// ```
+/// use std::time::Duration;
+/// use dynamo_entity::batch::RetryPolicy;
+///
+/// let policy = RetryPolicy::default().max_attempts(4).max_elapsed(Some(Duration::from_secs(1)));
+/// assert_eq!(policy.max_attempts, 4);
+/// assert_eq!(policy.base_delay, Duration::from_millis(50));
+/// assert_eq!(policy.window(3), Duration::from_millis(200));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Requests for one entry, the first one included (at least 1). Default 8.
+    pub max_attempts: u32,
+    /// The backoff window before the first retry. Default 50 ms.
+    pub base_delay: Duration,
+    /// The largest backoff window. Default 2 s.
+    pub max_delay: Duration,
+    /// No retry starts a sleep that would end more than this after the batch started. Default
+    /// `None`: only `max_attempts` bounds the retries.
+    pub max_elapsed: Option<Duration>,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy::DEFAULT
+    }
+}
+
+impl RetryPolicy {
+    /// 8 attempts, 50 ms base, 2 s cap, no time bound.
+    pub const DEFAULT: RetryPolicy = RetryPolicy {
+        max_attempts: 8,
+        base_delay: Duration::from_millis(50),
+        max_delay: Duration::from_secs(2),
+        max_elapsed: None,
+    };
+
+    /// One attempt: whatever DynamoDB leaves unprocessed is returned at once.
+    pub const fn no_retries() -> RetryPolicy {
+        RetryPolicy { max_attempts: 1, ..RetryPolicy::DEFAULT }
+    }
+
+    /// Sets [`RetryPolicy::max_attempts`] (0 counts as 1).
+    pub const fn max_attempts(mut self, attempts: u32) -> Self {
+        self.max_attempts = if attempts == 0 { 1 } else { attempts };
+        self
+    }
+
+    /// Sets [`RetryPolicy::base_delay`].
+    pub const fn base_delay(mut self, delay: Duration) -> Self {
+        self.base_delay = delay;
+        self
+    }
+
+    /// Sets [`RetryPolicy::max_delay`].
+    pub const fn max_delay(mut self, delay: Duration) -> Self {
+        self.max_delay = delay;
+        self
+    }
+
+    /// Sets [`RetryPolicy::max_elapsed`].
+    pub const fn max_elapsed(mut self, limit: Option<Duration>) -> Self {
+        self.max_elapsed = limit;
+        self
+    }
+
+    /// The backoff window before retry number `retry` (1 for the first retry):
+    /// `min(max_delay, base_delay × 2^(retry-1))`. The actual sleep is uniform in `[0, window]`.
+    pub fn window(&self, retry: u32) -> Duration {
+        let factor = 1u32.checked_shl(retry.saturating_sub(1)).unwrap_or(u32::MAX);
+        self.base_delay.saturating_mul(factor).min(self.max_delay)
+    }
+
+    /// A random sleep in `[0, window(retry)]` (full jitter).
+    fn jittered(&self, retry: u32) -> Duration {
+        let window = u64::try_from(self.window(retry).as_nanos()).unwrap_or(u64::MAX);
+        Duration::from_nanos(fastrand::u64(0..=window))
+    }
+}
+
+// --- item size ------------------------------------------------------------------------------
+
+/// The size of an item as DynamoDB counts it against its 400 KB limit ([`MAX_ITEM_BYTES`]):
+/// every attribute name in UTF-8 bytes plus its value: strings in UTF-8 bytes, binary in bytes,
+/// numbers one byte per two significant digits plus one, booleans and nulls one byte, sets the
+/// sum of their elements, lists and maps three bytes plus one byte and the size of each element
+/// (and, in a map, of each key).
+///
+/// ```
+/// use aws_sdk_dynamodb::types::AttributeValue;
+/// let item = [("name".to_owned(), AttributeValue::S("abc".into())), ("n".to_owned(), AttributeValue::N("12345".into()))];
+/// assert_eq!(dynamo_entity::batch::item_size(&item.into_iter().collect()), 4 + 3 + 1 + 4);
+/// ```
+pub fn item_size(item: &Item) -> usize {
+    item.iter().map(|(name, value)| name.len() + value_size(value)).sum()
+}
+
+fn value_size(value: &AttributeValue) -> usize {
+    match value {
+        AttributeValue::S(s) => s.len(),
+        AttributeValue::N(n) => number_size(n),
+        AttributeValue::B(b) => b.as_ref().len(),
+        AttributeValue::Bool(_) | AttributeValue::Null(_) => 1,
+        AttributeValue::Ss(set) => set.iter().map(String::len).sum(),
+        AttributeValue::Ns(set) => set.iter().map(|n| number_size(n)).sum(),
+        AttributeValue::Bs(set) => set.iter().map(|b| b.as_ref().len()).sum(),
+        AttributeValue::L(list) => 3 + list.iter().map(|v| 1 + value_size(v)).sum::<usize>(),
+        AttributeValue::M(map) => 3 + map.iter().map(|(k, v)| 1 + k.len() + value_size(v)).sum::<usize>(),
+        _ => 0,
+    }
+}
+
+/// One byte per two significant digits (leading and trailing zeros trimmed), plus one.
+fn number_size(n: &str) -> usize {
+    let mantissa = n.split(['e', 'E']).next().unwrap_or_default();
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let significant = digits.trim_start_matches('0').trim_end_matches('0').len();
+    significant.div_ceil(2) + 1
+}
+
+// --- keys -----------------------------------------------------------------------------------
+
+/// A primary key in a hashable form: the type letter and text of `PK` and of `SK`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct KeyId(char, String, char, String);
+
+fn scalar(value: &AttributeValue) -> Option<(char, &str)> {
+    match value {
+        AttributeValue::S(s) => Some(('S', s)),
+        AttributeValue::N(n) => Some(('N', n)),
+        _ => None,
+    }
+}
+
+fn key_id(pk: Option<&AttributeValue>, sk: Option<&AttributeValue>) -> Option<KeyId> {
+    let (pt, pv) = scalar(pk?)?;
+    let (st, sv) = scalar(sk?)?;
+    Some(KeyId(pt, pv.to_owned(), st, sv.to_owned()))
+}
+
+fn key_id_of(key: &PrimaryKey) -> Result<KeyId, Error> {
+    key_id(Some(&key.pk), Some(&key.sk))
+        .ok_or_else(|| Error::Invalid { reason: format!("batch key {key} is not a string or number key") })
+}
+
+/// Checks that no two keys are the same item.
+fn check_duplicates<'a>(
+    entries: impl Iterator<Item = (&'a KeyId, &'a PrimaryKey, &'static str)>,
+) -> Result<HashMap<KeyId, usize>, Error> {
+    let mut seen: HashMap<KeyId, (usize, &'static str)> = HashMap::new();
+    for (position, (id, key, entity)) in entries.enumerate() {
+        if let Some(&(first, first_entity)) = seen.get(id) {
+            return Err(Error::DuplicateKey {
+                key: key.to_string(),
+                first,
+                first_entity,
+                second: position,
+                second_entity: entity,
+            });
+        }
+        seen.insert(id.clone(), (position, entity));
+    }
+    Ok(seen.into_iter().map(|(id, (position, _))| (id, position)).collect())
+}
+
+// --- shared pieces ----------------------------------------------------------------------------
+
+/// Why an entry of a batch was neither written nor read.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum UnprocessedReason {
+    /// DynamoDB returned it in `UnprocessedItems` / `UnprocessedKeys` in answer to each of
+    /// `attempts` requests: it was not written (read). Usually throttling; retry later.
+    Unprocessed {
+        /// Requests sent for this entry.
+        attempts: u32,
+    },
+    /// The last of `attempts` requests for it failed with `error`, after the SDK's own retries
+    /// (throttling, HTTP 5xx, a timeout, a connection failure, or an error that stopped the
+    /// batch). After an HTTP 5xx or a timeout DynamoDB may or may not have applied the write; a
+    /// put or delete can safely be sent again.
+    Failed {
+        /// Requests sent for this entry.
+        attempts: u32,
+        /// The error of the last one.
+        error: Arc<Error>,
+    },
+    /// Never sent: the batch stopped after another request failed with an error that
+    /// retrying cannot fix.
+    NotSent,
+}
+
+impl fmt::Display for UnprocessedReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UnprocessedReason::Unprocessed { attempts } => {
+                write!(f, "returned unprocessed by DynamoDB {attempts} time{}", if *attempts == 1 { "" } else { "s" })
+            }
+            UnprocessedReason::Failed { attempts, error } => write!(f, "request failed (attempt {attempts}): {error}"),
+            UnprocessedReason::NotSent => f.write_str("not sent: the batch stopped after an error"),
+        }
+    }
+}
+
+/// The settings every batch shares.
+#[derive(Debug, Clone, Copy)]
+struct Options {
+    concurrency: usize,
+    retry: RetryPolicy,
+    capacity: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { concurrency: DEFAULT_CONCURRENCY, retry: RetryPolicy::DEFAULT, capacity: false }
+    }
+}
+
+impl Options {
+    fn return_consumed_capacity(&self) -> Option<ReturnConsumedCapacity> {
+        self.capacity.then_some(ReturnConsumedCapacity::Total)
+    }
+}
+
+/// State shared by the requests of one batch.
+struct Run<'a, T> {
+    table: &'a Table,
+    entries: &'a [T],
+    options: Options,
+    started: Instant,
+    stop: AtomicBool,
+}
+
+impl<T> Run<'_, T> {
+    /// The sleep before retry number `attempts` (1 for the first retry), or `None` when the
+    /// policy allows no further attempt.
+    fn next_delay(&self, attempts: u32) -> Option<Duration> {
+        let policy = &self.options.retry;
+        if attempts >= policy.max_attempts {
+            return None;
+        }
+        let delay = policy.jittered(attempts);
+        match policy.max_elapsed {
+            Some(limit) if self.started.elapsed() + delay > limit => None,
+            _ => Some(delay),
+        }
+    }
+}
+
+fn reason_after(attempts: u32, last_error: &Option<Arc<Error>>) -> UnprocessedReason {
+    match (attempts, last_error) {
+        (0, _) => UnprocessedReason::NotSent,
+        (attempts, Some(error)) => UnprocessedReason::Failed { attempts, error: Arc::clone(error) },
+        (attempts, None) => UnprocessedReason::Unprocessed { attempts },
+    }
+}
+
+/// Whether a failed request is worth sending again: throttling, server errors, timeouts and
+/// connection failures (the SDK has already retried these itself, within its own budget).
+fn retryable<E: ProvideErrorMetadata, R>(err: &SdkError<E, R>) -> bool {
+    match err {
+        SdkError::TimeoutError(_) | SdkError::DispatchFailure(_) | SdkError::ResponseError(_) => true,
+        SdkError::ServiceError(service) => matches!(
+            service.err().code(),
+            Some(
+                "ProvisionedThroughputExceededException"
+                    | "ThrottlingException"
+                    | "RequestLimitExceeded"
+                    | "InternalServerError"
+                    | "ServiceUnavailable"
+                    | "ServiceUnavailableException"
+            )
+        ),
+        _ => false,
+    }
+}
+
+fn capacity_units(consumed: Option<&[ConsumedCapacity]>) -> f64 {
+    consumed.unwrap_or_default().iter().filter_map(ConsumedCapacity::capacity_units).sum()
+}
+
+fn invalid(e: impl fmt::Display) -> Error {
+    Error::Invalid { reason: e.to_string() }
+}
+
+// --- batch write ------------------------------------------------------------------------------
+
+/// Whether a write puts or deletes its item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WriteKind {
+    /// `PutRequest`: writes the whole item, replacing any item with its key.
+    Put,
+    /// `DeleteRequest`: deletes the item with its key, if any.
+    Delete,
+}
+
+impl fmt::Display for WriteKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            WriteKind::Put => "put",
+            WriteKind::Delete => "delete",
+        })
+    }
+}
+
+/// One encoded write of a batch.
+#[derive(Debug, Clone)]
+struct WriteOp {
+    entity: &'static str,
+    key: PrimaryKey,
+    id: KeyId,
+    kind: WriteKind,
+    request: WriteRequest,
+    size: usize,
+}
+
+impl WriteOp {
+    fn put<E: Entity>(value: &E) -> Result<WriteOp, Error> {
+        let item = value.to_item()?;
+        let key = value.primary_key()?;
+        Self::from_item(E::TYPE, key, item)
+    }
+
+    fn from_item(entity: &'static str, key: PrimaryKey, item: Item) -> Result<WriteOp, Error> {
+        let id = key_id_of(&key)?;
+        let size = item_size(&item);
+        let request = WriteRequest::builder()
+            .put_request(PutRequest::builder().set_item(Some(item)).build().map_err(invalid)?)
+            .build();
+        Ok(WriteOp { entity, key, id, kind: WriteKind::Put, request, size })
+    }
+
+    fn delete(entity: &'static str, key: PrimaryKey) -> Result<WriteOp, Error> {
+        let id = key_id_of(&key)?;
+        let request = WriteRequest::builder()
+            .delete_request(DeleteRequest::builder().set_key(Some(key.to_item())).build().map_err(invalid)?)
+            .build();
+        Ok(WriteOp { entity, key, id, kind: WriteKind::Delete, request, size: 0 })
+    }
+
+    fn unprocessed(&self, position: usize, reason: UnprocessedReason) -> UnprocessedWrite {
+        UnprocessedWrite {
+            position,
+            entity: self.entity,
+            key: self.key.clone(),
+            kind: self.kind,
+            reason,
+            request: self.request.clone(),
+        }
+    }
+}
+
+/// The key of a write request as DynamoDB returns it in `UnprocessedItems`.
+fn write_request_key(request: &WriteRequest) -> Option<KeyId> {
+    if let Some(put) = &request.put_request {
+        return key_id(put.item.get(PK), put.item.get(SK));
+    }
+    let delete = request.delete_request.as_ref()?;
+    key_id(delete.key.get(PK), delete.key.get(SK))
+}
+
+/// A write of a batch that was not written: its position in the batch, entity type, key, kind
+/// and why. Send it again with [`BatchWrite::resubmit`].
+#[derive(Debug, Clone)]
+pub struct UnprocessedWrite {
+    /// Its position in the batch (0-based, in the order entries were added).
+    pub position: usize,
+    /// The entity type name.
+    pub entity: &'static str,
+    /// Its primary key.
+    pub key: PrimaryKey,
+    /// Put or delete.
+    pub kind: WriteKind,
+    /// Why it was not written.
+    pub reason: UnprocessedReason,
+    request: WriteRequest,
+}
+
+impl UnprocessedWrite {
+    /// The item a put would have written; `None` for a delete.
+    pub fn item(&self) -> Option<&Item> {
+        self.request.put_request.as_ref().map(|p| &p.item)
+    }
+}
+
+impl fmt::Display for UnprocessedWrite {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {} {} (position {}): {}", self.kind, self.entity, self.key, self.position, self.reason)
+    }
+}
+
+/// What a batch write did.
+///
+/// `written + unprocessed.len()` is the number of entries of the batch. `written` counts only
+/// writes that DynamoDB acknowledged (in a response that did not list them as unprocessed);
+/// every other entry is in `unprocessed`, in position order.
+#[derive(Debug, Clone, Default)]
+#[must_use = "a batch write may leave items unprocessed: check `unprocessed`, or call `check`"]
+pub struct BatchWriteOutcome {
+    /// Writes DynamoDB acknowledged.
+    pub written: usize,
+    /// Writes not done, in position order.
+    pub unprocessed: Vec<UnprocessedWrite>,
+    /// `BatchWriteItem` requests sent, retries included (the SDK's own retries of a request
+    /// are not counted: they are one request here).
+    pub requests: u32,
+    /// Of those requests, how many re-sent unprocessed or failed writes.
+    pub retries: u32,
+    /// Total time slept in backoff before retries, summed over concurrent requests.
+    pub backoff: Duration,
+    /// Write capacity units consumed, summed over every response, when asked for with
+    /// [`BatchWrite::return_consumed_capacity`].
+    pub consumed_capacity: Option<f64>,
+}
+
+impl BatchWriteOutcome {
+    /// True when every write was done.
+    pub fn is_complete(&self) -> bool {
+        self.unprocessed.is_empty()
+    }
+
+    /// `Ok(())` when every write was done: `table.batch_put(&items).await?.check()?`.
+    ///
+    /// # Errors
+    /// [`Error::BatchWrite`] (with no source) carrying a copy of this outcome when
+    /// `unprocessed` is not empty.
+    pub fn check(&self) -> Result<(), Error> {
+        if self.is_complete() {
+            Ok(())
+        } else {
+            Err(Error::BatchWrite { outcome: Box::new(self.clone()), source: None })
+        }
+    }
+}
+
+/// The message of [`Error::BatchWrite`].
+pub(crate) fn write_failure_message(outcome: &BatchWriteOutcome, source: Option<&Arc<Error>>) -> String {
+    let mut message =
+        format!("batch write incomplete: {} written, {} not written", outcome.written, outcome.unprocessed.len());
+    if let Some(first) = outcome.unprocessed.first() {
+        message.push_str(&format!("; first: {first}"));
+    }
+    if let Some(source) = source {
+        message.push_str(&format!("; stopped by: {source}"));
+    }
+    message
+}
+
+/// A batch of puts and deletes of any entity types, from [`Table::batch_write`]; see the
+/// [module documentation](self) for what `send` does.
+///
+/// Entries are encoded as they are added; errors are kept and returned by
+/// [`send`](BatchWrite::send) before anything is sent.
+#[must_use = "a batch does nothing until it is sent"]
+#[derive(Debug)]
+pub struct BatchWrite {
+    table: Table,
+    ops: Vec<Result<WriteOp, Error>>,
+    options: Options,
+}
+
+impl BatchWrite {
+    pub(crate) fn new(table: Table) -> BatchWrite {
+        BatchWrite { table, ops: Vec::new(), options: Options::default() }
+    }
+
+    /// Puts `value` (replacing any item with its key).
+    pub fn put<E: Entity>(mut self, value: &E) -> Self {
+        self.ops.push(WriteOp::put(value));
+        self
+    }
+
+    /// Puts every value, in order.
+    pub fn put_all<'a, E: Entity + 'a>(mut self, values: impl IntoIterator<Item = &'a E>) -> Self {
+        self.ops.extend(values.into_iter().map(WriteOp::put));
+        self
+    }
+
+    /// Deletes the item with this key (nothing happens if there is none).
+    pub fn delete<E: Entity>(mut self, key: Key<E>) -> Self {
+        self.ops.push(key.into_encoded().and_then(|key| WriteOp::delete(E::TYPE, key)));
+        self
+    }
+
+    /// Deletes the items with these keys, in order.
+    pub fn delete_all<E: Entity>(mut self, keys: impl IntoIterator<Item = Key<E>>) -> Self {
+        self.ops.extend(keys.into_iter().map(|key| key.into_encoded().and_then(|key| WriteOp::delete(E::TYPE, key))));
+        self
+    }
+
+    /// Adds the writes a previous batch left unprocessed (their positions in this batch are
+    /// new: the order in which they are added here).
+    pub fn resubmit(mut self, unprocessed: impl IntoIterator<Item = UnprocessedWrite>) -> Self {
+        self.ops.extend(unprocessed.into_iter().map(|u| {
+            let id = key_id_of(&u.key)?;
+            let size = u.item().map_or(0, item_size);
+            Ok(WriteOp { entity: u.entity, key: u.key, id, kind: u.kind, request: u.request, size })
+        }));
+        self
+    }
+
+    /// The number of entries added so far.
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+
+    /// True when no entry was added.
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+
+    /// At most `n` requests in flight at once (0 counts as 1). Default
+    /// [`DEFAULT_CONCURRENCY`] (4).
+    pub fn concurrency(mut self, n: usize) -> Self {
+        self.options.concurrency = n.max(1);
+        self
+    }
+
+    /// The retry bound and backoff; default [`RetryPolicy::DEFAULT`].
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.options.retry = policy;
+        self
+    }
+
+    /// Asks DynamoDB for the consumed capacity (`ReturnConsumedCapacity=TOTAL`), reported in
+    /// [`BatchWriteOutcome::consumed_capacity`].
+    pub fn return_consumed_capacity(mut self) -> Self {
+        self.options.capacity = true;
+        self
+    }
+
+    /// Sends the batch: see the [module documentation](self).
+    ///
+    /// `Ok` when every request got an answer: what DynamoDB did not write by the end of the
+    /// retry bound, or what kept failing with a retryable error, is in
+    /// [`BatchWriteOutcome::unprocessed`] (use [`BatchWriteOutcome::check`] to make that an
+    /// error).
+    ///
+    /// # Errors
+    /// Before sending: the first entry's [`Error::Key`] / [`Error::Encode`],
+    /// [`Error::ItemTooLarge`], [`Error::DuplicateKey`]. After: [`Error::BatchWrite`] when a
+    /// request failed with an error that retrying cannot fix; it carries the outcome (what was
+    /// written, and every write not done, including those of requests never sent) and the
+    /// error as its source.
+    pub async fn send(self) -> Result<BatchWriteOutcome, Error> {
+        let ops = self.ops.into_iter().collect::<Result<Vec<WriteOp>, Error>>()?;
+        if let Some(op) = ops.iter().find(|op| op.size > MAX_ITEM_BYTES) {
+            return Err(Error::ItemTooLarge {
+                entity: op.entity,
+                key: op.key.to_string(),
+                size: op.size,
+                limit: MAX_ITEM_BYTES,
+            });
+        }
+        check_duplicates(ops.iter().map(|op| (&op.id, &op.key, op.entity)))?;
+
+        let mut chunks: Vec<Vec<usize>> = Vec::new();
+        let mut bytes = 0;
+        for (i, op) in ops.iter().enumerate() {
+            match chunks.last_mut() {
+                Some(chunk) if chunk.len() < MAX_WRITE_ITEMS && bytes + op.size <= MAX_REQUEST_BYTES => {
+                    chunk.push(i);
+                    bytes += op.size;
+                }
+                _ => {
+                    chunks.push(vec![i]);
+                    bytes = op.size;
+                }
+            }
+        }
+
+        let run = Run {
+            table: &self.table,
+            entries: &ops,
+            options: self.options,
+            started: Instant::now(),
+            stop: AtomicBool::new(false),
+        };
+        let reports: Vec<WriteReport> = futures::stream::iter(chunks)
+            .map(|chunk| run.write_chunk(chunk))
+            .buffer_unordered(self.options.concurrency)
+            .collect()
+            .await;
+
+        let mut outcome = BatchWriteOutcome {
+            consumed_capacity: self.options.capacity.then_some(0.0),
+            ..BatchWriteOutcome::default()
+        };
+        let mut fatal = None;
+        for report in reports {
+            outcome.written += report.written;
+            outcome.requests += report.requests;
+            outcome.retries += report.retries;
+            outcome.backoff += report.backoff;
+            if let Some(total) = &mut outcome.consumed_capacity {
+                *total += report.capacity;
+            }
+            outcome.unprocessed.extend(report.left.into_iter().map(|(i, reason)| ops[i].unprocessed(i, reason)));
+            if fatal.is_none() {
+                fatal = report.fatal;
+            }
+        }
+        outcome.unprocessed.sort_by_key(|u| u.position);
+        match fatal {
+            Some(source) => Err(Error::BatchWrite { outcome: Box::new(outcome), source: Some(source) }),
+            None => Ok(outcome),
+        }
+    }
+}
+
+#[derive(Default)]
+struct WriteReport {
+    written: usize,
+    left: Vec<(usize, UnprocessedReason)>,
+    requests: u32,
+    retries: u32,
+    backoff: Duration,
+    capacity: f64,
+    fatal: Option<Arc<Error>>,
+}
+
+impl WriteReport {
+    fn leave(&mut self, pending: Vec<usize>, reason: UnprocessedReason) {
+        self.left.extend(pending.into_iter().map(|i| (i, reason.clone())));
+    }
+}
+
+impl Run<'_, WriteOp> {
+    /// Writes one request's worth of entries, re-sending what comes back unprocessed.
+    async fn write_chunk(&self, mut pending: Vec<usize>) -> WriteReport {
+        let mut report = WriteReport::default();
+        let mut attempts = 0;
+        let mut last_error = None;
+        loop {
+            if self.stop.load(Ordering::Relaxed) {
+                report.leave(pending, reason_after(attempts, &last_error));
+                return report;
+            }
+            attempts += 1;
+            report.requests += 1;
+            if attempts > 1 {
+                report.retries += 1;
+            }
+            let requests: Vec<WriteRequest> = pending.iter().map(|&i| self.entries[i].request.clone()).collect();
+            let result = self
+                .table
+                .client()
+                .batch_write_item()
+                .request_items(self.table.name(), requests)
+                .set_return_consumed_capacity(self.options.return_consumed_capacity())
+                .send()
+                .await;
+            match result {
+                Ok(out) => {
+                    last_error = None;
+                    report.capacity += capacity_units(out.consumed_capacity.as_deref());
+                    let returned =
+                        out.unprocessed_items.and_then(|mut m| m.remove(self.table.name())).unwrap_or_default();
+                    let still = self.match_unprocessed(&pending, &returned);
+                    report.written += pending.len() - still.len();
+                    pending = still;
+                    if pending.is_empty() {
+                        return report;
+                    }
+                }
+                Err(err) if retryable(&err) => {
+                    last_error = Some(Arc::new(Error::sdk("BatchWriteItem", err)));
+                }
+                Err(err) => {
+                    let error = Arc::new(Error::sdk("BatchWriteItem", err));
+                    self.stop.store(true, Ordering::Relaxed);
+                    report.leave(pending, UnprocessedReason::Failed { attempts, error: Arc::clone(&error) });
+                    report.fatal = Some(error);
+                    return report;
+                }
+            }
+            let Some(delay) = self.next_delay(attempts) else {
+                report.leave(pending, reason_after(attempts, &last_error));
+                return report;
+            };
+            tokio::time::sleep(delay).await;
+            report.backoff += delay;
+        }
+    }
+
+    /// The positions of `pending` that DynamoDB returned unprocessed. If any returned entry
+    /// cannot be matched to a pending write, all of `pending` is kept: nothing is counted as
+    /// written that might not be (puts and deletes are idempotent, so re-sending is safe).
+    fn match_unprocessed(&self, pending: &[usize], returned: &[WriteRequest]) -> Vec<usize> {
+        if returned.is_empty() {
+            return Vec::new();
+        }
+        let by_key: HashMap<&KeyId, usize> = pending.iter().map(|&i| (&self.entries[i].id, i)).collect();
+        let mut still = Vec::with_capacity(returned.len());
+        for request in returned {
+            match write_request_key(request).and_then(|id| by_key.get(&id).copied()) {
+                Some(i) => still.push(i),
+                None => {
+                    tracing::warn!(?request, "UnprocessedItems names a write that was not sent; re-sending them all");
+                    return pending.to_vec();
+                }
+            }
+        }
+        still.sort_unstable();
+        still.dedup();
+        still
+    }
+}
+
+// --- batch get --------------------------------------------------------------------------------
+
+/// One key of a batch get.
+#[derive(Debug, Clone)]
+struct GetEntry {
+    entity: &'static str,
+    key: PrimaryKey,
+    id: KeyId,
+}
+
+impl GetEntry {
+    fn new<E: Entity>(key: Key<E>) -> Result<GetEntry, Error> {
+        let key = key.into_encoded()?;
+        let id = key_id_of(&key)?;
+        Ok(GetEntry { entity: E::TYPE, key, id })
+    }
+}
+
+/// A key of a batch get that was not read: its position, entity type, key and why.
+#[derive(Debug, Clone)]
+pub struct UnprocessedKey {
+    /// Its position in the batch (0-based: the index in the input keys).
+    pub position: usize,
+    /// The entity type name.
+    pub entity: &'static str,
+    /// The primary key.
+    pub key: PrimaryKey,
+    /// Why it was not read.
+    pub reason: UnprocessedReason,
+}
+
+impl UnprocessedKey {
+    /// The typed key, when it is a key of entity `E`.
+    pub fn key_of<E: Entity>(&self) -> Option<Key<E>> {
+        (self.entity == E::TYPE).then(|| Key::new(Ok(self.key.clone())))
+    }
+}
+
+impl fmt::Display for UnprocessedKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "get {} {} (position {}): {}", self.entity, self.key, self.position, self.reason)
+    }
+}
+
+/// What a batch get read: `items[i]` is the item of the `i`-th key (input order), `None` when
+/// there is no such item **or when the key is in `unprocessed`** (not read). Check
+/// [`is_complete`](BatchGetOutcome::is_complete), or use
+/// [`into_result`](BatchGetOutcome::into_result), before taking a `None` for "absent".
+#[derive(Debug, Clone)]
+#[must_use = "a batch get may leave keys unread: check `unprocessed`, or call `into_result`"]
+pub struct BatchGetOutcome<T> {
+    /// The items, in the order of the keys.
+    pub items: Vec<Option<T>>,
+    /// Keys not read, in position order.
+    pub unprocessed: Vec<UnprocessedKey>,
+    /// `BatchGetItem` requests sent, retries included (the SDK's own retries are not counted).
+    pub requests: u32,
+    /// Of those requests, how many re-sent unprocessed or failed keys.
+    pub retries: u32,
+    /// Total time slept in backoff before retries, summed over concurrent requests.
+    pub backoff: Duration,
+    /// Read capacity units consumed, summed over every response, when asked for.
+    pub consumed_capacity: Option<f64>,
+}
+
+impl<T> BatchGetOutcome<T> {
+    /// True when every key was read.
+    pub fn is_complete(&self) -> bool {
+        self.unprocessed.is_empty()
+    }
+
+    /// The items in key order, when every key was read (`None` then means "no such item").
+    ///
+    /// # Errors
+    /// [`Error::BatchGet`] naming the keys not read.
+    pub fn into_result(self) -> Result<Vec<Option<T>>, Error> {
+        if self.is_complete() {
+            Ok(self.items)
+        } else {
+            Err(Error::BatchGet { total: self.items.len(), unprocessed: self.unprocessed })
+        }
+    }
+}
+
+impl<E: Entity> BatchGetOutcome<E> {
+    /// The keys not read, typed, to read again.
+    pub fn unprocessed_keys(&self) -> Vec<Key<E>> {
+        self.unprocessed.iter().filter_map(UnprocessedKey::key_of).collect()
+    }
+}
+
+/// The message of [`Error::BatchGet`].
+pub(crate) fn get_failure_message(total: usize, unprocessed: &[UnprocessedKey]) -> String {
+    let mut message = format!("batch get incomplete: {} of {total} keys not read", unprocessed.len());
+    if let Some(first) = unprocessed.first() {
+        message.push_str(&format!("; first: {first}"));
+    }
+    message
+}
+
+/// A batch get of keys of one entity type, from [`Table::batch_get`]; see the
+/// [module documentation](self) for what `send` does. Duplicate keys are an error.
+#[must_use = "a batch does nothing until it is sent"]
+pub struct BatchGet<E> {
+    core: GetCore,
+    _entity: PhantomData<fn() -> E>,
+}
+
+impl<E> fmt::Debug for BatchGet<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BatchGet").field("keys", &self.core.keys.len()).finish_non_exhaustive()
+    }
+}
+
+/// A batch get of keys of any entity types, from [`Table::batch_get_mixed`], returning raw
+/// items (decode each with [`Entity::from_item`] or a table-level enum).
+#[must_use = "a batch does nothing until it is sent"]
+#[derive(Debug)]
+pub struct BatchGetMixed {
+    core: GetCore,
+}
+
+#[derive(Debug)]
+struct GetCore {
+    table: Table,
+    keys: Vec<Result<GetEntry, Error>>,
+    options: Options,
+    consistent: bool,
+}
+
+macro_rules! get_options {
+    () => {
+        /// At most `n` requests in flight at once (0 counts as 1). Default
+        /// [`DEFAULT_CONCURRENCY`] (4).
+        pub fn concurrency(mut self, n: usize) -> Self {
+            self.core.options.concurrency = n.max(1);
+            self
+        }
+
+        /// The retry bound and backoff; default [`RetryPolicy::DEFAULT`].
+        pub fn retry(mut self, policy: RetryPolicy) -> Self {
+            self.core.options.retry = policy;
+            self
+        }
+
+        /// Asks DynamoDB for the consumed capacity (`ReturnConsumedCapacity=TOTAL`).
+        pub fn return_consumed_capacity(mut self) -> Self {
+            self.core.options.capacity = true;
+            self
+        }
+
+        /// Strongly consistent reads (twice the read capacity).
+        pub fn consistent_read(mut self) -> Self {
+            self.core.consistent = true;
+            self
+        }
+
+        /// The number of keys.
+        pub fn len(&self) -> usize {
+            self.core.keys.len()
+        }
+
+        /// True when there is no key.
+        pub fn is_empty(&self) -> bool {
+            self.core.keys.is_empty()
+        }
+    };
+}
+
+impl<E: Entity> BatchGet<E> {
+    pub(crate) fn new(table: Table, keys: impl IntoIterator<Item = Key<E>>) -> Self {
+        let keys = keys.into_iter().map(GetEntry::new).collect();
+        BatchGet { core: GetCore { table, keys, options: Options::default(), consistent: false }, _entity: PhantomData }
+    }
+
+    /// Adds more keys.
+    pub fn keys(mut self, keys: impl IntoIterator<Item = Key<E>>) -> Self {
+        self.core.keys.extend(keys.into_iter().map(GetEntry::new));
+        self
+    }
+
+    get_options!();
+
+    /// Reads every key: see the [module documentation](self). The items come back in the
+    /// order of the keys.
+    ///
+    /// # Errors
+    /// Before sending: a key's encoding error, [`Error::DuplicateKey`]. After:
+    /// [`Error::Sdk`] when a request failed with an error that retrying cannot fix (nothing
+    /// read is returned then: reading again is safe); [`Error::WrongEntity`] /
+    /// [`Error::Decode`] when an item does not decode as `E`.
+    pub async fn send(self) -> Result<BatchGetOutcome<E>, Error> {
+        let raw = self.core.send().await?;
+        let items = raw
+            .items
+            .into_iter()
+            .map(|item| item.map(|item| E::from_item(&item)).transpose())
+            .collect::<Result<Vec<Option<E>>, Error>>()?;
+        Ok(BatchGetOutcome {
+            items,
+            unprocessed: raw.unprocessed,
+            requests: raw.requests,
+            retries: raw.retries,
+            backoff: raw.backoff,
+            consumed_capacity: raw.consumed_capacity,
+        })
+    }
+}
+
+impl BatchGetMixed {
+    pub(crate) fn new(table: Table) -> Self {
+        BatchGetMixed { core: GetCore { table, keys: Vec::new(), options: Options::default(), consistent: false } }
+    }
+
+    /// Adds a key of any entity type.
+    pub fn key<E: Entity>(mut self, key: Key<E>) -> Self {
+        self.core.keys.push(GetEntry::new(key));
+        self
+    }
+
+    /// Adds keys of one entity type.
+    pub fn keys<E: Entity>(mut self, keys: impl IntoIterator<Item = Key<E>>) -> Self {
+        self.core.keys.extend(keys.into_iter().map(GetEntry::new));
+        self
+    }
+
+    get_options!();
+
+    /// Reads every key; the raw items come back in the order of the keys.
+    ///
+    /// # Errors
+    /// As [`BatchGet::send`], without the decoding errors.
+    pub async fn send(self) -> Result<BatchGetOutcome<Item>, Error> {
+        self.core.send().await
+    }
+}
+
+struct GetReport {
+    found: Vec<(usize, Item)>,
+    left: Vec<(usize, UnprocessedReason)>,
+    requests: u32,
+    retries: u32,
+    backoff: Duration,
+    capacity: f64,
+    fatal: Option<Error>,
+}
+
+impl GetCore {
+    async fn send(self) -> Result<BatchGetOutcome<Item>, Error> {
+        let keys = self.keys.into_iter().collect::<Result<Vec<GetEntry>, Error>>()?;
+        let positions = check_duplicates(keys.iter().map(|k| (&k.id, &k.key, k.entity)))?;
+        let indices: Vec<usize> = (0..keys.len()).collect();
+        let chunks: Vec<Vec<usize>> = indices.chunks(MAX_GET_KEYS).map(<[usize]>::to_vec).collect();
+
+        let run = Run {
+            table: &self.table,
+            entries: &keys,
+            options: self.options,
+            started: Instant::now(),
+            stop: AtomicBool::new(false),
+        };
+        let reports: Vec<GetReport> = futures::stream::iter(chunks)
+            .map(|chunk| run.get_chunk(chunk, &positions, self.consistent))
+            .buffer_unordered(self.options.concurrency)
+            .collect()
+            .await;
+
+        let mut outcome = BatchGetOutcome {
+            items: vec![None; keys.len()],
+            unprocessed: Vec::new(),
+            requests: 0,
+            retries: 0,
+            backoff: Duration::ZERO,
+            consumed_capacity: self.options.capacity.then_some(0.0),
+        };
+        for report in reports {
+            if let Some(error) = report.fatal {
+                return Err(error);
+            }
+            outcome.requests += report.requests;
+            outcome.retries += report.retries;
+            outcome.backoff += report.backoff;
+            if let Some(total) = &mut outcome.consumed_capacity {
+                *total += report.capacity;
+            }
+            for (i, item) in report.found {
+                outcome.items[i] = Some(item);
+            }
+            outcome.unprocessed.extend(report.left.into_iter().map(|(i, reason)| UnprocessedKey {
+                position: i,
+                entity: keys[i].entity,
+                key: keys[i].key.clone(),
+                reason,
+            }));
+        }
+        outcome.unprocessed.sort_by_key(|u| u.position);
+        Ok(outcome)
+    }
+}
+
+impl Run<'_, GetEntry> {
+    /// Reads one request's worth of keys, re-sending what comes back unprocessed.
+    async fn get_chunk(
+        &self,
+        mut pending: Vec<usize>,
+        positions: &HashMap<KeyId, usize>,
+        consistent: bool,
+    ) -> GetReport {
+        let mut report = GetReport {
+            found: Vec::with_capacity(pending.len()),
+            left: Vec::new(),
+            requests: 0,
+            retries: 0,
+            backoff: Duration::ZERO,
+            capacity: 0.0,
+            fatal: None,
+        };
+        let mut attempts = 0;
+        let mut last_error = None;
+        loop {
+            if self.stop.load(Ordering::Relaxed) {
+                report.left.extend(pending.into_iter().map(|i| (i, reason_after(attempts, &last_error))));
+                return report;
+            }
+            attempts += 1;
+            report.requests += 1;
+            if attempts > 1 {
+                report.retries += 1;
+            }
+            let request = KeysAndAttributes::builder()
+                .set_keys(Some(pending.iter().map(|&i| self.entries[i].key.to_item()).collect()))
+                .consistent_read(consistent)
+                .build();
+            let request = match request {
+                Ok(request) => request,
+                Err(e) => {
+                    report.fatal = Some(invalid(e));
+                    return report;
+                }
+            };
+            let result = self
+                .table
+                .client()
+                .batch_get_item()
+                .request_items(self.table.name(), request)
+                .set_return_consumed_capacity(self.options.return_consumed_capacity())
+                .send()
+                .await;
+            match result {
+                Ok(out) => {
+                    last_error = None;
+                    report.capacity += capacity_units(out.consumed_capacity.as_deref());
+                    let items = out.responses.and_then(|mut m| m.remove(self.table.name())).unwrap_or_default();
+                    let mut done = Vec::with_capacity(items.len());
+                    for item in items {
+                        match key_id(item.get(PK), item.get(SK)).and_then(|id| positions.get(&id).copied()) {
+                            Some(i) => {
+                                done.push(i);
+                                report.found.push((i, item));
+                            }
+                            None => {
+                                tracing::warn!(key = %crate::entity::describe_key(&item), "BatchGetItem returned an item that was not asked for")
+                            }
+                        }
+                    }
+                    let returned = out
+                        .unprocessed_keys
+                        .and_then(|mut m| m.remove(self.table.name()))
+                        .map(|k| k.keys)
+                        .unwrap_or_default();
+                    let mut still = Vec::with_capacity(returned.len());
+                    for key in &returned {
+                        match key_id(key.get(PK), key.get(SK)).and_then(|id| positions.get(&id).copied()) {
+                            Some(i) if pending.contains(&i) => still.push(i),
+                            _ => {
+                                tracing::warn!(
+                                    ?key,
+                                    "UnprocessedKeys names a key that was not sent; re-reading them all"
+                                );
+                                still = pending.iter().copied().filter(|i| !done.contains(i)).collect();
+                                break;
+                            }
+                        }
+                    }
+                    pending = still;
+                    if pending.is_empty() {
+                        return report;
+                    }
+                }
+                Err(err) if retryable(&err) => {
+                    last_error = Some(Arc::new(Error::sdk("BatchGetItem", err)));
+                }
+                Err(err) => {
+                    self.stop.store(true, Ordering::Relaxed);
+                    report.fatal = Some(Error::sdk("BatchGetItem", err));
+                    return report;
+                }
+            }
+            let Some(delay) = self.next_delay(attempts) else {
+                report.left.extend(pending.into_iter().map(|i| (i, reason_after(attempts, &last_error))));
+                return report;
+            };
+            tokio::time::sleep(delay).await;
+            report.backoff += delay;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_windows_double_up_to_the_cap() {
+        let p = RetryPolicy::default();
+        let windows: Vec<u128> = (1..=9).map(|n| p.window(n).as_millis()).collect();
+        assert_eq!(windows, vec![50, 100, 200, 400, 800, 1600, 2000, 2000, 2000]);
+        assert_eq!(p.window(200), Duration::from_secs(2), "no overflow");
+        for n in 1..=8 {
+            for _ in 0..100 {
+                assert!(p.jittered(n) <= p.window(n));
+            }
+        }
+        assert_eq!(RetryPolicy::default().max_attempts(0).max_attempts, 1);
+        assert_eq!(RetryPolicy::no_retries().max_attempts, 1);
+    }
+
+    #[test]
+    fn item_size_follows_dynamodb_rules() {
+        let item: Item = [
+            ("s".to_owned(), AttributeValue::S("héllo".into())),      // 1 + 6
+            ("n".to_owned(), AttributeValue::N("-0012300.0".into())), // 1 + 3 ("123")
+            ("b".to_owned(), AttributeValue::Bool(true)),             // 1 + 1
+            ("l".to_owned(), AttributeValue::L(vec![AttributeValue::S("ab".into())])), // 1 + 3 + 1 + 2
+            ("m".to_owned(), AttributeValue::M([("k".to_owned(), AttributeValue::Null(true))].into())), // 1 + 3 + 1 + 1 + 1
+            ("ss".to_owned(), AttributeValue::Ss(vec!["a".into(), "bc".into()])),                       // 2 + 3
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(item_size(&item), 7 + 4 + 2 + 7 + 7 + 5);
+        assert_eq!(number_size("0"), 1);
+        assert_eq!(number_size("1e5"), 2);
+    }
+
+    #[test]
+    fn duplicates_name_both_positions() {
+        let key =
+            |pk: &str, sk: &str| PrimaryKey { pk: AttributeValue::S(pk.into()), sk: AttributeValue::S(sk.into()) };
+        let keys = [key("A", "1"), key("A", "2"), key("A", "1")];
+        let ids: Vec<KeyId> = keys.iter().map(|k| key_id_of(k).unwrap()).collect();
+        let entities = ["One", "Two", "Three"];
+        let err = check_duplicates(ids.iter().zip(&keys).zip(entities).map(|((id, key), e)| (id, key, e))).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "duplicate key PK=A SK=1 in one batch: position 0 (One) and position 2 (Three); \
+             DynamoDB rejects a batch that names one item twice"
+        );
+        // A number key and a string key with the same text are different items.
+        let n = PrimaryKey { pk: AttributeValue::N("1".into()), sk: AttributeValue::S("x".into()) };
+        let s = PrimaryKey { pk: AttributeValue::S("1".into()), sk: AttributeValue::S("x".into()) };
+        assert_ne!(key_id_of(&n).unwrap(), key_id_of(&s).unwrap());
+    }
+}

@@ -1,0 +1,130 @@
+//! DynamoDB Streams records decoded into a table-level entity enum
+//! (`#[derive(Collection)] enum AnyItem { … }`).
+//!
+//! A stream record carries the event type and, depending on the stream's view type, the item's
+//! keys, its new image and its old image. [`Change`] holds them decoded:
+//!
+//! ```ignore
+//! for record in &event.records {                          // aws_lambda_events (feature `aws-lambda-events`)
+//!     match Change::<AnyItem>::from_lambda(record)? {
+//!         Some(Change { kind: ChangeKind::Insert, new: Some(AnyItem::Order(order)), .. }) => ship(order).await?,
+//!         _ => {}
+//!     }
+//! }
+//! ```
+//!
+//! Records of entity types the enum does not name decode to `Ok(None)`, so a handler can
+//! subscribe to a table holding entities it does not care about.
+
+use crate::collection::EntityEnum;
+use crate::entity::{Item, describe_key};
+use crate::error::Error;
+
+/// What happened to the item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ChangeKind {
+    /// A new item (`INSERT`): only a new image.
+    Insert,
+    /// An item was changed (`MODIFY`): old and new images.
+    Modify,
+    /// An item was deleted (`REMOVE`), by a request or by TTL expiry: only an old image.
+    Remove,
+}
+
+impl ChangeKind {
+    /// Parses the event name of a stream record: `INSERT`, `MODIFY` or `REMOVE`.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] for any other name.
+    pub fn parse(name: &str) -> Result<ChangeKind, Error> {
+        match name {
+            "INSERT" => Ok(ChangeKind::Insert),
+            "MODIFY" => Ok(ChangeKind::Modify),
+            "REMOVE" => Ok(ChangeKind::Remove),
+            other => Err(Error::Invalid { reason: format!("unknown stream event name `{other}`") }),
+        }
+    }
+}
+
+/// One stream record, decoded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change<A> {
+    /// Insert, modify or remove.
+    pub kind: ChangeKind,
+    /// The item's key as `PK=… SK=…`.
+    pub key: String,
+    /// The item before the change (view types `OLD_IMAGE` and `NEW_AND_OLD_IMAGES`).
+    pub old: Option<A>,
+    /// The item after the change (view types `NEW_IMAGE` and `NEW_AND_OLD_IMAGES`).
+    pub new: Option<A>,
+}
+
+impl<A: EntityEnum> Change<A> {
+    /// Decodes a record from its parts; an empty image counts as absent. `Ok(None)` when an
+    /// image is present but of an entity type `A` does not name.
+    ///
+    /// # Errors
+    /// The decode error of an image of a named type.
+    pub fn from_images(
+        kind: ChangeKind,
+        keys: &Item,
+        old: Option<&Item>,
+        new: Option<&Item>,
+    ) -> Result<Option<Self>, Error> {
+        let decode = |image: Option<&Item>| -> Result<(bool, Option<A>), Error> {
+            match image.filter(|i| !i.is_empty()) {
+                None => Ok((false, None)),
+                Some(item) => Ok((true, A::decode(item)?)),
+            }
+        };
+        let (had_old, old) = decode(old)?;
+        let (had_new, new) = decode(new)?;
+        if (had_old && old.is_none()) || (had_new && new.is_none()) {
+            return Ok(None);
+        }
+        Ok(Some(Change { kind, key: describe_key(keys), old, new }))
+    }
+
+    /// Decodes an `aws_lambda_events` DynamoDB stream record (feature `aws-lambda-events`).
+    ///
+    /// # Errors
+    /// As [`Change::from_images`]; [`Error::Invalid`] for an unknown event name.
+    #[cfg(feature = "aws-lambda-events")]
+    pub fn from_lambda(record: &aws_lambda_events::event::dynamodb::EventRecord) -> Result<Option<Self>, Error> {
+        let kind = ChangeKind::parse(&record.event_name)?;
+        let convert = |image: &serde_dynamo::Item| -> Item { image.clone().into() };
+        let keys = convert(&record.change.keys);
+        let old = convert(&record.change.old_image);
+        let new = convert(&record.change.new_image);
+        Change::from_images(kind, &keys, Some(&old), Some(&new))
+    }
+
+    /// Decodes an `aws-sdk-dynamodbstreams` record (feature `aws-sdk-dynamodbstreams`), as
+    /// `GetRecords` returns it.
+    ///
+    /// # Errors
+    /// As [`Change::from_images`]; [`Error::Invalid`] for a record without an event name or
+    /// stream data.
+    #[cfg(feature = "aws-sdk-dynamodbstreams")]
+    pub fn from_sdk(record: &aws_sdk_dynamodbstreams::types::Record) -> Result<Option<Self>, Error> {
+        use std::collections::HashMap;
+        type StreamItem = HashMap<String, aws_sdk_dynamodbstreams::types::AttributeValue>;
+        let kind = ChangeKind::parse(
+            record
+                .event_name()
+                .ok_or_else(|| Error::Invalid { reason: "a stream record without an event name".into() })?
+                .as_str(),
+        )?;
+        let data =
+            record.dynamodb().ok_or_else(|| Error::Invalid { reason: "a stream record without stream data".into() })?;
+        let convert = |image: Option<&StreamItem>| -> Option<Item> {
+            image.map(|i| {
+                i.iter().map(|(k, v)| (k.clone(), serde_dynamo::AttributeValue::from(v.clone()).into())).collect()
+            })
+        };
+        let keys = convert(data.keys.as_ref()).unwrap_or_default();
+        let old = convert(data.old_image.as_ref());
+        let new = convert(data.new_image.as_ref());
+        Change::from_images(kind, &keys, old.as_ref(), new.as_ref())
+    }
+}

@@ -1,0 +1,969 @@
+//! Transactions: typed `TransactWriteItems` ([`TransactWrite`]) and `TransactGetItems`
+//! ([`TransactGet`], [`Table::transact_get_many`]).
+//!
+//! ```no_run
+//! # use dynamo_entity::{Entity, Table};
+//! # #[derive(Entity)] #[entity(pk = "PURCHASE#<skill>#<buyer>", sk = "META")]
+//! # struct Purchase { skill: String, buyer: String }
+//! # #[derive(Entity)] #[entity(pk = "SKILL#<id>", sk = "META")]
+//! # struct Skill { id: String, downloads: u64 }
+//! # async fn f(table: Table) -> dynamo_entity::Result<()> {
+//! let purchase = Purchase { skill: "s1".into(), buyer: "u2".into() };
+//! table
+//!     .transact()
+//!     .create(&purchase) // fails the whole transaction if already recorded
+//!     .update(table.update(Skill::key("s1")).add(Skill::DOWNLOADS, &1))
+//!     .client_request_token("purchase-s1-u2")
+//!     .send()
+//!     .await?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # DynamoDB's rules, and what this module checks before sending
+//!
+//! * **All or nothing.** Either every action is applied or none is. When DynamoDB cancels a
+//!   transaction (`TransactionCanceledException`: a condition failed, a conflicting write, a
+//!   throttled item, ...), the error is [`Error::TransactionCanceled`], listing each action that
+//!   failed with the index it had in the request, its kind, entity type and key, and the reason
+//!   ([`CancellationReason`]).
+//! * **At most 100 actions** ([`MAX_ACTIONS`]), for writes and for reads alike; more is
+//!   [`Error::Invalid`] before sending.
+//! * **One action per item.** Two actions on the same item (same table, `PK` and `SK`) are
+//!   [`Error::Invalid`] before sending, naming both action indexes and the key. (DynamoDB rejects
+//!   such a request with a `ValidationException`; DynamoDB Local 3.3.0 does not check it for
+//!   writes.) A condition on an item that is also written belongs in that write's condition, not
+//!   in a separate [`condition_check`](TransactWrite::condition_check).
+//! * **4 MB at most** in total over the items of one transaction (and 400 KB per item, as
+//!   always). DynamoDB checks this; a request over it fails with [`Error::Sdk`]
+//!   (`ValidationException`).
+//! * **Cost.** A transactional write consumes 2 WCU per 1 KB of each item written (twice a plain
+//!   write), a transactional read 2 RCU per 4 KB (twice a strongly consistent read). A
+//!   condition check costs as a write of the checked item.
+//! * **Idempotent retries.** With a [client request
+//!   token](TransactWrite::client_request_token), resending the same request within 10 minutes
+//!   does not apply it twice: DynamoDB answers success without writing again. The same token
+//!   with a different request is an `IdempotentParameterMismatchException` ([`Error::Sdk`]).
+//! * **Conflicts.** A transaction that meets another transaction or write on one of its items
+//!   may be canceled with [`CancellationCode::TransactionConflict`]. Nothing was written, so
+//!   sending it again is safe; [`TransactWrite::retry_conflicts`] does so with backoff.
+//!
+//! # Entities with unique fields
+//!
+//! An entity with `#[entity(unique)]` fields owns a guard item for each unique value (see
+//! [`unique`](crate::unique)). [`TransactWrite::create`] of such an entity adds one action per
+//! present unique value that claims its guard (counted in the 100). Putting, replacing or
+//! deleting such an entity inside a transaction is rejected before sending: it would have to know
+//! the stored values to move or release their guards; [`Table::put`], [`Table::replace`] and
+//! [`Table::delete`] read them first and run their own transaction. Updates are allowed: an
+//! [`UpdateRequest`] cannot set a unique field (see
+//! [`UpdateRequest::set_unique`](crate::UpdateRequest::set_unique)).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::marker::PhantomData;
+use std::time::Duration;
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::error::SdkError;
+use aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsError;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::{
+    self as sdk, ConditionCheck, Delete, Get, Put, ReturnValuesOnConditionCheckFailure, TransactGetItem,
+    TransactWriteItem, Update,
+};
+
+use crate::entity::{Entity, Item, Key, PK, PrimaryKey};
+use crate::error::Error;
+use crate::expr::{Condition, Placeholders};
+use crate::table::Table;
+use crate::update::{PreparedUpdate, UpdateRequest};
+
+/// The most actions one transaction may hold: DynamoDB's limit for `TransactWriteItems` and
+/// `TransactGetItems`.
+pub const MAX_ACTIONS: usize = 100;
+
+/// The longest client request token DynamoDB accepts, in characters.
+pub const MAX_TOKEN_CHARS: usize = 36;
+
+/// What one action of a transaction does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ActionKind {
+    /// Write the item, replacing any item with its key ([`TransactWrite::put`]).
+    Put,
+    /// Write the item only if no item has its key ([`TransactWrite::create`]).
+    Create,
+    /// Write the item only if an item has its key ([`TransactWrite::replace`]).
+    Replace,
+    /// An update of an existing item ([`TransactWrite::update`]).
+    Update,
+    /// Delete the item ([`TransactWrite::delete`], [`TransactWrite::delete_if`]).
+    Delete,
+    /// Check a condition on an item without writing it ([`TransactWrite::condition_check`]).
+    ConditionCheck,
+    /// Claim the guard item of a unique value (written for an entity with unique fields).
+    ClaimUnique {
+        /// The unique field.
+        field: &'static str,
+    },
+    /// Release the guard item of a unique value (deleted when the value changes or the entity
+    /// is deleted).
+    ReleaseUnique {
+        /// The unique field.
+        field: &'static str,
+    },
+    /// Read an item (`TransactGetItems`).
+    Get,
+}
+
+impl fmt::Display for ActionKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ActionKind::Put => f.write_str("put"),
+            ActionKind::Create => f.write_str("create"),
+            ActionKind::Replace => f.write_str("replace"),
+            ActionKind::Update => f.write_str("update"),
+            ActionKind::Delete => f.write_str("delete"),
+            ActionKind::ConditionCheck => f.write_str("condition check"),
+            ActionKind::ClaimUnique { field } => write!(f, "claim unique {field} of"),
+            ActionKind::ReleaseUnique { field } => write!(f, "release unique {field} of"),
+            ActionKind::Get => f.write_str("get"),
+        }
+    }
+}
+
+/// Why DynamoDB canceled one action of a transaction: the `Code` of its cancellation reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CancellationCode {
+    /// The action's condition was not met (for a create: the item exists; for an update: the
+    /// item is missing or the update's condition failed).
+    ConditionalCheckFailed,
+    /// Another transaction or write was in progress on the item. Nothing was written; sending
+    /// again is safe (see [`TransactWrite::retry_conflicts`]).
+    TransactionConflict,
+    /// The item collection (the items sharing a partition key) would exceed 10 GB, the limit of
+    /// a table with a local secondary index.
+    ItemCollectionSizeLimitExceeded,
+    /// The item's partition is over its provisioned throughput.
+    ProvisionedThroughputExceeded,
+    /// The request rate is throttled (on-demand tables, or a control-plane limit).
+    ThrottlingError,
+    /// The action is invalid for this item (such as an update expression that does not fit the
+    /// stored types, or an item over 400 KB).
+    ValidationError,
+    /// A code this library does not know, as DynamoDB sent it.
+    Other(String),
+}
+
+impl CancellationCode {
+    /// The code for `code` as DynamoDB sends it; `None` for `"None"`, the code of an action that
+    /// did not fail.
+    pub fn parse(code: &str) -> Option<CancellationCode> {
+        Some(match code {
+            "None" => return None,
+            "ConditionalCheckFailed" => CancellationCode::ConditionalCheckFailed,
+            "TransactionConflict" => CancellationCode::TransactionConflict,
+            "ItemCollectionSizeLimitExceeded" => CancellationCode::ItemCollectionSizeLimitExceeded,
+            "ProvisionedThroughputExceeded" => CancellationCode::ProvisionedThroughputExceeded,
+            "ThrottlingError" => CancellationCode::ThrottlingError,
+            "ValidationError" => CancellationCode::ValidationError,
+            other => CancellationCode::Other(other.to_owned()),
+        })
+    }
+
+    /// The code as DynamoDB writes it.
+    pub fn as_str(&self) -> &str {
+        match self {
+            CancellationCode::ConditionalCheckFailed => "ConditionalCheckFailed",
+            CancellationCode::TransactionConflict => "TransactionConflict",
+            CancellationCode::ItemCollectionSizeLimitExceeded => "ItemCollectionSizeLimitExceeded",
+            CancellationCode::ProvisionedThroughputExceeded => "ProvisionedThroughputExceeded",
+            CancellationCode::ThrottlingError => "ThrottlingError",
+            CancellationCode::ValidationError => "ValidationError",
+            CancellationCode::Other(code) => code,
+        }
+    }
+
+    /// Whether the action may succeed when sent again unchanged: a conflict or throttling.
+    pub fn is_transient(&self) -> bool {
+        matches!(
+            self,
+            CancellationCode::TransactionConflict
+                | CancellationCode::ThrottlingError
+                | CancellationCode::ProvisionedThroughputExceeded
+        )
+    }
+}
+
+impl fmt::Display for CancellationCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One failed action of a canceled transaction, in [`Error::TransactionCanceled`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct CancellationReason {
+    /// The action's position in the request, from 0, counting every action (also those that
+    /// did not fail, and the guard actions added for unique fields).
+    pub index: usize,
+    /// What the action did.
+    pub action: ActionKind,
+    /// The entity type of the item (for a guard action: of the entity that owns the guard).
+    pub entity: &'static str,
+    /// The item's key, as `PK=… SK=…`.
+    pub key: String,
+    /// Why it failed.
+    pub code: CancellationCode,
+    /// DynamoDB's message, if any.
+    pub message: Option<String>,
+    /// For a failed condition: the item as it is stored, `None` when there is no such item. (The
+    /// library asks for it with `ReturnValuesOnConditionCheckFailure = ALL_OLD`, at no extra
+    /// cost.)
+    pub item: Option<Item>,
+}
+
+impl fmt::Display for CancellationReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "action {} ({} {} {}): {}", self.index, self.action, self.entity, self.key, self.code)
+    }
+}
+
+/// The text of [`Error::TransactionCanceled`].
+pub(crate) fn describe(reasons: &[CancellationReason]) -> String {
+    if reasons.is_empty() {
+        return "DynamoDB gave no reason".to_owned();
+    }
+    reasons.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Actions, shared with the uniqueness module.
+
+/// One action, ready to send, with what errors need to name it.
+#[derive(Debug, Clone)]
+pub(crate) struct Action {
+    pub(crate) kind: ActionKind,
+    pub(crate) entity: &'static str,
+    pub(crate) table: String,
+    /// `PK=… SK=…`.
+    pub(crate) key: String,
+    pub(crate) request: TransactWriteItem,
+}
+
+/// A condition expression with its placeholders.
+pub(crate) struct Cond {
+    pub(crate) expression: String,
+    pub(crate) placeholders: Placeholders,
+}
+
+impl Cond {
+    /// `attribute_not_exists(PK)`: no item has this key.
+    pub(crate) fn absent() -> Cond {
+        let mut placeholders = Placeholders::default();
+        let pk = placeholders.name(PK);
+        Cond { expression: format!("attribute_not_exists({pk})"), placeholders }
+    }
+
+    /// `attribute_exists(PK)`: an item has this key.
+    pub(crate) fn present() -> Cond {
+        let mut placeholders = Placeholders::default();
+        let pk = placeholders.name(PK);
+        Cond { expression: format!("attribute_exists({pk})"), placeholders }
+    }
+
+    /// A rendered [`Condition`] on an item of `entity`.
+    pub(crate) fn from_condition(entity: &'static str, condition: &Condition) -> Result<Cond, Error> {
+        let mut placeholders = Placeholders::default();
+        let expression = condition.render(&mut placeholders).map_err(|(field, source)| Error::Encode {
+            entity,
+            field,
+            attribute: field,
+            source,
+        })?;
+        Ok(Cond { expression, placeholders })
+    }
+}
+
+fn invalid(e: impl fmt::Display) -> Error {
+    Error::Invalid { reason: e.to_string() }
+}
+
+impl Action {
+    /// A `Put` of `item` under `key`.
+    pub(crate) fn put(
+        kind: ActionKind,
+        entity: &'static str,
+        table: &str,
+        key: &PrimaryKey,
+        item: Item,
+        condition: Option<Cond>,
+    ) -> Result<Action, Error> {
+        let mut put = Put::builder().table_name(table).set_item(Some(item));
+        if let Some(mut c) = condition {
+            put = put
+                .condition_expression(c.expression)
+                .set_expression_attribute_names(c.placeholders.take_names())
+                .set_expression_attribute_values(c.placeholders.take_values())
+                .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+        }
+        let request = TransactWriteItem::builder().put(put.build().map_err(invalid)?).build();
+        Ok(Action { kind, entity, table: table.to_owned(), key: key.to_string(), request })
+    }
+
+    /// A `Delete` of the item under `key`.
+    pub(crate) fn delete(
+        kind: ActionKind,
+        entity: &'static str,
+        table: &str,
+        key: &PrimaryKey,
+        condition: Option<Cond>,
+    ) -> Result<Action, Error> {
+        let mut delete = Delete::builder().table_name(table).set_key(Some(key.to_item()));
+        if let Some(mut c) = condition {
+            delete = delete
+                .condition_expression(c.expression)
+                .set_expression_attribute_names(c.placeholders.take_names())
+                .set_expression_attribute_values(c.placeholders.take_values())
+                .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+        }
+        let request = TransactWriteItem::builder().delete(delete.build().map_err(invalid)?).build();
+        Ok(Action { kind, entity, table: table.to_owned(), key: key.to_string(), request })
+    }
+
+    /// A `ConditionCheck` on the item under `key`.
+    pub(crate) fn condition_check(
+        entity: &'static str,
+        table: &str,
+        key: &PrimaryKey,
+        mut c: Cond,
+    ) -> Result<Action, Error> {
+        let check = ConditionCheck::builder()
+            .table_name(table)
+            .set_key(Some(key.to_item()))
+            .condition_expression(c.expression)
+            .set_expression_attribute_names(c.placeholders.take_names())
+            .set_expression_attribute_values(c.placeholders.take_values())
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .build()
+            .map_err(invalid)?;
+        let request = TransactWriteItem::builder().condition_check(check).build();
+        Ok(Action { kind: ActionKind::ConditionCheck, entity, table: table.to_owned(), key: key.to_string(), request })
+    }
+
+    /// An `Update` built by [`UpdateRequest`].
+    pub(crate) fn update(table: &str, p: PreparedUpdate) -> Result<Action, Error> {
+        let update = Update::builder()
+            .table_name(table)
+            .set_key(Some(p.key))
+            .update_expression(p.update)
+            .condition_expression(p.condition)
+            .set_expression_attribute_names(p.names)
+            .set_expression_attribute_values(p.values)
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .build()
+            .map_err(invalid)?;
+        let request = TransactWriteItem::builder().update(update).build();
+        Ok(Action { kind: ActionKind::Update, entity: p.entity, table: table.to_owned(), key: p.key_text, request })
+    }
+}
+
+/// What errors need to name one action: its kind, entity type, table and key.
+trait Named {
+    fn kind(&self) -> ActionKind;
+    fn entity(&self) -> &'static str;
+    fn table(&self) -> &str;
+    fn key(&self) -> &str;
+}
+
+impl Named for Action {
+    fn kind(&self) -> ActionKind {
+        self.kind
+    }
+    fn entity(&self) -> &'static str {
+        self.entity
+    }
+    fn table(&self) -> &str {
+        &self.table
+    }
+    fn key(&self) -> &str {
+        &self.key
+    }
+}
+
+/// The checks DynamoDB would make on the whole request, made before sending: 1 to 100 actions,
+/// no two on one item.
+fn check_actions<A: Named>(actions: &[A], what: &str) -> Result<(), Error> {
+    if actions.is_empty() {
+        return Err(invalid(format!("a {what} needs at least one action")));
+    }
+    if actions.len() > MAX_ACTIONS {
+        return Err(invalid(format!(
+            "a {what} holds at most {MAX_ACTIONS} actions (DynamoDB's limit), and this one has {}",
+            actions.len()
+        )));
+    }
+    let mut seen: HashMap<(&str, &str), usize> = HashMap::with_capacity(actions.len());
+    for (i, a) in actions.iter().enumerate() {
+        if let Some(first) = seen.insert((a.table(), a.key()), i) {
+            let f = &actions[first];
+            return Err(invalid(format!(
+                "actions {first} ({} {}) and {i} ({} {}) of this {what} are on the same item {} of table {}; \
+                 DynamoDB allows one action per item in a transaction",
+                f.kind(),
+                f.entity(),
+                a.kind(),
+                a.entity(),
+                a.key(),
+                a.table()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Maps DynamoDB's cancellation reasons onto the actions, keeping the failed ones.
+fn cancellation<A: Named>(actions: &[A], reasons: &[sdk::CancellationReason]) -> Error {
+    let reasons = reasons
+        .iter()
+        .enumerate()
+        .filter_map(|(index, r)| {
+            let code = CancellationCode::parse(r.code()?)?;
+            let action = actions.get(index);
+            Some(CancellationReason {
+                index,
+                action: action.map_or(ActionKind::Get, Named::kind),
+                entity: action.map_or("<unknown>", Named::entity),
+                key: action.map_or_else(String::new, |a| a.key().to_owned()),
+                code,
+                message: r.message().map(str::to_owned),
+                item: r.item().filter(|i| !i.is_empty()).cloned(),
+            })
+        })
+        .collect();
+    Error::TransactionCanceled { reasons }
+}
+
+/// Sends `actions` as one `TransactWriteItems`, once.
+pub(crate) async fn send_once(client: &Client, actions: &[Action], token: Option<&str>) -> Result<(), Error> {
+    check_actions(actions, "transaction")?;
+    let result = client
+        .transact_write_items()
+        .set_transact_items(Some(actions.iter().map(|a| a.request.clone()).collect()))
+        .set_client_request_token(token.map(str::to_owned))
+        .send()
+        .await;
+    match result {
+        Ok(_) => Ok(()),
+        Err(SdkError::ServiceError(e)) => match e.into_err() {
+            TransactWriteItemsError::TransactionCanceledException(c) => {
+                Err(cancellation(actions, c.cancellation_reasons()))
+            }
+            other => Err(Error::sdk("TransactWriteItems", other)),
+        },
+        Err(e) => Err(Error::sdk("TransactWriteItems", e)),
+    }
+}
+
+/// Whether a cancellation was only due to conflicts or throttling, so that the same request may
+/// succeed when sent again.
+pub(crate) fn only_transient(reasons: &[CancellationReason]) -> bool {
+    !reasons.is_empty() && reasons.iter().all(|r| r.code.is_transient())
+}
+
+/// The pause before retry number `attempt` (from 0): exponential from 20 ms, capped at 1 s,
+/// with the upper half randomized ("equal jitter") so that competing clients spread out.
+pub(crate) fn backoff(attempt: u32) -> Duration {
+    use std::hash::{BuildHasher, Hasher};
+    let cap: u64 = 20u64.saturating_mul(1 << attempt.min(10)).min(1_000);
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(attempt);
+    let half = cap / 2;
+    Duration::from_millis(half + h.finish() % (half + 1))
+}
+
+/// Sends `actions`, resending up to `retries` times (with [`backoff`]) while the transaction is
+/// canceled by conflicts or throttling only.
+pub(crate) async fn send(client: &Client, actions: &[Action], token: Option<&str>, retries: u32) -> Result<(), Error> {
+    let mut attempt = 0;
+    loop {
+        match send_once(client, actions, token).await {
+            Err(Error::TransactionCanceled { reasons }) if attempt < retries && only_transient(&reasons) => {
+                tokio::time::sleep(backoff(attempt)).await;
+                attempt += 1;
+            }
+            other => return other,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// TransactWrite
+
+/// The refusal of a write of an entity with unique fields that would have to know its stored
+/// values (to move or release their guards); `None` for other entities.
+fn unique_refusal<E: Entity>(what: &str, instead: &str) -> Option<Error> {
+    let schema = E::schema();
+    if !schema.has_unique() {
+        return None;
+    }
+    let fields: Vec<&str> = schema.unique_fields().map(|f| f.field).collect();
+    Some(invalid(format!(
+        "{} has unique fields (`{}`): a transaction cannot {what} it, because the guard items of the values it \
+         replaces are not known; use {instead}",
+        E::TYPE,
+        fields.join("`, `")
+    )))
+}
+
+/// A `TransactWriteItems` request: up to 100 typed actions applied all together or not at all.
+/// From [`Table::transact`]; see the [module documentation](self) for DynamoDB's rules.
+///
+/// Mistakes found while building (a key that cannot be encoded, an update that is rejected, a
+/// unique entity put in a transaction) are kept and returned by [`send`](Self::send), before
+/// anything is sent. Actions are numbered from 0 in the order they are added; guard actions
+/// that [`create`](Self::create) adds for unique fields follow their entity's action.
+#[must_use = "a transaction does nothing until it is sent"]
+#[derive(Debug)]
+pub struct TransactWrite {
+    table: Table,
+    actions: Vec<Action>,
+    token: Option<String>,
+    retries: u32,
+    error: Option<Error>,
+}
+
+impl TransactWrite {
+    fn push(mut self, action: Result<Action, Error>) -> Self {
+        match action {
+            Ok(a) => self.actions.push(a),
+            Err(e) => {
+                self.error.get_or_insert(e);
+            }
+        }
+        self
+    }
+
+    fn fail(mut self, e: Error) -> Self {
+        self.error.get_or_insert(e);
+        self
+    }
+
+    /// Writes `value`, replacing any item with its key (a `Put` without condition).
+    ///
+    /// Not for entities with unique fields (an error at [`send`](Self::send)): use
+    /// [`Table::put`], or [`create`](Self::create) in a transaction.
+    pub fn put<E: Entity>(self, value: &E) -> Self {
+        if let Some(e) = unique_refusal::<E>("put", "Table::put, or create in a transaction") {
+            return self.fail(e);
+        }
+        let action = (|| {
+            let key = value.primary_key()?;
+            Action::put(ActionKind::Put, E::TYPE, self.table.name(), &key, value.to_item()?, None)
+        })();
+        self.push(action)
+    }
+
+    /// Writes `value` only if no item has its key (`attribute_not_exists(PK)`); otherwise the
+    /// transaction is canceled with [`CancellationCode::ConditionalCheckFailed`] for this action.
+    ///
+    /// For an entity with unique fields, one more action per present unique value claims its
+    /// guard item, on the condition that the guard is free (or already this item's); a taken
+    /// value cancels the transaction with `ConditionalCheckFailed` on that
+    /// [`ActionKind::ClaimUnique`] action.
+    pub fn create<E: Entity>(mut self, value: &E) -> Self {
+        let table = self.table.name().to_owned();
+        let actions = (|| {
+            let key = value.primary_key()?;
+            let item = value.to_item()?;
+            let mut actions = crate::unique::claims::<E>(&table, &key, &item)?;
+            actions.insert(0, Action::put(ActionKind::Create, E::TYPE, &table, &key, item, Some(Cond::absent()))?);
+            Ok(actions)
+        })();
+        match actions {
+            Ok(a) => self.actions.extend(a),
+            Err(e) => self = self.fail(e),
+        }
+        self
+    }
+
+    /// Writes `value` only if an item has its key (`attribute_exists(PK)`).
+    ///
+    /// Not for entities with unique fields (an error at [`send`](Self::send)): use
+    /// [`Table::replace`].
+    pub fn replace<E: Entity>(self, value: &E) -> Self {
+        if let Some(e) = unique_refusal::<E>("replace", "Table::replace") {
+            return self.fail(e);
+        }
+        let action = (|| {
+            let key = value.primary_key()?;
+            Action::put(ActionKind::Replace, E::TYPE, self.table.name(), &key, value.to_item()?, Some(Cond::present()))
+        })();
+        self.push(action)
+    }
+
+    /// An update, built as for a single `UpdateItem` with [`Table::update`]: the same GSI key
+    /// rewriting, the same condition that the item exists (a missing item cancels the
+    /// transaction with `ConditionalCheckFailed` and no [`item`](CancellationReason::item)), and
+    /// the update's own [`condition`](UpdateRequest::condition). The update's table is used.
+    pub fn update<E: Entity>(self, update: UpdateRequest<E>) -> Self {
+        let action = update.prepare().and_then(|(p, table)| Action::update(table.name(), p));
+        self.push(action)
+    }
+
+    /// Deletes the item with this key (no condition: deleting a missing item succeeds).
+    ///
+    /// Not for entities with unique fields (an error at [`send`](Self::send)): use
+    /// [`Table::delete`], which releases the guard items.
+    pub fn delete<E: Entity>(self, key: Key<E>) -> Self {
+        self.delete_with(key, None)
+    }
+
+    /// Deletes the item with this key if `condition` holds; otherwise the transaction is
+    /// canceled with `ConditionalCheckFailed` for this action. Not for entities with unique
+    /// fields.
+    pub fn delete_if<E: Entity>(self, key: Key<E>, condition: Condition) -> Self {
+        self.delete_with(key, Some(condition))
+    }
+
+    fn delete_with<E: Entity>(self, key: Key<E>, condition: Option<Condition>) -> Self {
+        if let Some(e) = unique_refusal::<E>("delete", "Table::delete") {
+            return self.fail(e);
+        }
+        let action = (|| {
+            let key = key.into_encoded()?;
+            let cond = condition.map(|c| Cond::from_condition(E::TYPE, &c)).transpose()?;
+            Action::delete(ActionKind::Delete, E::TYPE, self.table.name(), &key, cond)
+        })();
+        self.push(action)
+    }
+
+    /// Checks `condition` on the item with this key without writing it (`ConditionCheck`); if
+    /// it does not hold, the transaction is canceled with `ConditionalCheckFailed` for this
+    /// action. On a missing item, every attribute is absent (so `attribute_exists` fails).
+    pub fn condition_check<E: Entity>(self, key: Key<E>, condition: Condition) -> Self {
+        let action = (|| {
+            let key = key.into_encoded()?;
+            Action::condition_check(E::TYPE, self.table.name(), &key, Cond::from_condition(E::TYPE, &condition)?)
+        })();
+        self.push(action)
+    }
+
+    /// Makes the request idempotent: sending a request with the same token again within 10
+    /// minutes of its first completion succeeds without applying it twice. 1 to 36 characters
+    /// ([`MAX_TOKEN_CHARS`]); a retry must carry the same actions, or DynamoDB answers
+    /// `IdempotentParameterMismatchException`. A token is not tied to a table (DynamoDB Local shares
+    /// tokens between all tables of a server): derive it from what identifies the operation,
+    /// such as the key of the purchase being recorded.
+    pub fn client_request_token(mut self, token: impl Into<String>) -> Self {
+        let token = token.into();
+        let chars = token.chars().count();
+        if chars == 0 || chars > MAX_TOKEN_CHARS {
+            return self.fail(invalid(format!(
+                "a client request token has 1 to {MAX_TOKEN_CHARS} characters, and `{token}` has {chars}"
+            )));
+        }
+        self.token = Some(token);
+        self
+    }
+
+    /// Resends the transaction up to `retries` times, with exponential backoff and jitter, when
+    /// DynamoDB cancels it only because of conflicts with other writes or throttling (every
+    /// failed action has a [transient](CancellationCode::is_transient) code). Nothing was
+    /// written by a canceled transaction, so this is safe. Default: 0.
+    pub fn retry_conflicts(mut self, retries: u32) -> Self {
+        self.retries = retries;
+        self
+    }
+
+    /// The number of actions so far, guard actions included.
+    pub fn len(&self) -> usize {
+        self.actions.len()
+    }
+
+    /// Whether no action has been added.
+    pub fn is_empty(&self) -> bool {
+        self.actions.is_empty()
+    }
+
+    /// Sends the transaction.
+    ///
+    /// # Errors
+    /// Before sending: the first mistake made while building, [`Error::Invalid`] for no action,
+    /// more than [`MAX_ACTIONS`] actions, or two actions on one item. From DynamoDB:
+    /// [`Error::TransactionCanceled`] (nothing written) with the failed actions;
+    /// [`Error::Sdk`] for anything else (such as a request over 4 MB, or a reused token).
+    pub async fn send(self) -> Result<(), Error> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        send(self.table.client(), &self.actions, self.token.as_deref(), self.retries).await
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// TransactGet
+
+struct GetAction {
+    entity: &'static str,
+    table: String,
+    key: PrimaryKey,
+    text: String,
+}
+
+impl Named for GetAction {
+    fn kind(&self) -> ActionKind {
+        ActionKind::Get
+    }
+    fn entity(&self) -> &'static str {
+        self.entity
+    }
+    fn table(&self) -> &str {
+        &self.table
+    }
+    fn key(&self) -> &str {
+        &self.text
+    }
+}
+
+/// Reads the items, in order; `None` for a missing item.
+async fn get_items(client: &Client, gets: &[GetAction]) -> Result<Vec<Option<Item>>, Error> {
+    check_actions(gets, "transactional read")?;
+    let mut items = Vec::with_capacity(gets.len());
+    for g in gets {
+        let get = Get::builder().table_name(&g.table).set_key(Some(g.key.to_item())).build().map_err(invalid)?;
+        items.push(TransactGetItem::builder().get(get).build());
+    }
+    let result = client.transact_get_items().set_transact_items(Some(items)).send().await;
+    match result {
+        Ok(out) => {
+            let mut responses = out.responses.unwrap_or_default().into_iter();
+            Ok(gets.iter().map(|_| responses.next().and_then(|r| r.item).filter(|i| !i.is_empty())).collect())
+        }
+        Err(SdkError::ServiceError(e)) => match e.into_err() {
+            TransactGetItemsError::TransactionCanceledException(c) => Err(cancellation(gets, c.cancellation_reasons())),
+            other => Err(Error::sdk("TransactGetItems", other)),
+        },
+        Err(e) => Err(Error::sdk("TransactGetItems", e)),
+    }
+}
+
+fn decode<E: Entity>(item: Option<Item>) -> Result<Option<E>, Error> {
+    item.map(|i| E::from_item(&i)).transpose()
+}
+
+/// A `TransactGetItems` of up to four items of any entity types, read as one consistent
+/// snapshot; from [`Table::transact_get`]. `T` is the tuple of the entity types asked for so
+/// far; [`send`](TransactGet::send) returns one `Option` per key, in order.
+///
+/// ```no_run
+/// # use dynamo_entity::{Entity, Table};
+/// # #[derive(Entity)] #[entity(pk = "USER#<id>", sk = "PROFILE")] struct User { id: String }
+/// # #[derive(Entity)] #[entity(pk = "SKILL#<id>", sk = "META")] struct Skill { id: String }
+/// # async fn f(table: Table) -> dynamo_entity::Result<()> {
+/// let (seller, skill): (Option<User>, Option<Skill>) =
+///     table.transact_get().get(User::key("u1")).get(Skill::key("s1")).send().await?;
+/// # Ok(())
+/// # }
+/// ```
+///
+/// The reads are serializable with every transaction and write: no write is seen half done.
+/// They cost 2 RCU per 4 KB of each item. For more items, all of one entity type, see
+/// [`Table::transact_get_many`].
+#[must_use = "a read does nothing until it is sent"]
+pub struct TransactGet<T> {
+    table: Table,
+    gets: Vec<GetAction>,
+    error: Option<Error>,
+    _types: PhantomData<fn() -> T>,
+}
+
+impl<T> fmt::Debug for TransactGet<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let keys: Vec<String> = self.gets.iter().map(|g| format!("{} {}", g.entity, g.text)).collect();
+        f.debug_struct("TransactGet").field("table", &self.table.name()).field("keys", &keys).finish()
+    }
+}
+
+impl<T> TransactGet<T> {
+    fn with<E: Entity, U>(mut self, key: Key<E>) -> TransactGet<U> {
+        match key.into_encoded() {
+            Ok(key) => self.gets.push(GetAction {
+                entity: E::TYPE,
+                table: self.table.name().to_owned(),
+                text: key.to_string(),
+                key,
+            }),
+            Err(e) => {
+                self.error.get_or_insert(e);
+            }
+        }
+        TransactGet { table: self.table, gets: self.gets, error: self.error, _types: PhantomData }
+    }
+
+    async fn fetch(self) -> Result<Vec<Option<Item>>, Error> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        get_items(self.table.client(), &self.gets).await
+    }
+}
+
+impl TransactGet<()> {
+    /// Reads the item with this key.
+    pub fn get<A: Entity>(self, key: Key<A>) -> TransactGet<(A,)> {
+        self.with(key)
+    }
+}
+
+macro_rules! transact_get_arity {
+    ($($T:ident),+; $next:ident) => {
+        impl<$($T: Entity),+> TransactGet<($($T,)+)> {
+            /// Reads the item with this key too.
+            pub fn get<$next: Entity>(self, key: Key<$next>) -> TransactGet<($($T,)+ $next,)> {
+                self.with(key)
+            }
+        }
+        transact_get_arity!($($T),+);
+    };
+    ($($T:ident),+) => {
+        impl<$($T: Entity),+> TransactGet<($($T,)+)> {
+            /// Sends the read: one `Option` per key, in order, `None` for a missing item.
+            ///
+            /// # Errors
+            /// A key's encoding error, or [`Error::Invalid`] for a key asked twice, before
+            /// sending; [`Error::TransactionCanceled`] when DynamoDB cancels the read (such as a
+            /// conflict with a write in progress on one of the items); [`Error::Sdk`];
+            /// [`Error::WrongEntity`] / [`Error::Decode`] for an item that is not a valid value
+            /// of its entity type.
+            pub async fn send(self) -> Result<($(Option<$T>,)+), Error> {
+                let mut items = self.fetch().await?.into_iter();
+                Ok(($(decode::<$T>(items.next().flatten())?,)+))
+            }
+        }
+    };
+}
+
+transact_get_arity!(A; B);
+transact_get_arity!(A, B; C);
+transact_get_arity!(A, B, C; D);
+transact_get_arity!(A, B, C, D);
+
+// ---------------------------------------------------------------------------------------------
+// Entry points
+
+impl Table {
+    /// A transaction of up to 100 write actions on this table (`TransactWriteItems`); see
+    /// [`TransactWrite`] and the [`transact`](crate::transact) module for DynamoDB's rules.
+    pub fn transact(&self) -> TransactWrite {
+        TransactWrite { table: self.clone(), actions: Vec::new(), token: None, retries: 0, error: None }
+    }
+
+    /// A consistent read of up to four items of any entity types (`TransactGetItems`); see
+    /// [`TransactGet`].
+    pub fn transact_get(&self) -> TransactGet<()> {
+        TransactGet { table: self.clone(), gets: Vec::new(), error: None, _types: PhantomData }
+    }
+
+    /// A consistent read of up to 100 items of entity type `E` (`TransactGetItems`): one
+    /// `Option` per key, in order, `None` for a missing item. Costs 2 RCU per 4 KB of each item;
+    /// the reads are serializable with every transaction and write.
+    ///
+    /// # Errors
+    /// As [`TransactGet::send`]; [`Error::Invalid`] for no key or more than [`MAX_ACTIONS`].
+    pub async fn transact_get_many<E: Entity>(
+        &self,
+        keys: impl IntoIterator<Item = Key<E>>,
+    ) -> Result<Vec<Option<E>>, Error> {
+        let mut gets = Vec::new();
+        for key in keys {
+            let key = key.into_encoded()?;
+            gets.push(GetAction { entity: E::TYPE, table: self.name().to_owned(), text: key.to_string(), key });
+        }
+        get_items(self.client(), &gets).await?.into_iter().map(decode::<E>).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct N(&'static str, &'static str);
+    impl Named for N {
+        fn kind(&self) -> ActionKind {
+            ActionKind::Create
+        }
+        fn entity(&self) -> &'static str {
+            "Order"
+        }
+        fn table(&self) -> &str {
+            self.0
+        }
+        fn key(&self) -> &str {
+            self.1
+        }
+    }
+
+    #[test]
+    fn one_action_per_item_and_at_most_100() {
+        let ok = [N("t", "PK=a SK=b"), N("t", "PK=a SK=c"), N("u", "PK=a SK=b")];
+        assert!(check_actions(&ok, "transaction").is_ok());
+        let dup = [N("t", "PK=a SK=b"), N("t", "PK=x SK=y"), N("t", "PK=a SK=b")];
+        let err = check_actions(&dup, "transaction").unwrap_err().to_string();
+        assert!(err.contains("actions 0 (create Order) and 2 (create Order)"), "{err}");
+        assert!(err.contains("PK=a SK=b of table t"), "{err}");
+        let keys: Vec<String> = (0..=MAX_ACTIONS).map(|i| format!("PK={i} SK=x")).collect();
+        let many: Vec<N> = keys.iter().map(|k| N("t", Box::leak(k.clone().into_boxed_str()))).collect();
+        assert!(check_actions(&many[..MAX_ACTIONS], "transaction").is_ok());
+        let err = check_actions(&many, "transaction").unwrap_err().to_string();
+        assert!(err.contains("at most 100 actions (DynamoDB's limit), and this one has 101"), "{err}");
+        assert!(check_actions::<N>(&[], "transaction").is_err());
+    }
+
+    #[test]
+    fn codes() {
+        assert_eq!(CancellationCode::parse("None"), None);
+        for code in [
+            "ConditionalCheckFailed",
+            "TransactionConflict",
+            "ItemCollectionSizeLimitExceeded",
+            "ProvisionedThroughputExceeded",
+            "ThrottlingError",
+            "ValidationError",
+            "SomethingNew",
+        ] {
+            assert_eq!(CancellationCode::parse(code).unwrap().as_str(), code);
+        }
+        assert_eq!(CancellationCode::parse("SomethingNew"), Some(CancellationCode::Other("SomethingNew".into())));
+        assert!(CancellationCode::TransactionConflict.is_transient());
+        assert!(!CancellationCode::ConditionalCheckFailed.is_transient());
+    }
+
+    #[test]
+    fn cancellation_keeps_the_request_index_of_failed_actions() {
+        let actions = [N("t", "PK=A SK=1"), N("t", "PK=B SK=1")];
+        let reasons = [
+            sdk::CancellationReason::builder().code("None").build(),
+            sdk::CancellationReason::builder()
+                .code("ConditionalCheckFailed")
+                .message("The conditional request failed")
+                .build(),
+        ];
+        let Error::TransactionCanceled { reasons } = cancellation(&actions, &reasons) else { panic!() };
+        assert_eq!(reasons.len(), 1);
+        assert_eq!((reasons[0].index, reasons[0].key.as_str()), (1, "PK=B SK=1"));
+        assert_eq!(reasons[0].code, CancellationCode::ConditionalCheckFailed);
+        assert_eq!(reasons[0].to_string(), "action 1 (create Order PK=B SK=1): ConditionalCheckFailed");
+    }
+
+    #[test]
+    fn backoff_grows_and_is_capped() {
+        for attempt in 0..20 {
+            let d = backoff(attempt).as_millis() as u64;
+            let cap = (20u64 << attempt.min(10)).min(1000);
+            assert!(d >= cap / 2 && d <= cap, "{attempt}: {d}");
+        }
+    }
+}

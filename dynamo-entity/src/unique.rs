@@ -1,0 +1,824 @@
+//! Unique fields, enforced by guard items.
+//!
+//! DynamoDB enforces uniqueness of the primary key only. A field marked `#[entity(unique)]`
+//! (such as a user's e-mail address) gets the same guarantee through a *guard item* per value,
+//! keyed on the value, written and deleted in the same transaction as the entity:
+//!
+//! ```no_run
+//! use dynamo_entity::{Entity, Error, Table};
+//!
+//! #[derive(Entity, Debug, Clone, PartialEq)]
+//! #[entity(pk = "USER#<id>", sk = "PROFILE")]
+//! struct User {
+//!     id: String,
+//!     #[entity(unique)]
+//!     email: String,
+//!     #[entity(unique)]
+//!     handle: Option<String>, // None claims nothing
+//! }
+//!
+//! # async fn f(table: Table) -> dynamo_entity::Result<()> {
+//! let ann = User { id: "u1".into(), email: "ann@example.test".into(), handle: None };
+//! table.create(&ann).await?; // the user and the guard of ann@example.test, in one transaction
+//! let bob = User { id: "u2".into(), email: "ann@example.test".into(), handle: None };
+//! assert!(matches!(table.create(&bob).await, Err(Error::UniqueViolation { field: "email", .. })));
+//! // Changing the value moves the guard, in one transaction.
+//! table.update(User::key("u1")).set_unique(User::EMAIL, &"ann@example.org".to_owned()).send().await?;
+//! let found = table.get_by_unique(User::EMAIL, &"ann@example.org".to_owned()).await?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # The guard item
+//!
+//! | attribute | value |
+//! |---|---|
+//! | `PK` | `UNIQUE#<entity>#<attribute>#<value>`, such as `UNIQUE#User#email#ann@example.test` |
+//! | `SK` | `UNIQUE` |
+//! | `_type` | `_unique` ([`GUARD_TYPE`]) |
+//! | `entity`, `field` | the owner's entity type and the unique field's attribute name |
+//! | `value` | the value, as the owner stores it |
+//! | `ownerPK`, `ownerSK` | the owner's primary key |
+//!
+//! The entity type, attribute name and (string) value are escaped as key parts are (`#` as
+//! `%23`, `%` as `%25`), so no value can forge another guard's key. A number is written in its
+//! plain canonical form (`1.50` and `1.5` claim the same guard), binary data as URL-safe base64,
+//! a bool as `true` / `false`. Values are compared exactly: normalize (for instance lower-case
+//! an e-mail address) before storing if two spellings must count as one. The guard key uses the
+//! *attribute* name, so renaming the Rust field alone keeps the guards. A partition key starting
+//! with `UNIQUE#` and sort key `UNIQUE` is reserved for guards. Each value is unique within its
+//! entity type and field; guards of different entities or fields never collide.
+//!
+//! # Semantics of each write
+//!
+//! Every write of an entity with unique fields is one `TransactWriteItems` (2 WCU per 1 KB of
+//! each item written), conditional so that **no path leaves an orphan guard or two owners of one
+//! value**. A guard may be claimed when it is absent or already belongs to the same item (the
+//! owner's `PK` and `SK`); it is released only when it belongs to that item.
+//!
+//! * [`Table::create`]: the entity (if absent) and a guard per present value. A taken value is
+//!   [`Error::UniqueViolation`] naming the entity type, field and value; an existing entity is
+//!   [`Error::AlreadyExists`] (checked first: a retried create reports `AlreadyExists`).
+//! * [`Table::put`] (create or replace) and [`Table::replace`] (must exist): read the stored item
+//!   (strongly consistent, 1 RCU per 4 KB), then in one transaction write the entity on the
+//!   condition that its unique values are still the ones read, release the guards of values
+//!   that change and claim the guards of the values written. If the item changed in between, the read and the
+//!   transaction are repeated (up to 10 attempts in all, with backoff).
+//! * [`UpdateRequest::set_unique`]: the only way to change a unique field (the field handle is
+//!   `Field<E, T, Unique>`, which `UpdateRequest::set` does not take). The same read, then one
+//!   transaction: the update, conditional on the old value (and on the update's own condition),
+//!   the release of the old guard and the claim of the new one.
+//! * [`Table::delete`]: read the item, then delete it on the condition that its unique values
+//!   are still the ones read, with its guards.
+//! * In a [`TransactWrite`](crate::transact::TransactWrite), `create` claims the guards, while
+//!   `put`, `replace` and `delete` of such an entity are rejected (they would need the read).
+//!
+//! Transactions canceled by conflicts with concurrent writes (`TransactionConflict`) or by
+//! throttling are resent with backoff within the same 10 attempts; nothing is written by a
+//! canceled transaction.
+//!
+//! Entities stored before a field became unique have no guards. They keep working: releasing
+//! a guard that is absent succeeds, and [`Table::put`] and [`Table::replace`] claim the guard of
+//! every value they write, changed or not (a no-op for a guard the item owns), so putting each
+//! such entity again fills the guards in. Values that several items held before must be made
+//! distinct first: once one of them owns the guard, a put of another with the value is
+//! [`Error::UniqueViolation`], and a write that would release it is canceled
+//! ([`Error::TransactionCanceled`] naming the [`ReleaseUnique`](ActionKind::ReleaseUnique)
+//! action). Batch writes cannot be conditional,
+//! so they must not write entities with unique fields.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use base64::Engine as _;
+
+use crate::entity::{Entity, EntitySchema, FieldSchema, Item, PK, PrimaryKey, SK, TYPE_ATTRIBUTE};
+use crate::error::Error;
+use crate::expr::{Condition, Field, Mutable, Placeholders};
+use crate::key::{MAX_PARTITION_KEY_BYTES, escape_into, unescape};
+use crate::table::Table;
+use crate::transact::{
+    Action, ActionKind, CancellationCode, CancellationReason, Cond, backoff, only_transient, send_once,
+};
+use crate::update::{PreparedUpdate, UpdateRequest};
+use crate::value::Attribute;
+
+/// Marker of a field handle for an `#[entity(unique)]` field: `Field<E, T, Unique>`. Such a
+/// field is changed with [`UpdateRequest::set_unique`] only, which moves its guard item; the
+/// other update methods take `Field<E, T, Mutable>` and do not accept it.
+#[derive(Debug, Clone, Copy)]
+pub enum Unique {}
+
+/// The entity type attribute (`_type`) of a guard item.
+pub const GUARD_TYPE: &str = "_unique";
+/// The first segment of a guard item's partition key.
+pub const GUARD_PREFIX: &str = "UNIQUE";
+/// The sort key of every guard item.
+pub const GUARD_SK: &str = "UNIQUE";
+/// The guard attribute holding the owner's partition key.
+pub const OWNER_PK: &str = "ownerPK";
+/// The guard attribute holding the owner's sort key.
+pub const OWNER_SK: &str = "ownerSK";
+/// The guard attribute holding the owner's entity type.
+pub const GUARD_ENTITY: &str = "entity";
+/// The guard attribute holding the unique field's attribute name.
+pub const GUARD_FIELD: &str = "field";
+/// The guard attribute holding the value as the owner stores it.
+pub const GUARD_VALUE: &str = "value";
+
+/// Attempts at a guarded write: retries after a concurrent change of the item (the condition
+/// on the values read fails) and after conflicts or throttling.
+const ATTEMPTS: u32 = 10;
+
+/// The text of a unique value in its guard key, before escaping: a string as it is, a number in
+/// plain canonical form, binary data as URL-safe base64, a bool as `true` / `false`. `None` for
+/// an absent value (`NULL` included), which claims no guard.
+///
+/// # Errors
+/// [`Error::Invalid`] for a set, list or map, which cannot be unique.
+pub fn value_text(entity: &str, field: &str, value: Option<&AttributeValue>) -> Result<Option<String>, Error> {
+    Ok(Some(match value {
+        None | Some(AttributeValue::Null(_)) => return Ok(None),
+        Some(AttributeValue::S(s)) => s.clone(),
+        Some(AttributeValue::N(n)) => canonical_number(n),
+        Some(AttributeValue::B(b)) => base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(b.as_ref()),
+        Some(AttributeValue::Bool(b)) => b.to_string(),
+        Some(other) => {
+            return Err(Error::Invalid {
+                reason: format!(
+                    "{entity}.{field} is unique, but its value is stored as {}; a unique value is a string, number, \
+                     binary or bool",
+                    crate::value::type_name(other)
+                ),
+            });
+        }
+    }))
+}
+
+/// The primary key of the guard item of `value` of `entity`'s field stored in `attribute`;
+/// `None` for an absent value. See the [module documentation](self) for the layout.
+///
+/// # Errors
+/// As [`value_text`]; [`Error::Key`] when the key would exceed DynamoDB's 2,048-byte limit.
+pub fn guard_key(
+    entity: &'static str,
+    attribute: &str,
+    value: Option<&AttributeValue>,
+) -> Result<Option<PrimaryKey>, Error> {
+    let Some(text) = value_text(entity, attribute, value)? else {
+        return Ok(None);
+    };
+    Ok(Some(guard_key_of(entity, attribute, &text)?))
+}
+
+fn guard_key_of(entity: &'static str, attribute: &str, text: &str) -> Result<PrimaryKey, Error> {
+    let mut pk = String::with_capacity(GUARD_PREFIX.len() + entity.len() + attribute.len() + text.len() + 3);
+    pk.push_str(GUARD_PREFIX);
+    for part in [entity, attribute, text] {
+        pk.push('#');
+        escape_into(part, &mut pk);
+    }
+    if pk.len() > MAX_PARTITION_KEY_BYTES {
+        return Err(Error::Key(crate::key::KeyError::TooLong {
+            entity,
+            attribute: PK,
+            template: "UNIQUE#<entity>#<attribute>#<value> (unique guard)",
+            bytes: pk.len(),
+            over: pk.len() - MAX_PARTITION_KEY_BYTES,
+            limit: MAX_PARTITION_KEY_BYTES,
+        }));
+    }
+    Ok(PrimaryKey { pk: AttributeValue::S(pk), sk: AttributeValue::S(GUARD_SK.to_owned()) })
+}
+
+/// The value text of a guard key written by [`guard_key`] (the part after the attribute name,
+/// unescaped); `None` for a key that is no guard key.
+pub fn parse_guard_key(pk: &str) -> Option<(String, String, String)> {
+    let mut parts = pk.split('#');
+    if parts.next()? != GUARD_PREFIX {
+        return None;
+    }
+    let mut next = || unescape(parts.next()?).map(|c| c.into_owned());
+    let (entity, attribute, value) = (next()?, next()?, next()?);
+    parts.next().is_none().then_some((entity, attribute, value))
+}
+
+/// A number's plain canonical text: no exponent, no leading zeros, no trailing zeros after the
+/// point, no point when integral, `0` for any zero. Text that is not a number is kept as is.
+fn canonical_number(text: &str) -> String {
+    let t = text.trim();
+    let (negative, t) = match t.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let (mantissa, exponent) = match t.find(['e', 'E']) {
+        Some(i) => match t[i + 1..].parse::<i64>() {
+            Ok(e) => (&t[..i], e),
+            Err(_) => return text.to_owned(),
+        },
+        None => (t, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if int.is_empty() && frac.is_empty() || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
+        return text.to_owned();
+    }
+    // value = digits * 10^scale
+    let mut digits: String = format!("{int}{frac}");
+    let mut scale = exponent - frac.len() as i64;
+    let trimmed = digits.trim_start_matches('0');
+    if trimmed.is_empty() {
+        return "0".to_owned();
+    }
+    digits = trimmed.to_owned();
+    while digits.ends_with('0') {
+        digits.pop();
+        scale += 1;
+    }
+    if scale.unsigned_abs() > 200 {
+        return text.to_owned(); // beyond DynamoDB's range; leave it alone
+    }
+    let mut out = String::new();
+    if negative {
+        out.push('-');
+    }
+    if scale >= 0 {
+        out.push_str(&digits);
+        out.extend(std::iter::repeat_n('0', scale as usize));
+    } else {
+        let point = digits.len() as i64 + scale;
+        if point > 0 {
+            let (a, b) = digits.split_at(point as usize);
+            out.push_str(a);
+            out.push('.');
+            out.push_str(b);
+        } else {
+            out.push_str("0.");
+            out.extend(std::iter::repeat_n('0', (-point) as usize));
+            out.push_str(&digits);
+        }
+    }
+    out
+}
+
+/// One guard: for which field, its key, and the value text for errors.
+struct Guard {
+    field: &'static str,
+    key: PrimaryKey,
+    text: String,
+    value: AttributeValue,
+}
+
+fn guard(
+    schema: &'static EntitySchema,
+    f: &FieldSchema,
+    value: Option<&AttributeValue>,
+) -> Result<Option<Guard>, Error> {
+    let Some(text) = value_text(schema.name, f.field, value)? else {
+        return Ok(None);
+    };
+    let key = guard_key_of(schema.name, f.attribute, &text)?;
+    let value = value.cloned().unwrap_or(AttributeValue::Null(true));
+    Ok(Some(Guard { field: f.field, key, text, value }))
+}
+
+/// `attribute_not_exists(PK) OR (ownerPK = :pk AND ownerSK = :sk)`: the guard is free or
+/// already `owner`'s.
+fn free_or_owned(owner: &PrimaryKey) -> Cond {
+    let mut ph = Placeholders::default();
+    let (pk, opk, osk) = (ph.name(PK), ph.name(OWNER_PK), ph.name(OWNER_SK));
+    let (vpk, vsk) = (ph.value(owner.pk.clone()), ph.value(owner.sk.clone()));
+    Cond { expression: format!("attribute_not_exists({pk}) OR ({opk} = {vpk} AND {osk} = {vsk})"), placeholders: ph }
+}
+
+fn claim(schema: &'static EntitySchema, table: &str, owner: &PrimaryKey, g: &Guard) -> Result<Action, Error> {
+    let mut item = Item::with_capacity(8);
+    item.insert(PK.to_owned(), g.key.pk.clone());
+    item.insert(SK.to_owned(), g.key.sk.clone());
+    item.insert(TYPE_ATTRIBUTE.to_owned(), AttributeValue::S(GUARD_TYPE.to_owned()));
+    item.insert(GUARD_ENTITY.to_owned(), AttributeValue::S(schema.name.to_owned()));
+    let attribute = schema.fields.iter().find(|f| f.field == g.field).map_or(g.field, |f| f.attribute);
+    item.insert(GUARD_FIELD.to_owned(), AttributeValue::S(attribute.to_owned()));
+    item.insert(GUARD_VALUE.to_owned(), g.value.clone());
+    item.insert(OWNER_PK.to_owned(), owner.pk.clone());
+    item.insert(OWNER_SK.to_owned(), owner.sk.clone());
+    Action::put(
+        ActionKind::ClaimUnique { field: g.field },
+        schema.name,
+        table,
+        &g.key,
+        item,
+        Some(free_or_owned(owner)),
+    )
+}
+
+fn release(schema: &'static EntitySchema, table: &str, owner: &PrimaryKey, g: &Guard) -> Result<Action, Error> {
+    Action::delete(ActionKind::ReleaseUnique { field: g.field }, schema.name, table, &g.key, Some(free_or_owned(owner)))
+}
+
+/// The actions of one guarded write, and which action claims which value.
+#[derive(Default)]
+struct Plan {
+    actions: Vec<Action>,
+    /// Action index -> (field, value text) of each claim.
+    claims: HashMap<usize, (&'static str, String)>,
+}
+
+impl Plan {
+    /// Releases the guards of `old` values that change and claims the `new` ones, for the
+    /// `fields` given. With `reclaim`, an unchanged value's guard is claimed again too (a no-op
+    /// for a guard the item owns; it writes a missing one).
+    #[allow(clippy::too_many_arguments)]
+    fn move_guards<'f>(
+        &mut self,
+        schema: &'static EntitySchema,
+        table: &str,
+        owner: &PrimaryKey,
+        fields: impl IntoIterator<Item = &'f FieldSchema>,
+        old: Option<&Item>,
+        new: &Item,
+        reclaim: bool,
+    ) -> Result<(), Error> {
+        for f in fields {
+            let before = guard(schema, f, old.and_then(|i| i.get(f.attribute)))?;
+            let after = guard(schema, f, new.get(f.attribute))?;
+            let unchanged = before.as_ref().map(|g| &g.key) == after.as_ref().map(|g| &g.key);
+            if unchanged && !reclaim {
+                continue;
+            }
+            if let Some(g) = before.filter(|_| !unchanged) {
+                self.actions.push(release(schema, table, owner, &g)?);
+            }
+            if let Some(g) = after {
+                self.claims.insert(self.actions.len(), (g.field, g.text.clone()));
+                self.actions.push(claim(schema, table, owner, &g)?);
+            }
+        }
+        Ok(())
+    }
+
+    /// The first claim that failed its condition, as [`Error::UniqueViolation`].
+    fn violation(&self, entity: &'static str, reasons: &[CancellationReason]) -> Option<Error> {
+        reasons.iter().find_map(|r| {
+            let (field, value) = self.claims.get(&r.index)?;
+            (r.code == CancellationCode::ConditionalCheckFailed).then(|| Error::UniqueViolation {
+                entity,
+                field,
+                value: value.clone(),
+            })
+        })
+    }
+}
+
+/// Whether the entity action (index 0) failed its condition.
+fn entity_failed(reasons: &[CancellationReason]) -> Option<&CancellationReason> {
+    reasons.iter().find(|r| r.index == 0 && r.code == CancellationCode::ConditionalCheckFailed)
+}
+
+/// The claim actions of a new item (for `TransactWrite::create`).
+pub(crate) fn claims<E: Entity>(table: &str, owner: &PrimaryKey, item: &Item) -> Result<Vec<Action>, Error> {
+    let schema = E::schema();
+    if !schema.has_unique() {
+        return Ok(Vec::new());
+    }
+    let mut plan = Plan::default();
+    plan.move_guards(schema, table, owner, schema.unique_fields(), None, item, false)?;
+    Ok(plan.actions)
+}
+
+/// `attribute_exists(PK)` and, for each of `fields`, the value in `old` (or its absence): the
+/// item still holds the unique values that were read.
+fn unchanged<'f>(fields: impl IntoIterator<Item = &'f FieldSchema>, old: &Item, ph: &mut Placeholders) -> String {
+    let pk = ph.name(PK);
+    let mut parts = vec![format!("attribute_exists({pk})")];
+    for f in fields {
+        let n = ph.name(f.attribute);
+        parts.push(match old.get(f.attribute) {
+            Some(v) => format!("{n} = {}", ph.value(v.clone())),
+            None => format!("attribute_not_exists({n})"),
+        });
+    }
+    parts.join(" AND ")
+}
+
+/// A strongly consistent read of the whole item.
+async fn read(table: &Table, key: &PrimaryKey) -> Result<Option<Item>, Error> {
+    let resp = table
+        .client()
+        .get_item()
+        .table_name(table.name())
+        .set_key(Some(key.to_item()))
+        .consistent_read(true)
+        .send()
+        .await
+        .map_err(|e| Error::sdk("GetItem", e))?;
+    Ok(resp.item.filter(|i| !i.is_empty()))
+}
+
+/// What to do after a guarded transaction was canceled.
+enum Next {
+    Retry,
+    Fail(Error),
+}
+
+/// The common handling of a cancellation: a claimed value that is taken fails the write; a
+/// conflict or throttling is retried, and so is a failed condition of the entity action when
+/// `stale` says that it only checks the values read (the item changed since). The cancellation
+/// itself is the error when the attempts are used up.
+fn after_cancel(
+    plan: &Plan,
+    entity: &'static str,
+    reasons: Vec<CancellationReason>,
+    attempt: u32,
+    stale: bool,
+) -> Next {
+    if let Some(e) = plan.violation(entity, &reasons) {
+        return Next::Fail(e);
+    }
+    let retry = only_transient(&reasons) || stale && entity_failed(&reasons).is_some();
+    if retry && attempt + 1 < ATTEMPTS {
+        return Next::Retry;
+    }
+    Next::Fail(Error::TransactionCanceled { reasons })
+}
+
+/// [`Table::create`] of an entity with unique fields.
+pub(crate) async fn create<E: Entity>(table: &Table, value: &E) -> Result<(), Error> {
+    let schema = E::schema();
+    let key = value.primary_key()?;
+    let item = value.to_item()?;
+    let mut plan = Plan::default();
+    plan.actions.push(Action::put(
+        ActionKind::Create,
+        E::TYPE,
+        table.name(),
+        &key,
+        item.clone(),
+        Some(Cond::absent()),
+    )?);
+    plan.move_guards(schema, table.name(), &key, schema.unique_fields(), None, &item, false)?;
+    let mut attempt = 0;
+    loop {
+        let reasons = match send_once(table.client(), &plan.actions, None).await {
+            Ok(()) => return Ok(()),
+            Err(Error::TransactionCanceled { reasons }) => reasons,
+            Err(e) => return Err(e),
+        };
+        if entity_failed(&reasons).is_some() {
+            return Err(Error::AlreadyExists { entity: E::TYPE, key: key.to_string() });
+        }
+        match after_cancel(&plan, E::TYPE, reasons, attempt, false) {
+            Next::Retry => tokio::time::sleep(backoff(attempt)).await,
+            Next::Fail(e) => return Err(e),
+        }
+        attempt += 1;
+    }
+}
+
+/// [`Table::put`] (`must_exist == false`) and [`Table::replace`] of an entity with unique
+/// fields. Returns the item that was replaced.
+pub(crate) async fn put<E: Entity>(table: &Table, value: &E, must_exist: bool) -> Result<Option<Item>, Error> {
+    let schema = E::schema();
+    let key = value.primary_key()?;
+    let item = value.to_item()?;
+    let mut attempt = 0;
+    loop {
+        let old = read(table, &key).await?;
+        let mut ph = Placeholders::default();
+        let (kind, expression) = match &old {
+            Some(old) => (ActionKind::Replace, unchanged(schema.unique_fields(), old, &mut ph)),
+            None if must_exist => return Err(Error::NotFound { entity: E::TYPE, key: key.to_string() }),
+            None => (ActionKind::Create, format!("attribute_not_exists({})", ph.name(PK))),
+        };
+        let mut plan = Plan::default();
+        let cond = Cond { expression, placeholders: ph };
+        plan.actions.push(Action::put(kind, E::TYPE, table.name(), &key, item.clone(), Some(cond))?);
+        plan.move_guards(schema, table.name(), &key, schema.unique_fields(), old.as_ref(), &item, true)?;
+        let reasons = match send_once(table.client(), &plan.actions, None).await {
+            Ok(()) => return Ok(old),
+            Err(Error::TransactionCanceled { reasons }) => reasons,
+            Err(e) => return Err(e),
+        };
+        // A failed condition of the entity means that it changed since it was read: read again.
+        match after_cancel(&plan, E::TYPE, reasons, attempt, true) {
+            Next::Retry => tokio::time::sleep(backoff(attempt)).await,
+            Next::Fail(e) => return Err(e),
+        }
+        attempt += 1;
+    }
+}
+
+/// [`Table::delete`] of an entity with unique fields: the item and its guards.
+pub(crate) async fn delete<E: Entity>(table: &Table, key: PrimaryKey) -> Result<Option<E>, Error> {
+    let schema = E::schema();
+    let mut attempt = 0;
+    loop {
+        let Some(old) = read(table, &key).await? else {
+            return Ok(None);
+        };
+        let mut ph = Placeholders::default();
+        let expression = unchanged(schema.unique_fields(), &old, &mut ph);
+        let mut plan = Plan::default();
+        let cond = Cond { expression, placeholders: ph };
+        plan.actions.push(Action::delete(ActionKind::Delete, E::TYPE, table.name(), &key, Some(cond))?);
+        plan.move_guards(schema, table.name(), &key, schema.unique_fields(), Some(&old), &Item::new(), false)?;
+        let reasons = match send_once(table.client(), &plan.actions, None).await {
+            Ok(()) => return E::from_item(&old).map(Some),
+            Err(Error::TransactionCanceled { reasons }) => reasons,
+            Err(e) => return Err(e),
+        };
+        match after_cancel(&plan, E::TYPE, reasons, attempt, true) {
+            Next::Retry => tokio::time::sleep(backoff(attempt)).await,
+            Next::Fail(e) => return Err(e),
+        }
+        attempt += 1;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Updates of unique fields
+
+impl<E: Entity> UpdateRequest<E> {
+    /// Sets a unique field, moving its guard item: the update becomes one transaction that
+    /// also releases the guard of the stored value and claims the guard of the new one (see the
+    /// [`unique`](crate::unique) module). `None` (for an `Option` field) releases the guard and
+    /// claims nothing.
+    ///
+    /// The result is a [`UniqueUpdate`], which takes further `set`, `add`, `subtract`,
+    /// `set_unique` and `condition` calls, and any other [`UpdateRequest`] method through
+    /// [`UniqueUpdate::with`].
+    pub fn set_unique<T: Attribute>(self, field: Field<E, T, Unique>, value: &T) -> UniqueUpdate<E> {
+        UniqueUpdate { update: self, changes: Vec::new(), error: None }.set_unique(field, value)
+    }
+}
+
+/// An update that changes one or more unique fields; from [`UpdateRequest::set_unique`].
+///
+/// [`send`](Self::send) reads the stored item (strongly consistent), then sends one
+/// transaction: the update, conditional on the stored unique values being still the ones read
+/// (and on the update's own condition); the release of each old guard; the claim of each new
+/// guard. A value that does not change keeps its guard. If the item changed between the read
+/// and the transaction, both are repeated (up to 10 attempts in all).
+#[must_use = "an update does nothing until it is sent"]
+pub struct UniqueUpdate<E> {
+    update: UpdateRequest<E>,
+    /// (field, attribute, new value), the last per field.
+    changes: Vec<(&'static str, &'static str, Option<AttributeValue>)>,
+    error: Option<Error>,
+}
+
+impl<E: Entity> UniqueUpdate<E> {
+    /// Sets another unique field (or the same one again: the last value counts).
+    pub fn set_unique<T: Attribute>(mut self, field: Field<E, T, Unique>, value: &T) -> Self {
+        match value.to_attribute() {
+            Ok(v) => {
+                self.changes.retain(|(f, ..)| *f != field.name);
+                self.changes.push((field.name, field.attribute, v));
+            }
+            Err(source) => {
+                self.error.get_or_insert(Error::Encode {
+                    entity: E::TYPE,
+                    field: field.name,
+                    attribute: field.attribute,
+                    source,
+                });
+            }
+        }
+        let as_mutable: Field<E, T, Mutable> = Field::new(field.name, field.attribute, field.part);
+        self.update = self.update.set(as_mutable, value);
+        self
+    }
+
+    /// [`UpdateRequest::set`] in the same update.
+    pub fn set<T: Attribute>(self, field: Field<E, T, Mutable>, value: &T) -> Self {
+        self.with(|u| u.set(field, value))
+    }
+
+    /// [`UpdateRequest::add`] in the same update.
+    pub fn add<T: crate::value::Number>(self, field: Field<E, T, Mutable>, amount: &T) -> Self {
+        self.with(|u| u.add(field, amount))
+    }
+
+    /// [`UpdateRequest::subtract`] in the same update.
+    pub fn subtract<T: crate::value::Number>(self, field: Field<E, T, Mutable>, amount: &T) -> Self {
+        self.with(|u| u.subtract(field, amount))
+    }
+
+    /// [`UpdateRequest::condition`]: only update when `condition` holds; otherwise
+    /// [`Error::ConditionFailed`].
+    pub fn condition(self, condition: Condition) -> Self {
+        self.with(|u| u.condition(condition))
+    }
+
+    /// Applies any [`UpdateRequest`] method to the update (`.with(|u| u.remove(Skill::NOTE))`).
+    pub fn with(mut self, f: impl FnOnce(UpdateRequest<E>) -> UpdateRequest<E>) -> Self {
+        self.update = f(self.update);
+        self
+    }
+
+    /// Sends the read and the transaction. Returns nothing: a transaction does not return
+    /// items; read the item with [`Table::get_consistent`] if needed.
+    ///
+    /// # Errors
+    /// Errors of the update before sending (as [`UpdateRequest::send`]);
+    /// [`Error::UniqueViolation`] when a new value belongs to another item;
+    /// [`Error::NotFound`] when there is no item with this key; [`Error::ConditionFailed`] when
+    /// the update's condition does not hold; [`Error::TransactionCanceled`] when the item kept
+    /// changing or conflicting over 10 attempts; [`Error::Sdk`].
+    pub async fn send(self) -> Result<(), Error> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        let schema = E::schema();
+        let (prepared, table) = self.update.prepare()?;
+        let key_part = |name: &str| {
+            prepared
+                .key
+                .get(name)
+                .cloned()
+                .ok_or_else(|| Error::Invalid { reason: format!("the update has no {name}") })
+        };
+        let key = PrimaryKey { pk: key_part(PK)?, sk: key_part(SK)? };
+        let fields: Vec<&FieldSchema> = self
+            .changes
+            .iter()
+            .map(|(name, attribute, _)| {
+                schema.fields.iter().find(|f| f.field == *name).ok_or_else(|| Error::Invalid {
+                    reason: format!("{}.{name} (attribute {attribute}) is not in the entity's schema", E::TYPE),
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        let new: Item =
+            self.changes.iter().filter_map(|(_, attribute, v)| Some(((*attribute).to_owned(), v.clone()?))).collect();
+        let mut attempt = 0;
+        loop {
+            let Some(old) = read(&table, &key).await? else {
+                return Err(Error::NotFound { entity: E::TYPE, key: prepared.key_text.clone() });
+            };
+            // The update's own condition AND the unique values are still the ones read.
+            let mut update = prepared.clone();
+            let mut ph = Placeholders::default();
+            let still = unchanged(fields.iter().copied(), &old, &mut ph);
+            and_condition(&mut update, still, ph);
+            let mut plan = Plan::default();
+            plan.actions.push(Action::update(table.name(), update)?);
+            plan.move_guards(schema, table.name(), &key, fields.iter().copied(), Some(&old), &new, false)?;
+            let reasons = match send_once(table.client(), &plan.actions, None).await {
+                Ok(()) => return Ok(()),
+                Err(Error::TransactionCanceled { reasons }) => reasons,
+                Err(e) => return Err(e),
+            };
+            // The update failed its condition: the item is gone (NotFound), its unique values
+            // changed since the read (retry), or the update's own condition does not hold.
+            let mut stale = false;
+            if let (None, Some(r)) = (plan.violation(E::TYPE, &reasons), entity_failed(&reasons)) {
+                let Some(now) = &r.item else {
+                    return Err(Error::NotFound { entity: E::TYPE, key: prepared.key_text.clone() });
+                };
+                stale = fields.iter().any(|f| now.get(f.attribute) != old.get(f.attribute));
+                if !stale {
+                    return Err(Error::ConditionFailed { entity: E::TYPE, key: prepared.key_text.clone() });
+                }
+            }
+            match after_cancel(&plan, E::TYPE, reasons, attempt, stale) {
+                Next::Retry => tokio::time::sleep(backoff(attempt)).await,
+                Next::Fail(e) => return Err(e),
+            }
+            attempt += 1;
+        }
+    }
+}
+
+/// Adds `condition` (with its placeholders `ph`) to the update's condition with AND. The
+/// placeholders are renamed `#unique…` / `:unique…` so that they cannot clash with the update's.
+fn and_condition(update: &mut PreparedUpdate, condition: String, mut ph: Placeholders) {
+    let mut condition = condition;
+    let mut names = update.names.take().unwrap_or_default();
+    let mut values = update.values.take().unwrap_or_default();
+    for (placeholder, attribute) in ph.take_names().unwrap_or_default() {
+        let renamed = format!("#unique{}", &placeholder[1..]);
+        condition = replace_placeholder(&condition, &placeholder, &renamed);
+        names.insert(renamed, attribute);
+    }
+    for (placeholder, value) in ph.take_values().unwrap_or_default() {
+        let renamed = format!(":unique{}", &placeholder[1..]);
+        condition = replace_placeholder(&condition, &placeholder, &renamed);
+        values.insert(renamed, value);
+    }
+    update.condition = format!("({}) AND ({condition})", update.condition);
+    update.names = (!names.is_empty()).then_some(names);
+    update.values = (!values.is_empty()).then_some(values);
+}
+
+/// Replaces whole occurrences of the placeholder `from` (`#n0`, `:v1`) in an expression: not
+/// inside a longer placeholder (`#n10`).
+fn replace_placeholder(expression: &str, from: &str, to: &str) -> String {
+    let mut out = String::with_capacity(expression.len() + 8);
+    let mut rest = expression;
+    while let Some(i) = rest.find(from) {
+        let end = i + from.len();
+        let continues = rest[end..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+        out.push_str(&rest[..i]);
+        out.push_str(if continues { from } else { to });
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lookup by a unique value
+
+impl Table {
+    /// The item of entity `E` that holds `value` in the unique `field`, through the value's
+    /// guard item: two strongly consistent reads (the guard, then its owner). `None` when no
+    /// item holds the value.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] / [`Error::Key`] / [`Error::Encode`] for a value that cannot be
+    /// unique; [`Error::Sdk`]; [`Error::WrongEntity`] / [`Error::Decode`] for an owner that does
+    /// not decode.
+    pub async fn get_by_unique<E: Entity, T: Attribute>(
+        &self,
+        field: Field<E, T, Unique>,
+        value: &T,
+    ) -> Result<Option<E>, Error> {
+        let av = value.to_attribute().map_err(|source| Error::Encode {
+            entity: E::TYPE,
+            field: field.name,
+            attribute: field.attribute,
+            source,
+        })?;
+        let Some(guard) = guard_key(E::TYPE, field.attribute, av.as_ref())? else {
+            return Ok(None);
+        };
+        let Some(g) = read(self, &guard).await? else {
+            return Ok(None);
+        };
+        let (Some(pk), Some(sk)) = (g.get(OWNER_PK), g.get(OWNER_SK)) else {
+            return Ok(None);
+        };
+        let owner = PrimaryKey { pk: pk.clone(), sk: sk.clone() };
+        let Some(item) = read(self, &owner).await? else {
+            return Ok(None);
+        };
+        // The owner may have moved to another value between the two reads.
+        if item.get(field.attribute) != av.as_ref() {
+            return Ok(None);
+        }
+        E::from_item(&item).map(Some)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_canonical() {
+        for (text, canonical) in [
+            ("0", "0"),
+            ("-0", "0"),
+            ("0.000", "0"),
+            ("42", "42"),
+            ("0042", "42"),
+            ("1.50", "1.5"),
+            ("1.5E+2", "150"),
+            ("1.5e-2", "0.015"),
+            ("-12.340", "-12.34"),
+            ("100", "100"),
+            ("1E2", "100"),
+            ("123456789012345678901234567890", "123456789012345678901234567890"),
+            ("not a number", "not a number"),
+        ] {
+            assert_eq!(canonical_number(text), canonical, "{text}");
+        }
+    }
+
+    #[test]
+    fn guard_keys_escape_and_parse_back() {
+        let key = guard_key("User", "email", Some(&AttributeValue::S("a#b%c@x".into()))).unwrap().unwrap();
+        assert_eq!(key.to_string(), "PK=UNIQUE#User#email#a%23b%25c@x SK=UNIQUE");
+        let AttributeValue::S(pk) = &key.pk else { panic!() };
+        assert_eq!(parse_guard_key(pk), Some(("User".into(), "email".into(), "a#b%c@x".into())));
+        assert_eq!(parse_guard_key("USER#x"), None);
+        // Distinct values never share a guard; absent values have none.
+        let other = guard_key("User", "email", Some(&AttributeValue::S("a".into()))).unwrap().unwrap();
+        let other2 = guard_key("User", "email#a", None).unwrap();
+        assert_ne!(key, other);
+        assert_eq!(other2, None);
+        assert_eq!(
+            guard_key("User", "n", Some(&AttributeValue::N("1.50".into()))).unwrap().unwrap().to_string(),
+            "PK=UNIQUE#User#n#1.5 SK=UNIQUE"
+        );
+        assert!(guard_key("User", "tags", Some(&AttributeValue::Ss(vec!["a".into()]))).is_err());
+        assert!(matches!(
+            guard_key("User", "email", Some(&AttributeValue::S("x".repeat(2100)))),
+            Err(Error::Key(crate::key::KeyError::TooLong { .. }))
+        ));
+    }
+
+    #[test]
+    fn placeholders_are_renamed_whole() {
+        assert_eq!(replace_placeholder("#n1 = :v1 AND #n10 = :v10", "#n1", "#u1"), "#u1 = :v1 AND #n10 = :v10");
+    }
+}

@@ -1,0 +1,168 @@
+//! DynamoDB Streams records from DynamoDB Local, and a Lambda event, decoded into the
+//! Skill Exchange table enum.
+
+mod common;
+
+use std::time::Duration;
+
+use aws_sdk_dynamodb::types::{StreamSpecification, StreamViewType};
+use aws_sdk_dynamodbstreams::types::ShardIteratorType;
+use dynamo_entity::stream::{Change, ChangeKind};
+use dynamo_entity::{Entity, Timestamp};
+use dynamo_entity_examples::skill_exchange::{AnyItem, Skill, SkillId, SkillStatus, UserId, schemas};
+
+fn skill() -> Skill {
+    Skill {
+        id: SkillId("s1".into()),
+        title: "t".into(),
+        category: "code".into(),
+        seller_id: UserId("u1".into()),
+        status: SkillStatus::Pending,
+        downloads: 0,
+        price_cents: 500,
+        created_at: Timestamp::parse("2025-01-01T00:00:00.000Z").unwrap(),
+        submitted_at: Some(Timestamp::parse("2025-01-02T00:00:00.000Z").unwrap()),
+        seller_verified: false,
+        tags: vec![],
+    }
+}
+
+#[tokio::test]
+async fn records_from_a_real_stream_decode_into_the_table_enum() {
+    let table = common::table("streams", &schemas()).await;
+    table
+        .client()
+        .update_table()
+        .table_name(table.name())
+        .stream_specification(
+            StreamSpecification::builder()
+                .stream_enabled(true)
+                .stream_view_type(StreamViewType::NewAndOldImages)
+                .build()
+                .unwrap(),
+        )
+        .send()
+        .await
+        .unwrap();
+
+    let s = skill();
+    table.put(&s).await.unwrap();
+    let approved = table
+        .update(Skill::key(&s.id))
+        .set(Skill::STATUS, &SkillStatus::Approved)
+        .set(Skill::SUBMITTED_AT, &s.submitted_at)
+        .send()
+        .await
+        .unwrap();
+    table.delete(Skill::key(&s.id)).await.unwrap();
+    let mut legacy = s.to_item().unwrap();
+    legacy.insert("_type".into(), aws_sdk_dynamodb::types::AttributeValue::S("Legacy".into()));
+    table.client().put_item().table_name(table.name()).set_item(Some(legacy)).send().await.unwrap();
+
+    let server = dynamo_entity::local::LocalDynamoDb::shared().await.unwrap();
+    let streams = server.streams_client();
+    let arn = table
+        .client()
+        .describe_table()
+        .table_name(table.name())
+        .send()
+        .await
+        .unwrap()
+        .table
+        .and_then(|t| t.latest_stream_arn)
+        .expect("the table has a stream");
+    let description = streams.describe_stream().stream_arn(&arn).send().await.unwrap();
+    let shards = description.stream_description.unwrap().shards.unwrap_or_default();
+    let mut records = Vec::new();
+    for shard in shards {
+        let mut iterator = streams
+            .get_shard_iterator()
+            .stream_arn(&arn)
+            .shard_id(shard.shard_id.unwrap())
+            .shard_iterator_type(ShardIteratorType::TrimHorizon)
+            .send()
+            .await
+            .unwrap()
+            .shard_iterator;
+        // Read until the shard has given its records (DynamoDB Local answers at once).
+        for _ in 0..5 {
+            let Some(it) = iterator.take() else { break };
+            let out = streams.get_records().shard_iterator(it).send().await.unwrap();
+            let got = out.records.unwrap_or_default();
+            let empty = got.is_empty();
+            records.extend(got);
+            iterator = out.next_shard_iterator;
+            if empty && records.len() >= 4 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    let decoded: Vec<Option<Change<AnyItem>>> =
+        records.iter().map(|r| Change::<AnyItem>::from_sdk(r).unwrap()).collect();
+    let key = "PK=SKILL#s1 SK=META".to_owned();
+    assert_eq!(
+        decoded,
+        vec![
+            Some(Change {
+                kind: ChangeKind::Insert,
+                key: key.clone(),
+                old: None,
+                new: Some(AnyItem::Skill(s.clone()))
+            }),
+            Some(Change {
+                kind: ChangeKind::Modify,
+                key: key.clone(),
+                old: Some(AnyItem::Skill(s.clone())),
+                new: Some(AnyItem::Skill(approved.clone()))
+            }),
+            Some(Change { kind: ChangeKind::Remove, key, old: Some(AnyItem::Skill(approved)), new: None }),
+            None, // the Legacy item: an entity type the enum does not name
+        ]
+    );
+}
+
+#[test]
+fn a_lambda_event_decodes_into_the_table_enum() {
+    let s = skill();
+    let image = serde_dynamo::Item::from(s.to_item().unwrap());
+    let keys = serde_dynamo::Item::from(s.primary_key().unwrap().to_item());
+    let event = serde_json::json!({
+        "Records": [{
+            "eventID": "1",
+            "eventName": "INSERT",
+            "eventVersion": "1.1",
+            "eventSource": "aws:dynamodb",
+            "awsRegion": "us-east-1",
+            "dynamodb": {
+                "ApproximateCreationDateTime": 1735689600,
+                "Keys": keys,
+                "NewImage": image,
+                "SequenceNumber": "100",
+                "SizeBytes": 200,
+                "StreamViewType": "NEW_AND_OLD_IMAGES"
+            },
+            "eventSourceARN": "arn:aws:dynamodb:us-east-1:123456789012:table/skill-exchange/stream/2025-01-01T00:00:00.000"
+        }, {
+            "eventID": "2",
+            "eventName": "TRUNCATE",
+            "eventVersion": "1.1",
+            "eventSource": "aws:dynamodb",
+            "awsRegion": "us-east-1",
+            "dynamodb": { "ApproximateCreationDateTime": 1735689600, "Keys": keys, "SizeBytes": 10 }
+        }]
+    });
+    let event: aws_lambda_events::event::dynamodb::Event = serde_json::from_value(event).unwrap();
+    let change = Change::<AnyItem>::from_lambda(&event.records[0]).unwrap();
+    assert_eq!(
+        change,
+        Some(Change {
+            kind: ChangeKind::Insert,
+            key: "PK=SKILL#s1 SK=META".into(),
+            old: None,
+            new: Some(AnyItem::Skill(s))
+        })
+    );
+    let err = Change::<AnyItem>::from_lambda(&event.records[1]).unwrap_err();
+    assert_eq!(err.to_string(), "invalid request: unknown stream event name `TRUNCATE`");
+}
