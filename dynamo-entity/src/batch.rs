@@ -84,8 +84,7 @@ use crate::table::Table;
 pub const MAX_WRITE_ITEMS: usize = 25;
 /// The most keys DynamoDB accepts in one `BatchGetItem` request.
 pub const MAX_GET_KEYS: usize = 100;
-/// DynamoDB's item size limit, 400 KB: attribute names and values, as [`item_size`] counts them.
-pub const MAX_ITEM_BYTES: usize = 400 * 1024;
+pub use crate::size::{MAX_ITEM_BYTES, item_size};
 /// DynamoDB's limit on the size of a `BatchWriteItem` request and of a `BatchGetItem` response,
 /// 16 MB.
 pub const MAX_REQUEST_BYTES: usize = 16 * 1024 * 1024;
@@ -188,42 +187,19 @@ impl RetryPolicy {
 
 // --- item size ------------------------------------------------------------------------------
 
-/// The size of an item as DynamoDB counts it against its 400 KB limit ([`MAX_ITEM_BYTES`]):
-/// every attribute name in UTF-8 bytes plus its value: strings in UTF-8 bytes, binary in bytes,
-/// numbers one byte per two significant digits plus one, booleans and nulls one byte, sets the
-/// sum of their elements, lists and maps three bytes plus one byte and the size of each element
-/// (and, in a map, of each key).
-///
-/// ```
-/// use aws_sdk_dynamodb::types::AttributeValue;
-/// let item = [("name".to_owned(), AttributeValue::S("abc".into())), ("n".to_owned(), AttributeValue::N("12345".into()))];
-/// assert_eq!(dynamo_entity::batch::item_size(&item.into_iter().collect()), 4 + 3 + 1 + 4);
-/// ```
-pub fn item_size(item: &Item) -> usize {
-    item.iter().map(|(name, value)| name.len() + value_size(value)).sum()
-}
-
-fn value_size(value: &AttributeValue) -> usize {
-    match value {
-        AttributeValue::S(s) => s.len(),
-        AttributeValue::N(n) => number_size(n),
-        AttributeValue::B(b) => b.as_ref().len(),
-        AttributeValue::Bool(_) | AttributeValue::Null(_) => 1,
-        AttributeValue::Ss(set) => set.iter().map(String::len).sum(),
-        AttributeValue::Ns(set) => set.iter().map(|n| number_size(n)).sum(),
-        AttributeValue::Bs(set) => set.iter().map(|b| b.as_ref().len()).sum(),
-        AttributeValue::L(list) => 3 + list.iter().map(|v| 1 + value_size(v)).sum::<usize>(),
-        AttributeValue::M(map) => 3 + map.iter().map(|(k, v)| 1 + k.len() + value_size(v)).sum::<usize>(),
-        _ => 0,
+/// A batch cannot keep uniqueness guards in step (BatchWriteItem has no conditions), so
+/// entities with `#[entity(unique)]` fields are written with `Table::create` / `put` /
+/// `delete` instead.
+fn refuse_unique<E: Entity>(operation: &str) -> Result<(), Error> {
+    if E::schema().has_unique() {
+        return Err(Error::Invalid {
+            reason: format!(
+                "a batch cannot {operation} {}: it has unique fields, whose guard items only a transaction keeps in step; use Table::create, Table::put or Table::delete",
+                E::TYPE
+            ),
+        });
     }
-}
-
-/// One byte per two significant digits (leading and trailing zeros trimmed), plus one.
-fn number_size(n: &str) -> usize {
-    let mantissa = n.split(['e', 'E']).next().unwrap_or_default();
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let significant = digits.trim_start_matches('0').trim_end_matches('0').len();
-    significant.div_ceil(2) + 1
+    Ok(())
 }
 
 // --- keys -----------------------------------------------------------------------------------
@@ -424,6 +400,7 @@ struct WriteOp {
 
 impl WriteOp {
     fn put<E: Entity>(value: &E) -> Result<WriteOp, Error> {
+        refuse_unique::<E>("put")?;
         let item = value.to_item()?;
         let key = value.primary_key()?;
         Self::from_item(E::TYPE, key, item)
@@ -586,13 +563,19 @@ impl BatchWrite {
 
     /// Deletes the item with this key (nothing happens if there is none).
     pub fn delete<E: Entity>(mut self, key: Key<E>) -> Self {
-        self.ops.push(key.into_encoded().and_then(|key| WriteOp::delete(E::TYPE, key)));
+        self.ops.push(
+            refuse_unique::<E>("delete")
+                .and_then(|()| key.into_encoded())
+                .and_then(|key| WriteOp::delete(E::TYPE, key)),
+        );
         self
     }
 
     /// Deletes the items with these keys, in order.
     pub fn delete_all<E: Entity>(mut self, keys: impl IntoIterator<Item = Key<E>>) -> Self {
-        self.ops.extend(keys.into_iter().map(|key| key.into_encoded().and_then(|key| WriteOp::delete(E::TYPE, key))));
+        self.ops.extend(keys.into_iter().map(|key| {
+            refuse_unique::<E>("delete").and_then(|()| key.into_encoded()).and_then(|key| WriteOp::delete(E::TYPE, key))
+        }));
         self
     }
 

@@ -213,7 +213,16 @@ impl Collection {
     }
 }
 
+/// Whether `item` is one of the library's own items (a uniqueness guard), which belong to no
+/// entity and are skipped silently by collections, entity enums and stream decoding.
+pub fn is_internal(item: &Item) -> bool {
+    type_of(item) == Some(crate::unique::GUARD_TYPE)
+}
+
 fn warn_unknown(item: &Item) {
+    if is_internal(item) {
+        return;
+    }
     tracing::warn!(
         entity = type_of(item).unwrap_or("<none>"),
         key = %describe_key(item),
@@ -264,6 +273,9 @@ pub fn required<E>(
 /// Generated code: an item of a type the collection does not name.
 #[doc(hidden)]
 pub fn unknown_item(item: &Item, collection: &'static str, unknown: Unknown) -> Result<(), Error> {
+    if is_internal(item) {
+        return Ok(());
+    }
     match unknown {
         Unknown::Skip => {
             warn_unknown(item);

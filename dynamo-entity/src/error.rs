@@ -183,8 +183,8 @@ pub enum Error {
         second_entity: &'static str,
     },
     /// An item over DynamoDB's item size limit (400 KB, counted by
-    /// [`batch::item_size`](crate::batch::item_size)); nothing was sent.
-    #[error("{entity} {key} is {size} bytes, over DynamoDB's item size limit of {limit} bytes")]
+    /// [`size::item_size`](crate::size::item_size)); nothing was sent.
+    #[error("{entity} {key} is {size} bytes, {} over DynamoDB's item size limit of {limit} bytes", size - limit)]
     ItemTooLarge {
         /// The entity type name.
         entity: &'static str,

@@ -11,6 +11,7 @@ pub mod fault;
 pub mod key;
 pub mod local;
 pub mod query;
+pub mod size;
 pub mod stream;
 pub mod table;
 pub mod time;

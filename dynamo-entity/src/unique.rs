@@ -80,14 +80,13 @@
 //! Entities stored before a field became unique have no guards. They keep working: releasing
 //! a guard that is absent succeeds, and [`Table::put`] and [`Table::replace`] claim the guard of
 //! every value they write, changed or not (a no-op for a guard the item owns), so putting each
-//! such entity again fills the guards in. Values that several items held before must be made
-//! distinct first: once one of them owns the guard, a put of another with the value is
-//! [`Error::UniqueViolation`], and a write that would release it is canceled
-//! ([`Error::TransactionCanceled`] naming the [`ReleaseUnique`](ActionKind::ReleaseUnique)
-//! action). Batch writes cannot be conditional,
-//! so they must not write entities with unique fields.
+//! such entity again fills the guards in. Where several items held one value before, the first
+//! to claim it owns it; a put of another one with that value is [`Error::UniqueViolation`], and
+//! a write that moves it off the value leaves the owner's guard alone (the transaction then
+//! checks, instead of releasing, that the guard is not its own). Batch writes cannot be
+//! conditional, so they must not write entities with unique fields.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use base64::Engine as _;
@@ -315,29 +314,48 @@ fn release(schema: &'static EntitySchema, table: &str, owner: &PrimaryKey, g: &G
     Action::delete(ActionKind::ReleaseUnique { field: g.field }, schema.name, table, &g.key, Some(free_or_owned(owner)))
 }
 
-/// The actions of one guarded write, and which action claims which value.
-#[derive(Default)]
-struct Plan {
+/// `attribute_not_exists(PK) OR NOT (ownerPK = :pk AND ownerSK = :sk)`: the guard is not
+/// `owner`'s.
+fn not_owned(owner: &PrimaryKey) -> Cond {
+    let mut ph = Placeholders::default();
+    let (pk, opk, osk) = (ph.name(PK), ph.name(OWNER_PK), ph.name(OWNER_SK));
+    let (vpk, vsk) = (ph.value(owner.pk.clone()), ph.value(owner.sk.clone()));
+    Cond {
+        expression: format!("attribute_not_exists({pk}) OR NOT ({opk} = {vpk} AND {osk} = {vsk})"),
+        placeholders: ph,
+    }
+}
+
+/// The actions of one guarded write of the item `owner` of `schema`'s entity, and which action
+/// claims which value.
+struct Plan<'a> {
+    schema: &'static EntitySchema,
+    table: &'a str,
+    owner: &'a PrimaryKey,
+    /// Keys (`PK=… SK=…`) of guards of old values that belong to another item (values held by
+    /// several items before the field became unique): checked to stay so, not released.
+    foreign: HashSet<String>,
     actions: Vec<Action>,
     /// Action index -> (field, value text) of each claim.
     claims: HashMap<usize, (&'static str, String)>,
 }
 
-impl Plan {
+impl<'a> Plan<'a> {
+    fn new(schema: &'static EntitySchema, table: &'a str, owner: &'a PrimaryKey, foreign: HashSet<String>) -> Self {
+        Plan { schema, table, owner, foreign, actions: Vec::new(), claims: HashMap::new() }
+    }
+
     /// Releases the guards of `old` values that change and claims the `new` ones, for the
     /// `fields` given. With `reclaim`, an unchanged value's guard is claimed again too (a no-op
     /// for a guard the item owns; it writes a missing one).
-    #[allow(clippy::too_many_arguments)]
     fn move_guards<'f>(
         &mut self,
-        schema: &'static EntitySchema,
-        table: &str,
-        owner: &PrimaryKey,
         fields: impl IntoIterator<Item = &'f FieldSchema>,
         old: Option<&Item>,
         new: &Item,
         reclaim: bool,
     ) -> Result<(), Error> {
+        let (schema, table, owner) = (self.schema, self.table, self.owner);
         for f in fields {
             let before = guard(schema, f, old.and_then(|i| i.get(f.attribute)))?;
             let after = guard(schema, f, new.get(f.attribute))?;
@@ -346,7 +364,11 @@ impl Plan {
                 continue;
             }
             if let Some(g) = before.filter(|_| !unchanged) {
-                self.actions.push(release(schema, table, owner, &g)?);
+                self.actions.push(if self.foreign.contains(&g.key.to_string()) {
+                    Action::condition_check(schema.name, table, &g.key, not_owned(owner))?
+                } else {
+                    release(schema, table, owner, &g)?
+                });
             }
             if let Some(g) = after {
                 self.claims.insert(self.actions.len(), (g.field, g.text.clone()));
@@ -357,15 +379,46 @@ impl Plan {
     }
 
     /// The first claim that failed its condition, as [`Error::UniqueViolation`].
-    fn violation(&self, entity: &'static str, reasons: &[CancellationReason]) -> Option<Error> {
+    fn violation(&self, reasons: &[CancellationReason]) -> Option<Error> {
         reasons.iter().find_map(|r| {
             let (field, value) = self.claims.get(&r.index)?;
             (r.code == CancellationCode::ConditionalCheckFailed).then(|| Error::UniqueViolation {
-                entity,
+                entity: self.schema.name,
                 field,
                 value: value.clone(),
             })
         })
+    }
+
+    /// What to do after the transaction was canceled. A claimed value that is taken fails the
+    /// write. A release of a guard that belongs to another item, or a check that such a guard
+    /// is not this item's that failed, updates `foreign` and retries. A conflict or throttling
+    /// is retried, and so is a failed condition of the entity action when `stale` says that it
+    /// only checks the values read (the item changed since). Otherwise, or when the attempts are
+    /// used up, the cancellation is the error.
+    fn after_cancel(&mut self, reasons: Vec<CancellationReason>, attempt: u32, stale: bool) -> Next {
+        if let Some(e) = self.violation(&reasons) {
+            return Next::Fail(e);
+        }
+        let mut learned = false;
+        for r in reasons.iter().filter(|r| r.code == CancellationCode::ConditionalCheckFailed) {
+            let mine = r
+                .item
+                .as_ref()
+                .is_some_and(|g| g.get(OWNER_PK) == Some(&self.owner.pk) && g.get(OWNER_SK) == Some(&self.owner.sk));
+            match r.action {
+                ActionKind::ReleaseUnique { .. } if r.item.is_some() && !mine => {
+                    learned |= self.foreign.insert(r.key.clone())
+                }
+                ActionKind::ConditionCheck if mine => learned |= self.foreign.remove(&r.key),
+                _ => {}
+            }
+        }
+        let retry = learned || only_transient(&reasons) || stale && entity_failed(&reasons).is_some();
+        if retry && attempt + 1 < ATTEMPTS {
+            return Next::Retry;
+        }
+        Next::Fail(Error::TransactionCanceled { reasons })
     }
 }
 
@@ -380,8 +433,8 @@ pub(crate) fn claims<E: Entity>(table: &str, owner: &PrimaryKey, item: &Item) ->
     if !schema.has_unique() {
         return Ok(Vec::new());
     }
-    let mut plan = Plan::default();
-    plan.move_guards(schema, table, owner, schema.unique_fields(), None, item, false)?;
+    let mut plan = Plan::new(schema, table, owner, HashSet::new());
+    plan.move_guards(schema.unique_fields(), None, item, false)?;
     Ok(plan.actions)
 }
 
@@ -420,33 +473,12 @@ enum Next {
     Fail(Error),
 }
 
-/// The common handling of a cancellation: a claimed value that is taken fails the write; a
-/// conflict or throttling is retried, and so is a failed condition of the entity action when
-/// `stale` says that it only checks the values read (the item changed since). The cancellation
-/// itself is the error when the attempts are used up.
-fn after_cancel(
-    plan: &Plan,
-    entity: &'static str,
-    reasons: Vec<CancellationReason>,
-    attempt: u32,
-    stale: bool,
-) -> Next {
-    if let Some(e) = plan.violation(entity, &reasons) {
-        return Next::Fail(e);
-    }
-    let retry = only_transient(&reasons) || stale && entity_failed(&reasons).is_some();
-    if retry && attempt + 1 < ATTEMPTS {
-        return Next::Retry;
-    }
-    Next::Fail(Error::TransactionCanceled { reasons })
-}
-
 /// [`Table::create`] of an entity with unique fields.
 pub(crate) async fn create<E: Entity>(table: &Table, value: &E) -> Result<(), Error> {
     let schema = E::schema();
     let key = value.primary_key()?;
     let item = value.to_item()?;
-    let mut plan = Plan::default();
+    let mut plan = Plan::new(schema, table.name(), &key, HashSet::new());
     plan.actions.push(Action::put(
         ActionKind::Create,
         E::TYPE,
@@ -455,7 +487,7 @@ pub(crate) async fn create<E: Entity>(table: &Table, value: &E) -> Result<(), Er
         item.clone(),
         Some(Cond::absent()),
     )?);
-    plan.move_guards(schema, table.name(), &key, schema.unique_fields(), None, &item, false)?;
+    plan.move_guards(schema.unique_fields(), None, &item, false)?;
     let mut attempt = 0;
     loop {
         let reasons = match send_once(table.client(), &plan.actions, None).await {
@@ -466,7 +498,7 @@ pub(crate) async fn create<E: Entity>(table: &Table, value: &E) -> Result<(), Er
         if entity_failed(&reasons).is_some() {
             return Err(Error::AlreadyExists { entity: E::TYPE, key: key.to_string() });
         }
-        match after_cancel(&plan, E::TYPE, reasons, attempt, false) {
+        match plan.after_cancel(reasons, attempt, false) {
             Next::Retry => tokio::time::sleep(backoff(attempt)).await,
             Next::Fail(e) => return Err(e),
         }
@@ -480,6 +512,7 @@ pub(crate) async fn put<E: Entity>(table: &Table, value: &E, must_exist: bool) -
     let schema = E::schema();
     let key = value.primary_key()?;
     let item = value.to_item()?;
+    let mut foreign = HashSet::new();
     let mut attempt = 0;
     loop {
         let old = read(table, &key).await?;
@@ -489,17 +522,19 @@ pub(crate) async fn put<E: Entity>(table: &Table, value: &E, must_exist: bool) -
             None if must_exist => return Err(Error::NotFound { entity: E::TYPE, key: key.to_string() }),
             None => (ActionKind::Create, format!("attribute_not_exists({})", ph.name(PK))),
         };
-        let mut plan = Plan::default();
+        let mut plan = Plan::new(schema, table.name(), &key, std::mem::take(&mut foreign));
         let cond = Cond { expression, placeholders: ph };
         plan.actions.push(Action::put(kind, E::TYPE, table.name(), &key, item.clone(), Some(cond))?);
-        plan.move_guards(schema, table.name(), &key, schema.unique_fields(), old.as_ref(), &item, true)?;
+        plan.move_guards(schema.unique_fields(), old.as_ref(), &item, true)?;
         let reasons = match send_once(table.client(), &plan.actions, None).await {
             Ok(()) => return Ok(old),
             Err(Error::TransactionCanceled { reasons }) => reasons,
             Err(e) => return Err(e),
         };
         // A failed condition of the entity means that it changed since it was read: read again.
-        match after_cancel(&plan, E::TYPE, reasons, attempt, true) {
+        let next = plan.after_cancel(reasons, attempt, true);
+        foreign = std::mem::take(&mut plan.foreign);
+        match next {
             Next::Retry => tokio::time::sleep(backoff(attempt)).await,
             Next::Fail(e) => return Err(e),
         }
@@ -510,6 +545,7 @@ pub(crate) async fn put<E: Entity>(table: &Table, value: &E, must_exist: bool) -
 /// [`Table::delete`] of an entity with unique fields: the item and its guards.
 pub(crate) async fn delete<E: Entity>(table: &Table, key: PrimaryKey) -> Result<Option<E>, Error> {
     let schema = E::schema();
+    let mut foreign = HashSet::new();
     let mut attempt = 0;
     loop {
         let Some(old) = read(table, &key).await? else {
@@ -517,16 +553,18 @@ pub(crate) async fn delete<E: Entity>(table: &Table, key: PrimaryKey) -> Result<
         };
         let mut ph = Placeholders::default();
         let expression = unchanged(schema.unique_fields(), &old, &mut ph);
-        let mut plan = Plan::default();
+        let mut plan = Plan::new(schema, table.name(), &key, std::mem::take(&mut foreign));
         let cond = Cond { expression, placeholders: ph };
         plan.actions.push(Action::delete(ActionKind::Delete, E::TYPE, table.name(), &key, Some(cond))?);
-        plan.move_guards(schema, table.name(), &key, schema.unique_fields(), Some(&old), &Item::new(), false)?;
+        plan.move_guards(schema.unique_fields(), Some(&old), &Item::new(), false)?;
         let reasons = match send_once(table.client(), &plan.actions, None).await {
             Ok(()) => return E::from_item(&old).map(Some),
             Err(Error::TransactionCanceled { reasons }) => reasons,
             Err(e) => return Err(e),
         };
-        match after_cancel(&plan, E::TYPE, reasons, attempt, true) {
+        let next = plan.after_cancel(reasons, attempt, true);
+        foreign = std::mem::take(&mut plan.foreign);
+        match next {
             Next::Retry => tokio::time::sleep(backoff(attempt)).await,
             Next::Fail(e) => return Err(e),
         }
@@ -649,6 +687,7 @@ impl<E: Entity> UniqueUpdate<E> {
             .collect::<Result<_, _>>()?;
         let new: Item =
             self.changes.iter().filter_map(|(_, attribute, v)| Some(((*attribute).to_owned(), v.clone()?))).collect();
+        let mut foreign = HashSet::new();
         let mut attempt = 0;
         loop {
             let Some(old) = read(&table, &key).await? else {
@@ -659,9 +698,9 @@ impl<E: Entity> UniqueUpdate<E> {
             let mut ph = Placeholders::default();
             let still = unchanged(fields.iter().copied(), &old, &mut ph);
             and_condition(&mut update, still, ph);
-            let mut plan = Plan::default();
+            let mut plan = Plan::new(schema, table.name(), &key, std::mem::take(&mut foreign));
             plan.actions.push(Action::update(table.name(), update)?);
-            plan.move_guards(schema, table.name(), &key, fields.iter().copied(), Some(&old), &new, false)?;
+            plan.move_guards(fields.iter().copied(), Some(&old), &new, false)?;
             let reasons = match send_once(table.client(), &plan.actions, None).await {
                 Ok(()) => return Ok(()),
                 Err(Error::TransactionCanceled { reasons }) => reasons,
@@ -670,7 +709,7 @@ impl<E: Entity> UniqueUpdate<E> {
             // The update failed its condition: the item is gone (NotFound), its unique values
             // changed since the read (retry), or the update's own condition does not hold.
             let mut stale = false;
-            if let (None, Some(r)) = (plan.violation(E::TYPE, &reasons), entity_failed(&reasons)) {
+            if let (None, Some(r)) = (plan.violation(&reasons), entity_failed(&reasons)) {
                 let Some(now) = &r.item else {
                     return Err(Error::NotFound { entity: E::TYPE, key: prepared.key_text.clone() });
                 };
@@ -679,7 +718,9 @@ impl<E: Entity> UniqueUpdate<E> {
                     return Err(Error::ConditionFailed { entity: E::TYPE, key: prepared.key_text.clone() });
                 }
             }
-            match after_cancel(&plan, E::TYPE, reasons, attempt, stale) {
+            let next = plan.after_cancel(reasons, attempt, stale);
+            foreign = std::mem::take(&mut plan.foreign);
+            match next {
                 Next::Retry => tokio::time::sleep(backoff(attempt)).await,
                 Next::Fail(e) => return Err(e),
             }

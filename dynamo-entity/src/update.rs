@@ -566,11 +566,7 @@ impl PreparedUpdate {
         match old.get(TYPE_ATTRIBUTE) {
             Some(AttributeValue::S(t)) if t == entity => {}
             other => {
-                return Error::WrongEntity {
-                    expected: entity,
-                    found: other.map(|v| crate::entity::describe_value(v)),
-                    key,
-                };
+                return Error::WrongEntity { expected: entity, found: other.map(crate::entity::describe_value), key };
             }
         }
         for (field, attribute, op, amount, bounds) in &self.arith {

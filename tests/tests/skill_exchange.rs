@@ -18,6 +18,18 @@ async fn every_access_pattern_answers_as_the_data_set_says() {
     let table = common::table("skill_exchange", &skill_exchange::schemas()).await;
     let load = skill_exchange::scenario::load(&table, &data, 16).await.unwrap();
     assert_eq!(load.items, data.item_count());
+    // Every user's e-mail has its guard item: one per user.
+    let guards = table
+        .client()
+        .scan()
+        .table_name(table.name())
+        .filter_expression("#t = :g")
+        .expression_attribute_names("#t", "_type")
+        .expression_attribute_values(":g", aws_sdk_dynamodb::types::AttributeValue::S("_unique".into()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(guards.count, 20);
     let reports = skill_exchange::run(&table, &data).await.unwrap();
     let names: Vec<&str> = reports.iter().map(|r| r.name).collect();
     assert_eq!(
@@ -34,9 +46,12 @@ async fn every_access_pattern_answers_as_the_data_set_says() {
             "the live marketplace (GSI4 SKILL#approved), newest 25",
             "a skill and its reviews (one query of SKILL#<id>)",
             "approve a skill (one UpdateItem rewrites GSI4PK)",
-            "record a purchase twice (create-if-absent)",
+            "a purchase: 50 concurrent attempts, one transaction each",
+            "sign up with a taken e-mail; look a user up by e-mail",
             "redeem a coupon twice for one user",
             "a user's badges",
+            "the sellers' leaderboard, top 10 (GSI5 by sales)",
+            "nightly job: verify a seller, re-stamp their skills, recompute badges",
         ]
     );
     let pending = data.skills.iter().filter(|s| s.status == SkillStatus::Pending).count();

@@ -414,11 +414,41 @@ async fn entities_stored_without_guards_get_them_on_the_next_put() {
     assert_eq!(guards(&table).await, set(&[(&email_guard(ANN), "MEMBER#u1")]));
     let err = table.put(&member("u2", ANN, None)).await.unwrap_err();
     assert!(matches!(&err, Error::UniqueViolation { field: "email", .. }), "{err:?}");
-    // Made distinct, it gets its own guard; a put of an unchanged owner changes nothing.
+    // Moved to a value of its own, it gets its guard and leaves the owner's alone; a put of an
+    // unchanged owner changes nothing.
     table.put(&member("u2", "bob@example.test", None)).await.unwrap();
     table.put(&ann).await.unwrap();
     assert_eq!(
         guards(&table).await,
         set(&[(&email_guard(ANN), "MEMBER#u1"), (&email_guard("bob@example.test"), "MEMBER#u2")])
     );
+    // The same for an update and a delete of a third member that shared the value.
+    for id in ["u3", "u4"] {
+        let item = member(id, ANN, None).to_item().unwrap();
+        table.client().put_item().table_name(table.name()).set_item(Some(item)).send().await.unwrap();
+    }
+    table.update(Member::key("u3")).set_unique(Member::EMAIL, &"cy@example.test".to_owned()).send().await.unwrap();
+    assert_eq!(table.delete(Member::key("u4")).await.unwrap().unwrap().email, ANN);
+    assert_eq!(
+        guards(&table).await,
+        set(&[
+            (&email_guard(ANN), "MEMBER#u1"),
+            (&email_guard("bob@example.test"), "MEMBER#u2"),
+            (&email_guard("cy@example.test"), "MEMBER#u3"),
+        ])
+    );
+}
+
+#[tokio::test]
+async fn batches_refuse_entities_with_unique_fields() {
+    let table = common::table("unique_batch", &[Member::schema()]).await;
+    let err = table.batch_write().put(&member("m1", "a@example.test", None)).send().await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid request: a batch cannot put Member: it has unique fields, whose guard items only a transaction keeps \
+         in step; use Table::create, Table::put or Table::delete"
+    );
+    let err = table.batch_write().delete(Member::key("m1")).send().await.unwrap_err();
+    assert!(err.to_string().starts_with("invalid request: a batch cannot delete Member"), "{err}");
+    assert!(guards(&table).await.is_empty(), "nothing was written");
 }

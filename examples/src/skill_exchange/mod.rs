@@ -2,7 +2,7 @@
 //!
 //! | entity | PK | SK | indexes |
 //! |---|---|---|---|
-//! | [`User`] | `USER#<id>` | `PROFILE` | |
+//! | [`User`] | `USER#<id>` | `PROFILE` | GSI5 `LEADERBOARD` / `<sales>`; `email` unique |
 //! | [`Badge`] | `USER#<user_id>` | `BADGE#<badge>` | |
 //! | [`Skill`] | `SKILL#<id>` | `META` | GSI1 `CAT#<category>` / `<downloads>`, GSI2 `SELLER#<seller_id>` / `<created_at>`, GSI4 `SKILL#<status>` / `<submitted_at>` |
 //! | [`Review`] | `SKILL#<skill_id>` | `REVIEW#<id>` | |

@@ -34,19 +34,20 @@ pub enum BadgeType {
     Collector,
 }
 
-/// A user's profile (`USER#<id>` / `PROFILE`).
+/// A user's profile (`USER#<id>` / `PROFILE`), on the sellers' leaderboard (GSI5, by sales).
 #[derive(Entity, Debug, Clone, PartialEq)]
-#[entity(pk = "USER#<id>", sk = "PROFILE")]
+#[entity(pk = "USER#<id>", sk = "PROFILE", gsi5 = "LEADERBOARD", gsi5_sk = "<sales>")]
 pub struct User {
     /// The user id.
     pub id: UserId,
     /// Display name.
     pub name: String,
-    /// E-mail address.
+    /// E-mail address, unique across users (a guard item per address).
+    #[entity(unique)]
     pub email: String,
     /// Whether the seller is verified (denormalized onto their skills).
     pub verified: bool,
-    /// Copies of this user's skills sold.
+    /// Copies of this user's skills sold, the GSI5 sort key (the leaderboard).
     pub sales: u64,
     /// Sign-up time.
     pub created_at: Timestamp,

@@ -7,6 +7,8 @@ use std::time::Instant;
 use dynamo_entity::{Entity, Error, Table};
 use futures::{StreamExt, TryStreamExt};
 
+use super::model::{BadgeType, UserId};
+
 use super::data::Dataset;
 use super::model::*;
 
@@ -46,33 +48,38 @@ fn failed(pattern: &'static str) -> impl FnOnce(Error) -> Mismatch {
     move |e| Mismatch { pattern, detail: format!("operation failed: {e}") }
 }
 
-/// Writes every item of the data set with `concurrency` puts in flight.
+/// Writes every item of the data set: users with `create` (each a transaction that also
+/// claims the user's e-mail guard), everything else with batch writes.
 ///
 /// # Errors
-/// The first write that fails.
+/// The first write that fails, or a batch that could not write everything.
 pub async fn load(table: &Table, data: &Dataset, concurrency: usize) -> Result<PatternReport, Mismatch> {
     let start = Instant::now();
-    let mut items = Vec::with_capacity(data.item_count());
-    macro_rules! add {
-        ($($v:expr),*) => {$(
-            for e in &$v {
-                items.push(e.to_item().map_err(failed("load"))?);
-            }
-        )*};
-    }
-    add!(data.users, data.skills, data.reviews, data.purchases, data.coupons, data.badges);
-    let count = items.len();
-    futures::stream::iter(items)
-        .map(|item| {
-            let client = table.client().clone();
-            let name = table.name().to_owned();
-            async move { client.put_item().table_name(name).set_item(Some(item)).send().await.map(|_| ()) }
-        })
+    futures::stream::iter(&data.users)
+        .map(|u| table.create(u))
         .buffer_unordered(concurrency)
         .try_collect::<Vec<()>>()
         .await
-        .map_err(|e| Mismatch { pattern: "load", detail: format!("PutItem failed: {e:?}") })?;
-    Ok(PatternReport { name: "load the data set (PutItem)", items: count, micros: start.elapsed().as_micros() })
+        .map_err(failed("load"))?;
+    let outcome = table
+        .batch_write()
+        .put_all(&data.skills)
+        .put_all(&data.reviews)
+        .put_all(&data.purchases)
+        .put_all(&data.coupons)
+        .put_all(&data.badges)
+        .concurrency(concurrency.clamp(1, 16))
+        .send()
+        .await
+        .map_err(failed("load"))?;
+    outcome.check().map_err(failed("load"))?;
+    let count = data.users.len() + outcome.written;
+    check("load", count == data.item_count(), || format!("wrote {count} items of {}", data.item_count()))?;
+    Ok(PatternReport {
+        name: "load (users: create + e-mail guard; the rest: BatchWriteItem)",
+        items: count,
+        micros: start.elapsed().as_micros(),
+    })
 }
 
 /// Runs every access pattern against a table loaded with `data` and checks each answer.
@@ -275,8 +282,9 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
         check(p, matches!(again, Err(Error::ConditionFailed { .. })), || format!("second approval gave {again:?}"))?;
     }
 
-    // Record a purchase twice: the second is a no-op.
-    let p = "record a purchase twice (create-if-absent)";
+    // A purchase is one transaction: create the purchase (conditional), add 1 to the skill's
+    // downloads and 1 to the seller's sales. 50 concurrent attempts record it once.
+    let p = "a purchase: 50 concurrent attempts, one transaction each";
     let skill = live_expect.first().ok_or_else(|| Mismatch { pattern: p, detail: "no approved skill".into() })?;
     let buyer = data
         .users
@@ -292,20 +300,50 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
         purchased_at: dynamo_entity::Timestamp::from_millis(1_800_000_000_000)
             .unwrap_or(dynamo_entity::Timestamp::EPOCH),
     };
-    let (first, second) = timed!(p, {
-        let first = table.create(&purchase).await;
-        let second = table.create(&Purchase { price_cents: 1, ..purchase.clone() }).await;
-        (2, (first, second))
+    let outcomes = timed!(p, {
+        let attempts = (0..50).map(|_| record_purchase(table, &purchase, &skill.seller_id));
+        let outcomes = futures::future::join_all(attempts).await;
+        (outcomes.len(), outcomes)
     });
-    check(p, first.is_ok(), || format!("first attempt: {first:?}"))?;
-    check(p, matches!(second, Err(Error::AlreadyExists { entity: "Purchase", .. })), || {
-        format!("second attempt: {second:?}")
+    let wins = outcomes.iter().filter(|o| o.is_ok()).count();
+    let already = outcomes
+        .iter()
+        .filter(|o| {
+            matches!(o, Err(Error::TransactionCanceled { reasons })
+                if reasons.iter().any(|r| r.index == 0 && r.code == dynamo_entity::transact::CancellationCode::ConditionalCheckFailed))
+        })
+        .count();
+    check(p, wins == 1 && already == 49, || format!("{wins} recorded, {already} found it recorded: {outcomes:?}"))?;
+    let stored = table.get(Skill::key(&skill.id)).await.map_err(failed(p))?;
+    check(p, stored.as_ref().map(|s| s.downloads) == Some(skill.downloads + 1), || {
+        format!("downloads now {stored:?}")
     })?;
-    let stored = table.get(Purchase::key(&purchase.skill_id, &purchase.buyer_id)).await.map_err(failed(p))?;
-    check(p, stored.as_ref() == Some(&purchase), || format!("stored {stored:?}"))?;
+    let seller_now = table.get(User::key(&skill.seller_id)).await.map_err(failed(p))?;
+    let seller_before = data.users.iter().find(|u| u.id == skill.seller_id).map(|u| u.sales).unwrap_or(0);
+    check(p, seller_now.as_ref().map(|u| u.sales) == Some(seller_before + 1), || format!("seller now {seller_now:?}"))?;
     let lib = table.query(Purchase::gsi3(&buyer.id)).all().await.map_err(failed(p))?;
     let n = lib.iter().filter(|x| x.skill_id == skill.id).count();
     check(p, n == 1, || format!("the buyer's library lists it {n} times"))?;
+    // GSI1 (a category by downloads) moved with the counter in the same transaction.
+    let by_downloads =
+        table.query(Skill::gsi1(&skill.category)).sk_eq(&(skill.downloads + 1)).all().await.map_err(failed(p))?;
+    check(p, by_downloads.iter().any(|s| s.id == skill.id), || "GSI1 still lists the old download count".into())?;
+
+    // E-mails are unique: a sign-up with a taken address is refused, and the address finds its user.
+    let p = "sign up with a taken e-mail; look a user up by e-mail";
+    let taken = &data.users[1];
+    let (signup, found) = timed!(p, {
+        let newcomer = User { id: UserId("u-new".into()), email: taken.email.clone(), ..taken.clone() };
+        let signup = table.create(&newcomer).await;
+        let found = table.get_by_unique(User::EMAIL, &taken.email).await.map_err(failed(p))?;
+        (2, (signup, found))
+    });
+    check(
+        p,
+        matches!(&signup, Err(Error::UniqueViolation { entity: "User", field: "email", value }) if *value == taken.email),
+        || format!("sign-up gave {signup:?}"),
+    )?;
+    check(p, found.as_ref().map(|u| &u.id) == Some(&taken.id), || format!("lookup gave {found:?}"))?;
 
     // Redeem a coupon twice for one user: the second fails.
     let p = "redeem a coupon twice for one user";
@@ -342,5 +380,118 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
     got_sorted.sort_by_key(|b| b.badge);
     check(p, got_sorted == expect, || format!("badges {badges:?}"))?;
 
+    // The sellers' leaderboard: GSI5 sorted by the sales counter.
+    let p = "the sellers' leaderboard, top 10 (GSI5 by sales)";
+    let mut sales: Vec<u64> =
+        data.users.iter().map(|u| if u.id == skill.seller_id { u.sales + 1 } else { u.sales }).collect();
+    sales.sort_unstable_by(|a, b| b.cmp(a));
+    let top = timed!(p, {
+        let page = table.query(User::gsi5()).descending().limit(10).send().await.map_err(failed(p))?;
+        (page.items.len(), page.items)
+    });
+    let got: Vec<u64> = top.iter().map(|u| u.sales).collect();
+    check(p, got == sales[..10.min(sales.len())], || format!("sales {got:?}, expected {:?}", &sales[..10]))?;
+
+    // The nightly job: verify a creator, re-stamp the denormalized mark on every card of theirs
+    // (paging through GSI2, writing back in batches), and recompute every badge.
+    let p = "nightly job: verify a seller, re-stamp their skills, recompute badges";
+    let seller = data
+        .users
+        .iter()
+        .filter(|u| !u.verified)
+        .max_by_key(|u| (data.skills.iter().filter(|s| s.seller_id == u.id).count(), std::cmp::Reverse(u.id.clone())))
+        .ok_or_else(|| Mismatch { pattern: p, detail: "every seller is verified".into() })?;
+    let restamped = timed!(p, {
+        let n = nightly(table, &seller.id).await.map_err(failed(p))?;
+        (n, n)
+    });
+    let cards = table.query(Skill::gsi2(&seller.id)).all().await.map_err(failed(p))?;
+    let expected_cards = data.skills.iter().filter(|s| s.seller_id == seller.id).count();
+    check(p, restamped == expected_cards && cards.len() == expected_cards, || {
+        format!("re-stamped {restamped}, found {} cards, expected {expected_cards}", cards.len())
+    })?;
+    check(p, cards.iter().all(|s| s.seller_verified), || "a stale card remains".into())?;
+    let profile = table.get(User::key(&seller.id)).await.map_err(failed(p))?;
+    check(p, profile.as_ref().is_some_and(|u| u.verified), || format!("profile {profile:?}"))?;
+    let badges = table.query(Badge::query(&skill.seller_id)).all().await.map_err(failed(p))?;
+    check(p, badges.iter().any(|b| b.badge == BadgeType::Publisher), || format!("badges {badges:?}"))?;
+
     Ok(reports)
+}
+
+/// Records a purchase as one transaction: the purchase itself (only if absent), and 1 more
+/// download of the skill and 1 more sale of its seller.
+///
+/// # Errors
+/// [`Error::TransactionCanceled`] with reason `ConditionalCheckFailed` at index 0 when the
+/// purchase was already recorded: nothing changed.
+pub async fn record_purchase(table: &Table, purchase: &Purchase, seller: &UserId) -> Result<(), Error> {
+    table
+        .transact()
+        .create(purchase)
+        .update(table.update(Skill::key(&purchase.skill_id)).add(Skill::DOWNLOADS, &1))
+        .update(table.update(User::key(seller)).add(User::SALES, &1))
+        // Real DynamoDB may cancel concurrent transactions on one item with TransactionConflict;
+        // such an attempt is retried and then finds the purchase recorded.
+        .retry_conflicts(5)
+        .send()
+        .await
+}
+
+/// The nightly job for one newly verified seller: marks the profile verified, re-stamps
+/// `seller_verified` on every skill of theirs (read page by page from GSI2, written back with
+/// batch writes) and recomputes every user's badges. Returns the number of skills re-stamped.
+///
+/// # Errors
+/// The first failed read or write.
+pub async fn nightly(table: &Table, seller: &UserId) -> Result<usize, Error> {
+    table.update(User::key(seller)).set(User::VERIFIED, &true).send().await?;
+    let mut restamped = 0;
+    let mut pages = std::pin::pin!(table.query(Skill::gsi2(seller)).page_size(25).pages());
+    while let Some(page) = pages.try_next().await? {
+        let stale: Vec<Skill> = page
+            .items
+            .into_iter()
+            .filter(|s| !s.seller_verified)
+            .map(|s| Skill { seller_verified: true, ..s })
+            .collect();
+        restamped += stale.len();
+        table.batch_write().put_all(&stale).send().await?.check()?;
+    }
+    // Badges from the table as it is now: every user, skill and purchase (a job like this would
+    // read an export; here the partitions are read directly).
+    let users = scan_all::<User>(table).await?;
+    let skills = scan_all::<Skill>(table).await?;
+    let purchases = scan_all::<Purchase>(table).await?;
+    let badges = Dataset::award_badges(&users, &skills, &purchases, dynamo_entity::Timestamp::now());
+    table.batch_write().put_all(&badges).send().await?.check()?;
+    Ok(restamped)
+}
+
+/// Every item of one entity type, by a Scan filtered on the type attribute (a nightly batch
+/// job's read; no request path does this).
+async fn scan_all<E: Entity>(table: &Table) -> Result<Vec<E>, Error> {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    let mut out = Vec::new();
+    let mut start = None;
+    loop {
+        let resp = table
+            .client()
+            .scan()
+            .table_name(table.name())
+            .filter_expression("#t = :t")
+            .expression_attribute_names("#t", dynamo_entity::entity::TYPE_ATTRIBUTE)
+            .expression_attribute_values(":t", AttributeValue::S(E::TYPE.to_owned()))
+            .set_exclusive_start_key(start)
+            .send()
+            .await
+            .map_err(|e| Error::Invalid { reason: format!("Scan failed: {e:?}") })?;
+        for item in resp.items.unwrap_or_default() {
+            out.push(E::from_item(&item)?);
+        }
+        match resp.last_evaluated_key {
+            Some(k) => start = Some(k),
+            None => return Ok(out),
+        }
+    }
 }
