@@ -3,7 +3,7 @@
 use proc_macro2::Span;
 use syn::{Data, DeriveInput, Fields, Ident, LitStr, Type, Visibility};
 
-use crate::attr::{self, KeyAttr};
+use crate::attr::{self, KeyAttr, Maintained};
 use crate::errors::Errors;
 use crate::template::{self, Template};
 
@@ -39,6 +39,16 @@ pub struct Field<'a> {
     pub serde: bool,
     /// `#[entity(unique)]`, with the span of `unique`.
     pub unique: Option<Span>,
+    /// `#[entity(version)]`, `created_at`, `updated_at`, `ttl`, with the span of each key (more
+    /// than one is an error of the check pass).
+    pub maintained: Vec<(Maintained, Span)>,
+}
+
+impl Field<'_> {
+    /// What the library maintains in this field: the first of its maintained keys.
+    pub fn role(&self) -> Option<Maintained> {
+        self.maintained.first().map(|(m, _)| *m)
+    }
 }
 
 /// Which index a pair of templates keys.
@@ -163,6 +173,7 @@ impl<'a> Entity<'a> {
                 rename: fa.rename,
                 serde: fa.serde.is_some(),
                 unique: fa.unique,
+                maintained: fa.maintained,
             });
         }
 
@@ -218,6 +229,11 @@ impl<'a> Entity<'a> {
 
     pub fn field(&self, name: &str) -> Option<&Field<'a>> {
         self.fields.iter().find(|f| f.name == name)
+    }
+
+    /// The first field whose role is `role`.
+    pub fn maintained(&self, role: Maintained) -> Option<&Field<'a>> {
+        self.fields.iter().find(|f| f.role() == Some(role))
     }
 
     /// Every template, complete index or not, and whether it belongs to the primary key.

@@ -48,10 +48,47 @@ pub struct FieldAttrs {
     pub serde: Option<Span>,
     /// `#[entity(unique)]`: the value is claimed by a guard item.
     pub unique: Option<Span>,
+    /// The attributes the library maintains (`version`, `created_at`, `updated_at`, `ttl`),
+    /// with the span of each key, in the order given.
+    pub maintained: Vec<(Maintained, Span)>,
+}
+
+/// A field that the library maintains.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Maintained {
+    /// `#[entity(version)]`: the optimistic-locking version.
+    Version,
+    /// `#[entity(created_at)]`: set to now by a create.
+    CreatedAt,
+    /// `#[entity(updated_at)]`: set to now by every write.
+    UpdatedAt,
+    /// `#[entity(ttl)]`: DynamoDB's time to live, stored as epoch seconds.
+    Ttl,
+}
+
+impl Maintained {
+    pub const ALL: [Maintained; 4] =
+        [Maintained::Version, Maintained::CreatedAt, Maintained::UpdatedAt, Maintained::Ttl];
+
+    /// The key as written in `#[entity(...)]`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Maintained::Version => "version",
+            Maintained::CreatedAt => "created_at",
+            Maintained::UpdatedAt => "updated_at",
+            Maintained::Ttl => "ttl",
+        }
+    }
+
+    fn parse(key: &str) -> Option<Maintained> {
+        Maintained::ALL.into_iter().find(|m| m.key() == key)
+    }
 }
 
 const STRUCT_KEYS: &str = "`pk`, `sk`, `gsi1` to `gsi20`, `gsi1_sk` to `gsi20_sk` and `name`";
-const FIELD_KEYS: &str = "`rename`, `serde` and `unique`";
+const FIELD_KEYS: &str = "`rename`, `serde`, `unique`, `version`, `created_at`, `updated_at` and `ttl`";
+/// The field keys that take no value.
+const FIELD_FLAGS: [&str; 6] = ["serde", "unique", "version", "created_at", "updated_at", "ttl"];
 
 /// What a struct-level key means.
 enum StructKey {
@@ -134,7 +171,7 @@ pub fn entity_attrs(attrs: &[Attribute], errors: &mut Errors) -> EntityAttrs {
                 "pk" => Ok(StructKey::Pk),
                 "sk" => Ok(StructKey::Sk),
                 "name" => Ok(StructKey::Name),
-                "rename" | "serde" | "unique" => Err(format!(
+                "rename" | "serde" | "unique" | "version" | "created_at" | "updated_at" | "ttl" => Err(format!(
                     "`{key}` belongs on a field: `#[entity({key}{})]`",
                     if key == "rename" { " = \"...\"" } else { "" }
                 )),
@@ -194,11 +231,11 @@ pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
                 return skip_value(&meta);
             };
             let key = ident.to_string();
-            if !matches!(key.as_str(), "rename" | "serde" | "unique") {
+            if key != "rename" && !FIELD_FLAGS.contains(&key.as_str()) {
                 let message = if matches!(key.as_str(), "pk" | "sk" | "name") || gsi_key(&key).is_some() {
                     format!("`{key}` belongs on the struct: `#[entity({key} = \"...\")]` above the `struct`")
                 } else {
-                    match suggest::closest(&key, ["rename", "serde", "unique"]) {
+                    match suggest::closest(&key, std::iter::once("rename").chain(FIELD_FLAGS)) {
                         Some(s) => format!("unknown key `{key}`; did you mean `{s}`? Expected {FIELD_KEYS}"),
                         None => format!("unknown key `{key}`; expected {FIELD_KEYS}"),
                     }
@@ -218,10 +255,14 @@ pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
                     errors.spanned(&ident, format!("`{key}` takes no value: write `#[entity({key})]`"));
                     skip_value(&meta)?;
                 }
-                if key == "unique" {
-                    out.unique = Some(ident.span());
-                } else {
-                    out.serde = Some(ident.span());
+                match key.as_str() {
+                    "unique" => out.unique = Some(ident.span()),
+                    "serde" => out.serde = Some(ident.span()),
+                    other => {
+                        if let Some(m) = Maintained::parse(other) {
+                            out.maintained.push((m, ident.span()));
+                        }
+                    }
                 }
             }
             Ok(())

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::ast::{Entity, attribute_span};
-use crate::attr::{GsiAttrs, MAX_GSI};
+use crate::attr::{GsiAttrs, MAX_GSI, Maintained};
 use crate::errors::Errors;
 use crate::suggest;
 use crate::template;
@@ -23,6 +23,7 @@ pub fn check(entity: &Entity, errors: &mut Errors) {
     key_part_types(entity, errors);
     attributes(entity, errors);
     unique_fields(entity, errors);
+    maintained_fields(entity, errors);
     handle_names(entity, errors);
 }
 
@@ -210,6 +211,109 @@ fn unique_fields(entity: &Entity, errors: &mut Errors) {
             );
         } else if let Some(reason) = types::unique_rejection(field.ty) {
             errors.spanned(field.ty, format!("`{}` cannot be unique: {reason}", field.name));
+        }
+    }
+}
+
+/// Rule 9: the fields the library maintains (`version`, `created_at`, `updated_at`, `ttl`): one
+/// role per field and one field per role, of the type the library writes, not `unique` or
+/// `serde`, and out of the key templates whose values they would change behind the user's back.
+fn maintained_fields(entity: &Entity, errors: &mut Errors) {
+    let mut seen: HashMap<Maintained, &str> = HashMap::new();
+    for field in &entity.fields {
+        let Some(&(role, span)) = field.maintained.first() else {
+            continue;
+        };
+        let name = &field.name;
+        let key = role.key();
+        for (other, other_span) in &field.maintained[1..] {
+            errors.at(
+                *other_span,
+                format!(
+                    "`{name}` cannot be both `#[entity({key})]` and `#[entity({})]`: each attribute the library \
+                     maintains has a field of its own",
+                    other.key()
+                ),
+            );
+        }
+        if let Some(first) = seen.get(&role) {
+            errors.at(
+                span,
+                format!("`{name}` is a second `#[entity({key})]` field, after `{first}`; an entity has at most one"),
+            );
+        } else {
+            seen.insert(role, name);
+        }
+        if field.unique.is_some() {
+            let why = if role == Maintained::Ttl {
+                "an expiry time does not identify an item, and a unique value is claimed by a guard item".to_owned()
+            } else {
+                format!(
+                    "the library writes a `{key}` field itself, while a unique value is claimed by a guard item \
+                     when the user sets it"
+                )
+            };
+            errors.at(span, format!("`{name}` cannot be both `#[entity({key})]` and `#[entity(unique)]`: {why}"));
+        }
+        if field.serde {
+            errors.at(
+                span,
+                format!(
+                    "`{name}` cannot be both `#[entity({key})]` and `#[entity(serde)]`: the library reads and \
+                     writes a `{key}` field in its own format"
+                ),
+            );
+        }
+        let ty = field.ty;
+        let type_error = match role {
+            Maintained::Version if types::option_inner(ty).is_some() => Some(
+                "a version is always present (0 means never stored), so it is not an `Option`; use an integer \
+                 such as `u64`"
+                    .to_owned(),
+            ),
+            Maintained::Version if !types::is_integer(ty) => Some(
+                "a version is an integer (`u64`, `u32`, `i64`, ...) that every write checks and increments".to_owned(),
+            ),
+            Maintained::CreatedAt | Maintained::UpdatedAt if !types::is_timestamp(ty) => Some(format!(
+                "the library sets `{key}` to the current time, so it must be a `dynamo_entity::Timestamp`"
+            )),
+            Maintained::Ttl if !types::is_timestamp(types::option_inner(ty).unwrap_or(ty)) => Some(
+                "DynamoDB's time to live is a number of seconds since the epoch, which the library writes from a \
+                 `Timestamp` or an `Option<Timestamp>` (None: never expires)"
+                    .to_owned(),
+            ),
+            _ => None,
+        };
+        if let Some(reason) = type_error {
+            errors.spanned(ty, format!("`{name}` cannot be `#[entity({key})]`: {reason}"));
+        }
+    }
+    // Key templates: a key built from a value the library changes would move under the user.
+    for (template, primary) in entity.templates() {
+        let Some(parsed) = &template.parsed else {
+            continue;
+        };
+        for (name, range) in parsed.fields() {
+            let Some(role) = entity.field(name).and_then(|f| f.role()) else {
+                continue;
+            };
+            let reason = match role {
+                Maintained::Version => "every write changes the version, and with it the key",
+                Maintained::UpdatedAt => "every write changes it, and with it the key",
+                Maintained::Ttl => {
+                    "it is stored as a number of epoch seconds for DynamoDB's time to live, while keys hold text"
+                }
+                Maintained::CreatedAt if primary => {
+                    "a create sets it to the current time, which would change the item's primary key (it may be \
+                     part of a GSI key)"
+                }
+                Maintained::CreatedAt => continue,
+            };
+            let what = if primary && role == Maintained::CreatedAt { "the primary key" } else { "a key template" };
+            errors.at(
+                template::span_of(&template.attr.lit, range),
+                format!("`{name}` is `#[entity({})]`, so it cannot be part of {what}: {reason}", role.key()),
+            );
         }
     }
 }

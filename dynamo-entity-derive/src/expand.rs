@@ -21,6 +21,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::{DeriveInput, Ident, Type};
 
 use crate::ast::{Entity, Field, IndexKeys, IndexKind, KeyTemplate};
+use crate::attr::Maintained;
 use crate::case::screaming_snake;
 use crate::check;
 use crate::errors::Errors;
@@ -242,18 +243,43 @@ impl Gen<'_, '_> {
             }
         }
 
-        let fields = e.fields.iter().map(|f| {
+        let field_schema = |f: &Field| {
             let (field, attribute) = (&f.name, &f.attribute);
             let optional = types::option_inner(f.ty).is_some();
             let unique = f.unique.is_some();
             quote!(__de::FieldSchema { field: #field, attribute: #attribute, optional: #optional, unique: #unique })
-        });
+        };
+        let fields = e.fields.iter().map(field_schema);
+        let role = |m: Maintained| match e.maintained(m) {
+            Some(f) => {
+                let schema = field_schema(f);
+                quote!(::core::option::Option::Some(#schema))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let version = match e.maintained(Maintained::Version) {
+            Some(f) => {
+                let (field, attribute, ty) = (&f.name, &f.attribute, f.ty);
+                quote!(::core::option::Option::Some(__de::VersionSchema {
+                    field: #field,
+                    attribute: #attribute,
+                    max: <#ty as __de::VersionNumber>::MAX_VERSION,
+                }))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let (created_at, updated_at, ttl) =
+            (role(Maintained::CreatedAt), role(Maintained::UpdatedAt), role(Maintained::Ttl));
         items.extend(quote! {
             const SCHEMA: __de::EntitySchema = __de::EntitySchema {
                 name: #name,
                 primary: Self::PRIMARY,
                 gsis: &[#(Self::#gsi_consts),*],
                 fields: &[#(#fields),*],
+                version: #version,
+                created_at: #created_at,
+                updated_at: #updated_at,
+                ttl: #ttl,
             };
         });
 
@@ -368,6 +394,8 @@ impl Gen<'_, '_> {
                 let callee = quote_spanned!(first=> __de::put_serde);
                 let args = quote_spanned!(last=> (&mut item, #name, #field, #attribute, #amp self.#member));
                 quote!(#callee #args ?;)
+            } else if f.role() == Some(Maintained::Ttl) {
+                quote!(__de::put_ttl(&mut item, #name, #field, #attribute, &self.#member)?;)
             } else {
                 quote!(__de::put_field(&mut item, #name, #field, #attribute, &self.#member)?;)
             }
@@ -380,7 +408,11 @@ impl Gen<'_, '_> {
                 let args = quote_spanned!(last=> (item, #name, #attribute));
                 quote!(#member: #callee #args ?)
             } else {
-                quote!(#member: __de::get_field(item, #name, #attribute)?)
+                match f.role() {
+                    Some(Maintained::Ttl) => quote!(#member: __de::get_ttl(item, #name, #attribute)?),
+                    Some(Maintained::Version) => quote!(#member: __de::get_version(item, #name, #attribute)?),
+                    _ => quote!(#member: __de::get_field(item, #name, #attribute)?),
+                }
             }
         });
         let gsi_keys = if e.gsis.is_empty() {
@@ -510,14 +542,44 @@ impl Gen<'_, '_> {
                 quote!(::core::option::Option::None)
             };
             let unique = f.unique.is_some();
+            let role = f.role();
             let marker = if in_primary {
                 quote!(, __de::Immutable)
             } else if unique {
                 quote!(, __de::Unique)
+            } else if matches!(role, Some(Maintained::Version | Maintained::CreatedAt | Maintained::UpdatedAt)) {
+                quote!(, __de::Maintained)
             } else {
                 quote!()
             };
+            // A TTL field's handle takes its stored form, epoch seconds.
+            let ty = match role {
+                Some(Maintained::Ttl) if types::option_inner(ty).is_some() => {
+                    quote!(::core::option::Option<__de::EpochSeconds>)
+                }
+                Some(Maintained::Ttl) => quote!(__de::EpochSeconds),
+                _ => quote!(#ty),
+            };
             let mut doc = format!("The `{field}` field of `{}`, stored in attribute `{attribute}`.", e.ident);
+            doc.push_str(match role {
+                Some(Maintained::Version) => {
+                    "\n\nThe version (`#[entity(version)]`): every write checks it and stores the next one. \
+                     Conditions can use it; no update can set it."
+                }
+                Some(Maintained::CreatedAt) => {
+                    "\n\nThe creation time (`#[entity(created_at)]`), set by a create. Conditions can use it; no \
+                     update can set it."
+                }
+                Some(Maintained::UpdatedAt) => {
+                    "\n\nThe time of the last write (`#[entity(updated_at)]`), set by every write. Conditions can \
+                     use it; no update can set it."
+                }
+                Some(Maintained::Ttl) => {
+                    "\n\nThe time to live (`#[entity(ttl)]`), stored as a number of seconds since the Unix epoch: \
+                     the handle takes `EpochSeconds`."
+                }
+                None => "",
+            });
             if unique {
                 doc.push_str(
                     "\n\nUnique: a guard item claims each value. Change it with `UpdateRequest::set_unique`, \
@@ -741,6 +803,47 @@ mod tests {
         assert!(out.contains("pubconstHANDLE:__de::Field<Self,Option<String>,__de::Unique>"));
         assert!(out.contains("pubconstID:__de::Field<Self,String,__de::Immutable>"));
         assert!(!out.contains("compile_error"));
+    }
+
+    #[test]
+    fn maintained_fields_are_in_the_schema_with_their_handles() {
+        let out = expand(
+            r#"
+            #[entity(pk = "DOC#<id>", sk = "META")]
+            pub struct Doc { pub id: String, #[entity(version, rename = "v")] pub version: u32,
+                             #[entity(created_at)] pub created_at: Timestamp,
+                             #[entity(updated_at)] pub updated_at: Timestamp,
+                             #[entity(ttl)] pub expires_at: Option<Timestamp>, pub title: String }
+        "#,
+        );
+        assert!(out.contains(
+            r#"version:::core::option::Option::Some(__de::VersionSchema{field:"version",attribute:"v",max:<u32as__de::VersionNumber>::MAX_VERSION,})"#
+        ));
+        assert!(out.contains(
+            r#"created_at:::core::option::Option::Some(__de::FieldSchema{field:"created_at",attribute:"created_at",optional:false,unique:false})"#
+        ));
+        assert!(out.contains(r#"updated_at:::core::option::Option::Some(__de::FieldSchema{field:"updated_at""#));
+        assert!(out.contains(
+            r#"ttl:::core::option::Option::Some(__de::FieldSchema{field:"expires_at",attribute:"expires_at",optional:true,unique:false})"#
+        ));
+        // The version reads 0 when absent; the TTL is stored and read as epoch seconds.
+        assert!(out.contains(r#"version:__de::get_version(item,"Doc","v")?"#));
+        assert!(out.contains(r#"__de::put_ttl(&mutitem,"Doc","expires_at","expires_at",&self.expires_at)?;"#));
+        assert!(out.contains(r#"expires_at:__de::get_ttl(item,"Doc","expires_at")?"#));
+        assert!(out.contains(r#"__de::put_field(&mutitem,"Doc","version","v",&self.version)?;"#));
+        // Handles: maintained fields cannot be set; the TTL handle takes epoch seconds.
+        assert!(out.contains("pubconstVERSION:__de::Field<Self,u32,__de::Maintained>"));
+        assert!(out.contains("pubconstCREATED_AT:__de::Field<Self,Timestamp,__de::Maintained>"));
+        assert!(out.contains("pubconstUPDATED_AT:__de::Field<Self,Timestamp,__de::Maintained>"));
+        assert!(out.contains("pubconstEXPIRES_AT:__de::Field<Self,::core::option::Option<__de::EpochSeconds>>"));
+        assert!(out.contains("pubconstTITLE:__de::Field<Self,String>"));
+        assert!(!out.contains("compile_error"));
+
+        // Without them, the schema says so.
+        let plain = expand(r#"#[entity(pk = "A#<id>", sk = "B")] struct A { id: String }"#);
+        assert!(plain.contains(
+            "version:::core::option::Option::None,created_at:::core::option::Option::None,updated_at:::core::option::Option::None,ttl:::core::option::Option::None"
+        ));
     }
 
     #[test]

@@ -166,6 +166,16 @@ pub fn unique_rejection(ty: &Type) -> Option<String> {
     }
 }
 
+/// Whether `ty` is a primitive integer type (`u8` to `u128`, `i8` to `i128`, `usize`, `isize`).
+pub fn is_integer(ty: &Type) -> bool {
+    plain_name(ty).is_some_and(|n| INTEGERS.contains(&n.as_str()))
+}
+
+/// Whether `ty` is the runtime's `Timestamp` (any path ending in `Timestamp`).
+pub fn is_timestamp(ty: &Type) -> bool {
+    plain_name(ty).as_deref() == Some("Timestamp")
+}
+
 /// Whether the runtime implements `Attribute` for `ty` (so the derive need not spell the bound
 /// out): scalars, and `Option`, `Vec`, `Box`, maps keyed by `String` and sets of these.
 pub fn is_builtin_attribute(ty: &Type) -> bool {
@@ -273,6 +283,18 @@ mod tests {
             assert!(unique_rejection(&ty(t)).is_some(), "{t}");
         }
         assert!(unique_rejection(&ty("Option<Option<String>>")).unwrap().contains("two kinds of absence"));
+    }
+
+    #[test]
+    fn maintained_types() {
+        for t in ["u64", "i32", "u8", "usize", "core::primitive::u64"] {
+            assert!(is_integer(&ty(t)), "{t}");
+        }
+        for t in ["f64", "String", "Option<u64>", "Version", "Timestamp"] {
+            assert!(!is_integer(&ty(t)), "{t}");
+        }
+        assert!(is_timestamp(&ty("Timestamp")) && is_timestamp(&ty("dynamo_entity::Timestamp")));
+        assert!(!is_timestamp(&ty("Option<Timestamp>")) && !is_timestamp(&ty("String")));
     }
 
     #[test]

@@ -107,6 +107,30 @@ pub struct EntitySchema {
     pub gsis: &'static [IndexSchema],
     /// The non-key fields.
     pub fields: &'static [FieldSchema],
+    /// The `#[entity(version)]` field: the optimistic-locking version that every write checks
+    /// and bumps (see [`versioning`](crate::versioning)).
+    pub version: Option<VersionSchema>,
+    /// The `#[entity(created_at)]` field, set to the current time by a create (see
+    /// [`versioning`](crate::versioning)).
+    pub created_at: Option<FieldSchema>,
+    /// The `#[entity(updated_at)]` field, set to the current time by every write (see
+    /// [`versioning`](crate::versioning)).
+    pub updated_at: Option<FieldSchema>,
+    /// The `#[entity(ttl)]` field, stored as a number of seconds since the Unix epoch, the
+    /// format of DynamoDB's time to live (see [`versioning`](crate::versioning)).
+    pub ttl: Option<FieldSchema>,
+}
+
+/// The `#[entity(version)]` field of an entity.
+#[derive(Debug, Clone, Copy)]
+pub struct VersionSchema {
+    /// The Rust field name.
+    pub field: &'static str,
+    /// The attribute that stores it (a DynamoDB number).
+    pub attribute: &'static str,
+    /// The highest version the field's integer type holds (`u64::MAX` for wider types): a
+    /// write that would store a higher one is refused before sending.
+    pub max: u64,
 }
 
 impl EntitySchema {
@@ -130,6 +154,12 @@ impl EntitySchema {
         self.fields.iter().any(|f| f.unique)
     }
 
+    /// Whether a write of this entity has attributes that the library maintains: a version or
+    /// a `created_at` / `updated_at` timestamp (see [`versioning`](crate::versioning)).
+    pub fn has_maintained(&self) -> bool {
+        self.version.is_some() || self.created_at.is_some() || self.updated_at.is_some()
+    }
+
     /// Whether `field` is an `Option` (unknown fields count as optional).
     pub fn is_optional(&self, field: &str) -> bool {
         self.fields.iter().find(|f| f.field == field).is_none_or(|f| f.optional)
@@ -145,6 +175,12 @@ impl EntitySchema {
 
 /// A struct stored as items of one entity type in a single table. Implemented by
 /// `#[derive(Entity)]`; see the crate documentation for the attribute syntax.
+///
+/// Field attributes: `#[entity(rename = "...")]` (the attribute name), `#[entity(serde)]`
+/// (stored through serde), `#[entity(unique)]` (a value only one item may hold, see
+/// [`unique`](crate::unique)), and the attributes the library maintains, each on at most one
+/// field: `#[entity(version)]`, `#[entity(created_at)]`, `#[entity(updated_at)]` and
+/// `#[entity(ttl)]` (see [`versioning`](crate::versioning)).
 pub trait Entity: Sized + Send + 'static {
     /// The entity type name, stored in [`TYPE_ATTRIBUTE`] on every item.
     const TYPE: &'static str;

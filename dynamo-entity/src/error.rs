@@ -35,6 +35,25 @@ pub enum Error {
         /// The item's primary key, as `PK=… SK=…`.
         key: String,
     },
+    /// A write of a versioned entity (`#[entity(version)]`) lost a race: the stored version is
+    /// not the one the value was read with, so another write came first (DynamoDB refused the
+    /// write's version condition). Nothing was written. Read the item again and apply the
+    /// change to it. See [`versioning`](crate::versioning).
+    #[error(
+        "{entity} {key} changed since it was read: expected version {expected}, found {}",
+        found.map_or_else(|| "no stored version".to_owned(), |v| format!("version {v}"))
+    )]
+    VersionConflict {
+        /// The entity type name.
+        entity: &'static str,
+        /// The item's primary key, as `PK=… SK=…`.
+        key: String,
+        /// The version the write expected to find stored: the value's (0: not stored yet).
+        expected: u64,
+        /// The version stored, from the item DynamoDB returned with the failed condition;
+        /// `None` when there is no item (it was deleted) or it has no version attribute.
+        found: Option<u64>,
+    },
     /// A write would give a second item the value of a unique field (`#[entity(unique)]`): the
     /// value's guard item belongs to another item. Nothing was written. See
     /// [`unique`](crate::unique).

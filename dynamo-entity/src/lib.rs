@@ -19,6 +19,7 @@ pub mod transact;
 pub mod unique;
 pub mod update;
 pub mod value;
+pub mod versioning;
 
 mod cursor;
 
@@ -36,13 +37,15 @@ pub use transact::{CancellationCode, CancellationReason, TransactGet, TransactWr
 pub use unique::{Unique, UniqueUpdate};
 pub use update::UpdateRequest;
 pub use value::Attribute;
+pub use versioning::{EpochSeconds, Maintained, Writable};
 
 /// What generated code calls. Not a public API: it may change in any release.
 #[doc(hidden)]
 pub mod __private {
     pub use crate::collection::{collect_one, required, type_of, unknown_item};
     pub use crate::entity::{
-        Entity, EntitySchema, FieldSchema, Index, IndexSchema, Item, Key, PrimaryKey, TYPE_ATTRIBUTE, describe_key,
+        Entity, EntitySchema, FieldSchema, Index, IndexSchema, Item, Key, PrimaryKey, TYPE_ATTRIBUTE, VersionSchema,
+        describe_key,
     };
     pub use crate::error::Error;
     pub use crate::expr::{Field, Immutable, Mutable};
@@ -53,6 +56,7 @@ pub mod __private {
     pub use crate::query::QuerySpec;
     pub use crate::unique::Unique;
     pub use crate::value::{Attribute, ValueError, serde_from_attribute, serde_to_attribute};
+    pub use crate::versioning::{EpochSeconds, Maintained, TtlValue, VersionNumber};
     pub use aws_sdk_dynamodb::types::AttributeValue;
     pub use std::result::Result;
 
@@ -125,6 +129,41 @@ pub mod __private {
         attribute: &'static str,
     ) -> Result<T, Error> {
         serde_from_attribute(item.get(attribute)).map_err(|source| Error::Decode {
+            entity,
+            attribute,
+            key: describe_key(item),
+            source,
+        })
+    }
+
+    /// Stores an `#[entity(ttl)]` field as epoch seconds, leaving the attribute out for `None`.
+    #[inline]
+    pub fn put_ttl<T: TtlValue>(
+        item: &mut Item,
+        entity: &'static str,
+        field: &'static str,
+        attribute: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        put_field(item, entity, field, attribute, &value.to_stored())
+    }
+
+    /// Reads an `#[entity(ttl)]` field from epoch seconds.
+    #[inline]
+    pub fn get_ttl<T: TtlValue>(item: &Item, entity: &'static str, attribute: &'static str) -> Result<T, Error> {
+        get_field::<T::Stored>(item, entity, attribute).map(T::from_stored)
+    }
+
+    /// Reads an `#[entity(version)]` field; an absent attribute (an item stored before the
+    /// entity had a version) reads as version 0.
+    #[inline]
+    pub fn get_version<T: VersionNumber>(
+        item: &Item,
+        entity: &'static str,
+        attribute: &'static str,
+    ) -> Result<T, Error> {
+        let zero = AttributeValue::N("0".to_owned());
+        T::from_attribute(Some(item.get(attribute).unwrap_or(&zero))).map_err(|source| Error::Decode {
             entity,
             attribute,
             key: describe_key(item),

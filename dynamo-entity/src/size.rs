@@ -79,6 +79,7 @@ mod tests {
     #[test]
     fn sizes_follow_dynamodb_rules() {
         assert_eq!(number_size("0"), 1);
+        assert_eq!(number_size("1e5"), 2);
         assert_eq!(number_size("7"), 2);
         assert_eq!(number_size("12"), 2);
         assert_eq!(number_size("123"), 3);

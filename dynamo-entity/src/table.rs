@@ -5,17 +5,21 @@ use std::sync::Arc;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::error::SdkError;
+use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
+use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType as SdkKeyType, Projection,
-    ProjectionType, ReturnValue, ReturnValuesOnConditionCheckFailure,
+    AttributeDefinition, AttributeValue, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType as SdkKeyType,
+    Projection, ProjectionType, ReturnValue, ReturnValuesOnConditionCheckFailure, TimeToLiveSpecification,
 };
 
 use crate::collection::CollectionRequest;
-use crate::entity::{Entity, EntitySchema, Index, Key, PK, SK};
+use crate::entity::{Entity, EntitySchema, Index, Item, Key, PK, SK, TYPE_ATTRIBUTE};
 use crate::error::Error;
+use crate::expr::Placeholders;
 use crate::key::KeyType;
 use crate::query::{QueryRequest, QuerySpec};
 use crate::update::UpdateRequest;
+use crate::versioning::{self, Stamped, Writable};
 
 /// One DynamoDB table holding any number of entity types (single-table design).
 ///
@@ -80,7 +84,8 @@ impl Table {
         resp.item.map(|item| E::from_item(&item)).transpose()
     }
 
-    /// Writes `value`, replacing any item with the same primary key (`PutItem`).
+    /// Writes `value` (`&E`, or `&mut E`: see [`Writable`]), replacing any item with the same
+    /// primary key (`PutItem`).
     ///
     /// # Errors
     /// [`Error::Key`] / [`Error::Encode`] before sending; [`Error::Sdk`] (an item over
@@ -89,19 +94,51 @@ impl Table {
     /// An entity with unique fields is read first and written in a transaction that moves the
     /// guards of changed values ([`unique`](crate::unique)); a value that belongs to another
     /// item is [`Error::UniqueViolation`].
-    pub async fn put<E: Entity>(&self, value: &E) -> Result<(), Error> {
-        if E::schema().has_unique() {
-            return crate::unique::put(self, value, false).await.map(drop);
+    ///
+    /// A versioned entity (`#[entity(version)]`) is written only if the stored version is the
+    /// value's (for version 0: no item, or one without a version), and stored with the next
+    /// version; otherwise [`Error::VersionConflict`] and nothing is written. `updated_at` is set
+    /// to now, `created_at` is stored as the value holds it. See
+    /// [`versioning`].
+    pub async fn put<V: Writable>(&self, mut value: V) -> Result<(), Error> {
+        let schema = V::Entity::schema();
+        let w = versioning::stamp(value.value(), false)?;
+        if schema.has_unique() {
+            crate::unique::put::<V::Entity>(self, &w, false).await?;
+            return value.stored(&w.item);
         }
-        let item = value.to_item()?;
-        self.client
+        let Stamped { key, item, expected } = w;
+        let stored = value.wants_stored().then(|| item.clone());
+        // Never overwrite an item of another entity type that happens to have this key.
+        let mut ph = Placeholders::default();
+        let (pk, ty) = (ph.name(PK), ph.name(TYPE_ATTRIBUTE));
+        let this = ph.value(AttributeValue::S(V::Entity::TYPE.to_owned()));
+        let mut condition = format!("(attribute_not_exists({pk}) OR {ty} = {this})");
+        if let (Some(version), Some(expected)) = (&schema.version, expected) {
+            let v = versioning::version_condition(version, expected, &mut ph);
+            condition = format!("{condition} AND ({v})");
+        }
+        let request = self
+            .client
             .put_item()
             .table_name(&*self.name)
             .set_item(Some(item))
-            .send()
-            .await
-            .map_err(|e| Error::sdk("PutItem", e))?;
-        Ok(())
+            .condition_expression(condition)
+            .set_expression_attribute_names(ph.take_names())
+            .set_expression_attribute_values(ph.take_values())
+            .return_values_on_condition_check_failure(RETURN_OLD_ON_FAILURE);
+        match request.send().await {
+            Ok(_) => stored.map_or(Ok(()), |item| value.stored(&item)),
+            Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
+                let old = failed_put_item(e.err());
+                if let Some(other) = old.and_then(|o| other_entity(o, V::Entity::TYPE)) {
+                    return Err(Error::WrongEntity { expected: V::Entity::TYPE, found: other, key: key.to_string() });
+                }
+                // Otherwise the stored version is not the value's.
+                Err(versioning::lost(schema, &key, expected.unwrap_or_default(), old))
+            }
+            Err(e) => Err(Error::sdk("PutItem", e)),
+        }
     }
 
     /// Writes `value` only if no item has its primary key (`PutItem` with
@@ -114,11 +151,18 @@ impl Table {
     /// An entity with unique fields is written in one transaction with a guard item per unique
     /// value ([`unique`](crate::unique)); a value that belongs to another item is
     /// [`Error::UniqueViolation`].
-    pub async fn create<E: Entity>(&self, value: &E) -> Result<(), Error> {
-        if E::schema().has_unique() {
-            return crate::unique::create(self, value).await;
+    ///
+    /// A versioned entity is stored with version 1, whatever `value` holds; `created_at` and
+    /// `updated_at` are set to now. With `&mut E`, `value` gets them (see [`Writable`] and
+    /// [`versioning`]).
+    pub async fn create<V: Writable>(&self, mut value: V) -> Result<(), Error> {
+        let w = versioning::stamp(value.value(), true)?;
+        if V::Entity::schema().has_unique() {
+            crate::unique::create::<V::Entity>(self, &w).await?;
+            return value.stored(&w.item);
         }
-        let item = value.to_item()?;
+        let Stamped { key, item, .. } = w;
+        let stored = value.wants_stored().then(|| item.clone());
         let result = self
             .client
             .put_item()
@@ -129,9 +173,9 @@ impl Table {
             .send()
             .await;
         match result {
-            Ok(_) => Ok(()),
+            Ok(_) => stored.map_or(Ok(()), |item| value.stored(&item)),
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
-                Err(Error::AlreadyExists { entity: E::TYPE, key: value.primary_key()?.to_string() })
+                Err(Error::AlreadyExists { entity: V::Entity::TYPE, key: key.to_string() })
             }
             Err(e) => Err(Error::sdk("PutItem", e)),
         }
@@ -150,18 +194,90 @@ impl Table {
     pub async fn delete<E: Entity>(&self, key: Key<E>) -> Result<Option<E>, Error> {
         let key = key.into_encoded()?;
         if E::schema().has_unique() {
-            return crate::unique::delete(self, key).await;
+            return crate::unique::delete(self, key, None).await;
         }
-        let resp = self
+        // Never delete an item of another entity type that happens to have this key.
+        let result = self
             .client
             .delete_item()
             .table_name(&*self.name)
             .set_key(Some(key.to_item()))
+            .condition_expression("attribute_not_exists(#pk) OR #ty = :ty")
+            .expression_attribute_names("#pk", PK)
+            .expression_attribute_names("#ty", TYPE_ATTRIBUTE)
+            .expression_attribute_values(":ty", AttributeValue::S(E::TYPE.to_owned()))
             .return_values(ReturnValue::AllOld)
+            .return_values_on_condition_check_failure(RETURN_OLD_ON_FAILURE)
             .send()
-            .await
-            .map_err(|e| Error::sdk("DeleteItem", e))?;
-        resp.attributes.map(|item| E::from_item(&item)).transpose()
+            .await;
+        match result {
+            Ok(resp) => resp.attributes.map(|item| E::from_item(&item)).transpose(),
+            Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
+                let found = match e.err() {
+                    DeleteItemError::ConditionalCheckFailedException(c) => {
+                        c.item().and_then(|o| other_entity(o, E::TYPE)).flatten()
+                    }
+                    _ => None,
+                };
+                Err(Error::WrongEntity { expected: E::TYPE, found, key: key.to_string() })
+            }
+            Err(e) => Err(Error::sdk("DeleteItem", e)),
+        }
+    }
+
+    /// Deletes the item with this key only if its stored version (`#[entity(version)]`) is
+    /// `version`, the version it was read with (`DeleteItem` conditional on `version = :v`; for
+    /// 0, on an item without a version), and returns it as it was. [`Table::delete`] deletes
+    /// whatever the version. See [`versioning`].
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] before sending for an entity without a version field;
+    /// [`Error::NotFound`] when there is no item; [`Error::VersionConflict`] when the stored
+    /// version differs (nothing is deleted); otherwise as [`Table::delete`].
+    pub async fn delete_if_version<E: Entity>(&self, key: Key<E>, version: u64) -> Result<E, Error> {
+        let key = key.into_encoded()?;
+        let schema = E::schema();
+        let Some(v) = &schema.version else {
+            return Err(Error::Invalid {
+                reason: format!(
+                    "{} has no `#[entity(version)]` field, so a delete of it cannot check a version",
+                    E::TYPE
+                ),
+            });
+        };
+        let not_found = || Error::NotFound { entity: E::TYPE, key: key.to_string() };
+        if schema.has_unique() {
+            return crate::unique::delete(self, key.clone(), Some(version)).await?.ok_or_else(not_found);
+        }
+        let mut ph = Placeholders::default();
+        let condition =
+            format!("attribute_exists({}) AND {}", ph.name(PK), versioning::version_condition(v, version, &mut ph));
+        let result = self
+            .client
+            .delete_item()
+            .table_name(&*self.name)
+            .set_key(Some(key.to_item()))
+            .condition_expression(condition)
+            .set_expression_attribute_names(ph.take_names())
+            .set_expression_attribute_values(ph.take_values())
+            .return_values(ReturnValue::AllOld)
+            .return_values_on_condition_check_failure(RETURN_OLD_ON_FAILURE)
+            .send()
+            .await;
+        match result {
+            Ok(resp) => E::from_item(&resp.attributes.unwrap_or_default()),
+            Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
+                let stored = match e.err() {
+                    DeleteItemError::ConditionalCheckFailedException(c) => c.item().filter(|i| !i.is_empty()),
+                    _ => None,
+                };
+                match stored {
+                    Some(old) => Err(versioning::lost(schema, &key, version, Some(old))),
+                    None => Err(not_found()),
+                }
+            }
+            Err(e) => Err(Error::sdk("DeleteItem", e)),
+        }
     }
 
     /// Writes `value` only if an item with its primary key exists (`PutItem` with
@@ -175,26 +291,52 @@ impl Table {
     ///
     /// An entity with unique fields is read first and written in a transaction that moves the
     /// guards of changed values ([`unique`](crate::unique)).
-    pub async fn replace<E: Entity>(&self, value: &E) -> Result<E, Error> {
-        if E::schema().has_unique() {
-            let old = crate::unique::put(self, value, true).await?;
-            return E::from_item(&old.unwrap_or_default());
+    ///
+    /// A versioned entity is written only if the stored version is the value's, with the next
+    /// version, as by [`Table::put`]; otherwise [`Error::VersionConflict`] (an item that does
+    /// not exist is [`Error::NotFound`]).
+    pub async fn replace<V: Writable>(&self, mut value: V) -> Result<V::Entity, Error> {
+        let schema = V::Entity::schema();
+        let w = versioning::stamp(value.value(), false)?;
+        if schema.has_unique() {
+            let old = crate::unique::put::<V::Entity>(self, &w, true).await?;
+            value.stored(&w.item)?;
+            return V::Entity::from_item(&old.unwrap_or_default());
         }
-        let item = value.to_item()?;
+        let Stamped { key, item, expected } = w;
+        let stored = value.wants_stored().then(|| item.clone());
+        let mut ph = Placeholders::default();
+        let pk = ph.name(PK);
+        let condition = match (&schema.version, expected) {
+            (Some(version), Some(expected)) => {
+                format!("attribute_exists({pk}) AND {}", versioning::version_condition(version, expected, &mut ph))
+            }
+            _ => format!("attribute_exists({pk})"),
+        };
         let result = self
             .client
             .put_item()
             .table_name(&*self.name)
             .set_item(Some(item))
-            .condition_expression("attribute_exists(#pk)")
-            .expression_attribute_names("#pk", PK)
+            .condition_expression(condition)
+            .set_expression_attribute_names(ph.take_names())
+            .set_expression_attribute_values(ph.take_values())
             .return_values(ReturnValue::AllOld)
+            .return_values_on_condition_check_failure(RETURN_OLD_ON_FAILURE)
             .send()
             .await;
         match result {
-            Ok(resp) => E::from_item(&resp.attributes.unwrap_or_default()),
+            Ok(resp) => {
+                if let Some(item) = stored {
+                    value.stored(&item)?;
+                }
+                V::Entity::from_item(&resp.attributes.unwrap_or_default())
+            }
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
-                Err(Error::NotFound { entity: E::TYPE, key: value.primary_key()?.to_string() })
+                match (failed_put_item(e.err()), expected) {
+                    (Some(old), Some(expected)) => Err(versioning::lost(schema, &key, expected, Some(old))),
+                    _ => Err(Error::NotFound { entity: V::Entity::TYPE, key: key.to_string() }),
+                }
             }
             Err(e) => Err(Error::sdk("PutItem", e)),
         }
@@ -251,14 +393,33 @@ impl Table {
     /// attribute's type (`S` or `N`) comes from the entities' templates. Returns when the table
     /// is `ACTIVE`.
     ///
+    /// When an entity has an `#[entity(ttl)]` field, time to live is then enabled on its
+    /// attribute (`UpdateTimeToLive`; see [`versioning`]).
+    ///
     /// # Errors
     /// [`Error::Invalid`] when two entities disagree on a key attribute's type (one stores
     /// `GSI1SK` as a number, another as a string) or the primary key is numeric in one and a
-    /// string in another; [`Error::Sdk`] (for example when the table exists).
+    /// string in another, or when they declare different TTL attributes (a table has one);
+    /// [`Error::Sdk`] (for example when the table exists).
     pub async fn create_table(&self, entities: &[&EntitySchema]) -> Result<(), Error> {
         let mut types: BTreeMap<&'static str, (KeyType, &'static str)> = BTreeMap::new();
         let mut gsis: BTreeMap<u8, ()> = BTreeMap::new();
+        let mut ttl: Option<(&'static str, &'static str)> = None;
         for schema in entities {
+            match (ttl, &schema.ttl) {
+                (Some((attr, owner)), Some(f)) if attr != f.attribute => {
+                    return Err(Error::Invalid {
+                        reason: format!(
+                            "{owner} keeps its time to live in attribute `{attr}` and {} in `{}`; a table has one \
+                             TTL attribute, so entities of one table must use the same attribute name \
+                             (`#[entity(ttl, rename = \"...\")]`)",
+                            schema.name, f.attribute
+                        ),
+                    });
+                }
+                (None, Some(f)) => ttl = Some((f.attribute, schema.name)),
+                _ => {}
+            }
             for (attr, ty) in schema.key_attributes() {
                 match types.get(attr) {
                     Some((other, owner)) if *other != ty => {
@@ -327,7 +488,36 @@ impl Table {
             .send()
             .await
             .map_err(|e| Error::sdk("CreateTable", e))?;
-        self.wait_active().await
+        self.wait_active().await?;
+        if let Some((attribute, _)) = ttl {
+            self.enable_ttl(attribute).await?;
+        }
+        Ok(())
+    }
+
+    /// Enables DynamoDB's time to live on `attribute` (`UpdateTimeToLive`): items whose
+    /// `attribute` is a number of seconds since the Unix epoch in the past are deleted by
+    /// DynamoDB, typically within a few days. A table has one TTL attribute; the change may take
+    /// up to an hour to take effect, and DynamoDB refuses another TTL change meanwhile.
+    /// [`Table::create_table`] calls it for an entity's `#[entity(ttl)]` field.
+    ///
+    /// # Errors
+    /// [`Error::Sdk`] (such as a `ValidationException` when TTL is already enabled on another
+    /// attribute, or changed within the hour).
+    pub async fn enable_ttl(&self, attribute: &str) -> Result<(), Error> {
+        let spec = TimeToLiveSpecification::builder()
+            .enabled(true)
+            .attribute_name(attribute)
+            .build()
+            .map_err(|e| Error::Invalid { reason: e.to_string() })?;
+        self.client
+            .update_time_to_live()
+            .table_name(&*self.name)
+            .time_to_live_specification(spec)
+            .send()
+            .await
+            .map_err(|e| Error::sdk("UpdateTimeToLive", e))?;
+        Ok(())
     }
 
     async fn wait_active(&self) -> Result<(), Error> {
@@ -365,6 +555,24 @@ impl Table {
     pub async fn delete_table(&self) -> Result<(), Error> {
         self.client.delete_table().table_name(&*self.name).send().await.map_err(|e| Error::sdk("DeleteTable", e))?;
         Ok(())
+    }
+}
+
+/// The stored item that a `PutItem` with `ReturnValuesOnConditionCheckFailure = ALL_OLD` got
+/// back with its failed condition; `None` when there is no item.
+/// The entity type of `item` when it is not `entity`: `Some(Some(name))`, or `Some(None)` for
+/// an item without a string type attribute; `None` when it is `entity`.
+fn other_entity(item: &Item, entity: &str) -> Option<Option<String>> {
+    match item.get(TYPE_ATTRIBUTE) {
+        Some(AttributeValue::S(t)) if t == entity => None,
+        other => Some(other.map(crate::entity::describe_value)),
+    }
+}
+
+fn failed_put_item(e: &PutItemError) -> Option<&Item> {
+    match e {
+        PutItemError::ConditionalCheckFailedException(c) => c.item().filter(|i| !i.is_empty()),
+        _ => None,
     }
 }
 

@@ -48,6 +48,18 @@
 //!   may be canceled with [`CancellationCode::TransactionConflict`]. Nothing was written, so
 //!   sending it again is safe; [`TransactWrite::retry_conflicts`] does so with backoff.
 //!
+//! # Versioned entities and maintained timestamps
+//!
+//! The actions of an entity with an `#[entity(version)]` field carry the same conditions and
+//! bumps as the single writes (see [`versioning`]): [`create`](TransactWrite::create)
+//! stores version 1; [`put`](TransactWrite::put) and [`replace`](TransactWrite::replace) are
+//! conditional on the stored version being the value's and store the next one; an
+//! [`update`](TransactWrite::update) needs [`UpdateRequest::if_version`] (or
+//! [`any_version`](UpdateRequest::any_version)) and bumps the version. A stored version that
+//! differs cancels the transaction with [`CancellationCode::ConditionalCheckFailed`] on that
+//! action; its [`item`](CancellationReason::item) shows the stored version. `created_at` and
+//! `updated_at` are set as by the single writes. The values passed in are not modified.
+//!
 //! # Entities with unique fields
 //!
 //! An entity with `#[entity(unique)]` fields owns a guard item for each unique value (see
@@ -78,6 +90,7 @@ use crate::error::Error;
 use crate::expr::{Condition, Placeholders};
 use crate::table::Table;
 use crate::update::{PreparedUpdate, UpdateRequest};
+use crate::versioning::{self, Stamped};
 
 /// The most actions one transaction may hold: DynamoDB's limit for `TransactWriteItems` and
 /// `TransactGetItems`.
@@ -518,6 +531,18 @@ fn unique_refusal<E: Entity>(what: &str, instead: &str) -> Option<Error> {
     )))
 }
 
+/// `base` AND, for a versioned entity whose write expects a version, the condition that the
+/// stored version is `expected`.
+fn version_cond<E: Entity>(base: Option<Cond>, expected: Option<u64>) -> Option<Cond> {
+    let (Some(version), Some(expected)) = (&E::schema().version, expected) else {
+        return base;
+    };
+    let mut c = base.unwrap_or(Cond { expression: String::new(), placeholders: Placeholders::default() });
+    let check = versioning::version_condition(version, expected, &mut c.placeholders);
+    c.expression = if c.expression.is_empty() { check } else { format!("{} AND {check}", c.expression) };
+    Some(c)
+}
+
 /// A `TransactWriteItems` request: up to 100 typed actions applied all together or not at all.
 /// From [`Table::transact`]; see the [module documentation](self) for DynamoDB's rules.
 ///
@@ -555,14 +580,19 @@ impl TransactWrite {
     ///
     /// Not for entities with unique fields (an error at [`send`](Self::send)): use
     /// [`Table::put`], or [`create`](Self::create) in a transaction.
+    ///
+    /// A versioned entity is written on the condition that the stored version is `value`'s (for
+    /// 0: no item, or one without a version), with the next version; a stored version that
+    /// differs cancels the transaction with `ConditionalCheckFailed` for this action.
+    /// `updated_at` is set to now. See [`versioning`].
     pub fn put<E: Entity>(self, value: &E) -> Self {
         if let Some(e) = unique_refusal::<E>("put", "Table::put, or create in a transaction") {
             return self.fail(e);
         }
-        let action = (|| {
-            let key = value.primary_key()?;
-            Action::put(ActionKind::Put, E::TYPE, self.table.name(), &key, value.to_item()?, None)
-        })();
+        let action = versioning::stamp(value, false).and_then(|w| {
+            let cond = version_cond::<E>(None, w.expected);
+            Action::put(ActionKind::Put, E::TYPE, self.table.name(), &w.key, w.item, cond)
+        });
         self.push(action)
     }
 
@@ -573,11 +603,13 @@ impl TransactWrite {
     /// guard item, on the condition that the guard is free (or already this item's); a taken
     /// value cancels the transaction with `ConditionalCheckFailed` on that
     /// [`ActionKind::ClaimUnique`] action.
+    ///
+    /// A versioned entity is stored with version 1; `created_at` and `updated_at` are set to
+    /// now. See [`versioning`].
     pub fn create<E: Entity>(mut self, value: &E) -> Self {
         let table = self.table.name().to_owned();
         let actions = (|| {
-            let key = value.primary_key()?;
-            let item = value.to_item()?;
+            let Stamped { key, item, .. } = versioning::stamp(value, true)?;
             let mut actions = crate::unique::claims::<E>(&table, &key, &item)?;
             actions.insert(0, Action::put(ActionKind::Create, E::TYPE, &table, &key, item, Some(Cond::absent()))?);
             Ok(actions)
@@ -593,14 +625,17 @@ impl TransactWrite {
     ///
     /// Not for entities with unique fields (an error at [`send`](Self::send)): use
     /// [`Table::replace`].
+    ///
+    /// A versioned entity is also conditional on its stored version, as with
+    /// [`put`](Self::put).
     pub fn replace<E: Entity>(self, value: &E) -> Self {
         if let Some(e) = unique_refusal::<E>("replace", "Table::replace") {
             return self.fail(e);
         }
-        let action = (|| {
-            let key = value.primary_key()?;
-            Action::put(ActionKind::Replace, E::TYPE, self.table.name(), &key, value.to_item()?, Some(Cond::present()))
-        })();
+        let action = versioning::stamp(value, false).and_then(|w| {
+            let cond = version_cond::<E>(Some(Cond::present()), w.expected);
+            Action::put(ActionKind::Replace, E::TYPE, self.table.name(), &w.key, w.item, cond)
+        });
         self.push(action)
     }
 

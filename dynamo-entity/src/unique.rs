@@ -101,6 +101,7 @@ use crate::transact::{
 };
 use crate::update::{PreparedUpdate, UpdateRequest};
 use crate::value::Attribute;
+use crate::versioning::{self, Stamped};
 
 /// Marker of a field handle for an `#[entity(unique)]` field: `Field<E, T, Unique>`. Such a
 /// field is changed with [`UpdateRequest::set_unique`] only, which moves its guard item; the
@@ -473,21 +474,13 @@ enum Next {
     Fail(Error),
 }
 
-/// [`Table::create`] of an entity with unique fields.
-pub(crate) async fn create<E: Entity>(table: &Table, value: &E) -> Result<(), Error> {
+/// [`Table::create`] of an entity with unique fields: `w` is the item, stamped for a create.
+pub(crate) async fn create<E: Entity>(table: &Table, w: &Stamped) -> Result<(), Error> {
     let schema = E::schema();
-    let key = value.primary_key()?;
-    let item = value.to_item()?;
-    let mut plan = Plan::new(schema, table.name(), &key, HashSet::new());
-    plan.actions.push(Action::put(
-        ActionKind::Create,
-        E::TYPE,
-        table.name(),
-        &key,
-        item.clone(),
-        Some(Cond::absent()),
-    )?);
-    plan.move_guards(schema.unique_fields(), None, &item, false)?;
+    let (key, item) = (&w.key, &w.item);
+    let mut plan = Plan::new(schema, table.name(), key, HashSet::new());
+    plan.actions.push(Action::put(ActionKind::Create, E::TYPE, table.name(), key, item.clone(), Some(Cond::absent()))?);
+    plan.move_guards(schema.unique_fields(), None, item, false)?;
     let mut attempt = 0;
     loop {
         let reasons = match send_once(table.client(), &plan.actions, None).await {
@@ -507,31 +500,45 @@ pub(crate) async fn create<E: Entity>(table: &Table, value: &E) -> Result<(), Er
 }
 
 /// [`Table::put`] (`must_exist == false`) and [`Table::replace`] of an entity with unique
-/// fields. Returns the item that was replaced.
-pub(crate) async fn put<E: Entity>(table: &Table, value: &E, must_exist: bool) -> Result<Option<Item>, Error> {
+/// fields: `w` is the item, stamped for a put. Returns the item that was replaced.
+///
+/// For a versioned entity, the version read must be the one the value expects (otherwise
+/// [`Error::VersionConflict`] without sending), and the entity action is conditional on it too.
+pub(crate) async fn put<E: Entity>(table: &Table, w: &Stamped, must_exist: bool) -> Result<Option<Item>, Error> {
     let schema = E::schema();
-    let key = value.primary_key()?;
-    let item = value.to_item()?;
+    let (key, item) = (&w.key, &w.item);
     let mut foreign = HashSet::new();
     let mut attempt = 0;
     loop {
-        let old = read(table, &key).await?;
+        let old = read(table, key).await?;
         let mut ph = Placeholders::default();
-        let (kind, expression) = match &old {
+        let (kind, mut expression) = match &old {
             Some(old) => (ActionKind::Replace, unchanged(schema.unique_fields(), old, &mut ph)),
             None if must_exist => return Err(Error::NotFound { entity: E::TYPE, key: key.to_string() }),
             None => (ActionKind::Create, format!("attribute_not_exists({})", ph.name(PK))),
         };
-        let mut plan = Plan::new(schema, table.name(), &key, std::mem::take(&mut foreign));
+        if let (Some(version), Some(expected)) = (&schema.version, w.expected) {
+            if let Some(e) = versioning::conflict(schema, key, expected, old.as_ref()) {
+                return Err(e);
+            }
+            expression = format!("{expression} AND {}", versioning::version_condition(version, expected, &mut ph));
+        }
+        let mut plan = Plan::new(schema, table.name(), key, std::mem::take(&mut foreign));
         let cond = Cond { expression, placeholders: ph };
-        plan.actions.push(Action::put(kind, E::TYPE, table.name(), &key, item.clone(), Some(cond))?);
-        plan.move_guards(schema.unique_fields(), old.as_ref(), &item, true)?;
+        plan.actions.push(Action::put(kind, E::TYPE, table.name(), key, item.clone(), Some(cond))?);
+        plan.move_guards(schema.unique_fields(), old.as_ref(), item, true)?;
         let reasons = match send_once(table.client(), &plan.actions, None).await {
             Ok(()) => return Ok(old),
             Err(Error::TransactionCanceled { reasons }) => reasons,
             Err(e) => return Err(e),
         };
-        // A failed condition of the entity means that it changed since it was read: read again.
+        // A failed condition of the entity means that it changed since it was read: a new
+        // version is a lost race, anything else is read again.
+        if let (Some(expected), Some(r)) = (w.expected, entity_failed(&reasons)) {
+            if let Some(e) = versioning::conflict(schema, key, expected, r.item.as_ref()) {
+                return Err(e);
+            }
+        }
         let next = plan.after_cancel(reasons, attempt, true);
         foreign = std::mem::take(&mut plan.foreign);
         match next {
@@ -543,7 +550,12 @@ pub(crate) async fn put<E: Entity>(table: &Table, value: &E, must_exist: bool) -
 }
 
 /// [`Table::delete`] of an entity with unique fields: the item and its guards.
-pub(crate) async fn delete<E: Entity>(table: &Table, key: PrimaryKey) -> Result<Option<E>, Error> {
+/// With `expected`, only at that stored version (see [`Table::delete_if_version`]).
+pub(crate) async fn delete<E: Entity>(
+    table: &Table,
+    key: PrimaryKey,
+    expected: Option<u64>,
+) -> Result<Option<E>, Error> {
     let schema = E::schema();
     let mut foreign = HashSet::new();
     let mut attempt = 0;
@@ -552,7 +564,13 @@ pub(crate) async fn delete<E: Entity>(table: &Table, key: PrimaryKey) -> Result<
             return Ok(None);
         };
         let mut ph = Placeholders::default();
-        let expression = unchanged(schema.unique_fields(), &old, &mut ph);
+        let mut expression = unchanged(schema.unique_fields(), &old, &mut ph);
+        if let (Some(version), Some(expected)) = (&schema.version, expected) {
+            if let Some(e) = versioning::conflict(schema, &key, expected, Some(&old)) {
+                return Err(e);
+            }
+            expression = format!("{expression} AND {}", versioning::version_condition(version, expected, &mut ph));
+        }
         let mut plan = Plan::new(schema, table.name(), &key, std::mem::take(&mut foreign));
         let cond = Cond { expression, placeholders: ph };
         plan.actions.push(Action::delete(ActionKind::Delete, E::TYPE, table.name(), &key, Some(cond))?);
@@ -562,6 +580,11 @@ pub(crate) async fn delete<E: Entity>(table: &Table, key: PrimaryKey) -> Result<
             Err(Error::TransactionCanceled { reasons }) => reasons,
             Err(e) => return Err(e),
         };
+        if let (Some(expected), Some(r)) = (expected, entity_failed(&reasons)) {
+            if let Some(e) = versioning::conflict(schema, &key, expected, r.item.as_ref()) {
+                return Err(e);
+            }
+        }
         let next = plan.after_cancel(reasons, attempt, true);
         foreign = std::mem::take(&mut plan.foreign);
         match next {
@@ -647,6 +670,16 @@ impl<E: Entity> UniqueUpdate<E> {
         self.with(|u| u.condition(condition))
     }
 
+    /// [`UpdateRequest::if_version`]: only update at this stored version (versioned entities).
+    pub fn if_version(self, version: u64) -> Self {
+        self.with(|u| u.if_version(version))
+    }
+
+    /// [`UpdateRequest::any_version`]: update a versioned entity whatever its version.
+    pub fn any_version(self) -> Self {
+        self.with(UpdateRequest::any_version)
+    }
+
     /// Applies any [`UpdateRequest`] method to the update (`.with(|u| u.remove(Skill::NOTE))`).
     pub fn with(mut self, f: impl FnOnce(UpdateRequest<E>) -> UpdateRequest<E>) -> Self {
         self.update = f(self.update);
@@ -660,8 +693,9 @@ impl<E: Entity> UniqueUpdate<E> {
     /// Errors of the update before sending (as [`UpdateRequest::send`]);
     /// [`Error::UniqueViolation`] when a new value belongs to another item;
     /// [`Error::NotFound`] when there is no item with this key; [`Error::ConditionFailed`] when
-    /// the update's condition does not hold; [`Error::TransactionCanceled`] when the item kept
-    /// changing or conflicting over 10 attempts; [`Error::Sdk`].
+    /// the update's condition does not hold; [`Error::VersionConflict`] when the stored version
+    /// is not the one given to [`UpdateRequest::if_version`]; [`Error::TransactionCanceled`]
+    /// when the item kept changing or conflicting over 10 attempts; [`Error::Sdk`].
     pub async fn send(self) -> Result<(), Error> {
         if let Some(e) = self.error {
             return Err(e);
@@ -713,9 +747,15 @@ impl<E: Entity> UniqueUpdate<E> {
                 let Some(now) = &r.item else {
                     return Err(Error::NotFound { entity: E::TYPE, key: prepared.key_text.clone() });
                 };
+                // A version that changed is a lost race, whatever else changed.
+                if let Some((version, expected)) = &prepared.version {
+                    if versioning::mismatch(version, *expected, Some(now)).is_some() {
+                        return Err(prepared.failure(Some(now.clone())));
+                    }
+                }
                 stale = fields.iter().any(|f| now.get(f.attribute) != old.get(f.attribute));
                 if !stale {
-                    return Err(Error::ConditionFailed { entity: E::TYPE, key: prepared.key_text.clone() });
+                    return Err(prepared.failure(Some(now.clone())));
                 }
             }
             let next = plan.after_cancel(reasons, attempt, stale);

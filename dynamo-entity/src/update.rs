@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
 
-use crate::entity::{Entity, EntitySchema, Key, PK, PrimaryKey, TYPE_ATTRIBUTE};
+use crate::entity::{Entity, EntitySchema, Key, PK, PrimaryKey, TYPE_ATTRIBUTE, VersionSchema};
 use crate::error::Error;
 use crate::expr::{Condition, Field, Mutable, Placeholders};
 use crate::key::{
@@ -14,6 +14,7 @@ use crate::key::{
 };
 use crate::table::{RETURN_OLD_ON_FAILURE, Table};
 use crate::value::{Attribute, Number};
+use crate::versioning;
 
 /// A key field's value as key-part text. `present == false`: the value is `None`. A form that
 /// cannot be derived (see [`primary_parts`]) is `None`.
@@ -54,6 +55,11 @@ enum Action {
 /// * [`UpdateRequest::add`] on a field that is exactly a numeric GSI key (`<downloads>`) moves
 ///   that key by the same amount in the same request.
 /// * Primary key fields have no setter: their handles are `Field<E, T, Immutable>`.
+/// * A versioned entity (`#[entity(version)]`) is updated only at the version given by
+///   [`if_version`](Self::if_version) (or at any version after
+///   [`any_version`](Self::any_version); one of the two is required), and every update stores
+///   the next version in the same request. An `#[entity(updated_at)]` field is set to now by
+///   every update. See [`versioning`].
 /// * Returns the item as it is after the update (`ReturnValues = ALL_NEW`).
 #[must_use = "an update does nothing until it is sent"]
 pub struct UpdateRequest<E> {
@@ -65,8 +71,20 @@ pub struct UpdateRequest<E> {
     /// allowed.
     bounds: HashMap<&'static str, (Option<String>, Option<String>, bool)>,
     condition: Option<Condition>,
+    version: VersionCheck,
     error: Option<Error>,
     _entity: std::marker::PhantomData<fn() -> E>,
+}
+
+/// Which stored version an update of a versioned entity applies to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum VersionCheck {
+    /// Not said (refused for a versioned entity).
+    Unset,
+    /// `if_version(v)`.
+    Is(u64),
+    /// `any_version()`.
+    Any,
 }
 
 impl<E: Entity> UpdateRequest<E> {
@@ -78,6 +96,7 @@ impl<E: Entity> UpdateRequest<E> {
             parts: HashMap::new(),
             bounds: HashMap::new(),
             condition: None,
+            version: VersionCheck::Unset,
             error: None,
             _entity: std::marker::PhantomData,
         }
@@ -244,6 +263,72 @@ impl<E: Entity> UpdateRequest<E> {
             None => condition,
         });
         self
+    }
+
+    /// Only update when the stored version (`#[entity(version)]`) is `version`, the version the
+    /// item was read with: the request's condition gets `version = :v` (for 0:
+    /// `attribute_not_exists(version)`, an item stored without a version). Like every update of a
+    /// versioned entity, it stores the next version in the same request
+    /// (`SET version = if_not_exists(version, 0) + 1`), and returns it with the item.
+    ///
+    /// A stored version that differs is [`Error::VersionConflict`] (nothing changed); an entity
+    /// without a version field is [`Error::Invalid`] before sending. See
+    /// [`versioning`].
+    pub fn if_version(mut self, version: u64) -> Self {
+        self.version = VersionCheck::Is(version);
+        self
+    }
+
+    /// Updates a versioned entity whatever its stored version, still storing the next version,
+    /// so that writers holding an older version lose their race. For changes that do not depend
+    /// on what was read, such as an atomic counter (`add`). An entity without a version field is
+    /// [`Error::Invalid`] before sending.
+    pub fn any_version(mut self) -> Self {
+        self.version = VersionCheck::Any;
+        self
+    }
+
+    /// The actions the library adds to every update of `E`: the version bump and `updated_at`.
+    /// Returns the version the update expects, if it checks one.
+    fn maintain(&mut self) -> Result<Option<(VersionSchema, u64)>, Error> {
+        let schema = E::schema();
+        let mut expected = None;
+        match (&schema.version, self.version) {
+            (None, VersionCheck::Unset) => {}
+            (None, _) => {
+                return Err(Error::Invalid {
+                    reason: format!(
+                        "{} has no `#[entity(version)]` field, so an update of it cannot check a version",
+                        E::TYPE
+                    ),
+                });
+            }
+            (Some(v), VersionCheck::Unset) => {
+                return Err(Error::Invalid {
+                    reason: format!(
+                        "{} is versioned (field `{}`): every update must say which version it applies to, with \
+                         `.if_version(v)` (the version the item was read with) or `.any_version()`",
+                        E::TYPE,
+                        v.field
+                    ),
+                });
+            }
+            (Some(v), check) => {
+                if let VersionCheck::Is(current) = check {
+                    // The next version is known to fit: no range guard needed.
+                    versioning::check_bump(E::TYPE, v, current)?;
+                    expected = Some((*v, current));
+                } else {
+                    // DynamoDB refuses a bump past the type's range (Error::OutOfRange).
+                    self.bounds.insert(v.field, (None, Some(v.max.saturating_sub(1).to_string()), true));
+                }
+                self.actions.push((v.field, v.attribute, Action::Arith('+', AttributeValue::N("1".to_owned()))));
+            }
+        }
+        if let Some(updated) = &schema.updated_at {
+            self.actions.push((updated.field, updated.attribute, Action::Set(versioning::now_value())));
+        }
+        Ok(expected)
     }
 
     /// Builds `UpdateExpression`, names and values.
@@ -426,6 +511,9 @@ impl<E: Entity> UpdateRequest<E> {
         for guard in &guards {
             cond = format!("{cond} AND ({guard})");
         }
+        if let (Some(version), VersionCheck::Is(expected)) = (&E::schema().version, self.version) {
+            cond = format!("{cond} AND {}", versioning::version_condition(version, expected, &mut ph));
+        }
         if let Some(c) = &self.condition {
             let text = c.render(&mut ph).map_err(|(field, source)| Error::Encode {
                 entity: E::TYPE,
@@ -476,10 +564,14 @@ impl<E: Entity> UpdateRequest<E> {
     ///
     /// # Errors
     /// [`Error::Invalid`] / [`Error::Key`] / [`Error::Encode`]: nothing can be sent.
-    pub(crate) fn prepare(self) -> Result<(PreparedUpdate, Table), Error> {
+    pub(crate) fn prepare(mut self) -> Result<(PreparedUpdate, Table), Error> {
         if let Some(e) = self.error {
             return Err(e);
         }
+        if self.actions.is_empty() {
+            return Err(Error::Invalid { reason: format!("an update of {} must change at least one field", E::TYPE) });
+        }
+        let version = self.maintain()?;
         let (update, condition, mut ph) = self.build()?;
         let key = self.key?;
         let arith = self
@@ -494,6 +586,7 @@ impl<E: Entity> UpdateRequest<E> {
             .collect();
         let prepared = PreparedUpdate {
             arith,
+            version,
             entity: E::TYPE,
             key_text: key.to_string(),
             key: key.to_item(),
@@ -569,6 +662,11 @@ impl PreparedUpdate {
                 return Error::WrongEntity { expected: entity, found: other.map(crate::entity::describe_value), key };
             }
         }
+        if let Some((version, expected)) = &self.version {
+            if let Some(found) = versioning::mismatch(version, *expected, Some(&old)) {
+                return Error::VersionConflict { entity, key, expected: *expected, found };
+            }
+        }
         for (field, attribute, op, amount, bounds) in &self.arith {
             let Some(AttributeValue::N(stored)) = old.get(*attribute) else { continue };
             if out_of_range(stored, *op, amount, bounds) {
@@ -611,6 +709,9 @@ pub(crate) struct PreparedUpdate {
     pub names: Option<HashMap<String, String>>,
     /// `ExpressionAttributeValues`.
     pub values: Option<HashMap<String, AttributeValue>>,
+    /// For an update of a versioned entity with `if_version`: the version field and the version
+    /// expected, to explain a failed condition.
+    pub version: Option<(VersionSchema, u64)>,
     /// The `add` / `subtract` actions and their range guards, to explain a failed condition:
     /// field, attribute, operator, amount, bounds.
     #[allow(clippy::type_complexity)]

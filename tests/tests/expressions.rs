@@ -247,7 +247,33 @@ async fn updates_and_deletes_never_touch_another_entitys_item() {
     table.client().put_item().table_name(table.name()).set_item(Some(item.clone())).send().await.unwrap();
     let err = table.update(Loan::key("b1")).set(Loan::STOCK, &1).send().await.unwrap_err();
     assert_eq!(err.to_string(), "item PK=BOOK#b1 SK=META has entity type Note, expected Loan");
+    let err = table.delete(Loan::key("b1")).await.unwrap_err();
+    assert_eq!(err.to_string(), "item PK=BOOK#b1 SK=META has entity type Note, expected Loan");
+    let err = table.put(&loan()).await.unwrap_err();
+    assert_eq!(err.to_string(), "item PK=BOOK#b1 SK=META has entity type Note, expected Loan");
     assert_eq!(common::raw_item(&table, "BOOK#b1", "META").await.unwrap(), item, "unchanged");
+    // Where there is no item, or one of this entity, put and delete work as ever.
+    table.put(&Loan { id: "b2".into(), ..loan() }).await.unwrap();
+    table.put(&Loan { id: "b2".into(), stock: 9, ..loan() }).await.unwrap();
+    assert_eq!(table.delete(Loan::key("b2")).await.unwrap(), Some(Loan { id: "b2".into(), stock: 9, ..loan() }));
+    assert_eq!(table.delete(Loan::key("b2")).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn items_over_400_kb_are_refused_before_sending() {
+    let table = common::table("item_size", &[Note::schema()]).await;
+    let mut big = note("big", 1);
+    // Everything but the title comes to a fixed size; make the item exactly 1 byte too large.
+    let base = dynamo_entity::size::item_size(&big.to_item().unwrap()) - big.title.len();
+    big.title = "x".repeat(409_600 - base + 1);
+    let err = table.put(&big).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Note PK=NOTE#big SK=META is 409601 bytes, 1 over DynamoDB's item size limit of 409600 bytes"
+    );
+    big.title.pop();
+    table.put(&big).await.unwrap();
+    assert_eq!(table.get(Note::key("big")).await.unwrap().map(|n| n.title.len()), Some(big.title.len()));
 }
 
 #[tokio::test]
