@@ -401,7 +401,16 @@ struct WriteOp {
 impl WriteOp {
     fn put<E: Entity>(value: &E) -> Result<WriteOp, Error> {
         refuse_unique::<E>("put")?;
-        let item = value.to_item()?;
+        if E::schema().version.is_some() {
+            return Err(Error::Invalid {
+                reason: format!(
+                    "a batch cannot put {}: it is versioned, and BatchWriteItem has no conditions to check the version; use Table::put",
+                    E::TYPE
+                ),
+            });
+        }
+        // `updated_at` is set as a single put would set it.
+        let item = crate::versioning::stamp(value, false)?.item;
         let key = value.primary_key()?;
         Self::from_item(E::TYPE, key, item)
     }

@@ -547,3 +547,30 @@ async fn entities_with_different_ttl_attributes_cannot_share_a_table() {
     let described = table.client().describe_table().table_name(table.name()).send().await;
     assert!(described.is_err());
 }
+
+/// Timestamps without a version.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "MEMO#<id>", sk = "META")]
+struct Memo {
+    id: String,
+    #[entity(updated_at)]
+    updated_at: Timestamp,
+}
+
+#[tokio::test]
+async fn batches_refuse_versioned_entities_and_stamp_updated_at() {
+    let table = common::table("versioned_batch", &[Doc::schema(), Memo::schema()]).await;
+    let err = table.batch_write().put(&doc("d1", "t")).send().await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid request: a batch cannot put Doc: it is versioned, and BatchWriteItem has no conditions to check the \
+         version; use Table::put"
+    );
+    let before = Timestamp::now();
+    let outcome =
+        table.batch_write().put(&Memo { id: "m1".into(), updated_at: Timestamp::EPOCH }).send().await.unwrap();
+    assert_eq!(outcome.written, 1);
+    let after = Timestamp::now();
+    let stored = table.get(Memo::key("m1")).await.unwrap().unwrap();
+    assert!(stored.updated_at >= before && stored.updated_at <= after, "{stored:?}");
+}
