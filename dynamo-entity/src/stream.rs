@@ -60,11 +60,13 @@ pub struct Change<A> {
 }
 
 impl<A: EntityEnum> Change<A> {
-    /// Decodes a record from its parts; an empty image counts as absent. `Ok(None)` when an
-    /// image is present but of an entity type `A` does not name.
+    /// Decodes a record from its parts; an empty image counts as absent. `Ok(None)` when every
+    /// image present is of an entity type `A` does not name; when only one side is of a named
+    /// type (an item overwritten by another entity), that side is kept and the other is `None`.
     ///
     /// # Errors
-    /// The decode error of an image of a named type.
+    /// The decode error of an image of a named type; [`Error::Invalid`] for a record without
+    /// keys or images.
     pub fn from_images(
         kind: ChangeKind,
         keys: &Item,
@@ -77,9 +79,14 @@ impl<A: EntityEnum> Change<A> {
                 Some(item) => Ok((true, A::decode(item)?)),
             }
         };
+        if keys.is_empty() && old.is_none_or(|i| i.is_empty()) && new.is_none_or(|i| i.is_empty()) {
+            return Err(Error::Invalid { reason: "a stream record without keys or images".into() });
+        }
         let (had_old, old) = decode(old)?;
         let (had_new, new) = decode(new)?;
-        if (had_old && old.is_none()) || (had_new && new.is_none()) {
+        // Nothing of interest: every image present is of a type `A` does not name. An item whose
+        // type changed to or from a named one keeps the named side.
+        if (had_old || had_new) && old.is_none() && new.is_none() {
             return Ok(None);
         }
         Ok(Some(Change { kind, key: describe_key(keys), old, new }))

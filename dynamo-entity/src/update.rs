@@ -438,8 +438,22 @@ impl<E: Entity> UpdateRequest<E> {
             .filter(|(r, ..)| *r)
             .map(|(_, t, a, m)| (t, a, m))
             .collect();
+            // A template that is one stored field written unchanged as the key (a number, or a
+            // timestamp the library maintains) is copied from the item: `SET GSI1SK = created_at`.
+            let copyable = |t: &Template| -> Option<&'static str> {
+                let [Segment::Field(f)] = t.segments else { return None };
+                if known.contains_key(f) || added.contains_key(f) {
+                    return None;
+                }
+                let maintained = [&schema.created_at, &schema.updated_at].into_iter().flatten().any(|m| m.field == *f);
+                if (t.key_type != KeyType::N && !maintained) || schema.is_optional(f) {
+                    return None;
+                }
+                schema.fields.iter().find(|x| x.field == *f).map(|x| x.attribute)
+            };
             let mut missing: Vec<&str> = rewrite
                 .iter()
+                .filter(|(t, ..)| copyable(t).is_none())
                 .flat_map(|(t, ..)| t.fields())
                 .filter(|f| !known.contains_key(f) && !added.contains_key(f))
                 .collect();
@@ -466,6 +480,10 @@ impl<E: Entity> UpdateRequest<E> {
             let mut values = Vec::with_capacity(2);
             let mut absent = false;
             for (template, attribute, max_bytes) in rewrite {
+                if let Some(source) = copyable(template) {
+                    values.push((attribute, KeyValue::Expr(ph.name(source))));
+                    continue;
+                }
                 let ctx = KeyContext { entity: E::TYPE, attribute, template, max_bytes };
                 match key_value(&ctx, &known, &added)? {
                     Some(v) => values.push((attribute, v)),

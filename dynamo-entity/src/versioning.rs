@@ -73,8 +73,9 @@
 //! the deleted item at version 1 could overwrite the new one: where that matters, do not reuse
 //! the keys of deleted items. In a transaction, [`delete_if`](crate::TransactWrite::delete_if)
 //! with a condition on the version handle (`Doc::VERSION.eq(&v)`) deletes at a version. Batch
-//! writes (`BatchWriteItem`) cannot be conditional: [`Table::batch_write`] stores the struct as
-//! it is, without the version check, the bump or the timestamps.
+//! writes (`BatchWriteItem`) cannot be conditional, so [`Table::batch_write`] refuses versioned
+//! entities before sending; for entities with timestamps and no version it sets `updated_at`
+//! as a put would.
 //!
 //! A version is stored as a DynamoDB number. A write whose new version would not fit the field's
 //! type (a `u8` version at 255) is refused before sending. The field handle (`Doc::VERSION`) is a

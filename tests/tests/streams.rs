@@ -166,3 +166,26 @@ fn a_lambda_event_decodes_into_the_table_enum() {
     let err = Change::<AnyItem>::from_lambda(&event.records[1]).unwrap_err();
     assert_eq!(err.to_string(), "invalid request: unknown stream event name `TRUNCATE`");
 }
+
+#[test]
+fn an_item_overwritten_by_another_entity_keeps_the_named_side() {
+    let s = skill();
+    let item = s.to_item().unwrap();
+    let mut legacy = item.clone();
+    legacy.insert("_type".into(), aws_sdk_dynamodb::types::AttributeValue::S("Legacy".into()));
+    let keys = s.primary_key().unwrap().to_item();
+    let change = Change::<AnyItem>::from_images(ChangeKind::Modify, &keys, Some(&item), Some(&legacy)).unwrap();
+    assert_eq!(
+        change,
+        Some(Change {
+            kind: ChangeKind::Modify,
+            key: "PK=SKILL#s1 SK=META".into(),
+            old: Some(AnyItem::Skill(s)),
+            new: None
+        })
+    );
+    let none = Change::<AnyItem>::from_images(ChangeKind::Modify, &keys, Some(&legacy), Some(&legacy)).unwrap();
+    assert_eq!(none, None);
+    let err = Change::<AnyItem>::from_images(ChangeKind::Remove, &dynamo_entity::Item::new(), None, None).unwrap_err();
+    assert_eq!(err.to_string(), "invalid request: a stream record without keys or images");
+}

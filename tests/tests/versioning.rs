@@ -574,3 +574,30 @@ async fn batches_refuse_versioned_entities_and_stamp_updated_at() {
     let stored = table.get(Memo::key("m1")).await.unwrap().unwrap();
     assert!(stored.updated_at >= before && stored.updated_at <= after, "{stored:?}");
 }
+
+/// A sparse GSI on an optional tag, sorted by the creation time the library maintains.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "POST#<id>", sk = "META", gsi5 = "TAG#<tag>", gsi5_sk = "<created_at>")]
+struct Post {
+    id: String,
+    tag: Option<String>,
+    #[entity(created_at)]
+    created_at: Timestamp,
+}
+
+#[tokio::test]
+async fn a_gsi_sorted_by_created_at_follows_its_optional_partition() {
+    let table = common::table("post_tag", &[Post::schema()]).await;
+    let mut post = Post { id: "p1".into(), tag: None, created_at: Timestamp::EPOCH };
+    table.create(&mut post).await.unwrap();
+    assert_eq!(table.query(Post::gsi5("rust")).all().await.unwrap(), vec![]);
+    // created_at cannot be set by an update; the sort key is copied from the stored attribute.
+    let tagged = table.update(Post::key("p1")).set(Post::TAG, &Some("rust".into())).send().await.unwrap();
+    assert_eq!(tagged, Post { tag: Some("rust".into()), ..post.clone() });
+    assert_eq!(table.query(Post::gsi5("rust")).all().await.unwrap(), vec![tagged.clone()]);
+    let item = common::raw_item(&table, "POST#p1", "META").await.unwrap();
+    assert_eq!(item["GSI5SK"], item["created_at"]);
+    let untagged = table.update(Post::key("p1")).set(Post::TAG, &None).send().await.unwrap();
+    assert_eq!(untagged.tag, None);
+    assert_eq!(table.query(Post::gsi5("rust")).all().await.unwrap(), vec![]);
+}
