@@ -111,14 +111,19 @@ pub mod __private {
     }
 
     /// Reads one field.
-    #[inline]
+    #[inline(always)]
     pub fn get_field<T: Attribute>(item: &Item, entity: &'static str, attribute: &'static str) -> Result<T, Error> {
-        T::from_attribute(item.get(attribute)).map_err(|source| Error::Decode {
-            entity,
-            attribute,
-            key: describe_key(item),
-            source,
-        })
+        match T::from_attribute(item.get(attribute)) {
+            Ok(v) => Ok(v),
+            Err(source) => Err(decode_error(item, entity, attribute, source)),
+        }
+    }
+
+    /// The error of a field that does not decode, built off the hot path.
+    #[cold]
+    #[inline(never)]
+    fn decode_error(item: &Item, entity: &'static str, attribute: &'static str, source: ValueError) -> Error {
+        Error::Decode { entity, attribute, key: describe_key(item), source }
     }
 
     /// Reads one `#[entity(serde)]` field.
@@ -172,15 +177,21 @@ pub mod __private {
     }
 
     /// Checks the entity type attribute.
-    #[inline]
+    #[inline(always)]
     pub fn check_type(item: &Item, entity: &'static str) -> Result<(), Error> {
         match item.get(TYPE_ATTRIBUTE) {
             Some(AttributeValue::S(t)) if t == entity => Ok(()),
-            other => Err(Error::WrongEntity {
-                expected: entity,
-                found: other.map(crate::entity::describe_value),
-                key: describe_key(item),
-            }),
+            other => Err(wrong_entity(item, entity, other)),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn wrong_entity(item: &Item, entity: &'static str, found: Option<&AttributeValue>) -> Error {
+        Error::WrongEntity {
+            expected: entity,
+            found: found.map(crate::entity::describe_value),
+            key: describe_key(item),
         }
     }
 
