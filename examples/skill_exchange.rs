@@ -31,7 +31,18 @@ async fn main() -> ExitCode {
     }
 }
 
+/// Where the example's design document lives.
+const DESIGN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/skill_exchange/DESIGN.md");
+
 async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    // `--design`: write the design document (access patterns, indexes) and stop.
+    if std::env::args().any(|a| a == "--design") {
+        let doc = skill_exchange::design_markdown()?;
+        std::fs::create_dir_all(concat!(env!("CARGO_MANIFEST_DIR"), "/skill_exchange"))?;
+        std::fs::write(DESIGN, doc)?;
+        println!("wrote {DESIGN}");
+        return Ok(());
+    }
     let small = std::env::args().any(|a| a == "--small");
     let sizes = if small { Sizes::SMALL } else { Sizes::FULL };
     let started = Instant::now();

@@ -3,6 +3,7 @@
 
 pub mod batch;
 pub mod collection;
+pub mod design;
 pub mod entity;
 pub mod error;
 pub mod expr;

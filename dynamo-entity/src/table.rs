@@ -1,6 +1,5 @@
 //! [`Table`]: the operations on one DynamoDB table.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use aws_sdk_dynamodb::Client;
@@ -13,10 +12,10 @@ use aws_sdk_dynamodb::types::{
 };
 
 use crate::collection::CollectionRequest;
+use crate::design::TableLayout;
 use crate::entity::{Entity, EntitySchema, Index, Item, Key, PK, SK, TYPE_ATTRIBUTE};
 use crate::error::Error;
 use crate::expr::Placeholders;
-use crate::key::KeyType;
 use crate::query::{QueryRequest, QuerySpec};
 use crate::update::UpdateRequest;
 use crate::versioning::{self, Stamped, Writable};
@@ -401,47 +400,10 @@ impl Table {
     /// `GSI1SK` as a number, another as a string) or the primary key is numeric in one and a
     /// string in another, or when they declare different TTL attributes (a table has one);
     /// [`Error::Sdk`] (for example when the table exists).
-    pub async fn create_table(&self, entities: &[&EntitySchema]) -> Result<(), Error> {
-        let mut types: BTreeMap<&'static str, (KeyType, &'static str)> = BTreeMap::new();
-        let mut gsis: BTreeMap<u8, ()> = BTreeMap::new();
-        let mut ttl: Option<(&'static str, &'static str)> = None;
-        for schema in entities {
-            match (ttl, &schema.ttl) {
-                (Some((attr, owner)), Some(f)) if attr != f.attribute => {
-                    return Err(Error::Invalid {
-                        reason: format!(
-                            "{owner} keeps its time to live in attribute `{attr}` and {} in `{}`; a table has one \
-                             TTL attribute, so entities of one table must use the same attribute name \
-                             (`#[entity(ttl, rename = \"...\")]`)",
-                            schema.name, f.attribute
-                        ),
-                    });
-                }
-                (None, Some(f)) => ttl = Some((f.attribute, schema.name)),
-                _ => {}
-            }
-            for (attr, ty) in schema.key_attributes() {
-                match types.get(attr) {
-                    Some((other, owner)) if *other != ty => {
-                        return Err(Error::Invalid {
-                            reason: format!(
-                                "key attribute {attr} is {ty} in {} but {other} in {owner}; a table stores one type per key attribute",
-                                schema.name
-                            ),
-                        });
-                    }
-                    _ => {
-                        types.insert(attr, (ty, schema.name));
-                    }
-                }
-            }
-            for g in schema.gsis {
-                if let Index::Gsi(n) = g.index {
-                    gsis.insert(n, ());
-                }
-            }
-        }
-        let ty = |attr: &str| types.get(attr).map(|(t, _)| *t).unwrap_or(KeyType::S);
+    pub async fn create_table(&self, entities: &[&'static EntitySchema]) -> Result<(), Error> {
+        let layout = TableLayout::new(entities)?;
+        let ttl = layout.ttl();
+        let ty = |attr: &str| layout.key_type(attr);
         let mut defs = Vec::new();
         let mut define = |attr: &str| -> Result<(), Error> {
             defs.push(
@@ -463,7 +425,7 @@ impl Table {
                 .map_err(|e| Error::Invalid { reason: e.to_string() })
         };
         let mut indexes = Vec::new();
-        for &n in gsis.keys() {
+        for &n in layout.gsis() {
             let index = Index::Gsi(n);
             define(index.pk_attribute())?;
             define(index.sk_attribute())?;
@@ -489,7 +451,7 @@ impl Table {
             .await
             .map_err(|e| Error::sdk("CreateTable", e))?;
         self.wait_active().await?;
-        if let Some((attribute, _)) = ttl {
+        if let Some(attribute) = ttl {
             self.enable_ttl(attribute).await?;
         }
         Ok(())

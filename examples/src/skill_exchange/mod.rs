@@ -31,3 +31,12 @@ pub fn schemas() -> Vec<&'static dynamo_entity::EntitySchema> {
         Redemption::schema(),
     ]
 }
+
+/// The table's design document: key attributes, entities, the access-pattern matrix and a
+/// Mermaid diagram (`examples/skill_exchange/DESIGN.md`; a test fails when it is stale).
+///
+/// # Errors
+/// When the entities disagree on a key attribute's type.
+pub fn design_markdown() -> Result<String, dynamo_entity::Error> {
+    Ok(dynamo_entity::design::TableLayout::new(&schemas())?.markdown("Skill Exchange"))
+}

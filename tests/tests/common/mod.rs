@@ -7,7 +7,7 @@ use dynamo_entity::local::{LocalDynamoDb, unique_table_name};
 use dynamo_entity::{EntitySchema, Table};
 
 /// A new, empty table named after the test, created for `entities`.
-pub async fn table(test: &str, entities: &[&EntitySchema]) -> Table {
+pub async fn table(test: &str, entities: &[&'static EntitySchema]) -> Table {
     let server = LocalDynamoDb::shared().await.expect("DynamoDB Local is available");
     let table = Table::new(server.client(), unique_table_name(test));
     table.create_table(entities).await.expect("the table is created");
