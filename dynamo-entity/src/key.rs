@@ -591,6 +591,24 @@ impl KeyWriter {
         Ok(())
     }
 
+    /// Writes the next placeholder from text already encoded in the template's form (or
+    /// `None` for an absent value), and the literal segments after it. Used where a part's text
+    /// was encoded earlier, such as an update rebuilding a GSI key from the fields it sets.
+    pub(crate) fn encoded_part(&mut self, text: Option<&str>) {
+        let field = self.current_field();
+        if self.next > 0 {
+            self.out.push(DELIMITER);
+        }
+        match text {
+            Some(t) => self.out.push_str(t),
+            None => {
+                self.absent.get_or_insert(field);
+            }
+        }
+        self.next += 1;
+        self.literals();
+    }
+
     fn check_len(&self) -> Result<(), KeyError> {
         let bytes = self.out.len();
         if bytes > self.ctx.max_bytes {

@@ -82,14 +82,7 @@ pub mod __private {
         attribute: &'static str,
         value: &T,
     ) -> Result<(), Error> {
-        match value.to_attribute() {
-            Ok(Some(av)) => {
-                item.insert(attribute.to_owned(), av);
-                Ok(())
-            }
-            Ok(None) => Ok(()),
-            Err(source) => Err(Error::Encode { entity, field, attribute, source }),
-        }
+        store(item, entity, field, attribute, value.to_attribute())
     }
 
     /// Stores one `#[entity(serde)]` field.
@@ -101,7 +94,18 @@ pub mod __private {
         attribute: &'static str,
         value: &T,
     ) -> Result<(), Error> {
-        match serde_to_attribute(value) {
+        store(item, entity, field, attribute, serde_to_attribute(value))
+    }
+
+    #[inline(always)]
+    fn store(
+        item: &mut Item,
+        entity: &'static str,
+        field: &'static str,
+        attribute: &'static str,
+        value: Result<Option<AttributeValue>, ValueError>,
+    ) -> Result<(), Error> {
+        match value {
             Ok(Some(av)) => {
                 item.insert(attribute.to_owned(), av);
                 Ok(())
@@ -134,12 +138,7 @@ pub mod __private {
         entity: &'static str,
         attribute: &'static str,
     ) -> Result<T, Error> {
-        serde_from_attribute(item.get(attribute)).map_err(|source| Error::Decode {
-            entity,
-            attribute,
-            key: describe_key(item),
-            source,
-        })
+        serde_from_attribute(item.get(attribute)).map_err(|source| decode_error(item, entity, attribute, source))
     }
 
     /// Stores an `#[entity(ttl)]` field as epoch seconds, leaving the attribute out for `None`.

@@ -9,8 +9,8 @@ use crate::entity::{Entity, EntitySchema, Key, PK, PrimaryKey, TYPE_ATTRIBUTE, V
 use crate::error::Error;
 use crate::expr::{Condition, Field, Mutable, Placeholders};
 use crate::key::{
-    DELIMITER, KeyContext, KeyError, KeyPartError, KeyType, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, PartForm,
-    Segment, Template,
+    DELIMITER, KeyContext, KeyError, KeyPartError, KeyType, KeyWriter, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES,
+    PartForm, Segment, Template,
 };
 use crate::table::{RETURN_OLD_ON_FAILURE, Table};
 use crate::value::{Attribute, Number};
@@ -755,18 +755,9 @@ fn key_value(
             return Ok(Some(KeyValue::Expr(expr.clone())));
         }
     }
-    let mut out = String::new();
-    for (i, seg) in template.segments.iter().enumerate() {
-        if i > 0 {
-            out.push(DELIMITER);
-        }
-        let f = match seg {
-            Segment::Literal(l) => {
-                out.push_str(l);
-                continue;
-            }
-            Segment::Field(f) => *f,
-        };
+    // The parts are already encoded; the writer adds the literals, delimiters and size check.
+    let mut w = KeyWriter::new(*ctx);
+    for f in template.fields() {
         if added.contains_key(f) {
             return Err(Error::Invalid {
                 reason: format!(
@@ -775,13 +766,9 @@ fn key_value(
                 ),
             });
         }
-        let Some(text) = known.get(f) else { return Ok(None) };
-        if !text.present {
-            return Ok(None);
-        }
-        let form = if numeric { &text.number } else { &text.composite };
-        match form {
-            Some(p) => out.push_str(p),
+        let Some(text) = known.get(f).filter(|t| t.present) else { return Ok(None) };
+        match if numeric { &text.number } else { &text.composite } {
+            Some(p) => w.encoded_part(Some(p)),
             None => {
                 return Err(Error::Invalid {
                     reason: format!(
@@ -792,17 +779,7 @@ fn key_value(
             }
         }
     }
-    if out.len() > ctx.max_bytes {
-        return Err(Error::Key(KeyError::TooLong {
-            entity: ctx.entity,
-            attribute: ctx.attribute,
-            template: template.source,
-            bytes: out.len(),
-            over: out.len() - ctx.max_bytes,
-            limit: ctx.max_bytes,
-        }));
-    }
-    Ok(Some(KeyValue::Value(if numeric { AttributeValue::N(out) } else { AttributeValue::S(out) })))
+    Ok(w.finish_sparse()?.map(KeyValue::Value))
 }
 
 /// The part texts of the primary key fields, read back from the encoded key: a string key is
