@@ -33,14 +33,20 @@ async fn main() -> ExitCode {
 
 /// Where the example's design document lives.
 const DESIGN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/skill_exchange/DESIGN.md");
+/// Where the example's NoSQL Workbench data model lives.
+const WORKBENCH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/skill_exchange/skill_exchange.workbench.json");
 
 async fn run() -> Result<(), Box<dyn std::error::Error>> {
-    // `--design`: write the design document (access patterns, indexes) and stop.
+    // `--design`: write the design document (access patterns, indexes) and the NoSQL Workbench
+    // data model, and stop.
     if std::env::args().any(|a| a == "--design") {
         let doc = skill_exchange::design_markdown()?;
         std::fs::create_dir_all(concat!(env!("CARGO_MANIFEST_DIR"), "/skill_exchange"))?;
         std::fs::write(DESIGN, doc)?;
         println!("wrote {DESIGN}");
+        let model = serde_json::to_string_pretty(&skill_exchange::workbench_json()?)? + "\n";
+        std::fs::write(WORKBENCH, model)?;
+        println!("wrote {WORKBENCH}");
         return Ok(());
     }
     let small = std::env::args().any(|a| a == "--small");
@@ -52,8 +58,8 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
 
     // Start from an empty table on every run.
     let _ = table.delete_table().await;
-    table.create_table(&skill_exchange::schemas()).await?;
-    println!("created table {TABLE} (PK/SK, GSI1-GSI4, on-demand)");
+    table.create_table_from(&<skill_exchange::SkillExchange as dynamo_entity::TableDef>::layout()?).await?;
+    println!("created table {TABLE} (PK/SK, GSI1-GSI5, on-demand)");
 
     let data = Dataset::generate(42, sizes);
     println!(

@@ -19,6 +19,8 @@ pub struct Entity<'a> {
     pub primary: Option<IndexKeys>,
     /// The GSIs with both templates, by number.
     pub gsis: Vec<IndexKeys>,
+    /// The LSIs, by number: each one's sort key template (the partition key is `pk`).
+    pub lsis: Vec<LsiKeys>,
     /// Templates of incomplete indexes (a `gsiN` without `gsiN_sk`, a `pk` without `sk`, ...):
     /// an error, but their placeholders are still checked. The flag: part of the primary key.
     pub loose: Vec<(KeyTemplate, bool)>,
@@ -56,12 +58,13 @@ impl Field<'_> {
 pub enum IndexKind {
     Primary,
     Gsi(u8),
+    Lsi(u8),
 }
 
 impl IndexKind {
     pub fn pk_attribute(self) -> String {
         match self {
-            IndexKind::Primary => "PK".to_owned(),
+            IndexKind::Primary | IndexKind::Lsi(_) => "PK".to_owned(),
             IndexKind::Gsi(n) => format!("GSI{n}PK"),
         }
     }
@@ -69,6 +72,7 @@ impl IndexKind {
         match self {
             IndexKind::Primary => "SK".to_owned(),
             IndexKind::Gsi(n) => format!("GSI{n}SK"),
+            IndexKind::Lsi(n) => format!("LSI{n}SK"),
         }
     }
 }
@@ -77,6 +81,13 @@ impl IndexKind {
 pub struct IndexKeys {
     pub kind: IndexKind,
     pub pk: KeyTemplate,
+    pub sk: KeyTemplate,
+}
+
+/// The sort key template of one LSI; its partition key is the entity's `pk`.
+pub struct LsiKeys {
+    /// The LSI's number, 1 to 5.
+    pub n: u8,
     pub sk: KeyTemplate,
 }
 
@@ -208,6 +219,8 @@ impl<'a> Entity<'a> {
             }
         }
 
+        let lsis = attrs.lsis.iter().map(|(&n, sk)| LsiKeys { n, sk: KeyTemplate::new(sk, errors) }).collect();
+
         let unraw = syn::ext::IdentExt::unraw(ident).to_string();
         Some(Entity {
             ident,
@@ -217,6 +230,7 @@ impl<'a> Entity<'a> {
             fields,
             primary,
             gsis,
+            lsis,
             loose,
             attrs,
         })
@@ -240,12 +254,17 @@ impl<'a> Entity<'a> {
     pub fn templates(&self) -> impl Iterator<Item = (&KeyTemplate, bool)> {
         self.indexes()
             .flat_map(|i| [(&i.pk, i.kind == IndexKind::Primary), (&i.sk, i.kind == IndexKind::Primary)])
+            .chain(self.lsis.iter().map(|l| (&l.sk, false)))
             .chain(self.loose.iter().map(|(t, primary)| (t, *primary)))
     }
 
-    /// Whether the field fills a placeholder of any template.
+    /// Whether the field fills a placeholder of any template or picks the shard of a shard
+    /// suffix.
     pub fn is_key_field(&self, name: &str) -> bool {
-        self.templates().any(|(t, _)| t.field_names().contains(&name))
+        self.templates().any(|(t, _)| {
+            t.field_names().contains(&name)
+                || t.parsed.as_ref().and_then(|p| p.shard()).is_some_and(|(f, ..)| f == name)
+        })
     }
 
     /// Whether the field fills a placeholder of the primary key.

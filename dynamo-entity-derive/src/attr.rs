@@ -14,6 +14,8 @@ use crate::suggest;
 
 /// The highest GSI number (DynamoDB's default quota is 20 GSIs a table).
 pub const MAX_GSI: u8 = 20;
+/// The highest LSI number (DynamoDB allows 5 LSIs a table).
+pub const MAX_LSI: u8 = 5;
 
 /// A `key = "template"` pair.
 #[derive(Clone)]
@@ -38,7 +40,11 @@ pub struct EntityAttrs {
     pub pk: Option<KeyAttr>,
     pub sk: Option<KeyAttr>,
     pub gsis: BTreeMap<u8, GsiAttrs>,
+    /// `lsiN = "..."`: the sort key template of LSI number N (its partition key is `pk`).
+    pub lsis: BTreeMap<u8, KeyAttr>,
     pub name: Option<LitStr>,
+    /// `inverted`: the entity is queried through the inverted index (`SK` / `PK`).
+    pub inverted: Option<Ident>,
 }
 
 /// Field-level `#[entity(...)]`.
@@ -85,7 +91,8 @@ impl Maintained {
     }
 }
 
-const STRUCT_KEYS: &str = "`pk`, `sk`, `gsi1` to `gsi20`, `gsi1_sk` to `gsi20_sk` and `name`";
+const STRUCT_KEYS: &str =
+    "`pk`, `sk`, `gsi1` to `gsi20`, `gsi1_sk` to `gsi20_sk`, `lsi1` to `lsi5`, `inverted` and `name`";
 const FIELD_KEYS: &str = "`rename`, `serde`, `unique`, `version`, `created_at`, `updated_at` and `ttl`";
 /// The field keys that take no value.
 const FIELD_FLAGS: [&str; 6] = ["serde", "unique", "version", "created_at", "updated_at", "ttl"];
@@ -95,8 +102,10 @@ enum StructKey {
     Pk,
     Sk,
     Name,
+    Inverted,
     GsiPk(u8),
     GsiSk(u8),
+    Lsi(u8),
 }
 
 /// Parses `gsi<n>` / `gsi<n>_sk`, or says why such a key is wrong.
@@ -117,6 +126,29 @@ fn gsi_key(key: &str) -> Option<Result<StructKey, String>> {
         }
         (Some(n), _) => Some(Err(format!("unknown key `{key}`; did you mean `gsi{n}` or `gsi{n}_sk`?"))),
         (None, _) => Some(Err(format!("unknown key `{key}`: {numbered}"))),
+    }
+}
+
+/// Parses `lsi<n>`, or says why such a key is wrong.
+fn lsi_key(key: &str) -> Option<Result<StructKey, String>> {
+    let rest = key.strip_prefix("lsi")?;
+    let digits_end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    let (digits, suffix) = rest.split_at(digits_end);
+    let numbered = format!(
+        "LSIs are numbered `lsi1` to `lsi{MAX_LSI}` (DynamoDB allows {MAX_LSI} local secondary indexes a table)"
+    );
+    if digits.is_empty() {
+        return Some(Err(format!("unknown key `{key}`: {numbered}")));
+    }
+    let n = digits.parse::<u8>().ok().filter(|n| (1..=MAX_LSI).contains(n) && !digits.starts_with('0'));
+    match (n, suffix) {
+        (Some(n), "") => Some(Ok(StructKey::Lsi(n))),
+        (Some(n), "_sk" | "_pk") => Some(Err(format!(
+            "unknown key `{key}`: an LSI has one template, its sort key `lsi{n} = \"...\"`; its partition key is \
+             the entity's `pk`"
+        ))),
+        (Some(n), _) => Some(Err(format!("unknown key `{key}`; did you mean `lsi{n}`?"))),
+        (None, _) => Some(Err(format!("unknown key `{key}`: {numbered}, not `{key}`"))),
     }
 }
 
@@ -171,19 +203,22 @@ pub fn entity_attrs(attrs: &[Attribute], errors: &mut Errors) -> EntityAttrs {
                 "pk" => Ok(StructKey::Pk),
                 "sk" => Ok(StructKey::Sk),
                 "name" => Ok(StructKey::Name),
+                "inverted" => Ok(StructKey::Inverted),
                 "rename" | "serde" | "unique" | "version" | "created_at" | "updated_at" | "ttl" => Err(format!(
                     "`{key}` belongs on a field: `#[entity({key}{})]`",
                     if key == "rename" { " = \"...\"" } else { "" }
                 )),
-                other => gsi_key(other).unwrap_or_else(|| {
+                other => gsi_key(other).or_else(|| lsi_key(other)).unwrap_or_else(|| {
                     let lower = other.to_lowercase();
-                    let valid = ["pk", "sk", "name", "gsi1", "gsi1_sk"];
-                    let suggestion =
-                        if matches!(lower.as_str(), "pk" | "sk" | "name") || matches!(gsi_key(&lower), Some(Ok(_))) {
-                            Some(lower.as_str())
-                        } else {
-                            suggest::closest(&lower, valid)
-                        };
+                    let valid = ["pk", "sk", "name", "gsi1", "gsi1_sk", "lsi1", "inverted"];
+                    let suggestion = if matches!(lower.as_str(), "pk" | "sk" | "name" | "inverted")
+                        || matches!(gsi_key(&lower), Some(Ok(_)))
+                        || matches!(lsi_key(&lower), Some(Ok(_)))
+                    {
+                        Some(lower.as_str())
+                    } else {
+                        suggest::closest(&lower, valid)
+                    };
                     Err(match suggestion {
                         Some(s) => format!("unknown key `{other}`; did you mean `{s}`? Expected {STRUCT_KEYS}"),
                         None => format!("unknown key `{other}`; expected {STRUCT_KEYS}"),
@@ -202,14 +237,28 @@ pub fn entity_attrs(attrs: &[Attribute], errors: &mut Errors) -> EntityAttrs {
                 return skip_value(&meta);
             }
             seen.push(key.clone());
+            if let StructKey::Inverted = parsed {
+                if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
+                    errors.spanned(&ident, "`inverted` takes no value: write `#[entity(inverted)]`");
+                    skip_value(&meta)?;
+                }
+                out.inverted = Some(ident);
+                return Ok(());
+            }
             let value = string_value(&meta, &key, errors)?;
             let key_attr = value.clone().map(|lit| KeyAttr { key: ident.clone(), lit });
             match parsed {
                 StructKey::Pk => set(&mut out.pk, key_attr),
                 StructKey::Sk => set(&mut out.sk, key_attr),
                 StructKey::Name => set(&mut out.name, value),
+                StructKey::Inverted => {}
                 StructKey::GsiPk(n) => set(&mut out.gsis.entry(n).or_default().pk, key_attr),
                 StructKey::GsiSk(n) => set(&mut out.gsis.entry(n).or_default().sk, key_attr),
+                StructKey::Lsi(n) => {
+                    if let Some(k) = key_attr {
+                        out.lsis.insert(n, k);
+                    }
+                }
             }
             Ok(())
         });
@@ -232,7 +281,12 @@ pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
             };
             let key = ident.to_string();
             if key != "rename" && !FIELD_FLAGS.contains(&key.as_str()) {
-                let message = if matches!(key.as_str(), "pk" | "sk" | "name") || gsi_key(&key).is_some() {
+                let message = if key == "inverted" {
+                    "`inverted` belongs on the struct: `#[entity(inverted)]` above the `struct`".to_owned()
+                } else if matches!(key.as_str(), "pk" | "sk" | "name")
+                    || gsi_key(&key).is_some()
+                    || lsi_key(&key).is_some()
+                {
                     format!("`{key}` belongs on the struct: `#[entity({key} = \"...\")]` above the `struct`")
                 } else {
                     match suggest::closest(&key, std::iter::once("rename").chain(FIELD_FLAGS)) {

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::ast::{Entity, attribute_span};
-use crate::attr::{GsiAttrs, MAX_GSI, Maintained};
+use crate::attr::{GsiAttrs, MAX_GSI, MAX_LSI, Maintained};
 use crate::errors::Errors;
 use crate::suggest;
 use crate::template;
@@ -19,7 +19,10 @@ pub fn check(entity: &Entity, errors: &mut Errors) {
     required_keys(entity, errors);
     entity_name(entity, errors);
     placeholders(entity, errors);
+    shards(entity, errors);
     gsi_pairs(entity, errors);
+    inverted(entity, errors);
+    lsis(entity, errors);
     key_part_types(entity, errors);
     attributes(entity, errors);
     unique_fields(entity, errors);
@@ -87,6 +90,61 @@ fn gsi_pairs(entity: &Entity, errors: &mut Errors) {
     }
 }
 
+/// Rule 2b: `inverted` queries the partition `SK = <sort key>` of the inverted index, so the
+/// sort key needs a placeholder (a constant would put every item of the entity, and of every
+/// entity with that constant, in one partition), and the partition key, which becomes that
+/// index's sort key, at most [`MAX_SORT_KEY_PARTS`] placeholders.
+fn inverted(entity: &Entity, errors: &mut Errors) {
+    let (Some(flag), Some(primary)) = (&entity.attrs.inverted, &entity.primary) else {
+        return;
+    };
+    if primary.sk.parsed.as_ref().is_some_and(|t| t.fields().next().is_none()) {
+        errors.spanned(
+            flag,
+            format!(
+                "`inverted` needs a sort key with a placeholder, such as `sk = \"{}#<other_id>\"`: the inverted index is \
+                 queried by `SK`, and the constant sort key `{}` would put every `{}` (and every item of any entity \
+                 with that sort key) in one partition",
+                primary.sk.source().split('#').next().unwrap_or("EDGE"),
+                primary.sk.source(),
+                entity.ident
+            ),
+        );
+    }
+    let parts = primary.pk.field_names().len();
+    if parts > MAX_SORT_KEY_PARTS {
+        errors.spanned(
+            flag,
+            format!(
+                "`inverted` makes the partition key `{}` the sort key of the inverted index, and a sort key may have \
+                 at most {MAX_SORT_KEY_PARTS} placeholders (it has {parts})",
+                primary.pk.source()
+            ),
+        );
+    }
+}
+
+/// Rule 2c: an LSI re-sorts the partitions of the table, so its sort key template needs a
+/// placeholder: a constant would give every item of the entity in a partition the same LSI sort
+/// key, an order no better than none.
+fn lsis(entity: &Entity, errors: &mut Errors) {
+    for lsi in &entity.lsis {
+        let Some(parsed) = &lsi.sk.parsed else { continue };
+        if parsed.fields().next().is_none() && parsed.shard().is_none() {
+            let n = lsi.n;
+            errors.spanned(
+                &lsi.sk.attr.lit,
+                format!(
+                    "`lsi{n}` is the sort key of LSI{n}, which orders the items of one partition (`pk`) by another \
+                     field; the constant `{}` gives them all the same sort key: use a placeholder, such as \
+                     `lsi{n} = \"<created_at>\"`",
+                    lsi.sk.source()
+                ),
+            );
+        }
+    }
+}
+
 fn entity_name(entity: &Entity, errors: &mut Errors) {
     if let Some(lit) = &entity.name_lit {
         if lit.value().is_empty() {
@@ -102,7 +160,8 @@ fn placeholders(entity: &Entity, errors: &mut Errors) {
         let Some(parsed) = &template.parsed else {
             continue;
         };
-        for (name, range) in parsed.fields() {
+        let shard_source = parsed.shard().map(|(f, _, _, field_range)| (f, field_range));
+        for (name, range) in parsed.fields().chain(shard_source) {
             if entity.field(name).is_some() {
                 continue;
             }
@@ -117,11 +176,74 @@ fn placeholders(entity: &Entity, errors: &mut Errors) {
             errors.at(template::span_of(&template.attr.lit, range), message);
         }
         let key = template.attr.key.to_string();
-        let is_sort_key = key == "sk" || key.ends_with("_sk");
+        let is_sort_key = key == "sk" || key.ends_with("_sk") || key.starts_with("lsi");
         if is_sort_key && parsed.fields().count() > MAX_SORT_KEY_PARTS {
             errors.spanned(
                 &template.attr.lit,
                 format!("a sort key template may have at most {MAX_SORT_KEY_PARTS} placeholders"),
+            );
+        }
+    }
+}
+
+/// Rule 3b: a shard suffix `<shard(field, N)>` belongs in a GSI partition key, and its source
+/// field must always be present and keep its value from one write to the next (the item's
+/// shard is a hash of it).
+fn shards(entity: &Entity, errors: &mut Errors) {
+    for (template, primary) in entity.templates() {
+        let Some((source, _, range, field_range)) = template.parsed.as_ref().and_then(|p| p.shard()) else {
+            continue;
+        };
+        let key = template.attr.key.to_string();
+        if primary {
+            errors.at(
+                template::span_of(&template.attr.lit, range),
+                "a shard suffix belongs in a GSI partition key (`gsiN = \"...\"`): the primary key names one item \
+                 and is built from `key()`'s arguments, so it is never sharded",
+            );
+            continue;
+        }
+        if key.starts_with("lsi") {
+            errors.at(
+                template::span_of(&template.attr.lit, range),
+                format!(
+                    "a shard suffix belongs in a GSI partition key: `{key}` is the sort key of an LSI, whose \
+                     partition key is the table's `PK`"
+                ),
+            );
+            continue;
+        }
+        if let Some(gsi) = key.strip_suffix("_sk") {
+            errors.at(
+                template::span_of(&template.attr.lit, range),
+                format!(
+                    "a shard suffix belongs in a GSI partition key: it spreads one partition over several, while \
+                     `{key}` orders the items of one partition; move it to `{gsi}`"
+                ),
+            );
+            continue;
+        }
+        // An unknown source field is reported by `placeholders`.
+        let Some(field) = entity.field(source) else {
+            continue;
+        };
+        let at = template::span_of(&template.attr.lit, field_range);
+        if types::option_inner(field.ty).is_some() {
+            errors.at(
+                at,
+                format!(
+                    "the shard source `{source}` is an Option: an item's shard is a hash of its source field, which \
+                     must always be present; shard by a field such as the item's id"
+                ),
+            );
+        } else if let Some(role @ (Maintained::Version | Maintained::UpdatedAt | Maintained::Ttl)) = field.role() {
+            errors.at(
+                at,
+                format!(
+                    "the shard source `{source}` is `#[entity({})]`, which the library changes on writes, so the \
+                     item would change shards behind the user's back; shard by a field such as the item's id",
+                    role.key()
+                ),
             );
         }
     }
@@ -183,6 +305,10 @@ pub fn reserved(attribute: &str) -> Option<String> {
         "SK" => return Some("the table's sort key".to_owned()),
         "_type" => return Some("the entity type name of every item".to_owned()),
         _ => {}
+    }
+    if let Some(n) = attribute.strip_prefix("LSI").and_then(|r| r.strip_suffix("SK")) {
+        let number: u8 = n.parse().ok().filter(|v| (1..=MAX_LSI).contains(v) && !n.starts_with('0'))?;
+        return Some(format!("the sort key of LSI{number}"));
     }
     let rest = attribute.strip_prefix("GSI")?;
     let (n, what) = match rest.strip_suffix("PK") {
@@ -342,10 +468,12 @@ mod tests {
 
     #[test]
     fn reserved_attributes() {
-        for a in ["PK", "SK", "_type", "GSI1PK", "GSI1SK", "GSI20PK", "GSI20SK", "GSI9SK"] {
+        for a in ["PK", "SK", "_type", "GSI1PK", "GSI1SK", "GSI20PK", "GSI20SK", "GSI9SK", "LSI1SK", "LSI5SK"] {
             assert!(reserved(a).is_some(), "{a}");
         }
-        for a in ["pk", "sk", "type", "GSI21PK", "GSI0PK", "GSI01PK", "GSIPK", "GSI1", "GSI1XK", "title"] {
+        for a in
+            ["pk", "sk", "type", "GSI21PK", "GSI0PK", "GSI01PK", "GSIPK", "GSI1", "GSI1XK", "title", "LSI6SK", "LSI1PK"]
+        {
             assert!(reserved(a).is_none(), "{a}");
         }
     }

@@ -5,9 +5,10 @@
 //!
 //! * `__DeSchema`, a private unit struct whose impl holds the templates, the schema, one writer
 //!   function per template (generic over the part types, so that `key()` arguments and struct
-//!   fields share it) and one function per GSI that builds both of its (sparse) keys;
+//!   fields share it), one function per GSI that builds both of its (sparse) keys and one per
+//!   LSI that builds its (sparse) sort key;
 //! * `impl Entity for X`, calling those functions;
-//! * the inherent impl: `key`, `query`, `gsiN` and one field handle per field.
+//! * the inherent impl: `key`, `query`, `gsiN`, `lsiN` and one field handle per field.
 //!
 //! ## Trait bounds without cascades
 //! A field type the derive cannot vouch for (a user type in a key template, or a non-serde field
@@ -20,7 +21,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::{DeriveInput, Ident, Type};
 
-use crate::ast::{Entity, Field, IndexKeys, IndexKind, KeyTemplate};
+use crate::ast::{Entity, Field, IndexKeys, IndexKind, KeyTemplate, LsiKeys};
 use crate::attr::Maintained;
 use crate::case::screaming_snake;
 use crate::check;
@@ -63,6 +64,7 @@ impl IndexNames {
         let base = match kind {
             IndexKind::Primary => "primary".to_owned(),
             IndexKind::Gsi(n) => format!("gsi{n}"),
+            IndexKind::Lsi(n) => format!("lsi{n}"),
         };
         let upper = base.to_uppercase();
         IndexNames {
@@ -151,6 +153,12 @@ impl Gen<'_, '_> {
         let segments = parsed.segments.iter().map(|s| match s {
             Segment::Literal(l) => quote!(__de::Segment::Literal(#l)),
             Segment::Field { name, .. } => quote!(__de::Segment::Field(#name)),
+            Segment::Shard { field, count, .. } => quote!(__de::Segment::Shard { field: #field, count: #count }),
+        });
+        // The partition's cardinality from its placeholders' types (a shard does not count).
+        let cardinality = parsed.fields().map(|(name, _)| {
+            let ty = self.field(name).ty;
+            quote!(<#ty as __de::KeyPart>::CARDINALITY)
         });
         let key_type = match parsed.segments.as_slice() {
             [Segment::Field { name, .. }] => {
@@ -160,7 +168,12 @@ impl Gen<'_, '_> {
             _ => quote!(__de::KeyType::S),
         };
         quote! {
-            __de::Template { source: #source, segments: &[#(#segments),*], key_type: #key_type }
+            __de::Template {
+                source: #source,
+                segments: &[#(#segments),*],
+                key_type: #key_type,
+                cardinality: __de::Cardinality::of(&[#(#cardinality),*]),
+            }
         }
     }
 
@@ -175,16 +188,36 @@ impl Gen<'_, '_> {
     ) -> TokenStream {
         let name = self.name;
         let writer = if partition { quote!(__de::pk_writer) } else { quote!(__de::sk_writer) };
-        let n = t.field_names().len();
+        // One parameter per placeholder and shard suffix, in template order; a shard suffix
+        // takes what picks the shard (`ShardBy`).
+        let parts: Vec<bool> = t
+            .parsed
+            .iter()
+            .flat_map(|p| &p.segments)
+            .filter_map(|s| match s {
+                Segment::Literal(_) => None,
+                Segment::Field { .. } => Some(false),
+                Segment::Shard { .. } => Some(true),
+            })
+            .collect();
+        let n = parts.len();
         let params: Vec<Ident> = (0..n).map(|i| format_ident!("p{i}")).collect();
         let generics: Vec<Ident> = (0..n).map(|i| format_ident!("P{i}")).collect();
         let doc = format!("Starts `{attribute}` = `{}`, writing the parts in template order.", t.source());
+        let writes = params
+            .iter()
+            .zip(&parts)
+            .map(|(p, shard)| if *shard { quote!(w.shard(#p)?;) } else { quote!(w.part(#p)?;) });
+        let param_types = generics
+            .iter()
+            .zip(&parts)
+            .map(|(g, shard)| if *shard { quote!(__de::ShardBy<'_, #g>) } else { quote!(&#g) });
         let body = if n == 0 {
             quote!(__de::Result::Ok(#writer(#name, #attribute, &Self::#tpl_const)))
         } else {
             quote! {
                 let mut w = #writer(#name, #attribute, &Self::#tpl_const);
-                #( w.part(#params)?; )*
+                #( #writes )*
                 __de::Result::Ok(w)
             }
         };
@@ -192,7 +225,7 @@ impl Gen<'_, '_> {
             #[doc = #doc]
             #[inline]
             fn #fn_name<#(#generics: __de::KeyPart + ?::core::marker::Sized),*>(
-                #(#params: &#generics),*
+                #(#params: #param_types),*
             ) -> __de::Result<__de::KeyWriter, __de::Error> {
                 #body
             }
@@ -227,8 +260,12 @@ impl Gen<'_, '_> {
                     gsi_consts.push(schema.clone());
                     quote!(__de::Index::Gsi(#n))
                 }
+                IndexKind::Lsi(_) => unreachable!("LSIs are not in `indexes()`"),
             };
-            let pk_fn = self.writer_fn(&names.pk_fn, pk_tpl, &index.kind.pk_attribute(), &index.pk, true);
+            // With the inverted index, the table's `PK` is also that index's sort key, limited
+            // to a sort key's 1,024 bytes.
+            let partition_limit = !(index.kind == IndexKind::Primary && e.attrs.inverted.is_some());
+            let pk_fn = self.writer_fn(&names.pk_fn, pk_tpl, &index.kind.pk_attribute(), &index.pk, partition_limit);
             let sk_fn = self.writer_fn(&names.sk_fn, sk_tpl, &index.kind.sk_attribute(), &index.sk, false);
             items.extend(quote! {
                 const #pk_tpl: __de::Template = #pk_expr;
@@ -241,6 +278,31 @@ impl Gen<'_, '_> {
             if let IndexKind::Gsi(_) = index.kind {
                 items.extend(self.gsi_fn(index, &names));
             }
+        }
+
+        // LSIs: the sort key template and its writer; the partition key is the primary one.
+        let mut lsi_consts = Vec::new();
+        let ident = e.ident;
+        for lsi in &e.lsis {
+            let (n, kind) = (lsi.n, IndexKind::Lsi(lsi.n));
+            let names = IndexNames::new(kind);
+            let (sk_tpl, schema, sk_fn) = (&names.sk_tpl, &names.schema, &names.sk_fn);
+            let sk_expr = self.template_expr(&lsi.sk);
+            let writer = self.writer_fn(sk_fn, sk_tpl, &kind.sk_attribute(), &lsi.sk, false);
+            let fn_name = format_ident!("lsi{n}");
+            let sk_parts = self.self_parts(&lsi.sk, quote!(this));
+            items.extend(quote! {
+                const #sk_tpl: __de::Template = #sk_expr;
+                const #schema: __de::IndexSchema =
+                    __de::IndexSchema { index: __de::Index::Lsi(#n), pk: &Self::PRIMARY_PK, sk: &Self::#sk_tpl };
+                #writer
+                /// The LSI's sort key of `this`; `None` when a part is `None`.
+                #[inline]
+                fn #fn_name(this: &#ident) -> __de::Result<::core::option::Option<__de::AttributeValue>, __de::Error> {
+                    __de::Result::Ok(Self::#sk_fn(#(#sk_parts),*)?.finish_sparse()?)
+                }
+            });
+            lsi_consts.push(schema.clone());
         }
 
         let field_schema = |f: &Field| {
@@ -270,11 +332,27 @@ impl Gen<'_, '_> {
         };
         let (created_at, updated_at, ttl) =
             (role(Maintained::CreatedAt), role(Maintained::UpdatedAt), role(Maintained::Ttl));
+        let inverted = if e.attrs.inverted.is_some() {
+            items.extend(quote! {
+                /// The inverted index: partition key `SK` (the primary sort key template), sort
+                /// key `PK` (the primary partition key template).
+                const INVERTED: __de::IndexSchema = __de::IndexSchema {
+                    index: __de::Index::Inverted,
+                    pk: &Self::PRIMARY_SK,
+                    sk: &Self::PRIMARY_PK,
+                };
+            });
+            quote!(::core::option::Option::Some(Self::INVERTED))
+        } else {
+            quote!(::core::option::Option::None)
+        };
         items.extend(quote! {
             const SCHEMA: __de::EntitySchema = __de::EntitySchema {
                 name: #name,
                 primary: Self::PRIMARY,
                 gsis: &[#(Self::#gsi_consts),*],
+                inverted: #inverted,
+                lsis: &[#(Self::#lsi_consts),*],
                 fields: &[#(#fields),*],
                 version: #version,
                 created_at: #created_at,
@@ -306,6 +384,21 @@ impl Gen<'_, '_> {
                     pk: Self::primary_pk(#(#pk_args),*)?.finish()?,
                     sk: Self::primary_sk(#(#sk_args),*)?.finish()?,
                 })
+            }
+
+            /// Whether an item read from the table has the primary key its fields give (an
+            /// item without `PK`/`SK`, from a projection, passes); the error names the key.
+            #[inline]
+            fn check_primary_key<#(#generics: __de::KeyPart + ?::core::marker::Sized),*>(
+                item: &__de::Item,
+                #(#params: &#generics),*
+            ) -> __de::Result<(), __de::Error> {
+                if Self::primary_pk(#(#pk_args),*)?.matches(item.get("PK"))
+                    && Self::primary_sk(#(#sk_args),*)?.matches(item.get("SK"))
+                {
+                    return __de::Result::Ok(());
+                }
+                __de::check_key(item, #name, Self::primary_key(#(#params),*))
             }
 
             /// Finishes a complete key, such as a query's partition key.
@@ -342,13 +435,22 @@ impl Gen<'_, '_> {
         }
     }
 
-    /// `&this.field` for each placeholder of `t`.
+    /// `&this.field` for each placeholder of `t`, `ShardBy::Source(&this.field)` for its shard
+    /// suffix, in template order.
     fn self_parts(&self, t: &KeyTemplate, this: TokenStream) -> Vec<TokenStream> {
-        t.field_names()
-            .into_iter()
-            .map(|n| {
-                let member = self.field(n).ident;
-                quote!(&#this.#member)
+        t.parsed
+            .iter()
+            .flat_map(|p| &p.segments)
+            .filter_map(|s| match s {
+                Segment::Literal(_) => None,
+                Segment::Field { name, .. } => {
+                    let member = self.field(name).ident;
+                    Some(quote!(&#this.#member))
+                }
+                Segment::Shard { field, .. } => {
+                    let member = self.field(field).ident;
+                    Some(quote!(__de::ShardBy::Source(&#this.#member)))
+                }
             })
             .collect()
     }
@@ -367,14 +469,22 @@ impl Gen<'_, '_> {
                 quote!(&self.#member)
             })
             .collect();
-        let capacity = e.fields.len() + 2 + 2 * e.gsis.len() + 1;
+        let value_key_args: Vec<TokenStream> = self
+            .primary_key_fields()
+            .iter()
+            .map(|f| {
+                let member = f.ident;
+                quote!(&value.#member)
+            })
+            .collect();
+        let capacity = e.fields.len() + 2 + 2 * e.gsis.len() + e.lsis.len() + 1;
 
         let put_gsis = e.gsis.iter().map(|g| {
             let f = format_ident!(
                 "gsi{}",
                 match g.kind {
                     IndexKind::Gsi(n) => n,
-                    IndexKind::Primary => unreachable!(),
+                    IndexKind::Primary | IndexKind::Lsi(_) => unreachable!(),
                 }
             );
             let (pk_attr, sk_attr) = (g.kind.pk_attribute(), g.kind.sk_attribute());
@@ -382,6 +492,11 @@ impl Gen<'_, '_> {
                 let (pk, sk) = __DeSchema::#f(self)?;
                 __de::put_gsi(&mut item, #pk_attr, pk, #sk_attr, sk);
             }
+        });
+        let put_lsis = e.lsis.iter().map(|l| {
+            let f = format_ident!("lsi{}", l.n);
+            let sk_attr = IndexKind::Lsi(l.n).sk_attribute();
+            quote!(__de::put_lsi(&mut item, #sk_attr, __DeSchema::#f(self)?);)
         });
         let put_fields = e.fields.iter().map(|f| {
             let (member, field, attribute) = (f.ident, &f.name, &f.attribute);
@@ -415,10 +530,10 @@ impl Gen<'_, '_> {
                 }
             }
         });
-        let gsi_keys = if e.gsis.is_empty() {
+        let gsi_keys = if e.gsis.is_empty() && e.lsis.is_empty() {
             quote!(__de::Result::Ok(::std::vec::Vec::new()))
         } else {
-            let count = 2 * e.gsis.len();
+            let count = 2 * e.gsis.len() + e.lsis.len();
             let pushes = e.gsis.iter().map(|g| {
                 let IndexKind::Gsi(n) = g.kind else { unreachable!() };
                 let f = format_ident!("gsi{n}");
@@ -430,9 +545,19 @@ impl Gen<'_, '_> {
                     }
                 }
             });
+            let lsi_pushes = e.lsis.iter().map(|l| {
+                let f = format_ident!("lsi{}", l.n);
+                let sk_attr = IndexKind::Lsi(l.n).sk_attribute();
+                quote! {
+                    if let ::core::option::Option::Some(sk) = __DeSchema::#f(self)? {
+                        keys.push((#sk_attr, sk));
+                    }
+                }
+            });
             quote! {
                 let mut keys = ::std::vec::Vec::with_capacity(#count);
                 #(#pushes)*
+                #(#lsi_pushes)*
                 __de::Result::Ok(keys)
             }
         };
@@ -440,10 +565,7 @@ impl Gen<'_, '_> {
         quote! {
             const TYPE: &'static str = #name;
 
-            #[inline]
-            fn schema() -> &'static __de::EntitySchema {
-                &__DeSchema::SCHEMA
-            }
+            const SCHEMA: &'static __de::EntitySchema = &__DeSchema::SCHEMA;
 
             fn to_item(&self) -> __de::Result<__de::Item, __de::Error> {
                 let __de::PrimaryKey { pk, sk } = __DeSchema::primary_key(#(#key_args),*)?;
@@ -451,6 +573,7 @@ impl Gen<'_, '_> {
                 item.insert(::std::string::String::from("PK"), pk);
                 item.insert(::std::string::String::from("SK"), sk);
                 #(#put_gsis)*
+                #(#put_lsis)*
                 #(#put_fields)*
                 __de::put_type(&mut item, #name);
                 __de::Result::Ok(item)
@@ -458,7 +581,9 @@ impl Gen<'_, '_> {
 
             fn from_item(item: &__de::Item) -> __de::Result<Self, __de::Error> {
                 __de::check_type(item, #name)?;
-                __de::Result::Ok(Self { #(#get_fields),* })
+                let value = Self { #(#get_fields),* };
+                __DeSchema::check_primary_key(item, #(#value_key_args),*)?;
+                __de::Result::Ok(value)
             }
 
             #[inline]
@@ -528,6 +653,12 @@ impl Gen<'_, '_> {
         for index in e.indexes() {
             items.extend(self.query_fn(index));
         }
+        if e.attrs.inverted.is_some() {
+            items.extend(self.inverted_fn(primary));
+        }
+        for lsi in &e.lsis {
+            items.extend(self.lsi_fn(primary, lsi));
+        }
 
         // Field handles.
         for f in &e.fields {
@@ -589,14 +720,22 @@ impl Gen<'_, '_> {
             if in_primary {
                 doc.push_str("\n\nPart of the primary key: no update can change it.");
             } else {
-                let gsis: Vec<String> = e
+                let mut gsis: Vec<String> = e
                     .gsis
                     .iter()
                     .filter(|g| {
-                        g.pk.field_names().contains(&field.as_str()) || g.sk.field_names().contains(&field.as_str())
+                        g.pk.field_names().contains(&field.as_str())
+                            || g.sk.field_names().contains(&field.as_str())
+                            || g.pk.parsed.as_ref().and_then(|p| p.shard()).is_some_and(|(f, ..)| f == field)
                     })
                     .map(|g| format!("`{}`", g.kind.pk_attribute().trim_end_matches("PK")))
                     .collect();
+                gsis.extend(
+                    e.lsis
+                        .iter()
+                        .filter(|l| l.sk.field_names().contains(&field.as_str()))
+                        .map(|l| format!("`LSI{}`", l.n)),
+                );
                 if !gsis.is_empty() {
                     doc.push_str(&format!(
                         "\n\nPart of the key of {}: an update that sets it rewrites that key.",
@@ -626,6 +765,7 @@ impl Gen<'_, '_> {
         let (fn_name, which) = match index.kind {
             IndexKind::Primary => (format_ident!("query"), "the table".to_owned()),
             IndexKind::Gsi(n) => (format_ident!("gsi{n}"), format!("`GSI{n}`")),
+            IndexKind::Lsi(_) => unreachable!("LSI queries come from `lsi_fn`"),
         };
         let mut doc = format!(
             "Query {which}: `{pk_attr} = {}`, sorted by `{sk_attr}` (`{}`).",
@@ -653,6 +793,85 @@ impl Gen<'_, '_> {
         if !optional.is_empty() {
             doc.push_str(&format!("\n\nSparse index: an item whose {} is `None` is not in it.", optional.join(" or ")));
         }
+        let shard = index.pk.parsed.as_ref().and_then(|p| p.shard().map(|(f, n, ..)| (f.to_owned(), n)));
+        let Some((source, count)) = shard else {
+            return quote! {
+                #[doc = #doc]
+                #[must_use]
+                #vis fn #fn_name(#(#params),*) -> __de::QuerySpec<Self, (#(#sk_types,)*)> {
+                    __de::QuerySpec::new(
+                        &__DeSchema::#schema,
+                        #name,
+                        __DeSchema::finish(__DeSchema::#pk_fn(#(#args),*)),
+                    )
+                }
+            };
+        };
+        doc.push_str(&format!(
+            "\n\nSharded: the partition is spread over {count} shards by `{source}`; the query reads all of them \
+             concurrently and merges them in sort-key order, with one cursor for all (see \
+             `dynamo_entity::shard`)."
+        ));
+        // The writer's arguments in template order, with the shard number in place of the shard.
+        let mut fields = pk_fields.iter().map(|f| f.ident);
+        let shard_args: Vec<TokenStream> = index
+            .pk
+            .parsed
+            .iter()
+            .flat_map(|p| &p.segments)
+            .filter_map(|s| match s {
+                Segment::Literal(_) => None,
+                Segment::Field { .. } => fields.next().map(|i| quote!(#i)),
+                Segment::Shard { .. } => Some(quote!(__de::ShardBy::<str>::Index(shard))),
+            })
+            .collect();
+        quote! {
+            #[doc = #doc]
+            #[must_use]
+            #vis fn #fn_name(#(#params),*) -> __de::QuerySpec<Self, (#(#sk_types,)*)> {
+                __de::QuerySpec::sharded(
+                    &__DeSchema::#schema,
+                    #name,
+                    __de::shard_keys(#count, |shard| __DeSchema::#pk_fn(#(#shard_args),*)),
+                )
+            }
+        }
+    }
+}
+
+impl Gen<'_, '_> {
+    /// `lsi<n>(partition key parts)`: the partition `PK = <pk>` of LSI number n, sorted by
+    /// `LSI<n>SK`, whose sort-key conditions take the parts of the LSI's sort key template.
+    fn lsi_fn(&self, primary: &IndexKeys, lsi: &LsiKeys) -> TokenStream {
+        let e = self.e;
+        let name = self.name;
+        let vis = e.vis;
+        let n = lsi.n;
+        let fn_name = format_ident!("lsi{n}");
+        let schema = format_ident!("LSI{n}");
+        let pk_fields: Vec<&Field> = primary.pk.field_names().into_iter().map(|f| self.field(f)).collect();
+        let params = Self::params(&pk_fields);
+        let args = pk_fields.iter().map(|f| f.ident);
+        let sk_types: Vec<&Type> = lsi.sk.field_names().into_iter().map(|f| self.field(f).ty).collect();
+        let parts: Vec<String> = lsi.sk.field_names().iter().map(|f| format!("`{f}`")).collect();
+        let mut doc = format!(
+            "Query the local secondary index `LSI{n}`: `PK = {pk}` (the partition of `query`), sorted by \
+             `LSI{n}SK` (`{sk}`).\n\nSort-key conditions take the parts of the LSI's sort key in order: {parts}. \
+             Strongly consistent reads are available (`consistent_read`), as on the table.",
+            pk = primary.pk.source(),
+            sk = lsi.sk.source(),
+            parts = parts.join(", "),
+        );
+        let optional: Vec<String> = lsi
+            .sk
+            .field_names()
+            .into_iter()
+            .filter(|f| types::option_inner(self.field(f).ty).is_some())
+            .map(|f| format!("`{f}`"))
+            .collect();
+        if !optional.is_empty() {
+            doc.push_str(&format!("\n\nSparse index: an item whose {} is `None` is not in it.", optional.join(" or ")));
+        }
         quote! {
             #[doc = #doc]
             #[must_use]
@@ -660,7 +879,49 @@ impl Gen<'_, '_> {
                 __de::QuerySpec::new(
                     &__DeSchema::#schema,
                     #name,
-                    __DeSchema::finish(__DeSchema::#pk_fn(#(#args),*)),
+                    __DeSchema::finish(__DeSchema::primary_pk(#(#args),*)),
+                )
+            }
+        }
+    }
+
+    /// `inverted(sort key parts)`: the partition `SK = <sort key>` of the inverted index, whose
+    /// sort-key conditions take the primary partition key's parts.
+    fn inverted_fn(&self, primary: &IndexKeys) -> TokenStream {
+        let e = self.e;
+        let name = self.name;
+        let vis = e.vis;
+        // Parameters: the sort key's distinct fields; arguments: one per placeholder.
+        let mut sk_fields: Vec<&Field> = Vec::new();
+        for n in primary.sk.field_names() {
+            if !sk_fields.iter().any(|f| f.name == n) {
+                sk_fields.push(self.field(n));
+            }
+        }
+        let params = Self::params(&sk_fields);
+        let args: Vec<&Ident> = primary.sk.field_names().into_iter().map(|n| self.field(n).ident).collect();
+        let pk_types: Vec<&Type> = primary.pk.field_names().into_iter().map(|n| self.field(n).ty).collect();
+        let parts: Vec<String> = primary.pk.field_names().iter().map(|n| format!("`{n}`")).collect();
+        let doc = format!(
+            "Query the inverted index `{index}`: `SK = {sk}`, sorted by `PK` (`{pk}`): every `{ident}` whose sort \
+             key is this one, across all partitions (the other end of an adjacency list).\n\n\
+             Sort-key conditions take the parts of the partition key in order: {parts}.\n\n\
+             The index is not sparse: it holds every item of the table, and each write costs one more \
+             write in it.",
+            index = "INVERTED",
+            sk = primary.sk.source(),
+            pk = primary.pk.source(),
+            ident = e.ident,
+            parts = parts.join(", "),
+        );
+        quote! {
+            #[doc = #doc]
+            #[must_use]
+            #vis fn inverted(#(#params),*) -> __de::QuerySpec<Self, (#(#pk_types,)*)> {
+                __de::QuerySpec::new(
+                    &__DeSchema::INVERTED,
+                    #name,
+                    __DeSchema::finish(__DeSchema::primary_sk(#(#args),*)),
                 )
             }
         }
@@ -844,6 +1105,94 @@ mod tests {
         assert!(plain.contains(
             "version:::core::option::Option::None,created_at:::core::option::Option::None,updated_at:::core::option::Option::None,ttl:::core::option::Option::None"
         ));
+    }
+
+    #[test]
+    fn inverted_entities_get_the_inverted_index_and_query() {
+        let out = expand(
+            r#"
+            #[entity(pk = "USER#<user_id>", sk = "WISH#<product_id>#<at>", inverted)]
+            pub struct Wish { pub user_id: String, pub product_id: ProductId, pub at: u32 }
+        "#,
+        );
+        assert!(out.contains(
+            "constINVERTED:__de::IndexSchema=__de::IndexSchema{index:__de::Index::Inverted,pk:&Self::PRIMARY_SK,sk:&Self::PRIMARY_PK,};"
+        ));
+        assert!(out.contains("inverted:::core::option::Option::Some(Self::INVERTED)"));
+        // The query takes the sort key's parts; its conditions take the partition key's.
+        assert!(out.contains(
+            "pubfninverted(product_id:&<ProductIdas__de::KeyPart>::Arg,at:&u32)->__de::QuerySpec<Self,(String,)>"
+        ));
+        assert!(out.contains("__de::QuerySpec::new(&__DeSchema::INVERTED,\"Wish\",__DeSchema::finish(__DeSchema::primary_sk(product_id,at)),)"));
+        // The partition key is also the index's sort key: a sort key's 1,024-byte limit.
+        assert!(out.contains(r#"letmutw=__de::sk_writer("Wish","PK",&Self::PRIMARY_PK);"#));
+        assert!(!out.contains("compile_error"));
+
+        let plain = expand(r#"#[entity(pk = "A#<id>", sk = "B")] struct A { id: String }"#);
+        assert!(plain.contains("inverted:::core::option::Option::None"));
+        assert!(plain.contains(r#"__de::pk_writer("A","PK",&Self::PRIMARY_PK)"#));
+        assert!(!plain.contains("fninverted"));
+    }
+
+    #[test]
+    fn lsis_write_their_sort_key_and_query_the_table_partition() {
+        let out = expand(
+            r#"
+            #[entity(pk = "USER#<user_id>", sk = "ORDER#<id>", lsi1 = "<placed_at>", lsi3 = "ST#<status>#<total>")]
+            pub struct Order { pub user_id: String, pub id: u32, pub placed_at: Timestamp,
+                               pub status: Option<Status>, pub total: u64 }
+        "#,
+        );
+        assert!(out.contains(
+            "constLSI1:__de::IndexSchema=__de::IndexSchema{index:__de::Index::Lsi(1u8),pk:&Self::PRIMARY_PK,sk:&Self::LSI1_SK};"
+        ));
+        assert!(out.contains("lsis:&[Self::LSI1,Self::LSI3]"));
+        assert!(out.contains(r#"letmutw=__de::sk_writer("Order","LSI3SK",&Self::LSI3_SK);w.part(p0)?;w.part(p1)?;"#));
+        // to_item: one attribute per LSI, sparse; capacity counts it.
+        assert!(out.contains("__de::Item::with_capacity(10usize)"));
+        assert!(out.contains(r#"__de::put_lsi(&mutitem,"LSI1SK",__DeSchema::lsi1(self)?);"#));
+        assert!(out.contains(r#"__de::put_lsi(&mutitem,"LSI3SK",__DeSchema::lsi3(self)?);"#));
+        assert!(
+            out.contains(r#"iflet::core::option::Option::Some(sk)=__DeSchema::lsi3(self)?{keys.push(("LSI3SK",sk));}"#)
+        );
+        // The query takes the partition key's parts; its conditions the LSI sort key's.
+        assert!(out.contains("pubfnlsi1(user_id:&str)->__de::QuerySpec<Self,(Timestamp,)>"));
+        assert!(out.contains("pubfnlsi3(user_id:&str)->__de::QuerySpec<Self,(Option<Status>,u64,)>"));
+        assert!(out.contains(
+            r#"__de::QuerySpec::new(&__DeSchema::LSI3,"Order",__DeSchema::finish(__DeSchema::primary_pk(user_id)),)"#
+        ));
+        // Fields of an LSI sort key carry their part writer, so updates can rebuild it.
+        assert!(out.contains("pubconstTOTAL:__de::Field<Self,u64>=__de::Field::new(\"total\",\"total\",::core::option::Option::Some(<u64as__de::KeyPart>::write_part))"));
+        assert!(!out.contains("compile_error"));
+
+        let plain = expand(r#"#[entity(pk = "A#<id>", sk = "B")] struct A { id: String }"#);
+        assert!(plain.contains("lsis:&[]"));
+    }
+
+    #[test]
+    fn sharded_partition_keys() {
+        let out = expand(
+            r#"
+            #[entity(pk = "JOB#<id>", sk = "META", gsi1 = "JOBS#<stage>#<shard(id, 8)>", gsi1_sk = "<at>")]
+            pub struct Job { pub id: String, pub stage: Stage, pub at: u32 }
+        "#,
+        );
+        assert!(out.contains(r#"__de::Segment::Shard{field:"id",count:8u16}"#), "{out}");
+        assert!(out.contains("cardinality:__de::Cardinality::of(&[<Stageas__de::KeyPart>::CARDINALITY])"));
+        // The writer takes the shard's source (or number) in template order.
+        assert!(out.contains(
+            "fngsi1_pk<P0:__de::KeyPart+?::core::marker::Sized,P1:__de::KeyPart+?::core::marker::Sized>(p0:&P0,p1:__de::ShardBy<'_,P1>)"
+        ));
+        assert!(out.contains("w.part(p0)?;w.shard(p1)?;"));
+        assert!(out.contains("Self::gsi1_pk(&this.stage,__de::ShardBy::Source(&this.id))"));
+        // The query takes the other parts and writes every shard's partition key.
+        assert!(out.contains(
+            r#"__de::QuerySpec::sharded(&__DeSchema::GSI1,"Job",__de::shard_keys(8u16,|shard|__DeSchema::gsi1_pk(stage,__de::ShardBy::<str>::Index(shard))),)"#
+        ));
+        assert!(out.contains("pubfngsi1(stage:&<Stageas__de::KeyPart>::Arg)"));
+        // The source field's handle carries its part writer, so updates can rebuild the key.
+        assert!(out.contains("pubconstID:__de::Field<Self,String,__de::Immutable>=__de::Field::new(\"id\",\"id\",::core::option::Option::Some(<Stringas__de::KeyPart>::write_part))"));
+        assert!(!out.contains("compile_error"));
     }
 
     #[test]

@@ -207,6 +207,7 @@ fn newtype(input: &DeriveInput, data: &DataStruct, errors: &mut Errors) -> Optio
             impl #impl_generics __de::KeyPart for #ident #ty_generics #key_where {
                 type Arg = Self;
                 const NUMERIC: bool = <#inner as __de::KeyPart>::NUMERIC;
+                const CARDINALITY: __de::Cardinality = <#inner as __de::KeyPart>::CARDINALITY;
                 #[inline]
                 fn write_part(
                     &self,
@@ -302,6 +303,8 @@ fn enumeration(
             #[automatically_derived]
             impl __de::KeyPart for #ident {
                 type Arg = Self;
+                // A field-less enum has as many values as variants: few.
+                const CARDINALITY: __de::Cardinality = __de::Cardinality::Low;
                 #[inline]
                 fn write_part(
                     &self,

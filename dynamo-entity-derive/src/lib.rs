@@ -1,5 +1,6 @@
-//! The derive macros of [`dynamo-entity`](https://docs.rs/dynamo-entity): `#[derive(Entity)]`
-//! and `#[derive(KeyPart)]`.
+//! The derive macros of [`dynamo-entity`](https://docs.rs/dynamo-entity): `#[derive(Entity)]`,
+//! `#[derive(KeyPart)]`, `#[derive(Collection)]` and `#[derive(Table)]` (`table`, a table
+//! declaration whose checks across entities run in constant evaluation).
 //!
 //! Use them through the `dynamo-entity` crate, which re-exports both and documents the attribute
 //! syntax. The generated code only calls `::dynamo_entity::__private`, so a user needs no other
@@ -21,6 +22,7 @@ mod expand;
 mod fallback;
 mod key_part;
 mod suggest;
+mod table;
 mod template;
 mod types;
 
@@ -56,4 +58,17 @@ pub fn derive_key_part(input: TokenStream) -> TokenStream {
 pub fn derive_collection(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     collection::derive(&input).into()
+}
+
+/// Implements `dynamo_entity::TableDef` for a table declaration: its entities and secondary
+/// indexes (with projections), with compile-time checks across the entities (no two can
+/// produce the same primary key or read each other's items through a `begins_with` query, no
+/// shared type name, every GSI and LSI an entity writes is declared, one type per key
+/// attribute), and generates the table-level entity enum `<Name>Item`.
+///
+/// See the `dynamo-entity` crate documentation for the attributes.
+#[proc_macro_derive(Table, attributes(table))]
+pub fn derive_table(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    table::derive(&input).into()
 }

@@ -1,9 +1,10 @@
 //! Key template parsing.
 //!
 //! A template is `#`-separated segments. Each segment is either literal text (non-empty, without
-//! `<`, `>` or `%`) or exactly one placeholder `<field>` naming a struct field. This module only
-//! checks the syntax; [`crate::check`] checks that the placeholders name fields that can be key
-//! parts.
+//! `<`, `>` or `%`), exactly one placeholder `<field>` naming a struct field, or a shard suffix
+//! `<shard(field, N)>` (write sharding: the shard number of the item, from `field`, `N` shards).
+//! This module only checks the syntax; [`crate::check`] checks that the placeholders name fields
+//! that can be key parts and that shard suffixes are only in GSI partition keys.
 
 use std::ops::Range;
 
@@ -17,7 +18,16 @@ pub enum Segment {
     Literal(String),
     /// A placeholder: the field name and the byte range of `<name>` in the template.
     Field { name: String, range: Range<usize> },
+    /// A shard suffix `<shard(field, N)>`: the source field, the shard count, and the byte
+    /// ranges of the whole segment and of the field name.
+    Shard { field: String, count: u16, range: Range<usize>, field_range: Range<usize> },
 }
+
+/// The fewest shards a shard suffix may have (one shard is no sharding).
+pub const MIN_SHARDS: u16 = 2;
+/// The most shards a shard suffix may have (the runtime's `key::MAX_SHARDS`): every page of a
+/// query of the index sends up to one request per shard.
+pub const MAX_SHARDS: u16 = 100;
 
 /// A parsed key template.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,7 +40,15 @@ impl Template {
     pub fn fields(&self) -> impl Iterator<Item = (&str, &Range<usize>)> {
         self.segments.iter().filter_map(|s| match s {
             Segment::Field { name, range } => Some((name.as_str(), range)),
-            Segment::Literal(_) => None,
+            Segment::Literal(_) | Segment::Shard { .. } => None,
+        })
+    }
+
+    /// The shard suffix, if any: source field, count, range of the segment, range of the field.
+    pub fn shard(&self) -> Option<(&str, u16, &Range<usize>, &Range<usize>)> {
+        self.segments.iter().find_map(|s| match s {
+            Segment::Shard { field, count, range, field_range } => Some((field.as_str(), *count, range, field_range)),
+            _ => None,
         })
     }
 
@@ -60,6 +78,7 @@ impl TemplateError {
 enum Piece<'s> {
     Text(&'s str),
     Placeholder(&'s str),
+    Shard(Segment),
 }
 
 /// Parses `source` (the value of the string literal).
@@ -88,6 +107,27 @@ pub fn parse(source: &str) -> Result<Template, TemplateError> {
                 ));
             }
             seen.push(name);
+        }
+    }
+    let mut shards = segments.iter().filter_map(|s| match s {
+        Segment::Shard { field, range, field_range, .. } => Some((field, range, field_range)),
+        _ => None,
+    });
+    if let Some((field, _, field_range)) = shards.next() {
+        if let Some((_, second, _)) = shards.next() {
+            return Err(TemplateError::new(
+                second.clone(),
+                "a key template has at most one shard suffix: one `<shard(field, N)>` spreads the partition over N",
+            ));
+        }
+        if seen.contains(&field.as_str()) {
+            return Err(TemplateError::new(
+                field_range.clone(),
+                format!(
+                    "the shard source `{field}` is also a part of this key, so every item of one partition would \
+                     land in the same shard; shard by a field with many values, such as the item's id"
+                ),
+            ));
         }
     }
     Ok(Template { segments })
@@ -126,6 +166,13 @@ fn parse_segment(source: &str, text: &str, range: Range<usize>) -> Result<Segmen
                     "empty placeholder `<>`: write the name of a field inside, such as `<id>`",
                 ));
             }
+            if name.contains('(') || name.contains(')') {
+                let segment = shard(name, offset + 1, whole.clone())?;
+                pieces.push((Piece::Shard(segment), whole.clone()));
+                rest = &after[close + 1..];
+                offset = whole.end;
+                continue;
+            }
             if !is_identifier(name) {
                 return Err(TemplateError::new(
                     whole,
@@ -161,12 +208,14 @@ fn parse_segment(source: &str, text: &str, range: Range<usize>) -> Result<Segmen
     match pieces.as_slice() {
         [(Piece::Text(t), _)] => Ok(Segment::Literal((*t).to_owned())),
         [(Piece::Placeholder(name), whole)] => Ok(Segment::Field { name: (*name).to_owned(), range: whole.clone() }),
+        [(Piece::Shard(segment), _)] => Ok(segment.clone()),
         _ => {
             let fixed: Vec<String> = pieces
                 .iter()
-                .map(|(p, _)| match p {
+                .map(|(p, r)| match p {
                     Piece::Text(t) => (*t).to_owned(),
                     Piece::Placeholder(n) => format!("<{n}>"),
+                    Piece::Shard(_) => source[r.clone()].to_owned(),
                 })
                 .collect();
             Err(TemplateError::new(
@@ -177,6 +226,59 @@ fn parse_segment(source: &str, text: &str, range: Range<usize>) -> Result<Segmen
                 ),
             ))
         }
+    }
+}
+
+const SHARD_SYNTAX: &str = "a shard suffix is written `<shard(field, N)>`: the field whose value picks the shard and the number of \
+     shards, such as `<shard(id, 8)>`";
+
+/// Parses the inside of `<shard(field, N)>`; `text` starts at byte `start` of the template and
+/// `whole` is the range of the segment with its `<` `>`.
+fn shard(text: &str, start: usize, whole: Range<usize>) -> Result<Segment, TemplateError> {
+    let open = text.find('(').unwrap_or(text.len());
+    let function = text[..open].trim();
+    if function != "shard" {
+        let name_range = start..start + open;
+        return Err(TemplateError::new(
+            if function.is_empty() { whole } else { name_range },
+            format!(
+                "unknown key function `{function}`: the one function is `shard(field, N)`, a shard suffix for write \
+                 sharding"
+            ),
+        ));
+    }
+    let Some(args) = text[open..].strip_prefix('(').and_then(|a| a.strip_suffix(')')) else {
+        return Err(TemplateError::new(whole, SHARD_SYNTAX));
+    };
+    let args_start = start + open + 1;
+    let pieces: Vec<&str> = args.split(',').collect();
+    let [field, count] = pieces.as_slice() else {
+        return Err(TemplateError::new(whole, SHARD_SYNTAX));
+    };
+    let field_offset = args_start + (field.len() - field.trim_start().len());
+    let field = field.trim();
+    let field_range = field_offset..field_offset + field.len();
+    if !is_identifier(field) {
+        return Err(TemplateError::new(if field.is_empty() { whole } else { field_range }, SHARD_SYNTAX));
+    }
+    let count_start = args_start + pieces[0].len() + 1;
+    let count_offset = count_start + (count.len() - count.trim_start().len());
+    let count = count.trim();
+    let count_range = count_offset..count_offset + count.len();
+    if count.is_empty() || !count.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(TemplateError::new(if count.is_empty() { whole } else { count_range }, SHARD_SYNTAX));
+    }
+    match count.parse::<u16>() {
+        Ok(n) if (MIN_SHARDS..=MAX_SHARDS).contains(&n) => {
+            Ok(Segment::Shard { field: field.to_owned(), count: n, range: whole, field_range })
+        }
+        _ => Err(TemplateError::new(
+            count_range,
+            format!(
+                "`{count}` shards is out of range: a shard count is between {MIN_SHARDS} (one shard is no sharding) \
+                 and {MAX_SHARDS} (every page of a query of the index sends one request per shard)"
+            ),
+        )),
     }
 }
 
@@ -301,6 +403,44 @@ mod tests {
         let e = err("A#50%");
         assert_eq!(e.range, 4..5);
         assert!(e.message.contains("escape character"));
+    }
+
+    #[test]
+    fn shard_suffix() {
+        let t = parse("SKILL#<status>#<shard(id, 8)>").unwrap();
+        assert_eq!(
+            t.segments,
+            vec![
+                lit("SKILL"),
+                field("status", 6..14),
+                Segment::Shard { field: "id".to_owned(), count: 8, range: 15..29, field_range: 22..24 }
+            ]
+        );
+        assert_eq!(t.fields().map(|(n, _)| n).collect::<Vec<_>>(), ["status"]);
+        assert_eq!(t.shard().map(|(f, n, ..)| (f, n)), Some(("id", 8)));
+        assert_eq!(parse("<shard(id,100)>").unwrap().shard().map(|(f, n, ..)| (f, n)), Some(("id", 100)));
+    }
+
+    #[test]
+    fn shard_suffix_errors() {
+        let e = err("Q#<shard(id)>");
+        assert_eq!((e.range.clone(), e.message.as_str()), (2..13, SHARD_SYNTAX));
+        assert_eq!(err("Q#<shard(id, x)>").range, 13..14);
+        assert_eq!(err("Q#<shard(id, 8, 9)>").message, SHARD_SYNTAX);
+        assert_eq!(err("Q#<shard(1d, 8)>").range, 9..11);
+        let e = err("Q#<shard(id, 1)>");
+        assert_eq!(e.range, 13..14);
+        assert!(e.message.starts_with("`1` shards is out of range: a shard count is between 2"), "{}", e.message);
+        assert_eq!(err("Q#<shard(id, 101)>").range, 13..16);
+        let e = err("Q#<hash(id, 8)>");
+        assert_eq!(e.range, 3..7);
+        assert!(e.message.starts_with("unknown key function `hash`"));
+        let e = err("Q#<shard(a, 2)>#<shard(b, 2)>");
+        assert_eq!(e.range, 16..29);
+        let e = err("Q#<id>#<shard(id, 4)>");
+        assert_eq!(e.range, 14..16);
+        assert!(e.message.starts_with("the shard source `id` is also a part of this key"));
+        assert!(err("Q#X<shard(id, 4)>").message.ends_with("write `X#<shard(id, 4)>` instead of `X<shard(id, 4)>`"));
     }
 
     #[test]

@@ -62,6 +62,7 @@
 //! # }
 //! ```
 
+use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::fmt;
 use std::marker::PhantomData;
@@ -70,12 +71,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
+use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemInput;
+use aws_sdk_dynamodb::operation::batch_get_item::builders::BatchGetItemFluentBuilder;
+use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemInput;
+use aws_sdk_dynamodb::operation::batch_write_item::builders::BatchWriteItemFluentBuilder;
 use aws_sdk_dynamodb::types::{
-    AttributeValue, ConsumedCapacity, DeleteRequest, KeysAndAttributes, PutRequest, ReturnConsumedCapacity,
-    WriteRequest,
+    AttributeValue, DeleteRequest, KeysAndAttributes, PutRequest, ReturnConsumedCapacity, WriteRequest,
 };
 use futures::StreamExt;
 
+use crate::capacity::Capacity;
 use crate::entity::{Entity, Item, Key, PK, PrimaryKey, SK};
 use crate::error::Error;
 use crate::table::Table;
@@ -300,12 +305,6 @@ impl Default for Options {
     }
 }
 
-impl Options {
-    fn return_consumed_capacity(&self) -> Option<ReturnConsumedCapacity> {
-        self.capacity.then_some(ReturnConsumedCapacity::Total)
-    }
-}
-
 /// State shared by the requests of one batch.
 struct Run<'a, T> {
     table: &'a Table,
@@ -357,10 +356,6 @@ fn retryable<E: ProvideErrorMetadata, R>(err: &SdkError<E, R>) -> bool {
         ),
         _ => false,
     }
-}
-
-fn capacity_units(consumed: Option<&[ConsumedCapacity]>) -> f64 {
-    consumed.unwrap_or_default().iter().filter_map(ConsumedCapacity::capacity_units).sum()
 }
 
 fn invalid(e: impl fmt::Display) -> Error {
@@ -503,8 +498,11 @@ pub struct BatchWriteOutcome {
     /// Total time slept in backoff before retries, summed over concurrent requests.
     pub backoff: Duration,
     /// Write capacity units consumed, summed over every response, when asked for with
-    /// [`BatchWrite::return_consumed_capacity`].
+    /// [`BatchWrite::return_consumed_capacity`]: `consumed.total()`.
     pub consumed_capacity: Option<f64>,
+    /// The capacity consumed, per table and GSI, summed over every response (always asked
+    /// for: `ReturnConsumedCapacity = INDEXES`). See [`capacity`](crate::capacity).
+    pub consumed: Capacity,
 }
 
 impl BatchWriteOutcome {
@@ -622,8 +620,9 @@ impl BatchWrite {
         self
     }
 
-    /// Asks DynamoDB for the consumed capacity (`ReturnConsumedCapacity=TOTAL`), reported in
-    /// [`BatchWriteOutcome::consumed_capacity`].
+    /// Reports the total consumed capacity in [`BatchWriteOutcome::consumed_capacity`] too
+    /// (every batch asks for it, `ReturnConsumedCapacity = INDEXES`, and reports it in
+    /// [`BatchWriteOutcome::consumed`]).
     pub fn return_consumed_capacity(mut self) -> Self {
         self.options.capacity = true;
         self
@@ -644,30 +643,7 @@ impl BatchWrite {
     /// error as its source.
     pub async fn send(self) -> Result<BatchWriteOutcome, Error> {
         let ops = self.ops.into_iter().collect::<Result<Vec<WriteOp>, Error>>()?;
-        if let Some(op) = ops.iter().find(|op| op.size > MAX_ITEM_BYTES) {
-            return Err(Error::ItemTooLarge {
-                entity: op.entity,
-                key: op.key.to_string(),
-                size: op.size,
-                limit: MAX_ITEM_BYTES,
-            });
-        }
-        check_duplicates(ops.iter().map(|op| (&op.id, &op.key, op.entity)))?;
-
-        let mut chunks: Vec<Vec<usize>> = Vec::new();
-        let mut bytes = 0;
-        for (i, op) in ops.iter().enumerate() {
-            match chunks.last_mut() {
-                Some(chunk) if chunk.len() < MAX_WRITE_ITEMS && bytes + op.size <= MAX_REQUEST_BYTES => {
-                    chunk.push(i);
-                    bytes += op.size;
-                }
-                _ => {
-                    chunks.push(vec![i]);
-                    bytes = op.size;
-                }
-            }
-        }
+        let chunks = write_chunks(&ops)?;
 
         let run = Run {
             table: &self.table,
@@ -693,8 +669,9 @@ impl BatchWrite {
             outcome.retries += report.retries;
             outcome.backoff += report.backoff;
             if let Some(total) = &mut outcome.consumed_capacity {
-                *total += report.capacity;
+                *total += report.capacity.total();
             }
+            outcome.consumed += report.capacity;
             outcome.unprocessed.extend(report.left.into_iter().map(|(i, reason)| ops[i].unprocessed(i, reason)));
             if fatal.is_none() {
                 fatal = report.fatal;
@@ -706,6 +683,67 @@ impl BatchWrite {
             None => Ok(outcome),
         }
     }
+
+    /// The `BatchWriteItem` requests [`send`](Self::send) sends first, one per chunk of at most
+    /// [`MAX_WRITE_ITEMS`] writes, built by the same code, without sending them (retries of
+    /// unprocessed items send subsets of these).
+    /// [`Request::to_json`](crate::render::Request::to_json) gives a deterministic text for
+    /// snapshot tests.
+    ///
+    /// # Errors
+    /// As [`send`](Self::send) before sending.
+    pub fn render(&self) -> Result<Vec<BatchWriteItemInput>, Error> {
+        let mut ops = Vec::with_capacity(self.ops.len());
+        for op in &self.ops {
+            ops.push(op.as_ref().map_err(crate::query::clone_err)?);
+        }
+        let chunks = write_chunks(&ops)?;
+        chunks
+            .iter()
+            .map(|chunk| {
+                let requests = chunk.iter().map(|&i| ops[i].request.clone()).collect();
+                crate::render::built(write_request(&self.table, requests).as_input().clone().build())
+            })
+            .collect()
+    }
+}
+
+/// The `BatchWriteItem` request of `requests`.
+fn write_request(table: &Table, requests: Vec<WriteRequest>) -> BatchWriteItemFluentBuilder {
+    table
+        .client()
+        .batch_write_item()
+        .request_items(table.name(), requests)
+        .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+}
+
+/// Checks the writes (item size, duplicate keys) and splits them into requests: at most
+/// [`MAX_WRITE_ITEMS`] writes and [`MAX_REQUEST_BYTES`] each, in order.
+fn write_chunks<W: Borrow<WriteOp>>(ops: &[W]) -> Result<Vec<Vec<usize>>, Error> {
+    if let Some(op) = ops.iter().map(Borrow::borrow).find(|op| op.size > MAX_ITEM_BYTES) {
+        return Err(Error::ItemTooLarge {
+            entity: op.entity,
+            key: op.key.to_string(),
+            size: op.size,
+            limit: MAX_ITEM_BYTES,
+        });
+    }
+    check_duplicates(ops.iter().map(Borrow::borrow).map(|op| (&op.id, &op.key, op.entity)))?;
+    let mut chunks: Vec<Vec<usize>> = Vec::new();
+    let mut bytes = 0;
+    for (i, op) in ops.iter().map(Borrow::borrow).enumerate() {
+        match chunks.last_mut() {
+            Some(chunk) if chunk.len() < MAX_WRITE_ITEMS && bytes + op.size <= MAX_REQUEST_BYTES => {
+                chunk.push(i);
+                bytes += op.size;
+            }
+            _ => {
+                chunks.push(vec![i]);
+                bytes = op.size;
+            }
+        }
+    }
+    Ok(chunks)
 }
 
 #[derive(Default)]
@@ -715,7 +753,7 @@ struct WriteReport {
     requests: u32,
     retries: u32,
     backoff: Duration,
-    capacity: f64,
+    capacity: Capacity,
     fatal: Option<Arc<Error>>,
 }
 
@@ -742,18 +780,11 @@ impl Run<'_, WriteOp> {
                 report.retries += 1;
             }
             let requests: Vec<WriteRequest> = pending.iter().map(|&i| self.entries[i].request.clone()).collect();
-            let result = self
-                .table
-                .client()
-                .batch_write_item()
-                .request_items(self.table.name(), requests)
-                .set_return_consumed_capacity(self.options.return_consumed_capacity())
-                .send()
-                .await;
+            let result = write_request(self.table, requests).send().await;
             match result {
                 Ok(out) => {
                     last_error = None;
-                    report.capacity += capacity_units(out.consumed_capacity.as_deref());
+                    report.capacity += self.table.record(out.consumed_capacity.as_deref().unwrap_or_default(), true);
                     let returned =
                         out.unprocessed_items.and_then(|mut m| m.remove(self.table.name())).unwrap_or_default();
                     let still = self.match_unprocessed(&pending, &returned);
@@ -868,8 +899,12 @@ pub struct BatchGetOutcome<T> {
     pub retries: u32,
     /// Total time slept in backoff before retries, summed over concurrent requests.
     pub backoff: Duration,
-    /// Read capacity units consumed, summed over every response, when asked for.
+    /// Read capacity units consumed, summed over every response, when asked for:
+    /// `consumed.total()`.
     pub consumed_capacity: Option<f64>,
+    /// The capacity consumed, summed over every response (always asked for:
+    /// `ReturnConsumedCapacity = INDEXES`). See [`capacity`](crate::capacity).
+    pub consumed: Capacity,
 }
 
 impl<T> BatchGetOutcome<T> {
@@ -952,7 +987,8 @@ macro_rules! get_options {
             self
         }
 
-        /// Asks DynamoDB for the consumed capacity (`ReturnConsumedCapacity=TOTAL`).
+        /// Reports the total consumed capacity in `consumed_capacity` too (every batch asks
+        /// for it, `ReturnConsumedCapacity = INDEXES`, and reports it in `consumed`).
         pub fn return_consumed_capacity(mut self) -> Self {
             self.core.options.capacity = true;
             self
@@ -962,6 +998,16 @@ macro_rules! get_options {
         pub fn consistent_read(mut self) -> Self {
             self.core.consistent = true;
             self
+        }
+
+        /// The `BatchGetItem` requests `send` sends first, one per [`MAX_GET_KEYS`] keys, built
+        /// by the same code, without sending them (retries of unprocessed keys send subsets of
+        /// these).
+        ///
+        /// # Errors
+        /// As `send` before sending: a key's encoding error, [`Error::DuplicateKey`].
+        pub fn render(&self) -> Result<Vec<BatchGetItemInput>, Error> {
+            self.core.render()
         }
 
         /// The number of keys.
@@ -1012,6 +1058,7 @@ impl<E: Entity> BatchGet<E> {
             retries: raw.retries,
             backoff: raw.backoff,
             consumed_capacity: raw.consumed_capacity,
+            consumed: raw.consumed,
         })
     }
 }
@@ -1050,7 +1097,7 @@ struct GetReport {
     requests: u32,
     retries: u32,
     backoff: Duration,
-    capacity: f64,
+    capacity: Capacity,
     fatal: Option<Error>,
 }
 
@@ -1081,6 +1128,7 @@ impl GetCore {
             retries: 0,
             backoff: Duration::ZERO,
             consumed_capacity: self.options.capacity.then_some(0.0),
+            consumed: Capacity::default(),
         };
         for report in reports {
             if let Some(error) = report.fatal {
@@ -1090,8 +1138,9 @@ impl GetCore {
             outcome.retries += report.retries;
             outcome.backoff += report.backoff;
             if let Some(total) = &mut outcome.consumed_capacity {
-                *total += report.capacity;
+                *total += report.capacity.total();
             }
+            outcome.consumed += report.capacity;
             for (i, item) in report.found {
                 outcome.items[i] = Some(item);
             }
@@ -1104,6 +1153,34 @@ impl GetCore {
         }
         outcome.unprocessed.sort_by_key(|u| u.position);
         Ok(outcome)
+    }
+}
+
+/// The `BatchGetItem` request of `keys`.
+fn get_request(table: &Table, keys: Vec<Item>, consistent: bool) -> Result<BatchGetItemFluentBuilder, Error> {
+    let request =
+        KeysAndAttributes::builder().set_keys(Some(keys)).consistent_read(consistent).build().map_err(invalid)?;
+    Ok(table
+        .client()
+        .batch_get_item()
+        .request_items(table.name(), request)
+        .return_consumed_capacity(ReturnConsumedCapacity::Indexes))
+}
+
+impl GetCore {
+    /// The first requests, one per [`MAX_GET_KEYS`] keys.
+    fn render(&self) -> Result<Vec<BatchGetItemInput>, Error> {
+        let mut keys = Vec::with_capacity(self.keys.len());
+        for key in &self.keys {
+            keys.push(key.as_ref().map_err(crate::query::clone_err)?);
+        }
+        check_duplicates(keys.iter().map(|k| (&k.id, &k.key, k.entity)))?;
+        keys.chunks(MAX_GET_KEYS)
+            .map(|chunk| {
+                let items = chunk.iter().map(|k| k.key.to_item()).collect();
+                crate::render::built(get_request(&self.table, items, self.consistent)?.as_input().clone().build())
+            })
+            .collect()
     }
 }
 
@@ -1121,7 +1198,7 @@ impl Run<'_, GetEntry> {
             requests: 0,
             retries: 0,
             backoff: Duration::ZERO,
-            capacity: 0.0,
+            capacity: Capacity::default(),
             fatal: None,
         };
         let mut attempts = 0;
@@ -1136,29 +1213,19 @@ impl Run<'_, GetEntry> {
             if attempts > 1 {
                 report.retries += 1;
             }
-            let request = KeysAndAttributes::builder()
-                .set_keys(Some(pending.iter().map(|&i| self.entries[i].key.to_item()).collect()))
-                .consistent_read(consistent)
-                .build();
-            let request = match request {
+            let keys = pending.iter().map(|&i| self.entries[i].key.to_item()).collect();
+            let request = match get_request(self.table, keys, consistent) {
                 Ok(request) => request,
                 Err(e) => {
-                    report.fatal = Some(invalid(e));
+                    report.fatal = Some(e);
                     return report;
                 }
             };
-            let result = self
-                .table
-                .client()
-                .batch_get_item()
-                .request_items(self.table.name(), request)
-                .set_return_consumed_capacity(self.options.return_consumed_capacity())
-                .send()
-                .await;
+            let result = request.send().await;
             match result {
                 Ok(out) => {
                     last_error = None;
-                    report.capacity += capacity_units(out.consumed_capacity.as_deref());
+                    report.capacity += self.table.record(out.consumed_capacity.as_deref().unwrap_or_default(), false);
                     let items = out.responses.and_then(|mut m| m.remove(self.table.name())).unwrap_or_default();
                     let mut done = Vec::with_capacity(items.len());
                     for item in items {

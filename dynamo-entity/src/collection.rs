@@ -20,7 +20,9 @@
 
 use std::collections::HashMap;
 
-use aws_sdk_dynamodb::types::AttributeValue;
+use aws_sdk_dynamodb::operation::query::QueryInput;
+use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 
 use crate::entity::{Entity, Index, Item, TYPE_ATTRIBUTE, describe_key};
 use crate::error::Error;
@@ -54,30 +56,43 @@ impl CollectionRequest {
     /// # Errors
     /// The partition key's encoding error before sending; [`Error::Sdk`].
     pub async fn send(self) -> Result<Collection, Error> {
-        let pk = self.pk?;
+        let pk = self.pk.as_ref().map_err(crate::query::clone_err)?;
         let mut items = Vec::new();
         let mut start = None;
         loop {
-            let resp = self
-                .table
-                .client()
-                .query()
-                .table_name(self.table.name())
-                .set_index_name(self.index.name().map(str::to_owned))
-                .key_condition_expression("#pk = :pk")
-                .expression_attribute_names("#pk", self.index.pk_attribute())
-                .expression_attribute_values(":pk", pk.clone())
-                .set_exclusive_start_key(start)
-                .consistent_read(self.consistent)
-                .send()
-                .await
-                .map_err(|e| Error::sdk("Query", e))?;
+            let resp = self.request(pk, start).send().await.map_err(|e| Error::sdk("Query", e))?;
+            self.table.record(resp.consumed_capacity.as_slice(), false);
             items.extend(resp.items.unwrap_or_default());
             match resp.last_evaluated_key {
                 Some(k) => start = Some(k),
                 None => return Ok(Collection { items }),
             }
         }
+    }
+
+    /// One `Query` request of the partition, from `start`.
+    fn request(&self, pk: &AttributeValue, start: Option<Item>) -> QueryFluentBuilder {
+        self.table
+            .client()
+            .query()
+            .table_name(self.table.name())
+            .set_index_name(self.index.name().map(str::to_owned))
+            .key_condition_expression("#pk = :pk")
+            .expression_attribute_names("#pk", self.index.pk_attribute())
+            .expression_attribute_values(":pk", pk.clone())
+            .set_exclusive_start_key(start)
+            .consistent_read(self.consistent)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+    }
+
+    /// The first `Query` request [`send`](Self::send) sends, built by the same code, without
+    /// sending it (the next pages only add `ExclusiveStartKey`).
+    ///
+    /// # Errors
+    /// The partition key's encoding error.
+    pub fn render(&self) -> Result<QueryInput, Error> {
+        let pk = self.pk.as_ref().map_err(crate::query::clone_err)?;
+        crate::render::built(self.request(pk, None).as_input().clone().build())
     }
 }
 

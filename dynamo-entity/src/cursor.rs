@@ -37,6 +37,23 @@ pub(crate) fn fingerprint(text: &str) -> String {
     format!("{h:016x}")
 }
 
+/// The checksum field `c` of a cursor: FNV-1a (64 bits) of the cursor's JSON without it. It
+/// makes a cursor tamper-evident (a flipped, dropped or replaced byte is refused with
+/// [`Error::Cursor`]). It is not a secret: a client who recomputes it can still forge a cursor,
+/// which the checks of the query's scope and partition then bound to a position inside the
+/// query's own partition.
+fn checksum<T: Serialize>(wire: &T) -> String {
+    let json = serde_json::to_vec(wire).unwrap_or_default();
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in json {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+const ALTERED: &str = "it was altered: its checksum is missing or does not match its contents";
+
 #[derive(Serialize, Deserialize)]
 struct Wire {
     v: u8,
@@ -44,6 +61,9 @@ struct Wire {
     scope: Scope,
     /// Key attributes: name -> (type tag, value; B as base64).
     k: Vec<(String, char, String)>,
+    /// The checksum ([`checksum`]); absent while it is computed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    c: Option<String>,
 }
 
 pub(crate) fn index_label(index: Index) -> String {
@@ -62,6 +82,13 @@ pub(crate) fn scalar_text(v: &AttributeValue) -> String {
 /// Encodes `key` (a `LastEvaluatedKey`, or the key attributes of the last item returned)
 /// as an opaque URL-safe string.
 pub(crate) fn encode(scope: &Scope, key: &Item) -> String {
+    let mut wire = Wire { v: VERSION, scope: scope.clone(), k: key_to_wire(key), c: None };
+    wire.c = Some(checksum(&wire));
+    URL_SAFE_NO_PAD.encode(serde_json::to_vec(&wire).unwrap_or_default())
+}
+
+/// Key attributes as (name, type tag, text) triples, sorted by name.
+fn key_to_wire(key: &Item) -> Vec<(String, char, String)> {
     let mut k: Vec<(String, char, String)> = key
         .iter()
         .filter_map(|(name, v)| {
@@ -75,9 +102,7 @@ pub(crate) fn encode(scope: &Scope, key: &Item) -> String {
         })
         .collect();
     k.sort();
-    let wire = Wire { v: VERSION, scope: scope.clone(), k };
-    let json = serde_json::to_vec(&wire).unwrap_or_default();
-    URL_SAFE_NO_PAD.encode(json)
+    k
 }
 
 /// Decodes a cursor for the query `scope` on `index`, checking that it belongs to that query
@@ -85,34 +110,60 @@ pub(crate) fn encode(scope: &Scope, key: &Item) -> String {
 pub(crate) fn decode(text: &str, scope: &Scope, index: Index) -> Result<Item, Error> {
     let bad = |reason: String| Error::Cursor { reason };
     let bytes = URL_SAFE_NO_PAD.decode(text).map_err(|_| bad("not a cursor of this library (bad encoding)".into()))?;
-    let wire: Wire =
-        serde_json::from_slice(&bytes).map_err(|_| bad("not a cursor of this library (bad contents)".into()))?;
+    let mut wire: Wire = serde_json::from_slice(&bytes).map_err(|_| {
+        let sharded = serde_json::from_slice::<ShardedWire>(&bytes).is_ok();
+        bad(if sharded {
+            "it is the cursor of a sharded query, not of a query of one partition".into()
+        } else {
+            "not a cursor of this library (bad contents)".into()
+        })
+    })?;
     if wire.v != VERSION {
         return Err(bad(format!("cursor version {} is not supported", wire.v)));
     }
-    if wire.scope.entity == scope.entity
-        && wire.scope.index == scope.index
-        && wire.scope.partition == scope.partition
-        && wire.scope.query != scope.query
+    // Checked last, so that a cursor of another query gets the precise reason.
+    let sealed = wire.c.take().is_some_and(|c| c == checksum(&wire));
+    check_scope(&wire.scope, scope)?;
+    let key = key_from_wire(wire.k, scope, index, &scope.partition)?;
+    if !sealed {
+        return Err(bad(ALTERED.into()));
+    }
+    Ok(key)
+}
+
+/// Checks that a cursor's scope is the query's.
+fn check_scope(wire: &Scope, scope: &Scope) -> Result<(), Error> {
+    let bad = |reason: String| Error::Cursor { reason };
+    if wire.entity == scope.entity
+        && wire.index == scope.index
+        && wire.partition == scope.partition
+        && wire.query != scope.query
     {
         return Err(bad(format!(
             "it belongs to a query of {} on {} partition {} with another sort order or sort-key condition",
             scope.entity, scope.index, scope.partition
         )));
     }
-    if wire.scope != *scope {
+    if *wire != *scope {
         return Err(bad(format!(
             "it belongs to a query of {} on {} partition {}, not of {} on {} partition {}",
-            wire.scope.entity, wire.scope.index, wire.scope.partition, scope.entity, scope.index, scope.partition
+            wire.entity, wire.index, wire.partition, scope.entity, scope.index, scope.partition
         )));
     }
+    Ok(())
+}
+
+/// A key from its wire form, checked to name exactly the key attributes of `index` and to lie
+/// in the partition `partition` (as [`scalar_text`]).
+fn key_from_wire(k: Vec<(String, char, String)>, scope: &Scope, index: Index, partition: &str) -> Result<Item, Error> {
+    let bad = |reason: String| Error::Cursor { reason };
     let mut allowed = vec![PK, SK];
     if index != Index::Primary {
         allowed.push(index.pk_attribute());
         allowed.push(index.sk_attribute());
     }
-    let mut item = HashMap::with_capacity(wire.k.len());
-    for (name, tag, text) in wire.k {
+    let mut item = HashMap::with_capacity(k.len());
+    for (name, tag, text) in k {
         if !allowed.contains(&name.as_str()) {
             return Err(bad(format!("it names attribute `{name}`, which is not a key of {}", scope.index)));
         }
@@ -133,8 +184,87 @@ pub(crate) fn decode(text: &str, scope: &Scope, index: Index) -> Result<Item, Er
     }
     // The cursor must stay inside the query's partition.
     let pk = item.get(index.pk_attribute()).map(scalar_text).unwrap_or_default();
-    if pk != scope.partition {
-        return Err(bad(format!("its key lies in partition {pk}, outside the query's partition {}", scope.partition)));
+    if pk != partition {
+        return Err(bad(format!("its key lies in partition {pk}, outside the query's partition {partition}")));
     }
     Ok(item)
+}
+
+/// Where one shard of a sharded query stands.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Position {
+    /// Not read yet: the shard starts at its first item.
+    Start,
+    /// Resume after this key (`ExclusiveStartKey`).
+    After(Item),
+    /// Exhausted.
+    Done,
+}
+
+/// The wire form of a sharded query's cursor: one entry per shard, `null` for an exhausted
+/// shard, `[]` for one not read yet, the key attributes to resume after otherwise.
+#[derive(Serialize, Deserialize)]
+struct ShardedWire {
+    v: u8,
+    #[serde(flatten)]
+    scope: Scope,
+    s: Vec<Option<Vec<(String, char, String)>>>,
+    /// The checksum ([`checksum`]); absent while it is computed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    c: Option<String>,
+}
+
+/// Encodes the positions of every shard of a sharded query as one opaque URL-safe string.
+pub(crate) fn encode_sharded(scope: &Scope, positions: &[Position]) -> String {
+    let s = positions
+        .iter()
+        .map(|p| match p {
+            Position::Start => Some(Vec::new()),
+            Position::After(key) => Some(key_to_wire(key)),
+            Position::Done => None,
+        })
+        .collect();
+    let mut wire = ShardedWire { v: VERSION, scope: scope.clone(), s, c: None };
+    wire.c = Some(checksum(&wire));
+    URL_SAFE_NO_PAD.encode(serde_json::to_vec(&wire).unwrap_or_default())
+}
+
+/// Decodes a sharded query's cursor for the query `scope` on `index`, whose shards have the
+/// partition keys `shards`: it must belong to that query, have one position per shard, and
+/// each position must name the key attributes of `index` inside that shard's partition.
+pub(crate) fn decode_sharded(
+    text: &str,
+    scope: &Scope,
+    index: Index,
+    shards: &[AttributeValue],
+) -> Result<Vec<Position>, Error> {
+    let bad = |reason: String| Error::Cursor { reason };
+    let bytes = URL_SAFE_NO_PAD.decode(text).map_err(|_| bad("not a cursor of this library (bad encoding)".into()))?;
+    let mut wire: ShardedWire = serde_json::from_slice(&bytes).map_err(|_| {
+        let single = serde_json::from_slice::<Wire>(&bytes).is_ok();
+        bad(if single {
+            "it is the cursor of a query of one partition, not of a sharded query".into()
+        } else {
+            "not a cursor of this library (bad contents)".into()
+        })
+    })?;
+    if wire.v != VERSION {
+        return Err(bad(format!("cursor version {} is not supported", wire.v)));
+    }
+    // Checked last, so that a cursor of another query gets the precise reason.
+    let sealed = wire.c.take().is_some_and(|c| c == checksum(&wire));
+    check_scope(&wire.scope, scope)?;
+    if wire.s.len() != shards.len() {
+        return Err(bad(format!("it has {} shard positions, but the query has {} shards", wire.s.len(), shards.len())));
+    }
+    wire.s
+        .into_iter()
+        .zip(shards)
+        .map(|(p, pk)| match p {
+            None => Ok(Position::Done),
+            Some(k) if k.is_empty() => Ok(Position::Start),
+            Some(k) => key_from_wire(k, scope, index, &scalar_text(pk)).map(Position::After),
+        })
+        .collect::<Result<Vec<_>, Error>>()
+        .and_then(|positions| if sealed { Ok(positions) } else { Err(bad(ALTERED.into())) })
 }

@@ -23,7 +23,15 @@ pub struct TableLayout {
     entities: Vec<&'static EntitySchema>,
     key_types: BTreeMap<&'static str, KeyType>,
     gsis: Vec<u8>,
+    /// The LSIs, by number (1 to 5).
+    lsis: Vec<u8>,
+    inverted: bool,
     ttl: Option<&'static str>,
+    /// The projection of each secondary index; ALL for an index that is not listed.
+    projections: BTreeMap<Index, Projection>,
+    /// The reads the application registered besides the generated queries, for the design
+    /// lint (see [`TableLayout::reads`]).
+    pub(crate) reads: Vec<crate::lint::Read>,
 }
 
 /// One query the generated code offers.
@@ -52,6 +60,7 @@ impl TableLayout {
     pub fn new(entities: &[&'static EntitySchema]) -> Result<TableLayout, Error> {
         let mut types: BTreeMap<&'static str, (KeyType, &'static str)> = BTreeMap::new();
         let mut gsis = Vec::new();
+        let mut lsis = Vec::new();
         let mut ttl: Option<(&'static str, &'static str)> = None;
         let mut names: BTreeMap<&'static str, ()> = BTreeMap::new();
         for schema in entities {
@@ -99,13 +108,25 @@ impl TableLayout {
                     }
                 }
             }
+            for l in schema.lsis {
+                if let Index::Lsi(n) = l.index {
+                    if !lsis.contains(&n) {
+                        lsis.push(n);
+                    }
+                }
+            }
         }
         gsis.sort_unstable();
+        lsis.sort_unstable();
         Ok(TableLayout {
             entities: entities.to_vec(),
             key_types: types.into_iter().map(|(k, (t, _))| (k, t)).collect(),
             gsis,
+            lsis,
+            inverted: entities.iter().any(|e| e.inverted.is_some()),
             ttl: ttl.map(|(a, _)| a),
+            projections: BTreeMap::new(),
+            reads: Vec::new(),
         })
     }
 
@@ -124,23 +145,53 @@ impl TableLayout {
         &self.gsis
     }
 
+    /// The LSIs the entities use (or the declaration names), by number: `LSI<n>` on `PK` /
+    /// `LSI<n>SK`. DynamoDB creates them only with the table.
+    pub fn lsis(&self) -> &[u8] {
+        &self.lsis
+    }
+
+    /// Whether the table has the inverted index [`Index::Inverted`] (`SK` / `PK`), because an
+    /// entity is `#[entity(inverted)]`. It adds no key attribute: it is keyed on `PK` and `SK`.
+    pub fn has_inverted(&self) -> bool {
+        self.inverted
+    }
+
+    /// Every index of the table besides the primary one: the numbered GSIs, then the inverted
+    /// index when an entity uses it, then the LSIs ([`Index::is_local`] tells them apart).
+    pub fn indexes(&self) -> Vec<Index> {
+        let mut out: Vec<Index> = self.gsis.iter().map(|&n| Index::Gsi(n)).collect();
+        out.extend(self.lsis.iter().map(|&n| Index::Lsi(n)));
+        if self.inverted {
+            out.push(Index::Inverted);
+        }
+        out
+    }
+
     /// The TTL attribute, if an entity declares one.
     pub fn ttl(&self) -> Option<&'static str> {
         self.ttl
     }
 
-    /// Every key attribute of the table's key schema and GSIs, in `AttributeDefinitions` order.
+    /// Every key attribute of the table's key schema, GSIs and LSIs (`LSI<n>SK`; their
+    /// partition key is `PK`), in `AttributeDefinitions` order.
     pub fn key_attributes(&self) -> Vec<&'static str> {
         let mut out = vec![PK, SK];
         for &n in &self.gsis {
             out.push(Index::Gsi(n).pk_attribute());
             out.push(Index::Gsi(n).sk_attribute());
         }
+        for &n in &self.lsis {
+            out.push(Index::Lsi(n).sk_attribute());
+        }
         out
     }
 
     /// An AWS CloudFormation template with one `AWS::DynamoDB::Table` resource: the key schema,
-    /// every GSI (projection ALL), on-demand billing, and TTL when an entity declares it.
+    /// every GSI with its projection (ALL unless the table declaration says otherwise, see
+    /// [`TableLayout::projection`]; the inverted index last, keyed `SK` / `PK`), every LSI
+    /// (`LocalSecondaryIndexes`, keyed `PK` / `LSI<n>SK`, with its projection), on-demand
+    /// billing, and TTL when an entity declares it.
     pub fn cloudformation(&self, table_name: &str) -> Value {
         let key = |name: &str, ty: &str| json!({ "AttributeName": name, "KeyType": ty });
         let definitions: Vec<Value> = self
@@ -148,18 +199,16 @@ impl TableLayout {
             .into_iter()
             .map(|a| json!({ "AttributeName": a, "AttributeType": self.key_type(a).to_string() }))
             .collect();
-        let gsis: Vec<Value> = self
-            .gsis
-            .iter()
-            .map(|&n| {
-                let i = Index::Gsi(n);
-                json!({
-                    "IndexName": i.name().unwrap_or_default(),
-                    "KeySchema": [key(i.pk_attribute(), "HASH"), key(i.sk_attribute(), "RANGE")],
-                    "Projection": { "ProjectionType": "ALL" }
-                })
+        let index_json = |i: Index| {
+            json!({
+                "IndexName": i.name().unwrap_or_default(),
+                "KeySchema": [key(i.pk_attribute(), "HASH"), key(i.sk_attribute(), "RANGE")],
+                "Projection": self.projection(i).to_json()
             })
-            .collect();
+        };
+        let (lsis, gsis): (Vec<Index>, Vec<Index>) = self.indexes().into_iter().partition(|i| i.is_local());
+        let gsis: Vec<Value> = gsis.into_iter().map(index_json).collect();
+        let lsis: Vec<Value> = lsis.into_iter().map(index_json).collect();
         let mut properties = json!({
             "TableName": table_name,
             "BillingMode": "PAY_PER_REQUEST",
@@ -168,6 +217,9 @@ impl TableLayout {
         });
         if !gsis.is_empty() {
             properties["GlobalSecondaryIndexes"] = Value::Array(gsis);
+        }
+        if !lsis.is_empty() {
+            properties["LocalSecondaryIndexes"] = Value::Array(lsis);
         }
         if let Some(ttl) = self.ttl {
             properties["TimeToLiveSpecification"] = json!({ "AttributeName": ttl, "Enabled": true });
@@ -185,30 +237,28 @@ impl TableLayout {
         })
     }
 
-    /// Every query the generated code offers: each entity's primary-index query and GSI queries,
-    /// and the item collections several entities share.
+    /// Every query the generated code offers: each entity's primary-index query, GSI queries,
+    /// inverted-index query and LSI queries, and the item collections several entities share.
     pub fn access_patterns(&self) -> Vec<AccessPattern> {
         let mut out = Vec::new();
         for e in &self.entities {
-            for ix in std::iter::once(&e.primary).chain(e.gsis) {
-                let function = match ix.index {
-                    Index::Primary => "query".to_owned(),
-                    Index::Gsi(n) => format!("gsi{n}"),
-                };
+            for ix in std::iter::once(&e.primary).chain(e.gsis).chain(&e.inverted).chain(e.lsis) {
                 out.push(AccessPattern {
-                    name: format!("{}::{function}", e.name),
+                    name: format!("{}::{}", e.name, function_name(ix.index)),
                     index: ix.index,
                     partition: format!("{} = {}", ix.index.pk_attribute(), ix.pk.source),
                     sort: sort_text(ix),
                     returns: vec![e.name],
-                    sparse: ix.pk.fields().chain(ix.sk.fields()).any(|f| e.is_optional(f)),
+                    // The inverted index is keyed on the primary key, which every item has.
+                    sparse: ix.index != Index::Inverted
+                        && ix.pk.fields().chain(ix.sk.fields()).any(|f| e.is_optional(f)),
                 });
             }
         }
         // Item collections: partitions several entities share (same template shape).
         let mut shared: BTreeMap<(Index, String), Vec<(&'static str, &'static IndexSchema)>> = BTreeMap::new();
         for e in &self.entities {
-            for ix in std::iter::once(&e.primary).chain(e.gsis) {
+            for ix in std::iter::once(&e.primary).chain(e.gsis).chain(&e.inverted).chain(e.lsis) {
                 shared.entry((ix.index, shape(ix.pk))).or_default().push((e.name, ix));
             }
         }
@@ -217,12 +267,8 @@ impl TableLayout {
                 continue;
             }
             let (first, ix) = members[0];
-            let function = match index {
-                Index::Primary => "query".to_owned(),
-                Index::Gsi(n) => format!("gsi{n}"),
-            };
             out.push(AccessPattern {
-                name: format!("table.collection({first}::{function}(..))"),
+                name: format!("table.collection({first}::{}(..))", function_name(index)),
                 index,
                 partition: format!("{} = {}", index.pk_attribute(), ix.pk.source),
                 sort: format!("{} (whole partition)", index.sk_attribute()),
@@ -245,7 +291,16 @@ impl TableLayout {
         let _ = writeln!(md, "## Key attributes\n\n| attribute | type | index |\n|---|---|---|");
         for a in self.key_attributes() {
             let index = if a == PK || a == SK {
-                "table".to_owned()
+                let mut text = match (self.inverted, a == PK) {
+                    (false, _) => "table".to_owned(),
+                    (true, true) => format!("table; sort key of {}", Index::Inverted),
+                    (true, false) => format!("table; partition key of {}", Index::Inverted),
+                };
+                if a == PK && !self.lsis.is_empty() {
+                    let names: Vec<String> = self.lsis.iter().map(|&n| Index::Lsi(n).to_string()).collect();
+                    let _ = write!(text, "; partition key of {}", names.join(", "));
+                }
+                text
             } else {
                 a.trim_end_matches("PK").trim_end_matches("SK").to_owned()
             };
@@ -254,10 +309,16 @@ impl TableLayout {
         if let Some(ttl) = self.ttl {
             let _ = writeln!(md, "\nTime to live: `{ttl}` (epoch seconds).");
         }
-        let _ = writeln!(md, "\n## Entities\n\n| entity | PK | SK | GSIs |\n|---|---|---|---|");
+        let indexes_column = if self.lsis.is_empty() { "GSIs" } else { "GSIs / LSIs" };
+        let _ = writeln!(md, "\n## Entities\n\n| entity | PK | SK | {indexes_column} |\n|---|---|---|---|");
         for e in &self.entities {
-            let gsis: Vec<String> =
-                e.gsis.iter().map(|g| format!("{} `{}` / `{}`", g.index, g.pk.source, g.sk.source)).collect();
+            let gsis: Vec<String> = e
+                .gsis
+                .iter()
+                .chain(&e.inverted)
+                .chain(e.lsis)
+                .map(|g| format!("{} `{}` / `{}`", g.index, g.pk.source, g.sk.source))
+                .collect();
             let _ = writeln!(
                 md,
                 "| {} | `{}` | `{}` | {} |",
@@ -285,11 +346,11 @@ impl TableLayout {
         }
         let _ = writeln!(md, "\n## Diagram\n\n```mermaid\nflowchart LR");
         let _ = writeln!(md, "    table[(\"table: PK / SK\")]");
-        for &n in &self.gsis {
-            let i = Index::Gsi(n);
+        for i in self.indexes() {
             let _ = writeln!(
                 md,
-                "    gsi{n}[(\"{}: {} / {}\")]",
+                "    {}[(\"{}: {} / {}\")]",
+                node(i),
                 i.name().unwrap_or_default(),
                 i.pk_attribute(),
                 i.sk_attribute()
@@ -298,14 +359,30 @@ impl TableLayout {
         for e in &self.entities {
             let _ = writeln!(md, "    {}[\"{}\"]", e.name, e.name);
             let _ = writeln!(md, "    {} -->|\"{} / {}\"| table", e.name, label(e.primary.pk), label(e.primary.sk));
-            for g in e.gsis {
-                if let Index::Gsi(n) = g.index {
-                    let _ = writeln!(md, "    {} -.->|\"{} / {}\"| gsi{n}", e.name, label(g.pk), label(g.sk));
-                }
+            for g in e.gsis.iter().chain(&e.inverted).chain(e.lsis) {
+                let _ = writeln!(md, "    {} -.->|\"{} / {}\"| {}", e.name, label(g.pk), label(g.sk), node(g.index));
             }
         }
         let _ = writeln!(md, "```");
         md
+    }
+}
+
+/// The generated query function of an index: `query`, `gsi<n>`, `lsi<n>` or `inverted`.
+fn function_name(index: Index) -> String {
+    match index {
+        Index::Primary => "query".to_owned(),
+        Index::Gsi(n) => format!("gsi{n}"),
+        Index::Lsi(n) => format!("lsi{n}"),
+        Index::Inverted => "inverted".to_owned(),
+    }
+}
+
+/// The Mermaid node of a secondary index: `gsi<n>`, `lsi<n>` or `inverted`.
+fn node(index: Index) -> String {
+    match index {
+        Index::Primary => "table".to_owned(),
+        other => function_name(other),
     }
 }
 
@@ -329,7 +406,246 @@ fn shape(t: &Template) -> String {
         .map(|s| match s {
             Segment::Literal(l) => (*l).to_owned(),
             Segment::Field(_) => "<>".to_owned(),
+            Segment::Shard { count, .. } => format!("<shard/{count}>"),
         })
         .collect::<Vec<_>>()
         .join("#")
+}
+
+/// What a secondary index copies from the table's items besides their keys: DynamoDB's
+/// `Projection`. Every query through the index returns only these attributes, so an entity
+/// read through an index that does not project all of its non-optional fields fails to decode
+/// ([`Error::Decode`]); [`Projection::All`] is the default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Projection {
+    /// `ALL`: every attribute (the index stores a full copy of each item).
+    All,
+    /// `KEYS_ONLY`: the table's and the index's key attributes.
+    KeysOnly,
+    /// `INCLUDE`: the keys and these attributes (attribute names, after `rename`). DynamoDB
+    /// allows at most 100 such attributes over all the secondary indexes of a table.
+    Include(&'static [&'static str]),
+}
+
+impl Projection {
+    /// DynamoDB's `ProjectionType`: `ALL`, `KEYS_ONLY` or `INCLUDE`.
+    pub fn projection_type(&self) -> &'static str {
+        match self {
+            Projection::All => "ALL",
+            Projection::KeysOnly => "KEYS_ONLY",
+            Projection::Include(_) => "INCLUDE",
+        }
+    }
+
+    /// The `NonKeyAttributes` of an `INCLUDE` projection; empty for the others.
+    pub fn non_key_attributes(&self) -> &'static [&'static str] {
+        match self {
+            Projection::Include(a) => a,
+            _ => &[],
+        }
+    }
+
+    /// The projection as CloudFormation and the DynamoDB API write it:
+    /// `{"ProjectionType": "INCLUDE", "NonKeyAttributes": [...]}`.
+    pub fn to_json(&self) -> Value {
+        match self {
+            Projection::Include(a) => json!({ "ProjectionType": "INCLUDE", "NonKeyAttributes": a }),
+            other => json!({ "ProjectionType": other.projection_type() }),
+        }
+    }
+
+    /// The projection for `CreateTable` through the SDK.
+    pub fn to_sdk(&self) -> aws_sdk_dynamodb::types::Projection {
+        use aws_sdk_dynamodb::types::ProjectionType;
+        let b = aws_sdk_dynamodb::types::Projection::builder();
+        match self {
+            Projection::All => b.projection_type(ProjectionType::All).build(),
+            Projection::KeysOnly => b.projection_type(ProjectionType::KeysOnly).build(),
+            Projection::Include(a) => b
+                .projection_type(ProjectionType::Include)
+                .set_non_key_attributes(Some(a.iter().map(|s| (*s).to_owned()).collect()))
+                .build(),
+        }
+    }
+}
+
+/// One secondary index of a table declaration (`#[derive(Table)]`): which index, its
+/// projection, and the key types the declaration fixes (`None`: as the entities write it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GsiDecl {
+    /// [`Index::Gsi`], [`Index::Lsi`] or [`Index::Inverted`].
+    pub index: Index,
+    /// What the index copies from the items.
+    pub projection: Projection,
+    /// The declared type of the partition key attribute, if any.
+    pub pk: Option<KeyType>,
+    /// The declared type of the sort key attribute, if any.
+    pub sk: Option<KeyType>,
+}
+
+/// A table declared with `#[derive(Table)]`: its entities and secondary indexes, checked
+/// together at compile time (see [`layout_check`](crate::layout_check)), and the table-level
+/// entity enum.
+///
+/// ```ignore
+/// #[derive(Table)]
+/// #[table(entities(User, Skill, Review), gsi1(projection = all), gsi2(projection = keys_only))]
+/// pub struct SkillExchange;                     // also generates `enum SkillExchangeItem`
+///
+/// table.create_table_from(&SkillExchange::layout()?).await?;
+/// let any: Vec<SkillExchangeItem> = collection.decode_each()?;
+/// ```
+pub trait TableDef {
+    /// The name of the declaring type, for messages.
+    const NAME: &'static str;
+    /// The entities, in declaration order.
+    const ENTITIES: &'static [&'static EntitySchema];
+    /// The declared secondary indexes, in declaration order.
+    const INDEXES: &'static [GsiDecl];
+    /// The generated enum with one variant per entity, decoding any item of the table by its
+    /// entity type attribute.
+    type Item: crate::collection::EntityEnum;
+
+    /// The table's layout: key attributes and types, the declared indexes with their
+    /// projections, TTL (see [`TableLayout::declared`]).
+    ///
+    /// # Errors
+    /// None for a declaration that compiled (the derive ran the same checks); see
+    /// [`TableLayout::declared`].
+    fn layout() -> Result<TableLayout, Error> {
+        TableLayout::declared(Self::ENTITIES, Self::INDEXES)
+    }
+}
+
+impl TableLayout {
+    /// The layout of a table declared with its secondary indexes (what `#[derive(Table)]`
+    /// builds): the layout of [`TableLayout::new`], holding exactly the declared indexes (an
+    /// index no entity writes is created too, with the declared key types or `S`) with their
+    /// projections. It runs the compile-time checks of `#[derive(Table)]` again
+    /// ([`layout_check`](crate::layout_check)), for declarations built by hand.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] as [`TableLayout::new`], and when an entity writes an index that is
+    /// not declared, a key type differs from the declared one, an index is declared twice, an
+    /// LSI is numbered outside 1 to 5 or declares its partition key's type (it is `PK`), two
+    /// entities can produce the same primary key, or one entity's default `begins_with` query
+    /// reads another's items (see [`layout_check`](crate::layout_check)).
+    pub fn declared(entities: &[&'static EntitySchema], indexes: &[GsiDecl]) -> Result<TableLayout, Error> {
+        use crate::layout_check as lc;
+        let invalid = |reason: String| Err(Error::Invalid { reason });
+        let mut layout = TableLayout::new(entities)?;
+        for (i, d) in indexes.iter().enumerate() {
+            if indexes[..i].iter().any(|o| o.index == d.index) {
+                return invalid(format!("{} is declared twice", d.index));
+            }
+            if d.index == Index::Primary {
+                return invalid("the primary index is not a secondary index to declare".to_owned());
+            }
+            if let Index::Lsi(n) = d.index {
+                if !(1..=crate::entity::MAX_LSI).contains(&n) {
+                    return invalid(format!(
+                        "LSIs are numbered 1 to {}: DynamoDB allows 5 local secondary indexes a table, not LSI{n}",
+                        crate::entity::MAX_LSI
+                    ));
+                }
+                if d.pk.is_some() {
+                    return invalid(format!(
+                        "{} is keyed on the table's PK, whose type the entities set; declare only its sort key type",
+                        d.index
+                    ));
+                }
+            }
+        }
+        let declared = |index: Index| indexes.iter().find(|d| d.index == index);
+        for (i, a) in entities.iter().enumerate() {
+            for g in a.secondary_indexes() {
+                if declared(g.index).is_none() {
+                    return invalid(format!("entity {} writes {}, which the table does not declare", a.name, g.index));
+                }
+            }
+            if a.inverted.is_some() && declared(Index::Inverted).is_none() {
+                return invalid(format!(
+                    "entity {} queries the inverted index, which the table does not declare",
+                    a.name
+                ));
+            }
+            for d in indexes {
+                for (partition, declared_type) in [(true, d.pk), (false, d.sk)] {
+                    let found = lc::key_type(a, d.index, partition);
+                    if lc::key_types_differ(found, declared_type) {
+                        let attr = if partition { d.index.pk_attribute() } else { d.index.sk_attribute() };
+                        return invalid(format!(
+                            "entity {} stores {attr} as {} but the table declares it {}",
+                            a.name,
+                            found.unwrap_or(KeyType::S),
+                            declared_type.unwrap_or(KeyType::S)
+                        ));
+                    }
+                }
+            }
+            for b in &entities[i + 1..] {
+                if lc::keys_collide(a, b) {
+                    return invalid(format!(
+                        "entities {} and {} can produce the same primary key ({PK} `{}` / {SK} `{}` and {PK} `{}` / \
+                         {SK} `{}`): one item would overwrite the other",
+                        a.name,
+                        b.name,
+                        a.primary.pk.source,
+                        a.primary.sk.source,
+                        b.primary.pk.source,
+                        b.primary.sk.source
+                    ));
+                }
+            }
+            for b in entities {
+                if std::ptr::eq(*a, *b) {
+                    continue;
+                }
+                let all = std::iter::once(Index::Primary).chain(indexes.iter().map(|d| d.index));
+                for index in all {
+                    if lc::prefix_reads(a, b, index) {
+                        let sk = lc::templates(a, index).map(|(_, sk)| sk.literal_prefix()).unwrap_or_default();
+                        return invalid(format!(
+                            "the query of entity {} on {index} adds begins_with({}, \"{sk}\"), which also matches \
+                             the sort keys of entity {} in a partition both can share",
+                            a.name,
+                            index.sk_attribute(),
+                            b.name
+                        ));
+                    }
+                }
+            }
+        }
+        let mut gsis = Vec::new();
+        let mut lsis = Vec::new();
+        for d in indexes {
+            match d.index {
+                Index::Gsi(n) => gsis.push(n),
+                Index::Lsi(n) => lsis.push(n),
+                Index::Inverted => layout.inverted = true,
+                Index::Primary => {}
+            }
+            // The inverted index and the LSIs' partition key are the table's `PK` / `SK`, whose
+            // types the entities' primary keys set.
+            if d.index != Index::Inverted {
+                let pk = if d.index.is_local() { None } else { d.pk };
+                for (attr, ty) in [(d.index.pk_attribute(), pk), (d.index.sk_attribute(), d.sk)] {
+                    if let Some(ty) = ty {
+                        layout.key_types.insert(attr, ty);
+                    }
+                }
+            }
+            layout.projections.insert(d.index, d.projection);
+        }
+        gsis.sort_unstable();
+        lsis.sort_unstable();
+        layout.gsis = gsis;
+        layout.lsis = lsis;
+        Ok(layout)
+    }
+
+    /// The projection of secondary index `index`: as declared, else [`Projection::All`].
+    pub fn projection(&self, index: Index) -> Projection {
+        self.projections.get(&index).copied().unwrap_or(Projection::All)
+    }
 }

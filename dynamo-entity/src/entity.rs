@@ -31,37 +31,83 @@ macro_rules! gsi_names {
 }
 gsi_names!(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20);
 
-/// An index of the table: the primary index or a GSI `GSI<n>` (1 to 20) keyed on the
-/// attributes `GSI<n>PK` / `GSI<n>SK`.
+/// The highest LSI number: `lsi1` to `lsi5` (DynamoDB allows 5 local secondary indexes a table).
+pub const MAX_LSI: u8 = 5;
+const LSI_NAMES: [&str; 5] = ["LSI1", "LSI2", "LSI3", "LSI4", "LSI5"];
+const LSI_SK: [&str; 5] = ["LSI1SK", "LSI2SK", "LSI3SK", "LSI4SK", "LSI5SK"];
+
+/// The name of the inverted index, [`Index::Inverted`]: a GSI whose partition key is `SK` and
+/// whose sort key is `PK`.
+pub const INVERTED_INDEX: &str = "INVERTED";
+
+/// An index of the table: the primary index, a GSI `GSI<n>` (1 to 20) keyed on the attributes
+/// `GSI<n>PK` / `GSI<n>SK`, an LSI `LSI<n>` (1 to 5) keyed on `PK` / `LSI<n>SK`, or the inverted
+/// index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Index {
     /// The table itself, keyed on `PK` / `SK`.
     Primary,
     /// Global secondary index number `n` (1 to 20).
     Gsi(u8),
+    /// The inverted index [`INVERTED_INDEX`] (`#[entity(inverted)]`): a GSI keyed on the table's
+    /// own key attributes the other way round, partition key `SK` and sort key `PK`. It writes
+    /// no attributes of its own, so it holds every item of the table (it is not sparse), and
+    /// it turns an item collection inside out: the items whose sort key is `WISH#<product_id>`,
+    /// across every partition, are one partition of this index, sorted by their `PK`. That is
+    /// how a many-to-many relationship stored as an adjacency list (one item per edge, in the
+    /// partition of one end, keyed on the id of the other end) is read from the other end.
+    ///
+    /// Cost: with projection `ALL`, every write of any item also writes its copy in the index
+    /// (one more write of the item's size, in write capacity units) and the table's storage
+    /// doubles. As a GSI sort key, `PK` is limited to 1,024 bytes instead of 2,048 in a table
+    /// that has the index: DynamoDB refuses writes of longer `PK`s.
+    Inverted,
+    /// Local secondary index number `n` (1 to [`MAX_LSI`]), named `LSI<n>`: partition key `PK`
+    /// (the table's own), sort key `LSI<n>SK`, a scalar attribute (`S` or `N`) that the entities
+    /// writing the index fill from their `lsi<n>` template. It orders one item collection of the
+    /// table a second way, with strongly consistent reads available as on the table.
+    ///
+    /// DynamoDB's rules: a table has at most 5 LSIs, created only with the table (`CreateTable`)
+    /// and never added, changed or removed later; an item without `LSI<n>SK` is not in the index
+    /// (sparse); and in a table with an LSI, the items of one partition key value (the table's
+    /// items and their LSI entries together) may hold at most 10 GB, after which writes to that
+    /// partition key value fail with `ItemCollectionSizeLimitExceededException`.
+    Lsi(u8),
 }
 
 impl Index {
-    /// The index name for `Query`'s `IndexName`: `None` for the primary index, `GSI<n>` else.
+    /// The index name for `Query`'s `IndexName`: `None` for the primary index, `GSI<n>` for a
+    /// numbered GSI, `LSI<n>` for a numbered LSI, [`INVERTED_INDEX`] for the inverted index.
     pub fn name(self) -> Option<&'static str> {
         match self {
             Index::Primary => None,
             Index::Gsi(n) => GSI_NAMES.get(usize::from(n).wrapping_sub(1)).copied(),
+            Index::Inverted => Some(INVERTED_INDEX),
+            Index::Lsi(n) => LSI_NAMES.get(usize::from(n).wrapping_sub(1)).copied(),
         }
     }
-    /// The partition key attribute: `PK` or `GSI<n>PK`.
+    /// The partition key attribute: `PK` (for the primary index and every LSI), `GSI<n>PK`, or
+    /// `SK` for the inverted index.
     pub fn pk_attribute(self) -> &'static str {
         match self {
-            Index::Primary => PK,
+            Index::Primary | Index::Lsi(_) => PK,
             Index::Gsi(n) => GSI_PK.get(usize::from(n).wrapping_sub(1)).copied().unwrap_or("GSI?PK"),
+            Index::Inverted => SK,
         }
     }
-    /// The sort key attribute: `SK` or `GSI<n>SK`.
+    /// The sort key attribute: `SK`, `GSI<n>SK`, `LSI<n>SK`, or `PK` for the inverted index.
     pub fn sk_attribute(self) -> &'static str {
         match self {
             Index::Primary => SK,
             Index::Gsi(n) => GSI_SK.get(usize::from(n).wrapping_sub(1)).copied().unwrap_or("GSI?SK"),
+            Index::Inverted => PK,
+            Index::Lsi(n) => LSI_SK.get(usize::from(n).wrapping_sub(1)).copied().unwrap_or("LSI?SK"),
         }
+    }
+    /// Whether the index is a local secondary index: it shares the table's partition key and
+    /// writes only its own sort key attribute.
+    pub fn is_local(self) -> bool {
+        matches!(self, Index::Lsi(_))
     }
 }
 
@@ -105,6 +151,15 @@ pub struct EntitySchema {
     pub primary: IndexSchema,
     /// The GSIs the entity writes, by number.
     pub gsis: &'static [IndexSchema],
+    /// The inverted index, for an `#[entity(inverted)]` entity: [`Index::Inverted`] with the
+    /// primary sort key template as its partition key and the primary partition key template as
+    /// its sort key. It writes no attributes (see [`Index::Inverted`]).
+    pub inverted: Option<IndexSchema>,
+    /// The LSIs the entity writes, by number: [`Index::Lsi`] with the primary partition key
+    /// template as its partition key and the entity's `lsi<n>` template as its sort key. Only
+    /// the sort key attribute `LSI<n>SK` is written; the item is in the index when every part of
+    /// that template is present.
+    pub lsis: &'static [IndexSchema],
     /// The non-key fields.
     pub fields: &'static [FieldSchema],
     /// The `#[entity(version)]` field: the optimistic-locking version that every write checks
@@ -139,6 +194,8 @@ impl EntitySchema {
         match index {
             Index::Primary => Some(&self.primary),
             Index::Gsi(_) => self.gsis.iter().find(|g| g.index == index),
+            Index::Inverted => self.inverted.as_ref(),
+            Index::Lsi(_) => self.lsis.iter().find(|l| l.index == index),
         }
     }
 
@@ -165,11 +222,19 @@ impl EntitySchema {
         self.fields.iter().find(|f| f.field == field).is_none_or(|f| f.optional)
     }
 
-    /// Every key attribute this entity may write, with its DynamoDB type.
+    /// Every key attribute this entity may write, with its DynamoDB type: `PK` / `SK`, each
+    /// GSI's pair, then each LSI's sort key (its partition key is `PK`).
     pub fn key_attributes(&self) -> impl Iterator<Item = (&'static str, KeyType)> + '_ {
         std::iter::once(&self.primary)
             .chain(self.gsis)
             .flat_map(|i| [(i.index.pk_attribute(), i.pk.key_type), (i.index.sk_attribute(), i.sk.key_type)])
+            .chain(self.lsis.iter().map(|l| (l.index.sk_attribute(), l.sk.key_type)))
+    }
+
+    /// Every secondary index this entity writes keys of: its GSIs, then its LSIs (the inverted
+    /// index, which writes nothing, is not among them).
+    pub fn secondary_indexes(&self) -> impl Iterator<Item = &IndexSchema> + '_ {
+        self.gsis.iter().chain(self.lsis)
     }
 }
 
@@ -185,11 +250,18 @@ pub trait Entity: Sized + Send + 'static {
     /// The entity type name, stored in [`TYPE_ATTRIBUTE`] on every item.
     const TYPE: &'static str;
 
-    /// The entity's key templates and fields.
-    fn schema() -> &'static EntitySchema;
+    /// The entity's key templates and fields, usable in constant evaluation: the checks of
+    /// `#[derive(Table)]` across the entities of one table read it at compile time (see
+    /// [`layout_check`](crate::layout_check)).
+    const SCHEMA: &'static EntitySchema;
 
-    /// The item: every non-`None` field, `PK` / `SK`, every GSI key whose parts are all
-    /// present, and the type attribute.
+    /// The entity's key templates and fields ([`Entity::SCHEMA`]).
+    fn schema() -> &'static EntitySchema {
+        Self::SCHEMA
+    }
+
+    /// The item: every non-`None` field, `PK` / `SK`, every GSI key and LSI sort key whose
+    /// parts are all present, and the type attribute.
     ///
     /// # Errors
     /// [`Error::Key`] when a key cannot be encoded, [`Error::Encode`] for a value DynamoDB
@@ -200,7 +272,10 @@ pub trait Entity: Sized + Send + 'static {
     ///
     /// # Errors
     /// [`Error::WrongEntity`] when the type attribute names another entity, [`Error::Decode`]
-    /// naming the attribute, the expected and found type and the item's key.
+    /// naming the attribute, the expected and found type and the item's key; also
+    /// [`Error::Decode`] on `PK` or `SK` when the item's key is not the one its key fields give
+    /// (an item written or changed by another tool), so that no value decodes whose writes
+    /// would go to another item.
     fn from_item(item: &Item) -> Result<Self, Error>;
 
     /// The primary key of this value.
@@ -209,8 +284,9 @@ pub trait Entity: Sized + Send + 'static {
     /// [`Error::Key`] when it cannot be encoded.
     fn primary_key(&self) -> Result<PrimaryKey, Error>;
 
-    /// The item's GSI keys, `(attribute, value)`; sparse keys whose parts are not all present
-    /// are left out.
+    /// The item's secondary index keys, `(attribute, value)`: each GSI's partition and sort key,
+    /// then each LSI's sort key (`LSI<n>SK`; its partition key is `PK`). Sparse keys whose parts
+    /// are not all present are left out.
     ///
     /// # Errors
     /// [`Error::Key`] when a present key cannot be encoded.

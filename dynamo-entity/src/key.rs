@@ -19,6 +19,10 @@
 //!   bytes or a sort key over 1,024 bytes (DynamoDB's limits, UTF-8 bytes) is an error before any
 //!   request is sent.
 //!
+//! * **Write sharding.** A segment `<shard(field, N)>` in a GSI partition key template is the
+//!   shard number of the item: [`shard_of`] of `field`'s encoded key part, `N` shards, written
+//!   zero-padded to the width of `N - 1` (see [`Segment::Shard`]).
+//!
 //! String parts compare by their encoded UTF-8 bytes. Because the delimiter `#` (0x23) sorts
 //! after the control characters, space, `!` and `"`, tuple order of composite keys matches part
 //! order only for parts that are fixed-width or free of those characters.
@@ -46,6 +50,87 @@ pub enum Segment {
     Literal(&'static str),
     /// A placeholder: the name of the struct field whose value fills it.
     Field(&'static str),
+    /// A calculated shard suffix, `<shard(field, N)>` (write sharding): the shard number
+    /// [`shard_of`]`(encoded field, count)` written as decimal zero-padded to the width of
+    /// `count - 1` (`0` to `7` for 8 shards, `00` to `15` for 16). Only in GSI partition keys.
+    Shard {
+        /// The struct field whose encoded key part picks the shard.
+        field: &'static str,
+        /// The number of shards (2 to [`MAX_SHARDS`]).
+        count: u16,
+    },
+}
+
+/// The most shards a `<shard(field, N)>` segment may have: a query of a sharded index sends up
+/// to one `Query` request per shard for every page.
+pub const MAX_SHARDS: u16 = 100;
+
+/// How many distinct values a key part takes, for the design lint (see
+/// [`TableLayout::lint`](crate::design::TableLayout::lint)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Cardinality {
+    /// A handful of values (`bool`, a field-less enum from `#[derive(KeyPart)]`): a partition
+    /// key made only of such parts puts many items in few partitions.
+    Low,
+    /// Many values (ids, names, numbers, times): the default.
+    High,
+}
+
+impl Cardinality {
+    /// The cardinality of a partition key made of `parts`: [`Cardinality::High`] when any part
+    /// is, else (only low parts, or none at all) [`Cardinality::Low`].
+    pub const fn of(parts: &[Cardinality]) -> Cardinality {
+        let mut i = 0;
+        while i < parts.len() {
+            if let Cardinality::High = parts[i] {
+                return Cardinality::High;
+            }
+            i += 1;
+        }
+        Cardinality::Low
+    }
+}
+
+/// FNV-1a, 64 bits: offset basis `0xcbf29ce484222325`, prime `0x100000001b3`, one round per
+/// byte (`h ^= byte; h *= prime`, wrapping).
+pub const fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut i = 0;
+    while i < bytes.len() {
+        h ^= bytes[i] as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+        i += 1;
+    }
+    h
+}
+
+/// The shard of an item whose shard source field has the encoded key part `encoded_part` (the
+/// text the part has inside a key: escaped, integers zero-padded): FNV-1a 64 of its UTF-8 bytes
+/// modulo `count`. Any language can recompute it.
+///
+/// ```
+/// use dynamo_entity::key::shard_of;
+/// // FNV-1a 64 of "foobar" is 0x85944171f73967e8.
+/// assert_eq!(shard_of("foobar", 16), 8);
+/// assert_eq!(shard_of("s00042", 8), 4);
+/// ```
+pub const fn shard_of(encoded_part: &str, count: u16) -> u16 {
+    if count == 0 {
+        return 0;
+    }
+    (fnv1a64(encoded_part.as_bytes()) % count as u64) as u16
+}
+
+/// The number of digits a shard number of `count` shards is written with: the width of
+/// `count - 1` (1 for up to 10 shards, 2 for up to 100).
+pub const fn shard_width(count: u16) -> usize {
+    let mut max = if count > 0 { count - 1 } else { 0 };
+    let mut width = 1;
+    while max >= 10 {
+        max /= 10;
+        width += 1;
+    }
+    width
 }
 
 /// The DynamoDB type of a key attribute.
@@ -76,20 +161,34 @@ pub struct Template {
     pub segments: &'static [Segment],
     /// `N` when the template is one numeric placeholder, else `S`.
     pub key_type: KeyType,
+    /// How many values the key takes: [`Cardinality::High`] when any placeholder's type has
+    /// many values, [`Cardinality::Low`] for only literals or only low-cardinality parts
+    /// (see [`KeyPart::CARDINALITY`]). A shard segment does not count here; see
+    /// [`Template::shard`].
+    pub cardinality: Cardinality,
 }
 
 impl Template {
-    /// The names of the fields used by this template, in order.
+    /// The names of the fields this template is built from, in template order: each
+    /// placeholder's field and the source field of a shard segment.
     pub fn fields(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.segments.iter().filter_map(|s| match s {
-            Segment::Field(f) => Some(*f),
+            Segment::Field(f) | Segment::Shard { field: f, .. } => Some(*f),
             Segment::Literal(_) => None,
         })
     }
 
-    /// The number of placeholders.
+    /// The number of fields the template is built from ([`Template::fields`]).
     pub fn field_count(&self) -> usize {
         self.fields().count()
+    }
+
+    /// The shard segment's source field and shard count, for a sharded template.
+    pub fn shard(&self) -> Option<(&'static str, u16)> {
+        self.segments.iter().find_map(|s| match s {
+            Segment::Shard { field, count } => Some((*field, *count)),
+            _ => None,
+        })
     }
 
     /// The literal segments before the first placeholder, each followed by the delimiter:
@@ -103,7 +202,7 @@ impl Template {
                     out.push_str(l);
                     out.push(DELIMITER);
                 }
-                Segment::Field(_) => break,
+                Segment::Field(_) | Segment::Shard { .. } => break,
             }
         }
         out
@@ -111,7 +210,7 @@ impl Template {
 
     /// The key itself when the template has no placeholder (`META`, `PROFILE`).
     pub fn constant(&self) -> Option<String> {
-        if self.field_count() != 0 {
+        if !self.segments.iter().all(|s| matches!(s, Segment::Literal(_))) {
             return None;
         }
         let mut out = String::new();
@@ -127,11 +226,12 @@ impl Template {
     }
 
     /// Splits an encoded key back into its unescaped parts, one per placeholder, checking every
-    /// literal segment on the way.
+    /// literal segment and the shard number on the way (a shard number is not returned).
     ///
     /// # Errors
     /// [`KeyParseError`] when the key does not have the template's shape: another number of
-    /// segments, a literal segment that differs, or a malformed escape.
+    /// segments, a literal segment that differs, a malformed escape, or a shard segment that is
+    /// not a shard number of the template's width and count.
     ///
     /// ```
     /// use dynamo_entity::key::{Segment, Template, KeyType};
@@ -139,6 +239,7 @@ impl Template {
     ///     source: "ORDER#<created_at>#<order_id>",
     ///     segments: &[Segment::Literal("ORDER"), Segment::Field("created_at"), Segment::Field("order_id")],
     ///     key_type: KeyType::S,
+    ///     cardinality: dynamo_entity::key::Cardinality::High,
     /// };
     /// assert_eq!(T.parse("ORDER#2024%23x#y").unwrap(), vec!["2024#x", "y"]);
     /// assert_eq!(T.parse("ORDER#2024#x%23y").unwrap(), vec!["2024", "x#y"]);
@@ -161,6 +262,15 @@ impl Template {
                         return Err(err("a key part is empty"));
                     }
                     parts.push(unescape(piece).ok_or_else(|| err("a key part has a malformed % escape"))?);
+                }
+                Segment::Shard { count, .. } => {
+                    let n = (piece.len() == shard_width(*count) && piece.bytes().all(|b| b.is_ascii_digit()))
+                        .then(|| piece.parse::<u16>().ok())
+                        .flatten()
+                        .filter(|n| n < count);
+                    if n.is_none() {
+                        return Err(err("the shard segment is not a shard number of the template"));
+                    }
                 }
             }
         }
@@ -263,6 +373,11 @@ pub trait KeyPart {
     /// Whether a template made of this part alone is stored as a DynamoDB number (`N`).
     const NUMERIC: bool = false;
 
+    /// How many values the part takes: [`Cardinality::Low`] for `bool` and the field-less enums
+    /// of `#[derive(KeyPart)]`, [`Cardinality::High`] otherwise. The design lint reports a
+    /// partition key made only of low parts as a hot partition.
+    const CARDINALITY: Cardinality = Cardinality::High;
+
     /// Appends the encoded part to `out`. Returns `Ok(false)`, writing nothing, when the value
     /// is absent (`Option::None`), which leaves a sparse GSI key unwritten.
     ///
@@ -310,6 +425,7 @@ impl KeyPart for String {
 impl<T: KeyPart + ?Sized> KeyPart for &T {
     type Arg = T::Arg;
     const NUMERIC: bool = T::NUMERIC;
+    const CARDINALITY: Cardinality = T::CARDINALITY;
     fn write_part(&self, out: &mut String, form: PartForm) -> Result<bool, KeyPartError> {
         (**self).write_part(out, form)
     }
@@ -318,6 +434,7 @@ impl<T: KeyPart + ?Sized> KeyPart for &T {
 impl<T: KeyPart> KeyPart for Option<T> {
     type Arg = T::Arg;
     const NUMERIC: bool = T::NUMERIC;
+    const CARDINALITY: Cardinality = T::CARDINALITY;
     fn write_part(&self, out: &mut String, form: PartForm) -> Result<bool, KeyPartError> {
         match self {
             Some(v) => v.write_part(out, form),
@@ -331,6 +448,7 @@ impl<T: KeyPart> KeyPart for Option<T> {
 
 impl KeyPart for bool {
     type Arg = bool;
+    const CARDINALITY: Cardinality = Cardinality::Low;
     fn write_part(&self, out: &mut String, _: PartForm) -> Result<bool, KeyPartError> {
         out.push_str(if *self { "true" } else { "false" });
         Ok(true)
@@ -461,6 +579,15 @@ macro_rules! signed_key_part {
 unsigned_key_part!(u8 => 3, u16 => 5, u32 => 10, u64 => 20, usize => 20, u128 => 39);
 signed_key_part!(i8: u8 => 3, i16: u16 => 5, i32: u32 => 10, i64: u64 => 19, isize: usize => 19, i128: u128 => 39);
 
+/// What picks the shard of a shard segment: see [`KeyWriter::shard`].
+#[derive(Debug)]
+pub enum ShardBy<'a, T: ?Sized> {
+    /// The value of the shard's source field (writing an item's key).
+    Source(&'a T),
+    /// A given shard number, below the shard count (querying one shard).
+    Index(u16),
+}
+
 /// Where a key is being written, for error messages.
 #[derive(Debug, Clone, Copy)]
 pub struct KeyContext {
@@ -521,6 +648,12 @@ pub enum KeyError {
     },
 }
 
+thread_local! {
+    /// One key buffer per thread, handed from [`KeyWriter::matches`] to the next
+    /// [`KeyWriter::new`].
+    static SPARE_KEY_BUFFER: std::cell::Cell<String> = const { std::cell::Cell::new(String::new()) };
+}
+
 /// Builds a key from its template, one part at a time. Used by generated code.
 ///
 /// Call [`KeyWriter::part`] once per placeholder in template order, then [`KeyWriter::finish`].
@@ -536,10 +669,32 @@ impl KeyWriter {
     /// A writer for the key described by `ctx`.
     #[inline]
     pub fn new(ctx: KeyContext) -> KeyWriter {
-        let mut w =
-            KeyWriter { ctx, out: String::with_capacity(ctx.template.source.len() + 24), next: 0, absent: None };
+        // A buffer left by `matches` (the key check of every decode) is reused, so decoding
+        // allocates nothing for it; otherwise this allocates as `String::with_capacity` would.
+        let mut out = SPARE_KEY_BUFFER.with(std::cell::Cell::take);
+        out.reserve(ctx.template.source.len() + 24);
+        let mut w = KeyWriter { ctx, out, next: 0, absent: None };
         w.literals();
         w
+    }
+
+    /// Whether the key written equals `stored`, the key attribute of an item read from the
+    /// table; `true` when the item has no such attribute (a projection without it). An absent
+    /// part matches nothing. Writes nothing anywhere: the check of a decode, which then costs
+    /// the key's formatting and no allocation.
+    #[inline]
+    pub fn matches(mut self, stored: Option<&AttributeValue>) -> bool {
+        let same = match stored {
+            None => true,
+            Some(_) if self.absent.is_some() => false,
+            Some(AttributeValue::S(s)) => self.ctx.template.key_type == KeyType::S && *s == self.out,
+            Some(AttributeValue::N(n)) => self.ctx.template.key_type == KeyType::N && *n == self.out,
+            Some(_) => false,
+        };
+        let mut out = std::mem::take(&mut self.out);
+        out.clear();
+        SPARE_KEY_BUFFER.with(|spare| spare.set(out));
+        same
     }
 
     #[inline]
@@ -555,8 +710,87 @@ impl KeyWriter {
 
     fn current_field(&self) -> &'static str {
         match self.ctx.template.segments.get(self.next) {
-            Some(Segment::Field(f)) => f,
+            Some(Segment::Field(f) | Segment::Shard { field: f, .. }) => f,
             _ => "?",
+        }
+    }
+
+    /// The shard count of the next segment, which must be a shard segment.
+    fn current_shards(&self) -> Result<u16, KeyError> {
+        match self.ctx.template.segments.get(self.next) {
+            Some(Segment::Shard { count, .. }) => Ok(*count),
+            _ => Err(KeyError::Part {
+                entity: self.ctx.entity,
+                attribute: self.ctx.attribute,
+                template: self.ctx.template.source,
+                field: self.current_field(),
+                reason: KeyPartError::Invalid { text: "<shard>".to_owned(), ty: "a part of this template" },
+            }),
+        }
+    }
+
+    fn push_shard(&mut self, shard: u16, count: u16) {
+        use std::fmt::Write as _;
+        if self.next > 0 {
+            self.out.push(DELIMITER);
+        }
+        let _ = write!(self.out, "{shard:0width$}", width = shard_width(count));
+        self.next += 1;
+        self.literals();
+    }
+
+    /// Writes the next segment, a shard segment `<shard(field, N)>`, and the literal segments
+    /// after it: from the source field's value ([`ShardBy::Source`], hashed with [`shard_of`])
+    /// or a given shard number ([`ShardBy::Index`], as a query of every shard does).
+    ///
+    /// # Errors
+    /// [`KeyError::Part`] when the source value cannot be a key part, the shard number is not
+    /// below the count, or the next segment is not a shard segment.
+    pub fn shard<T: KeyPart + ?Sized>(&mut self, by: ShardBy<'_, T>) -> Result<(), KeyError> {
+        let count = self.current_shards()?;
+        let field = self.current_field();
+        let part_error = |reason| KeyError::Part {
+            entity: self.ctx.entity,
+            attribute: self.ctx.attribute,
+            template: self.ctx.template.source,
+            field,
+            reason,
+        };
+        let shard = match by {
+            ShardBy::Index(i) if i < count => i,
+            ShardBy::Index(i) => {
+                return Err(part_error(KeyPartError::Invalid { text: i.to_string(), ty: "a shard number" }));
+            }
+            ShardBy::Source(value) => {
+                let mut text = String::new();
+                match value.write_part(&mut text, PartForm::Composite) {
+                    Ok(true) => shard_of(&text, count),
+                    Ok(false) => {
+                        self.absent.get_or_insert(field);
+                        0
+                    }
+                    Err(reason) => return Err(part_error(reason)),
+                }
+            }
+        };
+        self.push_shard(shard, count);
+        Ok(())
+    }
+
+    /// Writes the next segment, a shard segment, from its source field's part text already
+    /// encoded in composite form (or `None` for an absent value). Used where the source's text
+    /// was encoded earlier, such as an update rebuilding a sharded GSI key.
+    pub(crate) fn encoded_shard(&mut self, text: Option<&str>) {
+        let count = match self.ctx.template.segments.get(self.next) {
+            Some(Segment::Shard { count, .. }) => *count,
+            _ => 1,
+        };
+        match text {
+            Some(t) => self.push_shard(shard_of(t, count), count),
+            None => {
+                self.absent.get_or_insert(self.current_field());
+                self.push_shard(0, count);
+            }
         }
     }
 
@@ -696,8 +930,20 @@ mod tests {
         source: "ORDER#<created_at>#<order_id>",
         segments: &[Segment::Literal("ORDER"), Segment::Field("created_at"), Segment::Field("order_id")],
         key_type: KeyType::S,
+        cardinality: Cardinality::High,
     };
-    static ONE_NUMBER: Template = Template { source: "<n>", segments: &[Segment::Field("n")], key_type: KeyType::N };
+    static ONE_NUMBER: Template = Template {
+        source: "<n>",
+        segments: &[Segment::Field("n")],
+        key_type: KeyType::N,
+        cardinality: Cardinality::High,
+    };
+    static SHARDED: Template = Template {
+        source: "SKILL#<status>#<shard(id, 16)>",
+        segments: &[Segment::Literal("SKILL"), Segment::Field("status"), Segment::Shard { field: "id", count: 16 }],
+        key_type: KeyType::S,
+        cardinality: Cardinality::Low,
+    };
 
     fn ctx(t: &'static Template, max: usize) -> KeyContext {
         KeyContext { entity: "Order", attribute: "SK", template: t, max_bytes: max }
@@ -797,9 +1043,53 @@ mod tests {
     fn prefixes_and_constants() {
         assert_eq!(TWO.literal_prefix(), "ORDER#");
         assert_eq!(TWO.constant(), None);
-        static META: Template =
-            Template { source: "META", segments: &[Segment::Literal("META")], key_type: KeyType::S };
+        static META: Template = Template {
+            source: "META",
+            segments: &[Segment::Literal("META")],
+            key_type: KeyType::S,
+            cardinality: Cardinality::Low,
+        };
         assert_eq!(META.constant().as_deref(), Some("META"));
+    }
+
+    #[test]
+    fn shards_hash_the_encoded_source_part() {
+        // FNV-1a 64 test vectors (from the reference implementation's test suite).
+        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
+        assert_eq!(shard_of("foobar", 16), (0x8594_4171_f739_67e8_u64 % 16) as u16);
+        assert_eq!((shard_width(2), shard_width(10), shard_width(11), shard_width(100)), (1, 1, 2, 2));
+
+        let mut w = KeyWriter::new(ctx(&SHARDED, MAX_PARTITION_KEY_BYTES));
+        w.part("pending").unwrap();
+        w.shard(ShardBy::Source("foobar")).unwrap();
+        assert_eq!(w.finish(), Ok(AttributeValue::S("SKILL#pending#08".into())));
+        // The hash is of the encoded part: `#` is hashed as `%23`.
+        let mut w = KeyWriter::new(ctx(&SHARDED, MAX_PARTITION_KEY_BYTES));
+        w.part("pending").unwrap();
+        w.shard(ShardBy::Source("a#b")).unwrap();
+        let expect = format!("SKILL#pending#{:02}", fnv1a64(b"a%23b") % 16);
+        assert_eq!(w.finish(), Ok(AttributeValue::S(expect)));
+        // A given shard number, and one out of range.
+        let mut w = KeyWriter::new(ctx(&SHARDED, MAX_PARTITION_KEY_BYTES));
+        w.part("approved").unwrap();
+        w.shard(ShardBy::<str>::Index(3)).unwrap();
+        assert_eq!(w.finish(), Ok(AttributeValue::S("SKILL#approved#03".into())));
+        let mut w = KeyWriter::new(ctx(&SHARDED, MAX_PARTITION_KEY_BYTES));
+        w.part("approved").unwrap();
+        assert!(matches!(w.shard(ShardBy::<str>::Index(16)), Err(KeyError::Part { field: "id", .. })));
+
+        assert_eq!(SHARDED.parse("SKILL#pending#15").unwrap(), vec!["pending"]);
+        assert!(SHARDED.parse("SKILL#pending#16").is_err());
+        assert!(SHARDED.parse("SKILL#pending#7").is_err());
+        assert_eq!(SHARDED.fields().collect::<Vec<_>>(), ["status", "id"]);
+        assert_eq!(SHARDED.shard(), Some(("id", 16)));
+        assert_eq!(SHARDED.constant(), None);
+        assert_eq!(Cardinality::of(&[]), Cardinality::Low);
+        assert_eq!(Cardinality::of(&[Cardinality::Low, Cardinality::High]), Cardinality::High);
+        assert_eq!(<Option<bool> as KeyPart>::CARDINALITY, Cardinality::Low);
+        assert_eq!(<String as KeyPart>::CARDINALITY, Cardinality::High);
     }
 
     fn ordered<T: KeyPart + Ord + Copy + std::fmt::Debug>(a: T, b: T) -> Result<(), TestCaseError> {

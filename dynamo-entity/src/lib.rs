@@ -2,6 +2,7 @@
 #![warn(missing_docs)]
 
 pub mod batch;
+pub mod capacity;
 pub mod collection;
 pub mod design;
 pub mod entity;
@@ -10,8 +11,12 @@ pub mod expr;
 #[cfg(feature = "fault-injection")]
 pub mod fault;
 pub mod key;
+pub mod layout_check;
+pub mod lint;
 pub mod local;
 pub mod query;
+pub mod render;
+pub mod shard;
 pub mod size;
 pub mod stream;
 pub mod table;
@@ -21,12 +26,15 @@ pub mod unique;
 pub mod update;
 pub mod value;
 pub mod versioning;
+pub mod workbench;
 
 mod cursor;
 
 pub use batch::{BatchGetOutcome, BatchWriteOutcome, RetryPolicy};
+pub use capacity::{Capacity, CapacityMeter};
 pub use collection::{Collection, EntityEnum, FromCollection};
-pub use dynamo_entity_derive::{Collection, Entity, KeyPart};
+pub use design::TableDef;
+pub use dynamo_entity_derive::{Collection, Entity, KeyPart, Table};
 pub use entity::{Entity, EntitySchema, Index, Item, Key, PrimaryKey};
 pub use error::{Error, Result};
 pub use expr::{Condition, Field};
@@ -44,6 +52,7 @@ pub use versioning::{EpochSeconds, Maintained, Writable};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::collection::{collect_one, required, type_of, unknown_item};
+    pub use crate::design::{GsiDecl, Projection, TableDef};
     pub use crate::entity::{
         Entity, EntitySchema, FieldSchema, Index, IndexSchema, Item, Key, PrimaryKey, TYPE_ATTRIBUTE, VersionSchema,
         describe_key,
@@ -51,9 +60,10 @@ pub mod __private {
     pub use crate::error::Error;
     pub use crate::expr::{Field, Immutable, Mutable};
     pub use crate::key::{
-        KeyContext, KeyPart, KeyPartError, KeyType, KeyWriter, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, PartForm,
-        Segment, Template, single_key_type,
+        Cardinality, KeyContext, KeyPart, KeyPartError, KeyType, KeyWriter, MAX_PARTITION_KEY_BYTES,
+        MAX_SORT_KEY_BYTES, PartForm, Segment, ShardBy, Template, single_key_type,
     };
+    pub use crate::layout_check::*;
     pub use crate::query::QuerySpec;
     pub use crate::unique::Unique;
     pub use crate::value::{Attribute, ValueError, serde_from_attribute, serde_to_attribute};
@@ -65,6 +75,15 @@ pub mod __private {
     #[inline]
     pub fn pk_writer(entity: &'static str, attribute: &'static str, template: &'static Template) -> KeyWriter {
         KeyWriter::new(KeyContext { entity, attribute, template, max_bytes: MAX_PARTITION_KEY_BYTES })
+    }
+
+    /// The partition keys of every shard of a sharded partition key, in shard order: `write`
+    /// writes the key of shard `i` (with [`ShardBy::Index`]).
+    pub fn shard_keys(
+        count: u16,
+        mut write: impl FnMut(u16) -> Result<KeyWriter, Error>,
+    ) -> Result<Vec<AttributeValue>, Error> {
+        (0..count).map(|i| Ok(write(i)?.finish()?)).collect()
     }
 
     /// A writer for a sort key (1,024-byte limit).
@@ -195,6 +214,42 @@ pub mod __private {
         }
     }
 
+    /// Checks that the decoded value's primary key is the item's `PK` / `SK`: an item whose
+    /// key says one thing and whose key fields another (written by another tool, or changed by
+    /// hand) must not decode into a value whose writes would go to another item. Key
+    /// attributes absent from `item` (a map built by hand) are not compared. Generated code
+    /// compares first with [`KeyWriter::matches`], which allocates nothing, and calls this only
+    /// to build the error.
+    ///
+    /// # Errors
+    /// [`Error::Decode`] naming the key attribute that differs, and the key the fields give;
+    /// the key's encoding error when the fields give no valid key.
+    #[cold]
+    pub fn check_key(item: &Item, entity: &'static str, key: Result<PrimaryKey, Error>) -> Result<(), Error> {
+        let key = key?;
+        let same = |attribute: &str, value: &AttributeValue| item.get(attribute).is_none_or(|v| v == value);
+        if same(crate::entity::PK, &key.pk) && same(crate::entity::SK, &key.sk) {
+            return Ok(());
+        }
+        Err(key_mismatch(item, entity, &key))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn key_mismatch(item: &Item, entity: &'static str, key: &PrimaryKey) -> Error {
+        let attribute = if item.get(crate::entity::PK).is_none_or(|v| *v == key.pk) {
+            crate::entity::SK
+        } else {
+            crate::entity::PK
+        };
+        Error::Decode {
+            entity,
+            attribute,
+            key: describe_key(item),
+            source: ValueError::Invalid(format!("the key does not match the item's fields, which give {key}")),
+        }
+    }
+
     /// Stores the entity type attribute.
     #[inline]
     pub fn put_type(item: &mut Item, entity: &'static str) {
@@ -212,6 +267,15 @@ pub mod __private {
     ) {
         if let (Some(pk), Some(sk)) = (pk, sk) {
             item.insert(pk_attribute.to_owned(), pk);
+            item.insert(sk_attribute.to_owned(), sk);
+        }
+    }
+
+    /// Stores an LSI's sort key attribute when it is present (sparse index); its partition key
+    /// is the item's `PK`.
+    #[inline]
+    pub fn put_lsi(item: &mut Item, sk_attribute: &'static str, sk: Option<AttributeValue>) {
+        if let Some(sk) = sk {
             item.insert(sk_attribute.to_owned(), sk);
         }
     }

@@ -25,13 +25,22 @@
 //! Without a condition, a query on an index whose sort key template starts with literal text
 //! (`REVIEW#<id>`) adds `begins_with(SK, "REVIEW#")`, and a constant sort key (`META`) adds
 //! `SK = "META"`, so the query returns only items of its entity.
+//!
+//! # Sharded indexes
+//! On a GSI whose partition key has a shard suffix (`SKILL#<status>#<shard(id, 8)>`), the
+//! generated function takes the other parts and the query reads every shard concurrently,
+//! merging them in sort-key order under one cursor; every method above applies to each shard.
+//! See [`shard`](crate::shard).
 
 use std::collections::HashMap;
 use std::marker::PhantomData;
 
-use aws_sdk_dynamodb::types::AttributeValue;
+use aws_sdk_dynamodb::operation::query::QueryInput;
+use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use futures::{Stream, StreamExt, TryStreamExt};
 
+use crate::capacity::Capacity;
 use crate::cursor::{self, Scope};
 use crate::entity::{Entity, Index, IndexSchema, Item, PK, SK, TYPE_ATTRIBUTE};
 use crate::error::Error;
@@ -111,13 +120,16 @@ impl SkArgs<()> for () {
 }
 impl FullSk<()> for () {}
 
-/// The partition of one index to query, from the generated `E::query(...)` (primary index) or
-/// `E::gsiN(...)`. `S` is the tuple of the sort key's field types. Run it with
-/// [`Table::query`].
+/// The partition of one index to query, from the generated `E::query(...)` (primary index),
+/// `E::gsiN(...)`, `E::lsiN(...)` or `E::inverted(...)`. `S` is the tuple of the sort key's field
+/// types. Run it with [`Table::query`].
 pub struct QuerySpec<E, S> {
-    index: &'static IndexSchema,
-    entity: &'static str,
+    pub(crate) index: &'static IndexSchema,
+    pub(crate) entity: &'static str,
     pk: Result<AttributeValue, Error>,
+    /// A sharded partition key (`<shard(field, N)>`): every shard's partition key, in shard
+    /// order; the query fans out over them (see [`shard`](crate::shard)).
+    pub(crate) shards: Option<Vec<AttributeValue>>,
     _marker: PhantomData<fn() -> (E, S)>,
 }
 
@@ -135,16 +147,45 @@ impl<E, S> QuerySpec<E, S> {
     /// Used by generated code: the index's templates, the entity type name and the encoded
     /// partition key.
     pub fn new(index: &'static IndexSchema, entity: &'static str, pk: Result<AttributeValue, Error>) -> Self {
-        QuerySpec { index, entity, pk, _marker: PhantomData }
+        QuerySpec { index, entity, pk, shards: None, _marker: PhantomData }
+    }
+
+    /// Used by generated code for a sharded partition key: the partition key of every shard,
+    /// in shard order. [`Table::query`] fans out over them and merges the shards in sort-key
+    /// order (see [`shard`](crate::shard)).
+    pub fn sharded(index: &'static IndexSchema, entity: &'static str, pks: Result<Vec<AttributeValue>, Error>) -> Self {
+        let (pk, shards) = match pks {
+            Ok(pks) => match pks.first() {
+                Some(first) => (Ok(first.clone()), pks),
+                None => {
+                    (Err(Error::Invalid { reason: format!("{entity}: a sharded query needs at least one shard") }), pks)
+                }
+            },
+            Err(e) => (Err(e), Vec::new()),
+        };
+        QuerySpec { index, entity, pk, shards: Some(shards), _marker: PhantomData }
     }
 
     pub(crate) fn into_parts(self) -> (Index, Result<AttributeValue, Error>) {
-        (self.index.index, self.pk)
+        let pk = match (&self.shards, self.pk) {
+            (Some(shards), Ok(_)) => Err(Error::Invalid {
+                reason: format!(
+                    "{} of {} is sharded over {} partitions (`{}`), so it has no single item collection; query it \
+                     with Table::query, which reads every shard",
+                    self.index.index,
+                    self.entity,
+                    shards.len(),
+                    self.index.pk.source
+                ),
+            }),
+            (_, pk) => pk,
+        };
+        (self.index.index, pk)
     }
 }
 
 #[derive(Debug, Clone)]
-enum SkCondition {
+pub(crate) enum SkCondition {
     All,
     Eq(AttributeValue),
     BeginsWith(String),
@@ -154,8 +195,9 @@ enum SkCondition {
 
 /// An opaque pagination cursor, bound to the query (entity, index, partition, sort order and
 /// sort-key condition) that returned it. Safe to hand to clients as text: [`Cursor::as_str`] / [`Cursor::from`]; a cursor used
-/// with another query, or altered to point outside the query's partition, is rejected with
-/// [`Error::Cursor`].
+/// with another query, or altered in any way (it carries a checksum of its contents), is
+/// rejected with [`Error::Cursor`]. The checksum is no secret: a cursor forged with it can only
+/// point inside the query's own partition.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Cursor(String);
 
@@ -193,9 +235,18 @@ pub struct Page<E> {
     /// page ends exactly where DynamoDB stopped reading, more items may or may not follow, and
     /// the cursor may lead to an empty last page.
     pub cursor: Option<Cursor>,
+    /// The capacity the page's `Query` requests consumed, as DynamoDB reported it (summed when
+    /// reaching [`limit`](QueryRequest::limit) took several requests): read units of the index
+    /// queried. See [`capacity`](crate::capacity).
+    pub consumed: Capacity,
 }
 
 impl<E> Page<E> {
+    /// The capacity the page consumed; see [`Page::consumed`](Page#structfield.consumed).
+    pub fn consumed(&self) -> &Capacity {
+        &self.consumed
+    }
+
     /// The cursor of the next page, if any.
     pub fn cursor(&self) -> Option<&Cursor> {
         self.cursor.as_ref()
@@ -206,14 +257,25 @@ impl<E> Page<E> {
 #[must_use = "a query does nothing until it is sent"]
 pub struct QueryRequest<E, S> {
     table: Table,
-    spec: QuerySpec<E, S>,
+    pub(crate) spec: QuerySpec<E, S>,
     sk: Option<Result<SkCondition, Error>>,
-    descending: bool,
-    limit: Option<usize>,
-    page_size: Option<i32>,
+    pub(crate) descending: bool,
+    pub(crate) limit: Option<usize>,
+    pub(crate) page_size: Option<i32>,
     consistent: bool,
-    after: Option<Cursor>,
+    pub(crate) after: Option<Cursor>,
     filter: Option<Condition>,
+}
+
+/// The parts of a `Query` request that its pages share (and the shards of a sharded query,
+/// which differ only in `:pk`).
+pub(crate) struct QueryParts {
+    /// `KeyConditionExpression`.
+    expr: String,
+    names: HashMap<String, String>,
+    values: HashMap<String, AttributeValue>,
+    /// `FilterExpression`.
+    filter: Option<String>,
 }
 
 impl<E: Entity, S> QueryRequest<E, S> {
@@ -404,7 +466,8 @@ impl<E: Entity, S> QueryRequest<E, S> {
         self
     }
 
-    /// Strongly consistent reads (primary index only; GSIs are always eventually consistent).
+    /// Strongly consistent reads (the primary index and LSIs; GSIs are always eventually
+    /// consistent, and DynamoDB refuses the request with a `ValidationException`).
     /// Twice the read capacity of the default eventually consistent read.
     pub fn consistent_read(mut self) -> Self {
         self.consistent = true;
@@ -417,11 +480,12 @@ impl<E: Entity, S> QueryRequest<E, S> {
         self
     }
 
-    fn scope(&self, pk: &AttributeValue, sk: &Option<SkCondition>) -> Scope {
+    /// What a cursor of this query is bound to; `partition` names the partition (or shards).
+    pub(crate) fn scope(&self, partition: String, sk: &Option<SkCondition>) -> Scope {
         Scope {
             entity: self.spec.entity.to_owned(),
             index: cursor::index_label(self.spec.index.index),
-            partition: cursor::scalar_text(pk),
+            partition,
             query: cursor::fingerprint(&format!("{}|{sk:?}", if self.descending { "desc" } else { "asc" })),
         }
     }
@@ -448,13 +512,55 @@ impl<E: Entity, S> QueryRequest<E, S> {
             Some(Err(e)) => return Err(clone_err(e)),
             None => self.default_condition(),
         };
-        let scope = self.scope(&pk, &sk);
+        if let Some(shards) = &self.spec.shards {
+            return crate::shard::send(self, shards, sk).await;
+        }
+        let scope = self.scope(cursor::scalar_text(&pk), &sk);
         let index = self.spec.index.index;
         let mut start = match &self.after {
             Some(c) => Some(cursor::decode(c.as_str(), &scope, index)?),
             None => None,
         };
+        let parts = self.parts(pk, sk)?;
 
+        let mut items = Vec::new();
+        let mut consumed = Capacity::default();
+        loop {
+            let want = self.limit.map(|l| l - items.len());
+            if want == Some(0) {
+                return Ok(Page { items, cursor: None, consumed });
+            }
+            let page_limit = self.page_size.or(want.map(|w| i32::try_from(w).unwrap_or(i32::MAX)));
+            let resp = self.fetch(&parts, None, page_limit, start.take()).await?;
+            consumed += Capacity::from_consumed(resp.consumed_capacity.as_slice(), false);
+            let last_key = resp.last_evaluated_key;
+            let raw = resp.items.unwrap_or_default();
+            let count = raw.len();
+            for (i, item) in raw.into_iter().enumerate() {
+                if !is_type(&item, self.spec.entity) {
+                    tracing::debug!(entity = self.spec.entity, "query skipped an item of another entity type");
+                    continue;
+                }
+                items.push(E::from_item(&item)?);
+                if Some(items.len()) == self.limit {
+                    let more = i + 1 < count || last_key.is_some();
+                    let cursor = more.then(|| Cursor(cursor::encode(&scope, &key_of(&item, index))));
+                    return Ok(Page { items, cursor, consumed });
+                }
+            }
+            match last_key {
+                None => return Ok(Page { items, cursor: None, consumed }),
+                Some(k) if self.limit.is_none() => {
+                    return Ok(Page { items, cursor: Some(Cursor(cursor::encode(&scope, &k))), consumed });
+                }
+                Some(k) => start = Some(k),
+            }
+        }
+    }
+
+    /// The key condition on partition `pk` and the sort-key condition `sk`, and the filter.
+    pub(crate) fn parts(&self, pk: AttributeValue, sk: Option<SkCondition>) -> Result<QueryParts, Error> {
+        let index = self.spec.index.index;
         let mut names = HashMap::from([("#pk".to_owned(), index.pk_attribute().to_owned())]);
         let mut values = HashMap::from([(":pk".to_owned(), pk)]);
         let mut expr = "#pk = :pk".to_owned();
@@ -497,54 +603,80 @@ impl<E: Entity, S> QueryRequest<E, S> {
             }
             None => None,
         };
+        Ok(QueryParts { expr, names, values, filter })
+    }
 
-        let mut items = Vec::new();
-        loop {
-            let want = self.limit.map(|l| l - items.len());
-            if want == Some(0) {
-                return Ok(Page { items, cursor: None });
-            }
-            let page_limit = self.page_size.or(want.map(|w| i32::try_from(w).unwrap_or(i32::MAX)));
-            let resp = self
-                .table
-                .client()
-                .query()
-                .table_name(self.table.name())
-                .set_index_name(index.name().map(str::to_owned))
-                .key_condition_expression(&expr)
-                .set_filter_expression(filter.clone())
-                .set_expression_attribute_names(Some(names.clone()))
-                .set_expression_attribute_values(Some(values.clone()))
-                .scan_index_forward(!self.descending)
-                .set_limit(page_limit)
-                .set_exclusive_start_key(start.take())
-                .consistent_read(self.consistent)
-                .send()
-                .await
-                .map_err(|e| Error::sdk("Query", e))?;
-            let last_key = resp.last_evaluated_key;
-            let raw = resp.items.unwrap_or_default();
-            let count = raw.len();
-            for (i, item) in raw.into_iter().enumerate() {
-                if !is_type(&item, self.spec.entity) {
-                    tracing::debug!(entity = self.spec.entity, "query skipped an item of another entity type");
-                    continue;
-                }
-                items.push(E::from_item(&item)?);
-                if Some(items.len()) == self.limit {
-                    let more = i + 1 < count || last_key.is_some();
-                    let cursor = more.then(|| Cursor(cursor::encode(&scope, &key_of(&item, index))));
-                    return Ok(Page { items, cursor });
-                }
-            }
-            match last_key {
-                None => return Ok(Page { items, cursor: None }),
-                Some(k) if self.limit.is_none() => {
-                    return Ok(Page { items, cursor: Some(Cursor(cursor::encode(&scope, &k))) });
-                }
-                Some(k) => start = Some(k),
-            }
+    /// Sends one `Query` request of `parts`, on partition `pk` instead of the one in `parts`
+    /// when given (one shard of a sharded query), evaluating at most `limit` items from
+    /// `start` (`ExclusiveStartKey`).
+    ///
+    /// # Errors
+    /// [`Error::Sdk`] from DynamoDB.
+    pub(crate) async fn fetch(
+        &self,
+        parts: &QueryParts,
+        pk: Option<&AttributeValue>,
+        limit: Option<i32>,
+        start: Option<Item>,
+    ) -> Result<aws_sdk_dynamodb::operation::query::QueryOutput, Error> {
+        let out = self.request(parts, pk, limit, start).send().await.map_err(|e| Error::sdk("Query", e))?;
+        self.table.record(out.consumed_capacity.as_slice(), false);
+        Ok(out)
+    }
+
+    /// The `Query` request that [`fetch`](Self::fetch) sends (and [`render`](Self::render)
+    /// shows).
+    pub(crate) fn request(
+        &self,
+        parts: &QueryParts,
+        pk: Option<&AttributeValue>,
+        limit: Option<i32>,
+        start: Option<Item>,
+    ) -> QueryFluentBuilder {
+        let mut values = parts.values.clone();
+        if let Some(pk) = pk {
+            values.insert(":pk".to_owned(), pk.clone());
         }
+        self.table
+            .client()
+            .query()
+            .table_name(self.table.name())
+            .set_index_name(self.spec.index.index.name().map(str::to_owned))
+            .key_condition_expression(&parts.expr)
+            .set_filter_expression(parts.filter.clone())
+            .set_expression_attribute_names(Some(parts.names.clone()))
+            .set_expression_attribute_values(Some(values))
+            .scan_index_forward(!self.descending)
+            .set_limit(limit)
+            .set_exclusive_start_key(start)
+            .consistent_read(self.consistent)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+    }
+
+    /// The first `Query` request [`send`](Self::send) would send, built by the same code,
+    /// without sending it: the key condition, filter, names and values, limit and start key
+    /// (from [`after`](Self::after)). For a sharded query, the request of the first shard.
+    /// [`Request::to_json`](crate::render::Request::to_json) gives a deterministic text for
+    /// snapshot tests.
+    ///
+    /// # Errors
+    /// The errors [`send`](Self::send) reports before sending (a key, cursor or filter that
+    /// cannot be encoded).
+    pub fn render(&self) -> Result<QueryInput, Error> {
+        let pk = self.spec.pk.as_ref().map_err(clone_err)?.clone();
+        let sk = match &self.sk {
+            Some(Ok(c)) => Some(c.clone()),
+            Some(Err(e)) => return Err(clone_err(e)),
+            None => self.default_condition(),
+        };
+        let scope = self.scope(cursor::scalar_text(&pk), &sk);
+        let start = match (&self.after, &self.spec.shards) {
+            (Some(c), None) => Some(cursor::decode(c.as_str(), &scope, self.spec.index.index)?),
+            _ => None,
+        };
+        let parts = self.parts(pk, sk)?;
+        let limit = self.page_size.or(self.limit.map(|w| i32::try_from(w).unwrap_or(i32::MAX)));
+        crate::render::built(self.request(&parts, None, limit, start).as_input().clone().build())
     }
 
     /// Every page, lazily: each page is requested when the stream is polled past the previous
@@ -576,12 +708,12 @@ impl<E: Entity, S> QueryRequest<E, S> {
     }
 }
 
-fn is_type(item: &Item, entity: &str) -> bool {
+pub(crate) fn is_type(item: &Item, entity: &str) -> bool {
     matches!(item.get(TYPE_ATTRIBUTE), Some(AttributeValue::S(t)) if t == entity)
 }
 
 /// The key attributes of `item` for an `ExclusiveStartKey` on `index`.
-fn key_of(item: &Item, index: Index) -> Item {
+pub(crate) fn key_of(item: &Item, index: Index) -> Item {
     let mut names = vec![PK, SK];
     if index != Index::Primary {
         names.push(index.pk_attribute());
@@ -591,7 +723,7 @@ fn key_of(item: &Item, index: Index) -> Item {
 }
 
 /// Errors built while the request was assembled are reported each time it is sent.
-fn clone_err(e: &Error) -> Error {
+pub(crate) fn clone_err(e: &Error) -> Error {
     match e {
         Error::Key(k) => Error::Key(k.clone()),
         Error::Invalid { reason } => Error::Invalid { reason: reason.clone() },

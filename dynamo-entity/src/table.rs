@@ -5,15 +5,20 @@ use std::sync::Arc;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
+use aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemFluentBuilder;
+use aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
+use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, AttributeValue, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType as SdkKeyType,
-    Projection, ProjectionType, ReturnValue, ReturnValuesOnConditionCheckFailure, TimeToLiveSpecification,
+    AttributeDefinition, AttributeValue, BillingMode, ConsumedCapacity, GlobalSecondaryIndex, KeySchemaElement,
+    KeyType as SdkKeyType, LocalSecondaryIndex, ReturnConsumedCapacity, ReturnValue,
+    ReturnValuesOnConditionCheckFailure, TimeToLiveSpecification,
 };
 
+use crate::capacity::{Capacity, CapacityMeter};
 use crate::collection::CollectionRequest;
 use crate::design::TableLayout;
-use crate::entity::{Entity, EntitySchema, Index, Item, Key, PK, SK, TYPE_ATTRIBUTE};
+use crate::entity::{Entity, EntitySchema, Index, Item, Key, PK, PrimaryKey, SK, TYPE_ATTRIBUTE, VersionSchema};
 use crate::error::Error;
 use crate::expr::Placeholders;
 use crate::query::{QueryRequest, QuerySpec};
@@ -33,12 +38,59 @@ use crate::versioning::{self, Stamped, Writable};
 pub struct Table {
     client: Client,
     name: Arc<str>,
+    meter: Arc<CapacityMeter>,
 }
 
 impl Table {
     /// A handle on table `name` through `client`. Nothing is sent.
     pub fn new(client: Client, name: impl Into<String>) -> Table {
-        Table { client, name: Arc::from(name.into()) }
+        Table { client, name: Arc::from(name.into()), meter: Arc::default() }
+    }
+
+    /// The capacity consumed by every operation sent through this handle and the handles
+    /// cloned from it (or made by [`Table::metered`] from them), per table and per GSI, as
+    /// DynamoDB reported it (`ReturnConsumedCapacity = INDEXES`, asked for by every
+    /// operation). Failed requests report nothing. See [`capacity`](crate::capacity).
+    pub fn consumed(&self) -> Capacity {
+        self.meter.consumed()
+    }
+
+    /// The meter behind [`Table::consumed`]; [`CapacityMeter::take`] reads and resets it.
+    pub fn meter(&self) -> &CapacityMeter {
+        &self.meter
+    }
+
+    /// A handle on the same table with a fresh meter, which also adds to this handle's meter:
+    /// the way to read what one operation (or one unit of work) consumed, even while other
+    /// tasks use the table.
+    ///
+    /// ```no_run
+    /// # async fn f<E: dynamo_entity::Entity>(table: dynamo_entity::Table, value: E) -> dynamo_entity::Result<()> {
+    /// let op = table.metered();
+    /// op.put(&value).await?;
+    /// println!("the put consumed {}", op.consumed()); // such as `2 WCU (table 1 WCU, GSI1 1 WCU)`
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn metered(&self) -> Table {
+        Table {
+            client: self.client.clone(),
+            name: Arc::clone(&self.name),
+            meter: Arc::new(CapacityMeter::child(Arc::clone(&self.meter))),
+        }
+    }
+
+    /// Records the capacity DynamoDB reported for one response of a read (`write == false`) or
+    /// write operation, and returns it.
+    pub(crate) fn record(&self, consumed: &[ConsumedCapacity], write: bool) -> Capacity {
+        let capacity = Capacity::from_consumed(consumed, write);
+        self.meter.record(&capacity);
+        capacity
+    }
+
+    /// As [`Table::record`], for a response with one entry.
+    pub(crate) fn record_one(&self, consumed: Option<&ConsumedCapacity>, write: bool) -> Capacity {
+        self.record(consumed.map(std::slice::from_ref).unwrap_or_default(), write)
     }
 
     /// The SDK client.
@@ -71,16 +123,19 @@ impl Table {
 
     async fn get_with<E: Entity>(&self, key: Key<E>, consistent: bool) -> Result<Option<E>, Error> {
         let key = key.into_encoded()?;
-        let resp = self
-            .client
+        let resp = self.get_request(&key, consistent).send().await.map_err(|e| Error::sdk("GetItem", e))?;
+        self.record_one(resp.consumed_capacity.as_ref(), false);
+        resp.item.map(|item| E::from_item(&item)).transpose()
+    }
+
+    /// The `GetItem` of [`Table::get`] / [`Table::get_consistent`].
+    pub(crate) fn get_request(&self, key: &PrimaryKey, consistent: bool) -> GetItemFluentBuilder {
+        self.client
             .get_item()
             .table_name(&*self.name)
             .set_key(Some(key.to_item()))
             .consistent_read(consistent)
-            .send()
-            .await
-            .map_err(|e| Error::sdk("GetItem", e))?;
-        resp.item.map(|item| E::from_item(&item)).transpose()
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
     }
 
     /// Writes `value` (`&E`, or `&mut E`: see [`Writable`]), replacing any item with the same
@@ -108,26 +163,11 @@ impl Table {
         }
         let Stamped { key, item, expected } = w;
         let stored = value.wants_stored().then(|| item.clone());
-        // Never overwrite an item of another entity type that happens to have this key.
-        let mut ph = Placeholders::default();
-        let (pk, ty) = (ph.name(PK), ph.name(TYPE_ATTRIBUTE));
-        let this = ph.value(AttributeValue::S(V::Entity::TYPE.to_owned()));
-        let mut condition = format!("(attribute_not_exists({pk}) OR {ty} = {this})");
-        if let (Some(version), Some(expected)) = (&schema.version, expected) {
-            let v = versioning::version_condition(version, expected, &mut ph);
-            condition = format!("{condition} AND ({v})");
-        }
-        let request = self
-            .client
-            .put_item()
-            .table_name(&*self.name)
-            .set_item(Some(item))
-            .condition_expression(condition)
-            .set_expression_attribute_names(ph.take_names())
-            .set_expression_attribute_values(ph.take_values())
-            .return_values_on_condition_check_failure(RETURN_OLD_ON_FAILURE);
-        match request.send().await {
-            Ok(_) => stored.map_or(Ok(()), |item| value.stored(&item)),
+        match self.put_request::<V::Entity>(item, expected).send().await {
+            Ok(resp) => {
+                self.record_one(resp.consumed_capacity.as_ref(), true);
+                stored.map_or(Ok(()), |item| value.stored(&item))
+            }
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 let old = failed_put_item(e.err());
                 if let Some(other) = old.and_then(|o| other_entity(o, V::Entity::TYPE)) {
@@ -138,6 +178,28 @@ impl Table {
             }
             Err(e) => Err(Error::sdk("PutItem", e)),
         }
+    }
+
+    /// The `PutItem` of [`Table::put`] of a stamped item of `E` (no unique fields).
+    pub(crate) fn put_request<E: Entity>(&self, item: Item, expected: Option<u64>) -> PutItemFluentBuilder {
+        // Never overwrite an item of another entity type that happens to have this key.
+        let mut ph = Placeholders::default();
+        let (pk, ty) = (ph.name(PK), ph.name(TYPE_ATTRIBUTE));
+        let this = ph.value(AttributeValue::S(E::TYPE.to_owned()));
+        let mut condition = format!("(attribute_not_exists({pk}) OR {ty} = {this})");
+        if let (Some(version), Some(expected)) = (&E::schema().version, expected) {
+            let v = versioning::version_condition(version, expected, &mut ph);
+            condition = format!("{condition} AND ({v})");
+        }
+        self.client
+            .put_item()
+            .table_name(&*self.name)
+            .set_item(Some(item))
+            .condition_expression(condition)
+            .set_expression_attribute_names(ph.take_names())
+            .set_expression_attribute_values(ph.take_values())
+            .return_values_on_condition_check_failure(RETURN_OLD_ON_FAILURE)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
     }
 
     /// Writes `value` only if no item has its primary key (`PutItem` with
@@ -162,22 +224,27 @@ impl Table {
         }
         let Stamped { key, item, .. } = w;
         let stored = value.wants_stored().then(|| item.clone());
-        let result = self
-            .client
-            .put_item()
-            .table_name(&*self.name)
-            .set_item(Some(item))
-            .condition_expression("attribute_not_exists(#pk)")
-            .expression_attribute_names("#pk", PK)
-            .send()
-            .await;
-        match result {
-            Ok(_) => stored.map_or(Ok(()), |item| value.stored(&item)),
+        match self.create_request(item).send().await {
+            Ok(resp) => {
+                self.record_one(resp.consumed_capacity.as_ref(), true);
+                stored.map_or(Ok(()), |item| value.stored(&item))
+            }
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 Err(Error::AlreadyExists { entity: V::Entity::TYPE, key: key.to_string() })
             }
             Err(e) => Err(Error::sdk("PutItem", e)),
         }
+    }
+
+    /// The `PutItem` of [`Table::create`] of a stamped item (no unique fields).
+    pub(crate) fn create_request(&self, item: Item) -> PutItemFluentBuilder {
+        self.client
+            .put_item()
+            .table_name(&*self.name)
+            .set_item(Some(item))
+            .condition_expression("attribute_not_exists(#pk)")
+            .expression_attribute_names("#pk", PK)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
     }
 
     /// Deletes the item with this key (`DeleteItem`) and returns it as it was, `None` when there
@@ -195,22 +262,11 @@ impl Table {
         if E::schema().has_unique() {
             return crate::unique::delete(self, key, None).await;
         }
-        // Never delete an item of another entity type that happens to have this key.
-        let result = self
-            .client
-            .delete_item()
-            .table_name(&*self.name)
-            .set_key(Some(key.to_item()))
-            .condition_expression("attribute_not_exists(#pk) OR #ty = :ty")
-            .expression_attribute_names("#pk", PK)
-            .expression_attribute_names("#ty", TYPE_ATTRIBUTE)
-            .expression_attribute_values(":ty", AttributeValue::S(E::TYPE.to_owned()))
-            .return_values(ReturnValue::AllOld)
-            .return_values_on_condition_check_failure(RETURN_OLD_ON_FAILURE)
-            .send()
-            .await;
-        match result {
-            Ok(resp) => resp.attributes.map(|item| E::from_item(&item)).transpose(),
+        match self.delete_request::<E>(&key).send().await {
+            Ok(resp) => {
+                self.record_one(resp.consumed_capacity.as_ref(), true);
+                resp.attributes.map(|item| E::from_item(&item)).transpose()
+            }
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 let found = match e.err() {
                     DeleteItemError::ConditionalCheckFailedException(c) => {
@@ -222,6 +278,22 @@ impl Table {
             }
             Err(e) => Err(Error::sdk("DeleteItem", e)),
         }
+    }
+
+    /// The `DeleteItem` of [`Table::delete`] (no unique fields).
+    pub(crate) fn delete_request<E: Entity>(&self, key: &PrimaryKey) -> DeleteItemFluentBuilder {
+        // Never delete an item of another entity type that happens to have this key.
+        self.client
+            .delete_item()
+            .table_name(&*self.name)
+            .set_key(Some(key.to_item()))
+            .condition_expression("attribute_not_exists(#pk) OR #ty = :ty")
+            .expression_attribute_names("#pk", PK)
+            .expression_attribute_names("#ty", TYPE_ATTRIBUTE)
+            .expression_attribute_values(":ty", AttributeValue::S(E::TYPE.to_owned()))
+            .return_values(ReturnValue::AllOld)
+            .return_values_on_condition_check_failure(RETURN_OLD_ON_FAILURE)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
     }
 
     /// Deletes the item with this key only if its stored version (`#[entity(version)]`) is
@@ -248,23 +320,11 @@ impl Table {
         if schema.has_unique() {
             return crate::unique::delete(self, key.clone(), Some(version)).await?.ok_or_else(not_found);
         }
-        let mut ph = Placeholders::default();
-        let condition =
-            format!("attribute_exists({}) AND {}", ph.name(PK), versioning::version_condition(v, version, &mut ph));
-        let result = self
-            .client
-            .delete_item()
-            .table_name(&*self.name)
-            .set_key(Some(key.to_item()))
-            .condition_expression(condition)
-            .set_expression_attribute_names(ph.take_names())
-            .set_expression_attribute_values(ph.take_values())
-            .return_values(ReturnValue::AllOld)
-            .return_values_on_condition_check_failure(RETURN_OLD_ON_FAILURE)
-            .send()
-            .await;
-        match result {
-            Ok(resp) => E::from_item(&resp.attributes.unwrap_or_default()),
+        match self.delete_version_request(&key, v, version).send().await {
+            Ok(resp) => {
+                self.record_one(resp.consumed_capacity.as_ref(), true);
+                E::from_item(&resp.attributes.unwrap_or_default())
+            }
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 let stored = match e.err() {
                     DeleteItemError::ConditionalCheckFailedException(c) => c.item().filter(|i| !i.is_empty()),
@@ -277,6 +337,28 @@ impl Table {
             }
             Err(e) => Err(Error::sdk("DeleteItem", e)),
         }
+    }
+
+    /// The `DeleteItem` of [`Table::delete_if_version`] (no unique fields).
+    pub(crate) fn delete_version_request(
+        &self,
+        key: &PrimaryKey,
+        v: &VersionSchema,
+        version: u64,
+    ) -> DeleteItemFluentBuilder {
+        let mut ph = Placeholders::default();
+        let condition =
+            format!("attribute_exists({}) AND {}", ph.name(PK), versioning::version_condition(v, version, &mut ph));
+        self.client
+            .delete_item()
+            .table_name(&*self.name)
+            .set_key(Some(key.to_item()))
+            .condition_expression(condition)
+            .set_expression_attribute_names(ph.take_names())
+            .set_expression_attribute_values(ph.take_values())
+            .return_values(ReturnValue::AllOld)
+            .return_values_on_condition_check_failure(RETURN_OLD_ON_FAILURE)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
     }
 
     /// Writes `value` only if an item with its primary key exists (`PutItem` with
@@ -304,28 +386,9 @@ impl Table {
         }
         let Stamped { key, item, expected } = w;
         let stored = value.wants_stored().then(|| item.clone());
-        let mut ph = Placeholders::default();
-        let pk = ph.name(PK);
-        let condition = match (&schema.version, expected) {
-            (Some(version), Some(expected)) => {
-                format!("attribute_exists({pk}) AND {}", versioning::version_condition(version, expected, &mut ph))
-            }
-            _ => format!("attribute_exists({pk})"),
-        };
-        let result = self
-            .client
-            .put_item()
-            .table_name(&*self.name)
-            .set_item(Some(item))
-            .condition_expression(condition)
-            .set_expression_attribute_names(ph.take_names())
-            .set_expression_attribute_values(ph.take_values())
-            .return_values(ReturnValue::AllOld)
-            .return_values_on_condition_check_failure(RETURN_OLD_ON_FAILURE)
-            .send()
-            .await;
-        match result {
+        match self.replace_request::<V::Entity>(item, expected).send().await {
             Ok(resp) => {
+                self.record_one(resp.consumed_capacity.as_ref(), true);
                 if let Some(item) = stored {
                     value.stored(&item)?;
                 }
@@ -339,6 +402,28 @@ impl Table {
             }
             Err(e) => Err(Error::sdk("PutItem", e)),
         }
+    }
+
+    /// The `PutItem` of [`Table::replace`] of a stamped item of `E` (no unique fields).
+    pub(crate) fn replace_request<E: Entity>(&self, item: Item, expected: Option<u64>) -> PutItemFluentBuilder {
+        let mut ph = Placeholders::default();
+        let pk = ph.name(PK);
+        let condition = match (&E::schema().version, expected) {
+            (Some(version), Some(expected)) => {
+                format!("attribute_exists({pk}) AND {}", versioning::version_condition(version, expected, &mut ph))
+            }
+            _ => format!("attribute_exists({pk})"),
+        };
+        self.client
+            .put_item()
+            .table_name(&*self.name)
+            .set_item(Some(item))
+            .condition_expression(condition)
+            .set_expression_attribute_names(ph.take_names())
+            .set_expression_attribute_values(ph.take_values())
+            .return_values(ReturnValue::AllOld)
+            .return_values_on_condition_check_failure(RETURN_OLD_ON_FAILURE)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
     }
 
     /// An update of the item with this key (`UpdateItem`); see [`UpdateRequest`].
@@ -388,7 +473,10 @@ impl Table {
     }
 
     /// Creates this table for the given entities: `PK` / `SK`, every GSI any of them uses
-    /// (`GSI<n>` on `GSI<n>PK` / `GSI<n>SK`, projection ALL), on-demand billing. Each key
+    /// (`GSI<n>` on `GSI<n>PK` / `GSI<n>SK`, projection ALL), the inverted index
+    /// [`INVERTED`](Index::Inverted) on `SK` / `PK` when an entity is `#[entity(inverted)]`,
+    /// every LSI any of them uses (`LSI<n>` on `PK` / `LSI<n>SK`, projection ALL; an LSI can
+    /// only be created with its table), on-demand billing. Each key
     /// attribute's type (`S` or `N`) comes from the entities' templates. Returns when the table
     /// is `ACTIVE`.
     ///
@@ -401,7 +489,18 @@ impl Table {
     /// string in another, or when they declare different TTL attributes (a table has one);
     /// [`Error::Sdk`] (for example when the table exists).
     pub async fn create_table(&self, entities: &[&'static EntitySchema]) -> Result<(), Error> {
-        let layout = TableLayout::new(entities)?;
+        self.create_table_from(&TableLayout::new(entities)?).await
+    }
+
+    /// Creates this table from a layout, such as the one of a `#[derive(Table)]` declaration
+    /// ([`TableDef::layout`](crate::TableDef::layout)): as [`Table::create_table`], with the
+    /// layout's indexes, key types and projections ([`TableLayout::projection`]): the GSIs in
+    /// `GlobalSecondaryIndexes`, the LSIs ([`Index::Lsi`]) in `LocalSecondaryIndexes`.
+    ///
+    /// # Errors
+    /// [`Error::Sdk`] (for example when the table exists, or an `INCLUDE` projection names a
+    /// key attribute).
+    pub async fn create_table_from(&self, layout: &TableLayout) -> Result<(), Error> {
         let ttl = layout.ttl();
         let ty = |attr: &str| layout.key_type(attr);
         let mut defs = Vec::new();
@@ -425,16 +524,33 @@ impl Table {
                 .map_err(|e| Error::Invalid { reason: e.to_string() })
         };
         let mut indexes = Vec::new();
-        for &n in layout.gsis() {
-            let index = Index::Gsi(n);
-            define(index.pk_attribute())?;
-            define(index.sk_attribute())?;
+        let mut locals = Vec::new();
+        for index in layout.indexes() {
+            if index.is_local() {
+                // Keyed on the table's `PK`, defined above, and its own sort key.
+                define(index.sk_attribute())?;
+                locals.push(
+                    LocalSecondaryIndex::builder()
+                        .index_name(index.name().unwrap_or_default())
+                        .key_schema(element(PK, SdkKeyType::Hash)?)
+                        .key_schema(element(index.sk_attribute(), SdkKeyType::Range)?)
+                        .projection(layout.projection(index).to_sdk())
+                        .build()
+                        .map_err(|e| Error::Invalid { reason: e.to_string() })?,
+                );
+                continue;
+            }
+            // The inverted index is keyed on `SK` / `PK`, defined above.
+            if index != Index::Inverted {
+                define(index.pk_attribute())?;
+                define(index.sk_attribute())?;
+            }
             indexes.push(
                 GlobalSecondaryIndex::builder()
                     .index_name(index.name().unwrap_or_default())
                     .key_schema(element(index.pk_attribute(), SdkKeyType::Hash)?)
                     .key_schema(element(index.sk_attribute(), SdkKeyType::Range)?)
-                    .projection(Projection::builder().projection_type(ProjectionType::All).build())
+                    .projection(layout.projection(index).to_sdk())
                     .build()
                     .map_err(|e| Error::Invalid { reason: e.to_string() })?,
             );
@@ -446,6 +562,7 @@ impl Table {
             .key_schema(element(PK, SdkKeyType::Hash)?)
             .key_schema(element(SK, SdkKeyType::Range)?)
             .set_global_secondary_indexes((!indexes.is_empty()).then_some(indexes))
+            .set_local_secondary_indexes((!locals.is_empty()).then_some(locals))
             .billing_mode(BillingMode::PayPerRequest)
             .send()
             .await

@@ -39,7 +39,9 @@
 //!   (`ValidationException`).
 //! * **Cost.** A transactional write consumes 2 WCU per 1 KB of each item written (twice a plain
 //!   write), a transactional read 2 RCU per 4 KB (twice a strongly consistent read). A
-//!   condition check costs as a write of the checked item.
+//!   condition check costs a transactional read of the checked item. Each GSI entry written
+//!   costs twice too. See [`capacity`](crate::capacity) for estimates and
+//!   [`TransactWrite::send_with_capacity`] for the figure DynamoDB reports.
 //! * **Idempotent retries.** With a [client request
 //!   token](TransactWrite::client_request_token), resending the same request within 10 minutes
 //!   does not apply it twice: DynamoDB answers success without writing again. The same token
@@ -78,13 +80,16 @@ use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::error::SdkError;
-use aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsError;
-use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::operation::transact_get_items::builders::TransactGetItemsFluentBuilder;
+use aws_sdk_dynamodb::operation::transact_get_items::{TransactGetItemsError, TransactGetItemsInput};
+use aws_sdk_dynamodb::operation::transact_write_items::builders::TransactWriteItemsFluentBuilder;
+use aws_sdk_dynamodb::operation::transact_write_items::{TransactWriteItemsError, TransactWriteItemsInput};
 use aws_sdk_dynamodb::types::{
-    self as sdk, ConditionCheck, Delete, Get, Put, ReturnValuesOnConditionCheckFailure, TransactGetItem,
-    TransactWriteItem, Update,
+    self as sdk, ConditionCheck, Delete, Get, Put, ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure,
+    TransactGetItem, TransactWriteItem, Update,
 };
 
+use crate::capacity::Capacity;
 use crate::entity::{Entity, Item, Key, PK, PrimaryKey};
 use crate::error::Error;
 use crate::expr::{Condition, Placeholders};
@@ -459,17 +464,26 @@ fn cancellation<A: Named>(actions: &[A], reasons: &[sdk::CancellationReason]) ->
     Error::TransactionCanceled { reasons }
 }
 
-/// Sends `actions` as one `TransactWriteItems`, once.
-pub(crate) async fn send_once(client: &Client, actions: &[Action], token: Option<&str>) -> Result<(), Error> {
+/// The `TransactWriteItems` request of `actions`, checked as [`send_once`] checks it.
+pub(crate) fn write_request(
+    client: &Client,
+    actions: &[Action],
+    token: Option<&str>,
+) -> Result<TransactWriteItemsFluentBuilder, Error> {
     check_actions(actions, "transaction")?;
-    let result = client
+    Ok(client
         .transact_write_items()
         .set_transact_items(Some(actions.iter().map(|a| a.request.clone()).collect()))
         .set_client_request_token(token.map(str::to_owned))
-        .send()
-        .await;
+        .return_consumed_capacity(ReturnConsumedCapacity::Indexes))
+}
+
+/// Sends `actions` as one `TransactWriteItems`, once, and returns the capacity it consumed
+/// (also recorded on `table`'s meter).
+pub(crate) async fn send_once(table: &Table, actions: &[Action], token: Option<&str>) -> Result<Capacity, Error> {
+    let result = write_request(table.client(), actions, token)?.send().await;
     match result {
-        Ok(_) => Ok(()),
+        Ok(out) => Ok(table.record(out.consumed_capacity.as_deref().unwrap_or_default(), true)),
         Err(SdkError::ServiceError(e)) => match e.into_err() {
             TransactWriteItemsError::TransactionCanceledException(c) => {
                 Err(cancellation(actions, c.cancellation_reasons()))
@@ -499,10 +513,15 @@ pub(crate) fn backoff(attempt: u32) -> Duration {
 
 /// Sends `actions`, resending up to `retries` times (with [`backoff`]) while the transaction is
 /// canceled by conflicts or throttling only.
-pub(crate) async fn send(client: &Client, actions: &[Action], token: Option<&str>, retries: u32) -> Result<(), Error> {
+pub(crate) async fn send(
+    table: &Table,
+    actions: &[Action],
+    token: Option<&str>,
+    retries: u32,
+) -> Result<Capacity, Error> {
     let mut attempt = 0;
     loop {
-        match send_once(client, actions, token).await {
+        match send_once(table, actions, token).await {
             Err(Error::TransactionCanceled { reasons }) if attempt < retries && only_transient(&reasons) => {
                 tokio::time::sleep(backoff(attempt)).await;
                 attempt += 1;
@@ -731,10 +750,35 @@ impl TransactWrite {
     /// [`Error::TransactionCanceled`] (nothing written) with the failed actions;
     /// [`Error::Sdk`] for anything else (such as a request over 4 MB, or a reused token).
     pub async fn send(self) -> Result<(), Error> {
+        self.send_with_capacity().await.map(drop)
+    }
+
+    /// As [`send`](Self::send), returning the capacity the transaction consumed as DynamoDB
+    /// reported it: 2 write units per 1 KB of each item written, for the table and for each
+    /// GSI entry written (see [`capacity`](crate::capacity)). Also recorded on the table's
+    /// meter ([`Table::consumed`]).
+    ///
+    /// # Errors
+    /// As [`send`](Self::send).
+    pub async fn send_with_capacity(self) -> Result<Capacity, Error> {
         if let Some(e) = self.error {
             return Err(e);
         }
-        send(self.table.client(), &self.actions, self.token.as_deref(), self.retries).await
+        send(&self.table, &self.actions, self.token.as_deref(), self.retries).await
+    }
+
+    /// The `TransactWriteItems` request [`send`](Self::send) would send, built by the same
+    /// code, without sending it. [`Request::to_json`](crate::render::Request::to_json) gives a
+    /// deterministic text for snapshot tests.
+    ///
+    /// # Errors
+    /// As [`send`](Self::send) before sending.
+    pub fn render(&self) -> Result<TransactWriteItemsInput, Error> {
+        if let Some(e) = &self.error {
+            return Err(crate::query::clone_err(e));
+        }
+        let request = write_request(self.table.client(), &self.actions, self.token.as_deref())?;
+        crate::render::built(request.as_input().clone().build())
     }
 }
 
@@ -763,17 +807,26 @@ impl Named for GetAction {
     }
 }
 
-/// Reads the items, in order; `None` for a missing item.
-async fn get_items(client: &Client, gets: &[GetAction]) -> Result<Vec<Option<Item>>, Error> {
+/// The `TransactGetItems` request of `gets`.
+fn get_request(client: &Client, gets: &[GetAction]) -> Result<TransactGetItemsFluentBuilder, Error> {
     check_actions(gets, "transactional read")?;
     let mut items = Vec::with_capacity(gets.len());
     for g in gets {
         let get = Get::builder().table_name(&g.table).set_key(Some(g.key.to_item())).build().map_err(invalid)?;
         items.push(TransactGetItem::builder().get(get).build());
     }
-    let result = client.transact_get_items().set_transact_items(Some(items)).send().await;
+    Ok(client
+        .transact_get_items()
+        .set_transact_items(Some(items))
+        .return_consumed_capacity(ReturnConsumedCapacity::Indexes))
+}
+
+/// Reads the items, in order; `None` for a missing item.
+async fn get_items(table: &Table, gets: &[GetAction]) -> Result<Vec<Option<Item>>, Error> {
+    let result = get_request(table.client(), gets)?.send().await;
     match result {
         Ok(out) => {
+            table.record(out.consumed_capacity.as_deref().unwrap_or_default(), false);
             let mut responses = out.responses.unwrap_or_default().into_iter();
             Ok(gets.iter().map(|_| responses.next().and_then(|r| r.item).filter(|i| !i.is_empty())).collect())
         }
@@ -842,7 +895,19 @@ impl<T> TransactGet<T> {
         if let Some(e) = self.error {
             return Err(e);
         }
-        get_items(self.table.client(), &self.gets).await
+        get_items(&self.table, &self.gets).await
+    }
+
+    /// The `TransactGetItems` request `send` would send, built by the same code, without
+    /// sending it.
+    ///
+    /// # Errors
+    /// A key's encoding error; [`Error::Invalid`] for a key asked twice.
+    pub fn render(&self) -> Result<TransactGetItemsInput, Error> {
+        if let Some(e) = &self.error {
+            return Err(crate::query::clone_err(e));
+        }
+        crate::render::built(get_request(self.table.client(), &self.gets)?.as_input().clone().build())
     }
 }
 
@@ -917,7 +982,7 @@ impl Table {
             let key = key.into_encoded()?;
             gets.push(GetAction { entity: E::TYPE, table: self.name().to_owned(), text: key.to_string(), key });
         }
-        get_items(self.client(), &gets).await?.into_iter().map(decode::<E>).collect()
+        get_items(self, &gets).await?.into_iter().map(decode::<E>).collect()
     }
 }
 

@@ -456,15 +456,8 @@ fn unchanged<'f>(fields: impl IntoIterator<Item = &'f FieldSchema>, old: &Item, 
 
 /// A strongly consistent read of the whole item.
 async fn read(table: &Table, key: &PrimaryKey) -> Result<Option<Item>, Error> {
-    let resp = table
-        .client()
-        .get_item()
-        .table_name(table.name())
-        .set_key(Some(key.to_item()))
-        .consistent_read(true)
-        .send()
-        .await
-        .map_err(|e| Error::sdk("GetItem", e))?;
+    let resp = table.get_request(key, true).send().await.map_err(|e| Error::sdk("GetItem", e))?;
+    table.record_one(resp.consumed_capacity.as_ref(), false);
     Ok(resp.item.filter(|i| !i.is_empty()))
 }
 
@@ -476,15 +469,12 @@ enum Next {
 
 /// [`Table::create`] of an entity with unique fields: `w` is the item, stamped for a create.
 pub(crate) async fn create<E: Entity>(table: &Table, w: &Stamped) -> Result<(), Error> {
-    let schema = E::schema();
-    let (key, item) = (&w.key, &w.item);
-    let mut plan = Plan::new(schema, table.name(), key, HashSet::new());
-    plan.actions.push(Action::put(ActionKind::Create, E::TYPE, table.name(), key, item.clone(), Some(Cond::absent()))?);
-    plan.move_guards(schema.unique_fields(), None, item, false)?;
+    let key = &w.key;
+    let mut plan = create_plan::<E>(table.name(), w)?;
     let mut attempt = 0;
     loop {
-        let reasons = match send_once(table.client(), &plan.actions, None).await {
-            Ok(()) => return Ok(()),
+        let reasons = match send_once(table, &plan.actions, None).await {
+            Ok(_) => return Ok(()),
             Err(Error::TransactionCanceled { reasons }) => reasons,
             Err(e) => return Err(e),
         };
@@ -499,6 +489,79 @@ pub(crate) async fn create<E: Entity>(table: &Table, w: &Stamped) -> Result<(), 
     }
 }
 
+/// The transaction of [`create`]: the entity, if absent, and a claim per present value.
+fn create_plan<'a, E: Entity>(table: &'a str, w: &'a Stamped) -> Result<Plan<'a>, Error> {
+    let schema = E::schema();
+    let (key, item) = (&w.key, &w.item);
+    let mut plan = Plan::new(schema, table, key, HashSet::new());
+    plan.actions.push(Action::put(ActionKind::Create, E::TYPE, table, key, item.clone(), Some(Cond::absent()))?);
+    plan.move_guards(schema.unique_fields(), None, item, false)?;
+    Ok(plan)
+}
+
+/// The transaction of [`put`] after reading `old`: the entity, conditional on the unique values
+/// read (and the version), the release of the guards of values that change and a claim per
+/// value written.
+fn put_plan<'a, E: Entity>(
+    table: &'a str,
+    w: &'a Stamped,
+    old: Option<&Item>,
+    must_exist: bool,
+    foreign: HashSet<String>,
+) -> Result<Plan<'a>, Error> {
+    let schema = E::schema();
+    let (key, item) = (&w.key, &w.item);
+    let mut ph = Placeholders::default();
+    let (kind, mut expression) = match old {
+        Some(old) => (ActionKind::Replace, unchanged(schema.unique_fields(), old, &mut ph)),
+        None if must_exist => return Err(Error::NotFound { entity: E::TYPE, key: key.to_string() }),
+        None => (ActionKind::Create, format!("attribute_not_exists({})", ph.name(PK))),
+    };
+    if let (Some(version), Some(expected)) = (&schema.version, w.expected) {
+        if let Some(e) = versioning::conflict(schema, key, expected, old) {
+            return Err(e);
+        }
+        expression = format!("{expression} AND {}", versioning::version_condition(version, expected, &mut ph));
+    }
+    let mut plan = Plan::new(schema, table, key, foreign);
+    let cond = Cond { expression, placeholders: ph };
+    plan.actions.push(Action::put(kind, E::TYPE, table, key, item.clone(), Some(cond))?);
+    plan.move_guards(schema.unique_fields(), old, item, true)?;
+    Ok(plan)
+}
+
+/// The requests of [`Table::create`] (`create`), [`Table::put`] or [`Table::replace`] of an
+/// entity with unique fields, rendered without sending: the strongly consistent read of the
+/// stored item (not for a create), then the transaction as it is sent when the read finds the
+/// value's own unique values stored at the version the value was read with (for a put of a
+/// value never stored, version 0 or no version: no item).
+pub(crate) fn render_write<E: Entity>(
+    table: &Table,
+    w: &Stamped,
+    create: bool,
+    must_exist: bool,
+) -> Result<Vec<crate::render::Request>, Error> {
+    use crate::render::{Request, built};
+    let mut out = Vec::with_capacity(2);
+    let plan = if create {
+        create_plan::<E>(table.name(), w)?
+    } else {
+        out.push(Request::GetItem(built(table.get_request(&w.key, true).as_input().clone().build())?));
+        let mut stored = w.item.clone();
+        if let Some(version) = &E::schema().version {
+            match w.expected.unwrap_or_default() {
+                0 => stored.remove(version.attribute),
+                v => stored.insert(version.attribute.to_owned(), AttributeValue::N(v.to_string())),
+            };
+        }
+        let exists = must_exist || w.expected.is_some_and(|v| v > 0);
+        put_plan::<E>(table.name(), w, exists.then_some(&stored), must_exist, HashSet::new())?
+    };
+    let request = crate::transact::write_request(table.client(), &plan.actions, None)?;
+    out.push(Request::TransactWriteItems(built(request.as_input().clone().build())?));
+    Ok(out)
+}
+
 /// [`Table::put`] (`must_exist == false`) and [`Table::replace`] of an entity with unique
 /// fields: `w` is the item, stamped for a put. Returns the item that was replaced.
 ///
@@ -506,29 +569,14 @@ pub(crate) async fn create<E: Entity>(table: &Table, w: &Stamped) -> Result<(), 
 /// [`Error::VersionConflict`] without sending), and the entity action is conditional on it too.
 pub(crate) async fn put<E: Entity>(table: &Table, w: &Stamped, must_exist: bool) -> Result<Option<Item>, Error> {
     let schema = E::schema();
-    let (key, item) = (&w.key, &w.item);
+    let key = &w.key;
     let mut foreign = HashSet::new();
     let mut attempt = 0;
     loop {
         let old = read(table, key).await?;
-        let mut ph = Placeholders::default();
-        let (kind, mut expression) = match &old {
-            Some(old) => (ActionKind::Replace, unchanged(schema.unique_fields(), old, &mut ph)),
-            None if must_exist => return Err(Error::NotFound { entity: E::TYPE, key: key.to_string() }),
-            None => (ActionKind::Create, format!("attribute_not_exists({})", ph.name(PK))),
-        };
-        if let (Some(version), Some(expected)) = (&schema.version, w.expected) {
-            if let Some(e) = versioning::conflict(schema, key, expected, old.as_ref()) {
-                return Err(e);
-            }
-            expression = format!("{expression} AND {}", versioning::version_condition(version, expected, &mut ph));
-        }
-        let mut plan = Plan::new(schema, table.name(), key, std::mem::take(&mut foreign));
-        let cond = Cond { expression, placeholders: ph };
-        plan.actions.push(Action::put(kind, E::TYPE, table.name(), key, item.clone(), Some(cond))?);
-        plan.move_guards(schema.unique_fields(), old.as_ref(), item, true)?;
-        let reasons = match send_once(table.client(), &plan.actions, None).await {
-            Ok(()) => return Ok(old),
+        let mut plan = put_plan::<E>(table.name(), w, old.as_ref(), must_exist, std::mem::take(&mut foreign))?;
+        let reasons = match send_once(table, &plan.actions, None).await {
+            Ok(_) => return Ok(old),
             Err(Error::TransactionCanceled { reasons }) => reasons,
             Err(e) => return Err(e),
         };
@@ -575,8 +623,8 @@ pub(crate) async fn delete<E: Entity>(
         let cond = Cond { expression, placeholders: ph };
         plan.actions.push(Action::delete(ActionKind::Delete, E::TYPE, table.name(), &key, Some(cond))?);
         plan.move_guards(schema.unique_fields(), Some(&old), &Item::new(), false)?;
-        let reasons = match send_once(table.client(), &plan.actions, None).await {
-            Ok(()) => return E::from_item(&old).map(Some),
+        let reasons = match send_once(table, &plan.actions, None).await {
+            Ok(_) => return E::from_item(&old).map(Some),
             Err(Error::TransactionCanceled { reasons }) => reasons,
             Err(e) => return Err(e),
         };
@@ -697,46 +745,18 @@ impl<E: Entity> UniqueUpdate<E> {
     /// is not the one given to [`UpdateRequest::if_version`]; [`Error::TransactionCanceled`]
     /// when the item kept changing or conflicting over 10 attempts; [`Error::Sdk`].
     pub async fn send(self) -> Result<(), Error> {
-        if let Some(e) = self.error {
-            return Err(e);
-        }
+        let UniqueParts { prepared, table, key, fields, new } = self.parts()?;
         let schema = E::schema();
-        let (prepared, table) = self.update.prepare()?;
-        let key_part = |name: &str| {
-            prepared
-                .key
-                .get(name)
-                .cloned()
-                .ok_or_else(|| Error::Invalid { reason: format!("the update has no {name}") })
-        };
-        let key = PrimaryKey { pk: key_part(PK)?, sk: key_part(SK)? };
-        let fields: Vec<&FieldSchema> = self
-            .changes
-            .iter()
-            .map(|(name, attribute, _)| {
-                schema.fields.iter().find(|f| f.field == *name).ok_or_else(|| Error::Invalid {
-                    reason: format!("{}.{name} (attribute {attribute}) is not in the entity's schema", E::TYPE),
-                })
-            })
-            .collect::<Result<_, _>>()?;
-        let new: Item =
-            self.changes.iter().filter_map(|(_, attribute, v)| Some(((*attribute).to_owned(), v.clone()?))).collect();
         let mut foreign = HashSet::new();
         let mut attempt = 0;
         loop {
             let Some(old) = read(&table, &key).await? else {
                 return Err(Error::NotFound { entity: E::TYPE, key: prepared.key_text.clone() });
             };
-            // The update's own condition AND the unique values are still the ones read.
-            let mut update = prepared.clone();
-            let mut ph = Placeholders::default();
-            let still = unchanged(fields.iter().copied(), &old, &mut ph);
-            and_condition(&mut update, still, ph);
-            let mut plan = Plan::new(schema, table.name(), &key, std::mem::take(&mut foreign));
-            plan.actions.push(Action::update(table.name(), update)?);
-            plan.move_guards(fields.iter().copied(), Some(&old), &new, false)?;
-            let reasons = match send_once(table.client(), &plan.actions, None).await {
-                Ok(()) => return Ok(()),
+            let mut plan =
+                update_plan(schema, &table, &key, &prepared, &fields, &old, &new, std::mem::take(&mut foreign))?;
+            let reasons = match send_once(&table, &plan.actions, None).await {
+                Ok(_) => return Ok(()),
                 Err(Error::TransactionCanceled { reasons }) => reasons,
                 Err(e) => return Err(e),
             };
@@ -767,6 +787,87 @@ impl<E: Entity> UniqueUpdate<E> {
             attempt += 1;
         }
     }
+}
+
+/// What a [`UniqueUpdate`] sends, before it reads the item.
+struct UniqueParts {
+    prepared: PreparedUpdate,
+    table: Table,
+    key: PrimaryKey,
+    fields: Vec<&'static FieldSchema>,
+    /// The new unique values, by attribute.
+    new: Item,
+}
+
+impl<E: Entity> UniqueUpdate<E> {
+    fn parts(self) -> Result<UniqueParts, Error> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        let schema = E::schema();
+        let (prepared, table) = self.update.prepare()?;
+        let key_part = |name: &str| {
+            prepared
+                .key
+                .get(name)
+                .cloned()
+                .ok_or_else(|| Error::Invalid { reason: format!("the update has no {name}") })
+        };
+        let key = PrimaryKey { pk: key_part(PK)?, sk: key_part(SK)? };
+        let fields: Vec<&FieldSchema> = self
+            .changes
+            .iter()
+            .map(|(name, attribute, _)| {
+                schema.fields.iter().find(|f| f.field == *name).ok_or_else(|| Error::Invalid {
+                    reason: format!("{}.{name} (attribute {attribute}) is not in the entity's schema", E::TYPE),
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        let new: Item =
+            self.changes.iter().filter_map(|(_, attribute, v)| Some(((*attribute).to_owned(), v.clone()?))).collect();
+        Ok(UniqueParts { prepared, table, key, fields, new })
+    }
+
+    /// The requests [`send`](Self::send) sends when its read finds `stored`, built by the same
+    /// code, without sending them: the strongly consistent `GetItem`, then the
+    /// `TransactWriteItems` of the update (conditional on the unique values of `stored`), the
+    /// release of each guard of a value of `stored` that changes and the claim of each new one.
+    ///
+    /// # Errors
+    /// As [`send`](Self::send) before sending; [`Error::Key`] / [`Error::Encode`] for `stored`.
+    pub fn render(self, stored: &E) -> Result<Vec<crate::render::Request>, Error> {
+        use crate::render::{Request, built};
+        let UniqueParts { prepared, table, key, fields, new } = self.parts()?;
+        let old = stored.to_item()?;
+        let plan = update_plan(E::schema(), &table, &key, &prepared, &fields, &old, &new, HashSet::new())?;
+        let read = built(table.get_request(&key, true).as_input().clone().build())?;
+        let write = crate::transact::write_request(table.client(), &plan.actions, None)?;
+        Ok(vec![Request::GetItem(read), Request::TransactWriteItems(built(write.as_input().clone().build())?)])
+    }
+}
+
+/// The transaction of a [`UniqueUpdate`] after reading `old`: the update, conditional on the
+/// unique values read, then the guard moves.
+#[allow(clippy::too_many_arguments)]
+fn update_plan<'a>(
+    schema: &'static EntitySchema,
+    table: &'a Table,
+    key: &'a PrimaryKey,
+    prepared: &PreparedUpdate,
+    fields: &[&'static FieldSchema],
+    old: &Item,
+    new: &Item,
+    foreign: HashSet<String>,
+) -> Result<Plan<'a>, Error> {
+    // The update's own condition AND the unique values are still the ones read.
+    let mut update = prepared.clone();
+    let mut ph = Placeholders::default();
+    let still = unchanged(fields.iter().copied(), old, &mut ph);
+    and_condition(&mut update, still, ph);
+    let mut plan = Plan::new(schema, table.name(), key, foreign);
+    plan.actions.push(Action::update(table.name(), update)?);
+    plan.move_guards(fields.iter().copied(), Some(old), new, false)?;
+    Ok(plan)
 }
 
 /// Adds `condition` (with its placeholders `ph`) to the update's condition with AND. The

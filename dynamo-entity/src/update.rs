@@ -3,7 +3,9 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::error::SdkError;
-use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
+use aws_sdk_dynamodb::operation::update_item::UpdateItemInput;
+use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, ReturnValue};
 
 use crate::entity::{Entity, EntitySchema, Key, PK, PrimaryKey, TYPE_ATTRIBUTE, VersionSchema};
 use crate::error::Error;
@@ -52,6 +54,10 @@ enum Action {
 ///   with [`Error::Invalid`] naming the missing fields, since the library cannot know their
 ///   stored values. When a part becomes `None`, both key attributes of that GSI are removed
 ///   (the item leaves the sparse index).
+/// * An LSI ([`Index::Lsi`](crate::Index::Lsi)) is keyed on the item's own `PK`, which no
+///   update changes: setting a field of its sort key template rewrites `LSI<n>SK` alone (the
+///   item moves within its partition of the index), and a part that becomes `None` removes it
+///   (the item leaves the index).
 /// * [`UpdateRequest::add`] on a field that is exactly a numeric GSI key (`<downloads>`) moves
 ///   that key by the same amount in the same request.
 /// * Primary key fields have no setter: their handles are `Field<E, T, Immutable>`.
@@ -175,8 +181,8 @@ impl<E: Entity> UpdateRequest<E> {
     }
 
     /// Sets the field only if the item does not have it yet (`SET f = if_not_exists(f, value)`).
-    /// Not available for fields used in a GSI key (the new key would depend on the stored value):
-    /// an error before sending.
+    /// Not available for fields used in a GSI or LSI key (the new key would depend on the stored
+    /// value): an error before sending.
     pub fn set_if_absent<T: Attribute>(mut self, field: Field<E, T, Mutable>, value: &T) -> Self {
         if field.part.is_some() {
             self.fail(Error::Invalid {
@@ -408,11 +414,14 @@ impl<E: Entity> UpdateRequest<E> {
         }
         let schema = E::schema();
         let known = self.known_parts(schema)?;
-        for gsi in schema.gsis {
+        for gsi in schema.secondary_indexes() {
             let (pk_attr, sk_attr) = (gsi.index.pk_attribute(), gsi.index.sk_attribute());
+            // An LSI's partition key is the item's own `PK`, which no update changes: only its
+            // sort key `LSI<n>SK` is written or removed.
+            let local = gsi.index.is_local();
             let is_touched = |t: &Template| t.fields().any(|f| self.parts.contains_key(f) || added.contains_key(f));
             let has_optional = |t: &Template| t.fields().any(|f| schema.is_optional(f));
-            let (pk_touched, sk_touched) = (is_touched(gsi.pk), is_touched(gsi.sk));
+            let (pk_touched, sk_touched) = (!local && is_touched(gsi.pk), is_touched(gsi.sk));
             if !pk_touched && !sk_touched {
                 continue;
             }
@@ -423,7 +432,9 @@ impl<E: Entity> UpdateRequest<E> {
                 .chain(gsi.sk.fields())
                 .any(|f| matches!(self.parts.get(f), Some(Ok(PartText { present: false, .. }))));
             if goes_absent {
-                removes.push(ph.name(pk_attr));
+                if !local {
+                    removes.push(ph.name(pk_attr));
+                }
                 removes.push(ph.name(sk_attr));
                 continue;
             }
@@ -431,7 +442,7 @@ impl<E: Entity> UpdateRequest<E> {
             // a None may have removed both attributes earlier, and a new value must restore both.
             let both = has_optional(gsi.pk) || has_optional(gsi.sk);
             let rewrite: Vec<(&'static Template, &'static str, usize)> = [
-                (pk_touched || both, gsi.pk, pk_attr, MAX_PARTITION_KEY_BYTES),
+                (!local && (pk_touched || both), gsi.pk, pk_attr, MAX_PARTITION_KEY_BYTES),
                 (sk_touched || both, gsi.sk, sk_attr, MAX_SORT_KEY_BYTES),
             ]
             .into_iter()
@@ -491,8 +502,11 @@ impl<E: Entity> UpdateRequest<E> {
                 }
             }
             if absent {
-                // A part is None: the item leaves the sparse index, both attributes go.
-                removes.push(ph.name(pk_attr));
+                // A part is None: the item leaves the sparse index, both attributes go (an
+                // LSI's sort key alone).
+                if !local {
+                    removes.push(ph.name(pk_attr));
+                }
                 removes.push(ph.name(sk_attr));
                 continue;
             }
@@ -559,8 +573,7 @@ impl<E: Entity> UpdateRequest<E> {
                 Err(reason) => {
                     // Name the first key template built from this field.
                     let (attribute, template) = schema
-                        .gsis
-                        .iter()
+                        .secondary_indexes()
                         .flat_map(|g| [(g.index.pk_attribute(), g.pk), (g.index.sk_attribute(), g.sk)])
                         .find(|(_, t)| t.fields().any(|f| f == *field))
                         .map(|(a, t)| (a, t.source))
@@ -635,23 +648,26 @@ impl<E: Entity> UpdateRequest<E> {
         self.send_returning(ReturnValue::AllOld).await
     }
 
+    /// The `UpdateItem` request [`send`](Self::send) would send (`ReturnValues = ALL_NEW`),
+    /// built by the same code, without sending it: the key, the update and condition
+    /// expressions with their names and values (GSI key rewrites, version bump and
+    /// `updated_at` included). An `updated_at` field makes it differ from one call to the next
+    /// (the time is now). [`Request::to_json`](crate::render::Request::to_json) gives a
+    /// deterministic text for snapshot tests.
+    ///
+    /// # Errors
+    /// As [`send`](Self::send) before sending.
+    pub fn render(self) -> Result<UpdateItemInput, Error> {
+        let (mut p, table) = self.prepare()?;
+        crate::render::built(p.request(&table, ReturnValue::AllNew).as_input().clone().build())
+    }
+
     async fn send_returning(self, returning: ReturnValue) -> Result<E, Error> {
-        let (p, table) = self.prepare()?;
-        let result = table
-            .client()
-            .update_item()
-            .table_name(table.name())
-            .set_key(Some(p.key.clone()))
-            .update_expression(p.update.clone())
-            .condition_expression(p.condition.clone())
-            .set_expression_attribute_names(p.names.clone())
-            .set_expression_attribute_values(p.values.clone())
-            .return_values(returning)
-            .return_values_on_condition_check_failure(RETURN_OLD_ON_FAILURE)
-            .send()
-            .await;
+        let (mut p, table) = self.prepare()?;
+        let result = p.request(&table, returning).send().await;
         match result {
             Ok(resp) => {
+                table.record_one(resp.consumed_capacity.as_ref(), true);
                 let item = resp.attributes.unwrap_or_default();
                 E::from_item(&item)
             }
@@ -670,6 +686,23 @@ impl<E: Entity> UpdateRequest<E> {
 }
 
 impl PreparedUpdate {
+    /// The `UpdateItem` request on `table`. Moves the key, expressions, names and values out of
+    /// `self` (what errors need stays).
+    fn request(&mut self, table: &Table, returning: ReturnValue) -> UpdateItemFluentBuilder {
+        table
+            .client()
+            .update_item()
+            .table_name(table.name())
+            .set_key(Some(std::mem::take(&mut self.key)))
+            .update_expression(std::mem::take(&mut self.update))
+            .condition_expression(std::mem::take(&mut self.condition))
+            .set_expression_attribute_names(self.names.take())
+            .set_expression_attribute_values(self.values.take())
+            .return_values(returning)
+            .return_values_on_condition_check_failure(RETURN_OLD_ON_FAILURE)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+    }
+
     /// What a failed condition means, from the item as it was (`None`: no item).
     pub(crate) fn failure(&self, old: Option<crate::entity::Item>) -> Error {
         let (entity, key) = (self.entity, self.key_text.clone());
@@ -757,7 +790,12 @@ fn key_value(
     }
     // The parts are already encoded; the writer adds the literals, delimiters and size check.
     let mut w = KeyWriter::new(*ctx);
-    for f in template.fields() {
+    for segment in template.segments {
+        let (f, shard) = match segment {
+            Segment::Literal(_) => continue,
+            Segment::Field(f) => (*f, false),
+            Segment::Shard { field, .. } => (*field, true),
+        };
         if added.contains_key(f) {
             return Err(Error::Invalid {
                 reason: format!(
@@ -767,7 +805,9 @@ fn key_value(
             });
         }
         let Some(text) = known.get(f).filter(|t| t.present) else { return Ok(None) };
-        match if numeric { &text.number } else { &text.composite } {
+        // A shard number is a hash of the source's composite (in-key) text.
+        match if numeric && !shard { &text.number } else { &text.composite } {
+            Some(p) if shard => w.encoded_shard(Some(p)),
             Some(p) => w.encoded_part(Some(p)),
             None => {
                 return Err(Error::Invalid {

@@ -226,12 +226,41 @@ impl<T: Attribute> Attribute for Vec<T> {
     }
 }
 
+/// DynamoDB refuses a map with an empty key ("Empty attribute name") as a whole request.
+#[cold]
+fn empty_map_key() -> ValueError {
+    ValueError::NotRepresentable {
+        value: "a map with the key \"\"".to_owned(),
+        reason: "a map key is an attribute name, which DynamoDB requires to be non-empty",
+    }
+}
+
+/// Checks that no map inside `value` has an empty key.
+fn check_map_keys(value: &AttributeValue) -> Result<(), ValueError> {
+    match value {
+        AttributeValue::M(m) => {
+            for (k, v) in m {
+                if k.is_empty() {
+                    return Err(empty_map_key());
+                }
+                check_map_keys(v)?;
+            }
+            Ok(())
+        }
+        AttributeValue::L(l) => l.iter().try_for_each(check_map_keys),
+        _ => Ok(()),
+    }
+}
+
 macro_rules! map_attribute {
     ($($map:ident $(: $bound:path)?),*) => {$(
         impl<T: Attribute> Attribute for $map<String, T> {
             fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
                 let mut out = HashMap::with_capacity(self.len());
                 for (k, v) in self {
+                    if k.is_empty() {
+                        return Err(empty_map_key());
+                    }
                     if let Some(av) = v.to_attribute()? {
                         out.insert(k.clone(), av);
                     }
@@ -460,7 +489,9 @@ fn float_text<T: std::fmt::Display>(wide: f64, v: T) -> Result<String, ValueErro
 }
 
 /// `rust_decimal::Decimal` (feature `rust_decimal`): 28 significant digits at most, so every
-/// value fits DynamoDB's 38 and round-trips exactly, scale included (`1.50` stays `1.50`).
+/// value fits DynamoDB's 38 and round-trips exactly. DynamoDB keeps a number's value, not its
+/// spelling: `1.50` is stored and read back as `1.5` (equal as a `Decimal`, scale 1 instead of
+/// 2); rescale after reading where the scale matters, such as for display.
 #[cfg(feature = "rust_decimal")]
 impl Attribute for rust_decimal::Decimal {
     fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
@@ -635,9 +666,11 @@ impl<T: SetElement + Eq + Hash, S: std::hash::BuildHasher + Default> Attribute f
 /// `#[entity(serde)]` fields.
 ///
 /// # Errors
-/// [`ValueError::Invalid`] when serde cannot represent the value.
+/// [`ValueError::Invalid`] when serde cannot represent the value;
+/// [`ValueError::NotRepresentable`] for a map with an empty key, which DynamoDB refuses.
 pub fn serde_to_attribute<T: serde::Serialize>(value: &T) -> Result<Option<AttributeValue>, ValueError> {
     let av: AttributeValue = serde_dynamo::to_attribute_value(value).map_err(|e| ValueError::Invalid(e.to_string()))?;
+    check_map_keys(&av)?;
     Ok(if av.is_null() { None } else { Some(av) })
 }
 

@@ -381,8 +381,8 @@ pub(crate) fn stamp<E: Entity>(value: &E, create: bool) -> Result<Stamped, Error
     }
     if let (Some(created), true) = (&schema.created_at, create) {
         item.insert(created.attribute.to_owned(), now);
-        // A GSI key built from the creation time follows the time set here.
-        if schema.gsis.iter().any(|g| g.pk.fields().chain(g.sk.fields()).any(|f| f == created.field)) {
+        // A GSI or LSI key built from the creation time follows the time set here.
+        if schema.secondary_indexes().any(|g| g.pk.fields().chain(g.sk.fields()).any(|f| f == created.field)) {
             item = E::from_item(&item)?.to_item()?;
         }
     }

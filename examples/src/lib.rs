@@ -2,5 +2,7 @@
 //! deterministic data generator and its access patterns, so that the runnable examples, the
 //! integration tests and the benchmarks share them.
 
+pub mod orders;
 pub mod rng;
 pub mod skill_exchange;
+pub mod vault_commerce;

@@ -23,6 +23,21 @@ fn the_committed_design_document_is_current() {
 }
 
 #[test]
+fn the_committed_design_documents_of_vault_commerce_and_orders_are_current() {
+    use dynamo_entity_examples::{orders, vault_commerce};
+    for (name, current) in
+        [("vault_commerce", vault_commerce::design_markdown().unwrap()), ("orders", orders::design_markdown().unwrap())]
+    {
+        let path = format!("{}/../examples/{name}/DESIGN.md", env!("CARGO_MANIFEST_DIR"));
+        let committed = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            committed == current,
+            "examples/{name}/DESIGN.md is stale: run `cargo run -p dynamo-entity-examples --example {name} -- --design`"
+        );
+    }
+}
+
+#[test]
 fn the_cloudformation_template_of_skill_exchange() {
     let cfn = TableLayout::new(&schemas()).unwrap().cloudformation("skill-exchange");
     let attr = |n: &str, t: &str| json!({ "AttributeName": n, "AttributeType": t });

@@ -1,4 +1,5 @@
-//! Compile-time rules of `#[derive(Entity)]` and `#[derive(KeyPart)]`, pinned by trybuild.
+//! Compile-time rules of `#[derive(Entity)]`, `#[derive(KeyPart)]` and `#[derive(Table)]`
+//! (`ui/table_*.rs`: the checks across a table's entities), pinned by trybuild.
 //!
 //! Each `ui/*.rs` must fail to compile with exactly the errors in its `.stderr`; each
 //! `ui/pass/*.rs` must compile and run. Regenerate the `.stderr` files with

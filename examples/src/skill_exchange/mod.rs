@@ -4,7 +4,7 @@
 //! |---|---|---|---|
 //! | [`User`] | `USER#<id>` | `PROFILE` | GSI5 `LEADERBOARD` / `<sales>`; `email` unique |
 //! | [`Badge`] | `USER#<user_id>` | `BADGE#<badge>` | |
-//! | [`Skill`] | `SKILL#<id>` | `META` | GSI1 `CAT#<category>` / `<downloads>`, GSI2 `SELLER#<seller_id>` / `<created_at>`, GSI4 `SKILL#<status>` / `<submitted_at>` |
+//! | [`Skill`] | `SKILL#<id>` | `META` | GSI1 `CAT#<category>` / `<downloads>`, GSI2 `SELLER#<seller_id>` / `<created_at>`, GSI4 `SKILL#<status>#<shard(id, 8)>` / `<submitted_at>` |
 //! | [`Review`] | `SKILL#<skill_id>` | `REVIEW#<id>` | |
 //! | [`Purchase`] | `PURCHASE#<skill_id>#<buyer_id>` | `META` | GSI3 `BUYER#<buyer_id>` / `<purchased_at>` |
 //! | [`Coupon`] | `COUPON#<code>` | `META` | |
@@ -18,18 +18,10 @@ pub use data::{Dataset, Sizes};
 pub use model::*;
 pub use scenario::{Mismatch, PatternReport, run};
 
-/// Every entity of the table, for [`Table::create_table`](dynamo_entity::Table::create_table).
+/// Every entity of the table, as [`SkillExchange`] declares them, for
+/// [`Table::create_table`](dynamo_entity::Table::create_table).
 pub fn schemas() -> Vec<&'static dynamo_entity::EntitySchema> {
-    use dynamo_entity::Entity;
-    vec![
-        User::schema(),
-        Badge::schema(),
-        Skill::schema(),
-        Review::schema(),
-        Purchase::schema(),
-        Coupon::schema(),
-        Redemption::schema(),
-    ]
+    <SkillExchange as dynamo_entity::TableDef>::ENTITIES.to_vec()
 }
 
 /// The table's design document: key attributes, entities, the access-pattern matrix and a
@@ -38,5 +30,43 @@ pub fn schemas() -> Vec<&'static dynamo_entity::EntitySchema> {
 /// # Errors
 /// When the entities disagree on a key attribute's type.
 pub fn design_markdown() -> Result<String, dynamo_entity::Error> {
-    Ok(dynamo_entity::design::TableLayout::new(&schemas())?.markdown("Skill Exchange"))
+    Ok(<SkillExchange as dynamo_entity::TableDef>::layout()?.markdown("Skill Exchange"))
+}
+
+/// The table as an AWS NoSQL Workbench data model with three sample items per entity from the
+/// data set of seed 42 (`examples/skill_exchange/skill_exchange.workbench.json`; a test fails
+/// when it is stale). The skills are one of each status, so the sparse GSI4 shows a draft
+/// left out. The attribute `id` is a string in most entities and a number in [`Review`]; the
+/// model declares it a string (see `WorkbenchModel::mixed_types`).
+///
+/// # Errors
+/// When the entities disagree on a key attribute's type or a sample cannot be encoded.
+pub fn workbench_json() -> Result<serde_json::Value, dynamo_entity::Error> {
+    use dynamo_entity::workbench::WorkbenchModel;
+    let data = Dataset::generate(42, Sizes::SMALL);
+    let first = |status: SkillStatus| data.skills.iter().find(|s| s.status == status);
+    let skills: Vec<&Skill> =
+        [SkillStatus::Draft, SkillStatus::Pending, SkillStatus::Approved].into_iter().filter_map(first).collect();
+    let redemptions: Vec<Redemption> = data
+        .coupons
+        .iter()
+        .zip(&data.users)
+        .take(3)
+        .map(|(c, u)| Redemption { code: c.code.clone(), user_id: u.id.clone(), redeemed_at: u.created_at })
+        .collect();
+    let created = dynamo_entity::Timestamp::from_millis(1_767_225_600_000).unwrap_or(dynamo_entity::Timestamp::EPOCH);
+    let model = WorkbenchModel::new("Skill Exchange", "skill-exchange")
+        .author("dynamo-entity")
+        .description("A two-sided marketplace for reusable AI skills on one DynamoDB table, exported from its entities")
+        .dated(created)
+        // `id` is a string in User and Skill but a number in Review.
+        .mixed_types(true)
+        .samples(data.users.iter().take(3))?
+        .samples(data.badges.iter().take(3))?
+        .samples(skills)?
+        .samples(data.reviews.iter().take(3))?
+        .samples(data.purchases.iter().take(3))?
+        .samples(data.coupons.iter().take(3))?
+        .samples(&redemptions)?;
+    dynamo_entity::design::TableLayout::new(&schemas())?.workbench(&model)
 }

@@ -1,6 +1,6 @@
 //! The entities of Skill Exchange.
 
-use dynamo_entity::{Collection, Entity, KeyPart, Timestamp};
+use dynamo_entity::{Collection, Entity, KeyPart, Table, Timestamp};
 
 /// A user id such as `u0042`.
 #[derive(KeyPart, Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -11,8 +11,9 @@ pub struct UserId(pub String);
 pub struct SkillId(pub String);
 
 /// Where a skill is in moderation: `draft` → `pending` → `approved`. Stored as the lower-case
-/// name, which is also the GSI4 partition (`SKILL#pending` is the review queue,
-/// `SKILL#approved` the live marketplace).
+/// name, which is also the GSI4 partition (`SKILL#pending#<shard>` is the review queue,
+/// `SKILL#approved#<shard>` the live marketplace; each is write-sharded over 8 partitions by
+/// skill id, since three statuses alone would make three hot partitions).
 #[derive(KeyPart, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SkillStatus {
     /// Being written by the seller; not in GSI4 at all (no `submitted_at`).
@@ -74,7 +75,7 @@ pub struct Badge {
     gsi1_sk = "<downloads>",
     gsi2 = "SELLER#<seller_id>",
     gsi2_sk = "<created_at>",
-    gsi4 = "SKILL#<status>",
+    gsi4 = "SKILL#<status>#<shard(id, 8)>",
     gsi4_sk = "<submitted_at>"
 )]
 pub struct Skill {
@@ -86,7 +87,7 @@ pub struct Skill {
     pub category: String,
     /// The seller, the GSI2 partition (a seller's skills by creation time).
     pub seller_id: UserId,
-    /// Moderation status, the GSI4 partition.
+    /// Moderation status, the GSI4 partition (with a shard suffix from `id`).
     pub status: SkillStatus,
     /// Copies sold, the GSI1 sort key (stored as a number).
     pub downloads: u64,
@@ -180,22 +181,21 @@ pub struct UserPage {
     pub badges: Vec<Badge>,
 }
 
-/// Any item of the Skill Exchange table, decoded by its entity type attribute (for scans,
-/// stream records and exports).
-#[derive(Collection, Debug, Clone, PartialEq)]
-pub enum AnyItem {
-    /// A user profile.
-    User(User),
-    /// A badge.
-    Badge(Badge),
-    /// A listing.
-    Skill(Skill),
-    /// A review.
-    Review(Review),
-    /// A purchase.
-    Purchase(Purchase),
-    /// A coupon.
-    Coupon(Coupon),
-    /// A coupon redemption.
-    Redemption(Redemption),
-}
+/// The Skill Exchange table: its seven entities and five GSIs, checked together at compile
+/// time (no two entities can produce the same primary key or read each other's items through a
+/// `begins_with` query, every GSI an entity writes is declared, one type per key attribute).
+///
+/// Every GSI projects `ALL`: each one serves queries that return whole entities. It also
+/// generates [`AnyItem`], any item of the table decoded by its entity type attribute (for
+/// scans, stream records and exports).
+#[derive(Table)]
+#[table(
+    entities(User, Badge, Skill, Review, Purchase, Coupon, Redemption),
+    gsi1(projection = all),
+    gsi2(projection = all),
+    gsi3(projection = all),
+    gsi4(projection = all),
+    gsi5(projection = all),
+    item(name = AnyItem, derive(Debug, Clone, PartialEq)),
+)]
+pub struct SkillExchange;

@@ -1,0 +1,560 @@
+//! Capacity units: estimates by DynamoDB's rules, the consumed capacity DynamoDB reports, and a
+//! meter that adds up what every operation of a [`Table`] consumed.
+//!
+//! # DynamoDB's rules
+//!
+//! Item sizes are counted by [`item_size`] (attribute names plus values).
+//!
+//! | operation | units |
+//! |---|---|
+//! | `GetItem` | one read unit per 4 KB of the item, rounded up: 0.5 eventually consistent, 1 strongly consistent; a missing item costs the minimum (one 4 KB block) |
+//! | `Query` | the *summed* size of the items read (before any filter), rounded up to 4 KB once, times 0.5 / 1; a query that reads nothing still costs the minimum |
+//! | `PutItem`, `UpdateItem` | one write unit per 1 KB of the larger of the item before and after the write, rounded up (at least 1) |
+//! | `DeleteItem` | one write unit per 1 KB of the deleted item (1 when there is none) |
+//! | each GSI and LSI | its own write units, per 1 KB of the index entry (with projection `ALL`, the whole item): putting an item into the index costs the new entry, removing it the old one, changing its index key both (a delete plus a put), rewriting it under the same key the larger of the two; an item absent from the index before and after costs nothing (sparse index) |
+//! | `BatchGetItem`, `BatchWriteItem` | the sum over the items, each rounded up on its own (a key with no item costs the minimum, as a `GetItem` of it would) |
+//! | `TransactGetItems`, `TransactWriteItems` | twice the units of the same reads and writes (2 read units per 4 KB, 2 write units per 1 KB), GSI writes included |
+//! | `ConditionCheck` (in `TransactWriteItems`) | a transactional read of the checked item: 2 read units per 4 KB |
+//!
+//! [`ReturnConsumedCapacity`](aws_sdk_dynamodb::types::ReturnConsumedCapacity) `INDEXES`, which
+//! every operation of this crate asks for, reports the units of the table and of each GSI
+//! apart; [`Capacity`] holds them in that shape, so an estimate and a report compare with `==`.
+//! DynamoDB reports capacity only with a successful response: a write refused by its condition
+//! is charged by DynamoDB but not reported, so it is not metered.
+//!
+//! The estimates follow these documented rules (the DynamoDB Developer Guide, "DynamoDB read
+//! and write operations" and "Global secondary indexes: provisioned throughput
+//! considerations").
+//!
+//! # Where DynamoDB Local differs
+//!
+//! Measured by `tests/tests/capacity.rs` against DynamoDB Local (the 2026-01-16 build); where
+//! it departs from the rules above, the test asserts what it reports:
+//!
+//! * A `Query` that reads no item reports 0 units, and a `BatchGetItem` key with no item costs
+//!   0 units; the service charges the minimum for both.
+//! * A transactional `Delete` of an item that does not exist reports 1 unit, not 2.
+//! * Only `CapacityUnits` is reported, never the read / write split: the `ConditionCheck` reads
+//!   of a `TransactWriteItems` come back as part of one figure with its writes. The split is
+//!   then taken from the operation (reads for `GetItem`, `Query`, `BatchGetItem`,
+//!   `TransactGetItems`; writes for the others), so the report counts them as writes.
+//!
+//! DynamoDB Local charges a GSI entry on the size of the item (projection `ALL`): the 100 bytes
+//! of overhead per index entry that the guide counts for storage do not enter the units, and
+//! the estimates leave them out too.
+//!
+//! [`Table`]: struct@crate::Table
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::ops::{Add, AddAssign};
+use std::sync::{Arc, Mutex};
+
+use aws_sdk_dynamodb::types::{AttributeValue, Capacity as SdkCapacity, ConsumedCapacity};
+
+use crate::entity::{Index, Item};
+pub use crate::size::item_size;
+
+/// The bytes of one read capacity unit's block: 4 KB.
+pub const READ_UNIT_BYTES: usize = 4 * 1024;
+/// The bytes of one write capacity unit's block: 1 KB.
+pub const WRITE_UNIT_BYTES: usize = 1024;
+
+/// Read and write capacity units, of one index or summed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, PartialOrd)]
+pub struct Units {
+    /// Read capacity units (RCU).
+    pub read: f64,
+    /// Write capacity units (WCU).
+    pub write: f64,
+}
+
+impl Units {
+    /// `read + write`.
+    pub fn total(&self) -> f64 {
+        self.read + self.write
+    }
+
+    /// Read units only.
+    pub const fn reads(read: f64) -> Units {
+        Units { read, write: 0.0 }
+    }
+
+    /// Write units only.
+    pub const fn writes(write: f64) -> Units {
+        Units { read: 0.0, write }
+    }
+}
+
+impl Add for Units {
+    type Output = Units;
+    fn add(self, other: Units) -> Units {
+        Units { read: self.read + other.read, write: self.write + other.write }
+    }
+}
+
+impl AddAssign for Units {
+    fn add_assign(&mut self, other: Units) {
+        self.read += other.read;
+        self.write += other.write;
+    }
+}
+
+/// Capacity units of one or more operations, split as DynamoDB reports them with
+/// `ReturnConsumedCapacity = INDEXES`: the table's own units and each GSI's.
+///
+/// Both estimates (the functions of this module) and reports ([`Table::consumed`],
+/// [`Page::consumed`], the batch outcomes) have this type, so they compare with `==`. Units are
+/// multiples of 0.5, exact in `f64`.
+///
+/// ```
+/// use dynamo_entity::capacity::{Capacity, Units};
+/// use dynamo_entity::Index;
+/// let c = Capacity::table(Units::writes(2.0)).with_index(Index::Gsi(1), Units::writes(1.0));
+/// assert_eq!((c.write(), c.read(), c.total()), (3.0, 0.0, 3.0));
+/// assert_eq!(c.index(Index::Gsi(1)), Units::writes(1.0));
+/// assert_eq!(c.index(Index::Primary), Units::writes(2.0));
+/// ```
+///
+/// [`Table::consumed`]: crate::Table::consumed
+/// [`Page::consumed`]: crate::Page::consumed
+#[derive(Debug, Clone, Default)]
+pub struct Capacity {
+    /// The table's units (its primary index).
+    pub table: Units,
+    /// Each GSI's units, by index name (`GSI1`, ...). A GSI that cost nothing may be absent or
+    /// zero: [`Capacity::eq`] treats them alike.
+    pub indexes: BTreeMap<String, Units>,
+}
+
+impl Capacity {
+    /// Nothing consumed.
+    pub fn zero() -> Capacity {
+        Capacity::default()
+    }
+
+    /// `units` on the table alone.
+    pub fn table(units: Units) -> Capacity {
+        Capacity { table: units, indexes: BTreeMap::new() }
+    }
+
+    /// Adds `units` to `index` (the table for [`Index::Primary`]).
+    pub fn with_index(mut self, index: Index, units: Units) -> Capacity {
+        self.add_index(index, units);
+        self
+    }
+
+    fn add_index(&mut self, index: Index, units: Units) {
+        match index.name() {
+            None => self.table += units,
+            Some(name) => *self.indexes.entry(name.to_owned()).or_default() += units,
+        }
+    }
+
+    /// The units of `index` (the table's own for [`Index::Primary`]); zero when it consumed
+    /// nothing.
+    pub fn index(&self, index: Index) -> Units {
+        match index.name() {
+            None => self.table,
+            Some(name) => self.indexes.get(name).copied().unwrap_or_default(),
+        }
+    }
+
+    /// Read units, the table's and every index's.
+    pub fn read(&self) -> f64 {
+        self.table.read + self.indexes.values().map(|u| u.read).sum::<f64>()
+    }
+
+    /// Write units, the table's and every index's.
+    pub fn write(&self) -> f64 {
+        self.table.write + self.indexes.values().map(|u| u.write).sum::<f64>()
+    }
+
+    /// All units: what DynamoDB reports as `CapacityUnits`.
+    pub fn total(&self) -> f64 {
+        self.read() + self.write()
+    }
+
+    /// Whether nothing was consumed.
+    pub fn is_zero(&self) -> bool {
+        self.total() == 0.0
+    }
+
+    /// The capacity DynamoDB reported for one request, as this crate asks for it
+    /// (`ReturnConsumedCapacity = INDEXES`), summed over its entries (one per table). When a
+    /// part carries no read / write split (DynamoDB Local never sends one), its
+    /// `CapacityUnits` count as reads or writes as `write` says: the kind of the operation.
+    pub fn from_consumed(consumed: &[ConsumedCapacity], write: bool) -> Capacity {
+        let mut out = Capacity::default();
+        for c in consumed {
+            out += Capacity::from_one(c, write);
+        }
+        out
+    }
+
+    /// As [`Capacity::from_consumed`], for one entry.
+    pub fn from_one(c: &ConsumedCapacity, write: bool) -> Capacity {
+        let split = |read: Option<f64>, written: Option<f64>, total: Option<f64>| match (read, written) {
+            (None, None) => {
+                let t = total.unwrap_or_default();
+                if write { Units::writes(t) } else { Units::reads(t) }
+            }
+            (r, w) => Units { read: r.unwrap_or_default(), write: w.unwrap_or_default() },
+        };
+        let part = |p: &SdkCapacity| split(p.read_capacity_units, p.write_capacity_units, p.capacity_units);
+        let mut out = Capacity::default();
+        match &c.table {
+            Some(t) => out.table = part(t),
+            None if c.global_secondary_indexes.is_none() && c.local_secondary_indexes.is_none() => {
+                out.table = split(c.read_capacity_units, c.write_capacity_units, c.capacity_units);
+            }
+            None => {}
+        }
+        for map in [&c.global_secondary_indexes, &c.local_secondary_indexes].into_iter().flatten() {
+            for (name, p) in map {
+                *out.indexes.entry(name.clone()).or_default() += part(p);
+            }
+        }
+        out
+    }
+}
+
+impl PartialEq for Capacity {
+    /// Equal table units and equal units of every index, an absent index counting as zero.
+    fn eq(&self, other: &Capacity) -> bool {
+        let zero = Units::default();
+        let same = |a: &BTreeMap<String, Units>, b: &BTreeMap<String, Units>| {
+            a.iter().all(|(name, u)| b.get(name).unwrap_or(&zero) == u)
+        };
+        self.table == other.table && same(&self.indexes, &other.indexes) && same(&other.indexes, &self.indexes)
+    }
+}
+
+impl fmt::Display for Capacity {
+    /// `2 WCU (table 1 WCU, GSI1 1 WCU)`; reads and writes shown when present.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fn units(u: &Units) -> String {
+            match (u.read, u.write) {
+                (r, w) if r != 0.0 && w != 0.0 => format!("{r} RCU + {w} WCU"),
+                (r, _) if r != 0.0 => format!("{r} RCU"),
+                (_, w) => format!("{w} WCU"),
+            }
+        }
+        let total = Units { read: self.read(), write: self.write() };
+        write!(f, "{}", units(&total))?;
+        let parts: Vec<String> = self
+            .indexes
+            .iter()
+            .filter(|(_, u)| u.total() != 0.0)
+            .map(|(name, u)| format!("{name} {}", units(u)))
+            .collect();
+        if !parts.is_empty() {
+            write!(f, " (table {}, {})", units(&self.table), parts.join(", "))?;
+        }
+        Ok(())
+    }
+}
+
+impl Add for Capacity {
+    type Output = Capacity;
+    fn add(mut self, other: Capacity) -> Capacity {
+        self += other;
+        self
+    }
+}
+
+impl AddAssign for Capacity {
+    fn add_assign(&mut self, other: Capacity) {
+        self.table += other.table;
+        for (name, units) in other.indexes {
+            *self.indexes.entry(name).or_default() += units;
+        }
+    }
+}
+
+impl<'a> AddAssign<&'a Capacity> for Capacity {
+    fn add_assign(&mut self, other: &'a Capacity) {
+        self.table += other.table;
+        for (name, units) in &other.indexes {
+            *self.indexes.entry(name.clone()).or_default() += *units;
+        }
+    }
+}
+
+impl std::iter::Sum for Capacity {
+    fn sum<I: Iterator<Item = Capacity>>(iter: I) -> Capacity {
+        iter.fold(Capacity::default(), Add::add)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Estimates
+
+/// How a read is made, which sets its units per 4 KB block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadMode {
+    /// Eventually consistent (the default of `GetItem`, `Query`, `BatchGetItem`): 0.5 units.
+    Eventual,
+    /// Strongly consistent (`ConsistentRead = true`): 1 unit.
+    Strong,
+    /// Part of `TransactGetItems`: 2 units.
+    Transactional,
+}
+
+impl ReadMode {
+    /// Read units per 4 KB block.
+    pub fn units_per_block(self) -> f64 {
+        match self {
+            ReadMode::Eventual => 0.5,
+            ReadMode::Strong => 1.0,
+            ReadMode::Transactional => 2.0,
+        }
+    }
+
+    /// [`ReadMode::Strong`] when `consistent`, else [`ReadMode::Eventual`].
+    pub fn consistent(consistent: bool) -> ReadMode {
+        if consistent { ReadMode::Strong } else { ReadMode::Eventual }
+    }
+}
+
+/// How a write is made, which sets its units per 1 KB block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteMode {
+    /// `PutItem`, `UpdateItem`, `DeleteItem`, `BatchWriteItem`: 1 unit.
+    Standard,
+    /// Part of `TransactWriteItems`: 2 units.
+    Transactional,
+}
+
+impl WriteMode {
+    /// Write units per 1 KB block.
+    pub fn units_per_block(self) -> f64 {
+        match self {
+            WriteMode::Standard => 1.0,
+            WriteMode::Transactional => 2.0,
+        }
+    }
+}
+
+/// The read units of reading `bytes`: `bytes` rounded up to 4 KB blocks (at least one), times
+/// the mode's units per block.
+///
+/// ```
+/// use dynamo_entity::capacity::{read_units, ReadMode};
+/// assert_eq!(read_units(4096, ReadMode::Eventual), 0.5);
+/// assert_eq!(read_units(4097, ReadMode::Eventual), 1.0);
+/// assert_eq!(read_units(4097, ReadMode::Strong), 2.0);
+/// assert_eq!(read_units(0, ReadMode::Transactional), 2.0);
+/// ```
+pub fn read_units(bytes: usize, mode: ReadMode) -> f64 {
+    blocks(bytes, READ_UNIT_BYTES) as f64 * mode.units_per_block()
+}
+
+/// The write units of writing `bytes`: `bytes` rounded up to 1 KB blocks (at least one), times
+/// the mode's units per block.
+///
+/// ```
+/// use dynamo_entity::capacity::{write_units, WriteMode};
+/// assert_eq!(write_units(1024, WriteMode::Standard), 1.0);
+/// assert_eq!(write_units(1025, WriteMode::Standard), 2.0);
+/// assert_eq!(write_units(1025, WriteMode::Transactional), 4.0);
+/// ```
+pub fn write_units(bytes: usize, mode: WriteMode) -> f64 {
+    blocks(bytes, WRITE_UNIT_BYTES) as f64 * mode.units_per_block()
+}
+
+fn blocks(bytes: usize, block: usize) -> usize {
+    bytes.div_ceil(block).max(1)
+}
+
+/// A `GetItem` (or one read of `TransactGetItems`) of `item`, `None` for a missing item (which
+/// costs the minimum, one block).
+pub fn get(item: Option<&Item>, mode: ReadMode) -> Capacity {
+    Capacity::table(Units::reads(read_units(item.map_or(0, item_size), mode)))
+}
+
+/// A `Query` page of `index` that read `items` (every item read, including those a filter
+/// expression then dropped): their summed size rounded up to 4 KB once, at least one block
+/// (DynamoDB Local reports 0 for a query that reads nothing). The units are charged to the
+/// index queried.
+pub fn query<'a>(index: Index, items: impl IntoIterator<Item = &'a Item>, mode: ReadMode) -> Capacity {
+    let bytes: usize = items.into_iter().map(item_size).sum();
+    Capacity::default().with_index(index, Units::reads(read_units(bytes, mode)))
+}
+
+/// A `BatchGetItem` of these items, in any order, `None` for a key with no item: each item
+/// rounded up to 4 KB on its own, a missing one costing the minimum as a `GetItem` would
+/// (DynamoDB Local charges it nothing).
+pub fn batch_get<'a>(items: impl IntoIterator<Item = Option<&'a Item>>, mode: ReadMode) -> Capacity {
+    let units = items.into_iter().map(|i| read_units(i.map_or(0, item_size), mode)).sum();
+    Capacity::table(Units::reads(units))
+}
+
+/// A write of one item: `before` is the item as stored before it (`None`: no item), `after` as
+/// stored after it (`None`: deleted). A `PutItem` or `UpdateItem` costs the larger of the two
+/// sizes, a `DeleteItem` the deleted item's (at least one block either way). Each index of
+/// `indexes` (the table's GSIs and LSIs, with projection `ALL`; an LSI entry is keyed on `PK`
+/// and `LSI<n>SK` and costs as a GSI entry does) costs its own units: see the
+/// [module documentation](self).
+///
+/// ```
+/// use aws_sdk_dynamodb::types::AttributeValue as V;
+/// use dynamo_entity::capacity::{self, Capacity, Units, WriteMode};
+/// use dynamo_entity::{Index, Item};
+/// let item = |gsi: &str| -> Item {
+///     [("PK", "A"), ("SK", "B"), ("GSI1PK", gsi), ("GSI1SK", "x")]
+///         .into_iter().map(|(k, v)| (k.to_owned(), V::S(v.to_owned()))).collect()
+/// };
+/// // The GSI key changes: one write to delete the old entry, one to put the new one.
+/// let c = capacity::write([Index::Gsi(1)], Some(&item("old")), Some(&item("new")), WriteMode::Standard);
+/// assert_eq!(c, Capacity::table(Units::writes(1.0)).with_index(Index::Gsi(1), Units::writes(2.0)));
+/// ```
+pub fn write(
+    indexes: impl IntoIterator<Item = Index>,
+    before: Option<&Item>,
+    after: Option<&Item>,
+    mode: WriteMode,
+) -> Capacity {
+    let size = |i: Option<&Item>| i.map_or(0, item_size);
+    let (old, new) = (size(before), size(after));
+    let mut out = Capacity::table(Units::writes(write_units(old.max(new), mode)));
+    for index in indexes {
+        if index == Index::Primary {
+            continue;
+        }
+        fn key(index: Index, item: Option<&Item>) -> Option<(&AttributeValue, &AttributeValue)> {
+            let item = item?;
+            Some((item.get(index.pk_attribute())?, item.get(index.sk_attribute())?))
+        }
+        let units = match (key(index, before), key(index, after)) {
+            (None, None) => continue,
+            (Some(_), None) => write_units(old, mode),
+            (None, Some(_)) => write_units(new, mode),
+            (Some(a), Some(b)) if a == b => write_units(old.max(new), mode),
+            (Some(_), Some(_)) => write_units(old, mode) + write_units(new, mode),
+        };
+        out.add_index(index, Units::writes(units));
+    }
+    out
+}
+
+/// A `ConditionCheck` of a transaction on `item` (`None`: no item): a transactional read of
+/// the checked item, 2 read units per 4 KB, 2 for a missing item. (DynamoDB Local reports the
+/// same units, lumped with the transaction's writes: see the [module documentation](self).)
+pub fn condition_check(item: Option<&Item>) -> Capacity {
+    get(item, ReadMode::Transactional)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Meter
+
+/// Adds up the capacity consumed by every operation of a [`Table`](struct@crate::Table) handle (and of
+/// the handles cloned from it), per table part and per GSI. Recording takes a mutex once per
+/// DynamoDB response.
+///
+/// A meter made by [`Table::metered`](crate::Table::metered) also adds to the meter of the
+/// table it was made from, so one operation's figure can be read off a fresh handle while the
+/// table's total keeps counting.
+#[derive(Debug, Default)]
+pub struct CapacityMeter {
+    consumed: Mutex<Capacity>,
+    parent: Option<Arc<CapacityMeter>>,
+}
+
+impl CapacityMeter {
+    /// A meter that also adds to `parent`.
+    pub(crate) fn child(parent: Arc<CapacityMeter>) -> CapacityMeter {
+        CapacityMeter { consumed: Mutex::default(), parent: Some(parent) }
+    }
+
+    /// What was consumed since the meter was made or last [taken](CapacityMeter::take).
+    pub fn consumed(&self) -> Capacity {
+        self.lock().clone()
+    }
+
+    /// What was consumed, resetting the meter to zero (its parent keeps counting).
+    pub fn take(&self) -> Capacity {
+        std::mem::take(&mut *self.lock())
+    }
+
+    /// Adds `capacity` to this meter and its parents.
+    pub fn record(&self, capacity: &Capacity) {
+        if capacity.indexes.is_empty() && capacity.table == Units::default() {
+            return;
+        }
+        *self.lock() += capacity;
+        if let Some(parent) = &self.parent {
+            parent.record(capacity);
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Capacity> {
+        // A panic while holding the lock cannot leave a half-added value behind that matters
+        // more than losing the meter: keep counting.
+        self.consumed.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(pairs: &[(&str, &str)]) -> Item {
+        pairs.iter().map(|(k, v)| ((*k).to_owned(), AttributeValue::S((*v).to_owned()))).collect()
+    }
+
+    #[test]
+    fn gsi_writes_follow_the_index_key() {
+        let g = [Index::Gsi(1)];
+        let plain = item(&[("PK", "a"), ("SK", "b")]);
+        let indexed = item(&[("PK", "a"), ("SK", "b"), ("GSI1PK", "k"), ("GSI1SK", "s")]);
+        let moved = item(&[("PK", "a"), ("SK", "b"), ("GSI1PK", "m"), ("GSI1SK", "s")]);
+        let w = |b: Option<&Item>, a: Option<&Item>| write(g, b, a, WriteMode::Standard);
+        assert_eq!(w(None, Some(&plain)), Capacity::table(Units::writes(1.0)));
+        let one = Capacity::table(Units::writes(1.0)).with_index(Index::Gsi(1), Units::writes(1.0));
+        assert_eq!(w(None, Some(&indexed)), one);
+        assert_eq!(w(Some(&indexed), Some(&plain)), one);
+        assert_eq!(w(Some(&plain), Some(&indexed)), one);
+        assert_eq!(w(Some(&indexed), Some(&indexed)), one);
+        assert_eq!(w(Some(&indexed), None), one);
+        assert_eq!(w(Some(&indexed), Some(&moved)).index(Index::Gsi(1)), Units::writes(2.0));
+        let tx = write(g, Some(&indexed), Some(&moved), WriteMode::Transactional);
+        assert_eq!((tx.table, tx.index(Index::Gsi(1))), (Units::writes(2.0), Units::writes(4.0)));
+        assert_eq!(w(None, None), Capacity::table(Units::writes(1.0)));
+    }
+
+    #[test]
+    fn reads_round_up_per_item_or_per_page() {
+        let big = item(&[("d", &"x".repeat(3000))]); // 3,001 bytes
+        assert_eq!(get(Some(&big), ReadMode::Eventual).read(), 0.5);
+        assert_eq!(get(None, ReadMode::Strong).read(), 1.0);
+        // Two items of 3,001 bytes: 6,002 bytes, two blocks in a query, one each in a batch.
+        assert_eq!(query(Index::Primary, [&big, &big], ReadMode::Eventual).read(), 1.0);
+        assert_eq!(query(Index::Primary, [], ReadMode::Eventual).read(), 0.5);
+        assert_eq!(query(Index::Gsi(2), [&big], ReadMode::Strong).index(Index::Gsi(2)), Units::reads(1.0));
+        assert_eq!(batch_get([Some(&big), Some(&big), None], ReadMode::Strong).read(), 3.0);
+        assert_eq!(condition_check(Some(&big)), Capacity::table(Units::reads(2.0)));
+    }
+
+    #[test]
+    fn reports_convert_and_add_up() {
+        let reported = ConsumedCapacity::builder()
+            .table_name("t")
+            .capacity_units(3.0)
+            .table(SdkCapacity::builder().capacity_units(1.0).build())
+            .global_secondary_indexes("GSI1", SdkCapacity::builder().capacity_units(2.0).build())
+            .build();
+        let c = Capacity::from_consumed(std::slice::from_ref(&reported), true);
+        assert_eq!(c, Capacity::table(Units::writes(1.0)).with_index(Index::Gsi(1), Units::writes(2.0)));
+        assert_eq!(c.to_string(), "3 WCU (table 1 WCU, GSI1 2 WCU)");
+        let total = ConsumedCapacity::builder().capacity_units(0.5).build();
+        assert_eq!(Capacity::from_consumed(&[total], false), Capacity::table(Units::reads(0.5)));
+        let parent = Arc::new(CapacityMeter::default());
+        let child = CapacityMeter::child(Arc::clone(&parent));
+        child.record(&c);
+        child.record(&c);
+        assert_eq!(child.take().write(), 6.0);
+        assert_eq!(child.consumed(), Capacity::zero());
+        assert_eq!(parent.consumed().index(Index::Gsi(1)), Units::writes(4.0));
+    }
+}

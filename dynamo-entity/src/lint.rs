@@ -1,0 +1,359 @@
+//! The design lint: [`TableLayout::lint`] reviews a table's entities, and the reads the
+//! application registers, for the single-table design mistakes that cost throughput or money
+//! at scale.
+//!
+//! ```ignore
+//! let layout = TableLayout::new(&[User::schema(), Skill::schema()])?
+//!     .reads([Read::scan("admin: every skill", Skill::TYPE)]);
+//! for lint in layout.lint() {
+//!     println!("{lint}"); // Skill GSI4 hot partition: ...
+//! }
+//! ```
+//!
+//! # Rules
+//! * [`LintKind::HotPartition`]: a partition key template (of a GSI, or of the primary index
+//!   when its sort key has a placeholder) with no high-cardinality part: only literal text, such
+//!   as `LEADERBOARD`, or only parts of low-cardinality types ([`Cardinality::Low`]: `bool`,
+//!   field-less enums from `#[derive(KeyPart)]`), such as `SKILL#<status>`. Every item with one
+//!   value lands in one partition, which serves at most 1,000 write units and 3,000 read units
+//!   a second. The message offers write sharding (`<shard(field, N)>`, see
+//!   [`shard`](crate::shard)); a sharded template is not hot.
+//! * [`LintKind::UnboundedCollection`]: a GSI whose sort key template is constant while its
+//!   partition key does not name one item (no `#[entity(unique)]` part): the partition is an
+//!   item collection that grows without bound under one sort key value, so a query reads it in
+//!   no useful order and cannot narrow it with a sort-key condition.
+//! * [`LintKind::TypeFilter`]: a read that selects one entity type by filtering on the type
+//!   attribute: a generated query whose partition other entities share and whose sort-key
+//!   condition cannot tell them apart (the query reads their items and drops them), or a
+//!   registered read marked [`Read::filter_on_type`]. Filtered-out items still cost read
+//!   capacity.
+//! * [`LintKind::ScanRead`]: a registered [`Read::scan`]: a `Scan` reads every item of the
+//!   table or index, whatever it returns.
+//!
+//! Lints come in a stable order: the entities in layout order, each entity's indexes (the
+//! primary index, then GSIs by number) and rules in the order above, then the registered reads
+//! in the order given.
+
+use std::fmt;
+
+use crate::design::TableLayout;
+use crate::entity::{EntitySchema, Index, IndexSchema};
+use crate::key::{Cardinality, Segment, Template};
+
+/// The shard count the hot-partition lint suggests.
+const SUGGESTED_SHARDS: u16 = 8;
+
+/// What a [`Lint`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LintKind {
+    /// A partition key with no high-cardinality part: a hot partition.
+    HotPartition,
+    /// A GSI partition that grows without bound under a constant sort key.
+    UnboundedCollection,
+    /// A read that selects one entity type with a filter on the type attribute.
+    TypeFilter,
+    /// A `Scan` used for a read.
+    ScanRead,
+}
+
+impl fmt::Display for LintKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            LintKind::HotPartition => "hot partition",
+            LintKind::UnboundedCollection => "unbounded item collection without a sort key",
+            LintKind::TypeFilter => "filter on the entity type",
+            LintKind::ScanRead => "scan used for a read",
+        })
+    }
+}
+
+/// One finding of [`TableLayout::lint`]: the entity and index concerned, the rule, and a
+/// message that says what is wrong and how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lint {
+    /// The entity type name.
+    pub entity: &'static str,
+    /// The index concerned (for a registered read, the index it reads).
+    pub index: Index,
+    /// The rule.
+    pub kind: LintKind,
+    /// What is wrong and the suggested fix.
+    pub message: String,
+}
+
+impl fmt::Display for Lint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {} {}: {}", self.entity, self.index, self.kind, self.message)
+    }
+}
+
+/// A read the application makes besides the generated queries, registered on the layout with
+/// [`TableLayout::reads`] so that [`TableLayout::lint`] can review it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Read {
+    /// What the read is for, such as `admin: every pending skill`.
+    pub name: String,
+    /// The entity type it returns.
+    pub entity: &'static str,
+    /// The index it reads.
+    pub index: Index,
+    /// Whether it is a `Scan` (else a `Query`).
+    pub scan: bool,
+    /// Whether it selects its entity with a `FilterExpression` on the type attribute
+    /// (`_type = :t`).
+    pub type_filter: bool,
+}
+
+impl Read {
+    /// A `Scan` of the table for items of `entity` (see [`Read::on`] for an index).
+    pub fn scan(name: impl Into<String>, entity: &'static str) -> Read {
+        Read { name: name.into(), entity, index: Index::Primary, scan: true, type_filter: false }
+    }
+
+    /// A `Query` of one partition of `index` for items of `entity`, made outside the
+    /// generated query functions.
+    pub fn query(name: impl Into<String>, entity: &'static str, index: Index) -> Read {
+        Read { name: name.into(), entity, index, scan: false, type_filter: false }
+    }
+
+    /// The index the read uses.
+    #[must_use]
+    pub fn on(mut self, index: Index) -> Read {
+        self.index = index;
+        self
+    }
+
+    /// The read selects its entity with a `FilterExpression` on the type attribute.
+    #[must_use]
+    pub fn filter_on_type(mut self) -> Read {
+        self.type_filter = true;
+        self
+    }
+}
+
+impl TableLayout {
+    /// Registers reads the application makes besides the generated queries (scans, hand-written
+    /// queries), for [`TableLayout::lint`]. Adds to the reads registered before.
+    #[must_use]
+    pub fn reads(mut self, reads: impl IntoIterator<Item = Read>) -> TableLayout {
+        self.reads.extend(reads);
+        self
+    }
+
+    /// The reads registered with [`TableLayout::reads`].
+    pub fn registered_reads(&self) -> &[Read] {
+        &self.reads
+    }
+
+    /// Reviews the design: hot partitions, unbounded item collections without a sort key,
+    /// reads that filter on the entity type, and scans used for reads (see the
+    /// [module documentation](crate::lint) for each rule). Empty when nothing is found.
+    pub fn lint(&self) -> Vec<Lint> {
+        let mut out = Vec::new();
+        for e in self.entities() {
+            for ix in std::iter::once(&e.primary).chain(e.gsis) {
+                if let Some(l) = hot_partition(e, ix) {
+                    out.push(l);
+                }
+                if let Some(l) = unbounded_collection(e, ix) {
+                    out.push(l);
+                }
+                if let Some(l) = type_filter(self.entities(), e, ix) {
+                    out.push(l);
+                }
+            }
+        }
+        for r in &self.reads {
+            if r.scan {
+                out.push(Lint {
+                    entity: r.entity,
+                    index: r.index,
+                    kind: LintKind::ScanRead,
+                    message: format!(
+                        "`{}` scans {}, reading (and paying for) every item in it to return the {} items; give the \
+                         read a key: a GSI whose partition key is what the read selects by, queried instead",
+                        r.name,
+                        index_text(r.index),
+                        r.entity
+                    ),
+                });
+            }
+            if r.type_filter {
+                out.push(Lint {
+                    entity: r.entity,
+                    index: r.index,
+                    kind: LintKind::TypeFilter,
+                    message: format!(
+                        "`{}` selects {} items with a filter on the entity type, so the items of other types it \
+                         reads still cost read capacity; give {} its own sort key prefix (the generated queries \
+                         select it with `begins_with`) or its own index",
+                        r.name, r.entity, r.entity
+                    ),
+                });
+            }
+        }
+        out
+    }
+}
+
+fn index_text(index: Index) -> String {
+    match index {
+        Index::Primary => "the table".to_owned(),
+        other => format!("index {other}"),
+    }
+}
+
+/// The placeholders of a template, as `` `a`, `b` ``.
+fn field_list(t: &Template) -> String {
+    t.segments
+        .iter()
+        .filter_map(|s| match s {
+            Segment::Field(f) => Some(format!("`{f}`")),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn hot_partition(e: &EntitySchema, ix: &IndexSchema) -> Option<Lint> {
+    let pk = ix.pk;
+    if pk.shard().is_some() || pk.cardinality == Cardinality::High {
+        return None;
+    }
+    // A primary key whose sort key is constant names one item per partition: nothing piles up.
+    if ix.index == Index::Primary && ix.sk.constant().is_some() {
+        return None;
+    }
+    let why = if pk.segments.iter().all(|s| matches!(s, Segment::Literal(_))) {
+        "it is constant".to_owned()
+    } else if pk.fields().count() == 1 {
+        format!("its only part, {}, has few values", field_list(pk))
+    } else {
+        format!("its only parts, {}, have few values", field_list(pk))
+    };
+    let attribute = ix.index.pk_attribute();
+    let fix = match ix.index {
+        Index::Gsi(n) => {
+            // Shard by the first part of the primary key, which names the item.
+            let source = e.primary.pk.fields().chain(e.primary.sk.fields()).next().unwrap_or("id");
+            format!(
+                "shard it: `gsi{n} = \"{}#<shard({source}, {SUGGESTED_SHARDS})>\"` spreads it over \
+                 {SUGGESTED_SHARDS} partitions, and `{}::gsi{n}` reads them back merged in sort-key order",
+                pk.source, e.name
+            )
+        }
+        _ => format!(
+            "move a part with many values, such as one of the sort key `{}`, into the partition key",
+            ix.sk.source
+        ),
+    };
+    Some(Lint {
+        entity: e.name,
+        index: ix.index,
+        kind: LintKind::HotPartition,
+        message: format!(
+            "partition key {attribute} `{}` has no high-cardinality part ({why}), so every {} with the same key \
+             lands in one partition, which serves at most 1,000 write units and 3,000 read units a second; {fix}",
+            pk.source, e.name
+        ),
+    })
+}
+
+fn unbounded_collection(e: &EntitySchema, ix: &IndexSchema) -> Option<Lint> {
+    let Index::Gsi(n) = ix.index else { return None };
+    let constant = ix.sk.constant()?;
+    // A partition key built from a unique field names one item.
+    if ix.pk.fields().any(|f| e.fields.iter().any(|x| x.field == f && x.unique)) {
+        return None;
+    }
+    Some(Lint {
+        entity: e.name,
+        index: ix.index,
+        kind: LintKind::UnboundedCollection,
+        message: format!(
+            "every {} of a partition {} `{}` has the same sort key {} `{constant}`, so the partition grows \
+             without bound and a query reads it in no useful order, with no sort-key condition to narrow it; \
+             sort it by a field, such as `gsi{n}_sk = \"<created_at>\"`, or mark the partition key's field \
+             `#[entity(unique)]` if it names one item",
+            e.name,
+            ix.index.pk_attribute(),
+            ix.pk.source,
+            ix.index.sk_attribute()
+        ),
+    })
+}
+
+/// A template with its field names erased, as the item collections of a table compare them.
+fn shape(t: &Template) -> Vec<Option<&'static str>> {
+    t.segments
+        .iter()
+        .map(|s| match s {
+            Segment::Literal(l) => Some(*l),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The literal text every sort key of `t` starts with: the whole key when constant, else the
+/// literal segments before the first placeholder with their delimiters (`REVIEW#`).
+fn sort_prefix(t: &Template) -> String {
+    t.constant().unwrap_or_else(|| t.literal_prefix())
+}
+
+fn type_filter(entities: &[&'static EntitySchema], e: &EntitySchema, ix: &IndexSchema) -> Option<Lint> {
+    // The key condition of the generated query: `SK = constant`, `begins_with(SK, prefix)`, or
+    // the whole partition when the sort key starts with a placeholder.
+    let constant = ix.sk.constant();
+    let prefix = sort_prefix(ix.sk);
+    let mut others: Vec<&'static str> = Vec::new();
+    for o in entities {
+        if o.name == e.name {
+            continue;
+        }
+        let Some(oix) = o.index(ix.index) else { continue };
+        if shape(oix.pk) != shape(ix.pk) {
+            continue;
+        }
+        let theirs = sort_prefix(oix.sk);
+        let overlaps = match &constant {
+            Some(c) => oix.sk.constant().as_deref() == Some(c.as_str()),
+            None => prefix.is_empty() || theirs.starts_with(&prefix),
+        };
+        if overlaps {
+            others.push(o.name);
+        }
+    }
+    if others.is_empty() {
+        return None;
+    }
+    let function = match ix.index {
+        Index::Primary => "query".to_owned(),
+        Index::Gsi(n) => format!("gsi{n}"),
+        other => other.to_string(),
+    };
+    let condition = if prefix.is_empty() {
+        format!(
+            "its sort key `{}` starts with a placeholder, so the key condition reads the whole partition",
+            ix.sk.source
+        )
+    } else {
+        format!("its sort-key condition (`{prefix}`) also matches their sort keys")
+    };
+    Some(Lint {
+        entity: e.name,
+        index: ix.index,
+        kind: LintKind::TypeFilter,
+        message: format!(
+            "`{}::{function}` reads partition {} `{}`, which {} also {} and {condition}: the query selects {} by \
+             filtering on the entity type, and the other items still cost read capacity; start the sort key \
+             with a literal of its own, such as `{}#...`",
+            e.name,
+            ix.index.pk_attribute(),
+            ix.pk.source,
+            others.join(", "),
+            if others.len() == 1 { "writes" } else { "write" },
+            e.name,
+            e.name.to_uppercase()
+        ),
+    })
+}

@@ -1,0 +1,469 @@
+//! End to end against DynamoDB Local: one workload run through the library and through
+//! hand-written SDK calls, measuring the client process's CPU time and the wall time of each
+//! phase.
+//!
+//! The workload, on the Skill entity (11 fields, three GSIs), per side and round:
+//!
+//! | phase | requests |
+//! |---|---|
+//! | `create` | 10,000 `PutItem` with `attribute_not_exists(PK)`, one at a time |
+//! | `get` | 10,000 `GetItem` of those items, decoded |
+//! | `query` | 1,000 `Query` of GSI1 (one category, by downloads descending), 20 items each |
+//! | `update` | 1,000 `UpdateItem` approving a skill: `status` and `submitted_at` set, the GSI4 key pair rewritten, `ALL_NEW` decoded |
+//! | `put` | 10,000 `PutItem` replacing the items, one at a time |
+//! | `batch` | 10,000 new items by `BatchWriteItem` (25 a request, 4 in flight) |
+//!
+//! Each side gets a fresh table per round, and every phase runs both sides back to back, the
+//! order alternating by phase and round, so that drift in a busy machine's speed does not bias
+//! one side. Both sides send requests of the same shape (the same condition expressions,
+//! `ReturnValues`, and `ReturnConsumedCapacity = INDEXES`, which the library asks for on every
+//! request), so the server does the same work, and every answer is checked.
+//!
+//! CPU time is the process's user + system time from `getrusage(RUSAGE_SELF)` (every thread,
+//! the Tokio runtime's included), differenced around each phase; DynamoDB Local runs in another
+//! process and is not counted. The lines before the last give each phase per round and in total;
+//! the last line is
+//! `ratio cpu_vs_hand=A wall_vs_hand=B batch_vs_sequential_puts=C <phase>_cpu_vs_hand=...`:
+//! library over hand-written for the CPU and wall time summed over all phases and rounds, the
+//! library's sequential `put` phase time over its `batch` phase time (same item count), and
+//! each phase's CPU ratio.
+//!
+//! Uses `DYNAMODB_ENDPOINT` when set, otherwise starts DynamoDB Local.
+//!
+//! `cargo bench -p dynamo-entity-examples --bench e2e` (two rounds, about 3 minutes);
+//! `-- --quick` runs 300 / 300 / 30 / 30 / 300 / 300 requests once to check that it works;
+//! `-- --rounds N` sets the number of rounds.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::types::{
+    AttributeValue, PutRequest, ReturnConsumedCapacity, ReturnValue, ReturnValuesOnConditionCheckFailure, WriteRequest,
+};
+use dynamo_entity::local::{LocalDynamoDb, unique_table_name};
+use dynamo_entity::{Entity, Item, Table, Timestamp};
+use dynamo_entity_examples::skill_exchange::{Skill, SkillId, SkillStatus, UserId, data::CATEGORIES};
+use futures::{StreamExt, TryStreamExt};
+
+mod common;
+use common::{hand_decode_skill, hand_encode_skill, key1, skill_gsi4pk, status_text};
+
+type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
+
+/// How many requests each phase sends.
+#[derive(Clone, Copy)]
+struct Sizes {
+    creates: usize,
+    queries: usize,
+    updates: usize,
+    batch: usize,
+}
+
+const FULL: Sizes = Sizes { creates: 10_000, queries: 1_000, updates: 1_000, batch: 10_000 };
+const QUICK: Sizes = Sizes { creates: 300, queries: 30, updates: 30, batch: 300 };
+/// Items per query page.
+const PAGE: usize = 20;
+/// `BatchWriteItem` requests in flight, the library's default.
+const IN_FLIGHT: usize = 4;
+
+const PHASES: [&str; 6] = ["create", "get", "query", "update", "put", "batch"];
+
+/// CPU time (user + system) of this process so far, every thread included.
+fn cpu_time() -> Duration {
+    // SAFETY: getrusage writes the struct it is given and reads nothing else.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
+    assert_eq!(rc, 0, "getrusage failed");
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(u.ru_utime) + tv(u.ru_stime)
+}
+
+#[derive(Clone, Copy, Default, Debug)]
+struct Sample {
+    cpu: Duration,
+    wall: Duration,
+}
+
+impl std::ops::AddAssign for Sample {
+    fn add_assign(&mut self, o: Sample) {
+        self.cpu += o.cpu;
+        self.wall += o.wall;
+    }
+}
+
+async fn measure<F: Future<Output = Res<()>>>(f: F) -> Res<Sample> {
+    let (c0, w0) = (cpu_time(), Instant::now());
+    f.await?;
+    Ok(Sample { cpu: cpu_time() - c0, wall: w0.elapsed() })
+}
+
+/// The skills of the workload: `prefix` ids, every skill pending review (so that each update
+/// moves it in GSI4), downloads distinct so that the GSI1 order is fully determined.
+fn make_skills(prefix: char, n: usize) -> Vec<Skill> {
+    let base = Timestamp::from_millis(1_767_225_600_000).unwrap_or(Timestamp::EPOCH);
+    (0..n)
+        .map(|i| Skill {
+            id: SkillId(format!("{prefix}{i:06}")),
+            title: format!("Skill #{i}: summarize long documents"),
+            category: CATEGORIES[i % CATEGORIES.len()].to_owned(),
+            seller_id: UserId(format!("u{:04}", i % 200)),
+            status: SkillStatus::Pending,
+            downloads: (i * 7919 % 100_003) as u64,
+            price_cents: 100 * (1 + (i % 50) as u32),
+            created_at: base.add_millis(i as i64 * 1000),
+            submitted_at: Some(base.add_millis(i as i64 * 1000 + 500)),
+            seller_verified: i % 3 == 0,
+            tags: (0..i % 3).map(|t| format!("tag{t}")).collect(),
+        })
+        .collect()
+}
+
+/// The top `PAGE` skills of `category` by downloads, as both sides must return them.
+fn expected_top(all: &[Skill], category: &str) -> Vec<Skill> {
+    let mut v: Vec<Skill> = all.iter().filter(|s| s.category == category).cloned().collect();
+    v.sort_by_key(|s| std::cmp::Reverse(s.downloads));
+    v.truncate(PAGE);
+    v
+}
+
+fn approved(s: &Skill, at: Timestamp) -> Skill {
+    Skill { status: SkillStatus::Approved, submitted_at: Some(at), ..s.clone() }
+}
+
+fn approval_time(i: usize) -> Timestamp {
+    Timestamp::from_millis(1_800_000_000_000 + i as i64).unwrap_or(Timestamp::EPOCH)
+}
+
+fn check(ok: bool, what: impl FnOnce() -> String) -> Res<()> {
+    if ok { Ok(()) } else { Err(what().into()) }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The library.
+
+async fn lib_phase(phase: &str, t: &Table, w: &Workload) -> Res<()> {
+    match phase {
+        "create" => {
+            for s in &w.skills {
+                t.create(s).await?;
+            }
+        }
+        "get" => {
+            for s in &w.skills {
+                let got = t.get(Skill::key(&s.id)).await?;
+                check(got.as_ref() == Some(s), || format!("get {}: {got:?}", s.id.0))?;
+            }
+        }
+        "query" => {
+            for q in 0..w.sizes.queries {
+                let cat = CATEGORIES[q % CATEGORIES.len()];
+                let page = t.query(Skill::gsi1(cat)).descending().limit(PAGE).send().await?;
+                check(page.items == w.top[q % CATEGORIES.len()], || format!("query {cat}"))?;
+            }
+        }
+        "update" => {
+            for (i, s) in w.skills[..w.sizes.updates].iter().enumerate() {
+                let at = approval_time(i);
+                let new = t
+                    .update(Skill::key(&s.id))
+                    .set(Skill::STATUS, &SkillStatus::Approved)
+                    .set(Skill::SUBMITTED_AT, &Some(at))
+                    .send()
+                    .await?;
+                check(new == approved(s, at), || format!("update {}", s.id.0))?;
+            }
+        }
+        "put" => {
+            for s in &w.skills {
+                t.put(s).await?;
+            }
+        }
+        "batch" => {
+            let outcome = t.batch_write().put_all(&w.batch).concurrency(IN_FLIGHT).send().await?;
+            outcome.check()?;
+            check(outcome.written == w.batch.len(), || format!("batch wrote {}", outcome.written))?;
+        }
+        _ => unreachable!("no phase {phase}"),
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hand-written with the SDK's fluent builders.
+
+fn hand_key(id: &SkillId) -> Item {
+    HashMap::from([
+        ("PK".to_owned(), AttributeValue::S(key1("SKILL#", &id.0))),
+        ("SK".to_owned(), AttributeValue::S("META".to_owned())),
+    ])
+}
+
+async fn hand_batch(c: &Client, table: &str, chunk: &[Skill]) -> Res<()> {
+    let mut writes: Vec<WriteRequest> = chunk
+        .iter()
+        .map(|s| {
+            let put = PutRequest::builder().set_item(Some(hand_encode_skill(s))).build()?;
+            Ok(WriteRequest::builder().put_request(put).build())
+        })
+        .collect::<Res<_>>()?;
+    let mut delay = Duration::from_millis(25);
+    loop {
+        let resp = c
+            .batch_write_item()
+            .request_items(table, writes)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+            .send()
+            .await?;
+        match resp.unprocessed_items.and_then(|mut u| u.remove(table)).filter(|w| !w.is_empty()) {
+            None => return Ok(()),
+            Some(rest) => {
+                writes = rest;
+                tokio::time::sleep(delay).await;
+                delay = (delay * 2).min(Duration::from_secs(2));
+            }
+        }
+    }
+}
+
+async fn hand_phase(phase: &str, c: &Client, table: &str, w: &Workload) -> Res<()> {
+    match phase {
+        "create" => {
+            for s in &w.skills {
+                c.put_item()
+                    .table_name(table)
+                    .set_item(Some(hand_encode_skill(s)))
+                    .condition_expression("attribute_not_exists(#pk)")
+                    .expression_attribute_names("#pk", "PK")
+                    .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+                    .send()
+                    .await?;
+            }
+        }
+        "get" => {
+            for s in &w.skills {
+                let resp = c
+                    .get_item()
+                    .table_name(table)
+                    .set_key(Some(hand_key(&s.id)))
+                    .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+                    .send()
+                    .await?;
+                let got = resp.item.map(|i| hand_decode_skill(&i)).transpose().map_err(|e| format!("{e:?}"))?;
+                check(got.as_ref() == Some(s), || format!("get {}: {got:?}", s.id.0))?;
+            }
+        }
+        "query" => {
+            for q in 0..w.sizes.queries {
+                let cat = CATEGORIES[q % CATEGORIES.len()];
+                let resp = c
+                    .query()
+                    .table_name(table)
+                    .index_name("GSI1")
+                    .key_condition_expression("#pk = :pk")
+                    .expression_attribute_names("#pk", "GSI1PK")
+                    .expression_attribute_values(":pk", AttributeValue::S(key1("CAT#", cat)))
+                    .scan_index_forward(false)
+                    .limit(PAGE as i32)
+                    .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+                    .send()
+                    .await?;
+                let items = resp
+                    .items
+                    .unwrap_or_default()
+                    .iter()
+                    .map(hand_decode_skill)
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|e| format!("{e:?}"))?;
+                check(items == w.top[q % CATEGORIES.len()], || format!("query {cat}"))?;
+            }
+        }
+        "update" => {
+            for (i, s) in w.skills[..w.sizes.updates].iter().enumerate() {
+                let at = approval_time(i).to_string();
+                let status = status_text(SkillStatus::Approved);
+                let resp = c
+                    .update_item()
+                    .table_name(table)
+                    .set_key(Some(hand_key(&s.id)))
+                    .update_expression("SET #st = :st, #sub = :sub, #g4pk = :g4pk, #g4sk = :sub")
+                    .condition_expression("attribute_exists(#pk) AND #ty = :ty")
+                    .expression_attribute_names("#st", "status")
+                    .expression_attribute_names("#sub", "submitted_at")
+                    .expression_attribute_names("#g4pk", "GSI4PK")
+                    .expression_attribute_names("#g4sk", "GSI4SK")
+                    .expression_attribute_names("#pk", "PK")
+                    .expression_attribute_names("#ty", "_type")
+                    .expression_attribute_values(":st", AttributeValue::S(status.to_owned()))
+                    .expression_attribute_values(":sub", AttributeValue::S(at))
+                    .expression_attribute_values(
+                        ":g4pk",
+                        AttributeValue::S(skill_gsi4pk(SkillStatus::Approved, &s.id.0)),
+                    )
+                    .expression_attribute_values(":ty", AttributeValue::S("Skill".to_owned()))
+                    .return_values(ReturnValue::AllNew)
+                    .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+                    .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+                    .send()
+                    .await?;
+                let new = hand_decode_skill(&resp.attributes.unwrap_or_default()).map_err(|e| format!("{e:?}"))?;
+                check(new == approved(s, approval_time(i)), || format!("update {}", s.id.0))?;
+            }
+        }
+        "put" => {
+            for s in &w.skills {
+                c.put_item()
+                    .table_name(table)
+                    .set_item(Some(hand_encode_skill(s)))
+                    .condition_expression("(attribute_not_exists(#pk) OR #ty = :ty)")
+                    .expression_attribute_names("#pk", "PK")
+                    .expression_attribute_names("#ty", "_type")
+                    .expression_attribute_values(":ty", AttributeValue::S("Skill".to_owned()))
+                    .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+                    .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+                    .send()
+                    .await?;
+            }
+        }
+        "batch" => {
+            futures::stream::iter(w.batch.chunks(25).map(|chunk| hand_batch(c, table, chunk)))
+                .buffer_unordered(IN_FLIGHT)
+                .try_collect::<Vec<()>>()
+                .await?;
+        }
+        _ => unreachable!("no phase {phase}"),
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+
+struct Workload {
+    sizes: Sizes,
+    skills: Vec<Skill>,
+    batch: Vec<Skill>,
+    /// Per category index: the expected page of each query.
+    top: Vec<Vec<Skill>>,
+}
+
+impl Workload {
+    fn new(sizes: Sizes) -> Workload {
+        let skills = make_skills('s', sizes.creates);
+        let top = CATEGORIES.iter().map(|c| expected_top(&skills, c)).collect();
+        Workload { sizes, batch: make_skills('b', sizes.batch), skills, top }
+    }
+}
+
+/// One round: a fresh table per side, every phase run on both sides back to back.
+/// Returns the samples `[phase][0 = library, 1 = hand-written]`.
+async fn round(client: &Client, w: &Workload, r: usize) -> Res<Vec<[Sample; 2]>> {
+    let lib = Table::new(client.clone(), unique_table_name("bench-e2e-lib"));
+    let hand = Table::new(client.clone(), unique_table_name("bench-e2e-hand"));
+    lib.create_table(&[Skill::schema()]).await?;
+    hand.create_table(&[Skill::schema()]).await?;
+    let mut out = Vec::new();
+    for (p, phase) in PHASES.iter().enumerate() {
+        let mut s = [Sample::default(); 2];
+        let lib_first = (r + p) % 2 == 0;
+        for turn in 0..2 {
+            if (turn == 0) == lib_first {
+                s[0] = measure(lib_phase(phase, &lib, w)).await?;
+            } else {
+                s[1] = measure(hand_phase(phase, client, hand.name(), w)).await?;
+            }
+        }
+        out.push(s);
+    }
+    let _ = lib.delete_table().await;
+    let _ = hand.delete_table().await;
+    Ok(out)
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn requests(phase: &str, s: Sizes) -> usize {
+    match phase {
+        "create" | "get" | "put" => s.creates,
+        "query" => s.queries,
+        "update" => s.updates,
+        _ => s.batch.div_ceil(25),
+    }
+}
+
+#[tokio::main]
+async fn main() -> Res<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let quick = args.iter().any(|a| a == "--quick" || a == "--test");
+    let rounds = args
+        .iter()
+        .position(|a| a == "--rounds")
+        .and_then(|i| args.get(i + 1))
+        .map(|n| n.parse::<usize>())
+        .transpose()?
+        .unwrap_or(if quick { 1 } else { 2 });
+    let sizes = if quick { QUICK } else { FULL };
+
+    let server = LocalDynamoDb::shared().await?;
+    let client = server.client();
+    println!("DynamoDB at {}; {rounds} round(s)", server.endpoint());
+
+    // Warm-up: DynamoDB Local's JVM compiles its hot paths on the first requests, and the
+    // client opens its connections.
+    round(&client, &Workload::new(QUICK), 1).await?;
+
+    let w = Workload::new(sizes);
+    let mut total = vec![[Sample::default(); 2]; PHASES.len()];
+    for r in 0..rounds {
+        let samples = round(&client, &w, r).await?;
+        for (p, s) in samples.iter().enumerate() {
+            let n = requests(PHASES[p], sizes) as f64;
+            println!(
+                "round {} {:<6} library cpu {:8.1} ms wall {:8.1} ms | hand cpu {:8.1} ms wall {:8.1} ms | \
+                 cpu per request {:6.1} / {:6.1} us | cpu_vs_hand={:.3} wall_vs_hand={:.3}",
+                r + 1,
+                PHASES[p],
+                ms(s[0].cpu),
+                ms(s[0].wall),
+                ms(s[1].cpu),
+                ms(s[1].wall),
+                ms(s[0].cpu) * 1000.0 / n,
+                ms(s[1].cpu) * 1000.0 / n,
+                s[0].cpu.as_secs_f64() / s[1].cpu.as_secs_f64(),
+                s[0].wall.as_secs_f64() / s[1].wall.as_secs_f64(),
+            );
+            total[p][0] += s[0];
+            total[p][1] += s[1];
+        }
+    }
+    let mut sum = [Sample::default(); 2];
+    let mut per_phase = String::new();
+    for (p, s) in total.iter().enumerate() {
+        println!(
+            "total   {:<6} library cpu {:8.1} ms wall {:8.1} ms | hand cpu {:8.1} ms wall {:8.1} ms",
+            PHASES[p],
+            ms(s[0].cpu),
+            ms(s[0].wall),
+            ms(s[1].cpu),
+            ms(s[1].wall)
+        );
+        per_phase.push_str(&format!(
+            " {}_cpu_vs_hand={:.3}",
+            PHASES[p],
+            s[0].cpu.as_secs_f64() / s[1].cpu.as_secs_f64()
+        ));
+        sum[0] += s[0];
+        sum[1] += s[1];
+    }
+    let idx = |name: &str| PHASES.iter().position(|p| *p == name).unwrap_or(0);
+    let (put, batch) = (total[idx("put")][0].wall, total[idx("batch")][0].wall);
+    println!(
+        "ratio cpu_vs_hand={:.3} wall_vs_hand={:.3} batch_vs_sequential_puts={:.2}{per_phase}",
+        sum[0].cpu.as_secs_f64() / sum[1].cpu.as_secs_f64(),
+        sum[0].wall.as_secs_f64() / sum[1].wall.as_secs_f64(),
+        put.as_secs_f64() / batch.as_secs_f64(),
+    );
+    Ok(())
+}

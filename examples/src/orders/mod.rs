@@ -1,0 +1,47 @@
+//! Orders: users, products and orders on one DynamoDB table, with a DynamoDB Streams handler
+//! for new orders, after the write-up in `/work/shared/seeds/004_fca20cf2a3c23bd2.txt`.
+//!
+//! | entity | PK | SK | indexes |
+//! |---|---|---|---|
+//! | [`User`] | `USER#<id>` | `PROFILE` | GSI1 `EMAIL#<email>` / `USER#<id>` (user by e-mail) |
+//! | [`Order`] | `ORDER#<id>` | `DETAILS` | GSI2 `USER#<user_id>` / `<created_at>` (a user's orders by date) |
+//! | [`Product`] | `PRODUCT#<id>` | `DETAILS` | |
+//!
+//! An order is one item: found by id with a `GetItem` (strongly consistent, right after
+//! checkout), and listed by user, newest first, through GSI2. Placing an order is one
+//! transaction: the order, only if its id is new, and one more on the user's `order_count`. A
+//! stream handler ([`scenario::handle_records`]) decodes the table's stream records by entity
+//! type and confirms each new order.
+
+pub mod data;
+pub mod model;
+pub mod scenario;
+
+pub use data::{Dataset, Sizes};
+pub use model::*;
+pub use scenario::{Mismatch, PatternReport, run};
+
+/// Every entity of the table, as [`Orders`] declares them.
+pub fn schemas() -> Vec<&'static dynamo_entity::EntitySchema> {
+    use dynamo_entity::TableDef;
+    Orders::ENTITIES.to_vec()
+}
+
+/// The table as [`Orders`] declares it, for
+/// [`Table::create_table_from`](dynamo_entity::Table::create_table_from).
+///
+/// # Errors
+/// When the declaration and the entities disagree (checked at compile time too).
+pub fn layout() -> Result<dynamo_entity::design::TableLayout, dynamo_entity::Error> {
+    use dynamo_entity::TableDef;
+    Orders::layout()
+}
+
+/// The table's design document: key attributes, entities, the access-pattern matrix and a
+/// Mermaid diagram (`examples/orders/DESIGN.md`; a test fails when it is stale).
+///
+/// # Errors
+/// When the declaration and the entities disagree.
+pub fn design_markdown() -> Result<String, dynamo_entity::Error> {
+    Ok(layout()?.markdown("Orders"))
+}

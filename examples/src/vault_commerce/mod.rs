@@ -1,0 +1,50 @@
+//! Vault Commerce: an order microservice on one DynamoDB table (users, orders, wishlists and
+//! products), after the write-up in `/work/shared/seeds/002_1f76cf4367ac7bc7.txt`.
+//!
+//! | entity | PK | SK | indexes |
+//! |---|---|---|---|
+//! | [`User`] | `USER#<id>` | `PROFILE` | GSI1 `EMAIL#<email>` / `USER#<id>` (login by e-mail) |
+//! | [`Order`] | `USER#<user_id>` | `ORDER#<order_id>` | GSI1 `STATUS#<status>` / `<created_at>` (orders by status) |
+//! | [`WishlistItem`] | `USER#<user_id>` | `WISHLIST#<sku>` | the inverted index (who wishes a product) |
+//! | [`Product`] | `PRODUCT#<sku>` | `METADATA` | |
+//!
+//! The account page (profile, orders, wishlist) is one Query of the user's partition
+//! ([`AccountPage`]). A wishlist is an adjacency list between users and products: one item per
+//! wished product, in the user's partition and keyed on the product, read from the product's
+//! end through the inverted index (`SK = WISHLIST#<sku>`, sorted by `PK`). GSI1 is overloaded:
+//! users are keyed on their e-mail, orders on their status. The customer's name is copied onto
+//! every order; a rename reaches the orders in one transaction, or through a reconcile pass
+//! when they are too many for one (see [`scenario::rename_customer`]).
+
+pub mod data;
+pub mod model;
+pub mod scenario;
+
+pub use data::{Dataset, Sizes};
+pub use model::*;
+pub use scenario::{Mismatch, PatternReport, Propagation, run};
+
+/// Every entity of the table, as [`VaultCommerce`] declares them.
+pub fn schemas() -> Vec<&'static dynamo_entity::EntitySchema> {
+    use dynamo_entity::TableDef;
+    VaultCommerce::ENTITIES.to_vec()
+}
+
+/// The table as [`VaultCommerce`] declares it, for
+/// [`Table::create_table_from`](dynamo_entity::Table::create_table_from).
+///
+/// # Errors
+/// When the declaration and the entities disagree (checked at compile time too).
+pub fn layout() -> Result<dynamo_entity::design::TableLayout, dynamo_entity::Error> {
+    use dynamo_entity::TableDef;
+    VaultCommerce::layout()
+}
+
+/// The table's design document: key attributes, entities, the access-pattern matrix and a
+/// Mermaid diagram (`examples/vault_commerce/DESIGN.md`; a test fails when it is stale).
+///
+/// # Errors
+/// When the declaration and the entities disagree.
+pub fn design_markdown() -> Result<String, dynamo_entity::Error> {
+    Ok(layout()?.markdown("Vault Commerce"))
+}

@@ -1,0 +1,227 @@
+//! `TableLayout::lint`: the exact findings for Skill Exchange and for small layouts built to
+//! trigger (or just miss) each rule.
+
+use dynamo_entity::design::TableLayout;
+use dynamo_entity::lint::{Lint, LintKind, Read};
+use dynamo_entity::{Entity, Index, KeyPart, Timestamp};
+use dynamo_entity_examples::skill_exchange::schemas;
+
+#[derive(KeyPart, Debug, Clone, Copy, PartialEq)]
+enum Color {
+    Red,
+    Blue,
+}
+
+/// A newtype keeps its inner type's cardinality.
+#[derive(KeyPart, Debug, Clone, Copy, PartialEq)]
+struct Tint(Color);
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(
+    pk = "WIDGET#<id>",
+    sk = "META",
+    gsi1 = "COLOR#<color>#<flag>",
+    gsi1_sk = "<id>",
+    gsi2 = "ALL",
+    gsi2_sk = "<id>",
+    gsi3 = "COLOR#<color>#<shard(id, 4)>",
+    gsi3_sk = "<id>",
+    gsi4 = "OWNER#<owner>#<color>",
+    gsi4_sk = "<id>",
+    gsi5 = "TINT#<tint>",
+    gsi5_sk = "<id>"
+)]
+struct Widget {
+    id: String,
+    color: Color,
+    flag: bool,
+    owner: String,
+    tint: Tint,
+}
+
+/// A primary partition key of only low parts holds an item collection: hot.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "GLOBAL#<kind>", sk = "EVENT#<at>")]
+struct Event {
+    kind: Color,
+    at: u64,
+}
+
+/// One item in the whole table under a constant key: nothing to spread.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "CONFIG", sk = "MAIN")]
+struct Config {
+    value: String,
+}
+
+fn kinds(lints: &[Lint]) -> Vec<(&'static str, Index, LintKind)> {
+    lints.iter().map(|l| (l.entity, l.index, l.kind)).collect()
+}
+
+#[test]
+fn skill_exchange_has_one_hot_partition_left_the_leaderboard() {
+    let lints = TableLayout::new(&schemas()).unwrap().lint();
+    assert_eq!(
+        lints,
+        vec![Lint {
+            entity: "User",
+            index: Index::Gsi(5),
+            kind: LintKind::HotPartition,
+            message: "partition key GSI5PK `LEADERBOARD` has no high-cardinality part (it is constant), so every User \
+                      with the same key lands in one partition, which serves at most 1,000 write units and 3,000 read \
+                      units a second; shard it: `gsi5 = \"LEADERBOARD#<shard(id, 8)>\"` spreads it over 8 \
+                      partitions, and `User::gsi5` reads them back merged in sort-key order"
+                .to_owned(),
+        }]
+    );
+    assert_eq!(
+        lints[0].to_string(),
+        format!("User GSI5 hot partition: {}", lints[0].message),
+        "the display names entity, index and rule"
+    );
+}
+
+#[test]
+fn hot_partitions_are_keys_of_only_literals_or_low_cardinality_parts() {
+    let layout = TableLayout::new(&[Widget::schema(), Event::schema(), Config::schema()]).unwrap();
+    let lints = layout.lint();
+    assert_eq!(
+        kinds(&lints),
+        vec![
+            ("Widget", Index::Gsi(1), LintKind::HotPartition),
+            ("Widget", Index::Gsi(2), LintKind::HotPartition),
+            ("Widget", Index::Gsi(5), LintKind::HotPartition),
+            ("Event", Index::Primary, LintKind::HotPartition),
+        ]
+    );
+    assert_eq!(
+        lints[0].message,
+        "partition key GSI1PK `COLOR#<color>#<flag>` has no high-cardinality part (its only parts, `color`, `flag`, \
+         have few values), so every Widget with the same key lands in one partition, which serves at most 1,000 \
+         write units and 3,000 read units a second; shard it: `gsi1 = \"COLOR#<color>#<flag>#<shard(id, 8)>\"` \
+         spreads it over 8 partitions, and `Widget::gsi1` reads them back merged in sort-key order"
+    );
+    assert_eq!(
+        lints[3].message,
+        "partition key PK `GLOBAL#<kind>` has no high-cardinality part (its only part, `kind`, has few values), so \
+         every Event with the same key lands in one partition, which serves at most 1,000 write units and 3,000 \
+         read units a second; move a part with many values, such as one of the sort key `EVENT#<at>`, into the \
+         partition key"
+    );
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(
+    pk = "MEMBER#<id>",
+    sk = "PROFILE",
+    gsi1 = "TEAM#<team>",
+    gsi1_sk = "MEMBER",
+    gsi2 = "EMAIL#<email>",
+    gsi2_sk = "MEMBER"
+)]
+struct Member {
+    id: String,
+    team: String,
+    #[entity(unique)]
+    email: String,
+}
+
+#[test]
+fn a_constant_gsi_sort_key_under_a_shared_partition_is_an_unbounded_collection() {
+    let lints = TableLayout::new(&[Member::schema()]).unwrap().lint();
+    assert_eq!(
+        lints,
+        vec![Lint {
+            entity: "Member",
+            index: Index::Gsi(1),
+            kind: LintKind::UnboundedCollection,
+            message: "every Member of a partition GSI1PK `TEAM#<team>` has the same sort key GSI1SK `MEMBER`, so the \
+                      partition grows without bound and a query reads it in no useful order, with no sort-key \
+                      condition to narrow it; sort it by a field, such as `gsi1_sk = \"<created_at>\"`, or mark the \
+                      partition key's field `#[entity(unique)]` if it names one item"
+                .to_owned(),
+        }]
+    );
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "PROJECT#<id>", sk = "META", gsi1 = "ORG#<org>", gsi1_sk = "<created>")]
+struct Project {
+    id: String,
+    org: String,
+    created: Timestamp,
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "TICKET#<id>", sk = "META", gsi1 = "ORG#<org_id>", gsi1_sk = "<opened>")]
+struct Ticket {
+    id: String,
+    org_id: String,
+    opened: Timestamp,
+}
+
+/// Shares the partition, but its sort key prefix keeps its query to its own items.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "NOTE#<id>", sk = "META", gsi1 = "ORG#<org>", gsi1_sk = "NOTE#<id>")]
+struct Note {
+    id: String,
+    org: String,
+}
+
+#[test]
+fn queries_that_cannot_tell_entities_apart_filter_on_the_type() {
+    let lints = TableLayout::new(&[Project::schema(), Ticket::schema(), Note::schema()]).unwrap().lint();
+    assert_eq!(
+        kinds(&lints),
+        vec![("Project", Index::Gsi(1), LintKind::TypeFilter), ("Ticket", Index::Gsi(1), LintKind::TypeFilter)]
+    );
+    assert_eq!(
+        lints[0].message,
+        "`Project::gsi1` reads partition GSI1PK `ORG#<org>`, which Ticket, Note also write and its sort key \
+         `<created>` starts with a placeholder, so the key condition reads the whole partition: the query selects \
+         Project by filtering on the entity type, and the other items still cost read capacity; start the sort key \
+         with a literal of its own, such as `PROJECT#...`"
+    );
+    assert_eq!(
+        lints[1].message,
+        "`Ticket::gsi1` reads partition GSI1PK `ORG#<org_id>`, which Project, Note also write and its sort key \
+         `<opened>` starts with a placeholder, so the key condition reads the whole partition: the query selects \
+         Ticket by filtering on the entity type, and the other items still cost read capacity; start the sort key \
+         with a literal of its own, such as `TICKET#...`"
+    );
+    // Alone, nothing shares its partition.
+    assert_eq!(TableLayout::new(&[Project::schema()]).unwrap().lint(), vec![]);
+}
+
+#[test]
+fn registered_scans_and_type_filters_are_reported_in_order() {
+    let layout = TableLayout::new(&[Project::schema()]).unwrap().reads([
+        Read::scan("admin: every project", "Project"),
+        Read::query("projects of an org", "Project", Index::Gsi(1)),
+        Read::query("by hand", "Project", Index::Gsi(1)).filter_on_type(),
+        Read::scan("report", "Project").on(Index::Gsi(1)).filter_on_type(),
+    ]);
+    assert_eq!(layout.registered_reads().len(), 4);
+    let lints = layout.lint();
+    assert_eq!(
+        kinds(&lints),
+        vec![
+            ("Project", Index::Primary, LintKind::ScanRead),
+            ("Project", Index::Gsi(1), LintKind::TypeFilter),
+            ("Project", Index::Gsi(1), LintKind::ScanRead),
+            ("Project", Index::Gsi(1), LintKind::TypeFilter),
+        ]
+    );
+    assert_eq!(
+        lints[0].message,
+        "`admin: every project` scans the table, reading (and paying for) every item in it to return the Project \
+         items; give the read a key: a GSI whose partition key is what the read selects by, queried instead"
+    );
+    assert_eq!(
+        lints[1].message,
+        "`by hand` selects Project items with a filter on the entity type, so the items of other types it reads \
+         still cost read capacity; give Project its own sort key prefix (the generated queries select it with \
+         `begins_with`) or its own index"
+    );
+    assert!(lints[2].message.starts_with("`report` scans index GSI1, reading (and paying for) every item"));
+}
