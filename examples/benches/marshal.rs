@@ -15,8 +15,8 @@
 //! `decode_vs_hand` compare the summed times over the seven entities, `collection_vs_hand` the
 //! summed time of both collections, `worst_entity_vs_hand` is the largest single-entity ratio
 //! of either direction. The ratios to hand-written code come from a second measurement that
-//! times the two in alternation (30 rounds of about 20 ms each, medians), so that a busy
-//! machine's changing speed weighs on both alike; the serde_dynamo ratios and the `_ns`
+//! times the two in alternation (30 rounds of about 20 ms of the thread's CPU time each,
+//! medians), so that a busy machine's load weighs on neither; the serde_dynamo ratios and the `_ns`
 //! figures (per item; per pass of 8 pages for collections) from criterion's means.
 //!
 //! `cargo bench -p dynamo-entity-examples --bench marshal` (add `-- --quick` for a short run

@@ -16,7 +16,8 @@
 //!
 //! Criterion measures each of the six, one after the other; the ratios come from a second
 //! measurement that times the library and the hand-written code in alternation (40 rounds of
-//! about 20 ms each, medians), so that a busy machine's changing speed weighs on both alike.
+//! about 20 ms of the thread's CPU time each, medians), so that a busy machine's load weighs
+//! on neither.
 //! The last line is `ratio put_vs_hand=A update_vs_hand=B query_vs_hand=C`, the library's time
 //! over the hand-written code's (below 1: the library is faster).
 //!
