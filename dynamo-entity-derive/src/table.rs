@@ -333,7 +333,18 @@ fn parse_index(
     errors: &mut Errors,
 ) -> syn::Result<()> {
     let mut d = IndexDecl { kind, key, projection: Projection::All, pk: None, sk: None };
-    if meta.input.peek(syn::token::Paren) {
+    // `gsi1()` is `gsi1`: every setting at its default.
+    let empty = meta.input.peek(syn::token::Paren) && {
+        let fork = meta.input.fork();
+        let content;
+        syn::parenthesized!(content in fork);
+        content.is_empty()
+    };
+    if empty {
+        let content;
+        syn::parenthesized!(content in meta.input);
+        let _ = content;
+    } else if meta.input.peek(syn::token::Paren) {
         meta.parse_nested_meta(|inner| {
             let Some(k) = inner.path.get_ident().map(Ident::to_string) else {
                 errors.spanned(&inner.path, "expected `projection = ...`, `pk = S|N` or `sk = S|N`");
@@ -723,6 +734,21 @@ impl Checks<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn empty_parentheses_are_the_defaults() {
+        let with: DeriveInput = syn::parse_quote! {
+            #[table(entities(User), gsi1(), lsi2())]
+            pub struct Shop;
+        };
+        let without: DeriveInput = syn::parse_quote! {
+            #[table(entities(User), gsi1, lsi2)]
+            pub struct Shop;
+        };
+        let (with, without) = (derive(&with).to_string(), derive(&without).to_string());
+        assert!(!with.contains("compile_error"), "{with}");
+        assert_eq!(with, without);
+    }
 
     #[test]
     fn key_attributes_are_recognized() {

@@ -233,14 +233,17 @@ impl PartialEq for Capacity {
 impl fmt::Display for Capacity {
     /// `2 WCU (table 1 WCU, GSI1 1 WCU)`; reads and writes shown when present.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fn units(u: &Units) -> String {
+        let total = Units { read: self.read(), write: self.write() };
+        // A part with no units is labelled like the whole: `0 RCU` within a read.
+        let zero = if total.write == 0.0 && total.read != 0.0 { "0 RCU" } else { "0 WCU" };
+        let units = |u: &Units| -> String {
             match (u.read, u.write) {
                 (r, w) if r != 0.0 && w != 0.0 => format!("{r} RCU + {w} WCU"),
                 (r, _) if r != 0.0 => format!("{r} RCU"),
-                (_, w) => format!("{w} WCU"),
+                (_, w) if w != 0.0 => format!("{w} WCU"),
+                _ => zero.to_owned(),
             }
-        }
-        let total = Units { read: self.read(), write: self.write() };
+        };
         write!(f, "{}", units(&total))?;
         let parts: Vec<String> = self
             .indexes
@@ -547,6 +550,8 @@ mod tests {
         let c = Capacity::from_consumed(std::slice::from_ref(&reported), true);
         assert_eq!(c, Capacity::table(Units::writes(1.0)).with_index(Index::Gsi(1), Units::writes(2.0)));
         assert_eq!(c.to_string(), "3 WCU (table 1 WCU, GSI1 2 WCU)");
+        let gsi_query = Capacity::table(Units::reads(0.0)).with_index(Index::Gsi(2), Units::reads(2.5));
+        assert_eq!(gsi_query.to_string(), "2.5 RCU (table 0 RCU, GSI2 2.5 RCU)");
         let total = ConsumedCapacity::builder().capacity_units(0.5).build();
         assert_eq!(Capacity::from_consumed(&[total], false), Capacity::table(Units::reads(0.5)));
         let parent = Arc::new(CapacityMeter::default());

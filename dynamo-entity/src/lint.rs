@@ -163,6 +163,13 @@ impl TableLayout {
                 }
             }
         }
+        if self.has_inverted() {
+            for e in self.entities() {
+                if let Some(l) = inverted_hot_partition(e) {
+                    out.push(l);
+                }
+            }
+        }
         for r in &self.reads {
             if r.scan {
                 out.push(Lint {
@@ -233,15 +240,19 @@ fn hot_partition(e: &EntitySchema, ix: &IndexSchema) -> Option<Lint> {
     };
     let attribute = ix.index.pk_attribute();
     let fix = match ix.index {
-        Index::Gsi(n) => {
-            // Shard by the first part of the primary key, which names the item.
-            let source = e.primary.pk.fields().chain(e.primary.sk.fields()).next().unwrap_or("id");
-            format!(
+        Index::Gsi(n) => match shard_source(e, pk) {
+            Some(source) => format!(
                 "shard it: `gsi{n} = \"{}#<shard({source}, {SUGGESTED_SHARDS})>\"` spreads it over \
-                 {SUGGESTED_SHARDS} partitions, and `{}::gsi{n}` reads them back merged in sort-key order",
+                     {SUGGESTED_SHARDS} partitions, and `{}::gsi{n}` reads them back merged in sort-key order",
                 pk.source, e.name
-            )
-        }
+            ),
+            None => format!(
+                "shard it with a `<shard(field, {SUGGESTED_SHARDS})>` part whose source field has many \
+                     values and is not in this key, and `{}::gsi{n}` reads the shards back merged in sort-key \
+                     order",
+                e.name
+            ),
+        },
         _ => format!(
             "move a part with many values, such as one of the sort key `{}`, into the partition key",
             ix.sk.source
@@ -259,6 +270,49 @@ fn hot_partition(e: &EntitySchema, ix: &IndexSchema) -> Option<Lint> {
     })
 }
 
+/// In the inverted index the table's sort key is the partition key, so an entity whose sort key
+/// is a constant (`PROFILE`, `META`) puts every one of its items, and the guard items of its
+/// unique fields (sort key `UNIQUE`), into one index partition.
+fn inverted_hot_partition(e: &EntitySchema) -> Option<Lint> {
+    let constant = e.primary.sk.constant()?;
+    let guards = if e.has_unique() {
+        format!(", as do the guard items of its unique fields (sort key `{}`)", crate::unique::GUARD_SK)
+    } else {
+        String::new()
+    };
+    Some(Lint {
+        entity: e.name,
+        index: Index::Inverted,
+        kind: LintKind::HotPartition,
+        message: format!(
+            "the inverted index is keyed on SK, and every {} has the sort key `{constant}`, so all of them land \
+             in one index partition{guards}, which serves at most 1,000 write units and 3,000 read units a \
+             second and takes a copy of every write; give the sort key a part with many values, or keep this \
+             entity's table without the inverted index",
+            e.name
+        ),
+    })
+}
+
+/// The field to suggest as a shard source for the hot partition key `pk`: a primary key field
+/// that is not a part of `pk` (the derive refuses that), preferring one that alone makes a
+/// high-cardinality key template (an id rather than a flag).
+fn shard_source(e: &EntitySchema, pk: &Template) -> Option<&'static str> {
+    let in_pk = |f: &str| pk.fields().any(|p| p == f);
+    let known_high = [e.primary.pk, e.primary.sk]
+        .into_iter()
+        .filter(|t| t.cardinality == Cardinality::High && t.fields().count() == 1)
+        .flat_map(|t| t.fields())
+        .find(|f| !in_pk(f));
+    known_high.or_else(|| {
+        [e.primary.pk, e.primary.sk]
+            .into_iter()
+            .filter(|t| t.cardinality == Cardinality::High)
+            .flat_map(|t| t.fields())
+            .find(|f| !in_pk(f))
+    })
+}
+
 fn unbounded_collection(e: &EntitySchema, ix: &IndexSchema) -> Option<Lint> {
     let Index::Gsi(n) = ix.index else { return None };
     let constant = ix.sk.constant()?;
@@ -266,6 +320,16 @@ fn unbounded_collection(e: &EntitySchema, ix: &IndexSchema) -> Option<Lint> {
     if ix.pk.fields().any(|f| e.fields.iter().any(|x| x.field == f && x.unique)) {
         return None;
     }
+    // Suggest a field the entity has: its creation time, else a primary key field outside the
+    // index's partition key.
+    let sort_field = e
+        .created_at
+        .map(|f| f.field)
+        .or_else(|| e.primary.pk.fields().chain(e.primary.sk.fields()).find(|f| !ix.pk.fields().any(|p| p == *f)));
+    let suggestion = match sort_field {
+        Some(f) => format!("such as `gsi{n}_sk = \"<{f}>\"`"),
+        None => "such as a creation time".to_owned(),
+    };
     Some(Lint {
         entity: e.name,
         index: ix.index,
@@ -273,7 +337,7 @@ fn unbounded_collection(e: &EntitySchema, ix: &IndexSchema) -> Option<Lint> {
         message: format!(
             "every {} of a partition {} `{}` has the same sort key {} `{constant}`, so the partition grows \
              without bound and a query reads it in no useful order, with no sort-key condition to narrow it; \
-             sort it by a field, such as `gsi{n}_sk = \"<created_at>\"`, or mark the partition key's field \
+             sort it by a field, {suggestion}, or mark the partition key's field \
              `#[entity(unique)]` if it names one item",
             e.name,
             ix.index.pk_attribute(),

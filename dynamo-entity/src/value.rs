@@ -236,20 +236,60 @@ fn empty_map_key() -> ValueError {
 }
 
 /// Checks that no map inside `value` has an empty key.
-fn check_map_keys(value: &AttributeValue) -> Result<(), ValueError> {
+fn check_serde_value(value: &AttributeValue) -> Result<(), ValueError> {
     match value {
         AttributeValue::M(m) => {
             for (k, v) in m {
                 if k.is_empty() {
                     return Err(empty_map_key());
                 }
-                check_map_keys(v)?;
+                check_serde_value(v)?;
             }
             Ok(())
         }
-        AttributeValue::L(l) => l.iter().try_for_each(check_map_keys),
+        AttributeValue::L(l) => l.iter().try_for_each(check_serde_value),
+        AttributeValue::N(n) => check_number_text(n),
+        AttributeValue::Ns(ns) => ns.iter().try_for_each(|n| check_number_text(n)),
         _ => Ok(()),
     }
+}
+
+/// Checks number text that serde produced (a float's `NaN`, `inf`, or a `1e300` written out in
+/// full) against DynamoDB's number rules: decimal text, at most 38 significant digits, a
+/// magnitude below 10^126 and, when not zero, at least 10^-130.
+fn check_number_text(text: &str) -> Result<(), ValueError> {
+    let refuse = |reason| Err(ValueError::NotRepresentable { value: text.to_owned(), reason });
+    let body = text.strip_prefix('-').unwrap_or(text);
+    let (mantissa, exponent) = match body.find(['e', 'E']) {
+        Some(i) => (&body[..i], &body[i + 1..]),
+        None => (body, "0"),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let Ok(exponent) = exponent.parse::<i32>() else {
+        return refuse("a DynamoDB number is finite decimal text");
+    };
+    if (int.is_empty() && frac.is_empty()) || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
+        return refuse("a DynamoDB number is finite decimal text");
+    }
+    let digits = || int.bytes().chain(frac.bytes());
+    let leading = digits().take_while(|&b| b == b'0').count();
+    let total = int.len() + frac.len();
+    if leading == total {
+        return Ok(());
+    }
+    let trailing = digits().rev().take_while(|&b| b == b'0').count();
+    if total - leading - trailing > 38 {
+        return refuse("a number has at most 38 significant digits");
+    }
+    // 10^(magnitude - 1) <= |value| < 10^magnitude
+    let magnitude = i64::from(exponent) + int.len() as i64 - leading as i64;
+    if magnitude > 126 {
+        return refuse("a number's magnitude must be below 10^126");
+    }
+    if magnitude - 1 < -130 {
+        return refuse("a non-zero number's magnitude must be at least 10^-130");
+    }
+    Ok(())
 }
 
 macro_rules! map_attribute {
@@ -667,10 +707,12 @@ impl<T: SetElement + Eq + Hash, S: std::hash::BuildHasher + Default> Attribute f
 ///
 /// # Errors
 /// [`ValueError::Invalid`] when serde cannot represent the value;
-/// [`ValueError::NotRepresentable`] for a map with an empty key, which DynamoDB refuses.
+/// [`ValueError::NotRepresentable`] for a map with an empty key, or a number DynamoDB cannot
+/// hold (a float's NaN or infinity, a magnitude of 10^126 or more or below 10^-130, more than 38
+/// significant digits): DynamoDB would refuse the whole item.
 pub fn serde_to_attribute<T: serde::Serialize>(value: &T) -> Result<Option<AttributeValue>, ValueError> {
     let av: AttributeValue = serde_dynamo::to_attribute_value(value).map_err(|e| ValueError::Invalid(e.to_string()))?;
-    check_map_keys(&av)?;
+    check_serde_value(&av)?;
     Ok(if av.is_null() { None } else { Some(av) })
 }
 
@@ -686,6 +728,38 @@ pub fn serde_from_attribute<T: serde::de::DeserializeOwned>(value: Option<&Attri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn serde_number_text_follows_dynamodb_rules() {
+        for ok in ["0", "-0.000", "42", "-4.2e1", "1E+125", "9.99e125", "1e-130", "0.5", &"1".repeat(38)] {
+            assert_eq!(check_number_text(ok), Ok(()), "{ok}");
+        }
+        let cases = [
+            ("NaN", "a DynamoDB number is finite decimal text"),
+            ("inf", "a DynamoDB number is finite decimal text"),
+            ("1e", "a DynamoDB number is finite decimal text"),
+            ("1e126", "a number's magnitude must be below 10^126"),
+            ("1e-131", "a non-zero number's magnitude must be at least 10^-130"),
+            ("1234567890123456789012345678901234567891", "a number has at most 38 significant digits"),
+        ];
+        for (text, reason) in cases {
+            assert_eq!(
+                check_number_text(text),
+                Err(ValueError::NotRepresentable { value: text.to_owned(), reason }),
+                "{text}"
+            );
+        }
+        let huge = format!("{}", 1e300_f64);
+        assert_eq!(
+            serde_to_attribute(&vec![1e300_f64]),
+            Err(ValueError::NotRepresentable { value: huge, reason: "a number's magnitude must be below 10^126" })
+        );
+        assert!(matches!(serde_to_attribute(&f64::NAN), Err(ValueError::NotRepresentable { .. })));
+        assert_eq!(
+            serde_to_attribute(&vec![1.5_f64]),
+            Ok(Some(AttributeValue::L(vec![AttributeValue::N("1.5".into())])))
+        );
+    }
 
     #[test]
     fn integers_in_other_notations() {

@@ -137,7 +137,7 @@ fn a_constant_gsi_sort_key_under_a_shared_partition_is_an_unbounded_collection()
             kind: LintKind::UnboundedCollection,
             message: "every Member of a partition GSI1PK `TEAM#<team>` has the same sort key GSI1SK `MEMBER`, so the \
                       partition grows without bound and a query reads it in no useful order, with no sort-key \
-                      condition to narrow it; sort it by a field, such as `gsi1_sk = \"<created_at>\"`, or mark the \
+                      condition to narrow it; sort it by a field, such as `gsi1_sk = \"<id>\"`, or mark the \
                       partition key's field `#[entity(unique)]` if it names one item"
                 .to_owned(),
         }]
@@ -224,4 +224,65 @@ fn registered_scans_and_type_filters_are_reported_in_order() {
          `begins_with`) or its own index"
     );
     assert!(lints[2].message.starts_with("`report` scans index GSI1, reading (and paying for) every item"));
+}
+
+/// A flag in the partition key and the id in the sort key: the shard source must be the id, not
+/// the flag (two values) and not a part of the hot key itself (the derive refuses that).
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "FLAG#<on>", sk = "F#<id>", gsi1 = "STATE#<on>", gsi1_sk = "<id>")]
+struct Flag {
+    on: bool,
+    id: String,
+}
+
+#[test]
+fn the_suggested_shard_source_has_many_values_and_is_not_in_the_hot_key() {
+    let lints = TableLayout::new(&[Flag::schema()]).unwrap().lint();
+    assert_eq!(
+        kinds(&lints),
+        vec![("Flag", Index::Primary, LintKind::HotPartition), ("Flag", Index::Gsi(1), LintKind::HotPartition)]
+    );
+    assert!(
+        lints[1].message.ends_with(
+            "shard it: `gsi1 = \"STATE#<on>#<shard(id, 8)>\"` spreads it over 8 partitions, and `Flag::gsi1` \
+             reads them back merged in sort-key order"
+        ),
+        "{}",
+        lints[1].message
+    );
+}
+
+/// Entities in a table with the inverted index (keyed on SK), which `Membership` brings.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "CUSTOMER#<id>", sk = "PROFILE")]
+struct Customer {
+    id: String,
+    #[entity(unique)]
+    email: String,
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "CUSTOMER#<customer>", sk = "GROUP#<group>", inverted)]
+struct Membership {
+    customer: String,
+    group: String,
+}
+
+#[test]
+fn a_constant_sort_key_is_one_hot_partition_of_the_inverted_index() {
+    let lints = TableLayout::new(&[Customer::schema(), Membership::schema()]).unwrap().lint();
+    assert_eq!(
+        lints,
+        vec![Lint {
+            entity: "Customer",
+            index: Index::Inverted,
+            kind: LintKind::HotPartition,
+            message: "the inverted index is keyed on SK, and every Customer has the sort key `PROFILE`, so all of \
+                      them land in one index partition, as do the guard items of its unique fields (sort key \
+                      `UNIQUE`), which serves at most 1,000 write units and 3,000 read units a second and takes a \
+                      copy of every write; give the sort key a part with many values, or keep this entity's table \
+                      without the inverted index"
+                .to_owned(),
+        }]
+    );
 }
