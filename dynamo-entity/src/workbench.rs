@@ -34,7 +34,7 @@
 //! | `DataModel[0].KeyAttributes` | `PK` / `SK` with their types (`S` or `N`) |
 //! | `DataModel[0].NonKeyAttributes` | every other attribute: `_type`, the fields, the GSI keys, each with one DynamoDB type |
 //! | `DataModel[0].TableFacets` | one facet per entity: its key templates as the key aliases, its attributes, its sample items |
-//! | `DataModel[0].GlobalSecondaryIndexes` | each GSI's key attributes and projection (`ALL`, `KEYS_ONLY` or `INCLUDE` with its attributes) |
+//! | `DataModel[0].GlobalSecondaryIndexes` | each GSI's key attributes and projection (`ALL`, `KEYS_ONLY` or `INCLUDE` with its attributes), the inverted index among them (keyed on `SK` / `PK`); LSIs are not exported |
 //! | `DataModel[0].TableData` | every sample item, in DynamoDB JSON (`{"S": "..."}`, `{"N": "..."}`, …) |
 //! | `DataModel[0].DataAccess`, `BillingMode` | `{"MySql": {}}` (no data source) and `PAY_PER_REQUEST` (on demand) |
 //!
@@ -271,11 +271,13 @@ impl TableLayout {
         }
 
         let typed = |a: &str| json!({ "AttributeName": a, "AttributeType": types.get(a).map_or("S", |t| t.0) });
+        // The inverted index is a GSI keyed on `SK` / `PK`, so it is modelled as one.
         let gsis: Vec<Value> = self
             .gsis()
             .iter()
-            .map(|&n| {
-                let i = Index::Gsi(n);
+            .map(|&n| Index::Gsi(n))
+            .chain(self.has_inverted().then_some(Index::Inverted))
+            .map(|i| {
                 json!({
                     "IndexName": i.name().unwrap_or_default(),
                     "KeyAttributes": {
