@@ -297,13 +297,13 @@ impl Placeholders {
         if let Some((k, _)) = self.names.iter().find(|(_, v)| v.as_str() == attr) {
             return k.clone();
         }
-        let k = format!("#n{}", self.names.len());
+        let k = placeholder("#n", self.names.len());
         self.names.insert(k.clone(), attr.to_owned());
         k
     }
     /// A new placeholder (`:v0`, `:v1`, …) for `value`.
     pub fn value(&mut self, value: AttributeValue) -> String {
-        let k = format!(":v{}", self.values.len());
+        let k = placeholder(":v", self.values.len());
         self.values.insert(k.clone(), value);
         k
     }
@@ -315,4 +315,26 @@ impl Placeholders {
     pub fn take_values(&mut self) -> Option<HashMap<String, AttributeValue>> {
         (!self.values.is_empty()).then(|| std::mem::take(&mut self.values))
     }
+}
+
+/// `prefix` followed by `n` in decimal (`#n0`, `:v12`), without the formatting machinery.
+fn placeholder(prefix: &str, n: usize) -> String {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = n;
+    loop {
+        at -= 1;
+        // `rest % 10` is below 10, so the cast cannot truncate.
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    let mut out = String::with_capacity(prefix.len() + digits.len() - at);
+    out.push_str(prefix);
+    for &d in &digits[at..] {
+        out.push(char::from(d));
+    }
+    out
 }

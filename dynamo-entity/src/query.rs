@@ -637,15 +637,23 @@ impl<E: Entity, S> QueryRequest<E, S> {
         if let Some(pk) = pk {
             values.insert(":pk".to_owned(), pk.clone());
         }
+        let parts =
+            QueryParts { expr: parts.expr.clone(), names: parts.names.clone(), values, filter: parts.filter.clone() };
+        self.request_of(parts, limit, start)
+    }
+
+    /// The `Query` request of `parts`, moved into it (no copies): what [`request`](Self::request)
+    /// sends and [`render`](Self::render) shows.
+    fn request_of(&self, parts: QueryParts, limit: Option<i32>, start: Option<Item>) -> QueryFluentBuilder {
         self.table
             .client()
             .query()
             .table_name(self.table.name())
             .set_index_name(self.spec.index.index.name().map(str::to_owned))
-            .key_condition_expression(&parts.expr)
-            .set_filter_expression(parts.filter.clone())
-            .set_expression_attribute_names(Some(parts.names.clone()))
-            .set_expression_attribute_values(Some(values))
+            .key_condition_expression(parts.expr)
+            .set_filter_expression(parts.filter)
+            .set_expression_attribute_names(Some(parts.names))
+            .set_expression_attribute_values(Some(parts.values))
             .scan_index_forward(!self.descending)
             .set_limit(limit)
             .set_exclusive_start_key(start)
@@ -669,14 +677,17 @@ impl<E: Entity, S> QueryRequest<E, S> {
             Some(Err(e)) => return Err(clone_err(e)),
             None => self.default_condition(),
         };
-        let scope = self.scope(cursor::scalar_text(&pk), &sk);
+        // The cursor's scope is only needed to check a start cursor.
         let start = match (&self.after, &self.spec.shards) {
-            (Some(c), None) => Some(cursor::decode(c.as_str(), &scope, self.spec.index.index)?),
+            (Some(c), None) => {
+                let scope = self.scope(cursor::scalar_text(&pk), &sk);
+                Some(cursor::decode(c.as_str(), &scope, self.spec.index.index)?)
+            }
             _ => None,
         };
         let parts = self.parts(pk, sk)?;
         let limit = self.page_size.or(self.limit.map(|w| i32::try_from(w).unwrap_or(i32::MAX)));
-        crate::render::built(self.request(&parts, None, limit, start).as_input().clone().build())
+        crate::render::built(self.request_of(parts, limit, start).as_input().clone().build())
     }
 
     /// Every page, lazily: each page is requested when the stream is polled past the previous

@@ -72,7 +72,9 @@ pub struct UpdateRequest<E> {
     table: Table,
     key: Result<PrimaryKey, Error>,
     actions: Vec<(&'static str, &'static str, Action)>,
-    parts: HashMap<&'static str, Result<PartText, KeyPartError>>,
+    /// The key-part text of each key field set, in the order first set (a later `set` of the
+    /// same field replaces its text).
+    parts: Vec<(&'static str, Result<PartText, KeyPartError>)>,
     /// Range guards of `add` / `subtract`: lowest, highest, and whether an absent attribute is
     /// allowed.
     bounds: HashMap<&'static str, (Option<String>, Option<String>, bool)>,
@@ -99,7 +101,7 @@ impl<E: Entity> UpdateRequest<E> {
             table,
             key: key.into_encoded(),
             actions: Vec::new(),
-            parts: HashMap::new(),
+            parts: Vec::new(),
             bounds: HashMap::new(),
             condition: None,
             version: VersionCheck::Unset,
@@ -120,8 +122,16 @@ impl<E: Entity> UpdateRequest<E> {
                 write(value, &mut number, PartForm::Number)?;
                 Ok(PartText { present, composite: Some(composite), number: Some(number) })
             });
-            self.parts.insert(field.name, text);
+            match self.parts.iter_mut().find(|(f, _)| *f == field.name) {
+                Some((_, old)) => *old = text,
+                None => self.parts.push((field.name, text)),
+            }
         }
+    }
+
+    /// The key-part text recorded for `field`, if it was set.
+    fn part(&self, field: &str) -> Option<&Result<PartText, KeyPartError>> {
+        self.parts.iter().find(|(f, _)| *f == field).map(|(_, t)| t)
     }
 
     /// `SET field = value`; for `Option` fields, `None` removes the attribute.
@@ -340,14 +350,16 @@ impl<E: Entity> UpdateRequest<E> {
     /// Builds `UpdateExpression`, names and values.
     fn build(&self) -> Result<(String, String, Placeholders), Error> {
         let mut ph = Placeholders::default();
-        let mut sets: Vec<String> = Vec::new();
-        let mut removes: Vec<String> = Vec::new();
-        let mut adds: Vec<String> = Vec::new();
-        let mut deletes: Vec<String> = Vec::new();
+        // Each clause's actions, separated by `, ` as they are written.
+        let mut sets = String::with_capacity(16 * (self.actions.len() + 2));
+        let mut removes = String::new();
+        let mut adds = String::new();
+        let mut deletes = String::new();
         let mut zero: Option<String> = None;
         let mut empty_list: Option<String> = None;
         let mut added: HashMap<&'static str, String> = HashMap::new();
-        let mut guards: Vec<String> = Vec::new();
+        // ` AND (guard)` for each range guard, in order.
+        let mut guards = String::new();
         let mut seen: Vec<&'static str> = Vec::new();
         for (field, attr, _) in &self.actions {
             if seen.contains(field) {
@@ -366,13 +378,13 @@ impl<E: Entity> UpdateRequest<E> {
             match action {
                 Action::Set(v) => {
                     let v = ph.value(v.clone());
-                    sets.push(format!("{n} = {v}"));
+                    push_all(next(&mut sets), &[&n, " = ", &v]);
                 }
                 Action::SetIfNotExists(v) => {
                     let v = ph.value(v.clone());
-                    sets.push(format!("{n} = if_not_exists({n}, {v})"));
+                    push_all(next(&mut sets), &[&n, " = if_not_exists(", &n, ", ", &v, ")"]);
                 }
-                Action::Remove => removes.push(n),
+                Action::Remove => next(&mut removes).push_str(&n),
                 Action::Arith(op, v) => {
                     let z = zero.get_or_insert_with(|| ph.value(AttributeValue::N("0".into()))).clone();
                     // The result must stay within the field's type.
@@ -380,19 +392,19 @@ impl<E: Entity> UpdateRequest<E> {
                         let absent = if *from_zero { format!("attribute_not_exists({n}) OR ") } else { String::new() };
                         if let Some(low) = low {
                             let l = ph.value(AttributeValue::N(low.clone()));
-                            guards.push(format!("{absent}{n} >= {l}"));
+                            push_all(&mut guards, &[" AND (", &absent, &n, " >= ", &l, ")"]);
                         }
                         if let Some(high) = high {
                             let h = ph.value(AttributeValue::N(high.clone()));
-                            guards.push(format!("{absent}{n} <= {h}"));
+                            push_all(&mut guards, &[" AND (", &absent, &n, " <= ", &h, ")"]);
                         }
                         if !*from_zero && low.is_none() && high.is_none() {
-                            guards.push(format!("attribute_exists({n})"));
+                            push_all(&mut guards, &[" AND (attribute_exists(", &n, "))"]);
                         }
                     }
                     let v = ph.value(v.clone());
                     let expr = format!("if_not_exists({n}, {z}) {op} {v}");
-                    sets.push(format!("{n} = {expr}"));
+                    push_all(next(&mut sets), &[&n, " = ", &expr]);
                     added.insert(field, expr);
                 }
                 Action::Append(v, at_end) => {
@@ -400,26 +412,30 @@ impl<E: Entity> UpdateRequest<E> {
                     let v = ph.value(v.clone());
                     let current = format!("if_not_exists({n}, {e})");
                     let (a, b) = if *at_end { (current, v) } else { (v, current) };
-                    sets.push(format!("{n} = list_append({a}, {b})"));
+                    push_all(next(&mut sets), &[&n, " = list_append(", &a, ", ", &b, ")"]);
                 }
                 Action::SetAdd(v) => {
                     let v = ph.value(v.clone());
-                    adds.push(format!("{n} {v}"));
+                    push_all(next(&mut adds), &[&n, " ", &v]);
                 }
                 Action::SetDelete(v) => {
                     let v = ph.value(v.clone());
-                    deletes.push(format!("{n} {v}"));
+                    push_all(next(&mut deletes), &[&n, " ", &v]);
                 }
             }
         }
         let schema = E::schema();
-        let known = self.known_parts(schema)?;
+        let primary = match &self.key {
+            Ok(key) => primary_parts(schema, key),
+            Err(_) => Vec::new(),
+        };
+        let known = self.known_parts(schema, &primary)?;
         for gsi in schema.secondary_indexes() {
             let (pk_attr, sk_attr) = (gsi.index.pk_attribute(), gsi.index.sk_attribute());
             // An LSI's partition key is the item's own `PK`, which no update changes: only its
             // sort key `LSI<n>SK` is written or removed.
             let local = gsi.index.is_local();
-            let is_touched = |t: &Template| t.fields().any(|f| self.parts.contains_key(f) || added.contains_key(f));
+            let is_touched = |t: &Template| t.fields().any(|f| self.part(f).is_some() || added.contains_key(f));
             let has_optional = |t: &Template| t.fields().any(|f| schema.is_optional(f));
             let (pk_touched, sk_touched) = (!local && is_touched(gsi.pk), is_touched(gsi.sk));
             if !pk_touched && !sk_touched {
@@ -430,12 +446,14 @@ impl<E: Entity> UpdateRequest<E> {
                 .pk
                 .fields()
                 .chain(gsi.sk.fields())
-                .any(|f| matches!(self.parts.get(f), Some(Ok(PartText { present: false, .. }))));
+                .any(|f| matches!(self.part(f), Some(Ok(PartText { present: false, .. }))));
             if goes_absent {
                 if !local {
-                    removes.push(ph.name(pk_attr));
+                    let n = ph.name(pk_attr);
+                    next(&mut removes).push_str(&n);
                 }
-                removes.push(ph.name(sk_attr));
+                let n = ph.name(sk_attr);
+                next(&mut removes).push_str(&n);
                 continue;
             }
             // An untouched template is rewritten too when either template has an Option part:
@@ -474,7 +492,7 @@ impl<E: Entity> UpdateRequest<E> {
                     .pk
                     .fields()
                     .chain(gsi.sk.fields())
-                    .filter(|f| self.parts.contains_key(f) || added.contains_key(f))
+                    .filter(|f| self.part(f).is_some() || added.contains_key(f))
                     .collect();
                 let templates: Vec<String> = rewrite.iter().map(|(t, a, _)| format!("{a} `{}`", t.source)).collect();
                 return Err(Error::Invalid {
@@ -505,9 +523,11 @@ impl<E: Entity> UpdateRequest<E> {
                 // A part is None: the item leaves the sparse index, both attributes go (an
                 // LSI's sort key alone).
                 if !local {
-                    removes.push(ph.name(pk_attr));
+                    let n = ph.name(pk_attr);
+                    next(&mut removes).push_str(&n);
                 }
-                removes.push(ph.name(sk_attr));
+                let n = ph.name(sk_attr);
+                next(&mut removes).push_str(&n);
                 continue;
             }
             for (attribute, v) in values {
@@ -516,11 +536,12 @@ impl<E: Entity> UpdateRequest<E> {
                     KeyValue::Value(v) => ph.value(v),
                     KeyValue::Expr(e) => e,
                 };
-                sets.push(format!("{n} = {rhs}"));
+                push_all(next(&mut sets), &[&n, " = ", &rhs]);
             }
         }
-        let mut expr = String::new();
-        for (clause, parts) in [("SET", &sets), ("REMOVE", &removes), ("ADD", &adds), ("DELETE", &deletes)] {
+        let clauses = [("SET", &sets), ("REMOVE", &removes), ("ADD", &adds), ("DELETE", &deletes)];
+        let mut expr = String::with_capacity(clauses.iter().map(|(c, p)| c.len() + p.len() + 2).sum());
+        for (clause, parts) in clauses {
             if parts.is_empty() {
                 continue;
             }
@@ -529,7 +550,7 @@ impl<E: Entity> UpdateRequest<E> {
             }
             expr.push_str(clause);
             expr.push(' ');
-            expr.push_str(&parts.join(", "));
+            expr.push_str(parts);
         }
         if expr.is_empty() {
             return Err(Error::Invalid { reason: format!("an update of {} must change at least one field", E::TYPE) });
@@ -539,12 +560,11 @@ impl<E: Entity> UpdateRequest<E> {
         let ty_value = ph.value(AttributeValue::S(E::TYPE.to_owned()));
         // The item must exist and be of this entity type: an update never creates a
         // half-written item, nor changes another entity's item under the same key.
-        let mut cond = format!("attribute_exists({pk}) AND {ty} = {ty_value}");
-        for guard in &guards {
-            cond = format!("{cond} AND ({guard})");
-        }
+        let mut cond = String::with_capacity(64 + guards.len());
+        push_all(&mut cond, &["attribute_exists(", &pk, ") AND ", &ty, " = ", &ty_value, &guards]);
         if let (Some(version), VersionCheck::Is(expected)) = (&E::schema().version, self.version) {
-            cond = format!("{cond} AND {}", versioning::version_condition(version, expected, &mut ph));
+            let text = versioning::version_condition(version, expected, &mut ph);
+            push_all(&mut cond, &[" AND ", &text]);
         }
         if let Some(c) = &self.condition {
             let text = c.render(&mut ph).map_err(|(field, source)| Error::Encode {
@@ -553,23 +573,24 @@ impl<E: Entity> UpdateRequest<E> {
                 attribute: field,
                 source,
             })?;
-            cond = format!("{cond} AND ({text})");
+            push_all(&mut cond, &[" AND (", &text, ")"]);
         }
         Ok((expr, cond, ph))
     }
 
     /// The key-part text of every field whose value this update knows: the fields it sets
     /// and the primary key fields (from the key).
-    fn known_parts(&self, schema: &EntitySchema) -> Result<HashMap<&'static str, PartText>, Error> {
-        let mut known = match &self.key {
-            Ok(key) => primary_parts(schema, key),
-            Err(_) => HashMap::new(),
-        };
+    /// `primary` is [`primary_parts`] of the key.
+    fn known_parts<'a>(
+        &'a self,
+        schema: &EntitySchema,
+        primary: &'a [(&'static str, PartText)],
+    ) -> Result<Known<'a>, Error> {
+        let mut known = Known(Vec::with_capacity(primary.len() + self.parts.len()));
+        known.0.extend(primary.iter().map(|(f, t)| (*f, t)));
         for (field, text) in &self.parts {
             match text {
-                Ok(t) => {
-                    known.insert(field, t.clone());
-                }
+                Ok(t) => known.0.push((*field, t)),
                 Err(reason) => {
                     // Name the first key template built from this field.
                     let (attribute, template) = schema
@@ -620,7 +641,13 @@ impl<E: Entity> UpdateRequest<E> {
             version,
             entity: E::TYPE,
             key_text: key.to_string(),
-            key: key.to_item(),
+            key: {
+                // The key's values move into the request's key (no copies).
+                let mut item = HashMap::with_capacity(2);
+                item.insert(PK.to_owned(), key.pk);
+                item.insert(crate::entity::SK.to_owned(), key.sk);
+                item
+            },
             update,
             condition,
             names: ph.take_names(),
@@ -769,6 +796,35 @@ pub(crate) struct PreparedUpdate {
     pub arith: Vec<(&'static str, &'static str, char, String, (Option<String>, Option<String>, bool))>,
 }
 
+/// `list` ready for one more item: `, ` after the items it has.
+fn next(list: &mut String) -> &mut String {
+    if !list.is_empty() {
+        list.push_str(", ");
+    }
+    list
+}
+
+/// Appends each piece to `out`.
+fn push_all(out: &mut String, pieces: &[&str]) {
+    for piece in pieces {
+        out.push_str(piece);
+    }
+}
+
+/// The key-part text of every field an update knows, by field name; a later entry replaces
+/// an earlier one of the same field (a field set replaces what the key said).
+struct Known<'a>(Vec<(&'static str, &'a PartText)>);
+
+impl Known<'_> {
+    fn get(&self, field: &str) -> Option<&PartText> {
+        self.0.iter().rev().find(|(f, _)| *f == field).map(|(_, t)| *t)
+    }
+
+    fn contains_key(&self, field: &str) -> bool {
+        self.get(field).is_some()
+    }
+}
+
 enum KeyValue {
     Value(AttributeValue),
     Expr(String),
@@ -777,7 +833,7 @@ enum KeyValue {
 /// The new value of one GSI key attribute, `None` when a part is absent.
 fn key_value(
     ctx: &KeyContext,
-    known: &HashMap<&'static str, PartText>,
+    known: &Known<'_>,
     added: &HashMap<&'static str, String>,
 ) -> Result<Option<KeyValue>, Error> {
     let template = ctx.template;
@@ -825,21 +881,21 @@ fn key_value(
 /// The part texts of the primary key fields, read back from the encoded key: a string key is
 /// split at its delimiters (its parts are already in composite form, escaped); a numeric part
 /// in composite form also gives its plain number form.
-fn primary_parts(schema: &EntitySchema, key: &PrimaryKey) -> HashMap<&'static str, PartText> {
-    let mut out = HashMap::new();
+fn primary_parts(schema: &EntitySchema, key: &PrimaryKey) -> Vec<(&'static str, PartText)> {
+    let mut out = Vec::new();
     for (template, value) in [(schema.primary.pk, &key.pk), (schema.primary.sk, &key.sk)] {
         match value {
             AttributeValue::S(s) => {
                 for (seg, piece) in template.segments.iter().zip(s.split(DELIMITER)) {
                     if let Segment::Field(f) = seg {
                         let number = composite_to_number(piece);
-                        out.insert(*f, PartText { present: true, composite: Some(piece.to_owned()), number });
+                        out.push((*f, PartText { present: true, composite: Some(piece.to_owned()), number }));
                     }
                 }
             }
             AttributeValue::N(n) => {
                 if let [Segment::Field(f)] = template.segments {
-                    out.insert(*f, PartText { present: true, composite: None, number: Some(n.clone()) });
+                    out.push((*f, PartText { present: true, composite: None, number: Some(n.clone()) }));
                 }
             }
             _ => {}
