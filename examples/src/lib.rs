@@ -3,6 +3,7 @@
 //! integration tests and the benchmarks share them.
 
 pub mod orders;
+pub mod report;
 pub mod rng;
 pub mod skill_exchange;
 pub mod vault_commerce;

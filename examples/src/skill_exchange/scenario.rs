@@ -1,7 +1,6 @@
 //! The access patterns of Skill Exchange, each checked against the data set.
 
 use std::collections::{BTreeSet, HashMap};
-use std::fmt;
 use std::time::Instant;
 
 use dynamo_entity::{Entity, Error, Table};
@@ -12,37 +11,8 @@ use super::model::{BadgeType, UserId};
 use super::data::Dataset;
 use super::model::*;
 
-/// One access pattern's outcome.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PatternReport {
-    /// What was asked.
-    pub name: &'static str,
-    /// How many items the answer held.
-    pub items: usize,
-    /// Wall time in microseconds.
-    pub micros: u128,
-}
-
-/// An answer that differs from what the data set says, or an operation that failed.
-#[derive(Debug)]
-pub struct Mismatch {
-    /// The access pattern.
-    pub pattern: &'static str,
-    /// What differed.
-    pub detail: String,
-}
-
-impl fmt::Display for Mismatch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.pattern, self.detail)
-    }
-}
-
-impl std::error::Error for Mismatch {}
-
-fn check(pattern: &'static str, ok: bool, detail: impl FnOnce() -> String) -> Result<(), Mismatch> {
-    if ok { Ok(()) } else { Err(Mismatch { pattern, detail: detail() }) }
-}
+use crate::report::check;
+pub use crate::report::{Mismatch, PatternReport};
 
 fn failed(pattern: &'static str) -> impl FnOnce(Error) -> Mismatch {
     move |e| Mismatch { pattern, detail: format!("operation failed: {e}") }
