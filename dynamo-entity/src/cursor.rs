@@ -105,22 +105,38 @@ fn key_to_wire(key: &Item) -> Vec<(String, char, String)> {
     k
 }
 
-/// Decodes a cursor for the query `scope` on `index`, checking that it belongs to that query
-/// and names only the key attributes DynamoDB expects in an `ExclusiveStartKey`.
-pub(crate) fn decode(text: &str, scope: &Scope, index: Index) -> Result<Item, Error> {
+/// The wire form `W` of cursor `text` at this library's version; a cursor of the other kind
+/// `O` (plain vs sharded) is refused with `other_kind`.
+fn unwrap<W: serde::de::DeserializeOwned, O: serde::de::DeserializeOwned>(
+    text: &str,
+    other_kind: &str,
+    version: impl FnOnce(&W) -> u8,
+) -> Result<W, Error> {
     let bad = |reason: String| Error::Cursor { reason };
     let bytes = URL_SAFE_NO_PAD.decode(text).map_err(|_| bad("not a cursor of this library (bad encoding)".into()))?;
-    let mut wire: Wire = serde_json::from_slice(&bytes).map_err(|_| {
-        let sharded = serde_json::from_slice::<ShardedWire>(&bytes).is_ok();
-        bad(if sharded {
-            "it is the cursor of a sharded query, not of a query of one partition".into()
+    let wire: W = serde_json::from_slice(&bytes).map_err(|_| {
+        bad(if serde_json::from_slice::<O>(&bytes).is_ok() {
+            other_kind.to_owned()
         } else {
             "not a cursor of this library (bad contents)".into()
         })
     })?;
-    if wire.v != VERSION {
-        return Err(bad(format!("cursor version {} is not supported", wire.v)));
+    let v = version(&wire);
+    if v != VERSION {
+        return Err(bad(format!("cursor version {v} is not supported")));
     }
+    Ok(wire)
+}
+
+/// Decodes a cursor for the query `scope` on `index`, checking that it belongs to that query
+/// and names only the key attributes DynamoDB expects in an `ExclusiveStartKey`.
+pub(crate) fn decode(text: &str, scope: &Scope, index: Index) -> Result<Item, Error> {
+    let bad = |reason: String| Error::Cursor { reason };
+    let mut wire: Wire = unwrap::<Wire, ShardedWire>(
+        text,
+        "it is the cursor of a sharded query, not of a query of one partition",
+        |w| w.v,
+    )?;
     // Checked last, so that a cursor of another query gets the precise reason.
     let sealed = wire.c.take().is_some_and(|c| c == checksum(&wire));
     check_scope(&wire.scope, scope)?;
@@ -239,18 +255,11 @@ pub(crate) fn decode_sharded(
     shards: &[AttributeValue],
 ) -> Result<Vec<Position>, Error> {
     let bad = |reason: String| Error::Cursor { reason };
-    let bytes = URL_SAFE_NO_PAD.decode(text).map_err(|_| bad("not a cursor of this library (bad encoding)".into()))?;
-    let mut wire: ShardedWire = serde_json::from_slice(&bytes).map_err(|_| {
-        let single = serde_json::from_slice::<Wire>(&bytes).is_ok();
-        bad(if single {
-            "it is the cursor of a query of one partition, not of a sharded query".into()
-        } else {
-            "not a cursor of this library (bad contents)".into()
-        })
-    })?;
-    if wire.v != VERSION {
-        return Err(bad(format!("cursor version {} is not supported", wire.v)));
-    }
+    let mut wire: ShardedWire = unwrap::<ShardedWire, Wire>(
+        text,
+        "it is the cursor of a query of one partition, not of a sharded query",
+        |w| w.v,
+    )?;
     // Checked last, so that a cursor of another query gets the precise reason.
     let sealed = wire.c.take().is_some_and(|c| c == checksum(&wire));
     check_scope(&wire.scope, scope)?;
