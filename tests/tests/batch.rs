@@ -58,27 +58,12 @@ async fn tables(test: &str, seed: u64) -> (Table, Table, FaultInjector) {
 /// Every item of the table, read with a raw, consistent Scan, by `PK` / `SK`.
 async fn scan(table: &Table) -> BTreeMap<(String, String), Item> {
     let mut items = BTreeMap::new();
-    let mut start = None;
-    loop {
-        let page = table
-            .client()
-            .scan()
-            .table_name(table.name())
-            .consistent_read(true)
-            .set_exclusive_start_key(start)
-            .send()
-            .await
-            .expect("Scan succeeds");
-        for item in page.items.unwrap_or_default() {
-            let pk = item["PK"].as_s().unwrap().clone();
-            let sk = item["SK"].as_s().unwrap().clone();
-            items.insert((pk, sk), item);
-        }
-        match page.last_evaluated_key {
-            Some(key) => start = Some(key),
-            None => return items,
-        }
+    for item in common::scan_all(table).await {
+        let pk = item["PK"].as_s().unwrap().clone();
+        let sk = item["SK"].as_s().unwrap().clone();
+        assert!(items.insert((pk, sk), item).is_none(), "an item was scanned twice");
     }
+    items
 }
 
 /// The `Thing`s stored, decoded, by id.

@@ -94,26 +94,11 @@ fn through(injector: &FaultInjector, plain: &Table, name: &str, partition: &'sta
 /// (clean) client.
 async fn contents(table: &Table) -> BTreeMap<String, Item> {
     let mut items = BTreeMap::new();
-    let mut start = None;
-    loop {
-        let page = table
-            .client()
-            .scan()
-            .table_name(table.name())
-            .consistent_read(true)
-            .set_exclusive_start_key(start)
-            .send()
-            .await
-            .expect("Scan succeeds");
-        for item in page.items.unwrap_or_default() {
-            let key = dynamo_entity::entity::describe_key(&item);
-            assert!(items.insert(key.clone(), item).is_none(), "{key} scanned twice");
-        }
-        match page.last_evaluated_key {
-            Some(k) => start = Some(k),
-            None => return items,
-        }
+    for item in common::scan_all(table).await {
+        let key = dynamo_entity::entity::describe_key(&item);
+        assert!(items.insert(key.clone(), item).is_none(), "{key} scanned twice");
     }
+    items
 }
 
 /// Requests per operation.

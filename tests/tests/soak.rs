@@ -206,28 +206,6 @@ async fn task(world: &World, t: usize, ops: usize) -> TaskLog {
     log
 }
 
-/// Every item of the table, read with strongly consistent scans.
-async fn scan(table: &Table) -> Vec<Item> {
-    let mut items = Vec::new();
-    let mut start = None;
-    loop {
-        let page = table
-            .client()
-            .scan()
-            .table_name(table.name())
-            .consistent_read(true)
-            .set_exclusive_start_key(start)
-            .send()
-            .await
-            .expect("Scan succeeds");
-        items.extend(page.items.unwrap_or_default());
-        match page.last_evaluated_key {
-            Some(k) => start = Some(k),
-            None => return items,
-        }
-    }
-}
-
 fn s<'a>(item: &'a Item, name: &str) -> &'a str {
     match item.get(name) {
         Some(AttributeValue::S(s)) => s,
@@ -308,7 +286,7 @@ async fn sixty_four_tasks_of_mixed_operations_keep_every_invariant() {
     );
 
     // The table as it is now.
-    let raw = scan(&table).await;
+    let raw = common::scan_all(&table).await;
     let any: Vec<AnyItem> = Collection::from(raw.clone()).decode_each().expect("every item decodes");
     let mut skills: BTreeMap<SkillId, Skill> = BTreeMap::new();
     let mut users: BTreeMap<UserId, User> = BTreeMap::new();

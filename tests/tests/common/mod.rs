@@ -29,3 +29,26 @@ pub async fn raw_item(table: &Table, pk: &str, sk: &str) -> Option<dynamo_entity
         .expect("GetItem succeeds")
         .item
 }
+
+/// Every item of the table, read with the SDK alone: strongly consistent `Scan` pages until
+/// `LastEvaluatedKey` is absent, in the order DynamoDB returns them.
+pub async fn scan_all(table: &Table) -> Vec<dynamo_entity::Item> {
+    let mut items = Vec::new();
+    let mut start = None;
+    loop {
+        let page = table
+            .client()
+            .scan()
+            .table_name(table.name())
+            .consistent_read(true)
+            .set_exclusive_start_key(start)
+            .send()
+            .await
+            .expect("Scan succeeds");
+        items.extend(page.items.unwrap_or_default());
+        match page.last_evaluated_key {
+            Some(key) => start = Some(key),
+            None => return items,
+        }
+    }
+}
