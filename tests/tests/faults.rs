@@ -2,7 +2,8 @@
 //! included) through an SDK client whose HTTP layer injects a fault into 30% of the requests
 //! ([`dynamo_entity::fault`]): throttling (`ThrottlingException`,
 //! `ProvisionedThroughputExceededException`), HTTP 500 (`InternalServerError`, and for
-//! `BatchWriteItem`, whose puts are idempotent, a 500 after the server applied the request) and
+//! `BatchWriteItem`, whose puts are idempotent, and for `TransactWriteItems`, which the SDK
+//! retries with the same `ClientRequestToken`, a 500 after the server applied the request) and
 //! `UnprocessedItems` / `UnprocessedKeys` for batches.
 //!
 //! The same workload runs on a second table through a client without faults (the reference).
@@ -61,9 +62,19 @@ fn thirty_percent(injector: &FaultInjector) {
         "BatchGetItem",
         &[(Unprocessed(Pick::Rate(0.5)), 0.10), (Throttling, 0.10), (InternalServerError, 0.10)],
     );
-    for operation in
-        ["GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan", "TransactWriteItems", "TransactGetItems"]
-    {
+    // A transaction applied and then answered with a 500 is retried by the SDK with the same
+    // `ClientRequestToken`, which DynamoDB answers as the first success without applying it again.
+    add_group(
+        injector,
+        "TransactWriteItems",
+        &[
+            (Throttling, 0.10),
+            (ProvisionedThroughputExceeded, 0.05),
+            (InternalServerError, 0.10),
+            (InternalServerErrorAfterApplying, 0.05),
+        ],
+    );
+    for operation in ["GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan", "TransactGetItems"] {
         add_group(
             injector,
             operation,
@@ -183,6 +194,13 @@ async fn the_workload_at_a_30_percent_fault_rate_writes_everything_exactly_once(
     let records = injector.requests();
     let kind = |k: fn(&Injected) -> bool| records.iter().filter(|r| r.injected.as_ref().is_some_and(k)).count();
     let after_applying = kind(|k| matches!(k, Injected::InternalServerErrorAfterApplying));
+    let transactions_after_applying = records
+        .iter()
+        .filter(|r| {
+            r.operation == "TransactWriteItems"
+                && matches!(r.injected, Some(Injected::InternalServerErrorAfterApplying))
+        })
+        .count();
     println!(
         "faults ({}): {} items; reference run {:.2} s, faulty run {:.2} s",
         if full { "full" } else { "default" },
@@ -192,7 +210,8 @@ async fn the_workload_at_a_30_percent_fault_rate_writes_everything_exactly_once(
     );
     println!(
         "  requests {} (reference {}), faulted {} ({:.1}%): throttling {}, provisioned throughput exceeded {}, \
-         HTTP 500 {} (of which {after_applying} after applying), unprocessed responses {} ({} entries)",
+         HTTP 500 {} (of which {after_applying} after applying, {transactions_after_applying} of them to a \
+         transaction), unprocessed responses {} ({} entries)",
         counts.requests,
         clean.requests,
         counts.faults(),
@@ -218,6 +237,9 @@ async fn the_workload_at_a_30_percent_fault_rate_writes_everything_exactly_once(
     // Every kind was injected.
     assert!(counts.throttling > 0 && counts.provisioned_throughput_exceeded > 0);
     assert!(counts.server_errors > 0 && after_applying > 0 && counts.unprocessed_items > 0);
+    // Transactions applied but answered with a 500 were among them, and the counters above
+    // show that none was applied twice.
+    assert!(transactions_after_applying > 0, "no transaction was faulted after applying");
     // Bounded retries: each extra request answers a fault (an error the SDK retried, or a batch
     // re-sending unprocessed entries); transactions are left out, since conflicts between the
     // 50 concurrent purchase attempts make their count vary from run to run.
