@@ -45,6 +45,9 @@ pub struct EntityAttrs {
     pub name: Option<LitStr>,
     /// `inverted`: the entity is queried through the inverted index (`SK` / `PK`).
     pub inverted: Option<Ident>,
+    /// `table = AppTable`: the `#[derive(Table)]` type whose attribute and index names the
+    /// entity uses.
+    pub table: Option<syn::Path>,
 }
 
 /// Field-level `#[entity(...)]`.
@@ -92,7 +95,7 @@ impl Maintained {
 }
 
 const STRUCT_KEYS: &str =
-    "`pk`, `sk`, `gsi1` to `gsi20`, `gsi1_sk` to `gsi20_sk`, `lsi1` to `lsi5`, `inverted` and `name`";
+    "`pk`, `sk`, `gsi1` to `gsi20`, `gsi1_sk` to `gsi20_sk`, `lsi1` to `lsi5`, `inverted`, `name` and `table`";
 const FIELD_KEYS: &str = "`rename`, `serde`, `unique`, `version`, `created_at`, `updated_at` and `ttl`";
 /// The field keys that take no value.
 const FIELD_FLAGS: [&str; 6] = ["serde", "unique", "version", "created_at", "updated_at", "ttl"];
@@ -103,6 +106,7 @@ enum StructKey {
     Sk,
     Name,
     Inverted,
+    Table,
     GsiPk(u8),
     GsiSk(u8),
     Lsi(u8),
@@ -204,14 +208,15 @@ pub fn entity_attrs(attrs: &[Attribute], errors: &mut Errors) -> EntityAttrs {
                 "sk" => Ok(StructKey::Sk),
                 "name" => Ok(StructKey::Name),
                 "inverted" => Ok(StructKey::Inverted),
+                "table" => Ok(StructKey::Table),
                 "rename" | "serde" | "unique" | "version" | "created_at" | "updated_at" | "ttl" => Err(format!(
                     "`{key}` belongs on a field: `#[entity({key}{})]`",
                     if key == "rename" { " = \"...\"" } else { "" }
                 )),
                 other => gsi_key(other).or_else(|| lsi_key(other)).unwrap_or_else(|| {
                     let lower = other.to_lowercase();
-                    let valid = ["pk", "sk", "name", "gsi1", "gsi1_sk", "lsi1", "inverted"];
-                    let suggestion = if matches!(lower.as_str(), "pk" | "sk" | "name" | "inverted")
+                    let valid = ["pk", "sk", "name", "gsi1", "gsi1_sk", "lsi1", "inverted", "table"];
+                    let suggestion = if matches!(lower.as_str(), "pk" | "sk" | "name" | "inverted" | "table")
                         || matches!(gsi_key(&lower), Some(Ok(_)))
                         || matches!(lsi_key(&lower), Some(Ok(_)))
                     {
@@ -245,13 +250,17 @@ pub fn entity_attrs(attrs: &[Attribute], errors: &mut Errors) -> EntityAttrs {
                 out.inverted = Some(ident);
                 return Ok(());
             }
+            if let StructKey::Table = parsed {
+                out.table = Some(meta.value()?.parse()?);
+                return Ok(());
+            }
             let value = string_value(&meta, &key, errors)?;
             let key_attr = value.clone().map(|lit| KeyAttr { key: ident.clone(), lit });
             match parsed {
                 StructKey::Pk => set(&mut out.pk, key_attr),
                 StructKey::Sk => set(&mut out.sk, key_attr),
                 StructKey::Name => set(&mut out.name, value),
-                StructKey::Inverted => {}
+                StructKey::Inverted | StructKey::Table => {}
                 StructKey::GsiPk(n) => set(&mut out.gsis.entry(n).or_default().pk, key_attr),
                 StructKey::GsiSk(n) => set(&mut out.gsis.entry(n).or_default().sk, key_attr),
                 StructKey::Lsi(n) => {

@@ -273,7 +273,8 @@ fn key_part_types(entity: &Entity, errors: &mut Errors) {
 }
 
 /// Rule 7: attribute names must be non-empty, unique and not one of the reserved key or type
-/// attributes.
+/// attributes. With `#[entity(table = ...)]` the key and type attributes are the table's, which
+/// this derive cannot see: `#[derive(Table)]` checks them against the fields instead.
 fn attributes(entity: &Entity, errors: &mut Errors) {
     let mut seen: HashMap<&str, &str> = HashMap::new();
     for field in &entity.fields {
@@ -283,7 +284,7 @@ fn attributes(entity: &Entity, errors: &mut Errors) {
             errors.at(span, "an attribute name cannot be empty");
             continue;
         }
-        if let Some(why) = reserved(attribute) {
+        if let Some(why) = reserved(attribute).filter(|_| entity.attrs.table.is_none()) {
             let how = if field.rename.is_some() {
                 "choose another name"
             } else {

@@ -70,6 +70,9 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
                 let mut arms = Vec::new();
                 let mut finish = Vec::new();
                 let mut types = Vec::new();
+                // The entities of one collection share a table, so its first entity's attribute
+                // names name the type attribute of all of them.
+                let mut names = quote!(&::dynamo_entity::__private::AttributeNames::DEFAULT);
                 for f in &fields.named {
                     let Some(ident) = &f.ident else { continue };
                     let field_str = ident.to_string();
@@ -85,6 +88,9 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
                             ),
                         );
                         continue;
+                    }
+                    if seen.is_empty() {
+                        names = quote!(<#entity as ::dynamo_entity::__private::Entity>::NAMES);
                     }
                     seen.push((key, ident));
                     let span = f.ty.span();
@@ -121,9 +127,9 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
                         ) -> ::core::result::Result<Self, ::dynamo_entity::__private::Error> {
                             #(#decls)*
                             for item in items {
-                                let ty = ::dynamo_entity::__private::type_of(item);
+                                let ty = ::dynamo_entity::__private::type_of_named(item, #names.entity_type);
                                 #(#arms)*
-                                ::dynamo_entity::__private::unknown_item(item, #name_str, unknown)?;
+                                ::dynamo_entity::__private::unknown_item_named(item, #names, #name_str, unknown)?;
                             }
                             ::core::result::Result::Ok(Self { #(#finish),* })
                         }
@@ -139,6 +145,8 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
             let mut seen: Vec<(String, &syn::Ident)> = Vec::new();
             let mut arms = Vec::new();
             let mut types = Vec::new();
+            // The variants' entities share a table: the first one's names name its type attribute.
+            let mut names = quote!(&::dynamo_entity::__private::AttributeNames::DEFAULT);
             for v in &e.variants {
                 let ident = &v.ident;
                 let ty = match &v.fields {
@@ -154,6 +162,9 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
                     errors.spanned(ty, format!("`{key}` is already the entity of variant `{first}`"));
                     continue;
                 }
+                if seen.is_empty() {
+                    names = quote!(<#ty as ::dynamo_entity::__private::Entity>::NAMES);
+                }
                 seen.push((key, ident));
                 let span = ty.span();
                 types.push(quote_spanned!(span=> <#ty as ::dynamo_entity::__private::Entity>::TYPE));
@@ -168,10 +179,11 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
                 #[automatically_derived]
                 impl ::dynamo_entity::collection::EntityEnum for #name {
                     const TYPES: &'static [&'static str] = &[#(#types),*];
+                    const NAMES: &'static ::dynamo_entity::AttributeNames = #names;
                     fn decode(
                         item: &::dynamo_entity::__private::Item,
                     ) -> ::core::result::Result<::core::option::Option<Self>, ::dynamo_entity::__private::Error> {
-                        let ty = ::dynamo_entity::__private::type_of(item);
+                        let ty = ::dynamo_entity::__private::type_of_named(item, Self::NAMES.entity_type);
                         #(#arms)*
                         ::core::result::Result::Ok(::core::option::Option::None)
                     }

@@ -220,6 +220,10 @@ fn newtype(input: &DeriveInput, data: &DataStruct, errors: &mut Errors) -> Optio
                 fn parse_part(text: &str, form: __de::PartForm) -> __de::Result<Self, __de::KeyPartError> {
                     __de::Result::map(<#inner as __de::KeyPart>::parse_part(text, form), |v| Self { #member: v })
                 }
+                #[inline]
+                fn part_eq(&self, encoded: &str, form: __de::PartForm) -> bool {
+                    <#inner as __de::KeyPart>::part_eq(&self.#member, encoded, form)
+                }
             }
 
             #[automatically_derived]
@@ -319,6 +323,10 @@ fn enumeration(
                         text: ::std::string::String::from(text),
                         ty: #type_name,
                     })
+                }
+                #[inline]
+                fn part_eq(&self, encoded: &str, _: __de::PartForm) -> bool {
+                    encoded == __name(self)
                 }
             }
 

@@ -33,11 +33,11 @@ const MAX_PROJECTED: usize = 100;
 const MAX_GSI: u8 = 20;
 /// The highest LSI number: DynamoDB allows 5 LSIs a table.
 const MAX_LSI: u8 = 5;
-const KEYS: [&str; 8] = ["entities", "gsi1", "inverted", "item", "pk", "sk", "type_attribute", "lsi1"];
-const KEY_LIST: &str =
-    "`entities(...)`, `gsi1(...)` to `gsi20(...)`, `lsi1(...)` to `lsi5(...)`, `inverted(...)`, `item(...)`";
-/// The attribute names the runtime writes, which a declaration may only restate.
-const DEFAULT_NAMES: [(&str, &str); 3] = [("pk", "PK"), ("sk", "SK"), ("type_attribute", "_type")];
+const KEYS: [&str; 8] = ["entities", "gsi1", "inverted", "item", "pk", "sk", "entity_type", "lsi1"];
+const KEY_LIST: &str = "`entities(...)`, `gsi1(...)` to `gsi20(...)`, `lsi1(...)` to `lsi5(...)`, `inverted(...)`, \
+                        `item(...)`, `pk = \"...\"`, `sk = \"...\"`, `entity_type = \"...\"`";
+/// DynamoDB's limit on the length of a key attribute's name, in bytes.
+const MAX_KEY_NAME_BYTES: usize = 255;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum IndexKind {
@@ -60,16 +60,6 @@ impl IndexKind {
             IndexKind::Gsi(n) => format!("gsi{n}"),
             IndexKind::Lsi(n) => format!("lsi{n}"),
             IndexKind::Inverted => "inverted".to_owned(),
-        }
-    }
-    fn attribute(self, partition: bool) -> String {
-        match (self, partition) {
-            (IndexKind::Gsi(n), true) => format!("GSI{n}PK"),
-            (IndexKind::Gsi(n), false) => format!("GSI{n}SK"),
-            (IndexKind::Lsi(_), true) => "PK".to_owned(),
-            (IndexKind::Lsi(n), false) => format!("LSI{n}SK"),
-            (IndexKind::Inverted, true) => "SK".to_owned(),
-            (IndexKind::Inverted, false) => "PK".to_owned(),
         }
     }
     fn tokens(self) -> TokenStream {
@@ -96,11 +86,129 @@ struct IndexDecl {
     /// Declared key types: `true` for `N`.
     pk: Option<(bool, Span)>,
     sk: Option<(bool, Span)>,
+    /// `name = "..."`: the index name.
+    name: Option<Named>,
+    /// `pk = "..."` / `sk = "..."`: the key attribute names.
+    pk_name: Option<Named>,
+    sk_name: Option<Named>,
+}
+
+/// A name given in the declaration, with the span of its literal.
+#[derive(Clone)]
+struct Named {
+    value: String,
+    span: Span,
+}
+
+impl Named {
+    fn of(lit: &LitStr) -> Named {
+        Named { value: lit.value(), span: lit.span() }
+    }
+}
+
+/// The table's attribute and index names: the declared ones, the defaults elsewhere.
+struct Names {
+    pk: String,
+    sk: String,
+    entity_type: String,
+    /// Per GSI number - 1: index name, partition key, sort key.
+    gsi: Vec<(String, String, String)>,
+    /// Per LSI number - 1: index name, sort key.
+    lsi: Vec<(String, String)>,
+    inverted: String,
+}
+
+impl Names {
+    fn of(decl: &Decl) -> Names {
+        let or = |n: &Option<Named>, d: String| n.as_ref().map_or(d, |n| n.value.clone());
+        let mut names = Names {
+            pk: or(&decl.pk, "PK".to_owned()),
+            sk: or(&decl.sk, "SK".to_owned()),
+            entity_type: or(&decl.entity_type, "_type".to_owned()),
+            gsi: (1..=MAX_GSI).map(|n| (format!("GSI{n}"), format!("GSI{n}PK"), format!("GSI{n}SK"))).collect(),
+            lsi: (1..=MAX_LSI).map(|n| (format!("LSI{n}"), format!("LSI{n}SK"))).collect(),
+            inverted: "INVERTED".to_owned(),
+        };
+        for d in &decl.indexes {
+            match d.kind {
+                IndexKind::Gsi(n) => {
+                    let g = &mut names.gsi[usize::from(n) - 1];
+                    g.0 = or(&d.name, g.0.clone());
+                    g.1 = or(&d.pk_name, g.1.clone());
+                    g.2 = or(&d.sk_name, g.2.clone());
+                }
+                IndexKind::Lsi(n) => {
+                    let l = &mut names.lsi[usize::from(n) - 1];
+                    l.0 = or(&d.name, l.0.clone());
+                    l.1 = or(&d.sk_name, l.1.clone());
+                }
+                IndexKind::Inverted => names.inverted = or(&d.name, names.inverted.clone()),
+            }
+        }
+        names
+    }
+
+    /// The partition (`true`) or sort key attribute of `kind`.
+    fn attribute(&self, kind: IndexKind, partition: bool) -> &str {
+        match (kind, partition) {
+            (IndexKind::Gsi(n), true) => &self.gsi[usize::from(n) - 1].1,
+            (IndexKind::Gsi(n), false) => &self.gsi[usize::from(n) - 1].2,
+            (IndexKind::Lsi(_), true) | (IndexKind::Inverted, false) => &self.pk,
+            (IndexKind::Lsi(n), false) => &self.lsi[usize::from(n) - 1].1,
+            (IndexKind::Inverted, true) => &self.sk,
+        }
+    }
+
+    /// The index name of `kind`.
+    fn index(&self, kind: IndexKind) -> &str {
+        match kind {
+            IndexKind::Gsi(n) => &self.gsi[usize::from(n) - 1].0,
+            IndexKind::Lsi(n) => &self.lsi[usize::from(n) - 1].0,
+            IndexKind::Inverted => &self.inverted,
+        }
+    }
+
+    /// Whether every name is the default one.
+    fn is_default(decl: &Decl) -> bool {
+        decl.pk.is_none()
+            && decl.sk.is_none()
+            && decl.entity_type.is_none()
+            && decl.indexes.iter().all(|d| d.name.is_none() && d.pk_name.is_none() && d.sk_name.is_none())
+    }
+
+    /// `&'static AttributeNames`: the default, or the default with the declared names set.
+    fn tokens(&self, decl: &Decl) -> TokenStream {
+        let p = quote!(::dynamo_entity::__private);
+        if Names::is_default(decl) {
+            return quote!(&#p::AttributeNames::DEFAULT);
+        }
+        let (pk, sk, ty) = (&self.pk, &self.sk, &self.entity_type);
+        let mut out = quote!(#p::AttributeNames::DEFAULT.with_keys(#pk, #sk).with_entity_type(#ty));
+        for d in &decl.indexes {
+            let name = self.index(d.kind);
+            match d.kind {
+                IndexKind::Gsi(n) => {
+                    let (gpk, gsk) = (self.attribute(d.kind, true), self.attribute(d.kind, false));
+                    out = quote!(#out.with_gsi(#n, #name, #gpk, #gsk));
+                }
+                IndexKind::Lsi(n) => {
+                    let lsk = self.attribute(d.kind, false);
+                    out = quote!(#out.with_lsi(#n, #name, #lsk));
+                }
+                IndexKind::Inverted => out = quote!(#out.with_inverted(#name)),
+            }
+        }
+        quote!(&#out)
+    }
 }
 
 #[derive(Default)]
 struct Decl {
     entities: Option<Vec<Path>>,
+    /// `pk = "..."`, `sk = "..."`, `entity_type = "..."`.
+    pk: Option<Named>,
+    sk: Option<Named>,
+    entity_type: Option<Named>,
     indexes: Vec<IndexDecl>,
     item: Option<Ident>,
     derives: Vec<Path>,
@@ -118,7 +226,9 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     }
     let decl = parse(input, &mut errors);
     let entities = decl.entities.clone().unwrap_or_default();
-    check_decl(&decl, &entities, &mut errors);
+    let names = Names::of(&decl);
+    check_names(&decl, &names, &mut errors);
+    check_decl(&decl, &entities, &names, &mut errors);
 
     let name_str = syn::ext::IdentExt::unraw(name).to_string();
     let vis = &input.vis;
@@ -150,11 +260,13 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         let span = p.span();
         quote_spanned!(span=> <#p as ::dynamo_entity::__private::Entity>::SCHEMA)
     });
-    let indexes = decl.indexes.iter().map(index_tokens);
+    let indexes = decl.indexes.iter().map(|d| index_tokens(d, &names));
+    let names_tokens = names.tokens(&decl);
     let impl_item = quote! {
         #[automatically_derived]
         impl ::dynamo_entity::__private::TableDef for #name {
             const NAME: &'static str = #name_str;
+            const NAMES: &'static ::dynamo_entity::__private::AttributeNames = #names_tokens;
             const ENTITIES: &'static [&'static ::dynamo_entity::__private::EntitySchema] = &[#(#schemas),*];
             const INDEXES: &'static [::dynamo_entity::__private::GsiDecl] = &[#(#indexes),*];
             type Item = #item;
@@ -165,19 +277,20 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         // checks are left out, since they would report what follows from the mistake.
         Some(e) => quote!(#e #impl_item #enum_item),
         None => {
-            let checks = Checks { table: name, table_str: &name_str, entities: &entities, decl: &decl }.all();
+            let checks =
+                Checks { table: name, table_str: &name_str, entities: &entities, decl: &decl, names: &names }.all();
             quote!(#impl_item #enum_item #checks)
         }
     }
 }
 
-fn index_tokens(d: &IndexDecl) -> TokenStream {
+fn index_tokens(d: &IndexDecl, table: &Names) -> TokenStream {
     let index = d.kind.tokens();
     let projection = match &d.projection {
         Projection::All => quote!(::dynamo_entity::__private::Projection::All),
         Projection::KeysOnly => quote!(::dynamo_entity::__private::Projection::KeysOnly),
         Projection::Include(names) => {
-            let names = include_names(names);
+            let names = include_names(names, &table.entity_type);
             quote!(::dynamo_entity::__private::Projection::Include(&[#(#names),*]))
         }
     };
@@ -192,9 +305,9 @@ fn index_tokens(d: &IndexDecl) -> TokenStream {
 
 /// The `NonKeyAttributes` of an `INCLUDE` projection: the entity type attribute first (typed
 /// queries through the index tell items apart by it), then the names given.
-fn include_names(names: &[(String, Span)]) -> Vec<String> {
-    let mut out = vec!["_type".to_owned()];
-    out.extend(names.iter().map(|(n, _)| n.clone()).filter(|n| n != "_type"));
+fn include_names(names: &[(String, Span)], type_attribute: &str) -> Vec<String> {
+    let mut out = vec![type_attribute.to_owned()];
+    out.extend(names.iter().map(|(n, _)| n.clone()).filter(|n| n != type_attribute));
     out
 }
 
@@ -231,17 +344,17 @@ fn parse(input: &DeriveInput, errors: &mut Errors) -> Decl {
             if key == "item" {
                 return parse_item(&meta, &mut decl, errors);
             }
-            if let Some((_, default)) = DEFAULT_NAMES.iter().find(|(k, _)| *k == key) {
+            if matches!(key.as_str(), "pk" | "sk" | "entity_type" | "type_attribute") {
                 let lit: LitStr = meta.value()?.parse()?;
-                if lit.value() != *default {
-                    errors.spanned(
-                        &lit,
-                        format!(
-                            "custom key attribute names are not supported: the entities always write `{default}`; \
-                             leave `{key}` out"
-                        ),
-                    );
+                let slot = match key.as_str() {
+                    "pk" => &mut decl.pk,
+                    "sk" => &mut decl.sk,
+                    _ => &mut decl.entity_type,
+                };
+                if slot.is_some() {
+                    errors.spanned(&ident, "the entity type attribute is given twice (`entity_type`)");
                 }
+                *slot = Some(Named::of(&lit));
                 return Ok(());
             }
             let kind = if key == "inverted" {
@@ -332,7 +445,16 @@ fn parse_index(
     decl: &mut Decl,
     errors: &mut Errors,
 ) -> syn::Result<()> {
-    let mut d = IndexDecl { kind, key, projection: Projection::All, pk: None, sk: None };
+    let mut d = IndexDecl {
+        kind,
+        key,
+        projection: Projection::All,
+        pk: None,
+        sk: None,
+        name: None,
+        pk_name: None,
+        sk_name: None,
+    };
     // `gsi1()` is `gsi1`: every setting at its default.
     let empty = meta.input.peek(syn::token::Paren) && {
         let fork = meta.input.fork();
@@ -347,13 +469,43 @@ fn parse_index(
     } else if meta.input.peek(syn::token::Paren) {
         meta.parse_nested_meta(|inner| {
             let Some(k) = inner.path.get_ident().map(Ident::to_string) else {
-                errors.spanned(&inner.path, "expected `projection = ...`, `pk = S|N` or `sk = S|N`");
+                errors.spanned(&inner.path, "expected `name = \"...\"`, `projection = ...`, `pk = ...` or `sk = ...`");
                 return skip(&inner);
             };
             match k.as_str() {
                 "projection" => d.projection = parse_projection(inner.value()?, errors)?,
+                "name" => d.name = Some(Named::of(&inner.value()?.parse::<LitStr>()?)),
                 "pk" | "sk" => {
-                    let ty: Ident = inner.value()?.parse()?;
+                    // `pk = "name"`, `pk = "name": N` or `pk = N`: a string names the attribute,
+                    // an identifier gives its type.
+                    let input = inner.value()?;
+                    if input.peek(LitStr) {
+                        let lit: LitStr = input.parse()?;
+                        let named = Named::of(&lit);
+                        let refused = match (kind, k.as_str()) {
+                            (IndexKind::Inverted, _) => Some(
+                                "the inverted index is keyed on the table's sort and partition key attributes; name \
+                                 them with the table's `pk = \"...\"` / `sk = \"...\"`"
+                                    .to_owned(),
+                            ),
+                            (IndexKind::Lsi(n), "pk") => Some(format!(
+                                "LSI{n}'s partition key is the table's; name it with the table's `pk = \"...\"`"
+                            )),
+                            _ => None,
+                        };
+                        if let Some(message) = refused {
+                            errors.at(named.span, message);
+                        } else if k == "pk" {
+                            d.pk_name = Some(named);
+                        } else {
+                            d.sk_name = Some(named);
+                        }
+                        if !input.peek(Token![:]) {
+                            return Ok(());
+                        }
+                        input.parse::<Token![:]>()?;
+                    }
+                    let ty: Ident = input.parse()?;
                     let n = match ty.to_string().as_str() {
                         "S" => false,
                         "N" => true,
@@ -383,13 +535,16 @@ fn parse_index(
                     }
                 }
                 other => {
-                    let hint = match suggest::closest(other, ["projection", "pk", "sk"]) {
+                    let hint = match suggest::closest(other, ["projection", "pk", "sk", "name"]) {
                         Some(s) => format!(" (did you mean `{s}`?)"),
                         None => String::new(),
                     };
                     errors.spanned(
                         &inner.path,
-                        format!("unknown key `{other}`{hint}; expected `projection = ...`, `pk = S|N`, `sk = S|N`"),
+                        format!(
+                            "unknown key `{other}`{hint}; expected `name = \"...\"`, `projection = ...`, \
+                             `pk = \"...\"` / `pk = S|N`, `sk = \"...\"` / `sk = S|N`"
+                        ),
                     );
                     return skip(&inner);
                 }
@@ -441,7 +596,95 @@ fn parse_projection(input: ParseStream, errors: &mut Errors) -> syn::Result<Proj
 // ---------------------------------------------------------------------------------------------
 // Checks within the declaration
 
-fn check_decl(decl: &Decl, entities: &[Path], errors: &mut Errors) {
+/// The declared names: each key attribute name 1 to 255 bytes, each index name 3 to 255
+/// characters of `a-z A-Z 0-9 _ . -` (DynamoDB's rules), no two roles sharing an attribute
+/// name, no two indexes sharing an index name.
+fn check_names(decl: &Decl, names: &Names, errors: &mut Errors) {
+    // (name, role, span of the declaration when declared)
+    let mut roles: Vec<(&str, String, Option<Span>)> = vec![
+        (&names.pk, "the table's partition key".to_owned(), decl.pk.as_ref().map(|n| n.span)),
+        (&names.sk, "the table's sort key".to_owned(), decl.sk.as_ref().map(|n| n.span)),
+        (&names.entity_type, "the entity type attribute".to_owned(), decl.entity_type.as_ref().map(|n| n.span)),
+    ];
+    for d in &decl.indexes {
+        let span = |n: &Option<Named>| n.as_ref().map(|n| n.span);
+        match d.kind {
+            IndexKind::Gsi(g) => {
+                roles.push((names.attribute(d.kind, true), format!("GSI{g}'s partition key"), span(&d.pk_name)));
+                roles.push((names.attribute(d.kind, false), format!("GSI{g}'s sort key"), span(&d.sk_name)));
+            }
+            IndexKind::Lsi(l) => {
+                roles.push((names.attribute(d.kind, false), format!("LSI{l}'s sort key"), span(&d.sk_name)));
+            }
+            IndexKind::Inverted => {}
+        }
+    }
+    for (i, (name, role, span)) in roles.iter().enumerate() {
+        let Some(span) = span else { continue };
+        if name.is_empty() {
+            errors.at(*span, format!("the name of {role} is empty; a key attribute name is 1 to 255 bytes"));
+            continue;
+        }
+        if name.len() > MAX_KEY_NAME_BYTES {
+            errors.at(
+                *span,
+                format!(
+                    "the name of {role} is {} bytes; DynamoDB allows key attribute names of at most \
+                     {MAX_KEY_NAME_BYTES} bytes",
+                    name.len()
+                ),
+            );
+            continue;
+        }
+        if let Some((_, other, _)) = roles[..i].iter().find(|(n, ..)| n == name) {
+            errors.at(
+                *span,
+                format!(
+                    "`{name}` already names {other}; {role} needs an attribute of its own, or writing one would \
+                     overwrite the other"
+                ),
+            );
+        }
+    }
+    // A default name that a later declared name takes: reported at the declared one above; a
+    // declared name that a later default takes, here.
+    for (i, (name, role, span)) in roles.iter().enumerate() {
+        if span.is_some() || name.is_empty() {
+            continue;
+        }
+        if let Some((_, other, Some(at))) = roles[..i].iter().find(|(n, _, s)| n == name && s.is_some()) {
+            errors.at(*at, format!("`{name}` is also the attribute of {role}; {other} needs an attribute of its own"));
+        }
+    }
+    let mut seen: Vec<(&str, IndexKind)> = Vec::new();
+    for d in &decl.indexes {
+        let name = names.index(d.kind);
+        if let Some(n) = &d.name {
+            let valid = (3..=255).contains(&name.len())
+                && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+            if !valid {
+                errors.at(
+                    n.span,
+                    format!(
+                        "`{name}` is not an index name DynamoDB accepts: 3 to 255 characters of a-z, A-Z, 0-9, \
+                         `_`, `-` and `.`"
+                    ),
+                );
+                continue;
+            }
+        }
+        if let Some((_, other)) = seen.iter().find(|(n, _)| *n == name) {
+            let at = d.name.as_ref().map_or_else(|| d.key.span(), |n| n.span);
+            errors.at(
+                at,
+                format!("`{name}` is already the name of {}; a table's index names are distinct", other.label()),
+            );
+        }
+        seen.push((name, d.kind));
+    }
+}
+
+fn check_decl(decl: &Decl, entities: &[Path], table_names: &Names, errors: &mut Errors) {
     let key = |p: &Path| p.to_token_stream().to_string();
     for (i, p) in entities.iter().enumerate() {
         if entities[..i].iter().any(|q| key(q) == key(p)) {
@@ -471,20 +714,21 @@ fn check_decl(decl: &Decl, entities: &[Path], errors: &mut Errors) {
             for (j, (n, span)) in names.iter().enumerate() {
                 if names[..j].iter().any(|(m, _)| m == n) {
                     errors.at(*span, format!("`{n}` is already included"));
-                } else if is_key_attribute(n) {
+                } else if is_key_attribute(n, table_names) {
                     errors.at(
                         *span,
                         format!("`{n}` is a key attribute: every projection holds the table's and the index's keys"),
                     );
                 }
             }
-            projected += include_names(names).len();
+            projected += include_names(names, &table_names.entity_type).len();
             if projected > MAX_PROJECTED {
                 errors.spanned(
                     &d.key,
                     format!(
-                        "the INCLUDE projections of this table name {projected} attributes (with `_type`, added to \
-                         each); DynamoDB allows {MAX_PROJECTED} over all secondary indexes of a table"
+                        "the INCLUDE projections of this table name {projected} attributes (with `{}`, added to \
+                         each); DynamoDB allows {MAX_PROJECTED} over all secondary indexes of a table",
+                        table_names.entity_type
                     ),
                 );
             }
@@ -497,18 +741,13 @@ fn compact(p: &Path) -> String {
     p.to_token_stream().to_string().replace(' ', "")
 }
 
-fn is_key_attribute(n: &str) -> bool {
-    if n == "PK" || n == "SK" {
-        return true;
-    }
-    let lsi = n.strip_prefix("LSI").and_then(|r| r.strip_suffix("SK")).and_then(|num| num.parse::<u8>().ok());
-    if lsi.is_some_and(|n| (1..=MAX_LSI).contains(&n)) {
-        return true;
-    }
-    n.strip_prefix("GSI")
-        .and_then(|r| r.strip_suffix("PK").or_else(|| r.strip_suffix("SK")))
-        .and_then(|num| num.parse::<u8>().ok())
-        .is_some_and(|n| (1..=MAX_GSI).contains(&n))
+/// Whether `n` is a key attribute of the table under `names`: its own keys, or any GSI's or
+/// LSI's (declared or not: an undeclared index's names are the defaults).
+fn is_key_attribute(n: &str, names: &Names) -> bool {
+    n == names.pk
+        || n == names.sk
+        || names.gsi.iter().any(|(_, pk, sk)| n == pk || n == sk)
+        || names.lsi.iter().any(|(_, sk)| n == sk)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -519,6 +758,7 @@ struct Checks<'a> {
     table_str: &'a str,
     entities: &'a [Path],
     decl: &'a Decl,
+    names: &'a Names,
 }
 
 impl Checks<'_> {
@@ -549,9 +789,10 @@ impl Checks<'_> {
         let p = quote!(::dynamo_entity::__private);
         // Every secondary index whose key types are checked pair by pair: the declared ones
         // without a declared type (an undeclared one is its own error).
+        let names = self.names;
         let mut attributes: Vec<(TokenStream, String, bool)> = vec![
-            (quote!(#p::Index::Primary), "PK".to_owned(), true),
-            (quote!(#p::Index::Primary), "SK".to_owned(), false),
+            (quote!(#p::Index::Primary), names.pk.clone(), true),
+            (quote!(#p::Index::Primary), names.sk.clone(), false),
         ];
         for d in &self.decl.indexes {
             if d.kind == IndexKind::Inverted {
@@ -563,17 +804,58 @@ impl Checks<'_> {
                     continue;
                 }
                 if declared.is_none() {
-                    attributes.push((d.kind.tokens(), d.kind.attribute(partition), partition));
+                    attributes.push((d.kind.tokens(), names.attribute(d.kind, partition).to_owned(), partition));
                 }
             }
         }
         let mut indexes: Vec<(TokenStream, String, String)> =
-            vec![(quote!(#p::Index::Primary), "the table".to_owned(), "SK".to_owned())];
+            vec![(quote!(#p::Index::Primary), "the table".to_owned(), names.sk.clone())];
         for d in &self.decl.indexes {
-            indexes.push((d.kind.tokens(), d.kind.label(), d.kind.attribute(false)));
+            indexes.push((d.kind.tokens(), d.kind.label(), names.attribute(d.kind, false).to_owned()));
         }
+        // The key and type attributes, which no field may be stored in.
+        let mut roles: Vec<(&str, String)> = vec![
+            (&names.pk, "the table's partition key".to_owned()),
+            (&names.sk, "the table's sort key".to_owned()),
+            (&names.entity_type, "the entity type attribute".to_owned()),
+        ];
+        for d in &self.decl.indexes {
+            match d.kind {
+                IndexKind::Gsi(g) => {
+                    roles.push((names.attribute(d.kind, true), format!("GSI{g}'s partition key")));
+                    roles.push((names.attribute(d.kind, false), format!("GSI{g}'s sort key")));
+                }
+                IndexKind::Lsi(l) => roles.push((names.attribute(d.kind, false), format!("LSI{l}'s sort key"))),
+                IndexKind::Inverted => {}
+            }
+        }
+        let table_names = {
+            let table = self.table;
+            quote!(<#table as #p::TableDef>::NAMES)
+        };
         for j in 0..n {
             let (b, bn) = (self.schema(j), self.name(j));
+            // The entity must write the table's names: `#[entity(table = ...)]`.
+            let (table, table_str) = (self.table, self.table_str);
+            out.extend(self.check(
+                j,
+                quote!(#p::is_checked(#b) && !#p::AttributeNames::same(#b.names, #table_names)),
+                format!(
+                    "entity `{bn}` does not use the attribute names of table `{table_str}`: add \
+                     `#[entity(table = {table})]` to it, so that its items are keyed and typed as the table declares"
+                ),
+            ));
+            for (attribute, role) in &roles {
+                out.extend(self.check(
+                    j,
+                    quote!(#p::stores_attribute(#b, #attribute)),
+                    format!(
+                        "entity `{bn}` stores a field in attribute `{attribute}`, which is {role} in table \
+                         `{table_str}`: the field and {role} would overwrite each other; store the field under \
+                         another name with `#[entity(rename = \"...\")]`"
+                    ),
+                ));
+            }
             for i in 0..j {
                 let (a, an) = (self.schema(i), self.name(i));
                 if an == bn {
@@ -584,17 +866,19 @@ impl Checks<'_> {
                     quote!(#p::first_same_name(#entities, #j) == #i),
                     format!(
                         "entities `{an}` and `{bn}` have the same entity type name: items are told apart by their \
-                         `_type` attribute; rename one with `#[entity(name = \"...\")]`"
+                         `{}` attribute; rename one with `#[entity(name = \"...\")]`",
+                        names.entity_type
                     ),
                 ));
                 out.extend(self.check(
                     j,
                     quote!(#p::first_collider(#entities, #j) == #i),
                     format!(
-                        "entities `{an}` and `{bn}` can produce the same primary key: their `PK` templates and their \
-                         `SK` templates have as many `#`-separated segments, with equal literals where both have \
+                        "entities `{an}` and `{bn}` can produce the same primary key: their `{}` templates and their \
+                         `{}` templates have as many `#`-separated segments, with equal literals where both have \
                          one (a placeholder can take any value), so one item would overwrite the other; give one \
-                         of them a distinct literal segment"
+                         of them a distinct literal segment",
+                        names.pk, names.sk
                     ),
                 ));
                 for (index, label, sk) in &indexes {
@@ -701,7 +985,7 @@ impl Checks<'_> {
                         format!(
                             "entity `{bn}` stores `{}` as {found} but table `{}` declares it {want} (a template \
                              that is one numeric placeholder is N, any other S)",
-                            d.kind.attribute(partition),
+                            names.attribute(d.kind, partition),
                             self.table_str
                         ),
                     ));
@@ -713,7 +997,7 @@ impl Checks<'_> {
             let Projection::Include(names) = &d.projection else { continue };
             let index = d.kind.tokens();
             for (name, span) in names {
-                if name == "_type" {
+                if *name == self.names.entity_type {
                     continue;
                 }
                 let message = format!(
@@ -752,20 +1036,74 @@ mod tests {
 
     #[test]
     fn key_attributes_are_recognized() {
+        let names = Names::of(&Decl::default());
         for k in ["PK", "SK", "GSI1PK", "GSI20SK", "LSI1SK", "LSI5SK"] {
-            assert!(is_key_attribute(k), "{k}");
+            assert!(is_key_attribute(k, &names), "{k}");
         }
         for k in ["pk", "GSI21PK", "GSI0SK", "GSIPK", "title", "GSI1XK", "LSI6SK", "LSI1PK"] {
-            assert!(!is_key_attribute(k), "{k}");
+            assert!(!is_key_attribute(k, &names), "{k}");
         }
+        let input: DeriveInput = syn::parse_quote! {
+            #[table(entities(User), pk = "pk", sk = "sk", gsi1(pk = "gsi1pk", sk = "gsi1sk"))]
+            pub struct Shop;
+        };
+        let mut errors = Errors::default();
+        let decl = parse(&input, &mut errors);
+        let custom = Names::of(&decl);
+        for k in ["pk", "sk", "gsi1pk", "gsi1sk", "GSI2PK", "LSI1SK"] {
+            assert!(is_key_attribute(k, &custom), "{k}");
+        }
+        for k in ["PK", "SK", "GSI1PK", "GSI1SK"] {
+            assert!(!is_key_attribute(k, &custom), "{k}");
+        }
+    }
+
+    #[test]
+    fn declared_names_become_the_table_names() {
+        let input: DeriveInput = syn::parse_quote! {
+            #[table(
+                entities(User),
+                pk = "pk", sk = "sk", entity_type = "__type",
+                gsi2(name = "ByEmail", pk = "gsi2pk": S, sk = "gsi2sk", projection = keys_only),
+                lsi1(name = "ByDate", sk = "lsi1sk": N),
+                inverted(name = "ByTarget"),
+            )]
+            pub struct Shop;
+        };
+        let out = derive(&input).to_string().replace(' ', "");
+        assert!(!out.contains("compile_error"), "{out}");
+        assert!(
+            out.contains(
+                "constNAMES:&'static::dynamo_entity::__private::AttributeNames=&::dynamo_entity::__private::\
+                 AttributeNames::DEFAULT.with_keys(\"pk\",\"sk\").with_entity_type(\"__type\")\
+                 .with_gsi(2u8,\"ByEmail\",\"gsi2pk\",\"gsi2sk\").with_lsi(1u8,\"ByDate\",\"lsi1sk\")\
+                 .with_inverted(\"ByTarget\");"
+            ),
+            "{out}"
+        );
+        // The key types given after the names are kept.
+        assert!(out.contains("index:::dynamo_entity::__private::Index::Lsi(1u8),projection:::dynamo_entity::__private::Projection::All,pk:::core::option::Option::None,sk:::core::option::Option::Some(::dynamo_entity::__private::KeyType::N)"), "{out}");
+        // Every entity is checked to use the table's names.
+        assert!(out.contains("AttributeNames::same("), "{out}");
+    }
+
+    #[test]
+    fn default_names_stay_the_default_constant() {
+        let input: DeriveInput = syn::parse_quote! {
+            #[table(entities(User), gsi1)]
+            pub struct Shop;
+        };
+        let out = derive(&input).to_string().replace(' ', "");
+        assert!(out.contains("constNAMES:&'static::dynamo_entity::__private::AttributeNames=&::dynamo_entity::__private::AttributeNames::DEFAULT;"), "{out}");
     }
 
     #[test]
     fn include_lists_start_with_the_type_attribute() {
         let names =
             |v: &[&str]| -> Vec<(String, Span)> { v.iter().map(|n| ((*n).to_owned(), Span::call_site())).collect() };
-        assert_eq!(include_names(&names(&["title", "price"])), ["_type", "title", "price"]);
-        assert_eq!(include_names(&names(&["title", "_type"])), ["_type", "title"]);
+        assert_eq!(include_names(&names(&["title", "price"]), "_type"), ["_type", "title", "price"]);
+        assert_eq!(include_names(&names(&["title", "_type"]), "_type"), ["_type", "title"]);
+        assert_eq!(include_names(&names(&["title", "_type"]), "kind"), ["kind", "title", "_type"]);
     }
 
     #[test]

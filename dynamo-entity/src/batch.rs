@@ -81,7 +81,7 @@ use aws_sdk_dynamodb::types::{
 use futures::StreamExt;
 
 use crate::capacity::Capacity;
-use crate::entity::{Entity, Item, Key, PK, PrimaryKey, SK};
+use crate::entity::{AttributeNames, Entity, Item, Key, PrimaryKey};
 use crate::error::Error;
 use crate::table::Table;
 
@@ -386,6 +386,8 @@ impl fmt::Display for WriteKind {
 #[derive(Debug, Clone)]
 struct WriteOp {
     entity: &'static str,
+    /// The entity's attribute names, which name the key attributes of the request.
+    names: &'static AttributeNames,
     key: PrimaryKey,
     id: KeyId,
     kind: WriteKind,
@@ -404,33 +406,39 @@ impl WriteOp {
                 ),
             });
         }
-        // `updated_at` is set as a single put would set it.
-        let item = crate::versioning::stamp(value, false)?.item;
-        let key = value.primary_key()?;
-        Self::from_item(E::TYPE, key, item)
+        // `updated_at` is set as a single put would set it; the key is the one `to_item`
+        // encoded (not encoded a second time).
+        let crate::versioning::Stamped { key, item, .. } = crate::versioning::stamp(value, false)?;
+        Self::from_item(E::TYPE, E::NAMES, key, item)
     }
 
-    fn from_item(entity: &'static str, key: PrimaryKey, item: Item) -> Result<WriteOp, Error> {
+    fn from_item(
+        entity: &'static str,
+        names: &'static AttributeNames,
+        key: PrimaryKey,
+        item: Item,
+    ) -> Result<WriteOp, Error> {
         let id = key_id_of(&key)?;
         let size = item_size(&item);
         let request = WriteRequest::builder()
             .put_request(PutRequest::builder().set_item(Some(item)).build().map_err(invalid)?)
             .build();
-        Ok(WriteOp { entity, key, id, kind: WriteKind::Put, request, size })
+        Ok(WriteOp { entity, names, key, id, kind: WriteKind::Put, request, size })
     }
 
-    fn delete(entity: &'static str, key: PrimaryKey) -> Result<WriteOp, Error> {
+    fn delete(entity: &'static str, names: &'static AttributeNames, key: PrimaryKey) -> Result<WriteOp, Error> {
         let id = key_id_of(&key)?;
         let request = WriteRequest::builder()
-            .delete_request(DeleteRequest::builder().set_key(Some(key.to_item())).build().map_err(invalid)?)
+            .delete_request(DeleteRequest::builder().set_key(Some(names.key_item(&key))).build().map_err(invalid)?)
             .build();
-        Ok(WriteOp { entity, key, id, kind: WriteKind::Delete, request, size: 0 })
+        Ok(WriteOp { entity, names, key, id, kind: WriteKind::Delete, request, size: 0 })
     }
 
     fn unprocessed(&self, position: usize, reason: UnprocessedReason) -> UnprocessedWrite {
         UnprocessedWrite {
             position,
             entity: self.entity,
+            names: self.names,
             key: self.key.clone(),
             kind: self.kind,
             reason,
@@ -439,13 +447,14 @@ impl WriteOp {
     }
 }
 
-/// The key of a write request as DynamoDB returns it in `UnprocessedItems`.
-fn write_request_key(request: &WriteRequest) -> Option<KeyId> {
+/// The key of a write request as DynamoDB returns it in `UnprocessedItems`, its attributes
+/// named by `names`.
+fn write_request_key(request: &WriteRequest, names: &AttributeNames) -> Option<KeyId> {
     if let Some(put) = &request.put_request {
-        return key_id(put.item.get(PK), put.item.get(SK));
+        return key_id(put.item.get(names.pk), put.item.get(names.sk));
     }
     let delete = request.delete_request.as_ref()?;
-    key_id(delete.key.get(PK), delete.key.get(SK))
+    key_id(delete.key.get(names.pk), delete.key.get(names.sk))
 }
 
 /// A write of a batch that was not written: its position in the batch, entity type, key, kind
@@ -462,6 +471,7 @@ pub struct UnprocessedWrite {
     pub kind: WriteKind,
     /// Why it was not written.
     pub reason: UnprocessedReason,
+    names: &'static AttributeNames,
     request: WriteRequest,
 }
 
@@ -573,7 +583,7 @@ impl BatchWrite {
         self.ops.push(
             refuse_unique::<E>("delete")
                 .and_then(|()| key.into_encoded())
-                .and_then(|key| WriteOp::delete(E::TYPE, key)),
+                .and_then(|key| WriteOp::delete(E::TYPE, E::NAMES, key)),
         );
         self
     }
@@ -581,7 +591,9 @@ impl BatchWrite {
     /// Deletes the items with these keys, in order.
     pub fn delete_all<E: Entity>(mut self, keys: impl IntoIterator<Item = Key<E>>) -> Self {
         self.ops.extend(keys.into_iter().map(|key| {
-            refuse_unique::<E>("delete").and_then(|()| key.into_encoded()).and_then(|key| WriteOp::delete(E::TYPE, key))
+            refuse_unique::<E>("delete")
+                .and_then(|()| key.into_encoded())
+                .and_then(|key| WriteOp::delete(E::TYPE, E::NAMES, key))
         }));
         self
     }
@@ -592,7 +604,7 @@ impl BatchWrite {
         self.ops.extend(unprocessed.into_iter().map(|u| {
             let id = key_id_of(&u.key)?;
             let size = u.item().map_or(0, item_size);
-            Ok(WriteOp { entity: u.entity, key: u.key, id, kind: u.kind, request: u.request, size })
+            Ok(WriteOp { entity: u.entity, names: u.names, key: u.key, id, kind: u.kind, request: u.request, size })
         }));
         self
     }
@@ -824,7 +836,11 @@ impl Run<'_, WriteOp> {
         let by_key: HashMap<&KeyId, usize> = pending.iter().map(|&i| (&self.entries[i].id, i)).collect();
         let mut still = Vec::with_capacity(returned.len());
         for request in returned {
-            match write_request_key(request).and_then(|id| by_key.get(&id).copied()) {
+            // Every entity of a table names its keys alike; the names of any pending write do.
+            let found = pending.iter().find_map(|&p| {
+                write_request_key(request, self.entries[p].names).and_then(|id| by_key.get(&id).copied())
+            });
+            match found {
                 Some(i) => still.push(i),
                 None => {
                     tracing::warn!(?request, "UnprocessedItems names a write that was not sent; re-sending them all");
@@ -844,6 +860,7 @@ impl Run<'_, WriteOp> {
 #[derive(Debug, Clone)]
 struct GetEntry {
     entity: &'static str,
+    names: &'static AttributeNames,
     key: PrimaryKey,
     id: KeyId,
 }
@@ -852,7 +869,7 @@ impl GetEntry {
     fn new<E: Entity>(key: Key<E>) -> Result<GetEntry, Error> {
         let key = key.into_encoded()?;
         let id = key_id_of(&key)?;
-        Ok(GetEntry { entity: E::TYPE, key, id })
+        Ok(GetEntry { entity: E::TYPE, names: E::NAMES, key, id })
     }
 }
 
@@ -1177,7 +1194,7 @@ impl GetCore {
         check_duplicates(keys.iter().map(|k| (&k.id, &k.key, k.entity)))?;
         keys.chunks(MAX_GET_KEYS)
             .map(|chunk| {
-                let items = chunk.iter().map(|k| k.key.to_item()).collect();
+                let items = chunk.iter().map(|k| k.names.key_item(&k.key)).collect();
                 crate::render::built(get_request(&self.table, items, self.consistent)?.as_input().clone().build())
             })
             .collect()
@@ -1213,7 +1230,19 @@ impl Run<'_, GetEntry> {
             if attempts > 1 {
                 report.retries += 1;
             }
-            let keys = pending.iter().map(|&i| self.entries[i].key.to_item()).collect();
+            let keys = pending.iter().map(|&i| self.entries[i].names.key_item(&self.entries[i].key)).collect();
+            // The key attribute names of the entries sent (one set for the entities of a table).
+            let mut names: Vec<&'static AttributeNames> = Vec::with_capacity(1);
+            for &i in &pending {
+                if !names.iter().any(|n| std::ptr::eq(*n, self.entries[i].names)) {
+                    names.push(self.entries[i].names);
+                }
+            }
+            let id_of = |item: &Item| {
+                names
+                    .iter()
+                    .find_map(|n| key_id(item.get(n.pk), item.get(n.sk)).filter(|id| positions.contains_key(id)))
+            };
             let request = match get_request(self.table, keys, consistent) {
                 Ok(request) => request,
                 Err(e) => {
@@ -1229,7 +1258,7 @@ impl Run<'_, GetEntry> {
                     let items = out.responses.and_then(|mut m| m.remove(self.table.name())).unwrap_or_default();
                     let mut done = Vec::with_capacity(items.len());
                     for item in items {
-                        match key_id(item.get(PK), item.get(SK)).and_then(|id| positions.get(&id).copied()) {
+                        match id_of(&item).and_then(|id| positions.get(&id).copied()) {
                             Some(i) => {
                                 done.push(i);
                                 report.found.push((i, item));
@@ -1246,7 +1275,7 @@ impl Run<'_, GetEntry> {
                         .unwrap_or_default();
                     let mut still = Vec::with_capacity(returned.len());
                     for key in &returned {
-                        match key_id(key.get(PK), key.get(SK)).and_then(|id| positions.get(&id).copied()) {
+                        match id_of(key).and_then(|id| positions.get(&id).copied()) {
                             Some(i) if pending.contains(&i) => still.push(i),
                             _ => {
                                 tracing::warn!(

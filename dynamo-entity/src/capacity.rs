@@ -52,7 +52,7 @@ use std::sync::{Arc, Mutex};
 
 use aws_sdk_dynamodb::types::{AttributeValue, Capacity as SdkCapacity, ConsumedCapacity};
 
-use crate::entity::{Index, Item};
+use crate::entity::{AttributeNames, Index, Item};
 pub use crate::size::item_size;
 
 /// The bytes of one read capacity unit's block: 4 KB.
@@ -122,7 +122,8 @@ impl AddAssign for Units {
 pub struct Capacity {
     /// The table's units (its primary index).
     pub table: Units,
-    /// Each GSI's units, by index name (`GSI1`, ...). A GSI that cost nothing may be absent or
+    /// Each GSI's and LSI's units, by index name as DynamoDB reports it (`GSI1`, ..., or the
+    /// name a `#[derive(Table)]` gives the index). An index that cost nothing may be absent or
     /// zero: [`Capacity::eq`] treats them alike.
     pub indexes: BTreeMap<String, Units>,
 }
@@ -138,25 +139,42 @@ impl Capacity {
         Capacity { table: units, indexes: BTreeMap::new() }
     }
 
-    /// Adds `units` to `index` (the table for [`Index::Primary`]).
-    pub fn with_index(mut self, index: Index, units: Units) -> Capacity {
-        self.add_index(index, units);
+    /// Adds `units` to `index` (the table for [`Index::Primary`]), under the default index
+    /// names ([`AttributeNames::DEFAULT`]: `GSI<n>`, `LSI<n>`, `INVERTED`).
+    pub fn with_index(self, index: Index, units: Units) -> Capacity {
+        self.with_index_in(&AttributeNames::DEFAULT, index, units)
+    }
+
+    /// Adds `units` to `index` of a table whose indexes are named by `names` (an entity's
+    /// [`Entity::NAMES`](crate::Entity::NAMES), a table's [`TableDef::NAMES`](crate::TableDef::NAMES)).
+    pub fn with_index_in(mut self, names: &AttributeNames, index: Index, units: Units) -> Capacity {
+        self.add_index(names, index, units);
         self
     }
 
-    fn add_index(&mut self, index: Index, units: Units) {
-        match index.name() {
-            None => self.table += units,
-            Some(name) => *self.indexes.entry(name.to_owned()).or_default() += units,
+    fn add_index(&mut self, names: &AttributeNames, index: Index, units: Units) {
+        match (index, names.index_name(index)) {
+            (Index::Primary, _) => self.table += units,
+            (_, Some(name)) => *self.indexes.entry(name.to_owned()).or_default() += units,
+            // An index number out of range (no such index): kept apart under its label, never
+            // added to the table's own units.
+            (_, None) => *self.indexes.entry(index.to_string()).or_default() += units,
         }
     }
 
-    /// The units of `index` (the table's own for [`Index::Primary`]); zero when it consumed
-    /// nothing.
+    /// The units of `index` (the table's own for [`Index::Primary`]) under the default index
+    /// names; zero when it consumed nothing.
     pub fn index(&self, index: Index) -> Units {
-        match index.name() {
-            None => self.table,
+        self.index_in(&AttributeNames::DEFAULT, index)
+    }
+
+    /// The units of `index` of a table whose indexes are named by `names`; zero when it
+    /// consumed nothing.
+    pub fn index_in(&self, names: &AttributeNames, index: Index) -> Units {
+        match names.index_name(index) {
+            _ if index == Index::Primary => self.table,
             Some(name) => self.indexes.get(name).copied().unwrap_or_default(),
+            None => self.indexes.get(&index.to_string()).copied().unwrap_or_default(),
         }
     }
 
@@ -381,8 +399,19 @@ pub fn get(item: Option<&Item>, mode: ReadMode) -> Capacity {
 /// (DynamoDB Local reports 0 for a query that reads nothing). The units are charged to the
 /// index queried.
 pub fn query<'a>(index: Index, items: impl IntoIterator<Item = &'a Item>, mode: ReadMode) -> Capacity {
+    query_in(&AttributeNames::DEFAULT, index, items, mode)
+}
+
+/// [`query`](fn@query) for a table whose indexes are named by `names`: the units are reported under the
+/// queried index's name.
+pub fn query_in<'a>(
+    names: &AttributeNames,
+    index: Index,
+    items: impl IntoIterator<Item = &'a Item>,
+    mode: ReadMode,
+) -> Capacity {
     let bytes: usize = items.into_iter().map(item_size).sum();
-    Capacity::default().with_index(index, Units::reads(read_units(bytes, mode)))
+    Capacity::default().with_index_in(names, index, Units::reads(read_units(bytes, mode)))
 }
 
 /// A `BatchGetItem` of these items, in any order, `None` for a key with no item: each item
@@ -418,6 +447,20 @@ pub fn write(
     after: Option<&Item>,
     mode: WriteMode,
 ) -> Capacity {
+    write_in(&AttributeNames::DEFAULT, indexes, before, after, mode)
+}
+
+/// [`write`](fn@write) for a table whose key attributes and indexes are named by `names` (an entity's
+/// [`Entity::NAMES`](crate::Entity::NAMES), a table's [`TableDef::NAMES`](crate::TableDef::NAMES)):
+/// each index's entry is found by its own key attributes (`names.pk_of(index)` /
+/// `names.sk_of(index)`) and its units are reported under its name.
+pub fn write_in(
+    names: &AttributeNames,
+    indexes: impl IntoIterator<Item = Index>,
+    before: Option<&Item>,
+    after: Option<&Item>,
+    mode: WriteMode,
+) -> Capacity {
     let size = |i: Option<&Item>| i.map_or(0, item_size);
     let (old, new) = (size(before), size(after));
     let mut out = Capacity::table(Units::writes(write_units(old.max(new), mode)));
@@ -425,18 +468,18 @@ pub fn write(
         if index == Index::Primary {
             continue;
         }
-        fn key(index: Index, item: Option<&Item>) -> Option<(&AttributeValue, &AttributeValue)> {
+        fn key<'i>(names: &AttributeNames, index: Index, item: Option<&'i Item>) -> Option<[&'i AttributeValue; 2]> {
             let item = item?;
-            Some((item.get(index.pk_attribute())?, item.get(index.sk_attribute())?))
+            Some([item.get(names.pk_of(index))?, item.get(names.sk_of(index))?])
         }
-        let units = match (key(index, before), key(index, after)) {
+        let units = match (key(names, index, before), key(names, index, after)) {
             (None, None) => continue,
             (Some(_), None) => write_units(old, mode),
             (None, Some(_)) => write_units(new, mode),
             (Some(a), Some(b)) if a == b => write_units(old.max(new), mode),
             (Some(_), Some(_)) => write_units(old, mode) + write_units(new, mode),
         };
-        out.add_index(index, Units::writes(units));
+        out.add_index(names, index, Units::writes(units));
     }
     out
 }

@@ -24,7 +24,7 @@ use aws_sdk_dynamodb::operation::query::QueryInput;
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 
-use crate::entity::{Entity, Index, Item, TYPE_ATTRIBUTE, describe_key};
+use crate::entity::{AttributeNames, Entity, Index, Item, TYPE_ATTRIBUTE, describe_key};
 use crate::error::Error;
 use crate::query::QuerySpec;
 use crate::table::Table;
@@ -34,15 +34,17 @@ use crate::table::Table;
 #[must_use = "a query does nothing until it is sent"]
 pub struct CollectionRequest {
     table: Table,
+    /// The attribute and index names of the entity whose query selected the partition.
+    names: &'static AttributeNames,
     index: Index,
     pk: Result<AttributeValue, Error>,
     consistent: bool,
 }
 
 impl CollectionRequest {
-    pub(crate) fn new<E, S>(table: Table, spec: QuerySpec<E, S>) -> Self {
+    pub(crate) fn new<E: Entity, S>(table: Table, spec: QuerySpec<E, S>) -> Self {
         let (index, pk) = spec.into_parts();
-        CollectionRequest { table, index, pk, consistent: false }
+        CollectionRequest { table, names: E::NAMES, index, pk, consistent: false }
     }
 
     /// Strongly consistent reads (primary index only).
@@ -65,7 +67,7 @@ impl CollectionRequest {
             items.extend(resp.items.unwrap_or_default());
             match resp.last_evaluated_key {
                 Some(k) => start = Some(k),
-                None => return Ok(Collection { items }),
+                None => return Ok(Collection { items, type_attribute: self.names.entity_type }),
             }
         }
     }
@@ -76,9 +78,9 @@ impl CollectionRequest {
             .client()
             .query()
             .table_name(self.table.name())
-            .set_index_name(self.index.name().map(str::to_owned))
+            .set_index_name(self.names.index_name(self.index).map(str::to_owned))
             .key_condition_expression("#pk = :pk")
-            .expression_attribute_names("#pk", self.index.pk_attribute())
+            .expression_attribute_names("#pk", self.names.pk_of(self.index))
             .expression_attribute_values(":pk", pk.clone())
             .set_exclusive_start_key(start)
             .consistent_read(self.consistent)
@@ -97,16 +99,24 @@ impl CollectionRequest {
 }
 
 /// The items of one partition, in sort-key order, not yet decoded.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Collection {
     items: Vec<Item>,
+    /// The entity type attribute of the table the items come from.
+    type_attribute: &'static str,
+}
+
+impl Default for Collection {
+    fn default() -> Collection {
+        Collection { items: Vec::new(), type_attribute: TYPE_ATTRIBUTE }
+    }
 }
 
 impl From<Vec<Item>> for Collection {
     /// Items read some other way (a `Scan`, an export), to decode with [`Collection::decode`]
     /// or [`Collection::decode_each`].
     fn from(items: Vec<Item>) -> Collection {
-        Collection { items }
+        Collection { items, type_attribute: TYPE_ATTRIBUTE }
     }
 }
 
@@ -116,11 +126,17 @@ impl Collection {
         &self.items
     }
 
+    /// Items read some other way from a table whose entity type attribute is `type_attribute`
+    /// (its [`AttributeNames::entity_type`]).
+    pub fn with_type_attribute(items: Vec<Item>, type_attribute: &'static str) -> Collection {
+        Collection { items, type_attribute }
+    }
+
     /// How many items of each entity type (items without a type attribute count as `""`).
     pub fn type_counts(&self) -> HashMap<String, usize> {
         let mut counts = HashMap::new();
         for item in &self.items {
-            let t = item.get(TYPE_ATTRIBUTE).and_then(|v| v.as_s().ok()).cloned().unwrap_or_default();
+            let t = item.get(self.type_attribute).and_then(|v| v.as_s().ok()).cloned().unwrap_or_default();
             *counts.entry(t).or_insert(0) += 1;
         }
         counts
@@ -131,7 +147,7 @@ impl Collection {
     /// # Errors
     /// [`Error::Decode`] for an item of type `E` that does not decode.
     pub fn all<E: Entity>(&self) -> Result<Vec<E>, Error> {
-        self.items.iter().filter(|i| is_type(i, E::TYPE)).map(E::from_item).collect()
+        self.items.iter().filter(|i| is_type(i, E::NAMES.entity_type, E::TYPE)).map(E::from_item).collect()
     }
 
     /// The one item of entity type `E`, `None` when there is none.
@@ -139,14 +155,14 @@ impl Collection {
     /// # Errors
     /// [`Error::Invalid`] when there are several; [`Error::Decode`].
     pub fn one<E: Entity>(&self) -> Result<Option<E>, Error> {
-        let mut found = self.items.iter().filter(|i| is_type(i, E::TYPE));
+        let mut found = self.items.iter().filter(|i| is_type(i, E::NAMES.entity_type, E::TYPE));
         let first = found.next();
         if let Some(second) = found.next() {
             return Err(Error::Invalid {
                 reason: format!(
                     "expected one {} in the collection, found several (another is {})",
                     E::TYPE,
-                    describe_key(second)
+                    E::NAMES.describe_key(second)
                 ),
             });
         }
@@ -186,6 +202,11 @@ pub trait EntityEnum: Sized {
     /// The entity types of the variants.
     const TYPES: &'static [&'static str];
 
+    /// The attribute names of the table the variants are stored in (the first variant's
+    /// [`Entity::NAMES`]): the type attribute that [`decode`](Self::decode) dispatches on, and
+    /// the key attributes that errors and stream records name.
+    const NAMES: &'static AttributeNames = &AttributeNames::DEFAULT;
+
     /// The item decoded as the variant of its entity type; `Ok(None)` for another type.
     ///
     /// # Errors
@@ -221,6 +242,7 @@ impl Collection {
         for item in &self.items {
             match A::decode(item)? {
                 Some(v) => out.push(v),
+                None if is_internal_named(item, self.type_attribute) => {}
                 None => warn_unknown(item),
             }
         }
@@ -232,6 +254,11 @@ impl Collection {
 /// entity and are skipped silently by collections, entity enums and stream decoding.
 pub fn is_internal(item: &Item) -> bool {
     type_of(item) == Some(crate::unique::GUARD_TYPE)
+}
+
+/// [`is_internal`] for a table whose entity type attribute is `type_attribute`.
+pub fn is_internal_named(item: &Item, type_attribute: &str) -> bool {
+    type_of_named(item, type_attribute) == Some(crate::unique::GUARD_TYPE)
 }
 
 fn warn_unknown(item: &Item) {
@@ -247,7 +274,13 @@ fn warn_unknown(item: &Item) {
 
 /// The entity type attribute of an item, if it is a string.
 pub fn type_of(item: &Item) -> Option<&str> {
-    match item.get(TYPE_ATTRIBUTE) {
+    type_of_named(item, TYPE_ATTRIBUTE)
+}
+
+/// The entity type stored under `type_attribute` (a table's [`AttributeNames::entity_type`]),
+/// if it is a string.
+pub fn type_of_named<'a>(item: &'a Item, type_attribute: &str) -> Option<&'a str> {
+    match item.get(type_attribute) {
         Some(AttributeValue::S(t)) => Some(t),
         _ => None,
     }
@@ -262,7 +295,7 @@ pub fn collect_one<E: Entity>(
     field: &'static str,
 ) -> Result<(), Error> {
     if slot.is_some() {
-        return Err(Error::DuplicateItem { collection, field, key: describe_key(item) });
+        return Err(Error::DuplicateItem { collection, field, key: E::NAMES.describe_key(item) });
     }
     *slot = Some(E::from_item(item)?);
     Ok(())
@@ -288,7 +321,18 @@ pub fn required<E>(
 /// Generated code: an item of a type the collection does not name.
 #[doc(hidden)]
 pub fn unknown_item(item: &Item, collection: &'static str, unknown: Unknown) -> Result<(), Error> {
-    if is_internal(item) {
+    unknown_item_named(item, &AttributeNames::DEFAULT, collection, unknown)
+}
+
+/// Generated code: [`unknown_item`] for a table with the attribute names `names`.
+#[doc(hidden)]
+pub fn unknown_item_named(
+    item: &Item,
+    names: &AttributeNames,
+    collection: &'static str,
+    unknown: Unknown,
+) -> Result<(), Error> {
+    if is_internal_named(item, names.entity_type) {
         return Ok(());
     }
     match unknown {
@@ -297,11 +341,12 @@ pub fn unknown_item(item: &Item, collection: &'static str, unknown: Unknown) -> 
             Ok(())
         }
         Unknown::Error => {
-            Err(Error::UnexpectedItem { collection, found: type_of(item).map(str::to_owned), key: describe_key(item) })
+            let found = type_of_named(item, names.entity_type).map(str::to_owned);
+            Err(Error::UnexpectedItem { collection, found, key: names.describe_key(item) })
         }
     }
 }
 
-fn is_type(item: &Item, entity: &str) -> bool {
-    matches!(item.get(TYPE_ATTRIBUTE), Some(AttributeValue::S(t)) if t == entity)
+fn is_type(item: &Item, type_attribute: &str, entity: &str) -> bool {
+    matches!(item.get(type_attribute), Some(AttributeValue::S(t)) if t == entity)
 }

@@ -8,7 +8,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
 
-use crate::entity::{Index, Item, PK, SK};
+use crate::entity::{AttributeNames, Index, Item};
 use crate::error::Error;
 
 const VERSION: u8 = 1;
@@ -130,7 +130,7 @@ fn unwrap<W: serde::de::DeserializeOwned, O: serde::de::DeserializeOwned>(
 
 /// Decodes a cursor for the query `scope` on `index`, checking that it belongs to that query
 /// and names only the key attributes DynamoDB expects in an `ExclusiveStartKey`.
-pub(crate) fn decode(text: &str, scope: &Scope, index: Index) -> Result<Item, Error> {
+pub(crate) fn decode(text: &str, scope: &Scope, names: &AttributeNames, index: Index) -> Result<Item, Error> {
     let bad = |reason: String| Error::Cursor { reason };
     let mut wire: Wire = unwrap::<Wire, ShardedWire>(
         text,
@@ -140,7 +140,7 @@ pub(crate) fn decode(text: &str, scope: &Scope, index: Index) -> Result<Item, Er
     // Checked last, so that a cursor of another query gets the precise reason.
     let sealed = wire.c.take().is_some_and(|c| c == checksum(&wire));
     check_scope(&wire.scope, scope)?;
-    let key = key_from_wire(wire.k, scope, index, &scope.partition)?;
+    let key = key_from_wire(wire.k, scope, names, index, &scope.partition)?;
     if !sealed {
         return Err(bad(ALTERED.into()));
     }
@@ -171,12 +171,18 @@ fn check_scope(wire: &Scope, scope: &Scope) -> Result<(), Error> {
 
 /// A key from its wire form, checked to name exactly the key attributes of `index` and to lie
 /// in the partition `partition` (as [`scalar_text`]).
-fn key_from_wire(k: Vec<(String, char, String)>, scope: &Scope, index: Index, partition: &str) -> Result<Item, Error> {
+fn key_from_wire(
+    k: Vec<(String, char, String)>,
+    scope: &Scope,
+    names: &AttributeNames,
+    index: Index,
+    partition: &str,
+) -> Result<Item, Error> {
     let bad = |reason: String| Error::Cursor { reason };
-    let mut allowed = vec![PK, SK];
+    let mut allowed = vec![names.pk, names.sk];
     if index != Index::Primary {
-        allowed.push(index.pk_attribute());
-        allowed.push(index.sk_attribute());
+        allowed.push(names.pk_of(index));
+        allowed.push(names.sk_of(index));
     }
     let mut item = HashMap::with_capacity(k.len());
     for (name, tag, text) in k {
@@ -199,7 +205,7 @@ fn key_from_wire(k: Vec<(String, char, String)>, scope: &Scope, index: Index, pa
         }
     }
     // The cursor must stay inside the query's partition.
-    let pk = item.get(index.pk_attribute()).map(scalar_text).unwrap_or_default();
+    let pk = item.get(names.pk_of(index)).map(scalar_text).unwrap_or_default();
     if pk != partition {
         return Err(bad(format!("its key lies in partition {pk}, outside the query's partition {partition}")));
     }
@@ -251,6 +257,7 @@ pub(crate) fn encode_sharded(scope: &Scope, positions: &[Position]) -> String {
 pub(crate) fn decode_sharded(
     text: &str,
     scope: &Scope,
+    names: &AttributeNames,
     index: Index,
     shards: &[AttributeValue],
 ) -> Result<Vec<Position>, Error> {
@@ -272,7 +279,7 @@ pub(crate) fn decode_sharded(
         .map(|(p, pk)| match p {
             None => Ok(Position::Done),
             Some(k) if k.is_empty() => Ok(Position::Start),
-            Some(k) => key_from_wire(k, scope, index, &scalar_text(pk)).map(Position::After),
+            Some(k) => key_from_wire(k, scope, names, index, &scalar_text(pk)).map(Position::After),
         })
         .collect::<Result<Vec<_>, Error>>()
         .and_then(|positions| if sealed { Ok(positions) } else { Err(bad(ALTERED.into())) })

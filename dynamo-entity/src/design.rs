@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use crate::entity::{EntitySchema, Index, IndexSchema, PK, SK};
+use crate::entity::{AttributeNames, EntitySchema, Index, IndexSchema};
 use crate::error::Error;
 use crate::key::{KeyType, Segment, Template};
 
@@ -21,6 +21,8 @@ use crate::key::{KeyType, Segment, Template};
 #[derive(Debug, Clone)]
 pub struct TableLayout {
     entities: Vec<&'static EntitySchema>,
+    /// The table's attribute and index names, those of its entities.
+    names: &'static AttributeNames,
     key_types: BTreeMap<&'static str, KeyType>,
     gsis: Vec<u8>,
     /// The LSIs, by number (1 to 5).
@@ -56,8 +58,22 @@ impl TableLayout {
     ///
     /// # Errors
     /// [`Error::Invalid`] when two entities store a key attribute with different types (S and
-    /// N), use different TTL attributes (a table has one), or share a type name.
+    /// N), use different TTL attributes (a table has one), share a type name, or use different
+    /// attribute names ([`Entity::NAMES`](crate::Entity::NAMES): all of them must name the same
+    /// table with `#[entity(table = ...)]`, or none).
     pub fn new(entities: &[&'static EntitySchema]) -> Result<TableLayout, Error> {
+        let table_names = entities.first().map_or(&AttributeNames::DEFAULT, |e| e.names);
+        for e in entities {
+            if *e.names != *table_names {
+                return Err(Error::Invalid {
+                    reason: format!(
+                        "entities {} and {} use different attribute names: every entity of one table must say the \
+                         same `#[entity(table = ...)]` (or none)",
+                        entities[0].name, e.name
+                    ),
+                });
+            }
+        }
         let mut types: BTreeMap<&'static str, (KeyType, &'static str)> = BTreeMap::new();
         let mut gsis = Vec::new();
         let mut lsis = Vec::new();
@@ -120,6 +136,7 @@ impl TableLayout {
         lsis.sort_unstable();
         Ok(TableLayout {
             entities: entities.to_vec(),
+            names: table_names,
             key_types: types.into_iter().map(|(k, (t, _))| (k, t)).collect(),
             gsis,
             lsis,
@@ -128,6 +145,17 @@ impl TableLayout {
             projections: BTreeMap::new(),
             reads: Vec::new(),
         })
+    }
+
+    /// The table's attribute and index names: its entities' [`Entity::NAMES`](crate::Entity::NAMES)
+    /// ([`AttributeNames::DEFAULT`] for a table without entities).
+    pub fn names(&self) -> &'static AttributeNames {
+        self.names
+    }
+
+    /// The index name of `index` in this table (`None` for the primary index).
+    pub fn index_name(&self, index: Index) -> Option<&'static str> {
+        self.names.index_name(index)
     }
 
     /// The entities, in the order given.
@@ -176,13 +204,14 @@ impl TableLayout {
     /// Every key attribute of the table's key schema, GSIs and LSIs (`LSI<n>SK`; their
     /// partition key is `PK`), in `AttributeDefinitions` order.
     pub fn key_attributes(&self) -> Vec<&'static str> {
-        let mut out = vec![PK, SK];
+        let names = self.names;
+        let mut out = vec![names.pk, names.sk];
         for &n in &self.gsis {
-            out.push(Index::Gsi(n).pk_attribute());
-            out.push(Index::Gsi(n).sk_attribute());
+            out.push(names.pk_of(Index::Gsi(n)));
+            out.push(names.sk_of(Index::Gsi(n)));
         }
         for &n in &self.lsis {
-            out.push(Index::Lsi(n).sk_attribute());
+            out.push(names.sk_of(Index::Lsi(n)));
         }
         out
     }
@@ -199,10 +228,11 @@ impl TableLayout {
             .into_iter()
             .map(|a| json!({ "AttributeName": a, "AttributeType": self.key_type(a).to_string() }))
             .collect();
+        let names = self.names;
         let index_json = |i: Index| {
             json!({
-                "IndexName": i.name().unwrap_or_default(),
-                "KeySchema": [key(i.pk_attribute(), "HASH"), key(i.sk_attribute(), "RANGE")],
+                "IndexName": names.index_name(i).unwrap_or_default(),
+                "KeySchema": [key(names.pk_of(i), "HASH"), key(names.sk_of(i), "RANGE")],
                 "Projection": self.projection(i).to_json()
             })
         };
@@ -213,7 +243,7 @@ impl TableLayout {
             "TableName": table_name,
             "BillingMode": "PAY_PER_REQUEST",
             "AttributeDefinitions": definitions,
-            "KeySchema": [key(PK, "HASH"), key(SK, "RANGE")],
+            "KeySchema": [key(names.pk, "HASH"), key(names.sk, "RANGE")],
         });
         if !gsis.is_empty() {
             properties["GlobalSecondaryIndexes"] = Value::Array(gsis);
@@ -246,8 +276,8 @@ impl TableLayout {
                 out.push(AccessPattern {
                     name: format!("{}::{}", e.name, function_name(ix.index)),
                     index: ix.index,
-                    partition: format!("{} = {}", ix.index.pk_attribute(), ix.pk.source),
-                    sort: sort_text(ix),
+                    partition: format!("{} = {}", e.names.pk_of(ix.index), ix.pk.source),
+                    sort: sort_text(ix, e.names),
                     returns: vec![e.name],
                     // The inverted index is keyed on the primary key, which every item has.
                     sparse: ix.index != Index::Inverted
@@ -270,8 +300,8 @@ impl TableLayout {
             out.push(AccessPattern {
                 name: format!("table.collection({first}::{}(..))", function_name(index)),
                 index,
-                partition: format!("{} = {}", index.pk_attribute(), ix.pk.source),
-                sort: format!("{} (whole partition)", index.sk_attribute()),
+                partition: format!("{} = {}", self.names.pk_of(index), ix.pk.source),
+                sort: format!("{} (whole partition)", self.names.sk_of(index)),
                 returns: members.iter().map(|(n, _)| *n).collect(),
                 sparse: false,
             });
@@ -289,20 +319,26 @@ impl TableLayout {
             "Generated by `dynamo_entity::design::TableLayout::markdown` from the entities; do not edit.\n"
         );
         let _ = writeln!(md, "## Key attributes\n\n| attribute | type | index |\n|---|---|---|");
+        let names = self.names;
+        let index_name = |i: Index| names.index_name(i).unwrap_or("table");
         for a in self.key_attributes() {
-            let index = if a == PK || a == SK {
-                let mut text = match (self.inverted, a == PK) {
+            let index = if a == names.pk || a == names.sk {
+                let mut text = match (self.inverted, a == names.pk) {
                     (false, _) => "table".to_owned(),
-                    (true, true) => format!("table; sort key of {}", Index::Inverted),
-                    (true, false) => format!("table; partition key of {}", Index::Inverted),
+                    (true, true) => format!("table; sort key of {}", names.inverted),
+                    (true, false) => format!("table; partition key of {}", names.inverted),
                 };
-                if a == PK && !self.lsis.is_empty() {
-                    let names: Vec<String> = self.lsis.iter().map(|&n| Index::Lsi(n).to_string()).collect();
-                    let _ = write!(text, "; partition key of {}", names.join(", "));
+                if a == names.pk && !self.lsis.is_empty() {
+                    let lsis: Vec<&str> = self.lsis.iter().map(|&n| index_name(Index::Lsi(n))).collect();
+                    let _ = write!(text, "; partition key of {}", lsis.join(", "));
                 }
                 text
             } else {
-                a.trim_end_matches("PK").trim_end_matches("SK").to_owned()
+                // The index whose key attribute `a` is.
+                self.indexes()
+                    .into_iter()
+                    .find(|&i| names.pk_of(i) == a || names.sk_of(i) == a)
+                    .map_or_else(String::new, |i| index_name(i).to_owned())
             };
             let _ = writeln!(md, "| `{a}` | {} | {index} |", self.key_type(a));
         }
@@ -310,14 +346,18 @@ impl TableLayout {
             let _ = writeln!(md, "\nTime to live: `{ttl}` (epoch seconds).");
         }
         let indexes_column = if self.lsis.is_empty() { "GSIs" } else { "GSIs / LSIs" };
-        let _ = writeln!(md, "\n## Entities\n\n| entity | PK | SK | {indexes_column} |\n|---|---|---|---|");
+        let _ = writeln!(
+            md,
+            "\n## Entities\n\n| entity | {} | {} | {indexes_column} |\n|---|---|---|---|",
+            names.pk, names.sk
+        );
         for e in &self.entities {
             let gsis: Vec<String> = e
                 .gsis
                 .iter()
                 .chain(&e.inverted)
                 .chain(e.lsis)
-                .map(|g| format!("{} `{}` / `{}`", g.index, g.pk.source, g.sk.source))
+                .map(|g| format!("{} `{}` / `{}`", index_name(g.index), g.pk.source, g.sk.source))
                 .collect();
             let _ = writeln!(
                 md,
@@ -333,7 +373,7 @@ impl TableLayout {
             "\n## Access patterns\n\n| query | index | key condition | sorted by | returns | sparse |\n|---|---|---|---|---|---|"
         );
         for p in self.access_patterns() {
-            let index = p.index.name().unwrap_or("table");
+            let index = index_name(p.index);
             let _ = writeln!(
                 md,
                 "| `{}` | {index} | `{}` | {} | {} | {} |",
@@ -345,16 +385,9 @@ impl TableLayout {
             );
         }
         let _ = writeln!(md, "\n## Diagram\n\n```mermaid\nflowchart LR");
-        let _ = writeln!(md, "    table[(\"table: PK / SK\")]");
+        let _ = writeln!(md, "    table[(\"table: {} / {}\")]", names.pk, names.sk);
         for i in self.indexes() {
-            let _ = writeln!(
-                md,
-                "    {}[(\"{}: {} / {}\")]",
-                node(i),
-                i.name().unwrap_or_default(),
-                i.pk_attribute(),
-                i.sk_attribute()
-            );
+            let _ = writeln!(md, "    {}[(\"{}: {} / {}\")]", node(i), index_name(i), names.pk_of(i), names.sk_of(i));
         }
         for e in &self.entities {
             let _ = writeln!(md, "    {}[\"{}\"]", e.name, e.name);
@@ -391,8 +424,8 @@ fn label(t: &Template) -> String {
     t.source.replace('<', "{").replace('>', "}")
 }
 
-fn sort_text(ix: &IndexSchema) -> String {
-    let attr = ix.index.sk_attribute();
+fn sort_text(ix: &IndexSchema, names: &AttributeNames) -> String {
+    let attr = names.sk_of(ix.index);
     match ix.sk.constant() {
         Some(c) => format!("{attr} = {c}"),
         None => format!("{attr} `{}` ({})", ix.sk.source, ix.sk.key_type),
@@ -502,6 +535,12 @@ pub trait TableDef {
     const ENTITIES: &'static [&'static EntitySchema];
     /// The declared secondary indexes, in declaration order.
     const INDEXES: &'static [GsiDecl];
+    /// The table's attribute and index names, from `#[table(pk = "...", sk = "...",
+    /// entity_type = "...", gsi1(name = "...", pk = "...", sk = "..."), ...)]`;
+    /// [`AttributeNames::DEFAULT`] unless declared. Entities take them with
+    /// `#[entity(table = ...)]` ([`Entity::NAMES`](crate::Entity::NAMES)); a table's entity that
+    /// does not is a compile error.
+    const NAMES: &'static AttributeNames = &AttributeNames::DEFAULT;
     /// The generated enum with one variant per entity, decoding any item of the table by its
     /// entity type attribute.
     type Item: crate::collection::EntityEnum;
@@ -513,7 +552,19 @@ pub trait TableDef {
     /// None for a declaration that compiled (the derive ran the same checks); see
     /// [`TableLayout::declared`].
     fn layout() -> Result<TableLayout, Error> {
-        TableLayout::declared(Self::ENTITIES, Self::INDEXES)
+        let mut layout = TableLayout::declared(Self::ENTITIES, Self::INDEXES)?;
+        if let Some(e) = Self::ENTITIES.iter().find(|e| *e.names != *Self::NAMES) {
+            return Err(Error::Invalid {
+                reason: format!(
+                    "entity {} does not use the attribute names of table {}: add `#[entity(table = {})]`",
+                    e.name,
+                    Self::NAME,
+                    Self::NAME
+                ),
+            });
+        }
+        layout.names = Self::NAMES;
+        Ok(layout)
     }
 }
 
@@ -534,6 +585,7 @@ impl TableLayout {
         use crate::layout_check as lc;
         let invalid = |reason: String| Err(Error::Invalid { reason });
         let mut layout = TableLayout::new(entities)?;
+        let names = layout.names;
         for (i, d) in indexes.iter().enumerate() {
             if indexes[..i].iter().any(|o| o.index == d.index) {
                 return invalid(format!("{} is declared twice", d.index));
@@ -573,7 +625,7 @@ impl TableLayout {
                 for (partition, declared_type) in [(true, d.pk), (false, d.sk)] {
                     let found = lc::key_type(a, d.index, partition);
                     if lc::key_types_differ(found, declared_type) {
-                        let attr = if partition { d.index.pk_attribute() } else { d.index.sk_attribute() };
+                        let attr = if partition { names.pk_of(d.index) } else { names.sk_of(d.index) };
                         return invalid(format!(
                             "entity {} stores {attr} as {} but the table declares it {}",
                             a.name,
@@ -586,14 +638,16 @@ impl TableLayout {
             for b in &entities[i + 1..] {
                 if lc::keys_collide(a, b) {
                     return invalid(format!(
-                        "entities {} and {} can produce the same primary key ({PK} `{}` / {SK} `{}` and {PK} `{}` / \
-                         {SK} `{}`): one item would overwrite the other",
+                        "entities {} and {} can produce the same primary key ({pk} `{}` / {sk} `{}` and {pk} `{}` / \
+                         {sk} `{}`): one item would overwrite the other",
                         a.name,
                         b.name,
                         a.primary.pk.source,
                         a.primary.sk.source,
                         b.primary.pk.source,
-                        b.primary.sk.source
+                        b.primary.sk.source,
+                        pk = names.pk,
+                        sk = names.sk,
                     ));
                 }
             }
@@ -609,7 +663,7 @@ impl TableLayout {
                             "the query of entity {} on {index} adds begins_with({}, \"{sk}\"), which also matches \
                              the sort keys of entity {} in a partition both can share",
                             a.name,
-                            index.sk_attribute(),
+                            names.sk_of(index),
                             b.name
                         ));
                     }
@@ -629,7 +683,7 @@ impl TableLayout {
             // types the entities' primary keys set.
             if d.index != Index::Inverted {
                 let pk = if d.index.is_local() { None } else { d.pk };
-                for (attr, ty) in [(d.index.pk_attribute(), pk), (d.index.sk_attribute(), d.sk)] {
+                for (attr, ty) in [(names.pk_of(d.index), pk), (names.sk_of(d.index), d.sk)] {
                     if let Some(ty) = ty {
                         layout.key_types.insert(attr, ty);
                     }

@@ -12,12 +12,12 @@ use crate::key::{KeyType, Template};
 /// A DynamoDB item: attribute name to value.
 pub type Item = HashMap<String, AttributeValue>;
 
-/// The table's partition key attribute.
+/// The table's partition key attribute by default ([`AttributeNames::DEFAULT`]).
 pub const PK: &str = "PK";
-/// The table's sort key attribute.
+/// The table's sort key attribute by default ([`AttributeNames::DEFAULT`]).
 pub const SK: &str = "SK";
-/// The attribute holding the entity type name on every item. Decoding dispatches on it, never
-/// on key prefixes.
+/// The attribute holding the entity type name on every item, by default
+/// ([`AttributeNames::DEFAULT`]). Decoding dispatches on it, never on key prefixes.
 pub const TYPE_ATTRIBUTE: &str = "_type";
 /// The highest GSI number: `gsi1` to `gsi20` (DynamoDB's default quota is 20 GSIs a table).
 pub const MAX_GSI: u8 = 20;
@@ -39,6 +39,226 @@ const LSI_SK: [&str; 5] = ["LSI1SK", "LSI2SK", "LSI3SK", "LSI4SK", "LSI5SK"];
 /// The name of the inverted index, [`Index::Inverted`]: a GSI whose partition key is `SK` and
 /// whose sort key is `PK`.
 pub const INVERTED_INDEX: &str = "INVERTED";
+
+/// The names of one GSI: its index name and its key attributes (see [`AttributeNames`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GsiNames {
+    /// The index name, `IndexName` in `Query` and `CreateTable` (default `GSI<n>`).
+    pub index: &'static str,
+    /// The partition key attribute (default `GSI<n>PK`).
+    pub pk: &'static str,
+    /// The sort key attribute (default `GSI<n>SK`).
+    pub sk: &'static str,
+}
+
+/// The names of one LSI: its index name and its sort key attribute; its partition key is the
+/// table's (see [`AttributeNames`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LsiNames {
+    /// The index name (default `LSI<n>`).
+    pub index: &'static str,
+    /// The sort key attribute (default `LSI<n>SK`).
+    pub sk: &'static str,
+}
+
+/// The attribute and index names of one table: the table's partition and sort key attributes,
+/// the entity type attribute, and each secondary index's name and key attributes.
+///
+/// Every name is a `&'static str` constant chosen at compile time, by `#[derive(Table)]`'s
+/// `#[table(pk = "pk", sk = "sk", entity_type = "__type", gsi1(name = "ByEmail", pk = "gsi1pk",
+/// sk = "gsi1sk"), ...)]`, and an entity uses its table's names through
+/// `#[entity(table = AppTable)]` ([`Entity::NAMES`]). [`AttributeNames::DEFAULT`] holds the
+/// names used when nothing is declared: `PK`, `SK`, `_type`, `GSI<n>` keyed on
+/// `GSI<n>PK`/`GSI<n>SK`, `LSI<n>` sorted on `LSI<n>SK`, and `INVERTED`.
+///
+/// DynamoDB's rules, which `#[derive(Table)]` checks at compile time: a key attribute name is 1
+/// to 255 bytes; an index name is 3 to 255 characters of `a-z A-Z 0-9 _ . -`; the index names
+/// of one table are distinct; and no two roles (the table's keys, the type attribute, the
+/// indexes' keys) share an attribute name, or writing one would overwrite the other.
+///
+/// ```
+/// use dynamo_entity::{AttributeNames, Index};
+/// const NAMES: AttributeNames = AttributeNames::DEFAULT
+///     .with_keys("pk", "sk")
+///     .with_entity_type("__type")
+///     .with_gsi(1, "ByEmail", "gsi1pk", "gsi1sk");
+/// assert_eq!(NAMES.pk_of(Index::Gsi(1)), "gsi1pk");
+/// assert_eq!(NAMES.index_name(Index::Gsi(1)), Some("ByEmail"));
+/// assert_eq!(NAMES.sk_of(Index::Inverted), "pk");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AttributeNames {
+    /// The table's partition key attribute (default [`PK`]).
+    pub pk: &'static str,
+    /// The table's sort key attribute (default [`SK`]).
+    pub sk: &'static str,
+    /// The entity type attribute, present on every item (default [`TYPE_ATTRIBUTE`]).
+    pub entity_type: &'static str,
+    /// GSI `n`'s names at `gsi[n - 1]`, for `n` from 1 to [`MAX_GSI`].
+    pub gsi: [GsiNames; MAX_GSI as usize],
+    /// LSI `n`'s names at `lsi[n - 1]`, for `n` from 1 to [`MAX_LSI`].
+    pub lsi: [LsiNames; MAX_LSI as usize],
+    /// The inverted index's name (default [`INVERTED_INDEX`]); it is keyed on `sk` / `pk`.
+    pub inverted: &'static str,
+}
+
+macro_rules! default_names {
+    ($($g:literal),* ; $($l:literal),*) => {
+        AttributeNames {
+            pk: PK,
+            sk: SK,
+            entity_type: TYPE_ATTRIBUTE,
+            gsi: [$(GsiNames {
+                index: concat!("GSI", $g),
+                pk: concat!("GSI", $g, "PK"),
+                sk: concat!("GSI", $g, "SK"),
+            }),*],
+            lsi: [$(LsiNames { index: concat!("LSI", $l), sk: concat!("LSI", $l, "SK") }),*],
+            inverted: INVERTED_INDEX,
+        }
+    };
+}
+
+impl AttributeNames {
+    /// The names used without a `#[derive(Table)]` naming them: `PK`, `SK`, `_type`, `GSI<n>`
+    /// on `GSI<n>PK`/`GSI<n>SK`, `LSI<n>` on `LSI<n>SK`, `INVERTED`.
+    pub const DEFAULT: AttributeNames =
+        default_names!(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20; 1, 2, 3, 4, 5);
+
+    /// These names with the table's partition key attribute `pk` and sort key attribute `sk`.
+    pub const fn with_keys(mut self, pk: &'static str, sk: &'static str) -> AttributeNames {
+        self.pk = pk;
+        self.sk = sk;
+        self
+    }
+
+    /// These names with the entity type attribute `name`.
+    pub const fn with_entity_type(mut self, name: &'static str) -> AttributeNames {
+        self.entity_type = name;
+        self
+    }
+
+    /// These names with GSI `n` (1 to [`MAX_GSI`]) named `index` and keyed on `pk` / `sk`.
+    ///
+    /// # Panics
+    /// When `n` is outside 1 to [`MAX_GSI`] (in constant evaluation: a compile error).
+    pub const fn with_gsi(mut self, n: u8, index: &'static str, pk: &'static str, sk: &'static str) -> AttributeNames {
+        assert!(n >= 1 && n <= MAX_GSI, "GSIs are numbered 1 to 20");
+        self.gsi[n as usize - 1] = GsiNames { index, pk, sk };
+        self
+    }
+
+    /// These names with LSI `n` (1 to [`MAX_LSI`]) named `index` and sorted on `sk`.
+    ///
+    /// # Panics
+    /// When `n` is outside 1 to [`MAX_LSI`] (in constant evaluation: a compile error).
+    pub const fn with_lsi(mut self, n: u8, index: &'static str, sk: &'static str) -> AttributeNames {
+        assert!(n >= 1 && n <= MAX_LSI, "LSIs are numbered 1 to 5");
+        self.lsi[n as usize - 1] = LsiNames { index, sk };
+        self
+    }
+
+    /// These names with the inverted index named `index`.
+    pub const fn with_inverted(mut self, index: &'static str) -> AttributeNames {
+        self.inverted = index;
+        self
+    }
+
+    /// The index name for `Query`'s `IndexName`: `None` for the primary index (and for an
+    /// index number out of range).
+    pub const fn index_name(&self, index: Index) -> Option<&'static str> {
+        match index {
+            Index::Primary => None,
+            Index::Gsi(n) if n >= 1 && n <= MAX_GSI => Some(self.gsi[n as usize - 1].index),
+            Index::Lsi(n) if n >= 1 && n <= MAX_LSI => Some(self.lsi[n as usize - 1].index),
+            Index::Inverted => Some(self.inverted),
+            Index::Gsi(_) | Index::Lsi(_) => None,
+        }
+    }
+
+    /// The partition key attribute of `index`: `pk` for the primary index and every LSI, the
+    /// GSI's own, `sk` for the inverted index.
+    pub const fn pk_of(&self, index: Index) -> &'static str {
+        match index {
+            Index::Primary | Index::Lsi(_) => self.pk,
+            Index::Gsi(n) if n >= 1 && n <= MAX_GSI => self.gsi[n as usize - 1].pk,
+            Index::Gsi(_) => "GSI?PK",
+            Index::Inverted => self.sk,
+        }
+    }
+
+    /// The sort key attribute of `index`: `sk`, the GSI's or LSI's own, `pk` for the inverted
+    /// index.
+    pub const fn sk_of(&self, index: Index) -> &'static str {
+        match index {
+            Index::Primary => self.sk,
+            Index::Gsi(n) if n >= 1 && n <= MAX_GSI => self.gsi[n as usize - 1].sk,
+            Index::Lsi(n) if n >= 1 && n <= MAX_LSI => self.lsi[n as usize - 1].sk,
+            Index::Gsi(_) => "GSI?SK",
+            Index::Lsi(_) => "LSI?SK",
+            Index::Inverted => self.pk,
+        }
+    }
+
+    /// Whether these are the [`DEFAULT`](Self::DEFAULT) names.
+    pub fn is_default(&self) -> bool {
+        *self == AttributeNames::DEFAULT
+    }
+
+    /// Whether `a` and `b` are the same names, in constant evaluation (the check of
+    /// `#[derive(Table)]` that every entity of a table uses the table's names).
+    pub const fn same(a: &AttributeNames, b: &AttributeNames) -> bool {
+        use crate::layout_check::str_eq;
+        if !(str_eq(a.pk, b.pk) && str_eq(a.sk, b.sk) && str_eq(a.entity_type, b.entity_type)) {
+            return false;
+        }
+        if !str_eq(a.inverted, b.inverted) {
+            return false;
+        }
+        let mut i = 0;
+        while i < MAX_GSI as usize {
+            let (x, y) = (&a.gsi[i], &b.gsi[i]);
+            if !(str_eq(x.index, y.index) && str_eq(x.pk, y.pk) && str_eq(x.sk, y.sk)) {
+                return false;
+            }
+            i += 1;
+        }
+        let mut i = 0;
+        while i < MAX_LSI as usize {
+            if !(str_eq(a.lsi[i].index, b.lsi[i].index) && str_eq(a.lsi[i].sk, b.lsi[i].sk)) {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+
+    /// The primary key `key` as an item fragment `{pk, sk}` under these names.
+    pub fn key_item(&self, key: &PrimaryKey) -> Item {
+        let mut m = HashMap::with_capacity(2);
+        m.insert(self.pk.to_owned(), key.pk.clone());
+        m.insert(self.sk.to_owned(), key.sk.clone());
+        m
+    }
+
+    /// The primary key of an item read from the table, as `pk=… sk=…` under these names, for
+    /// error messages.
+    pub fn describe_key(&self, item: &Item) -> String {
+        let get = |k: &str| item.get(k).map(show).unwrap_or("<absent>");
+        format!("{}={} {}={}", self.pk, get(self.pk), self.sk, get(self.sk))
+    }
+
+    /// The primary key `key` as `pk=… sk=…` under these names, for error messages.
+    pub fn show_key(&self, key: &PrimaryKey) -> String {
+        format!("{}={} {}={}", self.pk, show(&key.pk), self.sk, show(&key.sk))
+    }
+}
+
+impl Default for AttributeNames {
+    fn default() -> AttributeNames {
+        AttributeNames::DEFAULT
+    }
+}
 
 /// An index of the table: the primary index, a GSI `GSI<n>` (1 to 20) keyed on the attributes
 /// `GSI<n>PK` / `GSI<n>SK`, an LSI `LSI<n>` (1 to 5) keyed on `PK` / `LSI<n>SK`, or the inverted
@@ -76,8 +296,9 @@ pub enum Index {
 }
 
 impl Index {
-    /// The index name for `Query`'s `IndexName`: `None` for the primary index, `GSI<n>` for a
-    /// numbered GSI, `LSI<n>` for a numbered LSI, [`INVERTED_INDEX`] for the inverted index.
+    /// The default index name for `Query`'s `IndexName`: `None` for the primary index, `GSI<n>`
+    /// for a numbered GSI, `LSI<n>` for a numbered LSI, [`INVERTED_INDEX`] for the inverted
+    /// index. A table with its own names: [`AttributeNames::index_name`].
     pub fn name(self) -> Option<&'static str> {
         match self {
             Index::Primary => None,
@@ -86,8 +307,9 @@ impl Index {
             Index::Lsi(n) => LSI_NAMES.get(usize::from(n).wrapping_sub(1)).copied(),
         }
     }
-    /// The partition key attribute: `PK` (for the primary index and every LSI), `GSI<n>PK`, or
-    /// `SK` for the inverted index.
+    /// The default partition key attribute: `PK` (for the primary index and every LSI),
+    /// `GSI<n>PK`, or `SK` for the inverted index. A table with its own names:
+    /// [`AttributeNames::pk_of`].
     pub fn pk_attribute(self) -> &'static str {
         match self {
             Index::Primary | Index::Lsi(_) => PK,
@@ -95,7 +317,8 @@ impl Index {
             Index::Inverted => SK,
         }
     }
-    /// The sort key attribute: `SK`, `GSI<n>SK`, `LSI<n>SK`, or `PK` for the inverted index.
+    /// The default sort key attribute: `SK`, `GSI<n>SK`, `LSI<n>SK`, or `PK` for the inverted
+    /// index. A table with its own names: [`AttributeNames::sk_of`].
     pub fn sk_attribute(self) -> &'static str {
         match self {
             Index::Primary => SK,
@@ -145,8 +368,10 @@ pub struct FieldSchema {
 /// What `#[derive(Entity)]` knows about an entity: its type name, key templates and fields.
 #[derive(Debug)]
 pub struct EntitySchema {
-    /// The entity type name stored in [`TYPE_ATTRIBUTE`].
+    /// The entity type name stored in the type attribute ([`AttributeNames::entity_type`]).
     pub name: &'static str,
+    /// The attribute and index names of the entity's table ([`Entity::NAMES`]).
+    pub names: &'static AttributeNames,
     /// The primary key templates.
     pub primary: IndexSchema,
     /// The GSIs the entity writes, by number.
@@ -222,13 +447,14 @@ impl EntitySchema {
         self.fields.iter().find(|f| f.field == field).is_none_or(|f| f.optional)
     }
 
-    /// Every key attribute this entity may write, with its DynamoDB type: `PK` / `SK`, each
+    /// Every key attribute this entity may write (under its [`names`](Self::names)), with its
+    /// DynamoDB type: `PK` / `SK`, each
     /// GSI's pair, then each LSI's sort key (its partition key is `PK`).
     pub fn key_attributes(&self) -> impl Iterator<Item = (&'static str, KeyType)> + '_ {
         std::iter::once(&self.primary)
             .chain(self.gsis)
-            .flat_map(|i| [(i.index.pk_attribute(), i.pk.key_type), (i.index.sk_attribute(), i.sk.key_type)])
-            .chain(self.lsis.iter().map(|l| (l.index.sk_attribute(), l.sk.key_type)))
+            .flat_map(|i| [(self.names.pk_of(i.index), i.pk.key_type), (self.names.sk_of(i.index), i.sk.key_type)])
+            .chain(self.lsis.iter().map(|l| (self.names.sk_of(l.index), l.sk.key_type)))
     }
 
     /// Every secondary index this entity writes keys of: its GSIs, then its LSIs (the inverted
@@ -254,6 +480,12 @@ pub trait Entity: Sized + Send + 'static {
     /// `#[derive(Table)]` across the entities of one table read it at compile time (see
     /// [`layout_check`](crate::layout_check)).
     const SCHEMA: &'static EntitySchema;
+
+    /// The attribute and index names of the entity's table: [`AttributeNames::DEFAULT`] unless
+    /// the entity says `#[entity(table = AppTable)]`, which takes the names that
+    /// `#[derive(Table)]` declared for `AppTable` (`<AppTable as TableDef>::NAMES`). Every
+    /// item, key, query and guard item of the entity uses these names.
+    const NAMES: &'static AttributeNames = &AttributeNames::DEFAULT;
 
     /// The entity's key templates and fields ([`Entity::SCHEMA`]).
     fn schema() -> &'static EntitySchema {

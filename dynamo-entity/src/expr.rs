@@ -301,6 +301,24 @@ impl Placeholders {
         self.names.insert(k.clone(), attr.to_owned());
         k
     }
+    /// As [`name`](Self::name), appending the placeholder to `out` instead of returning it
+    /// (one allocation fewer).
+    pub fn push_name(&mut self, attr: &str, out: &mut String) {
+        if let Some((k, _)) = self.names.iter().find(|(_, v)| v.as_str() == attr) {
+            out.push_str(k);
+            return;
+        }
+        let k = placeholder("#n", self.names.len());
+        out.push_str(&k);
+        self.names.insert(k, attr.to_owned());
+    }
+    /// As [`value`](Self::value), appending the placeholder to `out` instead of returning it
+    /// (one allocation fewer).
+    pub fn push_value(&mut self, value: AttributeValue, out: &mut String) {
+        let k = placeholder(":v", self.values.len());
+        out.push_str(&k);
+        self.values.insert(k, value);
+    }
     /// A new placeholder (`:v0`, `:v1`, …) for `value`.
     pub fn value(&mut self, value: AttributeValue) -> String {
         let k = placeholder(":v", self.values.len());

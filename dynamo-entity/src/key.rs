@@ -396,6 +396,58 @@ pub trait KeyPart {
         let _ = form;
         Err(KeyPartError::Invalid { text: text.to_owned(), ty: std::any::type_name::<Self>() })
     }
+
+    /// Whether `encoded` is exactly the text [`KeyPart::write_part`] writes for this value in
+    /// `form`: `false` for an absent value (`None`) and for a value that cannot be a key part.
+    /// `encoded` is one segment of a stored key (no delimiter inside). The key check of every
+    /// decode ([`KeyMatcher`]) asks this; the default writes the part into a reused buffer and
+    /// compares, and the built-in types compare without writing. An override must agree with
+    /// `write_part` exactly; a `false` where the texts are equal only costs time (the check
+    /// then builds the whole key), a `true` where they differ would let a mismatched item
+    /// decode.
+    #[inline]
+    fn part_eq(&self, encoded: &str, form: PartForm) -> bool {
+        written_eq(self, encoded, form)
+    }
+}
+
+thread_local! {
+    /// One scratch buffer per thread for [`KeyPart::part_eq`]'s default.
+    static PART_SCRATCH: std::cell::Cell<String> = const { std::cell::Cell::new(String::new()) };
+}
+
+/// [`KeyPart::part_eq`] by writing the part into a per-thread buffer and comparing.
+fn written_eq<T: KeyPart + ?Sized>(value: &T, encoded: &str, form: PartForm) -> bool {
+    let mut buf = PART_SCRATCH.with(std::cell::Cell::take);
+    buf.clear();
+    let same = matches!(value.write_part(&mut buf, form), Ok(true)) && buf == encoded;
+    PART_SCRATCH.with(|scratch| scratch.set(buf));
+    same
+}
+
+/// Whether `encoded` is `part` as [`escape_into`] writes it, compared without writing.
+#[inline]
+pub fn escaped_eq(part: &str, encoded: &str) -> bool {
+    let p = part.as_bytes();
+    if p.len() == encoded.len() {
+        // Escaping only lengthens: equal lengths mean nothing was escaped.
+        return p == encoded.as_bytes() && !p.iter().any(|&b| b == b'#' || b == b'%');
+    }
+    let mut e = encoded.as_bytes();
+    let mut start = 0;
+    for (i, &b) in p.iter().enumerate() {
+        let rep: &[u8] = match b {
+            b'#' => b"%23",
+            b'%' => b"%25",
+            _ => continue,
+        };
+        match e.strip_prefix(&p[start..i]).and_then(|r| r.strip_prefix(rep)) {
+            Some(r) => e = r,
+            None => return false,
+        }
+        start = i + 1;
+    }
+    e == &p[start..]
 }
 
 impl KeyPart for str {
@@ -407,12 +459,20 @@ impl KeyPart for str {
         escape_into(self, out);
         Ok(true)
     }
+    #[inline]
+    fn part_eq(&self, encoded: &str, _: PartForm) -> bool {
+        !self.is_empty() && escaped_eq(self, encoded)
+    }
 }
 
 impl KeyPart for String {
     type Arg = str;
     fn write_part(&self, out: &mut String, form: PartForm) -> Result<bool, KeyPartError> {
         self.as_str().write_part(out, form)
+    }
+    #[inline]
+    fn part_eq(&self, encoded: &str, form: PartForm) -> bool {
+        self.as_str().part_eq(encoded, form)
     }
     fn parse_part(text: &str, _: PartForm) -> Result<Self, KeyPartError> {
         if text.is_empty() {
@@ -429,6 +489,10 @@ impl<T: KeyPart + ?Sized> KeyPart for &T {
     fn write_part(&self, out: &mut String, form: PartForm) -> Result<bool, KeyPartError> {
         (**self).write_part(out, form)
     }
+    #[inline]
+    fn part_eq(&self, encoded: &str, form: PartForm) -> bool {
+        (**self).part_eq(encoded, form)
+    }
 }
 
 impl<T: KeyPart> KeyPart for Option<T> {
@@ -443,6 +507,10 @@ impl<T: KeyPart> KeyPart for Option<T> {
     }
     fn parse_part(text: &str, form: PartForm) -> Result<Self, KeyPartError> {
         T::parse_part(text, form).map(Some)
+    }
+    #[inline]
+    fn part_eq(&self, encoded: &str, form: PartForm) -> bool {
+        self.as_ref().is_some_and(|v| v.part_eq(encoded, form))
     }
 }
 
@@ -460,6 +528,10 @@ impl KeyPart for bool {
             _ => Err(KeyPartError::Invalid { text: text.to_owned(), ty: "bool" }),
         }
     }
+    #[inline]
+    fn part_eq(&self, encoded: &str, _: PartForm) -> bool {
+        encoded == if *self { "true" } else { "false" }
+    }
 }
 
 impl KeyPart for Timestamp {
@@ -470,6 +542,12 @@ impl KeyPart for Timestamp {
     }
     fn parse_part(text: &str, _: PartForm) -> Result<Self, KeyPartError> {
         Timestamp::parse(text).map_err(|_| KeyPartError::Invalid { text: text.to_owned(), ty: "Timestamp" })
+    }
+    /// Parses instead of writing: [`Timestamp::parse`] accepts exactly one text per value, the
+    /// one [`KeyPart::write_part`] writes.
+    #[inline]
+    fn part_eq(&self, encoded: &str, _: PartForm) -> bool {
+        encoded.len() == crate::time::TIMESTAMP_LEN && Timestamp::parse(encoded).is_ok_and(|t| t == *self)
     }
 }
 
@@ -510,6 +588,43 @@ fn parse_padded(text: &str, width: usize) -> Option<u128> {
     text.parse().ok()
 }
 
+/// Whether `text` is `v` written as exactly `width` decimal digits ([`push_padded`]).
+#[inline]
+fn padded_eq(text: &str, v: u128, width: usize) -> bool {
+    let b = text.as_bytes();
+    if b.len() != width {
+        return false;
+    }
+    let mut v = v;
+    for &c in b.iter().rev() {
+        if c != b'0' + (v % 10) as u8 {
+            return false;
+        }
+        v /= 10;
+    }
+    v == 0
+}
+
+/// Whether `text` is the integer `v` in plain decimal, as [`write_number`] writes it (`-` for
+/// negatives, no leading zeros or `+`), with at most 38 significant digits.
+#[inline]
+fn number_eq(text: &str, negative: bool, magnitude: u128) -> bool {
+    let digits = match text.strip_prefix('-') {
+        Some(rest) if negative => rest,
+        Some(_) => return false,
+        None if negative => return false,
+        None => text,
+    };
+    let n = digits.len();
+    if n == 0 || (n > 1 && digits.starts_with('0')) || n > 39 {
+        return false;
+    }
+    if !padded_eq(digits, magnitude, n) {
+        return false;
+    }
+    digits.trim_end_matches('0').len() <= 38
+}
+
 macro_rules! unsigned_key_part {
     ($($t:ty => $w:expr),*) => {$(
         impl KeyPart for $t {
@@ -528,6 +643,13 @@ macro_rules! unsigned_key_part {
                 match form {
                     PartForm::Composite => parse_padded(text, $w).and_then(|v| <$t>::try_from(v).ok()).ok_or_else(invalid),
                     PartForm::Number => crate::value::parse_integer::<$t>(text).ok_or_else(invalid),
+                }
+            }
+            #[inline]
+            fn part_eq(&self, encoded: &str, form: PartForm) -> bool {
+                match form {
+                    PartForm::Composite => padded_eq(encoded, *self as u128, $w),
+                    PartForm::Number => number_eq(encoded, false, *self as u128),
                 }
             }
         }
@@ -570,6 +692,18 @@ macro_rules! signed_key_part {
                         None => parse_padded(text, $w).and_then(|v| <$t>::try_from(v).ok()).ok_or_else(invalid),
                     },
                     PartForm::Number => crate::value::parse_integer::<$t>(text).ok_or_else(invalid),
+                }
+            }
+            #[inline]
+            fn part_eq(&self, encoded: &str, form: PartForm) -> bool {
+                match (form, *self >= 0) {
+                    (PartForm::Composite, true) => padded_eq(encoded, *self as u128, $w),
+                    (PartForm::Composite, false) => encoded.strip_prefix('-').is_some_and(|rest| {
+                        padded_eq(rest, (*self as $u).wrapping_sub(<$t>::MIN as $u) as u128, $w)
+                    }),
+                    (PartForm::Number, nonnegative) => {
+                        number_eq(encoded, !nonnegative, (*self as i128).unsigned_abs())
+                    }
                 }
             }
         }
@@ -648,10 +782,129 @@ pub enum KeyError {
     },
 }
 
-thread_local! {
-    /// One key buffer per thread, handed from [`KeyWriter::matches`] to the next
-    /// [`KeyWriter::new`].
-    static SPARE_KEY_BUFFER: std::cell::Cell<String> = const { std::cell::Cell::new(String::new()) };
+/// Compares the key a template gives for some values with the key attribute of an item read
+/// from the table, one segment at a time, without writing the key: literal segments by byte
+/// comparison, each placeholder by [`KeyPart::part_eq`] on the stored text up to the next
+/// delimiter. The decode-time key check of generated code (an item whose `PK`/`SK` disagree
+/// with its key fields must not decode). Allocates nothing for the built-in part types.
+///
+/// Call [`KeyMatcher::part`] once per placeholder in template order, then
+/// [`KeyMatcher::finish`]. The answer is exact when `true`; `false` may also mean "not
+/// comparable this way" (a shard segment, a part type whose text contains the delimiter), so a
+/// caller builds the key to say what differs, as `__private::check_key` does.
+///
+/// ```
+/// use aws_sdk_dynamodb::types::AttributeValue;
+/// use dynamo_entity::key::{Cardinality, KeyMatcher, KeyType, Segment, Template};
+/// const T: Template = Template {
+///     source: "ORDER#<id>#<n>",
+///     segments: &[Segment::Literal("ORDER"), Segment::Field("id"), Segment::Field("n")],
+///     key_type: KeyType::S,
+///     cardinality: Cardinality::High,
+/// };
+/// let stored = AttributeValue::S("ORDER#a%23b#0000000007".to_owned());
+/// let mut m = KeyMatcher::new(&T, Some(&stored));
+/// m.part("a#b");
+/// m.part(&7u32);
+/// assert!(m.finish());
+/// let mut m = KeyMatcher::new(&T, Some(&stored));
+/// m.part("a#b");
+/// m.part(&8u32);
+/// assert!(!m.finish());
+/// ```
+#[derive(Debug)]
+pub struct KeyMatcher<'a> {
+    template: &'static Template,
+    /// The stored text not yet compared.
+    rest: &'a str,
+    /// The next segment of the template.
+    next: usize,
+    /// `Some(answer)` once known: `Some(true)` for an item without the attribute, `Some(false)`
+    /// at the first difference.
+    decided: Option<bool>,
+}
+
+impl<'a> KeyMatcher<'a> {
+    /// A comparison of `template` with `stored`, the key attribute of an item (`None` when the
+    /// item has no such attribute, as after a projection: that matches). A stored value of
+    /// another type than the template's key type matches nothing.
+    #[inline]
+    pub fn new(template: &'static Template, stored: Option<&'a AttributeValue>) -> KeyMatcher<'a> {
+        let (rest, decided) = match (stored, template.key_type) {
+            (None, _) => ("", Some(true)),
+            (Some(AttributeValue::S(s)), KeyType::S) | (Some(AttributeValue::N(s)), KeyType::N) => (s.as_str(), None),
+            (Some(_), _) => ("", Some(false)),
+        };
+        let mut m = KeyMatcher { template, rest, next: 0, decided };
+        m.literals();
+        m
+    }
+
+    /// Strips the delimiter before segment `next` (none before the first).
+    #[inline]
+    fn delimiter(&mut self) -> bool {
+        if self.next == 0 {
+            return true;
+        }
+        match self.rest.strip_prefix(DELIMITER) {
+            Some(r) => {
+                self.rest = r;
+                true
+            }
+            None => false,
+        }
+    }
+
+    #[inline]
+    fn literals(&mut self) {
+        if self.decided.is_some() {
+            return;
+        }
+        while let Some(Segment::Literal(l)) = self.template.segments.get(self.next) {
+            if !self.delimiter() {
+                self.decided = Some(false);
+                return;
+            }
+            match self.rest.strip_prefix(l) {
+                Some(r) => self.rest = r,
+                None => {
+                    self.decided = Some(false);
+                    return;
+                }
+            }
+            self.next += 1;
+        }
+    }
+
+    /// Compares the next placeholder's value and the literal segments after it.
+    #[inline]
+    pub fn part<T: KeyPart + ?Sized>(&mut self, value: &T) {
+        if self.decided.is_some() {
+            return;
+        }
+        if !matches!(self.template.segments.get(self.next), Some(Segment::Field(_))) || !self.delimiter() {
+            self.decided = Some(false);
+            return;
+        }
+        let (form, end) = match self.template.key_type {
+            KeyType::N => (PartForm::Number, self.rest.len()),
+            KeyType::S => (PartForm::Composite, self.rest.find(DELIMITER).unwrap_or(self.rest.len())),
+        };
+        let (segment, rest) = self.rest.split_at(end);
+        if !value.part_eq(segment, form) {
+            self.decided = Some(false);
+            return;
+        }
+        self.rest = rest;
+        self.next += 1;
+        self.literals();
+    }
+
+    /// Whether the stored key is the one the values give (or the item has no such attribute).
+    #[inline]
+    pub fn finish(self) -> bool {
+        self.decided.unwrap_or(self.rest.is_empty() && self.next == self.template.segments.len())
+    }
 }
 
 /// Builds a key from its template, one part at a time. Used by generated code.
@@ -669,10 +922,7 @@ impl KeyWriter {
     /// A writer for the key described by `ctx`.
     #[inline]
     pub fn new(ctx: KeyContext) -> KeyWriter {
-        // A buffer left by `matches` (the key check of every decode) is reused, so decoding
-        // allocates nothing for it; otherwise this allocates as `String::with_capacity` would.
-        let mut out = SPARE_KEY_BUFFER.with(std::cell::Cell::take);
-        out.reserve(ctx.template.source.len() + 24);
+        let out = String::with_capacity(ctx.template.source.len() + 24);
         let mut w = KeyWriter { ctx, out, next: 0, absent: None };
         w.literals();
         w
@@ -680,21 +930,16 @@ impl KeyWriter {
 
     /// Whether the key written equals `stored`, the key attribute of an item read from the
     /// table; `true` when the item has no such attribute (a projection without it). An absent
-    /// part matches nothing. Writes nothing anywhere: the check of a decode, which then costs
-    /// the key's formatting and no allocation.
+    /// part matches nothing. [`KeyMatcher`] answers the same without writing the key.
     #[inline]
-    pub fn matches(mut self, stored: Option<&AttributeValue>) -> bool {
-        let same = match stored {
+    pub fn matches(self, stored: Option<&AttributeValue>) -> bool {
+        match stored {
             None => true,
             Some(_) if self.absent.is_some() => false,
             Some(AttributeValue::S(s)) => self.ctx.template.key_type == KeyType::S && *s == self.out,
             Some(AttributeValue::N(n)) => self.ctx.template.key_type == KeyType::N && *n == self.out,
             Some(_) => false,
-        };
-        let mut out = std::mem::take(&mut self.out);
-        out.clear();
-        SPARE_KEY_BUFFER.with(|spare| spare.set(out));
-        same
+        }
     }
 
     #[inline]
@@ -1092,6 +1337,76 @@ mod tests {
         assert_eq!(<String as KeyPart>::CARDINALITY, Cardinality::High);
     }
 
+    /// What `write_part` writes for `v` in `form`, or `"<none>"` (never a segment's text)
+    /// when it writes nothing.
+    fn written<T: KeyPart + ?Sized>(v: &T, form: PartForm) -> String {
+        let mut s = String::new();
+        match v.write_part(&mut s, form) {
+            Ok(true) => s,
+            _ => "<none>".to_owned(),
+        }
+    }
+
+    /// `part_eq` says yes exactly for the text `write_part` writes (never when it writes none).
+    fn part_eq_cases<T: KeyPart + ?Sized + std::fmt::Debug>(
+        v: &T,
+        texts: &[&str],
+        form: PartForm,
+    ) -> Result<(), TestCaseError> {
+        let mut w = String::new();
+        let writes = matches!(v.write_part(&mut w, form), Ok(true));
+        for text in texts.iter().copied().chain([w.as_str()]) {
+            prop_assert_eq!(v.part_eq(text, form), writes && w == text, "{:?} {:?} {:?}", v, text, form);
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn matcher_compares_segments() {
+        let s = |t: &str| AttributeValue::S(t.to_owned());
+        let check = |t: &'static Template, stored: Option<&AttributeValue>, parts: &[&str]| {
+            let mut m = KeyMatcher::new(t, stored);
+            for p in parts {
+                m.part(*p);
+            }
+            m.finish()
+        };
+        assert!(check(&TWO, Some(&s("ORDER#2024#x%23y")), &["2024", "x#y"]));
+        assert!(check(&TWO, Some(&s("ORDER#100%25#a")), &["100%", "a"]));
+        assert!(check(&TWO, None, &["2024", "x"]), "an item without the attribute passes");
+        assert!(!check(&TWO, Some(&s("ORDER#2024#x#y")), &["2024", "x#y"]));
+        assert!(!check(&TWO, Some(&s("ORDER#2024#x")), &["2024", "xy"]));
+        assert!(!check(&TWO, Some(&s("ORDER#2024#xy")), &["2024", "x"]));
+        assert!(!check(&TWO, Some(&s("ORDERS#2024#x")), &["2024", "x"]));
+        assert!(!check(&TWO, Some(&s("ORDER#2024")), &["2024", "x"]));
+        assert!(!check(&TWO, Some(&s("ORDER#2024#x#")), &["2024", "x"]));
+        assert!(!check(&TWO, Some(&s("ORDER##x")), &["", "x"]), "an empty part is no key");
+        assert!(!check(&TWO, Some(&s("ORDER#2024#x")), &["2024"]), "a part not given");
+        assert!(!check(&TWO, Some(&AttributeValue::N("1".into())), &["2024", "x"]), "another type");
+        assert!(!check(&SHARDED, Some(&s("SKILL#a#03")), &["a", "b"]), "a shard segment is not compared");
+        const META: Template = Template {
+            source: "META",
+            segments: &[Segment::Literal("META")],
+            key_type: KeyType::S,
+            cardinality: Cardinality::Low,
+        };
+        assert!(check(&META, Some(&s("META")), &[]));
+        assert!(!check(&META, Some(&s("METAX")), &[]));
+        assert!(!check(&META, Some(&s("MET")), &[]));
+        let n = AttributeValue::N("42".into());
+        let mut m = KeyMatcher::new(&ONE_NUMBER, Some(&n));
+        m.part(&42u32);
+        assert!(m.finish());
+        let n = AttributeValue::N("042".into());
+        let mut m = KeyMatcher::new(&ONE_NUMBER, Some(&n));
+        m.part(&42u32);
+        assert!(!m.finish(), "the stored text is compared, not the number");
+        let n = AttributeValue::N("-7".into());
+        let mut m = KeyMatcher::new(&ONE_NUMBER, Some(&n));
+        m.part(&-7i64);
+        assert!(m.finish());
+    }
+
     fn ordered<T: KeyPart + Ord + Copy + std::fmt::Debug>(a: T, b: T) -> Result<(), TestCaseError> {
         let (ea, eb) = (composite(a), composite(b));
         prop_assert_eq!(ea.cmp(&eb), a.cmp(&b), "{:?} {:?} -> {} {}", a, b, ea, eb);
@@ -1121,6 +1436,51 @@ mod tests {
 
         #[test]
         fn wide_order(a: i128, b: i128, c: u128, d: u128) { ordered(a, b)?; ordered(c, d)?; }
+
+        #[test]
+        fn part_eq_agrees_with_write_part(
+            a in "[#%a\\-0-9]{0,5}", b in "[#%a\\-0-9]{0,5}", x: i64, y: i64, u: u128, v: u128, i: i128, t in any::<i64>()
+        ) {
+            for form in [PartForm::Composite, PartForm::Number] {
+                part_eq_cases(a.as_str(), &[&b, &written(&b, form), &written(&a, form)], form)?;
+                let texts = [written(&x, form), written(&y, form), written(&u, form), written(&i, form), a.clone()];
+                for text in &texts {
+                    part_eq_cases(&x, &[text], form)?;
+                    part_eq_cases(&u, &[text, &written(&v, form)], form)?;
+                    part_eq_cases(&i, &[text], form)?;
+                    part_eq_cases(&(x as i8), &[text, &written(&(y as i8), form)], form)?;
+                    part_eq_cases(&(u as u32), &[text, &written(&(v as u32), form)], form)?;
+                    part_eq_cases(&(x as i32), &[text, &written(&(y as i32), form)], form)?;
+                }
+                part_eq_cases(&Some(x), &[&written(&x, form), &written(&y, form)], form)?;
+                part_eq_cases(&None::<i64>, &[&written(&x, form), ""], form)?;
+                part_eq_cases(&(x > y), &["true", "false", "True", ""], form)?;
+                let ts = Timestamp::from_millis(t.rem_euclid(253_402_300_800_000)).unwrap();
+                part_eq_cases(&ts, &[&written(&ts, form), &a, "2024-02-30T00:00:00.000Z"], form)?;
+            }
+        }
+
+        #[test]
+        fn matcher_agrees_with_writer(a in "[#%a]{0,4}", b in "[#%a]{0,4}", stored in "[#%ORDEa0-9]{0,12}", n: u64) {
+            let stored = AttributeValue::S(stored);
+            let candidates = [stored.clone(), encode2(&a, &b).unwrap_or(AttributeValue::Null(true))];
+            for s in &candidates {
+                let mut w = KeyWriter::new(ctx(&TWO, MAX_SORT_KEY_BYTES));
+                let written = w.part(a.as_str()).and_then(|()| w.part(b.as_str())).is_ok();
+                let mut m = KeyMatcher::new(&TWO, Some(s));
+                m.part(a.as_str());
+                m.part(b.as_str());
+                prop_assert_eq!(m.finish(), written && w.matches(Some(s)), "{:?} {:?} {:?}", a, b, s);
+            }
+            let numbers = [AttributeValue::N(n.to_string()), AttributeValue::N(format!("{n}.0")), AttributeValue::S(n.to_string())];
+            for s in &numbers {
+                let mut w = KeyWriter::new(ctx(&ONE_NUMBER, MAX_SORT_KEY_BYTES));
+                w.part(&n).unwrap();
+                let mut m = KeyMatcher::new(&ONE_NUMBER, Some(s));
+                m.part(&n);
+                prop_assert_eq!(m.finish(), w.matches(Some(s)), "{:?}", s);
+            }
+        }
 
         #[test]
         fn integers_round_trip(a: i64, b: u64, c: i128) {

@@ -30,7 +30,7 @@
 //! An entity whose `#[derive(Entity)]` failed has an empty placeholder schema
 //! ([`failed_schema`]); every check skips it, so one mistake reports one error.
 
-use crate::entity::{EntitySchema, FieldSchema, Index, IndexSchema};
+use crate::entity::{AttributeNames, EntitySchema, FieldSchema, Index, IndexSchema};
 use crate::key::{Cardinality, KeyType, Segment, Template};
 
 /// The most distinct placeholders two entities' templates may hold together for the
@@ -44,6 +44,7 @@ const EMPTY: Template = Template { source: "", segments: &[], key_type: KeyType:
 pub const fn failed_schema(name: &'static str) -> EntitySchema {
     EntitySchema {
         name,
+        names: &AttributeNames::DEFAULT,
         primary: IndexSchema { index: Index::Primary, pk: &EMPTY, sk: &EMPTY },
         gsis: &[],
         inverted: None,

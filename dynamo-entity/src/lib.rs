@@ -29,13 +29,14 @@ pub mod versioning;
 pub mod workbench;
 
 mod cursor;
+mod generated;
 
 pub use batch::{BatchGetOutcome, BatchWriteOutcome, RetryPolicy};
 pub use capacity::{Capacity, CapacityMeter};
 pub use collection::{Collection, EntityEnum, FromCollection};
 pub use design::TableDef;
 pub use dynamo_entity_derive::{Collection, Entity, KeyPart, Table};
-pub use entity::{Entity, EntitySchema, Index, Item, Key, PrimaryKey};
+pub use entity::{AttributeNames, Entity, EntitySchema, GsiNames, Index, Item, Key, LsiNames, PrimaryKey};
 pub use error::{Error, Result};
 pub use expr::{Condition, Field};
 pub use key::KeyPart;
@@ -51,16 +52,17 @@ pub use versioning::{EpochSeconds, Maintained, Writable};
 /// What generated code calls. Not a public API: it may change in any release.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::collection::{collect_one, required, type_of, unknown_item};
+    pub use crate::collection::{collect_one, required, type_of, type_of_named, unknown_item, unknown_item_named};
     pub use crate::design::{GsiDecl, Projection, TableDef};
     pub use crate::entity::{
-        Entity, EntitySchema, FieldSchema, Index, IndexSchema, Item, Key, PrimaryKey, TYPE_ATTRIBUTE, VersionSchema,
-        describe_key,
+        AttributeNames, Entity, EntitySchema, FieldSchema, Index, IndexSchema, Item, Key, PrimaryKey, TYPE_ATTRIBUTE,
+        VersionSchema, describe_key,
     };
     pub use crate::error::Error;
     pub use crate::expr::{Field, Immutable, Mutable};
+    pub use crate::generated::{push_gsi_keys, push_lsi_key};
     pub use crate::key::{
-        Cardinality, KeyContext, KeyPart, KeyPartError, KeyType, KeyWriter, MAX_PARTITION_KEY_BYTES,
+        Cardinality, KeyContext, KeyMatcher, KeyPart, KeyPartError, KeyType, KeyWriter, MAX_PARTITION_KEY_BYTES,
         MAX_SORT_KEY_BYTES, PartForm, Segment, ShardBy, Template, single_key_type,
     };
     pub use crate::layout_check::*;
@@ -137,9 +139,40 @@ pub mod __private {
     /// Reads one field.
     #[inline(always)]
     pub fn get_field<T: Attribute>(item: &Item, entity: &'static str, attribute: &'static str) -> Result<T, Error> {
-        match T::from_attribute(item.get(attribute)) {
+        field_at(item, item.get(attribute), entity, attribute)
+    }
+
+    /// Reads one field from `value`, the item's attribute `attribute` picked by
+    /// [`pick_attributes`] (`None`: absent).
+    #[inline(always)]
+    pub fn field_at<T: Attribute>(
+        item: &Item,
+        value: Option<&AttributeValue>,
+        entity: &'static str,
+        attribute: &'static str,
+    ) -> Result<T, Error> {
+        match T::from_attribute(value) {
             Ok(v) => Ok(v),
             Err(source) => Err(decode_error(item, entity, attribute, source)),
+        }
+    }
+
+    pub use crate::value::pick_attributes;
+
+    /// A decode error of an entity stored under `names` (a `#[entity(table = ..)]` entity),
+    /// its key text rewritten under those names: the field readers name the key by the
+    /// default `PK` / `SK`, which such an item does not have. Off the hot path.
+    #[cold]
+    #[inline(never)]
+    pub fn with_key_names(error: Error, item: &Item, names: &'static AttributeNames) -> Error {
+        match error {
+            Error::Decode { entity, attribute, source, .. } => {
+                Error::Decode { entity, attribute, key: names.describe_key(item), source }
+            }
+            Error::WrongEntity { expected, found, .. } => {
+                Error::WrongEntity { expected, found, key: names.describe_key(item) }
+            }
+            other => other,
         }
     }
 
@@ -157,7 +190,18 @@ pub mod __private {
         entity: &'static str,
         attribute: &'static str,
     ) -> Result<T, Error> {
-        serde_from_attribute(item.get(attribute)).map_err(|source| decode_error(item, entity, attribute, source))
+        serde_at(item, item.get(attribute), entity, attribute)
+    }
+
+    /// Reads one `#[entity(serde)]` field from its picked attribute (see [`field_at`]).
+    #[inline]
+    pub fn serde_at<T: serde::de::DeserializeOwned>(
+        item: &Item,
+        value: Option<&AttributeValue>,
+        entity: &'static str,
+        attribute: &'static str,
+    ) -> Result<T, Error> {
+        serde_from_attribute(value).map_err(|source| decode_error(item, entity, attribute, source))
     }
 
     /// Stores an `#[entity(ttl)]` field as epoch seconds, leaving the attribute out for `None`.
@@ -178,6 +222,17 @@ pub mod __private {
         get_field::<T::Stored>(item, entity, attribute).map(T::from_stored)
     }
 
+    /// Reads an `#[entity(ttl)]` field from its picked attribute (see [`field_at`]).
+    #[inline]
+    pub fn ttl_at<T: TtlValue>(
+        item: &Item,
+        value: Option<&AttributeValue>,
+        entity: &'static str,
+        attribute: &'static str,
+    ) -> Result<T, Error> {
+        field_at::<T::Stored>(item, value, entity, attribute).map(T::from_stored)
+    }
+
     /// Reads an `#[entity(version)]` field; an absent attribute (an item stored before the
     /// entity had a version) reads as version 0.
     #[inline]
@@ -186,13 +241,20 @@ pub mod __private {
         entity: &'static str,
         attribute: &'static str,
     ) -> Result<T, Error> {
+        version_at(item, item.get(attribute), entity, attribute)
+    }
+
+    /// Reads an `#[entity(version)]` field from its picked attribute (see [`field_at`]); absent
+    /// reads as version 0.
+    #[inline]
+    pub fn version_at<T: VersionNumber>(
+        item: &Item,
+        value: Option<&AttributeValue>,
+        entity: &'static str,
+        attribute: &'static str,
+    ) -> Result<T, Error> {
         let zero = AttributeValue::N("0".to_owned());
-        T::from_attribute(Some(item.get(attribute).unwrap_or(&zero))).map_err(|source| Error::Decode {
-            entity,
-            attribute,
-            key: describe_key(item),
-            source,
-        })
+        T::from_attribute(Some(value.unwrap_or(&zero))).map_err(|source| decode_error(item, entity, attribute, source))
     }
 
     /// Checks the entity type attribute.
@@ -218,7 +280,7 @@ pub mod __private {
     /// key says one thing and whose key fields another (written by another tool, or changed by
     /// hand) must not decode into a value whose writes would go to another item. Key
     /// attributes absent from `item` (a map built by hand) are not compared. Generated code
-    /// compares first with [`KeyWriter::matches`], which allocates nothing, and calls this only
+    /// compares first with [`KeyMatcher`], which writes no key, and calls this only
     /// to build the error.
     ///
     /// # Errors
@@ -254,6 +316,57 @@ pub mod __private {
     #[inline]
     pub fn put_type(item: &mut Item, entity: &'static str) {
         item.insert(TYPE_ATTRIBUTE.to_owned(), AttributeValue::S(entity.to_owned()));
+    }
+
+    /// Checks the entity type attribute `attribute` (the table's [`AttributeNames::entity_type`])
+    /// of an item of a table with its own names; [`check_type`] is this with the default name.
+    ///
+    /// # Errors
+    /// [`Error::WrongEntity`] naming the type found and the item's key under `names`.
+    #[inline(always)]
+    pub fn check_type_named(item: &Item, names: &'static AttributeNames, entity: &'static str) -> Result<(), Error> {
+        match item.get(names.entity_type) {
+            Some(AttributeValue::S(t)) if t == entity => Ok(()),
+            other => Err(Error::WrongEntity {
+                expected: entity,
+                found: other.map(crate::entity::describe_value),
+                key: names.describe_key(item),
+            }),
+        }
+    }
+
+    /// [`check_key`] for a table with its own key attribute names.
+    ///
+    /// # Errors
+    /// As [`check_key`], naming the attributes under `names`.
+    #[cold]
+    pub fn check_key_named(
+        item: &Item,
+        names: &'static AttributeNames,
+        entity: &'static str,
+        key: Result<PrimaryKey, Error>,
+    ) -> Result<(), Error> {
+        let key = key?;
+        let same = |attribute: &str, value: &AttributeValue| item.get(attribute).is_none_or(|v| v == value);
+        if same(names.pk, &key.pk) && same(names.sk, &key.sk) {
+            return Ok(());
+        }
+        let attribute = if same(names.pk, &key.pk) { names.sk } else { names.pk };
+        Err(Error::Decode {
+            entity,
+            attribute,
+            key: names.describe_key(item),
+            source: ValueError::Invalid(format!(
+                "the key does not match the item's fields, which give {}",
+                names.show_key(&key)
+            )),
+        })
+    }
+
+    /// Stores the entity type under the type attribute `attribute`.
+    #[inline]
+    pub fn put_type_named(item: &mut Item, attribute: &'static str, entity: &'static str) {
+        item.insert(attribute.to_owned(), AttributeValue::S(entity.to_owned()));
     }
 
     /// Stores a GSI's two key attributes when both are present (sparse index).

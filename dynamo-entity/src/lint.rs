@@ -238,7 +238,7 @@ fn hot_partition(e: &EntitySchema, ix: &IndexSchema) -> Option<Lint> {
     } else {
         format!("its only parts, {}, have few values", field_list(pk))
     };
-    let attribute = ix.index.pk_attribute();
+    let attribute = e.names.pk_of(ix.index);
     let fix = match ix.index {
         Index::Gsi(n) => match shard_source(e, pk) {
             Some(source) => format!(
@@ -285,11 +285,11 @@ fn inverted_hot_partition(e: &EntitySchema) -> Option<Lint> {
         index: Index::Inverted,
         kind: LintKind::HotPartition,
         message: format!(
-            "the inverted index is keyed on SK, and every {} has the sort key `{constant}`, so all of them land \
+            "the inverted index is keyed on {}, and every {} has the sort key `{constant}`, so all of them land \
              in one index partition{guards}, which serves at most 1,000 write units and 3,000 read units a \
              second and takes a copy of every write; give the sort key a part with many values, or keep this \
              entity's table without the inverted index",
-            e.name
+            e.names.sk, e.name
         ),
     })
 }
@@ -340,9 +340,9 @@ fn unbounded_collection(e: &EntitySchema, ix: &IndexSchema) -> Option<Lint> {
              sort it by a field, {suggestion}, or mark the partition key's field \
              `#[entity(unique)]` if it names one item",
             e.name,
-            ix.index.pk_attribute(),
+            e.names.pk_of(ix.index),
             ix.pk.source,
-            ix.index.sk_attribute()
+            e.names.sk_of(ix.index)
         ),
     })
 }
@@ -412,7 +412,7 @@ fn type_filter(entities: &[&'static EntitySchema], e: &EntitySchema, ix: &IndexS
              filtering on the entity type, and the other items still cost read capacity; start the sort key \
              with a literal of its own, such as `{}#...`",
             e.name,
-            ix.index.pk_attribute(),
+            e.names.pk_of(ix.index),
             ix.pk.source,
             others.join(", "),
             if others.len() == 1 { "writes" } else { "write" },

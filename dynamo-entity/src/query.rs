@@ -42,7 +42,7 @@ use futures::{Stream, StreamExt, TryStreamExt};
 
 use crate::capacity::Capacity;
 use crate::cursor::{self, Scope};
-use crate::entity::{Entity, Index, IndexSchema, Item, PK, SK, TYPE_ATTRIBUTE};
+use crate::entity::{AttributeNames, Entity, Index, IndexSchema, Item};
 use crate::error::Error;
 use crate::expr::{Condition, Placeholders};
 use crate::key::{DELIMITER, KeyContext, KeyError, KeyPart, KeyType, KeyWriter, MAX_SORT_KEY_BYTES};
@@ -296,7 +296,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
     fn writer(&self) -> KeyWriter {
         KeyWriter::new(KeyContext {
             entity: self.spec.entity,
-            attribute: self.spec.index.index.sk_attribute(),
+            attribute: E::NAMES.sk_of(self.spec.index.index),
             template: self.spec.index.sk,
             max_bytes: MAX_SORT_KEY_BYTES,
         })
@@ -518,7 +518,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
         let scope = self.scope(cursor::scalar_text(&pk), &sk);
         let index = self.spec.index.index;
         let mut start = match &self.after {
-            Some(c) => Some(cursor::decode(c.as_str(), &scope, index)?),
+            Some(c) => Some(cursor::decode(c.as_str(), &scope, E::NAMES, index)?),
             None => None,
         };
         let parts = self.parts(pk, sk)?;
@@ -537,14 +537,14 @@ impl<E: Entity, S> QueryRequest<E, S> {
             let raw = resp.items.unwrap_or_default();
             let count = raw.len();
             for (i, item) in raw.into_iter().enumerate() {
-                if !is_type(&item, self.spec.entity) {
+                if !is_type(&item, E::NAMES, self.spec.entity) {
                     tracing::debug!(entity = self.spec.entity, "query skipped an item of another entity type");
                     continue;
                 }
                 items.push(E::from_item(&item)?);
                 if Some(items.len()) == self.limit {
                     let more = i + 1 < count || last_key.is_some();
-                    let cursor = more.then(|| Cursor(cursor::encode(&scope, &key_of(&item, index))));
+                    let cursor = more.then(|| Cursor(cursor::encode(&scope, &key_of(&item, E::NAMES, index))));
                     return Ok(Page { items, cursor, consumed });
                 }
             }
@@ -561,11 +561,11 @@ impl<E: Entity, S> QueryRequest<E, S> {
     /// The key condition on partition `pk` and the sort-key condition `sk`, and the filter.
     pub(crate) fn parts(&self, pk: AttributeValue, sk: Option<SkCondition>) -> Result<QueryParts, Error> {
         let index = self.spec.index.index;
-        let mut names = HashMap::from([("#pk".to_owned(), index.pk_attribute().to_owned())]);
+        let mut names = HashMap::from([("#pk".to_owned(), E::NAMES.pk_of(index).to_owned())]);
         let mut values = HashMap::from([(":pk".to_owned(), pk)]);
         let mut expr = "#pk = :pk".to_owned();
         if let Some(cond) = sk.filter(|c| !matches!(c, SkCondition::All)) {
-            names.insert("#sk".to_owned(), index.sk_attribute().to_owned());
+            names.insert("#sk".to_owned(), E::NAMES.sk_of(index).to_owned());
             match cond {
                 SkCondition::Eq(v) => {
                     expr.push_str(" AND #sk = :sk");
@@ -649,7 +649,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
             .client()
             .query()
             .table_name(self.table.name())
-            .set_index_name(self.spec.index.index.name().map(str::to_owned))
+            .set_index_name(E::NAMES.index_name(self.spec.index.index).map(str::to_owned))
             .key_condition_expression(parts.expr)
             .set_filter_expression(parts.filter)
             .set_expression_attribute_names(Some(parts.names))
@@ -681,7 +681,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
         let start = match (&self.after, &self.spec.shards) {
             (Some(c), None) => {
                 let scope = self.scope(cursor::scalar_text(&pk), &sk);
-                Some(cursor::decode(c.as_str(), &scope, self.spec.index.index)?)
+                Some(cursor::decode(c.as_str(), &scope, E::NAMES, self.spec.index.index)?)
             }
             _ => None,
         };
@@ -719,16 +719,16 @@ impl<E: Entity, S> QueryRequest<E, S> {
     }
 }
 
-pub(crate) fn is_type(item: &Item, entity: &str) -> bool {
-    matches!(item.get(TYPE_ATTRIBUTE), Some(AttributeValue::S(t)) if t == entity)
+pub(crate) fn is_type(item: &Item, names: &AttributeNames, entity: &str) -> bool {
+    matches!(item.get(names.entity_type), Some(AttributeValue::S(t)) if t == entity)
 }
 
 /// The key attributes of `item` for an `ExclusiveStartKey` on `index`.
-pub(crate) fn key_of(item: &Item, index: Index) -> Item {
-    let mut names = vec![PK, SK];
+pub(crate) fn key_of(item: &Item, attribute_names: &AttributeNames, index: Index) -> Item {
+    let mut names = vec![attribute_names.pk, attribute_names.sk];
     if index != Index::Primary {
-        names.push(index.pk_attribute());
-        names.push(index.sk_attribute());
+        names.push(attribute_names.pk_of(index));
+        names.push(attribute_names.sk_of(index));
     }
     names.into_iter().filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone()))).collect()
 }

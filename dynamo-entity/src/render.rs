@@ -189,7 +189,7 @@ impl Render<'_> {
     /// The key's encoding error.
     pub fn get<E: Entity>(&self, key: Key<E>) -> Result<GetItemInput, Error> {
         let key = key.into_encoded()?;
-        built(self.table.get_request(&key, false).as_input().clone().build())
+        built(self.table.get_request(E::NAMES, &key, false).as_input().clone().build())
     }
 
     /// The `GetItem` of [`Table::get_consistent`].
@@ -198,7 +198,7 @@ impl Render<'_> {
     /// The key's encoding error.
     pub fn get_consistent<E: Entity>(&self, key: Key<E>) -> Result<GetItemInput, Error> {
         let key = key.into_encoded()?;
-        built(self.table.get_request(&key, true).as_input().clone().build())
+        built(self.table.get_request(E::NAMES, &key, true).as_input().clone().build())
     }
 
     /// The requests of [`Table::put`].
@@ -223,7 +223,7 @@ impl Render<'_> {
         if E::schema().has_unique() {
             return crate::unique::render_write::<E>(self.table, &w, true, false);
         }
-        Ok(vec![Request::PutItem(built(self.table.create_request(w.item).as_input().clone().build())?)])
+        Ok(vec![Request::PutItem(built(self.table.create_request(E::NAMES, w.item).as_input().clone().build())?)])
     }
 
     /// The requests of [`Table::replace`].
@@ -246,7 +246,8 @@ impl Render<'_> {
     pub fn delete<E: Entity>(&self, key: Key<E>) -> Result<Vec<Request>, Error> {
         let key = key.into_encoded()?;
         if E::schema().has_unique() {
-            return Ok(vec![Request::GetItem(built(self.table.get_request(&key, true).as_input().clone().build())?)]);
+            let read = self.table.get_request(E::NAMES, &key, true).as_input().clone().build();
+            return Ok(vec![Request::GetItem(built(read)?)]);
         }
         Ok(vec![Request::DeleteItem(built(self.table.delete_request::<E>(&key).as_input().clone().build())?)])
     }
@@ -266,9 +267,10 @@ impl Render<'_> {
             });
         };
         if E::schema().has_unique() {
-            return Ok(vec![Request::GetItem(built(self.table.get_request(&key, true).as_input().clone().build())?)]);
+            let read = self.table.get_request(E::NAMES, &key, true).as_input().clone().build();
+            return Ok(vec![Request::GetItem(built(read)?)]);
         }
-        let input = self.table.delete_version_request(&key, v, version).as_input().clone().build();
+        let input = self.table.delete_version_request(E::NAMES, &key, v, version).as_input().clone().build();
         Ok(vec![Request::DeleteItem(built(input)?)])
     }
 }

@@ -110,10 +110,10 @@ pub(crate) async fn send<E: Entity, S>(
 ) -> Result<Page<E>, Error> {
     let index = req.spec.index.index;
     let entity = req.spec.entity;
-    let sk_attribute = index.sk_attribute();
+    let sk_attribute = E::NAMES.sk_of(index);
     let scope = req.scope(partition_label(shards), &sk);
     let starts = match &req.after {
-        Some(c) => cursor::decode_sharded(c.as_str(), &scope, index, shards)?,
+        Some(c) => cursor::decode_sharded(c.as_str(), &scope, E::NAMES, index, shards)?,
         None => vec![Position::Start; shards.len()],
     };
     let first = shards.first().cloned().ok_or_else(|| Error::Invalid {
@@ -153,7 +153,7 @@ pub(crate) async fn send<E: Entity, S>(
                 let lane = &mut lanes[i];
                 lane.taken = lane.resume.clone();
                 for item in resp.items.unwrap_or_default() {
-                    if is_type(&item, entity) {
+                    if is_type(&item, E::NAMES, entity) {
                         lane.buffer.push_back(item);
                     } else {
                         tracing::debug!(entity, "sharded query skipped an item of another entity type");
@@ -183,7 +183,7 @@ pub(crate) async fn send<E: Entity, S>(
         let lane = &mut lanes[b];
         let Some(item) = lane.buffer.pop_front() else { break };
         items.push(E::from_item(&item)?);
-        lane.taken = Position::After(key_of(&item, index));
+        lane.taken = Position::After(key_of(&item, E::NAMES, index));
     }
 
     let cursor = if lanes.iter().all(Lane::exhausted) {

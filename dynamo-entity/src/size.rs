@@ -54,9 +54,23 @@ fn value_size(value: &AttributeValue) -> usize {
 
 /// One byte per two significant digits (leading and trailing zeros trimmed), plus one.
 fn number_size(n: &str) -> usize {
-    let mantissa = n.split(['e', 'E']).next().unwrap_or_default();
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let significant = digits.trim_start_matches('0').trim_end_matches('0').len();
+    // The mantissa's digits (up to an exponent) from the first non-zero one to the last,
+    // counted in one pass without copying them.
+    let (mut first, mut last, mut i): (Option<usize>, usize, usize) = (None, 0, 0);
+    for b in n.bytes() {
+        match b {
+            b'e' | b'E' => break,
+            b'0'..=b'9' => {
+                if b != b'0' {
+                    first.get_or_insert(i);
+                    last = i;
+                }
+                i += 1;
+            }
+            _ => {}
+        }
+    }
+    let significant = first.map_or(0, |f| last - f + 1);
     significant.div_ceil(2) + 1
 }
 

@@ -17,7 +17,7 @@
 //! subscribe to a table holding entities it does not care about.
 
 use crate::collection::EntityEnum;
-use crate::entity::{Item, describe_key};
+use crate::entity::Item;
 use crate::error::Error;
 
 /// What happened to the item.
@@ -51,7 +51,7 @@ impl ChangeKind {
 pub struct Change<A> {
     /// Insert, modify or remove.
     pub kind: ChangeKind,
-    /// The item's key as `PK=… SK=…`.
+    /// The item's key as `PK=… SK=…`, under the table's key attribute names (`A::NAMES`).
     pub key: String,
     /// The item before the change (view types `OLD_IMAGE` and `NEW_AND_OLD_IMAGES`).
     pub old: Option<A>,
@@ -89,7 +89,7 @@ impl<A: EntityEnum> Change<A> {
         if (had_old || had_new) && old.is_none() && new.is_none() {
             return Ok(None);
         }
-        Ok(Some(Change { kind, key: describe_key(keys), old, new }))
+        Ok(Some(Change { kind, key: A::NAMES.describe_key(keys), old, new }))
     }
 
     /// Decodes an `aws_lambda_events` DynamoDB stream record (feature `aws-lambda-events`).

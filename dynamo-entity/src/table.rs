@@ -18,7 +18,7 @@ use aws_sdk_dynamodb::types::{
 use crate::capacity::{Capacity, CapacityMeter};
 use crate::collection::CollectionRequest;
 use crate::design::TableLayout;
-use crate::entity::{Entity, EntitySchema, Index, Item, Key, PK, PrimaryKey, SK, TYPE_ATTRIBUTE, VersionSchema};
+use crate::entity::{AttributeNames, Entity, EntitySchema, Index, Item, Key, PrimaryKey, VersionSchema};
 use crate::error::Error;
 use crate::expr::Placeholders;
 use crate::query::{QueryRequest, QuerySpec};
@@ -123,17 +123,22 @@ impl Table {
 
     async fn get_with<E: Entity>(&self, key: Key<E>, consistent: bool) -> Result<Option<E>, Error> {
         let key = key.into_encoded()?;
-        let resp = self.get_request(&key, consistent).send().await.map_err(|e| Error::sdk("GetItem", e))?;
+        let resp = self.get_request(E::NAMES, &key, consistent).send().await.map_err(|e| Error::sdk("GetItem", e))?;
         self.record_one(resp.consumed_capacity.as_ref(), false);
         resp.item.map(|item| E::from_item(&item)).transpose()
     }
 
     /// The `GetItem` of [`Table::get`] / [`Table::get_consistent`].
-    pub(crate) fn get_request(&self, key: &PrimaryKey, consistent: bool) -> GetItemFluentBuilder {
+    pub(crate) fn get_request(
+        &self,
+        names: &AttributeNames,
+        key: &PrimaryKey,
+        consistent: bool,
+    ) -> GetItemFluentBuilder {
         self.client
             .get_item()
             .table_name(&*self.name)
-            .set_key(Some(key.to_item()))
+            .set_key(Some(names.key_item(key)))
             .consistent_read(consistent)
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
     }
@@ -170,8 +175,12 @@ impl Table {
             }
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 let old = failed_put_item(e.err());
-                if let Some(other) = old.and_then(|o| other_entity(o, V::Entity::TYPE)) {
-                    return Err(Error::WrongEntity { expected: V::Entity::TYPE, found: other, key: key.to_string() });
+                if let Some(other) = old.and_then(|o| other_entity(o, V::Entity::NAMES, V::Entity::TYPE)) {
+                    return Err(Error::WrongEntity {
+                        expected: V::Entity::TYPE,
+                        found: other,
+                        key: V::Entity::NAMES.show_key(&key),
+                    });
                 }
                 // Otherwise the stored version is not the value's.
                 Err(versioning::lost(schema, &key, expected.unwrap_or_default(), old))
@@ -184,9 +193,15 @@ impl Table {
     pub(crate) fn put_request<E: Entity>(&self, item: Item, expected: Option<u64>) -> PutItemFluentBuilder {
         // Never overwrite an item of another entity type that happens to have this key.
         let mut ph = Placeholders::default();
-        let (pk, ty) = (ph.name(PK), ph.name(TYPE_ATTRIBUTE));
-        let this = ph.value(AttributeValue::S(E::TYPE.to_owned()));
-        let mut condition = format!("(attribute_not_exists({pk}) OR {ty} = {this})");
+        // `(attribute_not_exists(#n0) OR #n1 = :v0)`, the placeholders written in place.
+        let mut condition = String::with_capacity(48);
+        condition.push_str("(attribute_not_exists(");
+        ph.push_name(E::NAMES.pk, &mut condition);
+        condition.push_str(") OR ");
+        ph.push_name(E::NAMES.entity_type, &mut condition);
+        condition.push_str(" = ");
+        ph.push_value(AttributeValue::S(E::TYPE.to_owned()), &mut condition);
+        condition.push(')');
         if let (Some(version), Some(expected)) = (&E::schema().version, expected) {
             let v = versioning::version_condition(version, expected, &mut ph);
             condition = format!("{condition} AND ({v})");
@@ -224,26 +239,26 @@ impl Table {
         }
         let Stamped { key, item, .. } = w;
         let stored = value.wants_stored().then(|| item.clone());
-        match self.create_request(item).send().await {
+        match self.create_request(V::Entity::NAMES, item).send().await {
             Ok(resp) => {
                 self.record_one(resp.consumed_capacity.as_ref(), true);
                 stored.map_or(Ok(()), |item| value.stored(&item))
             }
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
-                Err(Error::AlreadyExists { entity: V::Entity::TYPE, key: key.to_string() })
+                Err(Error::AlreadyExists { entity: V::Entity::TYPE, key: V::Entity::NAMES.show_key(&key) })
             }
             Err(e) => Err(Error::sdk("PutItem", e)),
         }
     }
 
     /// The `PutItem` of [`Table::create`] of a stamped item (no unique fields).
-    pub(crate) fn create_request(&self, item: Item) -> PutItemFluentBuilder {
+    pub(crate) fn create_request(&self, names: &AttributeNames, item: Item) -> PutItemFluentBuilder {
         self.client
             .put_item()
             .table_name(&*self.name)
             .set_item(Some(item))
             .condition_expression("attribute_not_exists(#pk)")
-            .expression_attribute_names("#pk", PK)
+            .expression_attribute_names("#pk", names.pk)
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
     }
 
@@ -270,11 +285,11 @@ impl Table {
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 let found = match e.err() {
                     DeleteItemError::ConditionalCheckFailedException(c) => {
-                        c.item().and_then(|o| other_entity(o, E::TYPE)).flatten()
+                        c.item().and_then(|o| other_entity(o, E::NAMES, E::TYPE)).flatten()
                     }
                     _ => None,
                 };
-                Err(Error::WrongEntity { expected: E::TYPE, found, key: key.to_string() })
+                Err(Error::WrongEntity { expected: E::TYPE, found, key: E::NAMES.show_key(&key) })
             }
             Err(e) => Err(Error::sdk("DeleteItem", e)),
         }
@@ -286,10 +301,10 @@ impl Table {
         self.client
             .delete_item()
             .table_name(&*self.name)
-            .set_key(Some(key.to_item()))
+            .set_key(Some(E::NAMES.key_item(key)))
             .condition_expression("attribute_not_exists(#pk) OR #ty = :ty")
-            .expression_attribute_names("#pk", PK)
-            .expression_attribute_names("#ty", TYPE_ATTRIBUTE)
+            .expression_attribute_names("#pk", E::NAMES.pk)
+            .expression_attribute_names("#ty", E::NAMES.entity_type)
             .expression_attribute_values(":ty", AttributeValue::S(E::TYPE.to_owned()))
             .return_values(ReturnValue::AllOld)
             .return_values_on_condition_check_failure(RETURN_OLD_ON_FAILURE)
@@ -316,11 +331,11 @@ impl Table {
                 ),
             });
         };
-        let not_found = || Error::NotFound { entity: E::TYPE, key: key.to_string() };
+        let not_found = || Error::NotFound { entity: E::TYPE, key: E::NAMES.show_key(&key) };
         if schema.has_unique() {
             return crate::unique::delete(self, key.clone(), Some(version)).await?.ok_or_else(not_found);
         }
-        match self.delete_version_request(&key, v, version).send().await {
+        match self.delete_version_request(E::NAMES, &key, v, version).send().await {
             Ok(resp) => {
                 self.record_one(resp.consumed_capacity.as_ref(), true);
                 E::from_item(&resp.attributes.unwrap_or_default())
@@ -342,17 +357,21 @@ impl Table {
     /// The `DeleteItem` of [`Table::delete_if_version`] (no unique fields).
     pub(crate) fn delete_version_request(
         &self,
+        names: &AttributeNames,
         key: &PrimaryKey,
         v: &VersionSchema,
         version: u64,
     ) -> DeleteItemFluentBuilder {
         let mut ph = Placeholders::default();
-        let condition =
-            format!("attribute_exists({}) AND {}", ph.name(PK), versioning::version_condition(v, version, &mut ph));
+        let condition = format!(
+            "attribute_exists({}) AND {}",
+            ph.name(names.pk),
+            versioning::version_condition(v, version, &mut ph)
+        );
         self.client
             .delete_item()
             .table_name(&*self.name)
-            .set_key(Some(key.to_item()))
+            .set_key(Some(names.key_item(key)))
             .condition_expression(condition)
             .set_expression_attribute_names(ph.take_names())
             .set_expression_attribute_values(ph.take_values())
@@ -397,7 +416,7 @@ impl Table {
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 match (failed_put_item(e.err()), expected) {
                     (Some(old), Some(expected)) => Err(versioning::lost(schema, &key, expected, Some(old))),
-                    _ => Err(Error::NotFound { entity: V::Entity::TYPE, key: key.to_string() }),
+                    _ => Err(Error::NotFound { entity: V::Entity::TYPE, key: V::Entity::NAMES.show_key(&key) }),
                 }
             }
             Err(e) => Err(Error::sdk("PutItem", e)),
@@ -407,7 +426,7 @@ impl Table {
     /// The `PutItem` of [`Table::replace`] of a stamped item of `E` (no unique fields).
     pub(crate) fn replace_request<E: Entity>(&self, item: Item, expected: Option<u64>) -> PutItemFluentBuilder {
         let mut ph = Placeholders::default();
-        let pk = ph.name(PK);
+        let pk = ph.name(E::NAMES.pk);
         let condition = match (&E::schema().version, expected) {
             (Some(version), Some(expected)) => {
                 format!("attribute_exists({pk}) AND {}", versioning::version_condition(version, expected, &mut ph))
@@ -440,7 +459,7 @@ impl Table {
     /// A query of a whole partition (an item collection), every entity type included, from the
     /// same `E::query(...)` / `E::gsiN(...)` that selects the partition; see
     /// [`Collection`](crate::collection::Collection).
-    pub fn collection<E, S>(&self, spec: QuerySpec<E, S>) -> CollectionRequest {
+    pub fn collection<E: Entity, S>(&self, spec: QuerySpec<E, S>) -> CollectionRequest {
         CollectionRequest::new(self.clone(), spec)
     }
 
@@ -480,13 +499,19 @@ impl Table {
     /// attribute's type (`S` or `N`) comes from the entities' templates. Returns when the table
     /// is `ACTIVE`.
     ///
+    /// The names above are the defaults; entities that say `#[entity(table = AppTable)]` are
+    /// created under their table's names ([`Entity::NAMES`]), since their items and queries use
+    /// them. The declared projections and indexes no entity writes come only with
+    /// [`create_table_from`](Self::create_table_from) and `AppTable::layout()`.
+    ///
     /// When an entity has an `#[entity(ttl)]` field, time to live is then enabled on its
     /// attribute (`UpdateTimeToLive`; see [`versioning`]).
     ///
     /// # Errors
     /// [`Error::Invalid`] when two entities disagree on a key attribute's type (one stores
     /// `GSI1SK` as a number, another as a string) or the primary key is numeric in one and a
-    /// string in another, or when they declare different TTL attributes (a table has one);
+    /// string in another, or when they declare different TTL attributes (a table has one), or
+    /// different attribute names (entities of different `#[entity(table = ...)]`);
     /// [`Error::Sdk`] (for example when the table exists).
     pub async fn create_table(&self, entities: &[&'static EntitySchema]) -> Result<(), Error> {
         self.create_table_from(&TableLayout::new(entities)?).await
@@ -514,8 +539,9 @@ impl Table {
             );
             Ok(())
         };
-        define(PK)?;
-        define(SK)?;
+        let names = layout.names();
+        define(names.pk)?;
+        define(names.sk)?;
         let element = |name: &str, kt: SdkKeyType| {
             KeySchemaElement::builder()
                 .attribute_name(name)
@@ -528,12 +554,12 @@ impl Table {
         for index in layout.indexes() {
             if index.is_local() {
                 // Keyed on the table's `PK`, defined above, and its own sort key.
-                define(index.sk_attribute())?;
+                define(names.sk_of(index))?;
                 locals.push(
                     LocalSecondaryIndex::builder()
-                        .index_name(index.name().unwrap_or_default())
-                        .key_schema(element(PK, SdkKeyType::Hash)?)
-                        .key_schema(element(index.sk_attribute(), SdkKeyType::Range)?)
+                        .index_name(names.index_name(index).unwrap_or_default())
+                        .key_schema(element(names.pk, SdkKeyType::Hash)?)
+                        .key_schema(element(names.sk_of(index), SdkKeyType::Range)?)
                         .projection(layout.projection(index).to_sdk())
                         .build()
                         .map_err(|e| Error::Invalid { reason: e.to_string() })?,
@@ -542,14 +568,14 @@ impl Table {
             }
             // The inverted index is keyed on `SK` / `PK`, defined above.
             if index != Index::Inverted {
-                define(index.pk_attribute())?;
-                define(index.sk_attribute())?;
+                define(names.pk_of(index))?;
+                define(names.sk_of(index))?;
             }
             indexes.push(
                 GlobalSecondaryIndex::builder()
-                    .index_name(index.name().unwrap_or_default())
-                    .key_schema(element(index.pk_attribute(), SdkKeyType::Hash)?)
-                    .key_schema(element(index.sk_attribute(), SdkKeyType::Range)?)
+                    .index_name(names.index_name(index).unwrap_or_default())
+                    .key_schema(element(names.pk_of(index), SdkKeyType::Hash)?)
+                    .key_schema(element(names.sk_of(index), SdkKeyType::Range)?)
                     .projection(layout.projection(index).to_sdk())
                     .build()
                     .map_err(|e| Error::Invalid { reason: e.to_string() })?,
@@ -559,8 +585,8 @@ impl Table {
             .create_table()
             .table_name(&*self.name)
             .set_attribute_definitions(Some(defs))
-            .key_schema(element(PK, SdkKeyType::Hash)?)
-            .key_schema(element(SK, SdkKeyType::Range)?)
+            .key_schema(element(names.pk, SdkKeyType::Hash)?)
+            .key_schema(element(names.sk, SdkKeyType::Range)?)
             .set_global_secondary_indexes((!indexes.is_empty()).then_some(indexes))
             .set_local_secondary_indexes((!locals.is_empty()).then_some(locals))
             .billing_mode(BillingMode::PayPerRequest)
@@ -641,8 +667,8 @@ impl Table {
 /// back with its failed condition; `None` when there is no item.
 /// The entity type of `item` when it is not `entity`: `Some(Some(name))`, or `Some(None)` for
 /// an item without a string type attribute; `None` when it is `entity`.
-fn other_entity(item: &Item, entity: &str) -> Option<Option<String>> {
-    match item.get(TYPE_ATTRIBUTE) {
+fn other_entity(item: &Item, names: &AttributeNames, entity: &str) -> Option<Option<String>> {
+    match item.get(names.entity_type) {
         Some(AttributeValue::S(t)) if t == entity => None,
         other => Some(other.map(crate::entity::describe_value)),
     }

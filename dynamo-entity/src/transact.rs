@@ -90,7 +90,7 @@ use aws_sdk_dynamodb::types::{
 };
 
 use crate::capacity::Capacity;
-use crate::entity::{Entity, Item, Key, PK, PrimaryKey};
+use crate::entity::{AttributeNames, Entity, Item, Key, PrimaryKey};
 use crate::error::Error;
 use crate::expr::{Condition, Placeholders};
 use crate::table::Table;
@@ -278,17 +278,18 @@ pub(crate) struct Cond {
 }
 
 impl Cond {
-    /// `attribute_not_exists(PK)`: no item has this key.
-    pub(crate) fn absent() -> Cond {
+    /// `attribute_not_exists(PK)` (the table's partition key under `names`): no item has this
+    /// key.
+    pub(crate) fn absent(names: &AttributeNames) -> Cond {
         let mut placeholders = Placeholders::default();
-        let pk = placeholders.name(PK);
+        let pk = placeholders.name(names.pk);
         Cond { expression: format!("attribute_not_exists({pk})"), placeholders }
     }
 
-    /// `attribute_exists(PK)`: an item has this key.
-    pub(crate) fn present() -> Cond {
+    /// `attribute_exists(PK)` (the table's partition key under `names`): an item has this key.
+    pub(crate) fn present(names: &AttributeNames) -> Cond {
         let mut placeholders = Placeholders::default();
-        let pk = placeholders.name(PK);
+        let pk = placeholders.name(names.pk);
         Cond { expression: format!("attribute_exists({pk})"), placeholders }
     }
 
@@ -310,10 +311,11 @@ fn invalid(e: impl fmt::Display) -> Error {
 }
 
 impl Action {
-    /// A `Put` of `item` under `key`.
+    /// A `Put` of `item` under `key` (key attributes named by `names`).
     pub(crate) fn put(
         kind: ActionKind,
         entity: &'static str,
+        names: &AttributeNames,
         table: &str,
         key: &PrimaryKey,
         item: Item,
@@ -328,18 +330,19 @@ impl Action {
                 .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
         }
         let request = TransactWriteItem::builder().put(put.build().map_err(invalid)?).build();
-        Ok(Action { kind, entity, table: table.to_owned(), key: key.to_string(), request })
+        Ok(Action { kind, entity, table: table.to_owned(), key: names.show_key(key), request })
     }
 
-    /// A `Delete` of the item under `key`.
+    /// A `Delete` of the item under `key` (key attributes named by `names`).
     pub(crate) fn delete(
         kind: ActionKind,
         entity: &'static str,
+        names: &AttributeNames,
         table: &str,
         key: &PrimaryKey,
         condition: Option<Cond>,
     ) -> Result<Action, Error> {
-        let mut delete = Delete::builder().table_name(table).set_key(Some(key.to_item()));
+        let mut delete = Delete::builder().table_name(table).set_key(Some(names.key_item(key)));
         if let Some(mut c) = condition {
             delete = delete
                 .condition_expression(c.expression)
@@ -348,19 +351,20 @@ impl Action {
                 .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
         }
         let request = TransactWriteItem::builder().delete(delete.build().map_err(invalid)?).build();
-        Ok(Action { kind, entity, table: table.to_owned(), key: key.to_string(), request })
+        Ok(Action { kind, entity, table: table.to_owned(), key: names.show_key(key), request })
     }
 
     /// A `ConditionCheck` on the item under `key`.
     pub(crate) fn condition_check(
         entity: &'static str,
+        names: &AttributeNames,
         table: &str,
         key: &PrimaryKey,
         mut c: Cond,
     ) -> Result<Action, Error> {
         let check = ConditionCheck::builder()
             .table_name(table)
-            .set_key(Some(key.to_item()))
+            .set_key(Some(names.key_item(key)))
             .condition_expression(c.expression)
             .set_expression_attribute_names(c.placeholders.take_names())
             .set_expression_attribute_values(c.placeholders.take_values())
@@ -368,11 +372,13 @@ impl Action {
             .build()
             .map_err(invalid)?;
         let request = TransactWriteItem::builder().condition_check(check).build();
-        Ok(Action { kind: ActionKind::ConditionCheck, entity, table: table.to_owned(), key: key.to_string(), request })
+        let key = names.show_key(key);
+        Ok(Action { kind: ActionKind::ConditionCheck, entity, table: table.to_owned(), key, request })
     }
 
     /// An `Update` built by [`UpdateRequest`].
     pub(crate) fn update(table: &str, p: PreparedUpdate) -> Result<Action, Error> {
+        let key = p.key_text();
         let update = Update::builder()
             .table_name(table)
             .set_key(Some(p.key))
@@ -384,7 +390,7 @@ impl Action {
             .build()
             .map_err(invalid)?;
         let request = TransactWriteItem::builder().update(update).build();
-        Ok(Action { kind: ActionKind::Update, entity: p.entity, table: table.to_owned(), key: p.key_text, request })
+        Ok(Action { kind: ActionKind::Update, entity: p.entity, table: table.to_owned(), key, request })
     }
 }
 
@@ -610,7 +616,7 @@ impl TransactWrite {
         }
         let action = versioning::stamp(value, false).and_then(|w| {
             let cond = version_cond::<E>(None, w.expected);
-            Action::put(ActionKind::Put, E::TYPE, self.table.name(), &w.key, w.item, cond)
+            Action::put(ActionKind::Put, E::TYPE, E::NAMES, self.table.name(), &w.key, w.item, cond)
         });
         self.push(action)
     }
@@ -630,7 +636,8 @@ impl TransactWrite {
         let actions = (|| {
             let Stamped { key, item, .. } = versioning::stamp(value, true)?;
             let mut actions = crate::unique::claims::<E>(&table, &key, &item)?;
-            actions.insert(0, Action::put(ActionKind::Create, E::TYPE, &table, &key, item, Some(Cond::absent()))?);
+            let cond = Some(Cond::absent(E::NAMES));
+            actions.insert(0, Action::put(ActionKind::Create, E::TYPE, E::NAMES, &table, &key, item, cond)?);
             Ok(actions)
         })();
         match actions {
@@ -652,8 +659,8 @@ impl TransactWrite {
             return self.fail(e);
         }
         let action = versioning::stamp(value, false).and_then(|w| {
-            let cond = version_cond::<E>(Some(Cond::present()), w.expected);
-            Action::put(ActionKind::Replace, E::TYPE, self.table.name(), &w.key, w.item, cond)
+            let cond = version_cond::<E>(Some(Cond::present(E::NAMES)), w.expected);
+            Action::put(ActionKind::Replace, E::TYPE, E::NAMES, self.table.name(), &w.key, w.item, cond)
         });
         self.push(action)
     }
@@ -689,7 +696,7 @@ impl TransactWrite {
         let action = (|| {
             let key = key.into_encoded()?;
             let cond = condition.map(|c| Cond::from_condition(E::TYPE, &c)).transpose()?;
-            Action::delete(ActionKind::Delete, E::TYPE, self.table.name(), &key, cond)
+            Action::delete(ActionKind::Delete, E::TYPE, E::NAMES, self.table.name(), &key, cond)
         })();
         self.push(action)
     }
@@ -700,7 +707,8 @@ impl TransactWrite {
     pub fn condition_check<E: Entity>(self, key: Key<E>, condition: Condition) -> Self {
         let action = (|| {
             let key = key.into_encoded()?;
-            Action::condition_check(E::TYPE, self.table.name(), &key, Cond::from_condition(E::TYPE, &condition)?)
+            let cond = Cond::from_condition(E::TYPE, &condition)?;
+            Action::condition_check(E::TYPE, E::NAMES, self.table.name(), &key, cond)
         })();
         self.push(action)
     }
@@ -787,6 +795,7 @@ impl TransactWrite {
 
 struct GetAction {
     entity: &'static str,
+    names: &'static AttributeNames,
     table: String,
     key: PrimaryKey,
     text: String,
@@ -812,7 +821,8 @@ fn get_request(client: &Client, gets: &[GetAction]) -> Result<TransactGetItemsFl
     check_actions(gets, "transactional read")?;
     let mut items = Vec::with_capacity(gets.len());
     for g in gets {
-        let get = Get::builder().table_name(&g.table).set_key(Some(g.key.to_item())).build().map_err(invalid)?;
+        let get =
+            Get::builder().table_name(&g.table).set_key(Some(g.names.key_item(&g.key))).build().map_err(invalid)?;
         items.push(TransactGetItem::builder().get(get).build());
     }
     Ok(client
@@ -880,8 +890,9 @@ impl<T> TransactGet<T> {
         match key.into_encoded() {
             Ok(key) => self.gets.push(GetAction {
                 entity: E::TYPE,
+                names: E::NAMES,
                 table: self.table.name().to_owned(),
-                text: key.to_string(),
+                text: E::NAMES.show_key(&key),
                 key,
             }),
             Err(e) => {
@@ -980,7 +991,8 @@ impl Table {
         let mut gets = Vec::new();
         for key in keys {
             let key = key.into_encoded()?;
-            gets.push(GetAction { entity: E::TYPE, table: self.name().to_owned(), text: key.to_string(), key });
+            let text = E::NAMES.show_key(&key);
+            gets.push(GetAction { entity: E::TYPE, names: E::NAMES, table: self.name().to_owned(), text, key });
         }
         get_items(self, &gets).await?.into_iter().map(decode::<E>).collect()
     }

@@ -91,7 +91,7 @@ use std::collections::{HashMap, HashSet};
 use aws_sdk_dynamodb::types::AttributeValue;
 use base64::Engine as _;
 
-use crate::entity::{Entity, EntitySchema, FieldSchema, Item, PK, PrimaryKey, SK, TYPE_ATTRIBUTE};
+use crate::entity::{AttributeNames, Entity, EntitySchema, FieldSchema, Item, PK, PrimaryKey};
 use crate::error::Error;
 use crate::expr::{Condition, Field, Mutable, Placeholders};
 use crate::key::{MAX_PARTITION_KEY_BYTES, escape_into, unescape};
@@ -168,10 +168,16 @@ pub fn guard_key(
     let Some(text) = value_text(entity, attribute, value)? else {
         return Ok(None);
     };
-    Ok(Some(guard_key_of(entity, attribute, &text)?))
+    Ok(Some(guard_key_of(entity, PK, attribute, &text)?))
 }
 
-fn guard_key_of(entity: &'static str, attribute: &str, text: &str) -> Result<PrimaryKey, Error> {
+/// The guard key of value `text`; `pk_attribute` names the partition key in errors.
+fn guard_key_of(
+    entity: &'static str,
+    pk_attribute: &'static str,
+    attribute: &str,
+    text: &str,
+) -> Result<PrimaryKey, Error> {
     let mut pk = String::with_capacity(GUARD_PREFIX.len() + entity.len() + attribute.len() + text.len() + 3);
     pk.push_str(GUARD_PREFIX);
     for part in [entity, attribute, text] {
@@ -181,7 +187,7 @@ fn guard_key_of(entity: &'static str, attribute: &str, text: &str) -> Result<Pri
     if pk.len() > MAX_PARTITION_KEY_BYTES {
         return Err(Error::Key(crate::key::KeyError::TooLong {
             entity,
-            attribute: PK,
+            attribute: pk_attribute,
             template: "UNIQUE#<entity>#<attribute>#<value> (unique guard)",
             bytes: pk.len(),
             over: pk.len() - MAX_PARTITION_KEY_BYTES,
@@ -276,25 +282,27 @@ fn guard(
     let Some(text) = value_text(schema.name, f.field, value)? else {
         return Ok(None);
     };
-    let key = guard_key_of(schema.name, f.attribute, &text)?;
+    let key = guard_key_of(schema.name, schema.names.pk, f.attribute, &text)?;
     let value = value.cloned().unwrap_or(AttributeValue::Null(true));
     Ok(Some(Guard { field: f.field, key, text, value }))
 }
 
 /// `attribute_not_exists(PK) OR (ownerPK = :pk AND ownerSK = :sk)`: the guard is free or
-/// already `owner`'s.
-fn free_or_owned(owner: &PrimaryKey) -> Cond {
+/// already `owner`'s (`PK` is the table's partition key under `names`).
+fn free_or_owned(names: &AttributeNames, owner: &PrimaryKey) -> Cond {
     let mut ph = Placeholders::default();
-    let (pk, opk, osk) = (ph.name(PK), ph.name(OWNER_PK), ph.name(OWNER_SK));
+    let (pk, opk, osk) = (ph.name(names.pk), ph.name(OWNER_PK), ph.name(OWNER_SK));
     let (vpk, vsk) = (ph.value(owner.pk.clone()), ph.value(owner.sk.clone()));
     Cond { expression: format!("attribute_not_exists({pk}) OR ({opk} = {vpk} AND {osk} = {vsk})"), placeholders: ph }
 }
 
 fn claim(schema: &'static EntitySchema, table: &str, owner: &PrimaryKey, g: &Guard) -> Result<Action, Error> {
+    // The guard item is keyed and typed under the owning entity's attribute names.
+    let names = schema.names;
     let mut item = Item::with_capacity(8);
-    item.insert(PK.to_owned(), g.key.pk.clone());
-    item.insert(SK.to_owned(), g.key.sk.clone());
-    item.insert(TYPE_ATTRIBUTE.to_owned(), AttributeValue::S(GUARD_TYPE.to_owned()));
+    item.insert(names.pk.to_owned(), g.key.pk.clone());
+    item.insert(names.sk.to_owned(), g.key.sk.clone());
+    item.insert(names.entity_type.to_owned(), AttributeValue::S(GUARD_TYPE.to_owned()));
     item.insert(GUARD_ENTITY.to_owned(), AttributeValue::S(schema.name.to_owned()));
     let attribute = schema.fields.iter().find(|f| f.field == g.field).map_or(g.field, |f| f.attribute);
     item.insert(GUARD_FIELD.to_owned(), AttributeValue::S(attribute.to_owned()));
@@ -304,22 +312,24 @@ fn claim(schema: &'static EntitySchema, table: &str, owner: &PrimaryKey, g: &Gua
     Action::put(
         ActionKind::ClaimUnique { field: g.field },
         schema.name,
+        names,
         table,
         &g.key,
         item,
-        Some(free_or_owned(owner)),
+        Some(free_or_owned(names, owner)),
     )
 }
 
 fn release(schema: &'static EntitySchema, table: &str, owner: &PrimaryKey, g: &Guard) -> Result<Action, Error> {
-    Action::delete(ActionKind::ReleaseUnique { field: g.field }, schema.name, table, &g.key, Some(free_or_owned(owner)))
+    let (kind, names) = (ActionKind::ReleaseUnique { field: g.field }, schema.names);
+    Action::delete(kind, schema.name, names, table, &g.key, Some(free_or_owned(names, owner)))
 }
 
 /// `attribute_not_exists(PK) OR NOT (ownerPK = :pk AND ownerSK = :sk)`: the guard is not
 /// `owner`'s.
-fn not_owned(owner: &PrimaryKey) -> Cond {
+fn not_owned(names: &AttributeNames, owner: &PrimaryKey) -> Cond {
     let mut ph = Placeholders::default();
-    let (pk, opk, osk) = (ph.name(PK), ph.name(OWNER_PK), ph.name(OWNER_SK));
+    let (pk, opk, osk) = (ph.name(names.pk), ph.name(OWNER_PK), ph.name(OWNER_SK));
     let (vpk, vsk) = (ph.value(owner.pk.clone()), ph.value(owner.sk.clone()));
     Cond {
         expression: format!("attribute_not_exists({pk}) OR NOT ({opk} = {vpk} AND {osk} = {vsk})"),
@@ -365,8 +375,8 @@ impl<'a> Plan<'a> {
                 continue;
             }
             if let Some(g) = before.filter(|_| !unchanged) {
-                self.actions.push(if self.foreign.contains(&g.key.to_string()) {
-                    Action::condition_check(schema.name, table, &g.key, not_owned(owner))?
+                self.actions.push(if self.foreign.contains(&schema.names.show_key(&g.key)) {
+                    Action::condition_check(schema.name, schema.names, table, &g.key, not_owned(schema.names, owner))?
                 } else {
                     release(schema, table, owner, &g)?
                 });
@@ -441,8 +451,13 @@ pub(crate) fn claims<E: Entity>(table: &str, owner: &PrimaryKey, item: &Item) ->
 
 /// `attribute_exists(PK)` and, for each of `fields`, the value in `old` (or its absence): the
 /// item still holds the unique values that were read.
-fn unchanged<'f>(fields: impl IntoIterator<Item = &'f FieldSchema>, old: &Item, ph: &mut Placeholders) -> String {
-    let pk = ph.name(PK);
+fn unchanged<'f>(
+    names: &AttributeNames,
+    fields: impl IntoIterator<Item = &'f FieldSchema>,
+    old: &Item,
+    ph: &mut Placeholders,
+) -> String {
+    let pk = ph.name(names.pk);
     let mut parts = vec![format!("attribute_exists({pk})")];
     for f in fields {
         let n = ph.name(f.attribute);
@@ -455,8 +470,8 @@ fn unchanged<'f>(fields: impl IntoIterator<Item = &'f FieldSchema>, old: &Item, 
 }
 
 /// A strongly consistent read of the whole item.
-async fn read(table: &Table, key: &PrimaryKey) -> Result<Option<Item>, Error> {
-    let resp = table.get_request(key, true).send().await.map_err(|e| Error::sdk("GetItem", e))?;
+async fn read(table: &Table, names: &AttributeNames, key: &PrimaryKey) -> Result<Option<Item>, Error> {
+    let resp = table.get_request(names, key, true).send().await.map_err(|e| Error::sdk("GetItem", e))?;
     table.record_one(resp.consumed_capacity.as_ref(), false);
     Ok(resp.item.filter(|i| !i.is_empty()))
 }
@@ -479,7 +494,7 @@ pub(crate) async fn create<E: Entity>(table: &Table, w: &Stamped) -> Result<(), 
             Err(e) => return Err(e),
         };
         if entity_failed(&reasons).is_some() {
-            return Err(Error::AlreadyExists { entity: E::TYPE, key: key.to_string() });
+            return Err(Error::AlreadyExists { entity: E::TYPE, key: E::NAMES.show_key(key) });
         }
         match plan.after_cancel(reasons, attempt, false) {
             Next::Retry => tokio::time::sleep(backoff(attempt)).await,
@@ -494,7 +509,8 @@ fn create_plan<'a, E: Entity>(table: &'a str, w: &'a Stamped) -> Result<Plan<'a>
     let schema = E::schema();
     let (key, item) = (&w.key, &w.item);
     let mut plan = Plan::new(schema, table, key, HashSet::new());
-    plan.actions.push(Action::put(ActionKind::Create, E::TYPE, table, key, item.clone(), Some(Cond::absent()))?);
+    let cond = Some(Cond::absent(E::NAMES));
+    plan.actions.push(Action::put(ActionKind::Create, E::TYPE, E::NAMES, table, key, item.clone(), cond)?);
     plan.move_guards(schema.unique_fields(), None, item, false)?;
     Ok(plan)
 }
@@ -513,9 +529,9 @@ fn put_plan<'a, E: Entity>(
     let (key, item) = (&w.key, &w.item);
     let mut ph = Placeholders::default();
     let (kind, mut expression) = match old {
-        Some(old) => (ActionKind::Replace, unchanged(schema.unique_fields(), old, &mut ph)),
-        None if must_exist => return Err(Error::NotFound { entity: E::TYPE, key: key.to_string() }),
-        None => (ActionKind::Create, format!("attribute_not_exists({})", ph.name(PK))),
+        Some(old) => (ActionKind::Replace, unchanged(E::NAMES, schema.unique_fields(), old, &mut ph)),
+        None if must_exist => return Err(Error::NotFound { entity: E::TYPE, key: E::NAMES.show_key(key) }),
+        None => (ActionKind::Create, format!("attribute_not_exists({})", ph.name(E::NAMES.pk))),
     };
     if let (Some(version), Some(expected)) = (&schema.version, w.expected) {
         if let Some(e) = versioning::conflict(schema, key, expected, old) {
@@ -525,7 +541,7 @@ fn put_plan<'a, E: Entity>(
     }
     let mut plan = Plan::new(schema, table, key, foreign);
     let cond = Cond { expression, placeholders: ph };
-    plan.actions.push(Action::put(kind, E::TYPE, table, key, item.clone(), Some(cond))?);
+    plan.actions.push(Action::put(kind, E::TYPE, E::NAMES, table, key, item.clone(), Some(cond))?);
     plan.move_guards(schema.unique_fields(), old, item, true)?;
     Ok(plan)
 }
@@ -546,7 +562,7 @@ pub(crate) fn render_write<E: Entity>(
     let plan = if create {
         create_plan::<E>(table.name(), w)?
     } else {
-        out.push(Request::GetItem(built(table.get_request(&w.key, true).as_input().clone().build())?));
+        out.push(Request::GetItem(built(table.get_request(E::NAMES, &w.key, true).as_input().clone().build())?));
         let mut stored = w.item.clone();
         if let Some(version) = &E::schema().version {
             match w.expected.unwrap_or_default() {
@@ -573,7 +589,7 @@ pub(crate) async fn put<E: Entity>(table: &Table, w: &Stamped, must_exist: bool)
     let mut foreign = HashSet::new();
     let mut attempt = 0;
     loop {
-        let old = read(table, key).await?;
+        let old = read(table, E::NAMES, key).await?;
         let mut plan = put_plan::<E>(table.name(), w, old.as_ref(), must_exist, std::mem::take(&mut foreign))?;
         let reasons = match send_once(table, &plan.actions, None).await {
             Ok(_) => return Ok(old),
@@ -608,11 +624,11 @@ pub(crate) async fn delete<E: Entity>(
     let mut foreign = HashSet::new();
     let mut attempt = 0;
     loop {
-        let Some(old) = read(table, &key).await? else {
+        let Some(old) = read(table, E::NAMES, &key).await? else {
             return Ok(None);
         };
         let mut ph = Placeholders::default();
-        let mut expression = unchanged(schema.unique_fields(), &old, &mut ph);
+        let mut expression = unchanged(E::NAMES, schema.unique_fields(), &old, &mut ph);
         if let (Some(version), Some(expected)) = (&schema.version, expected) {
             if let Some(e) = versioning::conflict(schema, &key, expected, Some(&old)) {
                 return Err(e);
@@ -621,7 +637,7 @@ pub(crate) async fn delete<E: Entity>(
         }
         let mut plan = Plan::new(schema, table.name(), &key, std::mem::take(&mut foreign));
         let cond = Cond { expression, placeholders: ph };
-        plan.actions.push(Action::delete(ActionKind::Delete, E::TYPE, table.name(), &key, Some(cond))?);
+        plan.actions.push(Action::delete(ActionKind::Delete, E::TYPE, E::NAMES, table.name(), &key, Some(cond))?);
         plan.move_guards(schema.unique_fields(), Some(&old), &Item::new(), false)?;
         let reasons = match send_once(table, &plan.actions, None).await {
             Ok(_) => return E::from_item(&old).map(Some),
@@ -750,8 +766,8 @@ impl<E: Entity> UniqueUpdate<E> {
         let mut foreign = HashSet::new();
         let mut attempt = 0;
         loop {
-            let Some(old) = read(&table, &key).await? else {
-                return Err(Error::NotFound { entity: E::TYPE, key: prepared.key_text.clone() });
+            let Some(old) = read(&table, E::NAMES, &key).await? else {
+                return Err(Error::NotFound { entity: E::TYPE, key: prepared.key_text() });
             };
             let mut plan =
                 update_plan(schema, &table, &key, &prepared, &fields, &old, &new, std::mem::take(&mut foreign))?;
@@ -765,7 +781,7 @@ impl<E: Entity> UniqueUpdate<E> {
             let mut stale = false;
             if let (None, Some(r)) = (plan.violation(&reasons), entity_failed(&reasons)) {
                 let Some(now) = &r.item else {
-                    return Err(Error::NotFound { entity: E::TYPE, key: prepared.key_text.clone() });
+                    return Err(Error::NotFound { entity: E::TYPE, key: prepared.key_text() });
                 };
                 // A version that changed is a lost race, whatever else changed.
                 if let Some((version, expected)) = &prepared.version {
@@ -813,7 +829,7 @@ impl<E: Entity> UniqueUpdate<E> {
                 .cloned()
                 .ok_or_else(|| Error::Invalid { reason: format!("the update has no {name}") })
         };
-        let key = PrimaryKey { pk: key_part(PK)?, sk: key_part(SK)? };
+        let key = PrimaryKey { pk: key_part(E::NAMES.pk)?, sk: key_part(E::NAMES.sk)? };
         let fields: Vec<&FieldSchema> = self
             .changes
             .iter()
@@ -840,7 +856,7 @@ impl<E: Entity> UniqueUpdate<E> {
         let UniqueParts { prepared, table, key, fields, new } = self.parts()?;
         let old = stored.to_item()?;
         let plan = update_plan(E::schema(), &table, &key, &prepared, &fields, &old, &new, HashSet::new())?;
-        let read = built(table.get_request(&key, true).as_input().clone().build())?;
+        let read = built(table.get_request(E::NAMES, &key, true).as_input().clone().build())?;
         let write = crate::transact::write_request(table.client(), &plan.actions, None)?;
         Ok(vec![Request::GetItem(read), Request::TransactWriteItems(built(write.as_input().clone().build())?)])
     }
@@ -862,7 +878,7 @@ fn update_plan<'a>(
     // The update's own condition AND the unique values are still the ones read.
     let mut update = prepared.clone();
     let mut ph = Placeholders::default();
-    let still = unchanged(fields.iter().copied(), old, &mut ph);
+    let still = unchanged(schema.names, fields.iter().copied(), old, &mut ph);
     and_condition(&mut update, still, ph);
     let mut plan = Plan::new(schema, table.name(), key, foreign);
     plan.actions.push(Action::update(table.name(), update)?);
@@ -933,14 +949,14 @@ impl Table {
         let Some(guard) = guard_key(E::TYPE, field.attribute, av.as_ref())? else {
             return Ok(None);
         };
-        let Some(g) = read(self, &guard).await? else {
+        let Some(g) = read(self, E::NAMES, &guard).await? else {
             return Ok(None);
         };
         let (Some(pk), Some(sk)) = (g.get(OWNER_PK), g.get(OWNER_SK)) else {
             return Ok(None);
         };
         let owner = PrimaryKey { pk: pk.clone(), sk: sk.clone() };
-        let Some(item) = read(self, &owner).await? else {
+        let Some(item) = read(self, E::NAMES, &owner).await? else {
             return Ok(None);
         };
         // The owner may have moved to another value between the two reads.

@@ -7,7 +7,7 @@ use aws_sdk_dynamodb::operation::update_item::UpdateItemInput;
 use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, ReturnValue};
 
-use crate::entity::{Entity, EntitySchema, Key, PK, PrimaryKey, TYPE_ATTRIBUTE, VersionSchema};
+use crate::entity::{Entity, EntitySchema, Key, PrimaryKey, VersionSchema};
 use crate::error::Error;
 use crate::expr::{Condition, Field, Mutable, Placeholders};
 use crate::key::{
@@ -348,7 +348,9 @@ impl<E: Entity> UpdateRequest<E> {
     }
 
     /// Builds `UpdateExpression`, names and values.
-    fn build(&self) -> Result<(String, String, Placeholders), Error> {
+    /// Moves the values of the `SET` actions into the placeholders (the request owns them; the
+    /// update is not built twice).
+    fn build(&mut self) -> Result<(String, String, Placeholders), Error> {
         let mut ph = Placeholders::default();
         // Each clause's actions, separated by `, ` as they are written.
         let mut sets = String::with_capacity(16 * (self.actions.len() + 2));
@@ -373,13 +375,18 @@ impl<E: Entity> UpdateRequest<E> {
             seen.push(field);
             let _ = attr;
         }
-        for (field, attr, action) in &self.actions {
+        for (field, attr, action) in &mut self.actions {
+            if let Action::Set(v) = action {
+                // `#n = :v`, the placeholders written in place.
+                let out = next(&mut sets);
+                ph.push_name(attr, out);
+                out.push_str(" = ");
+                ph.push_value(std::mem::replace(v, AttributeValue::Null(true)), out);
+                continue;
+            }
             let n = ph.name(attr);
             match action {
-                Action::Set(v) => {
-                    let v = ph.value(v.clone());
-                    push_all(next(&mut sets), &[&n, " = ", &v]);
-                }
+                Action::Set(_) => {}
                 Action::SetIfNotExists(v) => {
                     let v = ph.value(v.clone());
                     push_all(next(&mut sets), &[&n, " = if_not_exists(", &n, ", ", &v, ")"]);
@@ -431,7 +438,7 @@ impl<E: Entity> UpdateRequest<E> {
         };
         let known = self.known_parts(schema, &primary)?;
         for gsi in schema.secondary_indexes() {
-            let (pk_attr, sk_attr) = (gsi.index.pk_attribute(), gsi.index.sk_attribute());
+            let (pk_attr, sk_attr) = (schema.names.pk_of(gsi.index), schema.names.sk_of(gsi.index));
             // An LSI's partition key is the item's own `PK`, which no update changes: only its
             // sort key `LSI<n>SK` is written or removed.
             let local = gsi.index.is_local();
@@ -531,12 +538,13 @@ impl<E: Entity> UpdateRequest<E> {
                 continue;
             }
             for (attribute, v) in values {
-                let n = ph.name(attribute);
-                let rhs = match v {
-                    KeyValue::Value(v) => ph.value(v),
-                    KeyValue::Expr(e) => e,
-                };
-                push_all(next(&mut sets), &[&n, " = ", &rhs]);
+                let out = next(&mut sets);
+                ph.push_name(attribute, out);
+                out.push_str(" = ");
+                match v {
+                    KeyValue::Value(v) => ph.push_value(v, out),
+                    KeyValue::Expr(e) => out.push_str(&e),
+                }
             }
         }
         let clauses = [("SET", &sets), ("REMOVE", &removes), ("ADD", &adds), ("DELETE", &deletes)];
@@ -555,13 +563,16 @@ impl<E: Entity> UpdateRequest<E> {
         if expr.is_empty() {
             return Err(Error::Invalid { reason: format!("an update of {} must change at least one field", E::TYPE) });
         }
-        let pk = ph.name(PK);
-        let ty = ph.name(TYPE_ATTRIBUTE);
-        let ty_value = ph.value(AttributeValue::S(E::TYPE.to_owned()));
         // The item must exist and be of this entity type: an update never creates a
         // half-written item, nor changes another entity's item under the same key.
         let mut cond = String::with_capacity(64 + guards.len());
-        push_all(&mut cond, &["attribute_exists(", &pk, ") AND ", &ty, " = ", &ty_value, &guards]);
+        cond.push_str("attribute_exists(");
+        ph.push_name(E::NAMES.pk, &mut cond);
+        cond.push_str(") AND ");
+        ph.push_name(E::NAMES.entity_type, &mut cond);
+        cond.push_str(" = ");
+        ph.push_value(AttributeValue::S(E::TYPE.to_owned()), &mut cond);
+        cond.push_str(&guards);
         if let (Some(version), VersionCheck::Is(expected)) = (&E::schema().version, self.version) {
             let text = versioning::version_condition(version, expected, &mut ph);
             push_all(&mut cond, &[" AND ", &text]);
@@ -595,7 +606,7 @@ impl<E: Entity> UpdateRequest<E> {
                     // Name the first key template built from this field.
                     let (attribute, template) = schema
                         .secondary_indexes()
-                        .flat_map(|g| [(g.index.pk_attribute(), g.pk), (g.index.sk_attribute(), g.sk)])
+                        .flat_map(|g| [(schema.names.pk_of(g.index), g.pk), (schema.names.sk_of(g.index), g.sk)])
                         .find(|(_, t)| t.fields().any(|f| f == *field))
                         .map(|(a, t)| (a, t.source))
                         .unwrap_or(("?", "?"));
@@ -640,12 +651,14 @@ impl<E: Entity> UpdateRequest<E> {
             arith,
             version,
             entity: E::TYPE,
-            key_text: key.to_string(),
+            type_attribute: E::NAMES.entity_type,
+            attribute_names: E::NAMES,
+            key_text: None,
             key: {
                 // The key's values move into the request's key (no copies).
                 let mut item = HashMap::with_capacity(2);
-                item.insert(PK.to_owned(), key.pk);
-                item.insert(crate::entity::SK.to_owned(), key.sk);
+                item.insert(E::NAMES.pk.to_owned(), key.pk);
+                item.insert(E::NAMES.sk.to_owned(), key.sk);
                 item
             },
             update,
@@ -686,11 +699,13 @@ impl<E: Entity> UpdateRequest<E> {
     /// As [`send`](Self::send) before sending.
     pub fn render(self) -> Result<UpdateItemInput, Error> {
         let (mut p, table) = self.prepare()?;
+        // Nothing is sent, so no error will need the key's text (see `keep_key_text`).
         crate::render::built(p.request(&table, ReturnValue::AllNew).as_input().clone().build())
     }
 
     async fn send_returning(self, returning: ReturnValue) -> Result<E, Error> {
         let (mut p, table) = self.prepare()?;
+        p.keep_key_text();
         let result = p.request(&table, returning).send().await;
         match result {
             Ok(resp) => {
@@ -713,6 +728,24 @@ impl<E: Entity> UpdateRequest<E> {
 }
 
 impl PreparedUpdate {
+    /// The key as `PK=… SK=…`, for errors: built from the key when asked, unless
+    /// [`keep_key_text`](Self::keep_key_text) kept it before the key moved into a request.
+    pub(crate) fn key_text(&self) -> String {
+        if let Some(text) = &self.key_text {
+            return text.clone();
+        }
+        let part = |attribute: &str| self.key.get(attribute).cloned().unwrap_or(AttributeValue::Null(true));
+        let names = self.attribute_names;
+        names.show_key(&PrimaryKey { pk: part(names.pk), sk: part(names.sk) })
+    }
+
+    /// Keeps the key's text for the errors of a request about to be sent ([`request`](Self::request)
+    /// moves the key into it). Only a request that is sent needs it, so a rendered one does
+    /// not pay for it.
+    pub(crate) fn keep_key_text(&mut self) {
+        self.key_text = Some(self.key_text());
+    }
+
     /// The `UpdateItem` request on `table`. Moves the key, expressions, names and values out of
     /// `self` (what errors need stays).
     fn request(&mut self, table: &Table, returning: ReturnValue) -> UpdateItemFluentBuilder {
@@ -732,9 +765,9 @@ impl PreparedUpdate {
 
     /// What a failed condition means, from the item as it was (`None`: no item).
     pub(crate) fn failure(&self, old: Option<crate::entity::Item>) -> Error {
-        let (entity, key) = (self.entity, self.key_text.clone());
+        let (entity, key) = (self.entity, self.key_text());
         let Some(old) = old else { return Error::NotFound { entity, key } };
-        match old.get(TYPE_ATTRIBUTE) {
+        match old.get(self.type_attribute) {
             Some(AttributeValue::S(t)) if t == entity => {}
             other => {
                 return Error::WrongEntity { expected: entity, found: other.map(crate::entity::describe_value), key };
@@ -775,8 +808,13 @@ fn out_of_range(stored: &str, _op: char, _amount: &str, bounds: &(Option<String>
 pub(crate) struct PreparedUpdate {
     /// The entity type name.
     pub entity: &'static str,
-    /// The key as `PK=… SK=…`, for errors.
-    pub key_text: String,
+    /// The entity type attribute ([`AttributeNames::entity_type`](crate::AttributeNames)).
+    pub type_attribute: &'static str,
+    /// The table's attribute names (the key's, for its text).
+    pub attribute_names: &'static crate::entity::AttributeNames,
+    /// The key as `PK=… SK=…`, once kept by [`keep_key_text`](Self::keep_key_text); read it
+    /// with [`key_text`](Self::key_text).
+    pub key_text: Option<String>,
     /// `{PK, SK}`.
     pub key: crate::entity::Item,
     /// `UpdateExpression`.

@@ -322,6 +322,32 @@ macro_rules! map_attribute {
 }
 map_attribute!(HashMap, BTreeMap);
 
+/// The attributes named `names` of `item`, in that order (`None` for an absent one): what a
+/// decoder reads, found in one pass over the item. `slot` maps an attribute name to its index in
+/// `names` (generated code passes a `match` over the names, which compares lengths and bytes and
+/// hashes nothing), so the pass costs one comparison per attribute of the item instead of one
+/// hash lookup (SipHash of the name, then the probe) per name. An item with many more
+/// attributes than `names` (more than 4 per name) is read with lookups instead.
+#[inline]
+pub fn pick_attributes<'a, const N: usize>(
+    item: &'a HashMap<String, AttributeValue>,
+    names: &[&'static str; N],
+    slot: impl Fn(&str) -> Option<usize>,
+) -> [Option<&'a AttributeValue>; N] {
+    if item.len() > 4 * N + 8 {
+        return names.map(|n| item.get(n));
+    }
+    let mut out = [None; N];
+    for (name, value) in item {
+        if let Some(i) = slot(name) {
+            if let Some(place) = out.get_mut(i) {
+                *place = Some(value);
+            }
+        }
+    }
+    out
+}
+
 // ---------------------------------------------------------------------------------------------
 // Numbers
 

@@ -137,7 +137,7 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use crate::entity::{Entity, EntitySchema, Item, PK, PrimaryKey, SK, VersionSchema};
+use crate::entity::{Entity, EntitySchema, Item, PrimaryKey, VersionSchema};
 use crate::error::Error;
 use crate::expr::Placeholders;
 use crate::time::Timestamp;
@@ -313,7 +313,7 @@ pub(crate) fn version_condition(version: &VersionSchema, expected: u64, ph: &mut
 /// [`Error::VersionConflict`] from the item as it is stored (`None`: no item).
 pub(crate) fn conflict(schema: &EntitySchema, key: &PrimaryKey, expected: u64, stored: Option<&Item>) -> Option<Error> {
     let found = mismatch(schema.version.as_ref()?, expected, stored)?;
-    Some(Error::VersionConflict { entity: schema.name, key: key.to_string(), expected, found })
+    Some(Error::VersionConflict { entity: schema.name, key: schema.names.show_key(key), expected, found })
 }
 
 /// `Some(found)` when the item as stored (`None`: no item) fails the condition that its
@@ -329,7 +329,7 @@ pub(crate) fn mismatch(version: &VersionSchema, expected: u64, stored: Option<&I
 /// stored (`None`: no item).
 pub(crate) fn lost(schema: &EntitySchema, key: &PrimaryKey, expected: u64, stored: Option<&Item>) -> Error {
     let found = stored.zip(schema.version.as_ref()).and_then(|(i, v)| stored_version(i, v));
-    Error::VersionConflict { entity: schema.name, key: key.to_string(), expected, found }
+    Error::VersionConflict { entity: schema.name, key: schema.names.show_key(key), expected, found }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -356,7 +356,7 @@ pub(crate) fn stamp<E: Entity>(value: &E, create: bool) -> Result<Stamped, Error
     let schema = E::schema();
     let mut item = value.to_item()?;
     // The key as `to_item` encoded it, without encoding it again.
-    let key = match (item.get(PK), item.get(SK)) {
+    let key = match (item.get(E::NAMES.pk), item.get(E::NAMES.sk)) {
         (Some(pk), Some(sk)) => PrimaryKey { pk: pk.clone(), sk: sk.clone() },
         _ => value.primary_key()?,
     };

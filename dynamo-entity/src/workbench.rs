@@ -31,10 +31,10 @@
 //! |---|---|
 //! | `ModelName`, `ModelMetadata` | the model's name, author, description, dates, `AWSService` and `Version` |
 //! | `DataModel[0].TableName` | the table |
-//! | `DataModel[0].KeyAttributes` | `PK` / `SK` with their types (`S` or `N`) |
-//! | `DataModel[0].NonKeyAttributes` | every other attribute: `_type`, the fields, the GSI keys, each with one DynamoDB type |
+//! | `DataModel[0].KeyAttributes` | the table's partition and sort key (`PK` / `SK`, or the names the table declares, see [`AttributeNames`]) with their types (`S` or `N`) |
+//! | `DataModel[0].NonKeyAttributes` | every other attribute: the type attribute (`_type`), the fields, the GSI keys, the LSI sort keys, each with one DynamoDB type |
 //! | `DataModel[0].TableFacets` | one facet per entity: its key templates as the key aliases, its attributes, its sample items |
-//! | `DataModel[0].GlobalSecondaryIndexes` | each GSI's key attributes and projection (`ALL`, `KEYS_ONLY` or `INCLUDE` with its attributes), the inverted index among them (keyed on `SK` / `PK`); LSIs are not exported |
+//! | `DataModel[0].GlobalSecondaryIndexes` | each GSI's key attributes and projection (`ALL`, `KEYS_ONLY` or `INCLUDE` with its attributes), the inverted index among them (keyed on `SK` / `PK`), under the table's index names; LSIs are not exported (see below) |
 //! | `DataModel[0].TableData` | every sample item, in DynamoDB JSON (`{"S": "..."}`, `{"N": "..."}`, …) |
 //! | `DataModel[0].DataAccess`, `BillingMode` | `{"MySql": {}}` (no data source) and `PAY_PER_REQUEST` (on demand) |
 //!
@@ -46,8 +46,20 @@
 //! committed as `dynamo-entity/schemas/nosql-workbench-model.schema.json`; the crate's tests
 //! validate every export against it.
 //!
-//! Not exported: the guard items of `#[entity(unique)]` fields (see [`unique`](crate::unique))
-//! and the TTL setting, which the Workbench format has no field for.
+//! Not exported: the guard items of `#[entity(unique)]` fields (see [`unique`](crate::unique)),
+//! the TTL setting, which the Workbench format has no field for, and local secondary indexes.
+//!
+//! LSIs are left out because the format has no place for them: a Workbench 3.0 table carries
+//! `KeyAttributes`, `NonKeyAttributes`, `TableFacets`, `GlobalSecondaryIndexes`, `TableData`,
+//! `DataAccess`, `SampleDataFormats` and `BillingMode`, and none of the models the committed
+//! schema was derived from (Workbench's own exports of formats 1.0 and 3.0, see the schema's
+//! `$comment`) has a `LocalSecondaryIndexes` member or any other index list, so the schema
+//! forbids one (`additionalProperties: false`). Modelling an LSI as a GSI instead would be
+//! wrong: a model committed from Workbench would create a GSI, with its own partition key,
+//! eventually consistent reads and its own capacity, where the table needs an LSI, which can
+//! only be created with the table. An LSI's sort key attribute (`LSI<n>SK`) is still exported
+//! as a non-key attribute of the items that write it, so the sample data stays complete; the
+//! LSIs themselves are in [`TableLayout::cloudformation`] and [`Table::create_table_from`](crate::Table::create_table_from).
 
 use std::collections::BTreeMap;
 
@@ -57,7 +69,7 @@ use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value, json};
 
 use crate::design::TableLayout;
-use crate::entity::{Entity, EntitySchema, Index, Item, PK, SK, TYPE_ATTRIBUTE, describe_key};
+use crate::entity::{AttributeNames, Entity, EntitySchema, Index, Item};
 use crate::error::Error;
 use crate::time::Timestamp;
 use crate::value::type_name;
@@ -185,8 +197,10 @@ impl TableLayout {
 
         // Each sample item to its entity.
         let mut by_entity: BTreeMap<&'static str, Vec<&Item>> = BTreeMap::new();
+        let names: &AttributeNames = self.names();
+        let describe_key = |item: &Item| names.describe_key(item);
         for item in &model.items {
-            let schema = match item.get(TYPE_ATTRIBUTE) {
+            let schema = match item.get(names.entity_type) {
                 Some(AttributeValue::S(t)) => self.entities().iter().find(|e| e.name == t.as_str()),
                 _ => None,
             };
@@ -194,7 +208,7 @@ impl TableLayout {
                 return Err(invalid(format!(
                     "sample item {} has entity type {}, which is no entity of the table",
                     describe_key(item),
-                    item.get(TYPE_ATTRIBUTE).map(crate::entity::describe_value).unwrap_or_else(|| "<none>".into())
+                    item.get(names.entity_type).map(crate::entity::describe_value).unwrap_or_else(|| "<none>".into())
                 )));
             };
             by_entity.entry(schema.name).or_default().push(item);
@@ -205,7 +219,7 @@ impl TableLayout {
         for a in self.key_attributes() {
             types.insert(a.to_owned(), (key_type_name(self, a), "the table's key schema".to_owned()));
         }
-        types.insert(TYPE_ATTRIBUTE.to_owned(), ("S", "every item".to_owned()));
+        types.insert(names.entity_type.to_owned(), ("S", "every item".to_owned()));
         // In the layout's entity order, so that with mixed types the first entity's type wins.
         let tagged =
             self.entities().iter().flat_map(|e| by_entity.get(e.name).into_iter().flatten().map(|i| (e.name, *i)));
@@ -233,7 +247,7 @@ impl TableLayout {
         let mut facets = Vec::new();
         let mut table_attributes: Vec<String> = Vec::new();
         let push_unique = |list: &mut Vec<String>, a: &str| {
-            if a != PK && a != SK && !list.iter().any(|x| x == a) {
+            if a != names.pk && a != names.sk && !list.iter().any(|x| x == a) {
                 list.push(a.to_owned());
             }
         };
@@ -279,10 +293,10 @@ impl TableLayout {
             .chain(self.has_inverted().then_some(Index::Inverted))
             .map(|i| {
                 json!({
-                    "IndexName": i.name().unwrap_or_default(),
+                    "IndexName": names.index_name(i).unwrap_or_default(),
                     "KeyAttributes": {
-                        "PartitionKey": typed(i.pk_attribute()),
-                        "SortKey": typed(i.sk_attribute()),
+                        "PartitionKey": typed(names.pk_of(i)),
+                        "SortKey": typed(names.sk_of(i)),
                     },
                     "Projection": self.projection(i).to_json(),
                 })
@@ -290,7 +304,7 @@ impl TableLayout {
             .collect();
         let table = json!({
             "TableName": model.table_name,
-            "KeyAttributes": { "PartitionKey": typed(PK), "SortKey": typed(SK) },
+            "KeyAttributes": { "PartitionKey": typed(names.pk), "SortKey": typed(names.sk) },
             "NonKeyAttributes": table_attributes.iter().map(|a| typed(a)).collect::<Vec<_>>(),
             "TableFacets": facets,
             "GlobalSecondaryIndexes": gsis,
@@ -321,18 +335,19 @@ fn key_type_name(layout: &TableLayout, attribute: &str) -> &'static str {
     }
 }
 
-/// The attributes an entity writes besides `PK` / `SK`, in a stable order: the type attribute,
-/// the fields, the attributes the library maintains, then the GSI keys.
+/// The attributes an entity writes besides its table's partition and sort key, in a stable
+/// order: the type attribute, the fields, the attributes the library maintains, then the GSI
+/// keys (all under the entity's [`AttributeNames`]).
 fn entity_attributes(e: &EntitySchema) -> Vec<&'static str> {
-    let mut out = vec![TYPE_ATTRIBUTE];
+    let mut out = vec![e.names.entity_type];
     out.extend(e.fields.iter().map(|f| f.attribute));
     out.extend(e.version.map(|v| v.attribute));
     for f in [e.created_at, e.updated_at, e.ttl].into_iter().flatten() {
         out.push(f.attribute);
     }
     for g in e.gsis {
-        out.push(g.index.pk_attribute());
-        out.push(g.index.sk_attribute());
+        out.push(e.names.pk_of(g.index));
+        out.push(e.names.sk_of(g.index));
     }
     out
 }

@@ -160,6 +160,22 @@ fn main() {
         assert_eq!(lib_query(&table, &sk.category), hand_query(&client, &sk.category), "Query of {}", sk.category);
     }
 
+    // `REQUESTS_PROFILE=put|update|query`: only build that request with the library, for 5 s,
+    // then exit: for a profiler (`perf record --call-graph dwarf target/release/deps/requests-…`).
+    if let Ok(op) = std::env::var("REQUESTS_PROFILE") {
+        let end = std::time::Instant::now() + Duration::from_secs(5);
+        while std::time::Instant::now() < end {
+            for sk in &skills {
+                match op.as_str() {
+                    "put" => drop(black_box(lib_put(&table, sk))),
+                    "update" => drop(black_box(lib_update(&table, &sk.id, at))),
+                    _ => drop(black_box(lib_query(&table, &sk.category))),
+                }
+            }
+        }
+        return;
+    }
+
     let mut c = Criterion::default().configure_from_args();
     c = if quick {
         c.warm_up_time(Duration::from_millis(100)).measurement_time(Duration::from_millis(300)).sample_size(10)

@@ -18,13 +18,13 @@ mod other {
 #[derive(Table)]
 #[table(
     entities(Apple, other::Apple, Apple),
-    gsi1(projection = include(price, PK, price)),
+    gsi1(projection = include(price, SK, price)),
     gsi2(projection = everything),
     gsi21(projection = all),
     gsi1(projection = all),
     lsi1(projection = all),
-    pk = "pk",
-    type_attribute = "kind",
+    pk = "",
+    type_attribute = "",
     gsi3(sk = Number, projektion = all),
     entitys(Apple),
 )]

@@ -1,0 +1,27 @@
+//! A field stored in an attribute that the table uses as a key or as the type attribute: its
+//! value would overwrite the key. Spanned on the entity in `entities(...)`.
+use dynamo_entity::{Entity, Table};
+
+#[derive(Entity)]
+#[entity(table = Shop, pk = "USER#<id>", sk = "PROFILE", gsi1 = "TEAM#<team>", gsi1_sk = "<id>")]
+pub struct User {
+    pub id: String,
+    pub team: String,
+    pub pk: String,
+    #[entity(rename = "gsi1sk")]
+    pub rank: u32,
+}
+
+#[derive(Entity)]
+#[entity(table = Shop, pk = "USER#<user_id>", sk = "ORDER#<order_id>")]
+pub struct Order {
+    pub user_id: String,
+    pub order_id: u32,
+    pub kind: String,
+}
+
+#[derive(Table)]
+#[table(entities(User, Order), pk = "pk", sk = "sk", entity_type = "kind", gsi1(pk = "gsi1pk", sk = "gsi1sk"))]
+pub struct Shop;
+
+fn main() {}

@@ -1,0 +1,13 @@
+//! `#[entity(table = ...)]` naming a type that is no `#[derive(Table)]` declaration: one error,
+//! on that path.
+use dynamo_entity::Entity;
+
+pub struct NotATable;
+
+#[derive(Entity)]
+#[entity(table = NotATable, pk = "USER#<id>", sk = "PROFILE")]
+pub struct User {
+    pub id: String,
+}
+
+fn main() {}
