@@ -83,13 +83,7 @@ async fn load(table: &Table) {
 #[tokio::test]
 async fn create_table_from_a_declaration_has_its_lsis() {
     let table = table("lsi_create").await;
-    let desc = table.client().describe_table().table_name(table.name()).send().await.unwrap().table.unwrap();
-
-    let defs: BTreeMap<String, ScalarAttributeType> = desc
-        .attribute_definitions()
-        .iter()
-        .map(|d| (d.attribute_name().to_owned(), d.attribute_type().clone()))
-        .collect();
+    let (desc, defs) = common::describe(&table).await;
     let (s, n) = (ScalarAttributeType::S, ScalarAttributeType::N);
     let expected: BTreeMap<String, ScalarAttributeType> =
         [("PK", &s), ("SK", &s), ("LSI1SK", &n), ("LSI2SK", &n), ("LSI3SK", &s)]

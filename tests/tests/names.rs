@@ -4,6 +4,8 @@
 //! name (`PK`, `SK`, `_type`, `GSI1PK`, ...) is ever written. Also the table's CloudFormation
 //! and NoSQL Workbench exports.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use aws_sdk_dynamodb::types::{AttributeValue, KeyType as SdkKeyType, ScalarAttributeType};
@@ -152,12 +154,7 @@ fn the_entities_take_the_tables_names() {
 #[tokio::test]
 async fn create_table_from_the_layout_uses_the_names() {
     let table = table("names_create").await;
-    let desc = table.client().describe_table().table_name(table.name()).send().await.unwrap().table.unwrap();
-    let defs: BTreeMap<String, ScalarAttributeType> = desc
-        .attribute_definitions()
-        .iter()
-        .map(|d| (d.attribute_name().to_owned(), d.attribute_type().clone()))
-        .collect();
+    let (desc, defs) = common::describe(&table).await;
     let (st, nt) = (ScalarAttributeType::S, ScalarAttributeType::N);
     let expected: BTreeMap<String, ScalarAttributeType> =
         [("pk", &st), ("sk", &st), ("gsi1pk", &st), ("gsi1sk", &st), ("gsi2pk", &st), ("gsi2sk", &st), ("lsi1sk", &nt)]
@@ -279,15 +276,11 @@ async fn items_guards_and_versions_are_stored_under_the_names() {
     assert_eq!(raw(&table, "UNIQUE#Member#email#ann@example.test", "UNIQUE").await, None);
 
     // No item of the table carries a default attribute name.
-    for item in scan(&table).await {
+    for item in common::scan_all(&table).await {
         for n in DEFAULT_NAMES {
             assert!(!item.contains_key(n), "{n} in {item:?}");
         }
     }
-}
-
-async fn scan(table: &Table) -> Vec<Item> {
-    table.client().scan().table_name(table.name()).consistent_read(true).send().await.unwrap().items.unwrap_or_default()
 }
 
 /// Reads every page of `query` with `limit` items a page, following the cursors.
@@ -388,7 +381,7 @@ async fn queries_batches_transactions_and_collections_use_the_names() {
     assert!(matches!(&any[7], ShopItem::Member(m) if m.id == "m0"));
     assert!(matches!(&any[8], ShopItem::Tag(t) if t.tag == "t00"));
 
-    for item in scan(&table).await {
+    for item in common::scan_all(&table).await {
         for n in DEFAULT_NAMES {
             assert!(!item.contains_key(n), "{n} in {item:?}");
         }

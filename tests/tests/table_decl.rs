@@ -2,6 +2,8 @@
 //! DynamoDB Local), its CloudFormation export, the generated entity enum, and the run-time form
 //! of the compile-time checks ([`TableLayout::declared`]).
 
+mod common;
+
 use std::collections::BTreeMap;
 
 use aws_sdk_dynamodb::types::{KeyType as SdkKeyType, ProjectionType, ScalarAttributeType};
@@ -60,13 +62,7 @@ async fn table(test: &str) -> Table {
 #[tokio::test]
 async fn create_table_from_a_declaration_has_its_projections() {
     let table = table("decl_create").await;
-    let desc = table.client().describe_table().table_name(table.name()).send().await.unwrap().table.unwrap();
-
-    let defs: BTreeMap<String, ScalarAttributeType> = desc
-        .attribute_definitions()
-        .iter()
-        .map(|d| (d.attribute_name().to_owned(), d.attribute_type().clone()))
-        .collect();
+    let (desc, defs) = common::describe(&table).await;
     let s = ScalarAttributeType::S;
     let n = ScalarAttributeType::N;
     let expected: BTreeMap<String, ScalarAttributeType> = [

@@ -52,3 +52,19 @@ pub async fn scan_all(table: &Table) -> Vec<dynamo_entity::Item> {
         }
     }
 }
+
+/// The table's description (`DescribeTable`) and its attribute definitions, name to type.
+pub async fn describe(
+    table: &Table,
+) -> (
+    aws_sdk_dynamodb::types::TableDescription,
+    std::collections::BTreeMap<String, aws_sdk_dynamodb::types::ScalarAttributeType>,
+) {
+    let desc = table.client().describe_table().table_name(table.name()).send().await.unwrap().table.unwrap();
+    let defs = desc
+        .attribute_definitions()
+        .iter()
+        .map(|d| (d.attribute_name().to_owned(), d.attribute_type().clone()))
+        .collect();
+    (desc, defs)
+}
