@@ -252,6 +252,9 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     let enum_item = quote! {
         #[doc = #item_doc]
         #[derive(::dynamo_entity::Collection #(, #derives)*)]
+        // Generated for every table: a program that never matches on it (or never uses it)
+        // gets no dead-code warning for code it did not write.
+        #[allow(dead_code)]
         #vis enum #item {
             #( #[doc = #variant_docs] #variant_idents(#variant_paths), )*
         }

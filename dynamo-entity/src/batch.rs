@@ -227,20 +227,37 @@ fn key_id(pk: Option<&AttributeValue>, sk: Option<&AttributeValue>) -> Option<Ke
     Some(KeyId(pt, pv.to_owned(), st, sv.to_owned()))
 }
 
-fn key_id_of(key: &PrimaryKey) -> Result<KeyId, Error> {
-    key_id(Some(&key.pk), Some(&key.sk))
-        .ok_or_else(|| Error::Invalid { reason: format!("batch key {key} is not a string or number key") })
+fn key_id_of(key: &PrimaryKey, names: &AttributeNames) -> Result<KeyId, Error> {
+    key_id(Some(&key.pk), Some(&key.sk)).ok_or_else(|| Error::Invalid {
+        reason: format!("batch key {} is not a string or number key", names.show_key(key)),
+    })
 }
 
 /// Checks that no two keys are the same item.
 fn check_duplicates<'a>(
-    entries: impl Iterator<Item = (&'a KeyId, &'a PrimaryKey, &'static str)>,
+    entries: impl Iterator<Item = (&'a KeyId, &'a PrimaryKey, &'static str, &'static AttributeNames)>,
 ) -> Result<HashMap<KeyId, usize>, Error> {
     let mut seen: HashMap<KeyId, (usize, &'static str)> = HashMap::new();
-    for (position, (id, key, entity)) in entries.enumerate() {
+    let mut table_names: Option<(&'static AttributeNames, &'static str)> = None;
+    for (position, (id, key, entity, names)) in entries.enumerate() {
+        // One request writes one table, whose key attributes every entry must use.
+        match table_names {
+            Some((first, first_entity)) if first != names => {
+                return Err(Error::Invalid {
+                    reason: format!(
+                        "one batch holds {first_entity} (key attributes {} / {}, type attribute {}) and {entity} \
+                         (key attributes {} / {}, type attribute {}): entities of tables with different attribute \
+                         names cannot share a table",
+                        first.pk, first.sk, first.entity_type, names.pk, names.sk, names.entity_type
+                    ),
+                });
+            }
+            None => table_names = Some((names, entity)),
+            Some(_) => {}
+        }
         if let Some(&(first, first_entity)) = seen.get(id) {
             return Err(Error::DuplicateKey {
-                key: key.to_string(),
+                key: names.show_key(key),
                 first,
                 first_entity,
                 second: position,
@@ -418,7 +435,7 @@ impl WriteOp {
         key: PrimaryKey,
         item: Item,
     ) -> Result<WriteOp, Error> {
-        let id = key_id_of(&key)?;
+        let id = key_id_of(&key, names)?;
         let size = item_size(&item);
         let request = WriteRequest::builder()
             .put_request(PutRequest::builder().set_item(Some(item)).build().map_err(invalid)?)
@@ -427,7 +444,7 @@ impl WriteOp {
     }
 
     fn delete(entity: &'static str, names: &'static AttributeNames, key: PrimaryKey) -> Result<WriteOp, Error> {
-        let id = key_id_of(&key)?;
+        let id = key_id_of(&key, names)?;
         let request = WriteRequest::builder()
             .delete_request(DeleteRequest::builder().set_key(Some(names.key_item(&key))).build().map_err(invalid)?)
             .build();
@@ -484,7 +501,8 @@ impl UnprocessedWrite {
 
 impl fmt::Display for UnprocessedWrite {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {} {} (position {}): {}", self.kind, self.entity, self.key, self.position, self.reason)
+        let key = self.names.show_key(&self.key);
+        write!(f, "{} {} {key} (position {}): {}", self.kind, self.entity, self.position, self.reason)
     }
 }
 
@@ -602,7 +620,7 @@ impl BatchWrite {
     /// new: the order in which they are added here).
     pub fn resubmit(mut self, unprocessed: impl IntoIterator<Item = UnprocessedWrite>) -> Self {
         self.ops.extend(unprocessed.into_iter().map(|u| {
-            let id = key_id_of(&u.key)?;
+            let id = key_id_of(&u.key, u.names)?;
             let size = u.item().map_or(0, item_size);
             Ok(WriteOp { entity: u.entity, names: u.names, key: u.key, id, kind: u.kind, request: u.request, size })
         }));
@@ -735,12 +753,12 @@ fn write_chunks<W: Borrow<WriteOp>>(ops: &[W]) -> Result<Vec<Vec<usize>>, Error>
     if let Some(op) = ops.iter().map(Borrow::borrow).find(|op| op.size > MAX_ITEM_BYTES) {
         return Err(Error::ItemTooLarge {
             entity: op.entity,
-            key: op.key.to_string(),
+            key: op.names.show_key(&op.key),
             size: op.size,
             limit: MAX_ITEM_BYTES,
         });
     }
-    check_duplicates(ops.iter().map(Borrow::borrow).map(|op| (&op.id, &op.key, op.entity)))?;
+    check_duplicates(ops.iter().map(Borrow::borrow).map(|op| (&op.id, &op.key, op.entity, op.names)))?;
     let mut chunks: Vec<Vec<usize>> = Vec::new();
     let mut bytes = 0;
     for (i, op) in ops.iter().map(Borrow::borrow).enumerate() {
@@ -868,7 +886,7 @@ struct GetEntry {
 impl GetEntry {
     fn new<E: Entity>(key: Key<E>) -> Result<GetEntry, Error> {
         let key = key.into_encoded()?;
-        let id = key_id_of(&key)?;
+        let id = key_id_of(&key, E::NAMES)?;
         Ok(GetEntry { entity: E::TYPE, names: E::NAMES, key, id })
     }
 }
@@ -884,6 +902,7 @@ pub struct UnprocessedKey {
     pub key: PrimaryKey,
     /// Why it was not read.
     pub reason: UnprocessedReason,
+    names: &'static AttributeNames,
 }
 
 impl UnprocessedKey {
@@ -895,7 +914,8 @@ impl UnprocessedKey {
 
 impl fmt::Display for UnprocessedKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "get {} {} (position {}): {}", self.entity, self.key, self.position, self.reason)
+        let key = self.names.show_key(&self.key);
+        write!(f, "get {} {key} (position {}): {}", self.entity, self.position, self.reason)
     }
 }
 
@@ -1121,7 +1141,7 @@ struct GetReport {
 impl GetCore {
     async fn send(self) -> Result<BatchGetOutcome<Item>, Error> {
         let keys = self.keys.into_iter().collect::<Result<Vec<GetEntry>, Error>>()?;
-        let positions = check_duplicates(keys.iter().map(|k| (&k.id, &k.key, k.entity)))?;
+        let positions = check_duplicates(keys.iter().map(|k| (&k.id, &k.key, k.entity, k.names)))?;
         let indices: Vec<usize> = (0..keys.len()).collect();
         let chunks: Vec<Vec<usize>> = indices.chunks(MAX_GET_KEYS).map(<[usize]>::to_vec).collect();
 
@@ -1166,6 +1186,7 @@ impl GetCore {
                 entity: keys[i].entity,
                 key: keys[i].key.clone(),
                 reason,
+                names: keys[i].names,
             }));
         }
         outcome.unprocessed.sort_by_key(|u| u.position);
@@ -1191,7 +1212,7 @@ impl GetCore {
         for key in &self.keys {
             keys.push(key.as_ref().map_err(crate::query::clone_err)?);
         }
-        check_duplicates(keys.iter().map(|k| (&k.id, &k.key, k.entity)))?;
+        check_duplicates(keys.iter().map(|k| (&k.id, &k.key, k.entity, k.names)))?;
         keys.chunks(MAX_GET_KEYS)
             .map(|chunk| {
                 let items = chunk.iter().map(|k| k.names.key_item(&k.key)).collect();
@@ -1350,9 +1371,11 @@ mod tests {
         let key =
             |pk: &str, sk: &str| PrimaryKey { pk: AttributeValue::S(pk.into()), sk: AttributeValue::S(sk.into()) };
         let keys = [key("A", "1"), key("A", "2"), key("A", "1")];
-        let ids: Vec<KeyId> = keys.iter().map(|k| key_id_of(k).unwrap()).collect();
+        let names = &AttributeNames::DEFAULT;
+        let ids: Vec<KeyId> = keys.iter().map(|k| key_id_of(k, names).unwrap()).collect();
         let entities = ["One", "Two", "Three"];
-        let err = check_duplicates(ids.iter().zip(&keys).zip(entities).map(|((id, key), e)| (id, key, e))).unwrap_err();
+        let entries = ids.iter().zip(&keys).zip(entities).map(|((id, key), e)| (id, key, e, names));
+        let err = check_duplicates(entries).unwrap_err();
         assert_eq!(
             err.to_string(),
             "duplicate key PK=A SK=1 in one batch: position 0 (One) and position 2 (Three); \
@@ -1361,6 +1384,15 @@ mod tests {
         // A number key and a string key with the same text are different items.
         let n = PrimaryKey { pk: AttributeValue::N("1".into()), sk: AttributeValue::S("x".into()) };
         let s = PrimaryKey { pk: AttributeValue::S("1".into()), sk: AttributeValue::S("x".into()) };
-        assert_ne!(key_id_of(&n).unwrap(), key_id_of(&s).unwrap());
+        assert_ne!(key_id_of(&n, names).unwrap(), key_id_of(&s, names).unwrap());
+        // Entities of tables with different attribute names cannot share one batch.
+        static OTHER: AttributeNames = AttributeNames::DEFAULT.with_keys("pk", "sk");
+        let mixed = [(&ids[0], &keys[0], "One", names), (&ids[1], &keys[1], "Two", &OTHER)];
+        assert_eq!(
+            check_duplicates(mixed.into_iter()).unwrap_err().to_string(),
+            "invalid request: one batch holds One (key attributes PK / SK, type attribute _type) and Two (key \
+             attributes pk / sk, type attribute _type): entities of tables with different attribute names cannot \
+             share a table"
+        );
     }
 }

@@ -66,8 +66,8 @@ struct Wire {
     c: Option<String>,
 }
 
-pub(crate) fn index_label(index: Index) -> String {
-    index.name().unwrap_or("primary").to_owned()
+pub(crate) fn index_label(names: &AttributeNames, index: Index) -> String {
+    names.index_name(index).unwrap_or("primary").to_owned()
 }
 
 pub(crate) fn scalar_text(v: &AttributeValue) -> String {

@@ -143,7 +143,10 @@ pub enum Error {
         key: String,
     },
     /// An item of an entity type the collection does not name, read in strict mode.
-    #[error("{collection} does not hold items of entity type {found:?}: {key}")]
+    #[error(
+        "{collection} does not hold {}: {key}",
+        found.as_deref().map_or("items without an entity type".to_owned(), |t| format!("items of entity type `{t}`"))
+    )]
     UnexpectedItem {
         /// The collection type.
         collection: &'static str,

@@ -292,6 +292,12 @@ pub struct Placeholders {
 }
 
 impl Placeholders {
+    /// Room for `names` attribute names and `values` values before the maps grow: the maps
+    /// become the request's `ExpressionAttributeNames` / `ExpressionAttributeValues` as they
+    /// are, so sizing them once spares the rehashes of growing them one placeholder at a time.
+    pub fn with_capacity(names: usize, values: usize) -> Self {
+        Placeholders { names: HashMap::with_capacity(names), values: HashMap::with_capacity(values) }
+    }
     /// The placeholder for attribute `attr` (`#n0`, `#n1`, …), reused for the same name.
     pub fn name(&mut self, attr: &str) -> String {
         if let Some((k, _)) = self.names.iter().find(|(_, v)| v.as_str() == attr) {

@@ -484,7 +484,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
     pub(crate) fn scope(&self, partition: String, sk: &Option<SkCondition>) -> Scope {
         Scope {
             entity: self.spec.entity.to_owned(),
-            index: cursor::index_label(self.spec.index.index),
+            index: cursor::index_label(E::NAMES, self.spec.index.index),
             partition,
             query: cursor::fingerprint(&format!("{}|{sk:?}", if self.descending { "desc" } else { "asc" })),
         }
@@ -644,21 +644,31 @@ impl<E: Entity, S> QueryRequest<E, S> {
 
     /// The `Query` request of `parts`, moved into it (no copies): what [`request`](Self::request)
     /// sends and [`render`](Self::render) shows.
+    ///
+    /// Each of the SDK builder's setters moves the whole builder (several hundred bytes), so the
+    /// filter and start key, mostly absent, are only set when present (a new builder has them
+    /// unset already). Each way is one unbroken chain that builds the result in place (a
+    /// builder kept in a variable between two chains is copied).
     fn request_of(&self, parts: QueryParts, limit: Option<i32>, start: Option<Item>) -> QueryFluentBuilder {
-        self.table
-            .client()
-            .query()
-            .table_name(self.table.name())
-            .set_index_name(E::NAMES.index_name(self.spec.index.index).map(str::to_owned))
-            .key_condition_expression(parts.expr)
-            .set_filter_expression(parts.filter)
-            .set_expression_attribute_names(Some(parts.names))
-            .set_expression_attribute_values(Some(parts.values))
-            .scan_index_forward(!self.descending)
-            .set_limit(limit)
-            .set_exclusive_start_key(start)
-            .consistent_read(self.consistent)
-            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+        macro_rules! common {
+            ($builder:expr) => {
+                $builder
+                    .table_name(self.table.name())
+                    .set_index_name(E::NAMES.index_name(self.spec.index.index).map(str::to_owned))
+                    .key_condition_expression(parts.expr)
+                    .set_expression_attribute_names(Some(parts.names))
+                    .set_expression_attribute_values(Some(parts.values))
+                    .scan_index_forward(!self.descending)
+                    .set_limit(limit)
+                    .consistent_read(self.consistent)
+                    .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+            };
+        }
+        if parts.filter.is_none() && start.is_none() {
+            common!(self.table.client().query())
+        } else {
+            common!(self.table.client().query().set_filter_expression(parts.filter).set_exclusive_start_key(start))
+        }
     }
 
     /// The first `Query` request [`send`](Self::send) would send, built by the same code,

@@ -16,7 +16,7 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use crate::entity::{Item, describe_key};
+use crate::entity::{AttributeNames, Item};
 use crate::error::Error;
 
 /// DynamoDB's limit on an item's size: 400 KB.
@@ -79,9 +79,18 @@ fn number_size(n: &str) -> usize {
 /// # Errors
 /// [`Error::ItemTooLarge`] naming the entity, the key, the size and the limit.
 pub fn check_item_size(entity: &'static str, item: &Item) -> Result<(), Error> {
+    check_item_size_in(&AttributeNames::DEFAULT, entity, item)
+}
+
+/// [`check_item_size`] for an item stored under `names` (an entity's
+/// [`Entity::NAMES`](crate::Entity::NAMES)), whose key the error names under them.
+///
+/// # Errors
+/// [`Error::ItemTooLarge`] naming the entity, the key, the size and the limit.
+pub fn check_item_size_in(names: &AttributeNames, entity: &'static str, item: &Item) -> Result<(), Error> {
     let bytes = item_size(item);
     if bytes > MAX_ITEM_BYTES {
-        return Err(Error::ItemTooLarge { entity, key: describe_key(item), size: bytes, limit: MAX_ITEM_BYTES });
+        return Err(Error::ItemTooLarge { entity, key: names.describe_key(item), size: bytes, limit: MAX_ITEM_BYTES });
     }
     Ok(())
 }

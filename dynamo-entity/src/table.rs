@@ -27,24 +27,41 @@ use crate::versioning::{self, Stamped, Writable};
 
 /// One DynamoDB table holding any number of entity types (single-table design).
 ///
-/// Cheap to clone: the SDK client is reference-counted.
+/// Cheap to clone: one reference count (the SDK client, the name and the capacity meter are shared).
 ///
 /// ```no_run
 /// # async fn f(client: aws_sdk_dynamodb::Client) {
 /// let table = dynamo_entity::Table::new(client, "skill-exchange");
 /// # }
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Table {
+    // One reference count for the whole handle: every request builder (`update`, `query`, ...)
+    // clones it.
+    inner: Arc<TableInner>,
+}
+
+/// What a [`Table`] handle shares with its clones.
+struct TableInner {
     client: Client,
     name: Arc<str>,
     meter: Arc<CapacityMeter>,
 }
 
+impl std::fmt::Debug for Table {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Table")
+            .field("client", &self.inner.client)
+            .field("name", &self.inner.name)
+            .field("meter", &self.inner.meter)
+            .finish()
+    }
+}
+
 impl Table {
     /// A handle on table `name` through `client`. Nothing is sent.
     pub fn new(client: Client, name: impl Into<String>) -> Table {
-        Table { client, name: Arc::from(name.into()), meter: Arc::default() }
+        Table { inner: Arc::new(TableInner { client, name: Arc::from(name.into()), meter: Arc::default() }) }
     }
 
     /// The capacity consumed by every operation sent through this handle and the handles
@@ -52,12 +69,12 @@ impl Table {
     /// DynamoDB reported it (`ReturnConsumedCapacity = INDEXES`, asked for by every
     /// operation). Failed requests report nothing. See [`capacity`](crate::capacity).
     pub fn consumed(&self) -> Capacity {
-        self.meter.consumed()
+        self.inner.meter.consumed()
     }
 
     /// The meter behind [`Table::consumed`]; [`CapacityMeter::take`] reads and resets it.
     pub fn meter(&self) -> &CapacityMeter {
-        &self.meter
+        &self.inner.meter
     }
 
     /// A handle on the same table with a fresh meter, which also adds to this handle's meter:
@@ -74,9 +91,11 @@ impl Table {
     /// ```
     pub fn metered(&self) -> Table {
         Table {
-            client: self.client.clone(),
-            name: Arc::clone(&self.name),
-            meter: Arc::new(CapacityMeter::child(Arc::clone(&self.meter))),
+            inner: Arc::new(TableInner {
+                client: self.inner.client.clone(),
+                name: Arc::clone(&self.inner.name),
+                meter: Arc::new(CapacityMeter::child(Arc::clone(&self.inner.meter))),
+            }),
         }
     }
 
@@ -84,7 +103,7 @@ impl Table {
     /// write operation, and returns it.
     pub(crate) fn record(&self, consumed: &[ConsumedCapacity], write: bool) -> Capacity {
         let capacity = Capacity::from_consumed(consumed, write);
-        self.meter.record(&capacity);
+        self.inner.meter.record(&capacity);
         capacity
     }
 
@@ -95,12 +114,12 @@ impl Table {
 
     /// The SDK client.
     pub fn client(&self) -> &Client {
-        &self.client
+        &self.inner.client
     }
 
     /// The table name.
     pub fn name(&self) -> &str {
-        &self.name
+        &self.inner.name
     }
 
     /// Reads one item by primary key (`GetItem`, eventually consistent; see
@@ -135,9 +154,10 @@ impl Table {
         key: &PrimaryKey,
         consistent: bool,
     ) -> GetItemFluentBuilder {
-        self.client
+        self.inner
+            .client
             .get_item()
-            .table_name(&*self.name)
+            .table_name(&*self.inner.name)
             .set_key(Some(names.key_item(key)))
             .consistent_read(consistent)
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
@@ -206,9 +226,10 @@ impl Table {
             let v = versioning::version_condition(version, expected, &mut ph);
             condition = format!("{condition} AND ({v})");
         }
-        self.client
+        self.inner
+            .client
             .put_item()
-            .table_name(&*self.name)
+            .table_name(&*self.inner.name)
             .set_item(Some(item))
             .condition_expression(condition)
             .set_expression_attribute_names(ph.take_names())
@@ -253,9 +274,10 @@ impl Table {
 
     /// The `PutItem` of [`Table::create`] of a stamped item (no unique fields).
     pub(crate) fn create_request(&self, names: &AttributeNames, item: Item) -> PutItemFluentBuilder {
-        self.client
+        self.inner
+            .client
             .put_item()
-            .table_name(&*self.name)
+            .table_name(&*self.inner.name)
             .set_item(Some(item))
             .condition_expression("attribute_not_exists(#pk)")
             .expression_attribute_names("#pk", names.pk)
@@ -298,9 +320,10 @@ impl Table {
     /// The `DeleteItem` of [`Table::delete`] (no unique fields).
     pub(crate) fn delete_request<E: Entity>(&self, key: &PrimaryKey) -> DeleteItemFluentBuilder {
         // Never delete an item of another entity type that happens to have this key.
-        self.client
+        self.inner
+            .client
             .delete_item()
-            .table_name(&*self.name)
+            .table_name(&*self.inner.name)
             .set_key(Some(E::NAMES.key_item(key)))
             .condition_expression("attribute_not_exists(#pk) OR #ty = :ty")
             .expression_attribute_names("#pk", E::NAMES.pk)
@@ -368,9 +391,10 @@ impl Table {
             ph.name(names.pk),
             versioning::version_condition(v, version, &mut ph)
         );
-        self.client
+        self.inner
+            .client
             .delete_item()
-            .table_name(&*self.name)
+            .table_name(&*self.inner.name)
             .set_key(Some(names.key_item(key)))
             .condition_expression(condition)
             .set_expression_attribute_names(ph.take_names())
@@ -433,9 +457,10 @@ impl Table {
             }
             _ => format!("attribute_exists({pk})"),
         };
-        self.client
+        self.inner
+            .client
             .put_item()
-            .table_name(&*self.name)
+            .table_name(&*self.inner.name)
             .set_item(Some(item))
             .condition_expression(condition)
             .set_expression_attribute_names(ph.take_names())
@@ -581,9 +606,10 @@ impl Table {
                     .map_err(|e| Error::Invalid { reason: e.to_string() })?,
             );
         }
-        self.client
+        self.inner
+            .client
             .create_table()
-            .table_name(&*self.name)
+            .table_name(&*self.inner.name)
             .set_attribute_definitions(Some(defs))
             .key_schema(element(names.pk, SdkKeyType::Hash)?)
             .key_schema(element(names.sk, SdkKeyType::Range)?)
@@ -615,9 +641,10 @@ impl Table {
             .attribute_name(attribute)
             .build()
             .map_err(|e| Error::Invalid { reason: e.to_string() })?;
-        self.client
+        self.inner
+            .client
             .update_time_to_live()
-            .table_name(&*self.name)
+            .table_name(&*self.inner.name)
             .time_to_live_specification(spec)
             .send()
             .await
@@ -628,9 +655,10 @@ impl Table {
     async fn wait_active(&self) -> Result<(), Error> {
         for _ in 0..600 {
             let resp = self
+                .inner
                 .client
                 .describe_table()
-                .table_name(&*self.name)
+                .table_name(&*self.inner.name)
                 .send()
                 .await
                 .map_err(|e| Error::sdk("DescribeTable", e))?;
@@ -650,7 +678,7 @@ impl Table {
             }
             tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         }
-        Err(Error::Invalid { reason: format!("table {} did not become ACTIVE within 60 s", self.name) })
+        Err(Error::Invalid { reason: format!("table {} did not become ACTIVE within 60 s", self.inner.name) })
     }
 
     /// Deletes the table (`DeleteTable`).
@@ -658,7 +686,13 @@ impl Table {
     /// # Errors
     /// [`Error::Sdk`].
     pub async fn delete_table(&self) -> Result<(), Error> {
-        self.client.delete_table().table_name(&*self.name).send().await.map_err(|e| Error::sdk("DeleteTable", e))?;
+        self.inner
+            .client
+            .delete_table()
+            .table_name(&*self.inner.name)
+            .send()
+            .await
+            .map_err(|e| Error::sdk("DeleteTable", e))?;
         Ok(())
     }
 }

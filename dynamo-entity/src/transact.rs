@@ -266,6 +266,8 @@ pub(crate) struct Action {
     pub(crate) kind: ActionKind,
     pub(crate) entity: &'static str,
     pub(crate) table: String,
+    /// The attribute names of the entity's table.
+    pub(crate) names: &'static AttributeNames,
     /// `PK=… SK=…`.
     pub(crate) key: String,
     pub(crate) request: TransactWriteItem,
@@ -315,7 +317,7 @@ impl Action {
     pub(crate) fn put(
         kind: ActionKind,
         entity: &'static str,
-        names: &AttributeNames,
+        names: &'static AttributeNames,
         table: &str,
         key: &PrimaryKey,
         item: Item,
@@ -330,14 +332,14 @@ impl Action {
                 .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
         }
         let request = TransactWriteItem::builder().put(put.build().map_err(invalid)?).build();
-        Ok(Action { kind, entity, table: table.to_owned(), key: names.show_key(key), request })
+        Ok(Action { kind, entity, table: table.to_owned(), names, key: names.show_key(key), request })
     }
 
     /// A `Delete` of the item under `key` (key attributes named by `names`).
     pub(crate) fn delete(
         kind: ActionKind,
         entity: &'static str,
-        names: &AttributeNames,
+        names: &'static AttributeNames,
         table: &str,
         key: &PrimaryKey,
         condition: Option<Cond>,
@@ -351,13 +353,13 @@ impl Action {
                 .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
         }
         let request = TransactWriteItem::builder().delete(delete.build().map_err(invalid)?).build();
-        Ok(Action { kind, entity, table: table.to_owned(), key: names.show_key(key), request })
+        Ok(Action { kind, entity, table: table.to_owned(), names, key: names.show_key(key), request })
     }
 
     /// A `ConditionCheck` on the item under `key`.
     pub(crate) fn condition_check(
         entity: &'static str,
-        names: &AttributeNames,
+        names: &'static AttributeNames,
         table: &str,
         key: &PrimaryKey,
         mut c: Cond,
@@ -373,12 +375,12 @@ impl Action {
             .map_err(invalid)?;
         let request = TransactWriteItem::builder().condition_check(check).build();
         let key = names.show_key(key);
-        Ok(Action { kind: ActionKind::ConditionCheck, entity, table: table.to_owned(), key, request })
+        Ok(Action { kind: ActionKind::ConditionCheck, entity, table: table.to_owned(), names, key, request })
     }
 
     /// An `Update` built by [`UpdateRequest`].
     pub(crate) fn update(table: &str, p: PreparedUpdate) -> Result<Action, Error> {
-        let key = p.key_text();
+        let (key, names) = (p.key_text(), p.attribute_names);
         let update = Update::builder()
             .table_name(table)
             .set_key(Some(p.key))
@@ -390,7 +392,7 @@ impl Action {
             .build()
             .map_err(invalid)?;
         let request = TransactWriteItem::builder().update(update).build();
-        Ok(Action { kind: ActionKind::Update, entity: p.entity, table: table.to_owned(), key, request })
+        Ok(Action { kind: ActionKind::Update, entity: p.entity, table: table.to_owned(), names, key, request })
     }
 }
 
@@ -400,6 +402,8 @@ trait Named {
     fn entity(&self) -> &'static str;
     fn table(&self) -> &str;
     fn key(&self) -> &str;
+    /// The attribute names of the action's entity.
+    fn names(&self) -> &'static AttributeNames;
 }
 
 impl Named for Action {
@@ -414,6 +418,9 @@ impl Named for Action {
     }
     fn key(&self) -> &str {
         &self.key
+    }
+    fn names(&self) -> &'static AttributeNames {
+        self.names
     }
 }
 
@@ -430,6 +437,31 @@ fn check_actions<A: Named>(actions: &[A], what: &str) -> Result<(), Error> {
         )));
     }
     let mut seen: HashMap<(&str, &str), usize> = HashMap::with_capacity(actions.len());
+    // The entities of one table must agree on its attribute names (a transaction may span
+    // tables, each with its own).
+    let mut tables: HashMap<&str, usize> = HashMap::new();
+    for (i, a) in actions.iter().enumerate() {
+        let first = *tables.entry(a.table()).or_insert(i);
+        let (f, n) = (actions[first].names(), a.names());
+        if f != n {
+            return Err(invalid(format!(
+                "actions {first} ({} {}) and {i} ({} {}) of this {what} are on table {} but use different \
+                 attribute names (key attributes {} / {} and {} / {}, type attribute {} and {}): entities of \
+                 tables with different attribute names cannot share a table",
+                actions[first].kind(),
+                actions[first].entity(),
+                a.kind(),
+                a.entity(),
+                a.table(),
+                f.pk,
+                f.sk,
+                n.pk,
+                n.sk,
+                f.entity_type,
+                n.entity_type
+            )));
+        }
+    }
     for (i, a) in actions.iter().enumerate() {
         if let Some(first) = seen.insert((a.table(), a.key()), i) {
             let f = &actions[first];
@@ -814,6 +846,9 @@ impl Named for GetAction {
     fn key(&self) -> &str {
         &self.text
     }
+    fn names(&self) -> &'static AttributeNames {
+        self.names
+    }
 }
 
 /// The `TransactGetItems` request of `gets`.
@@ -1015,6 +1050,9 @@ mod tests {
         }
         fn key(&self) -> &str {
             self.1
+        }
+        fn names(&self) -> &'static AttributeNames {
+            &AttributeNames::DEFAULT
         }
     }
 

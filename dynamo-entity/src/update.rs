@@ -348,10 +348,13 @@ impl<E: Entity> UpdateRequest<E> {
     }
 
     /// Builds `UpdateExpression`, names and values.
-    /// Moves the values of the `SET` actions into the placeholders (the request owns them; the
-    /// update is not built twice).
+    /// Moves the values of the actions into the placeholders (the request owns them; the
+    /// update is not built twice), except the amounts of `add` / `subtract`, which a failed
+    /// condition's explanation reads.
     fn build(&mut self) -> Result<(String, String, Placeholders), Error> {
-        let mut ph = Placeholders::default();
+        // Room for each action's name and value, the condition's two names and one value, and
+        // one GSI key pair rewritten; more grows the maps.
+        let mut ph = Placeholders::with_capacity(self.actions.len() + 4, self.actions.len() + 3);
         // Each clause's actions, separated by `, ` as they are written.
         let mut sets = String::with_capacity(16 * (self.actions.len() + 2));
         let mut removes = String::new();
@@ -381,14 +384,14 @@ impl<E: Entity> UpdateRequest<E> {
                 let out = next(&mut sets);
                 ph.push_name(attr, out);
                 out.push_str(" = ");
-                ph.push_value(std::mem::replace(v, AttributeValue::Null(true)), out);
+                ph.push_value(take(v), out);
                 continue;
             }
             let n = ph.name(attr);
             match action {
                 Action::Set(_) => {}
                 Action::SetIfNotExists(v) => {
-                    let v = ph.value(v.clone());
+                    let v = ph.value(take(v));
                     push_all(next(&mut sets), &[&n, " = if_not_exists(", &n, ", ", &v, ")"]);
                 }
                 Action::Remove => next(&mut removes).push_str(&n),
@@ -416,17 +419,17 @@ impl<E: Entity> UpdateRequest<E> {
                 }
                 Action::Append(v, at_end) => {
                     let e = empty_list.get_or_insert_with(|| ph.value(AttributeValue::L(Vec::new()))).clone();
-                    let v = ph.value(v.clone());
+                    let v = ph.value(take(v));
                     let current = format!("if_not_exists({n}, {e})");
                     let (a, b) = if *at_end { (current, v) } else { (v, current) };
                     push_all(next(&mut sets), &[&n, " = list_append(", &a, ", ", &b, ")"]);
                 }
                 Action::SetAdd(v) => {
-                    let v = ph.value(v.clone());
+                    let v = ph.value(take(v));
                     push_all(next(&mut adds), &[&n, " ", &v]);
                 }
                 Action::SetDelete(v) => {
-                    let v = ph.value(v.clone());
+                    let v = ph.value(take(v));
                     push_all(next(&mut deletes), &[&n, " ", &v]);
                 }
             }
@@ -840,6 +843,13 @@ fn next(list: &mut String) -> &mut String {
         list.push_str(", ");
     }
     list
+}
+
+/// The value of an action, moved out of it into the request (an update is built once; only
+/// the amounts of `add` / `subtract` are read again, to explain a failed condition, and they
+/// are not taken).
+fn take(v: &mut AttributeValue) -> AttributeValue {
+    std::mem::replace(v, AttributeValue::Null(true))
 }
 
 /// Appends each piece to `out`.

@@ -361,7 +361,7 @@ pub(crate) fn stamp<E: Entity>(value: &E, create: bool) -> Result<Stamped, Error
         _ => value.primary_key()?,
     };
     if !schema.has_maintained() {
-        crate::size::check_item_size(E::TYPE, &item)?;
+        crate::size::check_item_size_in(E::NAMES, E::TYPE, &item)?;
         return Ok(Stamped { key, item, expected: None });
     }
     let mut expected = None;
@@ -386,7 +386,7 @@ pub(crate) fn stamp<E: Entity>(value: &E, create: bool) -> Result<Stamped, Error
             item = E::from_item(&item)?.to_item()?;
         }
     }
-    crate::size::check_item_size(E::TYPE, &item)?;
+    crate::size::check_item_size_in(E::NAMES, E::TYPE, &item)?;
     Ok(Stamped { key, item, expected })
 }
 

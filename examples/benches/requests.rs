@@ -162,6 +162,7 @@ fn main() {
 
     // `REQUESTS_PROFILE=put|update|query`: only build that request with the library, for 5 s,
     // then exit: for a profiler (`perf record --call-graph dwarf target/release/deps/requests-…`).
+    // `hand-put`, `hand-update`, `hand-query`: the same with the hand-written code, to compare.
     if let Ok(op) = std::env::var("REQUESTS_PROFILE") {
         let end = std::time::Instant::now() + Duration::from_secs(5);
         while std::time::Instant::now() < end {
@@ -169,6 +170,9 @@ fn main() {
                 match op.as_str() {
                     "put" => drop(black_box(lib_put(&table, sk))),
                     "update" => drop(black_box(lib_update(&table, &sk.id, at))),
+                    "hand-put" => drop(black_box(hand_put(&client, sk))),
+                    "hand-update" => drop(black_box(hand_update(&client, &sk.id, at))),
+                    "hand-query" => drop(black_box(hand_query(&client, &sk.category))),
                     _ => drop(black_box(lib_query(&table, &sk.category))),
                 }
             }

@@ -79,7 +79,7 @@ async fn unknown_items_are_skipped_or_rejected() {
     let page: UserPage = c.decode().unwrap();
     assert_eq!(page, UserPage { user: user.clone(), badges: vec![] });
     let err = c.decode_strict::<UserPage>().unwrap_err();
-    assert_eq!(err.to_string(), "UserPage does not hold items of entity type Some(\"Review\"): PK=USER#u1 SK=NOTE#1");
+    assert_eq!(err.to_string(), "UserPage does not hold items of entity type `Review`: PK=USER#u1 SK=NOTE#1");
 
     // Two profiles in one partition: a single-item field refuses the second.
     let mut twin = user.to_item().unwrap();

@@ -61,6 +61,19 @@ pub struct Note {
     pub id: String,
 }
 
+/// An entry of another table, whose key attributes are `key` / `range`.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(table = Ledger, pk = "ENTRY#<id>", sk = "REV#<rev>")]
+pub struct Entry {
+    pub id: String,
+    pub rev: u32,
+    pub body: String,
+}
+
+#[derive(Table)]
+#[table(entities(Entry), pk = "key", sk = "range", entity_type = "kind")]
+pub struct Ledger;
+
 /// Custom names everywhere, as users of ElectroDB or DynamoDB Toolbox write them.
 #[derive(Table)]
 #[table(
@@ -583,4 +596,44 @@ fn decode_errors_name_the_key_under_the_names() {
         }
         other => panic!("expected a decode error, got {other:?}"),
     }
+}
+
+#[tokio::test]
+async fn errors_before_sending_name_the_key_and_refuse_mixed_names() {
+    let table = table("names_refusals").await;
+    // An item over 400 KB: the error names its key under its table's names.
+    let big = Entry { id: "big".into(), rev: 1, body: "x".repeat(410_000) };
+    match table.put(&big).await {
+        Err(Error::ItemTooLarge { entity, key, size, limit }) => {
+            assert_eq!((entity, key.as_str(), limit), ("Entry", "key=ENTRY#big range=REV#0000000001", 409_600));
+            assert!(size > 410_000, "{size}");
+        }
+        other => panic!("expected ItemTooLarge, got {other:?}"),
+    }
+    let tag = Tag { user_id: "u1".into(), tag: "red".into() };
+    match table.batch_write().put(&tag).put(&tag).send().await {
+        Err(Error::DuplicateKey { key, .. }) => assert_eq!(key, "pk=USER#u1 sk=TAG#red"),
+        other => panic!("expected DuplicateKey, got {other:?}"),
+    }
+    // Entities of a table with other attribute names cannot share this one.
+    let entry = Entry { id: "e1".into(), rev: 1, body: String::new() };
+    let err = table.batch_write().put(&tag).put(&entry).send().await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid request: one batch holds Tag (key attributes pk / sk, type attribute __edb_e__) and Entry (key \
+         attributes key / range, type attribute kind): entities of tables with different attribute names cannot share \
+         a table"
+    );
+    let err = table.transact().put(&tag).put(&entry).send().await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "invalid request: actions 0 (put Tag) and 1 (put Entry) of this transaction are on table {} but use \
+             different attribute names (key attributes pk / sk and key / range, type attribute __edb_e__ and kind): \
+             entities of tables with different attribute names cannot share a table",
+            table.name()
+        )
+    );
+    // Nothing was written.
+    assert!(common::scan_all(&table).await.is_empty());
 }
