@@ -108,6 +108,26 @@ fn generate(e: &Entity) -> TokenStream {
     let schema_items = g.schema_items();
     let entity_impl = g.entity_impl();
     let inherent_items = g.inherent_items();
+    // `#[entity(table = T)]`: T must list the entity, or its keys escape T's checks. A constant
+    // that fails to evaluate, spanned on `T`.
+    let listed = match &e.attrs.table {
+        Some(table) => {
+            let ident_name = g.name;
+            let t = quote!(#table).to_string().replace(' ', "");
+            let message = format!(
+                "entity `{ident}` names table `{t}` (`#[entity(table = {t})]`), but `{t}` does not list it: add \
+                 `{ident}` to `entities(...)` of `{t}`, so that the table's checks (key collisions, prefixes, key \
+                 types) cover its keys"
+            );
+            let span = syn::spanned::Spanned::span(table);
+            quote_spanned! {span=>
+                const _: () = if !__de::lists_entity(<#table as __de::TableDef>::ENTITIES, #ident_name) {
+                    ::core::panic!(#message)
+                };
+            }
+        }
+        None => quote!(),
+    };
 
     quote! {
         #[allow(non_upper_case_globals, unused_qualifications, clippy::all, clippy::pedantic)]
@@ -116,6 +136,8 @@ fn generate(e: &Entity) -> TokenStream {
 
             #[doc(hidden)]
             struct __DeSchema;
+
+            #listed
 
             #[allow(dead_code)]
             impl __DeSchema #where_clause {

@@ -63,6 +63,20 @@ pub const fn is_checked(s: &EntitySchema) -> bool {
     !s.primary.pk.segments.is_empty()
 }
 
+/// Whether `entities` (a table's [`TableDef::ENTITIES`](crate::TableDef::ENTITIES)) holds the
+/// entity type `name`: `#[entity(table = T)]` requires T to list the entity, so that T's checks
+/// (key collisions, prefixes, key types) cover its keys.
+pub const fn lists_entity(entities: &[&EntitySchema], name: &str) -> bool {
+    let mut i = 0;
+    while i < entities.len() {
+        if str_eq(entities[i].name, name) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
 /// Byte equality of two strings, usable in constant evaluation.
 pub const fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
