@@ -6,6 +6,7 @@ use std::marker::PhantomData;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
+use crate::entity::AttributeNames;
 use crate::key::{KeyPartError, PartForm};
 use crate::value::{Attribute, ValueError};
 
@@ -324,6 +325,15 @@ impl Placeholders {
         let k = placeholder(":v", self.values.len());
         out.push_str(&k);
         self.values.insert(k, value);
+    }
+
+    /// Writes `#t = :v` to `out`: the item's entity type attribute (`names.entity_type`) equals
+    /// `entity`, the guard of every conditional write that must not touch another entity's
+    /// item under the same key.
+    pub(crate) fn push_type_is(&mut self, names: &AttributeNames, entity: &'static str, out: &mut String) {
+        self.push_name(names.entity_type, out);
+        out.push_str(" = ");
+        self.push_value(AttributeValue::S(entity.to_owned()), out);
     }
     /// A new placeholder (`:v0`, `:v1`, …) for `value`.
     pub fn value(&mut self, value: AttributeValue) -> String {

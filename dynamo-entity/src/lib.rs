@@ -136,12 +136,6 @@ pub mod __private {
         }
     }
 
-    /// Reads one field.
-    #[inline(always)]
-    pub fn get_field<T: Attribute>(item: &Item, entity: &'static str, attribute: &'static str) -> Result<T, Error> {
-        field_at(item, item.get(attribute), entity, attribute)
-    }
-
     /// Reads one field from `value`, the item's attribute `attribute` picked by
     /// [`pick_attributes`] (`None`: absent).
     #[inline(always)]
@@ -183,16 +177,6 @@ pub mod __private {
         Error::Decode { entity, attribute, key: describe_key(item), source }
     }
 
-    /// Reads one `#[entity(serde)]` field.
-    #[inline]
-    pub fn get_serde<T: serde::de::DeserializeOwned>(
-        item: &Item,
-        entity: &'static str,
-        attribute: &'static str,
-    ) -> Result<T, Error> {
-        serde_at(item, item.get(attribute), entity, attribute)
-    }
-
     /// Reads one `#[entity(serde)]` field from its picked attribute (see [`field_at`]).
     #[inline]
     pub fn serde_at<T: serde::de::DeserializeOwned>(
@@ -216,12 +200,6 @@ pub mod __private {
         put_field(item, entity, field, attribute, &value.to_stored())
     }
 
-    /// Reads an `#[entity(ttl)]` field from epoch seconds.
-    #[inline]
-    pub fn get_ttl<T: TtlValue>(item: &Item, entity: &'static str, attribute: &'static str) -> Result<T, Error> {
-        get_field::<T::Stored>(item, entity, attribute).map(T::from_stored)
-    }
-
     /// Reads an `#[entity(ttl)]` field from its picked attribute (see [`field_at`]).
     #[inline]
     pub fn ttl_at<T: TtlValue>(
@@ -231,17 +209,6 @@ pub mod __private {
         attribute: &'static str,
     ) -> Result<T, Error> {
         field_at::<T::Stored>(item, value, entity, attribute).map(T::from_stored)
-    }
-
-    /// Reads an `#[entity(version)]` field; an absent attribute (an item stored before the
-    /// entity had a version) reads as version 0.
-    #[inline]
-    pub fn get_version<T: VersionNumber>(
-        item: &Item,
-        entity: &'static str,
-        attribute: &'static str,
-    ) -> Result<T, Error> {
-        version_at(item, item.get(attribute), entity, attribute)
     }
 
     /// Reads an `#[entity(version)]` field from its picked attribute (see [`field_at`]); absent

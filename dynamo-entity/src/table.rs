@@ -218,9 +218,7 @@ impl Table {
         condition.push_str("(attribute_not_exists(");
         ph.push_name(E::NAMES.pk, &mut condition);
         condition.push_str(") OR ");
-        ph.push_name(E::NAMES.entity_type, &mut condition);
-        condition.push_str(" = ");
-        ph.push_value(AttributeValue::S(E::TYPE.to_owned()), &mut condition);
+        ph.push_type_is(E::NAMES, E::TYPE, &mut condition);
         condition.push(')');
         if let (Some(version), Some(expected)) = (&E::schema().version, expected) {
             let v = versioning::version_condition(version, expected, &mut ph);

@@ -572,9 +572,7 @@ impl<E: Entity> UpdateRequest<E> {
         cond.push_str("attribute_exists(");
         ph.push_name(E::NAMES.pk, &mut cond);
         cond.push_str(") AND ");
-        ph.push_name(E::NAMES.entity_type, &mut cond);
-        cond.push_str(" = ");
-        ph.push_value(AttributeValue::S(E::TYPE.to_owned()), &mut cond);
+        ph.push_type_is(E::NAMES, E::TYPE, &mut cond);
         cond.push_str(&guards);
         if let (Some(version), VersionCheck::Is(expected)) = (&E::schema().version, self.version) {
             let text = versioning::version_condition(version, expected, &mut ph);
