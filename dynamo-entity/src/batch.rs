@@ -81,7 +81,7 @@ use aws_sdk_dynamodb::types::{
 use futures::StreamExt;
 
 use crate::capacity::Capacity;
-use crate::entity::{AttributeNames, Entity, Item, Key, PrimaryKey};
+use crate::schema::{AttributeNames, Entity, Item, Key, PrimaryKey};
 use crate::error::Error;
 use crate::table::Table;
 
@@ -89,7 +89,8 @@ use crate::table::Table;
 pub const MAX_WRITE_ITEMS: usize = 25;
 /// The most keys DynamoDB accepts in one `BatchGetItem` request.
 pub const MAX_GET_KEYS: usize = 100;
-pub use crate::size::{MAX_ITEM_BYTES, item_size};
+pub use crate::error::{BatchWriteOutcome, UnprocessedKey, UnprocessedReason, UnprocessedWrite, WriteKind};
+pub use crate::schema::size::{MAX_ITEM_BYTES, item_size};
 /// DynamoDB's limit on the size of a `BatchWriteItem` request and of a `BatchGetItem` response,
 /// 16 MB.
 pub const MAX_REQUEST_BYTES: usize = 16 * 1024 * 1024;
@@ -271,43 +272,6 @@ fn check_duplicates<'a>(
 
 // --- shared pieces ----------------------------------------------------------------------------
 
-/// Why an entry of a batch was neither written nor read.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub enum UnprocessedReason {
-    /// DynamoDB returned it in `UnprocessedItems` / `UnprocessedKeys` in answer to each of
-    /// `attempts` requests: it was not written (read). Usually throttling; retry later.
-    Unprocessed {
-        /// Requests sent for this entry.
-        attempts: u32,
-    },
-    /// The last of `attempts` requests for it failed with `error`, after the SDK's own retries
-    /// (throttling, HTTP 5xx, a timeout, a connection failure, or an error that stopped the
-    /// batch). After an HTTP 5xx or a timeout DynamoDB may or may not have applied the write; a
-    /// put or delete can safely be sent again.
-    Failed {
-        /// Requests sent for this entry.
-        attempts: u32,
-        /// The error of the last one.
-        error: Arc<Error>,
-    },
-    /// Never sent: the batch stopped after another request failed with an error that
-    /// retrying cannot fix.
-    NotSent,
-}
-
-impl fmt::Display for UnprocessedReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            UnprocessedReason::Unprocessed { attempts } => {
-                write!(f, "returned unprocessed by DynamoDB {attempts} time{}", if *attempts == 1 { "" } else { "s" })
-            }
-            UnprocessedReason::Failed { attempts, error } => write!(f, "request failed (attempt {attempts}): {error}"),
-            UnprocessedReason::NotSent => f.write_str("not sent: the batch stopped after an error"),
-        }
-    }
-}
-
 /// The settings every batch shares.
 #[derive(Debug, Clone, Copy)]
 struct Options {
@@ -380,24 +344,6 @@ fn invalid(e: impl fmt::Display) -> Error {
 }
 
 // --- batch write ------------------------------------------------------------------------------
-
-/// Whether a write puts or deletes its item.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum WriteKind {
-    /// `PutRequest`: writes the whole item, replacing any item with its key.
-    Put,
-    /// `DeleteRequest`: deletes the item with its key, if any.
-    Delete,
-}
-
-impl fmt::Display for WriteKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            WriteKind::Put => "put",
-            WriteKind::Delete => "delete",
-        })
-    }
-}
 
 /// One encoded write of a batch.
 #[derive(Debug, Clone)]
@@ -472,98 +418,6 @@ fn write_request_key(request: &WriteRequest, names: &AttributeNames) -> Option<K
     }
     let delete = request.delete_request.as_ref()?;
     key_id(delete.key.get(names.pk), delete.key.get(names.sk))
-}
-
-/// A write of a batch that was not written: its position in the batch, entity type, key, kind
-/// and why. Send it again with [`BatchWrite::resubmit`].
-#[derive(Debug, Clone)]
-pub struct UnprocessedWrite {
-    /// Its position in the batch (0-based, in the order entries were added).
-    pub position: usize,
-    /// The entity type name.
-    pub entity: &'static str,
-    /// Its primary key.
-    pub key: PrimaryKey,
-    /// Put or delete.
-    pub kind: WriteKind,
-    /// Why it was not written.
-    pub reason: UnprocessedReason,
-    names: &'static AttributeNames,
-    request: WriteRequest,
-}
-
-impl UnprocessedWrite {
-    /// The item a put would have written; `None` for a delete.
-    pub fn item(&self) -> Option<&Item> {
-        self.request.put_request.as_ref().map(|p| &p.item)
-    }
-}
-
-impl fmt::Display for UnprocessedWrite {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let key = self.names.show_key(&self.key);
-        write!(f, "{} {} {key} (position {}): {}", self.kind, self.entity, self.position, self.reason)
-    }
-}
-
-/// What a batch write did.
-///
-/// `written + unprocessed.len()` is the number of entries of the batch. `written` counts only
-/// writes that DynamoDB acknowledged (in a response that did not list them as unprocessed);
-/// every other entry is in `unprocessed`, in position order.
-#[derive(Debug, Clone, Default)]
-#[must_use = "a batch write may leave items unprocessed: check `unprocessed`, or call `check`"]
-pub struct BatchWriteOutcome {
-    /// Writes DynamoDB acknowledged.
-    pub written: usize,
-    /// Writes not done, in position order.
-    pub unprocessed: Vec<UnprocessedWrite>,
-    /// `BatchWriteItem` requests sent, retries included (the SDK's own retries of a request
-    /// are not counted: they are one request here).
-    pub requests: u32,
-    /// Of those requests, how many re-sent unprocessed or failed writes.
-    pub retries: u32,
-    /// Total time slept in backoff before retries, summed over concurrent requests.
-    pub backoff: Duration,
-    /// Write capacity units consumed, summed over every response, when asked for with
-    /// [`BatchWrite::return_consumed_capacity`]: `consumed.total()`.
-    pub consumed_capacity: Option<f64>,
-    /// The capacity consumed, per table and GSI, summed over every response (always asked
-    /// for: `ReturnConsumedCapacity = INDEXES`). See [`capacity`](crate::capacity).
-    pub consumed: Capacity,
-}
-
-impl BatchWriteOutcome {
-    /// True when every write was done.
-    pub fn is_complete(&self) -> bool {
-        self.unprocessed.is_empty()
-    }
-
-    /// `Ok(())` when every write was done: `table.batch_put(&items).await?.check()?`.
-    ///
-    /// # Errors
-    /// [`Error::BatchWrite`] (with no source) carrying a copy of this outcome when
-    /// `unprocessed` is not empty.
-    pub fn check(&self) -> Result<(), Error> {
-        if self.is_complete() {
-            Ok(())
-        } else {
-            Err(Error::BatchWrite { outcome: Box::new(self.clone()), source: None })
-        }
-    }
-}
-
-/// The message of [`Error::BatchWrite`].
-pub(crate) fn write_failure_message(outcome: &BatchWriteOutcome, source: Option<&Arc<Error>>) -> String {
-    let mut message =
-        format!("batch write incomplete: {} written, {} not written", outcome.written, outcome.unprocessed.len());
-    if let Some(first) = outcome.unprocessed.first() {
-        message.push_str(&format!("; first: {first}"));
-    }
-    if let Some(source) = source {
-        message.push_str(&format!("; stopped by: {source}"));
-    }
-    message
 }
 
 /// A batch of puts and deletes of any entity types, from [`Table::batch_write`]; see the
@@ -717,7 +571,7 @@ impl BatchWrite {
     /// The `BatchWriteItem` requests [`send`](Self::send) sends first, one per chunk of at most
     /// [`MAX_WRITE_ITEMS`] writes, built by the same code, without sending them (retries of
     /// unprocessed items send subsets of these).
-    /// [`Request::to_json`](crate::render::Request::to_json) gives a deterministic text for
+    /// [`Request::to_json`](crate::table::render::Request::to_json) gives a deterministic text for
     /// snapshot tests.
     ///
     /// # Errors
@@ -725,14 +579,14 @@ impl BatchWrite {
     pub fn render(&self) -> Result<Vec<BatchWriteItemInput>, Error> {
         let mut ops = Vec::with_capacity(self.ops.len());
         for op in &self.ops {
-            ops.push(op.as_ref().map_err(crate::query::clone_err)?);
+            ops.push(op.as_ref().map_err(Error::copy_of_build_error)?);
         }
         let chunks = write_chunks(&ops)?;
         chunks
             .iter()
             .map(|chunk| {
                 let requests = chunk.iter().map(|&i| ops[i].request.clone()).collect();
-                crate::render::built(write_request(&self.table, requests).as_input().clone().build())
+                crate::table::render::built(write_request(&self.table, requests).as_input().clone().build())
             })
             .collect()
     }
@@ -891,34 +745,6 @@ impl GetEntry {
     }
 }
 
-/// A key of a batch get that was not read: its position, entity type, key and why.
-#[derive(Debug, Clone)]
-pub struct UnprocessedKey {
-    /// Its position in the batch (0-based: the index in the input keys).
-    pub position: usize,
-    /// The entity type name.
-    pub entity: &'static str,
-    /// The primary key.
-    pub key: PrimaryKey,
-    /// Why it was not read.
-    pub reason: UnprocessedReason,
-    names: &'static AttributeNames,
-}
-
-impl UnprocessedKey {
-    /// The typed key, when it is a key of entity `E`.
-    pub fn key_of<E: Entity>(&self) -> Option<Key<E>> {
-        (self.entity == E::TYPE).then(|| Key::new(Ok(self.key.clone())))
-    }
-}
-
-impl fmt::Display for UnprocessedKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let key = self.names.show_key(&self.key);
-        write!(f, "get {} {key} (position {}): {}", self.entity, self.position, self.reason)
-    }
-}
-
 /// What a batch get read: `items[i]` is the item of the `i`-th key (input order), `None` when
 /// there is no such item **or when the key is in `unprocessed`** (not read). Check
 /// [`is_complete`](BatchGetOutcome::is_complete), or use
@@ -970,13 +796,11 @@ impl<E: Entity> BatchGetOutcome<E> {
     }
 }
 
-/// The message of [`Error::BatchGet`].
-pub(crate) fn get_failure_message(total: usize, unprocessed: &[UnprocessedKey]) -> String {
-    let mut message = format!("batch get incomplete: {} of {total} keys not read", unprocessed.len());
-    if let Some(first) = unprocessed.first() {
-        message.push_str(&format!("; first: {first}"));
+impl UnprocessedKey {
+    /// The typed key, when it is a key of entity `E`.
+    pub fn key_of<E: Entity>(&self) -> Option<Key<E>> {
+        (self.entity == E::TYPE).then(|| Key::new(Ok(self.key.clone())))
     }
-    message
 }
 
 /// A batch get of keys of one entity type, from [`Table::batch_get`]; see the
@@ -1210,13 +1034,13 @@ impl GetCore {
     fn render(&self) -> Result<Vec<BatchGetItemInput>, Error> {
         let mut keys = Vec::with_capacity(self.keys.len());
         for key in &self.keys {
-            keys.push(key.as_ref().map_err(crate::query::clone_err)?);
+            keys.push(key.as_ref().map_err(Error::copy_of_build_error)?);
         }
         check_duplicates(keys.iter().map(|k| (&k.id, &k.key, k.entity, k.names)))?;
         keys.chunks(MAX_GET_KEYS)
             .map(|chunk| {
                 let items = chunk.iter().map(|k| k.names.key_item(&k.key)).collect();
-                crate::render::built(get_request(&self.table, items, self.consistent)?.as_input().clone().build())
+                crate::table::render::built(get_request(&self.table, items, self.consistent)?.as_input().clone().build())
             })
             .collect()
     }
@@ -1285,7 +1109,7 @@ impl Run<'_, GetEntry> {
                                 report.found.push((i, item));
                             }
                             None => {
-                                tracing::warn!(key = %crate::entity::describe_key(&item), "BatchGetItem returned an item that was not asked for")
+                                tracing::warn!(key = %crate::schema::describe_key(&item), "BatchGetItem returned an item that was not asked for")
                             }
                         }
                     }
@@ -1329,6 +1153,37 @@ impl Run<'_, GetEntry> {
             tokio::time::sleep(delay).await;
             report.backoff += delay;
         }
+    }
+}
+
+
+impl Table {
+    /// A batch of puts and deletes of any entity types and any number of items, sent as
+    /// `BatchWriteItem` requests of at most 25 writes, with unprocessed items retried; see
+    /// [`BatchWrite`](crate::batch::BatchWrite) and the [`batch`](crate::batch) module.
+    pub fn batch_write(&self) -> crate::batch::BatchWrite {
+        crate::batch::BatchWrite::new(self.clone())
+    }
+
+    /// Puts every value with [`Table::batch_write`] and the default settings.
+    ///
+    /// # Errors
+    /// As [`BatchWrite::send`](crate::batch::BatchWrite::send).
+    pub async fn batch_put<E: Entity>(&self, values: &[E]) -> Result<crate::batch::BatchWriteOutcome, Error> {
+        self.batch_write().put_all(values).send().await
+    }
+
+    /// Reads the items of these keys of one entity type, as `BatchGetItem` requests of at most
+    /// 100 keys, with unprocessed keys retried; the items come back in the order of the keys.
+    /// See [`BatchGet`](crate::batch::BatchGet).
+    pub fn batch_get<E: Entity>(&self, keys: impl IntoIterator<Item = Key<E>>) -> crate::batch::BatchGet<E> {
+        crate::batch::BatchGet::new(self.clone(), keys)
+    }
+
+    /// A batch get of keys of any entity types, returning raw items in the order of the keys;
+    /// see [`BatchGetMixed`](crate::batch::BatchGetMixed).
+    pub fn batch_get_mixed(&self) -> crate::batch::BatchGetMixed {
+        crate::batch::BatchGetMixed::new(self.clone())
     }
 }
 

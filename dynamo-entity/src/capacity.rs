@@ -52,8 +52,9 @@ use std::sync::{Arc, Mutex};
 
 use aws_sdk_dynamodb::types::{AttributeValue, Capacity as SdkCapacity, ConsumedCapacity};
 
-use crate::entity::{AttributeNames, Index, Item};
-pub use crate::size::item_size;
+use crate::key::{AttributeNames, Index};
+use crate::value::Item;
+pub use crate::value::size::item_size;
 
 /// The bytes of one read capacity unit's block: 4 KB.
 pub const READ_UNIT_BYTES: usize = 4 * 1024;

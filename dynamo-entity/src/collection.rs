@@ -24,7 +24,8 @@ use aws_sdk_dynamodb::operation::query::QueryInput;
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 
-use crate::entity::{AttributeNames, Entity, Index, Item, TYPE_ATTRIBUTE, describe_key};
+use crate::schema::{AttributeNames, Entity, Index, Item, TYPE_ATTRIBUTE, describe_key};
+pub use crate::schema::{EntityEnum, FromCollection, Unknown};
 use crate::error::Error;
 use crate::query::QuerySpec;
 use crate::table::Table;
@@ -58,7 +59,7 @@ impl CollectionRequest {
     /// # Errors
     /// The partition key's encoding error before sending; [`Error::Sdk`].
     pub async fn send(self) -> Result<Collection, Error> {
-        let pk = self.pk.as_ref().map_err(crate::query::clone_err)?;
+        let pk = self.pk.as_ref().map_err(Error::copy_of_build_error)?;
         let mut items = Vec::new();
         let mut start = None;
         loop {
@@ -93,8 +94,8 @@ impl CollectionRequest {
     /// # Errors
     /// The partition key's encoding error.
     pub fn render(&self) -> Result<QueryInput, Error> {
-        let pk = self.pk.as_ref().map_err(crate::query::clone_err)?;
-        crate::render::built(self.request(pk, None).as_input().clone().build())
+        let pk = self.pk.as_ref().map_err(Error::copy_of_build_error)?;
+        crate::table::render::built(self.request(pk, None).as_input().clone().build())
     }
 }
 
@@ -168,50 +169,6 @@ impl Collection {
         }
         first.map(E::from_item).transpose()
     }
-}
-
-/// What to do with an item whose entity type the collection does not name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Unknown {
-    /// Skip it with a `tracing` warning (the default: a new entity type added to a partition
-    /// does not break older readers).
-    #[default]
-    Skip,
-    /// Fail with [`Error::UnexpectedItem`].
-    Error,
-}
-
-/// A struct filled from the items of one item collection; implemented by
-/// `#[derive(Collection)]`.
-pub trait FromCollection: Sized {
-    /// The entity types the collection holds.
-    const TYPES: &'static [&'static str];
-
-    /// Decodes `items` (in sort-key order) by their entity type attribute.
-    ///
-    /// # Errors
-    /// [`Error::MissingItem`] when a required entity is absent, [`Error::DuplicateItem`] when a
-    /// single-item field finds two, [`Error::UnexpectedItem`] for an unnamed type under
-    /// [`Unknown::Error`], and the decode errors of the items.
-    fn from_items(items: &[Item], unknown: Unknown) -> Result<Self, Error>;
-}
-
-/// An enum over entity types that decodes any item of those types; implemented by
-/// `#[derive(Collection)]` on an enum.
-pub trait EntityEnum: Sized {
-    /// The entity types of the variants.
-    const TYPES: &'static [&'static str];
-
-    /// The attribute names of the table the variants are stored in (the first variant's
-    /// [`Entity::NAMES`]): the type attribute that [`decode`](Self::decode) dispatches on, and
-    /// the key attributes that errors and stream records name.
-    const NAMES: &'static AttributeNames = &AttributeNames::DEFAULT;
-
-    /// The item decoded as the variant of its entity type; `Ok(None)` for another type.
-    ///
-    /// # Errors
-    /// The decode error of an item of a named type.
-    fn decode(item: &Item) -> Result<Option<Self>, Error>;
 }
 
 impl Collection {
@@ -349,4 +306,13 @@ pub fn unknown_item_named(
 
 fn is_type(item: &Item, type_attribute: &str, entity: &str) -> bool {
     matches!(item.get(type_attribute), Some(AttributeValue::S(t)) if t == entity)
+}
+
+impl Table {
+    /// A query of a whole partition (an item collection), every entity type included, from the
+    /// same `E::query(...)` / `E::gsiN(...)` that selects the partition; see
+    /// [`Collection`](crate::collection::Collection).
+    pub fn collection<E: Entity, S>(&self, spec: QuerySpec<E, S>) -> CollectionRequest {
+        CollectionRequest::new(self.clone(), spec)
+    }
 }

@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use crate::entity::AttributeNames;
+use crate::schema::AttributeNames;
 use crate::key::{KeyPartError, PartForm};
 use crate::value::{Attribute, ValueError};
 

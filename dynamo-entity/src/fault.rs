@@ -91,7 +91,7 @@ use aws_smithy_types::body::SdkBody;
 use aws_smithy_types::byte_stream::ByteStream;
 use serde_json::{Map, Value, json};
 
-use crate::entity::{PK, PrimaryKey, SK};
+use crate::schema::{PK, PrimaryKey, SK};
 
 const BATCH_WRITE: &str = "BatchWriteItem";
 const BATCH_GET: &str = "BatchGetItem";

@@ -5,44 +5,38 @@ pub mod batch;
 pub mod capacity;
 pub mod collection;
 pub mod design;
-pub mod entity;
 pub mod error;
 pub mod expr;
+pub mod item;
 #[cfg(feature = "fault-injection")]
 pub mod fault;
 pub mod key;
-pub mod layout_check;
-pub mod lint;
 pub mod local;
 pub mod query;
-pub mod render;
-pub mod shard;
-pub mod size;
+pub mod schema;
 pub mod stream;
 pub mod table;
-pub mod time;
 pub mod transact;
 pub mod unique;
 pub mod update;
 pub mod value;
 pub mod versioning;
-pub mod workbench;
 
-mod cursor;
 mod generated;
 
 pub use batch::{BatchGetOutcome, BatchWriteOutcome, RetryPolicy};
 pub use capacity::{Capacity, CapacityMeter};
-pub use collection::{Collection, EntityEnum, FromCollection};
-pub use design::TableDef;
+pub use collection::Collection;
+pub use schema::{EntityEnum, FromCollection};
+pub use schema::TableDef;
 pub use dynamo_entity_derive::{Collection, Entity, KeyPart, Table};
-pub use entity::{AttributeNames, Entity, EntitySchema, GsiNames, Index, Item, Key, LsiNames, PrimaryKey};
+pub use schema::{AttributeNames, Entity, EntitySchema, GsiNames, Index, Item, Key, LsiNames, PrimaryKey};
 pub use error::{Error, Result};
 pub use expr::{Condition, Field};
 pub use key::KeyPart;
 pub use query::{Cursor, Page, QueryRequest, QuerySpec};
 pub use table::Table;
-pub use time::Timestamp;
+pub use value::time::Timestamp;
 pub use transact::{CancellationCode, CancellationReason, TransactGet, TransactWrite};
 pub use unique::{Unique, UniqueUpdate};
 pub use update::UpdateRequest;
@@ -53,8 +47,8 @@ pub use versioning::{EpochSeconds, Maintained, Writable};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::collection::{collect_one, required, type_of, type_of_named, unknown_item, unknown_item_named};
-    pub use crate::design::{GsiDecl, Projection, TableDef};
-    pub use crate::entity::{
+    pub use crate::schema::{GsiDecl, Projection, TableDef};
+    pub use crate::schema::{
         AttributeNames, Entity, EntitySchema, FieldSchema, Index, IndexSchema, Item, Key, PrimaryKey, TYPE_ATTRIBUTE,
         VersionSchema, describe_key,
     };
@@ -65,7 +59,7 @@ pub mod __private {
         Cardinality, KeyContext, KeyMatcher, KeyPart, KeyPartError, KeyType, KeyWriter, MAX_PARTITION_KEY_BYTES,
         MAX_SORT_KEY_BYTES, PartForm, Segment, ShardBy, Template, single_key_type,
     };
-    pub use crate::layout_check::*;
+    pub use crate::schema::check::*;
     pub use crate::query::QuerySpec;
     pub use crate::unique::Unique;
     pub use crate::value::{Attribute, ValueError, serde_from_attribute, serde_to_attribute};
@@ -238,7 +232,7 @@ pub mod __private {
     fn wrong_entity(item: &Item, entity: &'static str, found: Option<&AttributeValue>) -> Error {
         Error::WrongEntity {
             expected: entity,
-            found: found.map(crate::entity::describe_value),
+            found: found.map(crate::schema::describe_value),
             key: describe_key(item),
         }
     }
@@ -257,7 +251,7 @@ pub mod __private {
     pub fn check_key(item: &Item, entity: &'static str, key: Result<PrimaryKey, Error>) -> Result<(), Error> {
         let key = key?;
         let same = |attribute: &str, value: &AttributeValue| item.get(attribute).is_none_or(|v| v == value);
-        if same(crate::entity::PK, &key.pk) && same(crate::entity::SK, &key.sk) {
+        if same(crate::schema::PK, &key.pk) && same(crate::schema::SK, &key.sk) {
             return Ok(());
         }
         Err(key_mismatch(item, entity, &key))
@@ -266,10 +260,10 @@ pub mod __private {
     #[cold]
     #[inline(never)]
     fn key_mismatch(item: &Item, entity: &'static str, key: &PrimaryKey) -> Error {
-        let attribute = if item.get(crate::entity::PK).is_none_or(|v| *v == key.pk) {
-            crate::entity::SK
+        let attribute = if item.get(crate::schema::PK).is_none_or(|v| *v == key.pk) {
+            crate::schema::SK
         } else {
-            crate::entity::PK
+            crate::schema::PK
         };
         Error::Decode {
             entity,
@@ -296,7 +290,7 @@ pub mod __private {
             Some(AttributeValue::S(t)) if t == entity => Ok(()),
             other => Err(Error::WrongEntity {
                 expected: entity,
-                found: other.map(crate::entity::describe_value),
+                found: other.map(crate::schema::describe_value),
                 key: names.describe_key(item),
             }),
         }

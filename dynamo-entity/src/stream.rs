@@ -17,7 +17,7 @@
 //! subscribe to a table holding entities it does not care about.
 
 use crate::collection::EntityEnum;
-use crate::entity::Item;
+use crate::schema::Item;
 use crate::error::Error;
 
 /// What happened to the item.

@@ -90,12 +90,13 @@ use aws_sdk_dynamodb::types::{
 };
 
 use crate::capacity::Capacity;
-use crate::entity::{AttributeNames, Entity, Item, Key, PrimaryKey};
+use crate::schema::{AttributeNames, Entity, Item, Key, PrimaryKey};
 use crate::error::Error;
+pub use crate::error::{ActionKind, CancellationCode, CancellationReason};
 use crate::expr::{Condition, Placeholders};
 use crate::table::Table;
 use crate::update::{PreparedUpdate, UpdateRequest};
-use crate::versioning::{self, Stamped};
+use crate::versioning;
 
 /// The most actions one transaction may hold: DynamoDB's limit for `TransactWriteItems` and
 /// `TransactGetItems`.
@@ -103,159 +104,6 @@ pub const MAX_ACTIONS: usize = 100;
 
 /// The longest client request token DynamoDB accepts, in characters.
 pub const MAX_TOKEN_CHARS: usize = 36;
-
-/// What one action of a transaction does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ActionKind {
-    /// Write the item, replacing any item with its key ([`TransactWrite::put`]).
-    Put,
-    /// Write the item only if no item has its key ([`TransactWrite::create`]).
-    Create,
-    /// Write the item only if an item has its key ([`TransactWrite::replace`]).
-    Replace,
-    /// An update of an existing item ([`TransactWrite::update`]).
-    Update,
-    /// Delete the item ([`TransactWrite::delete`], [`TransactWrite::delete_if`]).
-    Delete,
-    /// Check a condition on an item without writing it ([`TransactWrite::condition_check`]).
-    ConditionCheck,
-    /// Claim the guard item of a unique value (written for an entity with unique fields).
-    ClaimUnique {
-        /// The unique field.
-        field: &'static str,
-    },
-    /// Release the guard item of a unique value (deleted when the value changes or the entity
-    /// is deleted).
-    ReleaseUnique {
-        /// The unique field.
-        field: &'static str,
-    },
-    /// Read an item (`TransactGetItems`).
-    Get,
-}
-
-impl fmt::Display for ActionKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ActionKind::Put => f.write_str("put"),
-            ActionKind::Create => f.write_str("create"),
-            ActionKind::Replace => f.write_str("replace"),
-            ActionKind::Update => f.write_str("update"),
-            ActionKind::Delete => f.write_str("delete"),
-            ActionKind::ConditionCheck => f.write_str("condition check"),
-            ActionKind::ClaimUnique { field } => write!(f, "claim unique {field} of"),
-            ActionKind::ReleaseUnique { field } => write!(f, "release unique {field} of"),
-            ActionKind::Get => f.write_str("get"),
-        }
-    }
-}
-
-/// Why DynamoDB canceled one action of a transaction: the `Code` of its cancellation reason.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum CancellationCode {
-    /// The action's condition was not met (for a create: the item exists; for an update: the
-    /// item is missing or the update's condition failed).
-    ConditionalCheckFailed,
-    /// Another transaction or write was in progress on the item. Nothing was written; sending
-    /// again is safe (see [`TransactWrite::retry_conflicts`]).
-    TransactionConflict,
-    /// The item collection (the items sharing a partition key) would exceed 10 GB, the limit of
-    /// a table with a local secondary index.
-    ItemCollectionSizeLimitExceeded,
-    /// The item's partition is over its provisioned throughput.
-    ProvisionedThroughputExceeded,
-    /// The request rate is throttled (on-demand tables, or a control-plane limit).
-    ThrottlingError,
-    /// The action is invalid for this item (such as an update expression that does not fit the
-    /// stored types, or an item over 400 KB).
-    ValidationError,
-    /// A code this library does not know, as DynamoDB sent it.
-    Other(String),
-}
-
-impl CancellationCode {
-    /// The code for `code` as DynamoDB sends it; `None` for `"None"`, the code of an action that
-    /// did not fail.
-    pub fn parse(code: &str) -> Option<CancellationCode> {
-        Some(match code {
-            "None" => return None,
-            "ConditionalCheckFailed" => CancellationCode::ConditionalCheckFailed,
-            "TransactionConflict" => CancellationCode::TransactionConflict,
-            "ItemCollectionSizeLimitExceeded" => CancellationCode::ItemCollectionSizeLimitExceeded,
-            "ProvisionedThroughputExceeded" => CancellationCode::ProvisionedThroughputExceeded,
-            "ThrottlingError" => CancellationCode::ThrottlingError,
-            "ValidationError" => CancellationCode::ValidationError,
-            other => CancellationCode::Other(other.to_owned()),
-        })
-    }
-
-    /// The code as DynamoDB writes it.
-    pub fn as_str(&self) -> &str {
-        match self {
-            CancellationCode::ConditionalCheckFailed => "ConditionalCheckFailed",
-            CancellationCode::TransactionConflict => "TransactionConflict",
-            CancellationCode::ItemCollectionSizeLimitExceeded => "ItemCollectionSizeLimitExceeded",
-            CancellationCode::ProvisionedThroughputExceeded => "ProvisionedThroughputExceeded",
-            CancellationCode::ThrottlingError => "ThrottlingError",
-            CancellationCode::ValidationError => "ValidationError",
-            CancellationCode::Other(code) => code,
-        }
-    }
-
-    /// Whether the action may succeed when sent again unchanged: a conflict or throttling.
-    pub fn is_transient(&self) -> bool {
-        matches!(
-            self,
-            CancellationCode::TransactionConflict
-                | CancellationCode::ThrottlingError
-                | CancellationCode::ProvisionedThroughputExceeded
-        )
-    }
-}
-
-impl fmt::Display for CancellationCode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// One failed action of a canceled transaction, in [`Error::TransactionCanceled`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct CancellationReason {
-    /// The action's position in the request, from 0, counting every action (also those that
-    /// did not fail, and the guard actions added for unique fields).
-    pub index: usize,
-    /// What the action did.
-    pub action: ActionKind,
-    /// The entity type of the item (for a guard action: of the entity that owns the guard).
-    pub entity: &'static str,
-    /// The item's key, as `PK=… SK=…`.
-    pub key: String,
-    /// Why it failed.
-    pub code: CancellationCode,
-    /// DynamoDB's message, if any.
-    pub message: Option<String>,
-    /// For a failed condition: the item as it is stored, `None` when there is no such item. (The
-    /// library asks for it with `ReturnValuesOnConditionCheckFailure = ALL_OLD`, at no extra
-    /// cost.)
-    pub item: Option<Item>,
-}
-
-impl fmt::Display for CancellationReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "action {} ({} {} {}): {}", self.index, self.action, self.entity, self.key, self.code)
-    }
-}
-
-/// The text of [`Error::TransactionCanceled`].
-pub(crate) fn describe(reasons: &[CancellationReason]) -> String {
-    if reasons.is_empty() {
-        return "DynamoDB gave no reason".to_owned();
-    }
-    reasons.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
-}
 
 // ---------------------------------------------------------------------------------------------
 // Actions, shared with the uniqueness module.
@@ -610,8 +458,8 @@ fn version_cond<E: Entity>(base: Option<Cond>, expected: Option<u64>) -> Option<
 #[must_use = "a transaction does nothing until it is sent"]
 #[derive(Debug)]
 pub struct TransactWrite {
-    table: Table,
-    actions: Vec<Action>,
+    pub(crate) table: Table,
+    pub(crate) actions: Vec<Action>,
     token: Option<String>,
     retries: u32,
     error: Option<Error>,
@@ -628,7 +476,7 @@ impl TransactWrite {
         self
     }
 
-    fn fail(mut self, e: Error) -> Self {
+    pub(crate) fn fail(mut self, e: Error) -> Self {
         self.error.get_or_insert(e);
         self
     }
@@ -651,32 +499,6 @@ impl TransactWrite {
             Action::put(ActionKind::Put, E::TYPE, E::NAMES, self.table.name(), &w.key, w.item, cond)
         });
         self.push(action)
-    }
-
-    /// Writes `value` only if no item has its key (`attribute_not_exists(PK)`); otherwise the
-    /// transaction is canceled with [`CancellationCode::ConditionalCheckFailed`] for this action.
-    ///
-    /// For an entity with unique fields, one more action per present unique value claims its
-    /// guard item, on the condition that the guard is free (or already this item's); a taken
-    /// value cancels the transaction with `ConditionalCheckFailed` on that
-    /// [`ActionKind::ClaimUnique`] action.
-    ///
-    /// A versioned entity is stored with version 1; `created_at` and `updated_at` are set to
-    /// now. See [`versioning`].
-    pub fn create<E: Entity>(mut self, value: &E) -> Self {
-        let table = self.table.name().to_owned();
-        let actions = (|| {
-            let Stamped { key, item, .. } = versioning::stamp(value, true)?;
-            let mut actions = crate::unique::claims::<E>(&table, &key, &item)?;
-            let cond = Some(Cond::absent(E::NAMES));
-            actions.insert(0, Action::put(ActionKind::Create, E::TYPE, E::NAMES, &table, &key, item, cond)?);
-            Ok(actions)
-        })();
-        match actions {
-            Ok(a) => self.actions.extend(a),
-            Err(e) => self = self.fail(e),
-        }
-        self
     }
 
     /// Writes `value` only if an item has its key (`attribute_exists(PK)`).
@@ -808,17 +630,17 @@ impl TransactWrite {
     }
 
     /// The `TransactWriteItems` request [`send`](Self::send) would send, built by the same
-    /// code, without sending it. [`Request::to_json`](crate::render::Request::to_json) gives a
+    /// code, without sending it. [`Request::to_json`](crate::table::render::Request::to_json) gives a
     /// deterministic text for snapshot tests.
     ///
     /// # Errors
     /// As [`send`](Self::send) before sending.
     pub fn render(&self) -> Result<TransactWriteItemsInput, Error> {
         if let Some(e) = &self.error {
-            return Err(crate::query::clone_err(e));
+            return Err(e.copy_of_build_error());
         }
         let request = write_request(self.table.client(), &self.actions, self.token.as_deref())?;
-        crate::render::built(request.as_input().clone().build())
+        crate::table::render::built(request.as_input().clone().build())
     }
 }
 
@@ -951,9 +773,9 @@ impl<T> TransactGet<T> {
     /// A key's encoding error; [`Error::Invalid`] for a key asked twice.
     pub fn render(&self) -> Result<TransactGetItemsInput, Error> {
         if let Some(e) = &self.error {
-            return Err(crate::query::clone_err(e));
+            return Err(e.copy_of_build_error());
         }
-        crate::render::built(get_request(self.table.client(), &self.gets)?.as_input().clone().build())
+        crate::table::render::built(get_request(self.table.client(), &self.gets)?.as_input().clone().build())
     }
 }
 

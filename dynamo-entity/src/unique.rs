@@ -91,13 +91,13 @@ use std::collections::{HashMap, HashSet};
 use aws_sdk_dynamodb::types::AttributeValue;
 use base64::Engine as _;
 
-use crate::entity::{AttributeNames, Entity, EntitySchema, FieldSchema, Item, PK, PrimaryKey};
+use crate::schema::{AttributeNames, Entity, EntitySchema, FieldSchema, Item, PK, PrimaryKey};
 use crate::error::Error;
 use crate::expr::{Condition, Field, Mutable, Placeholders};
 use crate::key::{MAX_PARTITION_KEY_BYTES, escape_into, unescape};
 use crate::table::Table;
 use crate::transact::{
-    Action, ActionKind, CancellationCode, CancellationReason, Cond, backoff, only_transient, send_once,
+    Action, ActionKind, CancellationCode, CancellationReason, Cond, TransactWrite, backoff, only_transient, send_once,
 };
 use crate::update::{PreparedUpdate, UpdateRequest};
 use crate::value::Attribute;
@@ -556,8 +556,8 @@ pub(crate) fn render_write<E: Entity>(
     w: &Stamped,
     create: bool,
     must_exist: bool,
-) -> Result<Vec<crate::render::Request>, Error> {
-    use crate::render::{Request, built};
+) -> Result<Vec<crate::table::render::Request>, Error> {
+    use crate::table::render::{Request, built};
     let mut out = Vec::with_capacity(2);
     let plan = if create {
         create_plan::<E>(table.name(), w)?
@@ -851,8 +851,8 @@ impl<E: Entity> UniqueUpdate<E> {
     ///
     /// # Errors
     /// As [`send`](Self::send) before sending; [`Error::Key`] / [`Error::Encode`] for `stored`.
-    pub fn render(self, stored: &E) -> Result<Vec<crate::render::Request>, Error> {
-        use crate::render::{Request, built};
+    pub fn render(self, stored: &E) -> Result<Vec<crate::table::render::Request>, Error> {
+        use crate::table::render::{Request, built};
         let UniqueParts { prepared, table, key, fields, new } = self.parts()?;
         let old = stored.to_item()?;
         let plan = update_plan(E::schema(), &table, &key, &prepared, &fields, &old, &new, HashSet::new())?;
@@ -925,6 +925,35 @@ fn replace_placeholder(expression: &str, from: &str, to: &str) -> String {
 
 // ---------------------------------------------------------------------------------------------
 // Lookup by a unique value
+
+/// `create` is implemented here, beside the guard items it claims.
+impl TransactWrite {
+    /// Writes `value` only if no item has its key (`attribute_not_exists(PK)`); otherwise the
+    /// transaction is canceled with [`CancellationCode::ConditionalCheckFailed`] for this action.
+    ///
+    /// For an entity with unique fields, one more action per present unique value claims its
+    /// guard item, on the condition that the guard is free (or already this item's); a taken
+    /// value cancels the transaction with `ConditionalCheckFailed` on that
+    /// [`ActionKind::ClaimUnique`] action.
+    ///
+    /// A versioned entity is stored with version 1; `created_at` and `updated_at` are set to
+    /// now. See [`versioning`].
+    pub fn create<E: Entity>(mut self, value: &E) -> Self {
+        let table = self.table.name().to_owned();
+        let actions = (|| {
+            let Stamped { key, item, .. } = versioning::stamp(value, true)?;
+            let mut actions = claims::<E>(&table, &key, &item)?;
+            let cond = Some(Cond::absent(E::NAMES));
+            actions.insert(0, Action::put(ActionKind::Create, E::TYPE, E::NAMES, &table, &key, item, cond)?);
+            Ok(actions)
+        })();
+        match actions {
+            Ok(a) => self.actions.extend(a),
+            Err(e) => self = self.fail(e),
+        }
+        self
+    }
+}
 
 impl Table {
     /// The item of entity `E` that holds `value` in the unique `field`, through the value's

@@ -7,7 +7,7 @@ use aws_sdk_dynamodb::operation::update_item::UpdateItemInput;
 use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, ReturnValue};
 
-use crate::entity::{Entity, EntitySchema, Key, PrimaryKey, VersionSchema};
+use crate::schema::{Entity, EntitySchema, Key, PrimaryKey, VersionSchema};
 use crate::error::Error;
 use crate::expr::{Condition, Field, Mutable, Placeholders};
 use crate::key::{
@@ -693,7 +693,7 @@ impl<E: Entity> UpdateRequest<E> {
     /// built by the same code, without sending it: the key, the update and condition
     /// expressions with their names and values (GSI key rewrites, version bump and
     /// `updated_at` included). An `updated_at` field makes it differ from one call to the next
-    /// (the time is now). [`Request::to_json`](crate::render::Request::to_json) gives a
+    /// (the time is now). [`Request::to_json`](crate::table::render::Request::to_json) gives a
     /// deterministic text for snapshot tests.
     ///
     /// # Errors
@@ -701,7 +701,7 @@ impl<E: Entity> UpdateRequest<E> {
     pub fn render(self) -> Result<UpdateItemInput, Error> {
         let (mut p, table) = self.prepare()?;
         // Nothing is sent, so no error will need the key's text (see `keep_key_text`).
-        crate::render::built(p.request(&table, ReturnValue::AllNew).as_input().clone().build())
+        crate::table::render::built(p.request(&table, ReturnValue::AllNew).as_input().clone().build())
     }
 
     async fn send_returning(self, returning: ReturnValue) -> Result<E, Error> {
@@ -765,13 +765,13 @@ impl PreparedUpdate {
     }
 
     /// What a failed condition means, from the item as it was (`None`: no item).
-    pub(crate) fn failure(&self, old: Option<crate::entity::Item>) -> Error {
+    pub(crate) fn failure(&self, old: Option<crate::schema::Item>) -> Error {
         let (entity, key) = (self.entity, self.key_text());
         let Some(old) = old else { return Error::NotFound { entity, key } };
         match old.get(self.type_attribute) {
             Some(AttributeValue::S(t)) if t == entity => {}
             other => {
-                return Error::WrongEntity { expected: entity, found: other.map(crate::entity::describe_value), key };
+                return Error::WrongEntity { expected: entity, found: other.map(crate::schema::describe_value), key };
             }
         }
         if let Some((version, expected)) = &self.version {
@@ -812,12 +812,12 @@ pub(crate) struct PreparedUpdate {
     /// The entity type attribute ([`AttributeNames::entity_type`](crate::AttributeNames)).
     pub type_attribute: &'static str,
     /// The table's attribute names (the key's, for its text).
-    pub attribute_names: &'static crate::entity::AttributeNames,
+    pub attribute_names: &'static crate::schema::AttributeNames,
     /// The key as `PK=… SK=…`, once kept by [`keep_key_text`](Self::keep_key_text); read it
     /// with [`key_text`](Self::key_text).
     pub key_text: Option<String>,
     /// `{PK, SK}`.
-    pub key: crate::entity::Item,
+    pub key: crate::schema::Item,
     /// `UpdateExpression`.
     pub update: String,
     /// `ConditionExpression`: always includes `attribute_exists(PK)`.
@@ -975,4 +975,11 @@ fn composite_to_number(part: &str) -> Option<String> {
         _ => return None,
     };
     Some(min.checked_add(offset)?.to_string())
+}
+
+impl Table {
+    /// An update of the item with this key (`UpdateItem`); see [`UpdateRequest`].
+    pub fn update<E: Entity>(&self, key: Key<E>) -> UpdateRequest<E> {
+        UpdateRequest::new(self.clone(), key)
+    }
 }

@@ -137,10 +137,10 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use crate::entity::{Entity, EntitySchema, Item, PrimaryKey, VersionSchema};
+use crate::schema::{Entity, EntitySchema, Item, PrimaryKey, VersionSchema};
 use crate::error::Error;
 use crate::expr::Placeholders;
-use crate::time::Timestamp;
+use crate::value::time::Timestamp;
 use crate::value::{Attribute, ValueError, parse_integer};
 
 #[cfg(doc)]
@@ -361,7 +361,7 @@ pub(crate) fn stamp<E: Entity>(value: &E, create: bool) -> Result<Stamped, Error
         _ => value.primary_key()?,
     };
     if !schema.has_maintained() {
-        crate::size::check_item_size_in(E::NAMES, E::TYPE, &item)?;
+        crate::schema::size::check_item_size_in(E::NAMES, E::TYPE, &item)?;
         return Ok(Stamped { key, item, expected: None });
     }
     let mut expected = None;
@@ -386,13 +386,13 @@ pub(crate) fn stamp<E: Entity>(value: &E, create: bool) -> Result<Stamped, Error
             item = E::from_item(&item)?.to_item()?;
         }
     }
-    crate::size::check_item_size_in(E::NAMES, E::TYPE, &item)?;
+    crate::schema::size::check_item_size_in(E::NAMES, E::TYPE, &item)?;
     Ok(Stamped { key, item, expected })
 }
 
 /// The current time as a stored `Timestamp` attribute.
 pub(crate) fn now_value() -> AttributeValue {
-    let mut s = String::with_capacity(crate::time::TIMESTAMP_LEN);
+    let mut s = String::with_capacity(crate::value::time::TIMESTAMP_LEN);
     Timestamp::now().write_to(&mut s);
     AttributeValue::S(s)
 }

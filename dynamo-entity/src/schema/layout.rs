@@ -1,56 +1,34 @@
-//! The table as a whole, from its entities: the key attributes and GSIs they need (checked for
-//! agreement), a CloudFormation template, and the access-pattern matrix with a Mermaid diagram
-//! of item collections and indexes.
-//!
-//! ```ignore
-//! let layout = TableLayout::new(&[User::schema(), Skill::schema(), Review::schema()])?;
-//! let cfn = layout.cloudformation("skill-exchange");       // AWS::DynamoDB::Table as JSON
-//! let doc = layout.markdown("Skill Exchange");             // the access-pattern matrix
-//! ```
+//! The table as its declaration defines it: [`TableLayout`] (key attributes and their types,
+//! GSIs, LSIs, the inverted index, projections, TTL), built from the entities' schemas by
+//! [`TableLayout::new`] or from a `#[derive(Table)]` declaration ([`TableDef`],
+//! [`TableLayout::declared`]). The reports drawn from it (CloudFormation, NoSQL Workbench,
+//! Markdown, lint) are in [`design`](crate::design).
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use crate::entity::{AttributeNames, EntitySchema, Index, IndexSchema};
 use crate::error::Error;
-use crate::key::{KeyType, Segment, Template};
+use crate::key::KeyType;
+use crate::schema::{AttributeNames, EntitySchema, Index};
 
 /// The key attributes, GSIs and TTL attribute of one table, as its entities define them.
 #[derive(Debug, Clone)]
 pub struct TableLayout {
-    entities: Vec<&'static EntitySchema>,
+    pub(crate) entities: Vec<&'static EntitySchema>,
     /// The table's attribute and index names, those of its entities.
-    names: &'static AttributeNames,
-    key_types: BTreeMap<&'static str, KeyType>,
-    gsis: Vec<u8>,
+    pub(crate) names: &'static AttributeNames,
+    pub(crate) key_types: BTreeMap<&'static str, KeyType>,
+    pub(crate) gsis: Vec<u8>,
     /// The LSIs, by number (1 to 5).
-    lsis: Vec<u8>,
-    inverted: bool,
-    ttl: Option<&'static str>,
+    pub(crate) lsis: Vec<u8>,
+    pub(crate) inverted: bool,
+    pub(crate) ttl: Option<&'static str>,
     /// The projection of each secondary index; ALL for an index that is not listed.
-    projections: BTreeMap<Index, Projection>,
+    pub(crate) projections: BTreeMap<Index, Projection>,
     /// The reads the application registered besides the generated queries, for the design
     /// lint (see [`TableLayout::reads`]).
-    pub(crate) reads: Vec<crate::lint::Read>,
-}
-
-/// One query the generated code offers.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AccessPattern {
-    /// The generated function, such as `Skill::gsi1`.
-    pub name: String,
-    /// The index it queries.
-    pub index: Index,
-    /// The key condition on the partition key, such as `GSI1PK = CAT#<category>`.
-    pub partition: String,
-    /// The sort key and its template, such as `GSI1SK <downloads> (N)`.
-    pub sort: String,
-    /// The entity types the query returns.
-    pub returns: Vec<&'static str>,
-    /// Whether items without every part of the index's keys are left out (a sparse index).
-    pub sparse: bool,
+    pub(crate) reads: Vec<Read>,
 }
 
 impl TableLayout {
@@ -215,234 +193,6 @@ impl TableLayout {
         }
         out
     }
-
-    /// An AWS CloudFormation template with one `AWS::DynamoDB::Table` resource: the key schema,
-    /// every GSI with its projection (ALL unless the table declaration says otherwise, see
-    /// [`TableLayout::projection`]; the inverted index last, keyed `SK` / `PK`), every LSI
-    /// (`LocalSecondaryIndexes`, keyed `PK` / `LSI<n>SK`, with its projection), on-demand
-    /// billing, and TTL when an entity declares it.
-    pub fn cloudformation(&self, table_name: &str) -> Value {
-        let key = |name: &str, ty: &str| json!({ "AttributeName": name, "KeyType": ty });
-        let definitions: Vec<Value> = self
-            .key_attributes()
-            .into_iter()
-            .map(|a| json!({ "AttributeName": a, "AttributeType": self.key_type(a).to_string() }))
-            .collect();
-        let names = self.names;
-        let index_json = |i: Index| {
-            json!({
-                "IndexName": names.index_name(i).unwrap_or_default(),
-                "KeySchema": [key(names.pk_of(i), "HASH"), key(names.sk_of(i), "RANGE")],
-                "Projection": self.projection(i).to_json()
-            })
-        };
-        let (lsis, gsis): (Vec<Index>, Vec<Index>) = self.indexes().into_iter().partition(|i| i.is_local());
-        let gsis: Vec<Value> = gsis.into_iter().map(index_json).collect();
-        let lsis: Vec<Value> = lsis.into_iter().map(index_json).collect();
-        let mut properties = json!({
-            "TableName": table_name,
-            "BillingMode": "PAY_PER_REQUEST",
-            "AttributeDefinitions": definitions,
-            "KeySchema": [key(names.pk, "HASH"), key(names.sk, "RANGE")],
-        });
-        if !gsis.is_empty() {
-            properties["GlobalSecondaryIndexes"] = Value::Array(gsis);
-        }
-        if !lsis.is_empty() {
-            properties["LocalSecondaryIndexes"] = Value::Array(lsis);
-        }
-        if let Some(ttl) = self.ttl {
-            properties["TimeToLiveSpecification"] = json!({ "AttributeName": ttl, "Enabled": true });
-        }
-        let logical: String = table_name
-            .split(|c: char| !c.is_ascii_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(|w| w[..1].to_ascii_uppercase() + &w[1..])
-            .collect::<String>()
-            + "Table";
-        json!({
-            "AWSTemplateFormatVersion": "2010-09-09",
-            "Description": format!("DynamoDB table {table_name}, generated by dynamo-entity from its entities"),
-            "Resources": { logical: { "Type": "AWS::DynamoDB::Table", "Properties": properties } }
-        })
-    }
-
-    /// Every query the generated code offers: each entity's primary-index query, GSI queries,
-    /// inverted-index query and LSI queries, and the item collections several entities share.
-    pub fn access_patterns(&self) -> Vec<AccessPattern> {
-        let mut out = Vec::new();
-        for e in &self.entities {
-            for ix in std::iter::once(&e.primary).chain(e.gsis).chain(&e.inverted).chain(e.lsis) {
-                out.push(AccessPattern {
-                    name: format!("{}::{}", e.name, function_name(ix.index)),
-                    index: ix.index,
-                    partition: format!("{} = {}", e.names.pk_of(ix.index), ix.pk.source),
-                    sort: sort_text(ix, e.names),
-                    returns: vec![e.name],
-                    // The inverted index is keyed on the primary key, which every item has.
-                    sparse: ix.index != Index::Inverted
-                        && ix.pk.fields().chain(ix.sk.fields()).any(|f| e.is_optional(f)),
-                });
-            }
-        }
-        // Item collections: partitions several entities share (same template shape).
-        let mut shared: BTreeMap<(Index, String), Vec<(&'static str, &'static IndexSchema)>> = BTreeMap::new();
-        for e in &self.entities {
-            for ix in std::iter::once(&e.primary).chain(e.gsis).chain(&e.inverted).chain(e.lsis) {
-                shared.entry((ix.index, shape(ix.pk))).or_default().push((e.name, ix));
-            }
-        }
-        for ((index, _), members) in shared {
-            if members.len() < 2 {
-                continue;
-            }
-            let (first, ix) = members[0];
-            out.push(AccessPattern {
-                name: format!("table.collection({first}::{}(..))", function_name(index)),
-                index,
-                partition: format!("{} = {}", self.names.pk_of(index), ix.pk.source),
-                sort: format!("{} (whole partition)", self.names.sk_of(index)),
-                returns: members.iter().map(|(n, _)| *n).collect(),
-                sparse: false,
-            });
-        }
-        out
-    }
-
-    /// The design document: key attributes, entities, the access-pattern matrix and a Mermaid
-    /// diagram of item collections and indexes, as Markdown.
-    pub fn markdown(&self, title: &str) -> String {
-        let mut md = String::new();
-        let _ = writeln!(md, "# {title}: table design\n");
-        let _ = writeln!(
-            md,
-            "Generated by `dynamo_entity::design::TableLayout::markdown` from the entities; do not edit.\n"
-        );
-        let _ = writeln!(md, "## Key attributes\n\n| attribute | type | index |\n|---|---|---|");
-        let names = self.names;
-        let index_name = |i: Index| names.index_name(i).unwrap_or("table");
-        for a in self.key_attributes() {
-            let index = if a == names.pk || a == names.sk {
-                let mut text = match (self.inverted, a == names.pk) {
-                    (false, _) => "table".to_owned(),
-                    (true, true) => format!("table; sort key of {}", names.inverted),
-                    (true, false) => format!("table; partition key of {}", names.inverted),
-                };
-                if a == names.pk && !self.lsis.is_empty() {
-                    let lsis: Vec<&str> = self.lsis.iter().map(|&n| index_name(Index::Lsi(n))).collect();
-                    let _ = write!(text, "; partition key of {}", lsis.join(", "));
-                }
-                text
-            } else {
-                // The index whose key attribute `a` is.
-                self.indexes()
-                    .into_iter()
-                    .find(|&i| names.pk_of(i) == a || names.sk_of(i) == a)
-                    .map_or_else(String::new, |i| index_name(i).to_owned())
-            };
-            let _ = writeln!(md, "| `{a}` | {} | {index} |", self.key_type(a));
-        }
-        if let Some(ttl) = self.ttl {
-            let _ = writeln!(md, "\nTime to live: `{ttl}` (epoch seconds).");
-        }
-        let indexes_column = if self.lsis.is_empty() { "GSIs" } else { "GSIs / LSIs" };
-        let _ = writeln!(
-            md,
-            "\n## Entities\n\n| entity | {} | {} | {indexes_column} |\n|---|---|---|---|",
-            names.pk, names.sk
-        );
-        for e in &self.entities {
-            let gsis: Vec<String> = e
-                .gsis
-                .iter()
-                .chain(&e.inverted)
-                .chain(e.lsis)
-                .map(|g| format!("{} `{}` / `{}`", index_name(g.index), g.pk.source, g.sk.source))
-                .collect();
-            let _ = writeln!(
-                md,
-                "| {} | `{}` | `{}` | {} |",
-                e.name,
-                e.primary.pk.source,
-                e.primary.sk.source,
-                gsis.join("<br>")
-            );
-        }
-        let _ = writeln!(
-            md,
-            "\n## Access patterns\n\n| query | index | key condition | sorted by | returns | sparse |\n|---|---|---|---|---|---|"
-        );
-        for p in self.access_patterns() {
-            let index = index_name(p.index);
-            let _ = writeln!(
-                md,
-                "| `{}` | {index} | `{}` | {} | {} | {} |",
-                p.name,
-                p.partition,
-                p.sort,
-                p.returns.join(", "),
-                if p.sparse { "yes" } else { "" }
-            );
-        }
-        let _ = writeln!(md, "\n## Diagram\n\n```mermaid\nflowchart LR");
-        let _ = writeln!(md, "    table[(\"table: {} / {}\")]", names.pk, names.sk);
-        for i in self.indexes() {
-            let _ = writeln!(md, "    {}[(\"{}: {} / {}\")]", node(i), index_name(i), names.pk_of(i), names.sk_of(i));
-        }
-        for e in &self.entities {
-            let _ = writeln!(md, "    {}[\"{}\"]", e.name, e.name);
-            let _ = writeln!(md, "    {} -->|\"{} / {}\"| table", e.name, label(e.primary.pk), label(e.primary.sk));
-            for g in e.gsis.iter().chain(&e.inverted).chain(e.lsis) {
-                let _ = writeln!(md, "    {} -.->|\"{} / {}\"| {}", e.name, label(g.pk), label(g.sk), node(g.index));
-            }
-        }
-        let _ = writeln!(md, "```");
-        md
-    }
-}
-
-/// The generated query function of an index: `query`, `gsi<n>`, `lsi<n>` or `inverted`.
-fn function_name(index: Index) -> String {
-    match index {
-        Index::Primary => "query".to_owned(),
-        Index::Gsi(n) => format!("gsi{n}"),
-        Index::Lsi(n) => format!("lsi{n}"),
-        Index::Inverted => "inverted".to_owned(),
-    }
-}
-
-/// The Mermaid node of a secondary index: `gsi<n>`, `lsi<n>` or `inverted`.
-fn node(index: Index) -> String {
-    match index {
-        Index::Primary => "table".to_owned(),
-        other => function_name(other),
-    }
-}
-
-/// A template for a Mermaid label, whose `<` `>` would read as HTML: `SKILL#{id}`.
-fn label(t: &Template) -> String {
-    t.source.replace('<', "{").replace('>', "}")
-}
-
-fn sort_text(ix: &IndexSchema, names: &AttributeNames) -> String {
-    let attr = names.sk_of(ix.index);
-    match ix.sk.constant() {
-        Some(c) => format!("{attr} = {c}"),
-        None => format!("{attr} `{}` ({})", ix.sk.source, ix.sk.key_type),
-    }
-}
-
-/// A template with its field names erased: `SKILL#<id>` and `SKILL#<skill_id>` share a shape.
-fn shape(t: &Template) -> String {
-    t.segments
-        .iter()
-        .map(|s| match s {
-            Segment::Literal(l) => (*l).to_owned(),
-            Segment::Field(_) => "<>".to_owned(),
-            Segment::Shard { count, .. } => format!("<shard/{count}>"),
-        })
-        .collect::<Vec<_>>()
-        .join("#")
 }
 
 /// What a secondary index copies from the table's items besides their keys: DynamoDB's
@@ -517,7 +267,7 @@ pub struct GsiDecl {
 }
 
 /// A table declared with `#[derive(Table)]`: its entities and secondary indexes, checked
-/// together at compile time (see [`layout_check`](crate::layout_check)), and the table-level
+/// together at compile time (see [`layout_check`](crate::schema::check)), and the table-level
 /// entity enum.
 ///
 /// ```ignore
@@ -543,7 +293,7 @@ pub trait TableDef {
     const NAMES: &'static AttributeNames = &AttributeNames::DEFAULT;
     /// The generated enum with one variant per entity, decoding any item of the table by its
     /// entity type attribute.
-    type Item: crate::collection::EntityEnum;
+    type Item: crate::schema::EntityEnum;
 
     /// The table's layout: key attributes and types, the declared indexes with their
     /// projections, TTL (see [`TableLayout::declared`]).
@@ -573,16 +323,16 @@ impl TableLayout {
     /// builds): the layout of [`TableLayout::new`], holding exactly the declared indexes (an
     /// index no entity writes is created too, with the declared key types or `S`) with their
     /// projections. It runs the compile-time checks of `#[derive(Table)]` again
-    /// ([`layout_check`](crate::layout_check)), for declarations built by hand.
+    /// ([`layout_check`](crate::schema::check)), for declarations built by hand.
     ///
     /// # Errors
     /// [`Error::Invalid`] as [`TableLayout::new`], and when an entity writes an index that is
     /// not declared, a key type differs from the declared one, an index is declared twice, an
     /// LSI is numbered outside 1 to 5 or declares its partition key's type (it is `PK`), two
     /// entities can produce the same primary key, or one entity's default `begins_with` query
-    /// reads another's items (see [`layout_check`](crate::layout_check)).
+    /// reads another's items (see [`layout_check`](crate::schema::check)).
     pub fn declared(entities: &[&'static EntitySchema], indexes: &[GsiDecl]) -> Result<TableLayout, Error> {
-        use crate::layout_check as lc;
+        use crate::schema::check as lc;
         let invalid = |reason: String| Err(Error::Invalid { reason });
         let mut layout = TableLayout::new(entities)?;
         let names = layout.names;
@@ -594,10 +344,10 @@ impl TableLayout {
                 return invalid("the primary index is not a secondary index to declare".to_owned());
             }
             if let Index::Lsi(n) = d.index {
-                if !(1..=crate::entity::MAX_LSI).contains(&n) {
+                if !(1..=crate::schema::MAX_LSI).contains(&n) {
                     return invalid(format!(
                         "LSIs are numbered 1 to {}: DynamoDB allows 5 local secondary indexes a table, not LSI{n}",
-                        crate::entity::MAX_LSI
+                        crate::schema::MAX_LSI
                     ));
                 }
                 if d.pk.is_some() {
@@ -703,3 +453,47 @@ impl TableLayout {
         self.projections.get(&index).copied().unwrap_or(Projection::All)
     }
 }
+/// A read the application makes besides the generated queries, registered on the layout with
+/// [`TableLayout::reads`] so that [`TableLayout::lint`] can review it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Read {
+    /// What the read is for, such as `admin: every pending skill`.
+    pub name: String,
+    /// The entity type it returns.
+    pub entity: &'static str,
+    /// The index it reads.
+    pub index: Index,
+    /// Whether it is a `Scan` (else a `Query`).
+    pub scan: bool,
+    /// Whether it selects its entity with a `FilterExpression` on the type attribute
+    /// (`_type = :t`).
+    pub type_filter: bool,
+}
+
+impl Read {
+    /// A `Scan` of the table for items of `entity` (see [`Read::on`] for an index).
+    pub fn scan(name: impl Into<String>, entity: &'static str) -> Read {
+        Read { name: name.into(), entity, index: Index::Primary, scan: true, type_filter: false }
+    }
+
+    /// A `Query` of one partition of `index` for items of `entity`, made outside the
+    /// generated query functions.
+    pub fn query(name: impl Into<String>, entity: &'static str, index: Index) -> Read {
+        Read { name: name.into(), entity, index, scan: false, type_filter: false }
+    }
+
+    /// The index the read uses.
+    #[must_use]
+    pub fn on(mut self, index: Index) -> Read {
+        self.index = index;
+        self
+    }
+
+    /// The read selects its entity with a `FilterExpression` on the type attribute.
+    #[must_use]
+    pub fn filter_on_type(mut self) -> Read {
+        self.type_filter = true;
+        self
+    }
+}
+

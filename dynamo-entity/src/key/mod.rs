@@ -32,7 +32,11 @@ use std::fmt;
 
 use aws_sdk_dynamodb::types::{AttributeValue, ScalarAttributeType};
 
-use crate::time::Timestamp;
+use crate::value::time::Timestamp;
+
+pub mod names;
+
+pub use names::{AttributeNames, GsiNames, Index, LsiNames, PrimaryKey};
 
 /// The delimiter between the segments of a key.
 pub const DELIMITER: char = '#';
@@ -66,7 +70,7 @@ pub enum Segment {
 pub const MAX_SHARDS: u16 = 100;
 
 /// How many distinct values a key part takes, for the design lint (see
-/// [`TableLayout::lint`](crate::design::TableLayout::lint)).
+/// [`TableLayout::lint`](crate::schema::TableLayout::lint)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Cardinality {
     /// A handful of values (`bool`, a field-less enum from `#[derive(KeyPart)]`): a partition
@@ -547,7 +551,7 @@ impl KeyPart for Timestamp {
     /// one [`KeyPart::write_part`] writes.
     #[inline]
     fn part_eq(&self, encoded: &str, _: PartForm) -> bool {
-        encoded.len() == crate::time::TIMESTAMP_LEN && Timestamp::parse(encoded).is_ok_and(|t| t == *self)
+        encoded.len() == crate::value::time::TIMESTAMP_LEN && Timestamp::parse(encoded).is_ok_and(|t| t == *self)
     }
 }
 
@@ -1164,6 +1168,22 @@ impl fmt::Display for KeyType {
 /// `N` when `T` is numeric, else `S`: the key type of a template made of one `T` placeholder.
 pub const fn single_key_type<T: KeyPart + ?Sized>() -> KeyType {
     if T::NUMERIC { KeyType::N } else { KeyType::S }
+}
+
+/// Byte equality of two strings, usable in constant evaluation.
+pub const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 #[cfg(test)]

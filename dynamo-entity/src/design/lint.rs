@@ -17,7 +17,7 @@
 //!   field-less enums from `#[derive(KeyPart)]`), such as `SKILL#<status>`. Every item with one
 //!   value lands in one partition, which serves at most 1,000 write units and 3,000 read units
 //!   a second. The message offers write sharding (`<shard(field, N)>`, see
-//!   [`shard`](crate::shard)); a sharded template is not hot.
+//!   [`shard`](crate::query::shard)); a sharded template is not hot.
 //! * [`LintKind::UnboundedCollection`]: a GSI whose sort key template is constant while its
 //!   partition key does not name one item (no `#[entity(unique)]` part): the partition is an
 //!   item collection that grows without bound under one sort key value, so a query reads it in
@@ -36,8 +36,8 @@
 
 use std::fmt;
 
-use crate::design::TableLayout;
-use crate::entity::{EntitySchema, Index, IndexSchema};
+use crate::schema::{Read, TableLayout};
+use crate::schema::{EntitySchema, Index, IndexSchema};
 use crate::key::{Cardinality, Segment, Template};
 
 /// The shard count the hot-partition lint suggests.
@@ -87,50 +87,6 @@ impl fmt::Display for Lint {
     }
 }
 
-/// A read the application makes besides the generated queries, registered on the layout with
-/// [`TableLayout::reads`] so that [`TableLayout::lint`] can review it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Read {
-    /// What the read is for, such as `admin: every pending skill`.
-    pub name: String,
-    /// The entity type it returns.
-    pub entity: &'static str,
-    /// The index it reads.
-    pub index: Index,
-    /// Whether it is a `Scan` (else a `Query`).
-    pub scan: bool,
-    /// Whether it selects its entity with a `FilterExpression` on the type attribute
-    /// (`_type = :t`).
-    pub type_filter: bool,
-}
-
-impl Read {
-    /// A `Scan` of the table for items of `entity` (see [`Read::on`] for an index).
-    pub fn scan(name: impl Into<String>, entity: &'static str) -> Read {
-        Read { name: name.into(), entity, index: Index::Primary, scan: true, type_filter: false }
-    }
-
-    /// A `Query` of one partition of `index` for items of `entity`, made outside the
-    /// generated query functions.
-    pub fn query(name: impl Into<String>, entity: &'static str, index: Index) -> Read {
-        Read { name: name.into(), entity, index, scan: false, type_filter: false }
-    }
-
-    /// The index the read uses.
-    #[must_use]
-    pub fn on(mut self, index: Index) -> Read {
-        self.index = index;
-        self
-    }
-
-    /// The read selects its entity with a `FilterExpression` on the type attribute.
-    #[must_use]
-    pub fn filter_on_type(mut self) -> Read {
-        self.type_filter = true;
-        self
-    }
-}
-
 impl TableLayout {
     /// Registers reads the application makes besides the generated queries (scans, hand-written
     /// queries), for [`TableLayout::lint`]. Adds to the reads registered before.
@@ -147,7 +103,7 @@ impl TableLayout {
 
     /// Reviews the design: hot partitions, unbounded item collections without a sort key,
     /// reads that filter on the entity type, and scans used for reads (see the
-    /// [module documentation](crate::lint) for each rule). Empty when nothing is found.
+    /// [module documentation](crate::design::lint) for each rule). Empty when nothing is found.
     pub fn lint(&self) -> Vec<Lint> {
         let mut out = Vec::new();
         for e in self.entities() {

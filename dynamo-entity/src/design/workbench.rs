@@ -68,10 +68,10 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value, json};
 
-use crate::design::TableLayout;
-use crate::entity::{AttributeNames, Entity, EntitySchema, Index, Item};
+use crate::schema::TableLayout;
+use crate::schema::{AttributeNames, Entity, EntitySchema, Index, Item};
 use crate::error::Error;
-use crate::time::Timestamp;
+use crate::value::time::Timestamp;
 use crate::value::type_name;
 
 /// The `Version` of the Workbench data-model format written by [`TableLayout::workbench`].
@@ -174,7 +174,7 @@ impl WorkbenchModel {
 impl TableLayout {
     /// The table as a NoSQL Workbench data model (format [`FORMAT_VERSION`]): the key schema,
     /// every GSI, one facet per entity with its sample items, and every sample item in
-    /// `TableData`. See the [module documentation](crate::workbench) for the layout of the
+    /// `TableData`. See the [module documentation](crate::design::workbench) for the layout of the
     /// document.
     ///
     /// # Errors
@@ -208,7 +208,7 @@ impl TableLayout {
                 return Err(invalid(format!(
                     "sample item {} has entity type {}, which is no entity of the table",
                     describe_key(item),
-                    item.get(names.entity_type).map(crate::entity::describe_value).unwrap_or_else(|| "<none>".into())
+                    item.get(names.entity_type).map(crate::schema::describe_value).unwrap_or_else(|| "<none>".into())
                 )));
             };
             by_entity.entry(schema.name).or_default().push(item);

@@ -49,13 +49,12 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value};
 
-use crate::entity::{Entity, Key};
+#[cfg(doc)]
+use crate::schema::Entity;
 use crate::error::Error;
-use crate::table::Table;
-use crate::versioning;
 
 #[cfg(doc)]
-use crate::entity::Item;
+use crate::schema::Item;
 
 /// One request as the SDK would send it.
 #[derive(Debug, Clone, PartialEq)]
@@ -157,123 +156,6 @@ pub(crate) fn built<T>(input: Result<T, aws_sdk_dynamodb::error::BuildError>) ->
 }
 
 // ---------------------------------------------------------------------------------------------
-// Single-item operations
-
-impl Table {
-    /// The requests of this table's single-item operations, rendered without sending; see
-    /// [`Render`] and the [`render`](crate::render) module.
-    pub fn render(&self) -> Render<'_> {
-        Render { table: self }
-    }
-}
-
-/// The requests of [`Table`]'s single-item operations, built by the code that sends them,
-/// without sending; from [`Table::render`].
-///
-/// Each method returns the requests in the order the operation sends them: one request for
-/// most entities. For an entity with unique fields ([`unique`](crate::unique)) a put or replace
-/// is a strongly consistent `GetItem` and then a `TransactWriteItems` whose actions depend on
-/// what the read returns: rendered as when nothing is stored (put) or when the stored item
-/// holds the value's own unique values (replace). A delete of such an entity renders its read
-/// only. A value with an `#[entity(updated_at)]` or `#[entity(created_at)]` field gets the
-/// current time, as when sent.
-#[derive(Debug, Clone, Copy)]
-pub struct Render<'a> {
-    table: &'a Table,
-}
-
-impl Render<'_> {
-    /// The `GetItem` of [`Table::get`].
-    ///
-    /// # Errors
-    /// The key's encoding error.
-    pub fn get<E: Entity>(&self, key: Key<E>) -> Result<GetItemInput, Error> {
-        let key = key.into_encoded()?;
-        built(self.table.get_request(E::NAMES, &key, false).as_input().clone().build())
-    }
-
-    /// The `GetItem` of [`Table::get_consistent`].
-    ///
-    /// # Errors
-    /// The key's encoding error.
-    pub fn get_consistent<E: Entity>(&self, key: Key<E>) -> Result<GetItemInput, Error> {
-        let key = key.into_encoded()?;
-        built(self.table.get_request(E::NAMES, &key, true).as_input().clone().build())
-    }
-
-    /// The requests of [`Table::put`].
-    ///
-    /// # Errors
-    /// The errors [`Table::put`] reports before sending.
-    pub fn put<E: Entity>(&self, value: &E) -> Result<Vec<Request>, Error> {
-        let w = versioning::stamp(value, false)?;
-        if E::schema().has_unique() {
-            return crate::unique::render_write::<E>(self.table, &w, false, false);
-        }
-        let input = self.table.put_request::<E>(w.item, w.expected).as_input().clone().build();
-        Ok(vec![Request::PutItem(built(input)?)])
-    }
-
-    /// The requests of [`Table::create`].
-    ///
-    /// # Errors
-    /// The errors [`Table::create`] reports before sending.
-    pub fn create<E: Entity>(&self, value: &E) -> Result<Vec<Request>, Error> {
-        let w = versioning::stamp(value, true)?;
-        if E::schema().has_unique() {
-            return crate::unique::render_write::<E>(self.table, &w, true, false);
-        }
-        Ok(vec![Request::PutItem(built(self.table.create_request(E::NAMES, w.item).as_input().clone().build())?)])
-    }
-
-    /// The requests of [`Table::replace`].
-    ///
-    /// # Errors
-    /// The errors [`Table::replace`] reports before sending.
-    pub fn replace<E: Entity>(&self, value: &E) -> Result<Vec<Request>, Error> {
-        let w = versioning::stamp(value, false)?;
-        if E::schema().has_unique() {
-            return crate::unique::render_write::<E>(self.table, &w, false, true);
-        }
-        let input = self.table.replace_request::<E>(w.item, w.expected).as_input().clone().build();
-        Ok(vec![Request::PutItem(built(input)?)])
-    }
-
-    /// The requests of [`Table::delete`].
-    ///
-    /// # Errors
-    /// The key's encoding error.
-    pub fn delete<E: Entity>(&self, key: Key<E>) -> Result<Vec<Request>, Error> {
-        let key = key.into_encoded()?;
-        if E::schema().has_unique() {
-            let read = self.table.get_request(E::NAMES, &key, true).as_input().clone().build();
-            return Ok(vec![Request::GetItem(built(read)?)]);
-        }
-        Ok(vec![Request::DeleteItem(built(self.table.delete_request::<E>(&key).as_input().clone().build())?)])
-    }
-
-    /// The requests of [`Table::delete_if_version`].
-    ///
-    /// # Errors
-    /// The errors [`Table::delete_if_version`] reports before sending.
-    pub fn delete_if_version<E: Entity>(&self, key: Key<E>, version: u64) -> Result<Vec<Request>, Error> {
-        let key = key.into_encoded()?;
-        let Some(v) = &E::schema().version else {
-            return Err(Error::Invalid {
-                reason: format!(
-                    "{} has no `#[entity(version)]` field, so a delete of it cannot check a version",
-                    E::TYPE
-                ),
-            });
-        };
-        if E::schema().has_unique() {
-            let read = self.table.get_request(E::NAMES, &key, true).as_input().clone().build();
-            return Ok(vec![Request::GetItem(built(read)?)]);
-        }
-        let input = self.table.delete_version_request(E::NAMES, &key, v, version).as_input().clone().build();
-        Ok(vec![Request::DeleteItem(built(input)?)])
-    }
-}
 
 // ---------------------------------------------------------------------------------------------
 // JSON

@@ -1,6 +1,6 @@
 //! Checks across the entities of one table, written as `const fn`s so that `#[derive(Table)]`
 //! runs them at compile time (through [`Entity::SCHEMA`](crate::Entity::SCHEMA)), and
-//! [`TableLayout::declared`](crate::design::TableLayout::declared) runs the same functions at
+//! [`TableLayout::declared`](crate::schema::TableLayout::declared) runs the same functions at
 //! run time.
 //!
 //! # The rules
@@ -30,7 +30,7 @@
 //! An entity whose `#[derive(Entity)]` failed has an empty placeholder schema
 //! ([`failed_schema`]); every check skips it, so one mistake reports one error.
 
-use crate::entity::{AttributeNames, EntitySchema, FieldSchema, Index, IndexSchema};
+use crate::schema::{AttributeNames, EntitySchema, FieldSchema, Index, IndexSchema};
 use crate::key::{Cardinality, KeyType, Segment, Template};
 
 /// The most distinct placeholders two entities' templates may hold together for the
@@ -77,21 +77,8 @@ pub const fn lists_entity(entities: &[&EntitySchema], name: &str) -> bool {
     false
 }
 
-/// Byte equality of two strings, usable in constant evaluation.
-pub const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
+pub use crate::key::str_eq;
+
 
 const fn same_index(a: Index, b: Index) -> bool {
     match (a, b) {

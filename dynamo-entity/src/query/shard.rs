@@ -53,8 +53,8 @@ use std::collections::VecDeque;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::capacity::Capacity;
-use crate::cursor::{self, Position};
-use crate::entity::{Entity, Item};
+use crate::query::cursor::{self, Position};
+use crate::schema::{Entity, Item};
 use crate::error::Error;
 use crate::query::{Cursor, Page, QueryRequest, SkCondition, is_type, key_of};
 

@@ -8,7 +8,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
 
-use crate::entity::{AttributeNames, Index, Item};
+use crate::schema::{AttributeNames, Index, Item};
 use crate::error::Error;
 
 const VERSION: u8 = 1;

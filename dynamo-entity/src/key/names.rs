@@ -1,16 +1,13 @@
-//! The [`Entity`] trait that `#[derive(Entity)]` implements, and the schema it describes.
+//! The names of a table's key attributes and indexes ([`AttributeNames`], [`Index`]) and an
+//! encoded primary key ([`PrimaryKey`]): one names system, used for items, keys, queries,
+//! cursors, errors and logs.
 
 use std::collections::HashMap;
 use std::fmt;
-use std::marker::PhantomData;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use crate::error::Error;
-use crate::key::{KeyType, Template};
-
-/// A DynamoDB item: attribute name to value.
-pub type Item = HashMap<String, AttributeValue>;
+use crate::value::Item;
 
 /// The table's partition key attribute by default ([`AttributeNames::DEFAULT`]).
 pub const PK: &str = "PK";
@@ -208,7 +205,7 @@ impl AttributeNames {
     /// Whether `a` and `b` are the same names, in constant evaluation (the check of
     /// `#[derive(Table)]` that every entity of a table uses the table's names).
     pub const fn same(a: &AttributeNames, b: &AttributeNames) -> bool {
-        use crate::layout_check::str_eq;
+        use crate::key::str_eq;
         if !(str_eq(a.pk, b.pk) && str_eq(a.sk, b.sk) && str_eq(a.entity_type, b.entity_type)) {
             return false;
         }
@@ -340,191 +337,6 @@ impl fmt::Display for Index {
     }
 }
 
-/// The key templates of one index as an entity uses it.
-#[derive(Debug, Clone, Copy)]
-pub struct IndexSchema {
-    /// Which index.
-    pub index: Index,
-    /// The partition key template.
-    pub pk: &'static Template,
-    /// The sort key template.
-    pub sk: &'static Template,
-}
-
-/// A struct field and the attribute that stores it.
-#[derive(Debug, Clone, Copy)]
-pub struct FieldSchema {
-    /// The Rust field name.
-    pub field: &'static str,
-    /// The attribute name in the item.
-    pub attribute: &'static str,
-    /// Whether the field is an `Option`: as a key part, it can leave a GSI key absent.
-    pub optional: bool,
-    /// Whether the field is `#[entity(unique)]`: each of its values is claimed by a guard item
-    /// (see [`unique`](crate::unique)).
-    pub unique: bool,
-}
-
-/// What `#[derive(Entity)]` knows about an entity: its type name, key templates and fields.
-#[derive(Debug)]
-pub struct EntitySchema {
-    /// The entity type name stored in the type attribute ([`AttributeNames::entity_type`]).
-    pub name: &'static str,
-    /// The attribute and index names of the entity's table ([`Entity::NAMES`]).
-    pub names: &'static AttributeNames,
-    /// The primary key templates.
-    pub primary: IndexSchema,
-    /// The GSIs the entity writes, by number.
-    pub gsis: &'static [IndexSchema],
-    /// The inverted index, for an `#[entity(inverted)]` entity: [`Index::Inverted`] with the
-    /// primary sort key template as its partition key and the primary partition key template as
-    /// its sort key. It writes no attributes (see [`Index::Inverted`]).
-    pub inverted: Option<IndexSchema>,
-    /// The LSIs the entity writes, by number: [`Index::Lsi`] with the primary partition key
-    /// template as its partition key and the entity's `lsi<n>` template as its sort key. Only
-    /// the sort key attribute `LSI<n>SK` is written; the item is in the index when every part of
-    /// that template is present.
-    pub lsis: &'static [IndexSchema],
-    /// The non-key fields.
-    pub fields: &'static [FieldSchema],
-    /// The `#[entity(version)]` field: the optimistic-locking version that every write checks
-    /// and bumps (see [`versioning`](crate::versioning)).
-    pub version: Option<VersionSchema>,
-    /// The `#[entity(created_at)]` field, set to the current time by a create (see
-    /// [`versioning`](crate::versioning)).
-    pub created_at: Option<FieldSchema>,
-    /// The `#[entity(updated_at)]` field, set to the current time by every write (see
-    /// [`versioning`](crate::versioning)).
-    pub updated_at: Option<FieldSchema>,
-    /// The `#[entity(ttl)]` field, stored as a number of seconds since the Unix epoch, the
-    /// format of DynamoDB's time to live (see [`versioning`](crate::versioning)).
-    pub ttl: Option<FieldSchema>,
-}
-
-/// The `#[entity(version)]` field of an entity.
-#[derive(Debug, Clone, Copy)]
-pub struct VersionSchema {
-    /// The Rust field name.
-    pub field: &'static str,
-    /// The attribute that stores it (a DynamoDB number).
-    pub attribute: &'static str,
-    /// The highest version the field's integer type holds (`u64::MAX` for wider types): a
-    /// write that would store a higher one is refused before sending.
-    pub max: u64,
-}
-
-impl EntitySchema {
-    /// The templates for `index`, if this entity uses it.
-    pub fn index(&self, index: Index) -> Option<&IndexSchema> {
-        match index {
-            Index::Primary => Some(&self.primary),
-            Index::Gsi(_) => self.gsis.iter().find(|g| g.index == index),
-            Index::Inverted => self.inverted.as_ref(),
-            Index::Lsi(_) => self.lsis.iter().find(|l| l.index == index),
-        }
-    }
-
-    /// The `#[entity(unique)]` fields, whose values are claimed by guard items (see
-    /// [`unique`](crate::unique)).
-    pub fn unique_fields(&self) -> impl Iterator<Item = &FieldSchema> + '_ {
-        self.fields.iter().filter(|f| f.unique)
-    }
-
-    /// Whether any field is `#[entity(unique)]`: then every write of the entity goes through a
-    /// transaction that keeps its guard items in step.
-    pub fn has_unique(&self) -> bool {
-        self.fields.iter().any(|f| f.unique)
-    }
-
-    /// Whether a write of this entity has attributes that the library maintains: a version or
-    /// a `created_at` / `updated_at` timestamp (see [`versioning`](crate::versioning)).
-    pub fn has_maintained(&self) -> bool {
-        self.version.is_some() || self.created_at.is_some() || self.updated_at.is_some()
-    }
-
-    /// Whether `field` is an `Option` (unknown fields count as optional).
-    pub fn is_optional(&self, field: &str) -> bool {
-        self.fields.iter().find(|f| f.field == field).is_none_or(|f| f.optional)
-    }
-
-    /// Every key attribute this entity may write (under its [`names`](Self::names)), with its
-    /// DynamoDB type: `PK` / `SK`, each
-    /// GSI's pair, then each LSI's sort key (its partition key is `PK`).
-    pub fn key_attributes(&self) -> impl Iterator<Item = (&'static str, KeyType)> + '_ {
-        std::iter::once(&self.primary)
-            .chain(self.gsis)
-            .flat_map(|i| [(self.names.pk_of(i.index), i.pk.key_type), (self.names.sk_of(i.index), i.sk.key_type)])
-            .chain(self.lsis.iter().map(|l| (self.names.sk_of(l.index), l.sk.key_type)))
-    }
-
-    /// Every secondary index this entity writes keys of: its GSIs, then its LSIs (the inverted
-    /// index, which writes nothing, is not among them).
-    pub fn secondary_indexes(&self) -> impl Iterator<Item = &IndexSchema> + '_ {
-        self.gsis.iter().chain(self.lsis)
-    }
-}
-
-/// A struct stored as items of one entity type in a single table. Implemented by
-/// `#[derive(Entity)]`; see the crate documentation for the attribute syntax.
-///
-/// Field attributes: `#[entity(rename = "...")]` (the attribute name), `#[entity(serde)]`
-/// (stored through serde), `#[entity(unique)]` (a value only one item may hold, see
-/// [`unique`](crate::unique)), and the attributes the library maintains, each on at most one
-/// field: `#[entity(version)]`, `#[entity(created_at)]`, `#[entity(updated_at)]` and
-/// `#[entity(ttl)]` (see [`versioning`](crate::versioning)).
-pub trait Entity: Sized + Send + 'static {
-    /// The entity type name, stored in [`TYPE_ATTRIBUTE`] on every item.
-    const TYPE: &'static str;
-
-    /// The entity's key templates and fields, usable in constant evaluation: the checks of
-    /// `#[derive(Table)]` across the entities of one table read it at compile time (see
-    /// [`layout_check`](crate::layout_check)).
-    const SCHEMA: &'static EntitySchema;
-
-    /// The attribute and index names of the entity's table: [`AttributeNames::DEFAULT`] unless
-    /// the entity says `#[entity(table = AppTable)]`, which takes the names that
-    /// `#[derive(Table)]` declared for `AppTable` (`<AppTable as TableDef>::NAMES`). Every
-    /// item, key, query and guard item of the entity uses these names.
-    const NAMES: &'static AttributeNames = &AttributeNames::DEFAULT;
-
-    /// The entity's key templates and fields ([`Entity::SCHEMA`]).
-    fn schema() -> &'static EntitySchema {
-        Self::SCHEMA
-    }
-
-    /// The item: every non-`None` field, `PK` / `SK`, every GSI key and LSI sort key whose
-    /// parts are all present, and the type attribute.
-    ///
-    /// # Errors
-    /// [`Error::Key`] when a key cannot be encoded, [`Error::Encode`] for a value DynamoDB
-    /// cannot hold. Nothing is sent in either case.
-    fn to_item(&self) -> Result<Item, Error>;
-
-    /// Decodes an item of this entity type.
-    ///
-    /// # Errors
-    /// [`Error::WrongEntity`] when the type attribute names another entity, [`Error::Decode`]
-    /// naming the attribute, the expected and found type and the item's key; also
-    /// [`Error::Decode`] on `PK` or `SK` when the item's key is not the one its key fields give
-    /// (an item written or changed by another tool), so that no value decodes whose writes
-    /// would go to another item.
-    fn from_item(item: &Item) -> Result<Self, Error>;
-
-    /// The primary key of this value.
-    ///
-    /// # Errors
-    /// [`Error::Key`] when it cannot be encoded.
-    fn primary_key(&self) -> Result<PrimaryKey, Error>;
-
-    /// The item's secondary index keys, `(attribute, value)`: each GSI's partition and sort key,
-    /// then each LSI's sort key (`LSI<n>SK`; its partition key is `PK`). Sparse keys whose parts
-    /// are not all present are left out.
-    ///
-    /// # Errors
-    /// [`Error::Key`] when a present key cannot be encoded.
-    fn gsi_keys(&self) -> Result<Vec<(&'static str, AttributeValue)>, Error>;
-}
-
 /// An encoded primary key.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PrimaryKey {
@@ -571,43 +383,3 @@ pub fn describe_key(item: &Item) -> String {
     format!("{PK}={} {SK}={}", get(PK), get(SK))
 }
 
-/// A typed primary key of entity `E`, from the generated `E::key(...)`.
-///
-/// Encoding errors (an empty part, a key over DynamoDB's size limit) are kept and returned by
-/// the operation that uses the key, before any request is sent.
-pub struct Key<E> {
-    pub(crate) key: Result<PrimaryKey, Error>,
-    _entity: PhantomData<fn() -> E>,
-}
-
-impl<E> Key<E> {
-    /// Wraps an encoded key (or the error that encoding it gave).
-    pub fn new(key: Result<PrimaryKey, Error>) -> Key<E> {
-        Key { key, _entity: PhantomData }
-    }
-
-    /// The encoded key.
-    ///
-    /// # Errors
-    /// The encoding error, if any.
-    pub fn encoded(&self) -> Result<&PrimaryKey, &Error> {
-        self.key.as_ref()
-    }
-
-    /// Consumes the key, returning the encoded key.
-    ///
-    /// # Errors
-    /// The encoding error, if any.
-    pub fn into_encoded(self) -> Result<PrimaryKey, Error> {
-        self.key
-    }
-}
-
-impl<E> fmt::Debug for Key<E> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.key {
-            Ok(k) => write!(f, "Key({k})"),
-            Err(e) => write!(f, "Key(error: {e})"),
-        }
-    }
-}

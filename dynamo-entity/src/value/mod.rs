@@ -16,13 +16,19 @@
 //! have no representation; a set cannot be empty, so an empty set is stored as an absent
 //! attribute and read back as an empty set.
 
+pub mod size;
+pub mod time;
+
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::hash::Hash;
 
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use crate::time::Timestamp;
+use crate::value::time::Timestamp;
+
+/// A DynamoDB item: attribute name to value.
+pub type Item = HashMap<String, AttributeValue>;
 
 /// A value that could not be converted to or from an attribute value.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -163,7 +169,7 @@ impl Attribute for bool {
 impl Attribute for Timestamp {
     #[inline]
     fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
-        let mut s = String::with_capacity(crate::time::TIMESTAMP_LEN);
+        let mut s = String::with_capacity(crate::value::time::TIMESTAMP_LEN);
         self.write_to(&mut s);
         Ok(Some(AttributeValue::S(s)))
     }

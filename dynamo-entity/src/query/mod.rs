@@ -30,7 +30,10 @@
 //! On a GSI whose partition key has a shard suffix (`SKILL#<status>#<shard(id, 8)>`), the
 //! generated function takes the other parts and the query reads every shard concurrently,
 //! merging them in sort-key order under one cursor; every method above applies to each shard.
-//! See [`shard`](crate::shard).
+//! See [`shard`](crate::query::shard).
+
+mod cursor;
+pub mod shard;
 
 use std::collections::HashMap;
 use std::marker::PhantomData;
@@ -41,8 +44,8 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use futures::{Stream, StreamExt, TryStreamExt};
 
 use crate::capacity::Capacity;
-use crate::cursor::{self, Scope};
-use crate::entity::{AttributeNames, Entity, Index, IndexSchema, Item};
+use cursor::Scope;
+use crate::schema::{AttributeNames, Entity, Index, IndexSchema, Item};
 use crate::error::Error;
 use crate::expr::{Condition, Placeholders};
 use crate::key::{DELIMITER, KeyContext, KeyError, KeyPart, KeyType, KeyWriter, MAX_SORT_KEY_BYTES};
@@ -128,7 +131,7 @@ pub struct QuerySpec<E, S> {
     pub(crate) entity: &'static str,
     pk: Result<AttributeValue, Error>,
     /// A sharded partition key (`<shard(field, N)>`): every shard's partition key, in shard
-    /// order; the query fans out over them (see [`shard`](crate::shard)).
+    /// order; the query fans out over them (see [`shard`](crate::query::shard)).
     pub(crate) shards: Option<Vec<AttributeValue>>,
     _marker: PhantomData<fn() -> (E, S)>,
 }
@@ -152,7 +155,7 @@ impl<E, S> QuerySpec<E, S> {
 
     /// Used by generated code for a sharded partition key: the partition key of every shard,
     /// in shard order. [`Table::query`] fans out over them and merges the shards in sort-key
-    /// order (see [`shard`](crate::shard)).
+    /// order (see [`shard`](crate::query::shard)).
     pub fn sharded(index: &'static IndexSchema, entity: &'static str, pks: Result<Vec<AttributeValue>, Error>) -> Self {
         let (pk, shards) = match pks {
             Ok(pks) => match pks.first() {
@@ -506,14 +509,14 @@ impl<E: Entity, S> QueryRequest<E, S> {
     /// A key or cursor error before anything is sent; [`Error::Sdk`] from DynamoDB;
     /// [`Error::Decode`] for an item of this entity type that does not decode.
     pub async fn send(&self) -> Result<Page<E>, Error> {
-        let pk = self.spec.pk.as_ref().map_err(clone_err)?.clone();
+        let pk = self.spec.pk.as_ref().map_err(Error::copy_of_build_error)?.clone();
         let sk = match &self.sk {
             Some(Ok(c)) => Some(c.clone()),
-            Some(Err(e)) => return Err(clone_err(e)),
+            Some(Err(e)) => return Err(e.copy_of_build_error()),
             None => self.default_condition(),
         };
         if let Some(shards) = &self.spec.shards {
-            return crate::shard::send(self, shards, sk).await;
+            return crate::query::shard::send(self, shards, sk).await;
         }
         let scope = self.scope(cursor::scalar_text(&pk), &sk);
         let index = self.spec.index.index;
@@ -674,17 +677,17 @@ impl<E: Entity, S> QueryRequest<E, S> {
     /// The first `Query` request [`send`](Self::send) would send, built by the same code,
     /// without sending it: the key condition, filter, names and values, limit and start key
     /// (from [`after`](Self::after)). For a sharded query, the request of the first shard.
-    /// [`Request::to_json`](crate::render::Request::to_json) gives a deterministic text for
+    /// [`Request::to_json`](crate::table::render::Request::to_json) gives a deterministic text for
     /// snapshot tests.
     ///
     /// # Errors
     /// The errors [`send`](Self::send) reports before sending (a key, cursor or filter that
     /// cannot be encoded).
     pub fn render(&self) -> Result<QueryInput, Error> {
-        let pk = self.spec.pk.as_ref().map_err(clone_err)?.clone();
+        let pk = self.spec.pk.as_ref().map_err(Error::copy_of_build_error)?.clone();
         let sk = match &self.sk {
             Some(Ok(c)) => Some(c.clone()),
-            Some(Err(e)) => return Err(clone_err(e)),
+            Some(Err(e)) => return Err(e.copy_of_build_error()),
             None => self.default_condition(),
         };
         // The cursor's scope is only needed to check a start cursor.
@@ -697,7 +700,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
         };
         let parts = self.parts(pk, sk)?;
         let limit = self.page_size.or(self.limit.map(|w| i32::try_from(w).unwrap_or(i32::MAX)));
-        crate::render::built(self.request_of(parts, limit, start).as_input().clone().build())
+        crate::table::render::built(self.request_of(parts, limit, start).as_input().clone().build())
     }
 
     /// Every page, lazily: each page is requested when the stream is polled past the previous
@@ -743,11 +746,10 @@ pub(crate) fn key_of(item: &Item, attribute_names: &AttributeNames, index: Index
     names.into_iter().filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone()))).collect()
 }
 
-/// Errors built while the request was assembled are reported each time it is sent.
-pub(crate) fn clone_err(e: &Error) -> Error {
-    match e {
-        Error::Key(k) => Error::Key(k.clone()),
-        Error::Invalid { reason } => Error::Invalid { reason: reason.clone() },
-        other => Error::Invalid { reason: other.to_string() },
+impl Table {
+    /// A query of one partition of one index, from the generated `E::query(...)` or
+    /// `E::gsiN(...)`; see [`QueryRequest`].
+    pub fn query<E: Entity, S>(&self, spec: QuerySpec<E, S>) -> QueryRequest<E, S> {
+        QueryRequest::new(self.clone(), spec)
     }
 }

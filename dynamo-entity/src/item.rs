@@ -1,127 +1,24 @@
-//! [`Table`]: the operations on one DynamoDB table.
+//! Operations on one item by its primary key: `GetItem`, `PutItem` (put, create, replace) and
+//! `DeleteItem`, added to [`Table`] from here. An entity with unique fields writes through
+//! transactions with its guard items ([`unique`](crate::unique)); a versioned entity writes on
+//! the condition that the stored version is the one read ([`versioning`]).
 
-use std::sync::Arc;
-
-use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
 use aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemFluentBuilder;
-use aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder;
+use aws_sdk_dynamodb::operation::get_item::GetItemInput;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
-use aws_sdk_dynamodb::types::{
-    AttributeDefinition, AttributeValue, BillingMode, ConsumedCapacity, GlobalSecondaryIndex, KeySchemaElement,
-    KeyType as SdkKeyType, LocalSecondaryIndex, ReturnConsumedCapacity, ReturnValue,
-    ReturnValuesOnConditionCheckFailure, TimeToLiveSpecification,
-};
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, ReturnValue};
 
-use crate::capacity::{Capacity, CapacityMeter};
-use crate::collection::CollectionRequest;
-use crate::design::TableLayout;
-use crate::entity::{AttributeNames, Entity, EntitySchema, Index, Item, Key, PrimaryKey, VersionSchema};
 use crate::error::Error;
 use crate::expr::Placeholders;
-use crate::query::{QueryRequest, QuerySpec};
-use crate::update::UpdateRequest;
+use crate::schema::{AttributeNames, Entity, Item, Key, PrimaryKey, VersionSchema};
+use crate::table::render::{Request, built};
+use crate::table::{RETURN_OLD_ON_FAILURE, Table};
 use crate::versioning::{self, Stamped, Writable};
 
-/// One DynamoDB table holding any number of entity types (single-table design).
-///
-/// Cheap to clone: one reference count (the SDK client, the name and the capacity meter are shared).
-///
-/// ```no_run
-/// # async fn f(client: aws_sdk_dynamodb::Client) {
-/// let table = dynamo_entity::Table::new(client, "skill-exchange");
-/// # }
-/// ```
-#[derive(Clone)]
-pub struct Table {
-    // One reference count for the whole handle: every request builder (`update`, `query`, ...)
-    // clones it.
-    inner: Arc<TableInner>,
-}
-
-/// What a [`Table`] handle shares with its clones.
-struct TableInner {
-    client: Client,
-    name: Arc<str>,
-    meter: Arc<CapacityMeter>,
-}
-
-impl std::fmt::Debug for Table {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Table")
-            .field("client", &self.inner.client)
-            .field("name", &self.inner.name)
-            .field("meter", &self.inner.meter)
-            .finish()
-    }
-}
-
 impl Table {
-    /// A handle on table `name` through `client`. Nothing is sent.
-    pub fn new(client: Client, name: impl Into<String>) -> Table {
-        Table { inner: Arc::new(TableInner { client, name: Arc::from(name.into()), meter: Arc::default() }) }
-    }
-
-    /// The capacity consumed by every operation sent through this handle and the handles
-    /// cloned from it (or made by [`Table::metered`] from them), per table and per GSI, as
-    /// DynamoDB reported it (`ReturnConsumedCapacity = INDEXES`, asked for by every
-    /// operation). Failed requests report nothing. See [`capacity`](crate::capacity).
-    pub fn consumed(&self) -> Capacity {
-        self.inner.meter.consumed()
-    }
-
-    /// The meter behind [`Table::consumed`]; [`CapacityMeter::take`] reads and resets it.
-    pub fn meter(&self) -> &CapacityMeter {
-        &self.inner.meter
-    }
-
-    /// A handle on the same table with a fresh meter, which also adds to this handle's meter:
-    /// the way to read what one operation (or one unit of work) consumed, even while other
-    /// tasks use the table.
-    ///
-    /// ```no_run
-    /// # async fn f<E: dynamo_entity::Entity>(table: dynamo_entity::Table, value: E) -> dynamo_entity::Result<()> {
-    /// let op = table.metered();
-    /// op.put(&value).await?;
-    /// println!("the put consumed {}", op.consumed()); // such as `2 WCU (table 1 WCU, GSI1 1 WCU)`
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn metered(&self) -> Table {
-        Table {
-            inner: Arc::new(TableInner {
-                client: self.inner.client.clone(),
-                name: Arc::clone(&self.inner.name),
-                meter: Arc::new(CapacityMeter::child(Arc::clone(&self.inner.meter))),
-            }),
-        }
-    }
-
-    /// Records the capacity DynamoDB reported for one response of a read (`write == false`) or
-    /// write operation, and returns it.
-    pub(crate) fn record(&self, consumed: &[ConsumedCapacity], write: bool) -> Capacity {
-        let capacity = Capacity::from_consumed(consumed, write);
-        self.inner.meter.record(&capacity);
-        capacity
-    }
-
-    /// As [`Table::record`], for a response with one entry.
-    pub(crate) fn record_one(&self, consumed: Option<&ConsumedCapacity>, write: bool) -> Capacity {
-        self.record(consumed.map(std::slice::from_ref).unwrap_or_default(), write)
-    }
-
-    /// The SDK client.
-    pub fn client(&self) -> &Client {
-        &self.inner.client
-    }
-
-    /// The table name.
-    pub fn name(&self) -> &str {
-        &self.inner.name
-    }
-
     /// Reads one item by primary key (`GetItem`, eventually consistent; see
     /// [`Table::get_consistent`]). `Ok(None)` when there is no such item.
     ///
@@ -145,22 +42,6 @@ impl Table {
         let resp = self.get_request(E::NAMES, &key, consistent).send().await.map_err(|e| Error::sdk("GetItem", e))?;
         self.record_one(resp.consumed_capacity.as_ref(), false);
         resp.item.map(|item| E::from_item(&item)).transpose()
-    }
-
-    /// The `GetItem` of [`Table::get`] / [`Table::get_consistent`].
-    pub(crate) fn get_request(
-        &self,
-        names: &AttributeNames,
-        key: &PrimaryKey,
-        consistent: bool,
-    ) -> GetItemFluentBuilder {
-        self.inner
-            .client
-            .get_item()
-            .table_name(&*self.inner.name)
-            .set_key(Some(names.key_item(key)))
-            .consistent_read(consistent)
-            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
     }
 
     /// Writes `value` (`&E`, or `&mut E`: see [`Writable`]), replacing any item with the same
@@ -224,10 +105,9 @@ impl Table {
             let v = versioning::version_condition(version, expected, &mut ph);
             condition = format!("{condition} AND ({v})");
         }
-        self.inner
-            .client
+        self.client()
             .put_item()
-            .table_name(&*self.inner.name)
+            .table_name(self.name())
             .set_item(Some(item))
             .condition_expression(condition)
             .set_expression_attribute_names(ph.take_names())
@@ -272,10 +152,9 @@ impl Table {
 
     /// The `PutItem` of [`Table::create`] of a stamped item (no unique fields).
     pub(crate) fn create_request(&self, names: &AttributeNames, item: Item) -> PutItemFluentBuilder {
-        self.inner
-            .client
+        self.client()
             .put_item()
-            .table_name(&*self.inner.name)
+            .table_name(self.name())
             .set_item(Some(item))
             .condition_expression("attribute_not_exists(#pk)")
             .expression_attribute_names("#pk", names.pk)
@@ -318,10 +197,9 @@ impl Table {
     /// The `DeleteItem` of [`Table::delete`] (no unique fields).
     pub(crate) fn delete_request<E: Entity>(&self, key: &PrimaryKey) -> DeleteItemFluentBuilder {
         // Never delete an item of another entity type that happens to have this key.
-        self.inner
-            .client
+        self.client()
             .delete_item()
-            .table_name(&*self.inner.name)
+            .table_name(self.name())
             .set_key(Some(E::NAMES.key_item(key)))
             .condition_expression("attribute_not_exists(#pk) OR #ty = :ty")
             .expression_attribute_names("#pk", E::NAMES.pk)
@@ -389,10 +267,9 @@ impl Table {
             ph.name(names.pk),
             versioning::version_condition(v, version, &mut ph)
         );
-        self.inner
-            .client
+        self.client()
             .delete_item()
-            .table_name(&*self.inner.name)
+            .table_name(self.name())
             .set_key(Some(names.key_item(key)))
             .condition_expression(condition)
             .set_expression_attribute_names(ph.take_names())
@@ -455,10 +332,9 @@ impl Table {
             }
             _ => format!("attribute_exists({pk})"),
         };
-        self.inner
-            .client
+        self.client()
             .put_item()
-            .table_name(&*self.inner.name)
+            .table_name(self.name())
             .set_item(Some(item))
             .condition_expression(condition)
             .set_expression_attribute_names(ph.take_names())
@@ -466,232 +342,6 @@ impl Table {
             .return_values(ReturnValue::AllOld)
             .return_values_on_condition_check_failure(RETURN_OLD_ON_FAILURE)
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
-    }
-
-    /// An update of the item with this key (`UpdateItem`); see [`UpdateRequest`].
-    pub fn update<E: Entity>(&self, key: Key<E>) -> UpdateRequest<E> {
-        UpdateRequest::new(self.clone(), key)
-    }
-
-    /// A query of one partition of one index, from the generated `E::query(...)` or
-    /// `E::gsiN(...)`; see [`QueryRequest`].
-    pub fn query<E: Entity, S>(&self, spec: QuerySpec<E, S>) -> QueryRequest<E, S> {
-        QueryRequest::new(self.clone(), spec)
-    }
-
-    /// A query of a whole partition (an item collection), every entity type included, from the
-    /// same `E::query(...)` / `E::gsiN(...)` that selects the partition; see
-    /// [`Collection`](crate::collection::Collection).
-    pub fn collection<E: Entity, S>(&self, spec: QuerySpec<E, S>) -> CollectionRequest {
-        CollectionRequest::new(self.clone(), spec)
-    }
-
-    /// A batch of puts and deletes of any entity types and any number of items, sent as
-    /// `BatchWriteItem` requests of at most 25 writes, with unprocessed items retried; see
-    /// [`BatchWrite`](crate::batch::BatchWrite) and the [`batch`](crate::batch) module.
-    pub fn batch_write(&self) -> crate::batch::BatchWrite {
-        crate::batch::BatchWrite::new(self.clone())
-    }
-
-    /// Puts every value with [`Table::batch_write`] and the default settings.
-    ///
-    /// # Errors
-    /// As [`BatchWrite::send`](crate::batch::BatchWrite::send).
-    pub async fn batch_put<E: Entity>(&self, values: &[E]) -> Result<crate::batch::BatchWriteOutcome, Error> {
-        self.batch_write().put_all(values).send().await
-    }
-
-    /// Reads the items of these keys of one entity type, as `BatchGetItem` requests of at most
-    /// 100 keys, with unprocessed keys retried; the items come back in the order of the keys.
-    /// See [`BatchGet`](crate::batch::BatchGet).
-    pub fn batch_get<E: Entity>(&self, keys: impl IntoIterator<Item = Key<E>>) -> crate::batch::BatchGet<E> {
-        crate::batch::BatchGet::new(self.clone(), keys)
-    }
-
-    /// A batch get of keys of any entity types, returning raw items in the order of the keys;
-    /// see [`BatchGetMixed`](crate::batch::BatchGetMixed).
-    pub fn batch_get_mixed(&self) -> crate::batch::BatchGetMixed {
-        crate::batch::BatchGetMixed::new(self.clone())
-    }
-
-    /// Creates this table for the given entities: `PK` / `SK`, every GSI any of them uses
-    /// (`GSI<n>` on `GSI<n>PK` / `GSI<n>SK`, projection ALL), the inverted index
-    /// [`INVERTED`](Index::Inverted) on `SK` / `PK` when an entity is `#[entity(inverted)]`,
-    /// every LSI any of them uses (`LSI<n>` on `PK` / `LSI<n>SK`, projection ALL; an LSI can
-    /// only be created with its table), on-demand billing. Each key
-    /// attribute's type (`S` or `N`) comes from the entities' templates. Returns when the table
-    /// is `ACTIVE`.
-    ///
-    /// The names above are the defaults; entities that say `#[entity(table = AppTable)]` are
-    /// created under their table's names ([`Entity::NAMES`]), since their items and queries use
-    /// them. The declared projections and indexes no entity writes come only with
-    /// [`create_table_from`](Self::create_table_from) and `AppTable::layout()`.
-    ///
-    /// When an entity has an `#[entity(ttl)]` field, time to live is then enabled on its
-    /// attribute (`UpdateTimeToLive`; see [`versioning`]).
-    ///
-    /// # Errors
-    /// [`Error::Invalid`] when two entities disagree on a key attribute's type (one stores
-    /// `GSI1SK` as a number, another as a string) or the primary key is numeric in one and a
-    /// string in another, or when they declare different TTL attributes (a table has one), or
-    /// different attribute names (entities of different `#[entity(table = ...)]`);
-    /// [`Error::Sdk`] (for example when the table exists).
-    pub async fn create_table(&self, entities: &[&'static EntitySchema]) -> Result<(), Error> {
-        self.create_table_from(&TableLayout::new(entities)?).await
-    }
-
-    /// Creates this table from a layout, such as the one of a `#[derive(Table)]` declaration
-    /// ([`TableDef::layout`](crate::TableDef::layout)): as [`Table::create_table`], with the
-    /// layout's indexes, key types and projections ([`TableLayout::projection`]): the GSIs in
-    /// `GlobalSecondaryIndexes`, the LSIs ([`Index::Lsi`]) in `LocalSecondaryIndexes`.
-    ///
-    /// # Errors
-    /// [`Error::Sdk`] (for example when the table exists, or an `INCLUDE` projection names a
-    /// key attribute).
-    pub async fn create_table_from(&self, layout: &TableLayout) -> Result<(), Error> {
-        let ttl = layout.ttl();
-        let ty = |attr: &str| layout.key_type(attr);
-        let mut defs = Vec::new();
-        let mut define = |attr: &str| -> Result<(), Error> {
-            defs.push(
-                AttributeDefinition::builder()
-                    .attribute_name(attr)
-                    .attribute_type(ty(attr).scalar())
-                    .build()
-                    .map_err(|e| Error::Invalid { reason: e.to_string() })?,
-            );
-            Ok(())
-        };
-        let names = layout.names();
-        define(names.pk)?;
-        define(names.sk)?;
-        let element = |name: &str, kt: SdkKeyType| {
-            KeySchemaElement::builder()
-                .attribute_name(name)
-                .key_type(kt)
-                .build()
-                .map_err(|e| Error::Invalid { reason: e.to_string() })
-        };
-        let mut indexes = Vec::new();
-        let mut locals = Vec::new();
-        for index in layout.indexes() {
-            if index.is_local() {
-                // Keyed on the table's `PK`, defined above, and its own sort key.
-                define(names.sk_of(index))?;
-                locals.push(
-                    LocalSecondaryIndex::builder()
-                        .index_name(names.index_name(index).unwrap_or_default())
-                        .key_schema(element(names.pk, SdkKeyType::Hash)?)
-                        .key_schema(element(names.sk_of(index), SdkKeyType::Range)?)
-                        .projection(layout.projection(index).to_sdk())
-                        .build()
-                        .map_err(|e| Error::Invalid { reason: e.to_string() })?,
-                );
-                continue;
-            }
-            // The inverted index is keyed on `SK` / `PK`, defined above.
-            if index != Index::Inverted {
-                define(names.pk_of(index))?;
-                define(names.sk_of(index))?;
-            }
-            indexes.push(
-                GlobalSecondaryIndex::builder()
-                    .index_name(names.index_name(index).unwrap_or_default())
-                    .key_schema(element(names.pk_of(index), SdkKeyType::Hash)?)
-                    .key_schema(element(names.sk_of(index), SdkKeyType::Range)?)
-                    .projection(layout.projection(index).to_sdk())
-                    .build()
-                    .map_err(|e| Error::Invalid { reason: e.to_string() })?,
-            );
-        }
-        self.inner
-            .client
-            .create_table()
-            .table_name(&*self.inner.name)
-            .set_attribute_definitions(Some(defs))
-            .key_schema(element(names.pk, SdkKeyType::Hash)?)
-            .key_schema(element(names.sk, SdkKeyType::Range)?)
-            .set_global_secondary_indexes((!indexes.is_empty()).then_some(indexes))
-            .set_local_secondary_indexes((!locals.is_empty()).then_some(locals))
-            .billing_mode(BillingMode::PayPerRequest)
-            .send()
-            .await
-            .map_err(|e| Error::sdk("CreateTable", e))?;
-        self.wait_active().await?;
-        if let Some(attribute) = ttl {
-            self.enable_ttl(attribute).await?;
-        }
-        Ok(())
-    }
-
-    /// Enables DynamoDB's time to live on `attribute` (`UpdateTimeToLive`): items whose
-    /// `attribute` is a number of seconds since the Unix epoch in the past are deleted by
-    /// DynamoDB, typically within a few days. A table has one TTL attribute; the change may take
-    /// up to an hour to take effect, and DynamoDB refuses another TTL change meanwhile.
-    /// [`Table::create_table`] calls it for an entity's `#[entity(ttl)]` field.
-    ///
-    /// # Errors
-    /// [`Error::Sdk`] (such as a `ValidationException` when TTL is already enabled on another
-    /// attribute, or changed within the hour).
-    pub async fn enable_ttl(&self, attribute: &str) -> Result<(), Error> {
-        let spec = TimeToLiveSpecification::builder()
-            .enabled(true)
-            .attribute_name(attribute)
-            .build()
-            .map_err(|e| Error::Invalid { reason: e.to_string() })?;
-        self.inner
-            .client
-            .update_time_to_live()
-            .table_name(&*self.inner.name)
-            .time_to_live_specification(spec)
-            .send()
-            .await
-            .map_err(|e| Error::sdk("UpdateTimeToLive", e))?;
-        Ok(())
-    }
-
-    async fn wait_active(&self) -> Result<(), Error> {
-        for _ in 0..600 {
-            let resp = self
-                .inner
-                .client
-                .describe_table()
-                .table_name(&*self.inner.name)
-                .send()
-                .await
-                .map_err(|e| Error::sdk("DescribeTable", e))?;
-            let table = resp.table;
-            let active =
-                table.as_ref().and_then(|t| t.table_status()) == Some(&aws_sdk_dynamodb::types::TableStatus::Active);
-            let gsis_active = table
-                .as_ref()
-                .map(|t| {
-                    t.global_secondary_indexes()
-                        .iter()
-                        .all(|g| g.index_status() == Some(&aws_sdk_dynamodb::types::IndexStatus::Active))
-                })
-                .unwrap_or(true);
-            if active && gsis_active {
-                return Ok(());
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        }
-        Err(Error::Invalid { reason: format!("table {} did not become ACTIVE within 60 s", self.inner.name) })
-    }
-
-    /// Deletes the table (`DeleteTable`).
-    ///
-    /// # Errors
-    /// [`Error::Sdk`].
-    pub async fn delete_table(&self) -> Result<(), Error> {
-        self.inner
-            .client
-            .delete_table()
-            .table_name(&*self.inner.name)
-            .send()
-            .await
-            .map_err(|e| Error::sdk("DeleteTable", e))?;
-        Ok(())
     }
 }
 
@@ -702,7 +352,7 @@ impl Table {
 fn other_entity(item: &Item, names: &AttributeNames, entity: &str) -> Option<Option<String>> {
     match item.get(names.entity_type) {
         Some(AttributeValue::S(t)) if t == entity => None,
-        other => Some(other.map(crate::entity::describe_value)),
+        other => Some(other.map(crate::schema::describe_value)),
     }
 }
 
@@ -713,5 +363,120 @@ fn failed_put_item(e: &PutItemError) -> Option<&Item> {
     }
 }
 
-pub(crate) const RETURN_OLD_ON_FAILURE: ReturnValuesOnConditionCheckFailure =
-    ReturnValuesOnConditionCheckFailure::AllOld;
+// Single-item operations
+
+impl Table {
+    /// The requests of this table's single-item operations, rendered without sending; see
+    /// [`Render`] and the [`render`](crate::table::render) module.
+    pub fn render(&self) -> Render<'_> {
+        Render { table: self }
+    }
+}
+
+/// The requests of [`Table`]'s single-item operations, built by the code that sends them,
+/// without sending; from [`Table::render`].
+///
+/// Each method returns the requests in the order the operation sends them: one request for
+/// most entities. For an entity with unique fields ([`unique`](crate::unique)) a put or replace
+/// is a strongly consistent `GetItem` and then a `TransactWriteItems` whose actions depend on
+/// what the read returns: rendered as when nothing is stored (put) or when the stored item
+/// holds the value's own unique values (replace). A delete of such an entity renders its read
+/// only. A value with an `#[entity(updated_at)]` or `#[entity(created_at)]` field gets the
+/// current time, as when sent.
+#[derive(Debug, Clone, Copy)]
+pub struct Render<'a> {
+    table: &'a Table,
+}
+
+impl Render<'_> {
+    /// The `GetItem` of [`Table::get`].
+    ///
+    /// # Errors
+    /// The key's encoding error.
+    pub fn get<E: Entity>(&self, key: Key<E>) -> Result<GetItemInput, Error> {
+        let key = key.into_encoded()?;
+        built(self.table.get_request(E::NAMES, &key, false).as_input().clone().build())
+    }
+
+    /// The `GetItem` of [`Table::get_consistent`].
+    ///
+    /// # Errors
+    /// The key's encoding error.
+    pub fn get_consistent<E: Entity>(&self, key: Key<E>) -> Result<GetItemInput, Error> {
+        let key = key.into_encoded()?;
+        built(self.table.get_request(E::NAMES, &key, true).as_input().clone().build())
+    }
+
+    /// The requests of [`Table::put`].
+    ///
+    /// # Errors
+    /// The errors [`Table::put`] reports before sending.
+    pub fn put<E: Entity>(&self, value: &E) -> Result<Vec<Request>, Error> {
+        let w = versioning::stamp(value, false)?;
+        if E::schema().has_unique() {
+            return crate::unique::render_write::<E>(self.table, &w, false, false);
+        }
+        let input = self.table.put_request::<E>(w.item, w.expected).as_input().clone().build();
+        Ok(vec![Request::PutItem(built(input)?)])
+    }
+
+    /// The requests of [`Table::create`].
+    ///
+    /// # Errors
+    /// The errors [`Table::create`] reports before sending.
+    pub fn create<E: Entity>(&self, value: &E) -> Result<Vec<Request>, Error> {
+        let w = versioning::stamp(value, true)?;
+        if E::schema().has_unique() {
+            return crate::unique::render_write::<E>(self.table, &w, true, false);
+        }
+        Ok(vec![Request::PutItem(built(self.table.create_request(E::NAMES, w.item).as_input().clone().build())?)])
+    }
+
+    /// The requests of [`Table::replace`].
+    ///
+    /// # Errors
+    /// The errors [`Table::replace`] reports before sending.
+    pub fn replace<E: Entity>(&self, value: &E) -> Result<Vec<Request>, Error> {
+        let w = versioning::stamp(value, false)?;
+        if E::schema().has_unique() {
+            return crate::unique::render_write::<E>(self.table, &w, false, true);
+        }
+        let input = self.table.replace_request::<E>(w.item, w.expected).as_input().clone().build();
+        Ok(vec![Request::PutItem(built(input)?)])
+    }
+
+    /// The requests of [`Table::delete`].
+    ///
+    /// # Errors
+    /// The key's encoding error.
+    pub fn delete<E: Entity>(&self, key: Key<E>) -> Result<Vec<Request>, Error> {
+        let key = key.into_encoded()?;
+        if E::schema().has_unique() {
+            let read = self.table.get_request(E::NAMES, &key, true).as_input().clone().build();
+            return Ok(vec![Request::GetItem(built(read)?)]);
+        }
+        Ok(vec![Request::DeleteItem(built(self.table.delete_request::<E>(&key).as_input().clone().build())?)])
+    }
+
+    /// The requests of [`Table::delete_if_version`].
+    ///
+    /// # Errors
+    /// The errors [`Table::delete_if_version`] reports before sending.
+    pub fn delete_if_version<E: Entity>(&self, key: Key<E>, version: u64) -> Result<Vec<Request>, Error> {
+        let key = key.into_encoded()?;
+        let Some(v) = &E::schema().version else {
+            return Err(Error::Invalid {
+                reason: format!(
+                    "{} has no `#[entity(version)]` field, so a delete of it cannot check a version",
+                    E::TYPE
+                ),
+            });
+        };
+        if E::schema().has_unique() {
+            let read = self.table.get_request(E::NAMES, &key, true).as_input().clone().build();
+            return Ok(vec![Request::GetItem(built(read)?)]);
+        }
+        let input = self.table.delete_version_request(E::NAMES, &key, v, version).as_input().clone().build();
+        Ok(vec![Request::DeleteItem(built(input)?)])
+    }
+}

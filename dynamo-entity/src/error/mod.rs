@@ -1,5 +1,12 @@
 //! The crate's one error type.
 
+mod outcome;
+
+pub use outcome::{
+    ActionKind, BatchWriteOutcome, CancellationCode, CancellationReason, UnprocessedKey, UnprocessedReason, UnprocessedWrite,
+    WriteKind,
+};
+
 use crate::key::{KeyError, KeyParseError};
 use crate::value::ValueError;
 
@@ -70,10 +77,10 @@ pub enum Error {
     /// applied. `reasons` lists the actions that failed, each with the index it had in the
     /// request, its entity type and key, and the reason; see
     /// [`transact`](crate::transact).
-    #[error("transaction canceled: {}", crate::transact::describe(.reasons))]
+    #[error("transaction canceled: {}", outcome::describe(.reasons))]
     TransactionCanceled {
         /// The failed actions, in request order.
-        reasons: Vec<crate::transact::CancellationReason>,
+        reasons: Vec<CancellationReason>,
     },
     /// A key could not be encoded; nothing was sent.
     #[error(transparent)]
@@ -205,7 +212,7 @@ pub enum Error {
         second_entity: &'static str,
     },
     /// An item over DynamoDB's item size limit (400 KB, counted by
-    /// [`size::item_size`](crate::size::item_size)); nothing was sent.
+    /// [`size::item_size`](crate::schema::size::item_size)); nothing was sent.
     #[error("{entity} {key} is {size} bytes, {} over DynamoDB's item size limit of {limit} bytes", size - limit)]
     ItemTooLarge {
         /// The entity type name.
@@ -222,22 +229,22 @@ pub enum Error {
     /// from [`BatchWrite::send`](crate::batch::BatchWrite::send) when a request failed with an
     /// error that retrying cannot fix (then `source` is that error). The outcome says what was
     /// written and lists every write that was not.
-    #[error("{}", crate::batch::write_failure_message(outcome, source.as_ref()))]
+    #[error("{}", outcome::write_failure_message(outcome, source.as_ref()))]
     BatchWrite {
         /// What the batch did.
-        outcome: Box<crate::batch::BatchWriteOutcome>,
+        outcome: Box<BatchWriteOutcome>,
         /// The error that stopped the batch, if one did.
         #[source]
         source: Option<std::sync::Arc<Error>>,
     },
     /// A batch get that did not read every key, from
     /// [`BatchGetOutcome::into_result`](crate::batch::BatchGetOutcome::into_result).
-    #[error("{}", crate::batch::get_failure_message(*total, unprocessed))]
+    #[error("{}", outcome::get_failure_message(*total, unprocessed))]
     BatchGet {
         /// The number of keys of the batch.
         total: usize,
         /// The keys not read, in position order.
-        unprocessed: Vec<crate::batch::UnprocessedKey>,
+        unprocessed: Vec<UnprocessedKey>,
     },
     /// The SDK or DynamoDB returned an error; the service error is kept as the source.
     #[error("DynamoDB {operation} failed: {}", aws_sdk_dynamodb::error::DisplayErrorContext(&**source))]
@@ -251,6 +258,17 @@ pub enum Error {
 }
 
 impl Error {
+    /// A copy of an error found while a request was built (a key that does not encode, an
+    /// invalid argument), kept by the builder and returned each time it is sent or rendered.
+    /// Such errors are `Key`, `Encode` or `Invalid`; any other kind is copied as its text.
+    pub(crate) fn copy_of_build_error(&self) -> Error {
+        match self {
+            Error::Key(k) => Error::Key(k.clone()),
+            Error::Invalid { reason } => Error::Invalid { reason: reason.clone() },
+            other => Error::Invalid { reason: other.to_string() },
+        }
+    }
+
     pub(crate) fn sdk<E>(operation: &'static str, err: E) -> Error
     where
         aws_sdk_dynamodb::Error: From<E>,

@@ -12,12 +12,12 @@
 //! | `SS`, `NS`, `BS` | the sum of the elements' sizes |
 //!
 //! The item limit is 400 KB (409,600 bytes). A write of a larger item is refused before
-//! anything is sent, with [`Error::ItemTooLarge`] saying by how much.
+//! anything is sent, with [`Error::ItemTooLarge`](crate::error::Error::ItemTooLarge) saying by how much
+//! ([`check_item_size`](crate::schema::size::check_item_size)).
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use crate::entity::{AttributeNames, Item};
-use crate::error::Error;
+use crate::value::Item;
 
 /// DynamoDB's limit on an item's size: 400 KB.
 pub const MAX_ITEM_BYTES: usize = 400 * 1024;
@@ -31,7 +31,7 @@ pub const MAX_ITEM_BYTES: usize = 400 * 1024;
 /// ```
 /// use aws_sdk_dynamodb::types::AttributeValue;
 /// let item = [("name".to_owned(), AttributeValue::S("abc".into())), ("n".to_owned(), AttributeValue::N("12345".into()))];
-/// assert_eq!(dynamo_entity::size::item_size(&item.into_iter().collect()), 4 + 3 + 1 + 4);
+/// assert_eq!(dynamo_entity::value::size::item_size(&item.into_iter().collect()), 4 + 3 + 1 + 4);
 /// ```
 pub fn item_size(item: &Item) -> usize {
     item.iter().map(|(name, value)| name.len() + value_size(value)).sum()
@@ -72,27 +72,6 @@ fn number_size(n: &str) -> usize {
     }
     let significant = first.map_or(0, |f| last - f + 1);
     significant.div_ceil(2) + 1
-}
-
-/// Checks the 400 KB item limit.
-///
-/// # Errors
-/// [`Error::ItemTooLarge`] naming the entity, the key, the size and the limit.
-pub fn check_item_size(entity: &'static str, item: &Item) -> Result<(), Error> {
-    check_item_size_in(&AttributeNames::DEFAULT, entity, item)
-}
-
-/// [`check_item_size`] for an item stored under `names` (an entity's
-/// [`Entity::NAMES`](crate::Entity::NAMES)), whose key the error names under them.
-///
-/// # Errors
-/// [`Error::ItemTooLarge`] naming the entity, the key, the size and the limit.
-pub fn check_item_size_in(names: &AttributeNames, entity: &'static str, item: &Item) -> Result<(), Error> {
-    let bytes = item_size(item);
-    if bytes > MAX_ITEM_BYTES {
-        return Err(Error::ItemTooLarge { entity, key: names.describe_key(item), size: bytes, limit: MAX_ITEM_BYTES });
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -1,0 +1,18 @@
+//! The schema: what the table holds and how it is named. The [`Entity`] trait and its
+//! [`EntitySchema`], attribute and index names ([`AttributeNames`], [`Index`]), keys
+//! ([`Key`], [`PrimaryKey`]), the table declaration ([`TableDef`], [`TableLayout`]) with its
+//! compile-time checks ([`check`]), and DynamoDB's item size rules ([`size`]).
+//!
+//! Nothing here sends a request: every operation builds on these types.
+
+pub mod check;
+mod collection;
+mod entity;
+mod layout;
+pub mod size;
+
+pub use crate::key::names::*;
+pub use crate::value::Item;
+pub use collection::{EntityEnum, FromCollection, Unknown};
+pub use entity::*;
+pub use layout::*;
