@@ -76,7 +76,7 @@ impl Table {
             }
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 let old = failed_put_item(e.err());
-                if let Some(other) = old.and_then(|o| other_entity(o, V::Entity::NAMES, V::Entity::TYPE)) {
+                if let Some(other) = old.and_then(|o| V::Entity::NAMES.other_entity(o, V::Entity::TYPE)) {
                     return Err(Error::WrongEntity {
                         expected: V::Entity::TYPE,
                         found: other,
@@ -184,7 +184,7 @@ impl Table {
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 let found = match e.err() {
                     DeleteItemError::ConditionalCheckFailedException(c) => {
-                        c.item().and_then(|o| other_entity(o, E::NAMES, E::TYPE)).flatten()
+                        c.item().and_then(|o| E::NAMES.other_entity(o, E::TYPE)).flatten()
                     }
                     _ => None,
                 };
@@ -284,9 +284,10 @@ impl Table {
     /// extra capacity).
     ///
     /// # Errors
-    /// [`Error::NotFound`] when there is no such item; [`Error::WrongEntity`] / [`Error::Decode`]
-    /// when the replaced item was not a valid `E` (it is replaced all the same); otherwise as
-    /// [`Table::put`].
+    /// [`Error::NotFound`] when there is no such item; [`Error::WrongEntity`] when the item
+    /// under that key is of another entity type (nothing is written: the condition also
+    /// requires the stored type attribute to be `E`'s); [`Error::Decode`] when the replaced
+    /// item was not a valid `E`; otherwise as [`Table::put`].
     ///
     /// An entity with unique fields is read first and written in a transaction that moves the
     /// guards of changed values ([`unique`](crate::unique)).
@@ -313,7 +314,15 @@ impl Table {
                 V::Entity::from_item(&resp.attributes.unwrap_or_default())
             }
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
-                match (failed_put_item(e.err()), expected) {
+                let old = failed_put_item(e.err());
+                if let Some(other) = old.and_then(|o| V::Entity::NAMES.other_entity(o, V::Entity::TYPE)) {
+                    return Err(Error::WrongEntity {
+                        expected: V::Entity::TYPE,
+                        found: other,
+                        key: V::Entity::NAMES.show_key(&key),
+                    });
+                }
+                match (old, expected) {
                     (Some(old), Some(expected)) => Err(versioning::lost(schema, &key, expected, Some(old))),
                     _ => Err(Error::NotFound { entity: V::Entity::TYPE, key: V::Entity::NAMES.show_key(&key) }),
                 }
@@ -324,14 +333,18 @@ impl Table {
 
     /// The `PutItem` of [`Table::replace`] of a stamped item of `E` (no unique fields).
     pub(crate) fn replace_request<E: Entity>(&self, item: Item, expected: Option<u64>) -> PutItemFluentBuilder {
+        // The item must exist and be of this entity type: a replace never overwrites another
+        // entity's item that happens to have this key (the guard every write shares).
         let mut ph = Placeholders::default();
-        let pk = ph.name(E::NAMES.pk);
-        let condition = match (&E::schema().version, expected) {
-            (Some(version), Some(expected)) => {
-                format!("attribute_exists({pk}) AND {}", versioning::version_condition(version, expected, &mut ph))
-            }
-            _ => format!("attribute_exists({pk})"),
-        };
+        let mut condition = String::with_capacity(64);
+        condition.push_str("attribute_exists(");
+        ph.push_name(E::NAMES.pk, &mut condition);
+        condition.push_str(") AND ");
+        ph.push_type_is(E::NAMES, E::TYPE, &mut condition);
+        if let (Some(version), Some(expected)) = (&E::schema().version, expected) {
+            condition.push_str(" AND ");
+            condition.push_str(&versioning::version_condition(version, expected, &mut ph));
+        }
         self.client()
             .put_item()
             .table_name(self.name())
@@ -347,14 +360,6 @@ impl Table {
 
 /// The stored item that a `PutItem` with `ReturnValuesOnConditionCheckFailure = ALL_OLD` got
 /// back with its failed condition; `None` when there is no item.
-/// The entity type of `item` when it is not `entity`: `Some(Some(name))`, or `Some(None)` for
-/// an item without a string type attribute; `None` when it is `entity`.
-fn other_entity(item: &Item, names: &AttributeNames, entity: &str) -> Option<Option<String>> {
-    match item.get(names.entity_type) {
-        Some(AttributeValue::S(t)) if t == entity => None,
-        other => Some(other.map(crate::schema::describe_value)),
-    }
-}
 
 fn failed_put_item(e: &PutItemError) -> Option<&Item> {
     match e {

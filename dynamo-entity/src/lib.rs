@@ -13,6 +13,7 @@ pub mod fault;
 pub mod key;
 pub mod local;
 pub mod query;
+pub mod retry;
 pub mod schema;
 pub mod stream;
 pub mod table;
@@ -24,7 +25,8 @@ pub mod versioning;
 
 mod generated;
 
-pub use batch::{BatchGetOutcome, BatchWriteOutcome, RetryPolicy};
+pub use batch::{BatchGetOutcome, BatchWriteOutcome};
+pub use retry::RetryPolicy;
 pub use capacity::{Capacity, CapacityMeter};
 pub use collection::Collection;
 pub use schema::{EntityEnum, FromCollection};

@@ -76,7 +76,6 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::marker::PhantomData;
-use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::error::SdkError;
@@ -92,6 +91,7 @@ use aws_sdk_dynamodb::types::{
 use crate::capacity::Capacity;
 use crate::schema::{AttributeNames, Entity, Item, Key, PrimaryKey};
 use crate::error::Error;
+use crate::retry::RetryPolicy;
 pub use crate::error::{ActionKind, CancellationCode, CancellationReason};
 use crate::expr::{Condition, Placeholders};
 use crate::table::Table;
@@ -386,16 +386,6 @@ pub(crate) fn only_transient(reasons: &[CancellationReason]) -> bool {
     !reasons.is_empty() && reasons.iter().all(|r| r.code.is_transient())
 }
 
-/// The pause before retry number `attempt` (from 0): exponential from 20 ms, capped at 1 s,
-/// with the upper half randomized ("equal jitter") so that competing clients spread out.
-pub(crate) fn backoff(attempt: u32) -> Duration {
-    use std::hash::{BuildHasher, Hasher};
-    let cap: u64 = 20u64.saturating_mul(1 << attempt.min(10)).min(1_000);
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u32(attempt);
-    let half = cap / 2;
-    Duration::from_millis(half + h.finish() % (half + 1))
-}
 
 /// Sends `actions`, resending up to `retries` times (with [`backoff`]) while the transaction is
 /// canceled by conflicts or throttling only.
@@ -409,7 +399,7 @@ pub(crate) async fn send(
     loop {
         match send_once(table, actions, token).await {
             Err(Error::TransactionCanceled { reasons }) if attempt < retries && only_transient(&reasons) => {
-                tokio::time::sleep(backoff(attempt)).await;
+                tokio::time::sleep(RetryPolicy::CONFLICTS.jittered(attempt + 1)).await;
                 attempt += 1;
             }
             other => return other,
@@ -930,12 +920,4 @@ mod tests {
         assert_eq!(reasons[0].to_string(), "action 1 (create Order PK=B SK=1): ConditionalCheckFailed");
     }
 
-    #[test]
-    fn backoff_grows_and_is_capped() {
-        for attempt in 0..20 {
-            let d = backoff(attempt).as_millis() as u64;
-            let cap = (20u64 << attempt.min(10)).min(1000);
-            assert!(d >= cap / 2 && d <= cap, "{attempt}: {d}");
-        }
-    }
 }

@@ -93,11 +93,12 @@ use base64::Engine as _;
 
 use crate::schema::{AttributeNames, Entity, EntitySchema, FieldSchema, Item, PK, PrimaryKey};
 use crate::error::Error;
+use crate::retry::RetryPolicy;
 use crate::expr::{Condition, Field, Mutable, Placeholders};
 use crate::key::{MAX_PARTITION_KEY_BYTES, escape_into, unescape};
 use crate::table::Table;
 use crate::transact::{
-    Action, ActionKind, CancellationCode, CancellationReason, Cond, TransactWrite, backoff, only_transient, send_once,
+    Action, ActionKind, CancellationCode, CancellationReason, Cond, TransactWrite, only_transient, send_once,
 };
 use crate::update::{PreparedUpdate, UpdateRequest};
 use crate::value::Attribute;
@@ -497,7 +498,7 @@ pub(crate) async fn create<E: Entity>(table: &Table, w: &Stamped) -> Result<(), 
             return Err(Error::AlreadyExists { entity: E::TYPE, key: E::NAMES.show_key(key) });
         }
         match plan.after_cancel(reasons, attempt, false) {
-            Next::Retry => tokio::time::sleep(backoff(attempt)).await,
+            Next::Retry => tokio::time::sleep(RetryPolicy::CONFLICTS.jittered(attempt + 1)).await,
             Next::Fail(e) => return Err(e),
         }
         attempt += 1;
@@ -528,8 +529,16 @@ fn put_plan<'a, E: Entity>(
     let schema = E::schema();
     let (key, item) = (&w.key, &w.item);
     let mut ph = Placeholders::default();
+    if let Some(found) = old.and_then(|o| E::NAMES.other_entity(o, E::TYPE)) {
+        return Err(Error::WrongEntity { expected: E::TYPE, found, key: E::NAMES.show_key(key) });
+    }
     let (kind, mut expression) = match old {
-        Some(old) => (ActionKind::Replace, unchanged(E::NAMES, schema.unique_fields(), old, &mut ph)),
+        Some(old) => {
+            let mut expression = unchanged(E::NAMES, schema.unique_fields(), old, &mut ph);
+            expression.push_str(" AND ");
+            ph.push_type_is(E::NAMES, E::TYPE, &mut expression);
+            (ActionKind::Replace, expression)
+        }
         None if must_exist => return Err(Error::NotFound { entity: E::TYPE, key: E::NAMES.show_key(key) }),
         None => (ActionKind::Create, format!("attribute_not_exists({})", ph.name(E::NAMES.pk))),
     };
@@ -606,7 +615,7 @@ pub(crate) async fn put<E: Entity>(table: &Table, w: &Stamped, must_exist: bool)
         let next = plan.after_cancel(reasons, attempt, true);
         foreign = std::mem::take(&mut plan.foreign);
         match next {
-            Next::Retry => tokio::time::sleep(backoff(attempt)).await,
+            Next::Retry => tokio::time::sleep(RetryPolicy::CONFLICTS.jittered(attempt + 1)).await,
             Next::Fail(e) => return Err(e),
         }
         attempt += 1;
@@ -652,7 +661,7 @@ pub(crate) async fn delete<E: Entity>(
         let next = plan.after_cancel(reasons, attempt, true);
         foreign = std::mem::take(&mut plan.foreign);
         match next {
-            Next::Retry => tokio::time::sleep(backoff(attempt)).await,
+            Next::Retry => tokio::time::sleep(RetryPolicy::CONFLICTS.jittered(attempt + 1)).await,
             Next::Fail(e) => return Err(e),
         }
         attempt += 1;
@@ -797,7 +806,7 @@ impl<E: Entity> UniqueUpdate<E> {
             let next = plan.after_cancel(reasons, attempt, stale);
             foreign = std::mem::take(&mut plan.foreign);
             match next {
-                Next::Retry => tokio::time::sleep(backoff(attempt)).await,
+                Next::Retry => tokio::time::sleep(RetryPolicy::CONFLICTS.jittered(attempt + 1)).await,
                 Next::Fail(e) => return Err(e),
             }
             attempt += 1;
