@@ -80,17 +80,17 @@ use aws_sdk_dynamodb::types::{
 use futures::StreamExt;
 
 use crate::capacity::Capacity;
-use crate::schema::{AttributeNames, Entity, Item, Key, PrimaryKey};
 use crate::error::Error;
-use crate::table::Table;
+use crate::schema::{AttributeNames, Entity, Item, Key, PrimaryKey};
+use crate::table::{Call, Table};
 
 /// The most writes (puts and deletes) DynamoDB accepts in one `BatchWriteItem` request.
 pub const MAX_WRITE_ITEMS: usize = 25;
 /// The most keys DynamoDB accepts in one `BatchGetItem` request.
 pub const MAX_GET_KEYS: usize = 100;
+pub use crate::error::{BatchWriteOutcome, UnprocessedKey, UnprocessedReason, UnprocessedWrite, WriteKind};
 pub use crate::retry::RetryPolicy;
 use crate::retry::retryable;
-pub use crate::error::{BatchWriteOutcome, UnprocessedKey, UnprocessedReason, UnprocessedWrite, WriteKind};
 pub use crate::schema::size::{MAX_ITEM_BYTES, item_size};
 /// DynamoDB's limit on the size of a `BatchWriteItem` request and of a `BatchGetItem` response,
 /// 16 MB.
@@ -227,7 +227,6 @@ fn reason_after(attempts: u32, last_error: &Option<Arc<Error>>) -> UnprocessedRe
         (attempts, None) => UnprocessedReason::Unprocessed { attempts },
     }
 }
-
 
 fn invalid(e: impl fmt::Display) -> Error {
     Error::Invalid { reason: e.to_string() }
@@ -554,11 +553,13 @@ impl Run<'_, WriteOp> {
                 report.retries += 1;
             }
             let requests: Vec<WriteRequest> = pending.iter().map(|&i| self.entries[i].request.clone()).collect();
-            let result = write_request(self.table, requests).send().await;
+            let call = Call::new("BatchWriteItem", "").attempt(attempts);
+            let result = self.table.execute(call, write_request(self.table, requests).send()).await;
             match result {
                 Ok(out) => {
                     last_error = None;
-                    report.capacity += self.table.record(out.consumed_capacity.as_deref().unwrap_or_default(), true);
+                    report.capacity +=
+                        Capacity::from_consumed(out.consumed_capacity.as_deref().unwrap_or_default(), true);
                     let returned =
                         out.unprocessed_items.and_then(|mut m| m.remove(self.table.name())).unwrap_or_default();
                     let still = self.match_unprocessed(&pending, &returned);
@@ -930,7 +931,9 @@ impl GetCore {
         keys.chunks(MAX_GET_KEYS)
             .map(|chunk| {
                 let items = chunk.iter().map(|k| k.names.key_item(&k.key)).collect();
-                crate::table::render::built(get_request(&self.table, items, self.consistent)?.as_input().clone().build())
+                crate::table::render::built(
+                    get_request(&self.table, items, self.consistent)?.as_input().clone().build(),
+                )
             })
             .collect()
     }
@@ -985,11 +988,13 @@ impl Run<'_, GetEntry> {
                     return report;
                 }
             };
-            let result = request.send().await;
+            let call = Call::new("BatchGetItem", "").attempt(attempts);
+            let result = self.table.execute(call, request.send()).await;
             match result {
                 Ok(out) => {
                     last_error = None;
-                    report.capacity += self.table.record(out.consumed_capacity.as_deref().unwrap_or_default(), false);
+                    report.capacity +=
+                        Capacity::from_consumed(out.consumed_capacity.as_deref().unwrap_or_default(), false);
                     let items = out.responses.and_then(|mut m| m.remove(self.table.name())).unwrap_or_default();
                     let mut done = Vec::with_capacity(items.len());
                     for item in items {
@@ -1045,7 +1050,6 @@ impl Run<'_, GetEntry> {
         }
     }
 }
-
 
 impl Table {
     /// A batch of puts and deletes of any entity types and any number of items, sent as

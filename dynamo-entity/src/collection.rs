@@ -24,11 +24,11 @@ use aws_sdk_dynamodb::operation::query::QueryInput;
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 
-use crate::schema::{AttributeNames, Entity, Index, Item, TYPE_ATTRIBUTE, describe_key};
-pub use crate::schema::{EntityEnum, FromCollection, Unknown};
 use crate::error::Error;
 use crate::query::QuerySpec;
-use crate::table::Table;
+use crate::schema::{AttributeNames, Entity, Index, Item, TYPE_ATTRIBUTE, describe_key};
+pub use crate::schema::{EntityEnum, FromCollection, Unknown};
+use crate::table::{Call, Table};
 
 /// A query of a whole partition of an index, every entity type included; from
 /// [`Table::collection`].
@@ -63,8 +63,9 @@ impl CollectionRequest {
         let mut items = Vec::new();
         let mut start = None;
         loop {
-            let resp = self.request(pk, start).send().await.map_err(|e| Error::sdk("Query", e))?;
-            self.table.record(resp.consumed_capacity.as_slice(), false);
+            let call = Call::new("Query", "").index(self.names.index_name(self.index).unwrap_or(""));
+            let resp =
+                self.table.execute(call, self.request(pk, start).send()).await.map_err(|e| Error::sdk("Query", e))?;
             items.extend(resp.items.unwrap_or_default());
             match resp.last_evaluated_key {
                 Some(k) => start = Some(k),

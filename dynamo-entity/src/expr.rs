@@ -6,8 +6,8 @@ use std::marker::PhantomData;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use crate::schema::AttributeNames;
 use crate::key::{KeyPartError, PartForm};
+use crate::schema::AttributeNames;
 use crate::value::{Attribute, ValueError};
 
 /// Marker: a field that updates may change.

@@ -15,7 +15,7 @@ use crate::error::Error;
 use crate::expr::Placeholders;
 use crate::schema::{AttributeNames, Entity, Item, Key, PrimaryKey, VersionSchema};
 use crate::table::render::{Request, built};
-use crate::table::{RETURN_OLD_ON_FAILURE, Table};
+use crate::table::{Call, RETURN_OLD_ON_FAILURE, Table};
 use crate::versioning::{self, Stamped, Writable};
 
 impl Table {
@@ -39,8 +39,8 @@ impl Table {
 
     async fn get_with<E: Entity>(&self, key: Key<E>, consistent: bool) -> Result<Option<E>, Error> {
         let key = key.into_encoded()?;
-        let resp = self.get_request(E::NAMES, &key, consistent).send().await.map_err(|e| Error::sdk("GetItem", e))?;
-        self.record_one(resp.consumed_capacity.as_ref(), false);
+        let request = self.get_request(E::NAMES, &key, consistent).send();
+        let resp = self.execute(Call::new("GetItem", E::TYPE), request).await.map_err(|e| Error::sdk("GetItem", e))?;
         resp.item.map(|item| E::from_item(&item)).transpose()
     }
 
@@ -69,11 +69,11 @@ impl Table {
         }
         let Stamped { key, item, expected } = w;
         let stored = value.wants_stored().then(|| item.clone());
-        match self.put_request::<V::Entity>(item, expected).send().await {
-            Ok(resp) => {
-                self.record_one(resp.consumed_capacity.as_ref(), true);
-                stored.map_or(Ok(()), |item| value.stored(&item))
-            }
+        match self
+            .execute(Call::new("PutItem", V::Entity::TYPE), self.put_request::<V::Entity>(item, expected).send())
+            .await
+        {
+            Ok(_) => stored.map_or(Ok(()), |item| value.stored(&item)),
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 let old = failed_put_item(e.err());
                 if let Some(other) = old.and_then(|o| V::Entity::NAMES.other_entity(o, V::Entity::TYPE)) {
@@ -138,11 +138,11 @@ impl Table {
         }
         let Stamped { key, item, .. } = w;
         let stored = value.wants_stored().then(|| item.clone());
-        match self.create_request(V::Entity::NAMES, item).send().await {
-            Ok(resp) => {
-                self.record_one(resp.consumed_capacity.as_ref(), true);
-                stored.map_or(Ok(()), |item| value.stored(&item))
-            }
+        match self
+            .execute(Call::new("PutItem", V::Entity::TYPE), self.create_request(V::Entity::NAMES, item).send())
+            .await
+        {
+            Ok(_) => stored.map_or(Ok(()), |item| value.stored(&item)),
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 Err(Error::AlreadyExists { entity: V::Entity::TYPE, key: V::Entity::NAMES.show_key(&key) })
             }
@@ -176,11 +176,8 @@ impl Table {
         if E::schema().has_unique() {
             return crate::unique::delete(self, key, None).await;
         }
-        match self.delete_request::<E>(&key).send().await {
-            Ok(resp) => {
-                self.record_one(resp.consumed_capacity.as_ref(), true);
-                resp.attributes.map(|item| E::from_item(&item)).transpose()
-            }
+        match self.execute(Call::new("DeleteItem", E::TYPE), self.delete_request::<E>(&key).send()).await {
+            Ok(resp) => resp.attributes.map(|item| E::from_item(&item)).transpose(),
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 let found = match e.err() {
                     DeleteItemError::ConditionalCheckFailedException(c) => {
@@ -234,11 +231,11 @@ impl Table {
         if schema.has_unique() {
             return crate::unique::delete(self, key.clone(), Some(version)).await?.ok_or_else(not_found);
         }
-        match self.delete_version_request(E::NAMES, &key, v, version).send().await {
-            Ok(resp) => {
-                self.record_one(resp.consumed_capacity.as_ref(), true);
-                E::from_item(&resp.attributes.unwrap_or_default())
-            }
+        match self
+            .execute(Call::new("DeleteItem", E::TYPE), self.delete_version_request(E::NAMES, &key, v, version).send())
+            .await
+        {
+            Ok(resp) => E::from_item(&resp.attributes.unwrap_or_default()),
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 let stored = match e.err() {
                     DeleteItemError::ConditionalCheckFailedException(c) => c.item().filter(|i| !i.is_empty()),
@@ -305,9 +302,11 @@ impl Table {
         }
         let Stamped { key, item, expected } = w;
         let stored = value.wants_stored().then(|| item.clone());
-        match self.replace_request::<V::Entity>(item, expected).send().await {
+        match self
+            .execute(Call::new("PutItem", V::Entity::TYPE), self.replace_request::<V::Entity>(item, expected).send())
+            .await
+        {
             Ok(resp) => {
-                self.record_one(resp.consumed_capacity.as_ref(), true);
                 if let Some(item) = stored {
                     value.stored(&item)?;
                 }

@@ -7,9 +7,9 @@ pub mod collection;
 pub mod design;
 pub mod error;
 pub mod expr;
-pub mod item;
 #[cfg(feature = "fault-injection")]
 pub mod fault;
+pub mod item;
 pub mod key;
 pub mod local;
 pub mod query;
@@ -26,34 +26,29 @@ pub mod versioning;
 mod generated;
 
 pub use batch::{BatchGetOutcome, BatchWriteOutcome};
-pub use retry::RetryPolicy;
 pub use capacity::{Capacity, CapacityMeter};
 pub use collection::Collection;
-pub use schema::{EntityEnum, FromCollection};
-pub use schema::TableDef;
 pub use dynamo_entity_derive::{Collection, Entity, KeyPart, Table};
-pub use schema::{AttributeNames, Entity, EntitySchema, GsiNames, Index, Item, Key, LsiNames, PrimaryKey};
 pub use error::{Error, Result};
 pub use expr::{Condition, Field};
 pub use key::KeyPart;
 pub use query::{Cursor, Page, QueryRequest, QuerySpec};
+pub use retry::RetryPolicy;
+pub use schema::TableDef;
+pub use schema::{AttributeNames, Entity, EntitySchema, GsiNames, Index, Item, Key, LsiNames, PrimaryKey};
+pub use schema::{EntityEnum, FromCollection};
 pub use table::Table;
-pub use value::time::Timestamp;
 pub use transact::{CancellationCode, CancellationReason, TransactGet, TransactWrite};
 pub use unique::{Unique, UniqueUpdate};
 pub use update::UpdateRequest;
 pub use value::Attribute;
+pub use value::time::Timestamp;
 pub use versioning::{EpochSeconds, Maintained, Writable};
 
 /// What generated code calls. Not a public API: it may change in any release.
 #[doc(hidden)]
 pub mod __private {
     pub use crate::collection::{collect_one, required, type_of, type_of_named, unknown_item, unknown_item_named};
-    pub use crate::schema::{GsiDecl, Projection, TableDef};
-    pub use crate::schema::{
-        AttributeNames, Entity, EntitySchema, FieldSchema, Index, IndexSchema, Item, Key, PrimaryKey, TYPE_ATTRIBUTE,
-        VersionSchema, describe_key,
-    };
     pub use crate::error::Error;
     pub use crate::expr::{Field, Immutable, Mutable};
     pub use crate::generated::{push_gsi_keys, push_lsi_key};
@@ -61,8 +56,13 @@ pub mod __private {
         Cardinality, KeyContext, KeyMatcher, KeyPart, KeyPartError, KeyType, KeyWriter, MAX_PARTITION_KEY_BYTES,
         MAX_SORT_KEY_BYTES, PartForm, Segment, ShardBy, Template, single_key_type,
     };
-    pub use crate::schema::check::*;
     pub use crate::query::QuerySpec;
+    pub use crate::schema::check::*;
+    pub use crate::schema::{
+        AttributeNames, Entity, EntitySchema, FieldSchema, Index, IndexSchema, Item, Key, PrimaryKey, TYPE_ATTRIBUTE,
+        VersionSchema, describe_key,
+    };
+    pub use crate::schema::{GsiDecl, Projection, TableDef};
     pub use crate::unique::Unique;
     pub use crate::value::{Attribute, ValueError, serde_from_attribute, serde_to_attribute};
     pub use crate::versioning::{EpochSeconds, Maintained, TtlValue, VersionNumber};

@@ -17,8 +17,8 @@
 //! subscribe to a table holding entities it does not care about.
 
 use crate::collection::EntityEnum;
-use crate::schema::Item;
 use crate::error::Error;
+use crate::schema::Item;
 
 /// What happened to the item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

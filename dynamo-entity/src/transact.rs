@@ -89,12 +89,12 @@ use aws_sdk_dynamodb::types::{
 };
 
 use crate::capacity::Capacity;
-use crate::schema::{AttributeNames, Entity, Item, Key, PrimaryKey};
 use crate::error::Error;
-use crate::retry::RetryPolicy;
 pub use crate::error::{ActionKind, CancellationCode, CancellationReason};
 use crate::expr::{Condition, Placeholders};
-use crate::table::Table;
+use crate::retry::RetryPolicy;
+use crate::schema::{AttributeNames, Entity, Item, Key, PrimaryKey};
+use crate::table::{Call, Table};
 use crate::update::{PreparedUpdate, UpdateRequest};
 use crate::versioning;
 
@@ -364,12 +364,28 @@ pub(crate) fn write_request(
         .return_consumed_capacity(ReturnConsumedCapacity::Indexes))
 }
 
-/// Sends `actions` as one `TransactWriteItems`, once, and returns the capacity it consumed
-/// (also recorded on `table`'s meter).
-pub(crate) async fn send_once(table: &Table, actions: &[Action], token: Option<&str>) -> Result<Capacity, Error> {
-    let result = write_request(table.client(), actions, token)?.send().await;
+/// The entity type every action of `actions` writes (its guard actions included); empty when
+/// they write several.
+fn common_entity(actions: &[Action]) -> &'static str {
+    match actions {
+        [first, rest @ ..] if rest.iter().all(|a| a.entity == first.entity) => first.entity,
+        _ => "",
+    }
+}
+
+/// Sends `actions` as one `TransactWriteItems`, once (attempt number `attempt`, from 1, for
+/// the request's span), and returns the capacity it consumed (also recorded on `table`'s
+/// meter).
+pub(crate) async fn send_once(
+    table: &Table,
+    actions: &[Action],
+    token: Option<&str>,
+    attempt: u32,
+) -> Result<Capacity, Error> {
+    let request = write_request(table.client(), actions, token)?.send();
+    let result = table.execute(Call::new("TransactWriteItems", common_entity(actions)).attempt(attempt), request).await;
     match result {
-        Ok(out) => Ok(table.record(out.consumed_capacity.as_deref().unwrap_or_default(), true)),
+        Ok(out) => Ok(Capacity::from_consumed(out.consumed_capacity.as_deref().unwrap_or_default(), true)),
         Err(SdkError::ServiceError(e)) => match e.into_err() {
             TransactWriteItemsError::TransactionCanceledException(c) => {
                 Err(cancellation(actions, c.cancellation_reasons()))
@@ -386,7 +402,6 @@ pub(crate) fn only_transient(reasons: &[CancellationReason]) -> bool {
     !reasons.is_empty() && reasons.iter().all(|r| r.code.is_transient())
 }
 
-
 /// Sends `actions`, resending up to `retries` times (with [`backoff`]) while the transaction is
 /// canceled by conflicts or throttling only.
 pub(crate) async fn send(
@@ -397,7 +412,7 @@ pub(crate) async fn send(
 ) -> Result<Capacity, Error> {
     let mut attempt = 0;
     loop {
-        match send_once(table, actions, token).await {
+        match send_once(table, actions, token, attempt + 1).await {
             Err(Error::TransactionCanceled { reasons }) if attempt < retries && only_transient(&reasons) => {
                 tokio::time::sleep(RetryPolicy::CONFLICTS.jittered(attempt + 1)).await;
                 attempt += 1;
@@ -680,10 +695,14 @@ fn get_request(client: &Client, gets: &[GetAction]) -> Result<TransactGetItemsFl
 
 /// Reads the items, in order; `None` for a missing item.
 async fn get_items(table: &Table, gets: &[GetAction]) -> Result<Vec<Option<Item>>, Error> {
-    let result = get_request(table.client(), gets)?.send().await;
+    let request = get_request(table.client(), gets)?.send();
+    let entity = match gets {
+        [first, rest @ ..] if rest.iter().all(|g| g.entity == first.entity) => first.entity,
+        _ => "",
+    };
+    let result = table.execute(Call::new("TransactGetItems", entity), request).await;
     match result {
         Ok(out) => {
-            table.record(out.consumed_capacity.as_deref().unwrap_or_default(), false);
             let mut responses = out.responses.unwrap_or_default().into_iter();
             Ok(gets.iter().map(|_| responses.next().and_then(|r| r.item).filter(|i| !i.is_empty())).collect())
         }
@@ -919,5 +938,4 @@ mod tests {
         assert_eq!(reasons[0].code, CancellationCode::ConditionalCheckFailed);
         assert_eq!(reasons[0].to_string(), "action 1 (create Order PK=B SK=1): ConditionalCheckFailed");
     }
-
 }

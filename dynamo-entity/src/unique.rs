@@ -91,12 +91,12 @@ use std::collections::{HashMap, HashSet};
 use aws_sdk_dynamodb::types::AttributeValue;
 use base64::Engine as _;
 
-use crate::schema::{AttributeNames, Entity, EntitySchema, FieldSchema, Item, PK, PrimaryKey};
 use crate::error::Error;
-use crate::retry::RetryPolicy;
 use crate::expr::{Condition, Field, Mutable, Placeholders};
 use crate::key::{MAX_PARTITION_KEY_BYTES, escape_into, unescape};
-use crate::table::Table;
+use crate::retry::RetryPolicy;
+use crate::schema::{AttributeNames, Entity, EntitySchema, FieldSchema, Item, PK, PrimaryKey};
+use crate::table::{Call, Table};
 use crate::transact::{
     Action, ActionKind, CancellationCode, CancellationReason, Cond, TransactWrite, only_transient, send_once,
 };
@@ -471,9 +471,14 @@ fn unchanged<'f>(
 }
 
 /// A strongly consistent read of the whole item.
-async fn read(table: &Table, names: &AttributeNames, key: &PrimaryKey) -> Result<Option<Item>, Error> {
-    let resp = table.get_request(names, key, true).send().await.map_err(|e| Error::sdk("GetItem", e))?;
-    table.record_one(resp.consumed_capacity.as_ref(), false);
+async fn read(
+    table: &Table,
+    entity: &'static str,
+    names: &AttributeNames,
+    key: &PrimaryKey,
+) -> Result<Option<Item>, Error> {
+    let request = table.get_request(names, key, true).send();
+    let resp = table.execute(Call::new("GetItem", entity), request).await.map_err(|e| Error::sdk("GetItem", e))?;
     Ok(resp.item.filter(|i| !i.is_empty()))
 }
 
@@ -489,7 +494,7 @@ pub(crate) async fn create<E: Entity>(table: &Table, w: &Stamped) -> Result<(), 
     let mut plan = create_plan::<E>(table.name(), w)?;
     let mut attempt = 0;
     loop {
-        let reasons = match send_once(table, &plan.actions, None).await {
+        let reasons = match send_once(table, &plan.actions, None, attempt + 1).await {
             Ok(_) => return Ok(()),
             Err(Error::TransactionCanceled { reasons }) => reasons,
             Err(e) => return Err(e),
@@ -598,9 +603,9 @@ pub(crate) async fn put<E: Entity>(table: &Table, w: &Stamped, must_exist: bool)
     let mut foreign = HashSet::new();
     let mut attempt = 0;
     loop {
-        let old = read(table, E::NAMES, key).await?;
+        let old = read(table, E::TYPE, E::NAMES, key).await?;
         let mut plan = put_plan::<E>(table.name(), w, old.as_ref(), must_exist, std::mem::take(&mut foreign))?;
-        let reasons = match send_once(table, &plan.actions, None).await {
+        let reasons = match send_once(table, &plan.actions, None, attempt + 1).await {
             Ok(_) => return Ok(old),
             Err(Error::TransactionCanceled { reasons }) => reasons,
             Err(e) => return Err(e),
@@ -633,7 +638,7 @@ pub(crate) async fn delete<E: Entity>(
     let mut foreign = HashSet::new();
     let mut attempt = 0;
     loop {
-        let Some(old) = read(table, E::NAMES, &key).await? else {
+        let Some(old) = read(table, E::TYPE, E::NAMES, &key).await? else {
             return Ok(None);
         };
         let mut ph = Placeholders::default();
@@ -648,7 +653,7 @@ pub(crate) async fn delete<E: Entity>(
         let cond = Cond { expression, placeholders: ph };
         plan.actions.push(Action::delete(ActionKind::Delete, E::TYPE, E::NAMES, table.name(), &key, Some(cond))?);
         plan.move_guards(schema.unique_fields(), Some(&old), &Item::new(), false)?;
-        let reasons = match send_once(table, &plan.actions, None).await {
+        let reasons = match send_once(table, &plan.actions, None, attempt + 1).await {
             Ok(_) => return E::from_item(&old).map(Some),
             Err(Error::TransactionCanceled { reasons }) => reasons,
             Err(e) => return Err(e),
@@ -775,12 +780,12 @@ impl<E: Entity> UniqueUpdate<E> {
         let mut foreign = HashSet::new();
         let mut attempt = 0;
         loop {
-            let Some(old) = read(&table, E::NAMES, &key).await? else {
+            let Some(old) = read(&table, E::TYPE, E::NAMES, &key).await? else {
                 return Err(Error::NotFound { entity: E::TYPE, key: prepared.key_text() });
             };
             let mut plan =
                 update_plan(schema, &table, &key, &prepared, &fields, &old, &new, std::mem::take(&mut foreign))?;
-            let reasons = match send_once(&table, &plan.actions, None).await {
+            let reasons = match send_once(&table, &plan.actions, None, attempt + 1).await {
                 Ok(_) => return Ok(()),
                 Err(Error::TransactionCanceled { reasons }) => reasons,
                 Err(e) => return Err(e),
@@ -987,14 +992,14 @@ impl Table {
         let Some(guard) = guard_key(E::TYPE, field.attribute, av.as_ref())? else {
             return Ok(None);
         };
-        let Some(g) = read(self, E::NAMES, &guard).await? else {
+        let Some(g) = read(self, E::TYPE, E::NAMES, &guard).await? else {
             return Ok(None);
         };
         let (Some(pk), Some(sk)) = (g.get(OWNER_PK), g.get(OWNER_SK)) else {
             return Ok(None);
         };
         let owner = PrimaryKey { pk: pk.clone(), sk: sk.clone() };
-        let Some(item) = read(self, E::NAMES, &owner).await? else {
+        let Some(item) = read(self, E::TYPE, E::NAMES, &owner).await? else {
             return Ok(None);
         };
         // The owner may have moved to another value between the two reads.

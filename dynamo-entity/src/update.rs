@@ -7,14 +7,14 @@ use aws_sdk_dynamodb::operation::update_item::UpdateItemInput;
 use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, ReturnValue};
 
-use crate::schema::{Entity, EntitySchema, Key, PrimaryKey, VersionSchema};
 use crate::error::Error;
 use crate::expr::{Condition, Field, Mutable, Placeholders};
 use crate::key::{
     DELIMITER, KeyContext, KeyError, KeyPartError, KeyType, KeyWriter, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES,
     PartForm, Segment, Template,
 };
-use crate::table::{RETURN_OLD_ON_FAILURE, Table};
+use crate::schema::{Entity, EntitySchema, Key, PrimaryKey, VersionSchema};
+use crate::table::{Call, RETURN_OLD_ON_FAILURE, Table};
 use crate::value::{Attribute, Number};
 use crate::versioning;
 
@@ -707,10 +707,9 @@ impl<E: Entity> UpdateRequest<E> {
     async fn send_returning(self, returning: ReturnValue) -> Result<E, Error> {
         let (mut p, table) = self.prepare()?;
         p.keep_key_text();
-        let result = p.request(&table, returning).send().await;
+        let result = table.execute(Call::new("UpdateItem", E::TYPE), p.request(&table, returning).send()).await;
         match result {
             Ok(resp) => {
-                table.record_one(resp.consumed_capacity.as_ref(), true);
                 let item = resp.attributes.unwrap_or_default();
                 E::from_item(&item)
             }

@@ -137,9 +137,9 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use crate::schema::{Entity, EntitySchema, Item, PrimaryKey, VersionSchema};
 use crate::error::Error;
 use crate::expr::Placeholders;
+use crate::schema::{Entity, EntitySchema, Item, PrimaryKey, VersionSchema};
 use crate::value::time::Timestamp;
 use crate::value::{Attribute, ValueError, parse_integer};
 

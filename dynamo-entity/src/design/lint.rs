@@ -36,9 +36,9 @@
 
 use std::fmt;
 
-use crate::schema::{Read, TableLayout};
-use crate::schema::{EntitySchema, Index, IndexSchema};
 use crate::key::{Cardinality, Segment, Template};
+use crate::schema::{EntitySchema, Index, IndexSchema};
+use crate::schema::{Read, TableLayout};
 
 /// The shard count the hot-partition lint suggests.
 const SUGGESTED_SHARDS: u16 = 8;

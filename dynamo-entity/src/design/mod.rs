@@ -16,8 +16,8 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use crate::schema::{AttributeNames, Index, IndexSchema, TableLayout};
 use crate::key::{Segment, Template};
+use crate::schema::{AttributeNames, Index, IndexSchema, TableLayout};
 
 /// One query the generated code offers.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -68,9 +68,9 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value, json};
 
+use crate::error::Error;
 use crate::schema::TableLayout;
 use crate::schema::{AttributeNames, Entity, EntitySchema, Index, Item};
-use crate::error::Error;
 use crate::value::time::Timestamp;
 use crate::value::type_name;
 

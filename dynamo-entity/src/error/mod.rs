@@ -3,8 +3,8 @@
 mod outcome;
 
 pub use outcome::{
-    ActionKind, BatchWriteOutcome, CancellationCode, CancellationReason, UnprocessedKey, UnprocessedReason, UnprocessedWrite,
-    WriteKind,
+    ActionKind, BatchWriteOutcome, CancellationCode, CancellationReason, UnprocessedKey, UnprocessedReason,
+    UnprocessedWrite, WriteKind,
 };
 
 use crate::key::{KeyError, KeyParseError};

@@ -176,7 +176,6 @@ pub struct UnprocessedKey {
     pub(crate) names: &'static AttributeNames,
 }
 
-
 impl fmt::Display for UnprocessedKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let key = self.names.show_key(&self.key);
@@ -345,4 +344,3 @@ pub(crate) fn describe(reasons: &[CancellationReason]) -> String {
     }
     reasons.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
 }
-

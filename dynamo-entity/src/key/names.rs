@@ -393,4 +393,3 @@ pub fn describe_key(item: &Item) -> String {
     let get = |k: &str| item.get(k).map(show).unwrap_or("<absent>");
     format!("{PK}={} {SK}={}", get(PK), get(SK))
 }
-

@@ -8,8 +8,8 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
 
-use crate::schema::{AttributeNames, Index, Item};
 use crate::error::Error;
+use crate::schema::{AttributeNames, Index, Item};
 
 const VERSION: u8 = 1;
 

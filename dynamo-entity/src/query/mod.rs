@@ -44,12 +44,12 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use futures::{Stream, StreamExt, TryStreamExt};
 
 use crate::capacity::Capacity;
-use cursor::Scope;
-use crate::schema::{AttributeNames, Entity, Index, IndexSchema, Item};
 use crate::error::Error;
 use crate::expr::{Condition, Placeholders};
 use crate::key::{DELIMITER, KeyContext, KeyError, KeyPart, KeyType, KeyWriter, MAX_SORT_KEY_BYTES};
-use crate::table::Table;
+use crate::schema::{AttributeNames, Entity, Index, IndexSchema, Item};
+use crate::table::{Call, Table};
+use cursor::Scope;
 
 /// Sort-key arguments: a leading subset (or all) of the parts of a sort key whose field types
 /// are the tuple `S`. Implemented for tuples of references `(&A::Arg, &B::Arg, …)`, for `()`
@@ -622,8 +622,9 @@ impl<E: Entity, S> QueryRequest<E, S> {
         limit: Option<i32>,
         start: Option<Item>,
     ) -> Result<aws_sdk_dynamodb::operation::query::QueryOutput, Error> {
-        let out = self.request(parts, pk, limit, start).send().await.map_err(|e| Error::sdk("Query", e))?;
-        self.table.record(out.consumed_capacity.as_slice(), false);
+        let call = Call::new("Query", E::TYPE).index(E::NAMES.index_name(self.spec.index.index).unwrap_or(""));
+        let request = self.request(parts, pk, limit, start).send();
+        let out = self.table.execute(call, request).await.map_err(|e| Error::sdk("Query", e))?;
         Ok(out)
     }
 

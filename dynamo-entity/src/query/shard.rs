@@ -53,10 +53,10 @@ use std::collections::VecDeque;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::capacity::Capacity;
-use crate::query::cursor::{self, Position};
-use crate::schema::{Entity, Item};
 use crate::error::Error;
+use crate::query::cursor::{self, Position};
 use crate::query::{Cursor, Page, QueryRequest, SkCondition, is_type, key_of};
+use crate::schema::{Entity, Item};
 
 /// One shard's state while a page is merged.
 struct Lane {

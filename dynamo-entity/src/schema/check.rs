@@ -30,8 +30,8 @@
 //! An entity whose `#[derive(Entity)]` failed has an empty placeholder schema
 //! ([`failed_schema`]); every check skips it, so one mistake reports one error.
 
-use crate::schema::{AttributeNames, EntitySchema, FieldSchema, Index, IndexSchema};
 use crate::key::{Cardinality, KeyType, Segment, Template};
+use crate::schema::{AttributeNames, EntitySchema, FieldSchema, Index, IndexSchema};
 
 /// The most distinct placeholders two entities' templates may hold together for the
 /// comparison; beyond it (an unrealistic key) the pair is not checked.
@@ -78,7 +78,6 @@ pub const fn lists_entity(entities: &[&EntitySchema], name: &str) -> bool {
 }
 
 pub use crate::key::str_eq;
-
 
 const fn same_index(a: Index, b: Index) -> bool {
     match (a, b) {

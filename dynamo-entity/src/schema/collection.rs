@@ -49,4 +49,3 @@ pub trait EntityEnum: Sized {
     /// The decode error of an item of a named type.
     fn decode(item: &Item) -> Result<Option<Self>, Error>;
 }
-

@@ -7,9 +7,8 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::error::Error;
 use crate::key::names::{AttributeNames, Index, PrimaryKey};
-use crate::value::Item;
 use crate::key::{KeyType, Template};
-
+use crate::value::Item;
 
 /// The key templates of one index as an entity uses it.
 #[derive(Debug, Clone, Copy)]

@@ -49,9 +49,9 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value};
 
+use crate::error::Error;
 #[cfg(doc)]
 use crate::schema::Entity;
-use crate::error::Error;
 
 #[cfg(doc)]
 use crate::schema::Item;

@@ -1,0 +1,201 @@
+//! Table administration: `CreateTable` from the entities or the table declaration,
+//! `UpdateTimeToLive`, `DeleteTable`.
+
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType as SdkKeyType,
+    LocalSecondaryIndex, TimeToLiveSpecification,
+};
+
+use crate::error::Error;
+#[cfg(doc)]
+use crate::schema::Entity;
+use crate::schema::{EntitySchema, Index, TableLayout};
+use crate::table::{Call, Table};
+#[cfg(doc)]
+use crate::versioning;
+
+impl Table {
+    /// Creates this table for the given entities: `PK` / `SK`, every GSI any of them uses
+    /// (`GSI<n>` on `GSI<n>PK` / `GSI<n>SK`, projection ALL), the inverted index
+    /// [`INVERTED`](Index::Inverted) on `SK` / `PK` when an entity is `#[entity(inverted)]`,
+    /// every LSI any of them uses (`LSI<n>` on `PK` / `LSI<n>SK`, projection ALL; an LSI can
+    /// only be created with its table), on-demand billing. Each key
+    /// attribute's type (`S` or `N`) comes from the entities' templates. Returns when the table
+    /// is `ACTIVE`.
+    ///
+    /// The names above are the defaults; entities that say `#[entity(table = AppTable)]` are
+    /// created under their table's names ([`Entity::NAMES`]), since their items and queries use
+    /// them. The declared projections and indexes no entity writes come only with
+    /// [`create_table_from`](Self::create_table_from) and `AppTable::layout()`.
+    ///
+    /// When an entity has an `#[entity(ttl)]` field, time to live is then enabled on its
+    /// attribute (`UpdateTimeToLive`; see [`versioning`]).
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when two entities disagree on a key attribute's type (one stores
+    /// `GSI1SK` as a number, another as a string) or the primary key is numeric in one and a
+    /// string in another, or when they declare different TTL attributes (a table has one), or
+    /// different attribute names (entities of different `#[entity(table = ...)]`);
+    /// [`Error::Sdk`] (for example when the table exists).
+    pub async fn create_table(&self, entities: &[&'static EntitySchema]) -> Result<(), Error> {
+        self.create_table_from(&TableLayout::new(entities)?).await
+    }
+
+    /// Creates this table from a layout, such as the one of a `#[derive(Table)]` declaration
+    /// ([`TableDef::layout`](crate::TableDef::layout)): as [`Table::create_table`], with the
+    /// layout's indexes, key types and projections ([`TableLayout::projection`]): the GSIs in
+    /// `GlobalSecondaryIndexes`, the LSIs ([`Index::Lsi`]) in `LocalSecondaryIndexes`.
+    ///
+    /// # Errors
+    /// [`Error::Sdk`] (for example when the table exists, or an `INCLUDE` projection names a
+    /// key attribute).
+    pub async fn create_table_from(&self, layout: &TableLayout) -> Result<(), Error> {
+        let ttl = layout.ttl();
+        let ty = |attr: &str| layout.key_type(attr);
+        let mut defs = Vec::new();
+        let mut define = |attr: &str| -> Result<(), Error> {
+            defs.push(
+                AttributeDefinition::builder()
+                    .attribute_name(attr)
+                    .attribute_type(ty(attr).scalar())
+                    .build()
+                    .map_err(|e| Error::Invalid { reason: e.to_string() })?,
+            );
+            Ok(())
+        };
+        let names = layout.names();
+        define(names.pk)?;
+        define(names.sk)?;
+        let element = |name: &str, kt: SdkKeyType| {
+            KeySchemaElement::builder()
+                .attribute_name(name)
+                .key_type(kt)
+                .build()
+                .map_err(|e| Error::Invalid { reason: e.to_string() })
+        };
+        let mut indexes = Vec::new();
+        let mut locals = Vec::new();
+        for index in layout.indexes() {
+            if index.is_local() {
+                // Keyed on the table's `PK`, defined above, and its own sort key.
+                define(names.sk_of(index))?;
+                locals.push(
+                    LocalSecondaryIndex::builder()
+                        .index_name(names.index_name(index).unwrap_or_default())
+                        .key_schema(element(names.pk, SdkKeyType::Hash)?)
+                        .key_schema(element(names.sk_of(index), SdkKeyType::Range)?)
+                        .projection(layout.projection(index).to_sdk())
+                        .build()
+                        .map_err(|e| Error::Invalid { reason: e.to_string() })?,
+                );
+                continue;
+            }
+            // The inverted index is keyed on `SK` / `PK`, defined above.
+            if index != Index::Inverted {
+                define(names.pk_of(index))?;
+                define(names.sk_of(index))?;
+            }
+            indexes.push(
+                GlobalSecondaryIndex::builder()
+                    .index_name(names.index_name(index).unwrap_or_default())
+                    .key_schema(element(names.pk_of(index), SdkKeyType::Hash)?)
+                    .key_schema(element(names.sk_of(index), SdkKeyType::Range)?)
+                    .projection(layout.projection(index).to_sdk())
+                    .build()
+                    .map_err(|e| Error::Invalid { reason: e.to_string() })?,
+            );
+        }
+        self.execute(
+            Call::new("CreateTable", ""),
+            self.inner
+                .client
+                .create_table()
+                .table_name(&*self.inner.name)
+                .set_attribute_definitions(Some(defs))
+                .key_schema(element(names.pk, SdkKeyType::Hash)?)
+                .key_schema(element(names.sk, SdkKeyType::Range)?)
+                .set_global_secondary_indexes((!indexes.is_empty()).then_some(indexes))
+                .set_local_secondary_indexes((!locals.is_empty()).then_some(locals))
+                .billing_mode(BillingMode::PayPerRequest)
+                .send(),
+        )
+        .await
+        .map_err(|e| Error::sdk("CreateTable", e))?;
+        self.wait_active().await?;
+        if let Some(attribute) = ttl {
+            self.enable_ttl(attribute).await?;
+        }
+        Ok(())
+    }
+
+    /// Enables DynamoDB's time to live on `attribute` (`UpdateTimeToLive`): items whose
+    /// `attribute` is a number of seconds since the Unix epoch in the past are deleted by
+    /// DynamoDB, typically within a few days. A table has one TTL attribute; the change may take
+    /// up to an hour to take effect, and DynamoDB refuses another TTL change meanwhile.
+    /// [`Table::create_table`] calls it for an entity's `#[entity(ttl)]` field.
+    ///
+    /// # Errors
+    /// [`Error::Sdk`] (such as a `ValidationException` when TTL is already enabled on another
+    /// attribute, or changed within the hour).
+    pub async fn enable_ttl(&self, attribute: &str) -> Result<(), Error> {
+        let spec = TimeToLiveSpecification::builder()
+            .enabled(true)
+            .attribute_name(attribute)
+            .build()
+            .map_err(|e| Error::Invalid { reason: e.to_string() })?;
+        self.execute(
+            Call::new("UpdateTimeToLive", ""),
+            self.inner
+                .client
+                .update_time_to_live()
+                .table_name(&*self.inner.name)
+                .time_to_live_specification(spec)
+                .send(),
+        )
+        .await
+        .map_err(|e| Error::sdk("UpdateTimeToLive", e))?;
+        Ok(())
+    }
+
+    async fn wait_active(&self) -> Result<(), Error> {
+        for _ in 0..600 {
+            let resp = self
+                .execute(
+                    Call::new("DescribeTable", ""),
+                    self.inner.client.describe_table().table_name(&*self.inner.name).send(),
+                )
+                .await
+                .map_err(|e| Error::sdk("DescribeTable", e))?;
+            let table = resp.table;
+            let active =
+                table.as_ref().and_then(|t| t.table_status()) == Some(&aws_sdk_dynamodb::types::TableStatus::Active);
+            let gsis_active = table
+                .as_ref()
+                .map(|t| {
+                    t.global_secondary_indexes()
+                        .iter()
+                        .all(|g| g.index_status() == Some(&aws_sdk_dynamodb::types::IndexStatus::Active))
+                })
+                .unwrap_or(true);
+            if active && gsis_active {
+                return Ok(());
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        Err(Error::Invalid { reason: format!("table {} did not become ACTIVE within 60 s", self.inner.name) })
+    }
+
+    /// Deletes the table (`DeleteTable`).
+    ///
+    /// # Errors
+    /// [`Error::Sdk`].
+    pub async fn delete_table(&self) -> Result<(), Error> {
+        self.execute(
+            Call::new("DeleteTable", ""),
+            self.inner.client.delete_table().table_name(&*self.inner.name).send(),
+        )
+        .await
+        .map_err(|e| Error::sdk("DeleteTable", e))?;
+        Ok(())
+    }
+}
