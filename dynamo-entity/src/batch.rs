@@ -1004,7 +1004,10 @@ impl Run<'_, GetEntry> {
                                 report.found.push((i, item));
                             }
                             None => {
-                                tracing::warn!(key = %crate::schema::describe_key(&item), "BatchGetItem returned an item that was not asked for")
+                                let key = names
+                                    .first()
+                                    .map_or_else(|| crate::schema::describe_key(&item), |n| n.describe_key(&item));
+                                tracing::warn!(%key, "BatchGetItem returned an item that was not asked for")
                             }
                         }
                     }

@@ -159,7 +159,7 @@ impl Capacity {
             (_, Some(name)) => *self.indexes.entry(name.to_owned()).or_default() += units,
             // An index number out of range (no such index): kept apart under its label, never
             // added to the table's own units.
-            (_, None) => *self.indexes.entry(index.to_string()).or_default() += units,
+            (_, None) => *self.indexes.entry(names.label(index).to_owned()).or_default() += units,
         }
     }
 
@@ -175,7 +175,7 @@ impl Capacity {
         match names.index_name(index) {
             _ if index == Index::Primary => self.table,
             Some(name) => self.indexes.get(name).copied().unwrap_or_default(),
-            None => self.indexes.get(&index.to_string()).copied().unwrap_or_default(),
+            None => self.indexes.get(names.label(index)).copied().unwrap_or_default(),
         }
     }
 

@@ -69,7 +69,7 @@ impl CollectionRequest {
             items.extend(resp.items.unwrap_or_default());
             match resp.last_evaluated_key {
                 Some(k) => start = Some(k),
-                None => return Ok(Collection { items, type_attribute: self.names.entity_type }),
+                None => return Ok(Collection { items, type_attribute: self.names.entity_type, names: self.names }),
             }
         }
     }
@@ -106,11 +106,13 @@ pub struct Collection {
     items: Vec<Item>,
     /// The entity type attribute of the table the items come from.
     type_attribute: &'static str,
+    /// The attribute names of that table, which log lines name keys under.
+    names: &'static AttributeNames,
 }
 
 impl Default for Collection {
     fn default() -> Collection {
-        Collection { items: Vec::new(), type_attribute: TYPE_ATTRIBUTE }
+        Collection { items: Vec::new(), type_attribute: TYPE_ATTRIBUTE, names: &AttributeNames::DEFAULT }
     }
 }
 
@@ -118,7 +120,7 @@ impl From<Vec<Item>> for Collection {
     /// Items read some other way (a `Scan`, an export), to decode with [`Collection::decode`]
     /// or [`Collection::decode_each`].
     fn from(items: Vec<Item>) -> Collection {
-        Collection { items, type_attribute: TYPE_ATTRIBUTE }
+        Collection { items, type_attribute: TYPE_ATTRIBUTE, names: &AttributeNames::DEFAULT }
     }
 }
 
@@ -131,7 +133,7 @@ impl Collection {
     /// Items read some other way from a table whose entity type attribute is `type_attribute`
     /// (its [`AttributeNames::entity_type`]).
     pub fn with_type_attribute(items: Vec<Item>, type_attribute: &'static str) -> Collection {
-        Collection { items, type_attribute }
+        Collection { items, type_attribute, names: &AttributeNames::DEFAULT }
     }
 
     /// How many items of each entity type (items without a type attribute count as `""`).
@@ -201,7 +203,7 @@ impl Collection {
             match A::decode(item)? {
                 Some(v) => out.push(v),
                 None if is_internal_named(item, self.type_attribute) => {}
-                None => warn_unknown(item),
+                None => warn_unknown(item, self.names),
             }
         }
         Ok(out)
@@ -219,13 +221,13 @@ pub fn is_internal_named(item: &Item, type_attribute: &str) -> bool {
     type_of_named(item, type_attribute) == Some(crate::unique::GUARD_TYPE)
 }
 
-fn warn_unknown(item: &Item) {
-    if is_internal(item) {
+fn warn_unknown(item: &Item, names: &AttributeNames) {
+    if is_internal_named(item, names.entity_type) {
         return;
     }
     tracing::warn!(
-        entity = type_of(item).unwrap_or("<none>"),
-        key = %describe_key(item),
+        entity = type_of_named(item, names.entity_type).unwrap_or("<none>"),
+        key = %names.describe_key(item),
         "skipped an item of an entity type the collection does not name"
     );
 }
@@ -295,7 +297,7 @@ pub fn unknown_item_named(
     }
     match unknown {
         Unknown::Skip => {
-            warn_unknown(item);
+            warn_unknown(item, names);
             Ok(())
         }
         Unknown::Error => {

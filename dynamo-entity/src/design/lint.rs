@@ -37,7 +37,7 @@
 use std::fmt;
 
 use crate::key::{Cardinality, Segment, Template};
-use crate::schema::{EntitySchema, Index, IndexSchema};
+use crate::schema::{AttributeNames, EntitySchema, Index, IndexSchema};
 use crate::schema::{Read, TableLayout};
 
 /// The shard count the hot-partition lint suggests.
@@ -136,7 +136,7 @@ impl TableLayout {
                         "`{}` scans {}, reading (and paying for) every item in it to return the {} items; give the \
                          read a key: a GSI whose partition key is what the read selects by, queried instead",
                         r.name,
-                        index_text(r.index),
+                        index_text(self.names, r.index),
                         r.entity
                     ),
                 });
@@ -159,10 +159,10 @@ impl TableLayout {
     }
 }
 
-fn index_text(index: Index) -> String {
+fn index_text(names: &AttributeNames, index: Index) -> String {
     match index {
         Index::Primary => "the table".to_owned(),
-        other => format!("index {other}"),
+        other => format!("index {}", names.label(other)),
     }
 }
 

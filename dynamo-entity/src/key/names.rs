@@ -19,19 +19,8 @@ pub const TYPE_ATTRIBUTE: &str = "_type";
 /// The highest GSI number: `gsi1` to `gsi20` (DynamoDB's default quota is 20 GSIs a table).
 pub const MAX_GSI: u8 = 20;
 
-macro_rules! gsi_names {
-    ($($n:literal),*) => {
-        const GSI_NAMES: [&str; 20] = [$(concat!("GSI", $n)),*];
-        const GSI_PK: [&str; 20] = [$(concat!("GSI", $n, "PK")),*];
-        const GSI_SK: [&str; 20] = [$(concat!("GSI", $n, "SK")),*];
-    };
-}
-gsi_names!(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20);
-
 /// The highest LSI number: `lsi1` to `lsi5` (DynamoDB allows 5 local secondary indexes a table).
 pub const MAX_LSI: u8 = 5;
-const LSI_NAMES: [&str; 5] = ["LSI1", "LSI2", "LSI3", "LSI4", "LSI5"];
-const LSI_SK: [&str; 5] = ["LSI1SK", "LSI2SK", "LSI3SK", "LSI4SK", "LSI5SK"];
 
 /// The name of the inverted index, [`Index::Inverted`]: a GSI whose partition key is `SK` and
 /// whose sort key is `PK`.
@@ -173,6 +162,16 @@ impl AttributeNames {
         }
     }
 
+    /// `index` named for messages: its index name under these names, `primary index` for the
+    /// table's own, `unknown index` for a number out of range.
+    pub const fn label(&self, index: Index) -> &'static str {
+        match (index, self.index_name(index)) {
+            (_, Some(name)) => name,
+            (Index::Primary, None) => "primary index",
+            (_, None) => "unknown index",
+        }
+    }
+
     /// The partition key attribute of `index`: `pk` for the primary index and every LSI, the
     /// GSI's own, `sk` for the inverted index.
     pub const fn pk_of(&self, index: Index) -> &'static str {
@@ -304,37 +303,6 @@ pub enum Index {
 }
 
 impl Index {
-    /// The default index name for `Query`'s `IndexName`: `None` for the primary index, `GSI<n>`
-    /// for a numbered GSI, `LSI<n>` for a numbered LSI, [`INVERTED_INDEX`] for the inverted
-    /// index. A table with its own names: [`AttributeNames::index_name`].
-    pub fn name(self) -> Option<&'static str> {
-        match self {
-            Index::Primary => None,
-            Index::Gsi(n) => GSI_NAMES.get(usize::from(n).wrapping_sub(1)).copied(),
-            Index::Inverted => Some(INVERTED_INDEX),
-            Index::Lsi(n) => LSI_NAMES.get(usize::from(n).wrapping_sub(1)).copied(),
-        }
-    }
-    /// The default partition key attribute: `PK` (for the primary index and every LSI),
-    /// `GSI<n>PK`, or `SK` for the inverted index. A table with its own names:
-    /// [`AttributeNames::pk_of`].
-    pub fn pk_attribute(self) -> &'static str {
-        match self {
-            Index::Primary | Index::Lsi(_) => PK,
-            Index::Gsi(n) => GSI_PK.get(usize::from(n).wrapping_sub(1)).copied().unwrap_or("GSI?PK"),
-            Index::Inverted => SK,
-        }
-    }
-    /// The default sort key attribute: `SK`, `GSI<n>SK`, `LSI<n>SK`, or `PK` for the inverted
-    /// index. A table with its own names: [`AttributeNames::sk_of`].
-    pub fn sk_attribute(self) -> &'static str {
-        match self {
-            Index::Primary => SK,
-            Index::Gsi(n) => GSI_SK.get(usize::from(n).wrapping_sub(1)).copied().unwrap_or("GSI?SK"),
-            Index::Inverted => PK,
-            Index::Lsi(n) => LSI_SK.get(usize::from(n).wrapping_sub(1)).copied().unwrap_or("LSI?SK"),
-        }
-    }
     /// Whether the index is a local secondary index: it shares the table's partition key and
     /// writes only its own sort key attribute.
     pub fn is_local(self) -> bool {
@@ -342,9 +310,12 @@ impl Index {
     }
 }
 
+/// `Index` shows as its name under [`AttributeNames::DEFAULT`] (`GSI1`, `LSI2`, `INVERTED`, or
+/// `primary index`); the library's own messages name an index under its table's names with
+/// [`AttributeNames::label`].
 impl fmt::Display for Index {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name().unwrap_or("primary index"))
+        f.write_str(AttributeNames::DEFAULT.label(*self))
     }
 }
 

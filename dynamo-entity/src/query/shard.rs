@@ -117,7 +117,7 @@ pub(crate) async fn send<E: Entity, S>(
         None => vec![Position::Start; shards.len()],
     };
     let first = shards.first().cloned().ok_or_else(|| Error::Invalid {
-        reason: format!("{entity}: a sharded query of {index} needs at least one shard"),
+        reason: format!("{entity}: a sharded query of {} needs at least one shard", E::NAMES.label(index)),
     })?;
     let parts = req.parts(first, sk)?;
     let mut lanes: Vec<Lane> =

@@ -338,7 +338,7 @@ impl TableLayout {
         let names = layout.names;
         for (i, d) in indexes.iter().enumerate() {
             if indexes[..i].iter().any(|o| o.index == d.index) {
-                return invalid(format!("{} is declared twice", d.index));
+                return invalid(format!("{} is declared twice", names.label(d.index)));
             }
             if d.index == Index::Primary {
                 return invalid("the primary index is not a secondary index to declare".to_owned());
@@ -352,8 +352,9 @@ impl TableLayout {
                 }
                 if d.pk.is_some() {
                     return invalid(format!(
-                        "{} is keyed on the table's PK, whose type the entities set; declare only its sort key type",
-                        d.index
+                        "{} is keyed on the table's {}, whose type the entities set; declare only its sort key type",
+                        names.label(d.index),
+                        names.pk
                     ));
                 }
             }
@@ -362,7 +363,11 @@ impl TableLayout {
         for (i, a) in entities.iter().enumerate() {
             for g in a.secondary_indexes() {
                 if declared(g.index).is_none() {
-                    return invalid(format!("entity {} writes {}, which the table does not declare", a.name, g.index));
+                    return invalid(format!(
+                        "entity {} writes {}, which the table does not declare",
+                        a.name,
+                        names.label(g.index)
+                    ));
                 }
             }
             if a.inverted.is_some() && declared(Index::Inverted).is_none() {
