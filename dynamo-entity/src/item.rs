@@ -18,6 +18,107 @@ use crate::table::render::{Request, built};
 use crate::table::{Call, RETURN_OLD_ON_FAILURE, Table};
 use crate::versioning::{self, Stamped, Writable};
 
+/// Which of the three `PutItem` writes an operation is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PutKind {
+    /// [`Table::put`]: create or overwrite an item of this entity type.
+    Put,
+    /// [`Table::create`]: only if no item has the key.
+    Create,
+    /// [`Table::replace`]: only if an item of this entity type has the key.
+    Replace,
+}
+
+/// How one `PutItem` write is carried out, decided once for both `send` and `render`.
+enum PutPlan {
+    /// One `PutItem` with its condition.
+    Single { key: PrimaryKey, expected: Option<u64>, request: PutItemFluentBuilder },
+    /// An entity with unique fields: a strongly consistent read, then one transaction with the
+    /// guard items of its unique values ([`unique`](crate::unique)).
+    Unique(Stamped),
+}
+
+/// How one `DeleteItem` is carried out, decided once for both `send` and `render`.
+enum DeletePlan {
+    /// One `DeleteItem` with its condition.
+    Single { key: PrimaryKey, request: DeleteItemFluentBuilder },
+    /// An entity with unique fields: read, then delete the item and its guards in one
+    /// transaction.
+    Unique(PrimaryKey),
+}
+
+/// The item a planned `PutItem` writes (for [`Writable::stored`]).
+fn planned_item(request: &PutItemFluentBuilder) -> Item {
+    request.as_input().get_item().clone().unwrap_or_default()
+}
+
+impl Table {
+    /// The plan of a put, create or replace of `value`: stamped (version, timestamps) and
+    /// encoded once.
+    fn put_plan<E: Entity>(&self, value: &E, kind: PutKind) -> Result<PutPlan, Error> {
+        let w = versioning::stamp(value, kind == PutKind::Create)?;
+        if E::schema().has_unique() {
+            return Ok(PutPlan::Unique(w));
+        }
+        let Stamped { key, item, expected } = w;
+        let request = match kind {
+            PutKind::Put => self.put_request::<E>(item, expected),
+            PutKind::Create => self.create_request(E::NAMES, item),
+            PutKind::Replace => self.replace_request::<E>(item, expected),
+        };
+        Ok(PutPlan::Single { key, expected, request })
+    }
+
+    /// The requests of a put plan, in the order `send` sends them.
+    fn render_put<E: Entity>(&self, plan: PutPlan, kind: PutKind) -> Result<Vec<Request>, Error> {
+        match plan {
+            PutPlan::Single { request, .. } => Ok(vec![Request::PutItem(built(request.as_input().clone().build())?)]),
+            PutPlan::Unique(w) => {
+                crate::unique::render_write::<E>(self, &w, kind == PutKind::Create, kind == PutKind::Replace)
+            }
+        }
+    }
+
+    /// The plan of a delete of `key`; with `version`, only at that stored version.
+    fn delete_plan<E: Entity>(&self, key: Key<E>, version: Option<u64>) -> Result<DeletePlan, Error> {
+        let key = key.into_encoded()?;
+        let schema = E::schema();
+        let checked = match (version, &schema.version) {
+            (None, _) => None,
+            (Some(version), Some(v)) => Some((v, version)),
+            (Some(_), None) => {
+                return Err(Error::Invalid {
+                    reason: format!(
+                        "{} has no `#[entity(version)]` field, so a delete of it cannot check a version",
+                        E::TYPE
+                    ),
+                });
+            }
+        };
+        if schema.has_unique() {
+            return Ok(DeletePlan::Unique(key));
+        }
+        let request = match checked {
+            None => self.delete_request::<E>(&key),
+            Some((v, version)) => self.delete_version_request(E::NAMES, &key, v, version),
+        };
+        Ok(DeletePlan::Single { key, request })
+    }
+
+    /// The requests of a delete plan, in the order `send` sends them: for an entity with
+    /// unique fields, the read (the transaction depends on what it returns).
+    fn render_delete<E: Entity>(&self, plan: DeletePlan) -> Result<Vec<Request>, Error> {
+        match plan {
+            DeletePlan::Single { request, .. } => {
+                Ok(vec![Request::DeleteItem(built(request.as_input().clone().build())?)])
+            }
+            DeletePlan::Unique(key) => {
+                Ok(vec![Request::GetItem(built(self.get_request(E::NAMES, &key, true).as_input().clone().build())?)])
+            }
+        }
+    }
+}
+
 impl Table {
     /// Reads one item by primary key (`GetItem`, eventually consistent; see
     /// [`Table::get_consistent`]). `Ok(None)` when there is no such item.
@@ -61,18 +162,15 @@ impl Table {
     /// to now, `created_at` is stored as the value holds it. See
     /// [`versioning`].
     pub async fn put<V: Writable>(&self, mut value: V) -> Result<(), Error> {
-        let schema = V::Entity::schema();
-        let w = versioning::stamp(value.value(), false)?;
-        if schema.has_unique() {
-            crate::unique::put::<V::Entity>(self, &w, false).await?;
-            return value.stored(&w.item);
-        }
-        let Stamped { key, item, expected } = w;
-        let stored = value.wants_stored().then(|| item.clone());
-        match self
-            .execute(Call::new("PutItem", V::Entity::TYPE), self.put_request::<V::Entity>(item, expected).send())
-            .await
-        {
+        let (key, expected, request) = match self.put_plan(value.value(), PutKind::Put)? {
+            PutPlan::Unique(w) => {
+                crate::unique::put::<V::Entity>(self, &w, false).await?;
+                return value.stored(&w.item);
+            }
+            PutPlan::Single { key, expected, request } => (key, expected, request),
+        };
+        let stored = value.wants_stored().then(|| planned_item(&request));
+        match self.execute(Call::new("PutItem", V::Entity::TYPE), request.send()).await {
             Ok(_) => stored.map_or(Ok(()), |item| value.stored(&item)),
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 let old = failed_put_item(e.err());
@@ -84,7 +182,7 @@ impl Table {
                     });
                 }
                 // Otherwise the stored version is not the value's.
-                Err(versioning::lost(schema, &key, expected.unwrap_or_default(), old))
+                Err(versioning::lost(V::Entity::schema(), &key, expected.unwrap_or_default(), old))
             }
             Err(e) => Err(Error::sdk("PutItem", e)),
         }
@@ -131,17 +229,15 @@ impl Table {
     /// `updated_at` are set to now. With `&mut E`, `value` gets them (see [`Writable`] and
     /// [`versioning`]).
     pub async fn create<V: Writable>(&self, mut value: V) -> Result<(), Error> {
-        let w = versioning::stamp(value.value(), true)?;
-        if V::Entity::schema().has_unique() {
-            crate::unique::create::<V::Entity>(self, &w).await?;
-            return value.stored(&w.item);
-        }
-        let Stamped { key, item, .. } = w;
-        let stored = value.wants_stored().then(|| item.clone());
-        match self
-            .execute(Call::new("PutItem", V::Entity::TYPE), self.create_request(V::Entity::NAMES, item).send())
-            .await
-        {
+        let (key, request) = match self.put_plan(value.value(), PutKind::Create)? {
+            PutPlan::Unique(w) => {
+                crate::unique::create::<V::Entity>(self, &w).await?;
+                return value.stored(&w.item);
+            }
+            PutPlan::Single { key, request, .. } => (key, request),
+        };
+        let stored = value.wants_stored().then(|| planned_item(&request));
+        match self.execute(Call::new("PutItem", V::Entity::TYPE), request.send()).await {
             Ok(_) => stored.map_or(Ok(()), |item| value.stored(&item)),
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 Err(Error::AlreadyExists { entity: V::Entity::TYPE, key: V::Entity::NAMES.show_key(&key) })
@@ -172,11 +268,11 @@ impl Table {
     /// An entity with unique fields is read first and deleted in one transaction with its
     /// guard items ([`unique`](crate::unique)).
     pub async fn delete<E: Entity>(&self, key: Key<E>) -> Result<Option<E>, Error> {
-        let key = key.into_encoded()?;
-        if E::schema().has_unique() {
-            return crate::unique::delete(self, key, None).await;
-        }
-        match self.execute(Call::new("DeleteItem", E::TYPE), self.delete_request::<E>(&key).send()).await {
+        let (key, request) = match self.delete_plan(key, None)? {
+            DeletePlan::Unique(key) => return crate::unique::delete(self, key, None).await,
+            DeletePlan::Single { key, request } => (key, request),
+        };
+        match self.execute(Call::new("DeleteItem", E::TYPE), request.send()).await {
             Ok(resp) => resp.attributes.map(|item| E::from_item(&item)).transpose(),
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 let found = match e.err() {
@@ -217,24 +313,14 @@ impl Table {
     /// [`Error::NotFound`] when there is no item; [`Error::VersionConflict`] when the stored
     /// version differs (nothing is deleted); otherwise as [`Table::delete`].
     pub async fn delete_if_version<E: Entity>(&self, key: Key<E>, version: u64) -> Result<E, Error> {
-        let key = key.into_encoded()?;
-        let schema = E::schema();
-        let Some(v) = &schema.version else {
-            return Err(Error::Invalid {
-                reason: format!(
-                    "{} has no `#[entity(version)]` field, so a delete of it cannot check a version",
-                    E::TYPE
-                ),
-            });
+        let not_found = |key: &PrimaryKey| Error::NotFound { entity: E::TYPE, key: E::NAMES.show_key(key) };
+        let (key, request) = match self.delete_plan(key, Some(version))? {
+            DeletePlan::Unique(key) => {
+                return crate::unique::delete(self, key.clone(), Some(version)).await?.ok_or_else(|| not_found(&key));
+            }
+            DeletePlan::Single { key, request } => (key, request),
         };
-        let not_found = || Error::NotFound { entity: E::TYPE, key: E::NAMES.show_key(&key) };
-        if schema.has_unique() {
-            return crate::unique::delete(self, key.clone(), Some(version)).await?.ok_or_else(not_found);
-        }
-        match self
-            .execute(Call::new("DeleteItem", E::TYPE), self.delete_version_request(E::NAMES, &key, v, version).send())
-            .await
-        {
+        match self.execute(Call::new("DeleteItem", E::TYPE), request.send()).await {
             Ok(resp) => E::from_item(&resp.attributes.unwrap_or_default()),
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 let stored = match e.err() {
@@ -242,8 +328,8 @@ impl Table {
                     _ => None,
                 };
                 match stored {
-                    Some(old) => Err(versioning::lost(schema, &key, version, Some(old))),
-                    None => Err(not_found()),
+                    Some(old) => Err(versioning::lost(E::schema(), &key, version, Some(old))),
+                    None => Err(not_found(&key)),
                 }
             }
             Err(e) => Err(Error::sdk("DeleteItem", e)),
@@ -293,19 +379,16 @@ impl Table {
     /// version, as by [`Table::put`]; otherwise [`Error::VersionConflict`] (an item that does
     /// not exist is [`Error::NotFound`]).
     pub async fn replace<V: Writable>(&self, mut value: V) -> Result<V::Entity, Error> {
-        let schema = V::Entity::schema();
-        let w = versioning::stamp(value.value(), false)?;
-        if schema.has_unique() {
-            let old = crate::unique::put::<V::Entity>(self, &w, true).await?;
-            value.stored(&w.item)?;
-            return V::Entity::from_item(&old.unwrap_or_default());
-        }
-        let Stamped { key, item, expected } = w;
-        let stored = value.wants_stored().then(|| item.clone());
-        match self
-            .execute(Call::new("PutItem", V::Entity::TYPE), self.replace_request::<V::Entity>(item, expected).send())
-            .await
-        {
+        let (key, expected, request) = match self.put_plan(value.value(), PutKind::Replace)? {
+            PutPlan::Unique(w) => {
+                let old = crate::unique::put::<V::Entity>(self, &w, true).await?;
+                value.stored(&w.item)?;
+                return V::Entity::from_item(&old.unwrap_or_default());
+            }
+            PutPlan::Single { key, expected, request } => (key, expected, request),
+        };
+        let stored = value.wants_stored().then(|| planned_item(&request));
+        match self.execute(Call::new("PutItem", V::Entity::TYPE), request.send()).await {
             Ok(resp) => {
                 if let Some(item) = stored {
                     value.stored(&item)?;
@@ -322,7 +405,9 @@ impl Table {
                     });
                 }
                 match (old, expected) {
-                    (Some(old), Some(expected)) => Err(versioning::lost(schema, &key, expected, Some(old))),
+                    (Some(old), Some(expected)) => {
+                        Err(versioning::lost(V::Entity::schema(), &key, expected, Some(old)))
+                    }
                     _ => Err(Error::NotFound { entity: V::Entity::TYPE, key: V::Entity::NAMES.show_key(&key) }),
                 }
             }
@@ -416,12 +501,7 @@ impl Render<'_> {
     /// # Errors
     /// The errors [`Table::put`] reports before sending.
     pub fn put<E: Entity>(&self, value: &E) -> Result<Vec<Request>, Error> {
-        let w = versioning::stamp(value, false)?;
-        if E::schema().has_unique() {
-            return crate::unique::render_write::<E>(self.table, &w, false, false);
-        }
-        let input = self.table.put_request::<E>(w.item, w.expected).as_input().clone().build();
-        Ok(vec![Request::PutItem(built(input)?)])
+        self.table.render_put::<E>(self.table.put_plan(value, PutKind::Put)?, PutKind::Put)
     }
 
     /// The requests of [`Table::create`].
@@ -429,11 +509,7 @@ impl Render<'_> {
     /// # Errors
     /// The errors [`Table::create`] reports before sending.
     pub fn create<E: Entity>(&self, value: &E) -> Result<Vec<Request>, Error> {
-        let w = versioning::stamp(value, true)?;
-        if E::schema().has_unique() {
-            return crate::unique::render_write::<E>(self.table, &w, true, false);
-        }
-        Ok(vec![Request::PutItem(built(self.table.create_request(E::NAMES, w.item).as_input().clone().build())?)])
+        self.table.render_put::<E>(self.table.put_plan(value, PutKind::Create)?, PutKind::Create)
     }
 
     /// The requests of [`Table::replace`].
@@ -441,12 +517,7 @@ impl Render<'_> {
     /// # Errors
     /// The errors [`Table::replace`] reports before sending.
     pub fn replace<E: Entity>(&self, value: &E) -> Result<Vec<Request>, Error> {
-        let w = versioning::stamp(value, false)?;
-        if E::schema().has_unique() {
-            return crate::unique::render_write::<E>(self.table, &w, false, true);
-        }
-        let input = self.table.replace_request::<E>(w.item, w.expected).as_input().clone().build();
-        Ok(vec![Request::PutItem(built(input)?)])
+        self.table.render_put::<E>(self.table.put_plan(value, PutKind::Replace)?, PutKind::Replace)
     }
 
     /// The requests of [`Table::delete`].
@@ -454,12 +525,7 @@ impl Render<'_> {
     /// # Errors
     /// The key's encoding error.
     pub fn delete<E: Entity>(&self, key: Key<E>) -> Result<Vec<Request>, Error> {
-        let key = key.into_encoded()?;
-        if E::schema().has_unique() {
-            let read = self.table.get_request(E::NAMES, &key, true).as_input().clone().build();
-            return Ok(vec![Request::GetItem(built(read)?)]);
-        }
-        Ok(vec![Request::DeleteItem(built(self.table.delete_request::<E>(&key).as_input().clone().build())?)])
+        self.table.render_delete::<E>(self.table.delete_plan(key, None)?)
     }
 
     /// The requests of [`Table::delete_if_version`].
@@ -467,20 +533,6 @@ impl Render<'_> {
     /// # Errors
     /// The errors [`Table::delete_if_version`] reports before sending.
     pub fn delete_if_version<E: Entity>(&self, key: Key<E>, version: u64) -> Result<Vec<Request>, Error> {
-        let key = key.into_encoded()?;
-        let Some(v) = &E::schema().version else {
-            return Err(Error::Invalid {
-                reason: format!(
-                    "{} has no `#[entity(version)]` field, so a delete of it cannot check a version",
-                    E::TYPE
-                ),
-            });
-        };
-        if E::schema().has_unique() {
-            let read = self.table.get_request(E::NAMES, &key, true).as_input().clone().build();
-            return Ok(vec![Request::GetItem(built(read)?)]);
-        }
-        let input = self.table.delete_version_request(E::NAMES, &key, v, version).as_input().clone().build();
-        Ok(vec![Request::DeleteItem(built(input)?)])
+        self.table.render_delete::<E>(self.table.delete_plan(key, Some(version))?)
     }
 }
