@@ -10,8 +10,8 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, ReturnValu
 use crate::error::Error;
 use crate::expr::{Condition, Field, Mutable, Placeholders};
 use crate::key::{
-    DELIMITER, KeyContext, KeyError, KeyPartError, KeyType, KeyWriter, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES,
-    PartForm, Segment, Template,
+    KeyContext, KeyError, KeyPartError, KeyType, KeyWriter, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, PartForm,
+    Segment, Template, escape_into, integer_number_form,
 };
 use crate::schema::{Entity, EntitySchema, Key, PrimaryKey, VersionSchema};
 use crate::table::{Call, RETURN_OLD_ON_FAILURE, Table};
@@ -923,19 +923,26 @@ fn key_value(
     Ok(w.finish_sparse()?.map(KeyValue::Value))
 }
 
-/// The part texts of the primary key fields, read back from the encoded key: a string key is
-/// split at its delimiters (its parts are already in composite form, escaped); a numeric part
-/// in composite form also gives its plain number form.
+/// The part texts of the primary key fields, read back from the encoded key with the template's
+/// own parser ([`Template::parse`](crate::key::Template::parse)): a string key gives each
+/// part in composite form (escaped again, as the key writer takes it) and, for an integer part,
+/// its plain number form; a numeric key is its field's number. A key that does not have its
+/// template's shape gives no parts (a GSI key built from them is then reported as not derivable).
 fn primary_parts(schema: &EntitySchema, key: &PrimaryKey) -> Vec<(&'static str, PartText)> {
     let mut out = Vec::new();
     for (template, value) in [(schema.primary.pk, &key.pk), (schema.primary.sk, &key.sk)] {
         match value {
             AttributeValue::S(s) => {
-                for (seg, piece) in template.segments.iter().zip(s.split(DELIMITER)) {
-                    if let Segment::Field(f) = seg {
-                        let number = composite_to_number(piece);
-                        out.push((*f, PartText { present: true, composite: Some(piece.to_owned()), number }));
-                    }
+                let Ok(parts) = template.parse(s) else { continue };
+                let fields = template.segments.iter().filter_map(|s| match s {
+                    Segment::Field(f) => Some(*f),
+                    _ => None,
+                });
+                for (field, part) in fields.zip(parts) {
+                    let mut composite = String::with_capacity(part.len());
+                    escape_into(&part, &mut composite);
+                    let number = integer_number_form(&composite);
+                    out.push((field, PartText { present: true, composite: Some(composite), number }));
                 }
             }
             AttributeValue::N(n) => {
@@ -947,33 +954,6 @@ fn primary_parts(schema: &EntitySchema, key: &PrimaryKey) -> Vec<(&'static str, 
         }
     }
     out
-}
-
-/// The plain number of an integer key part in composite form (zero-padded, or `-` and the
-/// zero-padded offset from the type's minimum, whose width names the type); `None` for text
-/// that is no such integer.
-fn composite_to_number(part: &str) -> Option<String> {
-    let (negative, digits) = match part.strip_prefix('-') {
-        Some(d) => (true, d),
-        None => (false, part),
-    };
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    if !negative {
-        let t = digits.trim_start_matches('0');
-        return Some(if t.is_empty() { "0".to_owned() } else { t.to_owned() });
-    }
-    let offset: i128 = digits.parse().ok()?;
-    let min: i128 = match digits.len() {
-        3 => i8::MIN.into(),
-        5 => i16::MIN.into(),
-        10 => i32::MIN.into(),
-        19 => i64::MIN.into(),
-        39 => i128::MIN,
-        _ => return None,
-    };
-    Some(min.checked_add(offset)?.to_string())
 }
 
 impl Table {

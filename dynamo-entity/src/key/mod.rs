@@ -717,6 +717,33 @@ macro_rules! signed_key_part {
 unsigned_key_part!(u8 => 3, u16 => 5, u32 => 10, u64 => 20, usize => 20, u128 => 39);
 signed_key_part!(i8: u8 => 3, i16: u16 => 5, i32: u32 => 10, i64: u64 => 19, isize: usize => 19, i128: u128 => 39);
 
+/// The plain decimal form of an integer key part read back in composite form, whatever integer
+/// type wrote it: the inverse of the order-preserving encoding above. A non-negative part is its
+/// digits without the padding; a negative one (`-` and the offset from the type's minimum) is
+/// decoded by the signed type its width belongs to (3, 5, 10, 19 or 39 digits: `i8`, `i16`,
+/// `i32`, `i64`, `i128`). `None` for text that no integer type writes.
+///
+/// Used where a key is rebuilt from another key's parts without the field's Rust type (an
+/// update that rewrites a numeric GSI key from the primary key).
+pub(crate) fn integer_number_form(composite: &str) -> Option<String> {
+    let Some(rest) = composite.strip_prefix('-') else {
+        if composite.is_empty() || !composite.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let digits = composite.trim_start_matches('0');
+        return Some(if digits.is_empty() { "0".to_owned() } else { digits.to_owned() });
+    };
+    let form = PartForm::Composite;
+    match rest.len() {
+        3 => i8::parse_part(composite, form).ok().map(|v| v.to_string()),
+        5 => i16::parse_part(composite, form).ok().map(|v| v.to_string()),
+        10 => i32::parse_part(composite, form).ok().map(|v| v.to_string()),
+        19 => i64::parse_part(composite, form).ok().map(|v| v.to_string()),
+        39 => i128::parse_part(composite, form).ok().map(|v| v.to_string()),
+        _ => None,
+    }
+}
+
 /// What picks the shard of a shard segment: see [`KeyWriter::shard`].
 #[derive(Debug)]
 pub enum ShardBy<'a, T: ?Sized> {
@@ -1188,6 +1215,27 @@ pub const fn str_eq(a: &str, b: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn integer_number_form_inverts_every_integer_encoding() {
+        fn composite<T: KeyPart>(v: T) -> String {
+            let mut out = String::new();
+            v.write_part(&mut out, PartForm::Composite).unwrap();
+            out
+        }
+        assert_eq!(integer_number_form(&composite(42u64)).as_deref(), Some("42"));
+        assert_eq!(integer_number_form(&composite(0u8)).as_deref(), Some("0"));
+        assert_eq!(integer_number_form(&composite(-1i8)).as_deref(), Some("-1"));
+        assert_eq!(integer_number_form(&composite(i16::MIN)).as_deref(), Some("-32768"));
+        assert_eq!(integer_number_form(&composite(-7i32)).as_deref(), Some("-7"));
+        assert_eq!(integer_number_form(&composite(i64::MIN)).as_deref(), Some("-9223372036854775808"));
+        assert_eq!(integer_number_form(&composite(-5i128)).as_deref(), Some("-5"));
+        assert_eq!(integer_number_form(&composite(77i64)).as_deref(), Some("77"));
+        assert_eq!(integer_number_form("abc"), None);
+        assert_eq!(integer_number_form(""), None);
+        assert_eq!(integer_number_form("-12"), None, "no signed type is 2 digits wide");
+    }
+
     use super::*;
     use proptest::prelude::*;
 
