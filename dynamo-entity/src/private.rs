@@ -1,0 +1,362 @@
+//! What generated code calls: `#[derive(Entity)]`, `#[derive(Table)]`, `#[derive(Collection)]`
+//! and `#[derive(KeyPart)]` emit `::dynamo_entity::__private::...` paths into this module. Not a
+//! public API: it may change in any release. The logic lives in the runtime's modules; these
+//! are thin entry points with the shapes the expansions need.
+
+pub use crate::collection::{collect_one, required, type_of, type_of_named, unknown_item, unknown_item_named};
+pub use crate::error::Error;
+pub use crate::expr::{Field, Immutable, Mutable};
+pub use crate::key::{
+    Cardinality, KeyContext, KeyMatcher, KeyPart, KeyPartError, KeyType, KeyWriter, MAX_PARTITION_KEY_BYTES,
+    MAX_SORT_KEY_BYTES, PartForm, Segment, ShardBy, Template, single_key_type,
+};
+pub use crate::query::QuerySpec;
+pub use crate::schema::check::*;
+pub use crate::schema::{
+    AttributeNames, Entity, EntitySchema, FieldSchema, Index, IndexSchema, Item, Key, PrimaryKey, TYPE_ATTRIBUTE,
+    VersionSchema, describe_key,
+};
+pub use crate::schema::{GsiDecl, Projection, TableDef};
+pub use crate::unique::Unique;
+pub use crate::value::{Attribute, ValueError, serde_from_attribute, serde_to_attribute};
+pub use crate::versioning::{EpochSeconds, Maintained, TtlValue, VersionNumber};
+pub use aws_sdk_dynamodb::types::AttributeValue;
+pub use std::result::Result;
+
+/// A writer for a partition key (2,048-byte limit).
+#[inline]
+pub fn pk_writer(entity: &'static str, attribute: &'static str, template: &'static Template) -> KeyWriter {
+    KeyWriter::new(KeyContext { entity, attribute, template, max_bytes: MAX_PARTITION_KEY_BYTES })
+}
+
+/// The partition keys of every shard of a sharded partition key, in shard order: `write`
+/// writes the key of shard `i` (with [`ShardBy::Index`]).
+pub fn shard_keys(
+    count: u16,
+    mut write: impl FnMut(u16) -> Result<KeyWriter, Error>,
+) -> Result<Vec<AttributeValue>, Error> {
+    (0..count).map(|i| Ok(write(i)?.finish()?)).collect()
+}
+
+/// A writer for a sort key (1,024-byte limit).
+#[inline]
+pub fn sk_writer(entity: &'static str, attribute: &'static str, template: &'static Template) -> KeyWriter {
+    KeyWriter::new(KeyContext { entity, attribute, template, max_bytes: MAX_SORT_KEY_BYTES })
+}
+
+/// Stores one field, leaving the attribute out when the value is absent.
+#[inline]
+pub fn put_field<T: Attribute>(
+    item: &mut Item,
+    entity: &'static str,
+    field: &'static str,
+    attribute: &'static str,
+    value: &T,
+) -> Result<(), Error> {
+    store(item, entity, field, attribute, value.to_attribute())
+}
+
+/// Stores one `#[entity(serde)]` field.
+#[inline]
+pub fn put_serde<T: serde::Serialize>(
+    item: &mut Item,
+    entity: &'static str,
+    field: &'static str,
+    attribute: &'static str,
+    value: &T,
+) -> Result<(), Error> {
+    store(item, entity, field, attribute, serde_to_attribute(value))
+}
+
+#[inline(always)]
+fn store(
+    item: &mut Item,
+    entity: &'static str,
+    field: &'static str,
+    attribute: &'static str,
+    value: Result<Option<AttributeValue>, ValueError>,
+) -> Result<(), Error> {
+    match value {
+        Ok(Some(av)) => {
+            item.insert(attribute.to_owned(), av);
+            Ok(())
+        }
+        Ok(None) => Ok(()),
+        Err(source) => Err(Error::Encode { entity, field, attribute, source }),
+    }
+}
+
+/// Reads one field from `value`, the item's attribute `attribute` picked by
+/// [`pick_attributes`] (`None`: absent).
+#[inline(always)]
+pub fn field_at<T: Attribute>(
+    item: &Item,
+    value: Option<&AttributeValue>,
+    entity: &'static str,
+    attribute: &'static str,
+) -> Result<T, Error> {
+    match T::from_attribute(value) {
+        Ok(v) => Ok(v),
+        Err(source) => Err(decode_error(item, entity, attribute, source)),
+    }
+}
+
+pub use crate::value::pick_attributes;
+
+/// A decode error of an entity stored under `names` (a `#[entity(table = ..)]` entity),
+/// its key text rewritten under those names: the field readers name the key by the
+/// default `PK` / `SK`, which such an item does not have. Off the hot path.
+#[cold]
+#[inline(never)]
+pub fn with_key_names(error: Error, item: &Item, names: &'static AttributeNames) -> Error {
+    match error {
+        Error::Decode { entity, attribute, source, .. } => {
+            Error::Decode { entity, attribute, key: names.describe_key(item), source }
+        }
+        Error::WrongEntity { expected, found, .. } => {
+            Error::WrongEntity { expected, found, key: names.describe_key(item) }
+        }
+        other => other,
+    }
+}
+
+/// The error of a field that does not decode, built off the hot path.
+#[cold]
+#[inline(never)]
+fn decode_error(item: &Item, entity: &'static str, attribute: &'static str, source: ValueError) -> Error {
+    Error::Decode { entity, attribute, key: describe_key(item), source }
+}
+
+/// Reads one `#[entity(serde)]` field from its picked attribute (see [`field_at`]).
+#[inline]
+pub fn serde_at<T: serde::de::DeserializeOwned>(
+    item: &Item,
+    value: Option<&AttributeValue>,
+    entity: &'static str,
+    attribute: &'static str,
+) -> Result<T, Error> {
+    serde_from_attribute(value).map_err(|source| decode_error(item, entity, attribute, source))
+}
+
+/// Stores an `#[entity(ttl)]` field as epoch seconds, leaving the attribute out for `None`.
+#[inline]
+pub fn put_ttl<T: TtlValue>(
+    item: &mut Item,
+    entity: &'static str,
+    field: &'static str,
+    attribute: &'static str,
+    value: &T,
+) -> Result<(), Error> {
+    put_field(item, entity, field, attribute, &value.to_stored())
+}
+
+/// Reads an `#[entity(ttl)]` field from its picked attribute (see [`field_at`]).
+#[inline]
+pub fn ttl_at<T: TtlValue>(
+    item: &Item,
+    value: Option<&AttributeValue>,
+    entity: &'static str,
+    attribute: &'static str,
+) -> Result<T, Error> {
+    field_at::<T::Stored>(item, value, entity, attribute).map(T::from_stored)
+}
+
+/// Reads an `#[entity(version)]` field from its picked attribute (see [`field_at`]); absent
+/// reads as version 0.
+#[inline]
+pub fn version_at<T: VersionNumber>(
+    item: &Item,
+    value: Option<&AttributeValue>,
+    entity: &'static str,
+    attribute: &'static str,
+) -> Result<T, Error> {
+    let zero = AttributeValue::N("0".to_owned());
+    T::from_attribute(Some(value.unwrap_or(&zero))).map_err(|source| decode_error(item, entity, attribute, source))
+}
+
+/// Checks the entity type attribute.
+#[inline(always)]
+pub fn check_type(item: &Item, entity: &'static str) -> Result<(), Error> {
+    match item.get(TYPE_ATTRIBUTE) {
+        Some(AttributeValue::S(t)) if t == entity => Ok(()),
+        other => Err(wrong_entity(item, entity, other)),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn wrong_entity(item: &Item, entity: &'static str, found: Option<&AttributeValue>) -> Error {
+    Error::WrongEntity { expected: entity, found: found.map(crate::schema::describe_value), key: describe_key(item) }
+}
+
+/// Checks that the decoded value's primary key is the item's `PK` / `SK`: an item whose
+/// key says one thing and whose key fields another (written by another tool, or changed by
+/// hand) must not decode into a value whose writes would go to another item. Key
+/// attributes absent from `item` (a map built by hand) are not compared. Generated code
+/// compares first with [`KeyMatcher`], which writes no key, and calls this only
+/// to build the error.
+///
+/// # Errors
+/// [`Error::Decode`] naming the key attribute that differs, and the key the fields give;
+/// the key's encoding error when the fields give no valid key.
+#[cold]
+pub fn check_key(item: &Item, entity: &'static str, key: Result<PrimaryKey, Error>) -> Result<(), Error> {
+    let key = key?;
+    let same = |attribute: &str, value: &AttributeValue| item.get(attribute).is_none_or(|v| v == value);
+    if same(crate::schema::PK, &key.pk) && same(crate::schema::SK, &key.sk) {
+        return Ok(());
+    }
+    Err(key_mismatch(item, entity, &key))
+}
+
+#[cold]
+#[inline(never)]
+fn key_mismatch(item: &Item, entity: &'static str, key: &PrimaryKey) -> Error {
+    let attribute =
+        if item.get(crate::schema::PK).is_none_or(|v| *v == key.pk) { crate::schema::SK } else { crate::schema::PK };
+    Error::Decode {
+        entity,
+        attribute,
+        key: describe_key(item),
+        source: ValueError::Invalid(format!("the key does not match the item's fields, which give {key}")),
+    }
+}
+
+/// Stores the entity type attribute.
+#[inline]
+pub fn put_type(item: &mut Item, entity: &'static str) {
+    item.insert(TYPE_ATTRIBUTE.to_owned(), AttributeValue::S(entity.to_owned()));
+}
+
+/// Checks the entity type attribute `attribute` (the table's [`AttributeNames::entity_type`])
+/// of an item of a table with its own names; [`check_type`] is this with the default name.
+///
+/// # Errors
+/// [`Error::WrongEntity`] naming the type found and the item's key under `names`.
+#[inline(always)]
+pub fn check_type_named(item: &Item, names: &'static AttributeNames, entity: &'static str) -> Result<(), Error> {
+    match item.get(names.entity_type) {
+        Some(AttributeValue::S(t)) if t == entity => Ok(()),
+        other => Err(Error::WrongEntity {
+            expected: entity,
+            found: other.map(crate::schema::describe_value),
+            key: names.describe_key(item),
+        }),
+    }
+}
+
+/// [`check_key`] for a table with its own key attribute names.
+///
+/// # Errors
+/// As [`check_key`], naming the attributes under `names`.
+#[cold]
+pub fn check_key_named(
+    item: &Item,
+    names: &'static AttributeNames,
+    entity: &'static str,
+    key: Result<PrimaryKey, Error>,
+) -> Result<(), Error> {
+    let key = key?;
+    let same = |attribute: &str, value: &AttributeValue| item.get(attribute).is_none_or(|v| v == value);
+    if same(names.pk, &key.pk) && same(names.sk, &key.sk) {
+        return Ok(());
+    }
+    let attribute = if same(names.pk, &key.pk) { names.sk } else { names.pk };
+    Err(Error::Decode {
+        entity,
+        attribute,
+        key: names.describe_key(item),
+        source: ValueError::Invalid(format!(
+            "the key does not match the item's fields, which give {}",
+            names.show_key(&key)
+        )),
+    })
+}
+
+/// Stores the entity type under the type attribute `attribute`.
+#[inline]
+pub fn put_type_named(item: &mut Item, attribute: &'static str, entity: &'static str) {
+    item.insert(attribute.to_owned(), AttributeValue::S(entity.to_owned()));
+}
+
+/// Stores a GSI's two key attributes when both are present (sparse index).
+#[inline]
+pub fn put_gsi(
+    item: &mut Item,
+    pk_attribute: &'static str,
+    pk: Option<AttributeValue>,
+    sk_attribute: &'static str,
+    sk: Option<AttributeValue>,
+) {
+    if let (Some(pk), Some(sk)) = (pk, sk) {
+        item.insert(pk_attribute.to_owned(), pk);
+        item.insert(sk_attribute.to_owned(), sk);
+    }
+}
+
+/// Stores an LSI's sort key attribute when it is present (sparse index); its partition key
+/// is the item's `PK`.
+#[inline]
+pub fn put_lsi(item: &mut Item, sk_attribute: &'static str, sk: Option<AttributeValue>) {
+    if let Some(sk) = sk {
+        item.insert(sk_attribute.to_owned(), sk);
+    }
+}
+
+/// Appends a GSI's key attributes, `(pk_attribute, pk)` then `(sk_attribute, sk)`, to the list
+/// [`Entity::gsi_keys`](crate::Entity::gsi_keys) returns, when both are present; an item
+/// without one of them is not in the (sparse) index and adds nothing.
+#[inline]
+pub fn push_gsi_keys(
+    keys: &mut Vec<(&'static str, AttributeValue)>,
+    pk_attribute: &'static str,
+    sk_attribute: &'static str,
+    (pk, sk): (Option<AttributeValue>, Option<AttributeValue>),
+) {
+    if let (Some(pk), Some(sk)) = (pk, sk) {
+        keys.push((pk_attribute, pk));
+        keys.push((sk_attribute, sk));
+    }
+}
+
+/// Appends an LSI's sort key attribute to the list
+/// [`Entity::gsi_keys`](crate::Entity::gsi_keys) returns, when present (LSIs are sparse too).
+#[inline]
+pub fn push_lsi_key(
+    keys: &mut Vec<(&'static str, AttributeValue)>,
+    sk_attribute: &'static str,
+    sk: Option<AttributeValue>,
+) {
+    if let Some(sk) = sk {
+        keys.push((sk_attribute, sk));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(v: &str) -> Option<AttributeValue> {
+        Some(AttributeValue::S(v.to_owned()))
+    }
+
+    #[test]
+    fn only_complete_key_pairs_and_present_sort_keys_are_pushed() {
+        let mut keys = Vec::new();
+        push_gsi_keys(&mut keys, "GSI1PK", "GSI1SK", (s("CAT#ai"), None));
+        push_gsi_keys(&mut keys, "GSI1PK", "GSI1SK", (None, s("7")));
+        push_lsi_key(&mut keys, "LSI1SK", None);
+        assert!(keys.is_empty());
+
+        push_gsi_keys(&mut keys, "GSI2PK", "GSI2SK", (s("CAT#ai"), s("0007")));
+        push_lsi_key(&mut keys, "LSI1SK", s("2026"));
+        assert_eq!(
+            keys,
+            vec![
+                ("GSI2PK", AttributeValue::S("CAT#ai".into())),
+                ("GSI2SK", AttributeValue::S("0007".into())),
+                ("LSI1SK", AttributeValue::S("2026".into())),
+            ]
+        );
+    }
+}
