@@ -1057,7 +1057,7 @@ impl Run<'_, GetEntry> {
 impl Table {
     /// A batch of puts and deletes of any entity types and any number of items, sent as
     /// `BatchWriteItem` requests of at most 25 writes, with unprocessed items retried; see
-    /// [`BatchWrite`](crate::batch::BatchWrite) and the [`batch`](crate::batch) module.
+    /// [`BatchWrite`] and the [`batch`](crate::batch) module.
     pub fn batch_write(&self) -> crate::batch::BatchWrite {
         crate::batch::BatchWrite::new(self.clone())
     }
@@ -1072,13 +1072,13 @@ impl Table {
 
     /// Reads the items of these keys of one entity type, as `BatchGetItem` requests of at most
     /// 100 keys, with unprocessed keys retried; the items come back in the order of the keys.
-    /// See [`BatchGet`](crate::batch::BatchGet).
+    /// See [`BatchGet`].
     pub fn batch_get<E: Entity>(&self, keys: impl IntoIterator<Item = Key<E>>) -> crate::batch::BatchGet<E> {
         crate::batch::BatchGet::new(self.clone(), keys)
     }
 
     /// A batch get of keys of any entity types, returning raw items in the order of the keys;
-    /// see [`BatchGetMixed`](crate::batch::BatchGetMixed).
+    /// see [`BatchGetMixed`].
     pub fn batch_get_mixed(&self) -> crate::batch::BatchGetMixed {
         crate::batch::BatchGetMixed::new(self.clone())
     }

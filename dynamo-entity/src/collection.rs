@@ -314,7 +314,7 @@ fn is_type(item: &Item, type_attribute: &str, entity: &str) -> bool {
 impl Table {
     /// A query of a whole partition (an item collection), every entity type included, from the
     /// same `E::query(...)` / `E::gsiN(...)` that selects the partition; see
-    /// [`Collection`](crate::collection::Collection).
+    /// [`Collection`].
     pub fn collection<E: Entity, S>(&self, spec: QuerySpec<E, S>) -> CollectionRequest {
         CollectionRequest::new(self.clone(), spec)
     }

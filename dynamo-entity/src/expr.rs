@@ -100,7 +100,7 @@ enum Node {
 }
 
 /// A condition expression, built from [`Field`] handles: the condition of a conditional write,
-/// or the filter of a query ([`QueryRequest::filter`](crate::QueryRequest::filter)).
+/// or the filter of a query ([`QueryRequest::filter`](crate::query::QueryRequest::filter)).
 ///
 /// Every attribute name and value becomes a placeholder (`#n0`, `:v0`), so reserved words such
 /// as `status` or `name` need no care. A value that cannot be encoded is kept as an error and

@@ -71,7 +71,7 @@
 //! the stored values to move or release their guards; [`Table::put`], [`Table::replace`] and
 //! [`Table::delete`] read them first and run their own transaction. Updates are allowed: an
 //! [`UpdateRequest`] cannot set a unique field (see
-//! [`UpdateRequest::set_unique`](crate::UpdateRequest::set_unique)).
+//! [`UpdateRequest::set_unique`](crate::update::UpdateRequest::set_unique)).
 
 use std::collections::HashMap;
 use std::fmt;

@@ -70,7 +70,7 @@
 //!   the release of the old guard and the claim of the new one.
 //! * [`Table::delete`]: read the item, then delete it on the condition that its unique values
 //!   are still the ones read, with its guards.
-//! * In a [`TransactWrite`](crate::transact::TransactWrite), `create` claims the guards, while
+//! * In a [`TransactWrite`], `create` claims the guards, while
 //!   `put`, `replace` and `delete` of such an entity are rejected (they would need the read).
 //!
 //! Transactions canceled by conflicts with concurrent writes (`TransactionConflict`) or by

@@ -52,9 +52,9 @@
 //! | [`Table::put`], version `v > 0` | `version = v` | `v + 1` |
 //! | [`Table::put`], version 0 | `attribute_not_exists(version)`: no item, or one without a version | 1 |
 //! | [`Table::replace`] | as `put`, and the item exists | `v + 1` |
-//! | [`UpdateRequest`](crate::UpdateRequest) with [`if_version(v)`](crate::UpdateRequest::if_version) | `version = v` (for 0: no version attribute) | `SET version = if_not_exists(version, 0) + 1` |
-//! | [`UpdateRequest::any_version`](crate::UpdateRequest::any_version) | none on the version | the same bump |
-//! | [`TransactWrite`](crate::TransactWrite) `create`, `put`, `replace`, `update` | the same conditions, in the action | the same versions |
+//! | [`UpdateRequest`](crate::update::UpdateRequest) with [`if_version(v)`](crate::update::UpdateRequest::if_version) | `version = v` (for 0: no version attribute) | `SET version = if_not_exists(version, 0) + 1` |
+//! | [`UpdateRequest::any_version`](crate::update::UpdateRequest::any_version) | none on the version | the same bump |
+//! | [`TransactWrite`](crate::transact::TransactWrite) `create`, `put`, `replace`, `update` | the same conditions, in the action | the same versions |
 //! | [`Table::delete_if_version`] | `version = v` | (deletes) |
 //! | [`Table::delete`] | none | (deletes) |
 //!
@@ -65,13 +65,13 @@
 //! stored item with the failed condition, `ReturnValuesOnConditionCheckFailure = ALL_OLD`, at no
 //! extra cost); nothing was written. Read the item again, apply the change again, and write it
 //! with the new version. In a transaction, a failed version condition cancels the transaction
-//! with [`CancellationCode::ConditionalCheckFailed`](crate::CancellationCode) on that action,
-//! whose [`item`](crate::CancellationReason::item) holds the stored version.
+//! with [`CancellationCode::ConditionalCheckFailed`](crate::transact::CancellationCode) on that action,
+//! whose [`item`](crate::transact::CancellationReason::item) holds the stored version.
 //!
 //! A create stores version 1 even when the struct holds another number: a create makes the
 //! first version of an item. After a delete, a create starts again at 1, so a writer that read
 //! the deleted item at version 1 could overwrite the new one: where that matters, do not reuse
-//! the keys of deleted items. In a transaction, [`delete_if`](crate::TransactWrite::delete_if)
+//! the keys of deleted items. In a transaction, [`delete_if`](crate::transact::TransactWrite::delete_if)
 //! with a condition on the version handle (`Doc::VERSION.eq(&v)`) deletes at a version. Batch
 //! writes (`BatchWriteItem`) cannot be conditional, so [`Table::batch_write`] refuses versioned
 //! entities before sending; for entities with timestamps and no version it sets `updated_at`

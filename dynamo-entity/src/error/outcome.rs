@@ -71,7 +71,7 @@ impl fmt::Display for WriteKind {
 }
 
 /// A write of a batch that was not written: its position in the batch, entity type, key, kind
-/// and why. Send it again with [`BatchWrite::resubmit`].
+/// and why. Send it again with [`BatchWrite::resubmit`](crate::batch::BatchWrite::resubmit).
 #[derive(Debug, Clone)]
 pub struct UnprocessedWrite {
     /// Its position in the batch (0-based, in the order entries were added).
@@ -122,7 +122,7 @@ pub struct BatchWriteOutcome {
     /// Total time slept in backoff before retries, summed over concurrent requests.
     pub backoff: Duration,
     /// Write capacity units consumed, summed over every response, when asked for with
-    /// [`BatchWrite::return_consumed_capacity`]: `consumed.total()`.
+    /// [`BatchWrite::return_consumed_capacity`](crate::batch::BatchWrite::return_consumed_capacity): `consumed.total()`.
     pub consumed_capacity: Option<f64>,
     /// The capacity consumed, per table and GSI, summed over every response (always asked
     /// for: `ReturnConsumedCapacity = INDEXES`). See [`capacity`](crate::capacity).
@@ -196,17 +196,17 @@ pub(crate) fn get_failure_message(total: usize, unprocessed: &[UnprocessedKey]) 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ActionKind {
-    /// Write the item, replacing any item with its key ([`TransactWrite::put`]).
+    /// Write the item, replacing any item with its key ([`TransactWrite::put`](crate::transact::TransactWrite::put)).
     Put,
-    /// Write the item only if no item has its key ([`TransactWrite::create`]).
+    /// Write the item only if no item has its key ([`TransactWrite::create`](crate::transact::TransactWrite::create)).
     Create,
-    /// Write the item only if an item has its key ([`TransactWrite::replace`]).
+    /// Write the item only if an item has its key ([`TransactWrite::replace`](crate::transact::TransactWrite::replace)).
     Replace,
-    /// An update of an existing item ([`TransactWrite::update`]).
+    /// An update of an existing item ([`TransactWrite::update`](crate::transact::TransactWrite::update)).
     Update,
-    /// Delete the item ([`TransactWrite::delete`], [`TransactWrite::delete_if`]).
+    /// Delete the item ([`TransactWrite::delete`](crate::transact::TransactWrite::delete), [`TransactWrite::delete_if`](crate::transact::TransactWrite::delete_if)).
     Delete,
-    /// Check a condition on an item without writing it ([`TransactWrite::condition_check`]).
+    /// Check a condition on an item without writing it ([`TransactWrite::condition_check`](crate::transact::TransactWrite::condition_check)).
     ConditionCheck,
     /// Claim the guard item of a unique value (written for an entity with unique fields).
     ClaimUnique {
@@ -247,7 +247,7 @@ pub enum CancellationCode {
     /// item is missing or the update's condition failed).
     ConditionalCheckFailed,
     /// Another transaction or write was in progress on the item. Nothing was written; sending
-    /// again is safe (see [`TransactWrite::retry_conflicts`]).
+    /// again is safe (see [`TransactWrite::retry_conflicts`](crate::transact::TransactWrite::retry_conflicts)).
     TransactionConflict,
     /// The item collection (the items sharing a partition key) would exceed 10 GB, the limit of
     /// a table with a local secondary index.

@@ -53,7 +53,7 @@ pub struct LsiNames {
 /// Every name is a `&'static str` constant chosen at compile time, by `#[derive(Table)]`'s
 /// `#[table(pk = "pk", sk = "sk", entity_type = "__type", gsi1(name = "ByEmail", pk = "gsi1pk",
 /// sk = "gsi1sk"), ...)]`, and an entity uses its table's names through
-/// `#[entity(table = AppTable)]` ([`Entity::NAMES`]). [`AttributeNames::DEFAULT`] holds the
+/// `#[entity(table = AppTable)]` ([`Entity::NAMES`](crate::Entity::NAMES)). [`AttributeNames::DEFAULT`] holds the
 /// names used when nothing is declared: `PK`, `SK`, `_type`, `GSI<n>` keyed on
 /// `GSI<n>PK`/`GSI<n>SK`, `LSI<n>` sorted on `LSI<n>SK`, and `INVERTED`.
 ///

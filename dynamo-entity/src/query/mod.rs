@@ -30,7 +30,7 @@
 //! On a GSI whose partition key has a shard suffix (`SKILL#<status>#<shard(id, 8)>`), the
 //! generated function takes the other parts and the query reads every shard concurrently,
 //! merging them in sort-key order under one cursor; every method above applies to each shard.
-//! See [`shard`](crate::query::shard).
+//! See [`shard`].
 
 mod cursor;
 pub mod shard;
@@ -155,7 +155,7 @@ impl<E, S> QuerySpec<E, S> {
 
     /// Used by generated code for a sharded partition key: the partition key of every shard,
     /// in shard order. [`Table::query`] fans out over them and merges the shards in sort-key
-    /// order (see [`shard`](crate::query::shard)).
+    /// order (see [`shard`]).
     pub fn sharded(index: &'static IndexSchema, entity: &'static str, pks: Result<Vec<AttributeValue>, Error>) -> Self {
         let (pk, shards) = match pks {
             Ok(pks) => match pks.first() {

@@ -28,10 +28,10 @@
 //! # The query
 //! A query of a sharded index sends one `Query` per shard, concurrently, with the same
 //! key condition, sort-key condition and filter, and merges the shards' items in sort-key
-//! order (ascending, or descending after [`descending`](crate::QueryRequest::descending);
-//! items with equal sort keys come in shard order). With a [`limit`](crate::QueryRequest::limit)
+//! order (ascending, or descending after [`descending`](crate::query::QueryRequest::descending);
+//! items with equal sort keys come in shard order). With a [`limit`](crate::query::QueryRequest::limit)
 //! of `L`, each shard is asked for up to `L` items (or the
-//! [`page_size`](crate::QueryRequest::page_size)), so a page reads up to `N × L` items: the
+//! [`page_size`](crate::query::QueryRequest::page_size)), so a page reads up to `N × L` items: the
 //! price of reading `N` partitions in order. Shards that run dry before the page is full are
 //! read again. Without a limit, a page is what one round of requests allows to merge safely.
 //! The page's [`consumed`](crate::Page::consumed()) capacity is the sum over every shard's

@@ -39,7 +39,7 @@ pub trait EntityEnum: Sized {
     const TYPES: &'static [&'static str];
 
     /// The attribute names of the table the variants are stored in (the first variant's
-    /// [`Entity::NAMES`]): the type attribute that [`decode`](Self::decode) dispatches on, and
+    /// [`Entity::NAMES`](crate::Entity::NAMES)): the type attribute that [`decode`](Self::decode) dispatches on, and
     /// the key attributes that errors and stream records name.
     const NAMES: &'static AttributeNames = &AttributeNames::DEFAULT;
 

@@ -143,7 +143,7 @@ impl EntitySchema {
 /// field: `#[entity(version)]`, `#[entity(created_at)]`, `#[entity(updated_at)]` and
 /// `#[entity(ttl)]` (see [`versioning`](crate::versioning)).
 pub trait Entity: Sized + Send + 'static {
-    /// The entity type name, stored in [`TYPE_ATTRIBUTE`] on every item.
+    /// The entity type name, stored in [`TYPE_ATTRIBUTE`](crate::key::names::TYPE_ATTRIBUTE) on every item.
     const TYPE: &'static str;
 
     /// The entity's key templates and fields, usable in constant evaluation: the checks of

@@ -7,14 +7,14 @@
 //! | operation | rendered by | gives |
 //! |---|---|---|
 //! | [`Table::get`], [`Table::put`], [`Table::create`], [`Table::replace`], [`Table::delete`], [`Table::delete_if_version`] | [`Table::render`] ([`Render`]) | [`Request`]s |
-//! | [`UpdateRequest`](crate::UpdateRequest) | [`UpdateRequest::render`](crate::UpdateRequest::render) | `UpdateItemInput` |
-//! | [`QueryRequest`](crate::QueryRequest) | [`QueryRequest::render`](crate::QueryRequest::render) | `QueryInput` (the first page) |
-//! | [`TransactWrite`](crate::TransactWrite) | [`TransactWrite::render`](crate::TransactWrite::render) | `TransactWriteItemsInput` |
-//! | [`TransactGet`](crate::TransactGet) | [`TransactGet::render`](crate::TransactGet::render) | `TransactGetItemsInput` |
+//! | [`UpdateRequest`](crate::update::UpdateRequest) | [`UpdateRequest::render`](crate::update::UpdateRequest::render) | `UpdateItemInput` |
+//! | [`QueryRequest`](crate::query::QueryRequest) | [`QueryRequest::render`](crate::query::QueryRequest::render) | `QueryInput` (the first page) |
+//! | [`TransactWrite`](crate::transact::TransactWrite) | [`TransactWrite::render`](crate::transact::TransactWrite::render) | `TransactWriteItemsInput` |
+//! | [`TransactGet`](crate::transact::TransactGet) | [`TransactGet::render`](crate::transact::TransactGet::render) | `TransactGetItemsInput` |
 //! | [`BatchWrite`](crate::batch::BatchWrite) | [`BatchWrite::render`](crate::batch::BatchWrite::render) | one `BatchWriteItemInput` per 25 writes |
 //! | [`BatchGet`](crate::batch::BatchGet), [`BatchGetMixed`](crate::batch::BatchGetMixed) | `render` | one `BatchGetItemInput` per 100 keys |
 //! | [`CollectionRequest`](crate::collection::CollectionRequest) | [`CollectionRequest::render`](crate::collection::CollectionRequest::render) | `QueryInput` (the first page) |
-//! | [`UniqueUpdate`](crate::UniqueUpdate) | [`UniqueUpdate::render`](crate::UniqueUpdate::render), given the item its read would find | the `GetItem`, then the `TransactWriteItems` |
+//! | [`UniqueUpdate`](crate::unique::UniqueUpdate) | [`UniqueUpdate::render`](crate::unique::UniqueUpdate::render), given the item its read would find | the `GetItem`, then the `TransactWriteItems` |
 //!
 //! Not rendered: [`Table::get_by_unique`], whose second read depends on what the first returns.
 //!
@@ -51,7 +51,11 @@ use serde_json::{Map, Value};
 
 use crate::error::Error;
 #[cfg(doc)]
+use crate::item::Render;
+#[cfg(doc)]
 use crate::schema::Entity;
+#[cfg(doc)]
+use crate::table::Table;
 
 #[cfg(doc)]
 use crate::schema::Item;
