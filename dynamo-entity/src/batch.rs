@@ -71,9 +71,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemInput;
-use aws_sdk_dynamodb::operation::batch_get_item::builders::BatchGetItemFluentBuilder;
+use aws_sdk_dynamodb::operation::batch_get_item::builders::BatchGetItemInputBuilder;
 use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemInput;
-use aws_sdk_dynamodb::operation::batch_write_item::builders::BatchWriteItemFluentBuilder;
+use aws_sdk_dynamodb::operation::batch_write_item::builders::BatchWriteItemInputBuilder;
 use aws_sdk_dynamodb::types::{
     AttributeValue, DeleteRequest, KeysAndAttributes, PutRequest, ReturnConsumedCapacity, WriteRequest,
 };
@@ -475,17 +475,15 @@ impl BatchWrite {
             .iter()
             .map(|chunk| {
                 let requests = chunk.iter().map(|&i| ops[i].request.clone()).collect();
-                crate::table::render::built(write_request(&self.table, requests).as_input().clone().build())
+                crate::table::render::built(write_request(&self.table, requests).build())
             })
             .collect()
     }
 }
 
 /// The `BatchWriteItem` request of `requests`.
-fn write_request(table: &Table, requests: Vec<WriteRequest>) -> BatchWriteItemFluentBuilder {
-    table
-        .client()
-        .batch_write_item()
+fn write_request(table: &Table, requests: Vec<WriteRequest>) -> BatchWriteItemInputBuilder {
+    aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemInput::builder()
         .request_items(table.name(), requests)
         .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
 }
@@ -554,7 +552,8 @@ impl Run<'_, WriteOp> {
             }
             let requests: Vec<WriteRequest> = pending.iter().map(|&i| self.entries[i].request.clone()).collect();
             let call = Call::new("BatchWriteItem", "").attempt(attempts);
-            let result = self.table.execute(call, write_request(self.table, requests).send()).await;
+            let result =
+                self.table.execute(call, write_request(self.table, requests).send_with(self.table.client())).await;
             match result {
                 Ok(out) => {
                     last_error = None;
@@ -910,12 +909,10 @@ impl GetCore {
 }
 
 /// The `BatchGetItem` request of `keys`.
-fn get_request(table: &Table, keys: Vec<Item>, consistent: bool) -> Result<BatchGetItemFluentBuilder, Error> {
+fn get_request(table: &Table, keys: Vec<Item>, consistent: bool) -> Result<BatchGetItemInputBuilder, Error> {
     let request =
         KeysAndAttributes::builder().set_keys(Some(keys)).consistent_read(consistent).build().map_err(invalid)?;
-    Ok(table
-        .client()
-        .batch_get_item()
+    Ok(aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemInput::builder()
         .request_items(table.name(), request)
         .return_consumed_capacity(ReturnConsumedCapacity::Indexes))
 }
@@ -931,9 +928,7 @@ impl GetCore {
         keys.chunks(MAX_GET_KEYS)
             .map(|chunk| {
                 let items = chunk.iter().map(|k| k.names.key_item(&k.key)).collect();
-                crate::table::render::built(
-                    get_request(&self.table, items, self.consistent)?.as_input().clone().build(),
-                )
+                crate::table::render::built(get_request(&self.table, items, self.consistent)?.build())
             })
             .collect()
     }
@@ -989,7 +984,7 @@ impl Run<'_, GetEntry> {
                 }
             };
             let call = Call::new("BatchGetItem", "").attempt(attempts);
-            let result = self.table.execute(call, request.send()).await;
+            let result = self.table.execute(call, request.send_with(self.table.client())).await;
             match result {
                 Ok(out) => {
                     last_error = None;

@@ -21,7 +21,7 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::operation::query::QueryInput;
-use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
+use aws_sdk_dynamodb::operation::query::builders::QueryInputBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 
 use crate::error::Error;
@@ -64,8 +64,11 @@ impl CollectionRequest {
         let mut start = None;
         loop {
             let call = Call::new("Query", "").index(self.names.index_name(self.index).unwrap_or(""));
-            let resp =
-                self.table.execute(call, self.request(pk, start).send()).await.map_err(|e| Error::sdk("Query", e))?;
+            let resp = self
+                .table
+                .execute(call, self.request(pk, start).send_with(self.table.client()))
+                .await
+                .map_err(|e| Error::sdk("Query", e))?;
             items.extend(resp.items.unwrap_or_default());
             match resp.last_evaluated_key {
                 Some(k) => start = Some(k),
@@ -75,10 +78,8 @@ impl CollectionRequest {
     }
 
     /// One `Query` request of the partition, from `start`.
-    fn request(&self, pk: &AttributeValue, start: Option<Item>) -> QueryFluentBuilder {
-        self.table
-            .client()
-            .query()
+    fn request(&self, pk: &AttributeValue, start: Option<Item>) -> QueryInputBuilder {
+        aws_sdk_dynamodb::operation::query::QueryInput::builder()
             .table_name(self.table.name())
             .set_index_name(self.names.index_name(self.index).map(str::to_owned))
             .key_condition_expression("#pk = :pk")
@@ -96,7 +97,7 @@ impl CollectionRequest {
     /// The partition key's encoding error.
     pub fn render(&self) -> Result<QueryInput, Error> {
         let pk = self.pk.as_ref().map_err(Error::copy_of_build_error)?;
-        crate::table::render::built(self.request(pk, None).as_input().clone().build())
+        crate::table::render::built(self.request(pk, None).build())
     }
 }
 

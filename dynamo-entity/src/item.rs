@@ -5,10 +5,10 @@
 
 use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
-use aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemFluentBuilder;
+use aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemInputBuilder;
 use aws_sdk_dynamodb::operation::get_item::GetItemInput;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
-use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
+use aws_sdk_dynamodb::operation::put_item::builders::PutItemInputBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, ReturnValue};
 
 use crate::error::Error;
@@ -32,7 +32,7 @@ enum PutKind {
 /// How one `PutItem` write is carried out, decided once for both `send` and `render`.
 enum PutPlan {
     /// One `PutItem` with its condition.
-    Single { key: PrimaryKey, expected: Option<u64>, request: PutItemFluentBuilder },
+    Single { key: PrimaryKey, expected: Option<u64>, request: PutItemInputBuilder },
     /// An entity with unique fields: a strongly consistent read, then one transaction with the
     /// guard items of its unique values ([`unique`](crate::unique)).
     Unique(Stamped),
@@ -41,15 +41,15 @@ enum PutPlan {
 /// How one `DeleteItem` is carried out, decided once for both `send` and `render`.
 enum DeletePlan {
     /// One `DeleteItem` with its condition.
-    Single { key: PrimaryKey, request: DeleteItemFluentBuilder },
+    Single { key: PrimaryKey, request: DeleteItemInputBuilder },
     /// An entity with unique fields: read, then delete the item and its guards in one
     /// transaction.
     Unique(PrimaryKey),
 }
 
 /// The item a planned `PutItem` writes (for [`Writable::stored`]).
-fn planned_item(request: &PutItemFluentBuilder) -> Item {
-    request.as_input().get_item().clone().unwrap_or_default()
+fn planned_item(request: &PutItemInputBuilder) -> Item {
+    request.get_item().clone().unwrap_or_default()
 }
 
 impl Table {
@@ -72,7 +72,7 @@ impl Table {
     /// The requests of a put plan, in the order `send` sends them.
     fn render_put<E: Entity>(&self, plan: PutPlan, kind: PutKind) -> Result<Vec<Request>, Error> {
         match plan {
-            PutPlan::Single { request, .. } => Ok(vec![Request::PutItem(built(request.as_input().clone().build())?)]),
+            PutPlan::Single { request, .. } => Ok(vec![Request::PutItem(built(request.build())?)]),
             PutPlan::Unique(w) => {
                 crate::unique::render_write::<E>(self, &w, kind == PutKind::Create, kind == PutKind::Replace)
             }
@@ -109,11 +109,9 @@ impl Table {
     /// unique fields, the read (the transaction depends on what it returns).
     fn render_delete<E: Entity>(&self, plan: DeletePlan) -> Result<Vec<Request>, Error> {
         match plan {
-            DeletePlan::Single { request, .. } => {
-                Ok(vec![Request::DeleteItem(built(request.as_input().clone().build())?)])
-            }
+            DeletePlan::Single { request, .. } => Ok(vec![Request::DeleteItem(built(request.build())?)]),
             DeletePlan::Unique(key) => {
-                Ok(vec![Request::GetItem(built(self.get_request(E::NAMES, &key, true).as_input().clone().build())?)])
+                Ok(vec![Request::GetItem(built(self.get_request(E::NAMES, &key, true).build())?)])
             }
         }
     }
@@ -140,7 +138,7 @@ impl Table {
 
     async fn get_with<E: Entity>(&self, key: Key<E>, consistent: bool) -> Result<Option<E>, Error> {
         let key = key.into_encoded()?;
-        let request = self.get_request(E::NAMES, &key, consistent).send();
+        let request = self.get_request(E::NAMES, &key, consistent).send_with(self.client());
         let resp = self.execute(Call::new("GetItem", E::TYPE), request).await.map_err(|e| Error::sdk("GetItem", e))?;
         resp.item.map(|item| E::from_item(&item)).transpose()
     }
@@ -170,7 +168,7 @@ impl Table {
             PutPlan::Single { key, expected, request } => (key, expected, request),
         };
         let stored = value.wants_stored().then(|| planned_item(&request));
-        match self.execute(Call::new("PutItem", V::Entity::TYPE), request.send()).await {
+        match self.execute(Call::new("PutItem", V::Entity::TYPE), request.send_with(self.client())).await {
             Ok(_) => stored.map_or(Ok(()), |item| value.stored(&item)),
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 let old = failed_put_item(e.err());
@@ -189,7 +187,7 @@ impl Table {
     }
 
     /// The `PutItem` of [`Table::put`] of a stamped item of `E` (no unique fields).
-    pub(crate) fn put_request<E: Entity>(&self, item: Item, expected: Option<u64>) -> PutItemFluentBuilder {
+    pub(crate) fn put_request<E: Entity>(&self, item: Item, expected: Option<u64>) -> PutItemInputBuilder {
         // Never overwrite an item of another entity type that happens to have this key.
         let mut ph = Placeholders::default();
         // `(attribute_not_exists(#n0) OR #n1 = :v0)`, the placeholders written in place.
@@ -203,8 +201,7 @@ impl Table {
             let v = versioning::version_condition(version, expected, &mut ph);
             condition = format!("{condition} AND ({v})");
         }
-        self.client()
-            .put_item()
+        aws_sdk_dynamodb::operation::put_item::PutItemInput::builder()
             .table_name(self.name())
             .set_item(Some(item))
             .condition_expression(condition)
@@ -237,7 +234,7 @@ impl Table {
             PutPlan::Single { key, request, .. } => (key, request),
         };
         let stored = value.wants_stored().then(|| planned_item(&request));
-        match self.execute(Call::new("PutItem", V::Entity::TYPE), request.send()).await {
+        match self.execute(Call::new("PutItem", V::Entity::TYPE), request.send_with(self.client())).await {
             Ok(_) => stored.map_or(Ok(()), |item| value.stored(&item)),
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 Err(Error::AlreadyExists { entity: V::Entity::TYPE, key: V::Entity::NAMES.show_key(&key) })
@@ -247,9 +244,8 @@ impl Table {
     }
 
     /// The `PutItem` of [`Table::create`] of a stamped item (no unique fields).
-    pub(crate) fn create_request(&self, names: &AttributeNames, item: Item) -> PutItemFluentBuilder {
-        self.client()
-            .put_item()
+    pub(crate) fn create_request(&self, names: &AttributeNames, item: Item) -> PutItemInputBuilder {
+        aws_sdk_dynamodb::operation::put_item::PutItemInput::builder()
             .table_name(self.name())
             .set_item(Some(item))
             .condition_expression("attribute_not_exists(#pk)")
@@ -272,7 +268,7 @@ impl Table {
             DeletePlan::Unique(key) => return crate::unique::delete(self, key, None).await,
             DeletePlan::Single { key, request } => (key, request),
         };
-        match self.execute(Call::new("DeleteItem", E::TYPE), request.send()).await {
+        match self.execute(Call::new("DeleteItem", E::TYPE), request.send_with(self.client())).await {
             Ok(resp) => resp.attributes.map(|item| E::from_item(&item)).transpose(),
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 let found = match e.err() {
@@ -288,10 +284,9 @@ impl Table {
     }
 
     /// The `DeleteItem` of [`Table::delete`] (no unique fields).
-    pub(crate) fn delete_request<E: Entity>(&self, key: &PrimaryKey) -> DeleteItemFluentBuilder {
+    pub(crate) fn delete_request<E: Entity>(&self, key: &PrimaryKey) -> DeleteItemInputBuilder {
         // Never delete an item of another entity type that happens to have this key.
-        self.client()
-            .delete_item()
+        aws_sdk_dynamodb::operation::delete_item::DeleteItemInput::builder()
             .table_name(self.name())
             .set_key(Some(E::NAMES.key_item(key)))
             .condition_expression("attribute_not_exists(#pk) OR #ty = :ty")
@@ -320,7 +315,7 @@ impl Table {
             }
             DeletePlan::Single { key, request } => (key, request),
         };
-        match self.execute(Call::new("DeleteItem", E::TYPE), request.send()).await {
+        match self.execute(Call::new("DeleteItem", E::TYPE), request.send_with(self.client())).await {
             Ok(resp) => E::from_item(&resp.attributes.unwrap_or_default()),
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 let stored = match e.err() {
@@ -343,15 +338,14 @@ impl Table {
         key: &PrimaryKey,
         v: &VersionSchema,
         version: u64,
-    ) -> DeleteItemFluentBuilder {
+    ) -> DeleteItemInputBuilder {
         let mut ph = Placeholders::default();
         let condition = format!(
             "attribute_exists({}) AND {}",
             ph.name(names.pk),
             versioning::version_condition(v, version, &mut ph)
         );
-        self.client()
-            .delete_item()
+        aws_sdk_dynamodb::operation::delete_item::DeleteItemInput::builder()
             .table_name(self.name())
             .set_key(Some(names.key_item(key)))
             .condition_expression(condition)
@@ -388,7 +382,7 @@ impl Table {
             PutPlan::Single { key, expected, request } => (key, expected, request),
         };
         let stored = value.wants_stored().then(|| planned_item(&request));
-        match self.execute(Call::new("PutItem", V::Entity::TYPE), request.send()).await {
+        match self.execute(Call::new("PutItem", V::Entity::TYPE), request.send_with(self.client())).await {
             Ok(resp) => {
                 if let Some(item) = stored {
                     value.stored(&item)?;
@@ -416,7 +410,7 @@ impl Table {
     }
 
     /// The `PutItem` of [`Table::replace`] of a stamped item of `E` (no unique fields).
-    pub(crate) fn replace_request<E: Entity>(&self, item: Item, expected: Option<u64>) -> PutItemFluentBuilder {
+    pub(crate) fn replace_request<E: Entity>(&self, item: Item, expected: Option<u64>) -> PutItemInputBuilder {
         // The item must exist and be of this entity type: a replace never overwrites another
         // entity's item that happens to have this key (the guard every write shares).
         let mut ph = Placeholders::default();
@@ -429,8 +423,7 @@ impl Table {
             condition.push_str(" AND ");
             condition.push_str(&versioning::version_condition(version, expected, &mut ph));
         }
-        self.client()
-            .put_item()
+        aws_sdk_dynamodb::operation::put_item::PutItemInput::builder()
             .table_name(self.name())
             .set_item(Some(item))
             .condition_expression(condition)
@@ -484,7 +477,7 @@ impl Render<'_> {
     /// The key's encoding error.
     pub fn get<E: Entity>(&self, key: Key<E>) -> Result<GetItemInput, Error> {
         let key = key.into_encoded()?;
-        built(self.table.get_request(E::NAMES, &key, false).as_input().clone().build())
+        built(self.table.get_request(E::NAMES, &key, false).build())
     }
 
     /// The `GetItem` of [`Table::get_consistent`].
@@ -493,7 +486,7 @@ impl Render<'_> {
     /// The key's encoding error.
     pub fn get_consistent<E: Entity>(&self, key: Key<E>) -> Result<GetItemInput, Error> {
         let key = key.into_encoded()?;
-        built(self.table.get_request(E::NAMES, &key, true).as_input().clone().build())
+        built(self.table.get_request(E::NAMES, &key, true).build())
     }
 
     /// The requests of [`Table::put`].

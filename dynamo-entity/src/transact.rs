@@ -77,11 +77,10 @@ use std::collections::HashMap;
 use std::fmt;
 use std::marker::PhantomData;
 
-use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::error::SdkError;
-use aws_sdk_dynamodb::operation::transact_get_items::builders::TransactGetItemsFluentBuilder;
+use aws_sdk_dynamodb::operation::transact_get_items::builders::TransactGetItemsInputBuilder;
 use aws_sdk_dynamodb::operation::transact_get_items::{TransactGetItemsError, TransactGetItemsInput};
-use aws_sdk_dynamodb::operation::transact_write_items::builders::TransactWriteItemsFluentBuilder;
+use aws_sdk_dynamodb::operation::transact_write_items::builders::TransactWriteItemsInputBuilder;
 use aws_sdk_dynamodb::operation::transact_write_items::{TransactWriteItemsError, TransactWriteItemsInput};
 use aws_sdk_dynamodb::types::{
     self as sdk, ConditionCheck, Delete, Get, Put, ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure,
@@ -351,14 +350,9 @@ fn cancellation<A: Named>(actions: &[A], reasons: &[sdk::CancellationReason]) ->
 }
 
 /// The `TransactWriteItems` request of `actions`, checked as [`send_once`] checks it.
-pub(crate) fn write_request(
-    client: &Client,
-    actions: &[Action],
-    token: Option<&str>,
-) -> Result<TransactWriteItemsFluentBuilder, Error> {
+pub(crate) fn write_request(actions: &[Action], token: Option<&str>) -> Result<TransactWriteItemsInputBuilder, Error> {
     check_actions(actions, "transaction")?;
-    Ok(client
-        .transact_write_items()
+    Ok(aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsInput::builder()
         .set_transact_items(Some(actions.iter().map(|a| a.request.clone()).collect()))
         .set_client_request_token(token.map(str::to_owned))
         .return_consumed_capacity(ReturnConsumedCapacity::Indexes))
@@ -382,7 +376,7 @@ pub(crate) async fn send_once(
     token: Option<&str>,
     attempt: u32,
 ) -> Result<Capacity, Error> {
-    let request = write_request(table.client(), actions, token)?.send();
+    let request = write_request(actions, token)?.send_with(table.client());
     let result = table.execute(Call::new("TransactWriteItems", common_entity(actions)).attempt(attempt), request).await;
     match result {
         Ok(out) => Ok(Capacity::from_consumed(out.consumed_capacity.as_deref().unwrap_or_default(), true)),
@@ -644,8 +638,8 @@ impl TransactWrite {
         if let Some(e) = &self.error {
             return Err(e.copy_of_build_error());
         }
-        let request = write_request(self.table.client(), &self.actions, self.token.as_deref())?;
-        crate::table::render::built(request.as_input().clone().build())
+        let request = write_request(&self.actions, self.token.as_deref())?;
+        crate::table::render::built(request.build())
     }
 }
 
@@ -679,7 +673,7 @@ impl Named for GetAction {
 }
 
 /// The `TransactGetItems` request of `gets`.
-fn get_request(client: &Client, gets: &[GetAction]) -> Result<TransactGetItemsFluentBuilder, Error> {
+fn get_request(gets: &[GetAction]) -> Result<TransactGetItemsInputBuilder, Error> {
     check_actions(gets, "transactional read")?;
     let mut items = Vec::with_capacity(gets.len());
     for g in gets {
@@ -687,15 +681,14 @@ fn get_request(client: &Client, gets: &[GetAction]) -> Result<TransactGetItemsFl
             Get::builder().table_name(&g.table).set_key(Some(g.names.key_item(&g.key))).build().map_err(invalid)?;
         items.push(TransactGetItem::builder().get(get).build());
     }
-    Ok(client
-        .transact_get_items()
+    Ok(aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsInput::builder()
         .set_transact_items(Some(items))
         .return_consumed_capacity(ReturnConsumedCapacity::Indexes))
 }
 
 /// Reads the items, in order; `None` for a missing item.
 async fn get_items(table: &Table, gets: &[GetAction]) -> Result<Vec<Option<Item>>, Error> {
-    let request = get_request(table.client(), gets)?.send();
+    let request = get_request(gets)?.send_with(table.client());
     let entity = match gets {
         [first, rest @ ..] if rest.iter().all(|g| g.entity == first.entity) => first.entity,
         _ => "",
@@ -784,7 +777,7 @@ impl<T> TransactGet<T> {
         if let Some(e) = &self.error {
             return Err(e.copy_of_build_error());
         }
-        crate::table::render::built(get_request(self.table.client(), &self.gets)?.as_input().clone().build())
+        crate::table::render::built(get_request(&self.gets)?.build())
     }
 }
 

@@ -477,7 +477,7 @@ async fn read(
     names: &AttributeNames,
     key: &PrimaryKey,
 ) -> Result<Option<Item>, Error> {
-    let request = table.get_request(names, key, true).send();
+    let request = table.get_request(names, key, true).send_with(table.client());
     let resp = table.execute(Call::new("GetItem", entity), request).await.map_err(|e| Error::sdk("GetItem", e))?;
     Ok(resp.item.filter(|i| !i.is_empty()))
 }
@@ -576,7 +576,7 @@ pub(crate) fn render_write<E: Entity>(
     let plan = if create {
         create_plan::<E>(table.name(), w)?
     } else {
-        out.push(Request::GetItem(built(table.get_request(E::NAMES, &w.key, true).as_input().clone().build())?));
+        out.push(Request::GetItem(built(table.get_request(E::NAMES, &w.key, true).build())?));
         let mut stored = w.item.clone();
         if let Some(version) = &E::schema().version {
             match w.expected.unwrap_or_default() {
@@ -587,8 +587,8 @@ pub(crate) fn render_write<E: Entity>(
         let exists = must_exist || w.expected.is_some_and(|v| v > 0);
         put_plan::<E>(table.name(), w, exists.then_some(&stored), must_exist, HashSet::new())?
     };
-    let request = crate::transact::write_request(table.client(), &plan.actions, None)?;
-    out.push(Request::TransactWriteItems(built(request.as_input().clone().build())?));
+    let request = crate::transact::write_request(&plan.actions, None)?;
+    out.push(Request::TransactWriteItems(built(request.build())?));
     Ok(out)
 }
 
@@ -870,9 +870,9 @@ impl<E: Entity> UniqueUpdate<E> {
         let UniqueParts { prepared, table, key, fields, new } = self.parts()?;
         let old = stored.to_item()?;
         let plan = update_plan(E::schema(), &table, &key, &prepared, &fields, &old, &new, HashSet::new())?;
-        let read = built(table.get_request(E::NAMES, &key, true).as_input().clone().build())?;
-        let write = crate::transact::write_request(table.client(), &plan.actions, None)?;
-        Ok(vec![Request::GetItem(read), Request::TransactWriteItems(built(write.as_input().clone().build())?)])
+        let read = built(table.get_request(E::NAMES, &key, true).build())?;
+        let write = crate::transact::write_request(&plan.actions, None)?;
+        Ok(vec![Request::GetItem(read), Request::TransactWriteItems(built(write.build())?)])
     }
 }
 

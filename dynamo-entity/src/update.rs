@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemInput;
-use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
+use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemInputBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, ReturnValue};
 
 use crate::error::Error;
@@ -701,13 +701,15 @@ impl<E: Entity> UpdateRequest<E> {
     pub fn render(self) -> Result<UpdateItemInput, Error> {
         let (mut p, table) = self.prepare()?;
         // Nothing is sent, so no error will need the key's text (see `keep_key_text`).
-        crate::table::render::built(p.request(&table, ReturnValue::AllNew).as_input().clone().build())
+        crate::table::render::built(p.request(&table, ReturnValue::AllNew).build())
     }
 
     async fn send_returning(self, returning: ReturnValue) -> Result<E, Error> {
         let (mut p, table) = self.prepare()?;
         p.keep_key_text();
-        let result = table.execute(Call::new("UpdateItem", E::TYPE), p.request(&table, returning).send()).await;
+        let result = table
+            .execute(Call::new("UpdateItem", E::TYPE), p.request(&table, returning).send_with(table.client()))
+            .await;
         match result {
             Ok(resp) => {
                 let item = resp.attributes.unwrap_or_default();
@@ -748,10 +750,8 @@ impl PreparedUpdate {
 
     /// The `UpdateItem` request on `table`. Moves the key, expressions, names and values out of
     /// `self` (what errors need stays).
-    fn request(&mut self, table: &Table, returning: ReturnValue) -> UpdateItemFluentBuilder {
-        table
-            .client()
-            .update_item()
+    fn request(&mut self, table: &Table, returning: ReturnValue) -> UpdateItemInputBuilder {
+        aws_sdk_dynamodb::operation::update_item::UpdateItemInput::builder()
             .table_name(table.name())
             .set_key(Some(std::mem::take(&mut self.key)))
             .update_expression(std::mem::take(&mut self.update))

@@ -39,7 +39,7 @@ use std::collections::HashMap;
 use std::marker::PhantomData;
 
 use aws_sdk_dynamodb::operation::query::QueryInput;
-use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
+use aws_sdk_dynamodb::operation::query::builders::QueryInputBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use futures::{Stream, StreamExt, TryStreamExt};
 
@@ -623,7 +623,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
         start: Option<Item>,
     ) -> Result<aws_sdk_dynamodb::operation::query::QueryOutput, Error> {
         let call = Call::new("Query", E::TYPE).index(E::NAMES.index_name(self.spec.index.index).unwrap_or(""));
-        let request = self.request(parts, pk, limit, start).send();
+        let request = self.request(parts, pk, limit, start).send_with(self.table.client());
         let out = self.table.execute(call, request).await.map_err(|e| Error::sdk("Query", e))?;
         Ok(out)
     }
@@ -636,7 +636,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
         pk: Option<&AttributeValue>,
         limit: Option<i32>,
         start: Option<Item>,
-    ) -> QueryFluentBuilder {
+    ) -> QueryInputBuilder {
         let mut values = parts.values.clone();
         if let Some(pk) = pk {
             values.insert(":pk".to_owned(), pk.clone());
@@ -653,7 +653,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
     /// filter and start key, mostly absent, are only set when present (a new builder has them
     /// unset already). Each way is one unbroken chain that builds the result in place (a
     /// builder kept in a variable between two chains is copied).
-    fn request_of(&self, parts: QueryParts, limit: Option<i32>, start: Option<Item>) -> QueryFluentBuilder {
+    fn request_of(&self, parts: QueryParts, limit: Option<i32>, start: Option<Item>) -> QueryInputBuilder {
         macro_rules! common {
             ($builder:expr) => {
                 $builder
@@ -669,9 +669,13 @@ impl<E: Entity, S> QueryRequest<E, S> {
             };
         }
         if parts.filter.is_none() && start.is_none() {
-            common!(self.table.client().query())
+            common!(aws_sdk_dynamodb::operation::query::QueryInput::builder())
         } else {
-            common!(self.table.client().query().set_filter_expression(parts.filter).set_exclusive_start_key(start))
+            common!(
+                aws_sdk_dynamodb::operation::query::QueryInput::builder()
+                    .set_filter_expression(parts.filter)
+                    .set_exclusive_start_key(start)
+            )
         }
     }
 
@@ -701,7 +705,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
         };
         let parts = self.parts(pk, sk)?;
         let limit = self.page_size.or(self.limit.map(|w| i32::try_from(w).unwrap_or(i32::MAX)));
-        crate::table::render::built(self.request_of(parts, limit, start).as_input().clone().build())
+        crate::table::render::built(self.request_of(parts, limit, start).build())
     }
 
     /// Every page, lazily: each page is requested when the stream is polled past the previous

@@ -9,7 +9,7 @@ pub(crate) use exec::Call;
 use std::sync::Arc;
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder;
+use aws_sdk_dynamodb::operation::get_item::builders::GetItemInputBuilder;
 use aws_sdk_dynamodb::types::{ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure};
 
 use crate::capacity::{Capacity, CapacityMeter};
@@ -107,10 +107,8 @@ impl Table {
         names: &AttributeNames,
         key: &PrimaryKey,
         consistent: bool,
-    ) -> GetItemFluentBuilder {
-        self.inner
-            .client
-            .get_item()
+    ) -> GetItemInputBuilder {
+        aws_sdk_dynamodb::operation::get_item::GetItemInput::builder()
             .table_name(&*self.inner.name)
             .set_key(Some(names.key_item(key)))
             .consistent_read(consistent)
