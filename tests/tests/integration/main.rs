@@ -4,7 +4,10 @@
 //! process (`common`). Run one module with a filter, e.g.
 //! `cargo test -p dynamo-entity-tests --test integration -- batch::`.
 //!
-//! The compile-fail cases are the separate `ui` binary (`../ui.rs`).
+//! Beside this folder: the insta snapshots, `../snapshots/<module>__<name>.snap` (named by
+//! `common::insta` as when each module was a test binary of its own), and the proptest
+//! regressions, `../proptest-regressions/<module>.txt` (proptest's place for a crate whose
+//! root is a `main.rs`). The compile-fail cases are the separate `ui` binary (`../ui.rs`).
 
 mod common;
 
