@@ -11,63 +11,52 @@
 //! ```
 
 use std::process::ExitCode;
-use std::time::Instant;
 
 use dynamo_entity::Table;
+use dynamo_entity::design::TableLayout;
 use dynamo_entity::local::LocalDynamoDb;
-use dynamo_entity_examples::orders::{self, Dataset, PatternReport, Sizes};
-
-const TABLE: &str = "orders";
+use dynamo_entity_examples::orders::{self, Dataset, Mismatch, PatternReport, Sizes};
+use dynamo_entity_examples::runner::{self, BoxError, Example};
 
 /// Where the example's design document lives.
 const DESIGN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/orders/DESIGN.md");
 
-fn print(r: &PatternReport) {
-    println!("{:<70} {:>6} items {:>10.1} ms", r.name, r.items, r.micros as f64 / 1000.0);
-}
+/// Orders as the shared runner runs it.
+struct App;
 
-#[tokio::main]
-async fn main() -> ExitCode {
-    match run().await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("FAILED: {e}");
-            ExitCode::FAILURE
-        }
+impl Example for App {
+    const TABLE: &'static str = "orders";
+    const SHAPE: &'static str = "PK/SK, GSI1, GSI2, on-demand";
+    const WIDTH: usize = 70;
+    type Data = Dataset;
+
+    /// The design document (access patterns, indexes).
+    fn design() -> Result<Vec<(&'static str, String)>, BoxError> {
+        Ok(vec![(DESIGN, orders::design_markdown()?)])
+    }
+
+    fn layout() -> Result<TableLayout, dynamo_entity::Error> {
+        orders::layout()
+    }
+
+    fn data(small: bool) -> Dataset {
+        Dataset::generate(4, if small { Sizes::SMALL } else { Sizes::FULL })
+    }
+
+    fn summary(data: &Dataset) -> String {
+        format!("{} users, {} products, {} orders", data.users.len(), data.products.len(), data.orders.len())
+    }
+
+    async fn load(table: &Table, data: &Dataset) -> Result<PatternReport, Mismatch> {
+        orders::scenario::load(table, data, 16).await
+    }
+
+    /// The access patterns, then the stream handler on the table's stream.
+    async fn run(server: &LocalDynamoDb, table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mismatch> {
+        orders::run(table, &server.streams_client(), data).await
     }
 }
 
-async fn run() -> Result<(), Box<dyn std::error::Error>> {
-    // `--design`: write the design document (access patterns, indexes) and stop.
-    if std::env::args().any(|a| a == "--design") {
-        let doc = orders::design_markdown()?;
-        std::fs::create_dir_all(concat!(env!("CARGO_MANIFEST_DIR"), "/orders"))?;
-        std::fs::write(DESIGN, doc)?;
-        println!("wrote {DESIGN}");
-        return Ok(());
-    }
-    let small = std::env::args().any(|a| a == "--small");
-    let sizes = if small { Sizes::SMALL } else { Sizes::FULL };
-    let started = Instant::now();
-    let server = LocalDynamoDb::shared().await?;
-    println!("DynamoDB at {}", server.endpoint());
-    let table = Table::new(server.client(), TABLE);
-
-    // Start from an empty table on every run.
-    let _ = table.delete_table().await;
-    table.create_table_from(&orders::layout()?).await?;
-    println!("created table {TABLE} (PK/SK, GSI1, GSI2, on-demand)");
-
-    let data = Dataset::generate(4, sizes);
-    println!("data set: {} users, {} products, {} orders", data.users.len(), data.products.len(), data.orders.len());
-    println!();
-    println!("{:<70} {:>12} {:>13}", "access pattern", "answer", "time");
-    print(&orders::scenario::load(&table, &data, 16).await?);
-    let reports = orders::run(&table, &server.streams_client(), &data).await?;
-    for r in &reports {
-        print(r);
-    }
-    println!();
-    println!("all {} access patterns answered as expected in {:.1} s", reports.len(), started.elapsed().as_secs_f64());
-    Ok(())
+fn main() -> ExitCode {
+    runner::main::<App>()
 }

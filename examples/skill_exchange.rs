@@ -4,81 +4,67 @@
 //! Uses `DYNAMODB_ENDPOINT` when set, otherwise starts DynamoDB Local itself.
 //!
 //! ```text
-//! cargo run --release -p dynamo-entity-examples --example skill_exchange [-- --small]
+//! cargo run --release -p dynamo-entity-examples --example skill_exchange [-- --small | --design]
 //! ```
 
 use std::process::ExitCode;
-use std::time::Instant;
 
 use dynamo_entity::Table;
+use dynamo_entity::design::TableLayout;
 use dynamo_entity::local::LocalDynamoDb;
-use dynamo_entity_examples::skill_exchange::{self, Dataset, PatternReport, Sizes};
-
-const TABLE: &str = "skill-exchange";
-
-fn print(r: &PatternReport) {
-    println!("{:<56} {:>6} items {:>10.1} ms", r.name, r.items, r.micros as f64 / 1000.0);
-}
-
-#[tokio::main]
-async fn main() -> ExitCode {
-    match run().await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("FAILED: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
+use dynamo_entity_examples::runner::{self, BoxError, Example};
+use dynamo_entity_examples::skill_exchange::{self, Dataset, Mismatch, PatternReport, Sizes};
 
 /// Where the example's design document lives.
 const DESIGN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/skill_exchange/DESIGN.md");
 /// Where the example's NoSQL Workbench data model lives.
 const WORKBENCH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/skill_exchange/skill_exchange.workbench.json");
 
-async fn run() -> Result<(), Box<dyn std::error::Error>> {
-    // `--design`: write the design document (access patterns, indexes) and the NoSQL Workbench
-    // data model, and stop.
-    if std::env::args().any(|a| a == "--design") {
+/// Skill Exchange as the shared runner runs it.
+struct App;
+
+impl Example for App {
+    const TABLE: &'static str = "skill-exchange";
+    const SHAPE: &'static str = "PK/SK, GSI1-GSI5, on-demand";
+    const WIDTH: usize = 56;
+    type Data = Dataset;
+
+    /// The design document (access patterns, indexes) and the NoSQL Workbench data model.
+    fn design() -> Result<Vec<(&'static str, String)>, BoxError> {
         let doc = skill_exchange::design_markdown()?;
-        std::fs::create_dir_all(concat!(env!("CARGO_MANIFEST_DIR"), "/skill_exchange"))?;
-        std::fs::write(DESIGN, doc)?;
-        println!("wrote {DESIGN}");
         let model = serde_json::to_string_pretty(&skill_exchange::workbench_json()?)? + "\n";
-        std::fs::write(WORKBENCH, model)?;
-        println!("wrote {WORKBENCH}");
-        return Ok(());
+        Ok(vec![(DESIGN, doc), (WORKBENCH, model)])
     }
-    let small = std::env::args().any(|a| a == "--small");
-    let sizes = if small { Sizes::SMALL } else { Sizes::FULL };
-    let started = Instant::now();
-    let server = LocalDynamoDb::shared().await?;
-    println!("DynamoDB at {}", server.endpoint());
-    let table = Table::new(server.client(), TABLE);
 
-    // Start from an empty table on every run.
-    let _ = table.delete_table().await;
-    table.create_table_from(&<skill_exchange::SkillExchange as dynamo_entity::TableDef>::layout()?).await?;
-    println!("created table {TABLE} (PK/SK, GSI1-GSI5, on-demand)");
-
-    let data = Dataset::generate(42, sizes);
-    println!(
-        "data set: {} users, {} skills, {} reviews, {} purchases, {} coupons, {} badges",
-        data.users.len(),
-        data.skills.len(),
-        data.reviews.len(),
-        data.purchases.len(),
-        data.coupons.len(),
-        data.badges.len()
-    );
-    println!();
-    println!("{:<56} {:>12} {:>13}", "access pattern", "answer", "time");
-    print(&skill_exchange::scenario::load(&table, &data, 32).await?);
-    let reports = skill_exchange::run(&table, &data).await?;
-    for r in &reports {
-        print(r);
+    fn layout() -> Result<TableLayout, dynamo_entity::Error> {
+        <skill_exchange::SkillExchange as dynamo_entity::TableDef>::layout()
     }
-    println!();
-    println!("all {} access patterns answered as expected in {:.1} s", reports.len(), started.elapsed().as_secs_f64());
-    Ok(())
+
+    fn data(small: bool) -> Dataset {
+        Dataset::generate(42, if small { Sizes::SMALL } else { Sizes::FULL })
+    }
+
+    fn summary(data: &Dataset) -> String {
+        format!(
+            "{} users, {} skills, {} reviews, {} purchases, {} coupons, {} badges",
+            data.users.len(),
+            data.skills.len(),
+            data.reviews.len(),
+            data.purchases.len(),
+            data.coupons.len(),
+            data.badges.len()
+        )
+    }
+
+    async fn load(table: &Table, data: &Dataset) -> Result<PatternReport, Mismatch> {
+        skill_exchange::scenario::load(table, data, 32).await
+    }
+
+    async fn run(_: &LocalDynamoDb, table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mismatch> {
+        skill_exchange::run(table, data).await
+    }
+}
+
+fn main() -> ExitCode {
+    runner::main::<App>()
 }

@@ -10,69 +10,57 @@
 //! ```
 
 use std::process::ExitCode;
-use std::time::Instant;
 
 use dynamo_entity::Table;
+use dynamo_entity::design::TableLayout;
 use dynamo_entity::local::LocalDynamoDb;
-use dynamo_entity_examples::vault_commerce::{self, Dataset, PatternReport, Sizes};
-
-const TABLE: &str = "vault-commerce";
+use dynamo_entity_examples::runner::{self, BoxError, Example};
+use dynamo_entity_examples::vault_commerce::{self, Dataset, Mismatch, PatternReport, Sizes};
 
 /// Where the example's design document lives.
 const DESIGN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/vault_commerce/DESIGN.md");
 
-fn print(r: &PatternReport) {
-    println!("{:<70} {:>6} items {:>10.1} ms", r.name, r.items, r.micros as f64 / 1000.0);
-}
+/// Vault Commerce as the shared runner runs it.
+struct App;
 
-#[tokio::main]
-async fn main() -> ExitCode {
-    match run().await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("FAILED: {e}");
-            ExitCode::FAILURE
-        }
+impl Example for App {
+    const TABLE: &'static str = "vault-commerce";
+    const SHAPE: &'static str = "PK/SK, GSI1, the inverted index SK/PK, on-demand";
+    const WIDTH: usize = 70;
+    type Data = Dataset;
+
+    /// The design document (access patterns, indexes).
+    fn design() -> Result<Vec<(&'static str, String)>, BoxError> {
+        Ok(vec![(DESIGN, vault_commerce::design_markdown()?)])
+    }
+
+    fn layout() -> Result<TableLayout, dynamo_entity::Error> {
+        vault_commerce::layout()
+    }
+
+    fn data(small: bool) -> Dataset {
+        Dataset::generate(7, if small { Sizes::SMALL } else { Sizes::FULL })
+    }
+
+    fn summary(data: &Dataset) -> String {
+        format!(
+            "{} users, {} products, {} orders, {} wishlist items",
+            data.users.len(),
+            data.products.len(),
+            data.orders.len(),
+            data.wishes.len()
+        )
+    }
+
+    async fn load(table: &Table, data: &Dataset) -> Result<PatternReport, Mismatch> {
+        vault_commerce::scenario::load(table, data, 16).await
+    }
+
+    async fn run(_: &LocalDynamoDb, table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mismatch> {
+        vault_commerce::run(table, data).await
     }
 }
 
-async fn run() -> Result<(), Box<dyn std::error::Error>> {
-    // `--design`: write the design document (access patterns, indexes) and stop.
-    if std::env::args().any(|a| a == "--design") {
-        let doc = vault_commerce::design_markdown()?;
-        std::fs::create_dir_all(concat!(env!("CARGO_MANIFEST_DIR"), "/vault_commerce"))?;
-        std::fs::write(DESIGN, doc)?;
-        println!("wrote {DESIGN}");
-        return Ok(());
-    }
-    let small = std::env::args().any(|a| a == "--small");
-    let sizes = if small { Sizes::SMALL } else { Sizes::FULL };
-    let started = Instant::now();
-    let server = LocalDynamoDb::shared().await?;
-    println!("DynamoDB at {}", server.endpoint());
-    let table = Table::new(server.client(), TABLE);
-
-    // Start from an empty table on every run.
-    let _ = table.delete_table().await;
-    table.create_table_from(&vault_commerce::layout()?).await?;
-    println!("created table {TABLE} (PK/SK, GSI1, the inverted index SK/PK, on-demand)");
-
-    let data = Dataset::generate(7, sizes);
-    println!(
-        "data set: {} users, {} products, {} orders, {} wishlist items",
-        data.users.len(),
-        data.products.len(),
-        data.orders.len(),
-        data.wishes.len()
-    );
-    println!();
-    println!("{:<70} {:>12} {:>13}", "access pattern", "answer", "time");
-    print(&vault_commerce::scenario::load(&table, &data, 16).await?);
-    let reports = vault_commerce::run(&table, &data).await?;
-    for r in &reports {
-        print(r);
-    }
-    println!();
-    println!("all {} access patterns answered as expected in {:.1} s", reports.len(), started.elapsed().as_secs_f64());
-    Ok(())
+fn main() -> ExitCode {
+    runner::main::<App>()
 }

@@ -35,3 +35,21 @@ impl std::error::Error for Mismatch {}
 pub(crate) fn check(pattern: &'static str, ok: bool, detail: impl FnOnce() -> String) -> Result<(), Mismatch> {
     if ok { Ok(()) } else { Err(Mismatch { pattern, detail: detail() }) }
 }
+
+/// The [`Mismatch`] of `pattern` for an operation that failed, for `map_err`.
+pub(crate) fn failed<E: fmt::Display>(pattern: &'static str) -> impl FnOnce(E) -> Mismatch {
+    move |e| Mismatch { pattern, detail: format!("operation failed: {e}") }
+}
+
+/// `timed!(reports, name, { ...; (items, value) })`: runs the block, pushes a
+/// [`PatternReport`] named `name` with the block's wall time and `items` onto `reports`, and
+/// gives `value`. The block may use `?` and `.await` of the function it is in.
+macro_rules! timed {
+    ($reports:ident, $name:expr, $body:expr) => {{
+        let start = std::time::Instant::now();
+        let (items, value) = $body;
+        $reports.push($crate::report::PatternReport { name: $name, items, micros: start.elapsed().as_micros() });
+        value
+    }};
+}
+pub(crate) use timed;

@@ -1,1 +1,1 @@
-//! Integration tests of dynamo-entity live in `tests/`; compile-fail cases in `ui/`.
+//! Integration tests of dynamo-entity live in `tests/integration/` (one test binary); compile-fail cases in `ui/`.

@@ -1,7 +1,6 @@
 //! The access patterns of the Orders service, each checked against the data set, and the
 //! stream handler for new orders.
 
-use std::fmt;
 use std::time::Instant;
 
 use aws_sdk_dynamodb::types::{StreamSpecification, StreamViewType};
@@ -13,12 +12,8 @@ use dynamo_entity::{Error, Table, Timestamp};
 use super::data::Dataset;
 use super::model::*;
 
-use crate::report::check;
 pub use crate::report::{Mismatch, PatternReport};
-
-fn failed<E: fmt::Display>(pattern: &'static str) -> impl FnOnce(E) -> Mismatch {
-    move |e| Mismatch { pattern, detail: format!("operation failed: {e}") }
-}
+use crate::report::{check, failed, timed};
 
 /// Places an order: one `TransactWriteItems` that creates the order, only if no order has its
 /// id, and adds 1 to the user's `orderCount`. Either both happen or neither.
@@ -180,19 +175,11 @@ pub async fn run(
     data: &Dataset,
 ) -> Result<Vec<PatternReport>, Mismatch> {
     let mut reports = Vec::new();
-    macro_rules! timed {
-        ($name:expr, $body:expr) => {{
-            let start = Instant::now();
-            let (items, value) = $body;
-            reports.push(PatternReport { name: $name, items, micros: start.elapsed().as_micros() });
-            value
-        }};
-    }
     let arn = enable_stream(table).await.map_err(failed("enable the stream"))?;
 
     let p = "get a user (GetItem USER#<id> / PROFILE)";
     let want = &data.users[data.users.len() / 3];
-    let got = timed!(p, {
+    let got = timed!(reports, p, {
         let got = table.get(User::key(&want.id)).await.map_err(failed(p))?;
         (usize::from(got.is_some()), got)
     });
@@ -200,7 +187,7 @@ pub async fn run(
 
     let p = "user by e-mail (GSI1 EMAIL#<email>)";
     let want = &data.users[data.users.len() / 2];
-    let got = timed!(p, {
+    let got = timed!(reports, p, {
         let got = table.query(User::gsi1(&want.email)).all().await.map_err(failed(p))?;
         (got.len(), got)
     });
@@ -215,7 +202,7 @@ pub async fn run(
         order_count: 0,
         created_at: Timestamp::from_millis(1_780_000_000_000).unwrap_or(Timestamp::EPOCH),
     };
-    let (again, created) = timed!(p, {
+    let (again, created) = timed!(reports, p, {
         let again = table.create(&User { name: "Impostor".into(), ..taken.clone() }).await;
         let created = table.create(&newcomer).await;
         (2, (again, created))
@@ -229,7 +216,7 @@ pub async fn run(
 
     let p = "get a product (GetItem PRODUCT#<id> / DETAILS)";
     let want = &data.products[data.products.len() / 2];
-    let got = timed!(p, {
+    let got = timed!(reports, p, {
         let got = table.get(Product::key(&want.id)).await.map_err(failed(p))?;
         (usize::from(got.is_some()), got)
     });
@@ -237,7 +224,7 @@ pub async fn run(
 
     let p = "order lookup by id (GetItem ORDER#<id> / DETAILS)";
     let want = &data.orders[data.orders.len() / 2];
-    let got = timed!(p, {
+    let got = timed!(reports, p, {
         let got = table.get_consistent(Order::key(&want.id)).await.map_err(failed(p))?;
         (usize::from(got.is_some()), got)
     });
@@ -247,7 +234,7 @@ pub async fn run(
     let p = "a user's orders, newest first, 20 a page (GSI2 USER#<id>)";
     let first = &data.users[0];
     let expect = data.orders_of(&first.id);
-    let (sizes, got) = timed!(p, {
+    let (sizes, got) = timed!(reports, p, {
         let mut got: Vec<Order> = Vec::new();
         let mut sizes = Vec::new();
         let mut cursor = None;
@@ -277,7 +264,7 @@ pub async fn run(
     let p = "a user's orders between two times (GSI2 sort-key BETWEEN)";
     let ascending: Vec<&Order> = expect.iter().rev().copied().collect();
     let (from, to) = (ascending[ascending.len() / 4].created_at, ascending[ascending.len() * 3 / 4].created_at);
-    let got = timed!(p, {
+    let got = timed!(reports, p, {
         let got = table.query(Order::gsi2(&first.id)).sk_between(&from, &to).all().await.map_err(failed(p))?;
         (got.len(), got)
     });
@@ -301,7 +288,7 @@ pub async fn run(
             }
         })
         .collect();
-    let retry = timed!(p, {
+    let retry = timed!(reports, p, {
         for order in &placed {
             place_order(table, order).await.map_err(failed(p))?;
         }
@@ -324,7 +311,7 @@ pub async fn run(
 
     // The stream handler over every record written since the stream was turned on.
     let p = "stream handler: new orders decoded by entity type and confirmed";
-    let (records, processed) = timed!(p, {
+    let (records, processed) = timed!(reports, p, {
         let records = read_stream(streams, &arn).await.map_err(failed(p))?;
         let processed = handle_records(table, &records).await.map_err(failed(p))?;
         (records.len(), (records, processed))

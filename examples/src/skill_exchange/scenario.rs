@@ -11,12 +11,8 @@ use super::model::{BadgeType, UserId};
 use super::data::Dataset;
 use super::model::*;
 
-use crate::report::check;
 pub use crate::report::{Mismatch, PatternReport};
-
-fn failed(pattern: &'static str) -> impl FnOnce(Error) -> Mismatch {
-    move |e| Mismatch { pattern, detail: format!("operation failed: {e}") }
-}
+use crate::report::{check, failed, timed};
 
 /// Writes every item of the data set: users with `create` (each a transaction that also
 /// claims the user's e-mail guard), everything else with batch writes.
@@ -58,18 +54,9 @@ pub async fn load(table: &Table, data: &Dataset, concurrency: usize) -> Result<P
 /// The first answer that differs from the data set.
 pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mismatch> {
     let mut reports = Vec::new();
-    macro_rules! timed {
-        ($name:expr, $body:expr) => {{
-            let start = Instant::now();
-            let (items, value) = $body;
-            reports.push(PatternReport { name: $name, items, micros: start.elapsed().as_micros() });
-            value
-        }};
-    }
-
     // Get a skill, a user and a purchase by id.
     let want = &data.skills[data.skills.len() / 2];
-    let got = timed!("get a skill by id", {
+    let got = timed!(reports, "get a skill by id", {
         let p = "get a skill by id";
         let got = table.get(Skill::key(&want.id)).await.map_err(failed(p))?;
         (usize::from(got.is_some()), got)
@@ -77,14 +64,14 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
     check("get a skill by id", got.as_ref() == Some(want), || format!("got {got:?}"))?;
 
     let want = &data.users[data.users.len() / 3];
-    let got = timed!("get a user by id", {
+    let got = timed!(reports, "get a user by id", {
         let got = table.get(User::key(&want.id)).await.map_err(failed("get a user by id"))?;
         (usize::from(got.is_some()), got)
     });
     check("get a user by id", got.as_ref() == Some(want), || format!("got {got:?}"))?;
 
     let want = &data.purchases[data.purchases.len() / 4];
-    let got = timed!("get a purchase by id", {
+    let got = timed!(reports, "get a purchase by id", {
         let got =
             table.get(Purchase::key(&want.skill_id, &want.buyer_id)).await.map_err(failed("get a purchase by id"))?;
         (usize::from(got.is_some()), got)
@@ -96,7 +83,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
     let mut in_category: Vec<&Skill> = data.skills.iter().filter(|s| s.category == category).collect();
     in_category.sort_by_key(|s| std::cmp::Reverse(s.downloads));
     let p = "a category's top 20 skills by downloads";
-    let top = timed!(p, {
+    let top = timed!(reports, p, {
         let page = table.query(Skill::gsi1(category)).descending().limit(20).send().await.map_err(failed(p))?;
         (page.items.len(), page)
     });
@@ -108,7 +95,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
     })?;
 
     let p = "a whole category, 7 a page, by cursor";
-    let all: Vec<Skill> = timed!(p, {
+    let all: Vec<Skill> = timed!(reports, p, {
         let mut all = Vec::new();
         let mut cursor = None;
         let mut pages = 0;
@@ -145,7 +132,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
     let mut expect: Vec<&Skill> = data.skills.iter().filter(|s| &s.seller_id == seller).collect();
     expect.sort_by_key(|s| std::cmp::Reverse(s.created_at));
     let p = "a seller's skills, newest first";
-    let got = timed!(p, {
+    let got = timed!(reports, p, {
         let got = table.query(Skill::gsi2(seller)).descending().all().await.map_err(failed(p))?;
         (got.len(), got)
     });
@@ -156,7 +143,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
     let mut expect: Vec<&Purchase> = data.purchases.iter().filter(|p| &p.buyer_id == buyer).collect();
     expect.sort_by_key(|s| std::cmp::Reverse(s.purchased_at));
     let p = "a buyer's library, newest first";
-    let library = timed!(p, {
+    let library = timed!(reports, p, {
         let got = table.query(Purchase::gsi3(buyer)).descending().all().await.map_err(failed(p))?;
         (got.len(), got)
     });
@@ -168,7 +155,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
     let mut queue_expect: Vec<&Skill> = data.skills.iter().filter(|s| s.status == SkillStatus::Pending).collect();
     queue_expect.sort_by_key(|s| s.submitted_at);
     let p = "the review queue (GSI4 SKILL#pending)";
-    let queue = timed!(p, {
+    let queue = timed!(reports, p, {
         let got = table.query(Skill::gsi4(&SkillStatus::Pending)).all().await.map_err(failed(p))?;
         (got.len(), got)
     });
@@ -179,7 +166,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
     let mut live_expect: Vec<&Skill> = data.skills.iter().filter(|s| s.status == SkillStatus::Approved).collect();
     live_expect.sort_by_key(|s| std::cmp::Reverse(s.submitted_at));
     let p = "the live marketplace (GSI4 SKILL#approved), newest 25";
-    let live = timed!(p, {
+    let live = timed!(reports, p, {
         let got =
             table.query(Skill::gsi4(&SkillStatus::Approved)).descending().limit(25).send().await.map_err(failed(p))?;
         (got.items.len(), got.items)
@@ -199,7 +186,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
         .map(|(a, b)| (*a, *b))
         .unwrap_or((&data.skills[0].id, 0));
     let p = "a skill and its reviews (one query of SKILL#<id>)";
-    let collection = timed!(p, {
+    let collection = timed!(reports, p, {
         let c = table.collection(Skill::query(busiest)).send().await.map_err(failed(p))?;
         (c.items().len(), c)
     });
@@ -214,7 +201,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
     // Approve the oldest pending skill: one UpdateItem moves it from the queue to the marketplace.
     let p = "approve a skill (one UpdateItem rewrites GSI4PK)";
     if let Some(target) = queue_expect.first() {
-        let approved = timed!(p, {
+        let approved = timed!(reports, p, {
             let s = table
                 .update(Skill::key(&target.id))
                 .set(Skill::STATUS, &SkillStatus::Approved)
@@ -270,7 +257,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
         purchased_at: dynamo_entity::Timestamp::from_millis(1_800_000_000_000)
             .unwrap_or(dynamo_entity::Timestamp::EPOCH),
     };
-    let outcomes = timed!(p, {
+    let outcomes = timed!(reports, p, {
         let attempts = (0..50).map(|_| record_purchase(table, &purchase, &skill.seller_id));
         let outcomes = futures::future::join_all(attempts).await;
         (outcomes.len(), outcomes)
@@ -302,7 +289,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
     // E-mails are unique: a sign-up with a taken address is refused, and the address finds its user.
     let p = "sign up with a taken e-mail; look a user up by e-mail";
     let taken = &data.users[1];
-    let (signup, found) = timed!(p, {
+    let (signup, found) = timed!(reports, p, {
         let newcomer = User { id: UserId("u-new".into()), email: taken.email.clone(), ..taken.clone() };
         let signup = table.create(&newcomer).await;
         let found = table.get_by_unique(User::EMAIL, &taken.email).await.map_err(failed(p))?;
@@ -324,7 +311,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
         redeemed_at: dynamo_entity::Timestamp::from_millis(1_800_000_000_000)
             .unwrap_or(dynamo_entity::Timestamp::EPOCH),
     };
-    let (first, second) = timed!(p, {
+    let (first, second) = timed!(reports, p, {
         let first = table.create(&redemption).await;
         let second = table.create(&redemption).await;
         (2, (first, second))
@@ -340,7 +327,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
     // A user's badges, from the user's item collection.
     let p = "a user's badges";
     let holder = data.badges.first().map(|b| b.user_id.clone()).unwrap_or_else(|| data.users[0].id.clone());
-    let badges = timed!(p, {
+    let badges = timed!(reports, p, {
         let got = table.query(Badge::query(&holder)).all().await.map_err(failed(p))?;
         (got.len(), got)
     });
@@ -355,7 +342,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
     let mut sales: Vec<u64> =
         data.users.iter().map(|u| if u.id == skill.seller_id { u.sales + 1 } else { u.sales }).collect();
     sales.sort_unstable_by(|a, b| b.cmp(a));
-    let top = timed!(p, {
+    let top = timed!(reports, p, {
         let page = table.query(User::gsi5()).descending().limit(10).send().await.map_err(failed(p))?;
         (page.items.len(), page.items)
     });
@@ -371,7 +358,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
         .filter(|u| !u.verified)
         .max_by_key(|u| (data.skills.iter().filter(|s| s.seller_id == u.id).count(), std::cmp::Reverse(u.id.clone())))
         .ok_or_else(|| Mismatch { pattern: p, detail: "every seller is verified".into() })?;
-    let restamped = timed!(p, {
+    let restamped = timed!(reports, p, {
         let n = nightly(table, &seller.id).await.map_err(failed(p))?;
         (n, n)
     });

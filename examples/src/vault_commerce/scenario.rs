@@ -10,12 +10,8 @@ use futures::{StreamExt, TryStreamExt};
 use super::data::Dataset;
 use super::model::*;
 
-use crate::report::check;
 pub use crate::report::{Mismatch, PatternReport};
-
-fn failed(pattern: &'static str) -> impl FnOnce(Error) -> Mismatch {
-    move |e| Mismatch { pattern, detail: format!("operation failed: {e}") }
-}
+use crate::report::{check, failed, timed};
 
 /// How a rename reached the customer's orders.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,18 +114,9 @@ pub async fn load(table: &Table, data: &Dataset, concurrency: usize) -> Result<P
 /// The first answer that differs from the data set.
 pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mismatch> {
     let mut reports = Vec::new();
-    macro_rules! timed {
-        ($name:expr, $body:expr) => {{
-            let start = Instant::now();
-            let (items, value) = $body;
-            reports.push(PatternReport { name: $name, items, micros: start.elapsed().as_micros() });
-            value
-        }};
-    }
-
     let p = "user profile (GetItem USER#<id> / PROFILE)";
     let want = &data.users[data.users.len() / 3];
-    let got = timed!(p, {
+    let got = timed!(reports, p, {
         let got = table.get(User::key(&want.id)).await.map_err(failed(p))?;
         (usize::from(got.is_some()), got)
     });
@@ -137,7 +124,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
 
     let p = "product detail (GetItem PRODUCT#<sku> / METADATA)";
     let want = &data.products[data.products.len() / 2];
-    let got = timed!(p, {
+    let got = timed!(reports, p, {
         let got = table.get(Product::key(&want.sku)).await.map_err(failed(p))?;
         (usize::from(got.is_some()), got)
     });
@@ -154,7 +141,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
             (data.orders_of(&u.id).len() + wishes, std::cmp::Reverse(u.id.clone()))
         })
         .ok_or_else(|| Mismatch { pattern: p, detail: "no users".into() })?;
-    let page = timed!(p, {
+    let page = timed!(reports, p, {
         let c = table.collection(User::query(&user.id)).send().await.map_err(failed(p))?;
         let page: AccountPage = c.decode_strict().map_err(failed(p))?;
         (c.items().len(), page)
@@ -173,7 +160,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
     // The big customer's orders, newest first, 20 a page.
     let p = "a customer's orders, newest first, 20 a page by cursor";
     let big = &data.users[0];
-    let (pages, got) = timed!(p, {
+    let (pages, got) = timed!(reports, p, {
         let mut got: Vec<Order> = Vec::new();
         let mut sizes = Vec::new();
         let mut cursor = None;
@@ -205,7 +192,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
 
     let p = "login by e-mail (GSI1 EMAIL#<email>)";
     let want = &data.users[data.users.len() / 2];
-    let (found, unknown) = timed!(p, {
+    let (found, unknown) = timed!(reports, p, {
         let found = table.query(User::gsi1(&want.email)).all().await.map_err(failed(p))?;
         let unknown = table.query(User::gsi1("nobody@vault.test")).all().await.map_err(failed(p))?;
         (found.len(), (found, unknown))
@@ -213,7 +200,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
     check(p, found == vec![want.clone()] && unknown.is_empty(), || format!("found {found:?}, unknown {unknown:?}"))?;
 
     let p = "paid orders, newest 10 (GSI1 STATUS#paid)";
-    let got = timed!(p, {
+    let got = timed!(reports, p, {
         let page =
             table.query(Order::gsi1(&OrderStatus::Paid)).descending().limit(10).send().await.map_err(failed(p))?;
         (page.items.len(), page.items)
@@ -226,7 +213,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
     // The adjacency list read from the product's end: the inverted index, 10 a page.
     let p = "who wishes a product (inverted index SK = WISHLIST#<sku>), 10 a page";
     let popular = &data.products[0].sku;
-    let got = timed!(p, {
+    let got = timed!(reports, p, {
         let mut got: Vec<WishlistItem> = Vec::new();
         let mut cursor = None;
         loop {
@@ -247,7 +234,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
 
     let p = "a product's wishers among users 0010 to 0019 (inverted, PK BETWEEN)";
     let (low, high) = (UserId("0010".into()), UserId("0019".into()));
-    let got = timed!(p, {
+    let got = timed!(reports, p, {
         let got =
             table.query(WishlistItem::inverted(popular)).sk_between(&low, &high).all().await.map_err(failed(p))?;
         (got.len(), got)
@@ -267,7 +254,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
         .find(|u| (2..10).contains(&data.orders_of(&u.id).len()))
         .ok_or_else(|| Mismatch { pattern: p, detail: "no customer with 2 to 9 orders".into() })?;
     let new_name = format!("{} (renamed)", few.name);
-    let outcome = timed!(p, {
+    let outcome = timed!(reports, p, {
         let outcome = rename_customer(table, &few.id, &new_name).await.map_err(failed(p))?;
         (data.orders_of(&few.id).len() + 1, outcome)
     });
@@ -278,7 +265,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
     let p = "rename the big customer (profile, then a reconcile pass)";
     let new_name = format!("{} (renamed)", big.name);
     let n = data.orders_of(&big.id).len();
-    let outcome = timed!(p, {
+    let outcome = timed!(reports, p, {
         let outcome = rename_customer(table, &big.id, &new_name).await.map_err(failed(p))?;
         (n + 1, outcome)
     });

@@ -16,10 +16,10 @@
 //! CI quick). The full run is `SOAK_OPS=1000` (see BENCHMARKS.md, "Reliability"):
 //!
 //! ```text
-//! SOAK_OPS=1000 cargo test --release -p dynamo-entity-tests --test soak -- --nocapture
+//! SOAK_OPS=1000 cargo test --release -p dynamo-entity-tests --test integration -- --nocapture soak::
 //! ```
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Instant;

@@ -17,10 +17,10 @@
 //! reviews, 5,000 purchases), see BENCHMARKS.md, "Reliability":
 //!
 //! ```text
-//! FAULTS_FULL=1 cargo test --release -p dynamo-entity-tests --test faults -- --nocapture
+//! FAULTS_FULL=1 cargo test --release -p dynamo-entity-tests --test integration -- --nocapture faults::
 //! ```
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};

@@ -3,7 +3,8 @@
 //! check that a rendered request is what is sent: each rendered request is sent as it is
 //! through the SDK to DynamoDB Local and gives the item the library's own operation gives.
 
-mod common;
+use crate::common;
+use crate::common::insta;
 
 use aws_sdk_dynamodb::config::{BehaviorVersion, Region};
 use dynamo_entity::render::Request;

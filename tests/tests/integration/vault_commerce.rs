@@ -1,7 +1,5 @@
 //! The Vault Commerce example's access patterns against DynamoDB Local, on the small data set.
 
-mod common;
-
 use dynamo_entity_examples::vault_commerce::{
     self, Dataset, Order, Propagation, Sizes, UserId, WishlistItem, scenario,
 };

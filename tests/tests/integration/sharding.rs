@@ -2,7 +2,7 @@
 //! partition, and the fan-out query reads them back in sort-key order, page by page with one
 //! cursor, with nothing lost or duplicated.
 
-mod common;
+use crate::common;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use base64::Engine as _;

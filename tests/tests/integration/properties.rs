@@ -2,7 +2,7 @@
 //! `from_item(to_item(v)) == v`, values DynamoDB cannot hold are typed errors, and the string
 //! order of encoded keys is the order of the values they encode.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 

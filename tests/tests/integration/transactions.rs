@@ -2,7 +2,7 @@
 //! every action kind, the checks made before sending, idempotent retries, typed reads, and the
 //! Skill Exchange purchase under 50 concurrent attempts.
 
-mod common;
+use crate::common;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_entity::transact::{ActionKind, CancellationCode, CancellationReason};

@@ -68,3 +68,28 @@ pub async fn describe(
         .collect();
     (desc, defs)
 }
+
+/// insta's snapshot macros as the snapshot tests call them (`insta::assert_snapshot!(name, ...)`,
+/// `insta::assert_json_snapshot!(name, ...)`, imported with `use crate::common::insta;`), with
+/// the snapshot files named as when each module was a test binary of its own:
+/// `tests/tests/snapshots/<module>__<name>.snap`. insta's own would prefix the whole module path
+/// (`integration__render__`) and look in a `snapshots/` folder beside the module's file.
+pub mod insta {
+    macro_rules! named {
+        ($assert:ident, $name:expr, $($rest:tt)+) => {{
+            let module = module_path!().rsplit("::").next().unwrap_or_default();
+            let mut settings = ::insta::Settings::clone_current();
+            settings.set_prepend_module_to_snapshot(false);
+            settings.set_snapshot_path("../snapshots");
+            let _settings = settings.bind_to_scope();
+            ::insta::$assert!(format!("{module}__{}", $name), $($rest)+);
+        }};
+    }
+    macro_rules! assert_snapshot {
+        ($($args:tt)+) => { $crate::common::insta::named!(assert_snapshot, $($args)+) };
+    }
+    macro_rules! assert_json_snapshot {
+        ($($args:tt)+) => { $crate::common::insta::named!(assert_json_snapshot, $($args)+) };
+    }
+    pub(crate) use {assert_json_snapshot, assert_snapshot, named};
+}

@@ -2,7 +2,7 @@
 //! DynamoDB Local), its CloudFormation export, the generated entity enum, and the run-time form
 //! of the compile-time checks ([`TableLayout::declared`]).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

@@ -5,7 +5,7 @@
 //! Every case is written raw (with the SDK alone) to DynamoDB Local, in a partition of its own,
 //! and read back three ways.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

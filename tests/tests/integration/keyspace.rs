@@ -3,7 +3,7 @@
 //! partition's, or make a `begins_with` query of one value reach the items of another; an
 //! over-long part is a typed key error; and a cursor a client altered is refused.
 
-mod common;
+use crate::common;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use base64::Engine as _;

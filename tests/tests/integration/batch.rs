@@ -1,7 +1,7 @@
 //! Batch writes and gets against DynamoDB Local, with faults (unprocessed items, throttling,
 //! server errors) injected at the SDK's HTTP layer by `dynamo_entity::fault`.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -566,7 +566,7 @@ async fn batch_get_mixed_reads_several_entity_types() {
 
 /// Not a test: measures a batch write of 10,000 items (at several concurrencies) against
 /// 10,000 sequential puts, after a warm-up of the server; each in a fresh table.
-/// `cargo test --release -p dynamo-entity-tests --test batch -- --ignored --nocapture measure`
+/// `cargo test --release -p dynamo-entity-tests --test integration -- --ignored --nocapture batch::measure`
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "measurement; run explicitly"]
 async fn measure_batch_write_against_sequential_puts() {

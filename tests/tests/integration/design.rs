@@ -1,8 +1,6 @@
 //! The table as a whole: the committed design document of Skill Exchange is current, and the
 //! CloudFormation template describes a table DynamoDB accepts.
 
-mod common;
-
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, Projection, ProjectionType,
     ScalarAttributeType,

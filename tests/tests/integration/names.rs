@@ -4,7 +4,7 @@
 //! name (`PK`, `SK`, `_type`, `GSI1PK`, ...) is ever written. Also the table's CloudFormation
 //! and NoSQL Workbench exports.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -495,7 +495,7 @@ fn workbench_export_uses_the_names_and_validates() {
         ]
     );
     let schema: Value =
-        serde_json::from_str(include_str!("../../dynamo-entity/schemas/nosql-workbench-model.schema.json")).unwrap();
+        serde_json::from_str(include_str!("../../../dynamo-entity/schemas/nosql-workbench-model.schema.json")).unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
     let complaints: Vec<String> =
         validator.iter_errors(&model).map(|e| format!("{}: {e}", e.instance_path())).collect();

@@ -1,7 +1,7 @@
 //! The inverted index (`#[entity(inverted)]`): a GSI keyed on `SK` / `PK`, which reads a
 //! many-to-many relationship stored as an adjacency list from its other end.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

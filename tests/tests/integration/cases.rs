@@ -1,7 +1,7 @@
 //! The reported failures of other libraries (`shared/cases/README.md`), each as a test against
 //! DynamoDB Local with the expected values of the case.
 
-mod common;
+use crate::common;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_entity::{Entity, Error, KeyPart, Timestamp};

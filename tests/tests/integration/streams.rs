@@ -1,7 +1,7 @@
 //! DynamoDB Streams records from DynamoDB Local, and a Lambda event, decoded into the
 //! Skill Exchange table enum.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -1,8 +1,6 @@
 //! The Orders example's access patterns and stream handler against DynamoDB Local, on the
 //! small data set.
 
-mod common;
-
 use dynamo_entity::local::LocalDynamoDb;
 use dynamo_entity_examples::orders::{self, Dataset, Line, Order, OrderId, OrderStatus, Sizes, User, UserId, scenario};
 

@@ -1,6 +1,6 @@
 //! Item collections decoded by entity type: `#[derive(Collection)]` structs and enums.
 
-mod common;
+use crate::common;
 
 use dynamo_entity::{Collection, Entity, Error, Timestamp};
 use dynamo_entity_examples::skill_exchange::{

@@ -3,7 +3,7 @@
 //! read boundaries. Every figure is asserted twice: the estimate equals the report, and both
 //! equal the units worked out by hand from DynamoDB's rules.
 
-mod common;
+use crate::common;
 
 use dynamo_entity::capacity::{self, Capacity, ReadMode, Units, WriteMode};
 use dynamo_entity::size::item_size;

@@ -1,6 +1,6 @@
 //! The Skill Exchange example's access patterns against DynamoDB Local, on the small data set.
 
-mod common;
+use crate::common;
 
 use dynamo_entity::Entity;
 use dynamo_entity_examples::skill_exchange::{self, Dataset, Sizes, Skill, SkillStatus};

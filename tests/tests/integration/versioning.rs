@@ -3,7 +3,7 @@
 //! the timestamps the library maintains, and TTL stored as epoch seconds with the table's TTL
 //! setting.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

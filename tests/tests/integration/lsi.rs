@@ -2,7 +2,7 @@
 //! table's `PK` and their own sort key `LSI<n>SK`, created with the table, sparse when a part of
 //! the sort key is `None`, and kept in step by updates.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

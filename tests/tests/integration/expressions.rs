@@ -1,6 +1,6 @@
 //! Condition expressions, query filters and every update action, against DynamoDB Local.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -1,7 +1,7 @@
 //! Unique fields (`#[entity(unique)]`) against DynamoDB Local: guard items written, moved and
 //! deleted with their entity, typed violations, and a race of 20 sign-ups for one e-mail.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

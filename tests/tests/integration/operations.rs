@@ -1,6 +1,6 @@
 //! Every operation of `Table` against DynamoDB Local, with the exact items and errors expected.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -2,10 +2,11 @@
 //! Workbench, Markdown), and the NoSQL Workbench data model checked against the schema of the
 //! format that Workbench imports.
 //!
-//! After an intended change: `INSTA_UPDATE=always cargo test -p dynamo-entity-tests --test exports`
+//! After an intended change: `INSTA_UPDATE=always cargo test -p dynamo-entity-tests --test integration -- exports::`
 //! and review the diff of `tests/tests/snapshots/`.
 
-mod common;
+use crate::common;
+use crate::common::insta;
 
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -109,7 +110,7 @@ fn orders_workbench_model() {
 // ---------------------------------------------------------------------------------------------
 // The NoSQL Workbench format
 
-const SCHEMA: &str = include_str!("../../dynamo-entity/schemas/nosql-workbench-model.schema.json");
+const SCHEMA: &str = include_str!("../../../dynamo-entity/schemas/nosql-workbench-model.schema.json");
 
 fn validator() -> jsonschema::Validator {
     let schema: Value = serde_json::from_str(SCHEMA).unwrap();

@@ -1,0 +1,40 @@
+//! The integration tests of dynamo-entity, one test binary (the AWS SDK and the examples are
+//! linked once) with a module per subject; each module's header says what it covers. Most run
+//! against DynamoDB Local: `DYNAMODB_ENDPOINT`, or one server the harness starts for the
+//! process (`common`). Run one module with a filter, e.g.
+//! `cargo test -p dynamo-entity-tests --test integration -- batch::`.
+//!
+//! Beside this folder: the insta snapshots, `../snapshots/<module>__<name>.snap` (named by
+//! `common::insta` as when each module was a test binary of its own), and the proptest
+//! regressions, `../proptest-regressions/<module>.txt` (proptest's place for a crate whose
+//! root is a `main.rs`). The compile-fail cases are the separate `ui` binary (`../ui.rs`).
+
+mod common;
+
+mod batch;
+mod capacity;
+mod cases;
+mod collections;
+mod design;
+mod exports;
+mod expressions;
+mod faults;
+mod inverted;
+mod keyspace;
+mod lint;
+mod lsi;
+mod malformed;
+mod names;
+mod operations;
+mod orders;
+mod properties;
+mod render;
+mod sharding;
+mod skill_exchange;
+mod soak;
+mod streams;
+mod table_decl;
+mod transactions;
+mod unique;
+mod vault_commerce;
+mod versioning;
