@@ -3,8 +3,8 @@
 //! A template is `#`-separated segments. Each segment is either literal text (non-empty, without
 //! `<`, `>` or `%`), exactly one placeholder `<field>` naming a struct field, or a shard suffix
 //! `<shard(field, N)>` (write sharding: the shard number of the item, from `field`, `N` shards).
-//! This module only checks the syntax; [`crate::internals::check`] checks that the placeholders name fields
-//! that can be key parts and that shard suffixes are only in GSI partition keys.
+//! This module only checks the syntax; [`crate::internals::check`] checks that the placeholders
+//! name fields that can be key parts and that shard suffixes are only in GSI partition keys.
 
 use std::ops::Range;
 
