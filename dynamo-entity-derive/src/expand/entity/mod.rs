@@ -10,6 +10,10 @@
 //! * `impl Entity for X`, calling those functions;
 //! * the inherent impl: `key`, `query`, `gsiN`, `lsiN` and one field handle per field.
 //!
+//! The generator is split by what it emits: [`schema`] the constants of `__DeSchema`, [`keys`]
+//! the key writers, [`item`] `impl Entity` (encoding and decoding items), [`queries`] `key()`
+//! and the query functions, [`fields`] the field handles (for conditions and updates).
+//!
 //! ## Nothing compiled until used
 //! Every generated function is either generic or `#[inline]`. Neither kind is a root of code
 //! generation in the crate that derives: like serde's generic impls, a function is translated to
@@ -148,6 +152,7 @@ impl Gen<'_, '_> {
         role.in_names(&quote!(__DeSchema::NAMES))
     }
 
+    /// The field a placeholder names.
     fn field(&self, name: &str) -> &Field<'_> {
         // The check pass guarantees every placeholder names a field.
         self.e.field(name).unwrap_or_else(|| panic!("placeholder `{name}` names no field"))
