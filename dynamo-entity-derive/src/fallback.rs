@@ -1,11 +1,14 @@
-//! Stub impls emitted next to the errors of a failed derive.
+//! What a failed derive emits next to its errors: the items it would have generated, with the
+//! right shape, so that one mistake gives one error.
 //!
-//! Without them, every use of the type as an `Entity` (or a `KeyPart`) elsewhere would add an
-//! error of its own. The stubs are never run: code using them cannot compile.
+//! Without them, every use of the type as an `Entity` (or a `KeyPart`, ...) elsewhere would add
+//! an error of its own. The stubs are never run: code using them cannot compile.
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::DeriveInput;
+use syn::{Data, DeriveInput};
+
+use crate::internals::ast::table::Table;
 
 /// `impl Entity` with unreachable bodies; nothing for a generic type (it could not satisfy the
 /// trait's `'static` bound without guessing).
@@ -74,4 +77,42 @@ pub fn key_part(input: &DeriveInput) -> TokenStream {
             }
         };
     }
+}
+
+/// `impl FromCollection` (or `impl EntityEnum` for an enum) with an unreachable body; nothing
+/// for a generic type.
+pub fn collection(input: &DeriveInput) -> TokenStream {
+    if !input.generics.params.is_empty() {
+        return TokenStream::new();
+    }
+    let name = &input.ident;
+    match &input.data {
+        Data::Enum(_) => quote! {
+            impl ::dynamo_entity::collection::EntityEnum for #name {
+                const TYPES: &'static [&'static str] = &[];
+                fn decode(
+                    _: &::dynamo_entity::__private::Item,
+                ) -> ::core::result::Result<::core::option::Option<Self>, ::dynamo_entity::__private::Error> {
+                    ::core::unreachable!()
+                }
+            }
+        },
+        _ => quote! {
+            impl ::dynamo_entity::collection::FromCollection for #name {
+                const TYPES: &'static [&'static str] = &[];
+                fn from_items(
+                    _: &[::dynamo_entity::__private::Item],
+                    _: ::dynamo_entity::collection::Unknown,
+                ) -> ::core::result::Result<Self, ::dynamo_entity::__private::Error> {
+                    ::core::unreachable!()
+                }
+            }
+        },
+    }
+}
+
+/// The real `impl TableDef` and item enum, without the checks across the entities: those
+/// would report what follows from the mistake.
+pub fn table(table: &Table) -> TokenStream {
+    crate::expand::table::declaration(table)
 }

@@ -2,32 +2,28 @@
 //! `#[derive(KeyPart)]`, `#[derive(Collection)]` and `#[derive(Table)]` (`table`, a table
 //! declaration whose checks across entities run in constant evaluation).
 //!
-//! Use them through the `dynamo-entity` crate, which re-exports both and documents the attribute
+//! Use them through the `dynamo-entity` crate, which re-exports them and documents the attribute
 //! syntax. The generated code only calls `::dynamo_entity::__private`, so a user needs no other
 //! dependency.
 //!
-//! The crate is laid out like `serde_derive`: `attr` parses `#[entity(...)]`, `ast` builds a
-//! typed model, `check` validates it and collects every error, and `expand` generates code.
-//! Key templates are parsed by `template`, `#[derive(KeyPart)]` lives in `key_part`. When a check
-//! fails, `fallback` emits stub impls so the user sees their mistake and not the errors that
-//! follow from a missing impl.
+//! Every derive is one `pipeline`, laid out like serde_derive and thiserror: `internals`
+//! parses the attributes (`attr`) into a typed model (`ast`) in an error-collecting context
+//! (`ctxt`) and checks it (`check`); `expand` generates the code of a checked model, and
+//! `fallback` what a failed derive emits next to its errors, so that one mistake gives one
+//! error.
 
-mod ast;
-mod attr;
-mod case;
-mod check;
-mod collection;
-mod errors;
 mod expand;
 mod fallback;
-mod key_part;
-mod suggest;
-mod table;
-mod template;
-mod types;
+mod internals;
+mod pipeline;
 
 use proc_macro::TokenStream;
 use syn::{DeriveInput, parse_macro_input};
+
+use crate::internals::ast::collection::Collection;
+use crate::internals::ast::entity::Entity;
+use crate::internals::ast::key_part::KeyPart;
+use crate::internals::ast::table::Table;
 
 /// Implements `dynamo_entity::Entity` and generates typed key, query and field-handle functions.
 ///
@@ -35,7 +31,7 @@ use syn::{DeriveInput, parse_macro_input};
 #[proc_macro_derive(Entity, attributes(entity))]
 pub fn derive_entity(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    expand::derive_entity(&input).into()
+    pipeline::derive::<Entity>(&input).into()
 }
 
 /// Implements `dynamo_entity::KeyPart` and `dynamo_entity::Attribute` for a newtype or a
@@ -45,7 +41,7 @@ pub fn derive_entity(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(KeyPart, attributes(key_part))]
 pub fn derive_key_part(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    key_part::derive(&input).into()
+    pipeline::derive::<KeyPart>(&input).into()
 }
 
 /// Implements `dynamo_entity::collection::FromCollection` for a struct whose fields take the
@@ -57,7 +53,7 @@ pub fn derive_key_part(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(Collection)]
 pub fn derive_collection(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    collection::derive(&input).into()
+    pipeline::derive::<Collection>(&input).into()
 }
 
 /// Implements `dynamo_entity::TableDef` for a table declaration: its entities and secondary
@@ -70,5 +66,5 @@ pub fn derive_collection(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(Table, attributes(table))]
 pub fn derive_table(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    table::derive(&input).into()
+    pipeline::derive::<Table>(&input).into()
 }

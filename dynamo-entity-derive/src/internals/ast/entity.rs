@@ -1,11 +1,12 @@
-//! The typed model of an entity, between syn and code generation.
+//! The typed model of a `#[derive(Entity)]` struct, between syn and code generation.
 
 use proc_macro2::Span;
 use syn::{Data, DeriveInput, Fields, Ident, LitStr, Type, Visibility};
 
-use crate::attr::{self, KeyAttr, Maintained};
-use crate::errors::Errors;
-use crate::template::{self, Template};
+use crate::internals::attr::entity::{self as attr, KeyAttr, Maintained};
+use crate::internals::ctxt::Ctxt;
+use crate::internals::model::IndexKind;
+use crate::internals::template::{self, Template};
 
 /// A struct deriving `Entity`.
 pub struct Entity<'a> {
@@ -22,8 +23,8 @@ pub struct Entity<'a> {
     /// The LSIs, by number: each one's sort key template (the partition key is `pk`).
     pub lsis: Vec<LsiKeys>,
     /// Templates of incomplete indexes (a `gsiN` without `gsiN_sk`, a `pk` without `sk`, ...):
-    /// an error, but their placeholders are still checked. The flag: part of the primary key.
-    pub loose: Vec<(KeyTemplate, bool)>,
+    /// an error, but their placeholders are still checked.
+    pub loose: Vec<KeyTemplate>,
     /// The raw attributes, for the checks of incomplete GSIs and missing keys.
     pub attrs: attr::EntityAttrs,
 }
@@ -53,30 +54,6 @@ impl Field<'_> {
     }
 }
 
-/// Which index a pair of templates keys.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IndexKind {
-    Primary,
-    Gsi(u8),
-    Lsi(u8),
-}
-
-impl IndexKind {
-    pub fn pk_attribute(self) -> String {
-        match self {
-            IndexKind::Primary | IndexKind::Lsi(_) => "PK".to_owned(),
-            IndexKind::Gsi(n) => format!("GSI{n}PK"),
-        }
-    }
-    pub fn sk_attribute(self) -> String {
-        match self {
-            IndexKind::Primary => "SK".to_owned(),
-            IndexKind::Gsi(n) => format!("GSI{n}SK"),
-            IndexKind::Lsi(n) => format!("LSI{n}SK"),
-        }
-    }
-}
-
 /// The partition and sort key templates of one index.
 pub struct IndexKeys {
     pub kind: IndexKind,
@@ -99,17 +76,23 @@ pub struct KeyTemplate {
 }
 
 impl KeyTemplate {
-    fn new(attr: &KeyAttr, errors: &mut Errors) -> KeyTemplate {
+    fn new(attr: &KeyAttr, cx: &Ctxt) -> KeyTemplate {
         let parsed = match template::parse(&attr.lit.value()) {
             Ok(t) => Some(t),
             Err(e) => {
-                errors.at(template::span_of(&attr.lit, &e.range), e.message);
+                cx.error_at(template::span_of(&attr.lit, &e.range), e.message);
                 None
             }
         };
         KeyTemplate { attr: attr.clone(), parsed }
     }
 
+    /// Whether the template is one of the table's own keys (`pk` or `sk`).
+    pub fn is_primary(&self) -> bool {
+        self.attr.role.is_primary()
+    }
+
+    /// The template as written.
     pub fn source(&self) -> String {
         self.attr.lit.value()
     }
@@ -123,13 +106,13 @@ impl KeyTemplate {
 impl<'a> Entity<'a> {
     /// Builds the model, recording every attribute and template error. `None` when the input is
     /// not a non-generic struct with named fields (an error is recorded).
-    pub fn from_syn(input: &'a DeriveInput, errors: &mut Errors) -> Option<Entity<'a>> {
+    pub fn from_syn(input: &'a DeriveInput, cx: &Ctxt) -> Option<Entity<'a>> {
         let ident = &input.ident;
         let named = match &input.data {
             Data::Struct(s) => match &s.fields {
                 Fields::Named(named) => Some(named),
                 Fields::Unnamed(_) => {
-                    errors.spanned(
+                    cx.error_spanned_by(
                         ident,
                         "`#[derive(Entity)]` needs a struct with named fields: a tuple struct has no field \
                          names for key templates and attribute names",
@@ -137,7 +120,7 @@ impl<'a> Entity<'a> {
                     None
                 }
                 Fields::Unit => {
-                    errors.spanned(
+                    cx.error_spanned_by(
                         ident,
                         format!("`#[derive(Entity)]` needs a struct with named fields: write `struct {ident} {{}}`"),
                     );
@@ -145,7 +128,7 @@ impl<'a> Entity<'a> {
                 }
             },
             Data::Enum(_) => {
-                errors.spanned(
+                cx.error_spanned_by(
                     ident,
                     "`#[derive(Entity)]` supports structs with named fields only, not enums: derive it for one \
                      struct per entity type",
@@ -153,12 +136,12 @@ impl<'a> Entity<'a> {
                 None
             }
             Data::Union(_) => {
-                errors.spanned(ident, "`#[derive(Entity)]` supports structs with named fields only, not unions");
+                cx.error_spanned_by(ident, "`#[derive(Entity)]` supports structs with named fields only, not unions");
                 None
             }
         };
         if !input.generics.params.is_empty() {
-            errors.spanned(
+            cx.error_spanned_by(
                 &input.generics,
                 "generic entities are not supported: an entity is stored under one type name with fixed key \
                  templates; use a concrete struct",
@@ -167,13 +150,13 @@ impl<'a> Entity<'a> {
         }
         let named = named?;
 
-        let attrs = attr::entity_attrs(&input.attrs, errors);
+        let attrs = attr::entity_attrs(&input.attrs, cx);
         let mut fields = Vec::with_capacity(named.named.len());
         for f in &named.named {
             let Some(field_ident) = &f.ident else {
                 continue;
             };
-            let fa = attr::field_attrs(&f.attrs, errors);
+            let fa = attr::field_attrs(&f.attrs, cx);
             let name = syn::ext::IdentExt::unraw(field_ident).to_string();
             fields.push(Field {
                 ident: field_ident,
@@ -190,15 +173,13 @@ impl<'a> Entity<'a> {
 
         let mut loose = Vec::new();
         let primary = match (&attrs.pk, &attrs.sk) {
-            (Some(pk), Some(sk)) => Some(IndexKeys {
-                kind: IndexKind::Primary,
-                pk: KeyTemplate::new(pk, errors),
-                sk: KeyTemplate::new(sk, errors),
-            }),
+            (Some(pk), Some(sk)) => {
+                Some(IndexKeys { kind: IndexKind::Primary, pk: KeyTemplate::new(pk, cx), sk: KeyTemplate::new(sk, cx) })
+            }
             (pk, sk) => {
                 // Still check the one that was given.
                 for given in [pk, sk].into_iter().flatten() {
-                    loose.push((KeyTemplate::new(given, errors), true));
+                    loose.push(KeyTemplate::new(given, cx));
                 }
                 None
             }
@@ -208,18 +189,18 @@ impl<'a> Entity<'a> {
             match (&g.pk, &g.sk) {
                 (Some(pk), Some(sk)) => gsis.push(IndexKeys {
                     kind: IndexKind::Gsi(n),
-                    pk: KeyTemplate::new(pk, errors),
-                    sk: KeyTemplate::new(sk, errors),
+                    pk: KeyTemplate::new(pk, cx),
+                    sk: KeyTemplate::new(sk, cx),
                 }),
                 (pk, sk) => {
                     for given in [pk, sk].into_iter().flatten() {
-                        loose.push((KeyTemplate::new(given, errors), false));
+                        loose.push(KeyTemplate::new(given, cx));
                     }
                 }
             }
         }
 
-        let lsis = attrs.lsis.iter().map(|(&n, sk)| LsiKeys { n, sk: KeyTemplate::new(sk, errors) }).collect();
+        let lsis = attrs.lsis.iter().map(|(&n, sk)| LsiKeys { n, sk: KeyTemplate::new(sk, cx) }).collect();
 
         let unraw = syn::ext::IdentExt::unraw(ident).to_string();
         Some(Entity {
@@ -250,18 +231,15 @@ impl<'a> Entity<'a> {
         self.fields.iter().find(|f| f.role() == Some(role))
     }
 
-    /// Every template, complete index or not, and whether it belongs to the primary key.
-    pub fn templates(&self) -> impl Iterator<Item = (&KeyTemplate, bool)> {
-        self.indexes()
-            .flat_map(|i| [(&i.pk, i.kind == IndexKind::Primary), (&i.sk, i.kind == IndexKind::Primary)])
-            .chain(self.lsis.iter().map(|l| (&l.sk, false)))
-            .chain(self.loose.iter().map(|(t, primary)| (t, *primary)))
+    /// Every template, complete index or not.
+    pub fn templates(&self) -> impl Iterator<Item = &KeyTemplate> {
+        self.indexes().flat_map(|i| [&i.pk, &i.sk]).chain(self.lsis.iter().map(|l| &l.sk)).chain(&self.loose)
     }
 
     /// Whether the field fills a placeholder of any template or picks the shard of a shard
     /// suffix.
     pub fn is_key_field(&self, name: &str) -> bool {
-        self.templates().any(|(t, _)| {
+        self.templates().any(|t| {
             t.field_names().contains(&name)
                 || t.parsed.as_ref().and_then(|p| p.shard()).is_some_and(|(f, ..)| f == name)
         })
@@ -269,7 +247,7 @@ impl<'a> Entity<'a> {
 
     /// Whether the field fills a placeholder of the primary key.
     pub fn is_primary_key_field(&self, name: &str) -> bool {
-        self.templates().any(|(t, primary)| primary && t.field_names().contains(&name))
+        self.templates().any(|t| t.is_primary() && t.field_names().contains(&name))
     }
 }
 

@@ -1,44 +1,42 @@
-//! Validation of the model. Every rule records its errors and the pass goes on, so the user sees
-//! all mistakes at once; code is generated only when there are none.
+//! Validation of a `#[derive(Entity)]` model. Every rule records its errors and the pass goes
+//! on, so the user sees all mistakes at once; code is generated only when there are none.
 
 use std::collections::HashMap;
 
-use crate::ast::{Entity, attribute_span};
-use crate::attr::{GsiAttrs, MAX_GSI, MAX_LSI, Maintained};
-use crate::errors::Errors;
-use crate::suggest;
-use crate::template;
-use crate::types::{self, KeyPartType};
+use crate::internals::ast::entity::{Entity, attribute_span};
+use crate::internals::attr::entity::{GsiAttrs, Maintained};
+use crate::internals::ctxt::Ctxt;
+use crate::internals::model::{KeyRole, MAX_GSI, MAX_SORT_KEY_PARTS};
+use crate::internals::suggest;
+use crate::internals::template;
+use crate::internals::types::{self, KeyPartType};
 
-/// The most placeholders a sort key may have: the runtime's typed sort-key arguments are
-/// implemented for tuples of up to this many parts.
-pub const MAX_SORT_KEY_PARTS: usize = 6;
-
-pub fn check(entity: &Entity, errors: &mut Errors) {
+/// Checks an entity, rule by rule.
+pub fn check(entity: &Entity, cx: &Ctxt) {
     // Roughly in source order: the struct's attribute, then its fields.
-    required_keys(entity, errors);
-    entity_name(entity, errors);
-    placeholders(entity, errors);
-    shards(entity, errors);
-    gsi_pairs(entity, errors);
-    inverted(entity, errors);
-    lsis(entity, errors);
-    key_part_types(entity, errors);
-    attributes(entity, errors);
-    unique_fields(entity, errors);
-    maintained_fields(entity, errors);
-    handle_names(entity, errors);
+    required_keys(entity, cx);
+    entity_name(entity, cx);
+    placeholders(entity, cx);
+    shards(entity, cx);
+    gsi_pairs(entity, cx);
+    inverted(entity, cx);
+    lsis(entity, cx);
+    key_part_types(entity, cx);
+    attributes(entity, cx);
+    unique_fields(entity, cx);
+    maintained_fields(entity, cx);
+    handle_names(entity, cx);
 }
 
 /// Rule 1: `pk` and `sk` are required.
-fn required_keys(entity: &Entity, errors: &mut Errors) {
+fn required_keys(entity: &Entity, cx: &Ctxt) {
     let a = &entity.attrs;
     let example = |key: &str| match key {
         "pk" => format!("`pk = \"{}#<id>\"`", entity.name.to_uppercase()),
         _ => "`sk = \"META\"`".to_owned(),
     };
     match (&a.pk, &a.sk) {
-        (None, None) if !a.present => errors.spanned(
+        (None, None) if !a.present => cx.error_spanned_by(
             entity.ident,
             format!(
                 "missing `#[entity(pk = \"...\", sk = \"...\")]`: every entity needs a partition key and a sort key \
@@ -50,7 +48,7 @@ fn required_keys(entity: &Entity, errors: &mut Errors) {
         (pk, sk) => {
             for (given, key, what) in [(pk, "pk", "partition"), (sk, "sk", "sort")] {
                 if given.is_none() {
-                    errors.spanned(
+                    cx.error_spanned_by(
                         entity.ident,
                         format!(
                             "missing `{key} = \"...\"`: every entity needs a {what} key template, such as {}",
@@ -64,7 +62,7 @@ fn required_keys(entity: &Entity, errors: &mut Errors) {
 }
 
 /// Rule 2: each `gsiN` needs `gsiN_sk` and the other way round.
-fn gsi_pairs(entity: &Entity, errors: &mut Errors) {
+fn gsi_pairs(entity: &Entity, cx: &Ctxt) {
     for (n, GsiAttrs { pk, sk }) in &entity.attrs.gsis {
         debug_assert!((1..=MAX_GSI).contains(n));
         match (pk, sk) {
@@ -73,7 +71,7 @@ fn gsi_pairs(entity: &Entity, errors: &mut Errors) {
                     .ok()
                     .and_then(|t| t.first_literal().map(str::to_owned))
                     .unwrap_or_else(|| entity.name.to_uppercase());
-                errors.spanned(
+                cx.error_spanned_by(
                     &pk.key,
                     format!(
                         "`gsi{n}` needs a sort key template too: add `gsi{n}_sk = \"<field>\"`, or a constant such as \
@@ -81,7 +79,7 @@ fn gsi_pairs(entity: &Entity, errors: &mut Errors) {
                     ),
                 );
             }
-            (None, Some(sk)) => errors.spanned(
+            (None, Some(sk)) => cx.error_spanned_by(
                 &sk.key,
                 format!("`gsi{n}_sk` has no partition key template: add `gsi{n} = \"...\"`, such as `gsi{n} = \"{}#<field>\"`", entity.name.to_uppercase()),
             ),
@@ -94,12 +92,12 @@ fn gsi_pairs(entity: &Entity, errors: &mut Errors) {
 /// sort key needs a placeholder (a constant would put every item of the entity, and of every
 /// entity with that constant, in one partition), and the partition key, which becomes that
 /// index's sort key, at most [`MAX_SORT_KEY_PARTS`] placeholders.
-fn inverted(entity: &Entity, errors: &mut Errors) {
+fn inverted(entity: &Entity, cx: &Ctxt) {
     let (Some(flag), Some(primary)) = (&entity.attrs.inverted, &entity.primary) else {
         return;
     };
     if primary.sk.parsed.as_ref().is_some_and(|t| t.fields().next().is_none()) {
-        errors.spanned(
+        cx.error_spanned_by(
             flag,
             format!(
                 "`inverted` needs a sort key with a placeholder, such as `sk = \"{}#<other_id>\"`: the inverted index is \
@@ -113,7 +111,7 @@ fn inverted(entity: &Entity, errors: &mut Errors) {
     }
     let parts = primary.pk.field_names().len();
     if parts > MAX_SORT_KEY_PARTS {
-        errors.spanned(
+        cx.error_spanned_by(
             flag,
             format!(
                 "`inverted` makes the partition key `{}` the sort key of the inverted index, and a sort key may have \
@@ -127,12 +125,12 @@ fn inverted(entity: &Entity, errors: &mut Errors) {
 /// Rule 2c: an LSI re-sorts the partitions of the table, so its sort key template needs a
 /// placeholder: a constant would give every item of the entity in a partition the same LSI sort
 /// key, an order no better than none.
-fn lsis(entity: &Entity, errors: &mut Errors) {
+fn lsis(entity: &Entity, cx: &Ctxt) {
     for lsi in &entity.lsis {
         let Some(parsed) = &lsi.sk.parsed else { continue };
         if parsed.fields().next().is_none() && parsed.shard().is_none() {
             let n = lsi.n;
-            errors.spanned(
+            cx.error_spanned_by(
                 &lsi.sk.attr.lit,
                 format!(
                     "`lsi{n}` is the sort key of LSI{n}, which orders the items of one partition (`pk`) by another \
@@ -145,18 +143,21 @@ fn lsis(entity: &Entity, errors: &mut Errors) {
     }
 }
 
-fn entity_name(entity: &Entity, errors: &mut Errors) {
+fn entity_name(entity: &Entity, cx: &Ctxt) {
     if let Some(lit) = &entity.name_lit {
         if lit.value().is_empty() {
-            errors.spanned(lit, "the entity name cannot be empty: it is stored in the `_type` attribute of every item");
+            cx.error_spanned_by(
+                lit,
+                "the entity name cannot be empty: it is stored in the `_type` attribute of every item",
+            );
         }
     }
 }
 
 /// Rule 3: every placeholder names a field.
-fn placeholders(entity: &Entity, errors: &mut Errors) {
+fn placeholders(entity: &Entity, cx: &Ctxt) {
     let names: Vec<&str> = entity.fields.iter().map(|f| f.name.as_str()).collect();
-    for (template, _) in entity.templates() {
+    for template in entity.templates() {
         let Some(parsed) = &template.parsed else {
             continue;
         };
@@ -173,12 +174,10 @@ fn placeholders(entity: &Entity, errors: &mut Errors) {
                 }
                 None => format!("no field `{name}` in `{ident}`; its fields are {}", suggest::list(&names)),
             };
-            errors.at(template::span_of(&template.attr.lit, range), message);
+            cx.error_at(template::span_of(&template.attr.lit, range), message);
         }
-        let key = template.attr.key.to_string();
-        let is_sort_key = key == "sk" || key.ends_with("_sk") || key.starts_with("lsi");
-        if is_sort_key && parsed.fields().count() > MAX_SORT_KEY_PARTS {
-            errors.spanned(
+        if template.attr.role.is_sort() && parsed.fields().count() > MAX_SORT_KEY_PARTS {
+            cx.error_spanned_by(
                 &template.attr.lit,
                 format!("a sort key template may have at most {MAX_SORT_KEY_PARTS} placeholders"),
             );
@@ -189,22 +188,23 @@ fn placeholders(entity: &Entity, errors: &mut Errors) {
 /// Rule 3b: a shard suffix `<shard(field, N)>` belongs in a GSI partition key, and its source
 /// field must always be present and keep its value from one write to the next (the item's
 /// shard is a hash of it).
-fn shards(entity: &Entity, errors: &mut Errors) {
-    for (template, primary) in entity.templates() {
+fn shards(entity: &Entity, cx: &Ctxt) {
+    for template in entity.templates() {
         let Some((source, _, range, field_range)) = template.parsed.as_ref().and_then(|p| p.shard()) else {
             continue;
         };
         let key = template.attr.key.to_string();
-        if primary {
-            errors.at(
+        let role = template.attr.role;
+        if role.is_primary() {
+            cx.error_at(
                 template::span_of(&template.attr.lit, range),
                 "a shard suffix belongs in a GSI partition key (`gsiN = \"...\"`): the primary key names one item \
                  and is built from `key()`'s arguments, so it is never sharded",
             );
             continue;
         }
-        if key.starts_with("lsi") {
-            errors.at(
+        if let KeyRole::LsiSk(_) = role {
+            cx.error_at(
                 template::span_of(&template.attr.lit, range),
                 format!(
                     "a shard suffix belongs in a GSI partition key: `{key}` is the sort key of an LSI, whose \
@@ -213,12 +213,12 @@ fn shards(entity: &Entity, errors: &mut Errors) {
             );
             continue;
         }
-        if let Some(gsi) = key.strip_suffix("_sk") {
-            errors.at(
+        if let KeyRole::GsiSk(n) = role {
+            cx.error_at(
                 template::span_of(&template.attr.lit, range),
                 format!(
                     "a shard suffix belongs in a GSI partition key: it spreads one partition over several, while \
-                     `{key}` orders the items of one partition; move it to `{gsi}`"
+                     `{key}` orders the items of one partition; move it to `gsi{n}`"
                 ),
             );
             continue;
@@ -229,7 +229,7 @@ fn shards(entity: &Entity, errors: &mut Errors) {
         };
         let at = template::span_of(&template.attr.lit, field_range);
         if types::option_inner(field.ty).is_some() {
-            errors.at(
+            cx.error_at(
                 at,
                 format!(
                     "the shard source `{source}` is an Option: an item's shard is a hash of its source field, which \
@@ -237,7 +237,7 @@ fn shards(entity: &Entity, errors: &mut Errors) {
                 ),
             );
         } else if let Some(role @ (Maintained::Version | Maintained::UpdatedAt | Maintained::Ttl)) = field.role() {
-            errors.at(
+            cx.error_at(
                 at,
                 format!(
                     "the shard source `{source}` is `#[entity({})]`, which the library changes on writes, so the \
@@ -251,16 +251,16 @@ fn shards(entity: &Entity, errors: &mut Errors) {
 
 /// Rules 4 and 5: placeholder fields must have types that can be key parts, and primary key
 /// fields cannot be `Option`s. Each field is reported once, at its type.
-fn key_part_types(entity: &Entity, errors: &mut Errors) {
+fn key_part_types(entity: &Entity, cx: &Ctxt) {
     for field in &entity.fields {
         let in_primary = entity.is_primary_key_field(&field.name);
         if !in_primary && !entity.is_key_field(&field.name) {
             continue;
         }
         if let KeyPartType::Rejected(reason) = types::key_part(field.ty) {
-            errors.spanned(field.ty, format!("`{}` cannot be a key part: {reason}", field.name));
+            cx.error_spanned_by(field.ty, format!("`{}` cannot be a key part: {reason}", field.name));
         } else if in_primary && types::option_inner(field.ty).is_some() {
-            errors.spanned(
+            cx.error_spanned_by(
                 field.ty,
                 format!(
                     "`{}` is an Option, but primary key fields must always be present; Option fields may only \
@@ -275,13 +275,13 @@ fn key_part_types(entity: &Entity, errors: &mut Errors) {
 /// Rule 7: attribute names must be non-empty, unique and not one of the reserved key or type
 /// attributes. With `#[entity(table = ...)]` the key and type attributes are the table's, which
 /// this derive cannot see: `#[derive(Table)]` checks them against the fields instead.
-fn attributes(entity: &Entity, errors: &mut Errors) {
+fn attributes(entity: &Entity, cx: &Ctxt) {
     let mut seen: HashMap<&str, &str> = HashMap::new();
     for field in &entity.fields {
         let attribute = field.attribute.as_str();
         let span = attribute_span(field);
         if attribute.is_empty() {
-            errors.at(span, "an attribute name cannot be empty");
+            cx.error_at(span, "an attribute name cannot be empty");
             continue;
         }
         if let Some(why) = reserved(attribute).filter(|_| entity.attrs.table.is_none()) {
@@ -290,45 +290,38 @@ fn attributes(entity: &Entity, errors: &mut Errors) {
             } else {
                 "store it under another name with `#[entity(rename = \"...\")]`"
             };
-            errors.at(span, format!("attribute `{attribute}` is reserved: it holds {why}; {how}"));
+            cx.error_at(span, format!("attribute `{attribute}` is reserved: it holds {why}; {how}"));
             continue;
         }
         if let Some(other) = seen.insert(attribute, &field.name) {
-            errors.at(span, format!("`{}` and `{other}` are both stored in attribute `{attribute}`", field.name));
+            cx.error_at(span, format!("`{}` and `{other}` are both stored in attribute `{attribute}`", field.name));
         }
     }
 }
 
 /// Why an attribute name is reserved, if it is.
 pub fn reserved(attribute: &str) -> Option<String> {
-    match attribute {
-        "PK" => return Some("the table's partition key".to_owned()),
-        "SK" => return Some("the table's sort key".to_owned()),
-        "_type" => return Some("the entity type name of every item".to_owned()),
-        _ => {}
+    if attribute == "_type" {
+        return Some("the entity type name of every item".to_owned());
     }
-    if let Some(n) = attribute.strip_prefix("LSI").and_then(|r| r.strip_suffix("SK")) {
-        let number: u8 = n.parse().ok().filter(|v| (1..=MAX_LSI).contains(v) && !n.starts_with('0'))?;
-        return Some(format!("the sort key of LSI{number}"));
-    }
-    let rest = attribute.strip_prefix("GSI")?;
-    let (n, what) = match rest.strip_suffix("PK") {
-        Some(n) => (n, "partition"),
-        None => (rest.strip_suffix("SK")?, "sort"),
-    };
-    let number: u8 = n.parse().ok().filter(|v| (1..=MAX_GSI).contains(v) && !n.starts_with('0'))?;
-    Some(format!("the {what} key of GSI{number}"))
+    Some(match KeyRole::from_default_name(attribute)? {
+        KeyRole::Pk => "the table's partition key".to_owned(),
+        KeyRole::Sk => "the table's sort key".to_owned(),
+        KeyRole::GsiPk(n) => format!("the partition key of GSI{n}"),
+        KeyRole::GsiSk(n) => format!("the sort key of GSI{n}"),
+        KeyRole::LsiSk(n) => format!("the sort key of LSI{n}"),
+    })
 }
 
 /// Rule 8: a `#[entity(unique)]` field stores one scalar value (its guard item is keyed on it),
 /// so it cannot be `#[entity(serde)]` (any shape) and its type must hold one value.
-fn unique_fields(entity: &Entity, errors: &mut Errors) {
+fn unique_fields(entity: &Entity, cx: &Ctxt) {
     for field in &entity.fields {
         let Some(span) = field.unique else {
             continue;
         };
         if field.serde {
-            errors.at(
+            cx.error_at(
                 span,
                 format!(
                     "`{}` cannot be both `unique` and `serde`: a guard item is keyed on one string, number, binary \
@@ -337,7 +330,7 @@ fn unique_fields(entity: &Entity, errors: &mut Errors) {
                 ),
             );
         } else if let Some(reason) = types::unique_rejection(field.ty) {
-            errors.spanned(field.ty, format!("`{}` cannot be unique: {reason}", field.name));
+            cx.error_spanned_by(field.ty, format!("`{}` cannot be unique: {reason}", field.name));
         }
     }
 }
@@ -345,7 +338,7 @@ fn unique_fields(entity: &Entity, errors: &mut Errors) {
 /// Rule 9: the fields the library maintains (`version`, `created_at`, `updated_at`, `ttl`): one
 /// role per field and one field per role, of the type the library writes, not `unique` or
 /// `serde`, and out of the key templates whose values they would change behind the user's back.
-fn maintained_fields(entity: &Entity, errors: &mut Errors) {
+fn maintained_fields(entity: &Entity, cx: &Ctxt) {
     let mut seen: HashMap<Maintained, &str> = HashMap::new();
     for field in &entity.fields {
         let Some(&(role, span)) = field.maintained.first() else {
@@ -354,7 +347,7 @@ fn maintained_fields(entity: &Entity, errors: &mut Errors) {
         let name = &field.name;
         let key = role.key();
         for (other, other_span) in &field.maintained[1..] {
-            errors.at(
+            cx.error_at(
                 *other_span,
                 format!(
                     "`{name}` cannot be both `#[entity({key})]` and `#[entity({})]`: each attribute the library \
@@ -364,7 +357,7 @@ fn maintained_fields(entity: &Entity, errors: &mut Errors) {
             );
         }
         if let Some(first) = seen.get(&role) {
-            errors.at(
+            cx.error_at(
                 span,
                 format!("`{name}` is a second `#[entity({key})]` field, after `{first}`; an entity has at most one"),
             );
@@ -380,10 +373,10 @@ fn maintained_fields(entity: &Entity, errors: &mut Errors) {
                      when the user sets it"
                 )
             };
-            errors.at(span, format!("`{name}` cannot be both `#[entity({key})]` and `#[entity(unique)]`: {why}"));
+            cx.error_at(span, format!("`{name}` cannot be both `#[entity({key})]` and `#[entity(unique)]`: {why}"));
         }
         if field.serde {
-            errors.at(
+            cx.error_at(
                 span,
                 format!(
                     "`{name}` cannot be both `#[entity({key})]` and `#[entity(serde)]`: the library reads and \
@@ -412,14 +405,15 @@ fn maintained_fields(entity: &Entity, errors: &mut Errors) {
             _ => None,
         };
         if let Some(reason) = type_error {
-            errors.spanned(ty, format!("`{name}` cannot be `#[entity({key})]`: {reason}"));
+            cx.error_spanned_by(ty, format!("`{name}` cannot be `#[entity({key})]`: {reason}"));
         }
     }
     // Key templates: a key built from a value the library changes would move under the user.
-    for (template, primary) in entity.templates() {
+    for template in entity.templates() {
         let Some(parsed) = &template.parsed else {
             continue;
         };
+        let primary = template.is_primary();
         for (name, range) in parsed.fields() {
             let Some(role) = entity.field(name).and_then(|f| f.role()) else {
                 continue;
@@ -437,7 +431,7 @@ fn maintained_fields(entity: &Entity, errors: &mut Errors) {
                 Maintained::CreatedAt => continue,
             };
             let what = if primary && role == Maintained::CreatedAt { "the primary key" } else { "a key template" };
-            errors.at(
+            cx.error_at(
                 template::span_of(&template.attr.lit, range),
                 format!("`{name}` is `#[entity({})]`, so it cannot be part of {what}: {reason}", role.key()),
             );
@@ -447,12 +441,12 @@ fn maintained_fields(entity: &Entity, errors: &mut Errors) {
 
 /// Field handles are associated constants named in SCREAMING_SNAKE_CASE; two fields must not
 /// map to the same name.
-fn handle_names(entity: &Entity, errors: &mut Errors) {
+fn handle_names(entity: &Entity, cx: &Ctxt) {
     let mut seen: HashMap<String, &str> = HashMap::new();
     for field in &entity.fields {
-        let constant = crate::case::screaming_snake(&field.name);
+        let constant = crate::internals::case::screaming_snake(&field.name);
         if let Some(other) = seen.insert(constant.clone(), &field.name) {
-            errors.spanned(
+            cx.error_spanned_by(
                 field.ident,
                 format!(
                     "`{}` and `{other}` would both get the field handle `{}::{constant}`; rename one of them",

@@ -3,13 +3,15 @@
 //! A template is `#`-separated segments. Each segment is either literal text (non-empty, without
 //! `<`, `>` or `%`), exactly one placeholder `<field>` naming a struct field, or a shard suffix
 //! `<shard(field, N)>` (write sharding: the shard number of the item, from `field`, `N` shards).
-//! This module only checks the syntax; [`crate::check`] checks that the placeholders name fields
-//! that can be key parts and that shard suffixes are only in GSI partition keys.
+//! This module only checks the syntax; [`crate::internals::check`] checks that the placeholders
+//! name fields that can be key parts and that shard suffixes are only in GSI partition keys.
 
 use std::ops::Range;
 
 use proc_macro2::Span;
 use syn::LitStr;
+
+use crate::internals::model::{MAX_SHARDS, MIN_SHARDS};
 
 /// One `#`-separated segment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,12 +24,6 @@ pub enum Segment {
     /// ranges of the whole segment and of the field name.
     Shard { field: String, count: u16, range: Range<usize>, field_range: Range<usize> },
 }
-
-/// The fewest shards a shard suffix may have (one shard is no sharding).
-pub const MIN_SHARDS: u16 = 2;
-/// The most shards a shard suffix may have (the runtime's `key::MAX_SHARDS`): every page of a
-/// query of the index sends up to one request per shard.
-pub const MAX_SHARDS: u16 = 100;
 
 /// A parsed key template.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,27 +1,25 @@
 //! Parsing `#[entity(...)]` on the struct and its fields.
 //!
-//! Every problem is recorded in [`Errors`] and parsing goes on with the next key, so one derive
+//! Every problem is recorded in the [`Ctxt`] and parsing goes on with the next key, so one derive
 //! reports all of its mistakes at once.
 
 use std::collections::BTreeMap;
 
 use proc_macro2::Span;
-use syn::meta::ParseNestedMeta;
-use syn::{Attribute, Expr, ExprLit, Ident, Lit, LitStr, Token};
+use syn::{Attribute, Ident, LitStr, Token};
 
-use crate::errors::Errors;
-use crate::suggest;
-
-/// The highest GSI number (DynamoDB's default quota is 20 GSIs a table).
-pub const MAX_GSI: u8 = 20;
-/// The highest LSI number (DynamoDB allows 5 LSIs a table).
-pub const MAX_LSI: u8 = 5;
+use super::{skip_value, string_value};
+use crate::internals::ctxt::Ctxt;
+use crate::internals::model::{KeyRole, MAX_GSI, MAX_LSI};
+use crate::internals::suggest;
 
 /// A `key = "template"` pair.
 #[derive(Clone)]
 pub struct KeyAttr {
     /// The key as written (`pk`, `gsi4_sk`), for spans.
     pub key: Ident,
+    /// The key attribute the template writes.
+    pub role: KeyRole,
     pub lit: LitStr,
 }
 
@@ -102,14 +100,11 @@ const FIELD_FLAGS: [&str; 6] = ["serde", "unique", "version", "created_at", "upd
 
 /// What a struct-level key means.
 enum StructKey {
-    Pk,
-    Sk,
+    /// A key template: `pk`, `sk`, `gsiN`, `gsiN_sk`, `lsiN`.
+    Template(KeyRole),
     Name,
     Inverted,
     Table,
-    GsiPk(u8),
-    GsiSk(u8),
-    Lsi(u8),
 }
 
 /// Parses `gsi<n>` / `gsi<n>_sk`, or says why such a key is wrong.
@@ -123,8 +118,8 @@ fn gsi_key(key: &str) -> Option<Result<StructKey, String>> {
     }
     let n = digits.parse::<u8>().ok().filter(|n| (1..=MAX_GSI).contains(n) && !digits.starts_with('0'));
     match (n, suffix) {
-        (Some(n), "") => Some(Ok(StructKey::GsiPk(n))),
-        (Some(n), "_sk") => Some(Ok(StructKey::GsiSk(n))),
+        (Some(n), "") => Some(Ok(StructKey::Template(KeyRole::GsiPk(n)))),
+        (Some(n), "_sk") => Some(Ok(StructKey::Template(KeyRole::GsiSk(n)))),
         (Some(n), "_pk") => {
             Some(Err(format!("unknown key `{key}`: the partition key template of GSI{n} is `gsi{n} = \"...\"`")))
         }
@@ -146,7 +141,7 @@ fn lsi_key(key: &str) -> Option<Result<StructKey, String>> {
     }
     let n = digits.parse::<u8>().ok().filter(|n| (1..=MAX_LSI).contains(n) && !digits.starts_with('0'));
     match (n, suffix) {
-        (Some(n), "") => Some(Ok(StructKey::Lsi(n))),
+        (Some(n), "") => Some(Ok(StructKey::Template(KeyRole::LsiSk(n)))),
         (Some(n), "_sk" | "_pk") => Some(Err(format!(
             "unknown key `{key}`: an LSI has one template, its sort key `lsi{n} = \"...\"`; its partition key is \
              the entity's `pk`"
@@ -154,33 +149,6 @@ fn lsi_key(key: &str) -> Option<Result<StructKey, String>> {
         (Some(n), _) => Some(Err(format!("unknown key `{key}`; did you mean `lsi{n}`?"))),
         (None, _) => Some(Err(format!("unknown key `{key}`: {numbered}, not `{key}`"))),
     }
-}
-
-/// Reads `= "..."` after `key`; records an error and returns `None` when it is not a string.
-fn string_value(meta: &ParseNestedMeta, key: &str, errors: &mut Errors) -> syn::Result<Option<LitStr>> {
-    if !meta.input.peek(Token![=]) {
-        errors.spanned(&meta.path, format!("expected `{key} = \"...\"`"));
-        skip_value(meta)?;
-        return Ok(None);
-    }
-    let expr: Expr = meta.value()?.parse()?;
-    match expr {
-        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Ok(Some(s)),
-        other => {
-            errors.spanned(other, format!("expected a string literal: `{key} = \"...\"`"));
-            Ok(None)
-        }
-    }
-}
-
-/// Skips whatever follows an unknown key: `= expr` or `(...)`.
-fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
-    if meta.input.peek(Token![=]) {
-        let _: Expr = meta.value()?.parse()?;
-    } else if meta.input.peek(syn::token::Paren) {
-        let _: proc_macro2::TokenTree = meta.input.parse()?;
-    }
-    Ok(())
 }
 
 /// Stores a parsed value; duplicates were rejected before the value was parsed.
@@ -191,7 +159,7 @@ fn set<T>(slot: &mut Option<T>, value: Option<T>) {
 }
 
 /// Parses the struct's `#[entity(...)]` attributes.
-pub fn entity_attrs(attrs: &[Attribute], errors: &mut Errors) -> EntityAttrs {
+pub fn entity_attrs(attrs: &[Attribute], cx: &Ctxt) -> EntityAttrs {
     let mut out = EntityAttrs::default();
     // Keys already given, to report duplicates even when the first value was invalid.
     let mut seen: Vec<String> = Vec::new();
@@ -199,13 +167,13 @@ pub fn entity_attrs(attrs: &[Attribute], errors: &mut Errors) -> EntityAttrs {
         out.present = true;
         let result = attr.parse_nested_meta(|meta| {
             let Some(ident) = meta.path.get_ident().cloned() else {
-                errors.spanned(&meta.path, format!("unknown key; expected {STRUCT_KEYS}"));
+                cx.error_spanned_by(&meta.path, format!("unknown key; expected {STRUCT_KEYS}"));
                 return skip_value(&meta);
             };
             let key = ident.to_string();
             let parsed = match key.as_str() {
-                "pk" => Ok(StructKey::Pk),
-                "sk" => Ok(StructKey::Sk),
+                "pk" => Ok(StructKey::Template(KeyRole::Pk)),
+                "sk" => Ok(StructKey::Template(KeyRole::Sk)),
                 "name" => Ok(StructKey::Name),
                 "inverted" => Ok(StructKey::Inverted),
                 "table" => Ok(StructKey::Table),
@@ -233,18 +201,18 @@ pub fn entity_attrs(attrs: &[Attribute], errors: &mut Errors) -> EntityAttrs {
             let parsed = match parsed {
                 Ok(p) => p,
                 Err(message) => {
-                    errors.spanned(&ident, message);
+                    cx.error_spanned_by(&ident, message);
                     return skip_value(&meta);
                 }
             };
             if seen.contains(&key) {
-                errors.spanned(&ident, format!("duplicate `{key}`"));
+                cx.error_spanned_by(&ident, format!("duplicate `{key}`"));
                 return skip_value(&meta);
             }
             seen.push(key.clone());
             if let StructKey::Inverted = parsed {
                 if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
-                    errors.spanned(&ident, "`inverted` takes no value: write `#[entity(inverted)]`");
+                    cx.error_spanned_by(&ident, "`inverted` takes no value: write `#[entity(inverted)]`");
                     skip_value(&meta)?;
                 }
                 out.inverted = Some(ident);
@@ -254,38 +222,42 @@ pub fn entity_attrs(attrs: &[Attribute], errors: &mut Errors) -> EntityAttrs {
                 out.table = Some(meta.value()?.parse()?);
                 return Ok(());
             }
-            let value = string_value(&meta, &key, errors)?;
-            let key_attr = value.clone().map(|lit| KeyAttr { key: ident.clone(), lit });
+            let value = string_value(&meta, &key, cx)?;
             match parsed {
-                StructKey::Pk => set(&mut out.pk, key_attr),
-                StructKey::Sk => set(&mut out.sk, key_attr),
                 StructKey::Name => set(&mut out.name, value),
                 StructKey::Inverted | StructKey::Table => {}
-                StructKey::GsiPk(n) => set(&mut out.gsis.entry(n).or_default().pk, key_attr),
-                StructKey::GsiSk(n) => set(&mut out.gsis.entry(n).or_default().sk, key_attr),
-                StructKey::Lsi(n) => {
-                    if let Some(k) = key_attr {
-                        out.lsis.insert(n, k);
+                StructKey::Template(role) => {
+                    let key_attr = value.map(|lit| KeyAttr { key: ident.clone(), role, lit });
+                    match role {
+                        KeyRole::Pk => set(&mut out.pk, key_attr),
+                        KeyRole::Sk => set(&mut out.sk, key_attr),
+                        KeyRole::GsiPk(n) => set(&mut out.gsis.entry(n).or_default().pk, key_attr),
+                        KeyRole::GsiSk(n) => set(&mut out.gsis.entry(n).or_default().sk, key_attr),
+                        KeyRole::LsiSk(n) => {
+                            if let Some(k) = key_attr {
+                                out.lsis.insert(n, k);
+                            }
+                        }
                     }
                 }
             }
             Ok(())
         });
         if let Err(e) = result {
-            errors.push(e);
+            cx.syn_error(e);
         }
     }
     out
 }
 
 /// Parses a field's `#[entity(...)]` attributes.
-pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
+pub fn field_attrs(attrs: &[Attribute], cx: &Ctxt) -> FieldAttrs {
     let mut out = FieldAttrs::default();
     let mut seen: Vec<String> = Vec::new();
     for attr in attrs.iter().filter(|a| a.path().is_ident("entity")) {
         let result = attr.parse_nested_meta(|meta| {
             let Some(ident) = meta.path.get_ident().cloned() else {
-                errors.spanned(&meta.path, format!("unknown key; expected {FIELD_KEYS}"));
+                cx.error_spanned_by(&meta.path, format!("unknown key; expected {FIELD_KEYS}"));
                 return skip_value(&meta);
             };
             let key = ident.to_string();
@@ -303,19 +275,19 @@ pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
                         None => format!("unknown key `{key}`; expected {FIELD_KEYS}"),
                     }
                 };
-                errors.spanned(&ident, message);
+                cx.error_spanned_by(&ident, message);
                 return skip_value(&meta);
             }
             if seen.contains(&key) {
-                errors.spanned(&ident, format!("duplicate `{key}`"));
+                cx.error_spanned_by(&ident, format!("duplicate `{key}`"));
                 return skip_value(&meta);
             }
             seen.push(key.clone());
             if key == "rename" {
-                out.rename = string_value(&meta, "rename", errors)?;
+                out.rename = string_value(&meta, "rename", cx)?;
             } else {
                 if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
-                    errors.spanned(&ident, format!("`{key}` takes no value: write `#[entity({key})]`"));
+                    cx.error_spanned_by(&ident, format!("`{key}` takes no value: write `#[entity({key})]`"));
                     skip_value(&meta)?;
                 }
                 match key.as_str() {
@@ -331,7 +303,7 @@ pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
             Ok(())
         });
         if let Err(e) = result {
-            errors.push(e);
+            cx.syn_error(e);
         }
     }
     out

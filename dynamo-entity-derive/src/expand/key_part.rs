@@ -6,170 +6,44 @@
 //!   name by default, `#[key_part(rename_all = "...")]` on the enum for another convention,
 //!   `#[key_part(rename = "...")]` on a variant for one name.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
-use syn::{Attribute, Data, DataEnum, DataStruct, DeriveInput, Expr, ExprLit, Fields, Lit, LitStr, Token};
+use syn::{DataStruct, DeriveInput};
 
-use crate::case::{CASES, Case};
-use crate::errors::Errors;
 use crate::fallback;
-use crate::suggest;
-use crate::types::{self, KeyPartType};
+use crate::internals::ast::key_part::{KeyPart, Shape, Variant};
+use crate::internals::ctxt::Ctxt;
+use crate::internals::types::{self, KeyPartType};
+use crate::pipeline::Derive;
 
-pub fn derive(input: &DeriveInput) -> TokenStream {
-    let mut errors = Errors::default();
-    let container = container_attrs(&input.attrs, &mut errors);
-    let generated = match &input.data {
-        Data::Struct(s) => {
-            if let Some((_, span)) = &container.rename_all {
-                errors.at(*span, "`rename_all` applies to enums only: a newtype is written as its field");
-            }
-            newtype(input, s, &mut errors)
+impl<'a> Derive<'a> for KeyPart<'a> {
+    fn from_syn(input: &'a DeriveInput, cx: &Ctxt) -> Option<Self> {
+        KeyPart::from_syn(input, cx)
+    }
+
+    fn check(&self, cx: &Ctxt) {
+        crate::internals::check::key_part::check(self, cx);
+    }
+
+    fn expand(&self) -> TokenStream {
+        match &self.shape {
+            Shape::Newtype(data) => newtype(self.input, data),
+            Shape::Enum(variants) => enumeration(self.input, variants),
         }
-        Data::Enum(e) => enumeration(input, e, container.rename_all.map(|(c, _)| c), &mut errors),
-        Data::Union(_) => {
-            errors.spanned(
-                &input.ident,
-                "`#[derive(KeyPart)]` supports newtypes (a struct with one field) and field-less enums, not unions",
-            );
-            None
-        }
-    };
-    match (generated, errors.into_compile_errors()) {
-        (Some(out), None) => out,
-        (_, errors) => {
-            let mut out = errors.unwrap_or_default();
-            out.extend(fallback::key_part(input));
-            out
-        }
+    }
+
+    fn fallback(input: &'a DeriveInput, _: Option<&Self>) -> TokenStream {
+        fallback::key_part(input)
     }
 }
 
-struct ContainerAttrs {
-    rename_all: Option<(Case, Span)>,
-}
-
-fn container_attrs(attrs: &[Attribute], errors: &mut Errors) -> ContainerAttrs {
-    let mut out = ContainerAttrs { rename_all: None };
-    let mut seen = false;
-    for attr in attrs.iter().filter(|a| a.path().is_ident("key_part")) {
-        let result = attr.parse_nested_meta(|meta| {
-            if !meta.path.is_ident("rename_all") {
-                let message = if meta.path.is_ident("rename") {
-                    "`rename` belongs on a variant; on the enum, use `rename_all = \"...\"`".to_owned()
-                } else {
-                    "unknown key; expected `rename_all = \"...\"`".to_owned()
-                };
-                errors.spanned(&meta.path, message);
-                return skip(&meta);
-            }
-            if seen {
-                errors.spanned(&meta.path, "duplicate `rename_all`");
-                return skip(&meta);
-            }
-            seen = true;
-            let Some(lit) = string_value(&meta, "rename_all", errors)? else {
-                return Ok(());
-            };
-            let value = lit.value();
-            match Case::from_name(&value) {
-                Some(case) => out.rename_all = Some((case, meta.path.get_ident().map_or(lit.span(), |i| i.span()))),
-                None => {
-                    let names: Vec<&str> = CASES.iter().map(|(n, _)| *n).collect();
-                    let hint = suggest::closest(&value, names.iter().copied())
-                        .map(|s| format!("did you mean `{s}`? "))
-                        .unwrap_or_default();
-                    errors.spanned(
-                        &lit,
-                        format!(
-                            "unknown `rename_all` convention `{value}`; {hint}expected one of {}",
-                            suggest::list(&names)
-                        ),
-                    );
-                }
-            }
-            Ok(())
-        });
-        if let Err(e) = result {
-            errors.push(e);
-        }
-    }
-    out
-}
-
-fn variant_rename(attrs: &[Attribute], errors: &mut Errors) -> Option<LitStr> {
-    let mut out = None;
-    let mut seen = false;
-    for attr in attrs.iter().filter(|a| a.path().is_ident("key_part")) {
-        let result = attr.parse_nested_meta(|meta| {
-            if !meta.path.is_ident("rename") {
-                errors.spanned(&meta.path, "unknown key; expected `rename = \"...\"`");
-                return skip(&meta);
-            }
-            if seen {
-                errors.spanned(&meta.path, "duplicate `rename`");
-                return skip(&meta);
-            }
-            seen = true;
-            out = string_value(&meta, "rename", errors)?;
-            Ok(())
-        });
-        if let Err(e) = result {
-            errors.push(e);
-        }
-    }
-    out
-}
-
-fn string_value(meta: &syn::meta::ParseNestedMeta, key: &str, errors: &mut Errors) -> syn::Result<Option<LitStr>> {
-    if !meta.input.peek(Token![=]) {
-        errors.spanned(&meta.path, format!("expected `{key} = \"...\"`"));
-        skip(meta)?;
-        return Ok(None);
-    }
-    match meta.value()?.parse::<Expr>()? {
-        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Ok(Some(s)),
-        other => {
-            errors.spanned(other, format!("expected a string literal: `{key} = \"...\"`"));
-            Ok(None)
-        }
-    }
-}
-
-fn skip(meta: &syn::meta::ParseNestedMeta) -> syn::Result<()> {
-    if meta.input.peek(Token![=]) {
-        let _: Expr = meta.value()?.parse()?;
-    } else if meta.input.peek(syn::token::Paren) {
-        let _: proc_macro2::TokenTree = meta.input.parse()?;
-    }
-    Ok(())
-}
-
-const SHAPE: &str = "`#[derive(KeyPart)]` supports newtypes (a struct with exactly one field, such as \
-                     `struct SkillId(String);`) and field-less enums";
-
-fn newtype(input: &DeriveInput, data: &DataStruct, errors: &mut Errors) -> Option<TokenStream> {
+/// The transparent impls of a checked newtype.
+fn newtype(input: &DeriveInput, data: &DataStruct) -> TokenStream {
     let ident = &input.ident;
-    let fields: Vec<&syn::Field> = data.fields.iter().collect();
-    let [field] = fields.as_slice() else {
-        match &data.fields {
-            Fields::Unit => errors.spanned(ident, format!("{SHAPE}; this struct has no field")),
-            other => errors.spanned(other, format!("{SHAPE}; this struct has {} fields", fields.len())),
-        }
-        return None;
-    };
-    for f in &data.fields {
-        if let Some(attr) = f.attrs.iter().find(|a| a.path().is_ident("key_part")) {
-            errors.spanned(attr, "a newtype's field takes no `#[key_part]` attribute: it is written as it is");
-        }
-    }
+    let field = data.fields.iter().next().expect("a checked newtype has one field");
     let inner = &field.ty;
     let key_part_bound = match types::key_part(inner) {
-        KeyPartType::Rejected(reason) => {
-            errors.spanned(inner, format!("this field cannot be a key part: {reason}"));
-            return None;
-        }
-        KeyPartType::Builtin => None,
+        KeyPartType::Rejected(_) | KeyPartType::Builtin => None,
         KeyPartType::Custom(_) => {
             let span = types::last_span(inner);
             Some(quote_spanned!(span=> #inner: ::dynamo_entity::__private::KeyPart))
@@ -199,7 +73,7 @@ fn newtype(input: &DeriveInput, data: &DataStruct, errors: &mut Errors) -> Optio
     };
     let key_where = with(key_part_bound);
     let attr_where = with(attribute_bound);
-    Some(quote! {
+    quote! {
         const _: () = {
             use ::dynamo_entity::__private as __de;
 
@@ -240,52 +114,18 @@ fn newtype(input: &DeriveInput, data: &DataStruct, errors: &mut Errors) -> Optio
                 }
             }
         };
-    })
+    }
 }
 
-fn enumeration(
-    input: &DeriveInput,
-    data: &DataEnum,
-    rename_all: Option<Case>,
-    errors: &mut Errors,
-) -> Option<TokenStream> {
+/// The impls of a checked field-less enum: each variant written as its name.
+fn enumeration(input: &DeriveInput, variants: &[Variant]) -> TokenStream {
     let ident = &input.ident;
-    if !input.generics.params.is_empty() {
-        errors.spanned(&input.generics, "`#[derive(KeyPart)]` does not support generic enums");
-    }
-    let case = rename_all.unwrap_or(Case::Snake);
-    let mut names: Vec<(String, &syn::Ident)> = Vec::new();
-    for v in &data.variants {
-        let rename = variant_rename(&v.attrs, errors);
-        if !matches!(v.fields, Fields::Unit) {
-            errors.spanned(&v.fields, format!("{SHAPE}; variant `{}` has fields", v.ident));
-            continue;
-        }
-        let (name, span) = match &rename {
-            Some(lit) => (lit.value(), lit.span()),
-            None => (case.apply(&syn::ext::IdentExt::unraw(&v.ident).to_string()), v.ident.span()),
-        };
-        if name.is_empty() {
-            errors.at(span, "a variant's name cannot be empty: an empty key part would make keys ambiguous");
-        } else if let Some(c) = name.chars().find(|&c| c == '#' || c == '%') {
-            errors.at(
-                span,
-                format!("`{c}` cannot appear in a variant's name: `#` separates key parts and `%` escapes them"),
-            );
-        } else if let Some((_, other)) = names.iter().find(|(n, _)| *n == name) {
-            errors.at(span, format!("`{}` and `{other}` would both be written as `{name}`", v.ident));
-        } else {
-            names.push((name, &v.ident));
-        }
-    }
-    if !errors.is_empty() {
-        return None;
-    }
+    let names: Vec<(&str, &syn::Ident)> = variants.iter().map(|v| (v.name.as_str(), v.ident)).collect();
     let type_name = syn::ext::IdentExt::unraw(ident).to_string();
     let unknown = format!("unknown {type_name} variant `{{}}`");
     let to_name = names.iter().map(|(n, v)| quote!(#ident::#v => #n));
     let from_name = names.iter().map(|(n, v)| quote!(#n => ::core::option::Option::Some(#ident::#v)));
-    Some(quote! {
+    quote! {
         const _: () = {
             use ::dynamo_entity::__private as __de;
 
@@ -353,7 +193,7 @@ fn enumeration(
                 }
             }
         };
-    })
+    }
 }
 
 #[cfg(test)]
@@ -362,7 +202,7 @@ mod tests {
 
     fn expand(src: &str) -> String {
         let input: DeriveInput = syn::parse_str(src).unwrap();
-        let out = derive(&input);
+        let out = crate::pipeline::derive::<KeyPart>(&input);
         syn::parse2::<syn::File>(out.clone()).expect("the expansion is valid Rust");
         out.to_string().replace(' ', "")
     }

@@ -1,0 +1,178 @@
+//! `impl Entity`: encoding an item (`to_item`, with its keys, fields and type), decoding one
+//! (`from_item`, with the checks of its type and key), and the keys of a value.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+
+use super::Gen;
+use crate::internals::attr::entity::Maintained;
+use crate::internals::model::KeyRole;
+use crate::internals::types;
+
+impl Gen<'_, '_> {
+    /// The body of `impl Entity`: `to_item`, `from_item`, `primary_key` and `gsi_keys`.
+    pub(super) fn entity_impl(&self) -> TokenStream {
+        let e = self.e;
+        let name = self.name;
+        let key_args: Vec<TokenStream> = self
+            .primary_key_fields()
+            .iter()
+            .map(|f| {
+                let member = f.ident;
+                quote!(&self.#member)
+            })
+            .collect();
+        let value_key_args: Vec<TokenStream> = self
+            .primary_key_fields()
+            .iter()
+            .map(|f| {
+                let member = f.ident;
+                quote!(&value.#member)
+            })
+            .collect();
+        let capacity = e.fields.len() + 2 + 2 * e.gsis.len() + e.lsis.len() + 1;
+
+        let put_gsis = e.gsis.iter().map(|g| {
+            let f = format_ident!("{}", g.kind.key());
+            let (pk_attr, sk_attr) = (self.attr(g.kind.partition()), self.attr(g.kind.sort()));
+            quote! {
+                let (pk, sk) = __DeSchema::#f(self)?;
+                __de::put_gsi(&mut item, #pk_attr, pk, #sk_attr, sk);
+            }
+        });
+        let put_lsis = e.lsis.iter().map(|l| {
+            let f = format_ident!("lsi{}", l.n);
+            let sk_attr = self.attr(KeyRole::LsiSk(l.n));
+            quote!(__de::put_lsi(&mut item, #sk_attr, __DeSchema::#f(self)?);)
+        });
+        let put_fields = e.fields.iter().map(|f| {
+            let (member, field, attribute) = (f.ident, &f.name, &f.attribute);
+            if f.serde {
+                // A type without serde's traits fails here: make the call span the field type.
+                let (first, last) = (types::first_span(f.ty), types::last_span(f.ty));
+                let mut member = member.clone();
+                member.set_span(last);
+                let amp = quote_spanned!(first=> &);
+                let callee = quote_spanned!(first=> __de::put_serde);
+                let args = quote_spanned!(last=> (&mut item, #name, #field, #attribute, #amp self.#member));
+                quote!(#callee #args ?;)
+            } else if f.role() == Some(Maintained::Ttl) {
+                quote!(__de::put_ttl(&mut item, #name, #field, #attribute, &self.#member)?;)
+            } else {
+                quote!(__de::put_field(&mut item, #name, #field, #attribute, &self.#member)?;)
+            }
+        });
+        // The fields' attributes are picked in one pass over the item (`pick_attributes`), then
+        // each decoded from its slot.
+        let field_attributes: Vec<&str> = e.fields.iter().map(|f| f.attribute.as_str()).collect();
+        let field_slots = (0..field_attributes.len()).map(syn::Index::from);
+        let n_fields = field_attributes.len();
+        let pick = quote! {
+            let __a = __de::pick_attributes::<#n_fields>(item, &[#(#field_attributes),*], |k| match k {
+                #(#field_attributes => ::core::option::Option::Some(#field_slots),)*
+                _ => ::core::option::Option::None,
+            });
+        };
+        let get_fields = e.fields.iter().enumerate().map(|(i, f)| {
+            let (member, attribute) = (f.ident, &f.attribute);
+            let i = syn::Index::from(i);
+            if f.serde {
+                let (first, last) = (types::first_span(f.ty), types::last_span(f.ty));
+                let callee = quote_spanned!(first=> __de::serde_at);
+                let args = quote_spanned!(last=> (item, __a[#i], #name, #attribute));
+                quote!(#member: #callee #args ?)
+            } else {
+                match f.role() {
+                    Some(Maintained::Ttl) => quote!(#member: __de::ttl_at(item, __a[#i], #name, #attribute)?),
+                    Some(Maintained::Version) => quote!(#member: __de::version_at(item, __a[#i], #name, #attribute)?),
+                    _ => quote!(#member: __de::field_at(item, __a[#i], #name, #attribute)?),
+                }
+            }
+        });
+        let gsi_keys = if e.gsis.is_empty() && e.lsis.is_empty() {
+            quote!(__de::Result::Ok(::std::vec::Vec::new()))
+        } else {
+            let count = 2 * e.gsis.len() + e.lsis.len();
+            let pushes = e.gsis.iter().map(|g| {
+                let f = format_ident!("{}", g.kind.key());
+                let (pk_attr, sk_attr) = (self.attr(g.kind.partition()), self.attr(g.kind.sort()));
+                quote!(__de::push_gsi_keys(&mut keys, #pk_attr, #sk_attr, __DeSchema::#f(self)?);)
+            });
+            let lsi_pushes = e.lsis.iter().map(|l| {
+                let f = format_ident!("lsi{}", l.n);
+                let sk_attr = self.attr(KeyRole::LsiSk(l.n));
+                quote!(__de::push_lsi_key(&mut keys, #sk_attr, __DeSchema::#f(self)?);)
+            });
+            quote! {
+                let mut keys = ::std::vec::Vec::with_capacity(#count);
+                #(#pushes)*
+                #(#lsi_pushes)*
+                __de::Result::Ok(keys)
+            }
+        };
+
+        let (pk_name, sk_name) = (self.attr(KeyRole::Pk), self.attr(KeyRole::Sk));
+        let from_item_body = quote! {
+            #pick
+            let value = Self { #(#get_fields),* };
+            __DeSchema::check_primary_key(item, #(#value_key_args),*)?;
+            __de::Result::Ok(value)
+        };
+        let (put_type, check_type, names) = if e.attrs.table.is_some() {
+            (
+                quote!(__de::put_type_named(&mut item, __DeSchema::NAMES.entity_type, #name)),
+                quote!(__de::check_type_named(item, __DeSchema::NAMES, #name)),
+                quote! {
+                    const NAMES: &'static __de::AttributeNames = __DeSchema::NAMES;
+                },
+            )
+        } else {
+            (quote!(__de::put_type(&mut item, #name)), quote!(__de::check_type(item, #name)), quote!())
+        };
+        // Under a table's own names, the errors of the field readers are given the item's key
+        // under those names.
+        let from_item_body = if e.attrs.table.is_some() {
+            quote! {
+                let decode = || -> __de::Result<Self, __de::Error> { #from_item_body };
+                decode().map_err(|e| __de::with_key_names(e, item, __DeSchema::NAMES))
+            }
+        } else {
+            from_item_body
+        };
+        quote! {
+            const TYPE: &'static str = #name;
+            #names
+
+            const SCHEMA: &'static __de::EntitySchema = &__DeSchema::SCHEMA;
+
+            #[cfg_attr(debug_assertions, inline)]
+            fn to_item(&self) -> __de::Result<__de::Item, __de::Error> {
+                let __de::PrimaryKey { pk, sk } = __DeSchema::primary_key(#(#key_args),*)?;
+                let mut item = __de::Item::with_capacity(#capacity);
+                item.insert(::std::string::String::from(#pk_name), pk);
+                item.insert(::std::string::String::from(#sk_name), sk);
+                #(#put_gsis)*
+                #(#put_lsis)*
+                #(#put_fields)*
+                #put_type;
+                __de::Result::Ok(item)
+            }
+
+            #[cfg_attr(debug_assertions, inline)]
+            fn from_item(item: &__de::Item) -> __de::Result<Self, __de::Error> {
+                #check_type?;
+                #from_item_body
+            }
+
+            #[inline]
+            fn primary_key(&self) -> __de::Result<__de::PrimaryKey, __de::Error> {
+                __DeSchema::primary_key(#(#key_args),*)
+            }
+
+            #[cfg_attr(debug_assertions, inline)]
+            fn gsi_keys(&self) -> __de::Result<::std::vec::Vec<(&'static str, __de::AttributeValue)>, __de::Error> {
+                #gsi_keys
+            }
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! The constants of `__DeSchema`: the table's names, the templates and the schema of each
+//! index, and the entity's `EntitySchema`.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+
+use super::Gen;
+use super::keys::IndexNames;
+use crate::internals::ast::entity::Field;
+use crate::internals::attr::entity::Maintained;
+use crate::internals::model::IndexKind;
+use crate::internals::types;
+
+impl Gen<'_, '_> {
+    /// The items of `__DeSchema`: the table's names, each index's templates and schema (with
+    /// their key writers, in the same order), the entity's schema and the primary key functions.
+    pub(super) fn schema_items(&self) -> TokenStream {
+        let e = self.e;
+        let name = self.name;
+        let mut items = TokenStream::new();
+        let names_const = match &e.attrs.table {
+            Some(table) => quote_spanned!(syn::spanned::Spanned::span(table)=> <#table as __de::TableDef>::NAMES),
+            None => quote!(&__de::AttributeNames::DEFAULT),
+        };
+        items.extend(quote! {
+            /// The attribute and index names of the entity's table.
+            const NAMES: &'static __de::AttributeNames = #names_const;
+        });
+        let mut gsi_consts = Vec::new();
+        for index in e.indexes() {
+            let names = IndexNames::new(index.kind);
+            let (pk_tpl, sk_tpl, schema) = (&names.pk_tpl, &names.sk_tpl, &names.schema);
+            let pk_expr = self.template_expr(&index.pk);
+            let sk_expr = self.template_expr(&index.sk);
+            if let IndexKind::Gsi(_) = index.kind {
+                gsi_consts.push(schema.clone());
+            }
+            let kind = index.kind.tokens(&quote!(__de));
+            let (pk_fn, sk_fn) = self.index_writers(index, &names);
+            items.extend(quote! {
+                const #pk_tpl: __de::Template = #pk_expr;
+                const #sk_tpl: __de::Template = #sk_expr;
+                const #schema: __de::IndexSchema =
+                    __de::IndexSchema { index: #kind, pk: &Self::#pk_tpl, sk: &Self::#sk_tpl };
+                #pk_fn
+                #sk_fn
+            });
+            if let IndexKind::Gsi(_) = index.kind {
+                items.extend(self.gsi_fn(index, &names));
+            }
+        }
+
+        // LSIs: the sort key template and its writer; the partition key is the primary one.
+        let mut lsi_consts = Vec::new();
+        for lsi in &e.lsis {
+            let n = lsi.n;
+            let names = IndexNames::new(IndexKind::Lsi(n));
+            let (sk_tpl, schema) = (&names.sk_tpl, &names.schema);
+            let sk_expr = self.template_expr(&lsi.sk);
+            let key_fns = self.lsi_key_fns(lsi, &names);
+            items.extend(quote! {
+                const #sk_tpl: __de::Template = #sk_expr;
+                const #schema: __de::IndexSchema =
+                    __de::IndexSchema { index: __de::Index::Lsi(#n), pk: &Self::PRIMARY_PK, sk: &Self::#sk_tpl };
+                #key_fns
+            });
+            lsi_consts.push(schema.clone());
+        }
+
+        let field_schema = |f: &Field| {
+            let (field, attribute) = (&f.name, &f.attribute);
+            let optional = types::option_inner(f.ty).is_some();
+            let unique = f.unique.is_some();
+            quote!(__de::FieldSchema { field: #field, attribute: #attribute, optional: #optional, unique: #unique })
+        };
+        let fields = e.fields.iter().map(field_schema);
+        let role = |m: Maintained| match e.maintained(m) {
+            Some(f) => {
+                let schema = field_schema(f);
+                quote!(::core::option::Option::Some(#schema))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let version = match e.maintained(Maintained::Version) {
+            Some(f) => {
+                let (field, attribute, ty) = (&f.name, &f.attribute, f.ty);
+                quote!(::core::option::Option::Some(__de::VersionSchema {
+                    field: #field,
+                    attribute: #attribute,
+                    max: <#ty as __de::VersionNumber>::MAX_VERSION,
+                }))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let (created_at, updated_at, ttl) =
+            (role(Maintained::CreatedAt), role(Maintained::UpdatedAt), role(Maintained::Ttl));
+        let inverted = if e.attrs.inverted.is_some() {
+            items.extend(quote! {
+                /// The inverted index: partition key `SK` (the primary sort key template), sort
+                /// key `PK` (the primary partition key template).
+                const INVERTED: __de::IndexSchema = __de::IndexSchema {
+                    index: __de::Index::Inverted,
+                    pk: &Self::PRIMARY_SK,
+                    sk: &Self::PRIMARY_PK,
+                };
+            });
+            quote!(::core::option::Option::Some(Self::INVERTED))
+        } else {
+            quote!(::core::option::Option::None)
+        };
+        items.extend(quote! {
+            const SCHEMA: __de::EntitySchema = __de::EntitySchema {
+                name: #name,
+                names: Self::NAMES,
+                primary: Self::PRIMARY,
+                gsis: &[#(Self::#gsi_consts),*],
+                inverted: #inverted,
+                lsis: &[#(Self::#lsi_consts),*],
+                fields: &[#(#fields),*],
+                version: #version,
+                created_at: #created_at,
+                updated_at: #updated_at,
+                ttl: #ttl,
+            };
+        });
+        items.extend(self.primary_key_fns());
+        items
+    }
+}

@@ -1,0 +1,8 @@
+//! Code generation, one module per derive, each implementing [`crate::pipeline::Derive`] for
+//! its model. `#[derive(Entity)]` is split by what it emits (see [`entity`]).
+
+pub mod collection;
+pub mod entity;
+pub mod key_part;
+pub mod table;
+pub mod table_checks;

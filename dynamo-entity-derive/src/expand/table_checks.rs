@@ -1,0 +1,283 @@
+//! The checks of `#[derive(Table)]` across its entities.
+//!
+//! A derive sees only its own input, so the checks that need the other entities' templates are
+//! `const _: () = if check(..) { panic!("..") };` items: the runtime's `layout_check` functions
+//! read every entity's `Entity::SCHEMA` during constant evaluation, and the message, which a
+//! constant panic takes only as a literal, is composed here, where the entity names are known.
+//! Each item carries the span of the entity it is about, so the error points at that entity in
+//! the declaration, and each problem is its own item, so all of them are reported at once.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Ident, Path};
+
+use crate::internals::ast::table::{Names, compact};
+use crate::internals::attr::table::Decl;
+use crate::internals::model::{IndexKind, KeyRole, MAX_GSI, MAX_LSI, Projection};
+
+/// The checks of one table declaration.
+pub struct Checks<'a> {
+    pub table: &'a Ident,
+    pub table_str: &'a str,
+    pub entities: &'a [Path],
+    pub decl: &'a Decl,
+    pub names: &'a Names,
+}
+
+impl Checks<'_> {
+    /// Entity `i` as written.
+    fn name(&self, i: usize) -> String {
+        compact(&self.entities[i])
+    }
+
+    /// The schema of entity `i`, as a constant expression.
+    fn schema(&self, i: usize) -> TokenStream {
+        let table = self.table;
+        quote!(<#table as ::dynamo_entity::__private::TableDef>::ENTITIES[#i])
+    }
+
+    /// `const _: () = if #cond { panic!(#message) };`, spanned on entity `at`.
+    fn check(&self, at: usize, cond: TokenStream, message: String) -> TokenStream {
+        let span = self.entities[at].span();
+        quote_spanned! {span=>
+            const _: () = if #cond { ::core::panic!(#message) };
+        }
+    }
+
+    /// Every check, one `const` item each.
+    pub fn all(&self) -> TokenStream {
+        let mut out = TokenStream::new();
+        let n = self.entities.len();
+        let entities = {
+            let table = self.table;
+            quote!(<#table as ::dynamo_entity::__private::TableDef>::ENTITIES)
+        };
+        let p = quote!(::dynamo_entity::__private);
+        // Every secondary index whose key types are checked pair by pair: the declared ones
+        // without a declared type (an undeclared one is its own error).
+        let names = self.names;
+        let mut attributes: Vec<(TokenStream, String, bool)> = vec![
+            (quote!(#p::Index::Primary), names.pk.clone(), true),
+            (quote!(#p::Index::Primary), names.sk.clone(), false),
+        ];
+        for d in &self.decl.indexes {
+            if d.kind == IndexKind::Inverted {
+                continue;
+            }
+            for (partition, declared) in [(true, d.pk), (false, d.sk)] {
+                // An LSI's partition key is `PK`, checked as the table's.
+                if partition && matches!(d.kind, IndexKind::Lsi(_)) {
+                    continue;
+                }
+                if declared.is_none() {
+                    attributes.push((d.kind.tokens(&p), names.attribute(d.kind, partition).to_owned(), partition));
+                }
+            }
+        }
+        let mut indexes: Vec<(TokenStream, String, String)> =
+            vec![(quote!(#p::Index::Primary), "the table".to_owned(), names.sk.clone())];
+        for d in &self.decl.indexes {
+            indexes.push((d.kind.tokens(&p), d.kind.label(), names.attribute(d.kind, false).to_owned()));
+        }
+        // The key and type attributes, which no field may be stored in.
+        let mut roles: Vec<(&str, String)> = vec![
+            (&names.pk, KeyRole::Pk.describe()),
+            (&names.sk, KeyRole::Sk.describe()),
+            (&names.entity_type, "the entity type attribute".to_owned()),
+        ];
+        for d in &self.decl.indexes {
+            match d.kind {
+                IndexKind::Gsi(_) => {
+                    roles.push((names.key(d.kind.partition()), d.kind.partition().describe()));
+                    roles.push((names.key(d.kind.sort()), d.kind.sort().describe()));
+                }
+                IndexKind::Lsi(_) => roles.push((names.key(d.kind.sort()), d.kind.sort().describe())),
+                IndexKind::Inverted | IndexKind::Primary => {}
+            }
+        }
+        let table_names = {
+            let table = self.table;
+            quote!(<#table as #p::TableDef>::NAMES)
+        };
+        for j in 0..n {
+            let (b, bn) = (self.schema(j), self.name(j));
+            // The entity must write the table's names: `#[entity(table = ...)]`.
+            let (table, table_str) = (self.table, self.table_str);
+            out.extend(self.check(
+                j,
+                quote!(#p::is_checked(#b) && !#p::AttributeNames::same(#b.names, #table_names)),
+                format!(
+                    "entity `{bn}` does not use the attribute names of table `{table_str}`: add \
+                     `#[entity(table = {table})]` to it, so that its items are keyed and typed as the table declares"
+                ),
+            ));
+            for (attribute, role) in &roles {
+                out.extend(self.check(
+                    j,
+                    quote!(#p::stores_attribute(#b, #attribute)),
+                    format!(
+                        "entity `{bn}` stores a field in attribute `{attribute}`, which is {role} in table \
+                         `{table_str}`: the field and {role} would overwrite each other; store the field under \
+                         another name with `#[entity(rename = \"...\")]`"
+                    ),
+                ));
+            }
+            for i in 0..j {
+                let (a, an) = (self.schema(i), self.name(i));
+                if an == bn {
+                    continue; // listed twice: reported by the derive
+                }
+                out.extend(self.check(
+                    j,
+                    quote!(#p::first_same_name(#entities, #j) == #i),
+                    format!(
+                        "entities `{an}` and `{bn}` have the same entity type name: items are told apart by their \
+                         `{}` attribute; rename one with `#[entity(name = \"...\")]`",
+                        names.entity_type
+                    ),
+                ));
+                out.extend(self.check(
+                    j,
+                    quote!(#p::first_collider(#entities, #j) == #i),
+                    format!(
+                        "entities `{an}` and `{bn}` can produce the same primary key: their `{}` templates and their \
+                         `{}` templates have as many `#`-separated segments, with equal literals where both have \
+                         one (a placeholder can take any value), so one item would overwrite the other; give one \
+                         of them a distinct literal segment",
+                        names.pk, names.sk
+                    ),
+                ));
+                for (index, label, sk) in &indexes {
+                    let same = quote!(#p::keys_collide(#a, #b) && ::core::matches!(#index, #p::Index::Primary));
+                    let message = |x: &str, y: &str| {
+                        format!(
+                            "in {label}, the query of `{x}` adds `begins_with({sk}, ...)` on its sort key's literal \
+                             prefix, which also matches sort keys of `{y}` in a partition both can share: every such \
+                             query would read `{y}` items too; start the two sort keys with different literal segments"
+                        )
+                    };
+                    let (m1, m2) = (message(&an, &bn), message(&bn, &an));
+                    let span = self.entities[j].span();
+                    out.extend(quote_spanned! {span=>
+                        const _: () = if !(#same) {
+                            if #p::prefix_reads(#a, #b, #index) {
+                                ::core::panic!(#m1)
+                            } else if #p::prefix_reads(#b, #a, #index) {
+                                ::core::panic!(#m2)
+                            }
+                        };
+                    });
+                }
+                out.extend(self.check(
+                    j,
+                    quote!(#p::ttl_differs(#a, #b) && #p::first_ttl(#entities) == #i),
+                    format!(
+                        "entities `{an}` and `{bn}` keep their time to live in different attributes; a table has one \
+                         TTL attribute: give both `#[entity(ttl)]` fields the same attribute name"
+                    ),
+                ));
+                for (index, attr, partition) in &attributes {
+                    let cond = quote!(#p::disagrees_with_first(#entities, #i, #j, #index, #partition));
+                    let message = |bt: &str, at: &str| {
+                        format!(
+                            "entity `{bn}` stores `{attr}` as {bt} but `{an}`, the first entity of the table that \
+                             writes it, stores it as {at}; a table defines each key attribute with one type (a \
+                             template that is one numeric placeholder is N, any other S)"
+                        )
+                    };
+                    let (to_n, to_s) = (message("N", "S"), message("S", "N"));
+                    let span = self.entities[j].span();
+                    out.extend(quote_spanned! {span=>
+                        const _: () = if #cond {
+                            if ::core::matches!(#p::key_type(#b, #index, #partition), ::core::option::Option::Some(#p::KeyType::N)) {
+                                ::core::panic!(#to_n)
+                            } else {
+                                ::core::panic!(#to_s)
+                            }
+                        };
+                    });
+                }
+            }
+            // Indexes the entity writes that the table does not declare.
+            for g in 1..=MAX_GSI {
+                if self.decl.indexes.iter().any(|d| d.kind == IndexKind::Gsi(g)) {
+                    continue;
+                }
+                out.extend(self.check(
+                    j,
+                    quote!(#p::uses_gsi(#b, #g)),
+                    format!(
+                        "entity `{bn}` writes GSI{g}, which table `{}` does not declare: add `gsi{g}(projection = all)` \
+                         to its `#[table(...)]`",
+                        self.table_str
+                    ),
+                ));
+            }
+            for l in 1..=MAX_LSI {
+                if self.decl.indexes.iter().any(|d| d.kind == IndexKind::Lsi(l)) {
+                    continue;
+                }
+                out.extend(self.check(
+                    j,
+                    quote!(#p::uses_lsi(#b, #l)),
+                    format!(
+                        "entity `{bn}` writes LSI{l}, which table `{}` does not declare: add `lsi{l}(projection = all)` \
+                         to its `#[table(...)]` (an LSI can only be created with its table)",
+                        self.table_str
+                    ),
+                ));
+            }
+            if !self.decl.indexes.iter().any(|d| d.kind == IndexKind::Inverted) {
+                out.extend(self.check(
+                    j,
+                    quote!(#p::uses_inverted(#b)),
+                    format!(
+                        "entity `{bn}` is `#[entity(inverted)]`, but table `{}` does not declare the inverted index: \
+                         add `inverted(projection = all)` to its `#[table(...)]`",
+                        self.table_str
+                    ),
+                ));
+            }
+            // Declared key types.
+            for d in &self.decl.indexes {
+                for (partition, declared) in [(true, d.pk), (false, d.sk)] {
+                    let Some((is_n, _)) = declared else { continue };
+                    let (want, found) = if is_n { ("N", "S") } else { ("S", "N") };
+                    let want_tokens = if is_n { quote!(#p::KeyType::N) } else { quote!(#p::KeyType::S) };
+                    let index = d.kind.tokens(&p);
+                    out.extend(self.check(
+                        j,
+                        quote!(#p::key_types_differ(#p::key_type(#b, #index, #partition), ::core::option::Option::Some(#want_tokens))),
+                        format!(
+                            "entity `{bn}` stores `{}` as {found} but table `{}` declares it {want} (a template \
+                             that is one numeric placeholder is N, any other S)",
+                            names.attribute(d.kind, partition),
+                            self.table_str
+                        ),
+                    ));
+                }
+            }
+        }
+        // Projected attributes that no entity writing the index stores.
+        for d in &self.decl.indexes {
+            let Projection::Include(names) = &d.projection else { continue };
+            let index = d.kind.tokens(&p);
+            for (name, span) in names {
+                if *name == self.names.entity_type {
+                    continue;
+                }
+                let message = format!(
+                    "{} projects attribute `{name}`, which no entity writing {} stores (attribute names are the \
+                     stored ones, after `#[entity(rename = \"...\")]`)",
+                    d.kind.label(),
+                    d.kind.label()
+                );
+                out.extend(quote_spanned! {*span=>
+                    const _: () = if !#p::some_writer_stores(#entities, #index, #name) { ::core::panic!(#message) };
+                });
+            }
+        }
+        out
+    }
+}
