@@ -13,8 +13,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use dynamo_entity::Table;
-use dynamo_entity::local::LocalDynamoDb;
 use dynamo_entity_examples::vault_commerce::{self, Dataset, PatternReport, Sizes};
+use dynamo_entity_local::LocalDynamoDb;
 
 const TABLE: &str = "vault-commerce";
 

@@ -8,12 +8,9 @@ pub mod design;
 pub mod entity;
 pub mod error;
 pub mod expr;
-#[cfg(feature = "fault-injection")]
-pub mod fault;
 pub mod key;
 pub mod layout_check;
 pub mod lint;
-pub mod local;
 pub mod query;
 pub mod render;
 pub mod shard;
