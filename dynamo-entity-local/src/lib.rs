@@ -25,8 +25,8 @@
 //!
 //! # Features
 //!
-//! - `aws-sdk-dynamodbstreams`: [`LocalDynamoDb::streams_client`] and
-//!   [`ClientBuilder::build_streams`], DynamoDB Streams clients of the same server.
+//! - `aws-sdk-dynamodbstreams`: `LocalDynamoDb::streams_client` and
+//!   `ClientBuilder::build_streams`, DynamoDB Streams clients of the same server.
 //!
 //! # Where DynamoDB Local comes from
 //!
