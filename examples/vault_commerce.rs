@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 use dynamo_entity::Table;
 use dynamo_entity::design::TableLayout;
-use dynamo_entity::local::LocalDynamoDb;
+use dynamo_entity_local::LocalDynamoDb;
 use dynamo_entity_examples::runner::{self, BoxError, Example};
 use dynamo_entity_examples::vault_commerce::{self, Dataset, Mismatch, PatternReport, Sizes};
 

@@ -7,11 +7,8 @@ pub mod collection;
 pub mod design;
 pub mod error;
 pub mod expr;
-#[cfg(feature = "fault-injection")]
-pub mod fault;
 pub mod item;
 pub mod key;
-pub mod local;
 pub mod query;
 pub mod retry;
 pub mod schema;

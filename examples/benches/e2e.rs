@@ -42,9 +42,9 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{
     AttributeValue, PutRequest, ReturnConsumedCapacity, ReturnValue, ReturnValuesOnConditionCheckFailure, WriteRequest,
 };
-use dynamo_entity::local::{LocalDynamoDb, unique_table_name};
 use dynamo_entity::{Entity, Item, Table, Timestamp};
 use dynamo_entity_examples::skill_exchange::{Skill, SkillId, SkillStatus, UserId, data::CATEGORIES};
+use dynamo_entity_local::{LocalDynamoDb, unique_table_name};
 use futures::{StreamExt, TryStreamExt};
 
 mod common;

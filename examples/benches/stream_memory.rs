@@ -24,9 +24,9 @@
 
 use std::process::Command;
 
-use dynamo_entity::local::{LocalDynamoDb, unique_table_name};
 use dynamo_entity::{Entity, Table, Timestamp};
 use dynamo_entity_examples::skill_exchange::{Review, Skill, SkillId, SkillStatus, UserId};
+use dynamo_entity_local::{LocalDynamoDb, unique_table_name};
 use futures::{StreamExt, TryStreamExt};
 
 type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;

@@ -1,5 +1,5 @@
 //! Batch writes and gets against DynamoDB Local, with faults (unprocessed items, throttling,
-//! server errors) injected at the SDK's HTTP layer by `dynamo_entity::fault`.
+//! server errors) injected at the SDK's HTTP layer by `dynamo_entity_local::fault`.
 
 use crate::common;
 
@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use aws_sdk_dynamodb::config::retry::RetryConfig;
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_entity::batch::{RetryPolicy, UnprocessedReason, WriteKind};
-use dynamo_entity::fault::{Fault, FaultInjector, FaultRule, Injected, Pick};
 use dynamo_entity::{Entity, Error, Item, Table};
+use dynamo_entity_local::fault::{Fault, FaultInjector, FaultRule, Injected, Pick};
 
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[entity(pk = "THING#<id>", sk = "META")]
@@ -441,7 +441,7 @@ async fn random_faults_at_a_30_percent_rate_lose_nothing_and_count_nothing_twice
 
 #[tokio::test]
 async fn an_error_that_retrying_cannot_fix_stops_the_batch_and_keeps_the_outcome() {
-    let server = dynamo_entity::local::LocalDynamoDb::shared().await.unwrap();
+    let server = dynamo_entity_local::LocalDynamoDb::shared().await.unwrap();
     let table = Table::new(server.client(), "no-such-table-for-batch");
     let things: Vec<Thing> = (0..60).map(thing).collect();
     let err = table.batch_write().put_all(&things).concurrency(1).send().await.unwrap_err();

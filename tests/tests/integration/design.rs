@@ -70,7 +70,7 @@ fn the_cloudformation_template_of_skill_exchange() {
 /// The template's table properties, sent to DynamoDB Local as a CreateTable request.
 #[tokio::test]
 async fn dynamodb_accepts_the_table_the_template_describes() {
-    let name = dynamo_entity::local::unique_table_name("cfn");
+    let name = dynamo_entity_local::unique_table_name("cfn");
     let cfn = TableLayout::new(&schemas()).unwrap().cloudformation(&name);
     let resources = cfn["Resources"].as_object().unwrap();
     assert_eq!(resources.len(), 1);
@@ -89,7 +89,7 @@ async fn dynamodb_accepts_the_table_the_template_describes() {
             })
             .collect()
     };
-    let server = dynamo_entity::local::LocalDynamoDb::shared().await.unwrap();
+    let server = dynamo_entity_local::LocalDynamoDb::shared().await.unwrap();
     let client = server.client();
     let mut request = client
         .create_table()

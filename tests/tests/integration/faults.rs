@@ -1,6 +1,6 @@
 //! The Skill Exchange workload (load the data set, then every access pattern, its checks
 //! included) through an SDK client whose HTTP layer injects a fault into 30% of the requests
-//! ([`dynamo_entity::fault`]): throttling (`ThrottlingException`,
+//! ([`dynamo_entity_local::fault`]): throttling (`ThrottlingException`,
 //! `ProvisionedThroughputExceededException`), HTTP 500 (`InternalServerError`, and for
 //! `BatchWriteItem`, whose puts are idempotent, and for `TransactWriteItems`, which the SDK
 //! retries with the same `ClientRequestToken`, a 500 after the server applied the request) and
@@ -27,9 +27,9 @@ use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::config::retry::{RetryConfig, RetryPartition};
 use aws_sdk_dynamodb::types::AttributeValue;
-use dynamo_entity::fault::{Fault, FaultCounts, FaultInjector, FaultRule, Injected, Pick};
 use dynamo_entity::{Item, Table};
 use dynamo_entity_examples::skill_exchange::{self, Dataset, Sizes};
+use dynamo_entity_local::fault::{Fault, FaultCounts, FaultInjector, FaultRule, Injected, Pick};
 
 /// The share of requests that get a fault.
 const RATE: f64 = 0.30;

@@ -10,8 +10,8 @@ use aws_sdk_dynamodb::types::{AttributeValue, KeyType as SdkKeyType, ProjectionT
 use dynamo_entity::capacity::{self, WriteMode};
 use dynamo_entity::design::{GsiDecl, Projection, TableLayout};
 use dynamo_entity::key::{KeyError, KeyType};
-use dynamo_entity::local::{LocalDynamoDb, unique_table_name};
 use dynamo_entity::{Entity, Error, Index, Table, TableDef};
+use dynamo_entity_local::{LocalDynamoDb, unique_table_name};
 use serde_json::json;
 
 /// A user's profile, in the same partition as the user's orders; it writes no LSI key, so it

@@ -9,9 +9,9 @@ use crate::common;
 use std::collections::{BTreeMap, BTreeSet};
 
 use aws_sdk_dynamodb::types::{AttributeValue, KeyType as SdkKeyType, ScalarAttributeType};
-use dynamo_entity::local::{LocalDynamoDb, unique_table_name};
 use dynamo_entity::workbench::WorkbenchModel;
 use dynamo_entity::{Collection, Entity, Error, Index, Item, Table, TableDef, Timestamp};
+use dynamo_entity_local::{LocalDynamoDb, unique_table_name};
 use serde_json::{Value, json};
 
 /// A member: unique e-mail, queried by team (GSI1) and by city (GSI2, sparse).

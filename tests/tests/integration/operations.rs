@@ -336,8 +336,8 @@ async fn create_table_rejects_entities_that_disagree_on_a_key_type() {
         id: String,
         name: String,
     }
-    let server = dynamo_entity::local::LocalDynamoDb::shared().await.unwrap();
-    let table = dynamo_entity::Table::new(server.client(), dynamo_entity::local::unique_table_name("conflict"));
+    let server = dynamo_entity_local::LocalDynamoDb::shared().await.unwrap();
+    let table = dynamo_entity::Table::new(server.client(), dynamo_entity_local::unique_table_name("conflict"));
     let err = table.create_table(&[Account::schema(), Named::schema()]).await.unwrap_err();
     assert_eq!(
         err.to_string(),

@@ -1,13 +1,14 @@
 //! The Orders example's access patterns and stream handler against DynamoDB Local, on the
 //! small data set.
 
-use dynamo_entity::local::LocalDynamoDb;
+use dynamo_entity_local::LocalDynamoDb;
 use dynamo_entity_examples::orders::{self, Dataset, Line, Order, OrderId, OrderStatus, Sizes, User, UserId, scenario};
+use dynamo_entity_local::LocalDynamoDb;
 
 /// A new, empty table created from the example's `#[derive(Table)]` declaration.
 async fn table(test: &str) -> dynamo_entity::Table {
-    let server = dynamo_entity::local::LocalDynamoDb::shared().await.expect("DynamoDB Local is available");
-    let table = dynamo_entity::Table::new(server.client(), dynamo_entity::local::unique_table_name(test));
+    let server = dynamo_entity_local::LocalDynamoDb::shared().await.expect("DynamoDB Local is available");
+    let table = dynamo_entity::Table::new(server.client(), dynamo_entity_local::unique_table_name(test));
     table.create_table_from(&orders::layout().unwrap()).await.expect("the table is created");
     table
 }

@@ -336,8 +336,8 @@ proptest! {
 
 async fn shared_table() -> dynamo_entity::Table {
     static NAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    let server = dynamo_entity::local::LocalDynamoDb::shared().await.unwrap();
-    let name = NAME.get_or_init(|| dynamo_entity::local::unique_table_name("properties"));
+    let server = dynamo_entity_local::LocalDynamoDb::shared().await.unwrap();
+    let name = NAME.get_or_init(|| dynamo_entity_local::unique_table_name("properties"));
     let table = dynamo_entity::Table::new(server.client(), name.clone());
     let _ = table.create_table(&[Everything::schema()]).await; // already there after the first case
     table

@@ -59,7 +59,7 @@ async fn records_from_a_real_stream_decode_into_the_table_enum() {
     legacy.insert("_type".into(), aws_sdk_dynamodb::types::AttributeValue::S("Legacy".into()));
     table.client().put_item().table_name(table.name()).set_item(Some(legacy)).send().await.unwrap();
 
-    let server = dynamo_entity::local::LocalDynamoDb::shared().await.unwrap();
+    let server = dynamo_entity_local::LocalDynamoDb::shared().await.unwrap();
     let streams = server.streams_client();
     let arn = table
         .client()

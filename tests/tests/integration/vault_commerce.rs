@@ -6,8 +6,8 @@ use dynamo_entity_examples::vault_commerce::{
 
 /// A new, empty table created from the example's `#[derive(Table)]` declaration.
 async fn table(test: &str) -> dynamo_entity::Table {
-    let server = dynamo_entity::local::LocalDynamoDb::shared().await.expect("DynamoDB Local is available");
-    let table = dynamo_entity::Table::new(server.client(), dynamo_entity::local::unique_table_name(test));
+    let server = dynamo_entity_local::LocalDynamoDb::shared().await.expect("DynamoDB Local is available");
+    let table = dynamo_entity::Table::new(server.client(), dynamo_entity_local::unique_table_name(test));
     table.create_table_from(&vault_commerce::layout().unwrap()).await.expect("the table is created");
     table
 }

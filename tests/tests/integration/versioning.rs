@@ -530,8 +530,8 @@ async fn create_table_enables_ttl_on_the_attribute() {
 
 #[tokio::test]
 async fn entities_with_different_ttl_attributes_cannot_share_a_table() {
-    let server = dynamo_entity::local::LocalDynamoDb::shared().await.unwrap();
-    let table = Table::new(server.client(), dynamo_entity::local::unique_table_name("ttl_clash"));
+    let server = dynamo_entity_local::LocalDynamoDb::shared().await.unwrap();
+    let table = Table::new(server.client(), dynamo_entity_local::unique_table_name("ttl_clash"));
     let err = table.create_table(&[Session::schema(), CacheEntry::schema()]).await.unwrap_err();
     match &err {
         Error::Invalid { reason } => {

