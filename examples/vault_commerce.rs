@@ -12,10 +12,10 @@
 use std::process::ExitCode;
 
 use dynamo_entity::Table;
-use dynamo_entity::design::TableLayout;
-use dynamo_entity_local::LocalDynamoDb;
+use dynamo_entity::schema::TableLayout;
 use dynamo_entity_examples::runner::{self, BoxError, Example};
 use dynamo_entity_examples::vault_commerce::{self, Dataset, Mismatch, PatternReport, Sizes};
+use dynamo_entity_local::LocalDynamoDb;
 
 /// Where the example's design document lives.
 const DESIGN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/vault_commerce/DESIGN.md");

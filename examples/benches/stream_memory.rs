@@ -76,7 +76,7 @@ fn child(mode: &str, table: &str, n: usize) -> Res<()> {
                 let bytes: usize = page
                     .items
                     .iter()
-                    .map(|r| r.to_item().map(|i| dynamo_entity::size::item_size(&i)))
+                    .map(|r| r.to_item().map(|i| dynamo_entity::value::size::item_size(&i)))
                     .sum::<Result<usize, _>>()?;
                 (page.items.len(), bytes, page.items)
             }

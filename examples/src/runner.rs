@@ -13,8 +13,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use dynamo_entity::Table;
-use dynamo_entity::design::TableLayout;
-use dynamo_entity::local::LocalDynamoDb;
+use dynamo_entity::schema::TableLayout;
+use dynamo_entity_local::LocalDynamoDb;
 
 use crate::report::{Mismatch, PatternReport};
 

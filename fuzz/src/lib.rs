@@ -19,7 +19,7 @@ use dynamo_entity_examples::skill_exchange::{
 /// Every attribute name the Skill Exchange entities read or write: keys, GSI keys, fields and
 /// the entity type attribute.
 pub static NAMES: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
-    let mut names = vec![dynamo_entity::entity::TYPE_ATTRIBUTE];
+    let mut names = vec![dynamo_entity::schema::TYPE_ATTRIBUTE];
     for schema in skill_exchange::schemas() {
         for index in std::iter::once(&schema.primary).chain(schema.gsis) {
             names.push(index.index.pk_attribute());
@@ -217,7 +217,7 @@ impl ItemSpec {
                             item.insert(name.text(), value.attribute());
                         }
                         Edit::Type(t) => {
-                            item.insert(dynamo_entity::entity::TYPE_ATTRIBUTE.to_owned(), ty(*t));
+                            item.insert(dynamo_entity::schema::TYPE_ATTRIBUTE.to_owned(), ty(*t));
                         }
                     }
                 }
@@ -225,7 +225,7 @@ impl ItemSpec {
             }
             ItemSpec::Typed(t, attributes) => {
                 let mut item: Item = attributes.iter().map(|(k, v)| (k.text(), v.attribute())).collect();
-                item.insert(dynamo_entity::entity::TYPE_ATTRIBUTE.to_owned(), ty(*t));
+                item.insert(dynamo_entity::schema::TYPE_ATTRIBUTE.to_owned(), ty(*t));
                 item
             }
             ItemSpec::Raw(attributes) => attributes.iter().map(|(k, v)| (k.text(), v.attribute())).collect(),
@@ -264,7 +264,7 @@ pub fn decode_everything(items: &[Item]) {
         round_trip::<Purchase>(item);
         round_trip::<Coupon>(item);
         round_trip::<Redemption>(item);
-        let _ = dynamo_entity::entity::describe_key(item);
+        let _ = dynamo_entity::schema::describe_key(item);
     }
     let collection = Collection::from(items.to_vec());
     let _ = collection.type_counts();

@@ -22,7 +22,7 @@ pub use model::*;
 pub use scenario::{Mismatch, PatternReport, run};
 
 /// Every entity of the table, as [`Orders`] declares them.
-pub fn schemas() -> Vec<&'static dynamo_entity::EntitySchema> {
+pub fn schemas() -> Vec<&'static dynamo_entity::schema::EntitySchema> {
     use dynamo_entity::TableDef;
     Orders::ENTITIES.to_vec()
 }
@@ -32,7 +32,7 @@ pub fn schemas() -> Vec<&'static dynamo_entity::EntitySchema> {
 ///
 /// # Errors
 /// When the declaration and the entities disagree (checked at compile time too).
-pub fn layout() -> Result<dynamo_entity::design::TableLayout, dynamo_entity::Error> {
+pub fn layout() -> Result<dynamo_entity::schema::TableLayout, dynamo_entity::Error> {
     use dynamo_entity::TableDef;
     Orders::layout()
 }

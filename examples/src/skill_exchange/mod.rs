@@ -20,7 +20,7 @@ pub use scenario::{Mismatch, PatternReport, run};
 
 /// Every entity of the table, as [`SkillExchange`] declares them, for
 /// [`Table::create_table`](dynamo_entity::Table::create_table).
-pub fn schemas() -> Vec<&'static dynamo_entity::EntitySchema> {
+pub fn schemas() -> Vec<&'static dynamo_entity::schema::EntitySchema> {
     <SkillExchange as dynamo_entity::TableDef>::ENTITIES.to_vec()
 }
 
@@ -42,7 +42,7 @@ pub fn design_markdown() -> Result<String, dynamo_entity::Error> {
 /// # Errors
 /// When the entities disagree on a key attribute's type or a sample cannot be encoded.
 pub fn workbench_json() -> Result<serde_json::Value, dynamo_entity::Error> {
-    use dynamo_entity::workbench::WorkbenchModel;
+    use dynamo_entity::design::workbench::WorkbenchModel;
     let data = Dataset::generate(42, Sizes::SMALL);
     let first = |status: SkillStatus| data.skills.iter().find(|s| s.status == status);
     let skills: Vec<&Skill> =
@@ -68,5 +68,5 @@ pub fn workbench_json() -> Result<serde_json::Value, dynamo_entity::Error> {
         .samples(data.purchases.iter().take(3))?
         .samples(data.coupons.iter().take(3))?
         .samples(&redemptions)?;
-    dynamo_entity::design::TableLayout::new(&schemas())?.workbench(&model)
+    dynamo_entity::schema::TableLayout::new(&schemas())?.workbench(&model)
 }

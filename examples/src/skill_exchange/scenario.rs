@@ -437,7 +437,7 @@ async fn scan_all<E: Entity>(table: &Table) -> Result<Vec<E>, Error> {
             .scan()
             .table_name(table.name())
             .filter_expression("#t = :t")
-            .expression_attribute_names("#t", dynamo_entity::entity::TYPE_ATTRIBUTE)
+            .expression_attribute_names("#t", dynamo_entity::schema::TYPE_ATTRIBUTE)
             .expression_attribute_values(":t", AttributeValue::S(E::TYPE.to_owned()))
             .set_exclusive_start_key(start)
             .send()

@@ -6,7 +6,7 @@
 use crate::common;
 
 use dynamo_entity::capacity::{self, Capacity, ReadMode, Units, WriteMode};
-use dynamo_entity::size::item_size;
+use dynamo_entity::value::size::item_size;
 use dynamo_entity::{Entity, Index, Item, Table};
 
 /// A document, in GSI1 (by category) when it has one.

@@ -5,7 +5,7 @@ use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, Projection, ProjectionType,
     ScalarAttributeType,
 };
-use dynamo_entity::design::TableLayout;
+use dynamo_entity::schema::TableLayout;
 use dynamo_entity_examples::skill_exchange::{self, schemas};
 use serde_json::{Value, json};
 

@@ -264,7 +264,7 @@ async fn items_over_400_kb_are_refused_before_sending() {
     let table = common::table("item_size", &[Note::schema()]).await;
     let mut big = note("big", 1);
     // Everything but the title comes to a fixed size; make the item exactly 1 byte too large.
-    let base = dynamo_entity::size::item_size(&big.to_item().unwrap()) - big.title.len();
+    let base = dynamo_entity::value::size::item_size(&big.to_item().unwrap()) - big.title.len();
     big.title = "x".repeat(409_600 - base + 1);
     let err = table.put(&big).await.unwrap_err();
     assert_eq!(

@@ -106,7 +106,7 @@ fn through(injector: &FaultInjector, plain: &Table, name: &str, partition: &'sta
 async fn contents(table: &Table) -> BTreeMap<String, Item> {
     let mut items = BTreeMap::new();
     for item in common::scan_all(table).await {
-        let key = dynamo_entity::entity::describe_key(&item);
+        let key = dynamo_entity::schema::describe_key(&item);
         assert!(items.insert(key.clone(), item).is_none(), "{key} scanned twice");
     }
     items

@@ -6,8 +6,8 @@ use crate::common;
 use std::collections::BTreeSet;
 
 use aws_sdk_dynamodb::types::{AttributeValue, KeyType, ProjectionType};
-use dynamo_entity::design::TableLayout;
 use dynamo_entity::key::KeyError;
+use dynamo_entity::schema::TableLayout;
 use dynamo_entity::{Entity, Error, Index, Table};
 use serde_json::json;
 
@@ -40,7 +40,7 @@ struct Membership {
     role: String,
 }
 
-fn schemas() -> Vec<&'static dynamo_entity::EntitySchema> {
+fn schemas() -> Vec<&'static dynamo_entity::schema::EntitySchema> {
     vec![User::schema(), Wish::schema(), Membership::schema()]
 }
 

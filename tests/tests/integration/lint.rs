@@ -1,8 +1,9 @@
 //! `TableLayout::lint`: the exact findings for Skill Exchange and for small layouts built to
 //! trigger (or just miss) each rule.
 
-use dynamo_entity::design::TableLayout;
-use dynamo_entity::lint::{Lint, LintKind, Read};
+use dynamo_entity::design::lint::{Lint, LintKind};
+use dynamo_entity::schema::Read;
+use dynamo_entity::schema::TableLayout;
 use dynamo_entity::{Entity, Index, KeyPart, Timestamp};
 use dynamo_entity_examples::skill_exchange::schemas;
 

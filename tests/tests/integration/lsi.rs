@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 
 use aws_sdk_dynamodb::types::{AttributeValue, KeyType as SdkKeyType, ProjectionType, ScalarAttributeType};
 use dynamo_entity::capacity::{self, WriteMode};
-use dynamo_entity::design::{GsiDecl, Projection, TableLayout};
 use dynamo_entity::key::{KeyError, KeyType};
+use dynamo_entity::schema::{GsiDecl, Projection, TableLayout};
 use dynamo_entity::{Entity, Error, Index, Table, TableDef};
 use dynamo_entity_local::{LocalDynamoDb, unique_table_name};
 use serde_json::json;
@@ -336,7 +336,10 @@ fn the_layout_exports_the_lsis() {
     assert_eq!(layout.key_attributes(), vec!["PK", "SK", "LSI1SK", "LSI2SK", "LSI3SK"]);
     assert_eq!((layout.key_type("LSI1SK"), layout.key_type("LSI3SK")), (KeyType::N, KeyType::S));
     assert_eq!(
-        (Index::Lsi(2).name(), Index::Lsi(2).pk_attribute(), Index::Lsi(2).sk_attribute()),
+        {
+            let names = dynamo_entity::AttributeNames::DEFAULT;
+            (names.index_name(Index::Lsi(2)), names.pk_of(Index::Lsi(2)), names.sk_of(Index::Lsi(2)))
+        },
         (Some("LSI2"), "PK", "LSI2SK")
     );
 
@@ -454,7 +457,7 @@ async fn an_lsi_update_rewrites_or_removes_the_sort_key_alone() {
     let server = LocalDynamoDb::shared().await.expect("DynamoDB Local is available");
     let table = Table::new(server.client(), "lsi-render-only");
     type Shape = (String, Vec<(String, String)>, Vec<(String, AttributeValue)>);
-    let render = |u: dynamo_entity::UpdateRequest<Order>| -> Shape {
+    let render = |u: dynamo_entity::update::UpdateRequest<Order>| -> Shape {
         let input = u.render().unwrap();
         let mut names: Vec<(String, String)> = input.expression_attribute_names.unwrap().into_iter().collect();
         names.sort();

@@ -9,7 +9,7 @@ use crate::common;
 use std::collections::{BTreeMap, BTreeSet};
 
 use aws_sdk_dynamodb::types::{AttributeValue, KeyType as SdkKeyType, ScalarAttributeType};
-use dynamo_entity::workbench::WorkbenchModel;
+use dynamo_entity::design::workbench::WorkbenchModel;
 use dynamo_entity::{Collection, Entity, Error, Index, Item, Table, TableDef, Timestamp};
 use dynamo_entity_local::{LocalDynamoDb, unique_table_name};
 use serde_json::{Value, json};
@@ -509,7 +509,7 @@ fn workbench_export_uses_the_names_and_validates() {
 
 #[test]
 fn a_layout_refuses_entities_with_different_names() {
-    let err = dynamo_entity::design::TableLayout::new(&[Member::schema(), Note::schema()]).unwrap_err();
+    let err = dynamo_entity::schema::TableLayout::new(&[Member::schema(), Note::schema()]).unwrap_err();
     let Error::Invalid { reason } = err else { panic!("{err}") };
     assert_eq!(
         reason,

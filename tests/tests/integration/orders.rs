@@ -1,7 +1,6 @@
 //! The Orders example's access patterns and stream handler against DynamoDB Local, on the
 //! small data set.
 
-use dynamo_entity_local::LocalDynamoDb;
 use dynamo_entity_examples::orders::{self, Dataset, Line, Order, OrderId, OrderStatus, Sizes, User, UserId, scenario};
 use dynamo_entity_local::LocalDynamoDb;
 

@@ -1,4 +1,4 @@
-//! The requests operations render without sending (`dynamo_entity::render`), pinned as insta
+//! The requests operations render without sending (`dynamo_entity::table::render`), pinned as insta
 //! snapshots of their deterministic JSON form (tests/tests/snapshots/render__*.snap), and the
 //! check that a rendered request is what is sent: each rendered request is sent as it is
 //! through the SDK to DynamoDB Local and gives the item the library's own operation gives.
@@ -7,7 +7,7 @@ use crate::common;
 use crate::common::insta;
 
 use aws_sdk_dynamodb::config::{BehaviorVersion, Region};
-use dynamo_entity::render::Request;
+use dynamo_entity::table::render::Request;
 use dynamo_entity::{Cursor, Entity, Table};
 
 #[derive(Entity, Debug, Clone, PartialEq)]

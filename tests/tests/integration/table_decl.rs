@@ -7,9 +7,10 @@ use crate::common;
 use std::collections::BTreeMap;
 
 use aws_sdk_dynamodb::types::{KeyType as SdkKeyType, ProjectionType, ScalarAttributeType};
-use dynamo_entity::design::{GsiDecl, Projection, TableLayout};
 use dynamo_entity::key::KeyType;
-use dynamo_entity::{Entity, EntitySchema, Index, Table, TableDef};
+use dynamo_entity::schema::EntitySchema;
+use dynamo_entity::schema::{GsiDecl, Projection, TableLayout};
+use dynamo_entity::{Entity, Index, Table, TableDef};
 use dynamo_entity_local::{LocalDynamoDb, unique_table_name};
 use serde_json::json;
 

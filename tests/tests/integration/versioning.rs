@@ -10,7 +10,8 @@ use std::time::Duration;
 use aws_sdk_dynamodb::types::{AttributeValue, TimeToLiveStatus};
 use dynamo_entity::transact::{ActionKind, CancellationCode};
 use dynamo_entity::value::ValueError;
-use dynamo_entity::{Entity, EpochSeconds, Error, Table, Timestamp};
+use dynamo_entity::versioning::EpochSeconds;
+use dynamo_entity::{Entity, Error, Table, Timestamp};
 
 /// A versioned document with both timestamps; GSI1 lists an author's documents by creation time.
 #[derive(Entity, Debug, Clone, PartialEq)]
@@ -330,7 +331,7 @@ trait TinyUpdate {
     fn with_version_change(self) -> Self;
 }
 
-impl TinyUpdate for dynamo_entity::UpdateRequest<Tiny> {
+impl TinyUpdate for dynamo_entity::update::UpdateRequest<Tiny> {
     fn with_version_change(self) -> Self {
         self.set_if_absent(dynamo_entity::Field::new("note", "note", None), &"x".to_owned())
     }

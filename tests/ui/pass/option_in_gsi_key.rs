@@ -26,8 +26,8 @@ pub struct User {
 }
 
 fn main() {
-    let _: dynamo_entity::QuerySpec<User, ()> = User::gsi1("a@example.com");
-    let _: dynamo_entity::QuerySpec<User, (Option<u32>,)> = User::gsi2(&Tier::ProPlus);
+    let _: dynamo_entity::query::QuerySpec<User, ()> = User::gsi1("a@example.com");
+    let _: dynamo_entity::query::QuerySpec<User, (Option<u32>,)> = User::gsi2(&Tier::ProPlus);
     assert_eq!(
         User::schema().gsis[1].sk.key_type,
         dynamo_entity::key::KeyType::N

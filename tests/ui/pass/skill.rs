@@ -47,9 +47,9 @@ fn main() {
     // Typed constructors.
     let key = Skill::key(&SkillId("s-1".into())).into_encoded().unwrap();
     assert_eq!(key, skill.primary_key().unwrap());
-    let _: dynamo_entity::QuerySpec<Skill, ()> = Skill::query(&SkillId("s-1".into()));
-    let _: dynamo_entity::QuerySpec<Skill, (u64,)> = Skill::gsi1("documents");
-    let _: dynamo_entity::QuerySpec<Skill, (Option<Timestamp>,)> =
+    let _: dynamo_entity::query::QuerySpec<Skill, ()> = Skill::query(&SkillId("s-1".into()));
+    let _: dynamo_entity::query::QuerySpec<Skill, (u64,)> = Skill::gsi1("documents");
+    let _: dynamo_entity::query::QuerySpec<Skill, (Option<Timestamp>,)> =
         Skill::gsi4(&SkillStatus::Approved);
 
     // The schema.

@@ -32,7 +32,7 @@ fn main() {
         "ORDER#2023-11-14T22:13:20.000Z#o-9#00007"
     );
     assert_eq!(key, line.primary_key().unwrap());
-    let _: dynamo_entity::QuerySpec<OrderLine, (Timestamp, String, u16)> =
+    let _: dynamo_entity::query::QuerySpec<OrderLine, (Timestamp, String, u16)> =
         OrderLine::query(&line.user_id);
     assert!(OrderLine::CREATED_AT.part.is_some());
     let item = line.to_item().unwrap();

@@ -1,6 +1,8 @@
 // Every maintained attribute on one entity, with the handle types they get.
 use dynamo_entity::expr::Field;
-use dynamo_entity::{EpochSeconds, Entity, Maintained, Table, Timestamp};
+use dynamo_entity::{Entity, Table, Timestamp};
+use dynamo_entity::versioning::EpochSeconds;
+use dynamo_entity::versioning::Maintained;
 
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[entity(pk = "DOC#<id>", sk = "META", gsi1 = "AUTHOR#<author>", gsi1_sk = "<created_at>")]

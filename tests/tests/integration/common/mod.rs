@@ -3,7 +3,8 @@
 
 #![allow(dead_code)]
 
-use dynamo_entity::{EntitySchema, Table};
+use dynamo_entity::Table;
+use dynamo_entity::schema::EntitySchema;
 use dynamo_entity_local::{LocalDynamoDb, unique_table_name};
 
 /// A new, empty table named after the test, created for `entities`.

@@ -1,0 +1,175 @@
+//! The one request executor: the `tracing` span every request opens, with its fields as a
+//! subscriber sees them; and the entity-type guard of `replace`.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use dynamo_entity::{Entity, Error};
+use tracing::Subscriber;
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
+use tracing_subscriber::registry::LookupSpan;
+
+use crate::common;
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "DOC#<id>", sk = "META", gsi1 = "OWNER#<owner>", gsi1_sk = "<id>")]
+struct Note {
+    id: String,
+    owner: String,
+    text: String,
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "DOC#<id>", sk = "META")]
+struct Draft {
+    id: String,
+    body: String,
+}
+
+/// The fields of one span, by name, as text.
+type Fields = BTreeMap<String, String>;
+
+#[derive(Default)]
+struct FieldText(Fields);
+
+impl Visit for FieldText {
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        self.0.insert(field.name().to_owned(), format!("{value:?}"));
+    }
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.insert(field.name().to_owned(), value.to_owned());
+    }
+}
+
+/// A layer that keeps the fields of every closed `dynamodb` span, in closing order.
+#[derive(Clone, Default)]
+struct Spans(Arc<Mutex<Vec<Fields>>>);
+
+impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Spans {
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+        let mut fields = FieldText::default();
+        attrs.record(&mut fields);
+        if let Some(span) = ctx.span(id) {
+            span.extensions_mut().insert(fields);
+        }
+    }
+
+    fn on_record(&self, id: &Id, values: &Record<'_>, ctx: Context<'_, S>) {
+        if let Some(span) = ctx.span(id) {
+            if let Some(fields) = span.extensions_mut().get_mut::<FieldText>() {
+                values.record(fields);
+            }
+        }
+    }
+
+    fn on_close(&self, id: Id, ctx: Context<'_, S>) {
+        if let Some(span) = ctx.span(&id) {
+            if span.name() == "dynamodb" {
+                if let Some(fields) = span.extensions_mut().remove::<FieldText>() {
+                    self.0.lock().unwrap().push(fields.0);
+                }
+            }
+        }
+    }
+}
+
+fn fields(pairs: &[(&str, &str)]) -> Fields {
+    pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+}
+
+fn note(id: &str, owner: &str) -> Note {
+    Note { id: id.to_owned(), owner: owner.to_owned(), text: format!("note {id}") }
+}
+
+#[tokio::test]
+async fn every_request_opens_a_span_with_its_operation_entity_index_and_capacity() {
+    let table = common::table("executor_spans", &[Note::schema()]).await;
+    let spans = Spans::default();
+    let subscriber = tracing_subscriber::registry().with(spans.clone());
+    // `#[tokio::test]` runs on one thread, so the thread's default subscriber sees every span.
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let name = table.name().to_owned();
+
+    table.put(&note("n1", "ann")).await.unwrap();
+    let page = table.query(Note::gsi1("ann")).send().await.unwrap();
+    assert_eq!(page.items, vec![note("n1", "ann")]);
+    let outcome = table.batch_put(&[note("n2", "bob"), note("n3", "bob"), note("n4", "cy")]).await.unwrap();
+    assert_eq!(outcome.written, 3);
+
+    let seen = spans.0.lock().unwrap().clone();
+    assert_eq!(
+        seen,
+        vec![
+            fields(&[
+                ("operation", "PutItem"),
+                ("table", &name),
+                ("entity", "Note"),
+                ("index", ""),
+                ("attempt", "1"),
+                ("consumed", "2.0"),
+                ("outcome", "ok"),
+            ]),
+            fields(&[
+                ("operation", "Query"),
+                ("table", &name),
+                ("entity", "Note"),
+                ("index", "GSI1"),
+                ("attempt", "1"),
+                ("consumed", "0.5"),
+                ("outcome", "ok"),
+            ]),
+            fields(&[
+                ("operation", "BatchWriteItem"),
+                ("table", &name),
+                ("entity", ""),
+                ("index", ""),
+                ("attempt", "1"),
+                ("consumed", "6.0"),
+                ("outcome", "ok"),
+            ]),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_failed_request_closes_its_span_as_an_error() {
+    let table = common::table("executor_error", &[Note::schema()]).await;
+    let spans = Spans::default();
+    let _guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(spans.clone()));
+    table.create(&note("n1", "ann")).await.unwrap();
+    let again = table.create(&note("n1", "ann")).await.unwrap_err();
+    assert!(matches!(again, Error::AlreadyExists { entity: "Note", .. }), "{again}");
+    let outcomes: Vec<(String, String)> =
+        spans.0.lock().unwrap().iter().map(|f| (f["operation"].clone(), f["outcome"].clone())).collect();
+    assert_eq!(outcomes, vec![("PutItem".to_owned(), "ok".to_owned()), ("PutItem".to_owned(), "error".to_owned())]);
+}
+
+#[tokio::test]
+async fn replace_refuses_another_entitys_item_under_its_key() {
+    let table = common::table("replace_wrong_entity", &[Note::schema(), Draft::schema()]).await;
+    let draft = Draft { id: "d1".to_owned(), body: "keep me".to_owned() };
+    table.put(&draft).await.unwrap();
+
+    let err = table.replace(&note("d1", "ann")).await.unwrap_err();
+    match &err {
+        Error::WrongEntity { expected, found, key } => {
+            assert_eq!(*expected, "Note");
+            assert_eq!(found.as_deref(), Some("Draft"));
+            assert_eq!(key, "PK=DOC#d1 SK=META");
+        }
+        other => panic!("expected WrongEntity, got {other}"),
+    }
+    // Nothing was overwritten: the draft is still there, whole.
+    assert_eq!(table.get(Draft::key("d1")).await.unwrap(), Some(draft.clone()));
+    let raw = common::raw_item(&table, "DOC#d1", "META").await.unwrap();
+    assert_eq!(raw.get("_type").and_then(|v| v.as_s().ok()).map(String::as_str), Some("Draft"));
+    assert_eq!(raw.get("text"), None);
+
+    // A replace of the entity's own item still works and returns the item as it was.
+    table.put(&note("n1", "ann")).await.unwrap();
+    let old = table.replace(&Note { text: "edited".to_owned(), ..note("n1", "ann") }).await.unwrap();
+    assert_eq!(old, note("n1", "ann"));
+    assert_eq!(table.get(Note::key("n1")).await.unwrap().unwrap().text, "edited");
+}
