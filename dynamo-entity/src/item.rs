@@ -30,6 +30,9 @@ enum PutKind {
 }
 
 /// How one `PutItem` write is carried out, decided once for both `send` and `render`.
+// The plan lives on the stack for one call; boxing the request would add an allocation to
+// every write.
+#[allow(clippy::large_enum_variant)]
 enum PutPlan {
     /// One `PutItem` with its condition.
     Single { key: PrimaryKey, expected: Option<u64>, request: PutItemInputBuilder },
@@ -39,6 +42,7 @@ enum PutPlan {
 }
 
 /// How one `DeleteItem` is carried out, decided once for both `send` and `render`.
+#[allow(clippy::large_enum_variant)]
 enum DeletePlan {
     /// One `DeleteItem` with its condition.
     Single { key: PrimaryKey, request: DeleteItemInputBuilder },
@@ -437,7 +441,6 @@ impl Table {
 
 /// The stored item that a `PutItem` with `ReturnValuesOnConditionCheckFailure = ALL_OLD` got
 /// back with its failed condition; `None` when there is no item.
-
 fn failed_put_item(e: &PutItemError) -> Option<&Item> {
     match e {
         PutItemError::ConditionalCheckFailedException(c) => c.item().filter(|i| !i.is_empty()),

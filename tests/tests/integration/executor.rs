@@ -57,20 +57,19 @@ impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Spans {
     }
 
     fn on_record(&self, id: &Id, values: &Record<'_>, ctx: Context<'_, S>) {
-        if let Some(span) = ctx.span(id) {
-            if let Some(fields) = span.extensions_mut().get_mut::<FieldText>() {
-                values.record(fields);
-            }
+        if let Some(span) = ctx.span(id)
+            && let Some(fields) = span.extensions_mut().get_mut::<FieldText>()
+        {
+            values.record(fields);
         }
     }
 
     fn on_close(&self, id: Id, ctx: Context<'_, S>) {
-        if let Some(span) = ctx.span(&id) {
-            if span.name() == "dynamodb" {
-                if let Some(fields) = span.extensions_mut().remove::<FieldText>() {
-                    self.0.lock().unwrap().push(fields.0);
-                }
-            }
+        if let Some(span) = ctx.span(&id)
+            && span.name() == "dynamodb"
+            && let Some(fields) = span.extensions_mut().remove::<FieldText>()
+        {
+            self.0.lock().unwrap().push(fields.0);
         }
     }
 }
