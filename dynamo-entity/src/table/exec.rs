@@ -145,7 +145,10 @@ impl Table {
             consumed = Empty,
             outcome = Empty,
         );
-        let result = request.instrument(span.clone()).await;
+        // The SDK's request future is large (its input, the orchestrator's state); on the heap,
+        // it does not grow every operation's future that awaits it (one allocation per request,
+        // beside the SDK's own).
+        let result = Box::pin(request.instrument(span.clone())).await;
         match &result {
             Ok(out) => {
                 let capacity = Capacity::from_consumed(out.consumed(), O::WRITE);

@@ -112,7 +112,17 @@ fn put_of_a_versioned_entity_with_a_unique_field() {
     let requests = offline().render().put(&member).unwrap();
     let tx = requests[1].clone().into_transact_write_items().unwrap();
     let put = tx.transact_items()[0].put().unwrap();
-    assert_eq!(put.condition_expression(), Some("attribute_exists(#n0) AND #n1 = :v0 AND #n2 = :v1"));
+    // The item exists, still holds the e-mail address read, is of this entity type (the guard
+    // every write shares: a put never overwrites another entity's item), and is at version 2.
+    assert_eq!(
+        put.condition_expression(),
+        Some("attribute_exists(#n0) AND #n1 = :v0 AND #n2 = :v1 AND #n3 = :v2")
+    );
+    let names = put.expression_attribute_names().unwrap();
+    assert_eq!((names["#n2"].as_str(), names["#n3"].as_str()), ("_type", "version"));
+    let values = put.expression_attribute_values().unwrap();
+    assert_eq!(values[":v1"], aws_sdk_dynamodb::types::AttributeValue::S("Member".into()));
+    assert_eq!(values[":v2"], aws_sdk_dynamodb::types::AttributeValue::N("2".into()));
     assert_eq!(put.item()["version"], aws_sdk_dynamodb::types::AttributeValue::N("3".into()));
     assert_eq!(tx.transact_items().len(), 2);
     // A replace renders the same transaction.
