@@ -9,11 +9,10 @@
 //! Every derive is one `pipeline`, laid out like serde_derive and thiserror: `internals`
 //! parses the attributes (`attr`) into a typed model (`ast`) in an error-collecting context
 //! (`ctxt`) and checks it (`check`); `expand` generates the code of a checked model, and
-//! `fallback` what a failed derive emits next to its errors, so that one mistake gives one
+//! `expand::fallback` what a failed derive emits next to its errors, so that one mistake gives one
 //! error.
 
 mod expand;
-mod fallback;
 mod internals;
 mod pipeline;
 

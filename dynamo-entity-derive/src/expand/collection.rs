@@ -6,7 +6,7 @@ use quote::{quote, quote_spanned};
 use syn::DeriveInput;
 use syn::spanned::Spanned;
 
-use crate::fallback;
+use crate::expand::fallback;
 use crate::internals::ast::collection::{Arity, Collection, Member, Shape, Variant};
 use crate::internals::ctxt::Ctxt;
 use crate::pipeline::Derive;

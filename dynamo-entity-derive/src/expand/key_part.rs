@@ -10,7 +10,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::{DataStruct, DeriveInput};
 
-use crate::fallback;
+use crate::expand::fallback;
 use crate::internals::ast::key_part::{KeyPart, Shape, Variant};
 use crate::internals::ctxt::Ctxt;
 use crate::internals::types::{self, KeyPartType};

@@ -3,6 +3,7 @@
 
 pub mod collection;
 pub mod entity;
+pub mod fallback;
 pub mod key_part;
 pub mod table;
 pub mod table_checks;

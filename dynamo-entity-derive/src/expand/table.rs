@@ -16,7 +16,7 @@ use syn::spanned::Spanned;
 use syn::{DeriveInput, Ident, Path};
 
 use super::table_checks::Checks;
-use crate::fallback;
+use crate::expand::fallback;
 use crate::internals::ast::table::{Names, Table, include_names};
 use crate::internals::attr::table::{Decl, IndexDecl};
 use crate::internals::ctxt::Ctxt;

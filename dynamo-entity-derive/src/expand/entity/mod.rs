@@ -47,7 +47,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::DeriveInput;
 
-use crate::fallback;
+use crate::expand::fallback;
 use crate::internals::ast::entity::{Entity, Field};
 use crate::internals::ctxt::Ctxt;
 use crate::internals::model::KeyRole;
