@@ -1,5 +1,5 @@
 //! The derive macros of [`dynamo-entity`](https://docs.rs/dynamo-entity): `#[derive(Entity)]`,
-//! `#[derive(KeyPart)]`, `#[derive(Collection)]` and `#[derive(Table)]` (`table`, a table
+//! `#[derive(KeyPart)]`, `#[derive(Collection)]` and `#[derive(TableDef)]` (`table`, a table
 //! declaration whose checks across entities run in constant evaluation).
 //!
 //! Use them through the `dynamo-entity` crate, which re-exports them and documents the attribute
@@ -43,16 +43,47 @@ pub fn derive_key_part(input: TokenStream) -> TokenStream {
     pipeline::derive::<KeyPart>(&input).into()
 }
 
-/// Implements `dynamo_entity::collection::FromCollection` for a struct whose fields take the
-/// items of one item collection by entity type (`E`: exactly one, `Option<E>`: at most one,
-/// `Vec<E>`: any number), or `dynamo_entity::collection::EntityEnum` for an enum whose variants
-/// each hold one entity type.
+/// Implements `dynamo_entity::Collection` for a struct whose fields take the items of one item
+/// collection by entity type (`E`: exactly one, `Option<E>`: at most one, `Vec<E>`: any number).
+/// An enum over entity types derives [`EntityEnum`](macro@EntityEnum) instead.
 ///
 /// See the `dynamo-entity` crate documentation.
 #[proc_macro_derive(Collection)]
 pub fn derive_collection(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
+    if let syn::Data::Enum(e) = &input.data {
+        return shape_error(
+            e.enum_token.span,
+            "`#[derive(Collection)]` fills a struct from the items of one item collection; an enum with one variant per entity type derives `EntityEnum`",
+        );
+    }
     pipeline::derive::<Collection>(&input).into()
+}
+
+/// Implements `dynamo_entity::EntityEnum` for an enum whose variants each hold one entity type:
+/// any item of those types decodes as the variant of its type.
+///
+/// See the `dynamo-entity` crate documentation.
+#[proc_macro_derive(EntityEnum)]
+pub fn derive_entity_enum(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    let shape = match &input.data {
+        syn::Data::Enum(_) => None,
+        syn::Data::Struct(s) => Some(s.struct_token.span),
+        syn::Data::Union(u) => Some(u.union_token.span),
+    };
+    if let Some(span) = shape {
+        return shape_error(
+            span,
+            "`#[derive(EntityEnum)]` goes on an enum with one variant per entity type; a struct filled from one item collection derives `Collection`",
+        );
+    }
+    pipeline::derive::<Collection>(&input).into()
+}
+
+/// A derive on the wrong kind of type: one error on its `struct` / `enum` keyword.
+fn shape_error(span: proc_macro2::Span, message: &str) -> TokenStream {
+    syn::Error::new(span, message).to_compile_error().into()
 }
 
 /// Implements `dynamo_entity::TableDef` for a table declaration: its entities and secondary
@@ -62,8 +93,8 @@ pub fn derive_collection(input: TokenStream) -> TokenStream {
 /// attribute), and generates the table-level entity enum `<Name>Item`.
 ///
 /// See the `dynamo-entity` crate documentation for the attributes.
-#[proc_macro_derive(Table, attributes(table))]
-pub fn derive_table(input: TokenStream) -> TokenStream {
+#[proc_macro_derive(TableDef, attributes(table))]
+pub fn derive_table_def(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     pipeline::derive::<Table>(&input).into()
 }

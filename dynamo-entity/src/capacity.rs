@@ -124,7 +124,7 @@ pub struct Capacity {
     /// The table's units (its primary index).
     pub table: Units,
     /// Each GSI's and LSI's units, by index name as DynamoDB reports it (`GSI1`, ..., or the
-    /// name a `#[derive(Table)]` gives the index). An index that cost nothing may be absent or
+    /// name a `#[derive(TableDef)]` gives the index). An index that cost nothing may be absent or
     /// zero: [`Capacity::eq`] treats them alike.
     pub indexes: BTreeMap<String, Units>,
 }

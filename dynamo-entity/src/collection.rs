@@ -1,10 +1,11 @@
 //! Item collections: every item that shares one partition key, read in one query and decoded
 //! by the entity type attribute.
 //!
-//! `#[derive(Collection)]` on a struct names the entity types of a collection and how many of
-//! each it holds (`E`: exactly one, `Option<E>`: at most one, `Vec<E>`: any number); on an enum
-//! whose variants each hold one entity, it decodes any item of those types (a table-level enum
-//! of every entity serves scans, stream records and exports).
+//! A query of a partition returns its [`Items`], not yet decoded. `#[derive(Collection)]` on a
+//! struct names the entity types of a collection and how many of each it holds (`E`: exactly
+//! one, `Option<E>`: at most one, `Vec<E>`: any number); `#[derive(EntityEnum)]` on an enum
+//! whose variants each hold one entity decodes any item of those types (a table-level enum of
+//! every entity serves scans, stream records and exports).
 //!
 //! ```ignore
 //! #[derive(Collection)]
@@ -13,7 +14,7 @@
 //! // PK = SKILL#<id>: the skill (SK = META) and its reviews (SK = REVIEW#…) in one query.
 //! let page: SkillPage = table.collection(Skill::query(&id)).send().await?.decode()?;
 //!
-//! #[derive(Collection)]
+//! #[derive(EntityEnum)]
 //! enum AnyItem { User(User), Skill(Skill), Review(Review) }
 //! let items: Vec<AnyItem> = collection.decode_each()?;
 //! ```
@@ -27,7 +28,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use crate::error::Error;
 use crate::query::QuerySpec;
 use crate::schema::{AttributeNames, Entity, Index, Item, TYPE_ATTRIBUTE, describe_key};
-pub use crate::schema::{EntityEnum, FromCollection, Unknown};
+pub use crate::schema::{Collection, EntityEnum, Unknown};
 use crate::table::{Call, Table};
 
 /// A query of a whole partition of an index, every entity type included; from
@@ -58,7 +59,7 @@ impl CollectionRequest {
     ///
     /// # Errors
     /// The partition key's encoding error before sending; [`Error::Sdk`].
-    pub async fn send(self) -> Result<Collection, Error> {
+    pub async fn send(self) -> Result<Items, Error> {
         let pk = self.pk.as_ref().map_err(Error::copy_of_build_error)?;
         let mut items = Vec::new();
         let mut start = None;
@@ -72,7 +73,7 @@ impl CollectionRequest {
             items.extend(resp.items.unwrap_or_default());
             match resp.last_evaluated_key {
                 Some(k) => start = Some(k),
-                None => return Ok(Collection { items, type_attribute: self.names.entity_type, names: self.names }),
+                None => return Ok(Items { items, type_attribute: self.names.entity_type, names: self.names }),
             }
         }
     }
@@ -103,7 +104,7 @@ impl CollectionRequest {
 
 /// The items of one partition, in sort-key order, not yet decoded.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Collection {
+pub struct Items {
     items: Vec<Item>,
     /// The entity type attribute of the table the items come from.
     type_attribute: &'static str,
@@ -111,21 +112,21 @@ pub struct Collection {
     names: &'static AttributeNames,
 }
 
-impl Default for Collection {
-    fn default() -> Collection {
-        Collection { items: Vec::new(), type_attribute: TYPE_ATTRIBUTE, names: &AttributeNames::DEFAULT }
+impl Default for Items {
+    fn default() -> Items {
+        Items { items: Vec::new(), type_attribute: TYPE_ATTRIBUTE, names: &AttributeNames::DEFAULT }
     }
 }
 
-impl From<Vec<Item>> for Collection {
-    /// Items read some other way (a `Scan`, an export), to decode with [`Collection::decode`]
-    /// or [`Collection::decode_each`].
-    fn from(items: Vec<Item>) -> Collection {
-        Collection { items, type_attribute: TYPE_ATTRIBUTE, names: &AttributeNames::DEFAULT }
+impl From<Vec<Item>> for Items {
+    /// Items read some other way (a `Scan`, an export), to decode with [`Items::decode`]
+    /// or [`Items::decode_each`].
+    fn from(items: Vec<Item>) -> Items {
+        Items { items, type_attribute: TYPE_ATTRIBUTE, names: &AttributeNames::DEFAULT }
     }
 }
 
-impl Collection {
+impl Items {
     /// The raw items.
     pub fn items(&self) -> &[Item] {
         &self.items
@@ -133,8 +134,8 @@ impl Collection {
 
     /// Items read some other way from a table whose entity type attribute is `type_attribute`
     /// (its [`AttributeNames::entity_type`]).
-    pub fn with_type_attribute(items: Vec<Item>, type_attribute: &'static str) -> Collection {
-        Collection { items, type_attribute, names: &AttributeNames::DEFAULT }
+    pub fn with_type_attribute(items: Vec<Item>, type_attribute: &'static str) -> Items {
+        Items { items, type_attribute, names: &AttributeNames::DEFAULT }
     }
 
     /// How many items of each entity type (items without a type attribute count as `""`).
@@ -175,21 +176,21 @@ impl Collection {
     }
 }
 
-impl Collection {
+impl Items {
     /// Decodes the whole collection into `C`, skipping (with a warning) items of entity types
     /// `C` does not name.
     ///
     /// # Errors
-    /// As [`FromCollection::from_items`].
-    pub fn decode<C: FromCollection>(&self) -> Result<C, Error> {
+    /// As [`Collection::from_items`].
+    pub fn decode<C: Collection>(&self) -> Result<C, Error> {
         C::from_items(&self.items, Unknown::Skip)
     }
 
     /// As [`decode`](Self::decode), failing on items of entity types `C` does not name.
     ///
     /// # Errors
-    /// As [`FromCollection::from_items`].
-    pub fn decode_strict<C: FromCollection>(&self) -> Result<C, Error> {
+    /// As [`Collection::from_items`].
+    pub fn decode_strict<C: Collection>(&self) -> Result<C, Error> {
         C::from_items(&self.items, Unknown::Error)
     }
 
@@ -314,8 +315,8 @@ fn is_type(item: &Item, type_attribute: &str, entity: &str) -> bool {
 
 impl Table {
     /// A query of a whole partition (an item collection), every entity type included, from the
-    /// same `E::query(...)` / `E::gsiN(...)` that selects the partition; see
-    /// [`Collection`].
+    /// same `E::query(...)` / `E::gsiN(...)` that selects the partition; it returns the
+    /// partition's [`Items`], to decode as a [`Collection`] or item by item.
     pub fn collection<E: Entity, S>(&self, spec: QuerySpec<E, S>) -> CollectionRequest {
         CollectionRequest::new(self.clone(), spec)
     }

@@ -24,13 +24,12 @@ pub mod versioning;
 #[path = "private.rs"]
 pub mod __private;
 
-pub use collection::Collection;
-pub use dynamo_entity_derive::{Collection, Entity, KeyPart, Table};
+pub use dynamo_entity_derive::{Collection, Entity, EntityEnum, KeyPart, TableDef};
 pub use error::{Error, Result};
 pub use expr::{Condition, Field};
 pub use key::{AttributeNames, Index, KeyPart, PrimaryKey};
 pub use query::{Cursor, Page};
-pub use schema::{Entity, EntityEnum, FromCollection, Item, Key, TableDef};
+pub use schema::{Collection, Entity, EntityEnum, Item, Key, TableDef};
 pub use table::Table;
 pub use value::Attribute;
 pub use value::time::Timestamp;

@@ -1,4 +1,4 @@
-//! What generated code calls: `#[derive(Entity)]`, `#[derive(Table)]`, `#[derive(Collection)]`
+//! What generated code calls: `#[derive(Entity)]`, `#[derive(TableDef)]`, `#[derive(Collection)]`
 //! and `#[derive(KeyPart)]` emit `::dynamo_entity::__private::...` paths into this module. Not a
 //! public API: it may change in any release. The logic lives in the runtime's modules; these
 //! are thin entry points with the shapes the expansions need.

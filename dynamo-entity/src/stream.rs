@@ -1,5 +1,5 @@
 //! DynamoDB Streams records decoded into a table-level entity enum
-//! (`#[derive(Collection)] enum AnyItem { … }`).
+//! (`#[derive(EntityEnum)] enum AnyItem { … }`).
 //!
 //! A stream record carries the event type and, depending on the stream's view type, the item's
 //! keys, its new image and its old image. [`Change`] holds them decoded:

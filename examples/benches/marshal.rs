@@ -30,7 +30,7 @@ use std::time::Duration;
 use aws_sdk_dynamodb::types::AttributeValue;
 use criterion::Criterion;
 use dynamo_entity::collection::Unknown;
-use dynamo_entity::{Entity, FromCollection, Item, Timestamp};
+use dynamo_entity::{Collection, Entity, Item, Timestamp};
 use dynamo_entity_examples::skill_exchange::{
     Badge, BadgeType, Coupon, Dataset, Purchase, Redemption, Review, Sizes, Skill, SkillId, SkillPage, SkillStatus,
     User, UserId, UserPage,
@@ -698,7 +698,7 @@ fn bench_entity<T: Entity + PartialEq + Debug>(c: &mut Criterion, case: &Case<T>
 
 type Decoder<C> = fn(&[Item]) -> Result<C, HandError>;
 
-fn bench_collection<C: FromCollection + PartialEq + Debug>(
+fn bench_collection<C: Collection + PartialEq + Debug>(
     c: &mut Criterion,
     name: &str,
     pages: &[Vec<Item>],

@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 use arbitrary::Arbitrary;
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
-use dynamo_entity::collection::Collection;
+use dynamo_entity::collection::Items;
 use dynamo_entity::{Entity, Item, Timestamp};
 use dynamo_entity_examples::skill_exchange::{
     self, AnyItem, Badge, Coupon, Dataset, Purchase, Redemption, Review, Sizes, Skill, SkillPage, User, UserId,
@@ -266,7 +266,7 @@ pub fn decode_everything(items: &[Item]) {
         round_trip::<Redemption>(item);
         let _ = dynamo_entity::schema::describe_key(item);
     }
-    let collection = Collection::from(items.to_vec());
+    let collection = Items::from(items.to_vec());
     let _ = collection.type_counts();
     if let Ok(all) = collection.decode_each::<AnyItem>() {
         // Each decoded variant re-encodes to an item of its own entity type.
@@ -281,7 +281,7 @@ pub fn decode_everything(items: &[Item]) {
                 AnyItem::Redemption(v) => v.to_item(),
             };
             if let Ok(item) = item {
-                let back = Collection::from(vec![item]).decode_each::<AnyItem>();
+                let back = Items::from(vec![item]).decode_each::<AnyItem>();
                 assert_eq!(back.ok(), Some(vec![any]), "AnyItem changed through encode/decode");
             }
         }

@@ -1,4 +1,4 @@
-//! Compile-time rules of `#[derive(Entity)]`, `#[derive(KeyPart)]` and `#[derive(Table)]`
+//! Compile-time rules of `#[derive(Entity)]`, `#[derive(KeyPart)]` and `#[derive(TableDef)]`
 //! (`ui/table_*.rs`: the checks across a table's entities), pinned by trybuild.
 //!
 //! Each `ui/*.rs` must fail to compile with exactly the errors in its `.stderr`; each

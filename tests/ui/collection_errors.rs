@@ -1,4 +1,4 @@
-use dynamo_entity::{Collection, Entity};
+use dynamo_entity::{Collection, Entity, EntityEnum};
 
 #[derive(Entity)]
 #[entity(pk = "P#<id>", sk = "META")]
@@ -20,7 +20,7 @@ pub struct Thread {
     pub pinned: Option<Comment>,
 }
 
-#[derive(Collection)]
+#[derive(EntityEnum)]
 pub enum Any {
     Post(Post),
     Comment { comment: Comment },
@@ -28,6 +28,6 @@ pub enum Any {
 }
 
 fn main() {
-    let _ = <Thread as dynamo_entity::FromCollection>::TYPES;
+    let _ = <Thread as dynamo_entity::Collection>::TYPES;
     let _ = <Any as dynamo_entity::EntityEnum>::TYPES;
 }

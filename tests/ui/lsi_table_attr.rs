@@ -1,5 +1,5 @@
 //! Mistakes in the `lsiN(...)` of a table declaration, all reported at once.
-use dynamo_entity::{Entity, Table};
+use dynamo_entity::{Entity, TableDef};
 
 #[derive(Entity)]
 #[entity(pk = "USER#<user_id>", sk = "ORDER#<id>", lsi1 = "<placed>")]
@@ -9,7 +9,7 @@ pub struct Order {
     pub placed: u32,
 }
 
-#[derive(Table)]
+#[derive(TableDef)]
 #[table(
     entities(Order),
     lsi1(projection = all, pk = S),

@@ -1,5 +1,5 @@
 //! LSI sort key types that differ between entities, or from the declaration.
-use dynamo_entity::{Entity, Table};
+use dynamo_entity::{Entity, TableDef};
 
 /// `LSI1SK` is `N` (one numeric placeholder), `LSI2SK` is `S`.
 #[derive(Entity)]
@@ -19,7 +19,7 @@ pub struct Note {
     pub written: u32,
 }
 
-#[derive(Table)]
+#[derive(TableDef)]
 #[table(entities(Order, Note), lsi1(projection = all), lsi2(projection = all, sk = N))]
 pub struct Shop;
 

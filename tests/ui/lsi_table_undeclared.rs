@@ -1,5 +1,5 @@
 //! An entity writes an LSI that the table does not declare.
-use dynamo_entity::{Entity, Table};
+use dynamo_entity::{Entity, TableDef};
 
 #[derive(Entity)]
 #[entity(pk = "USER#<user_id>", sk = "ORDER#<id>", lsi1 = "<placed>", lsi4 = "<total>")]
@@ -10,7 +10,7 @@ pub struct Order {
     pub total: u64,
 }
 
-#[derive(Table)]
+#[derive(TableDef)]
 #[table(entities(Order), lsi1(projection = all))]
 pub struct Shop;
 

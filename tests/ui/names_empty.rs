@@ -1,6 +1,6 @@
 //! A declared key attribute name that is empty: DynamoDB's key attribute names are 1 to 255
 //! bytes.
-use dynamo_entity::{Entity, Table};
+use dynamo_entity::{Entity, TableDef};
 
 #[derive(Entity)]
 #[entity(table = Shop, pk = "USER#<id>", sk = "PROFILE", gsi1 = "TEAM#<team>", gsi1_sk = "<id>")]
@@ -9,7 +9,7 @@ pub struct User {
     pub team: String,
 }
 
-#[derive(Table)]
+#[derive(TableDef)]
 #[table(entities(User), pk = "", gsi1(pk = "gsi1pk", sk = ""))]
 pub struct Shop;
 

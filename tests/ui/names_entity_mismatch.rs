@@ -1,6 +1,6 @@
 //! An entity of a table with its own names that does not say `#[entity(table = ...)]`: its
 //! items would be written under the default names. Spanned on the entity in `entities(...)`.
-use dynamo_entity::{Entity, Table};
+use dynamo_entity::{Entity, TableDef};
 
 #[derive(Entity)]
 #[entity(table = Shop, pk = "USER#<id>", sk = "PROFILE")]
@@ -15,7 +15,7 @@ pub struct Order {
     pub order_id: u32,
 }
 
-#[derive(Table)]
+#[derive(TableDef)]
 #[table(entities(User, Order), pk = "pk", sk = "sk")]
 pub struct Shop;
 

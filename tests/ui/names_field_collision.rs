@@ -1,6 +1,6 @@
 //! A field stored in an attribute that the table uses as a key or as the type attribute: its
 //! value would overwrite the key. Spanned on the entity in `entities(...)`.
-use dynamo_entity::{Entity, Table};
+use dynamo_entity::{Entity, TableDef};
 
 #[derive(Entity)]
 #[entity(table = Shop, pk = "USER#<id>", sk = "PROFILE", gsi1 = "TEAM#<team>", gsi1_sk = "<id>")]
@@ -20,7 +20,7 @@ pub struct Order {
     pub kind: String,
 }
 
-#[derive(Table)]
+#[derive(TableDef)]
 #[table(entities(User, Order), pk = "pk", sk = "sk", entity_type = "kind", gsi1(pk = "gsi1pk", sk = "gsi1sk"))]
 pub struct Shop;
 

@@ -1,6 +1,6 @@
 //! Index names DynamoDB refuses (3 to 255 characters of a-z, A-Z, 0-9, `_`, `-`, `.`), and two
 //! indexes of one table with one name.
-use dynamo_entity::{Entity, Table};
+use dynamo_entity::{Entity, TableDef};
 
 #[derive(Entity)]
 #[entity(table = Shop, pk = "USER#<id>", sk = "ID#<id>", gsi1 = "TEAM#<team>", gsi1_sk = "<id>",
@@ -11,7 +11,7 @@ pub struct User {
     pub city: String,
 }
 
-#[derive(Table)]
+#[derive(TableDef)]
 #[table(
     entities(User),
     gsi1(name = "By Team"),

@@ -1,4 +1,4 @@
-//! `#[entity(table = ...)]` naming a type that is no `#[derive(Table)]` declaration: one error,
+//! `#[entity(table = ...)]` naming a type that is no `#[derive(TableDef)]` declaration: one error,
 //! on that path.
 use dynamo_entity::Entity;
 

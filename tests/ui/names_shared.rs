@@ -1,6 +1,6 @@
 //! Two roles that share one attribute name: writing one would overwrite the other. Each
 //! clash is reported at the name that repeats an earlier one, all at once.
-use dynamo_entity::{Entity, Table};
+use dynamo_entity::{Entity, TableDef};
 
 #[derive(Entity)]
 #[entity(table = Shop, pk = "USER#<id>", sk = "PROFILE", gsi1 = "TEAM#<team>", gsi1_sk = "<id>",
@@ -11,7 +11,7 @@ pub struct User {
     pub city: String,
 }
 
-#[derive(Table)]
+#[derive(TableDef)]
 #[table(
     entities(User),
     pk = "key",

@@ -1,6 +1,6 @@
 // An entity that names a table must be listed in that table's `entities(...)`, or its keys
 // escape the table's collision checks.
-use dynamo_entity::{Entity, Table};
+use dynamo_entity::{Entity, TableDef};
 
 #[derive(Entity)]
 #[entity(table = Shop, pk = "USER#<id>", sk = "PROFILE")]
@@ -14,7 +14,7 @@ pub struct Shadow {
     pub id: String,
 }
 
-#[derive(Table)]
+#[derive(TableDef)]
 #[table(entities(User), pk = "pk", sk = "sk")]
 pub struct Shop;
 

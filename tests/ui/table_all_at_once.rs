@@ -1,5 +1,5 @@
 //! Problems of every kind in one declaration: each is reported once, together, at its entity.
-use dynamo_entity::{Entity, Table};
+use dynamo_entity::{Entity, TableDef};
 
 #[derive(Entity)]
 #[entity(pk = "USER#<id>", sk = "PROFILE", gsi1 = "LEADERBOARD", gsi1_sk = "<sales>")]
@@ -31,7 +31,7 @@ pub struct Broken {
     pub id: String,
 }
 
-#[derive(Table)]
+#[derive(TableDef)]
 #[table(entities(User, Account, Team, Broken), gsi1(projection = all))]
 pub struct Club;
 

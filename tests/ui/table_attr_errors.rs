@@ -1,5 +1,5 @@
 //! Mistakes in `#[table(...)]` itself, all reported at once.
-use dynamo_entity::{Entity, Table};
+use dynamo_entity::{Entity, TableDef};
 
 #[derive(Entity)]
 #[entity(pk = "A#<id>", sk = "META", gsi1 = "ALL", gsi1_sk = "<id>")]
@@ -15,7 +15,7 @@ mod other {
     }
 }
 
-#[derive(Table)]
+#[derive(TableDef)]
 #[table(
     entities(Apple, other::Apple, Apple),
     gsi1(projection = include(price, SK, price)),

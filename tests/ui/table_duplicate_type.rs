@@ -1,5 +1,5 @@
 //! Two entities with the same entity type name.
-use dynamo_entity::{Entity, Table};
+use dynamo_entity::{Entity, TableDef};
 
 #[derive(Entity)]
 #[entity(pk = "A#<id>", sk = "META", name = "Thing")]
@@ -13,7 +13,7 @@ pub struct Banana {
     pub id: String,
 }
 
-#[derive(Table)]
+#[derive(TableDef)]
 #[table(entities(Apple, Banana))]
 pub struct Fruit;
 

@@ -1,5 +1,5 @@
 //! GSI key types that differ between entities, or from the declaration.
-use dynamo_entity::{Entity, Table};
+use dynamo_entity::{Entity, TableDef};
 
 /// `GSI1SK` is `N` (one numeric placeholder).
 #[derive(Entity)]
@@ -30,7 +30,7 @@ pub struct Kit {
     pub owner: String,
 }
 
-#[derive(Table)]
+#[derive(TableDef)]
 #[table(entities(Skill, Guide, Kit), gsi1(projection = all), gsi2(projection = keys_only, sk = N))]
 pub struct Catalog;
 

@@ -1,5 +1,5 @@
 //! An INCLUDE projection of an attribute that no entity writing the index stores.
-use dynamo_entity::{Entity, Table};
+use dynamo_entity::{Entity, TableDef};
 
 #[derive(Entity)]
 #[entity(pk = "SKILL#<id>", sk = "META", gsi4 = "STATUS#<status>", gsi4_sk = "<id>")]
@@ -11,7 +11,7 @@ pub struct Skill {
     pub price_cents: u32,
 }
 
-#[derive(Table)]
+#[derive(TableDef)]
 #[table(entities(Skill), gsi4(projection = include(title, priceCents, price_cents)))]
 pub struct Market;
 

@@ -1,5 +1,5 @@
 //! Two entities whose primary key templates can produce the same key.
-use dynamo_entity::{Entity, Table};
+use dynamo_entity::{Entity, TableDef};
 
 /// `USER#<id>` / `PROFILE`.
 #[derive(Entity)]
@@ -32,7 +32,7 @@ pub struct Settings {
     pub user_id: String,
 }
 
-#[derive(Table)]
+#[derive(TableDef)]
 #[table(entities(User, Profile, Note, Settings))]
 pub struct Accounts;
 

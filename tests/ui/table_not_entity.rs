@@ -1,5 +1,5 @@
 //! A listed type that is not an entity: one error, at the type.
-use dynamo_entity::{Entity, Table};
+use dynamo_entity::{Entity, TableDef};
 
 #[derive(Entity)]
 #[entity(pk = "A#<id>", sk = "META")]
@@ -9,7 +9,7 @@ pub struct Apple {
 
 pub struct Pear;
 
-#[derive(Table)]
+#[derive(TableDef)]
 #[table(entities(Apple, Pear))]
 pub struct Orchard;
 

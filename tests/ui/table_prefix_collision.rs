@@ -1,5 +1,5 @@
 //! A query's default `begins_with` on one entity's sort-key prefix reads another's items.
-use dynamo_entity::{Entity, Table};
+use dynamo_entity::{Entity, TableDef};
 
 /// `Order::query` adds `begins_with(SK, "ORDER#")`.
 #[derive(Entity)]
@@ -37,7 +37,7 @@ pub struct Shop {
     pub sku: String,
 }
 
-#[derive(Table)]
+#[derive(TableDef)]
 #[table(entities(Order, OrderLine, Summary, Shop), gsi1(projection = all))]
 pub struct Orders;
 

@@ -1,5 +1,5 @@
 //! An entity writes a GSI (and queries the inverted index) that the table does not declare.
-use dynamo_entity::{Entity, Table};
+use dynamo_entity::{Entity, TableDef};
 
 #[derive(Entity)]
 #[entity(pk = "SKILL#<id>", sk = "META", gsi1 = "CAT#<category>", gsi1_sk = "<downloads>",
@@ -18,7 +18,7 @@ pub struct Tag {
     pub name: String,
 }
 
-#[derive(Table)]
+#[derive(TableDef)]
 #[table(entities(Skill, Tag), gsi1(projection = all))]
 pub struct Market;
 

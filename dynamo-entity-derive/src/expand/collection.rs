@@ -34,7 +34,7 @@ impl<'a> Derive<'a> for Collection<'a> {
     }
 }
 
-/// `impl FromCollection`: one local per field, filled by entity type in one pass over the items.
+/// `impl Collection`: one local per field, filled by entity type in one pass over the items.
 fn from_collection(name: &syn::Ident, members: &[Member]) -> TokenStream {
     let name_str = name.to_string();
     let mut decls = Vec::new();
@@ -77,7 +77,7 @@ fn from_collection(name: &syn::Ident, members: &[Member]) -> TokenStream {
     }
     quote! {
         #[automatically_derived]
-        impl ::dynamo_entity::collection::FromCollection for #name {
+        impl ::dynamo_entity::Collection for #name {
             const TYPES: &'static [&'static str] = &[#(#types),*];
             fn from_items(
                 items: &[::dynamo_entity::__private::Item],
@@ -118,7 +118,7 @@ fn entity_enum(name: &syn::Ident, variants: &[Variant]) -> TokenStream {
     }
     quote! {
         #[automatically_derived]
-        impl ::dynamo_entity::collection::EntityEnum for #name {
+        impl ::dynamo_entity::EntityEnum for #name {
             const TYPES: &'static [&'static str] = &[#(#types),*];
             const NAMES: &'static ::dynamo_entity::AttributeNames = #names;
             fn decode(

@@ -24,7 +24,7 @@ pub fn entity(input: &DeriveInput) -> TokenStream {
             #[automatically_derived]
             impl __de::Entity for #ident {
                 const TYPE: &'static str = #name;
-                // Empty templates: the checks of `#[derive(Table)]` skip this entity.
+                // Empty templates: the checks of `#[derive(TableDef)]` skip this entity.
                 const SCHEMA: &'static __de::EntitySchema = &__de::failed_schema(#name);
                 fn to_item(&self) -> __de::Result<__de::Item, __de::Error> {
                     ::core::unreachable!()
@@ -79,7 +79,7 @@ pub fn key_part(input: &DeriveInput) -> TokenStream {
     }
 }
 
-/// `impl FromCollection` (or `impl EntityEnum` for an enum) with an unreachable body; nothing
+/// `impl Collection` (or `impl EntityEnum` for an enum) with an unreachable body; nothing
 /// for a generic type.
 pub fn collection(input: &DeriveInput) -> TokenStream {
     if !input.generics.params.is_empty() {
@@ -88,7 +88,7 @@ pub fn collection(input: &DeriveInput) -> TokenStream {
     let name = &input.ident;
     match &input.data {
         Data::Enum(_) => quote! {
-            impl ::dynamo_entity::collection::EntityEnum for #name {
+            impl ::dynamo_entity::EntityEnum for #name {
                 const TYPES: &'static [&'static str] = &[];
                 fn decode(
                     _: &::dynamo_entity::__private::Item,
@@ -98,7 +98,7 @@ pub fn collection(input: &DeriveInput) -> TokenStream {
             }
         },
         _ => quote! {
-            impl ::dynamo_entity::collection::FromCollection for #name {
+            impl ::dynamo_entity::Collection for #name {
                 const TYPES: &'static [&'static str] = &[];
                 fn from_items(
                     _: &[::dynamo_entity::__private::Item],

@@ -1,4 +1,4 @@
-//! The checks of `#[derive(Table)]` across its entities.
+//! The checks of `#[derive(TableDef)]` across its entities.
 //!
 //! A derive sees only its own input, so the checks that need the other entities' templates are
 //! `const _: () = if check(..) { panic!("..") };` items: the runtime's `layout_check` functions

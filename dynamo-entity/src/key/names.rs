@@ -50,14 +50,14 @@ pub struct LsiNames {
 /// The attribute and index names of one table: the table's partition and sort key attributes,
 /// the entity type attribute, and each secondary index's name and key attributes.
 ///
-/// Every name is a `&'static str` constant chosen at compile time, by `#[derive(Table)]`'s
+/// Every name is a `&'static str` constant chosen at compile time, by `#[derive(TableDef)]`'s
 /// `#[table(pk = "pk", sk = "sk", entity_type = "__type", gsi1(name = "ByEmail", pk = "gsi1pk",
 /// sk = "gsi1sk"), ...)]`, and an entity uses its table's names through
 /// `#[entity(table = AppTable)]` ([`Entity::NAMES`](crate::Entity::NAMES)). [`AttributeNames::DEFAULT`] holds the
 /// names used when nothing is declared: `PK`, `SK`, `_type`, `GSI<n>` keyed on
 /// `GSI<n>PK`/`GSI<n>SK`, `LSI<n>` sorted on `LSI<n>SK`, and `INVERTED`.
 ///
-/// DynamoDB's rules, which `#[derive(Table)]` checks at compile time: a key attribute name is 1
+/// DynamoDB's rules, which `#[derive(TableDef)]` checks at compile time: a key attribute name is 1
 /// to 255 bytes; an index name is 3 to 255 characters of `a-z A-Z 0-9 _ . -`; the index names
 /// of one table are distinct; and no two roles (the table's keys, the type attribute, the
 /// indexes' keys) share an attribute name, or writing one would overwrite the other.
@@ -106,7 +106,7 @@ macro_rules! default_names {
 }
 
 impl AttributeNames {
-    /// The names used without a `#[derive(Table)]` naming them: `PK`, `SK`, `_type`, `GSI<n>`
+    /// The names used without a `#[derive(TableDef)]` naming them: `PK`, `SK`, `_type`, `GSI<n>`
     /// on `GSI<n>PK`/`GSI<n>SK`, `LSI<n>` on `LSI<n>SK`, `INVERTED`.
     pub const DEFAULT: AttributeNames =
         default_names!(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20; 1, 2, 3, 4, 5);
@@ -213,7 +213,7 @@ impl AttributeNames {
     }
 
     /// Whether `a` and `b` are the same names, in constant evaluation (the check of
-    /// `#[derive(Table)]` that every entity of a table uses the table's names).
+    /// `#[derive(TableDef)]` that every entity of a table uses the table's names).
     pub const fn same(a: &AttributeNames, b: &AttributeNames) -> bool {
         use crate::key::str_eq;
         if !(str_eq(a.pk, b.pk) && str_eq(a.sk, b.sk) && str_eq(a.entity_type, b.entity_type)) {

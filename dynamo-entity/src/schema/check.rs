@@ -1,4 +1,4 @@
-//! Checks across the entities of one table, written as `const fn`s so that `#[derive(Table)]`
+//! Checks across the entities of one table, written as `const fn`s so that `#[derive(TableDef)]`
 //! runs them at compile time (through [`Entity::SCHEMA`](crate::Entity::SCHEMA)), and
 //! [`TableLayout::declared`](crate::schema::TableLayout::declared) runs the same functions at
 //! run time.

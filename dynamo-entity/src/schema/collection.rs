@@ -1,4 +1,4 @@
-//! The traits of item collections decoded as a whole: [`FromCollection`] (a struct filled from
+//! The traits of item collections decoded as a whole: [`Collection`] (a struct filled from
 //! one partition's items) and [`EntityEnum`] (an enum over entity types), both implemented by
 //! `#[derive(Collection)]`; reading them is in [`collection`](crate::collection).
 
@@ -19,7 +19,7 @@ pub enum Unknown {
 
 /// A struct filled from the items of one item collection; implemented by
 /// `#[derive(Collection)]`.
-pub trait FromCollection: Sized {
+pub trait Collection: Sized {
     /// The entity types the collection holds.
     const TYPES: &'static [&'static str];
 
@@ -33,7 +33,7 @@ pub trait FromCollection: Sized {
 }
 
 /// An enum over entity types that decodes any item of those types; implemented by
-/// `#[derive(Collection)]` on an enum.
+/// `#[derive(EntityEnum)]`.
 pub trait EntityEnum: Sized {
     /// The entity types of the variants.
     const TYPES: &'static [&'static str];

@@ -147,13 +147,13 @@ pub trait Entity: Sized + Send + 'static {
     const TYPE: &'static str;
 
     /// The entity's key templates and fields, usable in constant evaluation: the checks of
-    /// `#[derive(Table)]` across the entities of one table read it at compile time (see
+    /// `#[derive(TableDef)]` across the entities of one table read it at compile time (see
     /// [`layout_check`](crate::schema::check)).
     const SCHEMA: &'static EntitySchema;
 
     /// The attribute and index names of the entity's table: [`AttributeNames::DEFAULT`] unless
     /// the entity says `#[entity(table = AppTable)]`, which takes the names that
-    /// `#[derive(Table)]` declared for `AppTable` (`<AppTable as TableDef>::NAMES`). Every
+    /// `#[derive(TableDef)]` declared for `AppTable` (`<AppTable as TableDef>::NAMES`). Every
     /// item, key, query and guard item of the entity uses these names.
     const NAMES: &'static AttributeNames = &AttributeNames::DEFAULT;
 

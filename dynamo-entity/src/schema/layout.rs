@@ -1,6 +1,6 @@
 //! The table as its declaration defines it: [`TableLayout`] (key attributes and their types,
 //! GSIs, LSIs, the inverted index, projections, TTL), built from the entities' schemas by
-//! [`TableLayout::new`] or from a `#[derive(Table)]` declaration ([`TableDef`],
+//! [`TableLayout::new`] or from a `#[derive(TableDef)]` declaration ([`TableDef`],
 //! [`TableLayout::declared`]). The reports drawn from it (CloudFormation, NoSQL Workbench,
 //! Markdown, lint) are in [`design`](crate::design).
 
@@ -252,7 +252,7 @@ impl Projection {
     }
 }
 
-/// One secondary index of a table declaration (`#[derive(Table)]`): which index, its
+/// One secondary index of a table declaration (`#[derive(TableDef)]`): which index, its
 /// projection, and the key types the declaration fixes (`None`: as the entities write it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GsiDecl {
@@ -266,12 +266,12 @@ pub struct GsiDecl {
     pub sk: Option<KeyType>,
 }
 
-/// A table declared with `#[derive(Table)]`: its entities and secondary indexes, checked
+/// A table declared with `#[derive(TableDef)]`: its entities and secondary indexes, checked
 /// together at compile time (see [`layout_check`](crate::schema::check)), and the table-level
 /// entity enum.
 ///
 /// ```ignore
-/// #[derive(Table)]
+/// #[derive(TableDef)]
 /// #[table(entities(User, Skill, Review), gsi1(projection = all), gsi2(projection = keys_only))]
 /// pub struct SkillExchange;                     // also generates `enum SkillExchangeItem`
 ///
@@ -319,10 +319,10 @@ pub trait TableDef {
 }
 
 impl TableLayout {
-    /// The layout of a table declared with its secondary indexes (what `#[derive(Table)]`
+    /// The layout of a table declared with its secondary indexes (what `#[derive(TableDef)]`
     /// builds): the layout of [`TableLayout::new`], holding exactly the declared indexes (an
     /// index no entity writes is created too, with the declared key types or `S`) with their
-    /// projections. It runs the compile-time checks of `#[derive(Table)]` again
+    /// projections. It runs the compile-time checks of `#[derive(TableDef)]` again
     /// ([`layout_check`](crate::schema::check)), for declarations built by hand.
     ///
     /// # Errors

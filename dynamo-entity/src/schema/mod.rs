@@ -13,6 +13,6 @@ pub mod size;
 
 pub use crate::key::names::*;
 pub use crate::value::Item;
-pub use collection::{EntityEnum, FromCollection, Unknown};
+pub use collection::{Collection, EntityEnum, Unknown};
 pub use entity::*;
 pub use layout::*;

@@ -41,7 +41,7 @@ impl Table {
         self.create_table_from(&TableLayout::new(entities)?).await
     }
 
-    /// Creates this table from a layout, such as the one of a `#[derive(Table)]` declaration
+    /// Creates this table from a layout, such as the one of a `#[derive(TableDef)]` declaration
     /// ([`TableDef::layout`](crate::TableDef::layout)): as [`Table::create_table`], with the
     /// layout's indexes, key types and projections ([`TableLayout::projection`]): the GSIs in
     /// `GlobalSecondaryIndexes`, the LSIs ([`Index::Lsi`]) in `LocalSecondaryIndexes`.

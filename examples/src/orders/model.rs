@@ -1,6 +1,6 @@
 //! The entities of the Orders service.
 
-use dynamo_entity::{Entity, KeyPart, Table, Timestamp};
+use dynamo_entity::{Entity, KeyPart, TableDef, Timestamp};
 use serde::{Deserialize, Serialize};
 
 /// A user id such as `alice`.
@@ -94,7 +94,7 @@ pub struct Product {
 /// The Orders table: its entities, GSI1 (user by e-mail) and GSI2 (a user's orders by date),
 /// checked together at compile time. Its item enum, [`AnyItem`], decodes any item of the table
 /// by its entity type attribute (the stream handler's records).
-#[derive(Table)]
+#[derive(TableDef)]
 #[table(
     entities(User, Order, Product),
     gsi1(projection = all),

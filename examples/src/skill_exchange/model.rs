@@ -1,6 +1,6 @@
 //! The entities of Skill Exchange.
 
-use dynamo_entity::{Collection, Entity, KeyPart, Table, Timestamp};
+use dynamo_entity::{Collection, Entity, KeyPart, TableDef, Timestamp};
 
 /// A user id such as `u0042`.
 #[derive(KeyPart, Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -188,7 +188,7 @@ pub struct UserPage {
 /// Every GSI projects `ALL`: each one serves queries that return whole entities. It also
 /// generates [`AnyItem`], any item of the table decoded by its entity type attribute (for
 /// scans, stream records and exports).
-#[derive(Table)]
+#[derive(TableDef)]
 #[table(
     entities(User, Badge, Skill, Review, Purchase, Coupon, Redemption),
     gsi1(projection = all),

@@ -1,6 +1,6 @@
 //! The entities of Vault Commerce.
 
-use dynamo_entity::{Collection, Entity, KeyPart, Table, Timestamp};
+use dynamo_entity::{Collection, Entity, KeyPart, TableDef, Timestamp};
 
 /// A user id such as `0042` (the partition `USER#0042`).
 #[derive(KeyPart, Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -115,7 +115,7 @@ pub struct AccountPage {
 /// The Vault Commerce table: its entities, GSI1 (login by e-mail, orders by status) and the
 /// inverted index (who wishes a product), checked together at compile time. Its item enum,
 /// [`VaultItem`], decodes any item of the table (stream records, scans).
-#[derive(Table)]
+#[derive(TableDef)]
 #[table(
     entities(User, Order, WishlistItem, Product),
     gsi1(projection = all),

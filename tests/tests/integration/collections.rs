@@ -2,7 +2,8 @@
 
 use crate::common;
 
-use dynamo_entity::{Collection, Entity, Error, Timestamp};
+use dynamo_entity::collection::Items;
+use dynamo_entity::{Entity, Error, Timestamp};
 use dynamo_entity_examples::skill_exchange::{
     AnyItem, Review, Skill, SkillId, SkillPage, SkillStatus, User, UserId, UserPage, schemas,
 };
@@ -103,7 +104,7 @@ async fn the_table_enum_decodes_any_item() {
     table.client().put_item().table_name(table.name()).set_item(Some(foreign)).send().await.unwrap();
 
     let scan = table.client().scan().table_name(table.name()).send().await.unwrap();
-    let mut decoded = Collection::from(scan.items.unwrap_or_default()).decode_each::<AnyItem>().unwrap();
+    let mut decoded = Items::from(scan.items.unwrap_or_default()).decode_each::<AnyItem>().unwrap();
     decoded.sort_by_key(|i| format!("{i:?}"));
     assert_eq!(decoded, vec![AnyItem::Review(review("s1", 1)), AnyItem::Skill(skill("s1"))]);
     assert_eq!(

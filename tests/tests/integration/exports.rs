@@ -76,7 +76,7 @@ fn vault_commerce_workbench_model() {
     insta::assert_json_snapshot!("vault_commerce_workbench", model);
 }
 
-/// Orders, from its table declaration (`#[derive(Table)]`).
+/// Orders, from its table declaration (`#[derive(TableDef)]`).
 fn orders() -> TableLayout {
     dynamo_entity_examples::orders::layout().unwrap()
 }

@@ -38,7 +38,7 @@ pub struct Order {
 }
 
 /// The declaration under test: one LSI of each projection type.
-#[derive(Table)]
+#[derive(TableDef)]
 #[table(
     entities(User, Order),
     lsi1(projection = all),

@@ -70,12 +70,12 @@ pub struct Entry {
     pub body: String,
 }
 
-#[derive(Table)]
+#[derive(TableDef)]
 #[table(entities(Entry), pk = "key", sk = "range", entity_type = "kind")]
 pub struct Ledger;
 
 /// Custom names everywhere, as users of ElectroDB or DynamoDB Toolbox write them.
-#[derive(Table)]
+#[derive(TableDef)]
 #[table(
     entities(Member, Order, Tag),
     pk = "pk",

@@ -4,7 +4,7 @@
 use dynamo_entity_examples::orders::{self, Dataset, Line, Order, OrderId, OrderStatus, Sizes, User, UserId, scenario};
 use dynamo_entity_local::LocalDynamoDb;
 
-/// A new, empty table created from the example's `#[derive(Table)]` declaration.
+/// A new, empty table created from the example's `#[derive(TableDef)]` declaration.
 async fn table(test: &str) -> dynamo_entity::Table {
     let server = dynamo_entity_local::LocalDynamoDb::shared().await.expect("DynamoDB Local is available");
     let table = dynamo_entity::Table::new(server.client(), dynamo_entity_local::unique_table_name(test));

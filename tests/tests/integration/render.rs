@@ -114,10 +114,7 @@ fn put_of_a_versioned_entity_with_a_unique_field() {
     let put = tx.transact_items()[0].put().unwrap();
     // The item exists, still holds the e-mail address read, is of this entity type (the guard
     // every write shares: a put never overwrites another entity's item), and is at version 2.
-    assert_eq!(
-        put.condition_expression(),
-        Some("attribute_exists(#n0) AND #n1 = :v0 AND #n2 = :v1 AND #n3 = :v2")
-    );
+    assert_eq!(put.condition_expression(), Some("attribute_exists(#n0) AND #n1 = :v0 AND #n2 = :v1 AND #n3 = :v2"));
     let names = put.expression_attribute_names().unwrap();
     assert_eq!((names["#n2"].as_str(), names["#n3"].as_str()), ("_type", "version"));
     let values = put.expression_attribute_values().unwrap();

@@ -25,7 +25,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Instant;
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use dynamo_entity::collection::Collection;
+use dynamo_entity::collection::Items;
 use dynamo_entity::transact::CancellationCode;
 use dynamo_entity::{Entity, Error, Item, Table, Timestamp};
 use dynamo_entity_examples::rng::Rng;
@@ -287,7 +287,7 @@ async fn sixty_four_tasks_of_mixed_operations_keep_every_invariant() {
 
     // The table as it is now.
     let raw = common::scan_all(&table).await;
-    let any: Vec<AnyItem> = Collection::from(raw.clone()).decode_each().expect("every item decodes");
+    let any: Vec<AnyItem> = Items::from(raw.clone()).decode_each().expect("every item decodes");
     let mut skills: BTreeMap<SkillId, Skill> = BTreeMap::new();
     let mut users: BTreeMap<UserId, User> = BTreeMap::new();
     let mut purchase_items: HashMap<SkillId, u64> = HashMap::new();

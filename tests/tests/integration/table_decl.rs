@@ -1,4 +1,4 @@
-//! `#[derive(Table)]`: the table a declaration creates (checked with `DescribeTable` against
+//! `#[derive(TableDef)]`: the table a declaration creates (checked with `DescribeTable` against
 //! DynamoDB Local), its CloudFormation export, the generated entity enum, and the run-time form
 //! of the compile-time checks ([`TableLayout::declared`]).
 
@@ -40,7 +40,7 @@ pub struct Order {
 }
 
 /// The declaration under test: three projections, one index that no entity writes.
-#[derive(Table)]
+#[derive(TableDef)]
 #[table(
     entities(User, Badge, Order),
     gsi1(projection = all),
@@ -178,7 +178,7 @@ fn cloudformation_carries_the_projections() {
     assert!(defs.contains(&json!({ "AttributeName": "GSI3PK", "AttributeType": "S" })));
 }
 
-// The run-time form of the checks, for declarations built by hand (a `#[derive(Table)]` with
+// The run-time form of the checks, for declarations built by hand (a `#[derive(TableDef)]` with
 // these entities does not compile; see `tests/ui/table_*.rs`).
 
 #[derive(Entity)]
@@ -247,7 +247,7 @@ pub struct Wish {
 }
 
 /// The inverted index projects exactly what `Wish` stores, so its queries decode.
-#[derive(Table)]
+#[derive(TableDef)]
 #[table(entities(User, Wish), gsi1, inverted(projection = include(user_id, product)))]
 pub struct Wishes;
 

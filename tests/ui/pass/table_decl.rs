@@ -1,9 +1,9 @@
 //! A table declaration: entities sharing item collections and GSIs, projections, declared key
 //! types, the generated enum with extra derives.
 
-use dynamo_entity::design::{GsiDecl, Projection};
+use dynamo_entity::schema::{GsiDecl, Projection};
 use dynamo_entity::key::KeyType;
-use dynamo_entity::{Entity, Index, Table, TableDef};
+use dynamo_entity::{Entity, Index, TableDef};
 
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[entity(pk = "USER#<id>", sk = "PROFILE", gsi1 = "LEADERBOARD", gsi1_sk = "<sales>")]
@@ -36,7 +36,7 @@ pub struct Line {
     pub line: u32,
 }
 
-#[derive(Table)]
+#[derive(TableDef)]
 #[table(
     entities(User, Badge, Order, Line),
     gsi1(projection = all, sk = N),
@@ -49,7 +49,7 @@ pub struct Line {
 )]
 pub struct Shop;
 
-#[derive(Table)]
+#[derive(TableDef)]
 #[table(entities(User, Badge), gsi1)]
 struct Small;
 

@@ -1,4 +1,4 @@
-//! The model of a `#[derive(Table)]` declaration: its entities, its indexes and the attribute
+//! The model of a `#[derive(TableDef)]` declaration: its entities, its indexes and the attribute
 //! and index names they resolve to.
 
 use quote::ToTokens;
@@ -29,7 +29,7 @@ impl<'a> Table<'a> {
         if !matches!(input.data, Data::Struct(_)) {
             cx.error_spanned_by(
                 &input.ident,
-                "#[derive(Table)] goes on a struct, usually a unit struct: `pub struct MyTable;`",
+                "#[derive(TableDef)] goes on a struct, usually a unit struct: `pub struct MyTable;`",
             );
         }
         let decl = attr::table_attrs(input, cx);

@@ -43,7 +43,7 @@ pub struct EntityAttrs {
     pub name: Option<LitStr>,
     /// `inverted`: the entity is queried through the inverted index (`SK` / `PK`).
     pub inverted: Option<Ident>,
-    /// `table = AppTable`: the `#[derive(Table)]` type whose attribute and index names the
+    /// `table = AppTable`: the `#[derive(TableDef)]` type whose attribute and index names the
     /// entity uses.
     pub table: Option<syn::Path>,
 }

@@ -1,4 +1,4 @@
-//! Parsing `#[table(...)]` on a `#[derive(Table)]` declaration.
+//! Parsing `#[table(...)]` on a `#[derive(TableDef)]` declaration.
 
 use proc_macro2::Span;
 use syn::parse::ParseStream;
@@ -143,7 +143,10 @@ pub fn table_attrs(input: &DeriveInput, cx: &Ctxt) -> Decl {
         }
     }
     if !any {
-        cx.error_at(Span::call_site(), "#[derive(Table)] needs `#[table(entities(...), gsi1(projection = all), ...)]`");
+        cx.error_at(
+            Span::call_site(),
+            "#[derive(TableDef)] needs `#[table(entities(...), gsi1(projection = all), ...)]`",
+        );
     } else if decl.entities.is_none() && !cx.has_errors() {
         cx.error_spanned_by(&input.ident, "the table names no entities: add `entities(A, B, ...)` to `#[table(...)]`");
     }

@@ -274,7 +274,7 @@ fn key_part_types(entity: &Entity, cx: &Ctxt) {
 
 /// Rule 7: attribute names must be non-empty, unique and not one of the reserved key or type
 /// attributes. With `#[entity(table = ...)]` the key and type attributes are the table's, which
-/// this derive cannot see: `#[derive(Table)]` checks them against the fields instead.
+/// this derive cannot see: `#[derive(TableDef)]` checks them against the fields instead.
 fn attributes(entity: &Entity, cx: &Ctxt) {
     let mut seen: HashMap<&str, &str> = HashMap::new();
     for field in &entity.fields {

@@ -1,4 +1,4 @@
-//! Validation of a `#[derive(Table)]` declaration within itself. The checks across its entities
+//! Validation of a `#[derive(TableDef)]` declaration within itself. The checks across its entities
 //! need their schemas, so they run in constant evaluation: see `crate::expand::table_checks`.
 
 use proc_macro2::Span;
