@@ -1,5 +1,5 @@
 //! The derive macros of [`dynamo-entity`](https://docs.rs/dynamo-entity): `#[derive(Entity)]`,
-//! `#[derive(KeyPart)]`, `#[derive(Collection)]` and `#[derive(TableDef)]` (`table`, a table
+//! `#[derive(KeyPart)]`, `#[derive(Collection)]`, `#[derive(EntityEnum)]` and `#[derive(TableDef)]` (a table
 //! declaration whose checks across entities run in constant evaluation).
 //!
 //! Use them through the `dynamo-entity` crate, which re-exports them and documents the attribute

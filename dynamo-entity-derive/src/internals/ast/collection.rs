@@ -14,7 +14,7 @@ pub struct Collection<'a> {
 
 /// What the type is.
 pub enum Shape<'a> {
-    /// A struct with named fields: `FromCollection`.
+    /// A struct with named fields: `Collection`.
     Struct(Vec<Member<'a>>),
     /// An enum: `EntityEnum`.
     Enum(Vec<Variant<'a>>),
