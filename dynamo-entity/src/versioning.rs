@@ -162,7 +162,8 @@ pub enum Maintained {}
 /// whole second.
 ///
 /// ```
-/// use dynamo_entity::{Attribute, EpochSeconds, Timestamp};
+/// use dynamo_entity::versioning::EpochSeconds;
+/// use dynamo_entity::{Attribute, Timestamp};
 /// use aws_sdk_dynamodb::types::AttributeValue;
 /// let t = Timestamp::from_millis(1_700_000_000_999).unwrap();
 /// assert_eq!(EpochSeconds(t).to_attribute().unwrap(), Some(AttributeValue::N("1700000000".into())));

@@ -17,7 +17,9 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 
 use crate::key::{Segment, Template};
-use crate::schema::{AttributeNames, Index, IndexSchema, TableLayout};
+/// The layout the reports of this module are drawn from (defined in [`schema`](crate::schema)).
+pub use crate::schema::TableLayout;
+use crate::schema::{AttributeNames, Index, IndexSchema};
 
 /// One query the generated code offers.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -2,8 +2,8 @@
 //! committed in AWS's own modelling tool.
 //!
 //! ```no_run
-//! use dynamo_entity::design::TableLayout;
-//! use dynamo_entity::workbench::WorkbenchModel;
+//! use dynamo_entity::schema::TableLayout;
+//! use dynamo_entity::design::workbench::WorkbenchModel;
 //! use dynamo_entity::{Entity, Timestamp};
 //!
 //! #[derive(Entity, Debug, Clone, PartialEq)]

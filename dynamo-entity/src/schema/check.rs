@@ -281,7 +281,7 @@ pub const fn first_same_name(entities: &[&EntitySchema], later: usize) -> usize 
 /// type, and some values of the placeholders make them equal at once (see the module docs).
 ///
 /// ```
-/// use dynamo_entity::layout_check::{failed_schema, keys_collide};
+/// use dynamo_entity::schema::check::{failed_schema, keys_collide};
 /// // A schema without templates is never reported.
 /// assert!(!keys_collide(&failed_schema("A"), &failed_schema("B")));
 /// ```
