@@ -328,6 +328,10 @@ impl BatchWrite {
     }
 
     /// Puts `value` (replacing any item with its key).
+    ///
+    /// `BatchWriteItem` takes no condition, so unlike [`Table::put`] a batch cannot check that
+    /// an item already under this key is of `E`'s type: a batch is for keys only `E` writes
+    /// (or a table whose entities' keys cannot collide, which `#[derive(TableDef)]` checks).
     pub fn put<E: Entity>(mut self, value: &E) -> Self {
         self.ops.push(WriteOp::put(value));
         self
@@ -339,7 +343,8 @@ impl BatchWrite {
         self
     }
 
-    /// Deletes the item with this key (nothing happens if there is none).
+    /// Deletes the item with this key (nothing happens if there is none). As with
+    /// [`put`](Self::put), a batch cannot check the stored item's entity type.
     pub fn delete<E: Entity>(mut self, key: Key<E>) -> Self {
         self.ops.push(
             refuse_unique::<E>("delete")

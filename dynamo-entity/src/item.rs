@@ -147,12 +147,14 @@ impl Table {
         resp.item.map(|item| E::from_item(&item)).transpose()
     }
 
-    /// Writes `value` (`&E`, or `&mut E`: see [`Writable`]), replacing any item with the same
-    /// primary key (`PutItem`).
+    /// Writes `value` (`&E`, or `&mut E`: see [`Writable`]), creating the item or replacing the
+    /// item of `E` with the same primary key (`PutItem`, on the condition that no item has the
+    /// key or that it is of `E`'s type).
     ///
     /// # Errors
-    /// [`Error::Key`] / [`Error::Encode`] before sending; [`Error::Sdk`] (an item over
-    /// DynamoDB's 400 KB limit is rejected by DynamoDB as a `ValidationException`).
+    /// [`Error::Key`] / [`Error::Encode`] / [`Error::ItemTooLarge`] (over DynamoDB's 400 KB)
+    /// before sending; [`Error::WrongEntity`] when the item under that key is of another entity
+    /// type (nothing is written); [`Error::Sdk`].
     ///
     /// An entity with unique fields is read first and written in a transaction that moves the
     /// guards of changed values ([`unique`](crate::unique)); a value that belongs to another

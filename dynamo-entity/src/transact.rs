@@ -135,11 +135,41 @@ impl Cond {
         Cond { expression: format!("attribute_not_exists({pk})"), placeholders }
     }
 
-    /// `attribute_exists(PK)` (the table's partition key under `names`): an item has this key.
-    pub(crate) fn present(names: &AttributeNames) -> Cond {
+    /// `(attribute_not_exists(PK) OR <type> = entity)`: no item has this key, or the item is of
+    /// `entity`'s type. The guard every write shares: a put or delete never touches another
+    /// entity's item under the same key.
+    pub(crate) fn absent_or_type(names: &AttributeNames, entity: &'static str) -> Cond {
         let mut placeholders = Placeholders::default();
-        let pk = placeholders.name(names.pk);
-        Cond { expression: format!("attribute_exists({pk})"), placeholders }
+        let mut expression = String::with_capacity(48);
+        expression.push_str("(attribute_not_exists(");
+        placeholders.push_name(names.pk, &mut expression);
+        expression.push_str(") OR ");
+        placeholders.push_type_is(names, entity, &mut expression);
+        expression.push(')');
+        Cond { expression, placeholders }
+    }
+
+    /// `attribute_exists(PK) AND <type> = entity`: an item of `entity`'s type has this key.
+    pub(crate) fn present_and_type(names: &AttributeNames, entity: &'static str) -> Cond {
+        let mut placeholders = Placeholders::default();
+        let mut expression = String::with_capacity(48);
+        expression.push_str("attribute_exists(");
+        placeholders.push_name(names.pk, &mut expression);
+        expression.push_str(") AND ");
+        placeholders.push_type_is(names, entity, &mut expression);
+        Cond { expression, placeholders }
+    }
+
+    /// This condition and `condition` (an item of `entity`), both required.
+    pub(crate) fn and_condition(mut self, entity: &'static str, condition: &Condition) -> Result<Cond, Error> {
+        let other = condition.render(&mut self.placeholders).map_err(|(field, source)| Error::Encode {
+            entity,
+            field,
+            attribute: field,
+            source,
+        })?;
+        self.expression = format!("{} AND ({other})", self.expression);
+        Ok(self)
     }
 
     /// A rendered [`Condition`] on an item of `entity`.
@@ -494,7 +524,7 @@ impl TransactWrite {
             return self.fail(e);
         }
         let action = versioning::stamp(value, false).and_then(|w| {
-            let cond = version_cond::<E>(None, w.expected);
+            let cond = version_cond::<E>(Some(Cond::absent_or_type(E::NAMES, E::TYPE)), w.expected);
             Action::put(ActionKind::Put, E::TYPE, E::NAMES, self.table.name(), &w.key, w.item, cond)
         });
         self.push(action)
@@ -512,7 +542,7 @@ impl TransactWrite {
             return self.fail(e);
         }
         let action = versioning::stamp(value, false).and_then(|w| {
-            let cond = version_cond::<E>(Some(Cond::present(E::NAMES)), w.expected);
+            let cond = version_cond::<E>(Some(Cond::present_and_type(E::NAMES, E::TYPE)), w.expected);
             Action::put(ActionKind::Replace, E::TYPE, E::NAMES, self.table.name(), &w.key, w.item, cond)
         });
         self.push(action)
@@ -548,8 +578,12 @@ impl TransactWrite {
         }
         let action = (|| {
             let key = key.into_encoded()?;
-            let cond = condition.map(|c| Cond::from_condition(E::TYPE, &c)).transpose()?;
-            Action::delete(ActionKind::Delete, E::TYPE, E::NAMES, self.table.name(), &key, cond)
+            let guard = Cond::absent_or_type(E::NAMES, E::TYPE);
+            let cond = match condition {
+                Some(c) => guard.and_condition(E::TYPE, &c)?,
+                None => guard,
+            };
+            Action::delete(ActionKind::Delete, E::TYPE, E::NAMES, self.table.name(), &key, Some(cond))
         })();
         self.push(action)
     }

@@ -136,6 +136,7 @@ impl Table {
         request: impl Future<Output = Result<O, E>>,
     ) -> Result<O, E> {
         let span = tracing::info_span!(
+            target: "dynamo_entity",
             "dynamodb",
             operation = call.operation,
             table = self.name(),

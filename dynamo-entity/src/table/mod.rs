@@ -1,4 +1,14 @@
 //! [`Table`]: the operations on one DynamoDB table.
+//!
+//! Every request goes through one executor, which opens a `tracing` span named `dynamodb`
+//! (target `dynamo_entity`) with the fields `operation` (such as `PutItem`), `table`, `entity`
+//! (the entity type; empty for a request of several types), `index` (a query's index name;
+//! empty for the table), `attempt` (1 for an operation's first request; the library's own
+//! retries of unprocessed items, transaction conflicts and unique-field races count up, the
+//! SDK's retries of throttling and 5xx happen inside one attempt), and, when the answer comes,
+//! `consumed` (capacity units as DynamoDB reported them) and `outcome` (`ok` or `error`). A
+//! subscriber sees them with a filter such as `dynamo_entity=info`. The consumed capacity is
+//! also added up on the handle's meter ([`Table::consumed`]).
 
 mod admin;
 mod exec;

@@ -172,3 +172,36 @@ async fn replace_refuses_another_entitys_item_under_its_key() {
     assert_eq!(old, note("n1", "ann"));
     assert_eq!(table.get(Note::key("n1")).await.unwrap().unwrap().text, "edited");
 }
+
+#[tokio::test]
+async fn transactions_never_overwrite_or_delete_another_entitys_item() {
+    let table = common::table("transact_wrong_entity", &[Note::schema(), Draft::schema()]).await;
+    let draft = Draft { id: "d1".to_owned(), body: "keep me".to_owned() };
+    table.put(&draft).await.unwrap();
+
+    let attempts = [
+        ("put", table.transact().put(&note("d1", "ann"))),
+        ("replace", table.transact().replace(&note("d1", "ann"))),
+        ("delete", table.transact().delete(Note::key("d1"))),
+    ];
+    for (what, tx) in attempts {
+        match tx.send().await {
+            Err(Error::TransactionCanceled { reasons }) => {
+                assert_eq!(reasons.len(), 1, "{what}");
+                let reason = &reasons[0];
+                assert_eq!((reason.index, reason.entity), (0, "Note"), "{what}");
+                assert_eq!(reason.code, dynamo_entity::transact::CancellationCode::ConditionalCheckFailed, "{what}");
+                let stored = reason.item.as_ref().expect("the stored item comes back with the failure");
+                assert_eq!(stored.get("_type").and_then(|v| v.as_s().ok()).map(String::as_str), Some("Draft"));
+            }
+            other => panic!("{what}: expected a canceled transaction, got {other:?}"),
+        }
+    }
+    // The draft is still there, whole; a transaction on the entity's own items still writes.
+    assert_eq!(table.get(Draft::key("d1")).await.unwrap(), Some(draft));
+    table.transact().put(&note("n1", "ann")).send().await.unwrap();
+    table.transact().replace(&Note { text: "edited".to_owned(), ..note("n1", "ann") }).send().await.unwrap();
+    assert_eq!(table.get(Note::key("n1")).await.unwrap().unwrap().text, "edited");
+    table.transact().delete(Note::key("n1")).send().await.unwrap();
+    assert_eq!(table.get(Note::key("n1")).await.unwrap(), None);
+}
