@@ -73,8 +73,7 @@ impl Gen<'_, '_> {
         let mut field_attributes: Vec<&str> = e.fields.iter().map(|f| f.attribute.as_str()).collect();
         let n_fields = field_attributes.len();
         let reserved = [TYPE_ATTRIBUTE, "PK", "SK"];
-        let picks_key =
-            e.attrs.table.is_none() && !field_attributes.iter().any(|a| reserved.contains(a));
+        let picks_key = e.attrs.table.is_none() && !field_attributes.iter().any(|a| reserved.contains(a));
         if picks_key {
             field_attributes.extend(reserved);
         }
