@@ -119,9 +119,10 @@ fn refuse_unique<E: Entity>(operation: &str) -> Result<(), Error> {
 
 // --- keys -----------------------------------------------------------------------------------
 
-/// A primary key in a hashable form: the type letter and text of `PK` and of `SK`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct KeyId(char, String, char, String);
+/// A primary key in a hashable form: the type letter and text of `PK` and of `SK`, borrowed
+/// from the key (nothing is copied to compare or hash keys).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct KeyId<'a>(char, &'a str, char, &'a str);
 
 fn scalar(value: &AttributeValue) -> Option<(char, &str)> {
     match value {
@@ -131,25 +132,31 @@ fn scalar(value: &AttributeValue) -> Option<(char, &str)> {
     }
 }
 
-fn key_id(pk: Option<&AttributeValue>, sk: Option<&AttributeValue>) -> Option<KeyId> {
+fn key_id<'a>(pk: Option<&'a AttributeValue>, sk: Option<&'a AttributeValue>) -> Option<KeyId<'a>> {
     let (pt, pv) = scalar(pk?)?;
     let (st, sv) = scalar(sk?)?;
-    Some(KeyId(pt, pv.to_owned(), st, sv.to_owned()))
+    Some(KeyId(pt, pv, st, sv))
 }
 
-fn key_id_of(key: &PrimaryKey, names: &AttributeNames) -> Result<KeyId, Error> {
+/// The key of an entry, checked when the entry is made ([`key_id_of`]).
+fn entry_id(key: &PrimaryKey) -> Option<KeyId<'_>> {
+    key_id(Some(&key.pk), Some(&key.sk))
+}
+
+fn key_id_of<'a>(key: &'a PrimaryKey, names: &AttributeNames) -> Result<KeyId<'a>, Error> {
     key_id(Some(&key.pk), Some(&key.sk)).ok_or_else(|| Error::Invalid {
         reason: format!("batch key {} is not a string or number key", names.show_key(key)),
     })
 }
 
-/// Checks that no two keys are the same item.
+/// Checks that no two keys are the same item; the positions of the keys by key, each with
+/// its entity type.
 fn check_duplicates<'a>(
-    entries: impl Iterator<Item = (&'a KeyId, &'a PrimaryKey, &'static str, &'static AttributeNames)>,
-) -> Result<HashMap<KeyId, usize>, Error> {
-    let mut seen: HashMap<KeyId, (usize, &'static str)> = HashMap::new();
+    entries: impl ExactSizeIterator<Item = (&'a PrimaryKey, &'static str, &'static AttributeNames)>,
+) -> Result<HashMap<KeyId<'a>, (usize, &'static str)>, Error> {
+    let mut seen: HashMap<KeyId<'a>, (usize, &'static str)> = HashMap::with_capacity(entries.len());
     let mut table_names: Option<(&'static AttributeNames, &'static str)> = None;
-    for (position, (id, key, entity, names)) in entries.enumerate() {
+    for (position, (key, entity, names)) in entries.enumerate() {
         // One request writes one table, whose key attributes every entry must use.
         match table_names {
             Some((first, first_entity)) if first != names => {
@@ -165,7 +172,9 @@ fn check_duplicates<'a>(
             None => table_names = Some((names, entity)),
             Some(_) => {}
         }
-        if let Some(&(first, first_entity)) = seen.get(id) {
+        // Every entry's key was checked to be a string or number key when it was made.
+        let Some(id) = entry_id(key) else { continue };
+        if let Some(&(first, first_entity)) = seen.get(&id) {
             return Err(Error::DuplicateKey {
                 key: names.show_key(key),
                 first,
@@ -174,9 +183,9 @@ fn check_duplicates<'a>(
                 second_entity: entity,
             });
         }
-        seen.insert(id.clone(), (position, entity));
+        seen.insert(id, (position, entity));
     }
-    Ok(seen.into_iter().map(|(id, (position, _))| (id, position)).collect())
+    Ok(seen)
 }
 
 // --- shared pieces ----------------------------------------------------------------------------
@@ -241,7 +250,6 @@ struct WriteOp {
     /// The entity's attribute names, which name the key attributes of the request.
     names: &'static AttributeNames,
     key: PrimaryKey,
-    id: KeyId,
     kind: WriteKind,
     request: WriteRequest,
     size: usize,
@@ -270,20 +278,20 @@ impl WriteOp {
         key: PrimaryKey,
         item: Item,
     ) -> Result<WriteOp, Error> {
-        let id = key_id_of(&key, names)?;
+        key_id_of(&key, names)?;
         let size = item_size(&item);
         let request = WriteRequest::builder()
             .put_request(PutRequest::builder().set_item(Some(item)).build().map_err(invalid)?)
             .build();
-        Ok(WriteOp { entity, names, key, id, kind: WriteKind::Put, request, size })
+        Ok(WriteOp { entity, names, key, kind: WriteKind::Put, request, size })
     }
 
     fn delete(entity: &'static str, names: &'static AttributeNames, key: PrimaryKey) -> Result<WriteOp, Error> {
-        let id = key_id_of(&key, names)?;
+        key_id_of(&key, names)?;
         let request = WriteRequest::builder()
             .delete_request(DeleteRequest::builder().set_key(Some(names.key_item(&key))).build().map_err(invalid)?)
             .build();
-        Ok(WriteOp { entity, names, key, id, kind: WriteKind::Delete, request, size: 0 })
+        Ok(WriteOp { entity, names, key, kind: WriteKind::Delete, request, size: 0 })
     }
 
     fn unprocessed(&self, position: usize, reason: UnprocessedReason) -> UnprocessedWrite {
@@ -301,7 +309,7 @@ impl WriteOp {
 
 /// The key of a write request as DynamoDB returns it in `UnprocessedItems`, its attributes
 /// named by `names`.
-fn write_request_key(request: &WriteRequest, names: &AttributeNames) -> Option<KeyId> {
+fn write_request_key<'a>(request: &'a WriteRequest, names: &AttributeNames) -> Option<KeyId<'a>> {
     if let Some(put) = &request.put_request {
         return key_id(put.item.get(names.pk), put.item.get(names.sk));
     }
@@ -368,9 +376,9 @@ impl BatchWrite {
     /// new: the order in which they are added here).
     pub fn resubmit(mut self, unprocessed: impl IntoIterator<Item = UnprocessedWrite>) -> Self {
         self.ops.extend(unprocessed.into_iter().map(|u| {
-            let id = key_id_of(&u.key, u.names)?;
+            key_id_of(&u.key, u.names)?;
             let size = u.item().map_or(0, item_size);
-            Ok(WriteOp { entity: u.entity, names: u.names, key: u.key, id, kind: u.kind, request: u.request, size })
+            Ok(WriteOp { entity: u.entity, names: u.names, key: u.key, kind: u.kind, request: u.request, size })
         }));
         self
     }
@@ -504,7 +512,7 @@ fn write_chunks<W: Borrow<WriteOp>>(ops: &[W]) -> Result<Vec<Vec<usize>>, Error>
             limit: MAX_ITEM_BYTES,
         });
     }
-    check_duplicates(ops.iter().map(Borrow::borrow).map(|op| (&op.id, &op.key, op.entity, op.names)))?;
+    check_duplicates(ops.iter().map(Borrow::borrow).map(|op| (&op.key, op.entity, op.names)))?;
     let mut chunks: Vec<Vec<usize>> = Vec::new();
     let mut bytes = 0;
     for (i, op) in ops.iter().map(Borrow::borrow).enumerate() {
@@ -545,6 +553,10 @@ impl Run<'_, WriteOp> {
         let mut report = WriteReport::default();
         let mut attempts = 0;
         let mut last_error = None;
+        // What DynamoDB returned unprocessed, whole, when it names exactly `pending`: the next
+        // attempt sends it as it is. Otherwise (the first attempt, after a failed request) the
+        // entries are copied from the batch, which keeps them to report what is not written.
+        let mut returned_whole: Option<Vec<WriteRequest>> = None;
         loop {
             if self.stop.load(Ordering::Relaxed) {
                 report.leave(pending, reason_after(attempts, &last_error));
@@ -555,7 +567,10 @@ impl Run<'_, WriteOp> {
             if attempts > 1 {
                 report.retries += 1;
             }
-            let requests: Vec<WriteRequest> = pending.iter().map(|&i| self.entries[i].request.clone()).collect();
+            let requests: Vec<WriteRequest> = match returned_whole.take() {
+                Some(requests) => requests,
+                None => pending.iter().map(|&i| self.entries[i].request.clone()).collect(),
+            };
             let call = Call::new("BatchWriteItem", "").attempt(attempts);
             let result =
                 self.table.execute(call, write_request(self.table, requests).send_with(self.table.client())).await;
@@ -566,11 +581,14 @@ impl Run<'_, WriteOp> {
                         Capacity::from_consumed(out.consumed_capacity.as_deref().unwrap_or_default(), true);
                     let returned =
                         out.unprocessed_items.and_then(|mut m| m.remove(self.table.name())).unwrap_or_default();
-                    let still = self.match_unprocessed(&pending, &returned);
+                    let (still, exact) = self.match_unprocessed(&pending, &returned);
                     report.written += pending.len() - still.len();
                     pending = still;
                     if pending.is_empty() {
                         return report;
+                    }
+                    if exact {
+                        returned_whole = Some(returned);
                     }
                 }
                 Err(err) if retryable(&err) => {
@@ -596,11 +614,14 @@ impl Run<'_, WriteOp> {
     /// The positions of `pending` that DynamoDB returned unprocessed. If any returned entry
     /// cannot be matched to a pending write, all of `pending` is kept: nothing is counted as
     /// written that might not be (puts and deletes are idempotent, so re-sending is safe).
-    fn match_unprocessed(&self, pending: &[usize], returned: &[WriteRequest]) -> Vec<usize> {
+    /// The flag is true when `returned` names each position kept exactly once (it can then be
+    /// sent again as it is).
+    fn match_unprocessed(&self, pending: &[usize], returned: &[WriteRequest]) -> (Vec<usize>, bool) {
         if returned.is_empty() {
-            return Vec::new();
+            return (Vec::new(), true);
         }
-        let by_key: HashMap<&KeyId, usize> = pending.iter().map(|&i| (&self.entries[i].id, i)).collect();
+        let by_key: HashMap<KeyId<'_>, usize> =
+            pending.iter().filter_map(|&i| Some((entry_id(&self.entries[i].key)?, i))).collect();
         let mut still = Vec::with_capacity(returned.len());
         for request in returned {
             // Every entity of a table names its keys alike; the names of any pending write do.
@@ -611,13 +632,14 @@ impl Run<'_, WriteOp> {
                 Some(i) => still.push(i),
                 None => {
                     tracing::warn!(?request, "UnprocessedItems names a write that was not sent; re-sending them all");
-                    return pending.to_vec();
+                    return (pending.to_vec(), false);
                 }
             }
         }
         still.sort_unstable();
         still.dedup();
-        still
+        let exact = still.len() == returned.len();
+        (still, exact)
     }
 }
 
@@ -629,14 +651,13 @@ struct GetEntry {
     entity: &'static str,
     names: &'static AttributeNames,
     key: PrimaryKey,
-    id: KeyId,
 }
 
 impl GetEntry {
     fn new<E: Entity>(key: Key<E>) -> Result<GetEntry, Error> {
         let key = key.into_encoded()?;
-        let id = key_id_of(&key, E::NAMES)?;
-        Ok(GetEntry { entity: E::TYPE, names: E::NAMES, key, id })
+        key_id_of(&key, E::NAMES)?;
+        Ok(GetEntry { entity: E::TYPE, names: E::NAMES, key })
     }
 }
 
@@ -860,7 +881,7 @@ struct GetReport {
 impl GetCore {
     async fn send(self) -> Result<BatchGetOutcome<Item>, Error> {
         let keys = self.keys.into_iter().collect::<Result<Vec<GetEntry>, Error>>()?;
-        let positions = check_duplicates(keys.iter().map(|k| (&k.id, &k.key, k.entity, k.names)))?;
+        let positions = check_duplicates(keys.iter().map(|k| (&k.key, k.entity, k.names)))?;
         let indices: Vec<usize> = (0..keys.len()).collect();
         let chunks: Vec<Vec<usize>> = indices.chunks(MAX_GET_KEYS).map(<[usize]>::to_vec).collect();
 
@@ -929,7 +950,7 @@ impl GetCore {
         for key in &self.keys {
             keys.push(key.as_ref().map_err(Error::copy_of_build_error)?);
         }
-        check_duplicates(keys.iter().map(|k| (&k.id, &k.key, k.entity, k.names)))?;
+        check_duplicates(keys.iter().map(|k| (&k.key, k.entity, k.names)))?;
         keys.chunks(MAX_GET_KEYS)
             .map(|chunk| {
                 let items = chunk.iter().map(|k| k.names.key_item(&k.key)).collect();
@@ -944,7 +965,7 @@ impl Run<'_, GetEntry> {
     async fn get_chunk(
         &self,
         mut pending: Vec<usize>,
-        positions: &HashMap<KeyId, usize>,
+        positions: &HashMap<KeyId<'_>, (usize, &'static str)>,
         consistent: bool,
     ) -> GetReport {
         let mut report = GetReport {
@@ -976,10 +997,12 @@ impl Run<'_, GetEntry> {
                     names.push(self.entries[i].names);
                 }
             }
-            let id_of = |item: &Item| {
-                names
-                    .iter()
-                    .find_map(|n| key_id(item.get(n.pk), item.get(n.sk)).filter(|id| positions.contains_key(id)))
+            // The position of the key an item names.
+            let position_of = |item: &Item| -> Option<usize> {
+                names.iter().find_map(|n| {
+                    let id = key_id(item.get(n.pk), item.get(n.sk))?;
+                    positions.get(&id).map(|p| p.0)
+                })
             };
             let request = match get_request(self.table, keys, consistent) {
                 Ok(request) => request,
@@ -998,7 +1021,7 @@ impl Run<'_, GetEntry> {
                     let items = out.responses.and_then(|mut m| m.remove(self.table.name())).unwrap_or_default();
                     let mut done = Vec::with_capacity(items.len());
                     for item in items {
-                        match id_of(&item).and_then(|id| positions.get(&id).copied()) {
+                        match position_of(&item) {
                             Some(i) => {
                                 done.push(i);
                                 report.found.push((i, item));
@@ -1018,7 +1041,7 @@ impl Run<'_, GetEntry> {
                         .unwrap_or_default();
                     let mut still = Vec::with_capacity(returned.len());
                     for key in &returned {
-                        match id_of(key).and_then(|id| positions.get(&id).copied()) {
+                        match position_of(key) {
                             Some(i) if pending.contains(&i) => still.push(i),
                             _ => {
                                 tracing::warn!(
@@ -1109,9 +1132,8 @@ mod tests {
             |pk: &str, sk: &str| PrimaryKey { pk: AttributeValue::S(pk.into()), sk: AttributeValue::S(sk.into()) };
         let keys = [key("A", "1"), key("A", "2"), key("A", "1")];
         let names = &AttributeNames::DEFAULT;
-        let ids: Vec<KeyId> = keys.iter().map(|k| key_id_of(k, names).unwrap()).collect();
         let entities = ["One", "Two", "Three"];
-        let entries = ids.iter().zip(&keys).zip(entities).map(|((id, key), e)| (id, key, e, names));
+        let entries = keys.iter().zip(entities).map(|(key, e)| (key, e, names));
         let err = check_duplicates(entries).unwrap_err();
         assert_eq!(
             err.to_string(),
@@ -1124,7 +1146,7 @@ mod tests {
         assert_ne!(key_id_of(&n, names).unwrap(), key_id_of(&s, names).unwrap());
         // Entities of tables with different attribute names cannot share one batch.
         static OTHER: AttributeNames = AttributeNames::DEFAULT.with_keys("pk", "sk");
-        let mixed = [(&ids[0], &keys[0], "One", names), (&ids[1], &keys[1], "Two", &OTHER)];
+        let mixed = [(&keys[0], "One", names), (&keys[1], "Two", &OTHER)];
         assert_eq!(
             check_duplicates(mixed.into_iter()).unwrap_err().to_string(),
             "invalid request: one batch holds One (key attributes PK / SK, type attribute _type) and Two (key \

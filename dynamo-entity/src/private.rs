@@ -183,6 +183,19 @@ pub fn check_type(item: &Item, entity: &'static str) -> Result<(), Error> {
     }
 }
 
+/// Checks the entity type attribute `found`, picked from the item by [`pick_attributes`]
+/// with the fields (`None`: absent); [`check_type`] looks it up instead.
+///
+/// # Errors
+/// [`Error::WrongEntity`] naming the type found and the item's key.
+#[inline(always)]
+pub fn check_type_at(item: &Item, found: Option<&AttributeValue>, entity: &'static str) -> Result<(), Error> {
+    match found {
+        Some(AttributeValue::S(t)) if t == entity => Ok(()),
+        other => Err(wrong_entity(item, entity, other)),
+    }
+}
+
 #[cold]
 #[inline(never)]
 fn wrong_entity(item: &Item, entity: &'static str, found: Option<&AttributeValue>) -> Error {

@@ -1076,7 +1076,6 @@ impl KeyWriter {
     /// [`KeyError::Part`] when the value cannot be a key part.
     #[inline]
     pub fn part<T: KeyPart + ?Sized>(&mut self, value: &T) -> Result<(), KeyError> {
-        let field = self.current_field();
         if self.next > 0 {
             self.out.push(DELIMITER);
         }
@@ -1084,17 +1083,11 @@ impl KeyWriter {
         match value.write_part(&mut self.out, form) {
             Ok(true) => {}
             Ok(false) => {
-                self.absent.get_or_insert(field);
+                if self.absent.is_none() {
+                    self.absent = Some(self.current_field());
+                }
             }
-            Err(reason) => {
-                return Err(KeyError::Part {
-                    entity: self.ctx.entity,
-                    attribute: self.ctx.attribute,
-                    template: self.ctx.template.source,
-                    field,
-                    reason,
-                });
-            }
+            Err(reason) => return Err(self.part_error(reason)),
         }
         self.next += 1;
         self.literals();
@@ -1119,6 +1112,20 @@ impl KeyWriter {
         self.literals();
     }
 
+    /// The error of a part that cannot be encoded, built off the hot path.
+    #[cold]
+    #[inline(never)]
+    fn part_error(&self, reason: KeyPartError) -> KeyError {
+        KeyError::Part {
+            entity: self.ctx.entity,
+            attribute: self.ctx.attribute,
+            template: self.ctx.template.source,
+            field: self.current_field(),
+            reason,
+        }
+    }
+
+    #[inline]
     fn check_len(&self) -> Result<(), KeyError> {
         let bytes = self.out.len();
         if bytes > self.ctx.max_bytes {
@@ -1164,7 +1171,11 @@ impl KeyWriter {
                 field,
             });
         }
-        self.finish_sparse().map(|v| v.unwrap_or(AttributeValue::Null(true)))
+        self.check_len()?;
+        Ok(match self.ctx.template.key_type {
+            KeyType::S => AttributeValue::S(self.out),
+            KeyType::N => AttributeValue::N(self.out),
+        })
     }
 
     /// The text written so far: for a prefix, the parts given and the literal segments after

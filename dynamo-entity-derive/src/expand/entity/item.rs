@@ -9,6 +9,9 @@ use crate::internals::attr::entity::Maintained;
 use crate::internals::model::KeyRole;
 use crate::internals::types;
 
+/// The entity type attribute under the default names (the runtime's `TYPE_ATTRIBUTE`).
+const TYPE_ATTRIBUTE: &str = "_type";
+
 impl Gen<'_, '_> {
     /// The body of `impl Entity`: `to_item`, `from_item`, `primary_key` and `gsi_keys`.
     pub(super) fn entity_impl(&self) -> TokenStream {
@@ -64,11 +67,20 @@ impl Gen<'_, '_> {
         });
         // The fields' attributes are picked in one pass over the item (`pick_attributes`), then
         // each decoded from its slot.
-        let field_attributes: Vec<&str> = e.fields.iter().map(|f| f.attribute.as_str()).collect();
-        let field_slots = (0..field_attributes.len()).map(syn::Index::from);
+        // Under the default attribute names, the same pass also picks the entity type and the
+        // key attributes (three slots after the fields'), so that decoding looks nothing up by
+        // hash: the type check and the key check read their slots.
+        let mut field_attributes: Vec<&str> = e.fields.iter().map(|f| f.attribute.as_str()).collect();
         let n_fields = field_attributes.len();
+        let reserved = [TYPE_ATTRIBUTE, "PK", "SK"];
+        let picks_key = e.attrs.table.is_none() && !field_attributes.iter().any(|a| reserved.contains(a));
+        if picks_key {
+            field_attributes.extend(reserved);
+        }
+        let field_slots = (0..field_attributes.len()).map(syn::Index::from);
+        let n_picked = field_attributes.len();
         let pick = quote! {
-            let __a = __de::pick_attributes::<#n_fields>(item, &[#(#field_attributes),*], |k| match k {
+            let __a = __de::pick_attributes::<#n_picked>(item, &[#(#field_attributes),*], |k| match k {
                 #(#field_attributes => ::core::option::Option::Some(#field_slots),)*
                 _ => ::core::option::Option::None,
             });
@@ -112,12 +124,6 @@ impl Gen<'_, '_> {
         };
 
         let (pk_name, sk_name) = (self.attr(KeyRole::Pk), self.attr(KeyRole::Sk));
-        let from_item_body = quote! {
-            #pick
-            let value = Self { #(#get_fields),* };
-            __DeSchema::check_primary_key(item, #(#value_key_args),*)?;
-            __de::Result::Ok(value)
-        };
         let (put_type, check_type, names) = if e.attrs.table.is_some() {
             (
                 quote!(__de::put_type_named(&mut item, __DeSchema::NAMES.entity_type, #name)),
@@ -128,6 +134,25 @@ impl Gen<'_, '_> {
             )
         } else {
             (quote!(__de::put_type(&mut item, #name)), quote!(__de::check_type(item, #name)), quote!())
+        };
+        let from_item_body = if picks_key {
+            let (type_slot, pk_slot, sk_slot) =
+                (syn::Index::from(n_fields), syn::Index::from(n_fields + 1), syn::Index::from(n_fields + 2));
+            quote! {
+                #pick
+                __de::check_type_at(item, __a[#type_slot], #name)?;
+                let value = Self { #(#get_fields),* };
+                __DeSchema::check_primary_key(item, __a[#pk_slot], __a[#sk_slot], #(#value_key_args),*)?;
+                __de::Result::Ok(value)
+            }
+        } else {
+            quote! {
+                #check_type?;
+                #pick
+                let value = Self { #(#get_fields),* };
+                __DeSchema::check_primary_key(item, item.get(#pk_name), item.get(#sk_name), #(#value_key_args),*)?;
+                __de::Result::Ok(value)
+            }
         };
         // Under a table's own names, the errors of the field readers are given the item's key
         // under those names.
@@ -160,7 +185,6 @@ impl Gen<'_, '_> {
 
             #[cfg_attr(debug_assertions, inline)]
             fn from_item(item: &__de::Item) -> __de::Result<Self, __de::Error> {
-                #check_type?;
                 #from_item_body
             }
 

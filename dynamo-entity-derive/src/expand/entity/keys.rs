@@ -217,7 +217,6 @@ impl Gen<'_, '_> {
                 .collect()
         };
         let (pk_args, sk_args) = (arg(&primary.pk), arg(&primary.sk));
-        let (pk_name, sk_name) = (self.attr(KeyRole::Pk), self.attr(KeyRole::Sk));
         let check_key = if e.attrs.table.is_some() {
             quote!(__de::check_key_named(item, Self::NAMES, #name, Self::primary_key(#(#params),*)))
         } else {
@@ -241,11 +240,13 @@ impl Gen<'_, '_> {
             #[inline]
             fn check_primary_key<#(#generics: __de::KeyPart + ?::core::marker::Sized),*>(
                 item: &__de::Item,
+                stored_pk: ::core::option::Option<&__de::AttributeValue>,
+                stored_sk: ::core::option::Option<&__de::AttributeValue>,
                 #(#params: &#generics),*
             ) -> __de::Result<(), __de::Error> {
-                let mut pk = __de::KeyMatcher::new(&Self::PRIMARY_PK, item.get(#pk_name));
+                let mut pk = __de::KeyMatcher::new(&Self::PRIMARY_PK, stored_pk);
                 #( pk.part(#pk_args); )*
-                let mut sk = __de::KeyMatcher::new(&Self::PRIMARY_SK, item.get(#sk_name));
+                let mut sk = __de::KeyMatcher::new(&Self::PRIMARY_SK, stored_sk);
                 #( sk.part(#sk_args); )*
                 if pk.finish() && sk.finish() {
                     return __de::Result::Ok(());
