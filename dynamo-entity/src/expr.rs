@@ -285,6 +285,7 @@ impl<E, T: Attribute, M> Field<E, T, M> {
     }
 }
 
+#[doc(hidden)]
 /// Expression attribute names and values of one request, numbered as they are added.
 #[derive(Debug, Default)]
 pub struct Placeholders {

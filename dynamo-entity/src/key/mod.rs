@@ -429,6 +429,7 @@ fn written_eq<T: KeyPart + ?Sized>(value: &T, encoded: &str, form: PartForm) -> 
     same
 }
 
+#[doc(hidden)]
 /// Whether `encoded` is `part` as [`escape_into`] writes it, compared without writing.
 #[inline]
 pub fn escaped_eq(part: &str, encoded: &str) -> bool {
@@ -753,6 +754,7 @@ pub enum ShardBy<'a, T: ?Sized> {
     Index(u16),
 }
 
+#[doc(hidden)]
 /// Where a key is being written, for error messages.
 #[derive(Debug, Clone, Copy)]
 pub struct KeyContext {
@@ -813,6 +815,7 @@ pub enum KeyError {
     },
 }
 
+#[doc(hidden)]
 /// Compares the key a template gives for some values with the key attribute of an item read
 /// from the table, one segment at a time, without writing the key: literal segments by byte
 /// comparison, each placeholder by [`KeyPart::part_eq`] on the stored text up to the next
@@ -938,6 +941,7 @@ impl<'a> KeyMatcher<'a> {
     }
 }
 
+#[doc(hidden)]
 /// Builds a key from its template, one part at a time. Used by generated code.
 ///
 /// Call [`KeyWriter::part`] once per placeholder in template order, then [`KeyWriter::finish`].
@@ -1208,6 +1212,7 @@ pub const fn single_key_type<T: KeyPart + ?Sized>() -> KeyType {
     if T::NUMERIC { KeyType::N } else { KeyType::S }
 }
 
+#[doc(hidden)]
 /// Byte equality of two strings, usable in constant evaluation.
 pub const fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());

@@ -5,6 +5,7 @@
 //!
 //! Nothing here sends a request: every operation builds on these types.
 
+#[doc(hidden)]
 pub mod check;
 mod collection;
 mod entity;
