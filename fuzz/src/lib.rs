@@ -10,7 +10,7 @@ use arbitrary::Arbitrary;
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_entity::collection::Items;
-use dynamo_entity::{Entity, Item, Timestamp};
+use dynamo_entity::{AttributeNames, Entity, Item, Timestamp};
 use dynamo_entity_examples::skill_exchange::{
     self, AnyItem, Badge, Coupon, Dataset, Purchase, Redemption, Review, Sizes, Skill, SkillPage, User, UserId,
     UserPage,
@@ -22,8 +22,8 @@ pub static NAMES: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
     let mut names = vec![dynamo_entity::schema::TYPE_ATTRIBUTE];
     for schema in skill_exchange::schemas() {
         for index in std::iter::once(&schema.primary).chain(schema.gsis) {
-            names.push(index.index.pk_attribute());
-            names.push(index.index.sk_attribute());
+            names.push(AttributeNames::DEFAULT.pk_of(index.index));
+            names.push(AttributeNames::DEFAULT.sk_of(index.index));
         }
         names.extend(schema.fields.iter().map(|f| f.attribute));
     }
