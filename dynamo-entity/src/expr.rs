@@ -336,6 +336,23 @@ impl Placeholders {
         out.push_str(" = ");
         self.push_value(AttributeValue::S(entity.to_owned()), out);
     }
+    /// Appends the entity-type guard every write of an item of `entity` carries, for a write
+    /// that may create the item: `(attribute_not_exists(PK) OR <type> = entity)`.
+    pub(crate) fn push_absent_or_type(&mut self, names: &AttributeNames, entity: &'static str, out: &mut String) {
+        out.push_str("(attribute_not_exists(");
+        self.push_name(names.pk, out);
+        out.push_str(") OR ");
+        self.push_type_is(names, entity, out);
+        out.push(')');
+    }
+    /// Appends the entity-type guard of a write that requires the item:
+    /// `attribute_exists(PK) AND <type> = entity`.
+    pub(crate) fn push_present_and_type(&mut self, names: &AttributeNames, entity: &'static str, out: &mut String) {
+        out.push_str("attribute_exists(");
+        self.push_name(names.pk, out);
+        out.push_str(") AND ");
+        self.push_type_is(names, entity, out);
+    }
     /// A new placeholder (`:v0`, `:v1`, …) for `value`.
     pub fn value(&mut self, value: AttributeValue) -> String {
         let k = placeholder(":v", self.values.len());

@@ -192,21 +192,22 @@ impl Table {
         }
     }
 
-    /// The `PutItem` of [`Table::put`] of a stamped item of `E` (no unique fields).
+    /// The `PutItem` of [`Table::put`] of a stamped item of `E` (no unique fields): it never
+    /// overwrites an item of another entity type that happens to have this key.
     pub(crate) fn put_request<E: Entity>(&self, item: Item, expected: Option<u64>) -> PutItemInputBuilder {
-        // Never overwrite an item of another entity type that happens to have this key.
         let mut ph = Placeholders::default();
-        // `(attribute_not_exists(#n0) OR #n1 = :v0)`, the placeholders written in place.
         let mut condition = String::with_capacity(48);
-        condition.push_str("(attribute_not_exists(");
-        ph.push_name(E::NAMES.pk, &mut condition);
-        condition.push_str(") OR ");
-        ph.push_type_is(E::NAMES, E::TYPE, &mut condition);
-        condition.push(')');
+        ph.push_absent_or_type(E::NAMES, E::TYPE, &mut condition);
         if let (Some(version), Some(expected)) = (&E::schema().version, expected) {
             let v = versioning::version_condition(version, expected, &mut ph);
             condition = format!("{condition} AND ({v})");
         }
+        self.conditional_put(item, condition, ph)
+    }
+
+    /// A `PutItem` of `item` on `condition` (its placeholders in `ph`) that returns the stored
+    /// item when the condition fails, and the consumed capacity.
+    fn conditional_put(&self, item: Item, condition: String, mut ph: Placeholders) -> PutItemInputBuilder {
         aws_sdk_dynamodb::operation::put_item::PutItemInput::builder()
             .table_name(self.name())
             .set_item(Some(item))
@@ -415,29 +416,17 @@ impl Table {
         }
     }
 
-    /// The `PutItem` of [`Table::replace`] of a stamped item of `E` (no unique fields).
+    /// The `PutItem` of [`Table::replace`] of a stamped item of `E` (no unique fields): the item
+    /// must exist and be of this entity type, and the replaced item comes back.
     pub(crate) fn replace_request<E: Entity>(&self, item: Item, expected: Option<u64>) -> PutItemInputBuilder {
-        // The item must exist and be of this entity type: a replace never overwrites another
-        // entity's item that happens to have this key (the guard every write shares).
         let mut ph = Placeholders::default();
         let mut condition = String::with_capacity(64);
-        condition.push_str("attribute_exists(");
-        ph.push_name(E::NAMES.pk, &mut condition);
-        condition.push_str(") AND ");
-        ph.push_type_is(E::NAMES, E::TYPE, &mut condition);
+        ph.push_present_and_type(E::NAMES, E::TYPE, &mut condition);
         if let (Some(version), Some(expected)) = (&E::schema().version, expected) {
             condition.push_str(" AND ");
             condition.push_str(&versioning::version_condition(version, expected, &mut ph));
         }
-        aws_sdk_dynamodb::operation::put_item::PutItemInput::builder()
-            .table_name(self.name())
-            .set_item(Some(item))
-            .condition_expression(condition)
-            .set_expression_attribute_names(ph.take_names())
-            .set_expression_attribute_values(ph.take_values())
-            .return_values(ReturnValue::AllOld)
-            .return_values_on_condition_check_failure(RETURN_OLD_ON_FAILURE)
-            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+        self.conditional_put(item, condition, ph).return_values(ReturnValue::AllOld)
     }
 }
 

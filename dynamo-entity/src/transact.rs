@@ -141,11 +141,7 @@ impl Cond {
     pub(crate) fn absent_or_type(names: &AttributeNames, entity: &'static str) -> Cond {
         let mut placeholders = Placeholders::default();
         let mut expression = String::with_capacity(48);
-        expression.push_str("(attribute_not_exists(");
-        placeholders.push_name(names.pk, &mut expression);
-        expression.push_str(") OR ");
-        placeholders.push_type_is(names, entity, &mut expression);
-        expression.push(')');
+        placeholders.push_absent_or_type(names, entity, &mut expression);
         Cond { expression, placeholders }
     }
 
@@ -153,10 +149,7 @@ impl Cond {
     pub(crate) fn present_and_type(names: &AttributeNames, entity: &'static str) -> Cond {
         let mut placeholders = Placeholders::default();
         let mut expression = String::with_capacity(48);
-        expression.push_str("attribute_exists(");
-        placeholders.push_name(names.pk, &mut expression);
-        expression.push_str(") AND ");
-        placeholders.push_type_is(names, entity, &mut expression);
+        placeholders.push_present_and_type(names, entity, &mut expression);
         Cond { expression, placeholders }
     }
 
