@@ -17,6 +17,8 @@ use dynamo_entity_local::LocalDynamoDb;
 
 /// Where the example's design document lives.
 const DESIGN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/skill_exchange/DESIGN.md");
+/// Where the example's design page lives.
+const PAGE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/skill_exchange/DESIGN.html");
 /// Where the example's NoSQL Workbench data model lives.
 const WORKBENCH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/skill_exchange/skill_exchange.workbench.json");
 
@@ -29,11 +31,11 @@ impl Example for App {
     const WIDTH: usize = 56;
     type Data = Dataset;
 
-    /// The design document (access patterns, indexes) and the NoSQL Workbench data model.
+    /// The design document (access patterns, indexes), the NoSQL Workbench data model and the design page.
     fn design() -> Result<Vec<(&'static str, String)>, BoxError> {
         let doc = skill_exchange::design_markdown()?;
         let model = serde_json::to_string_pretty(&skill_exchange::workbench_json()?)? + "\n";
-        Ok(vec![(DESIGN, doc), (WORKBENCH, model)])
+        Ok(vec![(DESIGN, doc), (WORKBENCH, model), (PAGE, skill_exchange::design_html()?)])
     }
 
     fn layout() -> Result<TableLayout, dynamo_entity::Error> {

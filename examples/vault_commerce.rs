@@ -19,6 +19,8 @@ use dynamo_entity_local::LocalDynamoDb;
 
 /// Where the example's design document lives.
 const DESIGN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/vault_commerce/DESIGN.md");
+/// Where the example's design page lives.
+const PAGE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/vault_commerce/DESIGN.html");
 
 /// Vault Commerce as the shared runner runs it.
 struct App;
@@ -29,9 +31,9 @@ impl Example for App {
     const WIDTH: usize = 70;
     type Data = Dataset;
 
-    /// The design document (access patterns, indexes).
+    /// The design document (access patterns, indexes) and the design page.
     fn design() -> Result<Vec<(&'static str, String)>, BoxError> {
-        Ok(vec![(DESIGN, vault_commerce::design_markdown()?)])
+        Ok(vec![(DESIGN, vault_commerce::design_markdown()?), (PAGE, vault_commerce::design_html()?)])
     }
 
     fn layout() -> Result<TableLayout, dynamo_entity::Error> {

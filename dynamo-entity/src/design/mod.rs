@@ -8,7 +8,10 @@
 //! let doc = layout.markdown("Skill Exchange");             // the access-pattern matrix
 //! ```
 
+pub mod diagram;
+pub mod html;
 pub mod lint;
+pub mod views;
 pub mod workbench;
 
 use std::collections::BTreeMap;
@@ -36,6 +39,15 @@ pub struct AccessPattern {
     pub returns: Vec<&'static str>,
     /// Whether items without every part of the index's keys are left out (a sparse index).
     pub sparse: bool,
+}
+
+/// An access pattern with the templates of its key condition.
+pub(crate) struct PatternSource {
+    pub(crate) pattern: AccessPattern,
+    /// The partition key template (of the first entity, for an item collection).
+    pub(crate) pk: &'static Template,
+    /// The sort key template the condition is built from; `None` for a whole item collection.
+    pub(crate) sk: Option<&'static Template>,
 }
 
 impl TableLayout {
@@ -93,10 +105,16 @@ impl TableLayout {
     /// Every query the generated code offers: each entity's primary-index query, GSI queries,
     /// inverted-index query and LSI queries, and the item collections several entities share.
     pub fn access_patterns(&self) -> Vec<AccessPattern> {
+        self.pattern_sources().into_iter().map(|s| s.pattern).collect()
+    }
+
+    /// [`TableLayout::access_patterns`] with the templates each one's key condition is built
+    /// from, for the views drawn from sample items.
+    pub(crate) fn pattern_sources(&self) -> Vec<PatternSource> {
         let mut out = Vec::new();
         for e in &self.entities {
             for ix in std::iter::once(&e.primary).chain(e.gsis).chain(&e.inverted).chain(e.lsis) {
-                out.push(AccessPattern {
+                let pattern = AccessPattern {
                     name: format!("{}::{}", e.name, function_name(ix.index)),
                     index: ix.index,
                     partition: format!("{} = {}", e.names.pk_of(ix.index), ix.pk.source),
@@ -105,7 +123,8 @@ impl TableLayout {
                     // The inverted index is keyed on the primary key, which every item has.
                     sparse: ix.index != Index::Inverted
                         && ix.pk.fields().chain(ix.sk.fields()).any(|f| e.is_optional(f)),
-                });
+                };
+                out.push(PatternSource { pattern, pk: ix.pk, sk: Some(ix.sk) });
             }
         }
         // Item collections: partitions several entities share (same template shape).
@@ -120,14 +139,15 @@ impl TableLayout {
                 continue;
             }
             let (first, ix) = members[0];
-            out.push(AccessPattern {
+            let pattern = AccessPattern {
                 name: format!("table.collection({first}::{}(..))", function_name(index)),
                 index,
                 partition: format!("{} = {}", self.names.pk_of(index), ix.pk.source),
                 sort: format!("{} (whole partition)", self.names.sk_of(index)),
                 returns: members.iter().map(|(n, _)| *n).collect(),
                 sparse: false,
-            });
+            };
+            out.push(PatternSource { pattern, pk: ix.pk, sk: None });
         }
         out
     }

@@ -42,11 +42,18 @@ pub fn design_markdown() -> Result<String, dynamo_entity::Error> {
 /// # Errors
 /// When the entities disagree on a key attribute's type or a sample cannot be encoded.
 pub fn workbench_json() -> Result<serde_json::Value, dynamo_entity::Error> {
+    dynamo_entity::schema::TableLayout::new(&schemas())?.workbench(&workbench_model()?)
+}
+
+/// The NoSQL Workbench model of [`workbench_json`], whose sample items the design page
+/// ([`design_html`]) draws its item collections from.
+///
+/// # Errors
+/// When a sample cannot be encoded.
+pub fn workbench_model() -> Result<dynamo_entity::design::workbench::WorkbenchModel, dynamo_entity::Error> {
     use dynamo_entity::design::workbench::WorkbenchModel;
     let data = Dataset::generate(42, Sizes::SMALL);
-    let first = |status: SkillStatus| data.skills.iter().find(|s| s.status == status);
-    let skills: Vec<&Skill> =
-        [SkillStatus::Draft, SkillStatus::Pending, SkillStatus::Approved].into_iter().filter_map(first).collect();
+    let skills = sample_skills(&data);
     let redemptions: Vec<Redemption> = data
         .coupons
         .iter()
@@ -68,5 +75,32 @@ pub fn workbench_json() -> Result<serde_json::Value, dynamo_entity::Error> {
         .samples(data.purchases.iter().take(3))?
         .samples(data.coupons.iter().take(3))?
         .samples(&redemptions)?;
-    dynamo_entity::schema::TableLayout::new(&schemas())?.workbench(&model)
+    Ok(model)
+}
+
+/// The sample skills: the first of each status.
+fn sample_skills(data: &Dataset) -> Vec<&Skill> {
+    let first = |status: SkillStatus| data.skills.iter().find(|s| s.status == status);
+    [SkillStatus::Draft, SkillStatus::Pending, SkillStatus::Approved].into_iter().filter_map(first).collect()
+}
+
+/// The table's design page (`examples/skill_exchange/DESIGN.html`; a test fails when it is
+/// stale, and the browser test renders it): the access patterns, the diagram, and the item
+/// collections and index views of the sample items of [`workbench_model`], plus up to two
+/// reviews of each sampled skill, so that a skill's item collection shows the skill with its
+/// reviews.
+///
+/// # Errors
+/// When the entities disagree on a key attribute's type or a sample cannot be encoded.
+pub fn design_html() -> Result<String, dynamo_entity::Error> {
+    use dynamo_entity::Entity as _;
+    let model = workbench_model()?;
+    let data = Dataset::generate(42, Sizes::SMALL);
+    let mut items = model.items().to_vec();
+    for skill in sample_skills(&data) {
+        for review in data.reviews.iter().filter(|r| r.skill_id == skill.id).take(2) {
+            items.push(review.to_item()?);
+        }
+    }
+    Ok(<SkillExchange as dynamo_entity::TableDef>::layout()?.html("Skill Exchange", &items))
 }

@@ -48,3 +48,36 @@ pub fn layout() -> Result<dynamo_entity::schema::TableLayout, dynamo_entity::Err
 pub fn design_markdown() -> Result<String, dynamo_entity::Error> {
     Ok(layout()?.markdown("Vault Commerce"))
 }
+
+/// The sample items of the design page: the first two users of the data set of seed 7, each
+/// with up to two orders and two wishlist items (so the account page's item collection shows
+/// all three kinds), and the products they wish.
+///
+/// # Errors
+/// When a sample cannot be encoded.
+pub fn workbench_model() -> Result<dynamo_entity::design::workbench::WorkbenchModel, dynamo_entity::Error> {
+    use dynamo_entity::design::workbench::WorkbenchModel;
+    let data = Dataset::generate(7, Sizes::SMALL);
+    let users: Vec<&User> = data.users.iter().take(2).collect();
+    let mut model = WorkbenchModel::new("Vault Commerce", "vault-commerce")
+        .author("dynamo-entity")
+        .dated(dynamo_entity::Timestamp::from_millis(1_767_225_600_000).unwrap_or(dynamo_entity::Timestamp::EPOCH))
+        .samples(users.iter().copied())?;
+    let mut skus: Vec<&Sku> = Vec::new();
+    for u in &users {
+        model = model.samples(data.orders.iter().filter(|o| o.user_id == u.id).take(2))?;
+        let wishes: Vec<&WishlistItem> = data.wishes.iter().filter(|w| w.user_id == u.id).take(2).collect();
+        skus.extend(wishes.iter().map(|w| &w.sku));
+        model = model.samples(wishes)?;
+    }
+    model.samples(data.products.iter().filter(|p| skus.contains(&&p.sku)))
+}
+
+/// The table's design page (`examples/vault_commerce/DESIGN.html`; a test fails when it is
+/// stale, and the browser test renders it), drawn from the samples of [`workbench_model`].
+///
+/// # Errors
+/// When the declaration and the entities disagree or a sample cannot be encoded.
+pub fn design_html() -> Result<String, dynamo_entity::Error> {
+    Ok(layout()?.html("Vault Commerce", workbench_model()?.items()))
+}

@@ -1,5 +1,7 @@
-//! The table as a whole: the committed design document of Skill Exchange is current, and the
-//! CloudFormation template describes a table DynamoDB accepts.
+//! The table as a whole: the committed design documents and design pages of the examples are
+//! current, the CloudFormation template describes a table DynamoDB accepts, and the design
+//! page shows the item collections and index views of its sample items (exact fragments; the
+//! pages in a real browser are in `browser`).
 
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, Projection, ProjectionType,
@@ -140,4 +142,131 @@ fn layouts_reject_entities_that_cannot_share_a_table() {
         err.to_string(),
         "invalid request: two entities of the table are named Skill; the type attribute tells items apart by name"
     );
+}
+
+#[test]
+fn the_committed_design_pages_are_current() {
+    use dynamo_entity_examples::{orders, vault_commerce};
+    for (name, current) in [
+        ("skill_exchange", skill_exchange::design_html().unwrap()),
+        ("vault_commerce", vault_commerce::design_html().unwrap()),
+        ("orders", orders::design_html().unwrap()),
+    ] {
+        let path = format!("{}/../examples/{name}/DESIGN.html", env!("CARGO_MANIFEST_DIR"));
+        let committed = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            committed == current,
+            "examples/{name}/DESIGN.html is stale: run `cargo run -p dynamo-entity-examples --example {name} -- --design`"
+        );
+    }
+}
+
+mod page {
+    use dynamo_entity::capacity::item_size;
+    use dynamo_entity::design::html::escape;
+    use dynamo_entity::schema::TableLayout;
+    use dynamo_entity::{Entity, Item};
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "TEAM#<id>", sk = "META")]
+    pub struct Team {
+        pub id: String,
+        pub motto: String,
+    }
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "TEAM#<team>", sk = "MEMBER#<name>", gsi1 = "ROLE#<role>", gsi1_sk = "<score>")]
+    pub struct Member {
+        pub team: String,
+        pub name: String,
+        pub role: Option<String>,
+        pub score: u32,
+    }
+
+    fn samples() -> (Vec<Item>, Team) {
+        let team = Team { id: "a&b".into(), motto: "<script>alert(1)</script>".into() };
+        let member = |name: &str, role: Option<&str>, score| Member {
+            team: "a&b".into(),
+            name: name.into(),
+            role: role.map(Into::into),
+            score,
+        };
+        let items = vec![
+            member("zed", Some("lead"), 10).to_item().unwrap(),
+            team.to_item().unwrap(),
+            member("bob", None, 100).to_item().unwrap(),
+            member("amy", Some("lead"), 9).to_item().unwrap(),
+        ];
+        (items, team)
+    }
+
+    fn page() -> (String, Vec<Item>, Team) {
+        let (items, team) = samples();
+        let layout = TableLayout::new(&[Team::schema(), Member::schema()]).unwrap();
+        (layout.html("<Teams & Co>", &items), items, team)
+    }
+
+    #[test]
+    fn text_from_the_design_is_escaped() {
+        let (html, _, _) = page();
+        assert!(html.contains("<title>&lt;Teams &amp; Co&gt;: table design</title>"));
+        assert!(html.contains("<h1>&lt;Teams &amp; Co&gt;: table design</h1>"));
+        assert!(html.contains("motto=&quot;&lt;script&gt;alert(1)&lt;/script&gt;&quot;"));
+        assert!(!html.contains("<script"), "no script on the page");
+        assert!(html.contains(
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+        ));
+        // Nothing to fetch: no external resource, no link but the page's own anchors.
+        assert!(!html.contains(" src=") && !html.contains("<link") && !html.contains("url(http"));
+        assert_eq!(html.matches("href=\"").count(), html.matches("href=\"#").count());
+    }
+
+    #[test]
+    fn the_table_view_is_the_item_collection_in_sort_key_order_with_the_patterns_that_read_it() {
+        let (html, items, team) = page();
+        let header = "<tbody class=\"partition\"><tr><th class=\"pk\" colspan=\"4\">TEAM#a&amp;b <span \
+                      class=\"count\">(4 items)</span><ul class=\"reads\">\
+                      <li><code>Team::query</code>: one Query on <code>TEAM#a&amp;b</code>, returns 1 of 4, 0.5 read units</li>\
+                      <li><code>Member::query</code>: one Query on <code>TEAM#a&amp;b</code>, returns 3 of 4, 0.5 read units</li>\
+                      <li><code>table.collection(Team::query(..))</code>: one Query on <code>TEAM#a&amp;b</code>, returns 4 of 4, 0.5 read units</li>\
+                      </ul></th></tr>";
+        assert!(html.contains(header), "{html}");
+        // MEMBER#amy < MEMBER#bob < MEMBER#zed < META, by UTF-8 bytes.
+        let at = |needle: &str| html.find(needle).unwrap_or_else(|| panic!("{needle} missing"));
+        let rows = ["<td class=\"mono\">MEMBER#amy</td>", "<td class=\"mono\">MEMBER#bob</td>", "<td class=\"mono\">MEMBER#zed</td>"];
+        let team_row = format!(
+            "<tr class=\"item\"><td class=\"mono\">META</td><td class=\"entity-type\">Team</td><td class=\"mono\">id=&quot;a&amp;b&quot; \
+             motto=&quot;&lt;script&gt;alert(1)&lt;/script&gt;&quot;</td><td>{}</td></tr>",
+            item_size(&team.to_item().unwrap())
+        );
+        assert!(at(header) < at(rows[0]) && at(rows[0]) < at(rows[1]) && at(rows[1]) < at(rows[2]));
+        assert!(at(rows[2]) < at(&team_row), "{html}");
+        assert_eq!(items.len(), 4);
+    }
+
+    #[test]
+    fn the_gsi_view_sorts_numbers_by_value_and_lists_the_items_a_sparse_index_leaves_out() {
+        let (html, _, _) = page();
+        let view = &html[html.find("<h3 id=\"view-gsi1\">").expect("a GSI1 view")..];
+        assert!(view.starts_with(
+            "<h3 id=\"view-gsi1\">GSI1: <code>GSI1PK</code> / <code>GSI1SK</code>, projection ALL</h3>\n<p>Written by: Member.</p>"
+        ));
+        assert!(view.contains(
+            "<tbody class=\"partition\"><tr><th class=\"pk\" colspan=\"5\">ROLE#lead <span class=\"count\">(2 items)</span>\
+             <ul class=\"reads\"><li><code>Member::gsi1</code>: one Query on <code>ROLE#lead</code>, returns 2 of 2, 0.5 read units</li></ul></th></tr>"
+        ));
+        // 9 before 10: numbers by value, not by text.
+        let nine = view.find("<td class=\"mono\">9</td>").expect("score 9");
+        let ten = view.find("<td class=\"mono\">10</td>").expect("score 10");
+        assert!(nine < ten);
+        assert!(view.contains(
+            "<p class=\"absent\">Left out (sparse: a key attribute is absent): Member <code>TEAM#a&amp;b / MEMBER#bob</code>.</p>"
+        ));
+        // The access-pattern matrix: the sparse GSI and its capacity figure.
+        assert!(html.contains(
+            "<tr class=\"pattern\"><td><code>Member::gsi1</code></td><td>GSI1</td><td><code>GSI1PK = ROLE#&lt;role&gt;</code></td>\
+             <td>GSI1SK &lt;score&gt; (N)</td><td>Member</td><td>yes</td><td>1</td>"
+        ), "{html}");
+        assert_eq!(escape("ROLE#<role>"), "ROLE#&lt;role&gt;");
+    }
 }

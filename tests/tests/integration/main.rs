@@ -12,6 +12,7 @@
 mod common;
 
 mod batch;
+mod browser;
 mod capacity;
 mod cases;
 mod collections;

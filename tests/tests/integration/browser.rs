@@ -1,0 +1,287 @@
+//! The examples' design pages (`examples/*/DESIGN.html`) rendered in headless Chromium and
+//! checked for what a person sees: every access pattern, every entity and every sample
+//! partition key in the rendered text, no script error, console error or blocked fetch (the
+//! page's Content-Security-Policy forbids any network access, so a fetch is a reported
+//! violation), and no two labels of the diagram overlapping (their `getBoundingClientRect`
+//! boxes). A screenshot of each page is written next to it (`DESIGN.png`, not committed).
+//!
+//! The probe is a script inserted into a copy of the page (the committed page has none): it
+//! records errors from the start, and after `load` writes its measurements as JSON into a
+//! `<pre id="probe-result">`, which `chromium --dump-dom` prints. The browser is the Debian
+//! package `chromium` (`scripts/chromium install`, which `scripts/test` runs), or `CHROMIUM`.
+//! Three pages built to fail (overlapping labels, a script error, an image from the network)
+//! show that each check can fail.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use dynamo_entity::design::diagram::{Rect, overlaps};
+use dynamo_entity::design::html::CONTENT_SECURITY_POLICY;
+use dynamo_entity::schema::TableLayout;
+use serde_json::Value;
+
+/// The script inserted after the page's Content-Security-Policy.
+const PROBE: &str = r#"<script>
+(function () {
+  var errors = [];
+  window.addEventListener('error', function (e) { errors.push('error: ' + e.message); });
+  window.addEventListener('securitypolicyviolation', function (e) {
+    errors.push('blocked by the Content-Security-Policy: ' + e.violatedDirective + ' ' + e.blockedURI);
+  });
+  var original = console.error;
+  console.error = function () {
+    errors.push('console.error: ' + Array.prototype.join.call(arguments, ' '));
+    original.apply(console, arguments);
+  };
+  window.addEventListener('load', function () {
+    var labels = Array.prototype.map.call(document.querySelectorAll('svg.diagram text.label'), function (t) {
+      var r = t.getBoundingClientRect();
+      return { text: t.textContent, x: r.left, y: r.top, width: r.width, height: r.height };
+    });
+    var out = document.createElement('pre');
+    out.id = 'probe-result';
+    out.textContent = JSON.stringify({
+      errors: errors,
+      labels: labels,
+      text: document.body.innerText,
+      height: document.documentElement.scrollHeight
+    });
+    document.body.appendChild(out);
+  });
+})();
+</script>
+"#;
+
+const WIDTH: u32 = 1400;
+
+/// The Chromium binary: `CHROMIUM`, else the one on the `PATH`.
+fn chromium() -> PathBuf {
+    if let Some(p) = std::env::var_os("CHROMIUM") {
+        return PathBuf::from(p);
+    }
+    for dir in std::env::var("PATH").unwrap_or_default().split(':') {
+        for name in ["chromium", "chromium-browser"] {
+            let p = Path::new(dir).join(name);
+            if p.is_file() {
+                return p;
+            }
+        }
+    }
+    panic!("no chromium found: run `scripts/chromium install` (scripts/test does), or set CHROMIUM");
+}
+
+/// A fresh directory under the system's temporary directory.
+fn temp_dir(what: &str) -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "dynamo-entity-browser-{}-{}-{what}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs headless Chromium on `page` with `extra` arguments and a fresh profile; its stdout.
+fn run_chromium(page: &Path, extra: &[String]) -> String {
+    let profile = temp_dir("profile");
+    let mut child = Command::new(chromium())
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+            "--virtual-time-budget=10000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(extra)
+        .arg(format!("file://{}", page.display()))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start chromium");
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut out = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut out).map(|_| out)
+    });
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("chromium did not finish within 120 s on {}", page.display());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let out = reader.join().unwrap().unwrap();
+    let _ = std::fs::remove_dir_all(&profile);
+    assert!(status.success(), "chromium failed ({status}) on {}", page.display());
+    out
+}
+
+/// What the probe measured in a rendered page.
+#[derive(Debug)]
+struct Seen {
+    errors: Vec<String>,
+    labels: Vec<(String, Rect)>,
+    text: String,
+    height: f64,
+}
+
+/// Renders `html` with the probe and returns its measurements.
+fn render(html: &str) -> Seen {
+    let csp = format!("content=\"{CONTENT_SECURITY_POLICY}\">");
+    assert!(html.contains(&csp), "the page declares its Content-Security-Policy");
+    // The policy stays in force; only the probe's inline script is allowed besides.
+    let probed = html.replacen(
+        &csp,
+        &format!("content=\"{CONTENT_SECURITY_POLICY}; script-src 'unsafe-inline'\">\n{PROBE}"),
+        1,
+    );
+    let dir = temp_dir("page");
+    let page = dir.join("page.html");
+    std::fs::write(&page, probed).unwrap();
+    let dom = run_chromium(&page, &["--dump-dom".to_owned()]);
+    let _ = std::fs::remove_dir_all(&dir);
+    let start = dom.find("<pre id=\"probe-result\">").expect("the probe ran") + "<pre id=\"probe-result\">".len();
+    let end = start + dom[start..].find("</pre>").unwrap();
+    let json = dom[start..end]
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&nbsp;", "\u{a0}")
+        .replace("&amp;", "&");
+    let v: Value = serde_json::from_str(&json).unwrap();
+    let num = |l: &Value, k: &str| l[k].as_f64().unwrap();
+    Seen {
+        errors: v["errors"].as_array().unwrap().iter().map(|e| e.as_str().unwrap().to_owned()).collect(),
+        labels: v["labels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| {
+                let rect = Rect { x: num(l, "x"), y: num(l, "y"), width: num(l, "width"), height: num(l, "height") };
+                (l["text"].as_str().unwrap().to_owned(), rect)
+            })
+            .collect(),
+        text: v["text"].as_str().unwrap().to_owned(),
+        height: num(&v, "height"),
+    }
+}
+
+/// The pairs of overlapping labels, by text.
+fn overlapping(seen: &Seen) -> Vec<(String, String)> {
+    let rects: Vec<Rect> = seen.labels.iter().map(|(_, r)| *r).collect();
+    overlaps(&rects).into_iter().map(|(a, b)| (seen.labels[a].0.clone(), seen.labels[b].0.clone())).collect()
+}
+
+/// The width and height in a PNG file's header.
+fn png_size(path: &Path) -> (u32, u32) {
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "{} is a PNG", path.display());
+    let be = |at: usize| u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap());
+    (be(16), be(20))
+}
+
+/// Renders the committed page of example `name`, checks what it shows, and writes its
+/// screenshot next to it.
+fn check_page(name: &str, layout: &TableLayout, current: &str, items: &[dynamo_entity::Item]) {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples").join(name);
+    let page = folder.join("DESIGN.html");
+    let committed = std::fs::read_to_string(&page).unwrap_or_default();
+    assert!(
+        committed == current,
+        "examples/{name}/DESIGN.html is stale: run `cargo run -p dynamo-entity-examples --example {name} -- --design`"
+    );
+    let seen = render(&committed);
+    assert_eq!(seen.errors, Vec::<String>::new(), "{name}: errors while rendering");
+    let missing: Vec<String> = layout
+        .access_patterns()
+        .into_iter()
+        .map(|p| p.name)
+        .chain(layout.entities().iter().map(|e| e.name.to_owned()))
+        .chain(layout.item_collections(items).into_iter().flat_map(|v| v.partitions).map(|p| p.key))
+        .filter(|t| !seen.text.contains(t.as_str()))
+        .collect();
+    assert_eq!(missing, Vec::<String>::new(), "{name}: not visible on the page");
+    // Every text of the diagram was laid out by the browser, and none overlaps another.
+    let expected: Vec<String> = layout.diagram().labels.into_iter().map(|l| l.text).collect();
+    let drawn: Vec<String> = seen.labels.iter().map(|(t, _)| t.clone()).collect();
+    assert_eq!(drawn, expected, "{name}: the diagram's labels");
+    assert!(seen.labels.iter().all(|(_, r)| r.width > 0.0 && r.height > 0.0), "{name}: every label is drawn");
+    assert_eq!(overlapping(&seen), Vec::<(String, String)>::new(), "{name}: overlapping labels");
+
+    let shot = folder.join("DESIGN.png");
+    let _ = std::fs::remove_file(&shot);
+    let height = (seen.height.ceil() as u32).clamp(600, 16_000);
+    run_chromium(&page, &[format!("--screenshot={}", shot.display()), format!("--window-size={WIDTH},{height}")]);
+    assert_eq!(png_size(&shot), (WIDTH, height), "{name}: the screenshot {}", shot.display());
+}
+
+#[test]
+fn skill_exchange_design_page_in_chromium() {
+    use dynamo_entity_examples::skill_exchange;
+    let layout = TableLayout::new(&skill_exchange::schemas()).unwrap();
+    let html = skill_exchange::design_html().unwrap();
+    check_page("skill_exchange", &layout, &html, skill_exchange::workbench_model().unwrap().items());
+}
+
+#[test]
+fn vault_commerce_design_page_in_chromium() {
+    use dynamo_entity_examples::vault_commerce;
+    let layout = vault_commerce::layout().unwrap();
+    let html = vault_commerce::design_html().unwrap();
+    check_page("vault_commerce", &layout, &html, vault_commerce::workbench_model().unwrap().items());
+}
+
+#[test]
+fn orders_design_page_in_chromium() {
+    use dynamo_entity_examples::orders;
+    let layout = orders::layout().unwrap();
+    let html = orders::design_html().unwrap();
+    check_page("orders", &layout, &html, orders::workbench_model().unwrap().items());
+}
+
+/// A page shaped like the design pages, with `body` inside.
+fn page(body: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<meta http-equiv=\"Content-Security-Policy\" \
+         content=\"{CONTENT_SECURITY_POLICY}\">\n</head><body>{body}</body></html>\n"
+    )
+}
+
+#[test]
+fn overlapping_labels_are_caught() {
+    // Two edge labels drawn at the same place, as Mermaid drew Skill Exchange's.
+    let seen = render(&page(
+        "<svg class=\"diagram\" width=\"400\" height=\"100\"><text class=\"label\" x=\"10\" y=\"40\" \
+         font-size=\"12\">SELLER#&lt;seller_id&gt;</text><text class=\"label\" x=\"60\" y=\"44\" \
+         font-size=\"12\">PURCHASE#&lt;skill_id&gt;</text><text class=\"label\" x=\"10\" y=\"90\" \
+         font-size=\"12\">apart</text></svg>",
+    ));
+    assert_eq!(seen.errors, Vec::<String>::new());
+    assert_eq!(overlapping(&seen), vec![("SELLER#<seller_id>".to_owned(), "PURCHASE#<skill_id>".to_owned())]);
+}
+
+#[test]
+fn script_errors_and_network_fetches_are_caught() {
+    let seen = render(&page("<p>x</p><script>undefinedFunction();</script>"));
+    assert_eq!(seen.errors.len(), 1, "{:?}", seen.errors);
+    assert!(seen.errors[0].starts_with("error: ") && seen.errors[0].contains("undefinedFunction"), "{:?}", seen.errors);
+
+    let seen = render(&page("<img src=\"http://127.0.0.1:9/logo.png\" alt=\"\">"));
+    assert_eq!(
+        seen.errors,
+        vec!["blocked by the Content-Security-Policy: img-src http://127.0.0.1:9/logo.png".to_owned()]
+    );
+}
