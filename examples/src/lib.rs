@@ -3,6 +3,7 @@
 //! integration tests and the benchmarks share them. [`runner`] is the command line of the
 //! runnable examples.
 
+pub mod bench_plots;
 pub mod orders;
 pub mod report;
 pub mod rng;

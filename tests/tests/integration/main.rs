@@ -12,6 +12,7 @@
 mod common;
 
 mod batch;
+mod bench_plots;
 mod browser;
 mod capacity;
 mod cases;
