@@ -34,11 +34,11 @@ fn main() -> ExitCode {
             stale.push(path);
             continue;
         }
-        if let Some(dir) = full.parent() {
-            if let Err(e) = std::fs::create_dir_all(dir) {
-                eprintln!("FAILED: creating {}: {e}", dir.display());
-                return ExitCode::FAILURE;
-            }
+        if let Some(dir) = full.parent()
+            && let Err(e) = std::fs::create_dir_all(dir)
+        {
+            eprintln!("FAILED: creating {}: {e}", dir.display());
+            return ExitCode::FAILURE;
         }
         if let Err(e) = std::fs::write(&full, contents) {
             eprintln!("FAILED: writing {}: {e}", full.display());

@@ -273,16 +273,18 @@ mod tests {
     #[test]
     fn references_are_inserted_once_under_the_headings() {
         let (md, files) = plots(DOC);
-        assert!(md.contains("## Marshalling\n\n![ratios: Marshalling](examples/benches/plots/marshalling.svg)\n\nText"));
+        assert!(
+            md.contains("## Marshalling\n\n![ratios: Marshalling](examples/benches/plots/marshalling.svg)\n\nText")
+        );
         assert!(md.contains("## ElectroDB\n\n![ratios: ElectroDB](examples/benches/plots/electrodb.svg)\n\n```"));
         assert!(md.contains("## No ratios\n\ntext"));
         let (again, files_again) = plots(&md);
         assert_eq!(again, md, "a second run changes nothing");
         assert_eq!(files_again, files);
-        assert_eq!(files.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>(), [
-            "examples/benches/plots/marshalling.svg",
-            "examples/benches/plots/electrodb.svg"
-        ]);
+        assert_eq!(
+            files.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>(),
+            ["examples/benches/plots/marshalling.svg", "examples/benches/plots/electrodb.svg"]
+        );
         let svg = &files[0].1;
         assert!(svg.contains(r#"class="run" text-anchor="end">run A (--quick, 22:10)</text>"#), "{svg}");
         assert!(svg.contains(r#"class="value">1.021</text>"#));

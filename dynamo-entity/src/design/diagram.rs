@@ -104,9 +104,8 @@ impl TableLayout {
     pub fn diagram(&self) -> Diagram {
         let names = self.names;
         let indexes: Vec<Index> = std::iter::once(Index::Primary).chain(self.indexes()).collect();
-        let index_text = |i: Index| {
-            format!("{}: {} / {}", names.index_name(i).unwrap_or("table"), names.pk_of(i), names.sk_of(i))
-        };
+        let index_text =
+            |i: Index| format!("{}: {} / {}", names.index_name(i).unwrap_or("table"), names.pk_of(i), names.sk_of(i));
         let colour = |i: Index| COLOURS[indexes.iter().position(|x| *x == i).unwrap_or(0) % COLOURS.len()];
 
         // One edge per key an entity writes, grouped by entity.
@@ -126,8 +125,7 @@ impl TableLayout {
             })
             .collect();
 
-        let entity_w =
-            self.entities.iter().map(|e| text_width(e.name)).fold(0.0, f64::max) + 2.0 * PAD;
+        let entity_w = self.entities.iter().map(|e| text_width(e.name)).fold(0.0, f64::max) + 2.0 * PAD;
         let label_x = PAD + entity_w + 30.0;
         let label_w = edges.iter().flatten().map(|(_, t)| text_width(t)).fold(0.0, f64::max);
         let turn_x = label_x + label_w + 14.0;
@@ -138,14 +136,13 @@ impl TableLayout {
         let rows: usize = edges.iter().map(Vec::len).sum();
         let rows_end = TOP + rows as f64 * ROW + self.entities.len().saturating_sub(1) as f64 * GAP;
         let index_slot = INDEX_SLOT.max((rows_end - TOP) / indexes.len() as f64);
-        let index_y = |i: Index| {
-            TOP + (indexes.iter().position(|x| *x == i).unwrap_or(0) as f64 + 0.5) * index_slot
-        };
+        let index_y = |i: Index| TOP + (indexes.iter().position(|x| *x == i).unwrap_or(0) as f64 + 0.5) * index_slot;
         let height = rows_end.max(TOP + indexes.len() as f64 * index_slot) + PAD;
 
         let mut labels = Vec::new();
         let mut body = String::new();
-        let text_rect = |x: f64, cy: f64, t: &str| Rect { x, y: cy - ROW / 2.0 + 2.0, width: text_width(t), height: ROW - 4.0 };
+        let text_rect =
+            |x: f64, cy: f64, t: &str| Rect { x, y: cy - ROW / 2.0 + 2.0, width: text_width(t), height: ROW - 4.0 };
         let mut y = TOP;
         for (e, edges) in self.entities.iter().zip(&edges) {
             let top = y;

@@ -303,11 +303,8 @@ fn write_view(h: &mut String, v: &IndexView) {
     if !v.absent.is_empty() {
         let listed: Vec<String> =
             v.absent.iter().map(|(e, k)| format!("{} <code>{}</code>", escape(e), escape(k))).collect();
-        let _ = writeln!(
-            h,
-            "<p class=\"absent\">Left out (sparse: a key attribute is absent): {}.</p>",
-            listed.join(", ")
-        );
+        let _ =
+            writeln!(h, "<p class=\"absent\">Left out (sparse: a key attribute is absent): {}.</p>", listed.join(", "));
     }
 }
 
@@ -326,7 +323,11 @@ fn write_partition(h: &mut String, p: &PartitionView, columns: usize, secondary:
             } else {
                 "one Query on".to_owned()
             };
-            let dropped = if r.read > r.returned { format!(", reads {} and drops {}", r.read, r.read - r.returned) } else { String::new() };
+            let dropped = if r.read > r.returned {
+                format!(", reads {} and drops {}", r.read, r.read - r.returned)
+            } else {
+                String::new()
+            };
             let _ = write!(
                 h,
                 "<li><code>{}</code>: {queries} <code>{}</code>, returns {} of {}{dropped}, {} read units</li>",

@@ -126,7 +126,11 @@ impl TableLayout {
                 .entities
                 .iter()
                 .filter(|e| {
-                    std::iter::once(&e.primary).chain(e.gsis).chain(&e.inverted).chain(e.lsis).any(|ix| ix.index == index)
+                    std::iter::once(&e.primary)
+                        .chain(e.gsis)
+                        .chain(&e.inverted)
+                        .chain(e.lsis)
+                        .any(|ix| ix.index == index)
                 })
                 .map(|e| e.name)
                 .collect();
@@ -391,7 +395,10 @@ mod tests {
         assert_eq!(n("0", "-0.0"), Ordering::Equal);
         assert_eq!(n("1e2", "100.000"), Ordering::Equal);
         assert_eq!(n("0.0012", "1.2E-3"), Ordering::Equal);
-        assert_eq!(n("12345678901234567890123456789012345678", "12345678901234567890123456789012345679"), Ordering::Less);
+        assert_eq!(
+            n("12345678901234567890123456789012345678", "12345678901234567890123456789012345679"),
+            Ordering::Less
+        );
         assert_eq!(n("-10", "-9"), Ordering::Less);
         assert_eq!(n("0.5", "0.45"), Ordering::Greater);
         assert_eq!(n("007", "7"), Ordering::Equal);

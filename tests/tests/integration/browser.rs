@@ -144,23 +144,18 @@ fn render(html: &str) -> Seen {
     let csp = format!("content=\"{CONTENT_SECURITY_POLICY}\">");
     assert!(html.contains(&csp), "the page declares its Content-Security-Policy");
     // The policy stays in force; only the probe's inline script is allowed besides.
-    let probed = html.replacen(
-        &csp,
-        &format!("content=\"{CONTENT_SECURITY_POLICY}; script-src 'unsafe-inline'\">\n{PROBE}"),
-        1,
-    );
+    let probed =
+        html.replacen(&csp, &format!("content=\"{CONTENT_SECURITY_POLICY}; script-src 'unsafe-inline'\">\n{PROBE}"), 1);
     let dir = temp_dir("page");
     let page = dir.join("page.html");
     std::fs::write(&page, probed).unwrap();
-    let dom = run_chromium(&page, &["--dump-dom".to_owned()]);
+    // The width of the screenshot, so the measured height is the screenshot's.
+    let dom = run_chromium(&page, &["--dump-dom".to_owned(), format!("--window-size={WIDTH},900")]);
     let _ = std::fs::remove_dir_all(&dir);
     let start = dom.find("<pre id=\"probe-result\">").expect("the probe ran") + "<pre id=\"probe-result\">".len();
     let end = start + dom[start..].find("</pre>").unwrap();
-    let json = dom[start..end]
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&nbsp;", "\u{a0}")
-        .replace("&amp;", "&");
+    let json =
+        dom[start..end].replace("&lt;", "<").replace("&gt;", ">").replace("&nbsp;", "\u{a0}").replace("&amp;", "&");
     let v: Value = serde_json::from_str(&json).unwrap();
     let num = |l: &Value, k: &str| l[k].as_f64().unwrap();
     Seen {

@@ -233,7 +233,11 @@ mod page {
         assert!(html.contains(header), "{html}");
         // MEMBER#amy < MEMBER#bob < MEMBER#zed < META, by UTF-8 bytes.
         let at = |needle: &str| html.find(needle).unwrap_or_else(|| panic!("{needle} missing"));
-        let rows = ["<td class=\"mono\">MEMBER#amy</td>", "<td class=\"mono\">MEMBER#bob</td>", "<td class=\"mono\">MEMBER#zed</td>"];
+        let rows = [
+            "<td class=\"mono\">MEMBER#amy</td>",
+            "<td class=\"mono\">MEMBER#bob</td>",
+            "<td class=\"mono\">MEMBER#zed</td>",
+        ];
         let team_row = format!(
             "<tr class=\"item\"><td class=\"mono\">META</td><td class=\"entity-type\">Team</td><td class=\"mono\">id=&quot;a&amp;b&quot; \
              motto=&quot;&lt;script&gt;alert(1)&lt;/script&gt;&quot;</td><td>{}</td></tr>",
