@@ -1,11 +1,15 @@
 //! The table as a whole, from its entities: the key attributes and GSIs they need (checked for
 //! agreement), a CloudFormation template, and the access-pattern matrix with a Mermaid diagram
-//! of item collections and indexes.
+//! of item collections and indexes. Beside them: the NoSQL Workbench model ([`workbench`]), the
+//! design lint ([`lint`]), the item-collection and index views of sample items ([`views`]), the
+//! entity-to-index diagram as SVG ([`diagram`]) and the HTML design page that shows them all
+//! ([`html`]).
 //!
 //! ```ignore
 //! let layout = TableLayout::new(&[User::schema(), Skill::schema(), Review::schema()])?;
 //! let cfn = layout.cloudformation("skill-exchange");       // AWS::DynamoDB::Table as JSON
 //! let doc = layout.markdown("Skill Exchange");             // the access-pattern matrix
+//! let page = layout.html("Skill Exchange", model.items());  // the design page, from samples
 //! ```
 
 pub mod diagram;
