@@ -182,7 +182,6 @@ impl TableLayout {
                 y += ROW;
             }
             y += GAP;
-            debug_assert!(y >= bottom);
         }
         for &i in &indexes {
             let cy = index_y(i);

@@ -1,9 +1,28 @@
 //! The design page: one self-contained HTML document per table, drawn from its entities and
 //! sample items, for reviewing a single-table design by looking at it.
 //!
-//! ```ignore
-//! let model = WorkbenchModel::new("Skill Exchange", "skill-exchange").samples(&users)?;
-//! std::fs::write("DESIGN.html", layout.html("Skill Exchange", model.items()))?;
+//! ```
+//! use dynamo_entity::design::workbench::WorkbenchModel;
+//! use dynamo_entity::schema::TableLayout;
+//! use dynamo_entity::{Entity, Timestamp};
+//!
+//! #[derive(Entity, Debug, Clone, PartialEq)]
+//! #[entity(pk = "USER#<id>", sk = "PROFILE")]
+//! struct User {
+//!     id: String,
+//!     name: String,
+//! }
+//!
+//! # fn main() -> dynamo_entity::Result<()> {
+//! let layout = TableLayout::new(&[User::schema()])?;
+//! let model = WorkbenchModel::new("Users", "users")
+//!     .dated(Timestamp::EPOCH)
+//!     .sample(&User { id: "u1".into(), name: "Ann & Bo".into() })?;
+//! let page = layout.html("Users", model.items()); // write it to DESIGN.html
+//! assert!(page.contains("<h1>Users: table design</h1>"));
+//! assert!(page.contains("name=&quot;Ann &amp; Bo&quot;"));
+//! # Ok(())
+//! # }
 //! ```
 //!
 //! The page holds, in order:

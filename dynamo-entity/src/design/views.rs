@@ -11,14 +11,41 @@
 //! key template matches the group's key and whose key condition reaches at least one item of an
 //! entity the query returns.
 //!
-//! ```ignore
-//! let views = layout.item_collections(model.items());
-//! for p in &views[0].partitions {
-//!     println!("{} ({} items)", p.key, p.items.len());
-//!     for r in &p.reads {
-//!         println!("  {}: {} Query on {}, {} RCU", r.pattern, r.queries, p.key, r.read_units);
-//!     }
+//! ```
+//! use dynamo_entity::schema::TableLayout;
+//! use dynamo_entity::Entity;
+//!
+//! #[derive(Entity, Debug, Clone, PartialEq)]
+//! #[entity(pk = "SKILL#<id>", sk = "META")]
+//! struct Skill {
+//!     id: String,
+//!     title: String,
 //! }
+//!
+//! #[derive(Entity, Debug, Clone, PartialEq)]
+//! #[entity(pk = "SKILL#<skill_id>", sk = "REVIEW#<id>")]
+//! struct Review {
+//!     skill_id: String,
+//!     id: u32,
+//!     stars: u8,
+//! }
+//!
+//! # fn main() -> dynamo_entity::Result<()> {
+//! let layout = TableLayout::new(&[Skill::schema(), Review::schema()])?;
+//! let items = vec![
+//!     Review { skill_id: "s1".into(), id: 2, stars: 5 }.to_item()?,
+//!     Skill { id: "s1".into(), title: "Summarize".into() }.to_item()?,
+//! ];
+//! let table = &layout.item_collections(&items)[0];
+//! let skill = &table.partitions[0];
+//! assert_eq!(skill.key, "SKILL#s1");
+//! let order: Vec<&str> = skill.items.iter().map(|i| i.sort_key.as_str()).collect();
+//! assert_eq!(order, ["META", "REVIEW#0000000002"]);
+//! // A skill and its reviews: one Query on SKILL#s1.
+//! let reads: Vec<(&str, usize)> = skill.reads.iter().map(|r| (r.pattern.as_str(), r.returned)).collect();
+//! assert_eq!(reads, [("Skill::query", 1), ("Review::query", 1), ("table.collection(Skill::query(..))", 2)]);
+//! # Ok(())
+//! # }
 //! ```
 //!
 //! An item the index leaves out (a sparse GSI or LSI: one of its key attributes is absent) is
