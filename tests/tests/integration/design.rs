@@ -274,3 +274,34 @@ mod page {
         assert_eq!(escape("ROLE#<role>"), "ROLE#&lt;role&gt;");
     }
 }
+
+#[test]
+fn the_diagrams_reserve_a_box_of_their_own_for_every_label() {
+    use dynamo_entity::design::diagram::{Rect, overlaps};
+    use dynamo_entity_examples::{orders, vault_commerce};
+    for (name, layout) in [
+        ("skill_exchange", TableLayout::new(&schemas()).unwrap()),
+        ("vault_commerce", vault_commerce::layout().unwrap()),
+        ("orders", orders::layout().unwrap()),
+    ] {
+        let diagram = layout.diagram();
+        let rects: Vec<Rect> = diagram.labels.iter().map(|l| l.rect).collect();
+        assert_eq!(overlaps(&rects), Vec::<(usize, usize)>::new(), "{name}");
+        // Every label inside the drawing: one per entity, one per key it writes, one per index.
+        let keys: usize =
+            layout.entities().iter().map(|e| 1 + e.gsis.len() + usize::from(e.inverted.is_some()) + e.lsis.len()).sum();
+        assert_eq!(diagram.labels.len(), layout.entities().len() + keys + 1 + layout.indexes().len(), "{name}");
+        assert!(
+            rects.iter().all(|r| r.x >= 0.0
+                && r.y >= 0.0
+                && r.x + r.width <= diagram.width
+                && r.y + r.height <= diagram.height),
+            "{name}"
+        );
+    }
+    // Skill Exchange's labels that Mermaid drew over each other are both there, apart.
+    let diagram = TableLayout::new(&schemas()).unwrap().diagram();
+    let texts: Vec<&str> = diagram.labels.iter().map(|l| l.text.as_str()).collect();
+    assert!(texts.contains(&"GSI2: SELLER#<seller_id> / <created_at>"));
+    assert!(texts.contains(&"table: PURCHASE#<skill_id>#<buyer_id> / META"));
+}
