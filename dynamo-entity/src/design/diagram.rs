@@ -7,8 +7,12 @@
 //! them, stand side by side), and the lines run horizontally along a label's row to the free
 //! column between the labels and the indexes, where they turn towards their index. Text never
 //! shares a row and column with other text, whatever the lengths: the column widths come from
-//! the longest text in each column at [`CHAR_WIDTH`] pixels a character of the 12 px monospace
-//! font (wider than the 7.2 px the common monospace fonts take).
+//! the longest text in each column, measured by [`text_width`]: [`CHAR_WIDTH`] pixels for an
+//! ASCII character of the 12 px monospace font (wider than the 7.2 px the common monospace fonts
+//! take), [`WIDE_CHAR_WIDTH`] (the font size) for any other character, twice that for an East
+//! Asian Wide or Fullwidth one. Each text is also drawn with its reserved width as its SVG
+//! `textLength`, so a browser fits the text to its box (adjusting the letter spacing) whatever
+//! font it picks: the drawn text cannot run past the box.
 //!
 //! Every text element carries the class `label`; the browser test of the examples' design pages
 //! measures them (`getBoundingClientRect`) and fails on any two that intersect.
@@ -18,8 +22,11 @@ use std::fmt::Write as _;
 use super::html::escape;
 use crate::schema::{Index, TableLayout};
 
-/// The width the layout reserves for one character of the diagram's font, in pixels.
+/// The width the layout reserves for one ASCII character of the diagram's font, in pixels.
 pub const CHAR_WIDTH: f64 = 7.8;
+/// The width the layout reserves for one terminal cell of a non-ASCII character, in pixels: the
+/// font size (a fallback font's glyph may be wider than the monospace font's 0.6 em).
+pub const WIDE_CHAR_WIDTH: f64 = 12.0;
 /// The height of one label row, in pixels (the font is 12 px).
 pub const ROW: f64 = 22.0;
 const FONT_PX: f64 = 12.0;
@@ -28,8 +35,18 @@ const GAP: f64 = 10.0;
 const TOP: f64 = 30.0;
 const INDEX_SLOT: f64 = 44.0;
 const INDEX_BOX: f64 = 28.0;
-/// Stroke colours, one per index in [`TableLayout::indexes`] order after the table.
+/// Stroke colours, one per index in [`TableLayout::indexes`] order after the table; indexes past
+/// these get a hue of their own ([`colour`]).
 const COLOURS: [&str; 8] = ["#1f5fa8", "#b3541e", "#2e7d32", "#7b3fa0", "#a8326e", "#00796b", "#8d6e00", "#455a64"];
+
+/// The stroke colour of the index at `position` (0 = the table): one of [`COLOURS`], then hues
+/// 137.5° apart (the golden angle), so no two indexes of a table share a colour.
+fn colour(position: usize) -> String {
+    match COLOURS.get(position) {
+        Some(c) => (*c).to_owned(),
+        None => format!("hsl({:.1}, 60%, 36%)", (position - COLOURS.len()) as f64 * 137.5 % 360.0 + 15.0),
+    }
+}
 
 /// A rectangle in the diagram's coordinates: left, top, width, height in pixels.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -95,8 +112,19 @@ pub struct Diagram {
     pub svg: String,
 }
 
-fn text_width(text: &str) -> f64 {
-    text.chars().count() as f64 * CHAR_WIDTH
+/// The width the diagram reserves for `text`, in pixels: an upper bound of its drawn width.
+///
+/// ```
+/// use dynamo_entity::design::diagram::text_width;
+/// assert_eq!(text_width("GSI1"), 4.0 * 7.8);
+/// assert_eq!(text_width("ꙮé"), 2.0 * 12.0); // one cell each, at the font size
+/// assert_eq!(text_width("商品"), 4.0 * 12.0); // East Asian Wide: two cells each
+/// ```
+pub fn text_width(text: &str) -> f64 {
+    use unicode_width::UnicodeWidthChar;
+    text.chars()
+        .map(|c| if c.is_ascii() { CHAR_WIDTH } else { c.width().unwrap_or(1) as f64 * WIDE_CHAR_WIDTH })
+        .sum()
 }
 
 impl TableLayout {
@@ -106,7 +134,7 @@ impl TableLayout {
         let indexes: Vec<Index> = std::iter::once(Index::Primary).chain(self.indexes()).collect();
         let index_text =
             |i: Index| format!("{}: {} / {}", names.index_name(i).unwrap_or("table"), names.pk_of(i), names.sk_of(i));
-        let colour = |i: Index| COLOURS[indexes.iter().position(|x| *x == i).unwrap_or(0) % COLOURS.len()];
+        let colour = |i: Index| colour(indexes.iter().position(|x| *x == i).unwrap_or(0));
 
         // One edge per key an entity writes, grouped by entity.
         let edges: Vec<Vec<(Index, String)>> = self
@@ -157,7 +185,8 @@ impl TableLayout {
             let name_x = PAD + (entity_w - text_width(e.name)) / 2.0;
             let _ = writeln!(
                 body,
-                r#"<text class="label entity-name" x="{name_x:.1}" y="{cy:.1}">{}</text>"#,
+                r#"<text class="label entity-name" x="{name_x:.1}" y="{cy:.1}" textLength="{:.1}">{}</text>"#,
+                text_width(e.name),
                 escape(e.name)
             );
             labels.push(Label { text: e.name.to_owned(), rect: text_rect(name_x, cy, e.name) });
@@ -175,7 +204,8 @@ impl TableLayout {
                 );
                 let _ = writeln!(
                     body,
-                    r#"<text class="label key" x="{label_x:.1}" y="{row_y:.1}" fill="{stroke}">{}</text>"#,
+                    r#"<text class="label key" x="{label_x:.1}" y="{row_y:.1}" fill="{stroke}" textLength="{:.1}">{}</text>"#,
+                    text_width(text),
                     escape(text)
                 );
                 labels.push(Label { text: text.clone(), rect: text_rect(label_x, row_y, text) });
@@ -194,8 +224,9 @@ impl TableLayout {
             );
             let _ = writeln!(
                 body,
-                r#"<text class="label index-name" x="{:.1}" y="{cy:.1}">{}</text>"#,
+                r#"<text class="label index-name" x="{:.1}" y="{cy:.1}" textLength="{:.1}">{}</text>"#,
                 index_x + PAD,
+                text_width(&text),
                 escape(&text)
             );
             labels.push(Label { text: text.clone(), rect: text_rect(index_x + PAD, cy, &text) });
@@ -232,5 +263,27 @@ mod tests {
         assert_eq!(overlaps(&[r(0.0, 0.0, 50.0), r(0.0, 18.0, 50.0)]), Vec::<(usize, usize)>::new());
         // The Mermaid failure: one edge label drawn over another.
         assert_eq!(overlaps(&[r(0.0, 0.0, 120.0), r(300.0, 0.0, 10.0), r(80.0, 9.0, 120.0)]), vec![(0, 2)]);
+    }
+
+    #[test]
+    fn wide_characters_reserve_at_least_the_font_size() {
+        // 'ꙮ' measured 10.6 px in Chromium's fallback font; CJK glyphs take 12 px (1 em).
+        assert_eq!(text_width("ꙮ"), 12.0);
+        assert_eq!(text_width("カ"), 24.0);
+        assert_eq!(text_width("Ａ"), 24.0);
+        assert_eq!(text_width("#<id>"), 5.0 * 7.8);
+        // Combining marks take no cell of their own; the base letter does.
+        assert_eq!(text_width("e\u{301}"), 7.8);
+    }
+
+    #[test]
+    fn every_index_has_a_colour_of_its_own() {
+        let colours: Vec<String> = (0..27).map(colour).collect();
+        let mut unique = colours.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), 27, "{colours:?}");
+        assert_eq!(colour(0), "#1f5fa8");
+        assert_eq!(colour(8), "hsl(15.0, 60%, 36%)");
     }
 }

@@ -84,6 +84,7 @@ pub fn escape(text: &str) -> String {
 const STYLE: &str = "body { font: 14px/1.45 system-ui, sans-serif; margin: 24px; color: #1d232b; }
 h1 { font-size: 24px; } h2 { font-size: 19px; margin-top: 32px; border-bottom: 1px solid #ccd3dc; } h3 { font-size: 16px; }
 code, .key, td.mono { font-family: monospace; font-size: 12.5px; }
+td.mono, th.pk, td code { overflow-wrap: anywhere; }
 table { border-collapse: collapse; margin: 8px 0 16px; }
 th, td { border: 1px solid #ccd3dc; padding: 3px 8px; text-align: left; vertical-align: top; }
 thead th { background: #eef1f5; }
@@ -130,17 +131,19 @@ impl TableLayout {
         );
 
         // 1. Access patterns, with the capacity of their largest sample answer.
-        let mut largest: BTreeMap<&str, (usize, usize, usize, f64, u16)> = BTreeMap::new();
+        // (sample partitions, returned, bytes, read units, queries, whole answer's read units)
+        let mut largest: BTreeMap<&str, (usize, usize, usize, f64, u16, f64)> = BTreeMap::new();
         for v in &views {
             for p in &v.partitions {
                 for r in &p.reads {
-                    let e = largest.entry(r.pattern.as_str()).or_insert((0, 0, 0, 0.0, r.queries));
+                    let e = largest.entry(r.pattern.as_str()).or_insert((0, 0, 0, 0.0, r.queries, 0.0));
                     e.0 += 1;
                     if r.bytes > e.2 || e.0 == 1 {
                         e.1 = r.returned;
                         e.2 = r.bytes;
                         e.3 = r.read_units;
                     }
+                    e.5 = e.5.max(r.answer_read_units);
                 }
             }
         }
@@ -151,8 +154,12 @@ impl TableLayout {
         );
         for p in &patterns {
             let (partitions, answer, units) = match largest.get(p.name.as_str()) {
-                Some(&(n, items, bytes, rcu, queries)) => {
-                    let per = if queries > 1 { format!(" (one of {queries} shard Queries)") } else { String::new() };
+                Some(&(n, items, bytes, rcu, queries, answer)) => {
+                    let per = if queries > 1 {
+                        format!(" (one of {queries} shard Queries); whole answer: {queries} Queries, {answer} read units")
+                    } else {
+                        String::new()
+                    };
                     (n.to_string(), format!("{}, {bytes} bytes", plural(items, "item")), format!("{rcu}{per}"))
                 }
                 None => ("0".to_owned(), "<span class=\"none\">no sample</span>".to_owned(), String::new()),
@@ -171,7 +178,8 @@ impl TableLayout {
         }
         h.push_str(
             "</tbody>\n</table>\n<p>Read units: one eventually consistent <code>Query</code> on the sample partition \
-             with the most bytes read (0.5 units per 4 KB, rounded up once).</p>\n</section>\n",
+             with the most bytes read (0.5 units per 4 KB, rounded up once); for a write-sharded key, also the \
+             largest whole answer: one <code>Query</code> per shard, each at least 0.5 units.</p>\n</section>\n",
         );
 
         // 2. The diagram.
@@ -278,7 +286,7 @@ impl TableLayout {
                     escape(&l.kind.to_string()),
                     escape(l.entity),
                     escape(index_name(l.index)),
-                    escape(&l.message)
+                    code_spans(&l.message)
                 );
             }
             h.push_str("</ul>\n");
@@ -347,9 +355,19 @@ fn write_partition(h: &mut String, p: &PartitionView, columns: usize, secondary:
             } else {
                 String::new()
             };
+            let answer = if r.queries > 1 {
+                format!(
+                    "; the whole answer: {} Queries, returns {}, {} read units",
+                    r.queries,
+                    plural(r.answer_returned, "item"),
+                    r.answer_read_units
+                )
+            } else {
+                String::new()
+            };
             let _ = write!(
                 h,
-                "<li><code>{}</code>: {queries} <code>{}</code>, returns {} of {}{dropped}, {} read units</li>",
+                "<li><code>{}</code>: {queries} <code>{}</code>, returns {} of {}{dropped}, {} read units{answer}</li>",
                 escape(&r.pattern),
                 escape(&p.key),
                 r.returned,
@@ -380,6 +398,25 @@ fn write_partition(h: &mut String, p: &PartitionView, columns: usize, secondary:
         );
     }
     h.push_str("</tbody>\n");
+}
+
+/// `text` HTML-escaped, with each Markdown code span (text between a pair of backticks) as a
+/// `<code>` element; an unpaired backtick stays as it is.
+fn code_spans(text: &str) -> String {
+    let pieces: Vec<&str> = text.split('`').collect();
+    let mut out = String::new();
+    for (i, piece) in pieces.iter().enumerate() {
+        let paired = i % 2 == 1 && i + 1 < pieces.len();
+        if paired {
+            let _ = write!(out, "<code>{}</code>", escape(piece));
+        } else {
+            if i > 0 && i % 2 == 1 {
+                out.push('`');
+            }
+            out.push_str(&escape(piece));
+        }
+    }
+    out
 }
 
 /// `1 item`, `2 items`.
@@ -422,5 +459,13 @@ mod tests {
         assert_eq!(short_value(&V::L(vec![V::Bool(true); 3])), "[3]");
         assert_eq!(short_value(&V::Ss(vec!["a".into()])), "<<1 strings>>");
         assert_eq!(escape(&short_value(&V::S("</td><script>".into()))), "&quot;&lt;/td&gt;&lt;script&gt;&quot;");
+    }
+
+    #[test]
+    fn markdown_code_spans_become_code_elements() {
+        assert_eq!(code_spans("use `Skill::gsi4` or `<a>`"), "use <code>Skill::gsi4</code> or <code>&lt;a&gt;</code>");
+        assert_eq!(code_spans("no spans & more"), "no spans &amp; more");
+        assert_eq!(code_spans("one ` left `a` x ` y"), "one <code> left </code>a<code> x </code> y");
+        assert_eq!(code_spans("`a` and ` b"), "<code>a</code> and ` b");
     }
 }

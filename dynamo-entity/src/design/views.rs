@@ -132,6 +132,14 @@ pub struct PatternRead {
     /// The read capacity units of the `Query` on this partition, eventually consistent (0.5
     /// per 4 KB of `bytes`, rounded up once, at least one block).
     pub read_units: f64,
+    /// How many items the whole answer returns: `returned` for an unsharded key; for a
+    /// write-sharded one, summed over the sample partitions of all `queries` shards of the same
+    /// key values.
+    pub answer_returned: usize,
+    /// The read capacity units of the whole answer, eventually consistent: `read_units` for an
+    /// unsharded key; for a write-sharded one, the sum over all `queries` shard `Query`
+    /// requests (a shard without sample items costs the minimum, 0.5).
+    pub answer_read_units: f64,
 }
 
 impl TableLayout {
@@ -183,16 +191,21 @@ impl TableLayout {
                 }
             }
             groups.sort_by(|a, b| key_order(&a.0, &b.0));
-            let partitions = groups
+            let groups = groups
                 .into_iter()
                 .map(|(key, mut members)| {
                     members.sort_by(|a, b| key_order(&a.0, &b.0));
                     let items: Vec<ItemView> = members.into_iter().map(|(_, v)| v).collect();
                     let key = key_text(&key);
-                    let reads = sources
+                    // Every pattern whose partition key template matches: what its Query on
+                    // this partition reads, whether it returns anything here or not (a shard
+                    // Query is paid for either way).
+                    let cost: Vec<(usize, Vec<String>, PatternRead)> = sources
                         .iter()
-                        .filter(|s| s.pattern.index == index && s.pk.parse(&key).is_ok())
-                        .filter_map(|s| {
+                        .enumerate()
+                        .filter(|(_, s)| s.pattern.index == index)
+                        .filter_map(|(n, s)| {
+                            let parts = s.pk.parse(&key).ok()?;
                             let reached: Vec<&ItemView> = items
                                 .iter()
                                 .filter(|i| match s.sk {
@@ -206,17 +219,49 @@ impl TableLayout {
                             let returned =
                                 reached.iter().filter(|i| s.pattern.returns.contains(&i.entity.as_str())).count();
                             let bytes = reached.iter().map(|i| i.size).sum();
-                            (returned > 0).then(|| PatternRead {
+                            let units = read_units(bytes, ReadMode::Eventual);
+                            let read = PatternRead {
                                 pattern: s.pattern.name.clone(),
                                 queries: s.pk.shard().map_or(1, |(_, n)| n),
                                 read: reached.len(),
                                 returned,
                                 bytes,
-                                read_units: read_units(bytes, ReadMode::Eventual),
-                            })
+                                read_units: units,
+                                answer_returned: returned,
+                                answer_read_units: units,
+                            };
+                            Some((n, parts.into_iter().map(|p| p.into_owned()).collect(), read))
                         })
                         .collect();
-                    PartitionView { key, items, reads }
+                    (key, items, cost)
+                })
+                .collect::<Vec<_>>();
+            // A write-sharded answer is the Queries on all shards of the same key values: sum
+            // what they read, and count the minimum for each shard without a sample partition.
+            let partitions = groups
+                .iter()
+                .map(|(key, items, cost)| {
+                    let reads = cost
+                        .iter()
+                        .filter(|(_, _, r)| r.returned > 0)
+                        .map(|(n, parts, r)| {
+                            let mut r = r.clone();
+                            if r.queries > 1 {
+                                let shards: Vec<&PatternRead> = groups
+                                    .iter()
+                                    .flat_map(|(_, _, c)| c)
+                                    .filter(|(m, p, _)| m == n && p == parts)
+                                    .map(|(_, _, r)| r)
+                                    .collect();
+                                let empty = usize::from(r.queries).saturating_sub(shards.len());
+                                r.answer_returned = shards.iter().map(|s| s.returned).sum();
+                                r.answer_read_units = shards.iter().map(|s| s.read_units).sum::<f64>()
+                                    + empty as f64 * read_units(0, ReadMode::Eventual);
+                            }
+                            r
+                        })
+                        .collect();
+                    PartitionView { key: key.clone(), items: items.clone(), reads }
                 })
                 .collect();
             out.push(IndexView {

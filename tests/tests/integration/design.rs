@@ -275,6 +275,52 @@ mod page {
     }
 }
 
+mod sharded {
+    use dynamo_entity::schema::TableLayout;
+    use dynamo_entity::Entity;
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "JOB#<id>", sk = "META", gsi1 = "STATUS#<status>#<shard(id, 4)>", gsi1_sk = "<id>")]
+    pub struct Job {
+        pub id: String,
+        pub status: String,
+    }
+
+    /// A write-sharded pattern's whole answer is one Query per shard: the page gives its cost
+    /// besides the cost of the one shard Query on the partition shown.
+    #[test]
+    fn a_sharded_pattern_shows_the_cost_of_its_whole_answer() {
+        let jobs: Vec<Job> = ["j1", "j2", "j3", "j4", "j5"]
+            .iter()
+            .map(|id| Job { id: (*id).into(), status: "open".into() })
+            .chain([Job { id: "j9".into(), status: "done".into() }])
+            .collect();
+        let items: Vec<_> = jobs.iter().map(|j| j.to_item().unwrap()).collect();
+        let layout = TableLayout::new(&[Job::schema()]).unwrap();
+        let gsi1 = &layout.item_collections(&items)[1];
+        let shard_of = |key: &str| key.rsplit('#').next().unwrap().to_owned();
+        let mut open_shards: Vec<String> =
+            gsi1.partitions.iter().filter(|p| p.key.starts_with("STATUS#open#")).map(|p| shard_of(&p.key)).collect();
+        open_shards.dedup();
+        assert!(open_shards.len() >= 2, "the sample spreads over shards: {open_shards:?}");
+        for p in &gsi1.partitions {
+            let r = &p.reads[0];
+            assert_eq!((r.pattern.as_str(), r.queries, r.returned, r.read_units), ("Job::gsi1", 4, p.items.len(), 0.5));
+            // Four Queries of at least 0.5 units each; every sample shard holds a few small items.
+            let open = p.key.starts_with("STATUS#open#");
+            assert_eq!((r.answer_returned, r.answer_read_units), (if open { 5 } else { 1 }, 2.0), "{}", p.key);
+        }
+        let html = layout.html("Jobs", &items);
+        let done = gsi1.partitions.iter().find(|p| p.key.starts_with("STATUS#done#")).unwrap();
+        assert!(html.contains(&format!(
+            "<li><code>Job::gsi1</code>: one of 4 Queries (one per shard) on <code>{}</code>, returns 1 of 1, 0.5 read \
+             units; the whole answer: 4 Queries, returns 1 item, 2 read units</li>",
+            done.key
+        )), "{html}");
+        assert!(html.contains("<td>0.5 (one of 4 shard Queries); whole answer: 4 Queries, 2 read units</td>"), "{html}");
+    }
+}
+
 #[test]
 fn the_diagrams_reserve_a_box_of_their_own_for_every_label() {
     use dynamo_entity::design::diagram::{Rect, overlaps};
