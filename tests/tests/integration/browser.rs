@@ -40,13 +40,18 @@ const PROBE: &str = r#"<script>
       var r = t.getBoundingClientRect();
       return { text: t.textContent, x: r.left, y: r.top, width: r.width, height: r.height };
     });
+    var svg = document.querySelector('svg.diagram');
+    var origin = svg ? svg.getBoundingClientRect() : { left: 0, top: 0 };
     var out = document.createElement('pre');
     out.id = 'probe-result';
     out.textContent = JSON.stringify({
       errors: errors,
       labels: labels,
+      diagram: { x: origin.left, y: origin.top },
       text: document.body.innerText,
-      height: document.documentElement.scrollHeight
+      height: document.documentElement.scrollHeight,
+      scrollWidth: document.documentElement.scrollWidth,
+      viewportWidth: document.documentElement.clientWidth
     });
     document.body.appendChild(out);
   });
@@ -135,8 +140,12 @@ fn run_chromium(page: &Path, extra: &[String]) -> String {
 struct Seen {
     errors: Vec<String>,
     labels: Vec<(String, Rect)>,
+    /// The top left corner of the diagram's `<svg>` on the page.
+    diagram: (f64, f64),
     text: String,
     height: f64,
+    /// The page's width (`scrollWidth`) and the viewport's (`clientWidth`).
+    width: (f64, f64),
 }
 
 /// Renders `html` with the probe and returns its measurements.
@@ -169,8 +178,10 @@ fn render(html: &str) -> Seen {
                 (l["text"].as_str().unwrap().to_owned(), rect)
             })
             .collect(),
+        diagram: (num(&v["diagram"], "x"), num(&v["diagram"], "y")),
         text: v["text"].as_str().unwrap().to_owned(),
         height: num(&v, "height"),
+        width: (num(&v, "scrollWidth"), num(&v, "viewportWidth")),
     }
 }
 
@@ -279,4 +290,100 @@ fn script_errors_and_network_fetches_are_caught() {
         seen.errors,
         vec!["blocked by the Content-Security-Policy: img-src http://127.0.0.1:9/logo.png".to_owned()]
     );
+}
+
+/// Entities whose names and keys are wide: letters a fallback font draws at 10 to 12 px, and
+/// East Asian Wide ones that take two cells.
+mod wide {
+    use dynamo_entity::Entity;
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(
+        table = Wide,
+        name = "ꙮꙮꙮꙮꙮꙮꙮꙮꙮꙮꙮꙮꙮꙮꙮꙮ",
+        pk = "ꙮ#<id>",
+        sk = "META",
+        gsi1 = "ꙮꙮꙮꙮꙮꙮꙮꙮꙮꙮꙮꙮꙮꙮꙮꙮꙮꙮꙮꙮꙮ#<id>",
+        gsi1_sk = "X"
+    )]
+    pub struct Eye {
+        pub id: String,
+    }
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(
+        table = Wide,
+        name = "商品カテゴリー商品カテゴリー商品カテゴリー",
+        pk = "商品#<id>",
+        sk = "日本語の並べ替えキー日本語の並べ替えキー#<note>",
+        gsi2 = "商品カテゴリー商品カテゴリー商品カテゴリー#<id>",
+        gsi2_sk = "Ａ＃Ｂ"
+    )]
+    pub struct Goods {
+        pub id: String,
+        pub note: String,
+    }
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(table = Wide, pk = "NOTE#<id>", sk = "TEXT#<text>")]
+    pub struct Note {
+        pub id: String,
+        pub text: String,
+    }
+
+    #[derive(dynamo_entity::TableDef)]
+    #[table(entities(Eye, Goods, Note), gsi1, gsi2)]
+    pub struct Wide;
+}
+
+#[test]
+fn wide_characters_stay_inside_their_reserved_boxes_in_chromium() {
+    use dynamo_entity::{Entity, TableDef};
+    use wide::{Eye, Goods, Note, Wide};
+    let layout = Wide::layout().unwrap();
+    let items = vec![
+        Eye { id: "ꙮ1".into() }.to_item().unwrap(),
+        Goods { id: "g1".into(), note: "メモ".into() }.to_item().unwrap(),
+        Note { id: "n1".into(), text: "short".into() }.to_item().unwrap(),
+    ];
+    let seen = render(&layout.html("ꙮ 商品", &items));
+    assert_eq!(seen.errors, Vec::<String>::new());
+    let diagram = layout.diagram();
+    let drawn: Vec<&str> = seen.labels.iter().map(|(t, _)| t.as_str()).collect();
+    let expected: Vec<&str> = diagram.labels.iter().map(|l| l.text.as_str()).collect();
+    assert_eq!(drawn, expected);
+    assert_eq!(overlapping(&seen), Vec::<(String, String)>::new(), "overlapping labels");
+    // Each drawn text within the box the layout reserved for it, up to a pixel: Chromium's box
+    // of a text fitted with `textLength` ends up to 0.8 px past it (the last glyph's extent);
+    // the texts that overflowed before `textLength` and `unicode-width` overran by 10 to 45 px.
+    let (x0, y0) = seen.diagram;
+    let outside: Vec<String> = seen
+        .labels
+        .iter()
+        .zip(&diagram.labels)
+        .filter(|((_, r), l)| {
+            r.x < x0 + l.rect.x - 1.0
+                || r.x + r.width > x0 + l.rect.x + l.rect.width + 1.0
+                || r.y < y0 + l.rect.y - 1.0
+                || r.y + r.height > y0 + l.rect.y + l.rect.height + 1.0
+        })
+        .map(|((t, r), l)| format!("{t}: drawn {r:?}, reserved {:?} at ({x0}, {y0})", l.rect))
+        .collect();
+    assert_eq!(outside, Vec::<String>::new(), "text outside its box");
+}
+
+#[test]
+fn a_long_sort_key_wraps_instead_of_widening_the_page() {
+    use dynamo_entity::{Entity, TableDef};
+    use wide::{Note, Wide};
+    let layout = Wide::layout().unwrap();
+    let text = "k".repeat(215);
+    let note = Note { id: "n1".into(), text: text.clone() }.to_item().unwrap();
+    let sort_key = format!("TEXT#{text}");
+    assert_eq!(sort_key.len(), 220);
+    let seen = render(&layout.html("Notes", &[note]));
+    assert_eq!(seen.errors, Vec::<String>::new());
+    assert!(seen.text.contains(&sort_key[..100]), "the key is on the page");
+    assert_eq!(seen.width.1, f64::from(WIDTH), "the viewport");
+    assert_eq!(seen.width, (f64::from(WIDTH), f64::from(WIDTH)), "the page is as wide as the viewport");
 }
