@@ -5,7 +5,8 @@
 //! section, each run's line after its label (`run 2 (00:27): ratio ...`, or a label line of its
 //! own ending in `:`). [`plots`] reads them back and draws, per section, one SVG bar chart: a
 //! group of bars per ratio (the names with `_vs_` or ending in `_ratio`), one bar per run, with
-//! the line of parity (1.0). The charts go to `examples/benches/plots/<section>.svg`, and the
+//! the line of parity (1.0) drawn under the text, and each ratio's heading saying which way is
+//! better ([`higher_is_better`]). The charts go to `examples/benches/plots/<section>.svg`, and the
 //! section gets a reference to its chart under its heading.
 //!
 //! ```text
@@ -57,6 +58,17 @@ impl Section {
 /// Whether `name` is a ratio (not a count such as `pages` or `page_bytes`).
 fn is_ratio(name: &str) -> bool {
     name.contains("_vs_") || name.ends_with("_ratio")
+}
+
+/// Whether a larger value of the ratio `name` is the better result, as each benchmark defines
+/// its ratios: `*_vs_electrodb` is ElectroDB's time over the library's
+/// (`examples/benches/electrodb.rs`), and `batch_vs_sequential_puts` and `best_concurrency_ratio`
+/// are the sequential puts' time over the batch write's (`batch::measure`): higher is better.
+/// All the others are the library's cost over the other side's (time, CPU time, memory or
+/// compile time: `*_vs_hand`, `*_vs_serde_dynamo`, `*_vs_page`, `compile_*_vs_serde`): lower
+/// is better.
+pub fn higher_is_better(name: &str) -> bool {
+    name.ends_with("_vs_electrodb") || name == "batch_vs_sequential_puts" || name == "best_concurrency_ratio"
 }
 
 /// The `ratio ...` line of a benchmark's output in `line`: the label before it and the ratios.
@@ -152,7 +164,13 @@ pub fn chart(section: &Section) -> String {
     let mut body = String::new();
     let mut y = 40.0;
     for name in &names {
-        let _ = writeln!(body, r#"<text x="10" y="{:.1}" class="metric">{}</text>"#, y + 14.0, escape(name));
+        let better = if higher_is_better(name) { "higher is better" } else { "lower is better" };
+        let _ = writeln!(
+            body,
+            r#"<text x="10" y="{:.1}" class="metric">{} <tspan class="better">({better})</tspan></text>"#,
+            y + 14.0,
+            escape(name)
+        );
         y += HEAD;
         for (i, r) in section.runs.iter().enumerate() {
             let Some((_, v)) = r.ratios.iter().find(|(n, _)| n == name) else { continue };
@@ -183,22 +201,24 @@ pub fn chart(section: &Section) -> String {
         escape(&section.title)
     );
     svg.push_str(
-        "<style>text { font: 12px sans-serif; fill: #1d232b; } .metric { font-weight: bold; font-family: monospace; } \
+        "<style>text { font: 12px sans-serif; fill: #1d232b; paint-order: stroke; stroke: #ffffff; stroke-width: 3px; \
+         stroke-linejoin: round; } .better { font-weight: normal; font-family: sans-serif; fill: #52606d; } .metric { font-weight: bold; font-family: monospace; } \
          .value, .run { font-size: 11px; } .c0 { fill: #1f5fa8; } .c1 { fill: #b3541e; } .c2 { fill: #2e7d32; } \
          .c3 { fill: #7b3fa0; } .c4 { fill: #a8326e; } .c5 { fill: #00796b; }</style>\n",
     );
     let _ = writeln!(svg, r##"<rect width="100%" height="100%" fill="#ffffff"/>"##);
+    // The line of parity first, so every text is drawn over it (with a white outline).
+    let _ = writeln!(
+        svg,
+        r##"<line x1="{one:.1}" y1="30" x2="{one:.1}" y2="{:.1}" stroke="#555" stroke-dasharray="4 3"/>"##,
+        height - 6.0
+    );
     let _ = writeln!(
         svg,
         r#"<text x="10" y="20" class="metric">{}: ratios (the dashed line is 1.0)</text>"#,
         escape(&section.title)
     );
     svg.push_str(&body);
-    let _ = writeln!(
-        svg,
-        r##"<line x1="{one:.1}" y1="30" x2="{one:.1}" y2="{:.1}" stroke="#555" stroke-dasharray="4 3"/>"##,
-        height - 6.0
-    );
     svg.push_str("</svg>\n");
     svg
 }
@@ -290,6 +310,21 @@ mod tests {
         assert!(svg.contains(r#"class="value">1.021</text>"#));
         assert!(svg.contains(r#"class="value">7.66</text>"#));
         assert_eq!(svg.matches("<rect x=").count(), 4, "one bar per run and ratio");
+        // The dashed line lies under every text, and each ratio says which way is better.
+        assert!(svg.find("<line ").unwrap() < svg.find("<text ").unwrap(), "{svg}");
+        assert!(svg.contains(r#"class="metric">encode_vs_hand <tspan class="better">(lower is better)</tspan>"#));
+        assert!(svg.contains(r#"class="metric">best_concurrency_ratio <tspan class="better">(higher is better)</tspan>"#));
+        assert!(files[1].1.contains(r#"put_vs_electrodb <tspan class="better">(higher is better)</tspan>"#));
+    }
+
+    #[test]
+    fn the_direction_of_each_recorded_ratio() {
+        for lower in ["cpu_vs_hand", "put_cpu_vs_hand", "collection_vs_serde_dynamo", "stream_vs_page", "compile_entity_vs_serde"] {
+            assert!(!higher_is_better(lower), "{lower}");
+        }
+        for higher in ["put_vs_electrodb", "decode_vs_electrodb", "batch_vs_sequential_puts", "best_concurrency_ratio"] {
+            assert!(higher_is_better(higher), "{higher}");
+        }
     }
 
     #[test]
