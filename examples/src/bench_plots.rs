@@ -313,16 +313,25 @@ mod tests {
         // The dashed line lies under every text, and each ratio says which way is better.
         assert!(svg.find("<line ").unwrap() < svg.find("<text ").unwrap(), "{svg}");
         assert!(svg.contains(r#"class="metric">encode_vs_hand <tspan class="better">(lower is better)</tspan>"#));
-        assert!(svg.contains(r#"class="metric">best_concurrency_ratio <tspan class="better">(higher is better)</tspan>"#));
+        assert!(
+            svg.contains(r#"class="metric">best_concurrency_ratio <tspan class="better">(higher is better)</tspan>"#)
+        );
         assert!(files[1].1.contains(r#"put_vs_electrodb <tspan class="better">(higher is better)</tspan>"#));
     }
 
     #[test]
     fn the_direction_of_each_recorded_ratio() {
-        for lower in ["cpu_vs_hand", "put_cpu_vs_hand", "collection_vs_serde_dynamo", "stream_vs_page", "compile_entity_vs_serde"] {
+        for lower in [
+            "cpu_vs_hand",
+            "put_cpu_vs_hand",
+            "collection_vs_serde_dynamo",
+            "stream_vs_page",
+            "compile_entity_vs_serde",
+        ] {
             assert!(!higher_is_better(lower), "{lower}");
         }
-        for higher in ["put_vs_electrodb", "decode_vs_electrodb", "batch_vs_sequential_puts", "best_concurrency_ratio"] {
+        for higher in ["put_vs_electrodb", "decode_vs_electrodb", "batch_vs_sequential_puts", "best_concurrency_ratio"]
+        {
             assert!(higher_is_better(higher), "{higher}");
         }
     }

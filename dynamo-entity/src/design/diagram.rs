@@ -122,9 +122,7 @@ pub struct Diagram {
 /// ```
 pub fn text_width(text: &str) -> f64 {
     use unicode_width::UnicodeWidthChar;
-    text.chars()
-        .map(|c| if c.is_ascii() { CHAR_WIDTH } else { c.width().unwrap_or(1) as f64 * WIDE_CHAR_WIDTH })
-        .sum()
+    text.chars().map(|c| if c.is_ascii() { CHAR_WIDTH } else { c.width().unwrap_or(1) as f64 * WIDE_CHAR_WIDTH }).sum()
 }
 
 impl TableLayout {

@@ -29,14 +29,14 @@
 //!
 //! 1. the access-pattern matrix ([`TableLayout::access_patterns`]) with the capacity of each
 //!    pattern's largest sample answer (items, bytes, read units of one eventually consistent
-//!    `Query`);
+//!    `Query`; for a write-sharded key also the whole answer's, one `Query` per shard);
 //! 2. the entity-to-index diagram ([`TableLayout::diagram`]), inline SVG whose labels cannot
 //!    overlap;
 //! 3. the item collections of the table and the index views ([`TableLayout::item_collections`]):
 //!    each partition key value with its items in sort-key order, their entity, keys and first
 //!    attributes, and the access patterns that read the collection;
 //! 4. the key attributes and the entities' key templates;
-//! 5. the lint findings ([`TableLayout::lint`]).
+//! 5. the lint findings ([`TableLayout::lint`]), their Markdown code spans as `<code>`.
 //!
 //! The page needs no network and runs no script: the styles are inline, and a
 //! `Content-Security-Policy` of `default-src 'none'; style-src 'unsafe-inline'` keeps a browser
@@ -156,7 +156,9 @@ impl TableLayout {
             let (partitions, answer, units) = match largest.get(p.name.as_str()) {
                 Some(&(n, items, bytes, rcu, queries, answer)) => {
                     let per = if queries > 1 {
-                        format!(" (one of {queries} shard Queries); whole answer: {queries} Queries, {answer} read units")
+                        format!(
+                            " (one of {queries} shard Queries); whole answer: {queries} Queries, {answer} read units"
+                        )
                     } else {
                         String::new()
                     };

@@ -276,8 +276,8 @@ mod page {
 }
 
 mod sharded {
-    use dynamo_entity::schema::TableLayout;
     use dynamo_entity::Entity;
+    use dynamo_entity::schema::TableLayout;
 
     #[derive(Entity, Debug, Clone, PartialEq)]
     #[entity(pk = "JOB#<id>", sk = "META", gsi1 = "STATUS#<status>#<shard(id, 4)>", gsi1_sk = "<id>")]
@@ -317,7 +317,10 @@ mod sharded {
              units; the whole answer: 4 Queries, returns 1 item, 2 read units</li>",
             done.key
         )), "{html}");
-        assert!(html.contains("<td>0.5 (one of 4 shard Queries); whole answer: 4 Queries, 2 read units</td>"), "{html}");
+        assert!(
+            html.contains("<td>0.5 (one of 4 shard Queries); whole answer: 4 Queries, 2 read units</td>"),
+            "{html}"
+        );
     }
 }
 
