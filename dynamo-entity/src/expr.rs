@@ -237,11 +237,13 @@ impl<E, T: Attribute, M> Field<E, T, M> {
         Condition { node, field: self.name }
     }
 
-    /// `field IN (v1, v2, …)`: DynamoDB takes at most 100 values; more is an error before
-    /// sending.
+    /// `field IN (v1, v2, …)`: DynamoDB takes 1 to 100 values. None is an error before sending
+    /// ([`Error::Encode`](crate::Error::Encode)), and so is more than 100, when the request is
+    /// built ([`Error::LimitExceeded`](crate::Error::LimitExceeded), see
+    /// [`limits`](crate::limits)).
     pub fn is_in(&self, values: &[T]) -> Condition {
-        let node = if values.is_empty() || values.len() > 100 {
-            Err(ValueError::Invalid(format!("IN takes 1 to 100 values, not {}", values.len())))
+        let node = if values.is_empty() {
+            Err(ValueError::Invalid("IN takes 1 to 100 values, not 0".to_owned()))
         } else {
             values
                 .iter()
@@ -358,6 +360,14 @@ impl Placeholders {
         let k = placeholder(":v", self.values.len());
         self.values.insert(k.clone(), value);
         k
+    }
+    /// The attribute names so far, by placeholder; `None` when there are none.
+    pub fn names(&self) -> Option<&HashMap<String, String>> {
+        (!self.names.is_empty()).then_some(&self.names)
+    }
+    /// The values so far, by placeholder; `None` when there are none.
+    pub fn values(&self) -> Option<&HashMap<String, AttributeValue>> {
+        (!self.values.is_empty()).then_some(&self.values)
     }
     /// `ExpressionAttributeNames`, `None` when empty.
     pub fn take_names(&mut self) -> Option<HashMap<String, String>> {

@@ -95,6 +95,8 @@ use crate::retry::RetryPolicy;
 use crate::schema::{AttributeNames, Entity, Item, Key, PrimaryKey};
 use crate::table::{Call, Table};
 use crate::update::{PreparedUpdate, UpdateRequest};
+use crate::limits;
+use crate::value::size::{item_size, value_size};
 use crate::versioning;
 
 /// The most actions one transaction may hold: DynamoDB's limit for `TransactWriteItems` and
@@ -165,6 +167,18 @@ impl Cond {
         Ok(self)
     }
 
+    /// Checks DynamoDB's limits on the condition and its placeholders (see
+    /// [`limits`](crate::limits)), for the `action` of a transaction on the item `key` of
+    /// `entity`.
+    fn check(&self, action: &'static str, entity: &'static str, names: &AttributeNames, key: &PrimaryKey) -> Result<(), Error> {
+        let check = || {
+            let (names, values) = (self.placeholders.names(), self.placeholders.values());
+            limits::check_expression("ConditionExpression", &self.expression, false, 0, names, values)?;
+            limits::check_substitutions(names, values)
+        };
+        check().map_err(|e| e.request(action, entity, names.show_key(key)))
+    }
+
     /// A rendered [`Condition`] on an item of `entity`.
     pub(crate) fn from_condition(entity: &'static str, condition: &Condition) -> Result<Cond, Error> {
         let mut placeholders = Placeholders::default();
@@ -195,6 +209,7 @@ impl Action {
     ) -> Result<Action, Error> {
         let mut put = Put::builder().table_name(table).set_item(Some(item));
         if let Some(mut c) = condition {
+            c.check("Put", entity, names, key)?;
             put = put
                 .condition_expression(c.expression)
                 .set_expression_attribute_names(c.placeholders.take_names())
@@ -216,6 +231,7 @@ impl Action {
     ) -> Result<Action, Error> {
         let mut delete = Delete::builder().table_name(table).set_key(Some(names.key_item(key)));
         if let Some(mut c) = condition {
+            c.check("Delete", entity, names, key)?;
             delete = delete
                 .condition_expression(c.expression)
                 .set_expression_attribute_names(c.placeholders.take_names())
@@ -234,6 +250,7 @@ impl Action {
         key: &PrimaryKey,
         mut c: Cond,
     ) -> Result<Action, Error> {
+        c.check("ConditionCheck", entity, names, key)?;
         let check = ConditionCheck::builder()
             .table_name(table)
             .set_key(Some(names.key_item(key)))
@@ -301,10 +318,10 @@ fn check_actions<A: Named>(actions: &[A], what: &str) -> Result<(), Error> {
         return Err(invalid(format!("a {what} needs at least one action")));
     }
     if actions.len() > MAX_ACTIONS {
-        return Err(invalid(format!(
-            "a {what} holds at most {MAX_ACTIONS} actions (DynamoDB's limit), and this one has {}",
-            actions.len()
-        )));
+        let operation = if what == "transaction" { "TransactWriteItems" } else { "TransactGetItems" };
+        let entity = actions.first().map_or("", Named::entity);
+        let e = limits::check_transaction(actions.len(), 0).err();
+        return Err(e.map_or_else(|| invalid(what), |e| e.request(operation, entity, String::new())));
     }
     let mut seen: HashMap<(&str, &str), usize> = HashMap::with_capacity(actions.len());
     // The entities of one table must agree on its attribute names (a transaction may span
@@ -375,10 +392,33 @@ fn cancellation<A: Named>(actions: &[A], reasons: &[sdk::CancellationReason]) ->
 /// The `TransactWriteItems` request of `actions`, checked as [`send_once`] checks it.
 pub(crate) fn write_request(actions: &[Action], token: Option<&str>) -> Result<TransactWriteItemsInputBuilder, Error> {
     check_actions(actions, "transaction")?;
+    // The items a transaction writes, as far as they are known before sending: whole items of
+    // puts, the keys and values of the other actions.
+    let bytes = actions.iter().map(|a| action_size(&a.request)).sum();
+    limits::check_transaction(actions.len(), bytes)
+        .map_err(|e| e.request("TransactWriteItems", common_entity(actions), String::new()))?;
     Ok(aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsInput::builder()
         .set_transact_items(Some(actions.iter().map(|a| a.request.clone()).collect()))
         .set_client_request_token(token.map(str::to_owned))
         .return_consumed_capacity(ReturnConsumedCapacity::Indexes))
+}
+
+/// The size of what one action sends of an item: the whole item of a put, the key and the
+/// expression values of the others (by DynamoDB's item-size rules).
+fn action_size(request: &TransactWriteItem) -> usize {
+    let values = |v: Option<&HashMap<String, aws_sdk_dynamodb::types::AttributeValue>>| {
+        v.map_or(0, |v| v.values().map(value_size).sum::<usize>())
+    };
+    if let Some(p) = request.put() {
+        return item_size(p.item());
+    }
+    if let Some(u) = request.update() {
+        return item_size(u.key()) + values(u.expression_attribute_values());
+    }
+    if let Some(d) = request.delete() {
+        return item_size(d.key()) + values(d.expression_attribute_values());
+    }
+    request.condition_check().map_or(0, |c| item_size(c.key()) + values(c.expression_attribute_values()))
 }
 
 /// The entity type every action of `actions` writes (its guard actions included); empty when
@@ -918,8 +958,25 @@ mod tests {
         let keys: Vec<String> = (0..=MAX_ACTIONS).map(|i| format!("PK={i} SK=x")).collect();
         let many: Vec<N> = keys.iter().map(|k| N("t", Box::leak(k.clone().into_boxed_str()))).collect();
         assert!(check_actions(&many[..MAX_ACTIONS], "transaction").is_ok());
-        let err = check_actions(&many, "transaction").unwrap_err().to_string();
-        assert!(err.contains("at most 100 actions (DynamoDB's limit), and this one has 101"), "{err}");
+        let err = check_actions(&many, "transaction").unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::LimitExceeded {
+                    limit: crate::limits::Limit::TransactionActions,
+                    measured: 101,
+                    max: 100,
+                    operation: "TransactWriteItems",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert_eq!(
+            err.to_string(),
+            "TransactWriteItems of Order: TransactItems has 101 actions, over DynamoDB's limit of 100 (actions per \
+             transaction); nothing was sent"
+        );
         assert!(check_actions::<N>(&[], "transaction").is_err());
     }
 

@@ -9,6 +9,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, ReturnValu
 
 use crate::error::Error;
 use crate::expr::{Condition, Field, Mutable, Placeholders};
+use crate::limits;
 use crate::key::{
     KeyContext, KeyError, KeyPartError, KeyType, KeyWriter, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, PartForm,
     Segment, Template, escape_into, integer_number_form,
@@ -351,7 +352,7 @@ impl<E: Entity> UpdateRequest<E> {
     /// Moves the values of the actions into the placeholders (the request owns them; the
     /// update is not built twice), except the amounts of `add` / `subtract`, which a failed
     /// condition's explanation reads.
-    fn build(&mut self) -> Result<(String, String, Placeholders), Error> {
+    fn build(&mut self) -> Result<(String, String, Placeholders, usize), Error> {
         // Room for each action's name and value, the condition's two names and one value, and
         // one GSI key pair rewritten; more grows the maps.
         let mut ph = Placeholders::with_capacity(self.actions.len() + 4, self.actions.len() + 3);
@@ -398,15 +399,27 @@ impl<E: Entity> UpdateRequest<E> {
                 Action::Arith(op, v) => {
                     let z = zero.get_or_insert_with(|| ph.value(AttributeValue::N("0".into()))).clone();
                     // The result must stay within the field's type.
+                    // Written compactly, since they count against the request's limits (300
+                    // operators per expression): `NOT n > h` holds when the attribute is absent
+                    // (a comparison with an absent attribute is false) or at most `h`, one
+                    // operator fewer than `attribute_not_exists(n) OR n <= h`, and two bounds
+                    // are one BETWEEN.
                     if let Some((low, high, from_zero)) = self.bounds.get(field) {
-                        let absent = if *from_zero { format!("attribute_not_exists({n}) OR ") } else { String::new() };
-                        if let Some(low) = low {
+                        let (low, high) = (low.as_ref(), high.as_ref());
+                        if let (Some(low), Some(high), false) = (low, high, *from_zero) {
                             let l = ph.value(AttributeValue::N(low.clone()));
-                            push_all(&mut guards, &[" AND (", &absent, &n, " >= ", &l, ")"]);
-                        }
-                        if let Some(high) = high {
                             let h = ph.value(AttributeValue::N(high.clone()));
-                            push_all(&mut guards, &[" AND (", &absent, &n, " <= ", &h, ")"]);
+                            push_all(&mut guards, &[" AND (", &n, " BETWEEN ", &l, " AND ", &h, ")"]);
+                        } else {
+                            let (not, lt, gt) = if *from_zero { ("NOT ", " < ", " > ") } else { ("", " >= ", " <= ") };
+                            if let Some(low) = low {
+                                let l = ph.value(AttributeValue::N(low.clone()));
+                                push_all(&mut guards, &[" AND (", not, &n, lt, &l, ")"]);
+                            }
+                            if let Some(high) = high {
+                                let h = ph.value(AttributeValue::N(high.clone()));
+                                push_all(&mut guards, &[" AND (", not, &n, gt, &h, ")"]);
+                            }
                         }
                         if !*from_zero && low.is_none() && high.is_none() {
                             push_all(&mut guards, &[" AND (attribute_exists(", &n, "))"]);
@@ -578,6 +591,8 @@ impl<E: Entity> UpdateRequest<E> {
             let text = versioning::version_condition(version, expected, &mut ph);
             push_all(&mut cond, &[" AND ", &text]);
         }
+        // What the library wrote into the condition, named when it takes the request over a limit.
+        let added = cond.len();
         if let Some(c) = &self.condition {
             let text = c.render(&mut ph).map_err(|(field, source)| Error::Encode {
                 entity: E::TYPE,
@@ -587,7 +602,7 @@ impl<E: Entity> UpdateRequest<E> {
             })?;
             push_all(&mut cond, &[" AND (", &text, ")"]);
         }
-        Ok((expr, cond, ph))
+        Ok((expr, cond, ph, added))
     }
 
     /// The key-part text of every field whose value this update knows: the fields it sets
@@ -636,7 +651,7 @@ impl<E: Entity> UpdateRequest<E> {
             return Err(Error::Invalid { reason: format!("an update of {} must change at least one field", E::TYPE) });
         }
         let version = self.maintain()?;
-        let (update, condition, mut ph) = self.build()?;
+        let (update, condition, mut ph, added) = self.build()?;
         let key = self.key?;
         let arith = self
             .actions
@@ -667,6 +682,7 @@ impl<E: Entity> UpdateRequest<E> {
             names: ph.take_names(),
             values: ph.take_values(),
         };
+        prepared.check_limits(added)?;
         Ok((prepared, self.table))
     }
 
@@ -730,6 +746,18 @@ impl<E: Entity> UpdateRequest<E> {
 }
 
 impl PreparedUpdate {
+    /// Checks DynamoDB's limits on the update's expressions and substitutions (see
+    /// [`limits`](crate::limits)); the condition's first `library` bytes are the library's own.
+    pub(crate) fn check_limits(&self, library: usize) -> Result<(), Error> {
+        let check = || {
+            let (names, values) = (self.names.as_ref(), self.values.as_ref());
+            limits::check_expression("UpdateExpression", &self.update, true, 0, names, values)?;
+            limits::check_expression("ConditionExpression", &self.condition, false, library, names, values)?;
+            limits::check_substitutions(self.names.as_ref(), self.values.as_ref())
+        };
+        check().map_err(|e| e.request("UpdateItem", self.entity, self.key_text()))
+    }
+
     /// The key as `PK=… SK=…`, for errors: built from the key when asked, unless
     /// [`keep_key_text`](Self::keep_key_text) kept it before the key moved into a request.
     pub(crate) fn key_text(&self) -> String {

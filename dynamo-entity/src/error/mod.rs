@@ -224,6 +224,36 @@ pub enum Error {
         /// The limit, 409,600 bytes.
         limit: usize,
     },
+    /// A request over one of DynamoDB's limits (expression length, operators, `IN` operands,
+    /// substitution size, nesting, transaction size, …; see [`limits`](crate::limits)): refused
+    /// when it was built, nothing was sent.
+    #[error(
+        "{operation} of {entity}{}{}: {part} has {measured} {}, over DynamoDB's limit of {max} ({limit}){}; nothing was sent",
+        if key.is_empty() { "" } else { " " },
+        key,
+        limit.unit(),
+        library_share(*library, *limit)
+    )]
+    LimitExceeded {
+        /// The limit.
+        limit: crate::limits::Limit,
+        /// The part of the request measured, such as `UpdateExpression` or `ConditionExpression`.
+        part: String,
+        /// The request's figure.
+        measured: usize,
+        /// DynamoDB's figure ([`Limit::max`](crate::limits::Limit::max)).
+        max: usize,
+        /// How much of `measured` the library's own additions account for (the entity-type
+        /// guard, the range guards of `add` / `subtract`, a version check); 0 when none.
+        library: usize,
+        /// The DynamoDB operation, such as `UpdateItem`.
+        operation: &'static str,
+        /// The entity type name (empty for a request of several types).
+        entity: &'static str,
+        /// The item's primary key, as `PK=… SK=…` (for a query, its partition key); empty when
+        /// the request has no one key.
+        key: String,
+    },
     /// A batch write that did not write every item: from
     /// [`BatchWriteOutcome::check`](crate::batch::BatchWriteOutcome::check), or
     /// from [`BatchWrite::send`](crate::batch::BatchWrite::send) when a request failed with an
@@ -265,6 +295,18 @@ impl Error {
         match self {
             Error::Key(k) => Error::Key(k.clone()),
             Error::Invalid { reason } => Error::Invalid { reason: reason.clone() },
+            Error::LimitExceeded { limit, part, measured, max, library, operation, entity, key } => {
+                Error::LimitExceeded {
+                    limit: *limit,
+                    part: part.clone(),
+                    measured: *measured,
+                    max: *max,
+                    library: *library,
+                    operation,
+                    entity,
+                    key: key.clone(),
+                }
+            }
             other => Error::Invalid { reason: other.to_string() },
         }
     }
@@ -274,6 +316,32 @@ impl Error {
         aws_sdk_dynamodb::Error: From<E>,
     {
         Error::Sdk { operation, source: Box::new(aws_sdk_dynamodb::Error::from(err)) }
+    }
+}
+
+fn library_share(library: usize, limit: crate::limits::Limit) -> String {
+    if library == 0 {
+        return String::new();
+    }
+    format!(
+        ", of which the library's own guards (entity type, ranges of add/subtract, version) account for {library} {}",
+        limit.unit()
+    )
+}
+
+impl crate::limits::Exceeded {
+    /// The error of `operation` on the item `key` of `entity`.
+    pub(crate) fn request(self, operation: &'static str, entity: &'static str, key: String) -> Error {
+        Error::LimitExceeded {
+            limit: self.limit,
+            part: self.part,
+            measured: self.measured,
+            max: self.limit.max(),
+            library: self.library,
+            operation,
+            entity,
+            key,
+        }
     }
 }
 

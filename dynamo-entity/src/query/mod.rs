@@ -46,6 +46,7 @@ use futures::{Stream, StreamExt, TryStreamExt};
 use crate::capacity::Capacity;
 use crate::error::Error;
 use crate::expr::{Condition, Placeholders};
+use crate::limits;
 use crate::key::{DELIMITER, KeyContext, KeyError, KeyPart, KeyType, KeyWriter, MAX_SORT_KEY_BYTES};
 use crate::schema::{AttributeNames, Entity, Index, IndexSchema, Item};
 use crate::table::{Call, Table};
@@ -606,6 +607,20 @@ impl<E: Entity, S> QueryRequest<E, S> {
             }
             None => None,
         };
+        let check = || {
+            limits::check_expression("KeyConditionExpression", &expr, false, 0, Some(&names), Some(&values))?;
+            if let Some(f) = &filter {
+                limits::check_expression("FilterExpression", f, false, 0, Some(&names), Some(&values))?;
+            }
+            limits::check_substitutions(Some(&names), Some(&values))
+        };
+        check().map_err(|e| {
+            let pk = match values.get(":pk") {
+                Some(AttributeValue::S(s) | AttributeValue::N(s)) => s.clone(),
+                _ => String::new(),
+            };
+            e.request("Query", self.spec.entity, format!("{}={pk}", E::NAMES.pk_of(index)))
+        })?;
         Ok(QueryParts { expr, names, values, filter })
     }
 

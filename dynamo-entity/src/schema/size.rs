@@ -1,15 +1,17 @@
 //! The 400 KB item limit, checked before sending (sizes counted by
-//! [`value::size`](crate::value::size)).
+//! [`value::size`](crate::value::size)), with the limits on an item's attributes (name lengths,
+//! nesting; see [`limits`](crate::limits)).
 
 use crate::error::Error;
 use crate::key::AttributeNames;
 use crate::value::Item;
 pub use crate::value::size::{MAX_ITEM_BYTES, item_size};
 
-/// Checks the 400 KB item limit.
+/// Checks the 400 KB item limit, then the limits on attribute names and nesting.
 ///
 /// # Errors
-/// [`Error::ItemTooLarge`] naming the entity, the key, the size and the limit.
+/// [`Error::ItemTooLarge`] naming the entity, the key, the size and the limit;
+/// [`Error::LimitExceeded`] for an attribute name over 64 KB or a value nested over 32 levels.
 pub fn check_item_size(entity: &'static str, item: &Item) -> Result<(), Error> {
     check_item_size_in(&AttributeNames::DEFAULT, entity, item)
 }
@@ -18,11 +20,12 @@ pub fn check_item_size(entity: &'static str, item: &Item) -> Result<(), Error> {
 /// [`Entity::NAMES`](crate::Entity::NAMES)), whose key the error names under them.
 ///
 /// # Errors
-/// [`Error::ItemTooLarge`] naming the entity, the key, the size and the limit.
+/// [`Error::ItemTooLarge`] naming the entity, the key, the size and the limit;
+/// [`Error::LimitExceeded`] for an attribute name over 64 KB or a value nested over 32 levels.
 pub fn check_item_size_in(names: &AttributeNames, entity: &'static str, item: &Item) -> Result<(), Error> {
     let bytes = item_size(item);
     if bytes > MAX_ITEM_BYTES {
         return Err(Error::ItemTooLarge { entity, key: names.describe_key(item), size: bytes, limit: MAX_ITEM_BYTES });
     }
-    Ok(())
+    crate::limits::check_item_attributes(item).map_err(|e| e.request("write", entity, names.describe_key(item)))
 }

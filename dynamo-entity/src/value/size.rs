@@ -37,7 +37,10 @@ pub fn item_size(item: &Item) -> usize {
     item.iter().map(|(name, value)| name.len() + value_size(value)).sum()
 }
 
-fn value_size(value: &AttributeValue) -> usize {
+/// The size of one attribute value as DynamoDB counts it (the rules of [`item_size`], without
+/// the attribute's name): the measure of an expression attribute value against the 2 MB limit
+/// on an expression's substitutions ([`limits`](crate::limits)).
+pub fn value_size(value: &AttributeValue) -> usize {
     match value {
         AttributeValue::S(s) => s.len(),
         AttributeValue::N(n) => number_size(n),

@@ -24,6 +24,7 @@ mod expressions;
 mod faults;
 mod inverted;
 mod keyspace;
+mod limits;
 mod lint;
 mod local_databases;
 mod lsi;

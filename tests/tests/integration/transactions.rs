@@ -6,6 +6,7 @@ use crate::common;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_entity::transact::{ActionKind, CancellationCode, CancellationReason};
+use dynamo_entity::limits::Limit;
 use dynamo_entity::{Entity, Error, Timestamp};
 use dynamo_entity_examples::skill_exchange::{self, Purchase, Skill, SkillId, SkillStatus, User, UserId};
 
@@ -186,8 +187,11 @@ async fn at_most_100_actions() {
     let orders: Vec<Order> = (0..101).map(|i| order(&format!("{i:03}"), i)).collect();
     let tx = orders.iter().fold(table.transact(), |tx, o| tx.create(o));
     let err = tx.send().await.unwrap_err();
-    let Error::Invalid { reason } = err else { panic!("{err:?}") };
-    assert_eq!(reason, "a transaction holds at most 100 actions (DynamoDB's limit), and this one has 101");
+    let Error::LimitExceeded { limit: Limit::TransactionActions, measured: 101, max: 100, operation, entity, .. } = err
+    else {
+        panic!("{err:?}")
+    };
+    assert_eq!((operation, entity), ("TransactWriteItems", "Order"));
     assert!(matches!(table.transact().send().await, Err(Error::Invalid { .. })));
 
     // 100 is fine, and so is reading them back in one transactional read of 100 keys.
@@ -197,7 +201,15 @@ async fn at_most_100_actions() {
     let back = table.transact_get_many(keys).await.unwrap();
     assert_eq!(back, orders[..100].iter().cloned().map(Some).collect::<Vec<_>>());
     let keys = orders.iter().map(|o| Order::key(&o.user_id, &o.order_id));
-    assert!(matches!(table.transact_get_many(keys).await, Err(Error::Invalid { .. })));
+    assert!(matches!(
+        table.transact_get_many(keys).await,
+        Err(Error::LimitExceeded {
+            limit: Limit::TransactionActions,
+            measured: 101,
+            operation: "TransactGetItems",
+            ..
+        })
+    ));
 }
 
 #[tokio::test]

@@ -1,0 +1,444 @@
+//! DynamoDB's limits on requests, checked when a request is built: a request over one is
+//! refused with [`Error::LimitExceeded`](crate::Error::LimitExceeded) (or, for the item size,
+//! [`Error::ItemTooLarge`](crate::Error::ItemTooLarge)) before anything is sent, naming the
+//! limit, the measured figure, the operation, the entity and the key.
+//!
+//! | limit | DynamoDB's figure | where checked |
+//! |---|---|---|
+//! | length of one expression (key condition, filter, condition, update, projection) | 4 KB (4,096 bytes) | every request with an expression |
+//! | operators and functions in one expression | 300 | idem |
+//! | operands of one `IN` | 100 | idem |
+//! | length of one expression attribute name or value placeholder (`#n0`, `:v0`) | 255 bytes | idem |
+//! | `ExpressionAttributeNames` + `ExpressionAttributeValues` | 2 MB (2,097,152 bytes) | idem |
+//! | one expression with its names and values substituted | 1 MB (1,048,576 bytes; enforced by DynamoDB Local, not a published quota) | idem |
+//! | attribute name | 64 KB (65,535 bytes) | idem, and every item written |
+//! | nesting of a document value (maps and lists) | 32 levels | every value written or compared |
+//! | item size | 400 KB | every item written ([`check_item_size`](crate::schema::size::check_item_size)) |
+//! | partition key / sort key value | 2,048 / 1,024 bytes | when a key is encoded ([`key`](crate::key)) |
+//! | actions of one transaction / their items' total size | 100 / 4 MB | [`transact`](crate::transact) |
+//! | items of one `BatchWriteItem` / keys of one `BatchGetItem` | 25 / 100 | [`batch`](crate::batch) splits larger batches |
+//!
+//! How the figures are measured, as DynamoDB measures them (the boundaries are pinned by
+//! integration tests against DynamoDB Local):
+//!
+//! * An expression's length is its UTF-8 length, placeholders as written.
+//! * Operators and functions: each comparator (`=`, `<>`, `<`, `<=`, `>`, `>=`), each `AND`,
+//!   `OR`, `NOT`, `BETWEEN` (its own `AND` not counted again) and `IN`, each function
+//!   (`attribute_exists`, `attribute_not_exists`, `attribute_type`, `begins_with`, `contains`,
+//!   `size`, `if_not_exists`, `list_append`), and in an update expression each `+` and `-`
+//!   (its `SET a = …` assignments are not operators). Parentheses are free.
+//! * The substitutions' size: each name placeholder's length plus the name's, each value
+//!   placeholder's length plus the value's size by the item-size rules
+//!   ([`value_size`](crate::value::size::value_size)).
+//! * Nesting: a scalar attribute is one level, each map or list around it one more.
+//!
+//! The library's own additions count like anything else: the entity-type guard of every
+//! conditional write, the range guards of [`add`](crate::update::UpdateRequest::add) /
+//! [`subtract`](crate::update::UpdateRequest::subtract) (one per field, three operators each
+//! with its `AND`), a version check. When they take a request over a limit, the error says how
+//! much of the figure they account for ([`Error::LimitExceeded`]'s `library`).
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use crate::value::Item;
+use crate::value::size::value_size;
+
+/// The longest expression DynamoDB takes: 4 KB.
+pub const MAX_EXPRESSION_BYTES: usize = 4096;
+/// The most operators and functions one expression may hold.
+pub const MAX_OPERATORS: usize = 300;
+/// The most operands of one `IN`.
+pub const MAX_IN_OPERANDS: usize = 100;
+/// The longest expression attribute name or value placeholder (`#name`, `:value`), in bytes.
+pub const MAX_PLACEHOLDER_BYTES: usize = 255;
+/// The largest total of `ExpressionAttributeNames` and `ExpressionAttributeValues`: 2 MB.
+pub const MAX_SUBSTITUTION_BYTES: usize = 2 * 1024 * 1024;
+/// The largest expression with its names and values substituted: 1 MB (see
+/// [`Limit::SubstitutedSize`] for how it is measured).
+pub const MAX_SUBSTITUTED_BYTES: usize = 1024 * 1024;
+/// The longest attribute name: 64 KB less one byte.
+pub const MAX_ATTRIBUTE_NAME_BYTES: usize = 65_535;
+/// The deepest nesting of a value: a scalar attribute is one level, each map or list around it
+/// one more.
+pub const MAX_NESTING_LEVELS: usize = 32;
+/// The most actions of one `TransactWriteItems` / `TransactGetItems`.
+pub const MAX_TRANSACTION_ACTIONS: usize = 100;
+/// The largest total size of the items of one transaction: 4 MB.
+pub const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
+
+/// One of DynamoDB's request limits (see the [module](self) for the figures and how they are
+/// measured).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Limit {
+    /// An expression's length, in bytes ([`MAX_EXPRESSION_BYTES`]).
+    ExpressionLength,
+    /// The operators and functions of one expression ([`MAX_OPERATORS`]).
+    Operators,
+    /// The operands of one `IN` ([`MAX_IN_OPERANDS`]).
+    InOperands,
+    /// The length of one placeholder, in bytes ([`MAX_PLACEHOLDER_BYTES`]).
+    PlaceholderLength,
+    /// The size of the names and values substituted into a request's expressions, in bytes
+    /// ([`MAX_SUBSTITUTION_BYTES`]).
+    SubstitutionSize,
+    /// The size of one expression with its names and values substituted, in bytes
+    /// ([`MAX_SUBSTITUTED_BYTES`]): the expression's length (placeholders as written), plus
+    /// for each use of a name placeholder the name's length, plus for each use of a value
+    /// placeholder the value's size. Not among DynamoDB's published quotas; DynamoDB Local enforces it
+    /// ("Expression size has exceeded the maximum allowed size"), and the figures were measured
+    /// there.
+    SubstitutedSize,
+    /// The length of an attribute name, in bytes ([`MAX_ATTRIBUTE_NAME_BYTES`]).
+    AttributeNameLength,
+    /// The nesting levels of one value ([`MAX_NESTING_LEVELS`]).
+    NestingLevels,
+    /// The actions of one transaction ([`MAX_TRANSACTION_ACTIONS`]).
+    TransactionActions,
+    /// The total size of a transaction's items, in bytes ([`MAX_TRANSACTION_BYTES`]).
+    TransactionSize,
+}
+
+impl Limit {
+    /// DynamoDB's figure for this limit.
+    pub const fn max(self) -> usize {
+        match self {
+            Limit::ExpressionLength => MAX_EXPRESSION_BYTES,
+            Limit::Operators => MAX_OPERATORS,
+            Limit::InOperands => MAX_IN_OPERANDS,
+            Limit::PlaceholderLength => MAX_PLACEHOLDER_BYTES,
+            Limit::SubstitutionSize => MAX_SUBSTITUTION_BYTES,
+            Limit::SubstitutedSize => MAX_SUBSTITUTED_BYTES,
+            Limit::AttributeNameLength => MAX_ATTRIBUTE_NAME_BYTES,
+            Limit::NestingLevels => MAX_NESTING_LEVELS,
+            Limit::TransactionActions => MAX_TRANSACTION_ACTIONS,
+            Limit::TransactionSize => MAX_TRANSACTION_BYTES,
+        }
+    }
+
+    /// What is measured, in words: "bytes", "operators and functions", ….
+    pub const fn unit(self) -> &'static str {
+        match self {
+            Limit::ExpressionLength
+            | Limit::PlaceholderLength
+            | Limit::SubstitutionSize
+            | Limit::SubstitutedSize
+            | Limit::AttributeNameLength
+            | Limit::TransactionSize => "bytes",
+            Limit::Operators => "operators and functions",
+            Limit::InOperands => "IN operands",
+            Limit::NestingLevels => "nesting levels",
+            Limit::TransactionActions => "actions",
+        }
+    }
+}
+
+impl std::fmt::Display for Limit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Limit::ExpressionLength => "expression length",
+            Limit::Operators => "operators per expression",
+            Limit::InOperands => "operands of IN",
+            Limit::PlaceholderLength => "placeholder length",
+            Limit::SubstitutionSize => "size of ExpressionAttributeNames and ExpressionAttributeValues",
+            Limit::SubstitutedSize => "size of an expression with its names and values substituted",
+            Limit::AttributeNameLength => "attribute name length",
+            Limit::NestingLevels => "nesting depth",
+            Limit::TransactionActions => "actions per transaction",
+            Limit::TransactionSize => "size of a transaction's items",
+        })
+    }
+}
+
+/// A limit a request breaks, before the request is named (`Exceeded::request`, in
+/// [`error`](crate::error), makes the error).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Exceeded {
+    pub(crate) limit: Limit,
+    /// The part of the request measured: `UpdateExpression`, `ConditionExpression`, ….
+    pub(crate) part: String,
+    pub(crate) measured: usize,
+    /// How much of `measured` the library's own additions account for.
+    pub(crate) library: usize,
+}
+
+impl Exceeded {
+    fn new(limit: Limit, part: impl Into<String>, measured: usize) -> Exceeded {
+        Exceeded { limit, part: part.into(), measured, library: 0 }
+    }
+}
+
+/// Checks one expression: its length, operators and `IN` operands. `part` names it
+/// (`ConditionExpression`, …); `update` says it is an update expression (whose `+` and `-`
+/// count). The first `library` bytes of `text` are the library's own (its guards), counted as
+/// the library's share of a figure over the limit.
+pub(crate) fn check_expression(
+    part: &'static str,
+    text: &str,
+    update: bool,
+    library: usize,
+    names: Option<&HashMap<String, String>>,
+    values: Option<&HashMap<String, AttributeValue>>,
+) -> Result<(), Exceeded> {
+    let own = text.get(..library).unwrap_or(text);
+    if text.len() > MAX_EXPRESSION_BYTES {
+        let mut e = Exceeded::new(Limit::ExpressionLength, part, text.len());
+        e.library = own.len();
+        return Err(e);
+    }
+    let (operators, widest_in) = count_operators(text, update);
+    if operators > MAX_OPERATORS {
+        let mut e = Exceeded::new(Limit::Operators, part, operators);
+        e.library = count_operators(own, update).0;
+        return Err(e);
+    }
+    if widest_in > MAX_IN_OPERANDS {
+        return Err(Exceeded::new(Limit::InOperands, part, widest_in));
+    }
+    let substituted = substituted_size(text, names, values);
+    if substituted > MAX_SUBSTITUTED_BYTES {
+        let mut e = Exceeded::new(Limit::SubstitutedSize, part, substituted);
+        e.library = substituted_size(own, names, values);
+        return Err(e);
+    }
+    Ok(())
+}
+
+/// The size of `text` with its names and values substituted, as [`Limit::SubstitutedSize`]
+/// measures it.
+fn substituted_size(
+    text: &str,
+    names: Option<&HashMap<String, String>>,
+    values: Option<&HashMap<String, AttributeValue>>,
+) -> usize {
+    let bytes = text.as_bytes();
+    let (mut total, mut i) = (text.len(), 0);
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b != b'#' && b != b':' {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        i += 1;
+        while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+            i += 1;
+        }
+        let placeholder = &text[start..i];
+        if b == b'#' {
+            total += names.and_then(|n| n.get(placeholder)).map_or(0, String::len);
+        } else {
+            total += values.and_then(|v| v.get(placeholder)).map_or(0, value_size);
+        }
+    }
+    total
+}
+
+/// The operators and functions of `text` as DynamoDB counts them (see the [module](self)),
+/// and the most operands of one of its `IN` lists. `text` is an expression as the library
+/// writes them: names and values are placeholders, so no operator hides in a name.
+pub(crate) fn count_operators(text: &str, update: bool) -> (usize, usize) {
+    let bytes = text.as_bytes();
+    let (mut count, mut widest_in, mut i) = (0usize, 0usize, 0usize);
+    // A `BETWEEN` is waiting for its `AND`, which is not counted again.
+    let mut between = 0usize;
+    // Inside `SET`, `=` assigns; elsewhere it compares.
+    let mut in_set = false;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'#' || b == b':' || b.is_ascii_alphanumeric() || b == b'_' {
+            let start = i;
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || matches!(bytes[i], b'_' | b'#' | b':' | b'.'))
+            {
+                i += 1;
+            }
+            if b == b'#' || b == b':' {
+                continue;
+            }
+            match &text[start..i] {
+                "SET" if update => in_set = true,
+                "REMOVE" | "ADD" | "DELETE" if update => in_set = false,
+                "AND" if between > 0 => between -= 1,
+                "BETWEEN" => {
+                    between += 1;
+                    count += 1;
+                }
+                "IN" => {
+                    count += 1;
+                    // The operands: placeholders up to the closing parenthesis.
+                    let close = text[i..].find(')').map_or(bytes.len(), |c| i + c);
+                    let operands = text[i..close].bytes().filter(|c| *c == b':').count();
+                    widest_in = widest_in.max(operands);
+                }
+                "AND" | "OR" | "NOT" | "attribute_exists" | "attribute_not_exists" | "attribute_type"
+                | "begins_with" | "contains" | "size" | "if_not_exists" | "list_append" => count += 1,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'<' | b'>' => {
+                count += 1;
+                // `<=`, `>=`, `<>` are one operator.
+                if matches!(bytes.get(i + 1), Some(b'=' | b'>')) {
+                    i += 1;
+                }
+            }
+            b'=' if !(update && in_set) => count += 1,
+            b'+' | b'-' if update => count += 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    (count, widest_in)
+}
+
+/// Checks a request's `ExpressionAttributeNames` and `ExpressionAttributeValues`: each
+/// placeholder's length, each name's length, each value's nesting, and their total size.
+pub(crate) fn check_substitutions(
+    names: Option<&HashMap<String, String>>,
+    values: Option<&HashMap<String, AttributeValue>>,
+) -> Result<(), Exceeded> {
+    let mut total = 0usize;
+    for (placeholder, name) in names.into_iter().flatten() {
+        if placeholder.len() > MAX_PLACEHOLDER_BYTES {
+            return Err(Exceeded::new(Limit::PlaceholderLength, format!("name placeholder {placeholder}"), placeholder.len()));
+        }
+        if name.len() > MAX_ATTRIBUTE_NAME_BYTES {
+            return Err(Exceeded::new(Limit::AttributeNameLength, format!("attribute name of {placeholder}"), name.len()));
+        }
+        total += placeholder.len() + name.len();
+    }
+    for (placeholder, value) in values.into_iter().flatten() {
+        if placeholder.len() > MAX_PLACEHOLDER_BYTES {
+            return Err(Exceeded::new(
+                Limit::PlaceholderLength,
+                format!("value placeholder {placeholder}"),
+                placeholder.len(),
+            ));
+        }
+        let levels = nesting_levels(value);
+        if levels > MAX_NESTING_LEVELS {
+            return Err(Exceeded::new(Limit::NestingLevels, format!("value {placeholder}"), levels));
+        }
+        total += placeholder.len() + value_size(value);
+    }
+    if total > MAX_SUBSTITUTION_BYTES {
+        return Err(Exceeded::new(Limit::SubstitutionSize, "ExpressionAttributeNames and ExpressionAttributeValues", total));
+    }
+    Ok(())
+}
+
+/// Checks the attributes of an item to be written: name lengths and nesting (its size is
+/// [`check_item_size`](crate::schema::size::check_item_size)'s).
+pub(crate) fn check_item_attributes(item: &Item) -> Result<(), Exceeded> {
+    for (name, value) in item {
+        if name.len() > MAX_ATTRIBUTE_NAME_BYTES {
+            return Err(Exceeded::new(Limit::AttributeNameLength, "attribute name", name.len()));
+        }
+        let levels = nesting_levels(value);
+        if levels > MAX_NESTING_LEVELS {
+            return Err(Exceeded::new(Limit::NestingLevels, format!("attribute `{name}`"), levels));
+        }
+    }
+    Ok(())
+}
+
+/// The nesting levels of a value: 1 for a scalar or a set, 1 more for each map or list around
+/// the deepest element.
+pub fn nesting_levels(value: &AttributeValue) -> usize {
+    match value {
+        AttributeValue::L(list) => 1 + list.iter().map(nesting_levels).max().unwrap_or(0),
+        AttributeValue::M(map) => 1 + map.values().map(nesting_levels).max().unwrap_or(0),
+        _ => 1,
+    }
+}
+
+/// Checks a transaction's size: its number of actions and the total size of its items.
+pub(crate) fn check_transaction(actions: usize, bytes: usize) -> Result<(), Exceeded> {
+    if actions > MAX_TRANSACTION_ACTIONS {
+        return Err(Exceeded::new(Limit::TransactionActions, "TransactItems", actions));
+    }
+    if bytes > MAX_TRANSACTION_BYTES {
+        return Err(Exceeded::new(Limit::TransactionSize, "TransactItems", bytes));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operators_are_counted_as_dynamodb_counts_them() {
+        // Figures measured against DynamoDB Local (see the integration test `limits::`).
+        assert_eq!(count_operators("#a = :b", false), (1, 0));
+        assert_eq!(count_operators("#a <> :b AND #c <= :d OR #e >= :f", false), (5, 0));
+        assert_eq!(count_operators("#a BETWEEN :b AND :c AND #d < :e", false), (3, 0));
+        assert_eq!(count_operators("NOT (#a > :b)", false), (2, 0));
+        assert_eq!(count_operators("size(#a) = :b", false), (2, 0));
+        assert_eq!(count_operators("#a IN (:v0, :v1, :v2)", false), (1, 3));
+        assert_eq!(count_operators("(attribute_not_exists(#n0) OR #n1 = :v0)", false), (3, 0));
+        assert_eq!(count_operators("SET #a = :b, #c = if_not_exists(#c, :z) + :d REMOVE #e", true), (2, 0));
+        assert_eq!(count_operators("SET #a = list_append(:l, #a) ADD #s :v", true), (1, 0));
+        assert_eq!(count_operators("#pk = :v0 AND begins_with(#sk, :v1)", false), (3, 0));
+    }
+
+    #[test]
+    fn expressions_over_a_limit_name_it() {
+        let ok = ["#a = :b"; 150].join(" AND ");
+        assert_eq!(check_expression("ConditionExpression", &ok, false, 0, None, None), Ok(()));
+        let over = ["#a = :b"; 151].join(" AND ");
+        let e = check_expression("ConditionExpression", &over, false, "#a = :b AND #a = :b".len(), None, None).unwrap_err();
+        assert_eq!((e.limit, e.measured, e.library), (Limit::Operators, 301, 3));
+        let long = format!("{}{}", "#a = :b", " ".repeat(4090));
+        assert_eq!(check_expression("FilterExpression", &long, false, 0, None, None).unwrap_err().measured, 4097);
+        let ins: Vec<String> = (0..101).map(|i| format!(":v{i}")).collect();
+        let e = check_expression("FilterExpression", &format!("#a IN ({})", ins.join(", ")), false, 0, None, None)
+            .unwrap_err();
+        assert_eq!((e.limit, e.measured), (Limit::InOperands, 101));
+    }
+
+    #[test]
+    fn substituted_expressions_at_1_mb() {
+        // Figures measured against DynamoDB Local: `#x = :b0` with `x` and a string of
+        // 1,048,567 bytes is the largest it accepts; two uses of one value count twice; a name
+        // counts its length.
+        let value = |n: usize| -> HashMap<String, AttributeValue> {
+            [(":b0".to_owned(), AttributeValue::S("a".repeat(n)))].into()
+        };
+        let x: HashMap<String, String> = [("#x".to_owned(), "x".to_owned()), ("#y".to_owned(), "y".repeat(1000))].into();
+        let size = |text: &str, n: usize| substituted_size(text, Some(&x), Some(&value(n)));
+        assert_eq!(size("#x = :b0", 1_048_567), MAX_SUBSTITUTED_BYTES);
+        assert_eq!(size("#x = :b0 OR #x = :b0", 524_277), MAX_SUBSTITUTED_BYTES);
+        assert_eq!(size("#y = :b0", 1_047_568), MAX_SUBSTITUTED_BYTES);
+        let e = check_expression("ConditionExpression", "#x = :b0", false, 0, Some(&x), Some(&value(1_048_568)))
+            .unwrap_err();
+        assert_eq!((e.limit, e.measured), (Limit::SubstitutedSize, MAX_SUBSTITUTED_BYTES + 1));
+    }
+
+    #[test]
+    fn substitutions_and_nesting() {
+        let mut deep = AttributeValue::S("a".into());
+        for _ in 0..31 {
+            deep = AttributeValue::M([("k".to_owned(), deep)].into());
+        }
+        assert_eq!(nesting_levels(&deep), 32);
+        let values: HashMap<String, AttributeValue> = [(":v".to_owned(), deep.clone())].into();
+        assert_eq!(check_substitutions(None, Some(&values)), Ok(()));
+        let deeper: HashMap<String, AttributeValue> =
+            [(":v".to_owned(), AttributeValue::L(vec![deep]))].into();
+        assert_eq!(check_substitutions(None, Some(&deeper)).unwrap_err().measured, 33);
+        // 2 MB in all: `#x` + `x` and `:s` + the string.
+        let names: HashMap<String, String> = [("#x".to_owned(), "x".to_owned())].into();
+        let fits: HashMap<String, AttributeValue> =
+            [(":s".to_owned(), AttributeValue::S("a".repeat(MAX_SUBSTITUTION_BYTES - 5)))].into();
+        assert_eq!(check_substitutions(Some(&names), Some(&fits)), Ok(()));
+        let over: HashMap<String, AttributeValue> =
+            [(":s".to_owned(), AttributeValue::S("a".repeat(MAX_SUBSTITUTION_BYTES - 4)))].into();
+        let e = check_substitutions(Some(&names), Some(&over)).unwrap_err();
+        assert_eq!((e.limit, e.measured), (Limit::SubstitutionSize, MAX_SUBSTITUTION_BYTES + 1));
+    }
+}
