@@ -314,6 +314,30 @@ pub fn escape_into(part: &str, out: &mut String) {
     out.push_str(&part[start..]);
 }
 
+/// What a [`KeyPart::write_part`] wrote, checked: not empty, no `#`, and every `%` the start
+/// of an escape (`%23`, `%25`).
+#[inline]
+fn check_written(text: &str) -> Result<(), KeyPartError> {
+    if text.is_empty() {
+        return Err(KeyPartError::Empty);
+    }
+    let bytes = text.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'#' => return Err(unescaped(text)),
+            b'%' if !matches!(bytes.get(i + 1..i + 3), Some(b"23" | b"25")) => return Err(unescaped(text)),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+#[cold]
+#[inline(never)]
+fn unescaped(text: &str) -> KeyPartError {
+    KeyPartError::Unescaped { text: text.to_owned() }
+}
+
 /// Reverses [`escape_into`]. `None` when a `%` is not followed by `23` or `25`, which an
 /// encoder of this crate never writes.
 pub fn unescape(part: &str) -> Option<Cow<'_, str>> {
@@ -357,6 +381,14 @@ pub enum KeyPartError {
         text: String,
         /// The Rust type that was expected.
         ty: &'static str,
+    },
+    /// A [`KeyPart`] implementation wrote text that is not a key part: the delimiter `#`
+    /// unescaped, or a `%` that is not the start of an escape (`%23`, `%25`); written so, two
+    /// different values could give the same key. Use [`escape_into`] in `write_part`.
+    #[error("the part written, `{text}`, holds `#` or `%` unescaped (write it with `escape_into`)")]
+    Unescaped {
+        /// The text the implementation wrote.
+        text: String,
     },
 }
 
@@ -1084,8 +1116,11 @@ impl KeyWriter {
             self.out.push(DELIMITER);
         }
         let form = if self.ctx.template.key_type == KeyType::N { PartForm::Number } else { PartForm::Composite };
+        let start = self.out.len();
         match value.write_part(&mut self.out, form) {
-            Ok(true) => {}
+            // Whatever the implementation, a part is non-empty and escaped (checked here so
+            // that a hand-written `KeyPart` cannot break the key's structure).
+            Ok(true) => check_written(&self.out[start..]).map_err(|reason| self.part_error(reason))?,
             Ok(false) => {
                 if self.absent.is_none() {
                     self.absent = Some(self.current_field());
@@ -1231,6 +1266,43 @@ pub const fn str_eq(a: &str, b: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    /// A hand-written part that writes its text as it is, unchecked.
+    struct Raw(&'static str);
+    impl KeyPart for Raw {
+        type Arg = Raw;
+        fn write_part(&self, out: &mut String, _: PartForm) -> Result<bool, KeyPartError> {
+            out.push_str(self.0);
+            Ok(true)
+        }
+    }
+
+    #[test]
+    fn the_writer_checks_what_any_key_part_writes() {
+        let write = |a: &Raw, b: &Raw| {
+            let mut w = KeyWriter::new(ctx(&TWO, MAX_SORT_KEY_BYTES));
+            w.part(a)?;
+            w.part(b)?;
+            w.finish()
+        };
+        assert_eq!(write(&Raw("a"), &Raw("b%23c%25")).unwrap(), AttributeValue::S("ORDER#a#b%23c%25".into()));
+        let part_error = |e: KeyError| match e {
+            KeyError::Part { field, reason, .. } => (field, reason),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(part_error(write(&Raw(""), &Raw("b")).unwrap_err()), ("created_at", KeyPartError::Empty));
+        assert_eq!(
+            part_error(write(&Raw("a"), &Raw("x#y")).unwrap_err()),
+            ("order_id", KeyPartError::Unescaped { text: "x#y".into() })
+        );
+        assert_eq!(
+            part_error(write(&Raw("50%"), &Raw("b")).unwrap_err()),
+            ("created_at", KeyPartError::Unescaped { text: "50%".into() })
+        );
+        assert_eq!(
+            part_error(write(&Raw("5%2"), &Raw("b")).unwrap_err()),
+            ("created_at", KeyPartError::Unescaped { text: "5%2".into() })
+        );
+    }
 
     #[test]
     fn integer_number_form_inverts_every_integer_encoding() {
