@@ -272,8 +272,17 @@ pub(crate) fn count_operators(text: &str, update: bool) -> (usize, usize) {
                     let operands = text[i..close].bytes().filter(|c| *c == b':').count();
                     widest_in = widest_in.max(operands);
                 }
-                "AND" | "OR" | "NOT" | "attribute_exists" | "attribute_not_exists" | "attribute_type"
-                | "begins_with" | "contains" | "size" | "if_not_exists" | "list_append" => count += 1,
+                "AND"
+                | "OR"
+                | "NOT"
+                | "attribute_exists"
+                | "attribute_not_exists"
+                | "attribute_type"
+                | "begins_with"
+                | "contains"
+                | "size"
+                | "if_not_exists"
+                | "list_append" => count += 1,
                 _ => {}
             }
             continue;
@@ -304,10 +313,18 @@ pub(crate) fn check_substitutions(
     let mut total = 0usize;
     for (placeholder, name) in names.into_iter().flatten() {
         if placeholder.len() > MAX_PLACEHOLDER_BYTES {
-            return Err(Exceeded::new(Limit::PlaceholderLength, format!("name placeholder {placeholder}"), placeholder.len()));
+            return Err(Exceeded::new(
+                Limit::PlaceholderLength,
+                format!("name placeholder {placeholder}"),
+                placeholder.len(),
+            ));
         }
         if name.len() > MAX_ATTRIBUTE_NAME_BYTES {
-            return Err(Exceeded::new(Limit::AttributeNameLength, format!("attribute name of {placeholder}"), name.len()));
+            return Err(Exceeded::new(
+                Limit::AttributeNameLength,
+                format!("attribute name of {placeholder}"),
+                name.len(),
+            ));
         }
         total += placeholder.len() + name.len();
     }
@@ -326,7 +343,11 @@ pub(crate) fn check_substitutions(
         total += placeholder.len() + value_size(value);
     }
     if total > MAX_SUBSTITUTION_BYTES {
-        return Err(Exceeded::new(Limit::SubstitutionSize, "ExpressionAttributeNames and ExpressionAttributeValues", total));
+        return Err(Exceeded::new(
+            Limit::SubstitutionSize,
+            "ExpressionAttributeNames and ExpressionAttributeValues",
+            total,
+        ));
     }
     Ok(())
 }
@@ -391,7 +412,8 @@ mod tests {
         let ok = ["#a = :b"; 150].join(" AND ");
         assert_eq!(check_expression("ConditionExpression", &ok, false, 0, None, None), Ok(()));
         let over = ["#a = :b"; 151].join(" AND ");
-        let e = check_expression("ConditionExpression", &over, false, "#a = :b AND #a = :b".len(), None, None).unwrap_err();
+        let e =
+            check_expression("ConditionExpression", &over, false, "#a = :b AND #a = :b".len(), None, None).unwrap_err();
         assert_eq!((e.limit, e.measured, e.library), (Limit::Operators, 301, 3));
         let long = format!("{}{}", "#a = :b", " ".repeat(4090));
         assert_eq!(check_expression("FilterExpression", &long, false, 0, None, None).unwrap_err().measured, 4097);
@@ -409,7 +431,8 @@ mod tests {
         let value = |n: usize| -> HashMap<String, AttributeValue> {
             [(":b0".to_owned(), AttributeValue::S("a".repeat(n)))].into()
         };
-        let x: HashMap<String, String> = [("#x".to_owned(), "x".to_owned()), ("#y".to_owned(), "y".repeat(1000))].into();
+        let x: HashMap<String, String> =
+            [("#x".to_owned(), "x".to_owned()), ("#y".to_owned(), "y".repeat(1000))].into();
         let size = |text: &str, n: usize| substituted_size(text, Some(&x), Some(&value(n)));
         assert_eq!(size("#x = :b0", 1_048_567), MAX_SUBSTITUTED_BYTES);
         assert_eq!(size("#x = :b0 OR #x = :b0", 524_277), MAX_SUBSTITUTED_BYTES);
@@ -428,8 +451,7 @@ mod tests {
         assert_eq!(nesting_levels(&deep), 32);
         let values: HashMap<String, AttributeValue> = [(":v".to_owned(), deep.clone())].into();
         assert_eq!(check_substitutions(None, Some(&values)), Ok(()));
-        let deeper: HashMap<String, AttributeValue> =
-            [(":v".to_owned(), AttributeValue::L(vec![deep]))].into();
+        let deeper: HashMap<String, AttributeValue> = [(":v".to_owned(), AttributeValue::L(vec![deep]))].into();
         assert_eq!(check_substitutions(None, Some(&deeper)).unwrap_err().measured, 33);
         // 2 MB in all: `#x` + `x` and `:s` + the string.
         let names: HashMap<String, String> = [("#x".to_owned(), "x".to_owned())].into();

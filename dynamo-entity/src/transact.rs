@@ -91,11 +91,11 @@ use crate::capacity::Capacity;
 use crate::error::Error;
 pub use crate::error::{ActionKind, CancellationCode, CancellationReason};
 use crate::expr::{Condition, Placeholders};
+use crate::limits;
 use crate::retry::RetryPolicy;
 use crate::schema::{AttributeNames, Entity, Item, Key, PrimaryKey};
 use crate::table::{Call, Table};
 use crate::update::{PreparedUpdate, UpdateRequest};
-use crate::limits;
 use crate::value::size::{item_size, value_size};
 use crate::versioning;
 
@@ -170,7 +170,13 @@ impl Cond {
     /// Checks DynamoDB's limits on the condition and its placeholders (see
     /// [`limits`](crate::limits)), for the `action` of a transaction on the item `key` of
     /// `entity`.
-    fn check(&self, action: &'static str, entity: &'static str, names: &AttributeNames, key: &PrimaryKey) -> Result<(), Error> {
+    fn check(
+        &self,
+        action: &'static str,
+        entity: &'static str,
+        names: &AttributeNames,
+        key: &PrimaryKey,
+    ) -> Result<(), Error> {
         let check = || {
             let (names, values) = (self.placeholders.names(), self.placeholders.values());
             limits::check_expression("ConditionExpression", &self.expression, false, 0, names, values)?;

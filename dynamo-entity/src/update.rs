@@ -9,11 +9,11 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, ReturnValu
 
 use crate::error::Error;
 use crate::expr::{Condition, Field, Mutable, Placeholders};
-use crate::limits;
 use crate::key::{
     KeyContext, KeyError, KeyPartError, KeyType, KeyWriter, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, PartForm,
     Segment, Template, escape_into, integer_number_form,
 };
+use crate::limits;
 use crate::schema::{Entity, EntitySchema, Key, PrimaryKey, VersionSchema};
 use crate::table::{Call, RETURN_OLD_ON_FAILURE, Table};
 use crate::value::{Attribute, Number};

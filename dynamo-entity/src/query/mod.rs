@@ -46,9 +46,9 @@ use futures::{Stream, StreamExt, TryStreamExt};
 use crate::capacity::Capacity;
 use crate::error::Error;
 use crate::expr::{Condition, Placeholders};
-use crate::limits;
 use crate::key::{DELIMITER, KeyContext, KeyError, KeyPart, KeyType, KeyWriter, MAX_SORT_KEY_BYTES};
-use crate::schema::{AttributeNames, Entity, Index, IndexSchema, Item};
+use crate::limits;
+use crate::schema::{AttributeNames, Entity, Index, IndexSchema, Item, PrimaryKey};
 use crate::table::{Call, Table};
 use cursor::Scope;
 
@@ -455,9 +455,15 @@ impl<E: Entity, S> QueryRequest<E, S> {
         self
     }
 
-    /// Return at most `n` items of this entity. [`send`](Self::send) keeps reading pages until
-    /// it has `n` or the partition is exhausted, and the page's cursor resumes right after the
-    /// last item returned.
+    /// The most items of this entity the query returns, in all, whichever way it is read:
+    /// [`send`](Self::send) returns one page of at most `n` (it keeps reading DynamoDB's pages
+    /// until it has `n` or the partition is exhausted; the page's cursor resumes right after the
+    /// last item returned), [`pages`](Self::pages) yields pages that hold at most `n` together,
+    /// and [`stream`](Self::stream) / [`all`](Self::all) at most `n` items.
+    ///
+    /// Not DynamoDB's `Limit`, which caps the items one request *evaluates* (before the entity
+    /// type check and any filter): that is [`page_size`](Self::page_size). For pages of `n`
+    /// items each, send with `limit(n)` and [`after`](Self::after) the previous page's cursor.
     pub fn limit(mut self, n: usize) -> Self {
         self.limit = Some(n);
         self
@@ -506,19 +512,98 @@ impl<E: Entity, S> QueryRequest<E, S> {
     /// Runs the query and returns one page: up to [`limit`](Self::limit) items, or without a
     /// limit one DynamoDB response's worth (at most 1 MB read).
     ///
+    /// Through a GSI, LSI or inverted index whose projection leaves attributes out
+    /// (`KEYS_ONLY`, or `INCLUDE` without the entity type attribute), an index item carries no
+    /// entity type: it is taken as one of this entity's when its primary key has the shape of
+    /// the entity's key templates, and the whole items are then read by their primary keys
+    /// (`BatchGetItem`, 100 keys a request, unprocessed keys retried, in the index's order;
+    /// DynamoDB's "fetch" of a projected query). An item deleted between the two reads is left
+    /// out. To read the keys alone, without the second read, use
+    /// [`send_keys`](Self::send_keys).
+    ///
     /// # Errors
     /// A key or cursor error before anything is sent; [`Error::Sdk`] from DynamoDB;
-    /// [`Error::Decode`] for an item of this entity type that does not decode.
+    /// [`Error::Decode`] for an item of this entity type that does not decode;
+    /// [`Error::BatchGet`] when the whole items of projected index items could not all be read.
     pub async fn send(&self) -> Result<Page<E>, Error> {
-        let pk = self.spec.pk.as_ref().map_err(Error::copy_of_build_error)?.clone();
-        let sk = match &self.sk {
-            Some(Ok(c)) => Some(c.clone()),
-            Some(Err(e)) => return Err(e.copy_of_build_error()),
-            None => self.default_condition(),
-        };
         if let Some(shards) = &self.spec.shards {
-            return crate::query::shard::send(self, shards, sk).await;
+            return crate::query::shard::send(self, shards, self.sk_condition()?).await;
         }
+        let page = self
+            .read(|item, found| match found {
+                Found::Whole => E::from_item(item).map(Slot::Whole),
+                Found::Projected => Ok(Slot::Projected(primary_key_of(item, E::NAMES))),
+            })
+            .await?;
+        let Page { items, cursor, consumed } = page;
+        Ok(Page { items: self.hydrate(items).await?, cursor, consumed })
+    }
+
+    /// As [`send`](Self::send), returning the primary keys of the items instead of the items:
+    /// no item is decoded and, through a projected index, no second read is made. The keys
+    /// are typed ([`Key<E>`](crate::Key)): get, update or delete the items with them.
+    ///
+    /// # Errors
+    /// As [`send`](Self::send), before and while querying.
+    pub async fn send_keys(&self) -> Result<Page<crate::schema::Key<E>>, Error> {
+        if let Some(shards) = &self.spec.shards {
+            let page = crate::query::shard::send(self, shards, self.sk_condition()?).await?;
+            let keys = page.items.iter().map(|e| e.primary_key().map(|k| crate::schema::Key::new(Ok(k))));
+            return Ok(Page { items: keys.collect::<Result<_, _>>()?, cursor: page.cursor, consumed: page.consumed });
+        }
+        self.read(|item, _| Ok(crate::schema::Key::new(Ok(primary_key_of(item, E::NAMES))))).await
+    }
+
+    /// The sort-key condition: the one given, or the template's default.
+    fn sk_condition(&self) -> Result<Option<SkCondition>, Error> {
+        match &self.sk {
+            Some(Ok(c)) => Ok(Some(c.clone())),
+            Some(Err(e)) => Err(e.copy_of_build_error()),
+            None => Ok(self.default_condition()),
+        }
+    }
+
+    /// Whether `item`, read from the index queried, is one of this entity's: a whole item (its
+    /// type attribute names the entity), a projected one (no type attribute, a primary key of
+    /// the entity's templates, on a secondary index), or another entity's (`None`).
+    fn found(&self, item: &Item) -> Option<Found> {
+        match item.get(E::NAMES.entity_type) {
+            Some(AttributeValue::S(t)) if t == self.spec.entity => Some(Found::Whole),
+            None if self.spec.index.index != Index::Primary && has_primary_shape(E::schema(), item) => {
+                Some(Found::Projected)
+            }
+            _ => None,
+        }
+    }
+
+    /// Fills in the whole items of the projected ones of `slots`, in order.
+    async fn hydrate(&self, slots: Vec<Slot<E>>) -> Result<Vec<E>, Error> {
+        if !slots.iter().any(|s| matches!(s, Slot::Projected(_))) {
+            return Ok(slots.into_iter().filter_map(|s| if let Slot::Whole(e) = s { Some(e) } else { None }).collect());
+        }
+        let keys: Vec<crate::schema::Key<E>> = slots
+            .iter()
+            .filter_map(
+                |s| if let Slot::Projected(k) = s { Some(crate::schema::Key::new(Ok(k.clone()))) } else { None },
+            )
+            .collect();
+        let mut whole = self.table.batch_get(keys).send().await?.into_result()?.into_iter();
+        let mut out = Vec::with_capacity(slots.len());
+        for slot in slots {
+            match slot {
+                Slot::Whole(e) => out.push(e),
+                // `None`: deleted since the index was read.
+                Slot::Projected(_) => out.extend(whole.next().flatten()),
+            }
+        }
+        Ok(out)
+    }
+
+    /// The page loop of [`send`](Self::send) and [`send_keys`](Self::send_keys): each item of
+    /// this entity the index returns becomes a `T` through `take`.
+    async fn read<T>(&self, mut take: impl FnMut(&Item, Found) -> Result<T, Error>) -> Result<Page<T>, Error> {
+        let pk = self.spec.pk.as_ref().map_err(Error::copy_of_build_error)?.clone();
+        let sk = self.sk_condition()?;
         let scope = self.scope(cursor::scalar_text(&pk), &sk);
         let index = self.spec.index.index;
         let mut start = match &self.after {
@@ -541,11 +626,11 @@ impl<E: Entity, S> QueryRequest<E, S> {
             let raw = resp.items.unwrap_or_default();
             let count = raw.len();
             for (i, item) in raw.into_iter().enumerate() {
-                if !is_type(&item, E::NAMES, self.spec.entity) {
+                let Some(found) = self.found(&item) else {
                     tracing::debug!(entity = self.spec.entity, "query skipped an item of another entity type");
                     continue;
-                }
-                items.push(E::from_item(&item)?);
+                };
+                items.push(take(&item, found)?);
                 if Some(items.len()) == self.limit {
                     let more = i + 1 < count || last_key.is_some();
                     let cursor = more.then(|| Cursor(cursor::encode(&scope, &key_of(&item, E::NAMES, index))));
@@ -724,12 +809,19 @@ impl<E: Entity, S> QueryRequest<E, S> {
     }
 
     /// Every page, lazily: each page is requested when the stream is polled past the previous
-    /// one, so at most one page is held at a time.
+    /// one, so at most one page is held at a time. With a [`limit`](Self::limit), the pages
+    /// together hold at most that many items (the first page holds up to all of them: its
+    /// [`send`](Self::send) reads on until it has them), and the stream ends there.
     pub fn pages(self) -> impl Stream<Item = Result<Page<E>, Error>> {
         futures::stream::try_unfold(Some(self), |state| async move {
             let Some(req) = state else { return Ok(None) };
             let page = req.send().await?;
-            let next = page.cursor.clone().map(|c| QueryRequest { after: Some(c), ..req });
+            // What the limit leaves for the pages after this one.
+            let left = req.limit.map(|l| l.saturating_sub(page.items.len()));
+            let next = match (&page.cursor, left) {
+                (_, Some(0)) | (None, _) => None,
+                (Some(c), left) => Some(QueryRequest { after: Some(c.clone()), limit: left, ..req }),
+            };
             Ok(Some((page, next)))
         })
     }
@@ -750,6 +842,38 @@ impl<E: Entity, S> QueryRequest<E, S> {
     pub async fn all(self) -> Result<Vec<E>, Error> {
         self.stream().try_collect().await
     }
+}
+
+/// How an item of the queried entity came back from the index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Found {
+    /// With its type attribute: the whole item (or as much as the projection holds).
+    Whole,
+    /// Without a type attribute, from a projection that leaves it out: its keys only.
+    Projected,
+}
+
+/// An item of a page being read: decoded, or projected and still to be read whole.
+enum Slot<E> {
+    Whole(E),
+    Projected(PrimaryKey),
+}
+
+/// The primary key of `item` (absent attributes as NULL, which no key matches).
+fn primary_key_of(item: &Item, names: &AttributeNames) -> PrimaryKey {
+    let part = |a: &str| item.get(a).cloned().unwrap_or(AttributeValue::Null(true));
+    PrimaryKey { pk: part(names.pk), sk: part(names.sk) }
+}
+
+/// Whether `item`'s primary key has the shape of `schema`'s primary key templates: how an
+/// index item without a type attribute is told to be the entity's.
+fn has_primary_shape(schema: &crate::schema::EntitySchema, item: &Item) -> bool {
+    let fits = |template: &crate::key::Template, attribute: &str| match (item.get(attribute), template.key_type) {
+        (Some(AttributeValue::S(s)), KeyType::S) => template.parse(s).is_ok(),
+        (Some(AttributeValue::N(_)), KeyType::N) => true,
+        _ => false,
+    };
+    fits(schema.primary.pk, schema.names.pk) && fits(schema.primary.sk, schema.names.sk)
 }
 
 pub(crate) fn is_type(item: &Item, names: &AttributeNames, entity: &str) -> bool {

@@ -1,7 +1,8 @@
 //! DynamoDB's request limits, checked when a request is built: at each boundary the largest
 //! request is accepted by DynamoDB Local, and one more is refused by the library with
 //! `Error::LimitExceeded` before anything is sent (counted through the fault layer, which
-//! injects nothing here and only records the requests).
+//! injects nothing here and only records the requests). And the one meaning of a query's
+//! `limit`: the most items returned in all, whichever way the query is read.
 
 use crate::common;
 
@@ -173,7 +174,10 @@ async fn transaction_items_at_most_4_mb() {
     injector.reset_records();
     let err = tx.send().await.unwrap_err();
     let Error::LimitExceeded { limit, measured, max, operation, entity, .. } = err else { panic!("{err:?}") };
-    assert_eq!((limit, max, operation, entity), (Limit::TransactionSize, 4 * 1024 * 1024, "TransactWriteItems", "Counter"));
+    assert_eq!(
+        (limit, max, operation, entity),
+        (Limit::TransactionSize, 4 * 1024 * 1024, "TransactWriteItems", "Counter")
+    );
     let one = dynamo_entity::value::size::item_size(&items[0].to_item().unwrap());
     assert_eq!(measured, 11 * one);
     assert_eq!(injector.counts().requests, 0);
@@ -181,4 +185,30 @@ async fn transaction_items_at_most_4_mb() {
     let tx = items[..10].iter().fold(table.transact(), |tx, c| tx.put(c));
     tx.send().await.unwrap();
     assert_eq!(table.query(Counter::gsi1()).all().await.unwrap().len(), 10);
+}
+
+/// `limit` is one figure whichever way a query is read: the most items returned in all.
+#[tokio::test]
+async fn limit_is_a_total_for_send_pages_stream_and_all() {
+    use futures::TryStreamExt;
+    let table = common::table("limits_limit", &[Counter::schema()]).await;
+    for i in 0..7 {
+        table.put(&counter(&format!("c{i}"))).await.unwrap();
+    }
+    let ids = |items: Vec<Counter>| items.into_iter().map(|c| c.id).collect::<Vec<_>>();
+    let q = || table.query(Counter::gsi1()).limit(5);
+    let page = q().send().await.unwrap();
+    assert_eq!(ids(page.items), vec!["c0", "c1", "c2", "c3", "c4"]);
+    // Pages of 2 evaluated items each (`page_size`), 5 items in all.
+    let pages: Vec<Vec<String>> = q().page_size(2).pages().map_ok(|p| ids(p.items)).try_collect().await.unwrap();
+    assert_eq!(pages.concat(), vec!["c0", "c1", "c2", "c3", "c4"]);
+    let pages: Vec<Vec<String>> = q().pages().map_ok(|p| ids(p.items)).try_collect().await.unwrap();
+    assert_eq!(pages, vec![vec!["c0", "c1", "c2", "c3", "c4"]]);
+    assert_eq!(ids(q().stream().try_collect().await.unwrap()), vec!["c0", "c1", "c2", "c3", "c4"]);
+    assert_eq!(ids(q().all().await.unwrap()), vec!["c0", "c1", "c2", "c3", "c4"]);
+    // Past the limit's page, the cursor resumes: the next 5 are the 2 left.
+    let page = q().send().await.unwrap();
+    let rest = q().after(page.cursor).send().await.unwrap();
+    assert_eq!(ids(rest.items), vec!["c5", "c6"]);
+    assert_eq!(rest.cursor, None);
 }

@@ -32,6 +32,7 @@ mod malformed;
 mod names;
 mod operations;
 mod orders;
+mod projected;
 mod properties;
 mod render;
 mod sharding;

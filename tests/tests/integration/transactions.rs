@@ -5,8 +5,8 @@
 use crate::common;
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use dynamo_entity::transact::{ActionKind, CancellationCode, CancellationReason};
 use dynamo_entity::limits::Limit;
+use dynamo_entity::transact::{ActionKind, CancellationCode, CancellationReason};
 use dynamo_entity::{Entity, Error, Timestamp};
 use dynamo_entity_examples::skill_exchange::{self, Purchase, Skill, SkillId, SkillStatus, User, UserId};
 
