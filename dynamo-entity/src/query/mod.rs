@@ -33,6 +33,7 @@
 //! See [`shard`].
 
 mod cursor;
+mod seal;
 pub mod shard;
 
 use std::collections::HashMap;
@@ -51,6 +52,7 @@ use crate::limits;
 use crate::schema::{AttributeNames, Entity, Index, IndexSchema, Item, PrimaryKey};
 use crate::table::{Call, Table};
 use cursor::Scope;
+pub use seal::CursorKeys;
 
 /// Sort-key arguments: a leading subset (or all) of the parts of a sort key whose field types
 /// are the tuple `S`. Implemented for tuples of references `(&A::Arg, &B::Arg, …)`, for `()`
@@ -197,11 +199,17 @@ pub(crate) enum SkCondition {
     Between(AttributeValue, AttributeValue),
 }
 
-/// An opaque pagination cursor, bound to the query (entity, index, partition, sort order and
-/// sort-key condition) that returned it. Safe to hand to clients as text: [`Cursor::as_str`] / [`Cursor::from`]; a cursor used
-/// with another query, or altered in any way (it carries a checksum of its contents), is
-/// rejected with [`Error::Cursor`]. The checksum is no secret: a cursor forged with it can only
-/// point inside the query's own partition.
+/// A pagination cursor, bound to the query (entity, index, partition, sort order and sort-key
+/// condition) that returned it; its text is [`Cursor::as_str`] / [`Cursor::from`]. A cursor
+/// used with another query, or altered by accident (it carries a checksum of its contents), is
+/// rejected with [`Error::Cursor`].
+///
+/// This is the unsealed form: base64 of the key attributes of the item it resumes at, so
+/// anyone holding it can read them (another user's id, an e-mail address in a GSI key), and
+/// the checksum is no secret (a cursor forged with it can only point inside the query's own
+/// partition). Before handing a cursor to clients, seal it with the application's
+/// [`CursorKeys`] (authenticated encryption: opaque and unforgeable), and open what they send
+/// back with the same keys.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Cursor(String);
 

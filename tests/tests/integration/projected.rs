@@ -1,7 +1,8 @@
 //! Queries through indexes whose projection leaves attributes out (`KEYS_ONLY`): the index
 //! items carry no entity type, are told to be the entity's by their key templates, and are read
 //! whole by their primary keys (`send`), or returned as typed keys (`send_keys`). A query never
-//! returns fewer items than the index holds.
+//! returns fewer items than the index holds. And sealed cursors (`query::CursorKeys`), tested here
+//! on such a query.
 
 use dynamo_entity::{Entity, Table, TableDef};
 use dynamo_entity_local::fault::FaultInjector;
@@ -105,4 +106,46 @@ async fn a_keys_only_inverted_index_reads_the_followers() {
     let page = table.query(Follow::inverted("star")).limit(2).send().await.unwrap();
     assert_eq!(page.items, vec![follows[1].clone(), follows[2].clone()]);
     assert!(page.cursor.is_some());
+}
+
+/// Sealed cursors page through a query like plain ones, show nothing of the keys, and refuse
+/// tampering; a key rotated out still opens the cursors it sealed while it is kept.
+#[tokio::test]
+async fn sealed_cursors_page_and_reveal_nothing() {
+    use base64::Engine as _;
+    use dynamo_entity::Error;
+    use dynamo_entity::query::CursorKeys;
+    let injector = FaultInjector::new(0);
+    let table = table("projected_sealed", &injector).await;
+    let tasks: Vec<Task> = (0..5).map(|i| Task { id: format!("alice{i}@example.com"), ..task(i) }).collect();
+    table.batch_put(&tasks).await.unwrap().check().unwrap();
+    let q = || table.query(Task::gsi1("x")).limit(2);
+    let first = q().send().await.unwrap();
+    let plain = first.cursor.clone().unwrap();
+    // The plain cursor shows the next item's key; the sealed one shows nothing of it.
+    let plain_bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(plain.as_str()).unwrap();
+    assert!(String::from_utf8(plain_bytes).unwrap().contains("TASK#alice1@example.com"));
+    let old = CursorKeys::new([3; 32]);
+    let sealed = old.seal(&plain).unwrap();
+    let sealed_bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(&sealed).unwrap();
+    assert!(!sealed_bytes.windows(5).any(|w| w == b"alice"));
+    assert!(!sealed.contains("alice") && !sealed.contains(plain.as_str()));
+
+    // After rotation, the old key still opens the cursor, which resumes the query.
+    let keys = CursorKeys::new([4; 32]).with_retired([3; 32]);
+    let second = q().after(keys.open(&sealed).unwrap()).send().await.unwrap();
+    assert_eq!(second.items, tasks[2..4].to_vec());
+    let third =
+        q().after(keys.open(&keys.seal(second.cursor.as_ref().unwrap()).unwrap()).unwrap()).send().await.unwrap();
+    assert_eq!(third.items, tasks[4..].to_vec());
+
+    // Tampered: one character changed is refused before any request.
+    let mut chars: Vec<char> = sealed.chars().collect();
+    chars[30] = if chars[30] == 'A' { 'B' } else { 'A' };
+    let tampered: String = chars.into_iter().collect();
+    assert!(matches!(keys.open(&tampered), Err(Error::Cursor { .. })));
+    // Without the retired key, refused; a sealed cursor opened still belongs to its query.
+    assert!(matches!(CursorKeys::new([4; 32]).open(&sealed), Err(Error::Cursor { .. })));
+    let other = table.query(Task::gsi1("y")).after(keys.open(&sealed).unwrap()).send().await;
+    assert!(matches!(other, Err(Error::Cursor { .. })), "{other:?}");
 }
