@@ -29,14 +29,14 @@
 //!   (its `SET a = …` assignments are not operators). Parentheses are free.
 //! * The substitutions' size: each name placeholder's length plus the name's, each value
 //!   placeholder's length plus the value's size by the item-size rules
-//!   ([`value_size`](crate::value::size::value_size)).
+//!   ([`value::size::value_size`](crate::value::size::value_size)).
 //! * Nesting: a scalar attribute is one level, each map or list around it one more.
 //!
 //! The library's own additions count like anything else: the entity-type guard of every
 //! conditional write, the range guards of [`add`](crate::update::UpdateRequest::add) /
 //! [`subtract`](crate::update::UpdateRequest::subtract) (one per field, three operators each
 //! with its `AND`), a version check. When they take a request over a limit, the error says how
-//! much of the figure they account for ([`Error::LimitExceeded`]'s `library`).
+//! much of the figure they account for ([`Error::LimitExceeded`](crate::Error::LimitExceeded)'s `library`).
 
 use std::collections::HashMap;
 
