@@ -7,6 +7,7 @@
 use crate::common;
 
 use dynamo_entity::limits::Limit;
+use dynamo_entity::update::UpdateRequest;
 use dynamo_entity::{Condition, Entity, Error, Table};
 use dynamo_entity_local::fault::FaultInjector;
 
@@ -211,4 +212,55 @@ async fn limit_is_a_total_for_send_pages_stream_and_all() {
     let rest = q().after(page.cursor).send().await.unwrap();
     assert_eq!(ids(rest.items), vec!["c5", "c6"]);
     assert_eq!(rest.cursor, None);
+}
+
+macro_rules! wide {
+    ($($f:ident $F:ident),*) => {
+        /// An entity of 100 list fields, for an update expression near 4 KB.
+        #[derive(Entity, Debug, Clone, PartialEq, Default)]
+        #[entity(pk = "WIDE#<id>", sk = "META")]
+        struct Wide {
+            id: String,
+            $($f: Vec<String>,)*
+        }
+
+        /// `update` appending one element to each of the first `n` fields.
+        fn append_to(update: UpdateRequest<Wide>, n: usize) -> UpdateRequest<Wide> {
+            let fields = [$(Wide::$F),*];
+            fields.into_iter().take(n).fold(update, |u, f| u.append(f, &["x".to_owned()]))
+        }
+    };
+}
+
+wide!(f0 F0, f1 F1, f2 F2, f3 F3, f4 F4, f5 F5, f6 F6, f7 F7, f8 F8, f9 F9, f10 F10, f11 F11, f12 F12, f13 F13, f14 F14, f15 F15, f16 F16, f17 F17, f18 F18, f19 F19, f20 F20, f21 F21, f22 F22, f23 F23, f24 F24, f25 F25, f26 F26, f27 F27, f28 F28, f29 F29, f30 F30, f31 F31, f32 F32, f33 F33, f34 F34, f35 F35, f36 F36, f37 F37, f38 F38, f39 F39, f40 F40, f41 F41, f42 F42, f43 F43, f44 F44, f45 F45, f46 F46, f47 F47, f48 F48, f49 F49, f50 F50, f51 F51, f52 F52, f53 F53, f54 F54, f55 F55, f56 F56, f57 F57, f58 F58, f59 F59, f60 F60, f61 F61, f62 F62, f63 F63, f64 F64, f65 F65, f66 F66, f67 F67, f68 F68, f69 F69, f70 F70, f71 F71, f72 F72, f73 F73, f74 F74, f75 F75, f76 F76, f77 F77, f78 F78, f79 F79, f80 F80, f81 F81, f82 F82, f83 F83, f84 F84, f85 F85, f86 F86, f87 F87, f88 F88, f89 F89, f90 F90, f91 F91, f92 F92, f93 F93, f94 F94, f95 F95, f96 F96, f97 F97, f98 F98, f99 F99);
+
+/// The finding: enough actions make an UpdateExpression over 4 KB, which DynamoDB
+/// refused with a raw ValidationException; now the largest one is sent and accepted, and one
+/// action more is refused before sending.
+#[tokio::test]
+async fn update_expression_at_4096_bytes() {
+    let plain = common::table("limits_update_length", &[Wide::schema()]).await;
+    let injector = FaultInjector::new(0);
+    let table = Table::new(injector.client(plain.client()), plain.name());
+    table.put(&Wide { id: "w".into(), ..Wide::default() }).await.unwrap();
+    let length =
+        |n: usize| append_to(table.update(Wide::key("w")), n).render().map(|r| r.update_expression.unwrap().len());
+    let n = (1..=100).take_while(|n| length(*n).is_ok()).last().unwrap();
+    assert!(n < 100, "{n}");
+    let fits = length(n).unwrap();
+    assert!(fits <= 4096 && fits > 4096 - 60, "{fits}");
+    let updated = append_to(table.update(Wide::key("w")), n).send().await.unwrap();
+    assert_eq!((updated.f0.clone(), updated.f1.len()), (vec!["x".to_owned()], 1));
+
+    injector.reset_records();
+    let err = append_to(table.update(Wide::key("w")), n + 1).send().await.unwrap_err();
+    let Error::LimitExceeded { limit, ref part, measured, max, operation, entity, ref key, .. } = err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(
+        (limit, part.as_str(), max, operation, entity, key.as_str()),
+        (Limit::ExpressionLength, "UpdateExpression", 4096, "UpdateItem", "Wide", "PK=WIDE#w SK=META")
+    );
+    assert!(measured > 4096 && measured <= fits + 60, "{measured}");
+    assert_eq!(injector.counts().requests, 0);
 }
