@@ -23,6 +23,7 @@ mod exports;
 mod expressions;
 mod faults;
 mod inverted;
+mod key_fields;
 mod keyspace;
 mod lint;
 mod local_databases;
