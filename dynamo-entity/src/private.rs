@@ -290,6 +290,9 @@ pub fn put_type(item: &mut Item, entity: &'static str) {
 /// [`Error::WrongEntity`] naming the type found and the item's key under `names`.
 #[inline(always)]
 pub fn check_type_named(item: &Item, names: &'static AttributeNames, entity: &'static str) -> Result<(), Error> {
+    if !names.has_entity_type() {
+        return Ok(());
+    }
     match item.get(names.entity_type) {
         Some(AttributeValue::S(t)) if t == entity => Ok(()),
         other => Err(Error::WrongEntity {
@@ -328,10 +331,30 @@ pub fn check_key_named(
     })
 }
 
-/// Stores the entity type under the type attribute `attribute`.
+/// Stores the entity type under the type attribute `attribute`; nothing for a table without
+/// one (`attribute` empty, see [`AttributeNames::without_entity_type`]).
 #[inline]
 pub fn put_type_named(item: &mut Item, attribute: &'static str, entity: &'static str) {
-    item.insert(attribute.to_owned(), AttributeValue::S(entity.to_owned()));
+    if !attribute.is_empty() {
+        item.insert(attribute.to_owned(), AttributeValue::S(entity.to_owned()));
+    }
+}
+
+/// Whether `item` (whose type attribute holds `found`) is an item of `E`, for the dispatch of
+/// `#[derive(EntityEnum)]` and `#[derive(Collection)]`: the type is `E`'s (for a table without a
+/// type attribute, any) and the primary key has `E`'s templates' shape
+/// ([`EntitySchema::fits_key`]), which tells apart entities that share a type value.
+#[inline]
+pub fn is_entity<E: Entity>(item: &Item, found: Option<&str>) -> bool {
+    (!E::NAMES.has_entity_type() || found == Some(E::TYPE)) && E::SCHEMA.fits_key(item)
+}
+
+/// Whether `item`'s type attribute names `E` (the dispatch's second pass, after
+/// [`is_entity`]: an item of `E`'s type whose key has no entity's shape still goes to `E`,
+/// whose decoding reports what is wrong). Never for a table without a type attribute.
+#[inline]
+pub fn is_entity_type<E: Entity>(found: Option<&str>) -> bool {
+    E::NAMES.has_entity_type() && found == Some(E::TYPE)
 }
 
 /// Stores a GSI's two key attributes when both are present (sparse index).

@@ -786,6 +786,7 @@ impl PreparedUpdate {
         let (entity, key) = (self.entity, self.key_text());
         let Some(old) = old else { return Error::NotFound { entity, key } };
         match old.get(self.type_attribute) {
+            _ if self.type_attribute.is_empty() => {}
             Some(AttributeValue::S(t)) if t == entity => {}
             other => {
                 return Error::WrongEntity { expected: entity, found: other.map(crate::schema::describe_value), key };

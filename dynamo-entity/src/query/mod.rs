@@ -47,7 +47,7 @@ use crate::capacity::Capacity;
 use crate::error::Error;
 use crate::expr::{Condition, Placeholders};
 use crate::key::{DELIMITER, KeyContext, KeyError, KeyPart, KeyType, KeyWriter, MAX_SORT_KEY_BYTES};
-use crate::schema::{AttributeNames, Entity, Index, IndexSchema, Item};
+use crate::schema::{AttributeNames, Entity, EntitySchema, Index, IndexSchema, Item};
 use crate::table::{Call, Table};
 use cursor::Scope;
 
@@ -540,7 +540,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
             let raw = resp.items.unwrap_or_default();
             let count = raw.len();
             for (i, item) in raw.into_iter().enumerate() {
-                if !is_type(&item, E::NAMES, self.spec.entity) {
+                if !is_type(&item, E::SCHEMA) {
                     tracing::debug!(entity = self.spec.entity, "query skipped an item of another entity type");
                     continue;
                 }
@@ -737,8 +737,14 @@ impl<E: Entity, S> QueryRequest<E, S> {
     }
 }
 
-pub(crate) fn is_type(item: &Item, names: &AttributeNames, entity: &str) -> bool {
-    matches!(item.get(names.entity_type), Some(AttributeValue::S(t)) if t == entity)
+/// Whether a query of `schema` keeps `item`: its type attribute names the entity; in a table
+/// without a type attribute, its primary key has the entity's templates' shape.
+pub(crate) fn is_type(item: &Item, schema: &EntitySchema) -> bool {
+    let names = schema.names;
+    if !names.has_entity_type() {
+        return schema.fits_key(item);
+    }
+    matches!(item.get(names.entity_type), Some(AttributeValue::S(t)) if t == schema.name)
 }
 
 /// The key attributes of `item` for an `ExclusiveStartKey` on `index`.

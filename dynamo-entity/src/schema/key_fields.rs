@@ -127,6 +127,22 @@ impl EntitySchema {
         KeyPartSource::Absent
     }
 
+    /// Whether `item`'s primary key has this entity's key templates' shape ([`Template::fits`]
+    /// on `PK` and `SK`, under [`names`](EntitySchema::names)): how the items of entities that
+    /// share a type value, or of a table without a type attribute, are told apart.
+    pub fn fits_key(&self, item: &Item) -> bool {
+        let fits = |attribute: &str, t: &Template| item.get(attribute).is_some_and(|v| t.fits(v));
+        fits(self.names.pk, self.primary.pk) && fits(self.names.sk, self.primary.sk)
+    }
+
+    /// Whether `item` is one of this entity's: its type attribute names the entity (for a
+    /// table without one, always) and its primary key has the entity's templates' shape.
+    pub fn owns(&self, item: &Item) -> bool {
+        let typed = !self.names.has_entity_type()
+            || matches!(item.get(self.names.entity_type), Some(AttributeValue::S(t)) if t == self.name);
+        typed && self.fits_key(item)
+    }
+
     /// The templates that hold `field`, as `ATTR (`template`)` for messages.
     pub(crate) fn describe_holders(&self, field: &str) -> String {
         let holders: Vec<String> = self

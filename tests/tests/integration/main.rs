@@ -18,6 +18,7 @@ mod capacity;
 mod cases;
 mod collections;
 mod design;
+mod dispatch;
 mod executor;
 mod exports;
 mod expressions;
