@@ -23,6 +23,7 @@ mod executor;
 mod exports;
 mod expressions;
 mod faults;
+mod interop;
 mod inverted;
 mod key_fields;
 mod keyspace;
