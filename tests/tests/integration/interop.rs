@@ -15,6 +15,7 @@
 
 use crate::common;
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
@@ -458,4 +459,83 @@ async fn seed002_written_by_rust_reads_in_python() {
             "profile": ["dict", {"PK": s("USER#99"), "SK": s("PROFILE"), "email": s("user42@vault.test"), "tier": s("GOLD")}],
         }])
     );
+}
+
+/// A table written by DynamoDB Toolbox v2 with its defaults (`tests/interop/toolbox.cjs`).
+mod toolbox {
+    use super::*;
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "USER#<user_id>", sk = "PROFILE", name = "USER", table = Toolbox, rename_all = "camelCase")]
+    pub struct User {
+        pub user_id: String,
+        pub name: String,
+        pub age: u32,
+        pub tags: BTreeSet<String>,
+        /// Toolbox's creation time, `_ct`.
+        #[entity(rename = "_ct")]
+        pub created: Timestamp,
+        /// Toolbox's last-modified time, `_md`.
+        #[entity(rename = "_md")]
+        pub modified: Timestamp,
+    }
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "USER#<user_id>", sk = "SESSION#<session_id>", name = "SESSION", table = Toolbox, rename_all = "camelCase")]
+    pub struct Session {
+        pub user_id: String,
+        pub session_id: String,
+        pub device: String,
+        #[entity(rename = "_ct")]
+        pub created: Timestamp,
+        #[entity(rename = "_md")]
+        pub modified: Timestamp,
+    }
+
+    /// Toolbox's entity attribute is `_et`.
+    #[derive(TableDef)]
+    #[table(entities(User, Session), entity_type = "_et", item(derive(Debug, Clone, PartialEq)))]
+    pub struct Toolbox;
+}
+
+#[tokio::test]
+async fn a_dynamodb_toolbox_v2_table_reads_back() {
+    use toolbox::*;
+    let (table, endpoint) = create("interop_toolbox", &Toolbox::layout().unwrap()).await;
+    let before = Timestamp::now();
+    run("node", "toolbox.cjs", &["write", table.name()], endpoint);
+    let after = Timestamp::now();
+    let written = |t: &Timestamp| {
+        // Toolbox writes milliseconds; `before` may be later within its millisecond.
+        t.as_millis() + 1 >= before.as_millis() && *t <= after
+    };
+    for i in 0..3u32 {
+        let id = format!("u{i}");
+        let user = table.get_consistent(User::key(&id)).await.unwrap().expect("the user");
+        assert_eq!(
+            (user.user_id.as_str(), user.name.as_str(), user.age, &user.tags),
+            (id.as_str(), format!("User {i}").as_str(), 30 + i, &BTreeSet::from(["a".to_owned(), format!("b{i}")]))
+        );
+        assert!(written(&user.created) && written(&user.modified) && user.created <= user.modified, "{user:?}");
+        // The user's partition: the profile and i + 1 sessions, each decoded by `_et`.
+        let items: Vec<ToolboxItem> =
+            table.collection(User::query(&id)).consistent_read().send().await.unwrap().decode_each().unwrap();
+        assert_eq!(items.len(), i as usize + 2);
+        let sessions: Vec<(String, String)> = items
+            .iter()
+            .filter_map(|item| match item {
+                ToolboxItem::Session(s) => {
+                    assert!(written(&s.created), "{s:?}");
+                    Some((s.session_id.clone(), s.device.clone()))
+                }
+                ToolboxItem::User(u) => {
+                    assert_eq!(u, &user);
+                    None
+                }
+            })
+            .collect();
+        let want: Vec<(String, String)> =
+            (0..=i).map(|k| (format!("s{k}"), if k % 2 == 1 { "phone" } else { "laptop" }.to_owned())).collect();
+        assert_eq!(sessions, want);
+    }
 }
