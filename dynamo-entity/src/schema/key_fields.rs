@@ -172,3 +172,107 @@ pub fn part_from_keys<T: KeyPart>(schema: &EntitySchema, item: &Item, field: &st
         KeyPartSource::Mismatch(why) => Err(format!("the attribute is missing, and {why}")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::key::{Cardinality, KeyType};
+    use crate::schema::check::failed_schema;
+    use crate::schema::{FieldSchema, Index};
+
+    const fn tpl(source: &'static str, segments: &'static [Segment], key_type: KeyType) -> Template {
+        Template { source, segments, key_type, cardinality: Cardinality::High }
+    }
+    const PK: Template = tpl("USER#<user_id>", &[Segment::Literal("USER"), Segment::Field("user_id")], KeyType::S);
+    const SK: Template =
+        tpl("ORDER#<day>#<id>", &[Segment::Literal("ORDER"), Segment::Field("day"), Segment::Field("id")], KeyType::S);
+    const G1PK: Template = tpl("ST#<status>", &[Segment::Literal("ST"), Segment::Field("status")], KeyType::S);
+    const G1SK: Template = tpl("<total>", &[Segment::Field("total")], KeyType::N);
+    const G2PK: Template = tpl("TAG#<tag>", &[Segment::Literal("TAG"), Segment::Field("tag")], KeyType::S);
+    const G2SK: Template = tpl("<note>", &[Segment::Field("note")], KeyType::S);
+    const fn field(field: &'static str, optional: bool) -> FieldSchema {
+        FieldSchema { field, attribute: field, optional, unique: false }
+    }
+    const FIELDS: &[FieldSchema] = &[
+        field("user_id", false),
+        field("day", false),
+        field("id", false),
+        field("status", false),
+        field("total", false),
+        field("tag", false),
+        field("note", true),
+    ];
+    const fn schema() -> EntitySchema {
+        let mut s = failed_schema("Order");
+        s.primary = IndexSchema { index: Index::Primary, pk: &PK, sk: &SK };
+        s.gsis = &[
+            IndexSchema { index: Index::Gsi(1), pk: &G1PK, sk: &G1SK },
+            IndexSchema { index: Index::Gsi(2), pk: &G2PK, sk: &G2SK },
+        ];
+        s.fields = FIELDS;
+        s.key_fields = KeyFields::Keys;
+        s
+    }
+    static SCHEMA: EntitySchema = schema();
+
+    fn item(pairs: &[(&str, AttributeValue)]) -> Item {
+        pairs.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect()
+    }
+    fn s(v: &str) -> AttributeValue {
+        AttributeValue::S(v.to_owned())
+    }
+
+    #[test]
+    fn fields_a_key_always_holds() {
+        // Primary key fields; GSI1's fields (no optional part); not GSI2's `tag`, whose index
+        // is absent when `note` is None; `note` itself (the only other part, `tag`, is required).
+        let held: Vec<&str> = FIELDS.iter().map(|f| f.field).filter(|f| SCHEMA.held_by_key(f)).collect();
+        assert_eq!(held, ["user_id", "day", "id", "status", "total", "note"]);
+        assert!(SCHEMA.key_only("day") && !SCHEMA.key_only("tag"));
+        let mut attributes = schema();
+        attributes.key_fields = KeyFields::Attributes;
+        assert!(!attributes.key_only("day"));
+    }
+
+    #[test]
+    fn parts_are_read_from_the_first_key_present() {
+        let it = item(&[
+            ("PK", s("USER#a%23b")),
+            ("SK", s("ORDER#2026-05-01#o1")),
+            ("GSI1PK", s("ST#paid")),
+            ("GSI1SK", AttributeValue::N("1299".into())),
+        ]);
+        assert_eq!(part_from_keys::<String>(&SCHEMA, &it, "user_id"), Ok(Some("a#b".to_owned())));
+        assert_eq!(part_from_keys::<String>(&SCHEMA, &it, "id"), Ok(Some("o1".to_owned())));
+        assert_eq!(part_from_keys::<u64>(&SCHEMA, &it, "total"), Ok(Some(1299)));
+        assert_eq!(part_from_keys::<Option<String>>(&SCHEMA, &it, "note"), Ok(None));
+        assert_eq!(SCHEMA.describe_holders("note"), "GSI2SK (`<note>`)");
+        let bad = item(&[("PK", s("USER#a")), ("SK", s("ORDER#x"))]);
+        assert_eq!(
+            part_from_keys::<String>(&SCHEMA, &bad, "id"),
+            Err("the attribute is missing, and key attribute SK: key `ORDER#x` does not match template \
+                 `ORDER#<day>#<id>`: it has fewer segments than the template"
+                .to_owned())
+        );
+        let n = item(&[("GSI1SK", s("12"))]);
+        assert!(matches!(SCHEMA.key_part_of(&n, "total"), KeyPartSource::Mismatch(_)));
+    }
+
+    #[test]
+    fn key_shapes_tell_entities_apart() {
+        assert!(SK.fits(&s("ORDER#2026#o1")));
+        assert!(!SK.fits(&s("ORDER#2026")));
+        assert!(!SK.fits(&s("ORDER#2026#o1#x")));
+        assert!(!SK.fits(&s("ORDERS#2026#o1")));
+        assert!(!SK.fits(&s("ORDER##o1")));
+        assert!(G1SK.fits(&AttributeValue::N("7".into())) && !G1SK.fits(&s("7")));
+        let it = item(&[("PK", s("USER#a")), ("SK", s("ORDER#d#o"))]);
+        assert!(SCHEMA.fits_key(&it));
+        assert!(!SCHEMA.fits_key(&item(&[("PK", s("USER#a")), ("SK", s("PROFILE"))])));
+        // Typed names: the type attribute must name the entity too.
+        assert!(!SCHEMA.owns(&it));
+        let mut typed = it.clone();
+        typed.insert("_type".into(), s("Order"));
+        assert!(SCHEMA.owns(&typed));
+    }
+}
