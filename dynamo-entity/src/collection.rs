@@ -153,7 +153,7 @@ impl Items {
     /// # Errors
     /// [`Error::Decode`] for an item of type `E` that does not decode.
     pub fn all<E: Entity>(&self) -> Result<Vec<E>, Error> {
-        self.items.iter().filter(|i| is_type(i, E::NAMES.entity_type, E::TYPE)).map(E::from_item).collect()
+        self.items.iter().filter(|i| is_type_of::<E>(i)).map(E::from_item).collect()
     }
 
     /// The one item of entity type `E`, `None` when there is none.
@@ -161,7 +161,7 @@ impl Items {
     /// # Errors
     /// [`Error::Invalid`] when there are several; [`Error::Decode`].
     pub fn one<E: Entity>(&self) -> Result<Option<E>, Error> {
-        let mut found = self.items.iter().filter(|i| is_type(i, E::NAMES.entity_type, E::TYPE));
+        let mut found = self.items.iter().filter(|i| is_type_of::<E>(i));
         let first = found.next();
         if let Some(second) = found.next() {
             return Err(Error::Invalid {
@@ -307,6 +307,15 @@ pub fn unknown_item_named(
             Err(Error::UnexpectedItem { collection, found, key: names.describe_key(item) })
         }
     }
+}
+
+/// Whether `item` is an item of `E`: by its type attribute, or in a table without one, by the
+/// shape of its key.
+fn is_type_of<E: Entity>(item: &Item) -> bool {
+    if !E::NAMES.has_entity_type() {
+        return E::SCHEMA.fits_key(item);
+    }
+    is_type(item, E::NAMES.entity_type, E::TYPE)
 }
 
 fn is_type(item: &Item, type_attribute: &str, entity: &str) -> bool {

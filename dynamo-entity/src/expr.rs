@@ -333,7 +333,15 @@ impl Placeholders {
     /// Writes `#t = :v` to `out`: the item's entity type attribute (`names.entity_type`) equals
     /// `entity`, the guard of every conditional write that must not touch another entity's
     /// item under the same key.
+    /// For a table without a type attribute, the key templates tell entities apart and the
+    /// guard is `attribute_exists(PK)`.
     pub(crate) fn push_type_is(&mut self, names: &AttributeNames, entity: &'static str, out: &mut String) {
+        if !names.has_entity_type() {
+            out.push_str("attribute_exists(");
+            self.push_name(names.pk, out);
+            out.push(')');
+            return;
+        }
         self.push_name(names.entity_type, out);
         out.push_str(" = ");
         self.push_value(AttributeValue::S(entity.to_owned()), out);

@@ -293,13 +293,20 @@ impl Table {
     /// The `DeleteItem` of [`Table::delete`] (no unique fields).
     pub(crate) fn delete_request<E: Entity>(&self, key: &PrimaryKey) -> DeleteItemInputBuilder {
         // Never delete an item of another entity type that happens to have this key.
-        aws_sdk_dynamodb::operation::delete_item::DeleteItemInput::builder()
+        let request = aws_sdk_dynamodb::operation::delete_item::DeleteItemInput::builder()
             .table_name(self.name())
-            .set_key(Some(E::NAMES.key_item(key)))
-            .condition_expression("attribute_not_exists(#pk) OR #ty = :ty")
-            .expression_attribute_names("#pk", E::NAMES.pk)
-            .expression_attribute_names("#ty", E::NAMES.entity_type)
-            .expression_attribute_values(":ty", AttributeValue::S(E::TYPE.to_owned()))
+            .set_key(Some(E::NAMES.key_item(key)));
+        // A table without a type attribute tells entities apart by key alone: no condition.
+        let request = if E::NAMES.has_entity_type() {
+            request
+                .condition_expression("attribute_not_exists(#pk) OR #ty = :ty")
+                .expression_attribute_names("#pk", E::NAMES.pk)
+                .expression_attribute_names("#ty", E::NAMES.entity_type)
+                .expression_attribute_values(":ty", AttributeValue::S(E::TYPE.to_owned()))
+        } else {
+            request
+        };
+        request
             .return_values(ReturnValue::AllOld)
             .return_values_on_condition_check_failure(RETURN_OLD_ON_FAILURE)
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes)

@@ -13,8 +13,8 @@ pub use crate::key::{
 pub use crate::query::QuerySpec;
 pub use crate::schema::check::*;
 pub use crate::schema::{
-    AttributeNames, Entity, EntitySchema, FieldSchema, Index, IndexSchema, Item, Key, PrimaryKey, TYPE_ATTRIBUTE,
-    VersionSchema, describe_key,
+    AttributeNames, Entity, EntitySchema, FieldSchema, Index, IndexSchema, Item, Key, KeyFields, PrimaryKey,
+    TYPE_ATTRIBUTE, VersionSchema, describe_key,
 };
 pub use crate::schema::{GsiDecl, Projection, TableDef};
 pub use crate::unique::Unique;
@@ -102,6 +102,48 @@ pub fn field_at<T: Attribute>(
 }
 
 pub use crate::value::pick_attributes;
+
+/// Reads a key field (one that fills a placeholder of a key template) from its picked
+/// attribute `value` when the item has one, else from the key attribute that holds it (see
+/// [`EntitySchema::key_part_of`]).
+///
+/// # Errors
+/// [`Error::Decode`] naming the entity, the field's attribute and the item's key: the
+/// attribute does not decode; or it is absent and the key that holds the field does not have
+/// its template's shape; or neither the attribute nor a key holding the field is on the item
+/// (for a field that is not an `Option`).
+#[inline(always)]
+pub fn key_field_at<T: Attribute + KeyPart>(
+    item: &Item,
+    value: Option<&AttributeValue>,
+    schema: &'static EntitySchema,
+    field: &'static str,
+    attribute: &'static str,
+) -> Result<T, Error> {
+    if value.is_some() {
+        return field_at(item, value, schema.name, attribute);
+    }
+    key_field_from_keys(item, schema, field, attribute)
+}
+
+/// [`key_field_at`] for an item without the field's attribute.
+#[inline(never)]
+fn key_field_from_keys<T: Attribute + KeyPart>(
+    item: &Item,
+    schema: &'static EntitySchema,
+    field: &'static str,
+    attribute: &'static str,
+) -> Result<T, Error> {
+    match crate::schema::part_from_keys::<T>(schema, item, field) {
+        Ok(Some(v)) => Ok(v),
+        Ok(None) => T::from_attribute(None).map_err(|_| {
+            let holders = schema.describe_holders(field);
+            let why = format!("the attribute is missing, and no key that holds `{field}` is on the item ({holders})");
+            decode_error(item, schema.name, attribute, ValueError::Invalid(why))
+        }),
+        Err(why) => Err(decode_error(item, schema.name, attribute, ValueError::Invalid(why))),
+    }
+}
 
 /// A decode error of an entity stored under `names` (a `#[entity(table = ..)]` entity),
 /// its key text rewritten under those names: the field readers name the key by the
@@ -248,6 +290,9 @@ pub fn put_type(item: &mut Item, entity: &'static str) {
 /// [`Error::WrongEntity`] naming the type found and the item's key under `names`.
 #[inline(always)]
 pub fn check_type_named(item: &Item, names: &'static AttributeNames, entity: &'static str) -> Result<(), Error> {
+    if !names.has_entity_type() {
+        return Ok(());
+    }
     match item.get(names.entity_type) {
         Some(AttributeValue::S(t)) if t == entity => Ok(()),
         other => Err(Error::WrongEntity {
@@ -286,10 +331,30 @@ pub fn check_key_named(
     })
 }
 
-/// Stores the entity type under the type attribute `attribute`.
+/// Stores the entity type under the type attribute `attribute`; nothing for a table without
+/// one (`attribute` empty, see [`AttributeNames::without_entity_type`]).
 #[inline]
 pub fn put_type_named(item: &mut Item, attribute: &'static str, entity: &'static str) {
-    item.insert(attribute.to_owned(), AttributeValue::S(entity.to_owned()));
+    if !attribute.is_empty() {
+        item.insert(attribute.to_owned(), AttributeValue::S(entity.to_owned()));
+    }
+}
+
+/// Whether `item` (whose type attribute holds `found`) is an item of `E`, for the dispatch of
+/// `#[derive(EntityEnum)]` and `#[derive(Collection)]`: the type is `E`'s (for a table without a
+/// type attribute, any) and the primary key has `E`'s templates' shape
+/// ([`EntitySchema::fits_key`]), which tells apart entities that share a type value.
+#[inline]
+pub fn is_entity<E: Entity>(item: &Item, found: Option<&str>) -> bool {
+    (!E::NAMES.has_entity_type() || found == Some(E::TYPE)) && E::SCHEMA.fits_key(item)
+}
+
+/// Whether `item`'s type attribute names `E` (the dispatch's second pass, after
+/// [`is_entity`]: an item of `E`'s type whose key has no entity's shape still goes to `E`,
+/// whose decoding reports what is wrong). Never for a table without a type attribute.
+#[inline]
+pub fn is_entity_type<E: Entity>(found: Option<&str>) -> bool {
+    E::NAMES.has_entity_type() && found == Some(E::TYPE)
 }
 
 /// Stores a GSI's two key attributes when both are present (sparse index).

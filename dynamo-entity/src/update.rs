@@ -136,7 +136,15 @@ impl<E: Entity> UpdateRequest<E> {
     }
 
     /// `SET field = value`; for `Option` fields, `None` removes the attribute.
+    ///
+    /// A field that an entity with `#[entity(key_fields = "keys")]` writes only inside its keys
+    /// (see [`KeyFields`](crate::schema::KeyFields)) has no attribute to set: only the keys that
+    /// hold it are rewritten.
     pub fn set<T: Attribute>(mut self, field: Field<E, T, Mutable>, value: &T) -> Self {
+        if E::SCHEMA.key_only(field.name) {
+            self.record_part(&field, value);
+            return self;
+        }
         match value.to_attribute() {
             Ok(Some(v)) => self.actions.push((field.name, field.attribute, Action::Set(v))),
             Ok(None) => self.actions.push((field.name, field.attribute, Action::Remove)),
@@ -155,6 +163,16 @@ impl<E: Entity> UpdateRequest<E> {
         op: char,
         amount: Result<Option<AttributeValue>, crate::value::ValueError>,
     ) {
+        if E::SCHEMA.key_only(field) {
+            self.fail(Error::Invalid {
+                reason: format!(
+                    "{}.{field} is stored only inside its keys (`key_fields = \"keys\"`): there is no attribute to \
+                     add to; set it instead",
+                    E::TYPE
+                ),
+            });
+            return;
+        }
         match amount {
             Ok(Some(v @ AttributeValue::N(_))) => self.actions.push((field, attribute, Action::Arith(op, v))),
             Ok(_) => self.fail(Error::Invalid { reason: format!("{}.{field} is not a number", E::TYPE) }),
@@ -647,7 +665,7 @@ impl<E: Entity> UpdateRequest<E> {
         if let Some(e) = self.error {
             return Err(e);
         }
-        if self.actions.is_empty() {
+        if self.actions.is_empty() && self.parts.is_empty() {
             return Err(Error::Invalid { reason: format!("an update of {} must change at least one field", E::TYPE) });
         }
         let version = self.maintain()?;
@@ -796,6 +814,7 @@ impl PreparedUpdate {
         let (entity, key) = (self.entity, self.key_text());
         let Some(old) = old else { return Error::NotFound { entity, key } };
         match old.get(self.type_attribute) {
+            _ if self.type_attribute.is_empty() => {}
             Some(AttributeValue::S(t)) if t == entity => {}
             other => {
                 return Error::WrongEntity { expected: entity, found: other.map(crate::schema::describe_value), key };

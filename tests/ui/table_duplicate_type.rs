@@ -1,20 +1,28 @@
-//! Two entities with the same entity type name.
+//! Two entities with the same entity type name whose keys can collide: a shared type name is
+//! allowed only where the key templates tell the items apart.
 use dynamo_entity::{Entity, TableDef};
 
 #[derive(Entity)]
-#[entity(pk = "A#<id>", sk = "META", name = "Thing")]
+#[entity(pk = "FRUIT#<id>", sk = "META", name = "Thing")]
 pub struct Apple {
     pub id: String,
 }
 
 #[derive(Entity)]
-#[entity(pk = "B#<id>", sk = "META", name = "Thing")]
+#[entity(pk = "FRUIT#<name>", sk = "META", name = "Thing")]
 pub struct Banana {
+    pub name: String,
+}
+
+// Same type name, disjoint keys: accepted.
+#[derive(Entity)]
+#[entity(pk = "FRUIT#<id>", sk = "PRICE", name = "Thing")]
+pub struct Cherry {
     pub id: String,
 }
 
 #[derive(TableDef)]
-#[table(entities(Apple, Banana))]
+#[table(entities(Apple, Banana, Cherry))]
 pub struct Fruit;
 
 fn main() {}

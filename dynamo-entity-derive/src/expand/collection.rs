@@ -41,6 +41,10 @@ fn from_collection(name: &syn::Ident, members: &[Member]) -> TokenStream {
     let mut arms = Vec::new();
     let mut finish = Vec::new();
     let mut types = Vec::new();
+    // Items are matched by type and key shape first (entities may share a type value), then by
+    // type alone, so that an item of a known type whose key has no entity's shape is decoded by
+    // its type's entity and reports what is wrong.
+    let mut type_arms = Vec::new();
     // The entities of one collection share a table, so its first entity's attribute names name
     // the type attribute of all of them.
     let mut names = quote!(&::dynamo_entity::__private::AttributeNames::DEFAULT);
@@ -71,7 +75,10 @@ fn from_collection(name: &syn::Ident, members: &[Member]) -> TokenStream {
         };
         decls.push(decl);
         arms.push(quote_spanned! {span=>
-            if ty == ::core::option::Option::Some(<#entity as ::dynamo_entity::__private::Entity>::TYPE) { #arm; continue; }
+            if ::dynamo_entity::__private::is_entity::<#entity>(item, ty) { #arm; continue; }
+        });
+        type_arms.push(quote_spanned! {span=>
+            if ::dynamo_entity::__private::is_entity_type::<#entity>(ty) { #arm; continue; }
         });
         finish.push(done);
     }
@@ -87,6 +94,7 @@ fn from_collection(name: &syn::Ident, members: &[Member]) -> TokenStream {
                 for item in items {
                     let ty = ::dynamo_entity::__private::type_of_named(item, #names.entity_type);
                     #(#arms)*
+                    #(#type_arms)*
                     ::dynamo_entity::__private::unknown_item_named(item, #names, #name_str, unknown)?;
                 }
                 ::core::result::Result::Ok(Self { #(#finish),* })
@@ -97,7 +105,9 @@ fn from_collection(name: &syn::Ident, members: &[Member]) -> TokenStream {
 
 /// `impl EntityEnum`: the variant whose entity type the item has.
 fn entity_enum(name: &syn::Ident, variants: &[Variant]) -> TokenStream {
+    // By type and key shape, then by type alone (see `from_collection`).
     let mut arms = Vec::new();
+    let mut type_arms = Vec::new();
     let mut types = Vec::new();
     // The variants' entities share a table: the first one's names name its type attribute.
     let mut names = quote!(&::dynamo_entity::__private::AttributeNames::DEFAULT);
@@ -109,11 +119,15 @@ fn entity_enum(name: &syn::Ident, variants: &[Variant]) -> TokenStream {
         }
         let span = ty.span();
         types.push(quote_spanned!(span=> <#ty as ::dynamo_entity::__private::Entity>::TYPE));
+        let decode = quote_spanned! {span=>
+            return <#ty as ::dynamo_entity::__private::Entity>::from_item(item)
+                .map(|v| ::core::option::Option::Some(Self::#ident(v)));
+        };
         arms.push(quote_spanned! {span=>
-            if ty == ::core::option::Option::Some(<#ty as ::dynamo_entity::__private::Entity>::TYPE) {
-                return <#ty as ::dynamo_entity::__private::Entity>::from_item(item)
-                    .map(|v| ::core::option::Option::Some(Self::#ident(v)));
-            }
+            if ::dynamo_entity::__private::is_entity::<#ty>(item, ty) { #decode }
+        });
+        type_arms.push(quote_spanned! {span=>
+            if ::dynamo_entity::__private::is_entity_type::<#ty>(ty) { #decode }
         });
     }
     quote! {
@@ -126,6 +140,7 @@ fn entity_enum(name: &syn::Ident, variants: &[Variant]) -> TokenStream {
             ) -> ::core::result::Result<::core::option::Option<Self>, ::dynamo_entity::__private::Error> {
                 let ty = ::dynamo_entity::__private::type_of_named(item, Self::NAMES.entity_type);
                 #(#arms)*
+                #(#type_arms)*
                 ::core::result::Result::Ok(::core::option::Option::None)
             }
         }

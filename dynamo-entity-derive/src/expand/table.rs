@@ -109,7 +109,11 @@ fn names_tokens(names: &Names, decl: &Decl) -> TokenStream {
         return quote!(&#p::AttributeNames::DEFAULT);
     }
     let (pk, sk, ty) = (&names.pk, &names.sk, &names.entity_type);
-    let mut out = quote!(#p::AttributeNames::DEFAULT.with_keys(#pk, #sk).with_entity_type(#ty));
+    let mut out = if ty.is_empty() {
+        quote!(#p::AttributeNames::DEFAULT.with_keys(#pk, #sk).without_entity_type())
+    } else {
+        quote!(#p::AttributeNames::DEFAULT.with_keys(#pk, #sk).with_entity_type(#ty))
+    };
     for d in &decl.indexes {
         let name = names.index(d.kind);
         match d.kind {

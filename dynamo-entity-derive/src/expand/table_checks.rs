@@ -128,15 +128,8 @@ impl Checks<'_> {
                 if an == bn {
                     continue; // listed twice: reported by the derive
                 }
-                out.extend(self.check(
-                    j,
-                    quote!(#p::first_same_name(#entities, #j) == #i),
-                    format!(
-                        "entities `{an}` and `{bn}` have the same entity type name: items are told apart by their \
-                         `{}` attribute; rename one with `#[entity(name = \"...\")]`",
-                        names.entity_type
-                    ),
-                ));
+                // Entities may share a type name: the collision check below proves their key
+                // templates disjoint, and the table's item enum tells them apart by key shape.
                 out.extend(self.check(
                     j,
                     quote!(#p::first_collider(#entities, #j) == #i),

@@ -285,6 +285,35 @@ impl Template {
     }
 }
 
+impl Template {
+    /// Whether `stored`, a key attribute read from the table, has this template's shape: the
+    /// key type, as many segments, the same literal segments, non-empty parts and shard numbers
+    /// of the template's width. Tells apart the items of entities that share a type value (or of
+    /// a table without a type attribute) without parsing the parts; allocates nothing.
+    pub fn fits(&self, stored: &AttributeValue) -> bool {
+        let text = match (stored, self.key_type) {
+            (AttributeValue::S(s), KeyType::S) => s,
+            (AttributeValue::N(n), KeyType::N) => return self.segments.len() == 1 && !n.is_empty(),
+            _ => return false,
+        };
+        let mut pieces = text.split(DELIMITER);
+        for seg in self.segments {
+            let Some(piece) = pieces.next() else { return false };
+            let ok = match seg {
+                Segment::Literal(l) => piece == *l,
+                Segment::Field(_) => !piece.is_empty(),
+                Segment::Shard { count, .. } => {
+                    piece.len() == shard_width(*count) && piece.bytes().all(|b| b.is_ascii_digit())
+                }
+            };
+            if !ok {
+                return false;
+            }
+        }
+        pieces.next().is_none()
+    }
+}
+
 /// A key that does not have the shape of its template (see [`Template::parse`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("key `{key}` does not match template `{template}`: {reason}")]

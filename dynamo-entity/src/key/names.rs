@@ -124,6 +124,21 @@ impl AttributeNames {
         self
     }
 
+    /// These names for a table without an entity type attribute (`#[table(entity_type = none)]`):
+    /// items are told apart by their key templates alone, which the table's compile-time checks
+    /// prove disjoint. [`entity_type`](Self::entity_type) is then empty, no write stores a type
+    /// and no read checks one.
+    pub const fn without_entity_type(mut self) -> AttributeNames {
+        self.entity_type = "";
+        self
+    }
+
+    /// Whether items of the table carry an entity type attribute (see
+    /// [`without_entity_type`](Self::without_entity_type)).
+    pub const fn has_entity_type(&self) -> bool {
+        !self.entity_type.is_empty()
+    }
+
     /// These names with GSI `n` (1 to [`MAX_GSI`]) named `index` and keyed on `pk` / `sk`.
     ///
     /// # Panics
@@ -201,6 +216,9 @@ impl AttributeNames {
     /// `None` when it is `entity`. The check every write makes before it reports
     /// `Error::WrongEntity`.
     pub fn other_entity(&self, item: &Item, entity: &str) -> Option<Option<String>> {
+        if !self.has_entity_type() {
+            return None;
+        }
         match item.get(self.entity_type) {
             Some(AttributeValue::S(t)) if t == entity => None,
             other => Some(other.map(describe_value)),

@@ -49,7 +49,7 @@ use crate::error::Error;
 use crate::expr::{Condition, Placeholders};
 use crate::key::{DELIMITER, KeyContext, KeyError, KeyPart, KeyType, KeyWriter, MAX_SORT_KEY_BYTES};
 use crate::limits;
-use crate::schema::{AttributeNames, Entity, Index, IndexSchema, Item, PrimaryKey};
+use crate::schema::{AttributeNames, Entity, EntitySchema, Index, IndexSchema, Item, PrimaryKey};
 use crate::table::{Call, Table};
 use cursor::Scope;
 pub use seal::CursorKeys;
@@ -575,6 +575,10 @@ impl<E: Entity, S> QueryRequest<E, S> {
     /// type attribute names the entity), a projected one (no type attribute, a primary key of
     /// the entity's templates, on a secondary index), or another entity's (`None`).
     fn found(&self, item: &Item) -> Option<Found> {
+        if !E::NAMES.has_entity_type() {
+            // A table without a type attribute: the primary key's shape tells the entity.
+            return E::SCHEMA.fits_key(item).then_some(Found::Whole);
+        }
         match item.get(E::NAMES.entity_type) {
             Some(AttributeValue::S(t)) if t == self.spec.entity => Some(Found::Whole),
             None if self.spec.index.index != Index::Primary && has_primary_shape(E::schema(), item) => {
@@ -884,8 +888,14 @@ fn has_primary_shape(schema: &crate::schema::EntitySchema, item: &Item) -> bool 
     fits(schema.primary.pk, schema.names.pk) && fits(schema.primary.sk, schema.names.sk)
 }
 
-pub(crate) fn is_type(item: &Item, names: &AttributeNames, entity: &str) -> bool {
-    matches!(item.get(names.entity_type), Some(AttributeValue::S(t)) if t == entity)
+/// Whether a query of `schema` keeps `item`: its type attribute names the entity; in a table
+/// without a type attribute, its primary key has the entity's templates' shape.
+pub(crate) fn is_type(item: &Item, schema: &EntitySchema) -> bool {
+    let names = schema.names;
+    if !names.has_entity_type() {
+        return schema.fits_key(item);
+    }
+    matches!(item.get(names.entity_type), Some(AttributeValue::S(t)) if t == schema.name)
 }
 
 /// The key attributes of `item` for an `ExclusiveStartKey` on `index`.

@@ -153,7 +153,7 @@ pub(crate) async fn send<E: Entity, S>(
                 let lane = &mut lanes[i];
                 lane.taken = lane.resume.clone();
                 for item in resp.items.unwrap_or_default() {
-                    if is_type(&item, E::NAMES, entity) {
+                    if is_type(&item, E::SCHEMA) {
                         lane.buffer.push_back(item);
                     } else {
                         tracing::debug!(entity, "sharded query skipped an item of another entity type");

@@ -31,7 +31,7 @@
 //! ([`failed_schema`]); every check skips it, so one mistake reports one error.
 
 use crate::key::{Cardinality, KeyType, Segment, Template};
-use crate::schema::{AttributeNames, EntitySchema, FieldSchema, Index, IndexSchema};
+use crate::schema::{AttributeNames, EntitySchema, FieldSchema, Index, IndexSchema, KeyFields};
 
 /// The most distinct placeholders two entities' templates may hold together for the
 /// comparison; beyond it (an unrealistic key) the pair is not checked.
@@ -54,6 +54,7 @@ pub const fn failed_schema(name: &'static str) -> EntitySchema {
         created_at: None,
         updated_at: None,
         ttl: None,
+        key_fields: KeyFields::Attributes,
     }
 }
 

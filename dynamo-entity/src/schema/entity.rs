@@ -8,6 +8,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use crate::error::Error;
 use crate::key::names::{AttributeNames, Index, PrimaryKey};
 use crate::key::{KeyType, Template};
+use crate::schema::KeyFields;
 use crate::value::Item;
 
 /// The key templates of one index as an entity uses it.
@@ -69,6 +70,8 @@ pub struct EntitySchema {
     /// The `#[entity(ttl)]` field, stored as a number of seconds since the Unix epoch, the
     /// format of DynamoDB's time to live (see [`versioning`](crate::versioning)).
     pub ttl: Option<FieldSchema>,
+    /// Whether writes store key fields as attributes of their own too (see [`KeyFields`]).
+    pub key_fields: KeyFields,
 }
 
 /// The `#[entity(version)]` field of an entity.

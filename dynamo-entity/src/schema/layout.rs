@@ -36,7 +36,8 @@ impl TableLayout {
     ///
     /// # Errors
     /// [`Error::Invalid`] when two entities store a key attribute with different types (S and
-    /// N), use different TTL attributes (a table has one), share a type name, or use different
+    /// N), use different TTL attributes (a table has one), share a type name and can produce
+    /// the same primary key, or use different
     /// attribute names ([`Entity::NAMES`](crate::Entity::NAMES): all of them must name the same
     /// table with `#[entity(table = ...)]`, or none).
     pub fn new(entities: &[&'static EntitySchema]) -> Result<TableLayout, Error> {
@@ -56,15 +57,20 @@ impl TableLayout {
         let mut gsis = Vec::new();
         let mut lsis = Vec::new();
         let mut ttl: Option<(&'static str, &'static str)> = None;
-        let mut names: BTreeMap<&'static str, ()> = BTreeMap::new();
+        let mut names: BTreeMap<&'static str, &'static EntitySchema> = BTreeMap::new();
         for schema in entities {
-            if names.insert(schema.name, ()).is_some() {
-                return Err(Error::Invalid {
-                    reason: format!(
-                        "two entities of the table are named {}; the type attribute tells items apart by name",
-                        schema.name
-                    ),
-                });
+            // Entities may share a type name when their keys cannot collide: the key templates
+            // then tell their items apart.
+            if let Some(other) = names.insert(schema.name, schema) {
+                if crate::schema::check::keys_collide(other, schema) {
+                    return Err(Error::Invalid {
+                        reason: format!(
+                            "two entities of the table are named {} and can produce the same primary key; entities \
+                             that share a type name are told apart by their key templates",
+                            schema.name
+                        ),
+                    });
+                }
             }
             match (ttl, &schema.ttl) {
                 (Some((attr, owner)), Some(f)) if attr != f.attribute => {

@@ -9,6 +9,7 @@
 pub mod check;
 mod collection;
 mod entity;
+mod key_fields;
 mod layout;
 pub mod size;
 
@@ -16,4 +17,5 @@ pub use crate::key::names::*;
 pub use crate::value::Item;
 pub use collection::{Collection, EntityEnum, Unknown};
 pub use entity::*;
+pub use key_fields::{KeyFields, KeyPartSource, part_from_keys};
 pub use layout::*;

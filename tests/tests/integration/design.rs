@@ -131,17 +131,27 @@ async fn dynamodb_accepts_the_table_the_template_describes() {
 fn layouts_reject_entities_that_cannot_share_a_table() {
     use dynamo_entity::Entity;
     #[derive(Entity, Debug)]
-    #[entity(pk = "X#<id>", sk = "META", name = "Skill")]
+    #[entity(pk = "SKILL#<id>", sk = "META", name = "Skill")]
     struct Impostor {
         id: String,
     }
+    // A shared type name is refused only when the key templates do not tell the items apart.
     let mut all = schemas();
     all.push(Impostor::schema());
     let err = TableLayout::new(&all).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "invalid request: two entities of the table are named Skill; the type attribute tells items apart by name"
+        "invalid request: two entities of the table are named Skill and can produce the same primary key; entities \
+         that share a type name are told apart by their key templates"
     );
+    #[derive(Entity, Debug)]
+    #[entity(pk = "SKILL#<id>", sk = "DRAFT", name = "Skill")]
+    struct Draft {
+        id: String,
+    }
+    let mut all = schemas();
+    all.push(Draft::schema());
+    assert!(TableLayout::new(&all).is_ok());
 }
 
 #[test]

@@ -190,13 +190,30 @@ async fn numbers_dynamodb_normalizes_read_exactly() {
 #[tokio::test]
 async fn missing_attributes() {
     let table = common::table("malformed_missing", &[Record::schema()]).await;
-    for (id, attribute) in
-        [("m1", "owner"), ("m2", "count"), ("m3", "at"), ("m4", "tier"), ("m5", "flag"), ("m6", "id")]
-    {
+    for (id, attribute) in [("m2", "count"), ("m3", "at"), ("m4", "tier"), ("m5", "flag")] {
         let attr = attribute.to_owned();
         check(&table, id, move |i| _ = i.remove(&attr), &decode("Record", attribute, &key(id), ValueError::Missing))
             .await;
     }
+    // A key field without its attribute is read from the key that holds it (`key_fields`); without
+    // that key too, the error names the attribute and the keys that would hold it.
+    for (id, attribute) in [("m1", "owner"), ("m6", "id")] {
+        let mut item = record(id).to_item().unwrap();
+        item.remove(attribute);
+        put_raw(&table, item).await;
+        assert_eq!(table.get_consistent(Record::key(id, &7)).await.unwrap(), Some(record(id)), "{attribute}");
+    }
+    let reason = "the attribute is missing, and no key that holds `owner` is on the item (GSI1PK (`OWNER#<owner>`))";
+    check(
+        &table,
+        "m8",
+        |i| {
+            i.remove("owner");
+            i.remove("GSI1PK");
+        },
+        &decode("Record", "owner", &key("m8"), ValueError::Invalid(reason.to_owned())),
+    )
+    .await;
     // Absent optional fields and sets read as None and empty.
     let mut item = record("m7").to_item().unwrap();
     for a in ["note", "tags", "scores"] {

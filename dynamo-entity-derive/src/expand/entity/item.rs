@@ -48,7 +48,8 @@ impl Gen<'_, '_> {
             let sk_attr = self.attr(KeyRole::LsiSk(l.n));
             quote!(__de::put_lsi(&mut item, #sk_attr, __DeSchema::#f(self)?);)
         });
-        let put_fields = e.fields.iter().map(|f| {
+        // Under `key_fields = "keys"`, a field that a key always holds is written only there.
+        let put_fields = e.fields.iter().filter(|f| !e.key_only(&f.name)).map(|f| {
             let (member, field, attribute) = (f.ident, &f.name, &f.attribute);
             if f.serde {
                 // A type without serde's traits fails here: make the call span the field type.
@@ -97,6 +98,11 @@ impl Gen<'_, '_> {
                 match f.role() {
                     Some(Maintained::Ttl) => quote!(#member: __de::ttl_at(item, __a[#i], #name, #attribute)?),
                     Some(Maintained::Version) => quote!(#member: __de::version_at(item, __a[#i], #name, #attribute)?),
+                    // A key field without its own attribute is read from the key that holds it.
+                    _ if e.is_key_field(&f.name) => {
+                        let field = &f.name;
+                        quote!(#member: __de::key_field_at(item, __a[#i], &__DeSchema::SCHEMA, #field, #attribute)?)
+                    }
                     _ => quote!(#member: __de::field_at(item, __a[#i], #name, #attribute)?),
                 }
             }

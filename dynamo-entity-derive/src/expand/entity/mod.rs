@@ -271,6 +271,31 @@ mod tests {
     }
 
     #[test]
+    fn key_fields_are_read_from_the_keys_and_written_by_choice() {
+        let src = |choice: &str| {
+            format!(
+                r#"#[entity(pk = "USER#<user_id>", sk = "ORDER#<order_id>", gsi1 = "ST#<status>", gsi1_sk = "<at>",
+                            rename_all = "camelCase"{choice})]
+                   struct Order {{ user_id: String, order_id: u32, status: String, at: Option<u64>, total_cents: u64 }}"#
+            )
+        };
+        let out = expand(&src(""));
+        assert!(out.contains(r#"user_id:__de::key_field_at(item,__a[0],&__DeSchema::SCHEMA,"user_id","userId")?"#));
+        assert!(out.contains(r#"at:__de::key_field_at(item,__a[3],&__DeSchema::SCHEMA,"at","at")?"#));
+        assert!(out.contains(r#"total_cents:__de::field_at(item,__a[4],"Order","totalCents")?"#));
+        assert!(out.contains(r#"__de::put_field(&mutitem,"Order","user_id","userId",&self.user_id)?;"#));
+        assert!(out.contains("key_fields:__de::KeyFields::Attributes"));
+        // `key_fields = "keys"`: the primary key's fields and `at` (GSI1's other part is required)
+        // are written only in their keys; `status` stays, GSI1 being absent when `at` is None.
+        let out = expand(&src(r#", key_fields = "keys""#));
+        assert!(!out.contains(r#"__de::put_field(&mutitem,"Order","user_id""#));
+        assert!(!out.contains(r#"__de::put_field(&mutitem,"Order","order_id""#));
+        assert!(!out.contains(r#"__de::put_field(&mutitem,"Order","at""#));
+        assert!(out.contains(r#"__de::put_field(&mutitem,"Order","status","status",&self.status)?;"#));
+        assert!(out.contains("key_fields:__de::KeyFields::Keys"));
+    }
+
+    #[test]
     fn key_parameters_are_distinct_fields_in_template_order() {
         let out = expand(
             r#"

@@ -108,6 +108,11 @@ impl Gen<'_, '_> {
         } else {
             quote!(::core::option::Option::None)
         };
+        let key_fields = if e.attrs.key_fields_in_keys {
+            quote!(__de::KeyFields::Keys)
+        } else {
+            quote!(__de::KeyFields::Attributes)
+        };
         items.extend(quote! {
             const SCHEMA: __de::EntitySchema = __de::EntitySchema {
                 name: #name,
@@ -121,6 +126,7 @@ impl Gen<'_, '_> {
                 created_at: #created_at,
                 updated_at: #updated_at,
                 ttl: #ttl,
+                key_fields: #key_fields,
             };
         });
         items.extend(self.primary_key_fns());

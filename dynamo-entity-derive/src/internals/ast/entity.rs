@@ -160,7 +160,10 @@ impl<'a> Entity<'a> {
             let name = syn::ext::IdentExt::unraw(field_ident).to_string();
             fields.push(Field {
                 ident: field_ident,
-                attribute: fa.rename.as_ref().map_or_else(|| name.clone(), LitStr::value),
+                attribute: fa.rename.as_ref().map_or_else(
+                    || attrs.rename_all.map_or_else(|| name.clone(), |case| case.apply(&name)),
+                    LitStr::value,
+                ),
                 name,
                 vis: &f.vis,
                 ty: &f.ty,
@@ -243,6 +246,27 @@ impl<'a> Entity<'a> {
             t.field_names().contains(&name)
                 || t.parsed.as_ref().and_then(|p| p.shard()).is_some_and(|(f, ..)| f == name)
         })
+    }
+
+    /// Whether a key is written whenever the field has a value and holds it (the runtime's
+    /// `EntitySchema::held_by_key`): it fills a placeholder of the primary key, or of a GSI or
+    /// LSI whose other parts are not `Option`s.
+    pub fn held_by_key(&self, name: &str) -> bool {
+        if self.is_primary_key_field(name) {
+            return true;
+        }
+        let optional = |f: &str| self.field(f).is_none_or(|f| crate::internals::types::option_inner(f.ty).is_some());
+        let primary_pk: Vec<&str> = self.primary.iter().flat_map(|p| p.pk.field_names()).collect();
+        let gsis = self.gsis.iter().map(|g| [g.pk.field_names(), g.sk.field_names()].concat());
+        let lsis = self.lsis.iter().map(|l| [primary_pk.clone(), l.sk.field_names()].concat());
+        gsis.chain(lsis)
+            .any(|fields| fields.contains(&name) && fields.iter().filter(|f| **f != name).all(|f| !optional(f)))
+    }
+
+    /// Whether writes leave the field's own attribute out: `key_fields = "keys"` and
+    /// [`held_by_key`](Self::held_by_key).
+    pub fn key_only(&self, name: &str) -> bool {
+        self.attrs.key_fields_in_keys && self.held_by_key(name)
     }
 
     /// Whether the field fills a placeholder of the primary key.

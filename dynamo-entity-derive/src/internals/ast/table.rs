@@ -140,7 +140,8 @@ impl Names {
 /// The `NonKeyAttributes` of an `INCLUDE` projection: the entity type attribute first (typed
 /// queries through the index tell items apart by it), then the names given.
 pub fn include_names(names: &[(String, proc_macro2::Span)], type_attribute: &str) -> Vec<String> {
-    let mut out = vec![type_attribute.to_owned()];
+    // A table without a type attribute (`entity_type = none`) projects only the names given.
+    let mut out: Vec<String> = Some(type_attribute).filter(|t| !t.is_empty()).map(str::to_owned).into_iter().collect();
     out.extend(names.iter().map(|(n, _)| n.clone()).filter(|n| n != type_attribute));
     out
 }

@@ -46,6 +46,11 @@ pub struct EntityAttrs {
     /// `table = AppTable`: the `#[derive(TableDef)]` type whose attribute and index names the
     /// entity uses.
     pub table: Option<syn::Path>,
+    /// `rename_all = "camelCase"`: the attribute names of fields without `rename`.
+    pub rename_all: Option<crate::internals::case::Case>,
+    /// `key_fields = "keys"`: key fields held by a key are not written as attributes too
+    /// (`"attributes"`, the default, writes them).
+    pub key_fields_in_keys: bool,
 }
 
 /// Field-level `#[entity(...)]`.
@@ -92,8 +97,8 @@ impl Maintained {
     }
 }
 
-const STRUCT_KEYS: &str =
-    "`pk`, `sk`, `gsi1` to `gsi20`, `gsi1_sk` to `gsi20_sk`, `lsi1` to `lsi5`, `inverted`, `name` and `table`";
+const STRUCT_KEYS: &str = "`pk`, `sk`, `gsi1` to `gsi20`, `gsi1_sk` to `gsi20_sk`, `lsi1` to `lsi5`, `inverted`, \
+                           `name`, `table`, `rename_all` and `key_fields`";
 const FIELD_KEYS: &str = "`rename`, `serde`, `unique`, `version`, `created_at`, `updated_at` and `ttl`";
 /// The field keys that take no value.
 const FIELD_FLAGS: [&str; 6] = ["serde", "unique", "version", "created_at", "updated_at", "ttl"];
@@ -105,6 +110,8 @@ enum StructKey {
     Name,
     Inverted,
     Table,
+    RenameAll,
+    KeyFields,
 }
 
 /// Parses `gsi<n>` / `gsi<n>_sk`, or says why such a key is wrong.
@@ -177,6 +184,8 @@ pub fn entity_attrs(attrs: &[Attribute], cx: &Ctxt) -> EntityAttrs {
                 "name" => Ok(StructKey::Name),
                 "inverted" => Ok(StructKey::Inverted),
                 "table" => Ok(StructKey::Table),
+                "rename_all" => Ok(StructKey::RenameAll),
+                "key_fields" => Ok(StructKey::KeyFields),
                 "rename" | "serde" | "unique" | "version" | "created_at" | "updated_at" | "ttl" => Err(format!(
                     "`{key}` belongs on a field: `#[entity({key}{})]`",
                     if key == "rename" { " = \"...\"" } else { "" }
@@ -226,6 +235,21 @@ pub fn entity_attrs(attrs: &[Attribute], cx: &Ctxt) -> EntityAttrs {
             match parsed {
                 StructKey::Name => set(&mut out.name, value),
                 StructKey::Inverted | StructKey::Table => {}
+                StructKey::RenameAll => out.rename_all = value.and_then(|lit| super::case_value(&lit, cx)),
+                StructKey::KeyFields => match value {
+                    Some(lit) if lit.value() == "keys" => out.key_fields_in_keys = true,
+                    Some(lit) if lit.value() == "attributes" => out.key_fields_in_keys = false,
+                    Some(lit) => cx.error_spanned_by(
+                        &lit,
+                        format!(
+                            "unknown `key_fields` value `{}`: expected `\"attributes\"` (the default: key fields are \
+                             also written as attributes) or `\"keys\"` (key fields are written only inside the keys \
+                             that hold them)",
+                            lit.value()
+                        ),
+                    ),
+                    None => {}
+                },
                 StructKey::Template(role) => {
                     let key_attr = value.map(|lit| KeyAttr { key: ident.clone(), role, lit });
                     match role {

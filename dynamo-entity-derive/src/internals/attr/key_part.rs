@@ -4,9 +4,8 @@ use proc_macro2::Span;
 use syn::{Attribute, LitStr};
 
 use super::{skip_value, string_value};
-use crate::internals::case::{CASES, Case};
+use crate::internals::case::Case;
 use crate::internals::ctxt::Ctxt;
-use crate::internals::suggest;
 
 /// The container's `#[key_part(...)]`.
 pub struct ContainerAttrs {
@@ -37,22 +36,8 @@ pub fn container_attrs(attrs: &[Attribute], cx: &Ctxt) -> ContainerAttrs {
             let Some(lit) = string_value(&meta, "rename_all", cx)? else {
                 return Ok(());
             };
-            let value = lit.value();
-            match Case::from_name(&value) {
-                Some(case) => out.rename_all = Some((case, meta.path.get_ident().map_or(lit.span(), |i| i.span()))),
-                None => {
-                    let names: Vec<&str> = CASES.iter().map(|(n, _)| *n).collect();
-                    let hint = suggest::closest(&value, names.iter().copied())
-                        .map(|s| format!("did you mean `{s}`? "))
-                        .unwrap_or_default();
-                    cx.error_spanned_by(
-                        &lit,
-                        format!(
-                            "unknown `rename_all` convention `{value}`; {hint}expected one of {}",
-                            suggest::list(&names)
-                        ),
-                    );
-                }
+            if let Some(case) = super::case_value(&lit, cx) {
+                out.rename_all = Some((case, meta.path.get_ident().map_or(lit.span(), |i| i.span())));
             }
             Ok(())
         });

@@ -38,3 +38,23 @@ fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
     }
     Ok(())
 }
+
+/// The naming convention a `rename_all = "..."` literal names (serde's names); records an error
+/// spanned on the literal, with the closest name, for an unknown one.
+fn case_value(lit: &LitStr, cx: &Ctxt) -> Option<crate::internals::case::Case> {
+    use crate::internals::case::{CASES, Case};
+    use crate::internals::suggest;
+    let value = lit.value();
+    let case = Case::from_name(&value);
+    if case.is_none() {
+        let names: Vec<&str> = CASES.iter().map(|(n, _)| *n).collect();
+        let hint = suggest::closest(&value, names.iter().copied())
+            .map(|s| format!("did you mean `{s}`? "))
+            .unwrap_or_default();
+        cx.error_spanned_by(
+            lit,
+            format!("unknown `rename_all` convention `{value}`; {hint}expected one of {}", suggest::list(&names)),
+        );
+    }
+    case
+}

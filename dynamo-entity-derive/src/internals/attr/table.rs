@@ -89,6 +89,32 @@ pub fn table_attrs(input: &DeriveInput, cx: &Ctxt) -> Decl {
             if key == "item" {
                 return parse_item(&meta, &mut decl, cx);
             }
+            if matches!(key.as_str(), "entity_type" | "type_attribute") && {
+                let fork = meta.input.fork();
+                fork.parse::<Token![=]>().is_ok() && fork.parse::<Ident>().is_ok_and(|i| i == "none")
+            } {
+                // `entity_type = none`: no type attribute; items told apart by key template.
+                let none: Ident = meta.value()?.parse()?;
+                if decl.entity_type.is_some() {
+                    cx.error_spanned_by(&ident, "the entity type attribute is given twice (`entity_type`)");
+                }
+                decl.entity_type = Some(Named { value: String::new(), span: none.span() });
+                return Ok(());
+            }
+            if matches!(key.as_str(), "entity_type" | "type_attribute") && {
+                let fork = meta.input.fork();
+                fork.parse::<Token![=]>().is_ok() && fork.parse::<Ident>().is_ok()
+            } {
+                let other: Ident = meta.value()?.parse()?;
+                cx.error_spanned_by(
+                    &other,
+                    format!(
+                        "`{key}` takes the attribute's name (`{key} = \"__type\"`) or `none` (no type attribute: \
+                         items told apart by their key templates), not `{other}`"
+                    ),
+                );
+                return Ok(());
+            }
             if matches!(key.as_str(), "pk" | "sk" | "entity_type" | "type_attribute") {
                 let lit: LitStr = meta.value()?.parse()?;
                 let slot = match key.as_str() {

@@ -24,8 +24,15 @@ fn check_names(decl: &Decl, names: &Names, cx: &Ctxt) {
     let mut roles: Vec<(&str, String, Option<Span>)> = vec![
         (&names.pk, KeyRole::Pk.describe(), decl.pk.as_ref().map(|n| n.span)),
         (&names.sk, KeyRole::Sk.describe(), decl.sk.as_ref().map(|n| n.span)),
-        (&names.entity_type, "the entity type attribute".to_owned(), decl.entity_type.as_ref().map(|n| n.span)),
     ];
+    // `entity_type = none` names no attribute.
+    if !names.entity_type.is_empty() {
+        roles.push((
+            &names.entity_type,
+            "the entity type attribute".to_owned(),
+            decl.entity_type.as_ref().map(|n| n.span),
+        ));
+    }
     for d in &decl.indexes {
         let span = |n: &Option<Named>| n.as_ref().map(|n| n.span);
         match d.kind {

@@ -1,0 +1,278 @@
+//! Key fields read back from the keys that hold them.
+//!
+//! Most tables written by other clients carry an entity's ids only inside its keys
+//! (`PK = USER#alice`, no `userId` attribute). A field that fills a placeholder of a key template
+//! is therefore decoded from its own attribute when the item has one, and otherwise from the
+//! key attribute that holds it, by reversing the template ([`Template::parse`]) and the part's
+//! encoding ([`KeyPart::parse_part`]). The templates are tried in schema order: `PK`, `SK`, each
+//! GSI's partition then sort key, each LSI's sort key; the first whose attribute is on the item
+//! answers.
+//!
+//! Whether key fields are also written as attributes is the entity's choice ([`KeyFields`]).
+
+use std::borrow::Cow;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use crate::key::{KeyPart, KeyType, PartForm, Segment, Template};
+use crate::schema::entity::{EntitySchema, IndexSchema};
+use crate::value::Item;
+
+/// Whether an entity stores its key fields as attributes of their own besides its keys:
+/// `#[entity(key_fields = "attributes")]` (the default) or `#[entity(key_fields = "keys")]`.
+///
+/// Reads take a key field from the key that holds it whenever the item has no attribute of that
+/// name, whichever is chosen; this only decides what writes store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyFields {
+    /// Every field is written as an attribute, key fields included (`PK = USER#alice` and
+    /// `id = alice`): filters, conditions and projections can name any field.
+    Attributes,
+    /// A key field that a key always holds (see [`EntitySchema::held_by_key`]) is written only
+    /// inside that key, as most hand-written single-table designs do: `PK = USER#alice`, no
+    /// `id` attribute. Conditions and filters on such a field find no attribute; updates of it
+    /// rewrite only the keys.
+    Keys,
+}
+
+/// Where a key field's value was found in an item's keys.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyPartSource<'i> {
+    /// The unescaped part text, to be read with [`KeyPart::parse_part`] in this form.
+    Found {
+        /// The part's text.
+        text: Cow<'i, str>,
+        /// How the part is encoded: [`PartForm::Number`] for a numeric (`N`) key.
+        form: PartForm,
+        /// The key attribute it came from.
+        attribute: &'static str,
+        /// That key's template.
+        template: &'static Template,
+    },
+    /// No template with this field has its key attribute on the item.
+    Absent,
+    /// The first key attribute present does not have its template's shape.
+    Mismatch(String),
+}
+
+/// The position of `field` among the parts [`Template::parse`] returns, if a placeholder of
+/// `template` names it (a shard segment's source field has none).
+fn position(template: &Template, field: &str) -> Option<usize> {
+    template
+        .segments
+        .iter()
+        .filter(|s| matches!(s, Segment::Field(_)))
+        .position(|s| matches!(s, Segment::Field(f) if *f == field))
+}
+
+impl EntitySchema {
+    /// Every key template of the entity that writes an attribute, with that attribute's name
+    /// under [`names`](EntitySchema::names), in the order reads try them: `PK`, `SK`, each
+    /// GSI's partition then sort key, each LSI's sort key.
+    pub fn key_templates(&self) -> impl Iterator<Item = (&'static str, &'static Template)> + '_ {
+        let pair = |i: &IndexSchema| [(self.names.pk_of(i.index), i.pk), (self.names.sk_of(i.index), i.sk)];
+        pair(&self.primary)
+            .into_iter()
+            .chain(self.gsis.iter().flat_map(pair))
+            .chain(self.lsis.iter().map(|l| (self.names.sk_of(l.index), l.sk)))
+    }
+
+    /// Whether a key is written whenever `field` has a value and holds it: the field fills a
+    /// placeholder of the primary key, or of a GSI or LSI whose other parts are never absent
+    /// (an `Option` part that is `None` leaves a whole index key out, and the fields in it
+    /// with it). Under [`KeyFields::Keys`], exactly these fields are written without an
+    /// attribute of their own.
+    pub fn held_by_key(&self, field: &str) -> bool {
+        let fills = |t: &Template| position(t, field).is_some();
+        if fills(self.primary.pk) || fills(self.primary.sk) {
+            return true;
+        }
+        let others_present =
+            |i: &IndexSchema| i.pk.fields().chain(i.sk.fields()).filter(|f| *f != field).all(|f| !self.is_optional(f));
+        self.gsis.iter().chain(self.lsis).any(|i| (fills(i.pk) || fills(i.sk)) && others_present(i))
+    }
+
+    /// Whether writes of this entity leave `field`'s own attribute out: [`KeyFields::Keys`] and
+    /// [`held_by_key`](Self::held_by_key).
+    pub fn key_only(&self, field: &str) -> bool {
+        self.key_fields == KeyFields::Keys && self.held_by_key(field)
+    }
+
+    /// The text of `field`'s part in the first key of `item` that holds it (see the module
+    /// documentation).
+    pub fn key_part_of<'i>(&self, item: &'i Item, field: &str) -> KeyPartSource<'i> {
+        for (attribute, template) in self.key_templates() {
+            let Some(at) = position(template, field) else { continue };
+            let Some(stored) = item.get(attribute) else { continue };
+            let (text, form) = match (stored, template.key_type) {
+                (AttributeValue::S(s), KeyType::S) => (s.as_str(), PartForm::Composite),
+                (AttributeValue::N(n), KeyType::N) => (n.as_str(), PartForm::Number),
+                (other, _) => {
+                    return KeyPartSource::Mismatch(format!(
+                        "key attribute {attribute} is of type {}, not {:?} as template `{}` writes",
+                        crate::value::type_name(other),
+                        template.key_type,
+                        template.source
+                    ));
+                }
+            };
+            return match template.parse(text) {
+                Ok(mut parts) if at < parts.len() => {
+                    KeyPartSource::Found { text: parts.swap_remove(at), form, attribute, template }
+                }
+                Ok(_) => KeyPartSource::Absent,
+                Err(e) => KeyPartSource::Mismatch(format!("key attribute {attribute}: {e}")),
+            };
+        }
+        KeyPartSource::Absent
+    }
+
+    /// Whether `item`'s primary key has this entity's key templates' shape ([`Template::fits`]
+    /// on `PK` and `SK`, under [`names`](EntitySchema::names)): how the items of entities that
+    /// share a type value, or of a table without a type attribute, are told apart.
+    pub fn fits_key(&self, item: &Item) -> bool {
+        let fits = |attribute: &str, t: &Template| item.get(attribute).is_some_and(|v| t.fits(v));
+        fits(self.names.pk, self.primary.pk) && fits(self.names.sk, self.primary.sk)
+    }
+
+    /// Whether `item` is one of this entity's: its type attribute names the entity (for a
+    /// table without one, always) and its primary key has the entity's templates' shape.
+    pub fn owns(&self, item: &Item) -> bool {
+        let typed = !self.names.has_entity_type()
+            || matches!(item.get(self.names.entity_type), Some(AttributeValue::S(t)) if t == self.name);
+        typed && self.fits_key(item)
+    }
+
+    /// The templates that hold `field`, as `ATTR (`template`)` for messages.
+    pub(crate) fn describe_holders(&self, field: &str) -> String {
+        let holders: Vec<String> = self
+            .key_templates()
+            .filter(|(_, t)| position(t, field).is_some())
+            .map(|(a, t)| format!("{a} (`{}`)", t.source))
+            .collect();
+        holders.join(", ")
+    }
+}
+
+/// Reads a key field's value from the key that holds it, for an item without the field's own
+/// attribute: `Ok(None)` when no key holding it is on the item.
+///
+/// # Errors
+/// A message saying which key does not have its template's shape, or which part does not
+/// parse as `T`.
+pub fn part_from_keys<T: KeyPart>(schema: &EntitySchema, item: &Item, field: &str) -> Result<Option<T>, String> {
+    match schema.key_part_of(item, field) {
+        KeyPartSource::Found { text, form, attribute, template } => T::parse_part(&text, form).map(Some).map_err(|e| {
+            format!(
+                "the attribute is missing, and part `{field}` of {attribute} (`{}`) is not valid: {e}",
+                template.source
+            )
+        }),
+        KeyPartSource::Absent => Ok(None),
+        KeyPartSource::Mismatch(why) => Err(format!("the attribute is missing, and {why}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::key::{Cardinality, KeyType};
+    use crate::schema::check::failed_schema;
+    use crate::schema::{FieldSchema, Index};
+
+    const fn tpl(source: &'static str, segments: &'static [Segment], key_type: KeyType) -> Template {
+        Template { source, segments, key_type, cardinality: Cardinality::High }
+    }
+    const PK: Template = tpl("USER#<user_id>", &[Segment::Literal("USER"), Segment::Field("user_id")], KeyType::S);
+    const SK: Template =
+        tpl("ORDER#<day>#<id>", &[Segment::Literal("ORDER"), Segment::Field("day"), Segment::Field("id")], KeyType::S);
+    const G1PK: Template = tpl("ST#<status>", &[Segment::Literal("ST"), Segment::Field("status")], KeyType::S);
+    const G1SK: Template = tpl("<total>", &[Segment::Field("total")], KeyType::N);
+    const G2PK: Template = tpl("TAG#<tag>", &[Segment::Literal("TAG"), Segment::Field("tag")], KeyType::S);
+    const G2SK: Template = tpl("<note>", &[Segment::Field("note")], KeyType::S);
+    const fn field(field: &'static str, optional: bool) -> FieldSchema {
+        FieldSchema { field, attribute: field, optional, unique: false }
+    }
+    const FIELDS: &[FieldSchema] = &[
+        field("user_id", false),
+        field("day", false),
+        field("id", false),
+        field("status", false),
+        field("total", false),
+        field("tag", false),
+        field("note", true),
+    ];
+    const fn schema() -> EntitySchema {
+        let mut s = failed_schema("Order");
+        s.primary = IndexSchema { index: Index::Primary, pk: &PK, sk: &SK };
+        s.gsis = &[
+            IndexSchema { index: Index::Gsi(1), pk: &G1PK, sk: &G1SK },
+            IndexSchema { index: Index::Gsi(2), pk: &G2PK, sk: &G2SK },
+        ];
+        s.fields = FIELDS;
+        s.key_fields = KeyFields::Keys;
+        s
+    }
+    static SCHEMA: EntitySchema = schema();
+
+    fn item(pairs: &[(&str, AttributeValue)]) -> Item {
+        pairs.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect()
+    }
+    fn s(v: &str) -> AttributeValue {
+        AttributeValue::S(v.to_owned())
+    }
+
+    #[test]
+    fn fields_a_key_always_holds() {
+        // Primary key fields; GSI1's fields (no optional part); not GSI2's `tag`, whose index
+        // is absent when `note` is None; `note` itself (the only other part, `tag`, is required).
+        let held: Vec<&str> = FIELDS.iter().map(|f| f.field).filter(|f| SCHEMA.held_by_key(f)).collect();
+        assert_eq!(held, ["user_id", "day", "id", "status", "total", "note"]);
+        assert!(SCHEMA.key_only("day") && !SCHEMA.key_only("tag"));
+        let mut attributes = schema();
+        attributes.key_fields = KeyFields::Attributes;
+        assert!(!attributes.key_only("day"));
+    }
+
+    #[test]
+    fn parts_are_read_from_the_first_key_present() {
+        let it = item(&[
+            ("PK", s("USER#a%23b")),
+            ("SK", s("ORDER#2026-05-01#o1")),
+            ("GSI1PK", s("ST#paid")),
+            ("GSI1SK", AttributeValue::N("1299".into())),
+        ]);
+        assert_eq!(part_from_keys::<String>(&SCHEMA, &it, "user_id"), Ok(Some("a#b".to_owned())));
+        assert_eq!(part_from_keys::<String>(&SCHEMA, &it, "id"), Ok(Some("o1".to_owned())));
+        assert_eq!(part_from_keys::<u64>(&SCHEMA, &it, "total"), Ok(Some(1299)));
+        assert_eq!(part_from_keys::<Option<String>>(&SCHEMA, &it, "note"), Ok(None));
+        assert_eq!(SCHEMA.describe_holders("note"), "GSI2SK (`<note>`)");
+        let bad = item(&[("PK", s("USER#a")), ("SK", s("ORDER#x"))]);
+        assert_eq!(
+            part_from_keys::<String>(&SCHEMA, &bad, "id"),
+            Err("the attribute is missing, and key attribute SK: key `ORDER#x` does not match template \
+                 `ORDER#<day>#<id>`: it has fewer segments than the template"
+                .to_owned())
+        );
+        let n = item(&[("GSI1SK", s("12"))]);
+        assert!(matches!(SCHEMA.key_part_of(&n, "total"), KeyPartSource::Mismatch(_)));
+    }
+
+    #[test]
+    fn key_shapes_tell_entities_apart() {
+        assert!(SK.fits(&s("ORDER#2026#o1")));
+        assert!(!SK.fits(&s("ORDER#2026")));
+        assert!(!SK.fits(&s("ORDER#2026#o1#x")));
+        assert!(!SK.fits(&s("ORDERS#2026#o1")));
+        assert!(!SK.fits(&s("ORDER##o1")));
+        assert!(G1SK.fits(&AttributeValue::N("7".into())) && !G1SK.fits(&s("7")));
+        let it = item(&[("PK", s("USER#a")), ("SK", s("ORDER#d#o"))]);
+        assert!(SCHEMA.fits_key(&it));
+        assert!(!SCHEMA.fits_key(&item(&[("PK", s("USER#a")), ("SK", s("PROFILE"))])));
+        // Typed names: the type attribute must name the entity too.
+        assert!(!SCHEMA.owns(&it));
+        let mut typed = it.clone();
+        typed.insert("_type".into(), s("Order"));
+        assert!(SCHEMA.owns(&typed));
+    }
+}

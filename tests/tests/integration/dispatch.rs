@@ -1,0 +1,197 @@
+//! Entities told apart by their key templates: two entities sharing one type value (`ORDER`
+//! for an order's details and a user's order line, as the seed write-up
+//! `004_fca20cf2a3c23bd2` stores them), and a table without any type attribute
+//! (`#[table(entity_type = none)]`), read through gets, queries, item collections and the
+//! table's item enum. Items are written raw (with the SDK alone) as another client writes them.
+
+use crate::common;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use dynamo_entity::{Entity, EntityEnum, Item, Table, TableDef};
+use dynamo_entity_local::{LocalDynamoDb, unique_table_name};
+
+fn s(v: &str) -> AttributeValue {
+    AttributeValue::S(v.to_owned())
+}
+
+fn n(v: &str) -> AttributeValue {
+    AttributeValue::N(v.to_owned())
+}
+
+async fn put_raw(table: &Table, pairs: &[(&str, AttributeValue)]) {
+    let item: Item = pairs.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect();
+    table.client().put_item().table_name(table.name()).set_item(Some(item)).send().await.unwrap();
+}
+
+async fn create(test: &str, layout: &dynamo_entity::schema::TableLayout) -> Table {
+    let server = LocalDynamoDb::shared().await.expect("DynamoDB Local is available");
+    let table = Table::new(server.client(), unique_table_name(test));
+    table.create_table_from(layout).await.expect("the table is created");
+    table
+}
+
+mod shared {
+    use super::*;
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "ORDER#<id>", sk = "DETAILS", name = "ORDER", table = Typed, rename_all = "camelCase")]
+    pub struct Order {
+        pub id: String,
+        pub user_id: String,
+        pub total: f64,
+        pub status: String,
+    }
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "USER#<user_id>", sk = "ORDER#<day>#<order_id>", name = "ORDER", table = Typed, key_fields = "keys")]
+    pub struct UserOrder {
+        pub user_id: String,
+        pub day: String,
+        pub order_id: String,
+        pub status: String,
+        pub total: f64,
+    }
+
+    /// Both entities store `entityType = "ORDER"`; their key templates cannot collide.
+    #[derive(TableDef)]
+    #[table(entities(Order, UserOrder), entity_type = "entityType", item(derive(Debug, Clone, PartialEq)))]
+    pub struct Typed;
+}
+
+mod untyped {
+    use super::*;
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "USER#<id>", sk = "PROFILE", table = Untyped, key_fields = "keys")]
+    pub struct Profile {
+        pub id: String,
+        pub email: String,
+        pub tier: String,
+    }
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "USER#<user_id>", sk = "ORDER#<order_id>", table = Untyped, key_fields = "keys")]
+    pub struct Order {
+        pub user_id: String,
+        pub order_id: String,
+        pub total: f64,
+        pub status: String,
+    }
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "PRODUCT#<sku>", sk = "METADATA", table = Untyped, key_fields = "keys")]
+    pub struct Product {
+        pub sku: String,
+        pub title: String,
+        pub price: u32,
+    }
+
+    /// No type attribute at all: items are told apart by their keys.
+    #[derive(TableDef)]
+    #[table(entities(Profile, Order, Product), entity_type = none, item(derive(Debug, Clone, PartialEq)))]
+    pub struct Untyped;
+}
+
+#[tokio::test]
+async fn entities_sharing_a_type_value_are_told_apart_by_key() {
+    use shared::*;
+    let table = create("dispatch_shared", &Typed::layout().unwrap()).await;
+    put_raw(
+        &table,
+        &[
+            ("PK", s("ORDER#abc123")),
+            ("SK", s("DETAILS")),
+            ("userId", s("alice")),
+            ("total", n("89.99")),
+            ("status", s("shipped")),
+            ("entityType", s("ORDER")),
+        ],
+    )
+    .await;
+    put_raw(
+        &table,
+        &[
+            ("PK", s("USER#alice")),
+            ("SK", s("ORDER#2026-05-15#abc123")),
+            ("status", s("shipped")),
+            ("total", n("89.99")),
+            ("entityType", s("ORDER")),
+        ],
+    )
+    .await;
+    let order = Order { id: "abc123".into(), user_id: "alice".into(), total: 89.99, status: "shipped".into() };
+    let line = UserOrder {
+        user_id: "alice".into(),
+        day: "2026-05-15".into(),
+        order_id: "abc123".into(),
+        status: "shipped".into(),
+        total: 89.99,
+    };
+    assert_eq!(table.get_consistent(Order::key("abc123")).await.unwrap(), Some(order.clone()));
+    assert_eq!(table.query(UserOrder::query("alice")).consistent_read().all().await.unwrap(), vec![line.clone()]);
+    // The item enum: the same type value, dispatched by key shape.
+    let mut decoded: Vec<TypedItem> =
+        common::scan_all(&table).await.iter().map(|i| TypedItem::decode(i).unwrap().unwrap()).collect();
+    decoded.sort_by_key(|i| matches!(i, TypedItem::UserOrder(_)));
+    assert_eq!(decoded, vec![TypedItem::Order(order.clone()), TypedItem::UserOrder(line.clone())]);
+
+    // Written by the library: both carry the shared type value.
+    table.put(&Order { id: "o2".into(), ..order }).await.unwrap();
+    table.put(&UserOrder { order_id: "o2".into(), ..line }).await.unwrap();
+    for (pk, sk) in [("ORDER#o2", "DETAILS"), ("USER#alice", "ORDER#2026-05-15#o2")] {
+        let raw = common::raw_item(&table, pk, sk).await.unwrap();
+        assert_eq!(raw["entityType"], s("ORDER"), "{pk}");
+    }
+    assert_eq!(common::scan_all(&table).await.iter().filter_map(|i| TypedItem::decode(i).unwrap()).count(), 4);
+}
+
+#[tokio::test]
+async fn a_table_without_a_type_attribute_dispatches_by_key() {
+    use untyped::*;
+    let table = create("dispatch_untyped", &Untyped::layout().unwrap()).await;
+    // The seed write-up 002 (VaultCommerce) items, exactly: no type attribute.
+    put_raw(
+        &table,
+        &[("PK", s("USER#42")), ("SK", s("PROFILE")), ("email", s("alice@vault.test")), ("tier", s("GOLD"))],
+    )
+    .await;
+    put_raw(
+        &table,
+        &[("PK", s("USER#42")), ("SK", s("ORDER#2026-0042")), ("total", n("129.99")), ("status", s("PAID"))],
+    )
+    .await;
+    put_raw(
+        &table,
+        &[("PK", s("PRODUCT#SKU-8842")), ("SK", s("METADATA")), ("title", s("Trail Pack")), ("price", n("89"))],
+    )
+    .await;
+    let profile = Profile { id: "42".into(), email: "alice@vault.test".into(), tier: "GOLD".into() };
+    let order = Order { user_id: "42".into(), order_id: "2026-0042".into(), total: 129.99, status: "PAID".into() };
+    let product = Product { sku: "SKU-8842".into(), title: "Trail Pack".into(), price: 89 };
+    assert_eq!(table.get_consistent(Profile::key("42")).await.unwrap(), Some(profile.clone()));
+    assert_eq!(table.get_consistent(Product::key("SKU-8842")).await.unwrap(), Some(product.clone()));
+    assert_eq!(table.query(Order::query("42")).consistent_read().all().await.unwrap(), vec![order.clone()]);
+    // The account page: one query of the partition, every item decoded by its key.
+    let page: Vec<UntypedItem> =
+        table.collection(Profile::query("42")).consistent_read().send().await.unwrap().decode_each().unwrap();
+    assert_eq!(page, vec![UntypedItem::Order(order.clone()), UntypedItem::Profile(profile.clone())]);
+    let mut all: Vec<UntypedItem> =
+        common::scan_all(&table).await.iter().map(|i| UntypedItem::decode(i).unwrap().unwrap()).collect();
+    all.sort_by_key(|i| format!("{i:?}"));
+    assert_eq!(all.len(), 3);
+    assert!(all.contains(&UntypedItem::Product(product.clone())));
+
+    // Writes store no type attribute and no key field attribute; conditional writes and
+    // deletes work without one.
+    let p2 = Product { sku: "SKU-1".into(), title: "Mug".into(), price: 12 };
+    table.create(&p2).await.unwrap();
+    let raw = common::raw_item(&table, "PRODUCT#SKU-1", "METADATA").await.unwrap();
+    let mut names: Vec<&str> = raw.keys().map(String::as_str).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["PK", "SK", "price", "title"]);
+    assert!(matches!(table.create(&p2).await, Err(dynamo_entity::Error::AlreadyExists { .. })));
+    table.update(Product::key("SKU-1")).set(Product::PRICE, &13).send().await.unwrap();
+    let deleted = table.delete(Product::key("SKU-1")).await.unwrap();
+    assert_eq!(deleted, Some(Product { price: 13, ..p2 }));
+    assert_eq!(common::raw_item(&table, "PRODUCT#SKU-1", "METADATA").await, None);
+}
