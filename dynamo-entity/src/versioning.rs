@@ -415,16 +415,18 @@ pub trait Writable: sealed::Sealed {
     /// The value to write.
     fn value(&self) -> &Self::Entity;
 
-    /// Whether the value wants to see the item as stored.
-    #[doc(hidden)]
-    fn wants_stored(&self) -> bool;
-
-    /// Takes the item as stored.
+    /// The value as the write will store `item` (its new version and timestamps), decoded
+    /// before the write is sent, so that the write, once applied, cannot fail; `None` when the
+    /// value does not want it (`&E`, or no maintained attributes).
     ///
     /// # Errors
-    /// As [`Entity::from_item`].
+    /// As [`Entity::from_item`], before sending.
     #[doc(hidden)]
-    fn stored(&mut self, item: &Item) -> Result<(), Error>;
+    fn decode_stored(&self, item: &Item) -> Result<Option<Self::Entity>, Error>;
+
+    /// Takes the value [`decode_stored`](Self::decode_stored) gave, once the write succeeded.
+    #[doc(hidden)]
+    fn set_stored(&mut self, stored: Option<Self::Entity>);
 }
 
 impl<E: Entity> Writable for &E {
@@ -432,12 +434,10 @@ impl<E: Entity> Writable for &E {
     fn value(&self) -> &E {
         self
     }
-    fn wants_stored(&self) -> bool {
-        false
+    fn decode_stored(&self, _: &Item) -> Result<Option<E>, Error> {
+        Ok(None)
     }
-    fn stored(&mut self, _: &Item) -> Result<(), Error> {
-        Ok(())
-    }
+    fn set_stored(&mut self, _: Option<E>) {}
 }
 
 impl<E: Entity> Writable for &mut E {
@@ -445,14 +445,13 @@ impl<E: Entity> Writable for &mut E {
     fn value(&self) -> &E {
         self
     }
-    fn wants_stored(&self) -> bool {
-        E::schema().has_maintained()
+    fn decode_stored(&self, item: &Item) -> Result<Option<E>, Error> {
+        if E::schema().has_maintained() { E::from_item(item).map(Some) } else { Ok(None) }
     }
-    fn stored(&mut self, item: &Item) -> Result<(), Error> {
-        if E::schema().has_maintained() {
-            **self = E::from_item(item)?;
+    fn set_stored(&mut self, stored: Option<E>) {
+        if let Some(stored) = stored {
+            **self = stored;
         }
-        Ok(())
     }
 }
 
