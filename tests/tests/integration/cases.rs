@@ -189,7 +189,8 @@ async fn case_k06_one_part_of_a_composite_gsi_key_changes() {
         .set(Ticket::CREATED_AT, &created_at)
         .send()
         .await
-        .unwrap().unwrap();
+        .unwrap()
+        .unwrap();
     assert_eq!(closed.status, TicketStatus::Closed);
     let item = common::raw_item(&table, "TICKET#t1", "META").await.unwrap();
     assert_eq!(item["GSI1SK"], AttributeValue::S("STATUS#closed#2024-05-01T10:00:00.000Z".into()));

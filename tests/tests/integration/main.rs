@@ -11,6 +11,8 @@
 
 mod common;
 
+mod applied;
+
 mod batch;
 mod bench_plots;
 mod browser;

@@ -284,7 +284,8 @@ async fn updates_move_items_between_partitions_and_shards() {
         .set(Job::TEAM, &job.team)
         .send()
         .await
-        .unwrap().unwrap();
+        .unwrap()
+        .unwrap();
     assert_eq!(moved.owner, "zed");
     let item = common::raw_item(&table, &format!("JOB#{}", job.id), "META").await.unwrap();
     assert_eq!(item.get("GSI2PK"), Some(&AttributeValue::S(format!("TEAM#{}#{}", job.team, fnv("zed") % 4))));

@@ -26,8 +26,8 @@ use std::time::Instant;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_entity::collection::Items;
-use dynamo_entity::transact::CancellationCode;
 use dynamo_entity::error::Returned;
+use dynamo_entity::transact::CancellationCode;
 use dynamo_entity::{Entity, Error, Item, Table, Timestamp};
 use dynamo_entity_examples::rng::Rng;
 use dynamo_entity_examples::skill_exchange::scenario::{load, record_purchase};

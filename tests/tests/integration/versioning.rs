@@ -202,7 +202,8 @@ async fn updates_check_and_bump_the_version() {
     let mut d = doc("d1", "One");
     table.create(&mut d).await.unwrap();
 
-    let updated = table.update(Doc::key("d1")).set(Doc::TITLE, &"Two".to_owned()).if_version(1).send().await.unwrap().unwrap();
+    let updated =
+        table.update(Doc::key("d1")).set(Doc::TITLE, &"Two".to_owned()).if_version(1).send().await.unwrap().unwrap();
     assert_eq!((updated.version, updated.title.as_str()), (2, "Two"));
     assert_eq!(stored(&table, "d1").await, updated);
 
@@ -223,7 +224,8 @@ async fn updates_check_and_bump_the_version() {
     assert_eq!(stored(&table, "d1").await, updated);
 
     // An explicit `any_version` updates whatever the version is, and still bumps it.
-    let any = table.update(Doc::key("d1")).set(Doc::TITLE, &"Any".to_owned()).any_version().send().await.unwrap().unwrap();
+    let any =
+        table.update(Doc::key("d1")).set(Doc::TITLE, &"Any".to_owned()).any_version().send().await.unwrap().unwrap();
     assert_eq!((any.version, any.title.as_str()), (3, "Any"));
 
     // A missing item is NotFound, whatever the version; a version on an unversioned entity is
@@ -443,7 +445,8 @@ async fn timestamps_are_set_on_create_put_and_update() {
 
     // An update sets updated_at in the same request and returns it.
     tokio::time::sleep(Duration::from_millis(5)).await;
-    let updated = table.update(Doc::key("d1")).set(Doc::TITLE, &"Three".to_owned()).if_version(2).send().await.unwrap().unwrap();
+    let updated =
+        table.update(Doc::key("d1")).set(Doc::TITLE, &"Three".to_owned()).if_version(2).send().await.unwrap().unwrap();
     assert_eq!(updated.created_at, created.created_at);
     assert!(updated.updated_at > put.updated_at && updated.updated_at <= Timestamp::now(), "{updated:?}");
     assert_eq!(stored(&table, "d1").await, updated);
@@ -478,7 +481,8 @@ async fn ttl_is_stored_as_epoch_seconds() {
         .condition(Session::EXPIRES_AT.lt(&Some(EpochSeconds(later))))
         .send()
         .await
-        .unwrap().unwrap();
+        .unwrap()
+        .unwrap();
     assert_eq!(moved.expires_at, Some(later));
     assert_eq!(common::raw_item(&table, "SESSION#s1", "META").await.unwrap()["expires_at"], n("1956528000"));
 
