@@ -499,9 +499,9 @@ async fn ttl_decode_errors_are_typed() {
     let table = common::table("ttl_decode", &[Session::schema()]).await;
     for (value, expected) in [
         (AttributeValue::S("2031-02-03T04:05:06.789Z".into()), ValueError::WrongType { expected: "N", found: "S" }),
-        (n("1.5"), ValueError::Number { text: "1.5".into(), ty: "a TTL Timestamp (epoch seconds)" }),
+        (n("1.5"), ValueError::NotInteger { text: "1.5".into(), ty: "a Timestamp (epoch seconds)" }),
         // Past the year 9999.
-        (n("253402300800"), ValueError::Number { text: "253402300800".into(), ty: "a TTL Timestamp (epoch seconds)" }),
+        (n("253402300800"), ValueError::Number { text: "253402300800".into(), ty: "a Timestamp (epoch seconds)" }),
     ] {
         let mut item = Session { id: "s1".into(), user: "ann".into(), expires_at: None }.to_item().unwrap();
         item.insert("expires_at".into(), value);
