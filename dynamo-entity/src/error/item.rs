@@ -1,17 +1,19 @@
 //! An item that does not decode, reported beside the results instead of failing them: the item
 //! a write returned after DynamoDB applied the write ([`Returned`]), and an item a lenient read
-//! skipped ([`ItemError`]).
+//! skipped ([`ItemError`], in [`Page::skipped`](crate::query::Page#structfield.skipped)).
 
 use std::fmt;
 
 use crate::error::Error;
-use crate::key::{AttributeNames, PrimaryKey};
+use crate::key::AttributeNames;
 use crate::value::Item;
 
 /// An item read from the table, or returned by a write, that does not decode as the entity
 /// asked for: its key, the item as DynamoDB returned it, and the decode error
 /// ([`Error::Decode`] naming the entity and attribute, [`Error::WrongEntity`],
 /// [`Error::KeyParse`], …).
+///
+/// Two item errors are equal when their keys, items and error texts are.
 #[derive(Debug)]
 pub struct ItemError {
     /// The item's primary key, as `PK=… SK=…` (`<absent>` for a key attribute the item lacks).
@@ -25,11 +27,37 @@ pub struct ItemError {
 impl ItemError {
     /// The error of `item` (its key attributes named by `names`).
     pub fn new(names: &AttributeNames, item: Item, error: Error) -> ItemError {
-        let part = |attribute: &str| {
-            item.get(attribute).cloned().unwrap_or_else(|| aws_sdk_dynamodb::types::AttributeValue::Null(true))
+        ItemError { key: names.describe_key(&item), item, error }
+    }
+
+    /// Whether `error` is about one item read from the table that does not decode (and
+    /// another item may): [`Error::Decode`], [`Error::WrongEntity`] or [`Error::KeyParse`].
+    pub fn is_item_error(error: &Error) -> bool {
+        matches!(error, Error::Decode { .. } | Error::WrongEntity { .. } | Error::KeyParse(_))
+    }
+}
+
+impl Clone for ItemError {
+    /// Copies the error ([`Error::Decode`], [`Error::WrongEntity`] and [`Error::KeyParse`] as
+    /// they are, any other kind as [`Error::Invalid`] with its text).
+    fn clone(&self) -> ItemError {
+        let error = match &self.error {
+            Error::Decode { entity, attribute, key, source } => {
+                Error::Decode { entity, attribute, key: key.clone(), source: source.clone() }
+            }
+            Error::WrongEntity { expected, found, key } => {
+                Error::WrongEntity { expected, found: found.clone(), key: key.clone() }
+            }
+            Error::KeyParse(e) => Error::KeyParse(e.clone()),
+            other => Error::Invalid { reason: other.to_string() },
         };
-        let key = names.show_key(&PrimaryKey { pk: part(names.pk), sk: part(names.sk) });
-        ItemError { key, item, error }
+        ItemError { key: self.key.clone(), item: self.item.clone(), error }
+    }
+}
+
+impl PartialEq for ItemError {
+    fn eq(&self, other: &ItemError) -> bool {
+        self.key == other.key && self.item == other.item && self.error.to_string() == other.error.to_string()
     }
 }
 
