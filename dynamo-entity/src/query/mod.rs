@@ -812,49 +812,37 @@ impl<E: Entity, S> LenientQuery<E, S> {
 
     /// Every item of the partition, page by page: `Ok(Ok(item))` for an item that decodes,
     /// `Ok(Err(item_error))` for one that does not, `Err` when a request fails. Up to
-    /// [`limit`](QueryRequest::limit) decoded items, if set. Within a page, the decoded items
-    /// come first, then the skipped ones.
+    /// [`limit`](QueryRequest::limit) decoded items, if set, and the undecodable items read
+    /// before the last of them. Within a page, the decoded items come first, then the skipped
+    /// ones.
     pub fn stream(self) -> impl Stream<Item = Result<Result<E, ItemError>, Error>> {
-        let limit = self.0.limit.unwrap_or(usize::MAX);
-        let req = QueryRequest { limit: None, ..self.0 };
-        let items = req
+        // With a limit, the first page holds exactly the items wanted (a page reads on until it
+        // has `limit` decoded items or the partition ends).
+        let pages = if self.0.limit.is_some() { 1 } else { usize::MAX };
+        self.0
             .pages()
+            .take(pages)
             .map_ok(|p| {
                 let decoded = p.items.into_iter().map(|e| Ok(Ok(e)));
                 futures::stream::iter(decoded.chain(p.skipped.into_iter().map(|e| Ok(Err(e)))))
             })
-            .try_flatten();
-        // Stop at the `limit`-th decoded item.
-        items.scan(0usize, move |taken, next| {
-            if *taken >= limit {
-                return futures::future::ready(None);
-            }
-            if matches!(next, Ok(Ok(_))) {
-                *taken += 1;
-            }
-            futures::future::ready(Some(next))
-        })
+            .try_flatten()
     }
 
     /// Every item of the partition (up to [`limit`](QueryRequest::limit) decoded items if set),
-    /// collected into one page: `items` and `skipped` of every page, the capacity summed, no
-    /// cursor.
+    /// collected into one page: `items` and `skipped` of every page read, the capacity summed,
+    /// no cursor.
     ///
     /// # Errors
     /// As [`QueryRequest::send`], except for items that do not decode.
     pub async fn all(self) -> Result<Page<E>, Error> {
-        let limit = self.0.limit.unwrap_or(usize::MAX);
-        let req = QueryRequest { limit: None, ..self.0 };
+        let pages = if self.0.limit.is_some() { 1 } else { usize::MAX };
         let mut all = Page { items: Vec::new(), skipped: Vec::new(), cursor: None, consumed: Capacity::default() };
-        let mut pages = std::pin::pin!(req.pages());
-        while let Some(page) = pages.try_next().await? {
+        let mut stream = std::pin::pin!(self.0.pages().take(pages));
+        while let Some(page) = stream.try_next().await? {
             all.consumed += page.consumed;
             all.skipped.extend(page.skipped);
-            let room = limit - all.items.len();
-            all.items.extend(page.items.into_iter().take(room));
-            if all.items.len() == limit {
-                break;
-            }
+            all.items.extend(page.items);
         }
         Ok(all)
     }

@@ -1027,7 +1027,10 @@ mod tests {
         );
         assert_eq!(u8::from_attribute(Some(&n("256"))), Err(ValueError::Number { text: "256".into(), ty: "u8" }));
         assert_eq!(u32::from_attribute(Some(&n("-1"))), Err(ValueError::Number { text: "-1".into(), ty: "u32" }));
-        assert_eq!(i64::from_attribute(Some(&n("1E+300"))), Err(ValueError::Number { text: "1E+300".into(), ty: "i64" }));
+        assert_eq!(
+            i64::from_attribute(Some(&n("1E+300"))),
+            Err(ValueError::Number { text: "1E+300".into(), ty: "i64" })
+        );
         assert_eq!(
             ValueError::NotInteger { text: "4.5".into(), ty: "u32" }.to_string(),
             "number 4.5 is not an integer, as u32 needs"
@@ -1039,7 +1042,8 @@ mod tests {
     #[test]
     fn sets_read_lists_of_their_element_type() {
         let list = |items: Vec<AttributeValue>| AttributeValue::L(items);
-        let strings = list(vec![AttributeValue::S("b".into()), AttributeValue::S("a".into()), AttributeValue::S("b".into())]);
+        let strings =
+            list(vec![AttributeValue::S("b".into()), AttributeValue::S("a".into()), AttributeValue::S("b".into())]);
         assert_eq!(BTreeSet::<String>::from_attribute(Some(&strings)), Ok(["a".to_owned(), "b".to_owned()].into()));
         assert_eq!(HashSet::<String>::from_attribute(Some(&strings)), Ok(["a".to_owned(), "b".to_owned()].into()));
         let numbers = list(vec![n("3"), n("1.0"), n("2E0")]);
@@ -1086,7 +1090,10 @@ mod tests {
         let d = Date::from_ymd(2026, 5, 28).unwrap();
         assert_eq!(d.to_attribute(), Ok(Some(s("2026-05-28"))));
         assert_eq!(Date::from_attribute(Some(&s("2026-05-28"))), Ok(d));
-        assert_eq!(Date::from_attribute(Some(&n("20260528"))), Err(ValueError::WrongType { expected: "S", found: "N" }));
+        assert_eq!(
+            Date::from_attribute(Some(&n("20260528"))),
+            Err(ValueError::WrongType { expected: "S", found: "N" })
+        );
         assert!(matches!(Date::from_attribute(Some(&s("2026-02-30"))), Err(ValueError::Invalid(_))));
 
         let at = Timestamp::from_millis(1_700_000_000_999).unwrap();

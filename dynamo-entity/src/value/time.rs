@@ -613,11 +613,7 @@ mod tests {
             "",
             "yesterday",
         ] {
-            assert_eq!(
-                Timestamp::parse_rfc3339(bad),
-                Err(TimestampError::Rfc3339 { text: bad.to_owned() }),
-                "{bad}"
-            );
+            assert_eq!(Timestamp::parse_rfc3339(bad), Err(TimestampError::Rfc3339 { text: bad.to_owned() }), "{bad}");
         }
         assert_eq!(
             TimestampError::Rfc3339 { text: "x".into() }.to_string(),
@@ -636,7 +632,8 @@ mod tests {
         assert_eq!(Timestamp::MAX.date(), Date::MAX);
         assert_eq!(Timestamp::from_millis(-1).unwrap().date().to_string(), "1969-12-31");
         assert_eq!(Date::from_days_since_epoch(Date::MAX.days_since_epoch() + 1).map(|d| d.to_string()).ok(), None);
-        for bad in ["2026-02-29", "2026-13-01", "2026-00-10", "2026-05-32", "2026-5-28", "20260528", "2026-05-28Z", ""] {
+        for bad in ["2026-02-29", "2026-13-01", "2026-00-10", "2026-05-32", "2026-5-28", "20260528", "2026-05-28Z", ""]
+        {
             assert_eq!(Date::parse(bad), Err(TimestampError::Date { text: bad.to_owned() }), "{bad}");
         }
         assert_eq!(Date::from_ymd(10_000, 1, 1), Err(TimestampError::Date { text: "10000-1-1".into() }));

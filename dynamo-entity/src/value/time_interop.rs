@@ -105,8 +105,7 @@ mod jiff_conversions {
 
     impl From<Date> for jiff::civil::Date {
         fn from(d: Date) -> Self {
-            jiff::civil::Date::new(d.year() as i16, d.month() as i8, d.day() as i8)
-                .unwrap_or(jiff::civil::Date::ZERO)
+            jiff::civil::Date::new(d.year() as i16, d.month() as i8, d.day() as i8).unwrap_or(jiff::civil::Date::ZERO)
         }
     }
 

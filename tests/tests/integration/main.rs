@@ -26,6 +26,7 @@ mod expressions;
 mod faults;
 mod inverted;
 mod keyspace;
+mod lenient;
 mod lint;
 mod local_databases;
 mod lsi;
