@@ -103,10 +103,8 @@ async fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     let result = run(&table).await;
-    if !keep {
-        if let Err(e) = table.delete_table().await {
-            eprintln!("cannot delete table {name}: {e}");
-        }
+    if !keep && let Err(e) = table.delete_table().await {
+        eprintln!("cannot delete table {name}: {e}");
     }
     match result {
         Ok(()) => {

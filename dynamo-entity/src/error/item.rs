@@ -100,6 +100,9 @@ impl<T> Returned<T> {
     ///
     /// # Errors
     /// The [`ItemError`] of an undecodable item.
+    // The error holds the item as read; it is the rare path, and moving it out whole keeps it
+    // matchable (`Err(ItemError { error: Error::Decode { .. }, .. })`).
+    #[allow(clippy::result_large_err)]
     pub fn into_result(self) -> Result<T, ItemError> {
         match self {
             Returned::Decoded(v) => Ok(v),

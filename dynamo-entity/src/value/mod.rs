@@ -2,8 +2,8 @@
 //!
 //! | Rust | DynamoDB |
 //! |---|---|
-//! | `String`, `&str`, [`Timestamp`] (24-byte UTC text), field-less enums | `S` |
-//! | integers, `f32`, `f64` | `N` (exact decimal text) |
+//! | `String`, `&str`, [`Timestamp`] (24-byte UTC text), [`Date`] (`YYYY-MM-DD`), field-less enums | `S` |
+//! | integers, `f32`, `f64`, [`EpochSeconds`], [`EpochMillis`] | `N` (exact decimal text) |
 //! | `bool` | `BOOL` |
 //! | `Vec<u8>` | `B` |
 //! | `Vec<T>` (other `T`) | `L` |
@@ -15,6 +15,12 @@
 //! digits and a magnitude below 10^126 (and, if not zero, at least 10^-130); NaN and infinities
 //! have no representation; a set cannot be empty, so an empty set is stored as an absent
 //! attribute and read back as an empty set.
+//!
+//! Reads accept what other clients write, and writes stay in the one form above: a
+//! [`Timestamp`] reads any RFC 3339 text ([`Timestamp::parse_rfc3339`]: 0 to 9 fractional
+//! digits, any offset); an integer reads the integral forms `42.0` and `4.2E1` and refuses a
+//! fraction ([`ValueError::NotInteger`]); a set reads a list (`L`, a JavaScript array or Python
+//! list) whose elements are of its element type.
 
 pub mod size;
 pub mod time;

@@ -17,6 +17,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 /// instants. The representable range is therefore the years 0000 to 9999; [`Timestamp::from_millis`]
 /// rejects anything outside it.
 ///
+/// Read from an attribute, any RFC 3339 text is accepted and normalized to its instant
+/// ([`Timestamp::parse_rfc3339`]: `2026-05-01T12:34:56Z`, `…56.123456+02:00`), as other
+/// clients write it; a key part accepts only the canonical form, which keeps one key per
+/// value.
+///
 /// ```
 /// use dynamo_entity::Timestamp;
 /// let t = Timestamp::from_millis(1_700_000_000_123).unwrap();
@@ -342,7 +347,7 @@ impl Date {
     /// # Errors
     /// [`TimestampError::Date`] outside the years 0000 to 9999.
     pub fn from_days_since_epoch(days: i32) -> Result<Date, TimestampError> {
-        if days < Date::MIN.0 || days > Date::MAX.0 {
+        if !(Date::MIN.0..=Date::MAX.0).contains(&days) {
             return Err(TimestampError::Date { text: format!("{days} days after 1970-01-01") });
         }
         Ok(Date(days))
