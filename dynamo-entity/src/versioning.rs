@@ -32,7 +32,7 @@
 //! table.put(&mut doc).await?; // only if the stored version is still 1; stores 2
 //! let stale = Doc { title: "Lost".into(), version: 1, ..doc.clone() };
 //! assert!(matches!(table.put(&stale).await, Err(Error::VersionConflict { expected: 1, found: Some(2), .. })));
-//! let doc = table.update(Doc::key("d1")).set(Doc::TITLE, &"Again".into()).if_version(2).send().await?;
+//! let doc = table.update(Doc::key("d1")).set(Doc::TITLE, &"Again".into()).if_version(2).send().await?.unwrap();
 //! assert_eq!(doc.version, 3);
 //! # Ok(())
 //! # }
