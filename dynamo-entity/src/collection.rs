@@ -25,7 +25,7 @@ use aws_sdk_dynamodb::operation::query::QueryInput;
 use aws_sdk_dynamodb::operation::query::builders::QueryInputBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 
-use crate::error::Error;
+use crate::error::{Error, ItemError};
 use crate::query::QuerySpec;
 use crate::schema::{AttributeNames, Entity, Index, Item, TYPE_ATTRIBUTE, describe_key};
 pub use crate::schema::{Collection, EntityEnum, Unknown};
@@ -174,6 +174,21 @@ impl Items {
         }
         first.map(E::from_item).transpose()
     }
+
+    /// Every item of entity type `E` that decodes, in sort-key order, and beside them each item
+    /// of type `E` that does not, as an [`ItemError`] with its key (see [`Items::all`], which
+    /// fails on the first).
+    pub fn all_lenient<E: Entity>(&self) -> (Vec<E>, Vec<ItemError>) {
+        let mut decoded = Vec::new();
+        let mut skipped = Vec::new();
+        for item in self.items.iter().filter(|i| is_type(i, E::NAMES.entity_type, E::TYPE)) {
+            match E::from_item(item) {
+                Ok(value) => decoded.push(value),
+                Err(e) => skipped.push(ItemError::new(E::NAMES, item.clone(), e)),
+            }
+        }
+        (decoded, skipped)
+    }
 }
 
 impl Items {
@@ -209,6 +224,52 @@ impl Items {
             }
         }
         Ok(out)
+    }
+
+    /// As [`decode_each`](Self::decode_each), reporting each item of a named type that does
+    /// not decode as an [`ItemError`] (with its key) beside the items that do, instead of
+    /// failing on it.
+    pub fn decode_each_lenient<A: EntityEnum>(&self) -> (Vec<A>, Vec<ItemError>) {
+        let mut out = Vec::with_capacity(self.items.len());
+        let mut skipped = Vec::new();
+        for item in &self.items {
+            match A::decode(item) {
+                Ok(Some(v)) => out.push(v),
+                Ok(None) if is_internal_named(item, self.type_attribute) => {}
+                Ok(None) => warn_unknown(item, self.names),
+                Err(e) => skipped.push(ItemError::new(self.names, item.clone(), e)),
+            }
+        }
+        (out, skipped)
+    }
+
+    /// As [`decode`](Self::decode), leaving out the items that do not decode and reporting each
+    /// as an [`ItemError`] (with its key) beside the collection: the collection is decoded from
+    /// the other items.
+    ///
+    /// # Errors
+    /// As [`Collection::from_items`] on the items that decode: [`Error::MissingItem`] when the
+    /// item a required field needs is among those that do not decode (the error names the
+    /// field; the skipped items are not returned then).
+    pub fn decode_lenient<C: Collection>(&self) -> Result<(C, Vec<ItemError>), Error> {
+        let mut items = self.items.clone();
+        let mut skipped = Vec::new();
+        loop {
+            match C::from_items(&items, Unknown::Skip) {
+                Ok(c) => return Ok((c, skipped)),
+                Err(e) if ItemError::is_item_error(&e) => {
+                    // The item the error names leaves the collection; at most once per item.
+                    let key = match &e {
+                        Error::Decode { key, .. } | Error::WrongEntity { key, .. } => Some(key.as_str()),
+                        _ => None,
+                    };
+                    let at = key.and_then(|k| items.iter().position(|i| self.names.describe_key(i) == k));
+                    let Some(at) = at else { return Err(e) };
+                    skipped.push(ItemError::new(self.names, items.remove(at), e));
+                }
+                Err(e) => return Err(e),
+            }
+        }
     }
 }
 

@@ -11,8 +11,9 @@ use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::put_item::builders::PutItemInputBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, ReturnValue};
 
-use crate::error::Error;
+use crate::error::{Error, Returned};
 use crate::expr::Placeholders;
+use crate::schema::entity::{returned, returned_option};
 use crate::schema::{AttributeNames, Entity, Item, Key, PrimaryKey, VersionSchema};
 use crate::table::render::{Request, built};
 use crate::table::{Call, RETURN_OLD_ON_FAILURE, Table};
@@ -51,9 +52,10 @@ enum DeletePlan {
     Unique(PrimaryKey),
 }
 
-/// The item a planned `PutItem` writes (for [`Writable::stored`]).
-fn planned_item(request: &PutItemInputBuilder) -> Item {
-    request.get_item().clone().unwrap_or_default()
+/// The item a planned `PutItem` writes (for [`Writable::decode_stored`]).
+fn planned_item(request: &PutItemInputBuilder) -> &Item {
+    static EMPTY: std::sync::OnceLock<Item> = std::sync::OnceLock::new();
+    request.get_item().as_ref().unwrap_or_else(|| EMPTY.get_or_init(Item::new))
 }
 
 impl Table {
@@ -168,14 +170,19 @@ impl Table {
     pub async fn put<V: Writable>(&self, mut value: V) -> Result<(), Error> {
         let (key, expected, request) = match self.put_plan(value.value(), PutKind::Put)? {
             PutPlan::Unique(w) => {
+                let stored = value.decode_stored(&w.item)?;
                 crate::unique::put::<V::Entity>(self, &w, false).await?;
-                return value.stored(&w.item);
+                value.set_stored(stored);
+                return Ok(());
             }
             PutPlan::Single { key, expected, request } => (key, expected, request),
         };
-        let stored = value.wants_stored().then(|| planned_item(&request));
+        let stored = value.decode_stored(planned_item(&request))?;
         match self.execute(Call::new("PutItem", V::Entity::TYPE), request.send_with(self.client())).await {
-            Ok(_) => stored.map_or(Ok(()), |item| value.stored(&item)),
+            Ok(_) => {
+                value.set_stored(stored);
+                Ok(())
+            }
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 let old = failed_put_item(e.err());
                 if let Some(other) = old.and_then(|o| V::Entity::NAMES.other_entity(o, V::Entity::TYPE)) {
@@ -235,14 +242,19 @@ impl Table {
     pub async fn create<V: Writable>(&self, mut value: V) -> Result<(), Error> {
         let (key, request) = match self.put_plan(value.value(), PutKind::Create)? {
             PutPlan::Unique(w) => {
+                let stored = value.decode_stored(&w.item)?;
                 crate::unique::create::<V::Entity>(self, &w).await?;
-                return value.stored(&w.item);
+                value.set_stored(stored);
+                return Ok(());
             }
             PutPlan::Single { key, request, .. } => (key, request),
         };
-        let stored = value.wants_stored().then(|| planned_item(&request));
+        let stored = value.decode_stored(planned_item(&request))?;
         match self.execute(Call::new("PutItem", V::Entity::TYPE), request.send_with(self.client())).await {
-            Ok(_) => stored.map_or(Ok(()), |item| value.stored(&item)),
+            Ok(_) => {
+                value.set_stored(stored);
+                Ok(())
+            }
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 Err(Error::AlreadyExists { entity: V::Entity::TYPE, key: V::Entity::NAMES.show_key(&key) })
             }
@@ -261,22 +273,23 @@ impl Table {
     }
 
     /// Deletes the item with this key (`DeleteItem`) and returns it as it was, `None` when there
-    /// was none. Returning the old item costs no extra capacity.
+    /// was none. Returning the old item costs no extra capacity. A deleted item that does not
+    /// decode as `E` is `Ok(Returned::Undecodable(..))`: it is deleted all the same, and the
+    /// call succeeded (see [`Returned`]).
     ///
     /// # Errors
-    /// The key's encoding error before sending; [`Error::Sdk`]; [`Error::WrongEntity`] /
-    /// [`Error::Decode`] when the deleted item does not decode as `E` (it is deleted all the
-    /// same).
+    /// The key's encoding error before sending; [`Error::Sdk`]; [`Error::WrongEntity`] when the
+    /// item under that key is of another entity type (nothing is deleted).
     ///
     /// An entity with unique fields is read first and deleted in one transaction with its
     /// guard items ([`unique`](crate::unique)).
-    pub async fn delete<E: Entity>(&self, key: Key<E>) -> Result<Option<E>, Error> {
+    pub async fn delete<E: Entity>(&self, key: Key<E>) -> Result<Returned<Option<E>>, Error> {
         let (key, request) = match self.delete_plan(key, None)? {
             DeletePlan::Unique(key) => return crate::unique::delete(self, key, None).await,
             DeletePlan::Single { key, request } => (key, request),
         };
         match self.execute(Call::new("DeleteItem", E::TYPE), request.send_with(self.client())).await {
-            Ok(resp) => resp.attributes.map(|item| E::from_item(&item)).transpose(),
+            Ok(resp) => Ok(returned_option::<E>(resp.attributes)),
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 let found = match e.err() {
                     DeleteItemError::ConditionalCheckFailedException(c) => {
@@ -314,23 +327,27 @@ impl Table {
 
     /// Deletes the item with this key only if its stored version (`#[entity(version)]`) is
     /// `version`, the version it was read with (`DeleteItem` conditional on `version = :v`; for
-    /// 0, on an item without a version), and returns it as it was. [`Table::delete`] deletes
+    /// 0, on an item without a version), and returns it as it was (a deleted item that does not
+    /// decode: `Ok(Returned::Undecodable(..))`, see [`Returned`]). [`Table::delete`] deletes
     /// whatever the version. See [`versioning`].
     ///
     /// # Errors
     /// [`Error::Invalid`] before sending for an entity without a version field;
     /// [`Error::NotFound`] when there is no item; [`Error::VersionConflict`] when the stored
     /// version differs (nothing is deleted); otherwise as [`Table::delete`].
-    pub async fn delete_if_version<E: Entity>(&self, key: Key<E>, version: u64) -> Result<E, Error> {
+    pub async fn delete_if_version<E: Entity>(&self, key: Key<E>, version: u64) -> Result<Returned<E>, Error> {
         let not_found = |key: &PrimaryKey| Error::NotFound { entity: E::TYPE, key: E::NAMES.show_key(key) };
         let (key, request) = match self.delete_plan(key, Some(version))? {
             DeletePlan::Unique(key) => {
-                return crate::unique::delete(self, key.clone(), Some(version)).await?.ok_or_else(|| not_found(&key));
+                return match crate::unique::delete(self, key.clone(), Some(version)).await? {
+                    Returned::Decoded(None) => Err(not_found(&key)),
+                    other => Ok(other.map(|old| old.expect("a deleted item"))),
+                };
             }
             DeletePlan::Single { key, request } => (key, request),
         };
         match self.execute(Call::new("DeleteItem", E::TYPE), request.send_with(self.client())).await {
-            Ok(resp) => E::from_item(&resp.attributes.unwrap_or_default()),
+            Ok(resp) => Ok(returned::<E>(resp.attributes.unwrap_or_default())),
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 let stored = match e.err() {
                     DeleteItemError::ConditionalCheckFailedException(c) => c.item().filter(|i| !i.is_empty()),
@@ -377,8 +394,9 @@ impl Table {
     /// # Errors
     /// [`Error::NotFound`] when there is no such item; [`Error::WrongEntity`] when the item
     /// under that key is of another entity type (nothing is written: the condition also
-    /// requires the stored type attribute to be `E`'s); [`Error::Decode`] when the replaced
-    /// item was not a valid `E`; otherwise as [`Table::put`].
+    /// requires the stored type attribute to be `E`'s); otherwise as [`Table::put`]. A replaced
+    /// item that was not a valid `E` is `Ok(Returned::Undecodable(..))`: the write was applied
+    /// (see [`Returned`]).
     ///
     /// An entity with unique fields is read first and written in a transaction that moves the
     /// guards of changed values ([`unique`](crate::unique)).
@@ -386,22 +404,21 @@ impl Table {
     /// A versioned entity is written only if the stored version is the value's, with the next
     /// version, as by [`Table::put`]; otherwise [`Error::VersionConflict`] (an item that does
     /// not exist is [`Error::NotFound`]).
-    pub async fn replace<V: Writable>(&self, mut value: V) -> Result<V::Entity, Error> {
+    pub async fn replace<V: Writable>(&self, mut value: V) -> Result<Returned<V::Entity>, Error> {
         let (key, expected, request) = match self.put_plan(value.value(), PutKind::Replace)? {
             PutPlan::Unique(w) => {
+                let stored = value.decode_stored(&w.item)?;
                 let old = crate::unique::put::<V::Entity>(self, &w, true).await?;
-                value.stored(&w.item)?;
-                return V::Entity::from_item(&old.unwrap_or_default());
+                value.set_stored(stored);
+                return Ok(returned::<V::Entity>(old.unwrap_or_default()));
             }
             PutPlan::Single { key, expected, request } => (key, expected, request),
         };
-        let stored = value.wants_stored().then(|| planned_item(&request));
+        let stored = value.decode_stored(planned_item(&request))?;
         match self.execute(Call::new("PutItem", V::Entity::TYPE), request.send_with(self.client())).await {
             Ok(resp) => {
-                if let Some(item) = stored {
-                    value.stored(&item)?;
-                }
-                V::Entity::from_item(&resp.attributes.unwrap_or_default())
+                value.set_stored(stored);
+                Ok(returned::<V::Entity>(resp.attributes.unwrap_or_default()))
             }
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 let old = failed_put_item(e.err());

@@ -91,7 +91,7 @@ use std::collections::{HashMap, HashSet};
 use aws_sdk_dynamodb::types::AttributeValue;
 use base64::Engine as _;
 
-use crate::error::Error;
+use crate::error::{Error, Returned};
 use crate::expr::{Condition, Field, Mutable, Placeholders};
 use crate::key::{MAX_PARTITION_KEY_BYTES, escape_into, unescape};
 use crate::retry::RetryPolicy;
@@ -633,13 +633,13 @@ pub(crate) async fn delete<E: Entity>(
     table: &Table,
     key: PrimaryKey,
     expected: Option<u64>,
-) -> Result<Option<E>, Error> {
+) -> Result<Returned<Option<E>>, Error> {
     let schema = E::schema();
     let mut foreign = HashSet::new();
     let mut attempt = 0;
     loop {
         let Some(old) = read(table, E::TYPE, E::NAMES, &key).await? else {
-            return Ok(None);
+            return Ok(Returned::Decoded(None));
         };
         let mut ph = Placeholders::default();
         let mut expression = unchanged(E::NAMES, schema.unique_fields(), &old, &mut ph);
@@ -654,7 +654,7 @@ pub(crate) async fn delete<E: Entity>(
         plan.actions.push(Action::delete(ActionKind::Delete, E::TYPE, E::NAMES, table.name(), &key, Some(cond))?);
         plan.move_guards(schema.unique_fields(), Some(&old), &Item::new(), false)?;
         let reasons = match send_once(table, &plan.actions, None, attempt + 1).await {
-            Ok(_) => return E::from_item(&old).map(Some),
+            Ok(_) => return Ok(crate::schema::entity::returned::<E>(old).map(Some)),
             Err(Error::TransactionCanceled { reasons }) => reasons,
             Err(e) => return Err(e),
         };

@@ -7,7 +7,7 @@ use aws_sdk_dynamodb::operation::update_item::UpdateItemInput;
 use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemInputBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, ReturnValue};
 
-use crate::error::Error;
+use crate::error::{Error, Returned};
 use crate::expr::{Condition, Field, Mutable, Placeholders};
 use crate::key::{
     KeyContext, KeyError, KeyPartError, KeyType, KeyWriter, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, PartForm,
@@ -704,13 +704,16 @@ impl<E: Entity> UpdateRequest<E> {
         Ok((prepared, self.table))
     }
 
-    /// Sends the update and returns the item as it is afterwards.
+    /// Sends the update and returns the item as it is afterwards (`ReturnValues = ALL_NEW`).
+    /// An updated item that does not decode as `E` (written by another client, say) is
+    /// `Ok(Returned::Undecodable(..))` with the item and the decode error: the update was
+    /// applied, and must not be sent again (see [`Returned`]).
     ///
     /// # Errors
     /// [`Error::Invalid`] / [`Error::Key`] / [`Error::Encode`] before sending;
     /// [`Error::NotFound`] when there is no item with this key; [`Error::ConditionFailed`] when
     /// the condition does not hold; [`Error::Sdk`].
-    pub async fn send(self) -> Result<E, Error> {
+    pub async fn send(self) -> Result<Returned<E>, Error> {
         self.send_returning(ReturnValue::AllNew).await
     }
 
@@ -719,7 +722,7 @@ impl<E: Entity> UpdateRequest<E> {
     ///
     /// # Errors
     /// As [`send`](Self::send).
-    pub async fn send_returning_old(self) -> Result<E, Error> {
+    pub async fn send_returning_old(self) -> Result<Returned<E>, Error> {
         self.send_returning(ReturnValue::AllOld).await
     }
 
@@ -738,17 +741,14 @@ impl<E: Entity> UpdateRequest<E> {
         crate::table::render::built(p.request(&table, ReturnValue::AllNew).build())
     }
 
-    async fn send_returning(self, returning: ReturnValue) -> Result<E, Error> {
+    async fn send_returning(self, returning: ReturnValue) -> Result<Returned<E>, Error> {
         let (mut p, table) = self.prepare()?;
         p.keep_key_text();
         let result = table
             .execute(Call::new("UpdateItem", E::TYPE), p.request(&table, returning).send_with(table.client()))
             .await;
         match result {
-            Ok(resp) => {
-                let item = resp.attributes.unwrap_or_default();
-                E::from_item(&item)
-            }
+            Ok(resp) => Ok(crate::schema::entity::returned::<E>(resp.attributes.unwrap_or_default())),
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 let old = match e.err() {
                     aws_sdk_dynamodb::operation::update_item::UpdateItemError::ConditionalCheckFailedException(c) => {

@@ -32,7 +32,7 @@
 //! table.put(&mut doc).await?; // only if the stored version is still 1; stores 2
 //! let stale = Doc { title: "Lost".into(), version: 1, ..doc.clone() };
 //! assert!(matches!(table.put(&stale).await, Err(Error::VersionConflict { expected: 1, found: Some(2), .. })));
-//! let doc = table.update(Doc::key("d1")).set(Doc::TITLE, &"Again".into()).if_version(2).send().await?;
+//! let doc = table.update(Doc::key("d1")).set(Doc::TITLE, &"Again".into()).if_version(2).send().await?.unwrap();
 //! assert_eq!(doc.version, 3);
 //! # Ok(())
 //! # }
@@ -141,7 +141,7 @@ use crate::error::Error;
 use crate::expr::Placeholders;
 use crate::schema::{Entity, EntitySchema, Item, PrimaryKey, VersionSchema};
 use crate::value::time::Timestamp;
-use crate::value::{Attribute, ValueError, parse_integer};
+use crate::value::{Attribute, parse_integer};
 
 #[cfg(doc)]
 use crate::table::Table;
@@ -155,55 +155,7 @@ pub enum Maintained {}
 // ---------------------------------------------------------------------------------------------
 // TTL
 
-/// A [`Timestamp`] stored as DynamoDB's time to live expects it: a number (`N`) of whole
-/// seconds since the Unix epoch. The type of the field handle of an `#[entity(ttl)]` field.
-///
-/// Storing drops the milliseconds (rounding down, [`Timestamp::as_secs`]); reading gives the
-/// whole second.
-///
-/// ```
-/// use dynamo_entity::versioning::EpochSeconds;
-/// use dynamo_entity::{Attribute, Timestamp};
-/// use aws_sdk_dynamodb::types::AttributeValue;
-/// let t = Timestamp::from_millis(1_700_000_000_999).unwrap();
-/// assert_eq!(EpochSeconds(t).to_attribute().unwrap(), Some(AttributeValue::N("1700000000".into())));
-/// let back = EpochSeconds::from_attribute(Some(&AttributeValue::N("1700000000".into()))).unwrap();
-/// assert_eq!(back.0, Timestamp::from_secs(1_700_000_000).unwrap());
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct EpochSeconds(pub Timestamp);
-
-impl From<Timestamp> for EpochSeconds {
-    fn from(t: Timestamp) -> EpochSeconds {
-        EpochSeconds(t)
-    }
-}
-
-impl From<EpochSeconds> for Timestamp {
-    fn from(t: EpochSeconds) -> Timestamp {
-        t.0
-    }
-}
-
-impl Attribute for EpochSeconds {
-    fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
-        Ok(Some(AttributeValue::N(self.0.as_secs().to_string())))
-    }
-
-    /// # Errors
-    /// [`ValueError::WrongType`] for anything but a number, [`ValueError::Number`] for a number
-    /// that is not a whole number of seconds within the years 0000 to 9999.
-    fn from_attribute(value: Option<&AttributeValue>) -> Result<Self, ValueError> {
-        match value {
-            Some(AttributeValue::N(n)) => parse_integer::<i64>(n)
-                .and_then(|secs| Timestamp::from_secs(secs).ok())
-                .map(EpochSeconds)
-                .ok_or_else(|| ValueError::Number { text: n.clone(), ty: "a TTL Timestamp (epoch seconds)" }),
-            Some(other) => Err(ValueError::WrongType { expected: "N", found: crate::value::type_name(other) }),
-            None => Err(ValueError::Missing),
-        }
-    }
-}
+pub use crate::value::time::EpochSeconds;
 
 /// A type an `#[entity(ttl)]` field may have: [`Timestamp`] or `Option<Timestamp>`, stored as
 /// its [`EpochSeconds`] form.
@@ -415,16 +367,18 @@ pub trait Writable: sealed::Sealed {
     /// The value to write.
     fn value(&self) -> &Self::Entity;
 
-    /// Whether the value wants to see the item as stored.
-    #[doc(hidden)]
-    fn wants_stored(&self) -> bool;
-
-    /// Takes the item as stored.
+    /// The value as the write will store `item` (its new version and timestamps), decoded
+    /// before the write is sent, so that the write, once applied, cannot fail; `None` when the
+    /// value does not want it (`&E`, or no maintained attributes).
     ///
     /// # Errors
-    /// As [`Entity::from_item`].
+    /// As [`Entity::from_item`], before sending.
     #[doc(hidden)]
-    fn stored(&mut self, item: &Item) -> Result<(), Error>;
+    fn decode_stored(&self, item: &Item) -> Result<Option<Self::Entity>, Error>;
+
+    /// Takes the value [`decode_stored`](Self::decode_stored) gave, once the write succeeded.
+    #[doc(hidden)]
+    fn set_stored(&mut self, stored: Option<Self::Entity>);
 }
 
 impl<E: Entity> Writable for &E {
@@ -432,12 +386,10 @@ impl<E: Entity> Writable for &E {
     fn value(&self) -> &E {
         self
     }
-    fn wants_stored(&self) -> bool {
-        false
+    fn decode_stored(&self, _: &Item) -> Result<Option<E>, Error> {
+        Ok(None)
     }
-    fn stored(&mut self, _: &Item) -> Result<(), Error> {
-        Ok(())
-    }
+    fn set_stored(&mut self, _: Option<E>) {}
 }
 
 impl<E: Entity> Writable for &mut E {
@@ -445,20 +397,20 @@ impl<E: Entity> Writable for &mut E {
     fn value(&self) -> &E {
         self
     }
-    fn wants_stored(&self) -> bool {
-        E::schema().has_maintained()
+    fn decode_stored(&self, item: &Item) -> Result<Option<E>, Error> {
+        if E::schema().has_maintained() { E::from_item(item).map(Some) } else { Ok(None) }
     }
-    fn stored(&mut self, item: &Item) -> Result<(), Error> {
-        if E::schema().has_maintained() {
-            **self = E::from_item(item)?;
+    fn set_stored(&mut self, stored: Option<E>) {
+        if let Some(stored) = stored {
+            **self = stored;
         }
-        Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::value::ValueError;
 
     fn n(s: &str) -> AttributeValue {
         AttributeValue::N(s.to_owned())
@@ -474,7 +426,7 @@ mod tests {
             EpochSeconds::from_attribute(Some(&n("1.7E+9"))),
             Ok(EpochSeconds(Timestamp::from_secs(1_700_000_000).unwrap()))
         );
-        assert!(matches!(EpochSeconds::from_attribute(Some(&n("1.5"))), Err(ValueError::Number { .. })));
+        assert!(matches!(EpochSeconds::from_attribute(Some(&n("1.5"))), Err(ValueError::NotInteger { .. })));
         assert!(matches!(EpochSeconds::from_attribute(Some(&n("1E+20"))), Err(ValueError::Number { .. })));
         assert_eq!(
             EpochSeconds::from_attribute(Some(&AttributeValue::S("2024-01-01T00:00:00.000Z".into()))),

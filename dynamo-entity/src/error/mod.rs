@@ -1,6 +1,9 @@
 //! The crate's one error type.
 
+mod item;
 mod outcome;
+
+pub use item::{ItemError, Returned};
 
 pub use outcome::{
     ActionKind, BatchWriteOutcome, CancellationCode, CancellationReason, UnprocessedKey, UnprocessedReason,

@@ -45,7 +45,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use futures::{Stream, StreamExt, TryStreamExt};
 
 use crate::capacity::Capacity;
-use crate::error::Error;
+use crate::error::{Error, ItemError};
 use crate::expr::{Condition, Placeholders};
 use crate::key::{DELIMITER, KeyContext, KeyError, KeyPart, KeyType, KeyWriter, MAX_SORT_KEY_BYTES};
 use crate::limits;
@@ -243,6 +243,10 @@ impl std::fmt::Display for Cursor {
 pub struct Page<E> {
     /// The items, in sort-key order (reversed for a descending query).
     pub items: Vec<E>,
+    /// The items of the page's entity type that do not decode, each with its key, the item and
+    /// the error, in the order read: filled by a [lenient](QueryRequest::lenient) query only
+    /// (a strict query fails on the first such item instead), so empty otherwise.
+    pub skipped: Vec<ItemError>,
     /// Where the next page starts; `None` when the partition is known to be exhausted. When a
     /// page ends exactly where DynamoDB stopped reading, more items may or may not follow, and
     /// the cursor may lead to an empty last page.
@@ -277,6 +281,9 @@ pub struct QueryRequest<E, S> {
     consistent: bool,
     pub(crate) after: Option<Cursor>,
     filter: Option<Condition>,
+    /// Whether items that do not decode are reported in [`Page::skipped`] instead of failing
+    /// the page ([`QueryRequest::lenient`]).
+    pub(crate) lenient: bool,
 }
 
 /// The parts of a `Query` request that its pages share (and the shards of a sharded query,
@@ -302,6 +309,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
             consistent: false,
             after: None,
             filter: None,
+            lenient: false,
         }
     }
 
@@ -517,6 +525,14 @@ impl<E: Entity, S> QueryRequest<E, S> {
         (!prefix.is_empty() && sk.key_type == KeyType::S).then_some(SkCondition::BeginsWith(prefix))
     }
 
+    /// Reports the items of this entity type that do not decode instead of failing on them:
+    /// each becomes an [`ItemError`] (its key, the item, the error) in [`Page::skipped`], beside
+    /// the items that decoded. Set the other options first; see [`LenientQuery`].
+    pub fn lenient(mut self) -> LenientQuery<E, S> {
+        self.lenient = true;
+        LenientQuery(self)
+    }
+
     /// Runs the query and returns one page: up to [`limit`](Self::limit) items, or without a
     /// limit one DynamoDB response's worth (at most 1 MB read).
     ///
@@ -531,7 +547,8 @@ impl<E: Entity, S> QueryRequest<E, S> {
     ///
     /// # Errors
     /// A key or cursor error before anything is sent; [`Error::Sdk`] from DynamoDB;
-    /// [`Error::Decode`] for an item of this entity type that does not decode;
+    /// [`Error::Decode`] (or [`Error::WrongEntity`], [`Error::KeyParse`]) naming the key of the
+    /// first item of this entity type that does not decode (see [`lenient`](Self::lenient));
     /// [`Error::BatchGet`] when the whole items of projected index items could not all be read.
     pub async fn send(&self) -> Result<Page<E>, Error> {
         if let Some(shards) = &self.spec.shards {
@@ -543,8 +560,8 @@ impl<E: Entity, S> QueryRequest<E, S> {
                 Found::Projected => Ok(Slot::Projected(primary_key_of(item, E::NAMES))),
             })
             .await?;
-        let Page { items, cursor, consumed } = page;
-        Ok(Page { items: self.hydrate(items).await?, cursor, consumed })
+        let Page { items, skipped, cursor, consumed } = page;
+        Ok(Page { items: self.hydrate(items).await?, skipped, cursor, consumed })
     }
 
     /// As [`send`](Self::send), returning the primary keys of the items instead of the items:
@@ -557,7 +574,8 @@ impl<E: Entity, S> QueryRequest<E, S> {
         if let Some(shards) = &self.spec.shards {
             let page = crate::query::shard::send(self, shards, self.sk_condition()?).await?;
             let keys = page.items.iter().map(|e| e.primary_key().map(|k| crate::schema::Key::new(Ok(k))));
-            return Ok(Page { items: keys.collect::<Result<_, _>>()?, cursor: page.cursor, consumed: page.consumed });
+            let items = keys.collect::<Result<_, _>>()?;
+            return Ok(Page { items, skipped: page.skipped, cursor: page.cursor, consumed: page.consumed });
         }
         self.read(|item, _| Ok(crate::schema::Key::new(Ok(primary_key_of(item, E::NAMES))))).await
     }
@@ -625,11 +643,12 @@ impl<E: Entity, S> QueryRequest<E, S> {
         let parts = self.parts(pk, sk)?;
 
         let mut items = Vec::new();
+        let mut skipped = Vec::new();
         let mut consumed = Capacity::default();
         loop {
             let want = self.limit.map(|l| l - items.len());
             if want == Some(0) {
-                return Ok(Page { items, cursor: None, consumed });
+                return Ok(Page { items, skipped, cursor: None, consumed });
             }
             let page_limit = self.page_size.or(want.map(|w| i32::try_from(w).unwrap_or(i32::MAX)));
             let resp = self.fetch(&parts, None, page_limit, start.take()).await?;
@@ -642,17 +661,25 @@ impl<E: Entity, S> QueryRequest<E, S> {
                     tracing::debug!(entity = self.spec.entity, "query skipped an item of another entity type");
                     continue;
                 };
-                items.push(take(&item, found)?);
+                match take(&item, found) {
+                    Ok(value) => items.push(value),
+                    Err(e) if self.lenient && ItemError::is_item_error(&e) => {
+                        skipped.push(ItemError::new(E::NAMES, item, e));
+                        continue;
+                    }
+                    Err(e) => return Err(e),
+                }
                 if Some(items.len()) == self.limit {
                     let more = i + 1 < count || last_key.is_some();
                     let cursor = more.then(|| Cursor(cursor::encode(&scope, &key_of(&item, E::NAMES, index))));
-                    return Ok(Page { items, cursor, consumed });
+                    return Ok(Page { items, skipped, cursor, consumed });
                 }
             }
             match last_key {
-                None => return Ok(Page { items, cursor: None, consumed }),
+                None => return Ok(Page { items, skipped, cursor: None, consumed }),
                 Some(k) if self.limit.is_none() => {
-                    return Ok(Page { items, cursor: Some(Cursor(cursor::encode(&scope, &k))), consumed });
+                    let cursor = Some(Cursor(cursor::encode(&scope, &k)));
+                    return Ok(Page { items, skipped, cursor, consumed });
                 }
                 Some(k) => start = Some(k),
             }
@@ -906,6 +933,85 @@ pub(crate) fn key_of(item: &Item, attribute_names: &AttributeNames, index: Index
         names.push(attribute_names.sk_of(index));
     }
     names.into_iter().filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone()))).collect()
+}
+
+/// A query that reports the items of its entity type that do not decode instead of failing
+/// on them; from [`QueryRequest::lenient`].
+///
+/// Each such item is an [`ItemError`] with its key, the item as read and the decode error, in
+/// [`Page::skipped`]; the items that decode are in [`Page::items`] as usual. The
+/// [`limit`](QueryRequest::limit) counts the items that decode, and a cursor resumes after the
+/// last item the page holds: no item is reported twice or passed over. Items of other entity
+/// types are left out, as by a strict query.
+///
+/// ```ignore
+/// let page = table.query(User::query("u1")).limit(20).lenient().send().await?;
+/// for bad in &page.skipped {
+///     tracing::warn!(key = %bad.key, error = %bad.error, "skipped an item");
+/// }
+/// ```
+#[must_use = "a query does nothing until it is sent"]
+pub struct LenientQuery<E, S>(QueryRequest<E, S>);
+
+impl<E: Entity, S> LenientQuery<E, S> {
+    /// One page, as [`QueryRequest::send`], with the items that do not decode in
+    /// [`Page::skipped`].
+    ///
+    /// # Errors
+    /// As [`QueryRequest::send`], except for items that do not decode.
+    pub async fn send(&self) -> Result<Page<E>, Error> {
+        self.0.send().await
+    }
+
+    /// Every page, lazily, as [`QueryRequest::pages`], each with its skipped items.
+    pub fn pages(self) -> impl Stream<Item = Result<Page<E>, Error>> {
+        self.0.pages()
+    }
+
+    /// Every item of the partition, page by page: `Ok(Ok(item))` for an item that decodes,
+    /// `Ok(Err(item_error))` for one that does not, `Err` when a request fails. Up to
+    /// [`limit`](QueryRequest::limit) decoded items, if set, and the undecodable items read
+    /// before the last of them. Within a page, the decoded items come first, then the skipped
+    /// ones.
+    pub fn stream(self) -> impl Stream<Item = Result<Result<E, ItemError>, Error>> {
+        // With a limit, the first page holds exactly the items wanted (a page reads on until it
+        // has `limit` decoded items or the partition ends).
+        let pages = if self.0.limit.is_some() { 1 } else { usize::MAX };
+        self.0
+            .pages()
+            .take(pages)
+            .map_ok(|p| {
+                let decoded = p.items.into_iter().map(|e| Ok(Ok(e)));
+                futures::stream::iter(decoded.chain(p.skipped.into_iter().map(|e| Ok(Err(e)))))
+            })
+            .try_flatten()
+    }
+
+    /// Every item of the partition (up to [`limit`](QueryRequest::limit) decoded items if set),
+    /// collected into one page: `items` and `skipped` of every page read, the capacity summed,
+    /// no cursor.
+    ///
+    /// # Errors
+    /// As [`QueryRequest::send`], except for items that do not decode.
+    pub async fn all(self) -> Result<Page<E>, Error> {
+        let pages = if self.0.limit.is_some() { 1 } else { usize::MAX };
+        let mut all = Page { items: Vec::new(), skipped: Vec::new(), cursor: None, consumed: Capacity::default() };
+        let mut stream = std::pin::pin!(self.0.pages().take(pages));
+        while let Some(page) = stream.try_next().await? {
+            all.consumed += page.consumed;
+            all.skipped.extend(page.skipped);
+            all.items.extend(page.items);
+        }
+        Ok(all)
+    }
+
+    /// The first `Query` request, as [`QueryRequest::render`].
+    ///
+    /// # Errors
+    /// As [`QueryRequest::render`].
+    pub fn render(&self) -> Result<QueryInput, Error> {
+        self.0.render()
+    }
 }
 
 impl Table {

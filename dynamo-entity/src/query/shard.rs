@@ -53,7 +53,7 @@ use std::collections::VecDeque;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::capacity::Capacity;
-use crate::error::Error;
+use crate::error::{Error, ItemError};
 use crate::query::cursor::{self, Position};
 use crate::query::{Cursor, Page, QueryRequest, SkCondition, is_type, key_of};
 use crate::schema::{Entity, Item};
@@ -124,6 +124,7 @@ pub(crate) async fn send<E: Entity, S>(
         starts.into_iter().map(|p| Lane { buffer: VecDeque::new(), taken: p.clone(), resume: p }).collect();
 
     let mut items: Vec<E> = Vec::new();
+    let mut skipped = Vec::new();
     let mut consumed = Capacity::default();
     let mut rounds = 0usize;
     loop {
@@ -182,8 +183,12 @@ pub(crate) async fn send<E: Entity, S>(
         let Some(b) = best else { break };
         let lane = &mut lanes[b];
         let Some(item) = lane.buffer.pop_front() else { break };
-        items.push(E::from_item(&item)?);
         lane.taken = Position::After(key_of(&item, E::NAMES, index));
+        match E::from_item(&item) {
+            Ok(value) => items.push(value),
+            Err(e) if req.lenient && ItemError::is_item_error(&e) => skipped.push(ItemError::new(E::NAMES, item, e)),
+            Err(e) => return Err(e),
+        }
     }
 
     let cursor = if lanes.iter().all(Lane::exhausted) {
@@ -192,7 +197,7 @@ pub(crate) async fn send<E: Entity, S>(
         let positions: Vec<Position> = lanes.iter().map(Lane::cursor_position).collect();
         Some(Cursor::from(cursor::encode_sharded(&scope, &positions)))
     };
-    Ok(Page { items, cursor, consumed })
+    Ok(Page { items, skipped, cursor, consumed })
 }
 
 #[cfg(test)]

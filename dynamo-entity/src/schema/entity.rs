@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use crate::error::Error;
+use crate::error::{Error, ItemError, Returned};
 use crate::key::names::{AttributeNames, Index, PrimaryKey};
 use crate::key::{KeyType, Template};
 use crate::schema::KeyFields;
@@ -236,5 +236,22 @@ impl<E> fmt::Debug for Key<E> {
             Ok(k) => write!(f, "Key({k})"),
             Err(e) => write!(f, "Key(error: {e})"),
         }
+    }
+}
+
+/// The item a write that DynamoDB applied returned, decoded as `E`: a decode problem is
+/// reported inside the success, never as an `Err` (see [`Returned`]).
+pub(crate) fn returned<E: Entity>(item: Item) -> Returned<E> {
+    match E::from_item(&item) {
+        Ok(value) => Returned::Decoded(value),
+        Err(error) => Returned::Undecodable(ItemError::new(E::NAMES, item, error)),
+    }
+}
+
+/// As [`returned`], for a write that may have found no item (`None`: nothing was there).
+pub(crate) fn returned_option<E: Entity>(item: Option<Item>) -> Returned<Option<E>> {
+    match item.filter(|i| !i.is_empty()) {
+        None => Returned::Decoded(None),
+        Some(item) => returned::<E>(item).map(Some),
     }
 }

@@ -8,7 +8,7 @@
 #[doc(hidden)]
 pub mod check;
 mod collection;
-mod entity;
+pub(crate) mod entity;
 mod key_fields;
 mod layout;
 pub mod size;

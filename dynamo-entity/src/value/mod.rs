@@ -2,8 +2,8 @@
 //!
 //! | Rust | DynamoDB |
 //! |---|---|
-//! | `String`, `&str`, [`Timestamp`] (24-byte UTC text), field-less enums | `S` |
-//! | integers, `f32`, `f64` | `N` (exact decimal text) |
+//! | `String`, `&str`, [`Timestamp`] (24-byte UTC text), [`Date`] (`YYYY-MM-DD`), field-less enums | `S` |
+//! | integers, `f32`, `f64`, [`EpochSeconds`], [`EpochMillis`] | `N` (exact decimal text) |
 //! | `bool` | `BOOL` |
 //! | `Vec<u8>` | `B` |
 //! | `Vec<T>` (other `T`) | `L` |
@@ -15,9 +15,16 @@
 //! digits and a magnitude below 10^126 (and, if not zero, at least 10^-130); NaN and infinities
 //! have no representation; a set cannot be empty, so an empty set is stored as an absent
 //! attribute and read back as an empty set.
+//!
+//! Reads accept what other clients write, and writes stay in the one form above: a
+//! [`Timestamp`] reads any RFC 3339 text ([`Timestamp::parse_rfc3339`]: 0 to 9 fractional
+//! digits, any offset); an integer reads the integral forms `42.0` and `4.2E1` and refuses a
+//! fraction ([`ValueError::NotInteger`]); a set reads a list (`L`, a JavaScript array or Python
+//! list) whose elements are of its element type.
 
 pub mod size;
 pub mod time;
+mod time_interop;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::hash::Hash;
@@ -25,7 +32,7 @@ use std::hash::Hash;
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use crate::value::time::Timestamp;
+use crate::value::time::{Date, EpochMillis, EpochSeconds, Timestamp};
 
 /// A DynamoDB item: attribute name to value.
 pub type Item = HashMap<String, AttributeValue>;
@@ -48,6 +55,15 @@ pub enum ValueError {
     /// integer).
     #[error("number {text} does not fit in {ty}")]
     Number {
+        /// The number as DynamoDB returned it.
+        text: String,
+        /// The Rust type of the field.
+        ty: &'static str,
+    },
+    /// A number with a fractional part where an integer is expected (`4.5` for a `u32`). The
+    /// integral forms other clients write (`42.0`, `4.2E1`) are read as integers.
+    #[error("number {text} is not an integer, as {ty} needs")]
+    NotInteger {
         /// The number as DynamoDB returned it.
         text: String,
         /// The Rust type of the field.
@@ -176,10 +192,77 @@ impl Attribute for Timestamp {
     #[inline]
     fn from_attribute(value: Option<&AttributeValue>) -> Result<Self, ValueError> {
         match value {
-            Some(AttributeValue::S(s)) => Timestamp::parse(s).map_err(|e| ValueError::Invalid(e.to_string())),
+            // The canonical form first (the fast path), then any RFC 3339 form.
+            Some(AttributeValue::S(s)) => Timestamp::parse(s)
+                .or_else(|_| Timestamp::parse_rfc3339(s))
+                .map_err(|e| ValueError::Invalid(e.to_string())),
             Some(other) => Err(wrong("S", other)),
             None => Err(ValueError::Missing),
         }
+    }
+}
+
+impl Attribute for Date {
+    #[inline]
+    fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
+        let mut s = String::with_capacity(crate::value::time::DATE_LEN);
+        self.write_to(&mut s);
+        Ok(Some(AttributeValue::S(s)))
+    }
+    /// Reads `YYYY-MM-DD`.
+    ///
+    /// # Errors
+    /// [`ValueError::Invalid`] for other text, [`ValueError::WrongType`] for another type.
+    #[inline]
+    fn from_attribute(value: Option<&AttributeValue>) -> Result<Self, ValueError> {
+        match value {
+            Some(AttributeValue::S(s)) => Date::parse(s).map_err(|e| ValueError::Invalid(e.to_string())),
+            Some(other) => Err(wrong("S", other)),
+            None => Err(ValueError::Missing),
+        }
+    }
+}
+
+/// An epoch number attribute read as `unit` (1 for seconds, 1000 for milliseconds).
+fn epoch_from_attribute(value: Option<&AttributeValue>, unit: i64, ty: &'static str) -> Result<Timestamp, ValueError> {
+    match value {
+        Some(AttributeValue::N(n)) => {
+            let count = integer_from_text::<i64>(n, ty)?;
+            count
+                .checked_mul(1000 / unit)
+                .and_then(|ms| Timestamp::from_millis(ms).ok())
+                .ok_or_else(|| ValueError::Number { text: n.clone(), ty })
+        }
+        Some(other) => Err(wrong("N", other)),
+        None => Err(ValueError::Missing),
+    }
+}
+
+impl Attribute for EpochSeconds {
+    fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
+        Ok(Some(AttributeValue::N(self.0.as_secs().to_string())))
+    }
+
+    /// # Errors
+    /// [`ValueError::WrongType`] for anything but a number, [`ValueError::NotInteger`] for a
+    /// fraction of a second, [`ValueError::Number`] for a number of seconds outside the years
+    /// 0000 to 9999.
+    fn from_attribute(value: Option<&AttributeValue>) -> Result<Self, ValueError> {
+        epoch_from_attribute(value, 1, "a Timestamp (epoch seconds)").map(EpochSeconds)
+    }
+}
+
+impl Attribute for EpochMillis {
+    fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
+        Ok(Some(AttributeValue::N(self.0.as_millis().to_string())))
+    }
+
+    /// # Errors
+    /// [`ValueError::WrongType`] for anything but a number, [`ValueError::NotInteger`] for a
+    /// fraction of a millisecond, [`ValueError::Number`] for a number of milliseconds outside
+    /// the years 0000 to 9999.
+    fn from_attribute(value: Option<&AttributeValue>) -> Result<Self, ValueError> {
+        epoch_from_attribute(value, 1000, "a Timestamp (epoch milliseconds)").map(EpochMillis)
     }
 }
 
@@ -367,6 +450,25 @@ pub fn parse_integer<T: std::str::FromStr>(text: &str) -> Option<T> {
     normalize_integer(text)?.parse::<T>().ok()
 }
 
+/// Reads DynamoDB number text as the integer type `T` (named `ty` in errors), accepting the
+/// forms other clients write for integral values (`42`, `42.0`, `4.2E1`, `+42`).
+///
+/// # Errors
+/// [`ValueError::NotInteger`] for a number with a fractional part (`4.5`);
+/// [`ValueError::Number`] for text that is not a number or an integer outside `T`'s range.
+pub fn integer_from_text<T: std::str::FromStr>(text: &str, ty: &'static str) -> Result<T, ValueError> {
+    if let Some(v) = parse_integer::<T>(text) {
+        return Ok(v);
+    }
+    match decimal_parts(text) {
+        // 0.digits × 10^point has a fractional part when digits reach past the point.
+        Some((_, digits, point)) if !digits.is_empty() && digits.len() as i64 > point => {
+            Err(ValueError::NotInteger { text: text.to_owned(), ty })
+        }
+        _ => Err(ValueError::Number { text: text.to_owned(), ty }),
+    }
+}
+
 /// Rewrites an integral decimal in any notation to plain digits (with a leading `-`).
 fn normalize_integer(text: &str) -> Option<String> {
     let (neg, rest) = match text.as_bytes().first()? {
@@ -479,8 +581,7 @@ macro_rules! int_attribute {
             #[inline]
             fn from_attribute(value: Option<&AttributeValue>) -> Result<Self, ValueError> {
                 match value {
-                    Some(AttributeValue::N(n)) => parse_integer::<$t>(n)
-                        .ok_or_else(|| ValueError::Number { text: n.clone(), ty: stringify!($t) }),
+                    Some(AttributeValue::N(n)) => integer_from_text::<$t>(n, stringify!($t)),
                     Some(other) => Err(wrong("N", other)),
                     None => Err(ValueError::Missing),
                 }
@@ -499,9 +600,7 @@ impl Attribute for u8 {
     #[inline]
     fn from_attribute(value: Option<&AttributeValue>) -> Result<Self, ValueError> {
         match value {
-            Some(AttributeValue::N(n)) => {
-                parse_integer::<u8>(n).ok_or_else(|| ValueError::Number { text: n.clone(), ty: "u8" })
-            }
+            Some(AttributeValue::N(n)) => integer_from_text::<u8>(n, "u8"),
             Some(other) => Err(wrong("N", other)),
             None => Err(ValueError::Missing),
         }
@@ -655,6 +754,10 @@ impl SetElement for String {
     fn __from_set(value: &AttributeValue) -> Result<Vec<Self>, ValueError> {
         match value {
             AttributeValue::Ss(v) => Ok(v.clone()),
+            AttributeValue::L(items) => list_elements(items, "SS", |v| match v {
+                AttributeValue::S(s) => Some(s.clone()),
+                _ => None,
+            }),
             other => Err(wrong("SS", other)),
         }
     }
@@ -668,9 +771,35 @@ impl SetElement for Vec<u8> {
     fn __from_set(value: &AttributeValue) -> Result<Vec<Self>, ValueError> {
         match value {
             AttributeValue::Bs(v) => Ok(v.iter().map(|b| b.as_ref().to_vec()).collect()),
+            AttributeValue::L(items) => list_elements(items, "BS", |v| match v {
+                AttributeValue::B(b) => Some(b.as_ref().to_vec()),
+                _ => None,
+            }),
             other => Err(wrong("BS", other)),
         }
     }
+}
+
+/// The elements of a list (`L`) read where a set is declared, as JavaScript arrays and Python
+/// lists are written by default: each element must be of the set's element type (`S` for
+/// `SS`, `N` for `NS`, `B` for `BS`).
+fn list_elements<'a, T>(
+    items: &'a [AttributeValue],
+    set_type: &'static str,
+    element: impl Fn(&'a AttributeValue) -> Option<T>,
+) -> Result<Vec<T>, ValueError> {
+    items
+        .iter()
+        .map(|v| {
+            element(v).ok_or_else(|| {
+                ValueError::Invalid(format!(
+                    "a list read as {set_type} holds an element of type {}, expected {}",
+                    type_name(v),
+                    &set_type[..1]
+                ))
+            })
+        })
+        .collect()
 }
 
 macro_rules! number_set_element {
@@ -689,10 +818,14 @@ macro_rules! number_set_element {
             }
             fn __from_set(value: &AttributeValue) -> Result<Vec<Self>, ValueError> {
                 match value {
-                    AttributeValue::Ns(v) => v
-                        .iter()
-                        .map(|n| <$t>::from_attribute(Some(&AttributeValue::N(n.clone()))))
-                        .collect(),
+                    AttributeValue::Ns(v) => v.iter().map(|n| integer_from_text::<$t>(n, stringify!($t))).collect(),
+                    AttributeValue::L(items) => {
+                        let texts = list_elements(items, "NS", |v| match v {
+                            AttributeValue::N(n) => Some(n),
+                            _ => None,
+                        })?;
+                        texts.into_iter().map(|n| integer_from_text::<$t>(n, stringify!($t))).collect()
+                    }
                     other => Err(wrong("NS", other)),
                 }
             }
@@ -760,6 +893,7 @@ pub fn serde_from_attribute<T: serde::de::DeserializeOwned>(value: Option<&Attri
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::value::time::TimestampError;
 
     #[test]
     fn serde_number_text_follows_dynamodb_rules() {
@@ -872,7 +1006,157 @@ mod tests {
         ));
     }
 
+    fn n(text: &str) -> AttributeValue {
+        AttributeValue::N(text.to_owned())
+    }
+
+    #[test]
+    fn integers_read_the_forms_other_clients_write() {
+        for text in ["42", "42.0", "42.000", "4.2E1", "4.2e+1", "420E-1", "0.42E2", "+42"] {
+            assert_eq!(u32::from_attribute(Some(&n(text))), Ok(42), "{text}");
+            assert_eq!(i64::from_attribute(Some(&n(text))), Ok(42), "{text}");
+            assert_eq!(u8::from_attribute(Some(&n(text))), Ok(42), "{text}");
+        }
+        assert_eq!(i32::from_attribute(Some(&n("-4.2E1"))), Ok(-42));
+        assert_eq!(u64::from_attribute(Some(&n("0.0"))), Ok(0));
+        for text in ["4.5", "42.01", "4.25E1", "1E-1", "-0.5"] {
+            assert_eq!(
+                u32::from_attribute(Some(&n(text))),
+                Err(ValueError::NotInteger { text: text.to_owned(), ty: "u32" }),
+                "{text}"
+            );
+        }
+        assert_eq!(
+            u8::from_attribute(Some(&n("2.56E2"))),
+            Err(ValueError::Number { text: "2.56E2".into(), ty: "u8" }),
+            "256 is integral, but over u8"
+        );
+        assert_eq!(u8::from_attribute(Some(&n("256"))), Err(ValueError::Number { text: "256".into(), ty: "u8" }));
+        assert_eq!(u32::from_attribute(Some(&n("-1"))), Err(ValueError::Number { text: "-1".into(), ty: "u32" }));
+        assert_eq!(
+            i64::from_attribute(Some(&n("1E+300"))),
+            Err(ValueError::Number { text: "1E+300".into(), ty: "i64" })
+        );
+        assert_eq!(
+            ValueError::NotInteger { text: "4.5".into(), ty: "u32" }.to_string(),
+            "number 4.5 is not an integer, as u32 needs"
+        );
+        // Writes stay in the one plain form.
+        assert_eq!(42u32.to_attribute(), Ok(Some(n("42"))));
+    }
+
+    #[test]
+    fn sets_read_lists_of_their_element_type() {
+        let list = |items: Vec<AttributeValue>| AttributeValue::L(items);
+        let strings =
+            list(vec![AttributeValue::S("b".into()), AttributeValue::S("a".into()), AttributeValue::S("b".into())]);
+        assert_eq!(BTreeSet::<String>::from_attribute(Some(&strings)), Ok(["a".to_owned(), "b".to_owned()].into()));
+        assert_eq!(HashSet::<String>::from_attribute(Some(&strings)), Ok(["a".to_owned(), "b".to_owned()].into()));
+        let numbers = list(vec![n("3"), n("1.0"), n("2E0")]);
+        assert_eq!(BTreeSet::<u32>::from_attribute(Some(&numbers)), Ok([1, 2, 3].into()));
+        assert_eq!(HashSet::<i64>::from_attribute(Some(&numbers)), Ok([1, 2, 3].into()));
+        let bytes = list(vec![AttributeValue::B(Blob::new(vec![1u8]))]);
+        assert_eq!(BTreeSet::<Vec<u8>>::from_attribute(Some(&bytes)), Ok([vec![1u8]].into()));
+        assert_eq!(BTreeSet::<String>::from_attribute(Some(&list(vec![]))), Ok(BTreeSet::new()));
+        // An element of another type is refused, naming both types.
+        assert_eq!(
+            BTreeSet::<String>::from_attribute(Some(&list(vec![AttributeValue::S("a".into()), n("1")]))),
+            Err(ValueError::Invalid("a list read as SS holds an element of type N, expected S".into()))
+        );
+        assert_eq!(
+            BTreeSet::<u32>::from_attribute(Some(&list(vec![AttributeValue::S("1".into())]))),
+            Err(ValueError::Invalid("a list read as NS holds an element of type S, expected N".into()))
+        );
+        assert_eq!(
+            BTreeSet::<u32>::from_attribute(Some(&list(vec![n("1.5")]))),
+            Err(ValueError::NotInteger { text: "1.5".into(), ty: "u32" })
+        );
+        assert_eq!(
+            BTreeSet::<u32>::from_attribute(Some(&AttributeValue::Ns(vec!["1.5".into()]))),
+            Err(ValueError::NotInteger { text: "1.5".into(), ty: "u32" })
+        );
+        // Writes stay sets.
+        let set: BTreeSet<String> = ["a".to_owned()].into();
+        assert_eq!(set.to_attribute(), Ok(Some(AttributeValue::Ss(vec!["a".into()]))));
+        assert_eq!(BTreeSet::from([5u32]).to_attribute(), Ok(Some(AttributeValue::Ns(vec!["5".into()]))));
+    }
+
+    #[test]
+    fn time_attributes() {
+        let s = |text: &str| AttributeValue::S(text.to_owned());
+        let t = Timestamp::parse("2026-05-01T12:34:56.000Z").unwrap();
+        for text in ["2026-05-01T12:34:56Z", "2026-05-01T14:34:56+02:00", "2026-05-01T12:34:56.000000Z"] {
+            assert_eq!(Timestamp::from_attribute(Some(&s(text))), Ok(t), "{text}");
+        }
+        assert_eq!(t.to_attribute(), Ok(Some(s("2026-05-01T12:34:56.000Z"))));
+        assert_eq!(
+            Timestamp::from_attribute(Some(&s("soon"))),
+            Err(ValueError::Invalid(TimestampError::Rfc3339 { text: "soon".into() }.to_string()))
+        );
+        let d = Date::from_ymd(2026, 5, 28).unwrap();
+        assert_eq!(d.to_attribute(), Ok(Some(s("2026-05-28"))));
+        assert_eq!(Date::from_attribute(Some(&s("2026-05-28"))), Ok(d));
+        assert_eq!(
+            Date::from_attribute(Some(&n("20260528"))),
+            Err(ValueError::WrongType { expected: "S", found: "N" })
+        );
+        assert!(matches!(Date::from_attribute(Some(&s("2026-02-30"))), Err(ValueError::Invalid(_))));
+
+        let at = Timestamp::from_millis(1_700_000_000_999).unwrap();
+        assert_eq!(EpochMillis(at).to_attribute(), Ok(Some(n("1700000000999"))));
+        assert_eq!(EpochMillis::from_attribute(Some(&n("1.700000000999E12"))), Ok(EpochMillis(at)));
+        assert_eq!(EpochSeconds(at).to_attribute(), Ok(Some(n("1700000000"))));
+        assert_eq!(EpochSeconds::from_attribute(Some(&n("1700000000.0"))), Ok(EpochSeconds(at.add_millis(-999))));
+        assert_eq!(
+            EpochMillis::from_attribute(Some(&n("1.5"))),
+            Err(ValueError::NotInteger { text: "1.5".into(), ty: "a Timestamp (epoch milliseconds)" })
+        );
+        assert_eq!(
+            EpochMillis::from_attribute(Some(&n("253402300800000"))),
+            Err(ValueError::Number { text: "253402300800000".into(), ty: "a Timestamp (epoch milliseconds)" })
+        );
+        assert_eq!(
+            EpochSeconds::from_attribute(Some(&n("9223372036854775807"))),
+            Err(ValueError::Number { text: "9223372036854775807".into(), ty: "a Timestamp (epoch seconds)" })
+        );
+    }
+
     proptest::proptest! {
+        /// An integer written as JavaScript or Python may write it (plain, `.0`, scientific)
+        /// reads as itself; the same digits with a fractional part are refused as not integral.
+        #[test]
+        fn integers_in_every_form(v in proptest::num::i64::ANY, zeros in 1usize..4, half in proptest::bool::ANY) {
+            let plain = v.to_string();
+            let digits = plain.trim_start_matches('-');
+            let sign = if v < 0 { "-" } else { "" };
+            let scientific = format!("{sign}{}.{}E{}", &digits[..1], &digits[1..], digits.len() - 1);
+            let scientific = scientific.replace(".E", "E");
+            for text in [plain.clone(), format!("{plain}.{}", "0".repeat(zeros)), scientific] {
+                proptest::prop_assert_eq!(i64::from_attribute(Some(&n(&text))), Ok(v), "{}", text);
+                proptest::prop_assert_eq!(
+                    BTreeSet::<i64>::from_attribute(Some(&AttributeValue::L(vec![n(&text)]))),
+                    Ok(BTreeSet::from([v]))
+                );
+            }
+            let fractional = format!("{plain}.{}", if half { "5" } else { "0001" });
+            proptest::prop_assert_eq!(
+                i64::from_attribute(Some(&n(&fractional))),
+                Err(ValueError::NotInteger { text: fractional.clone(), ty: "i64" })
+            );
+        }
+
+        /// A list of strings reads as the set of its elements, as the set type itself does.
+        #[test]
+        fn string_lists_read_as_sets(items in proptest::collection::vec("[a-z]{1,4}", 0..8)) {
+            let list = AttributeValue::L(items.iter().map(|s| AttributeValue::S(s.clone())).collect());
+            let want: BTreeSet<String> = items.iter().cloned().collect();
+            proptest::prop_assert_eq!(BTreeSet::<String>::from_attribute(Some(&list)), Ok(want.clone()));
+            if !want.is_empty() {
+                let set = want.to_attribute().unwrap();
+                proptest::prop_assert_eq!(BTreeSet::<String>::from_attribute(set.as_ref()), Ok(want));
+            }
+        }
+
         #[test]
         fn i64_round_trip(v: i64) {
             let av = v.to_attribute().unwrap();

@@ -1,4 +1,10 @@
-//! [`Timestamp`]: a UTC instant with a fixed-width text form whose string order equals time order.
+//! Time values: [`Timestamp`], a UTC instant with a fixed-width text form whose string order
+//! equals time order, which reads RFC 3339 text as other clients write it; [`Date`], a calendar
+//! day (`YYYY-MM-DD`); and [`EpochSeconds`] / [`EpochMillis`], an instant stored as a number of
+//! seconds or milliseconds since the Unix epoch (DynamoDB's time to live takes epoch seconds).
+//!
+//! With the cargo features `chrono`, `time` and `jiff`, each converts from and to the types of
+//! that crate (`From` where every value fits, `TryFrom` otherwise).
 
 use std::fmt;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -10,6 +16,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 /// (which is what DynamoDB does for sort keys of type S) gives the same answer as comparing the
 /// instants. The representable range is therefore the years 0000 to 9999; [`Timestamp::from_millis`]
 /// rejects anything outside it.
+///
+/// Read from an attribute, any RFC 3339 text is accepted and normalized to its instant
+/// ([`Timestamp::parse_rfc3339`]: `2026-05-01T12:34:56Z`, `…56.123456+02:00`), as other
+/// clients write it; a key part accepts only the canonical form, which keeps one key per
+/// value.
 ///
 /// ```
 /// use dynamo_entity::Timestamp;
@@ -41,6 +52,19 @@ pub enum TimestampError {
     #[error("`{text}` is not a timestamp of the form YYYY-MM-DDTHH:MM:SS.mmmZ")]
     Syntax {
         /// The text that was rejected.
+        text: String,
+    },
+    /// The text is not an RFC 3339 date-time ([`Timestamp::parse_rfc3339`]).
+    #[error("`{text}` is not an RFC 3339 timestamp (YYYY-MM-DDTHH:MM:SS, 0 to 9 fractional digits, then Z or +HH:MM)")]
+    Rfc3339 {
+        /// The text that was rejected.
+        text: String,
+    },
+    /// The text is not a date of the form `YYYY-MM-DD` (years 0000 to 9999), or the year,
+    /// month and day are not a day of the calendar.
+    #[error("`{text}` is not a date of the form YYYY-MM-DD (years 0000-9999)")]
+    Date {
+        /// The text (or `year-month-day`) that was rejected.
         text: String,
     },
 }
@@ -167,6 +191,83 @@ impl Timestamp {
     }
 }
 
+impl Timestamp {
+    /// Parses an RFC 3339 date-time as other clients write it: `YYYY-MM-DD`, `T` (or `t` or a
+    /// space), `HH:MM:SS`, an optional fraction of 1 to 9 digits, and the offset `Z` (or `z`)
+    /// or `+HH:MM` / `-HH:MM`. The result is the instant the text names (an offset is
+    /// subtracted: `2026-05-01T14:34:56+02:00` is `2026-05-01T12:34:56.000Z`), truncated to
+    /// milliseconds. Python's `isoformat()`, JavaScript's `toISOString()`, Go's `RFC3339Nano`
+    /// and this type's own form are all accepted. [`Timestamp::parse`] accepts only the
+    /// canonical form.
+    ///
+    /// ```
+    /// use dynamo_entity::Timestamp;
+    /// let t = Timestamp::parse_rfc3339("2026-05-01T14:34:56.1234567+02:00").unwrap();
+    /// assert_eq!(t.to_string(), "2026-05-01T12:34:56.123Z");
+    /// ```
+    ///
+    /// # Errors
+    /// [`TimestampError::Rfc3339`] for other text (a leap second `:60`, more than 9 fractional
+    /// digits, a missing offset, an impossible date); [`TimestampError::OutOfRange`] when the
+    /// instant lies outside the years 0000 to 9999 (`0000-01-01T00:30:00+01:00`).
+    pub fn parse_rfc3339(text: &str) -> Result<Timestamp, TimestampError> {
+        let err = || TimestampError::Rfc3339 { text: text.to_owned() };
+        let b = text.as_bytes();
+        let digits = |r: std::ops::Range<usize>| -> Result<i64, TimestampError> {
+            let part = b.get(r).ok_or_else(err)?;
+            let mut v = 0i64;
+            for &c in part {
+                if !c.is_ascii_digit() {
+                    return Err(err());
+                }
+                v = v * 10 + i64::from(c - b'0');
+            }
+            Ok(v)
+        };
+        let at = |i: usize, allowed: &[u8]| b.get(i).is_some_and(|c| allowed.contains(c));
+        if !(at(4, b"-") && at(7, b"-") && at(10, b"Tt ") && at(13, b":") && at(16, b":")) {
+            return Err(err());
+        }
+        let (y, m, d) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);
+        let (hh, mm, ss) = (digits(11..13)?, digits(14..16)?, digits(17..19)?);
+        if !(1..=12).contains(&m) || d < 1 || d > days_in_month(y, m) || hh > 23 || mm > 59 || ss > 59 {
+            return Err(err());
+        }
+        let mut i = 19;
+        let mut millis = 0;
+        if at(i, b".") {
+            let start = i + 1;
+            let end = start + b[start..].iter().take_while(|c| c.is_ascii_digit()).count();
+            if end == start || end - start > 9 {
+                return Err(err());
+            }
+            // The first three digits, padded: the milliseconds (later digits are truncated).
+            for k in 0..3 {
+                millis = millis * 10 + b.get(start + k).filter(|_| start + k < end).map_or(0, |c| i64::from(c - b'0'));
+            }
+            i = end;
+        }
+        let offset_minutes = match b.get(i) {
+            Some(b'Z' | b'z') if b.len() == i + 1 => 0,
+            Some(sign @ (b'+' | b'-')) if b.len() == i + 6 && b[i + 3] == b':' => {
+                let (oh, om) = (digits(i + 1..i + 3)?, digits(i + 4..i + 6)?);
+                if oh > 23 || om > 59 {
+                    return Err(err());
+                }
+                if *sign == b'-' { -(oh * 60 + om) } else { oh * 60 + om }
+            }
+            _ => return Err(err()),
+        };
+        let local = days_from_civil(y, m, d) * 86_400_000 + hh * 3_600_000 + mm * 60_000 + ss * 1000 + millis;
+        Timestamp::from_millis(local - offset_minutes * 60_000)
+    }
+
+    /// The calendar day (UTC) of this instant.
+    pub const fn date(self) -> Date {
+        Date(self.0.div_euclid(86_400_000) as i32)
+    }
+}
+
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut s = String::with_capacity(TIMESTAMP_LEN);
@@ -200,6 +301,189 @@ impl From<Timestamp> for SystemTime {
         } else {
             UNIX_EPOCH - Duration::from_millis(t.0.unsigned_abs())
         }
+    }
+}
+
+/// A calendar day of the proleptic Gregorian calendar, in the years 0000 to 9999, stored (as
+/// an attribute and inside keys) as the fixed-width text `YYYY-MM-DD` (10 bytes), whose string
+/// order is the order of the days: a key part such as `ORDER#<day>#<id>` sorts by day.
+///
+/// ```
+/// use dynamo_entity::value::time::Date;
+/// let d = Date::from_ymd(2026, 5, 28).unwrap();
+/// assert_eq!(d.to_string(), "2026-05-28");
+/// assert_eq!(Date::parse("2026-05-28"), Ok(d));
+/// assert_eq!((d.year(), d.month(), d.day()), (2026, 5, 28));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Date(i32);
+
+/// The length in bytes of a date's text form.
+pub const DATE_LEN: usize = 10;
+
+impl Date {
+    /// 0000-01-01.
+    pub const MIN: Date = Date((MIN_MILLIS / 86_400_000) as i32);
+    /// 9999-12-31.
+    pub const MAX: Date = Date((MAX_MILLIS / 86_400_000) as i32);
+    /// 1970-01-01.
+    pub const EPOCH: Date = Date(0);
+
+    /// The day `year`-`month`-`day`.
+    ///
+    /// # Errors
+    /// [`TimestampError::Date`] for a year outside 0000 to 9999, or a month and day that are
+    /// not a day of that year (`2026-02-29`).
+    pub fn from_ymd(year: i32, month: u32, day: u32) -> Result<Date, TimestampError> {
+        let (y, m, d) = (i64::from(year), i64::from(month), i64::from(day));
+        if !(0..=9999).contains(&y) || !(1..=12).contains(&m) || d < 1 || d > days_in_month(y, m) {
+            return Err(TimestampError::Date { text: format!("{year}-{month}-{day}") });
+        }
+        Ok(Date(days_from_civil(y, m, d) as i32))
+    }
+
+    /// The day `days` days after 1970-01-01 (negative: before it).
+    ///
+    /// # Errors
+    /// [`TimestampError::Date`] outside the years 0000 to 9999.
+    pub fn from_days_since_epoch(days: i32) -> Result<Date, TimestampError> {
+        if !(Date::MIN.0..=Date::MAX.0).contains(&days) {
+            return Err(TimestampError::Date { text: format!("{days} days after 1970-01-01") });
+        }
+        Ok(Date(days))
+    }
+
+    /// Days since 1970-01-01 (negative: before it).
+    pub const fn days_since_epoch(self) -> i32 {
+        self.0
+    }
+
+    /// The year, 0 to 9999.
+    pub fn year(self) -> i32 {
+        civil_from_days(i64::from(self.0)).0 as i32
+    }
+
+    /// The month, 1 to 12.
+    pub fn month(self) -> u32 {
+        civil_from_days(i64::from(self.0)).1 as u32
+    }
+
+    /// The day of the month, 1 to 31.
+    pub fn day(self) -> u32 {
+        civil_from_days(i64::from(self.0)).2 as u32
+    }
+
+    /// The instant this day begins, 00:00:00.000 UTC.
+    pub const fn midnight(self) -> Timestamp {
+        Timestamp(self.0 as i64 * 86_400_000)
+    }
+
+    /// Appends the 10-byte text form `YYYY-MM-DD` to `out`.
+    pub fn write_to(self, out: &mut String) {
+        let (y, m, d) = civil_from_days(i64::from(self.0));
+        let mut buf = [0u8; DATE_LEN];
+        put_digits(&mut buf[0..4], y as u64);
+        buf[4] = b'-';
+        put_digits(&mut buf[5..7], m as u64);
+        buf[7] = b'-';
+        put_digits(&mut buf[8..10], d as u64);
+        // Every byte written above is ASCII.
+        out.push_str(std::str::from_utf8(&buf).unwrap_or_default());
+    }
+
+    /// Parses the 10-byte text form `YYYY-MM-DD`, and nothing else (one text per day, as keys
+    /// need).
+    ///
+    /// # Errors
+    /// [`TimestampError::Date`] for any other text, including impossible dates such as
+    /// `2026-02-30`.
+    pub fn parse(text: &str) -> Result<Date, TimestampError> {
+        let err = || TimestampError::Date { text: text.to_owned() };
+        let b = text.as_bytes();
+        if b.len() != DATE_LEN || b[4] != b'-' || b[7] != b'-' {
+            return Err(err());
+        }
+        let mut fields = [0u32; 3];
+        for (slot, range) in fields.iter_mut().zip([0..4, 5..7, 8..10]) {
+            for &c in &b[range] {
+                if !c.is_ascii_digit() {
+                    return Err(err());
+                }
+                *slot = *slot * 10 + u32::from(c - b'0');
+            }
+        }
+        Date::from_ymd(fields[0] as i32, fields[1], fields[2]).map_err(|_| err())
+    }
+}
+
+impl fmt::Display for Date {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = String::with_capacity(DATE_LEN);
+        self.write_to(&mut s);
+        f.write_str(&s)
+    }
+}
+
+impl std::str::FromStr for Date {
+    type Err = TimestampError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Date::parse(s)
+    }
+}
+
+/// A [`Timestamp`] stored as a number (`N`) of whole seconds since the Unix epoch: the format
+/// of DynamoDB's time to live, and of many other clients' `createdAt`. The type of the field
+/// handle of an `#[entity(ttl)]` field; any field may have it.
+///
+/// Storing drops the milliseconds (rounding down, [`Timestamp::as_secs`]); reading gives the
+/// whole second, from any integral number text (`1700000000`, `1.7E+9`).
+///
+/// ```
+/// use dynamo_entity::value::time::EpochSeconds;
+/// use dynamo_entity::{Attribute, Timestamp};
+/// use aws_sdk_dynamodb::types::AttributeValue;
+/// let t = Timestamp::from_millis(1_700_000_000_999).unwrap();
+/// assert_eq!(EpochSeconds(t).to_attribute().unwrap(), Some(AttributeValue::N("1700000000".into())));
+/// let back = EpochSeconds::from_attribute(Some(&AttributeValue::N("1700000000".into()))).unwrap();
+/// assert_eq!(back.0, Timestamp::from_secs(1_700_000_000).unwrap());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct EpochSeconds(pub Timestamp);
+
+/// A [`Timestamp`] stored as a number (`N`) of milliseconds since the Unix epoch, as
+/// JavaScript's `Date.now()` gives it.
+///
+/// ```
+/// use dynamo_entity::value::time::EpochMillis;
+/// use dynamo_entity::{Attribute, Timestamp};
+/// use aws_sdk_dynamodb::types::AttributeValue;
+/// let t = Timestamp::from_millis(1_700_000_000_999).unwrap();
+/// assert_eq!(EpochMillis(t).to_attribute().unwrap(), Some(AttributeValue::N("1700000000999".into())));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct EpochMillis(pub Timestamp);
+
+impl From<Timestamp> for EpochSeconds {
+    fn from(t: Timestamp) -> EpochSeconds {
+        EpochSeconds(t)
+    }
+}
+
+impl From<EpochSeconds> for Timestamp {
+    fn from(t: EpochSeconds) -> Timestamp {
+        t.0
+    }
+}
+
+impl From<Timestamp> for EpochMillis {
+    fn from(t: Timestamp) -> EpochMillis {
+        EpochMillis(t)
+    }
+}
+
+impl From<EpochMillis> for Timestamp {
+    fn from(t: EpochMillis) -> Timestamp {
+        t.0
     }
 }
 
@@ -278,6 +562,102 @@ mod tests {
         }
     }
 
+    #[test]
+    fn rfc3339_forms_other_clients_write() {
+        let t = |text: &str| Timestamp::parse_rfc3339(text).map(|t| t.to_string());
+        let want = Ok("2026-05-01T12:34:56.000Z".to_owned());
+        // Python isoformat() without a fraction, with +00:00; Go; JavaScript toISOString().
+        for text in [
+            "2026-05-01T12:34:56Z",
+            "2026-05-01T12:34:56+00:00",
+            "2026-05-01T12:34:56-00:00",
+            "2026-05-01t12:34:56z",
+            "2026-05-01 12:34:56Z",
+            "2026-05-01T14:34:56+02:00",
+            "2026-05-01T07:04:56-05:30",
+            "2026-05-01T12:34:56.0Z",
+            "2026-05-01T12:34:56.000000000Z",
+            "2026-05-01T12:34:56.000Z",
+        ] {
+            assert_eq!(t(text), want, "{text}");
+        }
+        assert_eq!(t("2026-05-01T12:34:56.1Z"), Ok("2026-05-01T12:34:56.100Z".into()));
+        assert_eq!(t("2026-05-01T12:34:56.12Z"), Ok("2026-05-01T12:34:56.120Z".into()));
+        assert_eq!(t("2026-05-01T12:34:56.123456+00:00"), Ok("2026-05-01T12:34:56.123Z".into()));
+        assert_eq!(t("2026-05-01T12:34:56.999999999Z"), Ok("2026-05-01T12:34:56.999Z".into()));
+        // An offset that crosses midnight and a year.
+        assert_eq!(t("2026-01-01T01:00:00+02:00"), Ok("2025-12-31T23:00:00.000Z".into()));
+        assert_eq!(t("2025-12-31T23:30:00-01:00"), Ok("2026-01-01T00:30:00.000Z".into()));
+        assert_eq!(t("2024-02-29T00:00:00Z"), Ok("2024-02-29T00:00:00.000Z".into()));
+        assert_eq!(
+            Timestamp::parse_rfc3339("0000-01-01T00:30:00+01:00"),
+            Err(TimestampError::OutOfRange { millis: MIN_MILLIS - 30 * 60_000 })
+        );
+        assert!(matches!(
+            Timestamp::parse_rfc3339("9999-12-31T23:59:59-00:01"),
+            Err(TimestampError::OutOfRange { .. })
+        ));
+    }
+
+    #[test]
+    fn rfc3339_refuses_what_it_is_not() {
+        for bad in [
+            "2026-05-01T12:34:56",             // no offset
+            "2026-05-01T12:34:56.Z",           // a point without digits
+            "2026-05-01T12:34:56.1234567890Z", // 10 fractional digits
+            "2026-05-01T12:34:60Z",            // a leap second
+            "2026-02-29T12:34:56Z",            // not a leap year
+            "2026-05-01T24:00:00Z",
+            "2026-05-01T12:34:56+0200",
+            "2026-05-01T12:34:56+24:00",
+            "2026-05-01T12:34:56+02:60",
+            "2026-05-01T12:34:56Z ",
+            "2026-05-01",
+            "2026-5-01T12:34:56Z",
+            "+026-05-01T12:34:56Z",
+            "",
+            "yesterday",
+        ] {
+            assert_eq!(Timestamp::parse_rfc3339(bad), Err(TimestampError::Rfc3339 { text: bad.to_owned() }), "{bad}");
+        }
+        assert_eq!(
+            TimestampError::Rfc3339 { text: "x".into() }.to_string(),
+            "`x` is not an RFC 3339 timestamp (YYYY-MM-DDTHH:MM:SS, 0 to 9 fractional digits, then Z or +HH:MM)"
+        );
+    }
+
+    #[test]
+    fn dates() {
+        assert_eq!(Date::MIN.to_string(), "0000-01-01");
+        assert_eq!(Date::MAX.to_string(), "9999-12-31");
+        assert_eq!(Date::EPOCH.to_string(), "1970-01-01");
+        assert_eq!(Date::parse("2026-05-28").unwrap().days_since_epoch(), 20_601);
+        assert_eq!(Date::parse("1969-12-31").unwrap().days_since_epoch(), -1);
+        assert_eq!(Date::MIN.midnight(), Timestamp::MIN);
+        assert_eq!(Timestamp::MAX.date(), Date::MAX);
+        assert_eq!(Timestamp::from_millis(-1).unwrap().date().to_string(), "1969-12-31");
+        assert_eq!(Date::from_days_since_epoch(Date::MAX.days_since_epoch() + 1).map(|d| d.to_string()).ok(), None);
+        for bad in ["2026-02-29", "2026-13-01", "2026-00-10", "2026-05-32", "2026-5-28", "20260528", "2026-05-28Z", ""]
+        {
+            assert_eq!(Date::parse(bad), Err(TimestampError::Date { text: bad.to_owned() }), "{bad}");
+        }
+        assert_eq!(Date::from_ymd(10_000, 1, 1), Err(TimestampError::Date { text: "10000-1-1".into() }));
+        assert_eq!(Date::from_ymd(-1, 1, 1), Err(TimestampError::Date { text: "-1-1-1".into() }));
+    }
+
+    /// One RFC 3339 spelling of `millis` with `digits` fractional digits (0 to 9; the first
+    /// three are the milliseconds, the rest `extra`), at an offset of `offset` minutes.
+    fn spelled(millis: i64, digits: usize, extra: u64, offset: i64) -> String {
+        let local = Timestamp(millis + offset * 60_000).to_string(); // YYYY-MM-DDTHH:MM:SS.mmmZ
+        let fraction = format!("{}{:06}", &local[20..23], extra);
+        let zone = match offset {
+            0 => "Z".to_owned(),
+            o => format!("{}{:02}:{:02}", if o < 0 { '-' } else { '+' }, o.abs() / 60, o.abs() % 60),
+        };
+        let dot = if digits == 0 { String::new() } else { format!(".{}", &fraction[..digits]) };
+        format!("{}{dot}{zone}", &local[..19])
+    }
+
     proptest::proptest! {
         #[test]
         fn text_round_trips_and_orders(a in MIN_MILLIS..=MAX_MILLIS, b in MIN_MILLIS..=MAX_MILLIS) {
@@ -286,6 +666,38 @@ mod tests {
             proptest::prop_assert_eq!(sa.len(), TIMESTAMP_LEN);
             proptest::prop_assert_eq!(Timestamp::parse(&sa), Ok(ta));
             proptest::prop_assert_eq!(sa.cmp(&sb), a.cmp(&b));
+        }
+
+        /// Every spelling (0 to 9 fractional digits, any offset) reads as its instant, truncated
+        /// to the millisecond, and writes the canonical form.
+        #[test]
+        fn rfc3339_normalizes_to_the_instant(
+            millis in (MIN_MILLIS + 86_400_000)..=(MAX_MILLIS - 86_400_000),
+            digits in 0usize..=9,
+            extra in 0u64..1_000_000,
+            offset in -(23 * 60 + 59)..=(23 * 60 + 59i64),
+        ) {
+            let text = spelled(millis, digits, extra, offset);
+            let kept = if digits >= 3 { millis } else {
+                let unit = 10i64.pow(3 - digits as u32);
+                let local = millis + offset * 60_000;
+                local - local.rem_euclid(unit) - offset * 60_000
+            };
+            let t = Timestamp::parse_rfc3339(&text);
+            proptest::prop_assert_eq!(t, Ok(Timestamp(kept)), "{}", text);
+            proptest::prop_assert_eq!(Timestamp::parse(&Timestamp(kept).to_string()), Ok(Timestamp(kept)));
+        }
+
+        /// Dates round-trip, and their text order is their order.
+        #[test]
+        fn date_text_round_trips_and_orders(a in Date::MIN.0..=Date::MAX.0, b in Date::MIN.0..=Date::MAX.0) {
+            let (da, db) = (Date(a), Date(b));
+            let (sa, sb) = (da.to_string(), db.to_string());
+            proptest::prop_assert_eq!(sa.len(), DATE_LEN);
+            proptest::prop_assert_eq!(Date::parse(&sa), Ok(da));
+            proptest::prop_assert_eq!(Date::from_ymd(da.year(), da.month(), da.day()), Ok(da));
+            proptest::prop_assert_eq!(sa.cmp(&sb), a.cmp(&b));
+            proptest::prop_assert_eq!(da.midnight().date(), da);
         }
     }
 }

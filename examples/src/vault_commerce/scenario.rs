@@ -78,7 +78,7 @@ pub async fn reconcile_customer_name(table: &Table, user: &UserId) -> Result<usi
         futures::stream::iter(&stale)
             .map(|o| table.update(Order::key(user, &o.order_id)).set(Order::CUSTOMER_NAME, &profile.name).send())
             .buffer_unordered(8)
-            .try_collect::<Vec<Order>>()
+            .try_collect::<Vec<_>>()
             .await?;
     }
     Ok(updated)

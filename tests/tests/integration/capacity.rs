@@ -199,7 +199,7 @@ async fn an_update_that_moves_a_gsi_key_costs_a_delete_and_a_put_in_the_gsi() {
     let before = stored(&table, "a").await.unwrap();
 
     let op = table.metered();
-    let updated = op.update(Doc::key("a")).set(Doc::CATEGORY, &Some("new".to_owned())).send().await.unwrap();
+    let updated = op.update(Doc::key("a")).set(Doc::CATEGORY, &Some("new".to_owned())).send().await.unwrap().unwrap();
     assert_eq!(updated.category.as_deref(), Some("new"));
     let after = stored(&table, "a").await.unwrap();
     let estimate = capacity::write([GSI1], Some(&before), Some(&after), WriteMode::Standard);
@@ -230,7 +230,7 @@ async fn delete_costs_the_deleted_item() {
         table.put(&doc(id, Some("k"), size)).await.unwrap();
         let before = stored(&table, id).await.unwrap();
         let op = table.metered();
-        assert!(op.delete(Doc::key(id)).await.unwrap().is_some());
+        assert!(op.delete(Doc::key(id)).await.unwrap().unwrap().is_some());
         let estimate = capacity::write([GSI1], Some(&before), None, WriteMode::Standard);
         assert_eq!((op.consumed(), estimate), (writes_gsi(units, units), writes_gsi(units, units)), "{id}");
     }

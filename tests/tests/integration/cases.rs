@@ -189,6 +189,7 @@ async fn case_k06_one_part_of_a_composite_gsi_key_changes() {
         .set(Ticket::CREATED_AT, &created_at)
         .send()
         .await
+        .unwrap()
         .unwrap();
     assert_eq!(closed.status, TicketStatus::Closed);
     let item = common::raw_item(&table, "TICKET#t1", "META").await.unwrap();

@@ -48,7 +48,7 @@ async fn update_condition_at_300_operators_with_the_library_guards_named() {
     let condition = at_limit.render().unwrap().condition_expression.unwrap();
     assert!(condition.starts_with("attribute_exists(#n1) AND #n2 = :v3 AND (NOT #n0 > :v1) AND ("), "{condition}");
     let updated =
-        table.update(Counter::key("c")).add(Counter::HITS, &1).condition(any_score(147)).send().await.unwrap();
+        table.update(Counter::key("c")).add(Counter::HITS, &1).condition(any_score(147)).send().await.unwrap().unwrap();
     assert_eq!(updated.hits, 1);
 
     // One more operator (a NOT) is refused before sending, naming the library's share.
@@ -249,7 +249,7 @@ async fn update_expression_at_4096_bytes() {
     assert!(n < 100, "{n}");
     let fits = length(n).unwrap();
     assert!(fits <= 4096 && fits > 4096 - 60, "{fits}");
-    let updated = append_to(table.update(Wide::key("w")), n).send().await.unwrap();
+    let updated = append_to(table.update(Wide::key("w")), n).send().await.unwrap().unwrap();
     assert_eq!((updated.f0.clone(), updated.f1.len()), (vec!["x".to_owned()], 1));
 
     injector.reset_records();

@@ -221,6 +221,7 @@ async fn an_update_moves_the_item_in_the_lsi_and_a_none_takes_it_out() {
         .set(Order::STATUS, &Some("shipped".to_owned()))
         .send()
         .await
+        .unwrap()
         .unwrap();
     assert_eq!(moved.placed, 1150);
     let raw = common::raw_item(&table, "USER#u1", "ORDER#0000000002").await.unwrap();

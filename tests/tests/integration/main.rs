@@ -11,6 +11,8 @@
 
 mod common;
 
+mod applied;
+
 mod batch;
 mod bench_plots;
 mod browser;
@@ -27,6 +29,7 @@ mod interop;
 mod inverted;
 mod key_fields;
 mod keyspace;
+mod lenient;
 mod limits;
 mod lint;
 mod local_databases;

@@ -284,7 +284,7 @@ async fn items_guards_and_versions_are_stored_under_the_names() {
     );
 
     // Delete: the item and its guard go; a delete of an item of another type is refused.
-    assert_eq!(table.delete(Member::key("ann")).await.unwrap().map(|m| m.team), Some("blue".to_owned()));
+    assert_eq!(table.delete(Member::key("ann")).await.unwrap().unwrap().map(|m| m.team), Some("blue".to_owned()));
     assert_eq!(raw(&table, "USER#ann", "PROFILE").await, None);
     assert_eq!(raw(&table, "UNIQUE#Member#email#ann@example.test", "UNIQUE").await, None);
 

@@ -142,7 +142,7 @@ async fn update_set_remove_add_and_conditions() {
     assert_eq!(b, Account { name: "Renamed".into(), nickname: Some("nick".into()), balance: 8, ..a.clone() });
 
     // Adding to a field that is exactly a GSI sort key moves the key with it.
-    let c = table.update(key()).add(Account::SEATS, &2).send().await.unwrap();
+    let c = table.update(key()).add(Account::SEATS, &2).send().await.unwrap().unwrap();
     assert_eq!(c.seats, 5);
     let item = common::raw_item(&table, "ACCOUNT#a1", "PROFILE").await.unwrap();
     assert_eq!(item["GSI1SK"], AttributeValue::N("5".into()));

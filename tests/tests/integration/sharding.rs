@@ -263,7 +263,7 @@ async fn updates_move_items_between_partitions_and_shards() {
     // Start 30 queued jobs: each leaves JOBS#queued#s for JOBS#running#s (same shard, by id).
     let moving: Vec<String> = all.iter().filter(|j| j.stage == Stage::Queued).take(30).map(|j| j.id.clone()).collect();
     for id in &moving {
-        let updated = table.update(Job::key(id)).set(Job::STAGE, &Stage::Running).send().await.unwrap();
+        let updated = table.update(Job::key(id)).set(Job::STAGE, &Stage::Running).send().await.unwrap().unwrap();
         assert_eq!(updated.stage, Stage::Running);
         let item = common::raw_item(&table, &format!("JOB#{id}"), "META").await.unwrap();
         assert_eq!(item.get("GSI1PK"), Some(&AttributeValue::S(format!("JOBS#running#{}", fnv(id) % 8))));
@@ -284,6 +284,7 @@ async fn updates_move_items_between_partitions_and_shards() {
         .set(Job::TEAM, &job.team)
         .send()
         .await
+        .unwrap()
         .unwrap();
     assert_eq!(moved.owner, "zed");
     let item = common::raw_item(&table, &format!("JOB#{}", job.id), "META").await.unwrap();

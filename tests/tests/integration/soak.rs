@@ -26,6 +26,7 @@ use std::time::Instant;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_entity::collection::Items;
+use dynamo_entity::error::Returned;
 use dynamo_entity::transact::CancellationCode;
 use dynamo_entity::{Entity, Error, Item, Table, Timestamp};
 use dynamo_entity_examples::rng::Rng;
@@ -145,7 +146,7 @@ async fn task(world: &World, t: usize, ops: usize) -> TaskLog {
                 .send()
                 .await;
             match result {
-                Ok(s) if s.status == SkillStatus::Approved => {
+                Ok(Returned::Decoded(s)) if s.status == SkillStatus::Approved => {
                     log.count(Kind::Approval, Outcome::Done);
                     log.approved.push(skill.id.clone());
                 }

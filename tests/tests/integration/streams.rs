@@ -53,6 +53,7 @@ async fn records_from_a_real_stream_decode_into_the_table_enum() {
         .set(Skill::SUBMITTED_AT, &s.submitted_at)
         .send()
         .await
+        .unwrap()
         .unwrap();
     table.delete(Skill::key(&s.id)).await.unwrap();
     let mut legacy = s.to_item().unwrap();

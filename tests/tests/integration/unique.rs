@@ -249,7 +249,7 @@ async fn put_and_replace_move_guards_too() {
     assert_eq!(table.get_consistent(Member::key("u1")).await.unwrap(), Some(ann.clone()));
     // replace returns the old item; a missing one is NotFound and claims nothing.
     ann.handle = None;
-    let old = table.replace(&ann).await.unwrap();
+    let old = table.replace(&ann).await.unwrap().unwrap();
     assert_eq!(old.handle.as_deref(), Some("ann"));
     let err = table.replace(&member("u9", "nine@example.test", None)).await.unwrap_err();
     assert!(matches!(err, Error::NotFound { entity: "Member", .. }), "{err:?}");
@@ -428,7 +428,7 @@ async fn entities_stored_without_guards_get_them_on_the_next_put() {
         table.client().put_item().table_name(table.name()).set_item(Some(item)).send().await.unwrap();
     }
     table.update(Member::key("u3")).set_unique(Member::EMAIL, &"cy@example.test".to_owned()).send().await.unwrap();
-    assert_eq!(table.delete(Member::key("u4")).await.unwrap().unwrap().email, ANN);
+    assert_eq!(table.delete(Member::key("u4")).await.unwrap().unwrap().unwrap().email, ANN);
     assert_eq!(
         guards(&table).await,
         set(&[

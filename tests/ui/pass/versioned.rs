@@ -1,4 +1,5 @@
 // Every maintained attribute on one entity, with the handle types they get.
+use dynamo_entity::error::Returned;
 use dynamo_entity::expr::Field;
 use dynamo_entity::{Entity, Table, Timestamp};
 use dynamo_entity::versioning::EpochSeconds;
@@ -32,7 +33,7 @@ pub struct Token {
 async fn write(table: &Table, mut doc: Doc) -> dynamo_entity::Result<()> {
     table.create(&mut doc).await?;
     table.put(&doc).await?;
-    let _old: Doc = table.replace(&mut doc).await?;
+    let _old: Returned<Doc> = table.replace(&mut doc).await?;
     let t = Timestamp::now();
     table
         .update(Doc::key("d1"))
