@@ -24,7 +24,7 @@ pub use aws_sdk_dynamodb::types::AttributeValue;
 pub use std::result::Result;
 
 /// A writer for a partition key (2,048-byte limit).
-#[inline]
+#[inline(always)]
 pub fn pk_writer(entity: &'static str, attribute: &'static str, template: &'static Template) -> KeyWriter {
     KeyWriter::new(KeyContext { entity, attribute, template, max_bytes: MAX_PARTITION_KEY_BYTES })
 }
@@ -39,7 +39,7 @@ pub fn shard_keys(
 }
 
 /// A writer for a sort key (1,024-byte limit).
-#[inline]
+#[inline(always)]
 pub fn sk_writer(entity: &'static str, attribute: &'static str, template: &'static Template) -> KeyWriter {
     KeyWriter::new(KeyContext { entity, attribute, template, max_bytes: MAX_SORT_KEY_BYTES })
 }

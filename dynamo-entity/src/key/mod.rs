@@ -560,29 +560,55 @@ impl KeyPart for Timestamp {
 #[inline]
 fn push_padded(out: &mut String, v: u128, width: usize) {
     let mut buf = [b'0'; 39];
-    let mut i = buf.len();
-    let mut v = v;
-    while v > 0 {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-    }
     let start = buf.len() - width;
-    debug_assert!(i >= start);
+    let first = write_digits(&mut buf, v);
+    debug_assert!(first >= start);
     out.push_str(std::str::from_utf8(&buf[start..]).unwrap_or_default());
 }
 
-/// Writes an integer as a DynamoDB number, which holds at most 38 significant digits.
-fn write_number<T: std::fmt::Display>(out: &mut String, v: T) -> Result<(), KeyPartError> {
-    use std::fmt::Write;
-    let start = out.len();
-    let _ = write!(out, "{v}");
-    let digits = out[start..].trim_start_matches('-').trim_end_matches('0').len();
-    if digits > 38 {
-        let text = out[start..].to_owned();
-        out.truncate(start);
-        return Err(KeyPartError::Invalid { text, ty: "a DynamoDB number (at most 38 significant digits)" });
+/// Writes `v`'s decimal digits at the end of `buf`, returning where they start (`buf.len()`
+/// for zero: no digits). 64-bit values, the common case, divide in 64 bits (a 128-bit
+/// division is a library call).
+#[inline]
+fn write_digits(buf: &mut [u8; 39], v: u128) -> usize {
+    let mut i = buf.len();
+    if let Ok(mut v) = u64::try_from(v) {
+        while v > 0 {
+            i -= 1;
+            buf[i] = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
+    } else {
+        let mut v = v;
+        while v > 0 {
+            i -= 1;
+            buf[i] = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
     }
+    i
+}
+
+/// Writes an integer (`-` when `negative`, then `magnitude`) as a DynamoDB number, which holds
+/// at most 38 significant digits (only a 128-bit integer can have more).
+#[inline]
+fn write_number(out: &mut String, negative: bool, magnitude: u128) -> Result<(), KeyPartError> {
+    let mut buf = [b'0'; 39];
+    let first = write_digits(&mut buf, magnitude).min(buf.len() - 1);
+    let digits = &buf[first..];
+    let significant = digits.len() - digits.iter().rev().take_while(|&&d| d == b'0').count();
+    let text = std::str::from_utf8(digits).unwrap_or_default();
+    if significant > 38 {
+        let sign = if negative { "-" } else { "" };
+        return Err(KeyPartError::Invalid {
+            text: format!("{sign}{text}"),
+            ty: "a DynamoDB number (at most 38 significant digits)",
+        });
+    }
+    if negative {
+        out.push('-');
+    }
+    out.push_str(text);
     Ok(())
 }
 
@@ -639,7 +665,7 @@ macro_rules! unsigned_key_part {
             fn write_part(&self, out: &mut String, form: PartForm) -> Result<bool, KeyPartError> {
                 match form {
                     PartForm::Composite => push_padded(out, *self as u128, $w),
-                    PartForm::Number => write_number(out, *self)?,
+                    PartForm::Number => write_number(out, false, *self as u128)?,
                 }
                 Ok(true)
             }
@@ -679,7 +705,7 @@ macro_rules! signed_key_part {
                             push_padded(out, offset as u128, $w);
                         }
                     }
-                    PartForm::Number => write_number(out, *self)?,
+                    PartForm::Number => write_number(out, *self < 0, self.unsigned_abs() as u128)?,
                 }
                 Ok(true)
             }
@@ -955,9 +981,16 @@ pub struct KeyWriter {
 
 impl KeyWriter {
     /// A writer for the key described by `ctx`.
-    #[inline]
+    #[inline(always)]
     pub fn new(ctx: KeyContext) -> KeyWriter {
-        let out = String::with_capacity(ctx.template.source.len() + 24);
+        // A key of one literal (`META`, `PROFILE`) is its text, allocated to size. Otherwise
+        // the template's length with its placeholders' names, plus a little, usually holds the
+        // key with its values: one allocation the size of the key (no growth, and none of the
+        // larger size classes a generous guess would take).
+        if let [Segment::Literal(l)] = ctx.template.segments {
+            return KeyWriter { ctx, out: (*l).to_owned(), next: 1, absent: None };
+        }
+        let out = String::with_capacity(ctx.template.source.len() + 8);
         let mut w = KeyWriter { ctx, out, next: 0, absent: None };
         w.literals();
         w
@@ -977,7 +1010,7 @@ impl KeyWriter {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn literals(&mut self) {
         while let Some(Segment::Literal(l)) = self.ctx.template.segments.get(self.next) {
             if self.next > 0 {
@@ -1078,7 +1111,7 @@ impl KeyWriter {
     ///
     /// # Errors
     /// [`KeyError::Part`] when the value cannot be a key part.
-    #[inline]
+    #[inline(always)]
     pub fn part<T: KeyPart + ?Sized>(&mut self, value: &T) -> Result<(), KeyError> {
         if self.next > 0 {
             self.out.push(DELIMITER);
@@ -1129,7 +1162,7 @@ impl KeyWriter {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn check_len(&self) -> Result<(), KeyError> {
         let bytes = self.out.len();
         if bytes > self.ctx.max_bytes {
@@ -1149,7 +1182,7 @@ impl KeyWriter {
     ///
     /// # Errors
     /// [`KeyError::TooLong`] over the size limit.
-    #[inline]
+    #[inline(always)]
     pub fn finish_sparse(self) -> Result<Option<AttributeValue>, KeyError> {
         if self.absent.is_some() {
             return Ok(None);
@@ -1165,7 +1198,7 @@ impl KeyWriter {
     ///
     /// # Errors
     /// [`KeyError::Missing`] when a part was `None`, [`KeyError::TooLong`] over the size limit.
-    #[inline]
+    #[inline(always)]
     pub fn finish(self) -> Result<AttributeValue, KeyError> {
         if let Some(field) = self.absent {
             return Err(KeyError::Missing {
