@@ -348,35 +348,6 @@ pub fn push_lsi_key(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn s(v: &str) -> Option<AttributeValue> {
-        Some(AttributeValue::S(v.to_owned()))
-    }
-
-    #[test]
-    fn only_complete_key_pairs_and_present_sort_keys_are_pushed() {
-        let mut keys = Vec::new();
-        push_gsi_keys(&mut keys, "GSI1PK", "GSI1SK", (s("CAT#ai"), None));
-        push_gsi_keys(&mut keys, "GSI1PK", "GSI1SK", (None, s("7")));
-        push_lsi_key(&mut keys, "LSI1SK", None);
-        assert!(keys.is_empty());
-
-        push_gsi_keys(&mut keys, "GSI2PK", "GSI2SK", (s("CAT#ai"), s("0007")));
-        push_lsi_key(&mut keys, "LSI1SK", s("2026"));
-        assert_eq!(
-            keys,
-            vec![
-                ("GSI2PK", AttributeValue::S("CAT#ai".into())),
-                ("GSI2SK", AttributeValue::S("0007".into())),
-                ("LSI1SK", AttributeValue::S("2026".into())),
-            ]
-        );
-    }
-}
-
 // --- item collections (`#[derive(Collection)]`) ---------------------------------------------
 
 /// Fills a single-item field of a collection, failing on a second item.
@@ -456,4 +427,33 @@ pub fn guard_key(
 /// that is no guard key.
 pub fn parse_guard_key(pk: &str) -> Option<(String, String, String)> {
     crate::unique::parse_guard_key(pk)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(v: &str) -> Option<AttributeValue> {
+        Some(AttributeValue::S(v.to_owned()))
+    }
+
+    #[test]
+    fn only_complete_key_pairs_and_present_sort_keys_are_pushed() {
+        let mut keys = Vec::new();
+        push_gsi_keys(&mut keys, "GSI1PK", "GSI1SK", (s("CAT#ai"), None));
+        push_gsi_keys(&mut keys, "GSI1PK", "GSI1SK", (None, s("7")));
+        push_lsi_key(&mut keys, "LSI1SK", None);
+        assert!(keys.is_empty());
+
+        push_gsi_keys(&mut keys, "GSI2PK", "GSI2SK", (s("CAT#ai"), s("0007")));
+        push_lsi_key(&mut keys, "LSI1SK", s("2026"));
+        assert_eq!(
+            keys,
+            vec![
+                ("GSI2PK", AttributeValue::S("CAT#ai".into())),
+                ("GSI2SK", AttributeValue::S("0007".into())),
+                ("LSI1SK", AttributeValue::S("2026".into())),
+            ]
+        );
+    }
 }
