@@ -406,7 +406,7 @@ pub trait KeyPart {
     /// Whether `encoded` is exactly the text [`KeyPart::write_part`] writes for this value in
     /// `form`: `false` for an absent value (`None`) and for a value that cannot be a key part.
     /// `encoded` is one segment of a stored key (no delimiter inside). The key check of every
-    /// decode ([`KeyMatcher`]) asks this; the default writes the part into a reused buffer and
+    /// decode (generated `from_item`) asks this; the default writes the part into a reused buffer and
     /// compares, and the built-in types compare without writing. An override must agree with
     /// `write_part` exactly; a `false` where the texts are equal only costs time (the check
     /// then builds the whole key), a `true` where they differ would let a mismatched item
@@ -772,7 +772,8 @@ pub(crate) fn integer_number_form(composite: &str) -> Option<String> {
     }
 }
 
-/// What picks the shard of a shard segment: see [`KeyWriter::shard`].
+/// What picks the shard of a shard segment `<shard(field, N)>` when a key is written: the source
+/// field's value (hashed with [`shard_of`]) or a given shard number.
 #[derive(Debug)]
 pub enum ShardBy<'a, T: ?Sized> {
     /// The value of the shard's source field (writing an item's key).
