@@ -27,7 +27,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 
 use crate::error::{Error, ItemError};
 use crate::query::QuerySpec;
-use crate::schema::{AttributeNames, Entity, Index, Item, TYPE_ATTRIBUTE, describe_key};
+use crate::schema::{AttributeNames, Entity, Index, Item, TYPE_ATTRIBUTE};
 pub use crate::schema::{Collection, EntityEnum, Unknown};
 use crate::table::{Call, Table};
 
@@ -181,7 +181,7 @@ impl Items {
     pub fn all_lenient<E: Entity>(&self) -> (Vec<E>, Vec<ItemError>) {
         let mut decoded = Vec::new();
         let mut skipped = Vec::new();
-        for item in self.items.iter().filter(|i| is_type(i, E::NAMES.entity_type, E::TYPE)) {
+        for item in self.items.iter().filter(|i| is_type_of::<E>(i)) {
             match E::from_item(item) {
                 Ok(value) => decoded.push(value),
                 Err(e) => skipped.push(ItemError::new(E::NAMES, item.clone(), e)),
@@ -284,7 +284,7 @@ pub fn is_internal_named(item: &Item, type_attribute: &str) -> bool {
     type_of_named(item, type_attribute) == Some(crate::unique::GUARD_TYPE)
 }
 
-fn warn_unknown(item: &Item, names: &AttributeNames) {
+pub(crate) fn warn_unknown(item: &Item, names: &AttributeNames) {
     if is_internal_named(item, names.entity_type) {
         return;
     }
@@ -306,67 +306,6 @@ pub fn type_of_named<'a>(item: &'a Item, type_attribute: &str) -> Option<&'a str
     match item.get(type_attribute) {
         Some(AttributeValue::S(t)) => Some(t),
         _ => None,
-    }
-}
-
-/// Generated code: fills a single-item field, failing on a second item.
-#[doc(hidden)]
-pub fn collect_one<E: Entity>(
-    slot: &mut Option<E>,
-    item: &Item,
-    collection: &'static str,
-    field: &'static str,
-) -> Result<(), Error> {
-    if slot.is_some() {
-        return Err(Error::DuplicateItem { collection, field, key: E::NAMES.describe_key(item) });
-    }
-    *slot = Some(E::from_item(item)?);
-    Ok(())
-}
-
-/// Generated code: a required single-item field.
-#[doc(hidden)]
-pub fn required<E>(
-    slot: Option<E>,
-    collection: &'static str,
-    field: &'static str,
-    entity: &'static str,
-    items: &[Item],
-) -> Result<E, Error> {
-    slot.ok_or_else(|| Error::MissingItem {
-        collection,
-        field,
-        entity,
-        partition: items.first().map(describe_key).unwrap_or_else(|| "an empty partition".to_owned()),
-    })
-}
-
-/// Generated code: an item of a type the collection does not name.
-#[doc(hidden)]
-pub fn unknown_item(item: &Item, collection: &'static str, unknown: Unknown) -> Result<(), Error> {
-    unknown_item_named(item, &AttributeNames::DEFAULT, collection, unknown)
-}
-
-/// Generated code: [`unknown_item`] for a table with the attribute names `names`.
-#[doc(hidden)]
-pub fn unknown_item_named(
-    item: &Item,
-    names: &AttributeNames,
-    collection: &'static str,
-    unknown: Unknown,
-) -> Result<(), Error> {
-    if is_internal_named(item, names.entity_type) {
-        return Ok(());
-    }
-    match unknown {
-        Unknown::Skip => {
-            warn_unknown(item, names);
-            Ok(())
-        }
-        Unknown::Error => {
-            let found = type_of_named(item, names.entity_type).map(str::to_owned);
-            Err(Error::UnexpectedItem { collection, found, key: names.describe_key(item) })
-        }
     }
 }
 

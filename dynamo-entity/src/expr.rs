@@ -137,7 +137,7 @@ impl Condition {
     ///
     /// # Errors
     /// The field and the error of a value that could not be encoded.
-    pub fn render(&self, ph: &mut Placeholders) -> Result<String, (&'static str, ValueError)> {
+    pub(crate) fn render(&self, ph: &mut Placeholders) -> Result<String, (&'static str, ValueError)> {
         let node = self.node.as_ref().map_err(|e| (self.field, e.clone()))?;
         let mut out = String::new();
         render(node, ph, &mut out);
@@ -287,10 +287,9 @@ impl<E, T: Attribute, M> Field<E, T, M> {
     }
 }
 
-#[doc(hidden)]
 /// Expression attribute names and values of one request, numbered as they are added.
 #[derive(Debug, Default)]
-pub struct Placeholders {
+pub(crate) struct Placeholders {
     names: HashMap<String, String>,
     values: HashMap<String, AttributeValue>,
 }

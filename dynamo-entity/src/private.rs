@@ -3,12 +3,15 @@
 //! public API: it may change in any release. The logic lives in the runtime's modules; these
 //! are thin entry points with the shapes the expansions need.
 
-pub use crate::collection::{collect_one, required, type_of, type_of_named, unknown_item, unknown_item_named};
+pub use crate::collection::Unknown;
+use crate::collection::{is_internal_named, warn_unknown};
+pub use crate::collection::{type_of, type_of_named};
 pub use crate::error::Error;
 pub use crate::expr::{Field, Immutable, Mutable};
+pub use crate::key::support::{KeyContext, KeyMatcher, KeyWriter};
 pub use crate::key::{
-    Cardinality, KeyContext, KeyMatcher, KeyPart, KeyPartError, KeyType, KeyWriter, MAX_PARTITION_KEY_BYTES,
-    MAX_SORT_KEY_BYTES, PartForm, Segment, ShardBy, Template, single_key_type,
+    Cardinality, KeyPart, KeyPartError, KeyType, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, PartForm, Segment,
+    ShardBy, Template, single_key_type,
 };
 pub use crate::query::QuerySpec;
 pub use crate::schema::check::*;
@@ -24,7 +27,7 @@ pub use aws_sdk_dynamodb::types::AttributeValue;
 pub use std::result::Result;
 
 /// A writer for a partition key (2,048-byte limit).
-#[inline]
+#[inline(always)]
 pub fn pk_writer(entity: &'static str, attribute: &'static str, template: &'static Template) -> KeyWriter {
     KeyWriter::new(KeyContext { entity, attribute, template, max_bytes: MAX_PARTITION_KEY_BYTES })
 }
@@ -39,7 +42,7 @@ pub fn shard_keys(
 }
 
 /// A writer for a sort key (1,024-byte limit).
-#[inline]
+#[inline(always)]
 pub fn sk_writer(entity: &'static str, attribute: &'static str, template: &'static Template) -> KeyWriter {
     KeyWriter::new(KeyContext { entity, attribute, template, max_bytes: MAX_SORT_KEY_BYTES })
 }
@@ -408,6 +411,87 @@ pub fn push_lsi_key(
     if let Some(sk) = sk {
         keys.push((sk_attribute, sk));
     }
+}
+
+// --- item collections (`#[derive(Collection)]`) ---------------------------------------------
+
+/// Fills a single-item field of a collection, failing on a second item.
+pub fn collect_one<E: Entity>(
+    slot: &mut Option<E>,
+    item: &Item,
+    collection: &'static str,
+    field: &'static str,
+) -> Result<(), Error> {
+    if slot.is_some() {
+        return Err(Error::DuplicateItem { collection, field, key: E::NAMES.describe_key(item) });
+    }
+    *slot = Some(E::from_item(item)?);
+    Ok(())
+}
+
+/// A required single-item field of a collection: its value, or `Error::MissingItem`.
+pub fn required<E>(
+    slot: Option<E>,
+    collection: &'static str,
+    field: &'static str,
+    entity: &'static str,
+    items: &[Item],
+) -> Result<E, Error> {
+    slot.ok_or_else(|| Error::MissingItem {
+        collection,
+        field,
+        entity,
+        partition: items.first().map(describe_key).unwrap_or_else(|| "an empty partition".to_owned()),
+    })
+}
+
+/// An item of a type the collection does not name: skipped (with a warning) or an error.
+pub fn unknown_item(item: &Item, collection: &'static str, unknown: Unknown) -> Result<(), Error> {
+    unknown_item_named(item, &AttributeNames::DEFAULT, collection, unknown)
+}
+
+/// [`unknown_item`] for a table with the attribute names `names`.
+pub fn unknown_item_named(
+    item: &Item,
+    names: &AttributeNames,
+    collection: &'static str,
+    unknown: Unknown,
+) -> Result<(), Error> {
+    if is_internal_named(item, names.entity_type) {
+        return Ok(());
+    }
+    match unknown {
+        Unknown::Skip => {
+            warn_unknown(item, names);
+            Ok(())
+        }
+        Unknown::Error => {
+            let found = type_of_named(item, names.entity_type).map(str::to_owned);
+            Err(Error::UnexpectedItem { collection, found, key: names.describe_key(item) })
+        }
+    }
+}
+
+// --- uniqueness guards (for the fuzz targets) -------------------------------------------------
+
+/// The primary key of the guard item of `value` of `entity`'s field stored in `attribute`
+/// (the unique module's layout); `None` for an absent value.
+///
+/// # Errors
+/// `Error::Invalid` for a value that cannot be unique (a set, list or map), `Error::Key` over
+/// DynamoDB's 2,048-byte partition key limit.
+pub fn guard_key(
+    entity: &'static str,
+    attribute: &str,
+    value: Option<&AttributeValue>,
+) -> Result<Option<PrimaryKey>, Error> {
+    crate::unique::guard_key(entity, attribute, value)
+}
+
+/// The entity, attribute and value text of a guard item's partition key; `None` for a key
+/// that is no guard key.
+pub fn parse_guard_key(pk: &str) -> Option<(String, String, String)> {
+    crate::unique::parse_guard_key(pk)
 }
 
 #[cfg(test)]

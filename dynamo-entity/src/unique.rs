@@ -137,7 +137,7 @@ const ATTEMPTS: u32 = 10;
 ///
 /// # Errors
 /// [`Error::Invalid`] for a set, list or map, which cannot be unique.
-pub fn value_text(entity: &str, field: &str, value: Option<&AttributeValue>) -> Result<Option<String>, Error> {
+pub(crate) fn value_text(entity: &str, field: &str, value: Option<&AttributeValue>) -> Result<Option<String>, Error> {
     Ok(Some(match value {
         None | Some(AttributeValue::Null(_)) => return Ok(None),
         Some(AttributeValue::S(s)) => s.clone(),
@@ -161,7 +161,7 @@ pub fn value_text(entity: &str, field: &str, value: Option<&AttributeValue>) -> 
 ///
 /// # Errors
 /// As [`value_text`]; [`Error::Key`] when the key would exceed DynamoDB's 2,048-byte limit.
-pub fn guard_key(
+pub(crate) fn guard_key(
     entity: &'static str,
     attribute: &str,
     value: Option<&AttributeValue>,
@@ -200,7 +200,7 @@ fn guard_key_of(
 
 /// The value text of a guard key written by [`guard_key`] (the part after the attribute name,
 /// unescaped); `None` for a key that is no guard key.
-pub fn parse_guard_key(pk: &str) -> Option<(String, String, String)> {
+pub(crate) fn parse_guard_key(pk: &str) -> Option<(String, String, String)> {
     let mut parts = pk.split('#');
     if parts.next()? != GUARD_PREFIX {
         return None;

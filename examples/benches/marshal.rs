@@ -604,6 +604,16 @@ struct Times {
     dec_pair: (f64, f64),
 }
 
+/// `MARSHAL_PROFILE`, when set: one loop to run for a profiler instead of the benchmark.
+fn profile_mode() -> Option<String> {
+    std::env::var("MARSHAL_PROFILE").ok()
+}
+
+/// Passes over the values in profile mode (`MARSHAL_PROFILE_PASSES`, default 20,000).
+fn profile_passes() -> usize {
+    std::env::var("MARSHAL_PROFILE_PASSES").ok().and_then(|n| n.parse().ok()).unwrap_or(20_000)
+}
+
 /// Rounds and slice length of the interleaved measurement.
 fn pairing() -> (usize, Duration) {
     if std::env::args().any(|a| a == "--quick" || a == "--test") {
@@ -628,6 +638,49 @@ fn bench_entity<T: Entity + PartialEq + Debug>(c: &mut Criterion, case: &Case<T>
     }
 
     let values = &case.values;
+    if let Some(way) = profile_mode() {
+        // `MARSHAL_PROFILE=<Entity>/<encode|decode>_<derive|hand>`: only that loop, for a
+        // profiler (`perf record`, `valgrind --tool=callgrind`); other entities are skipped.
+        if let Some(way) = way.strip_prefix(name).and_then(|w| w.strip_prefix('/')) {
+            let (he, hd) = (case.hand_encode, case.hand_decode);
+            for _ in 0..profile_passes() {
+                match way {
+                    "encode_derive" => values.iter().for_each(|v| drop(black_box(v.to_item().ok()))),
+                    "encode_hand" => values.iter().for_each(|v| drop(black_box(he(v)))),
+                    "decode_derive" => items.iter().for_each(|i| drop(black_box(T::from_item(i).ok()))),
+                    "decode_hand" => items.iter().for_each(|i| drop(black_box(hd(i).ok()))),
+                    "pair" => break,
+                    _ => panic!("MARSHAL_PROFILE: unknown way {way:?}"),
+                }
+            }
+            if way == "pair" {
+                // `<Entity>/pair`: only the interleaved ratios, printed.
+                let (rounds, slice) = (30, Duration::from_millis(20));
+                let e = interleaved(
+                    || values.iter().for_each(|v| drop(black_box(v.to_item().ok()))),
+                    || values.iter().for_each(|v| drop(black_box(he(v)))),
+                    rounds,
+                    slice,
+                );
+                let d = interleaved(
+                    || items.iter().for_each(|i| drop(black_box(T::from_item(i).ok()))),
+                    || items.iter().for_each(|i| drop(black_box(hd(i).ok()))),
+                    rounds,
+                    slice,
+                );
+                println!(
+                    "pair {name} encode_vs_hand={:.3} decode_vs_hand={:.3} encode_ns={:.0}/{:.0} decode_ns={:.0}/{:.0}",
+                    e.0 / e.1,
+                    d.0 / d.1,
+                    e.0 / values.len() as f64,
+                    e.1 / values.len() as f64,
+                    d.0 / items.len() as f64,
+                    d.1 / items.len() as f64
+                );
+            }
+        }
+        return Times::default();
+    }
     let mut g = c.benchmark_group(name);
     g.bench_function("encode_derive", |b| {
         b.iter(|| {
@@ -709,6 +762,9 @@ fn bench_collection<C: Collection + PartialEq + Debug>(
         let derived = C::from_items(items, Unknown::Skip).expect("the page decodes");
         assert_eq!(hand(items).expect("the page decodes by hand"), derived, "{name}: hand-written decode differs");
         assert_eq!(serde(items).expect("the page decodes through serde"), derived, "{name}: serde decode differs");
+    }
+    if profile_mode().is_some() {
+        return Times::default();
     }
     let mut g = c.benchmark_group(name);
     g.bench_function("decode_derive", |b| {
@@ -888,6 +944,9 @@ fn main() {
         bench_collection(&mut c, "UserPage", &user_pages, hand_user_page, serde_user_page),
     ];
     c.final_summary();
+    if profile_mode().is_some() {
+        return;
+    }
 
     let mut worst: f64 = 0.0;
     for (name, t) in names.iter().zip(&entities) {

@@ -13,7 +13,8 @@ use std::sync::LazyLock;
 use arbitrary::Arbitrary;
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_entity::Timestamp;
-use dynamo_entity::key::{self, KeyContext, KeyPart, KeyType, KeyWriter, PartForm, Segment, Template};
+use dynamo_entity::__private::{KeyContext, KeyWriter};
+use dynamo_entity::key::{self, KeyPart, KeyType, PartForm, Segment, Template};
 use dynamo_entity::stream::ChangeKind;
 use dynamo_entity::value::parse_integer;
 use dynamo_entity_examples::skill_exchange::{self, BadgeType, SkillId, SkillStatus, UserId};
@@ -152,13 +153,13 @@ fuzz_target!(|input: Input| {
     assert_eq!(key::unescape(&escaped).as_deref(), Some(input.key.as_str()), "unescape(escape(x)) != x");
 
     // Unique guard keys.
-    let _ = dynamo_entity::unique::parse_guard_key(&input.key);
+    let _ = dynamo_entity::__private::parse_guard_key(&input.key);
     if let Ok(Some(guard)) =
-        dynamo_entity::unique::guard_key("User", "email", Some(&AttributeValue::S(input.key.clone())))
+        dynamo_entity::__private::guard_key("User", "email", Some(&AttributeValue::S(input.key.clone())))
     {
         let AttributeValue::S(pk) = &guard.pk else { panic!("guard key {guard} is not a string") };
         assert_eq!(
-            dynamo_entity::unique::parse_guard_key(pk),
+            dynamo_entity::__private::parse_guard_key(pk),
             Some(("User".to_owned(), "email".to_owned(), input.key.clone())),
             "guard key {pk:?}"
         );

@@ -35,8 +35,10 @@ use aws_sdk_dynamodb::types::{AttributeValue, ScalarAttributeType};
 use crate::value::time::{Date, Timestamp};
 
 pub mod names;
+pub(crate) mod support;
 
 pub use names::{AttributeNames, GsiNames, Index, LsiNames, PrimaryKey};
+pub(crate) use support::{KeyContext, KeyWriter, str_eq};
 
 /// The delimiter between the segments of a key.
 pub const DELIMITER: char = '#';
@@ -346,7 +348,7 @@ pub fn escape_into(part: &str, out: &mut String) {
 /// What a [`KeyPart::write_part`] wrote, checked: not empty, no `#`, and every `%` the start
 /// of an escape (`%23`, `%25`).
 #[inline]
-fn check_written(text: &str) -> Result<(), KeyPartError> {
+pub(crate) fn check_written(text: &str) -> Result<(), KeyPartError> {
     if text.is_empty() {
         return Err(KeyPartError::Empty);
     }
@@ -465,7 +467,7 @@ pub trait KeyPart {
     /// Whether `encoded` is exactly the text [`KeyPart::write_part`] writes for this value in
     /// `form`: `false` for an absent value (`None`) and for a value that cannot be a key part.
     /// `encoded` is one segment of a stored key (no delimiter inside). The key check of every
-    /// decode ([`KeyMatcher`]) asks this; the default writes the part into a reused buffer and
+    /// decode (generated `from_item`) asks this; the default writes the part into a reused buffer and
     /// compares, and the built-in types compare without writing. An override must agree with
     /// `write_part` exactly; a `false` where the texts are equal only costs time (the check
     /// then builds the whole key), a `true` where they differ would let a mismatched item
@@ -490,10 +492,9 @@ fn written_eq<T: KeyPart + ?Sized>(value: &T, encoded: &str, form: PartForm) -> 
     same
 }
 
-#[doc(hidden)]
 /// Whether `encoded` is `part` as [`escape_into`] writes it, compared without writing.
 #[inline]
-pub fn escaped_eq(part: &str, encoded: &str) -> bool {
+pub(crate) fn escaped_eq(part: &str, encoded: &str) -> bool {
     let p = part.as_bytes();
     if p.len() == encoded.len() {
         // Escaping only lengthens: equal lengths mean nothing was escaped.
@@ -638,29 +639,55 @@ impl KeyPart for Date {
 #[inline]
 fn push_padded(out: &mut String, v: u128, width: usize) {
     let mut buf = [b'0'; 39];
-    let mut i = buf.len();
-    let mut v = v;
-    while v > 0 {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-    }
     let start = buf.len() - width;
-    debug_assert!(i >= start);
+    let first = write_digits(&mut buf, v);
+    debug_assert!(first >= start);
     out.push_str(std::str::from_utf8(&buf[start..]).unwrap_or_default());
 }
 
-/// Writes an integer as a DynamoDB number, which holds at most 38 significant digits.
-fn write_number<T: std::fmt::Display>(out: &mut String, v: T) -> Result<(), KeyPartError> {
-    use std::fmt::Write;
-    let start = out.len();
-    let _ = write!(out, "{v}");
-    let digits = out[start..].trim_start_matches('-').trim_end_matches('0').len();
-    if digits > 38 {
-        let text = out[start..].to_owned();
-        out.truncate(start);
-        return Err(KeyPartError::Invalid { text, ty: "a DynamoDB number (at most 38 significant digits)" });
+/// Writes `v`'s decimal digits at the end of `buf`, returning where they start (`buf.len()`
+/// for zero: no digits). 64-bit values, the common case, divide in 64 bits (a 128-bit
+/// division is a library call).
+#[inline]
+fn write_digits(buf: &mut [u8; 39], v: u128) -> usize {
+    let mut i = buf.len();
+    if let Ok(mut v) = u64::try_from(v) {
+        while v > 0 {
+            i -= 1;
+            buf[i] = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
+    } else {
+        let mut v = v;
+        while v > 0 {
+            i -= 1;
+            buf[i] = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
     }
+    i
+}
+
+/// Writes an integer (`-` when `negative`, then `magnitude`) as a DynamoDB number, which holds
+/// at most 38 significant digits (only a 128-bit integer can have more).
+#[inline]
+fn write_number(out: &mut String, negative: bool, magnitude: u128) -> Result<(), KeyPartError> {
+    let mut buf = [b'0'; 39];
+    let first = write_digits(&mut buf, magnitude).min(buf.len() - 1);
+    let digits = &buf[first..];
+    let significant = digits.len() - digits.iter().rev().take_while(|&&d| d == b'0').count();
+    let text = std::str::from_utf8(digits).unwrap_or_default();
+    if significant > 38 {
+        let sign = if negative { "-" } else { "" };
+        return Err(KeyPartError::Invalid {
+            text: format!("{sign}{text}"),
+            ty: "a DynamoDB number (at most 38 significant digits)",
+        });
+    }
+    if negative {
+        out.push('-');
+    }
+    out.push_str(text);
     Ok(())
 }
 
@@ -717,7 +744,7 @@ macro_rules! unsigned_key_part {
             fn write_part(&self, out: &mut String, form: PartForm) -> Result<bool, KeyPartError> {
                 match form {
                     PartForm::Composite => push_padded(out, *self as u128, $w),
-                    PartForm::Number => write_number(out, *self)?,
+                    PartForm::Number => write_number(out, false, *self as u128)?,
                 }
                 Ok(true)
             }
@@ -757,7 +784,7 @@ macro_rules! signed_key_part {
                             push_padded(out, offset as u128, $w);
                         }
                     }
-                    PartForm::Number => write_number(out, *self)?,
+                    PartForm::Number => write_number(out, *self < 0, self.unsigned_abs() as u128)?,
                 }
                 Ok(true)
             }
@@ -823,27 +850,14 @@ pub(crate) fn integer_number_form(composite: &str) -> Option<String> {
     }
 }
 
-/// What picks the shard of a shard segment: see [`KeyWriter::shard`].
+/// What picks the shard of a shard segment `<shard(field, N)>` when a key is written: the source
+/// field's value (hashed with [`shard_of`]) or a given shard number.
 #[derive(Debug)]
 pub enum ShardBy<'a, T: ?Sized> {
     /// The value of the shard's source field (writing an item's key).
     Source(&'a T),
     /// A given shard number, below the shard count (querying one shard).
     Index(u16),
-}
-
-#[doc(hidden)]
-/// Where a key is being written, for error messages.
-#[derive(Debug, Clone, Copy)]
-pub struct KeyContext {
-    /// The entity type name.
-    pub entity: &'static str,
-    /// The key attribute, such as `PK` or `GSI4SK`.
-    pub attribute: &'static str,
-    /// The template.
-    pub template: &'static Template,
-    /// The size limit in bytes.
-    pub max_bytes: usize,
 }
 
 /// A key could not be encoded.
@@ -893,392 +907,6 @@ pub enum KeyError {
     },
 }
 
-#[doc(hidden)]
-/// Compares the key a template gives for some values with the key attribute of an item read
-/// from the table, one segment at a time, without writing the key: literal segments by byte
-/// comparison, each placeholder by [`KeyPart::part_eq`] on the stored text up to the next
-/// delimiter. The decode-time key check of generated code (an item whose `PK`/`SK` disagree
-/// with its key fields must not decode). Allocates nothing for the built-in part types.
-///
-/// Call [`KeyMatcher::part`] once per placeholder in template order, then
-/// [`KeyMatcher::finish`]. The answer is exact when `true`; `false` may also mean "not
-/// comparable this way" (a shard segment, a part type whose text contains the delimiter), so a
-/// caller builds the key to say what differs, as `__private::check_key` does.
-///
-/// ```
-/// use aws_sdk_dynamodb::types::AttributeValue;
-/// use dynamo_entity::key::{Cardinality, KeyMatcher, KeyType, Segment, Template};
-/// const T: Template = Template {
-///     source: "ORDER#<id>#<n>",
-///     segments: &[Segment::Literal("ORDER"), Segment::Field("id"), Segment::Field("n")],
-///     key_type: KeyType::S,
-///     cardinality: Cardinality::High,
-/// };
-/// let stored = AttributeValue::S("ORDER#a%23b#0000000007".to_owned());
-/// let mut m = KeyMatcher::new(&T, Some(&stored));
-/// m.part("a#b");
-/// m.part(&7u32);
-/// assert!(m.finish());
-/// let mut m = KeyMatcher::new(&T, Some(&stored));
-/// m.part("a#b");
-/// m.part(&8u32);
-/// assert!(!m.finish());
-/// ```
-#[derive(Debug)]
-pub struct KeyMatcher<'a> {
-    template: &'static Template,
-    /// The stored text not yet compared.
-    rest: &'a str,
-    /// The next segment of the template.
-    next: usize,
-    /// `Some(answer)` once known: `Some(true)` for an item without the attribute, `Some(false)`
-    /// at the first difference.
-    decided: Option<bool>,
-}
-
-impl<'a> KeyMatcher<'a> {
-    /// A comparison of `template` with `stored`, the key attribute of an item (`None` when the
-    /// item has no such attribute, as after a projection: that matches). A stored value of
-    /// another type than the template's key type matches nothing.
-    #[inline]
-    pub fn new(template: &'static Template, stored: Option<&'a AttributeValue>) -> KeyMatcher<'a> {
-        let (rest, decided) = match (stored, template.key_type) {
-            (None, _) => ("", Some(true)),
-            (Some(AttributeValue::S(s)), KeyType::S) | (Some(AttributeValue::N(s)), KeyType::N) => (s.as_str(), None),
-            (Some(_), _) => ("", Some(false)),
-        };
-        let mut m = KeyMatcher { template, rest, next: 0, decided };
-        m.literals();
-        m
-    }
-
-    /// Strips the delimiter before segment `next` (none before the first).
-    #[inline]
-    fn delimiter(&mut self) -> bool {
-        if self.next == 0 {
-            return true;
-        }
-        match self.rest.strip_prefix(DELIMITER) {
-            Some(r) => {
-                self.rest = r;
-                true
-            }
-            None => false,
-        }
-    }
-
-    #[inline]
-    fn literals(&mut self) {
-        if self.decided.is_some() {
-            return;
-        }
-        while let Some(Segment::Literal(l)) = self.template.segments.get(self.next) {
-            if !self.delimiter() {
-                self.decided = Some(false);
-                return;
-            }
-            match self.rest.strip_prefix(l) {
-                Some(r) => self.rest = r,
-                None => {
-                    self.decided = Some(false);
-                    return;
-                }
-            }
-            self.next += 1;
-        }
-    }
-
-    /// Compares the next placeholder's value and the literal segments after it.
-    #[inline]
-    pub fn part<T: KeyPart + ?Sized>(&mut self, value: &T) {
-        if self.decided.is_some() {
-            return;
-        }
-        if !matches!(self.template.segments.get(self.next), Some(Segment::Field(_))) || !self.delimiter() {
-            self.decided = Some(false);
-            return;
-        }
-        let (form, end) = match self.template.key_type {
-            KeyType::N => (PartForm::Number, self.rest.len()),
-            KeyType::S => (PartForm::Composite, self.rest.find(DELIMITER).unwrap_or(self.rest.len())),
-        };
-        let (segment, rest) = self.rest.split_at(end);
-        if !value.part_eq(segment, form) {
-            self.decided = Some(false);
-            return;
-        }
-        self.rest = rest;
-        self.next += 1;
-        self.literals();
-    }
-
-    /// Whether the stored key is the one the values give (or the item has no such attribute).
-    #[inline]
-    pub fn finish(self) -> bool {
-        self.decided.unwrap_or(self.rest.is_empty() && self.next == self.template.segments.len())
-    }
-}
-
-#[doc(hidden)]
-/// Builds a key from its template, one part at a time. Used by generated code.
-///
-/// Call [`KeyWriter::part`] once per placeholder in template order, then [`KeyWriter::finish`].
-#[derive(Debug)]
-pub struct KeyWriter {
-    ctx: KeyContext,
-    out: String,
-    next: usize,
-    absent: Option<&'static str>,
-}
-
-impl KeyWriter {
-    /// A writer for the key described by `ctx`.
-    #[inline]
-    pub fn new(ctx: KeyContext) -> KeyWriter {
-        let out = String::with_capacity(ctx.template.source.len() + 24);
-        let mut w = KeyWriter { ctx, out, next: 0, absent: None };
-        w.literals();
-        w
-    }
-
-    /// Whether the key written equals `stored`, the key attribute of an item read from the
-    /// table; `true` when the item has no such attribute (a projection without it). An absent
-    /// part matches nothing. [`KeyMatcher`] answers the same without writing the key.
-    #[inline]
-    pub fn matches(self, stored: Option<&AttributeValue>) -> bool {
-        match stored {
-            None => true,
-            Some(_) if self.absent.is_some() => false,
-            Some(AttributeValue::S(s)) => self.ctx.template.key_type == KeyType::S && *s == self.out,
-            Some(AttributeValue::N(n)) => self.ctx.template.key_type == KeyType::N && *n == self.out,
-            Some(_) => false,
-        }
-    }
-
-    #[inline]
-    fn literals(&mut self) {
-        while let Some(Segment::Literal(l)) = self.ctx.template.segments.get(self.next) {
-            if self.next > 0 {
-                self.out.push(DELIMITER);
-            }
-            self.out.push_str(l);
-            self.next += 1;
-        }
-    }
-
-    fn current_field(&self) -> &'static str {
-        match self.ctx.template.segments.get(self.next) {
-            Some(Segment::Field(f) | Segment::Shard { field: f, .. }) => f,
-            _ => "?",
-        }
-    }
-
-    /// The shard count of the next segment, which must be a shard segment.
-    fn current_shards(&self) -> Result<u16, KeyError> {
-        match self.ctx.template.segments.get(self.next) {
-            Some(Segment::Shard { count, .. }) => Ok(*count),
-            _ => Err(KeyError::Part {
-                entity: self.ctx.entity,
-                attribute: self.ctx.attribute,
-                template: self.ctx.template.source,
-                field: self.current_field(),
-                reason: KeyPartError::Invalid { text: "<shard>".to_owned(), ty: "a part of this template" },
-            }),
-        }
-    }
-
-    fn push_shard(&mut self, shard: u16, count: u16) {
-        use std::fmt::Write as _;
-        if self.next > 0 {
-            self.out.push(DELIMITER);
-        }
-        let _ = write!(self.out, "{shard:0width$}", width = shard_width(count));
-        self.next += 1;
-        self.literals();
-    }
-
-    /// Writes the next segment, a shard segment `<shard(field, N)>`, and the literal segments
-    /// after it: from the source field's value ([`ShardBy::Source`], hashed with [`shard_of`])
-    /// or a given shard number ([`ShardBy::Index`], as a query of every shard does).
-    ///
-    /// # Errors
-    /// [`KeyError::Part`] when the source value cannot be a key part, the shard number is not
-    /// below the count, or the next segment is not a shard segment.
-    pub fn shard<T: KeyPart + ?Sized>(&mut self, by: ShardBy<'_, T>) -> Result<(), KeyError> {
-        let count = self.current_shards()?;
-        let field = self.current_field();
-        let part_error = |reason| KeyError::Part {
-            entity: self.ctx.entity,
-            attribute: self.ctx.attribute,
-            template: self.ctx.template.source,
-            field,
-            reason,
-        };
-        let shard = match by {
-            ShardBy::Index(i) if i < count => i,
-            ShardBy::Index(i) => {
-                return Err(part_error(KeyPartError::Invalid { text: i.to_string(), ty: "a shard number" }));
-            }
-            ShardBy::Source(value) => {
-                let mut text = String::new();
-                match value.write_part(&mut text, PartForm::Composite) {
-                    Ok(true) => shard_of(&text, count),
-                    Ok(false) => {
-                        self.absent.get_or_insert(field);
-                        0
-                    }
-                    Err(reason) => return Err(part_error(reason)),
-                }
-            }
-        };
-        self.push_shard(shard, count);
-        Ok(())
-    }
-
-    /// Writes the next segment, a shard segment, from its source field's part text already
-    /// encoded in composite form (or `None` for an absent value). Used where the source's text
-    /// was encoded earlier, such as an update rebuilding a sharded GSI key.
-    pub(crate) fn encoded_shard(&mut self, text: Option<&str>) {
-        let count = match self.ctx.template.segments.get(self.next) {
-            Some(Segment::Shard { count, .. }) => *count,
-            _ => 1,
-        };
-        match text {
-            Some(t) => self.push_shard(shard_of(t, count), count),
-            None => {
-                self.absent.get_or_insert(self.current_field());
-                self.push_shard(0, count);
-            }
-        }
-    }
-
-    /// Writes the next placeholder's value and the literal segments after it.
-    ///
-    /// # Errors
-    /// [`KeyError::Part`] when the value cannot be a key part.
-    #[inline]
-    pub fn part<T: KeyPart + ?Sized>(&mut self, value: &T) -> Result<(), KeyError> {
-        if self.next > 0 {
-            self.out.push(DELIMITER);
-        }
-        let form = if self.ctx.template.key_type == KeyType::N { PartForm::Number } else { PartForm::Composite };
-        let start = self.out.len();
-        match value.write_part(&mut self.out, form) {
-            // Whatever the implementation, a part is non-empty and escaped (checked here so
-            // that a hand-written `KeyPart` cannot break the key's structure).
-            Ok(true) => check_written(&self.out[start..]).map_err(|reason| self.part_error(reason))?,
-            Ok(false) => {
-                if self.absent.is_none() {
-                    self.absent = Some(self.current_field());
-                }
-            }
-            Err(reason) => return Err(self.part_error(reason)),
-        }
-        self.next += 1;
-        self.literals();
-        Ok(())
-    }
-
-    /// Writes the next placeholder from text already encoded in the template's form (or
-    /// `None` for an absent value), and the literal segments after it. Used where a part's text
-    /// was encoded earlier, such as an update rebuilding a GSI key from the fields it sets.
-    pub(crate) fn encoded_part(&mut self, text: Option<&str>) {
-        let field = self.current_field();
-        if self.next > 0 {
-            self.out.push(DELIMITER);
-        }
-        match text {
-            Some(t) => self.out.push_str(t),
-            None => {
-                self.absent.get_or_insert(field);
-            }
-        }
-        self.next += 1;
-        self.literals();
-    }
-
-    /// The error of a part that cannot be encoded, built off the hot path.
-    #[cold]
-    #[inline(never)]
-    fn part_error(&self, reason: KeyPartError) -> KeyError {
-        KeyError::Part {
-            entity: self.ctx.entity,
-            attribute: self.ctx.attribute,
-            template: self.ctx.template.source,
-            field: self.current_field(),
-            reason,
-        }
-    }
-
-    #[inline]
-    fn check_len(&self) -> Result<(), KeyError> {
-        let bytes = self.out.len();
-        if bytes > self.ctx.max_bytes {
-            return Err(KeyError::TooLong {
-                entity: self.ctx.entity,
-                attribute: self.ctx.attribute,
-                template: self.ctx.template.source,
-                bytes,
-                over: bytes - self.ctx.max_bytes,
-                limit: self.ctx.max_bytes,
-            });
-        }
-        Ok(())
-    }
-
-    /// The finished key, or `None` when a part was absent (a sparse GSI key).
-    ///
-    /// # Errors
-    /// [`KeyError::TooLong`] over the size limit.
-    #[inline]
-    pub fn finish_sparse(self) -> Result<Option<AttributeValue>, KeyError> {
-        if self.absent.is_some() {
-            return Ok(None);
-        }
-        self.check_len()?;
-        Ok(Some(match self.ctx.template.key_type {
-            KeyType::S => AttributeValue::S(self.out),
-            KeyType::N => AttributeValue::N(self.out),
-        }))
-    }
-
-    /// The finished key, which must be complete.
-    ///
-    /// # Errors
-    /// [`KeyError::Missing`] when a part was `None`, [`KeyError::TooLong`] over the size limit.
-    #[inline]
-    pub fn finish(self) -> Result<AttributeValue, KeyError> {
-        if let Some(field) = self.absent {
-            return Err(KeyError::Missing {
-                entity: self.ctx.entity,
-                attribute: self.ctx.attribute,
-                template: self.ctx.template.source,
-                field,
-            });
-        }
-        self.check_len()?;
-        Ok(match self.ctx.template.key_type {
-            KeyType::S => AttributeValue::S(self.out),
-            KeyType::N => AttributeValue::N(self.out),
-        })
-    }
-
-    /// The text written so far: for a prefix, the parts given and the literal segments after
-    /// them, without a trailing delimiter.
-    pub(crate) fn into_prefix(self) -> Result<(String, usize), KeyError> {
-        if let Some(field) = self.absent {
-            return Err(KeyError::Missing {
-                entity: self.ctx.entity,
-                attribute: self.ctx.attribute,
-                template: self.ctx.template.source,
-                field,
-            });
-        }
-        self.check_len()?;
-        Ok((self.out, self.next))
-    }
-}
-
 impl fmt::Display for KeyType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -1293,25 +921,11 @@ pub const fn single_key_type<T: KeyPart + ?Sized>() -> KeyType {
     if T::NUMERIC { KeyType::N } else { KeyType::S }
 }
 
-#[doc(hidden)]
-/// Byte equality of two strings, usable in constant evaluation.
-pub const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
 #[cfg(test)]
 mod tests {
+    use super::support::KeyMatcher;
+    use aws_sdk_dynamodb::types::AttributeValue;
+
     /// A hand-written part that writes its text as it is, unchecked.
     struct Raw(&'static str);
     impl KeyPart for Raw {

@@ -78,7 +78,7 @@ pub const fn lists_entity(entities: &[&EntitySchema], name: &str) -> bool {
     false
 }
 
-pub use crate::key::str_eq;
+pub use crate::key::support::str_eq;
 
 const fn same_index(a: Index, b: Index) -> bool {
     match (a, b) {
@@ -282,7 +282,7 @@ pub const fn first_same_name(entities: &[&EntitySchema], later: usize) -> usize 
 /// type, and some values of the placeholders make them equal at once (see the module docs).
 ///
 /// ```
-/// use dynamo_entity::schema::check::{failed_schema, keys_collide};
+/// use dynamo_entity::__private::{failed_schema, keys_collide};
 /// // A schema without templates is never reported.
 /// assert!(!keys_collide(&failed_schema("A"), &failed_schema("B")));
 /// ```

@@ -150,8 +150,7 @@ pub trait Entity: Sized + Send + 'static {
     const TYPE: &'static str;
 
     /// The entity's key templates and fields, usable in constant evaluation: the checks of
-    /// `#[derive(TableDef)]` across the entities of one table read it at compile time (see
-    /// [`layout_check`](crate::schema::check)).
+    /// `#[derive(TableDef)]` across the entities of one table read it at compile time.
     const SCHEMA: &'static EntitySchema;
 
     /// The attribute and index names of the entity's table: [`AttributeNames::DEFAULT`] unless

@@ -273,7 +273,7 @@ pub struct GsiDecl {
 }
 
 /// A table declared with `#[derive(TableDef)]`: its entities and secondary indexes, checked
-/// together at compile time (see [`layout_check`](crate::schema::check)), and the table-level
+/// together at compile time (`#[derive(TableDef)]`'s compile-time layout checks), and the table-level
 /// entity enum.
 ///
 /// ```ignore
@@ -329,14 +329,14 @@ impl TableLayout {
     /// builds): the layout of [`TableLayout::new`], holding exactly the declared indexes (an
     /// index no entity writes is created too, with the declared key types or `S`) with their
     /// projections. It runs the compile-time checks of `#[derive(TableDef)]` again
-    /// ([`layout_check`](crate::schema::check)), for declarations built by hand.
+    /// (the compile-time layout checks of `#[derive(TableDef)]`), for declarations built by hand.
     ///
     /// # Errors
     /// [`Error::Invalid`] as [`TableLayout::new`], and when an entity writes an index that is
     /// not declared, a key type differs from the declared one, an index is declared twice, an
     /// LSI is numbered outside 1 to 5 or declares its partition key's type (it is `PK`), two
     /// entities can produce the same primary key, or one entity's default `begins_with` query
-    /// reads another's items (see [`layout_check`](crate::schema::check)).
+    /// reads another's items (`#[derive(TableDef)]`'s compile-time layout checks).
     pub fn declared(entities: &[&'static EntitySchema], indexes: &[GsiDecl]) -> Result<TableLayout, Error> {
         use crate::schema::check as lc;
         let invalid = |reason: String| Err(Error::Invalid { reason });

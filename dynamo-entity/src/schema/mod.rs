@@ -1,12 +1,11 @@
 //! The schema: what the table holds and how it is named. The [`Entity`] trait and its
 //! [`EntitySchema`], attribute and index names ([`AttributeNames`], [`Index`]), keys
 //! ([`Key`], [`PrimaryKey`]), the table declaration ([`TableDef`], [`TableLayout`]) with its
-//! compile-time checks ([`check`]), and DynamoDB's item size rules ([`size`]).
+//! compile-time checks (run by `#[derive(TableDef)]`), and DynamoDB's item size rules ([`size`]).
 //!
 //! Nothing here sends a request: every operation builds on these types.
 
-#[doc(hidden)]
-pub mod check;
+pub(crate) mod check;
 mod collection;
 pub(crate) mod entity;
 mod key_fields;

@@ -176,7 +176,7 @@ fn sorted<'a, T: 'a>(map: &'a HashMap<String, T>, f: impl Fn(&'a T) -> Value) ->
 }
 
 /// An attribute value in DynamoDB JSON.
-pub fn attribute_json(value: &AttributeValue) -> Value {
+pub(crate) fn attribute_json(value: &AttributeValue) -> Value {
     let one = |tag: &str, v: Value| object([(tag, Some(v))]);
     match value {
         AttributeValue::S(s) => one("S", Value::from(s.as_str())),
@@ -194,7 +194,7 @@ pub fn attribute_json(value: &AttributeValue) -> Value {
 }
 
 /// An item (or key, or map of expression attribute values) in DynamoDB JSON, keys sorted.
-pub fn item_json(item: &HashMap<String, AttributeValue>) -> Value {
+pub(crate) fn item_json(item: &HashMap<String, AttributeValue>) -> Value {
     sorted(item, attribute_json)
 }
 

@@ -1,0 +1,432 @@
+//! What generated code uses to write and compare keys, reached through `__private`:
+//! [`KeyWriter`] writes a key from its template one part at a time, [`KeyMatcher`] compares
+//! a stored key with the values a template gives without writing it, [`KeyContext`] names
+//! where a key is being written for errors, [`str_eq`] compares names in constant evaluation.
+//! Not a public API.
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use super::{
+    DELIMITER, KeyError, KeyPart, KeyPartError, KeyType, PartForm, Segment, ShardBy, Template, shard_of, shard_width,
+};
+
+/// Where a key is being written, for error messages.
+#[derive(Debug, Clone, Copy)]
+pub struct KeyContext {
+    /// The entity type name.
+    pub entity: &'static str,
+    /// The key attribute, such as `PK` or `GSI4SK`.
+    pub attribute: &'static str,
+    /// The template.
+    pub template: &'static Template,
+    /// The size limit in bytes.
+    pub max_bytes: usize,
+}
+
+/// Compares the key a template gives for some values with the key attribute of an item read
+/// from the table, one segment at a time, without writing the key: literal segments by byte
+/// comparison, each placeholder by [`KeyPart::part_eq`] on the stored text up to the next
+/// delimiter. The decode-time key check of generated code (an item whose `PK`/`SK` disagree
+/// with its key fields must not decode). Allocates nothing for the built-in part types.
+///
+/// Call [`KeyMatcher::part`] once per placeholder in template order, then
+/// [`KeyMatcher::finish`]. The answer is exact when `true`; `false` may also mean "not
+/// comparable this way" (a shard segment, a part type whose text contains the delimiter), so a
+/// caller builds the key to say what differs, as `__private::check_key` does.
+///
+/// ```
+/// use aws_sdk_dynamodb::types::AttributeValue;
+/// use dynamo_entity::__private::KeyMatcher;
+/// use dynamo_entity::key::{Cardinality, KeyType, Segment, Template};
+/// const T: Template = Template {
+///     source: "ORDER#<id>#<n>",
+///     segments: &[Segment::Literal("ORDER"), Segment::Field("id"), Segment::Field("n")],
+///     key_type: KeyType::S,
+///     cardinality: Cardinality::High,
+/// };
+/// let stored = AttributeValue::S("ORDER#a%23b#0000000007".to_owned());
+/// let mut m = KeyMatcher::new(&T, Some(&stored));
+/// m.part("a#b");
+/// m.part(&7u32);
+/// assert!(m.finish());
+/// let mut m = KeyMatcher::new(&T, Some(&stored));
+/// m.part("a#b");
+/// m.part(&8u32);
+/// assert!(!m.finish());
+/// ```
+#[derive(Debug)]
+pub struct KeyMatcher<'a> {
+    template: &'static Template,
+    /// The stored text not yet compared.
+    rest: &'a str,
+    /// The next segment of the template.
+    next: usize,
+    /// `Some(answer)` once known: `Some(true)` for an item without the attribute, `Some(false)`
+    /// at the first difference.
+    decided: Option<bool>,
+}
+
+impl<'a> KeyMatcher<'a> {
+    /// A comparison of `template` with `stored`, the key attribute of an item (`None` when the
+    /// item has no such attribute, as after a projection: that matches). A stored value of
+    /// another type than the template's key type matches nothing.
+    #[inline]
+    pub fn new(template: &'static Template, stored: Option<&'a AttributeValue>) -> KeyMatcher<'a> {
+        let (rest, decided) = match (stored, template.key_type) {
+            (None, _) => ("", Some(true)),
+            (Some(AttributeValue::S(s)), KeyType::S) | (Some(AttributeValue::N(s)), KeyType::N) => (s.as_str(), None),
+            (Some(_), _) => ("", Some(false)),
+        };
+        let mut m = KeyMatcher { template, rest, next: 0, decided };
+        m.literals();
+        m
+    }
+
+    /// Strips the delimiter before segment `next` (none before the first).
+    #[inline]
+    fn delimiter(&mut self) -> bool {
+        if self.next == 0 {
+            return true;
+        }
+        match self.rest.strip_prefix(DELIMITER) {
+            Some(r) => {
+                self.rest = r;
+                true
+            }
+            None => false,
+        }
+    }
+
+    #[inline]
+    fn literals(&mut self) {
+        if self.decided.is_some() {
+            return;
+        }
+        while let Some(Segment::Literal(l)) = self.template.segments.get(self.next) {
+            if !self.delimiter() {
+                self.decided = Some(false);
+                return;
+            }
+            match self.rest.strip_prefix(l) {
+                Some(r) => self.rest = r,
+                None => {
+                    self.decided = Some(false);
+                    return;
+                }
+            }
+            self.next += 1;
+        }
+    }
+
+    /// Compares the next placeholder's value and the literal segments after it.
+    #[inline]
+    pub fn part<T: KeyPart + ?Sized>(&mut self, value: &T) {
+        if self.decided.is_some() {
+            return;
+        }
+        if !matches!(self.template.segments.get(self.next), Some(Segment::Field(_))) || !self.delimiter() {
+            self.decided = Some(false);
+            return;
+        }
+        let (form, end) = match self.template.key_type {
+            KeyType::N => (PartForm::Number, self.rest.len()),
+            KeyType::S => (PartForm::Composite, self.rest.find(DELIMITER).unwrap_or(self.rest.len())),
+        };
+        let (segment, rest) = self.rest.split_at(end);
+        if !value.part_eq(segment, form) {
+            self.decided = Some(false);
+            return;
+        }
+        self.rest = rest;
+        self.next += 1;
+        self.literals();
+    }
+
+    /// Whether the stored key is the one the values give (or the item has no such attribute).
+    #[inline]
+    pub fn finish(self) -> bool {
+        self.decided.unwrap_or(self.rest.is_empty() && self.next == self.template.segments.len())
+    }
+}
+
+/// Builds a key from its template, one part at a time. Used by generated code.
+///
+/// Call [`KeyWriter::part`] once per placeholder in template order, then [`KeyWriter::finish`].
+#[derive(Debug)]
+pub struct KeyWriter {
+    ctx: KeyContext,
+    out: String,
+    next: usize,
+    absent: Option<&'static str>,
+}
+
+impl KeyWriter {
+    /// A writer for the key described by `ctx`.
+    #[inline(always)]
+    pub fn new(ctx: KeyContext) -> KeyWriter {
+        // A key of one literal (`META`, `PROFILE`) is its text, allocated to size. Otherwise
+        // the template's length with its placeholders' names, plus a little, usually holds the
+        // key with its values: one allocation the size of the key (no growth, and none of the
+        // larger size classes a generous guess would take).
+        if let [Segment::Literal(l)] = ctx.template.segments {
+            return KeyWriter { ctx, out: (*l).to_owned(), next: 1, absent: None };
+        }
+        let out = String::with_capacity(ctx.template.source.len() + 8);
+        let mut w = KeyWriter { ctx, out, next: 0, absent: None };
+        w.literals();
+        w
+    }
+
+    /// Whether the key written equals `stored`, the key attribute of an item read from the
+    /// table; `true` when the item has no such attribute (a projection without it). An absent
+    /// part matches nothing. [`KeyMatcher`] answers the same without writing the key.
+    #[inline]
+    pub fn matches(self, stored: Option<&AttributeValue>) -> bool {
+        match stored {
+            None => true,
+            Some(_) if self.absent.is_some() => false,
+            Some(AttributeValue::S(s)) => self.ctx.template.key_type == KeyType::S && *s == self.out,
+            Some(AttributeValue::N(n)) => self.ctx.template.key_type == KeyType::N && *n == self.out,
+            Some(_) => false,
+        }
+    }
+
+    #[inline(always)]
+    fn literals(&mut self) {
+        while let Some(Segment::Literal(l)) = self.ctx.template.segments.get(self.next) {
+            if self.next > 0 {
+                self.out.push(DELIMITER);
+            }
+            self.out.push_str(l);
+            self.next += 1;
+        }
+    }
+
+    fn current_field(&self) -> &'static str {
+        match self.ctx.template.segments.get(self.next) {
+            Some(Segment::Field(f) | Segment::Shard { field: f, .. }) => f,
+            _ => "?",
+        }
+    }
+
+    /// The shard count of the next segment, which must be a shard segment.
+    fn current_shards(&self) -> Result<u16, KeyError> {
+        match self.ctx.template.segments.get(self.next) {
+            Some(Segment::Shard { count, .. }) => Ok(*count),
+            _ => Err(KeyError::Part {
+                entity: self.ctx.entity,
+                attribute: self.ctx.attribute,
+                template: self.ctx.template.source,
+                field: self.current_field(),
+                reason: KeyPartError::Invalid { text: "<shard>".to_owned(), ty: "a part of this template" },
+            }),
+        }
+    }
+
+    fn push_shard(&mut self, shard: u16, count: u16) {
+        use std::fmt::Write as _;
+        if self.next > 0 {
+            self.out.push(DELIMITER);
+        }
+        let _ = write!(self.out, "{shard:0width$}", width = shard_width(count));
+        self.next += 1;
+        self.literals();
+    }
+
+    /// Writes the next segment, a shard segment `<shard(field, N)>`, and the literal segments
+    /// after it: from the source field's value ([`ShardBy::Source`], hashed with [`shard_of`])
+    /// or a given shard number ([`ShardBy::Index`], as a query of every shard does).
+    ///
+    /// # Errors
+    /// [`KeyError::Part`] when the source value cannot be a key part, the shard number is not
+    /// below the count, or the next segment is not a shard segment.
+    pub fn shard<T: KeyPart + ?Sized>(&mut self, by: ShardBy<'_, T>) -> Result<(), KeyError> {
+        let count = self.current_shards()?;
+        let field = self.current_field();
+        let part_error = |reason| KeyError::Part {
+            entity: self.ctx.entity,
+            attribute: self.ctx.attribute,
+            template: self.ctx.template.source,
+            field,
+            reason,
+        };
+        let shard = match by {
+            ShardBy::Index(i) if i < count => i,
+            ShardBy::Index(i) => {
+                return Err(part_error(KeyPartError::Invalid { text: i.to_string(), ty: "a shard number" }));
+            }
+            ShardBy::Source(value) => {
+                let mut text = String::new();
+                match value.write_part(&mut text, PartForm::Composite) {
+                    Ok(true) => shard_of(&text, count),
+                    Ok(false) => {
+                        self.absent.get_or_insert(field);
+                        0
+                    }
+                    Err(reason) => return Err(part_error(reason)),
+                }
+            }
+        };
+        self.push_shard(shard, count);
+        Ok(())
+    }
+
+    /// Writes the next segment, a shard segment, from its source field's part text already
+    /// encoded in composite form (or `None` for an absent value). Used where the source's text
+    /// was encoded earlier, such as an update rebuilding a sharded GSI key.
+    pub(crate) fn encoded_shard(&mut self, text: Option<&str>) {
+        let count = match self.ctx.template.segments.get(self.next) {
+            Some(Segment::Shard { count, .. }) => *count,
+            _ => 1,
+        };
+        match text {
+            Some(t) => self.push_shard(shard_of(t, count), count),
+            None => {
+                self.absent.get_or_insert(self.current_field());
+                self.push_shard(0, count);
+            }
+        }
+    }
+
+    /// Writes the next placeholder's value and the literal segments after it.
+    ///
+    /// # Errors
+    /// [`KeyError::Part`] when the value cannot be a key part.
+    #[inline(always)]
+    pub fn part<T: KeyPart + ?Sized>(&mut self, value: &T) -> Result<(), KeyError> {
+        if self.next > 0 {
+            self.out.push(DELIMITER);
+        }
+        let form = if self.ctx.template.key_type == KeyType::N { PartForm::Number } else { PartForm::Composite };
+        let start = self.out.len();
+        match value.write_part(&mut self.out, form) {
+            // Whatever the implementation, a part is non-empty and escaped (checked here so
+            // that a hand-written `KeyPart` cannot break the key's structure).
+            Ok(true) => super::check_written(&self.out[start..]).map_err(|reason| self.part_error(reason))?,
+            Ok(false) => {
+                if self.absent.is_none() {
+                    self.absent = Some(self.current_field());
+                }
+            }
+            Err(reason) => return Err(self.part_error(reason)),
+        }
+        self.next += 1;
+        self.literals();
+        Ok(())
+    }
+
+    /// Writes the next placeholder from text already encoded in the template's form (or
+    /// `None` for an absent value), and the literal segments after it. Used where a part's text
+    /// was encoded earlier, such as an update rebuilding a GSI key from the fields it sets.
+    pub(crate) fn encoded_part(&mut self, text: Option<&str>) {
+        let field = self.current_field();
+        if self.next > 0 {
+            self.out.push(DELIMITER);
+        }
+        match text {
+            Some(t) => self.out.push_str(t),
+            None => {
+                self.absent.get_or_insert(field);
+            }
+        }
+        self.next += 1;
+        self.literals();
+    }
+
+    /// The error of a part that cannot be encoded, built off the hot path.
+    #[cold]
+    #[inline(never)]
+    fn part_error(&self, reason: KeyPartError) -> KeyError {
+        KeyError::Part {
+            entity: self.ctx.entity,
+            attribute: self.ctx.attribute,
+            template: self.ctx.template.source,
+            field: self.current_field(),
+            reason,
+        }
+    }
+
+    #[inline(always)]
+    fn check_len(&self) -> Result<(), KeyError> {
+        let bytes = self.out.len();
+        if bytes > self.ctx.max_bytes {
+            return Err(KeyError::TooLong {
+                entity: self.ctx.entity,
+                attribute: self.ctx.attribute,
+                template: self.ctx.template.source,
+                bytes,
+                over: bytes - self.ctx.max_bytes,
+                limit: self.ctx.max_bytes,
+            });
+        }
+        Ok(())
+    }
+
+    /// The finished key, or `None` when a part was absent (a sparse GSI key).
+    ///
+    /// # Errors
+    /// [`KeyError::TooLong`] over the size limit.
+    #[inline(always)]
+    pub fn finish_sparse(self) -> Result<Option<AttributeValue>, KeyError> {
+        if self.absent.is_some() {
+            return Ok(None);
+        }
+        self.check_len()?;
+        Ok(Some(match self.ctx.template.key_type {
+            KeyType::S => AttributeValue::S(self.out),
+            KeyType::N => AttributeValue::N(self.out),
+        }))
+    }
+
+    /// The finished key, which must be complete.
+    ///
+    /// # Errors
+    /// [`KeyError::Missing`] when a part was `None`, [`KeyError::TooLong`] over the size limit.
+    #[inline(always)]
+    pub fn finish(self) -> Result<AttributeValue, KeyError> {
+        if let Some(field) = self.absent {
+            return Err(KeyError::Missing {
+                entity: self.ctx.entity,
+                attribute: self.ctx.attribute,
+                template: self.ctx.template.source,
+                field,
+            });
+        }
+        self.check_len()?;
+        Ok(match self.ctx.template.key_type {
+            KeyType::S => AttributeValue::S(self.out),
+            KeyType::N => AttributeValue::N(self.out),
+        })
+    }
+
+    /// The text written so far: for a prefix, the parts given and the literal segments after
+    /// them, without a trailing delimiter.
+    pub(crate) fn into_prefix(self) -> Result<(String, usize), KeyError> {
+        if let Some(field) = self.absent {
+            return Err(KeyError::Missing {
+                entity: self.ctx.entity,
+                attribute: self.ctx.attribute,
+                template: self.ctx.template.source,
+                field,
+            });
+        }
+        self.check_len()?;
+        Ok((self.out, self.next))
+    }
+}
+
+/// Byte equality of two strings, usable in constant evaluation.
+pub const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
