@@ -33,6 +33,7 @@
 //! See [`shard`].
 
 mod cursor;
+pub mod scan;
 pub mod shard;
 
 use std::collections::HashMap;

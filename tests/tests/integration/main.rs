@@ -33,6 +33,7 @@ mod operations;
 mod orders;
 mod properties;
 mod render;
+mod scans;
 mod sharding;
 mod skill_exchange;
 mod soak;
