@@ -9,6 +9,7 @@ pub mod error;
 pub mod expr;
 pub mod item;
 pub mod key;
+pub mod migrate;
 pub mod query;
 pub mod retry;
 pub mod schema;

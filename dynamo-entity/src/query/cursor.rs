@@ -151,7 +151,8 @@ pub(crate) fn decode(text: &str, scope: &Scope, names: &AttributeNames, index: I
 /// belong to that scan and name exactly the table's primary key attributes. A scan has no
 /// partition to stay in; its scope names the segment instead.
 pub(crate) fn decode_scan(text: &str, scope: &Scope, names: &AttributeNames) -> Result<Item, Error> {
-    let mut wire: Wire = unwrap::<Wire, ShardedWire>(text, "it is the cursor of a sharded query, not of a scan", |w| w.v)?;
+    let mut wire: Wire =
+        unwrap::<Wire, ShardedWire>(text, "it is the cursor of a sharded query, not of a scan", |w| w.v)?;
     let sealed = wire.c.take().is_some_and(|c| c == checksum(&wire));
     check_scope(&wire.scope, scope)?;
     let key = key_from_wire(wire.k, scope, names, Index::Primary, None)?;

@@ -207,7 +207,13 @@ struct Parts {
 }
 
 impl<T: Send + 'static> ScanRequest<T> {
-    fn new(table: Table, names: &'static AttributeNames, entity: &'static str, label: String, decode: Decoder<T>) -> Self {
+    fn new(
+        table: Table,
+        names: &'static AttributeNames,
+        entity: &'static str,
+        label: String,
+        decode: Decoder<T>,
+    ) -> Self {
         ScanRequest {
             table,
             names,
@@ -341,7 +347,8 @@ impl<T: Send + 'static> ScanRequest<T> {
     }
 
     fn scope(&self, parts: &Parts) -> Scope {
-        let values: BTreeMap<_, _> = parts.values.iter().flatten().map(|(k, v)| (k.clone(), format!("{v:?}"))).collect();
+        let values: BTreeMap<_, _> =
+            parts.values.iter().flatten().map(|(k, v)| (k.clone(), format!("{v:?}"))).collect();
         Scope {
             entity: self.label.clone(),
             index: "scan".to_owned(),
@@ -377,7 +384,8 @@ impl<T: Send + 'static> ScanRequest<T> {
             rate.acquire().await;
         }
         let request = self.request(parts, limit, start).send_with(self.table.client());
-        let out = self.table.execute(Call::new("Scan", self.entity), request).await.map_err(|e| Error::sdk("Scan", e))?;
+        let out =
+            self.table.execute(Call::new("Scan", self.entity), request).await.map_err(|e| Error::sdk("Scan", e))?;
         if let Some(rate) = &self.rate {
             rate.consume(Capacity::from_consumed(out.consumed_capacity.as_slice(), false).read());
         }

@@ -21,6 +21,7 @@ use aws_sdk_dynamodb::operation::create_table::CreateTableOutput;
 use aws_sdk_dynamodb::operation::delete_item::DeleteItemOutput;
 use aws_sdk_dynamodb::operation::delete_table::DeleteTableOutput;
 use aws_sdk_dynamodb::operation::describe_table::DescribeTableOutput;
+use aws_sdk_dynamodb::operation::describe_time_to_live::DescribeTimeToLiveOutput;
 use aws_sdk_dynamodb::operation::get_item::GetItemOutput;
 use aws_sdk_dynamodb::operation::put_item::PutItemOutput;
 use aws_sdk_dynamodb::operation::query::QueryOutput;
@@ -127,7 +128,14 @@ consumed_many!(
 );
 
 // Table administration reports no capacity.
-consumed_none!(CreateTableOutput, DescribeTableOutput, UpdateTableOutput, UpdateTimeToLiveOutput, DeleteTableOutput);
+consumed_none!(
+    CreateTableOutput,
+    DescribeTableOutput,
+    DescribeTimeToLiveOutput,
+    UpdateTableOutput,
+    UpdateTimeToLiveOutput,
+    DeleteTableOutput
+);
 
 impl Table {
     /// Sends one request (`request` is the SDK's `send()` future) inside the span of `call`,

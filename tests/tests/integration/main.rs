@@ -39,6 +39,7 @@ mod skill_exchange;
 mod soak;
 mod streams;
 mod table_decl;
+mod table_diff;
 mod transactions;
 mod unique;
 mod vault_commerce;

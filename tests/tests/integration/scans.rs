@@ -109,7 +109,10 @@ async fn a_scan_cursor_resumes_its_scan_and_no_other() {
 
     for (other, what) in [
         (table.scan::<Order>().after(cursor.clone()).send().await.map(|_| ()), "another entity"),
-        (table.scan::<User>().filter(User::SALES.gt(&3)).after(cursor.clone()).send().await.map(|_| ()), "another filter"),
+        (
+            table.scan::<User>().filter(User::SALES.gt(&3)).after(cursor.clone()).send().await.map(|_| ()),
+            "another filter",
+        ),
         (table.scan::<User>().consistent_read().after(cursor.clone()).send().await.map(|_| ()), "another consistency"),
         (table.scan::<User>().segment(0, 2).after(cursor.clone()).send().await.map(|_| ()), "a segment"),
     ] {
@@ -125,8 +128,16 @@ async fn a_scan_cursor_resumes_its_scan_and_no_other() {
 #[tokio::test]
 async fn a_parallel_scan_reads_every_segment_with_bounded_concurrency() {
     let table = loaded("scan_parallel").await;
-    let pages: Vec<ScanPage<User>> =
-        table.scan::<User>().parallel(4).concurrency(2).page_size(4).consistent_read().pages().try_collect().await.unwrap();
+    let pages: Vec<ScanPage<User>> = table
+        .scan::<User>()
+        .parallel(4)
+        .concurrency(2)
+        .page_size(4)
+        .consistent_read()
+        .pages()
+        .try_collect()
+        .await
+        .unwrap();
     let users: Vec<User> = pages.iter().flat_map(|p| p.items.clone()).collect();
     assert_eq!(ids(&users), all_ids());
     let segments: BTreeSet<u32> = pages.iter().map(|p| p.segment.expect("a segment page")).collect();

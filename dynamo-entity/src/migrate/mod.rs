@@ -1,0 +1,14 @@
+//! Schema evolution: the table against its declaration ([`diff`]: [`Table::diff`],
+//! [`Table::apply`]) and index backfills ([`backfill`]: the new GSI keys of an entity's items,
+//! written by a resumable parallel scan).
+//!
+//! This room sits above [`table`](crate::table) and [`query`](crate::query): it uses the scans
+//! of [`query::scan`](crate::query::scan) and sends every request through the table's one
+//! executor.
+//!
+//! [`Table::diff`]: crate::Table::diff
+//! [`Table::apply`]: crate::Table::apply
+
+pub mod diff;
+
+pub use diff::{Change, IndexShape, Plan, Step, TableDiff, Wait};
