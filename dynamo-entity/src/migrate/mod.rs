@@ -9,6 +9,8 @@
 //! [`Table::diff`]: crate::Table::diff
 //! [`Table::apply`]: crate::Table::apply
 
+pub mod backfill;
 pub mod diff;
 
+pub use backfill::{Backfill, BackfillReport};
 pub use diff::{Change, IndexShape, Plan, Step, TableDiff, Wait};

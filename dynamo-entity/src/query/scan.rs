@@ -136,7 +136,6 @@ pub struct ScanPage<T> {
 pub(crate) struct RawPage {
     pub(crate) items: Vec<Item>,
     pub(crate) last_key: Option<Item>,
-    pub(crate) scanned: u64,
     pub(crate) consumed: Capacity,
 }
 
@@ -399,7 +398,6 @@ impl<T: Send + 'static> ScanRequest<T> {
         let out = self.fetch(&parts, self.page_size, start).await?;
         Ok(RawPage {
             consumed: Capacity::from_consumed(out.consumed_capacity.as_slice(), false),
-            scanned: u64::try_from(out.scanned_count).unwrap_or_default(),
             items: out.items.unwrap_or_default(),
             last_key: out.last_evaluated_key,
         })

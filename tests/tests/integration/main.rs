@@ -11,6 +11,7 @@
 
 mod common;
 
+mod backfills;
 mod batch;
 mod bench_plots;
 mod browser;
