@@ -19,7 +19,6 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_entity::migrate::BackfillReport;
 use dynamo_entity::{Entity, Item, Table};
 use dynamo_entity_local::LocalDynamoDb;
-use futures::{StreamExt, TryStreamExt};
 
 /// A member as the application wrote it at launch.
 #[derive(Entity, Debug, Clone, PartialEq)]
@@ -86,17 +85,13 @@ async fn new_table(test: &str) -> Table {
     common::table(test, &[Member::SCHEMA, Team::SCHEMA]).await
 }
 
-/// `n` members of the launch schema and `teams` teams.
+/// `n` members of the launch schema and `teams` teams (`BatchWriteItem`, 4 requests at a time).
 async fn load(table: &Table, n: u64, teams: u64) {
-    futures::stream::iter(0..n)
-        .map(|i| async move { table.put(&v1(i)).await })
-        .buffer_unordered(32)
-        .try_collect::<Vec<()>>()
-        .await
-        .unwrap();
-    for t in 0..teams {
-        table.put(&Team { name: format!("t{t}"), size: t as u32 }).await.unwrap();
-    }
+    let members: Vec<MemberV1> = (0..n).map(v1).collect();
+    let teams: Vec<Team> = (0..teams).map(|t| Team { name: format!("t{t}"), size: t as u32 }).collect();
+    let outcome = table.batch_write().put_all(&members).put_all(&teams).concurrency(4).send().await.unwrap();
+    assert!(outcome.unprocessed.is_empty(), "every item is written");
+    assert_eq!(outcome.written as u64, n + teams.len() as u64);
 }
 
 fn key_text(item: &Item) -> String {
@@ -188,7 +183,7 @@ async fn a_backfill_writes_the_new_keys_of_every_item_and_a_second_run_changes_n
     let mut got: Vec<&str> = team3.iter().map(|m| m.id.as_str()).collect();
     got.sort_unstable();
     assert_eq!(got, want);
-    let mentees = table.query(Member::gsi2(&"m000001".to_owned())).all().await.unwrap();
+    let mentees = table.query(Member::gsi2("m000001")).all().await.unwrap();
     assert_eq!(mentees.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(), ["m000003"]);
 
     // Run again: the completed run's report, nothing read.
