@@ -38,13 +38,21 @@
 //! completed backfill again returns its report without reading anything; [`Backfill::rerun`]
 //! starts a new run (which, on a table already backfilled, skips every item).
 //!
-//! One process runs a backfill at a time: two processes running the same id would share the
-//! checkpoints without coordinating (their updates stay safe, their counters would not).
+//! # Several workers
+//! A backfill can be spread over several processes or machines, each running it with its own
+//! [`Backfill::worker`] name: a worker claims a segment by writing its checkpoint item with
+//! itself as owner and a lease expiry, on the condition that the item is the one it read (a
+//! write counter `v`) and that the segment is free, its own, or its lease expired; every
+//! checkpoint renews the lease, on the condition that the worker still holds it. The segments
+//! of a worker that dies are taken over by the others once its lease expires, from its last
+//! checkpoint; nothing else coordinates the workers. Start the run once (or let the first
+//! worker start it), and call [`Backfill::rerun`] from one place only.
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
+use std::time::Duration;
 
 use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
@@ -57,6 +65,13 @@ use crate::expr::Placeholders;
 use crate::query::scan::ReadRate;
 use crate::schema::{AttributeNames, Entity, Item};
 use crate::table::{Call, Table};
+
+/// Milliseconds since the Unix epoch, by this machine's clock.
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
 
 /// The entity type of the library's migration checkpoint items.
 pub const MIGRATION_TYPE: &str = "_migration";
@@ -132,6 +147,12 @@ struct SegmentState {
     done: bool,
     started: bool,
     counts: Counts,
+    /// The checkpoint item's write counter `v` (0: no item): every write checks it.
+    version: u64,
+    /// The worker holding the segment's lease, and until when (milliseconds since the Unix
+    /// epoch).
+    owner: Option<String>,
+    lease_until: u64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -183,6 +204,9 @@ pub struct Backfill<E> {
     page_size: Option<i32>,
     writes: usize,
     rate: Option<Arc<ReadRate>>,
+    worker: String,
+    lease: Duration,
+    poll: Duration,
     _entity: PhantomData<fn() -> E>,
 }
 
@@ -209,6 +233,9 @@ impl Table {
             page_size: None,
             writes: 8,
             rate: None,
+            worker: "local".to_owned(),
+            lease: Duration::from_secs(60),
+            poll: Duration::from_secs(1),
             _entity: PhantomData,
         }
     }
@@ -247,6 +274,23 @@ impl<E: Entity> Backfill<E> {
         self
     }
 
+    /// Runs as worker `name` among several processes (or machines) sharing this backfill:
+    /// each worker claims segments by taking their lease (a conditional write to the segment's
+    /// checkpoint item), renews it with every checkpoint, and takes over the segments whose
+    /// lease expired (a worker that died). `lease` must exceed the time one page takes (its
+    /// scan and its updates); expiry is judged by each worker's clock, so clocks must agree to
+    /// well within it. A worker waits (polling every `lease / 4`, at most 1 s) while other
+    /// workers hold the remaining segments, and returns when every segment is done.
+    ///
+    /// Without it, the backfill runs as the worker `local` with a 60 s lease: a process that
+    /// resumes after a crash takes its segments back at once.
+    pub fn worker(mut self, name: impl Into<String>, lease: Duration) -> Self {
+        self.worker = name.into();
+        self.lease = lease.max(Duration::from_millis(100));
+        self.poll = (self.lease / 4).min(Duration::from_secs(1));
+        self
+    }
+
     fn names(&self) -> &'static AttributeNames {
         E::NAMES
     }
@@ -281,19 +325,66 @@ impl<E: Entity> Backfill<E> {
     }
 
     async fn put(&self, item: Item) -> Result<(), Error> {
+        self.put_if(item, None).await.map(|_| ())
+    }
+
+    /// Puts a checkpoint item on `condition` (expression and placeholders); `Ok(false)` when
+    /// the condition failed.
+    async fn put_if(&self, item: Item, condition: Option<(String, Placeholders)>) -> Result<bool, Error> {
+        let (expr, names, values) = match condition {
+            Some((expr, mut ph)) => (Some(expr), ph.take_names(), ph.take_values()),
+            None => (None, None, None),
+        };
         let request = self
             .table
             .client()
             .put_item()
             .table_name(self.table.name())
             .set_item(Some(item))
+            .set_condition_expression(expr)
+            .set_expression_attribute_names(names)
+            .set_expression_attribute_values(values)
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
             .send();
-        self.table
-            .execute(Call::new("PutItem", MIGRATION_TYPE), request)
-            .await
-            .map_err(|e| Error::sdk("PutItem", e))?;
-        Ok(())
+        match self.table.execute(Call::new("PutItem", MIGRATION_TYPE), request).await {
+            Ok(_) => Ok(true),
+            Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => Ok(false),
+            Err(e) => Err(Error::sdk("PutItem", e)),
+        }
+    }
+
+    /// Writes the checkpoint of `state` (with its version one more than the stored one, this
+    /// worker as owner and a new lease) if the stored item is still the one read (`version`)
+    /// and, unless this write `claim`s the segment, still held by this worker; `Ok(false)` when
+    /// another worker took it.
+    async fn write_segment(&self, run: u64, state: &mut SegmentState, claim: bool) -> Result<bool, Error> {
+        let mut ph = Placeholders::default();
+        let mut cond = String::new();
+        if state.version == 0 {
+            cond.push_str("attribute_not_exists(");
+            ph.push_name(self.names().pk, &mut cond);
+            cond.push(')');
+        } else {
+            ph.push_name("v", &mut cond);
+            cond.push_str(" = ");
+            ph.push_value(AttributeValue::N(state.version.to_string()), &mut cond);
+        }
+        if !claim {
+            cond.push_str(" AND ");
+            ph.push_name("owner", &mut cond);
+            cond.push_str(" = ");
+            ph.push_value(AttributeValue::S(self.worker.clone()), &mut cond);
+        }
+        let mut next = state.clone();
+        next.version += 1;
+        next.owner = Some(self.worker.clone());
+        next.lease_until = now_ms().saturating_add(u64::try_from(self.lease.as_millis()).unwrap_or(u64::MAX));
+        if self.put_if(self.segment_item(run, &next), Some((cond, ph))).await? {
+            *state = next;
+            Ok(true)
+        } else {
+            Ok(false)
+        }
     }
 
     fn run_item(&self, run: u64, segments: u32, status: &str) -> Item {
@@ -314,6 +405,11 @@ impl<E: Entity> Backfill<E> {
         item.insert("run".to_owned(), n(run));
         item.insert("segment".to_owned(), n(u64::from(s.segment)));
         item.insert("done".to_owned(), AttributeValue::Bool(s.done));
+        item.insert("v".to_owned(), n(s.version));
+        item.insert("lease_until".to_owned(), n(s.lease_until));
+        if let Some(o) = &s.owner {
+            item.insert("owner".to_owned(), AttributeValue::S(o.clone()));
+        }
         if let Some(k) = &s.last_key {
             item.insert("last_key".to_owned(), AttributeValue::M(k.clone()));
         }
@@ -363,6 +459,9 @@ impl<E: Entity> Backfill<E> {
             last_key: item.get("last_key").and_then(|v| v.as_m().ok()).cloned(),
             done: matches!(item.get("done"), Some(AttributeValue::Bool(true))),
             started: true,
+            version: n("v"),
+            owner: item.get("owner").and_then(|v| v.as_s().ok()).cloned(),
+            lease_until: n("lease_until"),
             counts: Counts {
                 scanned: n("scanned"),
                 updated: n("updated"),
@@ -395,7 +494,13 @@ impl<E: Entity> Backfill<E> {
                 Some(item) if matches!(item.get("run"), Some(AttributeValue::N(r)) if *r == run.to_string()) => {
                     Self::segment_from(s, &item)
                 }
-                _ => SegmentState { segment: s, ..SegmentState::default() },
+                // A segment of an earlier run starts again, over its item.
+                Some(item) => SegmentState {
+                    segment: s,
+                    version: Self::segment_from(s, &item).version,
+                    ..SegmentState::default()
+                },
+                None => SegmentState { segment: s, ..SegmentState::default() },
             };
             out.push(state);
         }
@@ -450,8 +555,19 @@ impl<E: Entity> Backfill<E> {
             }
             Some((run, segments, false)) => (run, segments),
             None => {
-                self.put(self.run_item(1, self.segments, "running")).await?;
-                (1, self.segments)
+                // Several workers may start at once: the first one's record stands.
+                let mut ph = Placeholders::default();
+                let mut cond = String::from("attribute_not_exists(");
+                ph.push_name(self.names().pk, &mut cond);
+                cond.push(')');
+                if self.put_if(self.run_item(1, self.segments, "running"), Some((cond, ph))).await? {
+                    (1, self.segments)
+                } else {
+                    match self.run_record().await? {
+                        Some((run, segments, _)) => (run, segments),
+                        None => (1, self.segments),
+                    }
+                }
             }
         };
         self.run_segments(run, segments).await
@@ -473,16 +589,36 @@ impl<E: Entity> Backfill<E> {
         if let Some(e) = self.check_names() {
             return Err(e);
         }
-        let states = self.segment_states(run, segments).await?;
-        let finished: Vec<SegmentState> =
-            futures::stream::iter(states.into_iter().map(|s| self.segment(run, segments, s)))
+        loop {
+            let states = self.segment_states(run, segments).await?;
+            if states.iter().all(|s| s.done) {
+                self.put(self.run_item(run, segments, "completed")).await?;
+                return Ok(self.report(run, segments, &states));
+            }
+            let now = now_ms();
+            let mut claimed = Vec::new();
+            for mut state in states {
+                if claimed.len() >= self.concurrency {
+                    break;
+                }
+                let free = state.owner.is_none()
+                    || state.owner.as_deref() == Some(self.worker.as_str())
+                    || state.lease_until < now;
+                if !state.done && free && self.write_segment(run, &mut state, true).await? {
+                    claimed.push(state);
+                }
+            }
+            if claimed.is_empty() {
+                // Other workers hold the remaining segments: wait for them to finish, or for a
+                // lease to expire.
+                tokio::time::sleep(self.poll).await;
+                continue;
+            }
+            futures::stream::iter(claimed.into_iter().map(|s| self.segment(run, segments, s)))
                 .buffer_unordered(self.concurrency)
-                .try_collect()
+                .try_collect::<Vec<()>>()
                 .await?;
-        let mut finished = finished;
-        finished.sort_by_key(|s| s.segment);
-        self.put(self.run_item(run, segments, "completed")).await?;
-        Ok(self.report(run, segments, &finished))
+        }
     }
 
     fn check_names(&self) -> Option<Error> {
@@ -497,9 +633,9 @@ impl<E: Entity> Backfill<E> {
     }
 
     /// Runs one segment from its checkpoint to its end, writing a checkpoint after each page.
-    async fn segment(&self, run: u64, segments: u32, mut state: SegmentState) -> Result<SegmentState, Error> {
+    async fn segment(&self, run: u64, segments: u32, mut state: SegmentState) -> Result<(), Error> {
         if state.done {
-            return Ok(state);
+            return Ok(());
         }
         let mut scan = self.table.scan::<E>().segment(state.segment, segments);
         if let Some(n) = self.page_size {
@@ -541,7 +677,16 @@ impl<E: Entity> Backfill<E> {
             state.last_key = page.last_key;
             state.done = state.last_key.is_none();
             state.counts.add(&counts);
-            self.put(self.segment_item(run, &state)).await?;
+            if !self.write_segment(run, &mut state, false).await? {
+                tracing::warn!(
+                    target: "dynamo_entity",
+                    backfill = %self.id,
+                    segment = state.segment,
+                    worker = %self.worker,
+                    "another worker took the segment's lease; it reads the last page again"
+                );
+                return Ok(());
+            }
             tracing::info!(
                 target: "dynamo_entity",
                 backfill = %self.id,
@@ -552,7 +697,7 @@ impl<E: Entity> Backfill<E> {
                 "backfill page done"
             );
             if state.done {
-                return Ok(state);
+                return Ok(());
             }
         }
     }

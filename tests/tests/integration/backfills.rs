@@ -317,6 +317,77 @@ async fn application_writes_made_during_a_backfill_are_never_overwritten() {
     check_table(&snapshot(&table).await, &expected, &before);
 }
 
+/// Turns on the table's stream (keys only): every write from now on is recorded.
+async fn record_writes(table: &Table) {
+    use aws_sdk_dynamodb::types::{StreamSpecification, StreamViewType};
+    let spec = StreamSpecification::builder().stream_enabled(true).stream_view_type(StreamViewType::KeysOnly).build();
+    table.client().update_table().table_name(table.name()).stream_specification(spec.unwrap()).send().await.unwrap();
+}
+
+/// The writes the stream recorded, as `PK|SK` -> event names (`INSERT`, `MODIFY`, `REMOVE`),
+/// read until every shard is exhausted or gives nothing new. A `MODIFY` that changed
+/// nothing is not recorded by DynamoDB.
+async fn recorded_writes(table: &Table) -> BTreeMap<String, Vec<String>> {
+    use aws_sdk_dynamodbstreams::types::ShardIteratorType;
+    let server = LocalDynamoDb::shared().await.unwrap();
+    let streams = server.streams_client();
+    let desc = table.client().describe_table().table_name(table.name()).send().await.unwrap();
+    let arn = desc.table.and_then(|t| t.latest_stream_arn).expect("the table has a stream");
+    let shards = streams.describe_stream().stream_arn(&arn).send().await.unwrap().stream_description.unwrap().shards;
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for shard in shards.unwrap_or_default() {
+        let mut iterator = streams
+            .get_shard_iterator()
+            .stream_arn(&arn)
+            .shard_id(shard.shard_id.unwrap())
+            .shard_iterator_type(ShardIteratorType::TrimHorizon)
+            .send()
+            .await
+            .unwrap()
+            .shard_iterator;
+        let mut empty = 0;
+        while let Some(it) = iterator.take() {
+            let page = streams.get_records().shard_iterator(it).send().await.unwrap();
+            let records = page.records.unwrap_or_default();
+            if records.is_empty() {
+                empty += 1;
+                if empty == 3 {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            } else {
+                empty = 0;
+            }
+            for r in records {
+                let keys = r.dynamodb.and_then(|d| d.keys).unwrap();
+                let text = |k: &str| match &keys[k] {
+                    aws_sdk_dynamodbstreams::types::AttributeValue::S(s) => s.clone(),
+                    other => format!("{other:?}"),
+                };
+                let event = r.event_name.map(|e| e.as_str().to_owned()).unwrap_or_default();
+                out.entry(format!("{}|{}", text("PK"), text("SK"))).or_default().push(event);
+            }
+            iterator = page.next_shard_iterator;
+        }
+    }
+    out
+}
+
+/// Checks that the stream recorded exactly one `MODIFY` for each of `items` members (the
+/// backfill's update) and no other write except the checkpoints'.
+fn check_written_once(writes: &BTreeMap<String, Vec<String>>, items: u64) {
+    let mut members = 0;
+    for (key, events) in writes {
+        if key.starts_with("_MIGRATION#") {
+            continue;
+        }
+        assert!(key.starts_with("MEMBER#"), "{key} was written: {events:?}");
+        assert_eq!(events, &["MODIFY"], "{key} was written exactly once");
+        members += 1;
+    }
+    assert_eq!(members, items, "every member was updated once");
+}
+
 fn crash_items() -> u64 {
     std::env::var("BACKFILL_CRASH_ITEMS").ok().and_then(|s| s.parse().ok()).unwrap_or(3_000)
 }
@@ -348,6 +419,7 @@ async fn a_backfill_resumes_after_its_process_is_killed() {
     let loading = Instant::now();
     load(&table, items, 50).await;
     let before = snapshot(&table).await;
+    record_writes(&table).await;
     let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
     let kill_after = items / 10 + Lcg(seed).next(items * 7 / 10);
     println!(
@@ -403,4 +475,123 @@ async fn a_backfill_resumes_after_its_process_is_killed() {
     let segments: Vec<&Item> = after.values().filter(|i| i.get("segment").is_some()).collect();
     assert_eq!(segments.len(), 4);
     assert!(segments.iter().all(|s| s["done"] == AttributeValue::Bool(true) && s.get("last_key").is_none()));
+    check_written_once(&recorded_writes(&table).await, items);
+}
+
+const WORKERS_ID: &str = "workers";
+
+/// The segment checkpoint items of backfill `id` (one `Query` of its partition).
+async fn checkpoints(table: &Table, id: &str) -> Vec<Item> {
+    let out = table
+        .client()
+        .query()
+        .table_name(table.name())
+        .key_condition_expression("PK = :pk AND begins_with(SK, :s)")
+        .expression_attribute_values(":pk", AttributeValue::S(format!("_MIGRATION#{id}")))
+        .expression_attribute_values(":s", AttributeValue::S("SEGMENT#".into()))
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap();
+    out.items.unwrap_or_default()
+}
+const WORKER_LEASE: Duration = Duration::from_secs(2);
+
+fn shared_backfill(table: &Table, worker: &str) -> dynamo_entity::migrate::Backfill<Member> {
+    table.backfill::<Member>(WORKERS_ID).segments(8).concurrency(2).page_size(20).worker(worker, WORKER_LEASE)
+}
+
+/// A worker process of the shared backfill test: runs the backfill of `BACKFILL_CHILD_TABLE` as
+/// worker `BACKFILL_WORKER`. Does nothing when the variables are unset.
+#[tokio::test]
+#[ignore = "a worker process of three_workers_share_a_backfill"]
+async fn worker_child() {
+    let (Ok(name), Ok(worker)) = (std::env::var("BACKFILL_CHILD_TABLE"), std::env::var("BACKFILL_WORKER")) else {
+        return;
+    };
+    let server = LocalDynamoDb::shared().await.expect("DynamoDB Local is available");
+    let table = Table::new(server.client(), name);
+    let report = shared_backfill(&table, &worker).run().await.unwrap();
+    println!("worker {worker} finished: {report}");
+}
+
+#[tokio::test]
+async fn three_workers_share_a_backfill_and_finish_the_segments_of_one_killed() {
+    let items = crash_items();
+    let server = LocalDynamoDb::shared().await.expect("DynamoDB Local is available");
+    let table = new_table("backfill_workers").await;
+    load(&table, items, 20).await;
+    let before = snapshot(&table).await;
+    record_writes(&table).await;
+
+    let exe = std::env::current_exe().unwrap();
+    let spawn = |worker: &str| {
+        std::process::Command::new(&exe)
+            .args(["backfills::worker_child", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+            .env("BACKFILL_CHILD_TABLE", table.name())
+            .env("BACKFILL_WORKER", worker)
+            .env("DYNAMODB_ENDPOINT", server.endpoint())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let mut workers: Vec<(String, std::process::Child)> =
+        ["w1", "w2", "w3"].into_iter().map(|w| (w.to_owned(), spawn(w))).collect();
+    let started = Instant::now();
+
+    // Kill w1 once it holds a segment it has made progress in, and a quarter is scanned.
+    let segment_items = |snapshot: &BTreeMap<String, Item>| -> Vec<Item> {
+        snapshot.values().filter(|i| i.get("segment").is_some()).cloned().collect()
+    };
+    let held_by_w1 = loop {
+        let status = shared_backfill(&table, "observer").status().await.unwrap();
+        let scanned = status.map_or(0, |r| r.scanned);
+        let segs = checkpoints(&table, WORKERS_ID).await;
+        let held: Vec<String> = segs
+            .iter()
+            .filter(|s| {
+                s.get("owner") == Some(&AttributeValue::S("w1".into()))
+                    && s["done"] == AttributeValue::Bool(false)
+                    && s["scanned"] != AttributeValue::N("0".into())
+            })
+            .map(|s| s["segment"].as_n().unwrap().clone())
+            .collect();
+        if scanned >= items / 4 && !held.is_empty() {
+            break held;
+        }
+        assert!(workers.iter_mut().all(|(_, c)| c.try_wait().unwrap().is_none()), "a worker ended before the kill");
+        assert!(started.elapsed() < Duration::from_secs(600), "no progress");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let (_, w1) = &mut workers[0];
+    w1.kill().unwrap();
+    assert!(!w1.wait().unwrap().success());
+    let at_kill = shared_backfill(&table, "observer").status().await.unwrap().unwrap();
+    println!("w1 killed after {:.2} s holding segments {held_by_w1:?}: {at_kill}", started.elapsed().as_secs_f64());
+    assert!(!at_kill.completed);
+
+    for (name, child) in workers.iter_mut().skip(1) {
+        let status = child.wait().unwrap();
+        assert!(status.success(), "worker {name} finished: {status}");
+    }
+    let report = shared_backfill(&table, "observer").status().await.unwrap().unwrap();
+    println!("w2 and w3 finished after {:.2} s: {report}", started.elapsed().as_secs_f64());
+    assert!(report.completed);
+    assert_eq!((report.run, report.failed, report.vanished, report.changed), (1, 0, 0, 0), "{report}");
+
+    let expected: HashMap<String, Member> = (0..items).map(|i| (v1(i).id, current(&v1(i)))).collect();
+    let after = snapshot(&table).await;
+    check_table(&after, &expected, &before);
+    let run = &after[&format!("_MIGRATION#{WORKERS_ID}|RUN")];
+    assert_eq!((&run["status"], &run["run"]), (&AttributeValue::S("completed".into()), &AttributeValue::N("1".into())));
+    let segs = segment_items(&after);
+    assert_eq!(segs.len(), 8);
+    for s in &segs {
+        assert_eq!(s["done"], AttributeValue::Bool(true));
+        let owner = s["owner"].as_s().unwrap();
+        if held_by_w1.contains(s["segment"].as_n().unwrap()) {
+            assert_ne!(owner, "w1", "a surviving worker took over segment {:?}", s["segment"]);
+        }
+    }
+    check_written_once(&recorded_writes(&table).await, items);
 }
