@@ -78,7 +78,7 @@ pub const MIGRATION_TYPE: &str = "_migration";
 
 /// How many times one item is read again after its condition failed (a write of the
 /// application in between) before it counts as failed.
-const ATTEMPTS: u32 = 8;
+pub(crate) const ATTEMPTS: u32 = 8;
 
 /// At most this many failures are kept, with their keys, in a report.
 const KEPT_FAILURES: usize = 100;
@@ -187,7 +187,7 @@ impl Counts {
 }
 
 /// What happened to one item.
-enum Outcome {
+pub(crate) enum Outcome {
     Updated,
     Skipped,
     Vanished,
@@ -207,8 +207,15 @@ pub struct Backfill<E> {
     worker: String,
     lease: Duration,
     poll: Duration,
+    /// For a re-keying ([`Table::rekey`]): the item under its new key, `None` when it is
+    /// already there.
+    pub(crate) mover: Option<Mover>,
     _entity: PhantomData<fn() -> E>,
 }
+
+/// What a re-keying does with one item read: `Ok(None)` when it already has its new key,
+/// `Ok(Some(new item))` to move it, `Err` when it does not decode.
+pub(crate) type Mover = Arc<dyn Fn(&Item) -> Result<Option<Item>, Error> + Send + Sync>;
 
 impl<E> fmt::Debug for Backfill<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -236,6 +243,7 @@ impl Table {
             worker: "local".to_owned(),
             lease: Duration::from_secs(60),
             poll: Duration::from_secs(1),
+            mover: None,
             _entity: PhantomData,
         }
     }
@@ -706,6 +714,9 @@ impl<E: Entity> Backfill<E> {
     /// again from a failed condition. Returns the outcome, how many conditions failed, and the
     /// write units consumed.
     async fn item(&self, mut item: Item) -> Result<(Outcome, u64, f64), Error> {
+        if let Some(mover) = &self.mover {
+            return crate::migrate::rekey::move_item::<E>(&self.table, mover, item).await;
+        }
         let mut changed = 0;
         let mut units = 0.0;
         for _ in 0..ATTEMPTS {
