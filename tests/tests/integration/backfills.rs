@@ -595,3 +595,138 @@ async fn three_workers_share_a_backfill_and_finish_the_segments_of_one_killed() 
     }
     check_written_once(&recorded_writes(&table).await, items);
 }
+
+/// Members moved into their team's partition: the primary key template changed.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(name = "Member", pk = "TEAM#<team>", sk = "MEMBER#<id>")]
+pub struct TeamMember {
+    pub id: String,
+    pub team: String,
+    pub rank: u32,
+    pub mentor: Option<String>,
+    pub note: String,
+}
+
+impl From<MemberV1> for TeamMember {
+    fn from(m: MemberV1) -> TeamMember {
+        TeamMember { id: m.id, team: m.team, rank: m.rank, mentor: m.mentor, note: m.note }
+    }
+}
+
+#[tokio::test]
+async fn a_rekeying_moves_every_item_once_keeps_concurrent_writes_and_resumes() {
+    const N: u64 = 600;
+    let table = new_table("rekey").await;
+    load(&table, N, 7).await;
+    // 20 members already moved by today's code, and an item squatting member 5's new key.
+    for i in N..N + 20 {
+        table.put(&TeamMember::from(v1(i))).await.unwrap();
+    }
+    let squatter = TeamMember { note: "squatter".into(), ..TeamMember::from(v1(5)) };
+    table.put(&squatter).await.unwrap();
+    let before = snapshot(&table).await;
+    record_writes(&table).await;
+
+    let rekey = || table.rekey::<MemberV1, TeamMember>("into-teams", TeamMember::from).segments(3).page_size(20);
+    // A writer edits the notes of members 100 to 149 during the move, at their old key or, once
+    // moved, at the new one.
+    let writer = {
+        let table = table.clone();
+        tokio::spawn(async move {
+            let (mut at_old, mut at_new) = (0, 0);
+            for i in 100..150 {
+                let m = v1(i);
+                let note = format!("edited {i}");
+                match table.update(MemberV1::key(&m.id)).set(MemberV1::NOTE, &note).send().await {
+                    Ok(_) => at_old += 1,
+                    Err(dynamo_entity::Error::NotFound { .. }) => {
+                        table
+                            .update(TeamMember::key(&m.team, &m.id))
+                            .set(TeamMember::NOTE, &note)
+                            .send()
+                            .await
+                            .unwrap();
+                        at_new += 1;
+                    }
+                    Err(e) => panic!("{e}"),
+                }
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            (at_old, at_new)
+        })
+    };
+    // The first run is stopped (its future dropped) once a third of the members are read.
+    let first = tokio::spawn({
+        let table = table.clone();
+        async move {
+            table.rekey::<MemberV1, TeamMember>("into-teams", TeamMember::from).segments(3).page_size(20).run().await
+        }
+    });
+    loop {
+        let scanned = rekey().status().await.unwrap().map_or(0, |r| r.scanned);
+        if scanned >= N / 3 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    first.abort();
+    assert!(first.await.unwrap_err().is_cancelled());
+    let stopped = rekey().status().await.unwrap().unwrap();
+    assert!(!stopped.completed, "{stopped}");
+    let report = rekey().run().await.unwrap();
+    let (at_old, at_new) = writer.await.unwrap();
+    println!("stopped at {stopped}\nresumed: {report}\nwriter: {at_old} notes edited before the move, {at_new} after");
+    assert!(report.completed);
+    assert_eq!(report.failed, 1, "{report}");
+    assert_eq!(report.failures[0].0, "PK=MEMBER#m000005 SK=META");
+    assert!(
+        report.failures[0].1.contains("already at its new key PK=TEAM#t5 SK=MEMBER#m000005"),
+        "{:?}",
+        report.failures
+    );
+    assert_eq!(report.vanished, 0);
+
+    // Every member is at its new key, with the writer's note where it wrote one; member 5
+    // stays at its old key beside the squatter; the teams are untouched.
+    let after = snapshot(&table).await;
+    let mut members = 0;
+    for (key, item) in &after {
+        match item["_type"].as_s().unwrap().as_str() {
+            "Member" if key == "MEMBER#m000005|META" => assert_eq!(Some(item), before.get(key)),
+            "Member" => {
+                let m = TeamMember::from_item(item).unwrap();
+                let i: u64 = m.id[1..].parse().unwrap();
+                let mut want = if i == 5 { squatter.clone() } else { TeamMember::from(v1(i)) };
+                if (100..150).contains(&i) {
+                    want.note = format!("edited {i}");
+                }
+                assert_eq!(*item, want.to_item().unwrap(), "{key}");
+                members += 1;
+            }
+            "Team" => assert_eq!(Some(item), before.get(key)),
+            "_migration" => {}
+            other => panic!("{key} of type {other}"),
+        }
+    }
+    assert_eq!(members, N + 20);
+    // Each member moved once: one REMOVE of its old key, one INSERT of its new one.
+    let writes = recorded_writes(&table).await;
+    let mut moved = 0;
+    for (key, events) in &writes {
+        let count = |e: &str| events.iter().filter(|x| *x == e).count();
+        if key.starts_with("MEMBER#") {
+            assert_eq!(count("REMOVE"), 1, "{key}: {events:?}");
+            assert_eq!(count("INSERT"), 0, "{key}: {events:?}");
+            moved += 1;
+        } else if key.starts_with("TEAM#") {
+            assert_eq!(count("INSERT"), 1, "{key}: {events:?}");
+            assert_eq!(count("REMOVE"), 0, "{key}: {events:?}");
+        } else {
+            assert!(key.starts_with("_MIGRATION#"), "{key} was written: {events:?}");
+        }
+    }
+    assert_eq!(moved, N - 1);
+
+    let again = rekey().rerun().await.unwrap();
+    assert_eq!((again.run, again.updated, again.skipped, again.failed), (2, 0, N + 20, 1), "{again}");
+}
