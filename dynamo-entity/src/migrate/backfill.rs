@@ -80,6 +80,9 @@ pub const MIGRATION_TYPE: &str = "_migration";
 /// application in between) before it counts as failed.
 pub(crate) const ATTEMPTS: u32 = 8;
 
+/// The retries of an update or move that failed with throttling or a server error.
+pub(crate) const RETRY: crate::retry::RetryPolicy = crate::retry::RetryPolicy::DEFAULT;
+
 /// At most this many failures are kept, with their keys, in a report.
 const KEPT_FAILURES: usize = 100;
 
@@ -719,7 +722,10 @@ impl<E: Entity> Backfill<E> {
         }
         let mut changed = 0;
         let mut units = 0.0;
-        for _ in 0..ATTEMPTS {
+        let mut retries = 0;
+        let mut attempt = 0;
+        while attempt < ATTEMPTS {
+            attempt += 1;
             let plan = match plan_update::<E>(&item) {
                 Ok(Some(plan)) => plan,
                 Ok(None) => return Ok((Outcome::Skipped, changed, units)),
@@ -744,6 +750,13 @@ impl<E: Entity> Backfill<E> {
                         // Deleted, or replaced by an item of another type: nothing to backfill.
                         _ => return Ok((Outcome::Vanished, changed, units)),
                     }
+                }
+                Err(e) if crate::retry::retryable(&e) && retries + 1 < RETRY.max_attempts => {
+                    // Throttling or a server error, after the SDK's own retries: the update may
+                    // or may not have been applied; sent again, its condition tells.
+                    retries += 1;
+                    attempt -= 1;
+                    tokio::time::sleep(RETRY.jittered(retries)).await;
                 }
                 Err(e) => return Err(Error::sdk("UpdateItem", e)),
             }

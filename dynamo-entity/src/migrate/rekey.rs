@@ -32,7 +32,7 @@ use aws_sdk_dynamodb::types::{
 use crate::capacity::Capacity;
 use crate::error::Error;
 use crate::expr::Placeholders;
-use crate::migrate::backfill::{ATTEMPTS, Backfill, Mover, Outcome};
+use crate::migrate::backfill::{ATTEMPTS, Backfill, Mover, Outcome, RETRY};
 use crate::schema::{Entity, Item};
 use crate::table::{Call, Table};
 
@@ -120,7 +120,10 @@ pub(crate) async fn move_item<E: Entity>(
     let names = E::NAMES;
     let invalid = |e: String| Error::Invalid { reason: e };
     let mut changed = 0;
-    for _ in 0..ATTEMPTS {
+    let mut retries = 0;
+    let mut attempt = 0;
+    while attempt < ATTEMPTS {
+        attempt += 1;
         let new_item = match mover(&item) {
             Ok(None) => return Ok((Outcome::Skipped, changed, 0.0)),
             Ok(Some(n)) => n,
@@ -165,6 +168,13 @@ pub(crate) async fn move_item<E: Entity>(
             Ok(out) => {
                 let units = Capacity::from_consumed(out.consumed_capacity.as_deref().unwrap_or_default(), true).write();
                 return Ok((Outcome::Updated, changed, units));
+            }
+            Err(e) if crate::retry::retryable(&e) && retries + 1 < RETRY.max_attempts => {
+                // Throttling or a server error: the move may or may not have been applied; sent
+                // again, its conditions tell (an applied move then reads as gone: `vanished`).
+                retries += 1;
+                attempt -= 1;
+                tokio::time::sleep(RETRY.jittered(retries)).await;
             }
             Err(SdkError::ServiceError(e)) => match e.into_err() {
                 TransactWriteItemsError::TransactionCanceledException(c) => {

@@ -388,6 +388,18 @@ fn check_written_once(writes: &BTreeMap<String, Vec<String>>, items: u64) {
     assert_eq!(members, items, "every member was updated once");
 }
 
+/// A child process, killed (SIGKILL) when dropped: a failing test leaves none behind.
+struct ChildGuard(std::process::Child);
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        if self.0.try_wait().ok().flatten().is_none() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
 fn crash_items() -> u64 {
     std::env::var("BACKFILL_CRASH_ITEMS").ok().and_then(|s| s.parse().ok()).unwrap_or(3_000)
 }
@@ -428,29 +440,35 @@ async fn a_backfill_resumes_after_its_process_is_killed() {
     );
 
     let exe = std::env::current_exe().unwrap();
-    let mut child = std::process::Command::new(exe)
-        .args(["backfills::crash_child", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
-        .env("BACKFILL_CHILD_TABLE", table.name())
-        .env("BACKFILL_CRASH_ITEMS", items.to_string())
-        .env("DYNAMODB_ENDPOINT", server.endpoint())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = ChildGuard(
+        std::process::Command::new(exe)
+            .args(["backfills::crash_child", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+            .env("BACKFILL_CHILD_TABLE", table.name())
+            .env("BACKFILL_CRASH_ITEMS", items.to_string())
+            .env("DYNAMODB_ENDPOINT", server.endpoint())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     let started = Instant::now();
     let backfill = crash_backfill(&table, items);
+    let (mut last, mut last_progress) = (0, Instant::now());
     loop {
-        if let Some(status) = child.try_wait().unwrap() {
+        if let Some(status) = child.0.try_wait().unwrap() {
             panic!("the child ended ({status}) before it was killed");
         }
         let scanned = backfill.status().await.unwrap().map_or(0, |r| r.scanned);
         if scanned >= kill_after {
             break;
         }
-        assert!(started.elapsed() < Duration::from_secs(600), "the child made no progress");
-        tokio::time::sleep(Duration::from_millis(10)).await;
+        if scanned > last {
+            (last, last_progress) = (scanned, Instant::now());
+        }
+        assert!(last_progress.elapsed() < Duration::from_secs(120), "the child made no progress in 2 minutes");
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    child.kill().unwrap(); // SIGKILL
-    let status = child.wait().unwrap();
+    child.0.kill().unwrap(); // SIGKILL
+    let status = child.0.wait().unwrap();
     assert!(!status.success(), "the child was killed: {status}");
     let at_kill = backfill.status().await.unwrap().unwrap();
     println!("killed after {:.2} s: {at_kill}", started.elapsed().as_secs_f64());
@@ -495,7 +513,7 @@ async fn checkpoints(table: &Table, id: &str) -> Vec<Item> {
         .unwrap();
     out.items.unwrap_or_default()
 }
-const WORKER_LEASE: Duration = Duration::from_secs(2);
+const WORKER_LEASE: Duration = Duration::from_secs(5);
 
 fn shared_backfill(table: &Table, worker: &str) -> dynamo_entity::migrate::Backfill<Member> {
     table.backfill::<Member>(WORKERS_ID).segments(8).concurrency(2).page_size(20).worker(worker, WORKER_LEASE)
@@ -526,16 +544,17 @@ async fn three_workers_share_a_backfill_and_finish_the_segments_of_one_killed() 
 
     let exe = std::env::current_exe().unwrap();
     let spawn = |worker: &str| {
-        std::process::Command::new(&exe)
+        let child = std::process::Command::new(&exe)
             .args(["backfills::worker_child", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
             .env("BACKFILL_CHILD_TABLE", table.name())
             .env("BACKFILL_WORKER", worker)
             .env("DYNAMODB_ENDPOINT", server.endpoint())
             .stdout(std::process::Stdio::null())
             .spawn()
-            .unwrap()
+            .unwrap();
+        ChildGuard(child)
     };
-    let mut workers: Vec<(String, std::process::Child)> =
+    let mut workers: Vec<(String, ChildGuard)> =
         ["w1", "w2", "w3"].into_iter().map(|w| (w.to_owned(), spawn(w))).collect();
     let started = Instant::now();
 
@@ -559,25 +578,28 @@ async fn three_workers_share_a_backfill_and_finish_the_segments_of_one_killed() 
         if scanned >= items / 4 && !held.is_empty() {
             break held;
         }
-        assert!(workers.iter_mut().all(|(_, c)| c.try_wait().unwrap().is_none()), "a worker ended before the kill");
-        assert!(started.elapsed() < Duration::from_secs(600), "no progress");
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert!(workers.iter_mut().all(|(_, c)| c.0.try_wait().unwrap().is_none()), "a worker ended before the kill");
+        assert!(started.elapsed() < Duration::from_secs(900), "no progress");
+        tokio::time::sleep(Duration::from_millis(100)).await;
     };
     let (_, w1) = &mut workers[0];
-    w1.kill().unwrap();
-    assert!(!w1.wait().unwrap().success());
+    w1.0.kill().unwrap();
+    assert!(!w1.0.wait().unwrap().success());
     let at_kill = shared_backfill(&table, "observer").status().await.unwrap().unwrap();
     println!("w1 killed after {:.2} s holding segments {held_by_w1:?}: {at_kill}", started.elapsed().as_secs_f64());
     assert!(!at_kill.completed);
 
     for (name, child) in workers.iter_mut().skip(1) {
-        let status = child.wait().unwrap();
+        let status = child.0.wait().unwrap();
         assert!(status.success(), "worker {name} finished: {status}");
     }
     let report = shared_backfill(&table, "observer").status().await.unwrap().unwrap();
     println!("w2 and w3 finished after {:.2} s: {report}", started.elapsed().as_secs_f64());
     assert!(report.completed);
-    assert_eq!((report.run, report.failed, report.vanished, report.changed), (1, 0, 0, 0), "{report}");
+    // `changed` may be above 0: on a loaded machine, a page can outlast a lease, and the worker
+    // that takes the segment over meets the items the other one is updating (its conditions
+    // fail, and it finds them already right).
+    assert_eq!((report.run, report.failed, report.vanished), (1, 0, 0), "{report}");
 
     let expected: HashMap<String, Member> = (0..items).map(|i| (v1(i).id, current(&v1(i)))).collect();
     let after = snapshot(&table).await;
@@ -667,7 +689,7 @@ async fn a_rekeying_moves_every_item_once_keeps_concurrent_writes_and_resumes() 
         if scanned >= N / 3 {
             break;
         }
-        tokio::time::sleep(Duration::from_millis(5)).await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
     first.abort();
     assert!(first.await.unwrap_err().is_cancelled());
