@@ -346,21 +346,30 @@ impl<E: Entity> Backfill<E> {
             Some((expr, mut ph)) => (Some(expr), ph.take_names(), ph.take_values()),
             None => (None, None, None),
         };
-        let request = self
-            .table
-            .client()
-            .put_item()
-            .table_name(self.table.name())
-            .set_item(Some(item))
-            .set_condition_expression(expr)
-            .set_expression_attribute_names(names)
-            .set_expression_attribute_values(values)
-            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
-            .send();
-        match self.table.execute(Call::new("PutItem", MIGRATION_TYPE), request).await {
-            Ok(_) => Ok(true),
-            Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => Ok(false),
-            Err(e) => Err(Error::sdk("PutItem", e)),
+        let mut retries = 0;
+        loop {
+            let request = self
+                .table
+                .client()
+                .put_item()
+                .table_name(self.table.name())
+                .set_item(Some(item.clone()))
+                .set_condition_expression(expr.clone())
+                .set_expression_attribute_names(names.clone())
+                .set_expression_attribute_values(values.clone())
+                .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+                .send();
+            match self.table.execute(Call::new("PutItem", MIGRATION_TYPE).attempt(retries + 1), request).await {
+                Ok(_) => return Ok(true),
+                Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => return Ok(false),
+                // A checkpoint re-sent after it was applied fails its version condition: the
+                // segment is then claimed again from the checkpoint, as after a lost lease.
+                Err(e) if crate::retry::retryable(&e) && retries + 1 < RETRY.max_attempts => {
+                    retries += 1;
+                    tokio::time::sleep(RETRY.jittered(retries)).await;
+                }
+                Err(e) => return Err(Error::sdk("PutItem", e)),
+            }
         }
     }
 
