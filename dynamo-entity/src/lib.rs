@@ -10,6 +10,7 @@ pub mod expr;
 pub mod item;
 pub mod key;
 pub mod limits;
+pub mod migrate;
 pub mod query;
 pub mod retry;
 pub mod schema;

@@ -28,7 +28,10 @@
 //!   registered read marked [`Read::filter_on_type`]. Filtered-out items still cost read
 //!   capacity.
 //! * [`LintKind::ScanRead`]: a registered [`Read::scan`]: a `Scan` reads every item of the
-//!   table or index, whatever it returns.
+//!   table or index, whatever it returns. The library's scans
+//!   ([`Table::scan`](crate::Table::scan), [`Table::scan_table`](crate::Table::scan_table))
+//!   are for maintenance (migrations, backfills, exports); an application read that uses one
+//!   should be registered with [`Read::scan`] so that this lint names it.
 //!
 //! Lints come in a stable order: the entities in layout order, each entity's indexes (the
 //! primary index, then GSIs by number) and rules in the order above, then the registered reads

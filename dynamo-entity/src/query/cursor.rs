@@ -140,9 +140,24 @@ pub(crate) fn decode(text: &str, scope: &Scope, names: &AttributeNames, index: I
     // Checked last, so that a cursor of another query gets the precise reason.
     let sealed = wire.c.take().is_some_and(|c| c == checksum(&wire));
     check_scope(&wire.scope, scope)?;
-    let key = key_from_wire(wire.k, scope, names, index, &scope.partition)?;
+    let key = key_from_wire(wire.k, scope, names, index, Some(&scope.partition))?;
     if !sealed {
         return Err(bad(ALTERED.into()));
+    }
+    Ok(key)
+}
+
+/// Decodes the cursor of a scan (or of one segment of it) for the scan `scope`: it must
+/// belong to that scan and name exactly the table's primary key attributes. A scan has no
+/// partition to stay in; its scope names the segment instead.
+pub(crate) fn decode_scan(text: &str, scope: &Scope, names: &AttributeNames) -> Result<Item, Error> {
+    let mut wire: Wire =
+        unwrap::<Wire, ShardedWire>(text, "it is the cursor of a sharded query, not of a scan", |w| w.v)?;
+    let sealed = wire.c.take().is_some_and(|c| c == checksum(&wire));
+    check_scope(&wire.scope, scope)?;
+    let key = key_from_wire(wire.k, scope, names, Index::Primary, None)?;
+    if !sealed {
+        return Err(Error::Cursor { reason: ALTERED.into() });
     }
     Ok(key)
 }
@@ -176,7 +191,7 @@ fn key_from_wire(
     scope: &Scope,
     names: &AttributeNames,
     index: Index,
-    partition: &str,
+    partition: Option<&str>,
 ) -> Result<Item, Error> {
     let bad = |reason: String| Error::Cursor { reason };
     let mut allowed = vec![names.pk, names.sk];
@@ -206,7 +221,7 @@ fn key_from_wire(
     }
     // The cursor must stay inside the query's partition.
     let pk = item.get(names.pk_of(index)).map(scalar_text).unwrap_or_default();
-    if pk != partition {
+    if let Some(partition) = partition.filter(|p| pk != *p) {
         return Err(bad(format!("its key lies in partition {pk}, outside the query's partition {partition}")));
     }
     Ok(item)
@@ -279,7 +294,7 @@ pub(crate) fn decode_sharded(
         .map(|(p, pk)| match p {
             None => Ok(Position::Done),
             Some(k) if k.is_empty() => Ok(Position::Start),
-            Some(k) => key_from_wire(k, scope, names, index, &scalar_text(pk)).map(Position::After),
+            Some(k) => key_from_wire(k, scope, names, index, Some(&scalar_text(pk))).map(Position::After),
         })
         .collect::<Result<Vec<_>, Error>>()
         .and_then(|positions| if sealed { Ok(positions) } else { Err(bad(ALTERED.into())) })

@@ -33,6 +33,7 @@
 //! See [`shard`].
 
 mod cursor;
+pub mod scan;
 mod seal;
 pub mod shard;
 

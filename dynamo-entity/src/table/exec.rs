@@ -21,12 +21,15 @@ use aws_sdk_dynamodb::operation::create_table::CreateTableOutput;
 use aws_sdk_dynamodb::operation::delete_item::DeleteItemOutput;
 use aws_sdk_dynamodb::operation::delete_table::DeleteTableOutput;
 use aws_sdk_dynamodb::operation::describe_table::DescribeTableOutput;
+use aws_sdk_dynamodb::operation::describe_time_to_live::DescribeTimeToLiveOutput;
 use aws_sdk_dynamodb::operation::get_item::GetItemOutput;
 use aws_sdk_dynamodb::operation::put_item::PutItemOutput;
 use aws_sdk_dynamodb::operation::query::QueryOutput;
+use aws_sdk_dynamodb::operation::scan::ScanOutput;
 use aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsOutput;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsOutput;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemOutput;
+use aws_sdk_dynamodb::operation::update_table::UpdateTableOutput;
 use aws_sdk_dynamodb::operation::update_time_to_live::UpdateTimeToLiveOutput;
 use aws_sdk_dynamodb::types::ConsumedCapacity;
 use tracing::Instrument;
@@ -115,6 +118,7 @@ consumed_one!(
     UpdateItemOutput => true,
     DeleteItemOutput => true,
     QueryOutput => false,
+    ScanOutput => false,
 );
 consumed_many!(
     BatchGetItemOutput => false,
@@ -124,7 +128,14 @@ consumed_many!(
 );
 
 // Table administration reports no capacity.
-consumed_none!(CreateTableOutput, DescribeTableOutput, UpdateTimeToLiveOutput, DeleteTableOutput);
+consumed_none!(
+    CreateTableOutput,
+    DescribeTableOutput,
+    DescribeTimeToLiveOutput,
+    UpdateTableOutput,
+    UpdateTimeToLiveOutput,
+    DeleteTableOutput
+);
 
 impl Table {
     /// Sends one request (`request` is the SDK's `send()` future) inside the span of `call`,

@@ -13,6 +13,7 @@ mod common;
 
 mod applied;
 
+mod backfills;
 mod batch;
 mod bench_plots;
 mod browser;
@@ -41,11 +42,13 @@ mod orders;
 mod projected;
 mod properties;
 mod render;
+mod scans;
 mod sharding;
 mod skill_exchange;
 mod soak;
 mod streams;
 mod table_decl;
+mod table_diff;
 mod transactions;
 mod unique;
 mod vault_commerce;

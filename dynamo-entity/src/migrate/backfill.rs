@@ -1,0 +1,884 @@
+//! Index backfills: after an entity gains or changes a secondary index template, write the new
+//! key attributes of every item of that entity already in the table.
+//!
+//! ```ignore
+//! // Member gained `gsi2 = "TEAM#<team>", gsi2_sk = "<rank>"`: fill GSI2PK / GSI2SK of the
+//! // members written before, 8 segments, 4 at a time, at most 500 read units a second.
+//! let report = table.backfill::<Member>("member-gsi2").segments(8).concurrency(4).read_rate(500.0).run().await?;
+//! println!("{report}");
+//! ```
+//!
+//! # How it works
+//! A parallel scan ([`query::scan`](crate::query::scan)) reads the entity's items, segment by
+//! segment. For each item, the entity's key templates give the secondary index keys it should
+//! have ([`Entity::from_item`], then [`Entity::gsi_keys`]): every GSI key pair and LSI sort key
+//! the entity declares. An item that already has exactly those (and none it should not) is
+//! skipped without a write. Any other item gets one `UpdateItem` (`SET` of the keys it lacks or
+//! has wrong, `REMOVE` of the sparse keys it should not have), with a condition that the item
+//! is still as read: it exists, has the entity's type, and every attribute the keys are built
+//! from, and every key attribute written, still has the value read (or is still absent). So
+//!
+//! * a write the application made meanwhile is never overwritten: the condition fails, DynamoDB
+//!   returns the item as it now is (`ReturnValuesOnConditionCheckFailure = ALL_OLD`), and the
+//!   backfill computes its keys again from that (counted in [`BackfillReport::changed`]); the
+//!   application's own writes of the new code already carry the right keys, and are then
+//!   skipped;
+//! * an item deleted meanwhile never comes back (an update of an absent item would create it;
+//!   the condition refuses it, and the item is counted in [`BackfillReport::vanished`]).
+//!
+//! # Progress and resumption
+//! The backfill records its progress in the table itself, under the partition
+//! `_MIGRATION#<id>` (the table's partition key attribute; entity type `_migration`, which no
+//! entity scan or query returns): an item `RUN` (the run number, the number of segments,
+//! `running` or `completed`) and an item `SEGMENT#<n>` per segment, holding its
+//! `LastEvaluatedKey` and counters, written after each page is done (every item of the page
+//! updated or skipped). A run stopped at any point, a killed process included, resumes with
+//! [`Backfill::run`] from the last page recorded of each segment; the items of the page that
+//! was in progress are read again, and those it already updated are then skipped. Running a
+//! completed backfill again returns its report without reading anything; [`Backfill::rerun`]
+//! starts a new run (which, on a table already backfilled, skips every item).
+//!
+//! # Several workers
+//! A backfill can be spread over several processes or machines, each running it with its own
+//! [`Backfill::worker`] name: a worker claims a segment by writing its checkpoint item with
+//! itself as owner and a lease expiry, on the condition that the item is the one it read (a
+//! write counter `v`) and that the segment is free, its own, or its lease expired; every
+//! checkpoint renews the lease, on the condition that the worker still holds it. The segments
+//! of a worker that dies are taken over by the others once its lease expires, from its last
+//! checkpoint; nothing else coordinates the workers. Start the run once (or let the first
+//! worker start it), and call [`Backfill::rerun`] from one place only.
+
+use std::collections::{BTreeSet, HashMap};
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::time::Duration;
+
+use aws_sdk_dynamodb::error::SdkError;
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure};
+use futures::{StreamExt, TryStreamExt};
+
+use crate::capacity::Capacity;
+use crate::error::Error;
+use crate::expr::Placeholders;
+use crate::query::scan::ReadRate;
+use crate::schema::{AttributeNames, Entity, Item};
+use crate::table::{Call, Table};
+
+/// Milliseconds since the Unix epoch, by this machine's clock.
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// The entity type of the library's migration checkpoint items.
+pub const MIGRATION_TYPE: &str = "_migration";
+
+/// How many times one item is read again after its condition failed (a write of the
+/// application in between) before it counts as failed.
+pub(crate) const ATTEMPTS: u32 = 8;
+
+/// The retries of an update or move that failed with throttling or a server error.
+pub(crate) const RETRY: crate::retry::RetryPolicy = crate::retry::RetryPolicy::DEFAULT;
+
+/// At most this many failures are kept, with their keys, in a report.
+const KEPT_FAILURES: usize = 100;
+
+/// What a backfill did, over all the segments of its run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BackfillReport {
+    /// The migration id.
+    pub id: String,
+    /// The run number (1 for the first run; [`Backfill::rerun`] adds one).
+    pub run: u64,
+    /// The number of scan segments.
+    pub segments: u32,
+    /// Whether every segment is done.
+    pub completed: bool,
+    /// Items of the entity read (an item read again after a resumption counts again).
+    pub scanned: u64,
+    /// Items whose keys were written.
+    pub updated: u64,
+    /// Items that already had the right keys (no write).
+    pub skipped: u64,
+    /// Items that could not be backfilled: they do not decode, their keys do not encode, or
+    /// their condition kept failing. The first ones are in [`failures`](Self::failures).
+    pub failed: u64,
+    /// Items deleted between the scan and their update (not written back).
+    pub vanished: u64,
+    /// Updates whose condition failed because the item changed after it was read; each was
+    /// computed again from the item as it then was (and is counted once more in
+    /// `updated`, `skipped`, `vanished` or `failed`).
+    pub changed: u64,
+    /// Read units of the scan.
+    pub read_units: f64,
+    /// Write units of the updates (the checkpoint writes, one a page, are not counted).
+    pub write_units: f64,
+    /// The first failures: the item's key (`PK=… SK=…`) and why.
+    pub failures: Vec<(String, String)>,
+}
+
+impl fmt::Display for BackfillReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "backfill {} run {} ({} segments, {}): {} scanned, {} updated, {} skipped, {} failed, {} vanished, {} \
+             changed meanwhile; {} RCU, {} WCU",
+            self.id,
+            self.run,
+            self.segments,
+            if self.completed { "completed" } else { "in progress" },
+            self.scanned,
+            self.updated,
+            self.skipped,
+            self.failed,
+            self.vanished,
+            self.changed,
+            self.read_units,
+            self.write_units
+        )
+    }
+}
+
+/// The progress of one segment, as its checkpoint item holds it.
+#[derive(Debug, Clone, Default)]
+struct SegmentState {
+    segment: u32,
+    last_key: Option<Item>,
+    done: bool,
+    started: bool,
+    counts: Counts,
+    /// The checkpoint item's write counter `v` (0: no item): every write checks it.
+    version: u64,
+    /// The worker holding the segment's lease, and until when (milliseconds since the Unix
+    /// epoch).
+    owner: Option<String>,
+    lease_until: u64,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Counts {
+    scanned: u64,
+    updated: u64,
+    skipped: u64,
+    failed: u64,
+    vanished: u64,
+    changed: u64,
+    read_units: f64,
+    write_units: f64,
+    failures: Vec<(String, String)>,
+}
+
+impl Counts {
+    fn add(&mut self, o: &Counts) {
+        self.scanned += o.scanned;
+        self.updated += o.updated;
+        self.skipped += o.skipped;
+        self.failed += o.failed;
+        self.vanished += o.vanished;
+        self.changed += o.changed;
+        self.read_units += o.read_units;
+        self.write_units += o.write_units;
+        for f in &o.failures {
+            if self.failures.len() < KEPT_FAILURES {
+                self.failures.push(f.clone());
+            }
+        }
+    }
+}
+
+/// What happened to one item.
+pub(crate) enum Outcome {
+    Updated,
+    Skipped,
+    Vanished,
+    Failed(String),
+}
+
+/// A backfill of the secondary index keys of entity `E`; from [`Table::backfill`].
+#[must_use = "a backfill does nothing until it is run"]
+pub struct Backfill<E> {
+    table: Table,
+    id: String,
+    segments: u32,
+    concurrency: usize,
+    page_size: Option<i32>,
+    writes: usize,
+    rate: Option<Arc<ReadRate>>,
+    worker: String,
+    lease: Duration,
+    poll: Duration,
+    /// For a re-keying ([`Table::rekey`]): the item under its new key, `None` when it is
+    /// already there.
+    pub(crate) mover: Option<Mover>,
+    _entity: PhantomData<fn() -> E>,
+}
+
+/// What a re-keying does with one item read: `Ok(None)` when it already has its new key,
+/// `Ok(Some(new item))` to move it, `Err` when it does not decode.
+pub(crate) type Mover = Arc<dyn Fn(&Item) -> Result<Option<Item>, Error> + Send + Sync>;
+
+impl<E> fmt::Debug for Backfill<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Backfill")
+            .field("table", &self.table.name())
+            .field("id", &self.id)
+            .field("segments", &self.segments)
+            .field("concurrency", &self.concurrency)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Table {
+    /// A backfill of the secondary index keys of every item of entity `E`, recorded under the
+    /// migration id `id` (see [`backfill`](crate::migrate::backfill)).
+    pub fn backfill<E: Entity>(&self, id: impl Into<String>) -> Backfill<E> {
+        Backfill {
+            table: self.clone(),
+            id: id.into(),
+            segments: 4,
+            concurrency: 4,
+            page_size: None,
+            writes: 8,
+            rate: None,
+            worker: "local".to_owned(),
+            lease: Duration::from_secs(60),
+            poll: Duration::from_secs(1),
+            mover: None,
+            _entity: PhantomData,
+        }
+    }
+}
+
+impl<E: Entity> Backfill<E> {
+    /// The number of scan segments (`TotalSegments`; 4 by default). A run that resumes keeps
+    /// the number its first start recorded.
+    pub fn segments(mut self, n: u32) -> Self {
+        self.segments = n.clamp(1, crate::query::scan::MAX_TOTAL_SEGMENTS);
+        self
+    }
+
+    /// How many segments are scanned at a time (4 by default).
+    pub fn concurrency(mut self, n: usize) -> Self {
+        self.concurrency = n.max(1);
+        self
+    }
+
+    /// How many items one `Scan` request reads (DynamoDB's `Limit`; by default up to 1 MB): a
+    /// checkpoint is written after each page.
+    pub fn page_size(mut self, n: i32) -> Self {
+        self.page_size = Some(n.max(1));
+        self
+    }
+
+    /// How many updates each segment has in flight at a time (8 by default).
+    pub fn writes_in_flight(mut self, n: usize) -> Self {
+        self.writes = n.max(1);
+        self
+    }
+
+    /// At most `units_per_second` read units a second over the whole scan (see [`ReadRate`]).
+    pub fn read_rate(mut self, units_per_second: f64) -> Self {
+        self.rate = Some(Arc::new(ReadRate::new(units_per_second)));
+        self
+    }
+
+    /// Runs as worker `name` among several processes (or machines) sharing this backfill:
+    /// each worker claims segments by taking their lease (a conditional write to the segment's
+    /// checkpoint item), renews it with every checkpoint, and takes over the segments whose
+    /// lease expired (a worker that died). `lease` must exceed the time one page takes (its
+    /// scan and its updates); expiry is judged by each worker's clock, so clocks must agree to
+    /// well within it. A worker waits (polling every `lease / 4`, at most 1 s) while other
+    /// workers hold the remaining segments, and returns when every segment is done.
+    ///
+    /// Without it, the backfill runs as the worker `local` with a 60 s lease: a process that
+    /// resumes after a crash takes its segments back at once.
+    pub fn worker(mut self, name: impl Into<String>, lease: Duration) -> Self {
+        self.worker = name.into();
+        self.lease = lease.max(Duration::from_millis(100));
+        self.poll = (self.lease / 4).min(Duration::from_secs(1));
+        self
+    }
+
+    fn names(&self) -> &'static AttributeNames {
+        E::NAMES
+    }
+
+    fn partition(&self) -> AttributeValue {
+        AttributeValue::S(format!("_MIGRATION#{}", self.id))
+    }
+
+    fn checkpoint_key(&self, sk: String) -> Item {
+        HashMap::from([
+            (self.names().pk.to_owned(), self.partition()),
+            (self.names().sk.to_owned(), AttributeValue::S(sk)),
+        ])
+    }
+
+    async fn get(&self, sk: String) -> Result<Option<Item>, Error> {
+        let request = self
+            .table
+            .client()
+            .get_item()
+            .table_name(self.table.name())
+            .set_key(Some(self.checkpoint_key(sk)))
+            .consistent_read(true)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+            .send();
+        let out = self
+            .table
+            .execute(Call::new("GetItem", MIGRATION_TYPE), request)
+            .await
+            .map_err(|e| Error::sdk("GetItem", e))?;
+        Ok(out.item)
+    }
+
+    async fn put(&self, item: Item) -> Result<(), Error> {
+        self.put_if(item, None).await.map(|_| ())
+    }
+
+    /// Puts a checkpoint item on `condition` (expression and placeholders); `Ok(false)` when
+    /// the condition failed.
+    async fn put_if(&self, item: Item, condition: Option<(String, Placeholders)>) -> Result<bool, Error> {
+        let (expr, names, values) = match condition {
+            Some((expr, mut ph)) => (Some(expr), ph.take_names(), ph.take_values()),
+            None => (None, None, None),
+        };
+        let mut retries = 0;
+        loop {
+            let request = self
+                .table
+                .client()
+                .put_item()
+                .table_name(self.table.name())
+                .set_item(Some(item.clone()))
+                .set_condition_expression(expr.clone())
+                .set_expression_attribute_names(names.clone())
+                .set_expression_attribute_values(values.clone())
+                .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+                .send();
+            match self.table.execute(Call::new("PutItem", MIGRATION_TYPE).attempt(retries + 1), request).await {
+                Ok(_) => return Ok(true),
+                Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => return Ok(false),
+                // A checkpoint re-sent after it was applied fails its version condition: the
+                // segment is then claimed again from the checkpoint, as after a lost lease.
+                Err(e) if crate::retry::retryable(&e) && retries + 1 < RETRY.max_attempts => {
+                    retries += 1;
+                    tokio::time::sleep(RETRY.jittered(retries)).await;
+                }
+                Err(e) => return Err(Error::sdk("PutItem", e)),
+            }
+        }
+    }
+
+    /// Writes the checkpoint of `state` (with its version one more than the stored one, this
+    /// worker as owner and a new lease) if the stored item is still the one read (`version`)
+    /// and, unless this write `claim`s the segment, still held by this worker; `Ok(false)` when
+    /// another worker took it.
+    async fn write_segment(&self, run: u64, state: &mut SegmentState, claim: bool) -> Result<bool, Error> {
+        let mut ph = Placeholders::default();
+        let mut cond = String::new();
+        if state.version == 0 {
+            cond.push_str("attribute_not_exists(");
+            ph.push_name(self.names().pk, &mut cond);
+            cond.push(')');
+        } else {
+            ph.push_name("v", &mut cond);
+            cond.push_str(" = ");
+            ph.push_value(AttributeValue::N(state.version.to_string()), &mut cond);
+        }
+        if !claim {
+            cond.push_str(" AND ");
+            ph.push_name("owner", &mut cond);
+            cond.push_str(" = ");
+            ph.push_value(AttributeValue::S(self.worker.clone()), &mut cond);
+        }
+        let mut next = state.clone();
+        next.version += 1;
+        next.owner = Some(self.worker.clone());
+        next.lease_until = now_ms().saturating_add(u64::try_from(self.lease.as_millis()).unwrap_or(u64::MAX));
+        if self.put_if(self.segment_item(run, &next), Some((cond, ph))).await? {
+            *state = next;
+            Ok(true)
+        } else {
+            Ok(false)
+        }
+    }
+
+    fn run_item(&self, run: u64, segments: u32, status: &str) -> Item {
+        let mut item = self.checkpoint_key("RUN".to_owned());
+        item.insert(self.names().entity_type.to_owned(), AttributeValue::S(MIGRATION_TYPE.to_owned()));
+        item.insert("entity".to_owned(), AttributeValue::S(E::TYPE.to_owned()));
+        item.insert("run".to_owned(), AttributeValue::N(run.to_string()));
+        item.insert("segments".to_owned(), AttributeValue::N(segments.to_string()));
+        item.insert("status".to_owned(), AttributeValue::S(status.to_owned()));
+        item
+    }
+
+    fn segment_item(&self, run: u64, s: &SegmentState) -> Item {
+        let mut item = self.checkpoint_key(format!("SEGMENT#{:07}", s.segment));
+        let n = |v: u64| AttributeValue::N(v.to_string());
+        let f = |v: f64| AttributeValue::N(v.to_string());
+        item.insert(self.names().entity_type.to_owned(), AttributeValue::S(MIGRATION_TYPE.to_owned()));
+        item.insert("run".to_owned(), n(run));
+        item.insert("segment".to_owned(), n(u64::from(s.segment)));
+        item.insert("done".to_owned(), AttributeValue::Bool(s.done));
+        item.insert("v".to_owned(), n(s.version));
+        item.insert("lease_until".to_owned(), n(s.lease_until));
+        if let Some(o) = &s.owner {
+            item.insert("owner".to_owned(), AttributeValue::S(o.clone()));
+        }
+        if let Some(k) = &s.last_key {
+            item.insert("last_key".to_owned(), AttributeValue::M(k.clone()));
+        }
+        let c = &s.counts;
+        for (name, v) in [
+            ("scanned", c.scanned),
+            ("updated", c.updated),
+            ("skipped", c.skipped),
+            ("failed", c.failed),
+            ("vanished", c.vanished),
+            ("changed", c.changed),
+        ] {
+            item.insert(name.to_owned(), n(v));
+        }
+        item.insert("read_units".to_owned(), f(c.read_units));
+        item.insert("write_units".to_owned(), f(c.write_units));
+        if !c.failures.is_empty() {
+            let list = c
+                .failures
+                .iter()
+                .map(|(k, why)| AttributeValue::L(vec![AttributeValue::S(k.clone()), AttributeValue::S(why.clone())]))
+                .collect();
+            item.insert("failures".to_owned(), AttributeValue::L(list));
+        }
+        item
+    }
+
+    fn segment_from(segment: u32, item: &Item) -> SegmentState {
+        let n =
+            |name: &str| item.get(name).and_then(|v| v.as_n().ok()).and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
+        let f =
+            |name: &str| item.get(name).and_then(|v| v.as_n().ok()).and_then(|s| s.parse::<f64>().ok()).unwrap_or(0.0);
+        let failures = item
+            .get("failures")
+            .and_then(|v| v.as_l().ok())
+            .map(|l| {
+                l.iter()
+                    .filter_map(|e| match e.as_l().ok()?.as_slice() {
+                        [AttributeValue::S(k), AttributeValue::S(w)] => Some((k.clone(), w.clone())),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        SegmentState {
+            segment,
+            last_key: item.get("last_key").and_then(|v| v.as_m().ok()).cloned(),
+            done: matches!(item.get("done"), Some(AttributeValue::Bool(true))),
+            started: true,
+            version: n("v"),
+            owner: item.get("owner").and_then(|v| v.as_s().ok()).cloned(),
+            lease_until: n("lease_until"),
+            counts: Counts {
+                scanned: n("scanned"),
+                updated: n("updated"),
+                skipped: n("skipped"),
+                failed: n("failed"),
+                vanished: n("vanished"),
+                changed: n("changed"),
+                read_units: f("read_units"),
+                write_units: f("write_units"),
+                failures,
+            },
+        }
+    }
+
+    /// The run record: (run, segments, completed).
+    async fn run_record(&self) -> Result<Option<(u64, u32, bool)>, Error> {
+        let Some(item) = self.get("RUN".to_owned()).await? else { return Ok(None) };
+        let n = |name: &str| item.get(name).and_then(|v| v.as_n().ok()).and_then(|s| s.parse::<u64>().ok());
+        let bad = || Error::Invalid { reason: format!("the run record of backfill {} is malformed", self.id) };
+        let run = n("run").ok_or_else(bad)?;
+        let segments = n("segments").and_then(|s| u32::try_from(s).ok()).ok_or_else(bad)?;
+        let completed = matches!(item.get("status"), Some(AttributeValue::S(s)) if s == "completed");
+        Ok(Some((run, segments, completed)))
+    }
+
+    async fn segment_states(&self, run: u64, segments: u32) -> Result<Vec<SegmentState>, Error> {
+        let mut out = Vec::with_capacity(segments as usize);
+        for s in 0..segments {
+            let state = match self.get(format!("SEGMENT#{s:07}")).await? {
+                Some(item) if matches!(item.get("run"), Some(AttributeValue::N(r)) if *r == run.to_string()) => {
+                    Self::segment_from(s, &item)
+                }
+                // A segment of an earlier run starts again, over its item.
+                Some(item) => SegmentState {
+                    segment: s,
+                    version: Self::segment_from(s, &item).version,
+                    ..SegmentState::default()
+                },
+                None => SegmentState { segment: s, ..SegmentState::default() },
+            };
+            out.push(state);
+        }
+        Ok(out)
+    }
+
+    fn report(&self, run: u64, segments: u32, states: &[SegmentState]) -> BackfillReport {
+        let mut total = Counts::default();
+        for s in states {
+            total.add(&s.counts);
+        }
+        BackfillReport {
+            id: self.id.clone(),
+            run,
+            segments,
+            completed: states.iter().all(|s| s.done),
+            scanned: total.scanned,
+            updated: total.updated,
+            skipped: total.skipped,
+            failed: total.failed,
+            vanished: total.vanished,
+            changed: total.changed,
+            read_units: total.read_units,
+            write_units: total.write_units,
+            failures: total.failures,
+        }
+    }
+
+    /// The backfill's progress as its checkpoints record it; `None` before its first run.
+    ///
+    /// # Errors
+    /// [`Error::Sdk`]; [`Error::Invalid`] for a malformed run record.
+    pub async fn status(&self) -> Result<Option<BackfillReport>, Error> {
+        let Some((run, segments, _)) = self.run_record().await? else { return Ok(None) };
+        let states = self.segment_states(run, segments).await?;
+        Ok(Some(self.report(run, segments, &states)))
+    }
+
+    /// Runs the backfill: starts run 1 the first time, resumes a run that was stopped (from the
+    /// last page recorded of each segment), and returns the report of a completed run without
+    /// reading anything.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when the table's partition key is not a string (the checkpoints are
+    /// stored under `_MIGRATION#<id>`); [`Error::Sdk`] from DynamoDB (the progress up to the
+    /// last page of each segment is kept: run it again to resume).
+    pub async fn run(&self) -> Result<BackfillReport, Error> {
+        let (run, segments) = match self.run_record().await? {
+            Some((run, segments, true)) => {
+                let states = self.segment_states(run, segments).await?;
+                return Ok(self.report(run, segments, &states));
+            }
+            Some((run, segments, false)) => (run, segments),
+            None => {
+                // Several workers may start at once: the first one's record stands.
+                let mut ph = Placeholders::default();
+                let mut cond = String::from("attribute_not_exists(");
+                ph.push_name(self.names().pk, &mut cond);
+                cond.push(')');
+                if self.put_if(self.run_item(1, self.segments, "running"), Some((cond, ph))).await? {
+                    (1, self.segments)
+                } else {
+                    match self.run_record().await? {
+                        Some((run, segments, _)) => (run, segments),
+                        None => (1, self.segments),
+                    }
+                }
+            }
+        };
+        self.run_segments(run, segments).await
+    }
+
+    /// Starts a new run (the previous run number plus one, with the segments of this builder),
+    /// scanning every item again; on a table already backfilled it writes nothing but its
+    /// checkpoints.
+    ///
+    /// # Errors
+    /// As [`run`](Self::run).
+    pub async fn rerun(&self) -> Result<BackfillReport, Error> {
+        let run = self.run_record().await?.map_or(1, |(r, _, _)| r + 1);
+        self.put(self.run_item(run, self.segments, "running")).await?;
+        self.run_segments(run, self.segments).await
+    }
+
+    async fn run_segments(&self, run: u64, segments: u32) -> Result<BackfillReport, Error> {
+        if let Some(e) = self.check_names() {
+            return Err(e);
+        }
+        loop {
+            let states = self.segment_states(run, segments).await?;
+            if states.iter().all(|s| s.done) {
+                self.put(self.run_item(run, segments, "completed")).await?;
+                return Ok(self.report(run, segments, &states));
+            }
+            let now = now_ms();
+            let mut claimed = Vec::new();
+            for mut state in states {
+                if claimed.len() >= self.concurrency {
+                    break;
+                }
+                let free = state.owner.is_none()
+                    || state.owner.as_deref() == Some(self.worker.as_str())
+                    || state.lease_until < now;
+                if !state.done && free && self.write_segment(run, &mut state, true).await? {
+                    claimed.push(state);
+                }
+            }
+            if claimed.is_empty() {
+                // Other workers hold the remaining segments: wait for them to finish, or for a
+                // lease to expire.
+                tokio::time::sleep(self.poll).await;
+                continue;
+            }
+            futures::stream::iter(claimed.into_iter().map(|s| self.segment(run, segments, s)))
+                .buffer_unordered(self.concurrency)
+                .try_collect::<Vec<()>>()
+                .await?;
+        }
+    }
+
+    fn check_names(&self) -> Option<Error> {
+        let names = self.names();
+        let pk_type = E::SCHEMA.primary.pk.key_type;
+        (pk_type != crate::key::KeyType::S).then(|| Error::Invalid {
+            reason: format!(
+                "backfill {}: the checkpoints are stored under {} = _MIGRATION#{}, but {} of this table is a number",
+                self.id, names.pk, self.id, names.pk
+            ),
+        })
+    }
+
+    /// Runs one segment from its checkpoint to its end, writing a checkpoint after each page.
+    async fn segment(&self, run: u64, segments: u32, mut state: SegmentState) -> Result<(), Error> {
+        if state.done {
+            return Ok(());
+        }
+        let mut scan = self.table.scan::<E>().segment(state.segment, segments);
+        if let Some(n) = self.page_size {
+            scan = scan.page_size(n);
+        }
+        if let Some(rate) = &self.rate {
+            scan = scan.rate_limit(Arc::clone(rate));
+        }
+        loop {
+            let start = if state.started { state.last_key.clone() } else { None };
+            let page = scan.raw_page(start).await?;
+            let mut counts = Counts { read_units: page.consumed.read(), ..Counts::default() };
+            counts.scanned = page.items.len() as u64;
+            let results: Vec<(Outcome, u64, f64, String)> =
+                futures::stream::iter(page.items.into_iter().map(|item| async move {
+                    let key = self.names().describe_key(&item);
+                    let (outcome, changed, units) = self.item(item).await?;
+                    Ok::<_, Error>((outcome, changed, units, key))
+                }))
+                .buffer_unordered(self.writes)
+                .try_collect()
+                .await?;
+            for (outcome, changed, units, key) in results {
+                counts.changed += changed;
+                counts.write_units += units;
+                match outcome {
+                    Outcome::Updated => counts.updated += 1,
+                    Outcome::Skipped => counts.skipped += 1,
+                    Outcome::Vanished => counts.vanished += 1,
+                    Outcome::Failed(why) => {
+                        counts.failed += 1;
+                        if counts.failures.len() < KEPT_FAILURES {
+                            counts.failures.push((key, why));
+                        }
+                    }
+                }
+            }
+            state.started = true;
+            state.last_key = page.last_key;
+            state.done = state.last_key.is_none();
+            state.counts.add(&counts);
+            if !self.write_segment(run, &mut state, false).await? {
+                tracing::warn!(
+                    target: "dynamo_entity",
+                    backfill = %self.id,
+                    segment = state.segment,
+                    worker = %self.worker,
+                    "another worker took the segment's lease; it reads the last page again"
+                );
+                return Ok(());
+            }
+            tracing::info!(
+                target: "dynamo_entity",
+                backfill = %self.id,
+                segment = state.segment,
+                scanned = state.counts.scanned,
+                updated = state.counts.updated,
+                done = state.done,
+                "backfill page done"
+            );
+            if state.done {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Backfills one item: computes its keys, writes them if they differ, and reads the item
+    /// again from a failed condition. Returns the outcome, how many conditions failed, and the
+    /// write units consumed.
+    async fn item(&self, mut item: Item) -> Result<(Outcome, u64, f64), Error> {
+        if let Some(mover) = &self.mover {
+            return crate::migrate::rekey::move_item::<E>(&self.table, mover, item).await;
+        }
+        let mut changed = 0;
+        let mut units = 0.0;
+        let mut retries = 0;
+        let mut attempt = 0;
+        while attempt < ATTEMPTS {
+            attempt += 1;
+            let plan = match plan_update::<E>(&item) {
+                Ok(Some(plan)) => plan,
+                Ok(None) => return Ok((Outcome::Skipped, changed, units)),
+                Err(e) => return Ok((Outcome::Failed(e.to_string()), changed, units)),
+            };
+            let request = plan.request::<E>(&self.table, &item);
+            match self.table.execute(Call::new("UpdateItem", E::TYPE), request.send()).await {
+                Ok(out) => {
+                    units += Capacity::from_consumed(out.consumed_capacity.as_slice(), true).write();
+                    return Ok((Outcome::Updated, changed, units));
+                }
+                Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
+                    changed += 1;
+                    let now = match e.err() {
+                        UpdateItemError::ConditionalCheckFailedException(c) => {
+                            c.item().filter(|i| !i.is_empty()).cloned()
+                        }
+                        _ => None,
+                    };
+                    match now {
+                        Some(now) if crate::query::is_type(&now, E::SCHEMA) => item = now,
+                        // Deleted, or replaced by an item of another type: nothing to backfill.
+                        _ => return Ok((Outcome::Vanished, changed, units)),
+                    }
+                }
+                Err(e) if crate::retry::retryable(&e) && retries + 1 < RETRY.max_attempts => {
+                    // Throttling or a server error, after the SDK's own retries: the update may
+                    // or may not have been applied; sent again, its condition tells.
+                    retries += 1;
+                    attempt -= 1;
+                    tokio::time::sleep(RETRY.jittered(retries)).await;
+                }
+                Err(e) => return Err(Error::sdk("UpdateItem", e)),
+            }
+        }
+        Ok((Outcome::Failed(format!("the item changed {ATTEMPTS} times while it was backfilled")), changed, units))
+    }
+}
+
+/// The update of one item: the key attributes to set and to remove, and the attributes its
+/// condition checks.
+struct UpdatePlan {
+    set: Vec<(&'static str, AttributeValue)>,
+    remove: Vec<&'static str>,
+    /// Attributes whose read value (or absence) the condition checks.
+    watched: BTreeSet<&'static str>,
+}
+
+/// What `item` (of entity `E`) needs: `None` when its secondary index keys are already right.
+///
+/// # Errors
+/// The item does not decode, or its keys do not encode.
+fn plan_update<E: Entity>(item: &Item) -> Result<Option<UpdatePlan>, Error> {
+    let value = E::from_item(item)?;
+    let wanted: HashMap<&'static str, AttributeValue> = value.gsi_keys()?.into_iter().collect();
+    let schema = E::SCHEMA;
+    let names = E::NAMES;
+    let managed: Vec<&'static str> =
+        schema.key_attributes().map(|(a, _)| a).filter(|a| *a != names.pk && *a != names.sk).collect();
+    let mut set = Vec::new();
+    let mut remove = Vec::new();
+    for attr in &managed {
+        match (wanted.get(attr), item.get(*attr)) {
+            (Some(w), Some(have)) if w == have => {}
+            (Some(w), _) => set.push((*attr, w.clone())),
+            (None, Some(_)) => remove.push(*attr),
+            (None, None) => {}
+        }
+    }
+    if set.is_empty() && remove.is_empty() {
+        return Ok(None);
+    }
+    let mut watched: BTreeSet<&'static str> = managed.iter().copied().collect();
+    for index in schema.secondary_indexes() {
+        for field in index.pk.fields().chain(index.sk.fields()) {
+            if let Some(f) = schema.fields.iter().find(|f| f.field == field) {
+                watched.insert(f.attribute);
+            }
+        }
+    }
+    Ok(Some(UpdatePlan { set, remove, watched }))
+}
+
+impl UpdatePlan {
+    /// The `UpdateItem` of `item`: `SET` / `REMOVE` of the keys, on the condition that the item
+    /// exists with `E`'s type and every watched attribute still has the value read (or is
+    /// still absent).
+    fn request<E: Entity>(
+        &self,
+        table: &Table,
+        item: &Item,
+    ) -> aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder {
+        let names = E::NAMES;
+        let mut ph = Placeholders::default();
+        let mut update = String::new();
+        for (i, (attr, v)) in self.set.iter().enumerate() {
+            update.push_str(if i == 0 { "SET " } else { ", " });
+            ph.push_name(attr, &mut update);
+            update.push_str(" = ");
+            ph.push_value(v.clone(), &mut update);
+        }
+        for (i, attr) in self.remove.iter().enumerate() {
+            update.push_str(if i > 0 {
+                ", "
+            } else if update.is_empty() {
+                "REMOVE "
+            } else {
+                " REMOVE "
+            });
+            ph.push_name(attr, &mut update);
+        }
+        let mut condition = String::from("attribute_exists(");
+        ph.push_name(names.pk, &mut condition);
+        condition.push_str(") AND ");
+        ph.push_name(names.entity_type, &mut condition);
+        condition.push_str(" = ");
+        ph.push_value(AttributeValue::S(E::TYPE.to_owned()), &mut condition);
+        for attr in &self.watched {
+            condition.push_str(" AND ");
+            match item.get(*attr) {
+                Some(v) => {
+                    ph.push_name(attr, &mut condition);
+                    condition.push_str(" = ");
+                    ph.push_value(v.clone(), &mut condition);
+                }
+                None => {
+                    condition.push_str("attribute_not_exists(");
+                    ph.push_name(attr, &mut condition);
+                    condition.push(')');
+                }
+            }
+        }
+        let key: Item =
+            [names.pk, names.sk].into_iter().filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone()))).collect();
+        table
+            .client()
+            .update_item()
+            .table_name(table.name())
+            .set_key(Some(key))
+            .update_expression(update)
+            .condition_expression(condition)
+            .set_expression_attribute_names(ph.take_names())
+            .set_expression_attribute_values(ph.take_values())
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+    }
+}

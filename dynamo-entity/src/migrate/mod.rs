@@ -1,0 +1,18 @@
+//! Schema evolution: the table against its declaration ([`diff`]: [`Table::diff`],
+//! [`Table::apply`]) and index backfills ([`backfill`]: the new GSI keys of an entity's items,
+//! written by a resumable parallel scan) and re-keying ([`rekey`]: each item moved to a new
+//! primary key template, in one transaction).
+//!
+//! This room sits above [`table`](crate::table) and [`query`](crate::query): it uses the scans
+//! of [`query::scan`](crate::query::scan) and sends every request through the table's one
+//! executor.
+//!
+//! [`Table::diff`]: crate::Table::diff
+//! [`Table::apply`]: crate::Table::apply
+
+pub mod backfill;
+pub mod diff;
+pub mod rekey;
+
+pub use backfill::{Backfill, BackfillReport};
+pub use diff::{Change, IndexShape, Plan, Step, TableDiff, Wait};

@@ -1,0 +1,571 @@
+//! Typed scans: every item of one entity type ([`Table::scan`]) or of the table-level entity
+//! enum ([`Table::scan_table`]), with typed filters, both consistencies, page cursors bound to
+//! their scan, consumed capacity, and parallel scans (`Segment` / `TotalSegments`) with bounded
+//! concurrency and an optional read rate limit.
+//!
+//! A `Scan` reads (and pays for) every item of the table, whatever it returns: scans are for
+//! maintenance (migrations, backfills, exports, audits), not for the application's reads, which
+//! the design lint flags ([`Read::scan`](crate::schema::Read::scan)). Every access pattern of
+//! the application should be a query of one partition.
+//!
+//! ```ignore
+//! // Every Skill, 4 segments at a time, at most 100 read units per second.
+//! let skills: Vec<Skill> = table.scan::<Skill>().parallel(8).concurrency(4).read_rate(100.0).all().await?;
+//! // Every item of the table, decoded by its entity type.
+//! let mut pages = table.scan_table::<SkillExchangeItem>().pages();
+//! ```
+//!
+//! # What a page reports
+//! An entity scan selects its entity's items with a `FilterExpression` on the entity type
+//! attribute (`#type = :type`, with the [`filter`](ScanRequest::filter) ANDed to it), so
+//! DynamoDB reads every item and returns only those: [`ScanPage::scanned`] counts the items
+//! read (DynamoDB's `ScannedCount`), [`ScanPage::filtered_out`] those the filter left out
+//! (items of other entity types, and of this one that the filter rejected). A scan of the
+//! table-level enum has no type filter: an item whose type the enum does not name (a
+//! uniqueness guard, a migration checkpoint, an entity the enum does not list) is counted in
+//! [`ScanPage::skipped`]. Nothing is left out silently: `scanned = items + filtered_out +
+//! skipped` for each page that a [`limit`](ScanRequest::limit) does not cut.
+//!
+//! An item of the scanned entity type that does not decode is an error naming its key
+//! ([`Error::Decode`]): a scan never drops such an item.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use aws_sdk_dynamodb::operation::scan::ScanInput;
+use aws_sdk_dynamodb::operation::scan::builders::ScanInputBuilder;
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
+use futures::{Stream, StreamExt, TryStreamExt};
+
+use crate::capacity::Capacity;
+use crate::error::Error;
+use crate::expr::{Condition, Placeholders};
+use crate::query::cursor::{self, Scope};
+use crate::query::{Cursor, is_type, key_of};
+use crate::schema::{AttributeNames, Entity, EntityEnum, Index, Item};
+use crate::table::{Call, Table};
+
+/// DynamoDB's limit on `TotalSegments` of a parallel scan.
+pub const MAX_TOTAL_SEGMENTS: u32 = 1_000_000;
+
+/// A read rate limit shared by the segments of a parallel scan (or by several scans): a token
+/// bucket of read capacity units, refilled at `units_per_second` and holding at most one
+/// second's worth. Each `Scan` request waits until the bucket is not in debt, and the read
+/// units its answer reports (`ConsumedCapacity`) are then taken from the bucket, so the rate
+/// holds on average over the scan, whatever the size of its pages.
+#[derive(Debug)]
+pub struct ReadRate {
+    units_per_second: f64,
+    state: Mutex<Bucket>,
+}
+
+#[derive(Debug)]
+struct Bucket {
+    tokens: f64,
+    at: Instant,
+}
+
+impl ReadRate {
+    /// A limit of `units_per_second` read capacity units a second (at least 0.5, the smallest
+    /// read DynamoDB reports).
+    pub fn new(units_per_second: f64) -> ReadRate {
+        let units_per_second = if units_per_second.is_finite() { units_per_second.max(0.5) } else { f64::MAX };
+        ReadRate { units_per_second, state: Mutex::new(Bucket { tokens: units_per_second, at: Instant::now() }) }
+    }
+
+    /// The limit, in read capacity units per second.
+    pub fn units_per_second(&self) -> f64 {
+        self.units_per_second
+    }
+
+    fn refill(&self, b: &mut Bucket) {
+        let now = Instant::now();
+        let elapsed = now.duration_since(b.at).as_secs_f64();
+        b.tokens = (b.tokens + elapsed * self.units_per_second).min(self.units_per_second);
+        b.at = now;
+    }
+
+    /// Waits until the bucket holds a positive number of units.
+    pub async fn acquire(&self) {
+        loop {
+            let wait = {
+                let mut b = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                self.refill(&mut b);
+                if b.tokens > 0.0 {
+                    return;
+                }
+                (-b.tokens + 0.5) / self.units_per_second
+            };
+            tokio::time::sleep(Duration::from_secs_f64(wait.min(60.0))).await;
+        }
+    }
+
+    /// Takes `units` read units (as a response reported them) from the bucket.
+    pub fn consume(&self, units: f64) {
+        let mut b = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        self.refill(&mut b);
+        b.tokens -= units;
+    }
+}
+
+/// One page of a scan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScanPage<T> {
+    /// The items, in the order DynamoDB returned them (by partition key hash: no order to rely
+    /// on).
+    pub items: Vec<T>,
+    /// Where the next page of this scan (or of this segment, for a parallel scan) starts;
+    /// `None` when it is exhausted.
+    pub cursor: Option<Cursor>,
+    /// The segment the page comes from (`Segment`), for a parallel or segment scan.
+    pub segment: Option<u32>,
+    /// Items DynamoDB read for the page (`ScannedCount`, summed over its requests).
+    pub scanned: u64,
+    /// Items read that the `FilterExpression` left out: for an entity scan, items of other
+    /// entity types and items the [`filter`](ScanRequest::filter) rejected.
+    pub filtered_out: u64,
+    /// Items returned whose entity type the scanned type does not name (a scan of an entity
+    /// enum: types it has no variant for, the library's own guard and checkpoint items).
+    pub skipped: u64,
+    /// The capacity the page's `Scan` requests consumed, as DynamoDB reported it.
+    pub consumed: Capacity,
+}
+
+/// One raw page of one segment: what the backfills work from.
+pub(crate) struct RawPage {
+    pub(crate) items: Vec<Item>,
+    pub(crate) last_key: Option<Item>,
+    pub(crate) consumed: Capacity,
+}
+
+type Decoder<T> = fn(&Item) -> Result<Option<T>, Error>;
+
+fn decode_entity<E: Entity>(item: &Item) -> Result<Option<E>, Error> {
+    if is_type(item, E::SCHEMA) { E::from_item(item).map(Some) } else { Ok(None) }
+}
+
+/// A scan ready to run; from [`Table::scan`] or [`Table::scan_table`].
+#[must_use = "a scan does nothing until it is sent"]
+pub struct ScanRequest<T> {
+    table: Table,
+    names: &'static AttributeNames,
+    /// The entity type (entity scan) or `""` (a scan of an entity enum).
+    entity: &'static str,
+    /// What cursors name: the entity type, or the enum's types joined.
+    label: String,
+    decode: Decoder<T>,
+    filter: Option<Condition>,
+    consistent: bool,
+    limit: Option<usize>,
+    page_size: Option<i32>,
+    segment: Option<(u32, u32)>,
+    parallel: Option<u32>,
+    concurrency: Option<usize>,
+    rate: Option<Arc<ReadRate>>,
+    after: Option<Cursor>,
+}
+
+impl<T> Clone for ScanRequest<T> {
+    fn clone(&self) -> Self {
+        ScanRequest {
+            table: self.table.clone(),
+            names: self.names,
+            entity: self.entity,
+            label: self.label.clone(),
+            decode: self.decode,
+            filter: self.filter.clone(),
+            consistent: self.consistent,
+            limit: self.limit,
+            page_size: self.page_size,
+            segment: self.segment,
+            parallel: self.parallel,
+            concurrency: self.concurrency,
+            rate: self.rate.clone(),
+            after: self.after.clone(),
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for ScanRequest<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScanRequest")
+            .field("table", &self.table.name())
+            .field("of", &self.label)
+            .field("segment", &self.segment)
+            .field("parallel", &self.parallel)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The `FilterExpression` and its placeholders.
+struct Parts {
+    filter: Option<String>,
+    names: Option<std::collections::HashMap<String, String>>,
+    values: Option<std::collections::HashMap<String, AttributeValue>>,
+}
+
+impl<T: Send + 'static> ScanRequest<T> {
+    fn new(
+        table: Table,
+        names: &'static AttributeNames,
+        entity: &'static str,
+        label: String,
+        decode: Decoder<T>,
+    ) -> Self {
+        ScanRequest {
+            table,
+            names,
+            entity,
+            label,
+            decode,
+            filter: None,
+            consistent: false,
+            limit: None,
+            page_size: None,
+            segment: None,
+            parallel: None,
+            concurrency: None,
+            rate: None,
+            after: None,
+        }
+    }
+
+    /// Only return items for which `condition` holds (`FilterExpression`, ANDed to the entity
+    /// type filter of an entity scan). Items it rejects are still read and paid for, and are
+    /// counted in [`ScanPage::filtered_out`]. Several calls are combined with AND.
+    pub fn filter(mut self, condition: Condition) -> Self {
+        self.filter = Some(match self.filter.take() {
+            Some(c) => c.and(condition),
+            None => condition,
+        });
+        self
+    }
+
+    /// Strongly consistent reads: every item as of its last acknowledged write, at twice the
+    /// read capacity of the default eventually consistent scan.
+    pub fn consistent_read(mut self) -> Self {
+        self.consistent = true;
+        self
+    }
+
+    /// Return at most `n` items. [`send`](Self::send) reads on until it has `n` or the scan
+    /// (segment) is exhausted, and the page's cursor resumes right after the last item returned.
+    pub fn limit(mut self, n: usize) -> Self {
+        self.limit = Some(n);
+        self
+    }
+
+    /// DynamoDB's `Limit`: how many items one `Scan` request reads (before filtering); by
+    /// default, up to 1 MB of items a request.
+    pub fn page_size(mut self, n: i32) -> Self {
+        self.page_size = Some(n.max(1));
+        self
+    }
+
+    /// Scan only segment `segment` of `total` (`Segment` / `TotalSegments`): the way to spread
+    /// one scan over several workers, each taking its own segments. `total` is 1 to
+    /// 1,000,000 and `segment` below it (checked when sent).
+    pub fn segment(mut self, segment: u32, total: u32) -> Self {
+        self.segment = Some((segment, total));
+        self
+    }
+
+    /// A parallel scan in `total` segments, read concurrently by [`pages`](Self::pages),
+    /// [`stream`](Self::stream) and [`all`](Self::all) (at most
+    /// [`concurrency`](Self::concurrency) segments at a time, `total` by default); each page says
+    /// its [`segment`](ScanPage::segment) and carries that segment's cursor.
+    pub fn parallel(mut self, total: u32) -> Self {
+        self.parallel = Some(total);
+        self
+    }
+
+    /// How many segments of a [`parallel`](Self::parallel) scan are read at a time (at least
+    /// 1).
+    pub fn concurrency(mut self, n: usize) -> Self {
+        self.concurrency = Some(n.max(1));
+        self
+    }
+
+    /// At most `units_per_second` read capacity units a second over the whole scan (all its
+    /// segments); see [`ReadRate`].
+    pub fn read_rate(self, units_per_second: f64) -> Self {
+        self.rate_limit(Arc::new(ReadRate::new(units_per_second)))
+    }
+
+    /// Shares the read rate limit `rate` with other scans.
+    pub fn rate_limit(mut self, rate: Arc<ReadRate>) -> Self {
+        self.rate = Some(rate);
+        self
+    }
+
+    /// Start after `cursor` (from a page of the same scan, and the same segment).
+    pub fn after(mut self, cursor: impl Into<Option<Cursor>>) -> Self {
+        self.after = cursor.into();
+        self
+    }
+
+    fn check_segments(&self) -> Result<(), Error> {
+        let invalid = |reason: String| Err(Error::Invalid { reason });
+        if let Some(total) = self.parallel {
+            if !(1..=MAX_TOTAL_SEGMENTS).contains(&total) {
+                return invalid(format!("a parallel scan has 1 to {MAX_TOTAL_SEGMENTS} segments, not {total}"));
+            }
+            if self.segment.is_some() {
+                return invalid("a scan is either parallel or of one segment, not both".to_owned());
+            }
+        }
+        if let Some((segment, total)) = self.segment {
+            if !(1..=MAX_TOTAL_SEGMENTS).contains(&total) || segment >= total {
+                return invalid(format!(
+                    "segment {segment} of {total}: TotalSegments is 1 to {MAX_TOTAL_SEGMENTS} and Segment below it"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn parts(&self) -> Result<Parts, Error> {
+        let mut ph = Placeholders::default();
+        let mut text = String::new();
+        if !self.entity.is_empty() {
+            ph.push_name(self.names.entity_type, &mut text);
+            text.push_str(" = ");
+            ph.push_value(AttributeValue::S(self.entity.to_owned()), &mut text);
+        }
+        if let Some(c) = &self.filter {
+            let rendered = c.render(&mut ph).map_err(|(field, source)| Error::Encode {
+                entity: if self.entity.is_empty() { "scan" } else { self.entity },
+                field,
+                attribute: field,
+                source,
+            })?;
+            text = if text.is_empty() { rendered } else { format!("{text} AND ({rendered})") };
+        }
+        Ok(Parts { filter: (!text.is_empty()).then_some(text), names: ph.take_names(), values: ph.take_values() })
+    }
+
+    fn scope(&self, parts: &Parts) -> Scope {
+        let values: BTreeMap<_, _> =
+            parts.values.iter().flatten().map(|(k, v)| (k.clone(), format!("{v:?}"))).collect();
+        Scope {
+            entity: self.label.clone(),
+            index: "scan".to_owned(),
+            partition: match self.segment {
+                Some((s, t)) => format!("segment {s}/{t}"),
+                None => "table".to_owned(),
+            },
+            query: cursor::fingerprint(&format!("{:?}|{values:?}|{}", parts.filter, self.consistent)),
+        }
+    }
+
+    fn request(&self, parts: &Parts, limit: Option<i32>, start: Option<Item>) -> ScanInputBuilder {
+        ScanInput::builder()
+            .table_name(self.table.name())
+            .set_filter_expression(parts.filter.clone())
+            .set_expression_attribute_names(parts.names.clone())
+            .set_expression_attribute_values(parts.values.clone())
+            .consistent_read(self.consistent)
+            .set_limit(limit)
+            .set_segment(self.segment.map(|(s, _)| s as i32))
+            .set_total_segments(self.segment.map(|(_, t)| t as i32))
+            .set_exclusive_start_key(start)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+    }
+
+    async fn fetch(
+        &self,
+        parts: &Parts,
+        limit: Option<i32>,
+        start: Option<Item>,
+    ) -> Result<aws_sdk_dynamodb::operation::scan::ScanOutput, Error> {
+        if let Some(rate) = &self.rate {
+            rate.acquire().await;
+        }
+        let request = self.request(parts, limit, start).send_with(self.table.client());
+        let out =
+            self.table.execute(Call::new("Scan", self.entity), request).await.map_err(|e| Error::sdk("Scan", e))?;
+        if let Some(rate) = &self.rate {
+            rate.consume(Capacity::from_consumed(out.consumed_capacity.as_slice(), false).read());
+        }
+        Ok(out)
+    }
+
+    /// One `Scan` request from `start`, its items undecoded (the backfills' read).
+    pub(crate) async fn raw_page(&self, start: Option<Item>) -> Result<RawPage, Error> {
+        self.check_segments()?;
+        let parts = self.parts()?;
+        let out = self.fetch(&parts, self.page_size, start).await?;
+        Ok(RawPage {
+            consumed: Capacity::from_consumed(out.consumed_capacity.as_slice(), false),
+            items: out.items.unwrap_or_default(),
+            last_key: out.last_evaluated_key,
+        })
+    }
+
+    /// Runs the scan (or its segment) and returns one page: up to [`limit`](Self::limit) items,
+    /// or without a limit one DynamoDB response's worth (at most 1 MB read).
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] for a [`parallel`](Self::parallel) scan (read it with
+    /// [`pages`](Self::pages)) or segment numbers DynamoDB refuses, [`Error::Cursor`] for a
+    /// cursor of another scan, before anything is sent; [`Error::Sdk`] from DynamoDB;
+    /// [`Error::Decode`] naming the key of an item of the scanned type that does not decode.
+    pub async fn send(&self) -> Result<ScanPage<T>, Error> {
+        self.check_segments()?;
+        if self.parallel.is_some() {
+            return Err(Error::Invalid {
+                reason: "a parallel scan has one cursor per segment: read it with pages(), stream() or all(), or one \
+                         segment with segment(s, total)"
+                    .to_owned(),
+            });
+        }
+        let parts = self.parts()?;
+        let scope = self.scope(&parts);
+        let mut start = match &self.after {
+            Some(c) => Some(cursor::decode_scan(c.as_str(), &scope, self.names)?),
+            None => None,
+        };
+        let mut page = ScanPage {
+            items: Vec::new(),
+            cursor: None,
+            segment: self.segment.map(|(s, _)| s),
+            scanned: 0,
+            filtered_out: 0,
+            skipped: 0,
+            consumed: Capacity::default(),
+        };
+        loop {
+            let want = self.limit.map(|l| l - page.items.len());
+            if want == Some(0) {
+                return Ok(page);
+            }
+            let page_limit = self.page_size.or(want.map(|w| i32::try_from(w).unwrap_or(i32::MAX)));
+            let out = self.fetch(&parts, page_limit, start.take()).await?;
+            page.consumed += Capacity::from_consumed(out.consumed_capacity.as_slice(), false);
+            let scanned = u64::try_from(out.scanned_count).unwrap_or_default();
+            let count = u64::try_from(out.count).unwrap_or_default();
+            page.scanned += scanned;
+            page.filtered_out += scanned.saturating_sub(count);
+            let last_key = out.last_evaluated_key;
+            let raw = out.items.unwrap_or_default();
+            let n = raw.len();
+            for (i, item) in raw.into_iter().enumerate() {
+                match (self.decode)(&item)? {
+                    Some(v) => page.items.push(v),
+                    None => {
+                        page.skipped += 1;
+                        continue;
+                    }
+                }
+                if Some(page.items.len()) == self.limit {
+                    let more = i + 1 < n || last_key.is_some();
+                    page.cursor =
+                        more.then(|| Cursor(cursor::encode(&scope, &key_of(&item, self.names, Index::Primary))));
+                    return Ok(page);
+                }
+            }
+            match last_key {
+                None => return Ok(page),
+                Some(k) if self.limit.is_none() => {
+                    page.cursor = Some(Cursor(cursor::encode(&scope, &k)));
+                    return Ok(page);
+                }
+                Some(k) => start = Some(k),
+            }
+        }
+    }
+
+    /// The first `Scan` request [`send`](Self::send) would send, built by the same code, without
+    /// sending it (for a [`parallel`](Self::parallel) scan, that of segment 0).
+    ///
+    /// # Errors
+    /// As [`send`](Self::send) before sending.
+    pub fn render(&self) -> Result<ScanInput, Error> {
+        let mut req = self.clone();
+        if let Some(total) = req.parallel.take() {
+            req.segment = Some((0, total));
+        }
+        req.check_segments()?;
+        let parts = req.parts()?;
+        let start = match &req.after {
+            Some(c) => Some(cursor::decode_scan(c.as_str(), &req.scope(&parts), req.names)?),
+            None => None,
+        };
+        let limit = req.page_size.or(req.limit.map(|w| i32::try_from(w).unwrap_or(i32::MAX)));
+        crate::table::render::built(req.request(&parts, limit, start).build())
+    }
+
+    /// The pages of one segment (or of an unsegmented scan), lazily.
+    fn pages_of_one(self) -> impl Stream<Item = Result<ScanPage<T>, Error>> + Send {
+        futures::stream::try_unfold(Some(self), |state| async move {
+            let Some(req) = state else { return Ok(None) };
+            let page = req.send().await?;
+            let next = page.cursor.clone().map(|c| ScanRequest { after: Some(c), ..req });
+            Ok(Some((page, next)))
+        })
+    }
+
+    /// Every page, lazily. A [`parallel`](Self::parallel) scan reads up to
+    /// [`concurrency`](Self::concurrency) segments at a time and yields their pages as they
+    /// come (each segment holds at most one page in flight); a segment that fails ends the
+    /// stream with its error.
+    pub fn pages(self) -> impl Stream<Item = Result<ScanPage<T>, Error>> + Send {
+        match self.parallel {
+            None => self.pages_of_one().boxed(),
+            Some(total) => {
+                if let Err(e) = self.check_segments() {
+                    return futures::stream::once(async move { Err(e) }).boxed();
+                }
+                if self.after.is_some() {
+                    let e = Error::Invalid {
+                        reason: "a cursor belongs to one segment: resume it with segment(s, total).after(cursor)"
+                            .to_owned(),
+                    };
+                    return futures::stream::once(async move { Err(e) }).boxed();
+                }
+                let concurrency = self.concurrency.unwrap_or(total as usize);
+                let segments = (0..total).map(move |s| {
+                    let mut req = self.clone();
+                    req.parallel = None;
+                    req.limit = None;
+                    req.segment = Some((s, total));
+                    req.pages_of_one().boxed()
+                });
+                futures::stream::iter(segments).flatten_unordered(concurrency).boxed()
+            }
+        }
+    }
+
+    /// Every item (up to [`limit`](Self::limit) if set), page by page.
+    pub fn stream(self) -> impl Stream<Item = Result<T, Error>> + Send {
+        let limit = self.limit;
+        let req = ScanRequest { limit: None, ..self };
+        let s = req.pages().map_ok(|p| futures::stream::iter(p.items.into_iter().map(Ok))).try_flatten();
+        s.take(limit.unwrap_or(usize::MAX))
+    }
+
+    /// Every item (up to [`limit`](Self::limit) if set), collected.
+    ///
+    /// # Errors
+    /// As [`send`](Self::send).
+    pub async fn all(self) -> Result<Vec<T>, Error> {
+        self.stream().try_collect().await
+    }
+}
+
+impl Table {
+    /// A scan of every item of entity `E` in the table (see [`ScanRequest`] and the
+    /// [module](crate::query::scan) documentation). Scans are for maintenance; the design lint
+    /// flags scans registered as reads.
+    pub fn scan<E: Entity>(&self) -> ScanRequest<E> {
+        ScanRequest::new(self.clone(), E::NAMES, E::TYPE, E::TYPE.to_owned(), decode_entity::<E>)
+    }
+
+    /// A scan of every item of the table, each decoded as the variant of the entity enum `T`
+    /// (such as the `<Table>Item` enum of `#[derive(TableDef)]`) for its type; items of other
+    /// types are counted in [`ScanPage::skipped`].
+    pub fn scan_table<T: EntityEnum + Send + 'static>(&self) -> ScanRequest<T> {
+        ScanRequest::new(self.clone(), T::NAMES, "", T::TYPES.join("|"), T::decode)
+    }
+}

@@ -1,0 +1,754 @@
+//! Index backfills (`Table::backfill`): members written before `Member` gained its GSI1 (team
+//! leaderboard) and GSI2 (sparse: mentor) templates get exactly the keys the templates give,
+//! with conditional updates; the other entity's items are never touched; a second run changes
+//! nothing; application writers running meanwhile keep every write; and a backfill whose
+//! process is killed (SIGKILL) at a random point resumes from its checkpoints.
+//!
+//! The crash test runs the backfill in a child process: this test binary itself, running the
+//! ignored test `backfills::crash_child` (which does nothing unless `BACKFILL_CHILD_TABLE` is
+//! set). Its size is `BACKFILL_CRASH_ITEMS` (3,000 by default; BENCHMARKS.md runs 100,000).
+
+use crate::common;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use dynamo_entity::migrate::BackfillReport;
+use dynamo_entity::{Entity, Item, Table};
+use dynamo_entity_local::LocalDynamoDb;
+
+/// A member as the application wrote it at launch.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(name = "Member", pk = "MEMBER#<id>", sk = "META")]
+pub struct MemberV1 {
+    pub id: String,
+    pub team: String,
+    pub rank: u32,
+    pub mentor: Option<String>,
+    pub note: String,
+}
+
+/// The member today: a team leaderboard (GSI1) and a sparse index of mentees (GSI2).
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(
+    name = "Member",
+    pk = "MEMBER#<id>",
+    sk = "META",
+    gsi1 = "TEAM#<team>",
+    gsi1_sk = "<rank>#<id>",
+    gsi2 = "MENTOR#<mentor>",
+    gsi2_sk = "<id>"
+)]
+pub struct Member {
+    pub id: String,
+    pub team: String,
+    pub rank: u32,
+    pub mentor: Option<String>,
+    pub note: String,
+}
+
+/// Another entity of the table, which no backfill of `Member` may touch.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "TEAM#<name>", sk = "META")]
+pub struct Team {
+    pub name: String,
+    pub size: u32,
+}
+
+fn v1(i: u64) -> MemberV1 {
+    MemberV1 {
+        id: format!("m{i:06}"),
+        team: format!("t{}", i % 7),
+        rank: (i % 100) as u32,
+        mentor: (i % 3 == 0).then(|| format!("m{:06}", i / 3)),
+        note: format!("note {i}"),
+    }
+}
+
+fn current(m: &MemberV1) -> Member {
+    Member { id: m.id.clone(), team: m.team.clone(), rank: m.rank, mentor: m.mentor.clone(), note: m.note.clone() }
+}
+
+/// A small deterministic generator (64-bit LCG), for writers and kill points.
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) % n
+    }
+}
+
+async fn new_table(test: &str) -> Table {
+    common::table(test, &[Member::SCHEMA, Team::SCHEMA]).await
+}
+
+/// `n` members of the launch schema and `teams` teams (`BatchWriteItem`, 4 requests at a time).
+async fn load(table: &Table, n: u64, teams: u64) {
+    let members: Vec<MemberV1> = (0..n).map(v1).collect();
+    let teams: Vec<Team> = (0..teams).map(|t| Team { name: format!("t{t}"), size: t as u32 }).collect();
+    let outcome = table.batch_write().put_all(&members).put_all(&teams).concurrency(4).send().await.unwrap();
+    assert!(outcome.unprocessed.is_empty(), "every item is written");
+    assert_eq!(outcome.written as u64, n + teams.len() as u64);
+}
+
+fn key_text(item: &Item) -> String {
+    format!("{}|{}", item["PK"].as_s().unwrap(), item["SK"].as_s().unwrap())
+}
+
+/// Every item of the table by `PK|SK`.
+async fn snapshot(table: &Table) -> BTreeMap<String, Item> {
+    common::scan_all(table).await.into_iter().map(|i| (key_text(&i), i)).collect()
+}
+
+/// Checks the table after a backfill: every member item is exactly `expected` (by id; its
+/// attributes and all the keys `Member::to_item` gives, no other), every team item is as in
+/// `before`, and besides them there are only the backfill's checkpoint items (`_migration`).
+fn check_table(after: &BTreeMap<String, Item>, expected: &HashMap<String, Member>, before: &BTreeMap<String, Item>) {
+    let mut members = 0;
+    let mut checkpoints = 0;
+    for (key, item) in after {
+        match item.get("_type").and_then(|t| t.as_s().ok()).map(String::as_str) {
+            Some("Member") => {
+                let id = item["id"].as_s().unwrap();
+                let want = expected.get(id).unwrap_or_else(|| panic!("member {id} should not exist (deleted?)"));
+                assert_eq!(*item, want.to_item().unwrap(), "member {id} has exactly its attributes and keys");
+                members += 1;
+            }
+            Some("Team") => assert_eq!(Some(item), before.get(key), "team {key} untouched"),
+            Some("_migration") => checkpoints += 1,
+            other => panic!("unexpected item {key} of type {other:?}"),
+        }
+    }
+    assert_eq!(members, expected.len(), "every member is there");
+    assert!(checkpoints > 0);
+}
+
+#[tokio::test]
+async fn a_backfill_writes_the_new_keys_of_every_item_and_a_second_run_changes_nothing() {
+    let table = new_table("backfill_basic").await;
+    load(&table, 400, 10).await;
+    // 20 members already written by today's code: they are skipped.
+    for i in 400..420 {
+        table.put(&current(&v1(i))).await.unwrap();
+    }
+    // One member whose rank is not a number: it is reported, by key, and left alone.
+    table
+        .client()
+        .put_item()
+        .table_name(table.name())
+        .set_item(Some(HashMap::from([
+            ("PK".to_owned(), AttributeValue::S("MEMBER#bad".into())),
+            ("SK".to_owned(), AttributeValue::S("META".into())),
+            ("_type".to_owned(), AttributeValue::S("Member".into())),
+            ("id".to_owned(), AttributeValue::S("bad".into())),
+            ("team".to_owned(), AttributeValue::S("t1".into())),
+            ("rank".to_owned(), AttributeValue::S("first".into())),
+            ("note".to_owned(), AttributeValue::S("x".into())),
+        ])))
+        .send()
+        .await
+        .unwrap();
+    let before = snapshot(&table).await;
+
+    let backfill = table.backfill::<Member>("member-indexes").segments(3).concurrency(2).page_size(40);
+    assert_eq!(backfill.status().await.unwrap(), None);
+    let report = backfill.run().await.unwrap();
+    assert_eq!(
+        (report.run, report.segments, report.completed, report.scanned, report.updated, report.skipped, report.failed),
+        (1, 3, true, 421, 400, 20, 1),
+        "{report}"
+    );
+    assert_eq!((report.vanished, report.changed), (0, 0));
+    assert_eq!(report.failures.len(), 1);
+    assert_eq!(report.failures[0].0, "PK=MEMBER#bad SK=META");
+    assert!(report.failures[0].1.contains("rank"), "{:?}", report.failures);
+    assert!(report.read_units > 0.0 && report.write_units >= 400.0, "{report}");
+
+    let expected: HashMap<String, Member> = (0..420).map(|i| (v1(i).id, current(&v1(i)))).collect();
+    let after = snapshot(&table).await;
+    let bad = after.get("MEMBER#bad|META").cloned().unwrap();
+    assert_eq!(Some(&bad), before.get("MEMBER#bad|META"), "the undecodable item is untouched");
+    let mut after_members = after.clone();
+    after_members.remove("MEMBER#bad|META");
+    check_table(&after_members, &expected, &before);
+    assert_eq!(after.values().filter(|i| i["_type"].as_s().unwrap() == "_migration").count(), 4, "RUN and 3 segments");
+
+    // The new access patterns answer from the backfilled keys.
+    let team3 = table.query(Member::gsi1("t3")).all().await.unwrap();
+    let mut want: Vec<&str> = expected.values().filter(|m| m.team == "t3").map(|m| m.id.as_str()).collect();
+    want.sort_unstable();
+    let mut got: Vec<&str> = team3.iter().map(|m| m.id.as_str()).collect();
+    got.sort_unstable();
+    assert_eq!(got, want);
+    let mentees = table.query(Member::gsi2("m000001")).all().await.unwrap();
+    assert_eq!(mentees.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(), ["m000003"]);
+
+    // Run again: the completed run's report, nothing read.
+    let meter = table.metered();
+    let again = meter.backfill::<Member>("member-indexes").run().await.unwrap();
+    assert_eq!(again, report);
+    assert_eq!(meter.consumed().read(), 4.0, "four consistent reads of checkpoint items (RUN, 3 segments), no scan");
+
+    // A new run reads everything and writes no item of the entity.
+    let rerun = table.backfill::<Member>("member-indexes").segments(2).rerun().await.unwrap();
+    assert_eq!((rerun.run, rerun.scanned, rerun.updated, rerun.skipped, rerun.failed), (2, 421, 0, 420, 1), "{rerun}");
+    let mut after2 = snapshot(&table).await;
+    after2.remove("MEMBER#bad|META");
+    check_table(&after2, &expected, &before);
+    let members_after = |m: &BTreeMap<String, Item>| {
+        m.iter()
+            .filter(|(_, i)| i["_type"].as_s().unwrap() == "Member")
+            .map(|(k, i)| (k.clone(), i.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(members_after(&after2), members_after(&after_members), "the second run changed no item");
+}
+
+/// What the application's writers did during a backfill.
+#[derive(Default)]
+struct WriterFigures {
+    field_updates: AtomicU64,
+    key_part_updates: AtomicU64,
+    deletes: AtomicU64,
+    creates: AtomicU64,
+}
+
+#[tokio::test]
+async fn application_writes_made_during_a_backfill_are_never_overwritten() {
+    const N: u64 = 1_500;
+    const WRITERS: u64 = 4;
+    let table = new_table("backfill_writers").await;
+    load(&table, N, 7).await;
+    let before = snapshot(&table).await;
+
+    let done = Arc::new(AtomicBool::new(false));
+    let figures = Arc::new(WriterFigures::default());
+    // Writer `w` owns the ids `i % WRITERS == w` (and its new ones), so the last write of each
+    // id is known; it runs today's code, deployed before the backfill starts.
+    let writers: Vec<_> = (0..WRITERS)
+        .map(|w| {
+            let table = table.clone();
+            let done = Arc::clone(&done);
+            let figures = Arc::clone(&figures);
+            tokio::spawn(async move {
+                let mut state: HashMap<String, Option<Member>> = HashMap::new();
+                let mut rng = Lcg(w + 1);
+                let mut next_new = N + w;
+                while !done.load(Ordering::Relaxed) {
+                    let i = rng.next(N / WRITERS) * WRITERS + w;
+                    let id = v1(i).id;
+                    let now = state.get(&id).cloned().unwrap_or_else(|| Some(current(&v1(i))));
+                    let Some(mut m) = now else { continue };
+                    match rng.next(10) {
+                        0..=3 => {
+                            let note = format!("edited {}", rng.next(1_000_000));
+                            table.update(Member::key(&id)).set(Member::NOTE, &note).send().await.unwrap();
+                            m.note = note;
+                            figures.field_updates.fetch_add(1, Ordering::Relaxed);
+                            state.insert(id, Some(m));
+                        }
+                        4..=6 => {
+                            m.team = format!("t{}", rng.next(7));
+                            m.rank = rng.next(100) as u32;
+                            table.put(&m).await.unwrap();
+                            figures.key_part_updates.fetch_add(1, Ordering::Relaxed);
+                            state.insert(id, Some(m));
+                        }
+                        7 => {
+                            table.delete(Member::key(&id)).await.unwrap();
+                            figures.deletes.fetch_add(1, Ordering::Relaxed);
+                            state.insert(id, None);
+                        }
+                        _ => {
+                            let m = current(&v1(next_new));
+                            next_new += WRITERS;
+                            table.put(&m).await.unwrap();
+                            figures.creates.fetch_add(1, Ordering::Relaxed);
+                            state.insert(m.id.clone(), Some(m));
+                        }
+                    }
+                }
+                state
+            })
+        })
+        .collect();
+
+    let started = Instant::now();
+    let report: BackfillReport = table
+        .backfill::<Member>("writers")
+        .segments(4)
+        .concurrency(4)
+        .page_size(25)
+        .writes_in_flight(4)
+        .run()
+        .await
+        .unwrap();
+    let elapsed = started.elapsed();
+    done.store(true, Ordering::Relaxed);
+    let mut expected: HashMap<String, Member> = (0..N).map(|i| (v1(i).id, current(&v1(i)))).collect();
+    for w in writers {
+        for (id, m) in w.await.unwrap() {
+            match m {
+                Some(m) => expected.insert(id, m),
+                None => expected.remove(&id),
+            };
+        }
+    }
+    let f = |a: &AtomicU64| a.load(Ordering::Relaxed);
+    let writes = f(&figures.field_updates) + f(&figures.key_part_updates) + f(&figures.deletes) + f(&figures.creates);
+    println!(
+        "backfill with {WRITERS} writers over {N} members in {:.2} s: {report}; writers made {writes} writes during it \
+         ({} field updates, {} key-part updates, {} deletes, {} new members); {} members at the end",
+        elapsed.as_secs_f64(),
+        f(&figures.field_updates),
+        f(&figures.key_part_updates),
+        f(&figures.deletes),
+        f(&figures.creates),
+        expected.len()
+    );
+    assert!(report.completed);
+    assert_eq!(report.failed, 0, "{:?}", report.failures);
+    assert!(writes >= 100, "the writers ran during the backfill: {writes} writes");
+    // Every item of the entity read was either updated, already right, or gone.
+    assert_eq!(report.scanned, report.updated + report.skipped + report.vanished);
+    check_table(&snapshot(&table).await, &expected, &before);
+}
+
+/// Turns on the table's stream (keys only): every write from now on is recorded.
+async fn record_writes(table: &Table) {
+    use aws_sdk_dynamodb::types::{StreamSpecification, StreamViewType};
+    let spec = StreamSpecification::builder().stream_enabled(true).stream_view_type(StreamViewType::KeysOnly).build();
+    table.client().update_table().table_name(table.name()).stream_specification(spec.unwrap()).send().await.unwrap();
+}
+
+/// The writes the stream recorded, as `PK|SK` -> event names (`INSERT`, `MODIFY`, `REMOVE`),
+/// read until every shard is exhausted or gives nothing new. A `MODIFY` that changed
+/// nothing is not recorded by DynamoDB.
+async fn recorded_writes(table: &Table) -> BTreeMap<String, Vec<String>> {
+    use aws_sdk_dynamodbstreams::types::ShardIteratorType;
+    let server = LocalDynamoDb::shared().await.unwrap();
+    let streams = server.streams_client();
+    let desc = table.client().describe_table().table_name(table.name()).send().await.unwrap();
+    let arn = desc.table.and_then(|t| t.latest_stream_arn).expect("the table has a stream");
+    let shards = streams.describe_stream().stream_arn(&arn).send().await.unwrap().stream_description.unwrap().shards;
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for shard in shards.unwrap_or_default() {
+        let mut iterator = streams
+            .get_shard_iterator()
+            .stream_arn(&arn)
+            .shard_id(shard.shard_id.unwrap())
+            .shard_iterator_type(ShardIteratorType::TrimHorizon)
+            .send()
+            .await
+            .unwrap()
+            .shard_iterator;
+        let mut empty = 0;
+        while let Some(it) = iterator.take() {
+            let page = streams.get_records().shard_iterator(it).send().await.unwrap();
+            let records = page.records.unwrap_or_default();
+            if records.is_empty() {
+                empty += 1;
+                if empty == 3 {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            } else {
+                empty = 0;
+            }
+            for r in records {
+                let keys = r.dynamodb.and_then(|d| d.keys).unwrap();
+                let text = |k: &str| match &keys[k] {
+                    aws_sdk_dynamodbstreams::types::AttributeValue::S(s) => s.clone(),
+                    other => format!("{other:?}"),
+                };
+                let event = r.event_name.map(|e| e.as_str().to_owned()).unwrap_or_default();
+                out.entry(format!("{}|{}", text("PK"), text("SK"))).or_default().push(event);
+            }
+            iterator = page.next_shard_iterator;
+        }
+    }
+    out
+}
+
+/// Checks that the stream recorded exactly one `MODIFY` for each of `items` members (the
+/// backfill's update) and no other write except the checkpoints'.
+fn check_written_once(writes: &BTreeMap<String, Vec<String>>, items: u64) {
+    let mut members = 0;
+    for (key, events) in writes {
+        if key.starts_with("_MIGRATION#") {
+            continue;
+        }
+        assert!(key.starts_with("MEMBER#"), "{key} was written: {events:?}");
+        assert_eq!(events, &["MODIFY"], "{key} was written exactly once");
+        members += 1;
+    }
+    assert_eq!(members, items, "every member was updated once");
+}
+
+/// A child process, killed (SIGKILL) when dropped: a failing test leaves none behind.
+struct ChildGuard(std::process::Child);
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        if self.0.try_wait().ok().flatten().is_none() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+fn crash_items() -> u64 {
+    std::env::var("BACKFILL_CRASH_ITEMS").ok().and_then(|s| s.parse().ok()).unwrap_or(3_000)
+}
+
+const CRASH_ID: &str = "crash";
+
+fn crash_backfill(table: &Table, items: u64) -> dynamo_entity::migrate::Backfill<Member> {
+    let page = if items > 10_000 { 100 } else { 20 };
+    table.backfill::<Member>(CRASH_ID).segments(4).concurrency(4).page_size(page)
+}
+
+/// The child process of the crash test: runs the backfill of the table `BACKFILL_CHILD_TABLE`
+/// (on `DYNAMODB_ENDPOINT`) until it is killed. Does nothing when the variable is unset.
+#[tokio::test]
+#[ignore = "the child process of backfill_resumes_after_its_process_is_killed"]
+async fn crash_child() {
+    let Ok(name) = std::env::var("BACKFILL_CHILD_TABLE") else { return };
+    let server = LocalDynamoDb::shared().await.expect("DynamoDB Local is available");
+    let table = Table::new(server.client(), name);
+    let report = crash_backfill(&table, crash_items()).run().await.unwrap();
+    println!("child finished: {report}");
+}
+
+#[tokio::test]
+async fn a_backfill_resumes_after_its_process_is_killed() {
+    let items = crash_items();
+    let server = LocalDynamoDb::shared().await.expect("DynamoDB Local is available");
+    let table = new_table("backfill_crash").await;
+    let loading = Instant::now();
+    load(&table, items, 50).await;
+    let before = snapshot(&table).await;
+    record_writes(&table).await;
+    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
+    let kill_after = items / 10 + Lcg(seed).next(items * 7 / 10);
+    println!(
+        "{items} members loaded in {:.1} s; the child is killed once {kill_after} are scanned (seed {seed})",
+        loading.elapsed().as_secs_f64()
+    );
+
+    let exe = std::env::current_exe().unwrap();
+    let mut child = ChildGuard(
+        std::process::Command::new(exe)
+            .args(["backfills::crash_child", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+            .env("BACKFILL_CHILD_TABLE", table.name())
+            .env("BACKFILL_CRASH_ITEMS", items.to_string())
+            .env("DYNAMODB_ENDPOINT", server.endpoint())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let started = Instant::now();
+    let backfill = crash_backfill(&table, items);
+    let (mut last, mut last_progress) = (0, Instant::now());
+    loop {
+        if let Some(status) = child.0.try_wait().unwrap() {
+            panic!("the child ended ({status}) before it was killed");
+        }
+        let scanned = backfill.status().await.unwrap().map_or(0, |r| r.scanned);
+        if scanned >= kill_after {
+            break;
+        }
+        if scanned > last {
+            (last, last_progress) = (scanned, Instant::now());
+        }
+        assert!(last_progress.elapsed() < Duration::from_secs(120), "the child made no progress in 2 minutes");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    child.0.kill().unwrap(); // SIGKILL
+    let status = child.0.wait().unwrap();
+    assert!(!status.success(), "the child was killed: {status}");
+    let at_kill = backfill.status().await.unwrap().unwrap();
+    println!("killed after {:.2} s: {at_kill}", started.elapsed().as_secs_f64());
+    assert!(!at_kill.completed, "the child was killed mid-run");
+    assert!(at_kill.scanned >= kill_after && at_kill.scanned < items, "{at_kill}");
+
+    let resumed_at = Instant::now();
+    let report = backfill.run().await.unwrap();
+    println!("resumed in {:.2} s: {report}", resumed_at.elapsed().as_secs_f64());
+    assert!(report.completed);
+    assert_eq!((report.run, report.failed, report.vanished, report.changed), (1, 0, 0, 0), "{report}");
+    // Every member was read at least once; a page in progress at the kill is read again.
+    assert!(report.scanned >= items && report.updated + report.skipped == report.scanned, "{report}");
+    assert!(report.updated <= items, "{report}");
+
+    let expected: HashMap<String, Member> = (0..items).map(|i| (v1(i).id, current(&v1(i)))).collect();
+    let after = snapshot(&table).await;
+    check_table(&after, &expected, &before);
+    let run = &after[&format!("_MIGRATION#{CRASH_ID}|RUN")];
+    assert_eq!(run["status"], AttributeValue::S("completed".into()));
+    assert_eq!(run["run"], AttributeValue::N("1".into()), "one run, resumed");
+    let segments: Vec<&Item> = after.values().filter(|i| i.get("segment").is_some()).collect();
+    assert_eq!(segments.len(), 4);
+    assert!(segments.iter().all(|s| s["done"] == AttributeValue::Bool(true) && s.get("last_key").is_none()));
+    check_written_once(&recorded_writes(&table).await, items);
+}
+
+const WORKERS_ID: &str = "workers";
+
+/// The segment checkpoint items of backfill `id` (one `Query` of its partition).
+async fn checkpoints(table: &Table, id: &str) -> Vec<Item> {
+    let out = table
+        .client()
+        .query()
+        .table_name(table.name())
+        .key_condition_expression("PK = :pk AND begins_with(SK, :s)")
+        .expression_attribute_values(":pk", AttributeValue::S(format!("_MIGRATION#{id}")))
+        .expression_attribute_values(":s", AttributeValue::S("SEGMENT#".into()))
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap();
+    out.items.unwrap_or_default()
+}
+const WORKER_LEASE: Duration = Duration::from_secs(5);
+
+fn shared_backfill(table: &Table, worker: &str) -> dynamo_entity::migrate::Backfill<Member> {
+    table.backfill::<Member>(WORKERS_ID).segments(8).concurrency(2).page_size(20).worker(worker, WORKER_LEASE)
+}
+
+/// A worker process of the shared backfill test: runs the backfill of `BACKFILL_CHILD_TABLE` as
+/// worker `BACKFILL_WORKER`. Does nothing when the variables are unset.
+#[tokio::test]
+#[ignore = "a worker process of three_workers_share_a_backfill"]
+async fn worker_child() {
+    let (Ok(name), Ok(worker)) = (std::env::var("BACKFILL_CHILD_TABLE"), std::env::var("BACKFILL_WORKER")) else {
+        return;
+    };
+    let server = LocalDynamoDb::shared().await.expect("DynamoDB Local is available");
+    let table = Table::new(server.client(), name);
+    let report = shared_backfill(&table, &worker).run().await.unwrap();
+    println!("worker {worker} finished: {report}");
+}
+
+#[tokio::test]
+async fn three_workers_share_a_backfill_and_finish_the_segments_of_one_killed() {
+    let items = crash_items();
+    let server = LocalDynamoDb::shared().await.expect("DynamoDB Local is available");
+    let table = new_table("backfill_workers").await;
+    load(&table, items, 20).await;
+    let before = snapshot(&table).await;
+    record_writes(&table).await;
+
+    let exe = std::env::current_exe().unwrap();
+    let spawn = |worker: &str| {
+        let child = std::process::Command::new(&exe)
+            .args(["backfills::worker_child", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+            .env("BACKFILL_CHILD_TABLE", table.name())
+            .env("BACKFILL_WORKER", worker)
+            .env("DYNAMODB_ENDPOINT", server.endpoint())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        ChildGuard(child)
+    };
+    let mut workers: Vec<(String, ChildGuard)> =
+        ["w1", "w2", "w3"].into_iter().map(|w| (w.to_owned(), spawn(w))).collect();
+    let started = Instant::now();
+
+    // Kill w1 once it holds a segment it has made progress in, and a quarter is scanned.
+    let segment_items = |snapshot: &BTreeMap<String, Item>| -> Vec<Item> {
+        snapshot.values().filter(|i| i.get("segment").is_some()).cloned().collect()
+    };
+    let held_by_w1 = loop {
+        let status = shared_backfill(&table, "observer").status().await.unwrap();
+        let scanned = status.map_or(0, |r| r.scanned);
+        let segs = checkpoints(&table, WORKERS_ID).await;
+        let held: Vec<String> = segs
+            .iter()
+            .filter(|s| {
+                s.get("owner") == Some(&AttributeValue::S("w1".into()))
+                    && s["done"] == AttributeValue::Bool(false)
+                    && s["scanned"] != AttributeValue::N("0".into())
+            })
+            .map(|s| s["segment"].as_n().unwrap().clone())
+            .collect();
+        if scanned >= items / 4 && !held.is_empty() {
+            break held;
+        }
+        assert!(workers.iter_mut().all(|(_, c)| c.0.try_wait().unwrap().is_none()), "a worker ended before the kill");
+        assert!(started.elapsed() < Duration::from_secs(900), "no progress");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let (_, w1) = &mut workers[0];
+    w1.0.kill().unwrap();
+    assert!(!w1.0.wait().unwrap().success());
+    let at_kill = shared_backfill(&table, "observer").status().await.unwrap().unwrap();
+    println!("w1 killed after {:.2} s holding segments {held_by_w1:?}: {at_kill}", started.elapsed().as_secs_f64());
+    assert!(!at_kill.completed);
+
+    for (name, child) in workers.iter_mut().skip(1) {
+        let status = child.0.wait().unwrap();
+        assert!(status.success(), "worker {name} finished: {status}");
+    }
+    let report = shared_backfill(&table, "observer").status().await.unwrap().unwrap();
+    println!("w2 and w3 finished after {:.2} s: {report}", started.elapsed().as_secs_f64());
+    assert!(report.completed);
+    // `changed` may be above 0: on a loaded machine, a page can outlast a lease, and the worker
+    // that takes the segment over meets the items the other one is updating (its conditions
+    // fail, and it finds them already right).
+    assert_eq!((report.run, report.failed, report.vanished), (1, 0, 0), "{report}");
+
+    let expected: HashMap<String, Member> = (0..items).map(|i| (v1(i).id, current(&v1(i)))).collect();
+    let after = snapshot(&table).await;
+    check_table(&after, &expected, &before);
+    let run = &after[&format!("_MIGRATION#{WORKERS_ID}|RUN")];
+    assert_eq!((&run["status"], &run["run"]), (&AttributeValue::S("completed".into()), &AttributeValue::N("1".into())));
+    let segs = segment_items(&after);
+    assert_eq!(segs.len(), 8);
+    for s in &segs {
+        assert_eq!(s["done"], AttributeValue::Bool(true));
+        let owner = s["owner"].as_s().unwrap();
+        if held_by_w1.contains(s["segment"].as_n().unwrap()) {
+            assert_ne!(owner, "w1", "a surviving worker took over segment {:?}", s["segment"]);
+        }
+    }
+    check_written_once(&recorded_writes(&table).await, items);
+}
+
+/// Members moved into their team's partition: the primary key template changed.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(name = "Member", pk = "TEAM#<team>", sk = "MEMBER#<id>")]
+pub struct TeamMember {
+    pub id: String,
+    pub team: String,
+    pub rank: u32,
+    pub mentor: Option<String>,
+    pub note: String,
+}
+
+impl From<MemberV1> for TeamMember {
+    fn from(m: MemberV1) -> TeamMember {
+        TeamMember { id: m.id, team: m.team, rank: m.rank, mentor: m.mentor, note: m.note }
+    }
+}
+
+#[tokio::test]
+async fn a_rekeying_moves_every_item_once_keeps_concurrent_writes_and_resumes() {
+    const N: u64 = 600;
+    let table = new_table("rekey").await;
+    load(&table, N, 7).await;
+    // 20 members already moved by today's code, and an item squatting member 5's new key.
+    for i in N..N + 20 {
+        table.put(&TeamMember::from(v1(i))).await.unwrap();
+    }
+    let squatter = TeamMember { note: "squatter".into(), ..TeamMember::from(v1(5)) };
+    table.put(&squatter).await.unwrap();
+    let before = snapshot(&table).await;
+    record_writes(&table).await;
+
+    let rekey = || table.rekey::<MemberV1, TeamMember>("into-teams", TeamMember::from).segments(3).page_size(20);
+    // A writer edits the notes of members 100 to 149 during the move, at their old key or, once
+    // moved, at the new one.
+    let writer = {
+        let table = table.clone();
+        tokio::spawn(async move {
+            let (mut at_old, mut at_new) = (0, 0);
+            for i in 100..150 {
+                let m = v1(i);
+                let note = format!("edited {i}");
+                match table.update(MemberV1::key(&m.id)).set(MemberV1::NOTE, &note).send().await {
+                    Ok(_) => at_old += 1,
+                    Err(dynamo_entity::Error::NotFound { .. }) => {
+                        table
+                            .update(TeamMember::key(&m.team, &m.id))
+                            .set(TeamMember::NOTE, &note)
+                            .send()
+                            .await
+                            .unwrap();
+                        at_new += 1;
+                    }
+                    Err(e) => panic!("{e}"),
+                }
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            (at_old, at_new)
+        })
+    };
+    // The first run is stopped (its future dropped) once a third of the members are read.
+    let first = tokio::spawn({
+        let table = table.clone();
+        async move {
+            table.rekey::<MemberV1, TeamMember>("into-teams", TeamMember::from).segments(3).page_size(20).run().await
+        }
+    });
+    loop {
+        let scanned = rekey().status().await.unwrap().map_or(0, |r| r.scanned);
+        if scanned >= N / 3 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    first.abort();
+    assert!(first.await.unwrap_err().is_cancelled());
+    let stopped = rekey().status().await.unwrap().unwrap();
+    assert!(!stopped.completed, "{stopped}");
+    let report = rekey().run().await.unwrap();
+    let (at_old, at_new) = writer.await.unwrap();
+    println!("stopped at {stopped}\nresumed: {report}\nwriter: {at_old} notes edited before the move, {at_new} after");
+    assert!(report.completed);
+    assert_eq!(report.failed, 1, "{report}");
+    assert_eq!(report.failures[0].0, "PK=MEMBER#m000005 SK=META");
+    assert!(
+        report.failures[0].1.contains("already at its new key PK=TEAM#t5 SK=MEMBER#m000005"),
+        "{:?}",
+        report.failures
+    );
+    assert_eq!(report.vanished, 0);
+
+    // Every member is at its new key, with the writer's note where it wrote one; member 5
+    // stays at its old key beside the squatter; the teams are untouched.
+    let after = snapshot(&table).await;
+    let mut members = 0;
+    for (key, item) in &after {
+        match item["_type"].as_s().unwrap().as_str() {
+            "Member" if key == "MEMBER#m000005|META" => assert_eq!(Some(item), before.get(key)),
+            "Member" => {
+                let m = TeamMember::from_item(item).unwrap();
+                let i: u64 = m.id[1..].parse().unwrap();
+                let mut want = if i == 5 { squatter.clone() } else { TeamMember::from(v1(i)) };
+                if (100..150).contains(&i) {
+                    want.note = format!("edited {i}");
+                }
+                assert_eq!(*item, want.to_item().unwrap(), "{key}");
+                members += 1;
+            }
+            "Team" => assert_eq!(Some(item), before.get(key)),
+            "_migration" => {}
+            other => panic!("{key} of type {other}"),
+        }
+    }
+    assert_eq!(members, N + 20);
+    // Each member moved once: one REMOVE of its old key, one INSERT of its new one.
+    let writes = recorded_writes(&table).await;
+    let mut moved = 0;
+    for (key, events) in &writes {
+        let count = |e: &str| events.iter().filter(|x| *x == e).count();
+        if key.starts_with("MEMBER#") {
+            assert_eq!(count("REMOVE"), 1, "{key}: {events:?}");
+            assert_eq!(count("INSERT"), 0, "{key}: {events:?}");
+            moved += 1;
+        } else if key.starts_with("TEAM#") {
+            assert_eq!(count("INSERT"), 1, "{key}: {events:?}");
+            assert_eq!(count("REMOVE"), 0, "{key}: {events:?}");
+        } else {
+            assert!(key.starts_with("_MIGRATION#"), "{key} was written: {events:?}");
+        }
+    }
+    assert_eq!(moved, N - 1);
+
+    let again = rekey().rerun().await.unwrap();
+    assert_eq!((again.run, again.updated, again.skipped, again.failed), (2, 0, N + 20, 1), "{again}");
+}
