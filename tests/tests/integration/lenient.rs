@@ -134,9 +134,25 @@ async fn a_strict_query_fails_on_the_first_undecodable_item_naming_its_key() {
 async fn lenient_pages_report_each_undecodable_item_once() {
     let table = common::table("lenient_pages", &[Order::schema(), Profile::schema()]).await;
     fill(&table, &BAD).await;
-    // Pages of 10 decoded items: 0-9 less 4,5 then 10,11; the cursor resumes after the last.
-    let pages: Vec<_> =
+    // Pages of 10 decoded items, each from the cursor of the one before: 0-9 less 4,5 then
+    // 10,11; the cursor resumes after the last.
+    let mut pages = Vec::new();
+    let mut after = None;
+    loop {
+        let query = table.query(Order::query("u1")).consistent_read().limit(10).after(after.take());
+        let page = query.lenient().send().await.unwrap();
+        after = page.cursor.clone();
+        pages.push(page);
+        if after.is_none() {
+            break;
+        }
+    }
+    // `limit` is a total for `pages()` too: one page of 10.
+    let limited: Vec<_> =
         table.query(Order::query("u1")).consistent_read().limit(10).lenient().pages().try_collect().await.unwrap();
+    assert_eq!(limited.len(), 1);
+    assert_eq!(limited[0].items, pages[0].items);
+    assert_skipped(&limited[0].skipped, &[4, 5]);
     let ids: Vec<Vec<u32>> =
         pages.iter().map(|p| p.items.iter().map(|o| o.id[1..].parse().unwrap()).collect()).collect();
     assert_eq!(
