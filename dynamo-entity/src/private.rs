@@ -343,21 +343,30 @@ pub fn put_type_named(item: &mut Item, attribute: &'static str, entity: &'static
     }
 }
 
-/// Whether `item` (whose type attribute holds `found`) is an item of `E`, for the dispatch of
-/// `#[derive(EntityEnum)]` and `#[derive(Collection)]`: the type is `E`'s (for a table without a
-/// type attribute, any) and the primary key has `E`'s templates' shape
-/// ([`EntitySchema::fits_key`]), which tells apart entities that share a type value.
+/// Whether `item` (whose type attribute holds `found`) is an item of the entity with the type
+/// attribute names `names`, the type `entity` and the schema `schema`, for the dispatch of
+/// `#[derive(EntityEnum)]` and `#[derive(Collection)]`: the type is the entity's (for a table
+/// without a type attribute, any) and the primary key has the entity's templates' shape
+/// ([`EntitySchema::fits_key`]), which tells apart entities that share a type value. Not
+/// generic, so that a listed type that is not an entity gives one error, not one more here.
 #[inline]
-pub fn is_entity<E: Entity>(item: &Item, found: Option<&str>) -> bool {
-    (!E::NAMES.has_entity_type() || found == Some(E::TYPE)) && E::SCHEMA.fits_key(item)
+pub fn is_entity(
+    item: &Item,
+    found: Option<&str>,
+    names: &AttributeNames,
+    entity: &str,
+    schema: &EntitySchema,
+) -> bool {
+    (!names.has_entity_type() || found == Some(entity)) && schema.fits_key(item)
 }
 
-/// Whether `item`'s type attribute names `E` (the dispatch's second pass, after
-/// [`is_entity`]: an item of `E`'s type whose key has no entity's shape still goes to `E`,
-/// whose decoding reports what is wrong). Never for a table without a type attribute.
+/// Whether `item`'s type attribute names the entity (the dispatch's second pass, after
+/// [`is_entity`]: an item of the entity's type whose key has no entity's shape still goes to
+/// that entity, whose decoding reports what is wrong). Never for a table without a type
+/// attribute.
 #[inline]
-pub fn is_entity_type<E: Entity>(found: Option<&str>) -> bool {
-    E::NAMES.has_entity_type() && found == Some(E::TYPE)
+pub fn is_entity_type(found: Option<&str>, names: &AttributeNames, entity: &str) -> bool {
+    names.has_entity_type() && found == Some(entity)
 }
 
 /// Stores a GSI's two key attributes when both are present (sparse index).

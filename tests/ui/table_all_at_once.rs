@@ -15,7 +15,7 @@ pub struct Account {
     pub user_id: String,
 }
 
-/// `GSI1SK` as S where `User` has N, and `User`'s type name.
+/// `GSI1SK` as S where `User` has N; it shares `User`'s type name, which disjoint keys allow.
 #[derive(Entity)]
 #[entity(pk = "TEAM#<id>", sk = "META", gsi1 = "LEADERBOARD", gsi1_sk = "<name>", name = "User")]
 pub struct Team {

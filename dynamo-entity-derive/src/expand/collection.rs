@@ -75,10 +75,10 @@ fn from_collection(name: &syn::Ident, members: &[Member]) -> TokenStream {
         };
         decls.push(decl);
         arms.push(quote_spanned! {span=>
-            if ::dynamo_entity::__private::is_entity::<#entity>(item, ty) { #arm; continue; }
+            if ::dynamo_entity::__private::is_entity(item, ty, <#entity as ::dynamo_entity::__private::Entity>::NAMES, <#entity as ::dynamo_entity::__private::Entity>::TYPE, <#entity as ::dynamo_entity::__private::Entity>::SCHEMA) { #arm; continue; }
         });
         type_arms.push(quote_spanned! {span=>
-            if ::dynamo_entity::__private::is_entity_type::<#entity>(ty) { #arm; continue; }
+            if ::dynamo_entity::__private::is_entity_type(ty, <#entity as ::dynamo_entity::__private::Entity>::NAMES, <#entity as ::dynamo_entity::__private::Entity>::TYPE) { #arm; continue; }
         });
         finish.push(done);
     }
@@ -124,10 +124,10 @@ fn entity_enum(name: &syn::Ident, variants: &[Variant]) -> TokenStream {
                 .map(|v| ::core::option::Option::Some(Self::#ident(v)));
         };
         arms.push(quote_spanned! {span=>
-            if ::dynamo_entity::__private::is_entity::<#ty>(item, ty) { #decode }
+            if ::dynamo_entity::__private::is_entity(item, ty, <#ty as ::dynamo_entity::__private::Entity>::NAMES, <#ty as ::dynamo_entity::__private::Entity>::TYPE, <#ty as ::dynamo_entity::__private::Entity>::SCHEMA) { #decode }
         });
         type_arms.push(quote_spanned! {span=>
-            if ::dynamo_entity::__private::is_entity_type::<#ty>(ty) { #decode }
+            if ::dynamo_entity::__private::is_entity_type(ty, <#ty as ::dynamo_entity::__private::Entity>::NAMES, <#ty as ::dynamo_entity::__private::Entity>::TYPE) { #decode }
         });
     }
     quote! {

@@ -375,77 +375,9 @@ pub fn key_order(a: &AttributeValue, b: &AttributeValue) -> Ordering {
     };
     match (a, b) {
         (AttributeValue::S(x), AttributeValue::S(y)) => x.as_bytes().cmp(y.as_bytes()),
-        (AttributeValue::N(x), AttributeValue::N(y)) => match (Decimal::parse(x), Decimal::parse(y)) {
-            (Some(x), Some(y)) => x.cmp(&y),
-            _ => x.cmp(y),
-        },
+        (AttributeValue::N(x), AttributeValue::N(y)) => crate::value::compare_numbers(x, y),
         (AttributeValue::B(x), AttributeValue::B(y)) => x.as_ref().cmp(y.as_ref()),
         _ => rank(a).cmp(&rank(b)).then_with(|| key_text(a).cmp(&key_text(b))),
-    }
-}
-
-/// A decimal number as `sign × 0.d₁d₂… × 10^exponent` with no leading or trailing zero digit
-/// (zero: no digits), which orders exactly whatever its length.
-#[derive(Debug, PartialEq, Eq)]
-struct Decimal {
-    negative: bool,
-    digits: Vec<u8>,
-    exponent: i64,
-}
-
-impl Decimal {
-    fn parse(text: &str) -> Option<Decimal> {
-        let text = text.trim();
-        let (negative, rest) = match text.as_bytes().first()? {
-            b'-' => (true, &text[1..]),
-            b'+' => (false, &text[1..]),
-            _ => (false, text),
-        };
-        let (mantissa, exp) = match rest.find(['e', 'E']) {
-            Some(i) => (&rest[..i], rest[i + 1..].parse::<i64>().ok()?),
-            None => (rest, 0),
-        };
-        let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-        if int.is_empty() && frac.is_empty() || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        let mut digits: Vec<u8> = int.bytes().chain(frac.bytes()).map(|b| b - b'0').collect();
-        let mut exponent = int.len() as i64 + exp;
-        let leading = digits.iter().take_while(|d| **d == 0).count();
-        digits.drain(..leading);
-        exponent -= leading as i64;
-        while digits.last() == Some(&0) {
-            digits.pop();
-        }
-        if digits.is_empty() {
-            return Some(Decimal { negative: false, digits, exponent: 0 });
-        }
-        Some(Decimal { negative, digits, exponent })
-    }
-
-    fn signum(&self) -> i8 {
-        match (self.digits.is_empty(), self.negative) {
-            (true, _) => 0,
-            (false, true) => -1,
-            (false, false) => 1,
-        }
-    }
-}
-
-impl Ord for Decimal {
-    fn cmp(&self, other: &Decimal) -> Ordering {
-        let by_sign = self.signum().cmp(&other.signum());
-        if by_sign != Ordering::Equal || self.signum() == 0 {
-            return by_sign;
-        }
-        let magnitude = self.exponent.cmp(&other.exponent).then_with(|| self.digits.cmp(&other.digits));
-        if self.negative { magnitude.reverse() } else { magnitude }
-    }
-}
-
-impl PartialOrd for Decimal {
-    fn partial_cmp(&self, other: &Decimal) -> Option<Ordering> {
-        Some(self.cmp(other))
     }
 }
 

@@ -53,6 +53,9 @@ pub struct Decl {
     pub pk: Option<Named>,
     pub sk: Option<Named>,
     pub entity_type: Option<Named>,
+    /// `entity_type = none`: the table has no type attribute (`entity_type` then holds an
+    /// empty name, which a written `entity_type = ""` does not mean).
+    pub entity_type_none: bool,
     pub indexes: Vec<IndexDecl>,
     pub item: Option<Ident>,
     pub derives: Vec<Path>,
@@ -99,6 +102,7 @@ pub fn table_attrs(input: &DeriveInput, cx: &Ctxt) -> Decl {
                     cx.error_spanned_by(&ident, "the entity type attribute is given twice (`entity_type`)");
                 }
                 decl.entity_type = Some(Named { value: String::new(), span: none.span() });
+                decl.entity_type_none = true;
                 return Ok(());
             }
             if matches!(key.as_str(), "entity_type" | "type_attribute") && {

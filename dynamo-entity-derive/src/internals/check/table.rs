@@ -25,8 +25,8 @@ fn check_names(decl: &Decl, names: &Names, cx: &Ctxt) {
         (&names.pk, KeyRole::Pk.describe(), decl.pk.as_ref().map(|n| n.span)),
         (&names.sk, KeyRole::Sk.describe(), decl.sk.as_ref().map(|n| n.span)),
     ];
-    // `entity_type = none` names no attribute.
-    if !names.entity_type.is_empty() {
+    // `entity_type = none` names no attribute (a written `entity_type = ""` is an empty name).
+    if !decl.entity_type_none {
         roles.push((
             &names.entity_type,
             "the entity type attribute".to_owned(),
