@@ -445,6 +445,13 @@ pub trait KeyPart {
     /// partition key made only of low parts as a hot partition.
     const CARDINALITY: Cardinality = Cardinality::High;
 
+    /// Whether [`KeyPart::write_part`] is known to write a non-empty, escaped part: `true` for
+    /// the library's own part types, whose writers escape by construction. The key writer checks
+    /// the text of every other implementation (non-empty, no unescaped `#` or `%`), so a
+    /// hand-written part cannot break a key's structure; leave it `false`.
+    #[doc(hidden)]
+    const WRITES_ESCAPED: bool = false;
+
     /// Appends the encoded part to `out`. Returns `Ok(false)`, writing nothing, when the value
     /// is absent (`Option::None`), which leaves a sparse GSI key unwritten.
     ///
@@ -519,6 +526,7 @@ pub(crate) fn escaped_eq(part: &str, encoded: &str) -> bool {
 
 impl KeyPart for str {
     type Arg = str;
+    const WRITES_ESCAPED: bool = true;
     fn write_part(&self, out: &mut String, _: PartForm) -> Result<bool, KeyPartError> {
         if self.is_empty() {
             return Err(KeyPartError::Empty);
@@ -534,6 +542,7 @@ impl KeyPart for str {
 
 impl KeyPart for String {
     type Arg = str;
+    const WRITES_ESCAPED: bool = true;
     fn write_part(&self, out: &mut String, form: PartForm) -> Result<bool, KeyPartError> {
         self.as_str().write_part(out, form)
     }
@@ -551,6 +560,7 @@ impl KeyPart for String {
 
 impl<T: KeyPart + ?Sized> KeyPart for &T {
     type Arg = T::Arg;
+    const WRITES_ESCAPED: bool = T::WRITES_ESCAPED;
     const NUMERIC: bool = T::NUMERIC;
     const CARDINALITY: Cardinality = T::CARDINALITY;
     fn write_part(&self, out: &mut String, form: PartForm) -> Result<bool, KeyPartError> {
@@ -564,6 +574,7 @@ impl<T: KeyPart + ?Sized> KeyPart for &T {
 
 impl<T: KeyPart> KeyPart for Option<T> {
     type Arg = T::Arg;
+    const WRITES_ESCAPED: bool = T::WRITES_ESCAPED;
     const NUMERIC: bool = T::NUMERIC;
     const CARDINALITY: Cardinality = T::CARDINALITY;
     fn write_part(&self, out: &mut String, form: PartForm) -> Result<bool, KeyPartError> {
@@ -583,6 +594,7 @@ impl<T: KeyPart> KeyPart for Option<T> {
 
 impl KeyPart for bool {
     type Arg = bool;
+    const WRITES_ESCAPED: bool = true;
     const CARDINALITY: Cardinality = Cardinality::Low;
     fn write_part(&self, out: &mut String, _: PartForm) -> Result<bool, KeyPartError> {
         out.push_str(if *self { "true" } else { "false" });
@@ -603,6 +615,7 @@ impl KeyPart for bool {
 
 impl KeyPart for Timestamp {
     type Arg = Timestamp;
+    const WRITES_ESCAPED: bool = true;
     fn write_part(&self, out: &mut String, _: PartForm) -> Result<bool, KeyPartError> {
         self.write_to(out);
         Ok(true)
@@ -620,6 +633,7 @@ impl KeyPart for Timestamp {
 
 impl KeyPart for Date {
     type Arg = Date;
+    const WRITES_ESCAPED: bool = true;
     fn write_part(&self, out: &mut String, _: PartForm) -> Result<bool, KeyPartError> {
         self.write_to(out);
         Ok(true)
@@ -740,6 +754,7 @@ macro_rules! unsigned_key_part {
         impl KeyPart for $t {
             type Arg = $t;
             const NUMERIC: bool = true;
+            const WRITES_ESCAPED: bool = true;
             #[inline]
             fn write_part(&self, out: &mut String, form: PartForm) -> Result<bool, KeyPartError> {
                 match form {
@@ -771,6 +786,7 @@ macro_rules! signed_key_part {
         impl KeyPart for $t {
             type Arg = $t;
             const NUMERIC: bool = true;
+            const WRITES_ESCAPED: bool = true;
             #[inline]
             fn write_part(&self, out: &mut String, form: PartForm) -> Result<bool, KeyPartError> {
                 match form {
