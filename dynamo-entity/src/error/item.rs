@@ -11,7 +11,7 @@ use crate::value::Item;
 /// An item read from the table, or returned by a write, that does not decode as the entity
 /// asked for: its key, the item as DynamoDB returned it, and the decode error
 /// ([`Error::Decode`] naming the entity and attribute, [`Error::WrongEntity`],
-/// [`Error::KeyParse`], …).
+/// [`Error::KeyParse`], [`Error::SchemaVersion`], …).
 ///
 /// Two item errors are equal when their keys, items and error texts are.
 #[derive(Debug)]
@@ -31,15 +31,19 @@ impl ItemError {
     }
 
     /// Whether `error` is about one item read from the table that does not decode (and
-    /// another item may): [`Error::Decode`], [`Error::WrongEntity`] or [`Error::KeyParse`].
+    /// another item may): [`Error::Decode`], [`Error::WrongEntity`], [`Error::KeyParse`] or
+    /// [`Error::SchemaVersion`].
     pub fn is_item_error(error: &Error) -> bool {
-        matches!(error, Error::Decode { .. } | Error::WrongEntity { .. } | Error::KeyParse(_))
+        matches!(
+            error,
+            Error::Decode { .. } | Error::WrongEntity { .. } | Error::KeyParse(_) | Error::SchemaVersion { .. }
+        )
     }
 }
 
 impl Clone for ItemError {
-    /// Copies the error ([`Error::Decode`], [`Error::WrongEntity`] and [`Error::KeyParse`] as
-    /// they are, any other kind as [`Error::Invalid`] with its text).
+    /// Copies the error ([`Error::Decode`], [`Error::WrongEntity`], [`Error::KeyParse`] and
+    /// [`Error::SchemaVersion`] as they are, any other kind as [`Error::Invalid`] with its text).
     fn clone(&self) -> ItemError {
         let error = match &self.error {
             Error::Decode { entity, attribute, key, source } => {
@@ -49,6 +53,9 @@ impl Clone for ItemError {
                 Error::WrongEntity { expected, found: found.clone(), key: key.clone() }
             }
             Error::KeyParse(e) => Error::KeyParse(e.clone()),
+            Error::SchemaVersion { entity, key, stored, oldest, newest } => {
+                Error::SchemaVersion { entity, key: key.clone(), stored: *stored, oldest: *oldest, newest: *newest }
+            }
             other => Error::Invalid { reason: other.to_string() },
         };
         ItemError { key: self.key.clone(), item: self.item.clone(), error }

@@ -116,6 +116,26 @@ pub enum Error {
         /// The item's primary key, as `PK=… SK=…`.
         key: String,
     },
+    /// An item of a versioned entity (`#[entity(schema(version = N))]`) whose stored schema
+    /// version the entity does not declare: newer than the struct read (a newer program wrote
+    /// it) or older than the oldest version still declared. Nothing is decoded, and a lenient
+    /// read reports the item among its skipped items. See [`evolve`](crate::schema::evolve).
+    #[error(
+        "{entity} {key} has schema version {stored}, {}: {entity} declares versions {oldest} to {newest}",
+        if *stored > u64::from(*newest) { "newer than this program knows" } else { "older than the oldest version declared" }
+    )]
+    SchemaVersion {
+        /// The entity type name.
+        entity: &'static str,
+        /// The item's primary key, as `PK=… SK=…`.
+        key: String,
+        /// The version stored on the item.
+        stored: u64,
+        /// The oldest version the entity's chain of `from` structs declares.
+        oldest: u32,
+        /// The entity's own version, the newest it reads.
+        newest: u32,
+    },
     /// A field's value cannot be stored in DynamoDB; nothing was sent.
     #[error("cannot encode {entity}.{field} (attribute `{attribute}`): {source}")]
     Encode {

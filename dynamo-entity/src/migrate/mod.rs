@@ -1,7 +1,8 @@
 //! Schema evolution: the table against its declaration ([`diff`]: [`Table::diff`],
 //! [`Table::apply`]) and index backfills ([`backfill`]: the new GSI keys of an entity's items,
 //! written by a resumable parallel scan) and re-keying ([`rekey`]: each item moved to a new
-//! primary key template, in one transaction).
+//! primary key template, in one transaction), and writing items of an earlier schema version
+//! back upgraded ([`upgrade`]: [`Table::upgrade`], see [`evolve`](crate::schema::evolve)).
 //!
 //! This room sits above [`table`](crate::table) and [`query`](crate::query): it uses the scans
 //! of [`query::scan`](crate::query::scan) and sends every request through the table's one
@@ -9,10 +10,12 @@
 //!
 //! [`Table::diff`]: crate::Table::diff
 //! [`Table::apply`]: crate::Table::apply
+//! [`Table::upgrade`]: crate::Table::upgrade
 
 pub mod backfill;
 pub mod diff;
 pub mod rekey;
+pub mod upgrade;
 
 pub use backfill::{Backfill, BackfillReport};
 pub use diff::{Change, IndexShape, Plan, Step, TableDiff, Wait};

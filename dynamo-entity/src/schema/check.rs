@@ -55,6 +55,7 @@ pub const fn failed_schema(name: &'static str) -> EntitySchema {
         updated_at: None,
         ttl: None,
         key_fields: KeyFields::Attributes,
+        schema_version: None,
     }
 }
 

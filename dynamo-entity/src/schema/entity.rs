@@ -72,6 +72,10 @@ pub struct EntitySchema {
     pub ttl: Option<FieldSchema>,
     /// Whether writes store key fields as attributes of their own too (see [`KeyFields`]).
     pub key_fields: KeyFields,
+    /// The declared schema version (`#[entity(schema(version = N, from = Prev))]`), stamped
+    /// on every item written; `None` for an entity without versions (see
+    /// [`evolve`](crate::schema::evolve)).
+    pub schema_version: Option<crate::schema::evolve::SchemaVersion>,
 }
 
 /// The `#[entity(version)]` field of an entity.

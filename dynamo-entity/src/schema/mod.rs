@@ -1,13 +1,15 @@
 //! The schema: what the table holds and how it is named. The [`Entity`] trait and its
 //! [`EntitySchema`], attribute and index names ([`AttributeNames`], [`Index`]), keys
 //! ([`Key`], [`PrimaryKey`]), the table declaration ([`TableDef`], [`TableLayout`]) with its
-//! compile-time checks (run by `#[derive(TableDef)]`), and DynamoDB's item size rules ([`size`]).
+//! compile-time checks (run by `#[derive(TableDef)]`), DynamoDB's item size rules ([`size`]), and
+//! versioned entity schemas ([`evolve`]: items of earlier versions upgraded on read).
 //!
 //! Nothing here sends a request: every operation builds on these types.
 
 pub(crate) mod check;
 mod collection;
 pub(crate) mod entity;
+pub mod evolve;
 mod key_fields;
 mod layout;
 pub mod size;
@@ -16,5 +18,6 @@ pub use crate::key::names::*;
 pub use crate::value::Item;
 pub use collection::{Collection, EntityEnum, Unknown};
 pub use entity::*;
+pub use evolve::{SCHEMA_ATTRIBUTE, SchemaVersion};
 pub use key_fields::{KeyFields, KeyPartSource, part_from_keys};
 pub use layout::*;
