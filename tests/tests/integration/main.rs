@@ -43,6 +43,7 @@ mod projected;
 mod properties;
 mod render;
 mod scans;
+mod schema_versions;
 mod sharding;
 mod skill_exchange;
 mod soak;

@@ -33,7 +33,9 @@ impl Gen<'_, '_> {
                 quote!(&value.#member)
             })
             .collect();
-        let capacity = e.fields.len() + 2 + 2 * e.gsis.len() + e.lsis.len() + 1;
+        let capacity =
+            e.fields.len() + 2 + 2 * e.gsis.len() + e.lsis.len() + 1 + usize::from(self.stamps_schema_version());
+        let stamp_schema_version = self.stamp_schema_version();
 
         let put_gsis = e.gsis.iter().map(|g| {
             let f = format_ident!("{}", g.kind.key());
@@ -170,6 +172,7 @@ impl Gen<'_, '_> {
         } else {
             from_item_body
         };
+        let from_item_body = self.dispatch_schema_version(from_item_body);
         quote! {
             const TYPE: &'static str = #name;
             #names
@@ -186,6 +189,7 @@ impl Gen<'_, '_> {
                 #(#put_lsis)*
                 #(#put_fields)*
                 #put_type;
+                #stamp_schema_version
                 __de::Result::Ok(item)
             }
 

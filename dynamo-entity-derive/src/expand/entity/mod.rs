@@ -42,6 +42,7 @@ mod item;
 mod keys;
 mod queries;
 mod schema;
+mod versions;
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
@@ -90,6 +91,7 @@ fn generate(e: &Entity) -> TokenStream {
     let entity_impl = g.entity_impl();
     let query_items = g.query_items();
     let field_handles = g.field_handles();
+    let schema_chain = g.schema_chain_checks();
     // `#[entity(table = T)]`: T must list the entity, or its keys escape T's checks. A constant
     // that fails to evaluate, spanned on `T`.
     let listed = match &e.attrs.table {
@@ -120,6 +122,7 @@ fn generate(e: &Entity) -> TokenStream {
             struct __DeSchema;
 
             #listed
+            #schema_chain
 
             #[allow(dead_code)]
             impl __DeSchema #where_clause {

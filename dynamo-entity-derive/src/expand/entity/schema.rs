@@ -113,6 +113,7 @@ impl Gen<'_, '_> {
         } else {
             quote!(__de::KeyFields::Attributes)
         };
+        let schema_version = self.schema_version_value();
         items.extend(quote! {
             const SCHEMA: __de::EntitySchema = __de::EntitySchema {
                 name: #name,
@@ -127,6 +128,7 @@ impl Gen<'_, '_> {
                 updated_at: #updated_at,
                 ttl: #ttl,
                 key_fields: #key_fields,
+                schema_version: #schema_version,
             };
         });
         items.extend(self.primary_key_fns());

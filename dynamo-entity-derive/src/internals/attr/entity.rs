@@ -51,6 +51,9 @@ pub struct EntityAttrs {
     /// `key_fields = "keys"`: key fields held by a key are not written as attributes too
     /// (`"attributes"`, the default, writes them).
     pub key_fields_in_keys: bool,
+    /// `schema(version = N, from = Prev, attribute = "...")`: the schema version (see
+    /// [`super::schema`]).
+    pub schema: Option<super::schema::SchemaAttr>,
 }
 
 /// Field-level `#[entity(...)]`.
@@ -98,7 +101,7 @@ impl Maintained {
 }
 
 const STRUCT_KEYS: &str = "`pk`, `sk`, `gsi1` to `gsi20`, `gsi1_sk` to `gsi20_sk`, `lsi1` to `lsi5`, `inverted`, \
-                           `name`, `table`, `rename_all` and `key_fields`";
+                           `name`, `table`, `rename_all`, `key_fields` and `schema`";
 const FIELD_KEYS: &str = "`rename`, `serde`, `unique`, `version`, `created_at`, `updated_at` and `ttl`";
 /// The field keys that take no value.
 const FIELD_FLAGS: [&str; 6] = ["serde", "unique", "version", "created_at", "updated_at", "ttl"];
@@ -112,6 +115,7 @@ enum StructKey {
     Table,
     RenameAll,
     KeyFields,
+    Schema,
 }
 
 /// Parses `gsi<n>` / `gsi<n>_sk`, or says why such a key is wrong.
@@ -186,6 +190,7 @@ pub fn entity_attrs(attrs: &[Attribute], cx: &Ctxt) -> EntityAttrs {
                 "table" => Ok(StructKey::Table),
                 "rename_all" => Ok(StructKey::RenameAll),
                 "key_fields" => Ok(StructKey::KeyFields),
+                "schema" => Ok(StructKey::Schema),
                 "rename" | "serde" | "unique" | "version" | "created_at" | "updated_at" | "ttl" => Err(format!(
                     "`{key}` belongs on a field: `#[entity({key}{})]`",
                     if key == "rename" { " = \"...\"" } else { "" }
@@ -227,6 +232,10 @@ pub fn entity_attrs(attrs: &[Attribute], cx: &Ctxt) -> EntityAttrs {
                 out.inverted = Some(ident);
                 return Ok(());
             }
+            if let StructKey::Schema = parsed {
+                out.schema = super::schema::parse(&meta, ident, cx)?;
+                return Ok(());
+            }
             if let StructKey::Table = parsed {
                 out.table = Some(meta.value()?.parse()?);
                 return Ok(());
@@ -234,7 +243,7 @@ pub fn entity_attrs(attrs: &[Attribute], cx: &Ctxt) -> EntityAttrs {
             let value = string_value(&meta, &key, cx)?;
             match parsed {
                 StructKey::Name => set(&mut out.name, value),
-                StructKey::Inverted | StructKey::Table => {}
+                StructKey::Inverted | StructKey::Table | StructKey::Schema => {}
                 StructKey::RenameAll => out.rename_all = value.and_then(|lit| super::case_value(&lit, cx)),
                 StructKey::KeyFields => match value {
                     Some(lit) if lit.value() == "keys" => out.key_fields_in_keys = true,

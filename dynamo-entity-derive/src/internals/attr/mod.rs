@@ -5,6 +5,7 @@
 
 pub mod entity;
 pub mod key_part;
+pub mod schema;
 pub mod table;
 
 use syn::meta::ParseNestedMeta;

@@ -25,6 +25,7 @@ pub fn check(entity: &Entity, cx: &Ctxt) {
     attributes(entity, cx);
     unique_fields(entity, cx);
     maintained_fields(entity, cx);
+    crate::internals::attr::schema::check(entity, cx);
     handle_names(entity, cx);
 }
 

@@ -1,0 +1,139 @@
+//! `#[entity(schema(version = N, from = Prev))]`: the schema version in `SCHEMA`, the stamp
+//! in `to_item`, the dispatch in `from_item` (an item of an earlier version decodes as `Prev`
+//! and goes through `From<Prev>`), and the constant checks of the chain, spanned on `from`.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use super::Gen;
+
+impl Gen<'_, '_> {
+    /// The `schema_version` field of `SCHEMA`.
+    pub(super) fn schema_version_value(&self) -> TokenStream {
+        let Some(s) = &self.e.attrs.schema else { return quote!(::core::option::Option::None) };
+        let version = s.version.unwrap_or(1);
+        let attribute = s.attribute_name();
+        let (oldest, from) = match &s.from {
+            Some(prev) => {
+                let name = quote!(#prev).to_string().replace(' ', "");
+                (
+                    quote!(__de::oldest_version(<#prev as __de::Entity>::SCHEMA)),
+                    quote!(::core::option::Option::Some(#name)),
+                )
+            }
+            None => (quote!(#version), quote!(::core::option::Option::None)),
+        };
+        quote! {
+            ::core::option::Option::Some(__de::SchemaVersion {
+                attribute: #attribute,
+                version: #version,
+                oldest: #oldest,
+                from: #from,
+            })
+        }
+    }
+
+    /// The statement of `to_item` that stamps the version; nothing for an unversioned entity.
+    pub(super) fn stamp_schema_version(&self) -> TokenStream {
+        let Some(s) = &self.e.attrs.schema else { return quote!() };
+        let version = s.version.unwrap_or(1);
+        let attribute = s.attribute_name();
+        quote!(__de::put_schema_version(&mut item, #attribute, #version);)
+    }
+
+    /// Whether `to_item` writes one more attribute.
+    pub(super) fn stamps_schema_version(&self) -> bool {
+        self.e.attrs.schema.is_some()
+    }
+
+    /// `from_item`'s body around `body` (the decoding of this struct's own version).
+    pub(super) fn dispatch_schema_version(&self, body: TokenStream) -> TokenStream {
+        let Some(s) = &self.e.attrs.schema else { return body };
+        match &s.from {
+            // The oldest version: the check refuses versions the chain does not declare, and
+            // every other item is of this version.
+            None => quote! {
+                __de::stored_version(item, &__DeSchema::SCHEMA)?;
+                #body
+            },
+            Some(prev) => {
+                let upgrade = quote_spanned!(prev.span()=> <Self as ::core::convert::From<#prev>>::from);
+                quote! {
+                    match __de::stored_version(item, &__DeSchema::SCHEMA)? {
+                        __de::Stored::Current => { #body }
+                        __de::Stored::Earlier => <#prev as __de::Entity>::from_item(item).map(#upgrade),
+                    }
+                }
+            }
+        }
+    }
+
+    /// The constant checks of the chain: the `from` struct declares version `N - 1`, under the
+    /// same type name, key templates and version attribute. Each failing one is one error on
+    /// `from`; none when the `from` struct's own derive failed (it reported its error).
+    pub(super) fn schema_chain_checks(&self) -> TokenStream {
+        let Some(s) = &self.e.attrs.schema else { return quote!() };
+        let (Some(prev), Some(version)) = (&s.from, s.version) else { return quote!() };
+        let ident = self.e.ident;
+        let name = self.name;
+        let p = quote!(#prev).to_string().replace(' ', "");
+        let attribute = s.attribute_name();
+        let before = version - 1;
+        let not_versioned = format!(
+            "`{ident}` upgrades `from = {p}`, but `{p}` declares no schema version: give it \
+             `#[entity(schema(version = {before}))]`, the version before {version}"
+        );
+        let same = format!(
+            "`{ident}` and `from = {p}` both declare schema version {version}: each version is declared once; \
+             `{p}`, the version before, is `schema(version = {before})`"
+        );
+        let gap = format!(
+            "`{ident}` is schema version {version}, so `from = {p}` must be version {before}: versions go up by one, \
+             with no gap and no step back"
+        );
+        let type_name = format!(
+            "`from = {p}`: `{p}` has another entity type name than `{ident}` (`{name}`); the versions of one entity \
+             share its type name: give `{p}` `name = \"{name}\"`"
+        );
+        let templates = format!(
+            "`from = {p}`: `{p}` has other primary key templates than `{ident}`; the versions of one entity share \
+             their primary key (a new key template is a re-keying, `dynamo_entity::migrate::rekey`)"
+        );
+        let attribute_differs = format!(
+            "`from = {p}`: `{p}` stores its schema version under another attribute than `{ident}` (`{attribute}`); \
+             the versions of one entity share it: `schema(..., attribute = \"{attribute}\")` on both"
+        );
+        let span = prev.span();
+        quote_spanned! {span=>
+            const _: () = {
+                let prev = <#prev as __de::Entity>::SCHEMA;
+                if __de::is_checked(prev) {
+                    let v = __de::declared_version(prev);
+                    if v == 0 {
+                        ::core::panic!(#not_versioned)
+                    } else if v == #version {
+                        ::core::panic!(#same)
+                    } else if v != #before {
+                        ::core::panic!(#gap)
+                    }
+                }
+            };
+            const _: () = if __de::is_checked(<#prev as __de::Entity>::SCHEMA)
+                && !__de::str_eq(<#prev as __de::Entity>::TYPE, #name)
+            {
+                ::core::panic!(#type_name)
+            };
+            const _: () = if __de::is_checked(<#prev as __de::Entity>::SCHEMA)
+                && !__de::same_primary_templates(<#prev as __de::Entity>::SCHEMA, <#ident as __de::Entity>::SCHEMA)
+            {
+                ::core::panic!(#templates)
+            };
+            const _: () = if __de::is_checked(<#prev as __de::Entity>::SCHEMA)
+                && !__de::same_version_attribute(<#prev as __de::Entity>::SCHEMA, #attribute)
+            {
+                ::core::panic!(#attribute_differs)
+            };
+        }
+    }
+}
