@@ -41,6 +41,11 @@
 //! condition covers the lock version too and the write stores the next one, as every write does;
 //! `updated_at` is left as stored (the item's content did not change, only its shape).
 //!
+//! When the condition fails because the stored item is already exactly what this write-back
+//! stores (the SDK sent the request again after a first attempt was applied, or another process
+//! made the same upgrade of the same read), the outcome is [`WriteBack::Written`]: the item is
+//! as this call meant it, and nothing was applied twice.
+//!
 //! An item already at the current version is not written ([`WriteBack::Current`]). The write is
 //! refused before sending ([`Error::Invalid`]) for an entity with `#[entity(unique)]` fields
 //! whose upgrade changes a unique value (its guard items would have to move: write the value
