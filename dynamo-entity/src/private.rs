@@ -15,13 +15,13 @@ pub use crate::key::{
 };
 pub use crate::query::QuerySpec;
 pub use crate::schema::check::*;
-pub use crate::schema::{
-    AttributeNames, Entity, EntitySchema, FieldSchema, Index, IndexSchema, Item, Key, KeyFields, PrimaryKey,
-    TYPE_ATTRIBUTE, VersionSchema, describe_key,
-};
 pub use crate::schema::evolve::{
     SCHEMA_ATTRIBUTE, SchemaVersion, Stored, declared_version, oldest_version, put_schema_version,
     same_primary_templates, same_version_attribute, stored_version,
+};
+pub use crate::schema::{
+    AttributeNames, Entity, EntitySchema, FieldSchema, Index, IndexSchema, Item, Key, KeyFields, PrimaryKey,
+    TYPE_ATTRIBUTE, VersionSchema, describe_key,
 };
 pub use crate::schema::{GsiDecl, Projection, TableDef};
 pub use crate::unique::Unique;

@@ -196,8 +196,11 @@ impl Table {
         // The value as it will be stored, decoded before anything is sent.
         let written = E::from_item(&new)?;
         let is_key = |k: &str| k == names.pk || k == names.sk;
-        let mut set: Vec<(String, AttributeValue)> =
-            new.iter().filter(|(k, v)| !is_key(k) && read.get(*k) != Some(*v)).map(|(k, v)| (k.clone(), v.clone())).collect();
+        let mut set: Vec<(String, AttributeValue)> = new
+            .iter()
+            .filter(|(k, v)| !is_key(k) && read.get(*k) != Some(*v))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         set.sort_by(|a, b| a.0.cmp(&b.0));
         let mut remove: Vec<String> = read.keys().filter(|k| !is_key(k) && !new.contains_key(*k)).cloned().collect();
         remove.sort();
@@ -239,8 +242,15 @@ impl Table {
         let (expr_names, expr_values) = (ph.take_names(), ph.take_values());
         let key_text = names.describe_key(read);
         let limit = |e: crate::limits::Exceeded| e.request("UpdateItem", E::TYPE, key_text.clone());
-        crate::limits::check_expression("UpdateExpression", &update, true, 0, expr_names.as_ref(), expr_values.as_ref())
-            .map_err(limit)?;
+        crate::limits::check_expression(
+            "UpdateExpression",
+            &update,
+            true,
+            0,
+            expr_names.as_ref(),
+            expr_values.as_ref(),
+        )
+        .map_err(limit)?;
         crate::limits::check_expression(
             "ConditionExpression",
             &condition,

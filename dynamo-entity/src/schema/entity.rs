@@ -148,7 +148,10 @@ impl EntitySchema {
 /// (stored through serde), `#[entity(unique)]` (a value only one item may hold, see
 /// [`unique`](crate::unique)), and the attributes the library maintains, each on at most one
 /// field: `#[entity(version)]`, `#[entity(created_at)]`, `#[entity(updated_at)]` and
-/// `#[entity(ttl)]` (see [`versioning`](crate::versioning)).
+/// `#[entity(ttl)]` (see [`versioning`](crate::versioning)). The struct attribute
+/// `schema(version = N, from = Prev)` declares a versioned schema: every write stamps `N`, and
+/// [`from_item`](Entity::from_item) reads items of every earlier declared version (see
+/// [`evolve`](crate::schema::evolve)).
 pub trait Entity: Sized + Send + 'static {
     /// The entity type name, stored in [`TYPE_ATTRIBUTE`](crate::key::names::TYPE_ATTRIBUTE) on every item.
     const TYPE: &'static str;
@@ -184,6 +187,11 @@ pub trait Entity: Sized + Send + 'static {
     /// [`Error::Decode`] on `PK` or `SK` when the item's key is not the one its key fields give
     /// (an item written or changed by another tool), so that no value decodes whose writes
     /// would go to another item.
+    ///
+    /// For a versioned entity (`schema(version = N, from = Prev)`), an item of an earlier
+    /// declared version (or without a version: the oldest) is decoded as that version's struct
+    /// and upgraded through each `From` step; a version the entity does not declare is
+    /// [`Error::SchemaVersion`] (see [`evolve`](crate::schema::evolve)).
     fn from_item(item: &Item) -> Result<Self, Error>;
 
     /// The primary key of this value.

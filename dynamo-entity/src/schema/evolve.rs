@@ -290,7 +290,10 @@ mod tests {
             "Skill PK=SKILL#1 SK=META has schema version 1, older than the oldest version declared: Skill declares versions 2 to 3"
         );
         let bad = stored_version(&item(Some(AttributeValue::S("3".into()))), &v3).unwrap_err();
-        assert_eq!(bad.to_string(), "cannot decode Skill PK=SKILL#1 SK=META: attribute `_schema`: expected type N, found S");
+        assert_eq!(
+            bad.to_string(),
+            "cannot decode Skill PK=SKILL#1 SK=META: attribute `_schema`: expected type N, found S"
+        );
         let mut other = item(n("9"));
         other.insert("_type".into(), AttributeValue::S("User".into()));
         assert!(matches!(stored_version(&other, &v3), Err(Error::WrongEntity { expected: "Skill", .. })));

@@ -66,7 +66,7 @@ fn run(program: &str, script: &str, args: &[&str], endpoint: &str) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-fn node(script: &str, args: &[&str], endpoint: &str) -> Value {
+pub(crate) fn node(script: &str, args: &[&str], endpoint: &str) -> Value {
     serde_json::from_str(&run("node", script, args, endpoint)).expect("the script prints JSON")
 }
 

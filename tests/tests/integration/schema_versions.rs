@@ -179,11 +179,7 @@ async fn fill(table: &Table) {
 
 /// Every stored item, by key, read with the SDK alone.
 async fn stored(table: &Table) -> BTreeMap<String, Item> {
-    common::scan_all(table)
-        .await
-        .into_iter()
-        .map(|i| (format!("{}/{}", show(&i["PK"]), show(&i["SK"])), i))
-        .collect()
+    common::scan_all(table).await.into_iter().map(|i| (format!("{}/{}", show(&i["PK"]), show(&i["SK"])), i)).collect()
 }
 
 fn show(v: &AttributeValue) -> String {
@@ -247,7 +243,8 @@ async fn earlier_versions_read_as_the_current_one_through_every_read_path_and_no
     let before = stored(&table).await;
     assert_eq!(before.len(), 6);
     let want = expected();
-    let reviews = vec![Review { skill_id: "s1".into(), n: 1, stars: 5 }, Review { skill_id: "s1".into(), n: 2, stars: 4 }];
+    let reviews =
+        vec![Review { skill_id: "s1".into(), n: 1, stars: 5 }, Review { skill_id: "s1".into(), n: 2, stars: 4 }];
 
     // GetItem, eventually and strongly consistent.
     for w in &want {
@@ -264,7 +261,11 @@ async fn earlier_versions_read_as_the_current_one_through_every_read_path_and_no
     assert_eq!(items.all::<Skill>().unwrap(), vec![want[0].clone()]);
     assert_eq!(
         items.decode_each::<ShopItem>().unwrap(),
-        vec![ShopItem::Skill(want[0].clone()), ShopItem::Review(reviews[0].clone()), ShopItem::Review(reviews[1].clone())]
+        vec![
+            ShopItem::Skill(want[0].clone()),
+            ShopItem::Review(reviews[0].clone()),
+            ShopItem::Review(reviews[1].clone())
+        ]
     );
     // BatchGetItem (in key order) and TransactGetItems.
     let got = table.batch_get(want.iter().map(|w| Skill::key(&w.id))).send().await.unwrap().into_result().unwrap();
@@ -300,11 +301,8 @@ async fn earlier_versions_read_as_the_current_one_through_every_read_path_and_no
     let records = stream_records(&table).await;
     let changes: Vec<Change<ShopItem>> =
         records.iter().filter_map(|r| Change::<ShopItem>::from_sdk(r).unwrap()).collect();
-    let skills: Vec<(ChangeKind, Option<ShopItem>)> = changes
-        .into_iter()
-        .filter(|c| matches!(c.new, Some(ShopItem::Skill(_))))
-        .map(|c| (c.kind, c.new))
-        .collect();
+    let skills: Vec<(ChangeKind, Option<ShopItem>)> =
+        changes.into_iter().filter(|c| matches!(c.new, Some(ShopItem::Skill(_)))).map(|c| (c.kind, c.new)).collect();
     assert_eq!(skills, want.iter().map(|w| (ChangeKind::Insert, Some(ShopItem::Skill(w.clone())))).collect::<Vec<_>>());
 
     // No read wrote anything: every stored item is as written, byte for byte.
@@ -323,7 +321,11 @@ async fn upgrades_are_written_back_only_when_asked() {
     let up = table.upgrade_key(Skill::key("s1")).await.unwrap().unwrap();
     assert_eq!(
         up,
-        Upgraded { value: skill("s1", "Rust 101", Some("basics"), 1200, 1), stored: None, write_back: WriteBack::Written }
+        Upgraded {
+            value: skill("s1", "Rust 101", Some("basics"), 1200, 1),
+            stored: None,
+            write_back: WriteBack::Written
+        }
     );
     let want_s1 = Item::from([
         ("PK".to_owned(), s("SKILL#s1")),
@@ -414,7 +416,11 @@ async fn a_change_between_the_read_and_the_write_back_refuses_it() {
     let up: Upgraded<Skill> = table.upgrade(&read).await.unwrap();
     assert_eq!(
         up,
-        Upgraded { value: skill("s1", "Rust 101", Some("basics"), 1200, 0), stored: None, write_back: WriteBack::Changed }
+        Upgraded {
+            value: skill("s1", "Rust 101", Some("basics"), 1200, 0),
+            stored: None,
+            write_back: WriteBack::Changed
+        }
     );
     assert_eq!(common::raw_item(&table, "SKILL#s1", "META").await.unwrap(), changed);
     // Read again, it upgrades what is there now.
@@ -482,7 +488,8 @@ async fn a_version_newer_than_declared_is_a_typed_error_and_a_skipped_item() {
     let mut v4 = v2_item("s9", "From the future", "dev", 1);
     v4.insert("_schema".into(), n("4"));
     raw_put(&table, v4.clone()).await;
-    let message = "Skill PK=SKILL#s9 SK=META has schema version 4, newer than this program knows: Skill declares versions 1 to 3";
+    let message =
+        "Skill PK=SKILL#s9 SK=META has schema version 4, newer than this program knows: Skill declares versions 1 to 3";
 
     let err = table.get(Skill::key("s9")).await.unwrap_err();
     assert_eq!(err.to_string(), message);
@@ -525,11 +532,59 @@ async fn writes_stamp_the_current_version() {
     table.create(&mut v).await.unwrap();
     assert_eq!(common::raw_item(&table, "SKILL#s1", "META").await.unwrap()["_schema"], n("3"));
     // An earlier version's struct writes its own version, read back as the current one.
-    table.batch_put(&[SkillV1 { id: "s2".into(), title: "Go: fast".into(), category: "dev".into(), price: 3 }]).await.unwrap().check().unwrap();
+    table
+        .batch_put(&[SkillV1 { id: "s2".into(), title: "Go: fast".into(), category: "dev".into(), price: 3 }])
+        .await
+        .unwrap()
+        .check()
+        .unwrap();
     let raw = common::raw_item(&table, "SKILL#s2", "META").await.unwrap();
     assert_eq!(raw["_schema"], n("1"));
     assert_eq!(table.get(Skill::key("s2")).await.unwrap(), Some(skill("s2", "Go", Some("fast"), 300, 0)));
     let stream: Vec<Skill> = table.scan::<Skill>().stream().try_collect().await.unwrap();
     assert_eq!(by_id(stream).len(), 2);
+    table.delete_table().await.unwrap();
+}
+
+#[tokio::test]
+async fn version_1_items_written_by_the_javascript_sdk_read_as_version_3_and_upgrade_when_asked() {
+    let table = new_table("schema_js", false).await;
+    let server = LocalDynamoDb::shared().await.unwrap();
+    let out = crate::interop::node("schema_v1.cjs", &["write", table.name()], server.endpoint());
+    assert_eq!(out, serde_json::json!("ok"));
+    let before = stored(&table).await;
+    // lib-dynamodb marshals a JavaScript number as N and writes no schema version.
+    assert_eq!(before["SKILL#js1/META"]["price"], n("15"));
+    assert!(!before["SKILL#js1/META"].contains_key("_schema"));
+    let js = |id: &str, name: &str, subtitle: Option<&str>, price_cents: u64, lock: u64| Skill {
+        category: "js".into(),
+        ..skill(id, name, subtitle, price_cents, lock)
+    };
+    let want = vec![js("js1", "Deno", Some("permissions"), 1500, 0), js("js2", "Bun", None, 400, 0)];
+    assert_eq!(table.query(Skill::gsi1("js")).all().await.unwrap(), want);
+    assert_eq!(table.get(Skill::key("js1")).await.unwrap().as_ref(), Some(&want[0]));
+    assert_eq!(by_id(table.scan::<Skill>().all().await.unwrap()), want);
+    assert_eq!(stored(&table).await, before);
+    // Written back when asked, then stored at version 3.
+    let up = table.upgrade_key(Skill::key("js2")).await.unwrap().unwrap();
+    assert_eq!((up.value, up.stored, up.write_back), (js("js2", "Bun", None, 400, 1), None, WriteBack::Written));
+    let raw = common::raw_item(&table, "SKILL#js2", "META").await.unwrap();
+    assert_eq!(
+        raw,
+        Item::from([
+            ("PK".to_owned(), s("SKILL#js2")),
+            ("SK".to_owned(), s("META")),
+            ("_type".to_owned(), s("Skill")),
+            ("_schema".to_owned(), n("3")),
+            ("id".to_owned(), s("js2")),
+            ("name".to_owned(), s("Bun")),
+            ("category".to_owned(), s("js")),
+            ("price_cents".to_owned(), n("400")),
+            ("lock".to_owned(), n("1")),
+            ("GSI1PK".to_owned(), s("CAT#js")),
+            ("GSI1SK".to_owned(), s("js2")),
+        ])
+    );
+    assert_eq!(stored(&table).await["SKILL#js1/META"], before["SKILL#js1/META"]);
     table.delete_table().await.unwrap();
 }

@@ -93,8 +93,8 @@ impl Gen<'_, '_> {
              with no gap and no step back"
         );
         let type_name = format!(
-            "`from = {p}`: `{p}` has another entity type name than `{ident}` (`{name}`); the versions of one entity \
-             share its type name: give `{p}` `name = \"{name}\"`"
+            "`from = {p}`: `{p}` does not have the entity type name `{name}` of `{ident}`; the versions of one \
+             entity share their type name: give `{p}` `name = \"{name}\"`"
         );
         let templates = format!(
             "`from = {p}`: `{p}` has other primary key templates than `{ident}`; the versions of one entity share \
@@ -135,5 +135,56 @@ impl Gen<'_, '_> {
                 ::core::panic!(#attribute_differs)
             };
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use syn::DeriveInput;
+
+    use crate::internals::ast::entity::Entity;
+
+    fn expand(src: &str) -> String {
+        let input: DeriveInput = syn::parse_str(src).unwrap();
+        let out = crate::pipeline::derive::<Entity>(&input);
+        syn::parse2::<syn::File>(out.clone()).expect("the expansion is valid Rust");
+        out.to_string().replace(' ', "")
+    }
+
+    #[test]
+    fn versioned_entities_stamp_dispatch_and_check_their_chain() {
+        let out = expand(
+            r#"#[entity(pk = "S#<id>", sk = "M", schema(version = 3, from = v2::SkillV2, attribute = "sv"))]
+               struct Skill { id: String, title: String }"#,
+        );
+        assert!(out.contains(
+            r#"schema_version:::core::option::Option::Some(__de::SchemaVersion{attribute:"sv",version:3u32,oldest:__de::oldest_version(<v2::SkillV2as__de::Entity>::SCHEMA),from:::core::option::Option::Some("v2::SkillV2"),})"#
+        ));
+        assert!(out.contains(r#"__de::put_schema_version(&mutitem,"sv",3u32);"#));
+        assert!(out.contains("__de::Item::with_capacity(6usize)"));
+        assert!(out.contains("match__de::stored_version(item,&__DeSchema::SCHEMA)?{__de::Stored::Current=>{"));
+        assert!(out.contains(
+            "__de::Stored::Earlier=><v2::SkillV2as__de::Entity>::from_item(item).map(<Selfas::core::convert::From<v2::SkillV2>>::from),"
+        ));
+        // The chain's constant checks: the version before, the type name, the key, the attribute.
+        assert!(out.contains("}elseifv==3u32{::core::panic!("));
+        assert!(out.contains("}elseifv!=2u32{::core::panic!("));
+        assert!(out.contains(r#"!__de::str_eq(<v2::SkillV2as__de::Entity>::TYPE,"Skill")"#));
+        assert!(out.contains(
+            "!__de::same_primary_templates(<v2::SkillV2as__de::Entity>::SCHEMA,<Skillas__de::Entity>::SCHEMA)"
+        ));
+        assert!(out.contains(r#"!__de::same_version_attribute(<v2::SkillV2as__de::Entity>::SCHEMA,"sv")"#));
+        assert!(!out.contains("compile_error"));
+
+        // The oldest version checks the stored version and decodes; no chain to check.
+        let oldest = expand(r#"#[entity(pk = "S#<id>", sk = "M", schema(version = 2))] struct S { id: String }"#);
+        assert!(oldest.contains(r#"attribute:"_schema",version:2u32,oldest:2u32,from:::core::option::Option::None"#));
+        assert!(oldest.contains("__de::stored_version(item,&__DeSchema::SCHEMA)?;"));
+        assert!(!oldest.contains("Stored::Earlier") && !oldest.contains("declared_version"));
+
+        // Without `schema(...)`: nothing of it.
+        let plain = expand(r#"#[entity(pk = "S#<id>", sk = "M")] struct S { id: String }"#);
+        assert!(plain.contains("schema_version:::core::option::Option::None"));
+        assert!(!plain.contains("stored_version") && !plain.contains("put_schema_version"));
     }
 }
