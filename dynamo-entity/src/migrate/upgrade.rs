@@ -1,5 +1,5 @@
 //! Writing an upgraded item back: the optional second half of versioned entity schemas
-//! ([`evolve`](crate::schema::evolve)).
+//! ([`evolve`], in `schema`).
 //!
 //! Reads upgrade items of earlier schema versions in memory and write nothing. Where the stored
 //! item should be brought to the current version too (so that other readers, exports and

@@ -50,7 +50,7 @@
 //!
 //! # Reads
 //!
-//! Every read decodes through [`Entity::from_item`](crate::Entity::from_item), so get, query,
+//! Every read decodes through [`Entity::from_item`], so get, query,
 //! item collections, batch get, transactional get, scans, the table-level enum, stream records
 //! and lenient reads all read every declared version the same way:
 //!
@@ -70,7 +70,7 @@
 //!
 //! # Writes
 //!
-//! Every write of a whole item ([`Entity::to_item`](crate::Entity::to_item): put, create,
+//! Every write of a whole item ([`Entity::to_item`]: put, create,
 //! replace, batch and transactional writes) stamps the struct's own version. An update
 //! (`UpdateItem`) writes only the attributes it names and leaves the stored version as it is:
 //! upgrade an item before an update that relies on the new shape.
