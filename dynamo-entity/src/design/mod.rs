@@ -215,6 +215,16 @@ impl TableLayout {
                 gsis.join("<br>")
             );
         }
+        // Versioned entities (`schema(version = N)`): which versions their readers accept.
+        for e in &self.entities {
+            if let Some(v) = &e.schema_version {
+                let _ = writeln!(
+                    md,
+                    "\n`{}` is schema version {} (reads versions {} to {}; an item without `{}` reads as {}).",
+                    e.name, v.version, v.oldest, v.version, v.attribute, v.oldest
+                );
+            }
+        }
         let _ = writeln!(
             md,
             "\n## Access patterns\n\n| query | index | key condition | sorted by | returns | sparse |\n|---|---|---|---|---|---|"

@@ -336,12 +336,13 @@ fn key_type_name(layout: &TableLayout, attribute: &str) -> &'static str {
 }
 
 /// The attributes an entity writes besides its table's partition and sort key, in a stable
-/// order: the type attribute, the fields, the attributes the library maintains, then the GSI
-/// keys (all under the entity's [`AttributeNames`]).
+/// order: the type attribute, the fields, the attributes the library maintains (the schema
+/// version among them), then the GSI keys (all under the entity's [`AttributeNames`]).
 fn entity_attributes(e: &EntitySchema) -> Vec<&'static str> {
     let mut out = vec![e.names.entity_type];
     out.extend(e.fields.iter().map(|f| f.attribute));
     out.extend(e.version.map(|v| v.attribute));
+    out.extend(e.schema_version.map(|v| v.attribute));
     for f in [e.created_at, e.updated_at, e.ttl].into_iter().flatten() {
         out.push(f.attribute);
     }

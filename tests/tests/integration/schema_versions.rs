@@ -588,3 +588,29 @@ async fn version_1_items_written_by_the_javascript_sdk_read_as_version_3_and_upg
     assert_eq!(stored(&table).await["SKILL#js1/META"], before["SKILL#js1/META"]);
     table.delete_table().await.unwrap();
 }
+
+#[test]
+fn design_exports_name_the_schema_version() {
+    use dynamo_entity::design::workbench::WorkbenchModel;
+    let layout = Shop::layout().unwrap();
+    let md = layout.markdown("Shop");
+    assert!(
+        md.lines()
+            .any(|l| l == "`Skill` is schema version 3 (reads versions 1 to 3; an item without `_schema` reads as 1)."),
+        "{md}"
+    );
+    assert_eq!(md.matches("is schema version").count(), 1);
+    // The Workbench model lists the version attribute among Skill's attributes, typed from the
+    // sample (a number).
+    let model = WorkbenchModel::new("Shop", "shop")
+        .samples([&skill("s1", "Rust", Some("intro"), 100, 1)])
+        .and_then(|m| m.samples([&Review { skill_id: "s1".into(), n: 1, stars: 5 }]))
+        .unwrap();
+    let json = layout.workbench(&model).unwrap();
+    let facets = json["DataModel"][0]["TableFacets"].as_array().unwrap();
+    let skill_facet = facets.iter().find(|f| f["FacetName"] == "Skill").unwrap();
+    let review_facet = facets.iter().find(|f| f["FacetName"] == "Review").unwrap();
+    assert!(skill_facet["NonKeyAttributes"].as_array().unwrap().iter().any(|a| a == "_schema"));
+    assert!(!review_facet["NonKeyAttributes"].as_array().unwrap().iter().any(|a| a == "_schema"));
+    assert_eq!(skill_facet["TableData"][0]["_schema"], serde_json::json!({ "N": "3" }));
+}
