@@ -26,6 +26,7 @@ pub fn check(entity: &Entity, cx: &Ctxt) {
     unique_fields(entity, cx);
     maintained_fields(entity, cx);
     handle_names(entity, cx);
+    crate::internals::key_style::check(entity, cx);
 }
 
 /// Rule 1: `pk` and `sk` are required.
