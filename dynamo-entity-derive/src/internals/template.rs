@@ -241,13 +241,33 @@ fn parse_segment(source: &str, text: &str, range: Range<usize>) -> Result<Segmen
         }
         [(Piece::Shard(segment), _)] => Ok(segment.clone()),
         _ => {
-            let fixed: Vec<String> = pieces
-                .iter()
-                .map(|(p, r)| match p {
-                    Piece::Text(t) => (*t).to_owned(),
-                    Piece::Placeholder(..) | Piece::Shard(_) => source[r.clone()].to_owned(),
-                })
-                .collect();
+            // The suggestion: a new segment before each placeholder once the current one has
+            // one, and around a shard suffix.
+            let mut fixed: Vec<String> = vec![String::new()];
+            let mut has_placeholder = false;
+            for (p, r) in &pieces {
+                let last = fixed.last().is_none_or(String::is_empty);
+                match p {
+                    Piece::Text(t) => {
+                        if matches!(fixed.last(), Some(l) if l.starts_with("<shard")) {
+                            fixed.push(String::new());
+                        }
+                        if let Some(l) = fixed.last_mut() {
+                            l.push_str(t);
+                        }
+                    }
+                    Piece::Placeholder(..) | Piece::Shard(_) => {
+                        let shard = matches!(p, Piece::Shard(_));
+                        if !last && (has_placeholder || shard) {
+                            fixed.push(String::new());
+                        }
+                        has_placeholder = true;
+                        if let Some(l) = fixed.last_mut() {
+                            l.push_str(&source[r.clone()]);
+                        }
+                    }
+                }
+            }
             let what = if pieces.iter().any(|(p, _)| matches!(p, Piece::Shard(_))) {
                 "a shard suffix must fill a whole `#`-separated segment"
             } else {
@@ -442,7 +462,7 @@ mod tests {
         assert_eq!(
             e.message,
             "a segment holds at most one placeholder, or the parts could not be told apart when the key is read: \
-             write `V#<a>#.#<b>` instead of `V<a>.<b>`"
+             write `V<a>.#<b>` instead of `V<a>.<b>`"
         );
         assert!(err("<a><b>").message.ends_with("write `<a>#<b>` instead of `<a><b>`"));
         let e = err("<n:pad>");
