@@ -705,3 +705,85 @@ async fn an_electrodb_3_table_reads_back_and_electrodb_reads_ours() {
 fn av(s: &str) -> aws_sdk_dynamodb::types::AttributeValue {
     aws_sdk_dynamodb::types::AttributeValue::S(s.to_owned())
 }
+
+/// The seed write-up 002 as its Python writes it, with the user ids declared as the numbers they
+/// are (`USER#42`): `<id:raw>` writes and reads an integer without zero padding.
+mod seed002_numeric {
+    use super::*;
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "USER#<id:raw>", sk = "PROFILE", table = NumericVault, key_fields = "keys")]
+    pub struct Profile {
+        pub id: u64,
+        pub email: String,
+        pub tier: String,
+    }
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(
+        pk = "USER#<user_id:raw>", sk = "ORDER#<order_id>", table = NumericVault, rename_all = "camelCase",
+        key_fields = "keys"
+    )]
+    pub struct Order {
+        pub user_id: u64,
+        pub order_id: String,
+        pub status: Option<String>,
+        pub total: f64,
+    }
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "PRODUCT#<sku>", sk = "METADATA", table = NumericVault, key_fields = "keys")]
+    pub struct Product {
+        pub sku: String,
+        pub title: String,
+        /// A Python `int`, stored as a number (N).
+        pub price: u32,
+    }
+
+    #[derive(TableDef)]
+    #[table(entities(Profile, Order, Product), entity_type = none, gsi1)]
+    pub struct NumericVault;
+}
+
+#[tokio::test]
+async fn seed002_numeric_ids_read_and_write_as_python_does() {
+    use seed002_numeric::*;
+    let (table, endpoint) = create("interop_numeric002", &NumericVault::layout().unwrap()).await;
+    run(&clients().python, "seed002.py", &["write", table.name()], endpoint);
+    for (i, id) in [42u64, 43, 44].into_iter().enumerate() {
+        let profile = table.get_consistent(Profile::key(&id)).await.unwrap();
+        let tier = ["GOLD", "SILVER", "GOLD"][i];
+        assert_eq!(profile, Some(Profile { id, email: format!("user{id}@vault.test"), tier: tier.into() }));
+        let orders = table.query(Order::query(&id)).consistent_read().all().await.unwrap();
+        assert_eq!(orders.len(), if id == 42 { 25 } else { 6 });
+        assert!(orders.iter().all(|o| o.user_id == id), "{orders:?}");
+        let first = Order { user_id: id, order_id: "2026-0000".into(), status: Some("PAID".into()), total: 100.99 };
+        assert_eq!(orders[0], first);
+        assert_eq!(orders[1].status, None, "the second shape has no status attribute");
+    }
+    assert_eq!(
+        table.get_consistent(Product::key("SKU-8843")).await.unwrap(),
+        Some(Product { sku: "SKU-8843".into(), title: "Product 3".into(), price: 92 })
+    );
+    // A padded key would be `USER#00000000000000000042`: no such item.
+    let raw = table.client().get_item().table_name(table.name()).key("PK", av("USER#42")).key("SK", av("PROFILE"));
+    assert!(raw.send().await.unwrap().item.is_some());
+
+    // The reverse: Python reads what the Rust side writes under a numeric id.
+    table.create(&Profile { id: 7, email: "seven@vault.test".into(), tier: "GOLD".into() }).await.unwrap();
+    table
+        .create(&Order { user_id: 7, order_id: "2026-0100".into(), status: Some("PAID".into()), total: 5.5 })
+        .await
+        .unwrap();
+    let seen = python("seed002.py", &["read", table.name(), "7"], endpoint);
+    let s = |v: &str| json!(["str", v]);
+    assert_eq!(
+        seen,
+        json!(["dict", {
+            "orders": ["list", [
+                ["dict", {"PK": s("USER#7"), "SK": s("ORDER#2026-0100"), "status": s("PAID"), "total": json!(["Decimal", "5.5"])}],
+            ]],
+            "profile": ["dict", {"PK": s("USER#7"), "SK": s("PROFILE"), "email": s("seven@vault.test"), "tier": s("GOLD")}],
+        }])
+    );
+}
