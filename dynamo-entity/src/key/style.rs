@@ -16,7 +16,7 @@
 //!   (the default `key_fields = "attributes"`), and queries fold the values they are given.
 //! * **Verbatim values** ([`KeyStyle::escape`] `false`) match writers that never escape; a value
 //!   holding the delimiter `#` would change the key's structure, so it is refused before any
-//!   request is sent ([`KeyPartError::Delimiter`](super::KeyPartError::Delimiter)).
+//!   request is sent ([`KeyPartError::Delimiter`]).
 //! * **Unpadded integers** (`<count:raw>`, [`Segment::Part`](super::Segment::Part) with `raw`)
 //!   do not sort numerically (`10` sorts before `9`): a sort-key range condition over such a part
 //!   is refused when the request is built, and the design lint reports raw parts in sort keys.
