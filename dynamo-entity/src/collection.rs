@@ -148,7 +148,9 @@ impl Items {
         counts
     }
 
-    /// Every item of entity type `E`, decoded, in sort-key order.
+    /// Every item of entity type `E`, decoded, in sort-key order: the items whose type
+    /// attribute names `E` and whose primary key has `E`'s key templates' shape (entities that
+    /// share a type value, and tables without a type attribute, are told apart by key shape).
     ///
     /// # Errors
     /// [`Error::Decode`] for an item of type `E` that does not decode.
@@ -173,6 +175,34 @@ impl Items {
             });
         }
         first.map(E::from_item).transpose()
+    }
+
+    /// As [`one`](Self::one), reporting an item of type `E` that does not decode as an
+    /// [`ItemError`] (with its key) beside the answer instead of failing on it: `(None, [error])`
+    /// when the one item of `E` does not decode (the choice [`QueryRequest::lenient`] makes for
+    /// queries).
+    ///
+    /// [`QueryRequest::lenient`]: crate::query::QueryRequest::lenient
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when there are several items of type `E`.
+    pub fn one_lenient<E: Entity>(&self) -> Result<(Option<E>, Vec<ItemError>), Error> {
+        let mut found = self.items.iter().filter(|i| is_type_of::<E>(i));
+        let first = found.next();
+        if let Some(second) = found.next() {
+            return Err(Error::Invalid {
+                reason: format!(
+                    "expected one {} in the collection, found several (another is {})",
+                    E::TYPE,
+                    E::NAMES.describe_key(second)
+                ),
+            });
+        }
+        Ok(match first.map(|item| (item, E::from_item(item))) {
+            None => (None, Vec::new()),
+            Some((_, Ok(value))) => (Some(value), Vec::new()),
+            Some((item, Err(e))) => (None, vec![ItemError::new(E::NAMES, item.clone(), e)]),
+        })
     }
 
     /// Every item of entity type `E` that decodes, in sort-key order, and beside them each item
@@ -311,15 +341,12 @@ pub fn type_of_named<'a>(item: &'a Item, type_attribute: &str) -> Option<&'a str
 
 /// Whether `item` is an item of `E`: by its type attribute, or in a table without one, by the
 /// shape of its key.
+/// Whether `item` is one of `E`'s: its type attribute names `E` (for a table without one,
+/// always) and its primary key has `E`'s key templates' shape, so that entities sharing a type
+/// value, or a table without a type attribute, are told apart by key shape
+/// ([`EntitySchema::owns`](crate::schema::EntitySchema::owns)).
 fn is_type_of<E: Entity>(item: &Item) -> bool {
-    if !E::NAMES.has_entity_type() {
-        return E::SCHEMA.fits_key(item);
-    }
-    is_type(item, E::NAMES.entity_type, E::TYPE)
-}
-
-fn is_type(item: &Item, type_attribute: &str, entity: &str) -> bool {
-    matches!(item.get(type_attribute), Some(AttributeValue::S(t)) if t == entity)
+    E::SCHEMA.owns(item)
 }
 
 impl Table {

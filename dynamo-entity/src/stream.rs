@@ -17,7 +17,7 @@
 //! subscribe to a table holding entities it does not care about.
 
 use crate::collection::EntityEnum;
-use crate::error::Error;
+use crate::error::{Error, ItemError};
 use crate::schema::Item;
 
 /// What happened to the item.
@@ -73,10 +73,49 @@ impl<A: EntityEnum> Change<A> {
         old: Option<&Item>,
         new: Option<&Item>,
     ) -> Result<Option<Self>, Error> {
-        let decode = |image: Option<&Item>| -> Result<(bool, Option<A>), Error> {
+        Self::images(kind, keys, old, new, None)
+    }
+
+    /// As [`from_images`](Self::from_images), reporting an image of a named type that does not
+    /// decode as an [`ItemError`] (with its key) beside the change instead of failing on the
+    /// record: that side of the change is `None`, and the record is `None` when no side
+    /// decodes. The choice [`QueryRequest::lenient`](crate::query::QueryRequest::lenient) makes
+    /// for queries, so that one item another writer left undecodable does not stop a stream
+    /// handler.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] for a record without keys or images.
+    pub fn from_images_lenient(
+        kind: ChangeKind,
+        keys: &Item,
+        old: Option<&Item>,
+        new: Option<&Item>,
+    ) -> Result<(Option<Self>, Vec<ItemError>), Error> {
+        let mut skipped = Vec::new();
+        let change = Self::images(kind, keys, old, new, Some(&mut skipped))?;
+        Ok((change, skipped))
+    }
+
+    /// Decodes the images; with `skipped`, an image that does not decode is pushed there and
+    /// counts as of a named type that decoded to nothing.
+    fn images(
+        kind: ChangeKind,
+        keys: &Item,
+        old: Option<&Item>,
+        new: Option<&Item>,
+        mut skipped: Option<&mut Vec<ItemError>>,
+    ) -> Result<Option<Self>, Error> {
+        let mut decode = |image: Option<&Item>| -> Result<(bool, Option<A>), Error> {
             match image.filter(|i| !i.is_empty()) {
                 None => Ok((false, None)),
-                Some(item) => Ok((true, A::decode(item)?)),
+                Some(item) => match (A::decode(item), skipped.as_deref_mut()) {
+                    (Ok(value), _) => Ok((true, value)),
+                    (Err(e), Some(out)) if ItemError::is_item_error(&e) => {
+                        out.push(ItemError::new(A::NAMES, item.clone(), e));
+                        Ok((true, None))
+                    }
+                    (Err(e), _) => Err(e),
+                },
             }
         };
         if keys.is_empty() && old.is_none_or(|i| i.is_empty()) && new.is_none_or(|i| i.is_empty()) {

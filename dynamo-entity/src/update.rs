@@ -939,10 +939,11 @@ fn key_value(
     // The parts are already encoded; the writer adds the literals, delimiters and size check.
     let mut w = KeyWriter::new(*ctx);
     for segment in template.segments {
-        let (f, shard) = match segment {
+        let (f, shard, raw) = match segment {
             Segment::Literal(_) => continue,
-            Segment::Field(f) => (*f, false),
-            Segment::Shard { field, .. } => (*field, true),
+            Segment::Field(f) => (*f, false, false),
+            Segment::Part { field, raw, .. } => (*field, false, *raw),
+            Segment::Shard { field, .. } => (*field, true, false),
         };
         if added.contains_key(f) {
             return Err(Error::Invalid {
@@ -954,9 +955,9 @@ fn key_value(
         }
         let Some(text) = known.get(f).filter(|t| t.present) else { return Ok(None) };
         // A shard number is a hash of the source's composite (in-key) text.
-        match if numeric && !shard { &text.number } else { &text.composite } {
+        match if (numeric || raw) && !shard { &text.number } else { &text.composite } {
             Some(p) if shard => w.encoded_shard(Some(p)),
-            Some(p) => w.encoded_part(Some(p)),
+            Some(p) => w.encoded_part(Some(p))?,
             None => {
                 return Err(Error::Invalid {
                     reason: format!(
@@ -981,13 +982,15 @@ fn primary_parts(schema: &EntitySchema, key: &PrimaryKey) -> Vec<(&'static str, 
         match value {
             AttributeValue::S(s) => {
                 let Ok(parts) = template.parse(s) else { continue };
-                let fields = template.segments.iter().filter_map(|s| match s {
-                    Segment::Field(f) => Some(*f),
-                    _ => None,
-                });
-                for (field, part) in fields.zip(parts) {
+                for ((field, form), part) in template.placeholders().zip(parts) {
                     let mut composite = String::with_capacity(part.len());
                     escape_into(&part, &mut composite);
+                    // An unpadded integer (`<field:raw>`) is its number form; its padded form
+                    // needs the field's type, so a key that pads it is not rebuilt from it.
+                    if form == PartForm::Number {
+                        out.push((field, PartText { present: true, composite: None, number: Some(composite) }));
+                        continue;
+                    }
                     let number = integer_number_form(&composite);
                     out.push((field, PartText { present: true, composite: Some(composite), number }));
                 }

@@ -1,10 +1,11 @@
 use dynamo_entity::Entity;
 
 #[derive(Entity)]
-#[entity(pk = "SKILL#<id>", sk = "V<version>")]
+#[entity(pk = "SKILL#<id>", sk = "V<major>.<minor>")]
 pub struct SkillVersion {
     pub id: String,
-    pub version: u32,
+    pub major: u32,
+    pub minor: u32,
 }
 
 fn main() {}

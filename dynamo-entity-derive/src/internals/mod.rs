@@ -8,6 +8,7 @@ pub mod attr;
 pub mod case;
 pub mod check;
 pub mod ctxt;
+pub mod key_style;
 pub mod model;
 pub mod suggest;
 pub mod template;

@@ -1,8 +1,11 @@
 //! Key template parsing.
 //!
 //! A template is `#`-separated segments. Each segment is either literal text (non-empty, without
-//! `<`, `>` or `%`), exactly one placeholder `<field>` naming a struct field, or a shard suffix
-//! `<shard(field, N)>` (write sharding: the shard number of the item, from `field`, `N` shards).
+//! `<`, `>` or `%`), one placeholder `<field>` naming a struct field, with optional literal text
+//! before and after it inside the segment (`user_<id>`, `o<num>`, `<id>.json`, as other writers
+//! form their keys), or a shard suffix `<shard(field, N)>` (write sharding: the shard number of
+//! the item, from `field`, `N` shards). A placeholder `<field:raw>` writes an integer without
+//! zero padding.
 //! This module only checks the syntax; [`crate::internals::check`] checks that the placeholders
 //! name fields that can be key parts and that shard suffixes are only in GSI partition keys.
 
@@ -18,8 +21,10 @@ use crate::internals::model::{MAX_SHARDS, MIN_SHARDS};
 pub enum Segment {
     /// Literal text such as `SKILL`.
     Literal(String),
-    /// A placeholder: the field name and the byte range of `<name>` in the template.
-    Field { name: String, range: Range<usize> },
+    /// A placeholder: the field name, the byte range of `<name>` in the template, the literal
+    /// text around it inside the segment, and whether it is `<name:raw>` (an integer written
+    /// without zero padding).
+    Field { name: String, range: Range<usize>, prefix: String, suffix: String, raw: bool },
     /// A shard suffix `<shard(field, N)>`: the source field, the shard count, and the byte
     /// ranges of the whole segment and of the field name.
     Shard { field: String, count: u16, range: Range<usize>, field_range: Range<usize> },
@@ -35,7 +40,7 @@ impl Template {
     /// The placeholders in order: field name and byte range of `<name>` in the template.
     pub fn fields(&self) -> impl Iterator<Item = (&str, &Range<usize>)> {
         self.segments.iter().filter_map(|s| match s {
-            Segment::Field { name, range } => Some((name.as_str(), range)),
+            Segment::Field { name, range, .. } => Some((name.as_str(), range)),
             Segment::Literal(_) | Segment::Shard { .. } => None,
         })
     }
@@ -73,7 +78,7 @@ impl TemplateError {
 /// A piece of one segment while it is being read: literal text or a `<...>` placeholder.
 enum Piece<'s> {
     Text(&'s str),
-    Placeholder(&'s str),
+    Placeholder(&'s str, bool),
     Shard(Segment),
 }
 
@@ -95,7 +100,7 @@ pub fn parse(source: &str) -> Result<Template, TemplateError> {
     }
     let mut seen: Vec<&str> = Vec::new();
     for segment in &segments {
-        if let Segment::Field { name, range } = segment {
+        if let Segment::Field { name, range, .. } = segment {
             if seen.contains(&name.as_str()) {
                 return Err(TemplateError::new(
                     range.clone(),
@@ -169,6 +174,10 @@ fn parse_segment(source: &str, text: &str, range: Range<usize>) -> Result<Segmen
                 offset = whole.end;
                 continue;
             }
+            let (name, option) = match name.split_once(':') {
+                Some((n, o)) => (n, Some(o)),
+                None => (name, None),
+            };
             if !is_identifier(name) {
                 return Err(TemplateError::new(
                     whole,
@@ -177,7 +186,21 @@ fn parse_segment(source: &str, text: &str, range: Range<usize>) -> Result<Segmen
                     ),
                 ));
             }
-            pieces.push((Piece::Placeholder(name), whole.clone()));
+            let raw = match option {
+                None => false,
+                Some("raw") => true,
+                Some(other) => {
+                    let at = offset + 1 + name.len() + 1;
+                    return Err(TemplateError::new(
+                        at..at + other.len(),
+                        format!(
+                            "unknown placeholder option `{other}`: the one option is `raw`, as in `<{name}:raw>`, an \
+                             integer written without zero padding"
+                        ),
+                    ));
+                }
+            };
+            pieces.push((Piece::Placeholder(name, raw), whole.clone()));
             rest = &after[close + 1..];
             offset = whole.end;
         } else {
@@ -201,26 +224,56 @@ fn parse_segment(source: &str, text: &str, range: Range<usize>) -> Result<Segmen
             offset = here.end;
         }
     }
+    let field = |name: &str, raw: bool, whole: &Range<usize>, prefix: &str, suffix: &str| Segment::Field {
+        name: name.to_owned(),
+        range: whole.clone(),
+        prefix: prefix.to_owned(),
+        suffix: suffix.to_owned(),
+        raw,
+    };
     match pieces.as_slice() {
         [(Piece::Text(t), _)] => Ok(Segment::Literal((*t).to_owned())),
-        [(Piece::Placeholder(name), whole)] => Ok(Segment::Field { name: (*name).to_owned(), range: whole.clone() }),
+        [(Piece::Placeholder(name, raw), whole)] => Ok(field(name, *raw, whole, "", "")),
+        [(Piece::Text(p), _), (Piece::Placeholder(name, raw), whole)] => Ok(field(name, *raw, whole, p, "")),
+        [(Piece::Placeholder(name, raw), whole), (Piece::Text(s), _)] => Ok(field(name, *raw, whole, "", s)),
+        [(Piece::Text(p), _), (Piece::Placeholder(name, raw), whole), (Piece::Text(s), _)] => {
+            Ok(field(name, *raw, whole, p, s))
+        }
         [(Piece::Shard(segment), _)] => Ok(segment.clone()),
         _ => {
-            let fixed: Vec<String> = pieces
-                .iter()
-                .map(|(p, r)| match p {
-                    Piece::Text(t) => (*t).to_owned(),
-                    Piece::Placeholder(n) => format!("<{n}>"),
-                    Piece::Shard(_) => source[r.clone()].to_owned(),
-                })
-                .collect();
-            Err(TemplateError::new(
-                range,
-                format!(
-                    "a placeholder must fill a whole `#`-separated segment: write `{}` instead of `{text}`",
-                    fixed.join("#")
-                ),
-            ))
+            // The suggestion: a new segment before each placeholder once the current one has
+            // one, and around a shard suffix.
+            let mut fixed: Vec<String> = vec![String::new()];
+            let mut has_placeholder = false;
+            for (p, r) in &pieces {
+                let last = fixed.last().is_none_or(String::is_empty);
+                match p {
+                    Piece::Text(t) => {
+                        if matches!(fixed.last(), Some(l) if l.starts_with("<shard")) {
+                            fixed.push(String::new());
+                        }
+                        if let Some(l) = fixed.last_mut() {
+                            l.push_str(t);
+                        }
+                    }
+                    Piece::Placeholder(..) | Piece::Shard(_) => {
+                        let shard = matches!(p, Piece::Shard(_));
+                        if !last && (has_placeholder || shard) {
+                            fixed.push(String::new());
+                        }
+                        has_placeholder = true;
+                        if let Some(l) = fixed.last_mut() {
+                            l.push_str(&source[r.clone()]);
+                        }
+                    }
+                }
+            }
+            let what = if pieces.iter().any(|(p, _)| matches!(p, Piece::Shard(_))) {
+                "a shard suffix must fill a whole `#`-separated segment"
+            } else {
+                "a segment holds at most one placeholder, or the parts could not be told apart when the key is read"
+            };
+            Err(TemplateError::new(range, format!("{what}: write `{}` instead of `{text}`", fixed.join("#"))))
         }
     }
 }
@@ -311,7 +364,7 @@ mod tests {
         Segment::Literal(s.to_owned())
     }
     fn field(name: &str, range: Range<usize>) -> Segment {
-        Segment::Field { name: name.to_owned(), range }
+        Segment::Field { name: name.to_owned(), range, prefix: String::new(), suffix: String::new(), raw: false }
     }
     fn err(source: &str) -> TemplateError {
         parse(source).expect_err(source)
@@ -383,12 +436,38 @@ mod tests {
     }
 
     #[test]
+    fn text_around_a_placeholder() {
+        let affixed = |name: &str, range: Range<usize>, prefix: &str, suffix: &str, raw: bool| Segment::Field {
+            name: name.to_owned(),
+            range,
+            prefix: prefix.to_owned(),
+            suffix: suffix.to_owned(),
+            raw,
+        };
+        assert_eq!(parse("X#V<n>").unwrap().segments, vec![lit("X"), affixed("n", 3..6, "V", "", false)]);
+        assert_eq!(
+            parse("$app#user_<id>").unwrap().segments,
+            vec![lit("$app"), affixed("id", 10..14, "user_", "", false)]
+        );
+        assert_eq!(parse("<id>.json").unwrap().segments, vec![affixed("id", 0..4, "", ".json", false)]);
+        assert_eq!(parse("o<n:raw>x").unwrap().segments, vec![affixed("n", 1..8, "o", "x", true)]);
+        assert_eq!(parse("<n:raw>").unwrap().segments, vec![affixed("n", 0..7, "", "", true)]);
+        assert_eq!(parse("o<n:raw>x").unwrap().fields().map(|(n, _)| n).collect::<Vec<_>>(), ["n"]);
+    }
+
+    #[test]
     fn mixed_segments() {
-        let e = err("X#V<n>");
-        assert_eq!(e.range, 2..6);
-        assert_eq!(e.message, "a placeholder must fill a whole `#`-separated segment: write `V#<n>` instead of `V<n>`");
+        let e = err("X#V<a>.<b>");
+        assert_eq!(e.range, 2..10);
+        assert_eq!(
+            e.message,
+            "a segment holds at most one placeholder, or the parts could not be told apart when the key is read: \
+             write `V<a>.#<b>` instead of `V<a>.<b>`"
+        );
         assert!(err("<a><b>").message.ends_with("write `<a>#<b>` instead of `<a><b>`"));
-        assert!(err("<a>x").message.ends_with("write `<a>#x` instead of `<a>x`"));
+        let e = err("<n:pad>");
+        assert_eq!(e.range, 3..6);
+        assert!(e.message.starts_with("unknown placeholder option `pad`"), "{}", e.message);
     }
 
     #[test]
@@ -436,7 +515,9 @@ mod tests {
         let e = err("Q#<id>#<shard(id, 4)>");
         assert_eq!(e.range, 14..16);
         assert!(e.message.starts_with("the shard source `id` is also a part of this key"));
-        assert!(err("Q#X<shard(id, 4)>").message.ends_with("write `X#<shard(id, 4)>` instead of `X<shard(id, 4)>`"));
+        let e = err("Q#X<shard(id, 4)>");
+        assert!(e.message.starts_with("a shard suffix must fill a whole `#`-separated segment"), "{}", e.message);
+        assert!(e.message.ends_with("write `X#<shard(id, 4)>` instead of `X<shard(id, 4)>`"));
     }
 
     #[test]

@@ -32,6 +32,10 @@
 //!   ([`Table::scan`](crate::Table::scan), [`Table::scan_table`](crate::Table::scan_table))
 //!   are for maintenance (migrations, backfills, exports); an application read that uses one
 //!   should be registered with [`Read::scan`] so that this lint names it.
+//! * [`LintKind::UnpaddedSortKey`]: a sort key template with an unpadded integer part
+//!   (`<count:raw>`, as other writers form their keys): its string order is not numeric order
+//!   (`10` sorts before `9`), so the sort key does not sort by that part, and range conditions
+//!   over it are refused when a query is built.
 //!
 //! Lints come in a stable order: the entities in layout order, each entity's indexes (the
 //! primary index, then GSIs by number) and rules in the order above, then the registered reads
@@ -57,6 +61,8 @@ pub enum LintKind {
     TypeFilter,
     /// A `Scan` used for a read.
     ScanRead,
+    /// A sort key with an unpadded integer part, which does not sort numerically.
+    UnpaddedSortKey,
 }
 
 impl fmt::Display for LintKind {
@@ -66,6 +72,7 @@ impl fmt::Display for LintKind {
             LintKind::UnboundedCollection => "unbounded item collection without a sort key",
             LintKind::TypeFilter => "filter on the entity type",
             LintKind::ScanRead => "scan used for a read",
+            LintKind::UnpaddedSortKey => "unpadded integer in a sort key",
         })
     }
 }
@@ -118,6 +125,14 @@ impl TableLayout {
                     out.push(l);
                 }
                 if let Some(l) = type_filter(self.entities(), e, ix) {
+                    out.push(l);
+                }
+                if let Some(l) = unpadded_sort_key(e, ix) {
+                    out.push(l);
+                }
+            }
+            for ix in e.lsis {
+                if let Some(l) = unpadded_sort_key(e, ix) {
                     out.push(l);
                 }
             }
@@ -174,11 +189,27 @@ fn field_list(t: &Template) -> String {
     t.segments
         .iter()
         .filter_map(|s| match s {
-            Segment::Field(f) => Some(format!("`{f}`")),
+            Segment::Field(f) | Segment::Part { field: f, .. } => Some(format!("`{f}`")),
             _ => None,
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+fn unpadded_sort_key(e: &EntitySchema, ix: &IndexSchema) -> Option<Lint> {
+    let field = ix.sk.raw_among_first(usize::MAX)?;
+    Some(Lint {
+        entity: e.name,
+        index: ix.index,
+        kind: LintKind::UnpaddedSortKey,
+        message: format!(
+            "{} `{}` writes `{field}` without zero padding, so its items do not sort by `{field}` (`10` sorts \
+             before `9`) and a sort-key range over it is refused; write `<{field}>` (zero-padded) where the table \
+             is yours to shape",
+            e.names.sk_of(ix.index),
+            ix.sk.source
+        ),
+    })
 }
 
 fn hot_partition(e: &EntitySchema, ix: &IndexSchema) -> Option<Lint> {

@@ -296,6 +296,7 @@ fn shape(t: &Template) -> String {
         .map(|s| match s {
             Segment::Literal(l) => (*l).to_owned(),
             Segment::Field(_) => "<>".to_owned(),
+            Segment::Part { prefix, suffix, raw, .. } => format!("{prefix}<{}>{suffix}", if *raw { "raw" } else { "" }),
             Segment::Shard { count, .. } => format!("<shard/{count}>"),
         })
         .collect::<Vec<_>>()

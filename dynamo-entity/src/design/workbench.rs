@@ -200,10 +200,9 @@ impl TableLayout {
         let names: &AttributeNames = self.names();
         let describe_key = |item: &Item| names.describe_key(item);
         for item in &model.items {
-            let schema = match item.get(names.entity_type) {
-                Some(AttributeValue::S(t)) => self.entities().iter().find(|e| e.name == t.as_str()),
-                _ => None,
-            };
+            // By type value and key shape: entities may share a type value, and a table
+            // declared with `entity_type = none` has no type attribute at all.
+            let schema = self.entities().iter().find(|e| e.owns(item));
             let Some(schema) = schema else {
                 return Err(invalid(format!(
                     "sample item {} has entity type {}, which is no entity of the table",
@@ -219,7 +218,9 @@ impl TableLayout {
         for a in self.key_attributes() {
             types.insert(a.to_owned(), (key_type_name(self, a), "the table's key schema".to_owned()));
         }
-        types.insert(names.entity_type.to_owned(), ("S", "every item".to_owned()));
+        if names.has_entity_type() {
+            types.insert(names.entity_type.to_owned(), ("S", "every item".to_owned()));
+        }
         // In the layout's entity order, so that with mixed types the first entity's type wins.
         let tagged =
             self.entities().iter().flat_map(|e| by_entity.get(e.name).into_iter().flatten().map(|i| (e.name, *i)));
@@ -339,8 +340,12 @@ fn key_type_name(layout: &TableLayout, attribute: &str) -> &'static str {
 /// order: the type attribute, the fields, the attributes the library maintains (the schema
 /// version among them), then the GSI keys (all under the entity's [`AttributeNames`]).
 fn entity_attributes(e: &EntitySchema) -> Vec<&'static str> {
-    let mut out = vec![e.names.entity_type];
-    out.extend(e.fields.iter().map(|f| f.attribute));
+    let mut out = Vec::new();
+    if e.names.has_entity_type() {
+        out.push(e.names.entity_type);
+    }
+    // A field written only inside its keys (`key_fields = "keys"`) has no attribute.
+    out.extend(e.fields.iter().filter(|f| !e.key_only(f.field)).map(|f| f.attribute));
     out.extend(e.version.map(|v| v.attribute));
     out.extend(e.schema_version.map(|v| v.attribute));
     for f in [e.created_at, e.updated_at, e.ttl].into_iter().flatten() {

@@ -2,7 +2,10 @@
 //!
 //! A key template such as `SKILL#<id>` or `ORDER#<created_at>#<order_id>` is literal text and
 //! `<field>` placeholders, split into *segments* by the delimiter `#`. Each segment is either
-//! literal text or exactly one placeholder. Encoding follows these rules:
+//! literal text or exactly one placeholder, with optional literal text around it inside the
+//! segment ([`Segment::Part`]: `user_<id>`, `o<num>`, as other writers form keys). Encoding
+//! follows these rules (an entity may declare another writer's conventions instead: see
+//! [`style`] for case folding, verbatim values and unpadded `<field:raw>` integers):
 //!
 //! * **Reversible escaping.** Inside a key part, `#` is written `%23` and `%` is written `%25`.
 //!   An encoded part never contains the delimiter, so two different tuples of parts never give
@@ -35,9 +38,11 @@ use aws_sdk_dynamodb::types::{AttributeValue, ScalarAttributeType};
 use crate::value::time::{Date, Timestamp};
 
 pub mod names;
+pub mod style;
 pub(crate) mod support;
 
 pub use names::{AttributeNames, GsiNames, Index, LsiNames, PrimaryKey};
+pub use style::{KeyCase, KeyStyle};
 pub(crate) use support::{KeyContext, KeyWriter, str_eq};
 
 /// The delimiter between the segments of a key.
@@ -56,6 +61,21 @@ pub enum Segment {
     Literal(&'static str),
     /// A placeholder: the name of the struct field whose value fills it.
     Field(&'static str),
+    /// A placeholder with literal text around it inside one segment (`user_<id>`, `o<num>`,
+    /// `USER-<id>`), or an integer written without padding (`<count:raw>`), as other writers
+    /// form their keys. The part is read back by stripping `prefix` and `suffix` from the
+    /// segment.
+    Part {
+        /// Literal text before the value, inside the segment.
+        prefix: &'static str,
+        /// The struct field whose value fills the placeholder.
+        field: &'static str,
+        /// Literal text after the value, inside the segment.
+        suffix: &'static str,
+        /// `true` for `<field:raw>`: an integer in plain decimal ([`PartForm::Number`]), not
+        /// zero-padded, so string order is not numeric order (see [`style`]).
+        raw: bool,
+    },
     /// A calculated shard suffix, `<shard(field, N)>` (write sharding): the shard number
     /// [`shard_of`]`(encoded field, count)` written as decimal zero-padded to the width of
     /// `count - 1` (`0` to `7` for 8 shards, `00` to `15` for 16). Only in GSI partition keys.
@@ -172,6 +192,9 @@ pub struct Template {
     /// (see [`KeyPart::CARDINALITY`]). A shard segment does not count here; see
     /// [`Template::shard`].
     pub cardinality: Cardinality,
+    /// How values are written into the key (case, escaping): [`KeyStyle::DEFAULT`] unless the
+    /// entity declares another writer's conventions.
+    pub style: KeyStyle,
 }
 
 impl Template {
@@ -179,9 +202,32 @@ impl Template {
     /// placeholder's field and the source field of a shard segment.
     pub fn fields(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.segments.iter().filter_map(|s| match s {
-            Segment::Field(f) | Segment::Shard { field: f, .. } => Some(*f),
+            Segment::Field(f) | Segment::Part { field: f, .. } | Segment::Shard { field: f, .. } => Some(*f),
             Segment::Literal(_) => None,
         })
+    }
+
+    /// The placeholders in template order (the parts [`Template::parse`] returns; a shard
+    /// segment is none): each field's name and the form its part is written in, inside this
+    /// template ([`PartForm::Number`] for a numeric key and for `<field:raw>`).
+    pub fn placeholders(&self) -> impl Iterator<Item = (&'static str, PartForm)> + '_ {
+        let whole = if self.key_type == KeyType::N { PartForm::Number } else { PartForm::Composite };
+        self.segments.iter().filter_map(move |s| match s {
+            Segment::Field(f) => Some((*f, whole)),
+            Segment::Part { field, raw, .. } => Some((*field, if *raw { PartForm::Number } else { whole })),
+            Segment::Literal(_) | Segment::Shard { .. } => None,
+        })
+    }
+
+    /// Whether one of the first `count` placeholders is an unpadded integer (`<field:raw>`),
+    /// whose string order is not numeric order: a range condition over it is refused.
+    pub fn raw_among_first(&self, count: usize) -> Option<&'static str> {
+        self.segments.iter().filter(|s| matches!(s, Segment::Field(_) | Segment::Part { .. })).take(count).find_map(
+            |s| match s {
+                Segment::Part { field, raw: true, .. } => Some(*field),
+                _ => None,
+            },
+        )
     }
 
     /// The number of fields the template is built from ([`Template::fields`]).
@@ -208,7 +254,7 @@ impl Template {
                     out.push_str(l);
                     out.push(DELIMITER);
                 }
-                Segment::Field(_) | Segment::Shard { .. } => break,
+                Segment::Field(_) | Segment::Part { .. } | Segment::Shard { .. } => break,
             }
         }
         out
@@ -246,6 +292,7 @@ impl Template {
     ///     segments: &[Segment::Literal("ORDER"), Segment::Field("created_at"), Segment::Field("order_id")],
     ///     key_type: KeyType::S,
     ///     cardinality: dynamo_entity::key::Cardinality::High,
+    ///     style: dynamo_entity::key::KeyStyle::DEFAULT,
     /// };
     /// assert_eq!(T.parse("ORDER#2024%23x#y").unwrap(), vec!["2024#x", "y"]);
     /// assert_eq!(T.parse("ORDER#2024#x%23y").unwrap(), vec!["2024", "x#y"]);
@@ -267,7 +314,13 @@ impl Template {
                     if piece.is_empty() {
                         return Err(err("a key part is empty"));
                     }
-                    parts.push(unescape(piece).ok_or_else(|| err("a key part has a malformed % escape"))?);
+                    parts.push(self.style.unstyle(piece).ok_or_else(|| err("a key part has a malformed % escape"))?);
+                }
+                Segment::Part { prefix, suffix, .. } => {
+                    let value = affixed(piece, prefix, suffix).ok_or_else(|| {
+                        err("a segment lacks the literal text around its placeholder, or its part is empty")
+                    })?;
+                    parts.push(self.style.unstyle(value).ok_or_else(|| err("a key part has a malformed % escape"))?);
                 }
                 Segment::Shard { count, .. } => {
                     let n = (piece.len() == shard_width(*count) && piece.bytes().all(|b| b.is_ascii_digit()))
@@ -304,6 +357,7 @@ impl Template {
             let ok = match seg {
                 Segment::Literal(l) => piece == *l,
                 Segment::Field(_) => !piece.is_empty(),
+                Segment::Part { prefix, suffix, .. } => affixed(piece, prefix, suffix).is_some(),
                 Segment::Shard { count, .. } => {
                     piece.len() == shard_width(*count) && piece.bytes().all(|b| b.is_ascii_digit())
                 }
@@ -314,6 +368,12 @@ impl Template {
         }
         pieces.next().is_none()
     }
+}
+
+/// The non-empty text of `piece` between `prefix` and `suffix`, when it has both.
+#[inline]
+pub(crate) fn affixed<'k>(piece: &'k str, prefix: &str, suffix: &str) -> Option<&'k str> {
+    piece.strip_prefix(prefix)?.strip_suffix(suffix).filter(|v| !v.is_empty())
 }
 
 /// A key that does not have the shape of its template (see [`Template::parse`]).
@@ -419,6 +479,14 @@ pub enum KeyPartError {
     #[error("the part written, `{text}`, holds `#` or `%` unescaped (write it with `escape_into`)")]
     Unescaped {
         /// The text the implementation wrote.
+        text: String,
+    },
+    /// The value holds the delimiter `#`, and the entity writes values verbatim
+    /// (`#[entity(key_values = "verbatim")]`, see [`KeyStyle::escape`]): written so, the key
+    /// would have another structure.
+    #[error("`{text}` holds the delimiter `#`, which this entity's keys do not escape")]
+    Delimiter {
+        /// The value, unescaped.
         text: String,
     },
 }
@@ -1008,18 +1076,21 @@ mod tests {
         segments: &[Segment::Literal("ORDER"), Segment::Field("created_at"), Segment::Field("order_id")],
         key_type: KeyType::S,
         cardinality: Cardinality::High,
+        style: KeyStyle::DEFAULT,
     };
     static ONE_NUMBER: Template = Template {
         source: "<n>",
         segments: &[Segment::Field("n")],
         key_type: KeyType::N,
         cardinality: Cardinality::High,
+        style: KeyStyle::DEFAULT,
     };
     static SHARDED: Template = Template {
         source: "SKILL#<status>#<shard(id, 16)>",
         segments: &[Segment::Literal("SKILL"), Segment::Field("status"), Segment::Shard { field: "id", count: 16 }],
         key_type: KeyType::S,
         cardinality: Cardinality::Low,
+        style: KeyStyle::DEFAULT,
     };
 
     fn ctx(t: &'static Template, max: usize) -> KeyContext {
@@ -1125,6 +1196,7 @@ mod tests {
             segments: &[Segment::Literal("META")],
             key_type: KeyType::S,
             cardinality: Cardinality::Low,
+            style: KeyStyle::DEFAULT,
         };
         assert_eq!(META.constant().as_deref(), Some("META"));
     }
@@ -1221,6 +1293,7 @@ mod tests {
             segments: &[Segment::Literal("META")],
             key_type: KeyType::S,
             cardinality: Cardinality::Low,
+            style: KeyStyle::DEFAULT,
         };
         assert!(check(&META, Some(&s("META")), &[]));
         assert!(!check(&META, Some(&s("METAX")), &[]));

@@ -7,7 +7,8 @@
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::{
-    DELIMITER, KeyError, KeyPart, KeyPartError, KeyType, PartForm, Segment, ShardBy, Template, shard_of, shard_width,
+    DELIMITER, KeyError, KeyPart, KeyPartError, KeyType, PartForm, Segment, ShardBy, Template, affixed, shard_of,
+    shard_width,
 };
 
 /// Where a key is being written, for error messages.
@@ -43,6 +44,7 @@ pub struct KeyContext {
 ///     segments: &[Segment::Literal("ORDER"), Segment::Field("id"), Segment::Field("n")],
 ///     key_type: KeyType::S,
 ///     cardinality: Cardinality::High,
+///     style: dynamo_entity::key::KeyStyle::DEFAULT,
 /// };
 /// let stored = AttributeValue::S("ORDER#a%23b#0000000007".to_owned());
 /// let mut m = KeyMatcher::new(&T, Some(&stored));
@@ -124,16 +126,32 @@ impl<'a> KeyMatcher<'a> {
         if self.decided.is_some() {
             return;
         }
-        if !matches!(self.template.segments.get(self.next), Some(Segment::Field(_))) || !self.delimiter() {
+        let (affixes, raw) = match self.template.segments.get(self.next) {
+            Some(Segment::Field(_)) => (None, false),
+            Some(Segment::Part { prefix, suffix, raw, .. }) => (Some((*prefix, *suffix)), *raw),
+            _ => (None, true),
+        };
+        if (affixes.is_none() && raw) || !self.delimiter() {
             self.decided = Some(false);
             return;
         }
-        let (form, end) = match self.template.key_type {
+        let (mut form, end) = match self.template.key_type {
             KeyType::N => (PartForm::Number, self.rest.len()),
             KeyType::S => (PartForm::Composite, self.rest.find(DELIMITER).unwrap_or(self.rest.len())),
         };
+        if raw {
+            form = PartForm::Number;
+        }
         let (segment, rest) = self.rest.split_at(end);
-        if !value.part_eq(segment, form) {
+        let style = self.template.style;
+        let same = match affixes {
+            None if style.is_default() => value.part_eq(segment, form),
+            None => styled_eq(value, segment, form, style),
+            Some((prefix, suffix)) => {
+                affixed(segment, prefix, suffix).is_some_and(|text| styled_eq(value, text, form, style))
+            }
+        };
+        if !same {
             self.decided = Some(false);
             return;
         }
@@ -147,6 +165,16 @@ impl<'a> KeyMatcher<'a> {
     pub fn finish(self) -> bool {
         self.decided.unwrap_or(self.rest.is_empty() && self.next == self.template.segments.len())
     }
+}
+
+/// Whether `encoded` is the text `value` has in a key of `style`, in `form` (the slow path of
+/// [`KeyMatcher`] for styled keys and affixed placeholders: writes the part and compares).
+fn styled_eq<T: KeyPart + ?Sized>(value: &T, encoded: &str, form: PartForm, style: super::KeyStyle) -> bool {
+    if style.is_default() {
+        return value.part_eq(encoded, form);
+    }
+    let mut text = String::with_capacity(encoded.len());
+    matches!(value.write_part(&mut text, form), Ok(true)) && style.restyle(&mut text, 0).is_ok() && text == encoded
 }
 
 /// Builds a key from its template, one part at a time. Used by generated code.
@@ -204,7 +232,7 @@ impl KeyWriter {
 
     fn current_field(&self) -> &'static str {
         match self.ctx.template.segments.get(self.next) {
-            Some(Segment::Field(f) | Segment::Shard { field: f, .. }) => f,
+            Some(Segment::Field(f) | Segment::Part { field: f, .. } | Segment::Shard { field: f, .. }) => f,
             _ => "?",
         }
     }
@@ -297,15 +325,31 @@ impl KeyWriter {
         if self.next > 0 {
             self.out.push(DELIMITER);
         }
-        let form = if self.ctx.template.key_type == KeyType::N { PartForm::Number } else { PartForm::Composite };
+        let mut form = if self.ctx.template.key_type == KeyType::N { PartForm::Number } else { PartForm::Composite };
+        let mut suffix = "";
+        if let Some(Segment::Part { prefix, suffix: after, raw, .. }) = self.ctx.template.segments.get(self.next) {
+            self.out.push_str(prefix);
+            suffix = after;
+            if *raw {
+                form = PartForm::Number;
+            }
+        }
         let start = self.out.len();
         match value.write_part(&mut self.out, form) {
             // A part is non-empty and escaped: the library's own part types write it so, any
             // other implementation is checked here, so that it cannot break the key's structure.
-            Ok(true) if !T::WRITES_ESCAPED => {
-                super::check_written(&self.out[start..]).map_err(|reason| self.part_error(reason))?
+            Ok(true) => {
+                if !T::WRITES_ESCAPED {
+                    super::check_written(&self.out[start..]).map_err(|reason| self.part_error(reason))?
+                }
+                let style = self.ctx.template.style;
+                if !style.is_default() {
+                    let mut out = std::mem::take(&mut self.out);
+                    let styled = style.restyle(&mut out, start);
+                    self.out = out;
+                    styled.map_err(|reason| self.part_error(reason))?;
+                }
             }
-            Ok(true) => {}
             Ok(false) => {
                 if self.absent.is_none() {
                     self.absent = Some(self.current_field());
@@ -313,27 +357,48 @@ impl KeyWriter {
             }
             Err(reason) => return Err(self.part_error(reason)),
         }
+        self.out.push_str(suffix);
         self.next += 1;
         self.literals();
         Ok(())
     }
 
-    /// Writes the next placeholder from text already encoded in the template's form (or
-    /// `None` for an absent value), and the literal segments after it. Used where a part's text
-    /// was encoded earlier, such as an update rebuilding a GSI key from the fields it sets.
-    pub(crate) fn encoded_part(&mut self, text: Option<&str>) {
+    /// Writes the next placeholder from text already encoded in the part's form (canonical:
+    /// escaped, integers padded, or plain decimal for a numeric key and a `<field:raw>` part;
+    /// `None` for an absent value), in the template's style, with the literal text around it
+    /// and the literal segments after it. Used where a part's text was encoded earlier, such
+    /// as an update rebuilding a GSI key from the fields it sets.
+    ///
+    /// # Errors
+    /// [`KeyError::Part`] when the template's style refuses the value
+    /// ([`KeyPartError::Delimiter`]).
+    pub(crate) fn encoded_part(&mut self, text: Option<&str>) -> Result<(), KeyError> {
         let field = self.current_field();
         if self.next > 0 {
             self.out.push(DELIMITER);
         }
+        let (prefix, suffix) = match self.ctx.template.segments.get(self.next) {
+            Some(Segment::Part { prefix, suffix, .. }) => (*prefix, *suffix),
+            _ => ("", ""),
+        };
         match text {
-            Some(t) => self.out.push_str(t),
+            Some(t) => {
+                self.out.push_str(prefix);
+                let start = self.out.len();
+                self.out.push_str(t);
+                let mut out = std::mem::take(&mut self.out);
+                let styled = self.ctx.template.style.restyle(&mut out, start);
+                self.out = out;
+                styled.map_err(|reason| self.part_error(reason))?;
+                self.out.push_str(suffix);
+            }
             None => {
                 self.absent.get_or_insert(field);
             }
         }
         self.next += 1;
         self.literals();
+        Ok(())
     }
 
     /// The error of a part that cannot be encoded, built off the hot path.

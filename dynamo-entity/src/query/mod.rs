@@ -360,10 +360,26 @@ impl<E: Entity, S> QueryRequest<E, S> {
         self.with(cond)
     }
 
+    /// The error of a range over an unpadded integer part (`<field:raw>`), whose string order
+    /// is not numeric order, among the first `parts` placeholders of the sort key.
+    fn unsorted(&self, parts: usize, op: &str) -> Option<Error> {
+        let sk = self.spec.index.sk;
+        sk.raw_among_first(parts).map(|field| Error::Invalid {
+            reason: format!(
+                "a sort-key range ({op}) over `{field}` of `{}`: the part is written without zero padding \
+                 (`<{field}:raw>`), so string order is not numeric order and the range would return the wrong items",
+                sk.source
+            ),
+        })
+    }
+
     fn range<A: SkArgs<S>>(self, parts: A, op: &'static str) -> Self {
         if A::PARTS == 0 {
             let reason = format!("a sort-key range ({op}) needs at least one part of `{}`", self.spec.index.sk.source);
             return self.with(Err(Error::Invalid { reason }));
+        }
+        if let Some(e) = self.unsorted(A::PARTS, op) {
+            return self.with(Err(e));
         }
         let cond = self.bound(&parts).map(|(v, partial)| {
             if !partial {
@@ -410,6 +426,9 @@ impl<E: Entity, S> QueryRequest<E, S> {
             let reason =
                 format!("a sort-key range (BETWEEN) needs at least one part of `{}`", self.spec.index.sk.source);
             return self.with(Err(Error::Invalid { reason }));
+        }
+        if let Some(e) = self.unsorted(A::PARTS.max(B::PARTS), "BETWEEN") {
+            return self.with(Err(e));
         }
         let lo = self.bound(&low);
         let hi = self.bound(&high);

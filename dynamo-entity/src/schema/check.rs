@@ -30,14 +30,20 @@
 //! An entity whose `#[derive(Entity)]` failed has an empty placeholder schema
 //! ([`failed_schema`]); every check skips it, so one mistake reports one error.
 
-use crate::key::{Cardinality, KeyType, Segment, Template};
+use crate::key::{Cardinality, KeyStyle, KeyType, Segment, Template};
 use crate::schema::{AttributeNames, EntitySchema, FieldSchema, Index, IndexSchema, KeyFields};
 
 /// The most distinct placeholders two entities' templates may hold together for the
 /// comparison; beyond it (an unrealistic key) the pair is not checked.
 const MAX_VARS: usize = 64;
 
-const EMPTY: Template = Template { source: "", segments: &[], key_type: KeyType::S, cardinality: Cardinality::Low };
+const EMPTY: Template = Template {
+    source: "",
+    segments: &[],
+    key_type: KeyType::S,
+    cardinality: Cardinality::Low,
+    style: KeyStyle::DEFAULT,
+};
 
 /// The schema that the stub impl of a failed `#[derive(Entity)]` carries: no segments, no
 /// GSIs, no fields. The checks of this module skip it (see [`is_checked`]).
@@ -347,6 +353,48 @@ pub const fn prefix_reads(a: &EntitySchema, b: &EntitySchema, index: Index) -> b
     u.templates(apk, bpk, apk.segments.len()) && u.templates(ask, bsk, k) && !u.overflow
 }
 
+/// Whether `s` starts with `p` (constant evaluation).
+const fn starts_with(s: &str, p: &str) -> bool {
+    let (s, p) = (s.as_bytes(), p.as_bytes());
+    if p.len() > s.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < p.len() {
+        if s[i] != p[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Whether `s` ends with `p` (constant evaluation).
+const fn ends_with(s: &str, p: &str) -> bool {
+    let (s, p) = (s.as_bytes(), p.as_bytes());
+    if p.len() > s.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < p.len() {
+        if s[s.len() - p.len() + i] != p[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Whether two literal prefixes can begin the same text: one is a prefix of the other.
+const fn affixes_meet(a: &str, b: &str) -> bool {
+    starts_with(a, b) || starts_with(b, a)
+}
+
+/// Whether two literal suffixes can end the same text: one is a suffix of the other.
+const fn affixes_meet_at_end(a: &str, b: &str) -> bool {
+    ends_with(a, b) || ends_with(b, a)
+}
+
 /// Placeholders of two entities (side 0 and side 1), unified segment by segment: each class
 /// of placeholders that must be equal holds at most one literal value.
 struct Unifier {
@@ -452,6 +500,25 @@ impl Unifier {
                     let (x, y) = (self.var(0, f), self.var(1, g));
                     self.union(x, y)
                 }
+                // Literal text around a placeholder: equal affixes make the values equal;
+                // otherwise the segments can meet when neither affix excludes the other (the
+                // value is then left unbound, which can only report more collisions).
+                (
+                    Segment::Part { prefix: p, field: f, suffix: s, .. },
+                    Segment::Part { prefix: q, field: g, suffix: t, .. },
+                ) => {
+                    if str_eq(p, q) && str_eq(s, t) {
+                        let (x, y) = (self.var(0, f), self.var(1, g));
+                        self.union(x, y)
+                    } else {
+                        affixes_meet(p, q) && affixes_meet_at_end(s, t)
+                    }
+                }
+                (Segment::Part { prefix, suffix, .. }, Segment::Literal(l))
+                | (Segment::Literal(l), Segment::Part { prefix, suffix, .. }) => {
+                    l.len() > prefix.len() + suffix.len() && starts_with(l, prefix) && ends_with(l, suffix)
+                }
+                (Segment::Part { .. }, Segment::Field(_)) | (Segment::Field(_), Segment::Part { .. }) => true,
             };
             if !ok {
                 return false;
@@ -485,6 +552,7 @@ mod tests {
                 segments: &[$(seg($s)),+],
                 key_type: KeyType::$ty,
                 cardinality: Cardinality::High,
+                style: crate::key::KeyStyle::DEFAULT,
             };
             &T
         }};

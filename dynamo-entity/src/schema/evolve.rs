@@ -232,7 +232,13 @@ mod tests {
     use crate::key::{Cardinality, KeyType, Template};
     use crate::schema::{Index, IndexSchema, KeyFields};
 
-    const T: Template = Template { source: "X", segments: &[], key_type: KeyType::S, cardinality: Cardinality::Low };
+    const T: Template = Template {
+        source: "X",
+        segments: &[],
+        key_type: KeyType::S,
+        cardinality: Cardinality::Low,
+        style: crate::key::KeyStyle::DEFAULT,
+    };
 
     const fn schema(version: u32, oldest: u32) -> EntitySchema {
         EntitySchema {

@@ -14,7 +14,7 @@ use std::borrow::Cow;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use crate::key::{KeyPart, KeyType, PartForm, Segment, Template};
+use crate::key::{KeyPart, KeyType, PartForm, Template};
 use crate::schema::entity::{EntitySchema, IndexSchema};
 use crate::value::Item;
 
@@ -55,14 +55,18 @@ pub enum KeyPartSource<'i> {
     Mismatch(String),
 }
 
-/// The position of `field` among the parts [`Template::parse`] returns, if a placeholder of
-/// `template` names it (a shard segment's source field has none).
-fn position(template: &Template, field: &str) -> Option<usize> {
-    template
-        .segments
-        .iter()
-        .filter(|s| matches!(s, Segment::Field(_)))
-        .position(|s| matches!(s, Segment::Field(f) if *f == field))
+/// The position of `field` among the parts [`Template::parse`] returns and the form its part
+/// is written in, if a placeholder of `template` names it (a shard segment's source field has
+/// none).
+fn position(template: &Template, field: &str) -> Option<(usize, PartForm)> {
+    template.placeholders().enumerate().find_map(|(i, (f, form))| (f == field).then_some((i, form)))
+}
+
+/// Whether `template` holds `field` in a form it can be read back from: a placeholder names
+/// it and the key keeps the value's case (a case-folded key, see
+/// [`KeyStyle`](crate::key::KeyStyle), has lost it).
+fn readable(template: &Template, field: &str) -> Option<(usize, PartForm)> {
+    position(template, field).filter(|_| !template.style.folds_case())
 }
 
 impl EntitySchema {
@@ -83,7 +87,7 @@ impl EntitySchema {
     /// with it). Under [`KeyFields::Keys`], exactly these fields are written without an
     /// attribute of their own.
     pub fn held_by_key(&self, field: &str) -> bool {
-        let fills = |t: &Template| position(t, field).is_some();
+        let fills = |t: &Template| readable(t, field).is_some();
         if fills(self.primary.pk) || fills(self.primary.sk) {
             return true;
         }
@@ -102,11 +106,10 @@ impl EntitySchema {
     /// documentation).
     pub fn key_part_of<'i>(&self, item: &'i Item, field: &str) -> KeyPartSource<'i> {
         for (attribute, template) in self.key_templates() {
-            let Some(at) = position(template, field) else { continue };
+            let Some((at, form)) = readable(template, field) else { continue };
             let Some(stored) = item.get(attribute) else { continue };
-            let (text, form) = match (stored, template.key_type) {
-                (AttributeValue::S(s), KeyType::S) => (s.as_str(), PartForm::Composite),
-                (AttributeValue::N(n), KeyType::N) => (n.as_str(), PartForm::Number),
+            let text = match (stored, template.key_type) {
+                (AttributeValue::S(s), KeyType::S) | (AttributeValue::N(s), KeyType::N) => s.as_str(),
                 (other, _) => {
                     return KeyPartSource::Mismatch(format!(
                         "key attribute {attribute} is of type {}, not {:?} as template `{}` writes",
@@ -176,12 +179,12 @@ pub fn part_from_keys<T: KeyPart>(schema: &EntitySchema, item: &Item, field: &st
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::key::{Cardinality, KeyType};
+    use crate::key::{Cardinality, KeyType, Segment};
     use crate::schema::check::failed_schema;
     use crate::schema::{FieldSchema, Index};
 
     const fn tpl(source: &'static str, segments: &'static [Segment], key_type: KeyType) -> Template {
-        Template { source, segments, key_type, cardinality: Cardinality::High }
+        Template { source, segments, key_type, cardinality: Cardinality::High, style: crate::key::KeyStyle::DEFAULT }
     }
     const PK: Template = tpl("USER#<user_id>", &[Segment::Literal("USER"), Segment::Field("user_id")], KeyType::S);
     const SK: Template =

@@ -7,6 +7,7 @@
 use crate::common;
 
 use aws_sdk_dynamodb::types::AttributeValue;
+use dynamo_entity::collection::Items;
 use dynamo_entity::{Entity, EntityEnum, Item, Table, TableDef};
 use dynamo_entity_local::{LocalDynamoDb, unique_table_name};
 
@@ -143,6 +144,19 @@ async fn entities_sharing_a_type_value_are_told_apart_by_key() {
         assert_eq!(raw["entityType"], s("ORDER"), "{pk}");
     }
     assert_eq!(common::scan_all(&table).await.iter().filter_map(|i| TypedItem::decode(i).unwrap()).count(), 4);
+    // `Items::all` / `one` pick each entity's items by type value and key shape: the two
+    // entities' items share `entityType = ORDER`, and neither is decoded as the other.
+    let items = Items::with_type_attribute(common::scan_all(&table).await, "entityType");
+    let mut orders: Vec<String> = items.all::<Order>().unwrap().into_iter().map(|o| o.id).collect();
+    orders.sort();
+    assert_eq!(orders, ["abc123", "o2"]);
+    let mut lines: Vec<String> = items.all::<UserOrder>().unwrap().into_iter().map(|o| o.order_id).collect();
+    lines.sort();
+    assert_eq!(lines, ["abc123", "o2"]);
+    let (decoded, skipped) = items.all_lenient::<UserOrder>();
+    assert_eq!((decoded.len(), skipped.len()), (2, 0));
+    let one = Items::with_type_attribute(common::scan_all(&table).await, "entityType");
+    assert!(one.one::<Order>().unwrap_err().to_string().starts_with("invalid request: expected one ORDER"));
 }
 
 #[tokio::test]
@@ -194,4 +208,48 @@ async fn a_table_without_a_type_attribute_dispatches_by_key() {
     let deleted = table.delete(Product::key("SKU-1")).await.unwrap();
     assert_eq!(deleted, Some(Product { price: 13, ..p2 }));
     assert_eq!(common::raw_item(&table, "PRODUCT#SKU-1", "METADATA").await, None);
+}
+
+#[tokio::test]
+async fn items_one_lenient_reports_the_item_that_does_not_decode() {
+    use untyped::*;
+    let table = create("dispatch_one_lenient", &Untyped::layout().unwrap()).await;
+    put_raw(&table, &[("PK", s("USER#7")), ("SK", s("PROFILE")), ("email", s("x@y.z")), ("tier", n("3"))]).await;
+    put_raw(&table, &[("PK", s("USER#7")), ("SK", s("ORDER#o1")), ("total", n("1.5")), ("status", s("PAID"))]).await;
+    let items = table.collection(Profile::query("7")).consistent_read().send().await.unwrap();
+    assert!(matches!(items.one::<Profile>(), Err(dynamo_entity::Error::Decode { .. })));
+    let (profile, skipped) = items.one_lenient::<Profile>().unwrap();
+    assert_eq!(profile, None);
+    assert_eq!(skipped.len(), 1);
+    assert_eq!(skipped[0].key, "PK=USER#7 SK=PROFILE");
+    let order = Order { user_id: "7".into(), order_id: "o1".into(), total: 1.5, status: "PAID".into() };
+    let (found, skipped) = items.one_lenient::<Order>().unwrap();
+    assert_eq!((found, skipped.len()), (Some(order), 0));
+}
+
+#[test]
+fn a_workbench_export_of_a_table_without_a_type_attribute() {
+    use dynamo_entity::design::workbench::WorkbenchModel;
+    use untyped::*;
+    let profile = Profile { id: "42".into(), email: "a@b.c".into(), tier: "GOLD".into() };
+    let order = Order { user_id: "42".into(), order_id: "o1".into(), total: 1.5, status: "PAID".into() };
+    let product = Product { sku: "S-1".into(), title: "Mug".into(), price: 12 };
+    let model = WorkbenchModel::new("m", "untyped-table")
+        .dated(dynamo_entity::Timestamp::EPOCH)
+        .sample(&profile)
+        .unwrap()
+        .sample(&order)
+        .unwrap()
+        .sample(&product)
+        .unwrap();
+    let json = Untyped::layout().unwrap().workbench(&model).unwrap();
+    let text = json.to_string();
+    // No type attribute anywhere, and no attribute for the fields written only in keys.
+    assert!(!text.contains("\"_type\""), "{text}");
+    let non_key = &json["DataModel"][0]["NonKeyAttributes"];
+    let mut names: Vec<&str> =
+        non_key.as_array().unwrap().iter().map(|d| d["AttributeName"].as_str().unwrap()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["email", "price", "status", "tier", "title", "total"]);
+    assert_eq!(json["DataModel"][0]["TableData"].as_array().unwrap().len(), 3);
 }

@@ -539,3 +539,251 @@ async fn a_dynamodb_toolbox_v2_table_reads_back() {
         assert_eq!(sessions, want);
     }
 }
+
+/// A table written by ElectroDB 3 with its default key format (`tests/interop/electrodb.cjs`):
+/// `$service#field_value` partition keys, `$entity_version#field_value...` sort keys, the whole
+/// key lowercased, values never escaped, numbers unpadded, `__edb_e__` / `__edb_v__` attributes.
+mod electro {
+    use super::*;
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(
+        pk = "$app#userid_<user_id>", sk = "$user_1",
+        gsi1 = "$app#email_<email>", gsi1_sk = "$user_1#userid_<user_id>",
+        name = "user", table = Electro, rename_all = "camelCase", key_case = "lower", key_values = "verbatim"
+    )]
+    pub struct User {
+        pub user_id: String,
+        pub name: String,
+        pub email: String,
+        pub visits: u32,
+        /// ElectroDB's model version, which its reads check.
+        #[entity(rename = "__edb_v__")]
+        pub edb_version: String,
+    }
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(
+        pk = "$app#userid_<user_id>", sk = "$order_1#orderid_<order_id>#line_<line:raw>",
+        name = "order", table = Electro, rename_all = "camelCase", key_case = "lower", key_values = "verbatim"
+    )]
+    pub struct Order {
+        pub user_id: String,
+        pub order_id: String,
+        pub line: u32,
+        pub total: f64,
+        #[entity(rename = "__edb_v__")]
+        pub edb_version: String,
+    }
+
+    /// ElectroDB's entity attribute is `__edb_e__`.
+    #[derive(TableDef)]
+    #[table(entities(User, Order), entity_type = "__edb_e__", gsi1, item(derive(Debug, Clone, PartialEq)))]
+    pub struct Electro;
+}
+
+#[tokio::test]
+async fn an_electrodb_3_table_reads_back_and_electrodb_reads_ours() {
+    use electro::*;
+    let (table, endpoint) = create("interop_electrodb", &Electro::layout().unwrap()).await;
+    run("node", "electrodb.cjs", &["write", table.name()], endpoint);
+
+    // The keys as ElectroDB wrote them.
+    let raw = table
+        .client()
+        .get_item()
+        .table_name(table.name())
+        .key("PK", av("$app#userid_ann"))
+        .key("SK", av("$order_1#orderid_o-1#line_10"))
+        .send()
+        .await
+        .unwrap();
+    let raw = raw.item.expect("ElectroDB's order item");
+    assert_eq!(raw.get("__edb_e__"), Some(&av("order")));
+
+    let ann = User {
+        user_id: "Ann".into(),
+        name: "Ann Lee".into(),
+        email: "Ann@Example.com".into(),
+        visits: 3,
+        edb_version: "1".into(),
+    };
+    // A get: the key is folded as ElectroDB folds it, whatever the case of the id given.
+    assert_eq!(table.get_consistent(User::key("Ann")).await.unwrap(), Some(ann.clone()));
+    assert_eq!(table.get_consistent(User::key("ANN")).await.unwrap(), Some(ann.clone()));
+    let order = |order_id: &str, line: u32, total: f64| Order {
+        user_id: "Ann".into(),
+        order_id: order_id.into(),
+        line,
+        total,
+        edb_version: "1".into(),
+    };
+    assert_eq!(table.get_consistent(Order::key("Ann", "O-1", &10)).await.unwrap(), Some(order("O-1", 10, 5.0)));
+
+    // The user's item collection, in sort key order: unpadded `line_10` sorts before `line_2`.
+    let items: Vec<ElectroItem> =
+        table.collection(User::query("Ann")).consistent_read().send().await.unwrap().decode_each().unwrap();
+    assert_eq!(
+        items,
+        vec![
+            ElectroItem::Order(order("O-1", 10, 5.0)),
+            ElectroItem::Order(order("O-1", 2, 11.99)),
+            ElectroItem::Order(order("O-2", 1, 0.5)),
+            ElectroItem::User(ann.clone()),
+        ]
+    );
+    // The orders of one order id: `begins_with(SK, "$order_1#orderid_o-1#")`.
+    let o1 = table.query(Order::query("Ann")).sk_begins_with(("O-1",)).all().await.unwrap();
+    assert_eq!(o1, vec![order("O-1", 10, 5.0), order("O-1", 2, 11.99)]);
+    // A range over an unpadded integer would compare text: refused before sending.
+    let err = table.query(Order::query("Ann")).sk_gt(("O-1", &3)).all().await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid request: a sort-key range (>) over `line` of `$order_1#orderid_<order_id>#line_<line:raw>`: the part \
+         is written without zero padding (`<line:raw>`), so string order is not numeric order and the range would \
+         return the wrong items"
+    );
+    // The GSI: by email, folded.
+    let by_email = table.query(User::gsi1("ann@example.com")).all().await.unwrap();
+    assert_eq!(by_email, vec![ann.clone()]);
+    let bob = table.query(User::gsi1("BOB@example.com")).all().await.unwrap();
+    assert_eq!(bob.iter().map(|u| u.user_id.as_str()).collect::<Vec<_>>(), ["bob"]);
+
+    // A value holding the delimiter cannot be written verbatim: refused before sending.
+    let mut bad = ann.clone();
+    bad.user_id = "a#b".into();
+    let err = table.put(&bad).await.unwrap_err();
+    assert_eq!(err.to_string(), table.put(&bad).await.unwrap_err().to_string(), "the same typed error every time");
+    assert!(err.to_string().contains("`a#b` holds the delimiter `#`, which this entity's keys do not escape"), "{err}");
+
+    // The reverse: the Rust side writes, ElectroDB's get, query and GSI query return the items.
+    let cara = User {
+        user_id: "Cara".into(),
+        name: "Cara Diaz".into(),
+        email: "Cara@Example.com".into(),
+        visits: 7,
+        edb_version: "1".into(),
+    };
+    table.put(&cara).await.unwrap();
+    for (order_id, line, total) in [("X-9", 3, 2.25), ("X-9", 12, 100.0)] {
+        let o = Order { user_id: "Cara".into(), order_id: order_id.into(), line, total, edb_version: "1".into() };
+        table.put(&o).await.unwrap();
+    }
+    let seen = node("electrodb.cjs", &["read", table.name(), "Cara"], endpoint);
+    let s = |v: &str| json!(["string", v]);
+    let n = |v: Value| json!(["number", v]);
+    let user_seen = json!(["Object", {
+        "email": s("Cara@Example.com"), "name": s("Cara Diaz"), "userId": s("Cara"), "visits": n(json!(7))
+    }]);
+    let order_seen = |line: u32, total: Value| json!(["Object", { "line": n(json!(line)), "orderId": s("X-9"), "total": n(total), "userId": s("Cara") }]);
+    assert_eq!(
+        seen,
+        json!(["Object", {
+            "user": user_seen,
+            "orders": ["Array", [order_seen(12, json!(100)), order_seen(3, json!(2.25))]],
+            "byEmail": ["Array", [user_seen]],
+        }])
+    );
+    // The keys the Rust side wrote are ElectroDB's, byte for byte.
+    let raw = table
+        .client()
+        .get_item()
+        .table_name(table.name())
+        .key("PK", av("$app#userid_cara"))
+        .key("SK", av("$user_1"))
+        .send()
+        .await
+        .unwrap()
+        .item
+        .expect("the user item");
+    assert_eq!(
+        (raw.get("GSI1PK"), raw.get("GSI1SK"), raw.get("__edb_e__"), raw.get("__edb_v__")),
+        (Some(&av("$app#email_cara@example.com")), Some(&av("$user_1#userid_cara")), Some(&av("user")), Some(&av("1")))
+    );
+}
+
+fn av(s: &str) -> aws_sdk_dynamodb::types::AttributeValue {
+    aws_sdk_dynamodb::types::AttributeValue::S(s.to_owned())
+}
+
+/// The seed write-up 002 as its Python writes it, with the user ids declared as the numbers they
+/// are (`USER#42`): `<id:raw>` writes and reads an integer without zero padding.
+mod seed002_numeric {
+    use super::*;
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "USER#<id:raw>", sk = "PROFILE", table = NumericVault, key_fields = "keys")]
+    pub struct Profile {
+        pub id: u64,
+        pub email: String,
+        pub tier: String,
+    }
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(
+        pk = "USER#<user_id:raw>", sk = "ORDER#<order_id>", table = NumericVault, rename_all = "camelCase",
+        key_fields = "keys"
+    )]
+    pub struct Order {
+        pub user_id: u64,
+        pub order_id: String,
+        pub status: Option<String>,
+        pub total: f64,
+    }
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "PRODUCT#<sku>", sk = "METADATA", table = NumericVault, key_fields = "keys")]
+    pub struct Product {
+        pub sku: String,
+        pub title: String,
+        /// A Python `int`, stored as a number (N).
+        pub price: u32,
+    }
+
+    #[derive(TableDef)]
+    #[table(entities(Profile, Order, Product), entity_type = none, gsi1)]
+    pub struct NumericVault;
+}
+
+#[tokio::test]
+async fn seed002_numeric_ids_read_and_write_as_python_does() {
+    use seed002_numeric::*;
+    let (table, endpoint) = create("interop_numeric002", &NumericVault::layout().unwrap()).await;
+    run(&clients().python, "seed002.py", &["write", table.name()], endpoint);
+    for (i, id) in [42u64, 43, 44].into_iter().enumerate() {
+        let profile = table.get_consistent(Profile::key(&id)).await.unwrap();
+        let tier = ["GOLD", "SILVER", "GOLD"][i];
+        assert_eq!(profile, Some(Profile { id, email: format!("user{id}@vault.test"), tier: tier.into() }));
+        let orders = table.query(Order::query(&id)).consistent_read().all().await.unwrap();
+        assert_eq!(orders.len(), if id == 42 { 25 } else { 6 });
+        assert!(orders.iter().all(|o| o.user_id == id), "{orders:?}");
+        let first = Order { user_id: id, order_id: "2026-0000".into(), status: Some("PAID".into()), total: 100.99 };
+        assert_eq!(orders[0], first);
+        assert_eq!(orders[1].status, None, "the second shape has no status attribute");
+    }
+    assert_eq!(
+        table.get_consistent(Product::key("SKU-8843")).await.unwrap(),
+        Some(Product { sku: "SKU-8843".into(), title: "Product 3".into(), price: 92 })
+    );
+    // A padded key would be `USER#00000000000000000042`: no such item.
+    let raw = table.client().get_item().table_name(table.name()).key("PK", av("USER#42")).key("SK", av("PROFILE"));
+    assert!(raw.send().await.unwrap().item.is_some());
+
+    // The reverse: Python reads what the Rust side writes under a numeric id.
+    table.create(&Profile { id: 7, email: "seven@vault.test".into(), tier: "GOLD".into() }).await.unwrap();
+    table
+        .create(&Order { user_id: 7, order_id: "2026-0100".into(), status: Some("PAID".into()), total: 5.5 })
+        .await
+        .unwrap();
+    let seen = python("seed002.py", &["read", table.name(), "7"], endpoint);
+    let s = |v: &str| json!(["str", v]);
+    assert_eq!(
+        seen,
+        json!(["dict", {
+            "orders": ["list", [
+                ["dict", {"PK": s("USER#7"), "SK": s("ORDER#2026-0100"), "status": s("PAID"), "total": json!(["Decimal", "5.5"])}],
+            ]],
+            "profile": ["dict", {"PK": s("USER#7"), "SK": s("PROFILE"), "email": s("seven@vault.test"), "tier": s("GOLD")}],
+        }])
+    );
+}

@@ -190,3 +190,34 @@ fn an_item_overwritten_by_another_entity_keeps_the_named_side() {
     let err = Change::<AnyItem>::from_images(ChangeKind::Remove, &dynamo_entity::Item::new(), None, None).unwrap_err();
     assert_eq!(err.to_string(), "invalid request: a stream record without keys or images");
 }
+
+#[test]
+fn a_lenient_record_reports_an_image_that_does_not_decode() {
+    let s = skill();
+    let item = s.to_item().unwrap();
+    let mut broken = item.clone();
+    broken.insert("downloads".into(), aws_sdk_dynamodb::types::AttributeValue::S("many".into()));
+    let keys = s.primary_key().unwrap().to_item();
+    // Strict: the record fails.
+    let err = Change::<AnyItem>::from_images(ChangeKind::Modify, &keys, Some(&item), Some(&broken)).unwrap_err();
+    assert!(matches!(err, dynamo_entity::Error::Decode { .. }), "{err:?}");
+    // Lenient: the side that decodes is kept, the other is reported with its key.
+    let (change, skipped) =
+        Change::<AnyItem>::from_images_lenient(ChangeKind::Modify, &keys, Some(&item), Some(&broken)).unwrap();
+    assert_eq!(
+        change,
+        Some(Change {
+            kind: ChangeKind::Modify,
+            key: "PK=SKILL#s1 SK=META".into(),
+            old: Some(AnyItem::Skill(s)),
+            new: None
+        })
+    );
+    assert_eq!(skipped.len(), 1);
+    assert_eq!((skipped[0].key.as_str(), &skipped[0].item), ("PK=SKILL#s1 SK=META", &broken));
+    assert!(matches!(skipped[0].error, dynamo_entity::Error::Decode { .. }), "{:?}", skipped[0].error);
+    // No side decodes: no change, one report.
+    let (change, skipped) =
+        Change::<AnyItem>::from_images_lenient(ChangeKind::Insert, &keys, None, Some(&broken)).unwrap();
+    assert_eq!((change, skipped.len()), (None, 1));
+}

@@ -47,18 +47,16 @@ impl Gen<'_, '_> {
     pub(super) fn template_expr(&self, t: &KeyTemplate) -> TokenStream {
         let source = t.source();
         let parsed = t.parsed.as_ref().expect("checked templates parse");
-        let segments = parsed.segments.iter().map(|s| match s {
-            Segment::Literal(l) => quote!(__de::Segment::Literal(#l)),
-            Segment::Field { name, .. } => quote!(__de::Segment::Field(#name)),
-            Segment::Shard { field, count, .. } => quote!(__de::Segment::Shard { field: #field, count: #count }),
-        });
+        let style = &self.e.attrs.key_style;
+        let segments = parsed.segments.iter().map(|s| crate::internals::key_style::segment_expr(s, style));
+        let style_expr = style.expr();
         // The partition's cardinality from its placeholders' types (a shard does not count).
         let cardinality = parsed.fields().map(|(name, _)| {
             let ty = self.field(name).ty;
             quote!(<#ty as __de::KeyPart>::CARDINALITY)
         });
         let key_type = match parsed.segments.as_slice() {
-            [Segment::Field { name, .. }] => {
+            [Segment::Field { name, prefix, suffix, .. }] if prefix.is_empty() && suffix.is_empty() => {
                 let ty = self.field(name).ty;
                 quote!(__de::single_key_type::<#ty>())
             }
@@ -70,6 +68,7 @@ impl Gen<'_, '_> {
                 segments: &[#(#segments),*],
                 key_type: #key_type,
                 cardinality: __de::Cardinality::of(&[#(#cardinality),*]),
+                style: #style_expr,
             }
         }
     }

@@ -54,6 +54,8 @@ pub struct EntityAttrs {
     /// `schema(version = N, from = Prev, attribute = "...")`: the schema version (see
     /// [`super::schema`]).
     pub schema: Option<super::schema::SchemaAttr>,
+    /// `key_case = "..."`, `key_values = "..."`: how values are written into keys.
+    pub key_style: crate::internals::key_style::KeyStyleAttrs,
 }
 
 /// Field-level `#[entity(...)]`.
@@ -101,7 +103,7 @@ impl Maintained {
 }
 
 const STRUCT_KEYS: &str = "`pk`, `sk`, `gsi1` to `gsi20`, `gsi1_sk` to `gsi20_sk`, `lsi1` to `lsi5`, `inverted`, \
-                           `name`, `table`, `rename_all`, `key_fields` and `schema`";
+                           `name`, `table`, `rename_all`, `key_fields`, `key_case`, `key_values` and `schema`";
 const FIELD_KEYS: &str = "`rename`, `serde`, `unique`, `version`, `created_at`, `updated_at` and `ttl`";
 /// The field keys that take no value.
 const FIELD_FLAGS: [&str; 6] = ["serde", "unique", "version", "created_at", "updated_at", "ttl"];
@@ -116,6 +118,8 @@ enum StructKey {
     RenameAll,
     KeyFields,
     Schema,
+    KeyCase,
+    KeyValues,
 }
 
 /// Parses `gsi<n>` / `gsi<n>_sk`, or says why such a key is wrong.
@@ -191,6 +195,8 @@ pub fn entity_attrs(attrs: &[Attribute], cx: &Ctxt) -> EntityAttrs {
                 "rename_all" => Ok(StructKey::RenameAll),
                 "key_fields" => Ok(StructKey::KeyFields),
                 "schema" => Ok(StructKey::Schema),
+                "key_case" => Ok(StructKey::KeyCase),
+                "key_values" => Ok(StructKey::KeyValues),
                 "rename" | "serde" | "unique" | "version" | "created_at" | "updated_at" | "ttl" => Err(format!(
                     "`{key}` belongs on a field: `#[entity({key}{})]`",
                     if key == "rename" { " = \"...\"" } else { "" }
@@ -245,6 +251,16 @@ pub fn entity_attrs(attrs: &[Attribute], cx: &Ctxt) -> EntityAttrs {
                 StructKey::Name => set(&mut out.name, value),
                 StructKey::Inverted | StructKey::Table | StructKey::Schema => {}
                 StructKey::RenameAll => out.rename_all = value.and_then(|lit| super::case_value(&lit, cx)),
+                StructKey::KeyCase => {
+                    if let Some(lit) = value {
+                        out.key_style.set_case(lit, cx);
+                    }
+                }
+                StructKey::KeyValues => {
+                    if let Some(lit) = value {
+                        out.key_style.set_values(lit, cx);
+                    }
+                }
                 StructKey::KeyFields => match value {
                     Some(lit) if lit.value() == "keys" => out.key_fields_in_keys = true,
                     Some(lit) if lit.value() == "attributes" => out.key_fields_in_keys = false,

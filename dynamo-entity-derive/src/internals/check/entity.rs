@@ -27,6 +27,7 @@ pub fn check(entity: &Entity, cx: &Ctxt) {
     maintained_fields(entity, cx);
     crate::internals::attr::schema::check(entity, cx);
     handle_names(entity, cx);
+    crate::internals::key_style::check(entity, cx);
 }
 
 /// Rule 1: `pk` and `sk` are required.

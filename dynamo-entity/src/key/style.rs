@@ -1,0 +1,207 @@
+//! Key styles: how an entity's keys follow the conventions of another writer.
+//!
+//! The library's own keys escape the delimiter inside a part (`%23`), keep the case of every
+//! value and zero-pad integers. Tables written by other clients often do none of these: ElectroDB
+//! 3 lowercases whole keys and never escapes, many services write `ORDER#17` without padding.
+//! An entity declares what its keys look like with `#[entity(key_case = "lower")]`,
+//! `#[entity(key_values = "verbatim")]` and `<field:raw>` placeholders; this module holds the
+//! runtime side: [`KeyStyle`] on every [`Template`](super::Template), and the one function that
+//! turns a part written by [`KeyPart::write_part`](super::KeyPart::write_part) (always in the
+//! library's canonical form: `#` and `%` escaped) into the text a styled key holds.
+//!
+//! What each choice costs:
+//!
+//! * **Case folding** ([`KeyCase::Lower`], [`KeyCase::Upper`]) loses the value's case, so a key
+//!   field is never read back from a case-folded key: it must be stored as an attribute too
+//!   (the default `key_fields = "attributes"`), and queries fold the values they are given.
+//! * **Verbatim values** ([`KeyStyle::escape`] `false`) match writers that never escape; a value
+//!   holding the delimiter `#` would change the key's structure, so it is refused before any
+//!   request is sent ([`KeyPartError::Delimiter`]).
+//! * **Unpadded integers** (`<count:raw>`, [`Segment::Part`](super::Segment::Part) with `raw`)
+//!   do not sort numerically (`10` sorts before `9`): a sort-key range condition over such a part
+//!   is refused when the request is built, and the design lint reports raw parts in sort keys.
+
+use super::{KeyPartError, unescape};
+
+/// The case a key is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum KeyCase {
+    /// Values keep their case (the default).
+    AsIs,
+    /// The whole key is lowercased, literals and values (ElectroDB's default).
+    Lower,
+    /// The whole key is uppercased.
+    Upper,
+}
+
+/// How the parts of a key are written, besides the template's text: the entity's
+/// `key_case` and `key_values` choices. [`KeyStyle::DEFAULT`] is the library's own form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct KeyStyle {
+    /// The case of the key. The derive writes the template's literal text already in this case,
+    /// so only values are folded when a key is written.
+    pub case: KeyCase,
+    /// `true`: the delimiter `#` and the escape character `%` inside a value are escaped
+    /// (`%23`, `%25`), so any value can be a part. `false`: values are written as they are
+    /// (`%` too), and a value holding `#` is refused.
+    pub escape: bool,
+}
+
+impl KeyStyle {
+    /// The library's own form: values escaped, case kept.
+    pub const DEFAULT: KeyStyle = KeyStyle { case: KeyCase::AsIs, escape: true };
+
+    /// Whether this is [`KeyStyle::DEFAULT`] (usable in constant evaluation).
+    pub const fn is_default(&self) -> bool {
+        matches!(self.case, KeyCase::AsIs) && self.escape
+    }
+
+    /// Whether the case of values is lost in keys of this style.
+    pub const fn folds_case(&self) -> bool {
+        !matches!(self.case, KeyCase::AsIs)
+    }
+
+    /// Rewrites `out[start..]`, a part as [`KeyPart::write_part`](super::KeyPart::write_part)
+    /// wrote it (canonical: `#` and `%` escaped), into this style.
+    ///
+    /// # Errors
+    /// [`KeyPartError::Delimiter`] when values are verbatim and the value holds `#`.
+    pub(crate) fn restyle(&self, out: &mut String, start: usize) -> Result<(), KeyPartError> {
+        if self.is_default() {
+            return Ok(());
+        }
+        let written = &out[start..];
+        let mut text = if self.escape {
+            written.to_owned()
+        } else {
+            let raw = unescape(written).ok_or_else(|| KeyPartError::Unescaped { text: written.to_owned() })?;
+            if raw.contains(super::DELIMITER) {
+                return Err(KeyPartError::Delimiter { text: raw.into_owned() });
+            }
+            raw.into_owned()
+        };
+        match self.case {
+            KeyCase::AsIs => {}
+            // `%23` / `%25` are digits: folding keeps every escape.
+            KeyCase::Lower => text = text.to_lowercase(),
+            KeyCase::Upper => text = text.to_uppercase(),
+        }
+        out.truncate(start);
+        out.push_str(&text);
+        Ok(())
+    }
+
+    /// The value text of one part read from a key of this style: unescaped when the style
+    /// escapes, as stored otherwise. `None` for a malformed escape.
+    pub(crate) fn unstyle<'k>(&self, piece: &'k str) -> Option<std::borrow::Cow<'k, str>> {
+        if self.escape { unescape(piece) } else { Some(std::borrow::Cow::Borrowed(piece)) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn restyled(style: KeyStyle, canonical: &str) -> Result<String, KeyPartError> {
+        let mut out = String::from("X#");
+        out.push_str(canonical);
+        style.restyle(&mut out, 2)?;
+        Ok(out)
+    }
+
+    #[test]
+    fn styles_rewrite_the_canonical_part() {
+        let lower = KeyStyle { case: KeyCase::Lower, escape: true };
+        let verbatim = KeyStyle { case: KeyCase::AsIs, escape: false };
+        let both = KeyStyle { case: KeyCase::Lower, escape: false };
+        let upper = KeyStyle { case: KeyCase::Upper, escape: true };
+        assert_eq!(restyled(KeyStyle::DEFAULT, "Ab%23c").unwrap(), "X#Ab%23c");
+        assert_eq!(restyled(lower, "Ab%23C").unwrap(), "X#ab%23c");
+        assert_eq!(restyled(upper, "ab%25c").unwrap(), "X#AB%25C");
+        assert_eq!(restyled(verbatim, "50%25 Off").unwrap(), "X#50% Off");
+        assert_eq!(restyled(both, "Alice").unwrap(), "X#alice");
+        assert_eq!(restyled(verbatim, "a%23b"), Err(KeyPartError::Delimiter { text: "a#b".into() }));
+        assert_eq!(verbatim.unstyle("50%").as_deref(), Some("50%"));
+        assert_eq!(KeyStyle::DEFAULT.unstyle("a%23b").as_deref(), Some("a#b"));
+        assert_eq!(KeyStyle::DEFAULT.unstyle("a%2"), None);
+        assert!(KeyStyle::DEFAULT.is_default() && !lower.is_default() && !verbatim.is_default());
+        assert!(lower.folds_case() && upper.folds_case() && !verbatim.folds_case());
+    }
+
+    use crate::key::support::{KeyContext, KeyMatcher, KeyWriter};
+    use crate::key::{Cardinality, KeyError, KeyType, PartForm, Segment, Template};
+    use aws_sdk_dynamodb::types::AttributeValue;
+
+    /// ElectroDB 3's default: `$service#field_value`, lowercased, never escaped.
+    static ELECTRO: Template = Template {
+        source: "$app#user_<id>#n_<count:raw>",
+        segments: &[
+            Segment::Literal("$app"),
+            Segment::Part { prefix: "user_", field: "id", suffix: "", raw: false },
+            Segment::Part { prefix: "n_", field: "count", suffix: "", raw: true },
+        ],
+        key_type: KeyType::S,
+        cardinality: Cardinality::High,
+        style: KeyStyle { case: KeyCase::Lower, escape: false },
+    };
+    static AROUND: Template = Template {
+        source: "o<num>.v#<name>",
+        segments: &[Segment::Part { prefix: "o", field: "num", suffix: ".v", raw: false }, Segment::Field("name")],
+        key_type: KeyType::S,
+        cardinality: Cardinality::High,
+        style: KeyStyle::DEFAULT,
+    };
+
+    fn write(t: &'static Template, a: &str, n: u32) -> Result<AttributeValue, KeyError> {
+        let mut w = KeyWriter::new(KeyContext { entity: "User", attribute: "PK", template: t, max_bytes: 2048 });
+        w.part(a)?;
+        w.part(&n)?;
+        w.finish()
+    }
+
+    fn matches(t: &'static Template, stored: &str, a: &str, n: u32) -> bool {
+        let stored = AttributeValue::S(stored.to_owned());
+        let mut m = KeyMatcher::new(t, Some(&stored));
+        m.part(a);
+        m.part(&n);
+        m.finish()
+    }
+
+    #[test]
+    fn affixed_raw_and_folded_parts() {
+        assert_eq!(write(&ELECTRO, "Alice", 17).unwrap(), AttributeValue::S("$app#user_alice#n_17".into()));
+        assert_eq!(write(&ELECTRO, "50%", 0).unwrap(), AttributeValue::S("$app#user_50%#n_0".into()));
+        assert!(matches!(
+            write(&ELECTRO, "a#b", 1),
+            Err(KeyError::Part { field: "id", reason: KeyPartError::Delimiter { .. }, .. })
+        ));
+        assert_eq!(ELECTRO.parse("$app#user_alice#n_17").unwrap(), vec!["alice", "17"]);
+        assert_eq!(ELECTRO.parse("$app#user_50%#n_0").unwrap(), vec!["50%", "0"]);
+        assert!(ELECTRO.parse("$app#usr_alice#n_17").is_err(), "another prefix");
+        assert!(ELECTRO.parse("$app#user_#n_17").is_err(), "an empty part");
+        assert!(ELECTRO.fits(&AttributeValue::S("$app#user_x#n_1".into())));
+        assert!(!ELECTRO.fits(&AttributeValue::S("$app#user_x#count_1".into())));
+        assert!(matches(&ELECTRO, "$app#user_alice#n_17", "ALICE", 17), "values are folded before comparing");
+        assert!(!matches(&ELECTRO, "$app#user_alice#n_017", "alice", 17), "raw integers are not padded");
+        assert!(!matches(&ELECTRO, "$app#user_bob#n_17", "alice", 17));
+        assert_eq!(
+            ELECTRO.placeholders().collect::<Vec<_>>(),
+            [("id", PartForm::Composite), ("count", PartForm::Number)]
+        );
+        assert_eq!(ELECTRO.raw_among_first(1), None);
+        assert_eq!(ELECTRO.raw_among_first(2), Some("count"));
+        assert_eq!(ELECTRO.literal_prefix(), "$app#");
+
+        let mut w = KeyWriter::new(KeyContext { entity: "O", attribute: "SK", template: &AROUND, max_bytes: 1024 });
+        w.part("7#.v").unwrap();
+        w.part("x").unwrap();
+        assert_eq!(w.finish().unwrap(), AttributeValue::S("o7%23.v.v#x".into()));
+        assert_eq!(AROUND.parse("o7%23.v.v#x").unwrap(), vec!["7#.v", "x"]);
+        assert!(AROUND.parse("o.v#x").is_err(), "an empty part between the affixes");
+        let stored = AttributeValue::S("o7%23.v.v#x".into());
+        let mut m = KeyMatcher::new(&AROUND, Some(&stored));
+        m.part("7#.v");
+        m.part("x");
+        assert!(m.finish());
+    }
+}
