@@ -52,5 +52,6 @@ mod table_decl;
 mod table_diff;
 mod transactions;
 mod unique;
+mod upserts;
 mod vault_commerce;
 mod versioning;
