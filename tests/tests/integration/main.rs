@@ -22,6 +22,7 @@ mod cases;
 mod collections;
 mod design;
 mod dispatch;
+mod elements;
 mod executor;
 mod exports;
 mod expressions;
