@@ -33,6 +33,7 @@
 //! See [`shard`].
 
 mod cursor;
+mod projected;
 pub mod scan;
 mod seal;
 pub mod shard;
@@ -616,14 +617,25 @@ impl<E: Entity, S> QueryRequest<E, S> {
     fn found(&self, item: &Item) -> Option<Found> {
         if !E::NAMES.has_entity_type() {
             // A table without a type attribute: the primary key's shape tells the entity.
-            return E::SCHEMA.fits_key(item).then_some(Found::Whole);
+            return E::SCHEMA.fits_key(item).then(|| self.whole());
         }
         match item.get(E::NAMES.entity_type) {
-            Some(AttributeValue::S(t)) if t == self.spec.entity => Some(Found::Whole),
+            Some(AttributeValue::S(t)) if t == self.spec.entity => Some(self.whole()),
             None if self.spec.index.index != Index::Primary && has_primary_shape(E::schema(), item) => {
                 Some(Found::Projected)
             }
             _ => None,
+        }
+    }
+
+    /// How an item of this entity read from the queried index is taken: decoded as it is,
+    /// unless the handle knows the index's projection ([`Table::with_layout`]) and it leaves
+    /// out attributes the entity is decoded from (then it is read whole).
+    fn whole(&self) -> Found {
+        let index = self.spec.index.index;
+        match self.table.projection(index) {
+            Some(p) if index != Index::Primary && !projected::covers(E::schema(), index, p) => Found::Projected,
+            _ => Found::Whole,
         }
     }
 

@@ -41,6 +41,7 @@ mod names;
 mod operations;
 mod orders;
 mod projected;
+mod projected_reads;
 mod properties;
 mod render;
 mod scans;
