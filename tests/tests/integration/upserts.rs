@@ -63,6 +63,15 @@ struct Visitor {
     visits: u32,
 }
 
+/// A GSI with an optional part: a new item's key from `set_if_absent` could go stale.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "CARD#<id>", sk = "META", gsi1 = "DECK#<deck>", gsi1_sk = "<slot>")]
+struct Card {
+    id: String,
+    deck: String,
+    slot: Option<u32>,
+}
+
 fn s(v: &str) -> AttributeValue {
     AttributeValue::S(v.to_owned())
 }
@@ -209,7 +218,9 @@ async fn an_upsert_writes_the_index_keys_of_a_new_item_and_keeps_those_of_an_exi
 
 #[tokio::test]
 async fn an_upsert_refuses_what_it_cannot_create_or_guard() {
-    let table = common::table("upsert_refusals", &[Player::schema(), Account::schema()]).await;
+    let table =
+        common::table("upsert_refusals", &[Player::schema(), Account::schema(), Card::schema(), PageViews::schema()])
+            .await;
     // A new Player needs a league: refused before sending, naming the field.
     let err = table.upsert(Player::key("p1")).add(Player::POINTS, &1).send().await.unwrap_err();
     let Error::Invalid { reason } = &err else { panic!("{err:?}") };
@@ -219,6 +230,31 @@ async fn an_upsert_refuses_what_it_cannot_create_or_guard() {
     );
     assert!(reason.contains("league"), "{reason}");
     assert!(reason.ends_with("give every field that is not an Option a value (set, set_if_absent, add)"), "{reason}");
+    // A field of an index key with an optional part, given only for a new item: an existing
+    // item's key could not be kept right. Refused as for every update.
+    let err = table.upsert(Card::key("c1")).set_if_absent(Card::DECK, &"d".to_owned()).render().unwrap_err();
+    assert!(
+        matches!(&err, Error::Invalid { reason } if reason == "Card.deck is part of a GSI key; set it instead of set_if_absent"),
+        "{err:?}"
+    );
+    // Set with the index's other field, it is fine: the new item is out of the sparse GSI1.
+    let card = table
+        .upsert(Card::key("c1"))
+        .set(Card::DECK, &"d".to_owned())
+        .set(Card::SLOT, &None)
+        .send()
+        .await
+        .unwrap()
+        .ok()
+        .unwrap();
+    assert_eq!(card, Card { id: "c1".into(), deck: "d".into(), slot: None });
+    // Subtracting from an absent unsigned counter would go below zero: the range guard refuses.
+    let err = table.upsert(PageViews::key("p")).subtract(PageViews::COUNT, &1).send().await.unwrap_err();
+    assert!(
+        matches!(&err, Error::ConditionFailed { entity: "PageViews", key } if key == "PK=COUNTER#p SK=TOTAL"),
+        "{err:?}"
+    );
+    assert_eq!(table.get(PageViews::key("p")).await.unwrap(), None);
     // A unique field that is not an Option: no guard item could be written.
     let err = table.increment(Account::key("a1"), Account::LOGINS, 1).send().await.unwrap_err();
     let Error::Invalid { reason } = &err else { panic!("{err:?}") };
@@ -227,7 +263,8 @@ async fn an_upsert_refuses_what_it_cannot_create_or_guard() {
         "Account cannot be upserted: its unique field `email` would be created without the guard item that claims \
          its value; create the item with `create` and change it with `update`"
     );
-    assert_eq!(common::scan_all(&table).await, []);
+    // Only the card was written.
+    assert_eq!(common::scan_all(&table).await.len(), 1);
 
     // Another entity's item under the same key is not taken over.
     let visitor_table = common::table("upsert_other_entity", &[Visitor::schema(), Account::schema()]).await;
