@@ -416,8 +416,7 @@ impl<E: Entity> UpdateRequest<E> {
             if self.actions[..i].iter().any(overlaps) {
                 return Err(Error::Invalid {
                     reason: format!(
-                        "this update of {} changes `{field}`{} twice; DynamoDB refuses two actions on one attribute \
-                         path",
+                        "this update of {} changes `{field}`{} twice; DynamoDB refuses two actions on one attribute",
                         E::TYPE,
                         action.step().map(|s| s.to_string()).unwrap_or_default(),
                     ),

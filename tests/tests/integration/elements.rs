@@ -168,7 +168,7 @@ async fn parts_of_fields_are_checked_before_sending() {
         .render()
         .unwrap_err();
     assert!(
-        matches!(&err, Error::Invalid { reason } if reason == "this update of Board changes `limits`[\"a\"] twice; DynamoDB refuses two actions on one attribute path"),
+        matches!(&err, Error::Invalid { reason } if reason == "this update of Board changes `limits`[\"a\"] twice; DynamoDB refuses two actions on one attribute"),
         "{err:?}"
     );
     let err = table
