@@ -857,6 +857,15 @@ impl BatchGetMixed {
         self
     }
 
+    /// Adds a primary key read from an index item whose entity type is not known (a projection
+    /// without the type attribute); `names` are the table's attribute names, `entity` names the
+    /// read in errors.
+    pub(crate) fn primary_key(mut self, entity: &'static str, names: &'static AttributeNames, key: PrimaryKey) -> Self {
+        let checked = key_id_of(&key, names).map(|_| ());
+        self.core.keys.push(checked.map(|()| GetEntry { entity, names, key }));
+        self
+    }
+
     get_options!();
 
     /// Reads every key; the raw items come back in the order of the keys.

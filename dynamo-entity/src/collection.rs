@@ -27,7 +27,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 
 use crate::error::{Error, ItemError};
 use crate::query::QuerySpec;
-use crate::schema::{AttributeNames, Entity, Index, Item, TYPE_ATTRIBUTE};
+use crate::schema::{AttributeNames, Entity, Index, Item, PrimaryKey, TYPE_ATTRIBUTE};
 pub use crate::schema::{Collection, EntityEnum, Unknown};
 use crate::table::{Call, Table};
 
@@ -38,6 +38,8 @@ pub struct CollectionRequest {
     table: Table,
     /// The attribute and index names of the entity whose query selected the partition.
     names: &'static AttributeNames,
+    /// That entity's type name (named by the errors of a second read).
+    entity: &'static str,
     index: Index,
     pk: Result<AttributeValue, Error>,
     consistent: bool,
@@ -46,7 +48,7 @@ pub struct CollectionRequest {
 impl CollectionRequest {
     pub(crate) fn new<E: Entity, S>(table: Table, spec: QuerySpec<E, S>) -> Self {
         let (index, pk) = spec.into_parts();
-        CollectionRequest { table, names: E::NAMES, index, pk, consistent: false }
+        CollectionRequest { table, names: E::NAMES, entity: E::TYPE, index, pk, consistent: false }
     }
 
     /// Strongly consistent reads (primary index only).
@@ -57,8 +59,15 @@ impl CollectionRequest {
 
     /// Reads every page of the partition (one `Query` per 1 MB).
     ///
+    /// Through a secondary index whose projection leaves the type attribute out (`KEYS_ONLY`),
+    /// the index items say nothing of their entity: their whole items are read by primary key
+    /// (`BatchGetItem`, 100 keys a request, unprocessed keys retried), in the index's order, so
+    /// that the collection holds every item of the partition; an item deleted between the two
+    /// reads is left out.
+    ///
     /// # Errors
-    /// The partition key's encoding error before sending; [`Error::Sdk`].
+    /// The partition key's encoding error before sending; [`Error::Sdk`]; [`Error::BatchGet`]
+    /// when the whole items could not all be read.
     pub async fn send(self) -> Result<Items, Error> {
         let pk = self.pk.as_ref().map_err(Error::copy_of_build_error)?;
         let mut items = Vec::new();
@@ -73,9 +82,36 @@ impl CollectionRequest {
             items.extend(resp.items.unwrap_or_default());
             match resp.last_evaluated_key {
                 Some(k) => start = Some(k),
-                None => return Ok(Items { items, type_attribute: self.names.entity_type, names: self.names }),
+                None => break,
             }
         }
+        let items = self.hydrate(items).await?;
+        Ok(Items { items, type_attribute: self.names.entity_type, names: self.names })
+    }
+
+    /// Replaces the index items of `items` that carry no type attribute by the whole items.
+    async fn hydrate(&self, items: Vec<Item>) -> Result<Vec<Item>, Error> {
+        let names = self.names;
+        let projected = |i: &Item| self.index != Index::Primary && !i.contains_key(names.entity_type);
+        if !names.has_entity_type() || !items.iter().any(projected) {
+            return Ok(items);
+        }
+        let mut batch = self.table.batch_get_mixed();
+        for item in items.iter().filter(|i| projected(i)) {
+            let part = |a: &str| item.get(a).cloned().unwrap_or(AttributeValue::Null(true));
+            batch = batch.primary_key(self.entity, names, PrimaryKey { pk: part(names.pk), sk: part(names.sk) });
+        }
+        let mut whole = batch.send().await?.into_result()?.into_iter();
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            if projected(&item) {
+                // `None`: deleted since the index was read.
+                out.extend(whole.next().flatten());
+            } else {
+                out.push(item);
+            }
+        }
+        Ok(out)
     }
 
     /// One `Query` request of the partition, from `start`.

@@ -10,6 +10,9 @@ use crate::key::{KeyPartError, PartForm};
 use crate::schema::AttributeNames;
 use crate::value::{Attribute, ValueError};
 
+pub(crate) mod path;
+pub use path::{MapField, Part};
+
 /// Marker: a field that updates may change.
 #[derive(Debug, Clone, Copy)]
 pub enum Mutable {}
@@ -94,6 +97,10 @@ enum Node {
     Function(&'static str, &'static str, AttributeValue),
     Size(&'static str, Comparison, AttributeValue),
     Exists(&'static str, bool),
+    /// A comparison on one map entry or list element.
+    AtCompare(path::At, Comparison, AttributeValue),
+    /// `attribute_exists` / `attribute_not_exists` of one map entry or list element.
+    AtExists(path::At, bool),
     And(Box<Node>, Box<Node>),
     Or(Box<Node>, Box<Node>),
     Not(Box<Node>),
@@ -177,6 +184,16 @@ fn render(node: &Node, ph: &mut Placeholders, out: &mut String) {
             let n = ph.name(attr);
             let f = if *exists { "attribute_exists" } else { "attribute_not_exists" };
             let _ = write!(out, "{f}({n})");
+        }
+        Node::AtCompare(at, op, v) => {
+            let p = at.render(ph);
+            let v = ph.value(v.clone());
+            let _ = write!(out, "{p} {} {v}", op.symbol());
+        }
+        Node::AtExists(at, exists) => {
+            let p = at.render(ph);
+            let f = if *exists { "attribute_exists" } else { "attribute_not_exists" };
+            let _ = write!(out, "{f}({p})");
         }
         Node::And(a, b) | Node::Or(a, b) => {
             out.push('(');

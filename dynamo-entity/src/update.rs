@@ -1,4 +1,10 @@
 //! Typed updates (`UpdateItem`) that keep GSI keys in step with the fields they are built from.
+//!
+//! [`Table::update`] changes an item that exists; [`Table::upsert`] ([`upsert`]) creates it when
+//! it is absent, and [`Table::increment`] is a counter in one call.
+
+pub mod elements;
+pub mod upsert;
 
 use std::collections::HashMap;
 
@@ -41,6 +47,20 @@ enum Action {
     SetAdd(AttributeValue),
     /// `DELETE` elements from a set.
     SetDelete(AttributeValue),
+    /// `SET f.#key = v` / `SET f[i] = v`: one map entry or list element.
+    SetAt(elements::Step, AttributeValue),
+    /// `REMOVE f.#key` / `REMOVE f[i]`.
+    RemoveAt(elements::Step),
+}
+
+impl Action {
+    /// The map entry or list element the action changes; `None`: the whole attribute.
+    fn step(&self) -> Option<&elements::Step> {
+        match self {
+            Action::SetAt(step, _) | Action::RemoveAt(step) => Some(step),
+            _ => None,
+        }
+    }
 }
 
 /// An `UpdateItem` on one item of entity `E`; from [`Table::update`].
@@ -81,6 +101,8 @@ pub struct UpdateRequest<E> {
     bounds: HashMap<&'static str, (Option<String>, Option<String>, bool)>,
     condition: Option<Condition>,
     version: VersionCheck,
+    /// An upsert ([`Table::upsert`]): the item is created when absent (see [`upsert`]).
+    upsert: bool,
     error: Option<Error>,
     _entity: std::marker::PhantomData<fn() -> E>,
 }
@@ -106,9 +128,16 @@ impl<E: Entity> UpdateRequest<E> {
             bounds: HashMap::new(),
             condition: None,
             version: VersionCheck::Unset,
+            upsert: false,
             error: None,
             _entity: std::marker::PhantomData,
         }
+    }
+
+    /// The same update as an upsert (see [`upsert`]).
+    pub(crate) fn upserting(mut self) -> Self {
+        self.upsert = true;
+        self
     }
 
     fn fail(&mut self, e: Error) {
@@ -213,7 +242,7 @@ impl<E: Entity> UpdateRequest<E> {
     /// Not available for fields used in a GSI or LSI key (the new key would depend on the stored
     /// value): an error before sending.
     pub fn set_if_absent<T: Attribute>(mut self, field: Field<E, T, Mutable>, value: &T) -> Self {
-        if field.part.is_some() {
+        if field.part.is_some() && !(self.upsert && upsert::if_absent_keeps_keys(E::schema(), field.name)) {
             self.fail(Error::Invalid {
                 reason: format!("{}.{} is part of a GSI key; set it instead of set_if_absent", E::TYPE, field.name),
             });
@@ -271,22 +300,16 @@ impl<E: Entity> UpdateRequest<E> {
         self
     }
 
-    /// Adds elements to a set field (`ADD f items`); the set is created when absent.
-    pub fn insert_into<T: crate::value::SetElement + Ord>(
-        self,
-        field: Field<E, std::collections::BTreeSet<T>, Mutable>,
-        items: &std::collections::BTreeSet<T>,
-    ) -> Self {
+    /// Adds elements to a set field (`ADD f items`); the set is created when absent. The field
+    /// is a `BTreeSet` or a `HashSet` ([`SetField`](elements::SetField)) of strings, numbers or
+    /// byte strings (`SS` / `NS` / `BS`); an empty `items` changes nothing.
+    pub fn insert_into<S: elements::SetField>(self, field: Field<E, S, Mutable>, items: &S) -> Self {
         self.set_op(field, items, true)
     }
 
     /// Removes elements from a set field (`DELETE f items`); removing the last element removes
-    /// the attribute, which reads back as an empty set.
-    pub fn delete_from<T: crate::value::SetElement + Ord>(
-        self,
-        field: Field<E, std::collections::BTreeSet<T>, Mutable>,
-        items: &std::collections::BTreeSet<T>,
-    ) -> Self {
+    /// the attribute, which reads back as an empty set. A `BTreeSet` or a `HashSet` field.
+    pub fn delete_from<S: elements::SetField>(self, field: Field<E, S, Mutable>, items: &S) -> Self {
         self.set_op(field, items, false)
     }
 
@@ -384,19 +407,26 @@ impl<E: Entity> UpdateRequest<E> {
         let mut added: HashMap<&'static str, String> = HashMap::new();
         // ` AND (guard)` for each range guard, in order.
         let mut guards = String::new();
-        let mut seen: Vec<&'static str> = Vec::new();
-        for (field, attr, _) in &self.actions {
-            if seen.contains(field) {
+        for (i, (field, _, action)) in self.actions.iter().enumerate() {
+            // Two entries or elements of one field are two paths; the whole field and a part
+            // of it, or one part twice, overlap.
+            let overlaps = |(f, _, a): &(&str, &str, Action)| {
+                f == field && a.step().zip(action.step()).is_none_or(|(x, y)| x == y)
+            };
+            if self.actions[..i].iter().any(overlaps) {
                 return Err(Error::Invalid {
                     reason: format!(
-                        "this update of {} changes `{field}` twice; DynamoDB refuses two actions on one attribute",
-                        E::TYPE
+                        "this update of {} changes `{field}`{} twice; DynamoDB refuses two actions on one attribute",
+                        E::TYPE,
+                        action.step().map(|s| s.to_string()).unwrap_or_default(),
                     ),
                 });
             }
-            seen.push(field);
-            let _ = attr;
         }
+        // The item an upsert creates when there is none, from the actions' values.
+        let created = if self.upsert { Some(upsert::created_item(&self.actions)) } else { None };
+        // The attributes the expression writes (an upsert writes the others `if_not_exists`).
+        let mut written: Vec<&'static str> = self.actions.iter().map(|(_, a, _)| *a).collect();
         for (field, attr, action) in &mut self.actions {
             if let Action::Set(v) = action {
                 // `#n = :v`, the placeholders written in place.
@@ -463,6 +493,20 @@ impl<E: Entity> UpdateRequest<E> {
                     let v = ph.value(take(v));
                     push_all(next(&mut deletes), &[&n, " ", &v]);
                 }
+                Action::SetAt(step, v) => {
+                    let path = step.path(&n, &mut ph);
+                    let v = ph.value(take(v));
+                    push_all(next(&mut sets), &[&path, " = ", &v]);
+                    if let elements::Step::Index(i) = step {
+                        // DynamoDB appends a `SET l[i]` past the end: the list must hold `i`.
+                        let size = ph.value(AttributeValue::N(i.to_string()));
+                        push_all(&mut guards, &[" AND (size(", &n, ") > ", &size, ")"]);
+                    }
+                }
+                Action::RemoveAt(step) => {
+                    let path = step.path(&n, &mut ph);
+                    next(&mut removes).push_str(&path);
+                }
             }
         }
         let schema = E::schema();
@@ -495,6 +539,7 @@ impl<E: Entity> UpdateRequest<E> {
                 }
                 let n = ph.name(sk_attr);
                 next(&mut removes).push_str(&n);
+                written.extend([pk_attr, sk_attr]);
                 continue;
             }
             // An untouched template is rewritten too when either template has an Option part:
@@ -569,9 +614,11 @@ impl<E: Entity> UpdateRequest<E> {
                 }
                 let n = ph.name(sk_attr);
                 next(&mut removes).push_str(&n);
+                written.extend([pk_attr, sk_attr]);
                 continue;
             }
             for (attribute, v) in values {
+                written.push(attribute);
                 let out = next(&mut sets);
                 ph.push_name(attribute, out);
                 out.push_str(" = ");
@@ -580,6 +627,12 @@ impl<E: Entity> UpdateRequest<E> {
                     KeyValue::Expr(e) => out.push_str(&e),
                 }
             }
+        }
+        if self.upsert {
+            // An upsert creates the item when absent: every attribute of the item it would
+            // create that is not written above is written `if_not_exists`.
+            let key = self.key.as_ref().ok();
+            upsert::create_missing::<E>(key, created, &written, &mut ph, &mut sets)?;
         }
         let clauses = [("SET", &sets), ("REMOVE", &removes), ("ADD", &adds), ("DELETE", &deletes)];
         let mut expr = String::with_capacity(clauses.iter().map(|(c, p)| c.len() + p.len() + 2).sum());
@@ -600,10 +653,14 @@ impl<E: Entity> UpdateRequest<E> {
         // The item must exist and be of this entity type: an update never creates a
         // half-written item, nor changes another entity's item under the same key.
         let mut cond = String::with_capacity(64 + guards.len());
-        cond.push_str("attribute_exists(");
-        ph.push_name(E::NAMES.pk, &mut cond);
-        cond.push_str(") AND ");
-        ph.push_type_is(E::NAMES, E::TYPE, &mut cond);
+        if self.upsert {
+            ph.push_absent_or_type(E::NAMES, E::TYPE, &mut cond);
+        } else {
+            cond.push_str("attribute_exists(");
+            ph.push_name(E::NAMES.pk, &mut cond);
+            cond.push_str(") AND ");
+            ph.push_type_is(E::NAMES, E::TYPE, &mut cond);
+        }
         cond.push_str(&guards);
         if let (Some(version), VersionCheck::Is(expected)) = (&E::schema().version, self.version) {
             let text = versioning::version_condition(version, expected, &mut ph);
@@ -665,6 +722,9 @@ impl<E: Entity> UpdateRequest<E> {
         if let Some(e) = self.error {
             return Err(e);
         }
+        if self.upsert {
+            upsert::refuse_unique(E::schema())?;
+        }
         if self.actions.is_empty() && self.parts.is_empty() {
             return Err(Error::Invalid { reason: format!("an update of {} must change at least one field", E::TYPE) });
         }
@@ -682,6 +742,7 @@ impl<E: Entity> UpdateRequest<E> {
             })
             .collect();
         let prepared = PreparedUpdate {
+            creates: self.upsert,
             arith,
             version,
             entity: E::TYPE,
@@ -742,13 +803,26 @@ impl<E: Entity> UpdateRequest<E> {
     }
 
     async fn send_returning(self, returning: ReturnValue) -> Result<Returned<E>, Error> {
+        let item = self.send_item(returning).await?;
+        Ok(crate::schema::entity::returned::<E>(item))
+    }
+
+    /// As [`send_returning`](Self::send_returning), for `ALL_OLD` of a write that may have
+    /// created the item (an upsert): `None` when there was none.
+    pub(crate) async fn send_returning_option(self, returning: ReturnValue) -> Result<Returned<Option<E>>, Error> {
+        let item = self.send_item(returning).await?;
+        Ok(crate::schema::entity::returned_option::<E>(Some(item)))
+    }
+
+    /// Sends the update; the item it returns (empty when none).
+    async fn send_item(self, returning: ReturnValue) -> Result<crate::schema::Item, Error> {
         let (mut p, table) = self.prepare()?;
         p.keep_key_text();
         let result = table
             .execute(Call::new("UpdateItem", E::TYPE), p.request(&table, returning).send_with(table.client()))
             .await;
         match result {
-            Ok(resp) => Ok(crate::schema::entity::returned::<E>(resp.attributes.unwrap_or_default())),
+            Ok(resp) => Ok(resp.attributes.unwrap_or_default()),
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 let old = match e.err() {
                     aws_sdk_dynamodb::operation::update_item::UpdateItemError::ConditionalCheckFailedException(c) => {
@@ -812,7 +886,18 @@ impl PreparedUpdate {
     /// What a failed condition means, from the item as it was (`None`: no item).
     pub(crate) fn failure(&self, old: Option<crate::schema::Item>) -> Error {
         let (entity, key) = (self.entity, self.key_text());
-        let Some(old) = old else { return Error::NotFound { entity, key } };
+        let Some(old) = old else {
+            if !self.creates {
+                return Error::NotFound { entity, key };
+            }
+            // An upsert found no item: its version check or its own condition failed.
+            if let Some((version, expected)) = &self.version {
+                if let Some(found) = versioning::mismatch(version, *expected, None) {
+                    return Error::VersionConflict { entity, key, expected: *expected, found };
+                }
+            }
+            return Error::ConditionFailed { entity, key };
+        };
         match old.get(self.type_attribute) {
             _ if self.type_attribute.is_empty() => {}
             Some(AttributeValue::S(t)) if t == entity => {}
@@ -853,6 +938,8 @@ fn out_of_range(stored: &str, _op: char, _amount: &str, bounds: &(Option<String>
 /// An `UpdateItem` built and checked, ready to send alone or as a transaction action.
 #[derive(Debug, Clone)]
 pub(crate) struct PreparedUpdate {
+    /// An upsert: a failed condition with no item is not [`Error::NotFound`].
+    pub creates: bool,
     /// The entity type name.
     pub entity: &'static str,
     /// The entity type attribute ([`AttributeNames::entity_type`](crate::AttributeNames)).

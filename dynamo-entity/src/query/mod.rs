@@ -33,6 +33,7 @@
 //! See [`shard`].
 
 mod cursor;
+mod projected;
 pub mod scan;
 mod seal;
 pub mod shard;
@@ -57,7 +58,8 @@ pub use seal::CursorKeys;
 
 /// Sort-key arguments: a leading subset (or all) of the parts of a sort key whose field types
 /// are the tuple `S`. Implemented for tuples of references `(&A::Arg, &B::Arg, …)`, for `()`
-/// and, for one-part keys, for `&A::Arg` itself.
+/// and, for the first part alone, for `&A::Arg` itself (`sk_begins_with("2024")` as well as
+/// `sk_begins_with((&"2024",))`; `sk_eq("x")` for a one-part key).
 pub trait SkArgs<S> {
     /// How many parts these arguments give.
     const PARTS: usize;
@@ -117,6 +119,25 @@ impl<T0: KeyPart> SkArgs<(T0,)> for &T0::Arg {
     }
 }
 impl<T0: KeyPart> FullSk<(T0,)> for &T0::Arg {}
+
+// The first part of a longer sort key also stands alone, for `sk_begins_with("2024")` and the
+// range conditions: the same as the one-part tuple `(&"2024",)`.
+macro_rules! first_part {
+    ($($rest:ident),+) => {
+        impl<T0: KeyPart, $($rest: KeyPart),+> SkArgs<(T0, $($rest,)+)> for &T0::Arg {
+            const PARTS: usize = 1;
+            fn write(&self, w: &mut KeyWriter) -> Result<(), KeyError> {
+                w.part(*self)
+            }
+        }
+        impl<T0: KeyPart, $($rest: KeyPart),+> PartialSk<(T0, $($rest,)+)> for &T0::Arg {}
+    };
+}
+first_part!(T1);
+first_part!(T1, T2);
+first_part!(T1, T2, T3);
+first_part!(T1, T2, T3, T4);
+first_part!(T1, T2, T3, T4, T5);
 
 // A constant sort key (`META`) has no parts.
 impl SkArgs<()> for () {
@@ -615,14 +636,25 @@ impl<E: Entity, S> QueryRequest<E, S> {
     fn found(&self, item: &Item) -> Option<Found> {
         if !E::NAMES.has_entity_type() {
             // A table without a type attribute: the primary key's shape tells the entity.
-            return E::SCHEMA.fits_key(item).then_some(Found::Whole);
+            return E::SCHEMA.fits_key(item).then(|| self.whole());
         }
         match item.get(E::NAMES.entity_type) {
-            Some(AttributeValue::S(t)) if t == self.spec.entity => Some(Found::Whole),
+            Some(AttributeValue::S(t)) if t == self.spec.entity => Some(self.whole()),
             None if self.spec.index.index != Index::Primary && has_primary_shape(E::schema(), item) => {
                 Some(Found::Projected)
             }
             _ => None,
+        }
+    }
+
+    /// How an item of this entity read from the queried index is taken: decoded as it is,
+    /// unless the handle knows the index's projection ([`Table::with_layout`]) and it leaves
+    /// out attributes the entity is decoded from (then it is read whole).
+    fn whole(&self) -> Found {
+        let index = self.spec.index.index;
+        match self.table.projection(index) {
+            Some(p) if index != Index::Primary && !projected::covers(E::schema(), index, p) => Found::Projected,
+            _ => Found::Whole,
         }
     }
 

@@ -55,7 +55,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use crate::capacity::Capacity;
 use crate::error::{Error, ItemError};
 use crate::query::cursor::{self, Position};
-use crate::query::{Cursor, Page, QueryRequest, SkCondition, is_type, key_of};
+use crate::query::{Cursor, Found, Page, QueryRequest, SkCondition, Slot, key_of, primary_key_of};
 use crate::schema::{Entity, Item};
 
 /// One shard's state while a page is merged.
@@ -123,7 +123,8 @@ pub(crate) async fn send<E: Entity, S>(
     let mut lanes: Vec<Lane> =
         starts.into_iter().map(|p| Lane { buffer: VecDeque::new(), taken: p.clone(), resume: p }).collect();
 
-    let mut items: Vec<E> = Vec::new();
+    // Projected index items (no type attribute) are read whole at the end, in merge order.
+    let mut items: Vec<Slot<E>> = Vec::new();
     let mut skipped = Vec::new();
     let mut consumed = Capacity::default();
     let mut rounds = 0usize;
@@ -154,7 +155,7 @@ pub(crate) async fn send<E: Entity, S>(
                 let lane = &mut lanes[i];
                 lane.taken = lane.resume.clone();
                 for item in resp.items.unwrap_or_default() {
-                    if is_type(&item, E::SCHEMA) {
+                    if req.found(&item).is_some() {
                         lane.buffer.push_back(item);
                     } else {
                         tracing::debug!(entity, "sharded query skipped an item of another entity type");
@@ -184,7 +185,12 @@ pub(crate) async fn send<E: Entity, S>(
         let lane = &mut lanes[b];
         let Some(item) = lane.buffer.pop_front() else { break };
         lane.taken = Position::After(key_of(&item, E::NAMES, index));
-        match E::from_item(&item) {
+        let found = req.found(&item);
+        let decoded = match found {
+            Some(Found::Projected) => Ok(Slot::Projected(primary_key_of(&item, E::NAMES))),
+            _ => E::from_item(&item).map(Slot::Whole),
+        };
+        match decoded {
             Ok(value) => items.push(value),
             Err(e) if req.lenient && ItemError::is_item_error(&e) => skipped.push(ItemError::new(E::NAMES, item, e)),
             Err(e) => return Err(e),
@@ -197,7 +203,7 @@ pub(crate) async fn send<E: Entity, S>(
         let positions: Vec<Position> = lanes.iter().map(Lane::cursor_position).collect();
         Some(Cursor::from(cursor::encode_sharded(&scope, &positions)))
     };
-    Ok(Page { items, skipped, cursor, consumed })
+    Ok(Page { items: req.hydrate(items).await?, skipped, cursor, consumed })
 }
 
 #[cfg(test)]

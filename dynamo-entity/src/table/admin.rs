@@ -50,6 +50,7 @@ impl Table {
     /// [`Error::Sdk`] (for example when the table exists, or an `INCLUDE` projection names a
     /// key attribute).
     pub async fn create_table_from(&self, layout: &TableLayout) -> Result<(), Error> {
+        self.learn_layout(layout);
         let ttl = layout.ttl();
         let ty = |attr: &str| layout.key_type(attr);
         let mut defs = Vec::new();

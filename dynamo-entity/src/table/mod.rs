@@ -16,7 +16,8 @@ pub mod render;
 
 pub(crate) use exec::Call;
 
-use std::sync::Arc;
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::operation::get_item::builders::GetItemInputBuilder;
@@ -25,7 +26,7 @@ use aws_sdk_dynamodb::types::{ReturnConsumedCapacity, ReturnValuesOnConditionChe
 use crate::capacity::{Capacity, CapacityMeter};
 #[cfg(doc)]
 use crate::schema::Entity;
-use crate::schema::{AttributeNames, PrimaryKey};
+use crate::schema::{AttributeNames, Index, PrimaryKey, Projection, TableLayout};
 
 /// One DynamoDB table holding any number of entity types (single-table design).
 ///
@@ -48,6 +49,9 @@ struct TableInner {
     client: Client,
     name: Arc<str>,
     meter: Arc<CapacityMeter>,
+    /// The projections of the table's secondary indexes, when known: from
+    /// [`Table::with_layout`] or [`Table::create_table_from`]. Shared with metered handles.
+    projections: Arc<OnceLock<BTreeMap<Index, Projection>>>,
 }
 
 impl std::fmt::Debug for Table {
@@ -63,7 +67,49 @@ impl std::fmt::Debug for Table {
 impl Table {
     /// A handle on table `name` through `client`. Nothing is sent.
     pub fn new(client: Client, name: impl Into<String>) -> Table {
-        Table { inner: Arc::new(TableInner { client, name: Arc::from(name.into()), meter: Arc::default() }) }
+        Table {
+            inner: Arc::new(TableInner {
+                client,
+                name: Arc::from(name.into()),
+                meter: Arc::default(),
+                projections: Arc::default(),
+            }),
+        }
+    }
+
+    /// A handle on the same table (same client, name and meter) that knows the table's
+    /// declaration: the projections of its secondary indexes. A query through an index whose
+    /// projection (`INCLUDE`) leaves out attributes of the entity read then reads the whole
+    /// items by primary key (`BatchGetItem`), as for `KEYS_ONLY`, instead of decoding the
+    /// projected ones, whose left-out `Option` fields would read as `None` (and erase the stored
+    /// values if written back). [`Table::create_table_from`] records the layout it creates on
+    /// its handle (and its clones) too.
+    ///
+    /// Without a layout, a handle knows only what index items show: `KEYS_ONLY` items and
+    /// `INCLUDE` items without the type attribute are read whole, `INCLUDE` items with it are
+    /// decoded as they are.
+    pub fn with_layout(&self, layout: &TableLayout) -> Table {
+        Table {
+            inner: Arc::new(TableInner {
+                client: self.inner.client.clone(),
+                name: Arc::clone(&self.inner.name),
+                meter: Arc::clone(&self.inner.meter),
+                projections: Arc::new(OnceLock::from(layout.projections.clone())),
+            }),
+        }
+    }
+
+    /// Records the projections of `layout` on this handle and its clones, unless a layout is
+    /// already known.
+    pub(crate) fn learn_layout(&self, layout: &TableLayout) {
+        let _ = self.inner.projections.set(layout.projections.clone());
+    }
+
+    /// The projection of secondary index `index`, when the handle knows the table's layout
+    /// ([`Table::with_layout`]): as declared, [`Projection::All`] for an index not listed.
+    pub(crate) fn projection(&self, index: Index) -> Option<Projection> {
+        let known = self.inner.projections.get()?;
+        Some(known.get(&index).copied().unwrap_or(Projection::All))
     }
 
     /// The capacity consumed by every operation sent through this handle and the handles
@@ -97,6 +143,7 @@ impl Table {
                 client: self.inner.client.clone(),
                 name: Arc::clone(&self.inner.name),
                 meter: Arc::new(CapacityMeter::child(Arc::clone(&self.inner.meter))),
+                projections: Arc::clone(&self.inner.projections),
             }),
         }
     }

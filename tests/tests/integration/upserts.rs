@@ -1,0 +1,357 @@
+//! Upserts (`Table::upsert`, `Table::increment`): updates that create the item when it is
+//! absent, with index keys, versions and unique fields, against DynamoDB Local.
+
+use crate::common;
+
+use std::collections::BTreeMap;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use dynamo_entity::{Entity, Error, Timestamp};
+
+/// A counter whose only other field is the count.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "COUNTER#<name>", sk = "TOTAL")]
+struct PageViews {
+    name: String,
+    count: u64,
+}
+
+/// An entity with a GSI built from a field the upsert gives only to a new item, and one built
+/// from a counter.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(
+    pk = "PLAYER#<id>",
+    sk = "STATS",
+    gsi1 = "LEAGUE#<league>",
+    gsi1_sk = "<points>",
+    gsi2 = "ALL",
+    gsi2_sk = "<id>"
+)]
+struct Player {
+    id: String,
+    league: String,
+    points: u32,
+    motto: Option<String>,
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "DOC#<id>", sk = "META")]
+struct Doc {
+    id: String,
+    views: u32,
+    #[entity(version)]
+    version: u64,
+    #[entity(created_at)]
+    created_at: Timestamp,
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "USER#<id>", sk = "PROFILE")]
+struct Account {
+    id: String,
+    #[entity(unique)]
+    email: String,
+    logins: u32,
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "USER#<id>", sk = "PROFILE")]
+struct Visitor {
+    id: String,
+    #[entity(unique)]
+    handle: Option<String>,
+    visits: u32,
+}
+
+/// A GSI with an optional part: a new item's key from `set_if_absent` could go stale.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "CARD#<id>", sk = "META", gsi1 = "DECK#<deck>", gsi1_sk = "<slot>")]
+struct Card {
+    id: String,
+    deck: String,
+    slot: Option<u32>,
+}
+
+fn s(v: &str) -> AttributeValue {
+    AttributeValue::S(v.to_owned())
+}
+fn n(v: &str) -> AttributeValue {
+    AttributeValue::N(v.to_owned())
+}
+
+#[tokio::test]
+async fn concurrent_increments_of_an_absent_counter_count_every_one() {
+    let table = common::table("upsert_counter", &[PageViews::schema()]).await;
+    const N: u64 = 24;
+    let tasks: Vec<_> = (0..N)
+        .map(|_| {
+            let table = table.clone();
+            tokio::spawn(async move {
+                table
+                    .increment(PageViews::key("home"), PageViews::COUNT, 1)
+                    .send()
+                    .await
+                    .unwrap()
+                    .into_result()
+                    .unwrap()
+            })
+        })
+        .collect();
+    let mut seen = Vec::new();
+    for t in tasks {
+        seen.push(t.await.unwrap().count);
+    }
+    seen.sort_unstable();
+    // Every increment saw its own count: no two created the item, none was lost.
+    assert_eq!(seen, (1..=N).collect::<Vec<_>>());
+    let stored = table.get(PageViews::key("home")).await.unwrap().unwrap();
+    assert_eq!(stored, PageViews { name: "home".into(), count: N });
+    let raw = common::raw_item(&table, "COUNTER#home", "TOTAL").await.unwrap();
+    assert_eq!(
+        raw,
+        [
+            ("PK", s("COUNTER#home")),
+            ("SK", s("TOTAL")),
+            ("_type", s("PageViews")),
+            ("name", s("home")),
+            ("count", n(&N.to_string())),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect()
+    );
+    // An increment by more, chained with nothing else; and a decrement.
+    let after = table.increment(PageViews::key("home"), PageViews::COUNT, 10).send().await.unwrap().ok().unwrap();
+    assert_eq!(after.count, N + 10);
+    let down = table.upsert(PageViews::key("home")).subtract(PageViews::COUNT, &4).send().await.unwrap().ok().unwrap();
+    assert_eq!(down.count, N + 6);
+}
+
+#[tokio::test]
+async fn an_upsert_writes_the_index_keys_of_a_new_item_and_keeps_those_of_an_existing_one() {
+    let table = common::table("upsert_indexes", &[Player::schema()]).await;
+    let first = table
+        .upsert(Player::key("p1"))
+        .set_if_absent(Player::LEAGUE, &"gold".to_owned())
+        .add(Player::POINTS, &3)
+        .send_returning_old()
+        .await
+        .unwrap();
+    // Nothing was there before.
+    assert_eq!(first.ok(), Some(None));
+    let raw = common::raw_item(&table, "PLAYER#p1", "STATS").await.unwrap();
+    let expected: dynamo_entity::Item = [
+        ("PK", s("PLAYER#p1")),
+        ("SK", s("STATS")),
+        ("_type", s("Player")),
+        ("id", s("p1")),
+        ("league", s("gold")),
+        ("points", n("3")),
+        ("GSI1PK", s("LEAGUE#gold")),
+        ("GSI1SK", n("3")),
+        ("GSI2PK", s("ALL")),
+        ("GSI2SK", s("p1")),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect();
+    assert_eq!(raw, expected);
+
+    // The existing item keeps its league (and its GSI1 partition); its points move GSI1SK.
+    let second = table
+        .upsert(Player::key("p1"))
+        .set_if_absent(Player::LEAGUE, &"silver".to_owned())
+        .add(Player::POINTS, &4)
+        .set(Player::MOTTO, &Some("onwards".to_owned()))
+        .send_returning_old()
+        .await
+        .unwrap()
+        .ok()
+        .unwrap();
+    assert_eq!(second, Some(Player { id: "p1".into(), league: "gold".into(), points: 3, motto: None }));
+    let in_gold = table.query(Player::gsi1("gold")).all().await.unwrap();
+    assert_eq!(in_gold, [Player { id: "p1".into(), league: "gold".into(), points: 7, motto: Some("onwards".into()) }]);
+    assert_eq!(table.query(Player::gsi1("silver")).all().await.unwrap(), []);
+    let raw = common::raw_item(&table, "PLAYER#p1", "STATS").await.unwrap();
+    assert_eq!(raw.get("GSI1SK"), Some(&n("7")));
+    assert_eq!(raw.len(), expected.len() + 1);
+
+    // The request: every attribute of the new item that the update does not write itself is
+    // written `if_not_exists`, in attribute order; the item may be absent or a Player.
+    let request = table
+        .upsert(Player::key("p2"))
+        .set_if_absent(Player::LEAGUE, &"gold".to_owned())
+        .add(Player::POINTS, &1)
+        .render()
+        .unwrap();
+    let names = request.expression_attribute_names().unwrap();
+    let name_of = |p: &str| names[p].clone();
+    let values = request.expression_attribute_values().unwrap();
+    let mut text = request.update_expression().unwrap().to_owned();
+    let mut placeholders: Vec<&String> = names.keys().chain(values.keys()).collect();
+    // Longest first, so that `#n10` is not read as `#n1` and `0`.
+    placeholders.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    for p in placeholders {
+        let shown = match names.get(p) {
+            Some(name) => name.clone(),
+            None => match &values[p] {
+                AttributeValue::S(v) => format!("'{v}'"),
+                AttributeValue::N(v) => v.clone(),
+                other => format!("{other:?}"),
+            },
+        };
+        text = text.replace(p.as_str(), &shown);
+    }
+    assert_eq!(
+        text,
+        "SET league = if_not_exists(league, 'gold'), points = if_not_exists(points, 0) + 1, \
+         GSI1SK = if_not_exists(points, 0) + 1, GSI1PK = if_not_exists(GSI1PK, 'LEAGUE#gold'), \
+         GSI2PK = if_not_exists(GSI2PK, 'ALL'), GSI2SK = if_not_exists(GSI2SK, 'p2'), \
+         _type = if_not_exists(_type, 'Player'), id = if_not_exists(id, 'p2')"
+    );
+    let condition = request.condition_expression().unwrap();
+    let pk = names.iter().find(|(_, v)| v.as_str() == "PK").unwrap().0;
+    let ty = names.iter().find(|(_, v)| v.as_str() == "_type").unwrap().0;
+    assert!(condition.starts_with(&format!("(attribute_not_exists({pk}) OR {ty} = :v")), "{condition}");
+    assert_eq!(name_of(pk), "PK");
+}
+
+#[tokio::test]
+async fn an_upsert_refuses_what_it_cannot_create_or_guard() {
+    let table =
+        common::table("upsert_refusals", &[Player::schema(), Account::schema(), Card::schema(), PageViews::schema()])
+            .await;
+    // A new Player needs a league: refused before sending, naming the field.
+    let err = table.upsert(Player::key("p1")).add(Player::POINTS, &1).send().await.unwrap_err();
+    let Error::Invalid { reason } = &err else { panic!("{err:?}") };
+    assert!(
+        reason.starts_with("an upsert of Player creates the item when it is absent, and the item it would create is not a valid Player: "),
+        "{reason}"
+    );
+    assert!(reason.contains("league"), "{reason}");
+    assert!(reason.ends_with("give every field that is not an Option a value (set, set_if_absent, add)"), "{reason}");
+    // A field of an index key with an optional part, given only for a new item: an existing
+    // item's key could not be kept right. Refused as for every update.
+    let err = table.upsert(Card::key("c1")).set_if_absent(Card::DECK, &"d".to_owned()).render().unwrap_err();
+    assert!(
+        matches!(&err, Error::Invalid { reason } if reason == "Card.deck is part of a GSI key; set it instead of set_if_absent"),
+        "{err:?}"
+    );
+    // Set with the index's other field, it is fine: the new item is out of the sparse GSI1.
+    let card = table
+        .upsert(Card::key("c1"))
+        .set(Card::DECK, &"d".to_owned())
+        .set(Card::SLOT, &None)
+        .send()
+        .await
+        .unwrap()
+        .ok()
+        .unwrap();
+    assert_eq!(card, Card { id: "c1".into(), deck: "d".into(), slot: None });
+    // Subtracting from an absent unsigned counter would go below zero: the range guard refuses.
+    let err = table.upsert(PageViews::key("p")).subtract(PageViews::COUNT, &1).send().await.unwrap_err();
+    assert!(
+        matches!(&err, Error::ConditionFailed { entity: "PageViews", key } if key == "PK=COUNTER#p SK=TOTAL"),
+        "{err:?}"
+    );
+    assert_eq!(table.get(PageViews::key("p")).await.unwrap(), None);
+    // A unique field that is not an Option: no guard item could be written.
+    let err = table.increment(Account::key("a1"), Account::LOGINS, 1).send().await.unwrap_err();
+    let Error::Invalid { reason } = &err else { panic!("{err:?}") };
+    assert_eq!(
+        reason,
+        "Account cannot be upserted: its unique field `email` would be created without the guard item that claims \
+         its value; create the item with `create` and change it with `update`"
+    );
+    // Only the card was written.
+    assert_eq!(common::scan_all(&table).await.len(), 1);
+
+    // Another entity's item under the same key is not taken over.
+    let visitor_table = common::table("upsert_other_entity", &[Visitor::schema(), Account::schema()]).await;
+    visitor_table.create(&Account { id: "u1".into(), email: "u1@example.test".into(), logins: 0 }).await.unwrap();
+    let before = common::scan_all(&visitor_table).await;
+    let err = visitor_table.increment(Visitor::key("u1"), Visitor::VISITS, 1).send().await.unwrap_err();
+    assert!(
+        matches!(&err, Error::WrongEntity { expected: "Visitor", found: Some(found), key }
+            if found == "Account" && key == "PK=USER#u1 SK=PROFILE"),
+        "{err:?}"
+    );
+    assert_eq!(common::scan_all(&visitor_table).await.len(), before.len());
+}
+
+#[tokio::test]
+async fn an_upsert_of_an_entity_with_an_optional_unique_field_creates_no_guard() {
+    let table = common::table("upsert_optional_unique", &[Visitor::schema()]).await;
+    let v = table.increment(Visitor::key("v1"), Visitor::VISITS, 2).send().await.unwrap().ok().unwrap();
+    assert_eq!(v, Visitor { id: "v1".into(), handle: None, visits: 2 });
+    // The one item, no guard item.
+    let items = common::scan_all(&table).await;
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0]["PK"], s("USER#v1"));
+}
+
+#[tokio::test]
+async fn an_upsert_of_a_versioned_entity_checks_and_bumps_the_version() {
+    let table = common::table("upsert_versioned", &[Doc::schema()]).await;
+    // The version must be said, as for every update.
+    let err = table.upsert(Doc::key("d1")).add(Doc::VIEWS, &1).send().await.unwrap_err();
+    assert!(
+        matches!(&err, Error::Invalid { reason } if reason.starts_with("Doc is versioned (field `version`)")),
+        "{err:?}"
+    );
+    // Version 0: no item yet. The new item is at version 1, with its creation time.
+    let before = Timestamp::now();
+    let d = table.upsert(Doc::key("d1")).add(Doc::VIEWS, &1).if_version(0).send().await.unwrap().ok().unwrap();
+    assert_eq!((d.id.as_str(), d.views, d.version), ("d1", 1, 1));
+    assert!(d.created_at >= before, "{:?} < {before:?}", d.created_at);
+    // Version 0 again: the item is now at 1.
+    let err = table.upsert(Doc::key("d1")).add(Doc::VIEWS, &1).if_version(0).send().await.unwrap_err();
+    assert!(matches!(err, Error::VersionConflict { entity: "Doc", expected: 0, found: Some(1), .. }), "{err:?}");
+    let d2 = table.upsert(Doc::key("d1")).add(Doc::VIEWS, &1).if_version(1).send().await.unwrap().ok().unwrap();
+    assert_eq!((d2.views, d2.version, d2.created_at), (2, 2, d.created_at));
+    // The counter call takes any version.
+    let d3 = table.increment(Doc::key("d1"), Doc::VIEWS, 5).send().await.unwrap().ok().unwrap();
+    assert_eq!((d3.views, d3.version, d3.created_at), (7, 3, d.created_at));
+    // A version above 0 requires the item.
+    let err = table.upsert(Doc::key("d2")).add(Doc::VIEWS, &1).if_version(3).send().await.unwrap_err();
+    assert!(
+        matches!(&err, Error::VersionConflict { entity: "Doc", expected: 3, found: None, key } if key == "PK=DOC#d2 SK=META"),
+        "{err:?}"
+    );
+    assert_eq!(table.get(Doc::key("d2")).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn an_upsert_condition_holds_on_the_absent_item_or_the_stored_one() {
+    let table = common::table("upsert_condition", &[Player::schema()]).await;
+    let gold = "gold".to_owned();
+    // `not_exists` holds on an absent item: created.
+    let p = table
+        .upsert(Player::key("p1"))
+        .set_if_absent(Player::LEAGUE, &gold)
+        .add(Player::POINTS, &1)
+        .condition(Player::MOTTO.not_exists())
+        .send()
+        .await
+        .unwrap()
+        .ok()
+        .unwrap();
+    assert_eq!(p.points, 1);
+    // A comparison with an absent attribute is false: refused, nothing created.
+    let err = table
+        .upsert(Player::key("p2"))
+        .set_if_absent(Player::LEAGUE, &gold)
+        .add(Player::POINTS, &1)
+        .condition(Player::POINTS.gt(&0))
+        .send()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::ConditionFailed { entity: "Player", key } if key == "PK=PLAYER#p2 SK=STATS"),
+        "{err:?}"
+    );
+    assert_eq!(table.get(Player::key("p2")).await.unwrap(), None);
+    let by_league: BTreeMap<String, u32> =
+        table.query(Player::gsi1("gold")).all().await.unwrap().into_iter().map(|p| (p.id, p.points)).collect();
+    assert_eq!(by_league, [("p1".to_owned(), 1)].into());
+}
