@@ -37,8 +37,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::design::workbench::WorkbenchModel;
 use crate::error::Error;
-use crate::migrate::runner::{Kind, Migrations, Observer, RunOptions, Status};
 use crate::migrate::PageDone;
+use crate::migrate::runner::{Kind, Migrations, Observer, RunOptions, Status};
 use crate::schema::Item;
 use crate::table::Table;
 
@@ -151,7 +151,10 @@ pub struct MigrationCli {
 
 impl std::fmt::Debug for MigrationCli {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MigrationCli").field("name", &self.name).field("table", &self.table.name()).finish_non_exhaustive()
+        f.debug_struct("MigrationCli")
+            .field("name", &self.name)
+            .field("table", &self.table.name())
+            .finish_non_exhaustive()
     }
 }
 
@@ -188,10 +191,20 @@ impl MigrationCli {
     /// Runs the command line on the process's arguments, writing results to standard output
     /// and progress and errors to standard error; the exit code to return from `main`.
     pub async fn main(&self) -> ExitCode {
+        self.main_from(std::env::args_os()).await
+    }
+
+    /// [`main`](Self::main) on `args` instead of the process's arguments (the first one is the
+    /// program name).
+    pub async fn main_from<I, T>(&self, args: I) -> ExitCode
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<OsString> + Clone,
+    {
         let terminal = std::io::stderr().is_terminal();
         let out: Shared = Arc::new(Mutex::new(Box::new(std::io::stdout())));
         let progress: Shared = Arc::new(Mutex::new(Box::new(std::io::stderr())));
-        match self.run_with(std::env::args_os(), out, progress, terminal).await {
+        match self.run_with(args, out, progress, terminal).await {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("{}: {e}", self.name);
@@ -225,7 +238,9 @@ impl MigrationCli {
         let command = <Args as clap::CommandFactory>::command().name(self.name.clone());
         let matches = match command.try_get_matches_from(args) {
             Ok(m) => m,
-            Err(e) if matches!(e.kind(), clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion) => {
+            Err(e)
+                if matches!(e.kind(), clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion) =>
+            {
                 say(&out, e.render().to_string().trim_end());
                 return Ok(());
             }

@@ -20,5 +20,5 @@ pub mod runner;
 pub mod upgrade;
 
 pub use backfill::{Backfill, BackfillReport, PageDone, PageObserver};
-pub use runner::{Applied, Kind, MigrationStatus, Migrations, Observer, RunOptions, Status};
 pub use diff::{Change, IndexShape, Plan, Step, TableDiff, Wait};
+pub use runner::{Applied, Kind, MigrationStatus, Migrations, Observer, RunOptions, Status};

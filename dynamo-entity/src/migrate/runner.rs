@@ -114,7 +114,8 @@ impl Observer for Quiet {}
 /// The steps a migration's kind runs, behind one object-safe face.
 trait Step: Send + Sync {
     fn describe(&self) -> String;
-    fn run<'a>(&'a self, table: &'a Table, id: &'a str, obs: Arc<dyn Observer>) -> BoxFuture<'a, Result<String, Error>>;
+    fn run<'a>(&'a self, table: &'a Table, id: &'a str, obs: Arc<dyn Observer>)
+    -> BoxFuture<'a, Result<String, Error>>;
     fn checkpoint<'a>(&'a self, table: &'a Table, id: &'a str) -> BoxFuture<'a, Result<Option<BackfillReport>, Error>>;
     fn plan<'a>(&'a self, table: &'a Table, id: &'a str) -> BoxFuture<'a, Result<Vec<String>, Error>>;
 }
@@ -133,7 +134,12 @@ impl<E: Entity> Step for BackfillStep<E> {
         self.what.clone()
     }
 
-    fn run<'a>(&'a self, table: &'a Table, id: &'a str, obs: Arc<dyn Observer>) -> BoxFuture<'a, Result<String, Error>> {
+    fn run<'a>(
+        &'a self,
+        table: &'a Table,
+        id: &'a str,
+        obs: Arc<dyn Observer>,
+    ) -> BoxFuture<'a, Result<String, Error>> {
         Box::pin(async move {
             let backfill = (self.make)(table, id);
             let done = backfill.status().await?.map_or(0, |r| if r.completed { 0 } else { r.scanned });
@@ -152,7 +158,8 @@ impl<E: Entity> Step for BackfillStep<E> {
         Box::pin(async move {
             let backfill = (self.make)(table, id);
             let count = item_count(table).await?.map_or_else(|| "the table".to_owned(), |n| format!("~{n} items"));
-            let mut lines = vec![format!("{}: a parallel scan of {count}, a conditional write per item to change", self.what)];
+            let mut lines =
+                vec![format!("{}: a parallel scan of {count}, a conditional write per item to change", self.what)];
             if let Some(r) = backfill.status().await? {
                 if r.completed {
                     lines.push(format!("already done by its checkpoints: {r}"));
@@ -176,7 +183,12 @@ impl Step for LayoutStep {
         "bring the table's indexes and time to live to the declared layout".to_owned()
     }
 
-    fn run<'a>(&'a self, table: &'a Table, id: &'a str, obs: Arc<dyn Observer>) -> BoxFuture<'a, Result<String, Error>> {
+    fn run<'a>(
+        &'a self,
+        table: &'a Table,
+        id: &'a str,
+        obs: Arc<dyn Observer>,
+    ) -> BoxFuture<'a, Result<String, Error>> {
         Box::pin(async move {
             obs.step_started(id, Kind::Layout, None, 0);
             let diff = table.diff(&self.layout).await?;
@@ -197,8 +209,7 @@ impl Step for LayoutStep {
         Box::pin(async move {
             let plan = table.diff(&self.layout).await?.plan();
             let text = plan.to_string();
-            let lines: Vec<String> = text.lines().filter(|l| !l.trim().is_empty()).map(str::to_owned).collect();
-            Ok(if lines.is_empty() { vec!["nothing to change: the table matches its declaration".to_owned()] } else { lines })
+            Ok(text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect())
         })
     }
 }
@@ -215,7 +226,12 @@ impl Step for CustomStep {
         self.description.clone()
     }
 
-    fn run<'a>(&'a self, table: &'a Table, id: &'a str, obs: Arc<dyn Observer>) -> BoxFuture<'a, Result<String, Error>> {
+    fn run<'a>(
+        &'a self,
+        table: &'a Table,
+        id: &'a str,
+        obs: Arc<dyn Observer>,
+    ) -> BoxFuture<'a, Result<String, Error>> {
         Box::pin(async move {
             obs.step_started(id, Kind::Custom, None, 0);
             (self.f)(table.clone()).await
@@ -518,10 +534,8 @@ impl Migrations {
             .consistent_read(true)
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
             .send();
-        let out = table
-            .execute(Call::new("GetItem", MIGRATION_TYPE), request)
-            .await
-            .map_err(|e| Error::sdk("GetItem", e))?;
+        let out =
+            table.execute(Call::new("GetItem", MIGRATION_TYPE), request).await.map_err(|e| Error::sdk("GetItem", e))?;
         Ok(out.item)
     }
 
@@ -535,7 +549,10 @@ impl Migrations {
         item.insert("heartbeat".to_owned(), AttributeValue::N(now_ms().to_string()));
         item.insert("started".to_owned(), AttributeValue::N(fields.started.to_string()));
         if let Some(text) = fields.text {
-            item.insert(if fields.status == "failed" { "error" } else { "summary" }.to_owned(), AttributeValue::S(text));
+            item.insert(
+                if fields.status == "failed" { "error" } else { "summary" }.to_owned(),
+                AttributeValue::S(text),
+            );
         }
         let mut request = table.client().put_item().table_name(table.name()).set_item(Some(item));
         let mut ph = Placeholders::default();
@@ -616,10 +633,9 @@ impl Migrations {
                     worker: s(&item, "worker").unwrap_or_default(),
                     checkpoint: m.step.checkpoint(table, &m.id).await?,
                 },
-                Some("running" | "failed") => Status::Stopped {
-                    error: s(&item, "error"),
-                    checkpoint: m.step.checkpoint(table, &m.id).await?,
-                },
+                Some("running" | "failed") => {
+                    Status::Stopped { error: s(&item, "error"), checkpoint: m.step.checkpoint(table, &m.id).await? }
+                }
                 other => {
                     return Err(Error::Invalid {
                         reason: format!("migration {}: its record has the status {other:?}", m.id),

@@ -58,7 +58,7 @@ pub struct Team {
     pub size: u32,
 }
 
-fn v1(i: u64) -> MemberV1 {
+pub(crate) fn v1(i: u64) -> MemberV1 {
     MemberV1 {
         id: format!("m{i:06}"),
         team: format!("t{}", i % 7),
@@ -68,7 +68,7 @@ fn v1(i: u64) -> MemberV1 {
     }
 }
 
-fn current(m: &MemberV1) -> Member {
+pub(crate) fn current(m: &MemberV1) -> Member {
     Member { id: m.id.clone(), team: m.team.clone(), rank: m.rank, mentor: m.mentor.clone(), note: m.note.clone() }
 }
 
@@ -86,7 +86,7 @@ async fn new_table(test: &str) -> Table {
 }
 
 /// `n` members of the launch schema and `teams` teams (`BatchWriteItem`, 4 requests at a time).
-async fn load(table: &Table, n: u64, teams: u64) {
+pub(crate) async fn load(table: &Table, n: u64, teams: u64) {
     let members: Vec<MemberV1> = (0..n).map(v1).collect();
     let teams: Vec<Team> = (0..teams).map(|t| Team { name: format!("t{t}"), size: t as u32 }).collect();
     let outcome = table.batch_write().put_all(&members).put_all(&teams).concurrency(4).send().await.unwrap();
@@ -99,14 +99,18 @@ fn key_text(item: &Item) -> String {
 }
 
 /// Every item of the table by `PK|SK`.
-async fn snapshot(table: &Table) -> BTreeMap<String, Item> {
+pub(crate) async fn snapshot(table: &Table) -> BTreeMap<String, Item> {
     common::scan_all(table).await.into_iter().map(|i| (key_text(&i), i)).collect()
 }
 
 /// Checks the table after a backfill: every member item is exactly `expected` (by id; its
 /// attributes and all the keys `Member::to_item` gives, no other), every team item is as in
 /// `before`, and besides them there are only the backfill's checkpoint items (`_migration`).
-fn check_table(after: &BTreeMap<String, Item>, expected: &HashMap<String, Member>, before: &BTreeMap<String, Item>) {
+pub(crate) fn check_table(
+    after: &BTreeMap<String, Item>,
+    expected: &HashMap<String, Member>,
+    before: &BTreeMap<String, Item>,
+) {
     let mut members = 0;
     let mut checkpoints = 0;
     for (key, item) in after {

@@ -36,6 +36,7 @@ mod lint;
 mod local_databases;
 mod lsi;
 mod malformed;
+mod migrations_cli;
 mod names;
 mod operations;
 mod orders;
