@@ -237,8 +237,9 @@ pub struct Backfill<E> {
 }
 
 /// What a re-keying does with one item read: `Ok(None)` when it already has its new key,
-/// `Ok(Some(new item))` to move it, `Err` when it does not decode.
-pub(crate) type Mover = Arc<dyn Fn(&Item) -> Result<Option<Item>, Error> + Send + Sync>;
+/// `Ok(Some((new item, the new entity's schema)))` to move it, `Err` when it does not decode.
+pub(crate) type Mover =
+    Arc<dyn Fn(&Item) -> Result<Option<(Item, &'static crate::schema::EntitySchema)>, Error> + Send + Sync>;
 
 impl<E> fmt::Debug for Backfill<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

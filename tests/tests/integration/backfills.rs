@@ -322,7 +322,7 @@ async fn application_writes_made_during_a_backfill_are_never_overwritten() {
 }
 
 /// Turns on the table's stream (keys only): every write from now on is recorded.
-async fn record_writes(table: &Table) {
+pub(crate) async fn record_writes(table: &Table) {
     use aws_sdk_dynamodb::types::{StreamSpecification, StreamViewType};
     let spec = StreamSpecification::builder().stream_enabled(true).stream_view_type(StreamViewType::KeysOnly).build();
     table.client().update_table().table_name(table.name()).stream_specification(spec.unwrap()).send().await.unwrap();
@@ -331,7 +331,7 @@ async fn record_writes(table: &Table) {
 /// The writes the stream recorded, as `PK|SK` -> event names (`INSERT`, `MODIFY`, `REMOVE`),
 /// read until every shard is exhausted or gives nothing new. A `MODIFY` that changed
 /// nothing is not recorded by DynamoDB.
-async fn recorded_writes(table: &Table) -> BTreeMap<String, Vec<String>> {
+pub(crate) async fn recorded_writes(table: &Table) -> BTreeMap<String, Vec<String>> {
     use aws_sdk_dynamodbstreams::types::ShardIteratorType;
     let server = LocalDynamoDb::shared().await.unwrap();
     let streams = server.streams_client();

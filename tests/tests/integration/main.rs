@@ -42,6 +42,7 @@ mod operations;
 mod orders;
 mod projected;
 mod properties;
+mod rekey_faults;
 mod render;
 mod scans;
 mod schema_versions;
