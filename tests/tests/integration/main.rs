@@ -48,6 +48,7 @@ mod scans;
 mod schema_versions;
 mod sharding;
 mod skill_exchange;
+mod skill_exchange_migration;
 mod soak;
 mod streams;
 mod table_decl;
