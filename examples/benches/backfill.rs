@@ -239,7 +239,7 @@ fn main() -> Res<()> {
             let (mut lib_mem, mut hand_mem) = (0u64, 0u64);
             for round in 0..rounds {
                 for library in if round % 2 == 0 { [false, true] } else { [true, false] } {
-                    let (rate, growth) = measure(&server, n, segments, library).await?;
+                    let (rate, growth) = measure(server, n, segments, library).await?;
                     if library {
                         lib.push(rate);
                         lib_mem = lib_mem.max(growth);

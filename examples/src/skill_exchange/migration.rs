@@ -126,7 +126,7 @@ pub async fn run(table: &dynamo_entity::Table, data: &Dataset) -> Result<Migrati
         let mut expected = want.remove(&user.id).unwrap_or_default();
         // Newest first: the order of the creation times is checked, and the reviews as a set
         // (two written in the same millisecond may come in either order).
-        expected.sort_by(|a, b| b.created_at.cmp(&a.created_at));
+        expected.sort_by_key(|r| std::cmp::Reverse(r.created_at));
         let got = table.query(ReviewV2::gsi6(&user.id)).descending().all().await.map_err(failed(p))?;
         let order = |v: &[ReviewV2]| v.iter().map(|r| (r.created_at, r.skill_id.0.clone(), r.id)).collect::<Vec<_>>();
         let times = |v: &[ReviewV2]| v.iter().map(|r| r.created_at).collect::<Vec<_>>();

@@ -271,11 +271,11 @@ async fn the_command_line_runs_as_a_process() {
     let server = LocalDynamoDb::shared().await.expect("DynamoDB Local is available");
     let table = launch_table("migrate_process").await;
 
-    let (code, out, _) = process(&table, &server, "status");
+    let (code, out, _) = process(&table, server, "status");
     assert_eq!(code, 0);
     assert!(out.contains(&format!("pending  0002-member-keys {BACKFILL_LINE}\n")), "{out}");
 
-    let (code, out, err) = process(&table, &server, "apply --to 0002-member-keys");
+    let (code, out, err) = process(&table, server, "apply --to 0002-member-keys");
     assert_eq!(code, 0, "{out}\n{err}");
     // Standard error is not a terminal: plain progress lines.
     assert!(err.contains("running 0001-member-indexes [layout]\n"), "{err}");
@@ -288,11 +288,11 @@ async fn the_command_line_runs_as_a_process() {
     assert!(out.contains("2 migration(s) run\n"), "{out}");
     assert!(out.contains(&format!("pending  0003-team-zero {CUSTOM_LINE}\n")), "{out}");
 
-    let (code, out, _) = process(&table, &server, "cloudformation --table-name app");
+    let (code, out, _) = process(&table, server, "cloudformation --table-name app");
     assert_eq!(code, 0);
     assert!(out.contains("\"TableName\": \"app\""), "{out}");
 
-    let (code, _, err) = process(&table, &server, "frobnicate");
+    let (code, _, err) = process(&table, server, "frobnicate");
     assert_eq!(code, 2);
     assert!(err.contains("unrecognized subcommand 'frobnicate'"), "{err}");
 }
