@@ -19,6 +19,10 @@
 //!   The request is not forwarded.
 //! - [`Fault::InternalServerErrorAfterApplying`]: the request is forwarded and applied, and
 //!   its answer replaced by HTTP 500: for testing that retried writes are idempotent.
+//! - [`Fault::TransactionConflict`]: for `TransactWriteItems`, answered with HTTP 400
+//!   `TransactionCanceledException` whose first cancellation reason is `TransactionConflict`
+//!   (the others `None`), as DynamoDB cancels a transaction that meets another one on an item.
+//!   Not forwarded.
 //!
 //! Every request is recorded ([`FaultInjector::requests`]: operation, number of writes or keys,
 //! fault injected) and counted ([`FaultInjector::counts`]).
@@ -119,6 +123,10 @@ pub enum Fault {
     /// HTTP 500 `InternalServerError`: the case where DynamoDB did the work but the client
     /// never learnt it, which only idempotent requests survive.
     InternalServerErrorAfterApplying,
+    /// `TransactWriteItems` only: HTTP 400 `TransactionCanceledException` with the reason
+    /// `TransactionConflict` for the first action and `None` for the others, not forwarded. A
+    /// rule with this fault does not fire on other operations.
+    TransactionConflict,
 }
 
 /// Which entries of a batch request [`Fault::Unprocessed`] claims.
@@ -194,6 +202,12 @@ pub enum Injected {
     InternalServerError,
     /// Forwarded, then answered HTTP 500 `InternalServerError` instead of the server's answer.
     InternalServerErrorAfterApplying,
+    /// Answered HTTP 400 `TransactionCanceledException` (`TransactionConflict`) for a
+    /// transaction of this many actions.
+    TransactionConflict {
+        /// The actions of the transaction.
+        actions: usize,
+    },
 }
 
 /// One HTTP request the SDK sent through the injector, in arrival order.
@@ -230,12 +244,19 @@ pub struct FaultCounts {
     pub throttling: u64,
     /// HTTP 500 responses (after forwarding or not).
     pub server_errors: u64,
+    /// `TransactionCanceledException` responses with `TransactionConflict`.
+    pub transaction_conflicts: u64,
 }
 
 impl FaultCounts {
-    /// Every injected fault: unprocessed responses, throttling and server errors.
+    /// Every injected fault: unprocessed responses, throttling, server errors and transaction
+    /// conflicts.
     pub fn faults(&self) -> u64 {
-        self.unprocessed_responses + self.provisioned_throughput_exceeded + self.throttling + self.server_errors
+        self.unprocessed_responses
+            + self.provisioned_throughput_exceeded
+            + self.throttling
+            + self.server_errors
+            + self.transaction_conflicts
     }
 }
 
@@ -378,6 +399,18 @@ impl FaultInjector {
                 Fault::Throttling => Plan::Error(Injected::Throttling),
                 Fault::InternalServerError => Plan::Error(Injected::InternalServerError),
                 Fault::InternalServerErrorAfterApplying => Plan::ErrorAfterForward,
+                Fault::TransactionConflict => {
+                    let actions = parsed
+                        .as_ref()
+                        .filter(|_| operation == "TransactWriteItems")
+                        .and_then(|b| b.get("TransactItems"))
+                        .and_then(Value::as_array)
+                        .map_or(0, Vec::len);
+                    if actions == 0 {
+                        continue;
+                    }
+                    Plan::Error(Injected::TransactionConflict { actions })
+                }
             };
             *fired += 1;
             break;
@@ -404,6 +437,7 @@ impl FaultInjector {
             }
             Plan::Error(Injected::ProvisionedThroughputExceeded) => counts.provisioned_throughput_exceeded += 1,
             Plan::Error(Injected::Throttling) => counts.throttling += 1,
+            Plan::Error(Injected::TransactionConflict { .. }) => counts.transaction_conflicts += 1,
             Plan::Error(_) => counts.server_errors += 1,
         }
         let claimed = match &plan {
@@ -677,6 +711,29 @@ fn set_body(response: &mut HttpResponse, bytes: Vec<u8>) -> Result<(), Connector
 }
 
 fn error_response(kind: Injected) -> Result<HttpResponse, ConnectorError> {
+    if let Injected::TransactionConflict { actions } = kind {
+        let reasons: Vec<Value> = (0..actions)
+            .map(|i| {
+                if i == 0 {
+                    json!({ "Code": "TransactionConflict", "Message": "Transaction is ongoing for the item (injected)" })
+                } else {
+                    json!({ "Code": "None" })
+                }
+            })
+            .collect();
+        let codes: Vec<&str> = (0..actions).map(|i| if i == 0 { "TransactionConflict" } else { "None" }).collect();
+        return json_response(
+            400,
+            &json!({
+                "__type": "com.amazonaws.dynamodb.v20120810#TransactionCanceledException",
+                "message": format!(
+                    "Transaction cancelled, please refer cancellation reasons for specific reasons [{}]",
+                    codes.join(", ")
+                ),
+                "CancellationReasons": reasons,
+            }),
+        );
+    }
     let (status, error_type, message) = match kind {
         Injected::ProvisionedThroughputExceeded => (
             400,

@@ -3,6 +3,8 @@
 
 pub mod batch;
 pub mod capacity;
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod collection;
 pub mod design;
 pub mod error;

@@ -197,6 +197,25 @@ pub(crate) enum Outcome {
     Failed(String),
 }
 
+/// One page of a backfill done and checkpointed: what [`Backfill::on_page`] observers are told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageDone {
+    /// The scan segment.
+    pub segment: u32,
+    /// Items DynamoDB read for the page (`ScannedCount`: items of every entity type, the
+    /// measure of progress through the table).
+    pub examined: u64,
+    /// Items of the entity in the page.
+    pub scanned: u64,
+    /// Of those, items written (updated or moved).
+    pub updated: u64,
+    /// Whether the segment is done.
+    pub segment_done: bool,
+}
+
+/// An observer of a backfill's pages; see [`Backfill::on_page`].
+pub type PageObserver = Arc<dyn Fn(&PageDone) + Send + Sync>;
+
 /// A backfill of the secondary index keys of entity `E`; from [`Table::backfill`].
 #[must_use = "a backfill does nothing until it is run"]
 pub struct Backfill<E> {
@@ -213,12 +232,14 @@ pub struct Backfill<E> {
     /// For a re-keying ([`Table::rekey`]): the item under its new key, `None` when it is
     /// already there.
     pub(crate) mover: Option<Mover>,
+    observer: Option<PageObserver>,
     _entity: PhantomData<fn() -> E>,
 }
 
 /// What a re-keying does with one item read: `Ok(None)` when it already has its new key,
-/// `Ok(Some(new item))` to move it, `Err` when it does not decode.
-pub(crate) type Mover = Arc<dyn Fn(&Item) -> Result<Option<Item>, Error> + Send + Sync>;
+/// `Ok(Some((new item, the new entity's schema)))` to move it, `Err` when it does not decode.
+pub(crate) type Mover =
+    Arc<dyn Fn(&Item) -> Result<Option<(Item, &'static crate::schema::EntitySchema)>, Error> + Send + Sync>;
 
 impl<E> fmt::Debug for Backfill<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -247,6 +268,7 @@ impl Table {
             lease: Duration::from_secs(60),
             poll: Duration::from_secs(1),
             mover: None,
+            observer: None,
             _entity: PhantomData,
         }
     }
@@ -300,6 +322,19 @@ impl<E: Entity> Backfill<E> {
         self.lease = lease.max(Duration::from_millis(100));
         self.poll = (self.lease / 4).min(Duration::from_secs(1));
         self
+    }
+
+    /// Calls `observer` after each page is done and its checkpoint written (from the task
+    /// running the page's segment: keep it short), for progress reports such as the migration
+    /// command line's progress bar. A page read again after a resumption is reported again.
+    pub fn on_page(mut self, observer: impl Fn(&PageDone) + Send + Sync + 'static) -> Self {
+        self.observer = Some(Arc::new(observer));
+        self
+    }
+
+    /// The migration id.
+    pub fn id(&self) -> &str {
+        &self.id
     }
 
     fn names(&self) -> &'static AttributeNames {
@@ -669,6 +704,7 @@ impl<E: Entity> Backfill<E> {
             let page = scan.raw_page(start).await?;
             let mut counts = Counts { read_units: page.consumed.read(), ..Counts::default() };
             counts.scanned = page.items.len() as u64;
+            let examined = page.examined;
             let results: Vec<(Outcome, u64, f64, String)> =
                 futures::stream::iter(page.items.into_iter().map(|item| async move {
                     let key = self.names().describe_key(&item);
@@ -706,6 +742,15 @@ impl<E: Entity> Backfill<E> {
                     "another worker took the segment's lease; it reads the last page again"
                 );
                 return Ok(());
+            }
+            if let Some(observer) = &self.observer {
+                observer(&PageDone {
+                    segment: state.segment,
+                    examined,
+                    scanned: counts.scanned,
+                    updated: counts.updated,
+                    segment_done: state.done,
+                });
             }
             tracing::info!(
                 target: "dynamo_entity",

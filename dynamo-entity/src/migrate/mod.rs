@@ -1,8 +1,9 @@
 //! Schema evolution: the table against its declaration ([`diff`]: [`Table::diff`],
 //! [`Table::apply`]) and index backfills ([`backfill`]: the new GSI keys of an entity's items,
 //! written by a resumable parallel scan) and re-keying ([`rekey`]: each item moved to a new
-//! primary key template, in one transaction), and writing items of an earlier schema version
-//! back upgraded ([`upgrade`]: [`Table::upgrade`], see [`evolve`](crate::schema::evolve)).
+//! primary key template, in one transaction), writing items of an earlier schema version
+//! back upgraded ([`upgrade`]: [`Table::upgrade`], see [`evolve`](crate::schema::evolve)), and
+//! the [`runner`] that applies a table's declared migrations in order and records each.
 //!
 //! This room sits above [`table`](crate::table) and [`query`](crate::query): it uses the scans
 //! of [`query::scan`](crate::query::scan) and sends every request through the table's one
@@ -15,7 +16,9 @@
 pub mod backfill;
 pub mod diff;
 pub mod rekey;
+pub mod runner;
 pub mod upgrade;
 
-pub use backfill::{Backfill, BackfillReport};
+pub use backfill::{Backfill, BackfillReport, PageDone, PageObserver};
 pub use diff::{Change, IndexShape, Plan, Step, TableDiff, Wait};
+pub use runner::{Applied, Kind, MigrationStatus, Migrations, Observer, RunOptions, Status};

@@ -18,23 +18,39 @@
 //! Progress, resumption after a crash, workers and reports are those of a backfill (its
 //! `updated` counts the items moved).
 //!
-//! Not handled yet: entities with `#[entity(unique)]` fields (their guard items name the old
-//! key; [`Table::rekey`] refuses them), and items of other entities that hold the old key.
+//! # Unique fields
+//! The guard items of `#[entity(unique)]` fields (see [`unique`](crate::unique)) name their
+//! owner's primary key, so they move with the item, in the same transaction: the guard of each
+//! unique value of the new item is put with the new key as its owner, on the condition that it
+//! is absent (an item stored before the field became unique) or owned by the old key; the guard
+//! of an old value the new item no longer has (a conversion that changes it, or a field no
+//! longer unique) is deleted on the same condition. A guard owned by another item cancels the
+//! move, which is reported as failed, naming the guard; nothing is written.
+//!
+//! # Retries
+//! A move whose answer was lost (a server error after DynamoDB applied it, once the SDK's own
+//! retries, which resend the same client request token, are spent) is sent again with a new
+//! token: its conditions then fail, the old item is gone, and the item at the new key is read;
+//! when it is the item the move wrote, the move counts as done (`updated`), not as `vanished`.
+//! Transactions canceled by a conflict with another transaction or by throttling are sent again.
+//!
+//! Not handled: items of other entities that hold the old key.
 
 use std::sync::Arc;
 
 use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
-    Delete, Put, ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure, TransactWriteItem,
+    AttributeValue, Delete, Put, ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure, TransactWriteItem,
 };
 
 use crate::capacity::Capacity;
 use crate::error::Error;
 use crate::expr::Placeholders;
 use crate::migrate::backfill::{ATTEMPTS, Backfill, Mover, Outcome, RETRY};
-use crate::schema::{Entity, Item};
+use crate::schema::{Entity, EntitySchema, Item};
 use crate::table::{Call, Table};
+use crate::unique::{GUARD_ENTITY, GUARD_FIELD, GUARD_TYPE, GUARD_VALUE, OWNER_PK, OWNER_SK};
 
 impl Table {
     /// A re-keying of every item of entity `Old` to the primary key of `New` (see
@@ -43,20 +59,14 @@ impl Table {
     /// sharing its type name (`#[entity(name = "...")]`).
     ///
     /// The returned backfill's `run` fails with [`Error::Invalid`] at the first item it reads
-    /// when `Old` or `New` has `#[entity(unique)]` fields, or their type names differ.
+    /// when the type names of `Old` and `New` differ. Guard items of unique fields move with
+    /// their items (see [`rekey`](crate::migrate::rekey)).
     pub fn rekey<Old: Entity, New: Entity>(
         &self,
         id: impl Into<String>,
         convert: impl Fn(Old) -> New + Send + Sync + 'static,
     ) -> Backfill<Old> {
-        let refusal = if Old::SCHEMA.has_unique() || New::SCHEMA.has_unique() {
-            Some(format!(
-                "re-keying {} to {}: entities with unique fields are not supported (their guard items name the old \
-                 key)",
-                Old::TYPE,
-                New::TYPE
-            ))
-        } else if Old::TYPE != New::TYPE {
+        let refusal = if Old::TYPE != New::TYPE {
             Some(format!(
                 "re-keying {} to {}: the two must share one entity type name (`#[entity(name = \"...\")]`)",
                 Old::TYPE,
@@ -73,7 +83,7 @@ impl Table {
                 return Ok(None);
             }
             let new = convert(Old::from_item(item)?);
-            new.to_item().map(Some)
+            new.to_item().map(|i| Some((i, New::SCHEMA)))
         });
         let mut backfill = self.backfill::<Old>(id);
         backfill.mover = Some(mover);
@@ -110,8 +120,119 @@ fn key_of(item: &Item, pk: &str, sk: &str) -> Item {
     [pk, sk].into_iter().filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone()))).collect()
 }
 
-/// Moves one item of `E` (the old entity) to the key `mover` gives it: the outcome, how many
-/// times it changed meanwhile, and the write units consumed.
+/// How many times a move is sent after throttling, a server error or a conflict with another
+/// transaction, with [`RETRY`]'s backoff (a move is cheap to resend: its conditions make it
+/// idempotent), before the run stops with the error or reports the item as failed.
+const MOVE_RETRIES: u32 = 16;
+
+/// `attribute_not_exists(PK) OR (ownerPK = :old_pk AND ownerSK = :old_sk)`: a guard that is
+/// absent or owned by the item at `old`.
+fn free_or_owned_by(pk: &str, old: &Item, names: &crate::schema::AttributeNames, ph: &mut Placeholders) -> String {
+    let mut cond = String::from("attribute_not_exists(");
+    ph.push_name(pk, &mut cond);
+    cond.push_str(") OR (");
+    ph.push_name(OWNER_PK, &mut cond);
+    cond.push_str(" = ");
+    ph.push_value(old.get(names.pk).cloned().unwrap_or(AttributeValue::Null(true)), &mut cond);
+    cond.push_str(" AND ");
+    ph.push_name(OWNER_SK, &mut cond);
+    cond.push_str(" = ");
+    ph.push_value(old.get(names.sk).cloned().unwrap_or(AttributeValue::Null(true)), &mut cond);
+    cond.push(')');
+    cond
+}
+
+/// The guards of `item`'s unique values under `schema`: key and (field attribute, value).
+fn guards_of(
+    schema: &'static EntitySchema,
+    item: &Item,
+) -> Result<Vec<(crate::schema::PrimaryKey, &'static str, AttributeValue)>, Error> {
+    let mut out = Vec::new();
+    for f in schema.unique_fields() {
+        let value = item.get(f.attribute);
+        if let Some(key) = crate::unique::guard_key(schema.name, f.attribute, value)? {
+            out.push((key, f.attribute, value.cloned().unwrap_or(AttributeValue::Null(true))));
+        }
+    }
+    Ok(out)
+}
+
+/// The guard actions of a move from `old` to `new` (after the put and the delete of the item):
+/// a put of each guard of `new` with the new owner, a delete of each guard of `old` that `new`
+/// does not keep, each on the condition that the guard is absent or `old`'s. Returns the
+/// actions and, by position, the guard keys (for errors).
+fn guard_moves<E: Entity>(
+    table: &Table,
+    old: &Item,
+    new: &Item,
+    new_schema: &'static EntitySchema,
+) -> Result<(Vec<TransactWriteItem>, Vec<String>), Error> {
+    let names = E::NAMES;
+    let invalid = |e: String| Error::Invalid { reason: e };
+    let text = |k: &crate::schema::PrimaryKey| k.pk.as_s().cloned().unwrap_or_default();
+    let olds = guards_of(E::SCHEMA, old)?;
+    let news = guards_of(new_schema, new)?;
+    let mut actions = Vec::new();
+    let mut keys = Vec::new();
+    for (key, attribute, value) in &news {
+        let mut item = Item::with_capacity(8);
+        item.insert(names.pk.to_owned(), key.pk.clone());
+        item.insert(names.sk.to_owned(), key.sk.clone());
+        item.insert(names.entity_type.to_owned(), AttributeValue::S(GUARD_TYPE.to_owned()));
+        item.insert(GUARD_ENTITY.to_owned(), AttributeValue::S(new_schema.name.to_owned()));
+        item.insert(GUARD_FIELD.to_owned(), AttributeValue::S((*attribute).to_owned()));
+        item.insert(GUARD_VALUE.to_owned(), value.clone());
+        for (attr, from) in [(OWNER_PK, names.pk), (OWNER_SK, names.sk)] {
+            item.insert(attr.to_owned(), new.get(from).cloned().unwrap_or(AttributeValue::Null(true)));
+        }
+        let mut ph = Placeholders::default();
+        let cond = free_or_owned_by(names.pk, old, names, &mut ph);
+        let put = Put::builder()
+            .table_name(table.name())
+            .set_item(Some(item))
+            .condition_expression(cond)
+            .set_expression_attribute_names(ph.take_names())
+            .set_expression_attribute_values(ph.take_values())
+            .build()
+            .map_err(|e| invalid(e.to_string()))?;
+        actions.push(TransactWriteItem::builder().put(put).build());
+        keys.push(text(key));
+    }
+    for (key, _, _) in olds.iter().filter(|(k, _, _)| !news.iter().any(|(n, _, _)| n == k)) {
+        let mut ph = Placeholders::default();
+        let cond = free_or_owned_by(names.pk, old, names, &mut ph);
+        let delete = Delete::builder()
+            .table_name(table.name())
+            .key(names.pk, key.pk.clone())
+            .key(names.sk, key.sk.clone())
+            .condition_expression(cond)
+            .set_expression_attribute_names(ph.take_names())
+            .set_expression_attribute_values(ph.take_values())
+            .build()
+            .map_err(|e| invalid(e.to_string()))?;
+        actions.push(TransactWriteItem::builder().delete(delete).build());
+        keys.push(text(key));
+    }
+    Ok((actions, keys))
+}
+
+/// Whether the item at `new`'s key is `new` (a strongly consistent read): a move whose answer
+/// was lost was applied.
+async fn landed<E: Entity>(table: &Table, new: &Item) -> Result<bool, Error> {
+    let names = E::NAMES;
+    let request = table
+        .client()
+        .get_item()
+        .table_name(table.name())
+        .set_key(Some(key_of(new, names.pk, names.sk)))
+        .consistent_read(true)
+        .send();
+    let out = table.execute(Call::new("GetItem", E::TYPE), request).await.map_err(|e| Error::sdk("GetItem", e))?;
+    Ok(out.item.as_ref() == Some(new))
+}
+
+/// Moves one item of `E` (the old entity) to the key `mover` gives it, with its unique guards:
+/// the outcome, how many times it changed meanwhile, and the write units consumed.
 pub(crate) async fn move_item<E: Entity>(
     table: &Table,
     mover: &Mover,
@@ -122,9 +243,11 @@ pub(crate) async fn move_item<E: Entity>(
     let mut changed = 0;
     let mut retries = 0;
     let mut attempt = 0;
+    // Whether a request of this move may have been applied without its answer arriving.
+    let mut ambiguous = false;
     while attempt < ATTEMPTS {
         attempt += 1;
-        let new_item = match mover(&item) {
+        let (new_item, new_schema) = match mover(&item) {
             Ok(None) => return Ok((Outcome::Skipped, changed, 0.0)),
             Ok(Some(n)) => n,
             Err(e @ Error::Invalid { .. }) => return Err(e),
@@ -135,6 +258,10 @@ pub(crate) async fn move_item<E: Entity>(
             // The template change gives this item the key it has: nothing to move.
             return Ok((Outcome::Skipped, changed, 0.0));
         }
+        let (guards, guard_keys) = match guard_moves::<E>(table, &item, &new_item, new_schema) {
+            Ok(g) => g,
+            Err(e) => return Ok((Outcome::Failed(e.to_string()), changed, 0.0)),
+        };
         let mut put_ph = Placeholders::default();
         let mut put_cond = String::from("attribute_not_exists(");
         put_ph.push_name(names.pk, &mut put_cond);
@@ -157,11 +284,13 @@ pub(crate) async fn move_item<E: Entity>(
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .build()
             .map_err(|e| invalid(e.to_string()))?;
+        let mut items =
+            vec![TransactWriteItem::builder().put(put).build(), TransactWriteItem::builder().delete(delete).build()];
+        items.extend(guards);
         let request = table
             .client()
             .transact_write_items()
-            .transact_items(TransactWriteItem::builder().put(put).build())
-            .transact_items(TransactWriteItem::builder().delete(delete).build())
+            .set_transact_items(Some(items))
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
             .send();
         match table.execute(Call::new("TransactWriteItems", E::TYPE), request).await {
@@ -169,9 +298,10 @@ pub(crate) async fn move_item<E: Entity>(
                 let units = Capacity::from_consumed(out.consumed_capacity.as_deref().unwrap_or_default(), true).write();
                 return Ok((Outcome::Updated, changed, units));
             }
-            Err(e) if crate::retry::retryable(&e) && retries + 1 < RETRY.max_attempts => {
+            Err(e) if crate::retry::retryable(&e) && retries + 1 < MOVE_RETRIES => {
                 // Throttling or a server error: the move may or may not have been applied; sent
-                // again, its conditions tell (an applied move then reads as gone: `vanished`).
+                // again, its conditions tell.
+                ambiguous |= !matches!(&e, SdkError::ServiceError(s) if is_throttling(s.err()));
                 retries += 1;
                 attempt -= 1;
                 tokio::time::sleep(RETRY.jittered(retries)).await;
@@ -180,11 +310,26 @@ pub(crate) async fn move_item<E: Entity>(
                 TransactWriteItemsError::TransactionCanceledException(c) => {
                     let reasons = c.cancellation_reasons();
                     let code = |i: usize| reasons.get(i).and_then(|r| r.code()).unwrap_or("None");
+                    if let Some(g) = (2..reasons.len()).find(|i| code(*i) == "ConditionalCheckFailed") {
+                        if code(1) != "ConditionalCheckFailed" {
+                            let why = format!(
+                                "its unique guard {} belongs to another item; nothing was moved",
+                                guard_keys.get(g - 2).map_or("?", String::as_str)
+                            );
+                            return Ok((Outcome::Failed(why), changed, 0.0));
+                        }
+                    }
                     if code(1) == "ConditionalCheckFailed" {
-                        changed += 1;
                         match reasons[1].item().filter(|i| !i.is_empty()) {
-                            Some(now) if crate::query::is_type(now, E::SCHEMA) => item = now.clone(),
-                            _ => return Ok((Outcome::Vanished, changed, 0.0)),
+                            Some(now) if crate::query::is_type(now, E::SCHEMA) => {
+                                changed += 1;
+                                item = now.clone();
+                            }
+                            _ if ambiguous && landed::<E>(table, &new_item).await? => {
+                                // An earlier attempt moved it; its answer was lost.
+                                return Ok((Outcome::Updated, changed, 0.0));
+                            }
+                            _ => return Ok((Outcome::Vanished, changed + 1, 0.0)),
                         }
                     } else if code(0) == "ConditionalCheckFailed" {
                         let why = format!(
@@ -193,9 +338,15 @@ pub(crate) async fn move_item<E: Entity>(
                         );
                         return Ok((Outcome::Failed(why), changed, 0.0));
                     } else {
-                        // A conflicting transaction or throttling: try again.
-                        changed += 1;
-                        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                        // A conflicting transaction or throttling: try again, without counting
+                        // an attempt (bounded by the retries).
+                        if retries + 1 >= MOVE_RETRIES {
+                            let why = format!("the move was canceled {} times by conflicts", retries + 1);
+                            return Ok((Outcome::Failed(why), changed, 0.0));
+                        }
+                        retries += 1;
+                        attempt -= 1;
+                        tokio::time::sleep(RETRY.jittered(retries)).await;
                     }
                 }
                 other => return Err(Error::sdk("TransactWriteItems", other)),
@@ -204,4 +355,14 @@ pub(crate) async fn move_item<E: Entity>(
         }
     }
     Ok((Outcome::Failed(format!("the item changed {ATTEMPTS} times while it was moved")), changed, 0.0))
+}
+
+/// Whether `e` is throttling (a request DynamoDB refused, so never applied).
+fn is_throttling(e: &TransactWriteItemsError) -> bool {
+    matches!(
+        e,
+        TransactWriteItemsError::ProvisionedThroughputExceededException(_)
+            | TransactWriteItemsError::ThrottlingException(_)
+            | TransactWriteItemsError::RequestLimitExceeded(_)
+    )
 }

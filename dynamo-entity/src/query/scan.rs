@@ -137,6 +137,8 @@ pub(crate) struct RawPage {
     pub(crate) items: Vec<Item>,
     pub(crate) last_key: Option<Item>,
     pub(crate) consumed: Capacity,
+    /// Items DynamoDB read for the page (`ScannedCount`: every entity type).
+    pub(crate) examined: u64,
 }
 
 type Decoder<T> = fn(&Item) -> Result<Option<T>, Error>;
@@ -398,6 +400,7 @@ impl<T: Send + 'static> ScanRequest<T> {
         let out = self.fetch(&parts, self.page_size, start).await?;
         Ok(RawPage {
             consumed: Capacity::from_consumed(out.consumed_capacity.as_slice(), false),
+            examined: u64::try_from(out.scanned_count).unwrap_or_default(),
             items: out.items.unwrap_or_default(),
             last_key: out.last_evaluated_key,
         })

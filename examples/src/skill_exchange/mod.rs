@@ -11,6 +11,7 @@
 //! | [`Redemption`] | `COUPON#<code>` | `USED#<user_id>` | |
 
 pub mod data;
+pub mod migration;
 pub mod model;
 pub mod scenario;
 

@@ -58,7 +58,7 @@ pub struct Team {
     pub size: u32,
 }
 
-fn v1(i: u64) -> MemberV1 {
+pub(crate) fn v1(i: u64) -> MemberV1 {
     MemberV1 {
         id: format!("m{i:06}"),
         team: format!("t{}", i % 7),
@@ -68,7 +68,7 @@ fn v1(i: u64) -> MemberV1 {
     }
 }
 
-fn current(m: &MemberV1) -> Member {
+pub(crate) fn current(m: &MemberV1) -> Member {
     Member { id: m.id.clone(), team: m.team.clone(), rank: m.rank, mentor: m.mentor.clone(), note: m.note.clone() }
 }
 
@@ -86,7 +86,7 @@ async fn new_table(test: &str) -> Table {
 }
 
 /// `n` members of the launch schema and `teams` teams (`BatchWriteItem`, 4 requests at a time).
-async fn load(table: &Table, n: u64, teams: u64) {
+pub(crate) async fn load(table: &Table, n: u64, teams: u64) {
     let members: Vec<MemberV1> = (0..n).map(v1).collect();
     let teams: Vec<Team> = (0..teams).map(|t| Team { name: format!("t{t}"), size: t as u32 }).collect();
     let outcome = table.batch_write().put_all(&members).put_all(&teams).concurrency(4).send().await.unwrap();
@@ -99,14 +99,18 @@ fn key_text(item: &Item) -> String {
 }
 
 /// Every item of the table by `PK|SK`.
-async fn snapshot(table: &Table) -> BTreeMap<String, Item> {
+pub(crate) async fn snapshot(table: &Table) -> BTreeMap<String, Item> {
     common::scan_all(table).await.into_iter().map(|i| (key_text(&i), i)).collect()
 }
 
 /// Checks the table after a backfill: every member item is exactly `expected` (by id; its
 /// attributes and all the keys `Member::to_item` gives, no other), every team item is as in
 /// `before`, and besides them there are only the backfill's checkpoint items (`_migration`).
-fn check_table(after: &BTreeMap<String, Item>, expected: &HashMap<String, Member>, before: &BTreeMap<String, Item>) {
+pub(crate) fn check_table(
+    after: &BTreeMap<String, Item>,
+    expected: &HashMap<String, Member>,
+    before: &BTreeMap<String, Item>,
+) {
     let mut members = 0;
     let mut checkpoints = 0;
     for (key, item) in after {
@@ -218,10 +222,11 @@ struct WriterFigures {
 
 #[tokio::test]
 async fn application_writes_made_during_a_backfill_are_never_overwritten() {
-    const N: u64 = 1_500;
+    // 1,500 members in CI; `BACKFILL_WRITERS_ITEMS` sets the size (BENCHMARKS.md runs 20,000).
+    let n: u64 = std::env::var("BACKFILL_WRITERS_ITEMS").ok().and_then(|s| s.parse().ok()).unwrap_or(1_500);
     const WRITERS: u64 = 4;
     let table = new_table("backfill_writers").await;
-    load(&table, N, 7).await;
+    load(&table, n, 7).await;
     let before = snapshot(&table).await;
 
     let done = Arc::new(AtomicBool::new(false));
@@ -236,9 +241,9 @@ async fn application_writes_made_during_a_backfill_are_never_overwritten() {
             tokio::spawn(async move {
                 let mut state: HashMap<String, Option<Member>> = HashMap::new();
                 let mut rng = Lcg(w + 1);
-                let mut next_new = N + w;
+                let mut next_new = n + w;
                 while !done.load(Ordering::Relaxed) {
-                    let i = rng.next(N / WRITERS) * WRITERS + w;
+                    let i = rng.next(n / WRITERS) * WRITERS + w;
                     let id = v1(i).id;
                     let now = state.get(&id).cloned().unwrap_or_else(|| Some(current(&v1(i))));
                     let Some(mut m) = now else { continue };
@@ -288,7 +293,7 @@ async fn application_writes_made_during_a_backfill_are_never_overwritten() {
         .unwrap();
     let elapsed = started.elapsed();
     done.store(true, Ordering::Relaxed);
-    let mut expected: HashMap<String, Member> = (0..N).map(|i| (v1(i).id, current(&v1(i)))).collect();
+    let mut expected: HashMap<String, Member> = (0..n).map(|i| (v1(i).id, current(&v1(i)))).collect();
     for w in writers {
         for (id, m) in w.await.unwrap() {
             match m {
@@ -300,7 +305,7 @@ async fn application_writes_made_during_a_backfill_are_never_overwritten() {
     let f = |a: &AtomicU64| a.load(Ordering::Relaxed);
     let writes = f(&figures.field_updates) + f(&figures.key_part_updates) + f(&figures.deletes) + f(&figures.creates);
     println!(
-        "backfill with {WRITERS} writers over {N} members in {:.2} s: {report}; writers made {writes} writes during it \
+        "backfill with {WRITERS} writers over {n} members in {:.2} s: {report}; writers made {writes} writes during it \
          ({} field updates, {} key-part updates, {} deletes, {} new members); {} members at the end",
         elapsed.as_secs_f64(),
         f(&figures.field_updates),
@@ -318,7 +323,7 @@ async fn application_writes_made_during_a_backfill_are_never_overwritten() {
 }
 
 /// Turns on the table's stream (keys only): every write from now on is recorded.
-async fn record_writes(table: &Table) {
+pub(crate) async fn record_writes(table: &Table) {
     use aws_sdk_dynamodb::types::{StreamSpecification, StreamViewType};
     let spec = StreamSpecification::builder().stream_enabled(true).stream_view_type(StreamViewType::KeysOnly).build();
     table.client().update_table().table_name(table.name()).stream_specification(spec.unwrap()).send().await.unwrap();
@@ -327,7 +332,7 @@ async fn record_writes(table: &Table) {
 /// The writes the stream recorded, as `PK|SK` -> event names (`INSERT`, `MODIFY`, `REMOVE`),
 /// read until every shard is exhausted or gives nothing new. A `MODIFY` that changed
 /// nothing is not recorded by DynamoDB.
-async fn recorded_writes(table: &Table) -> BTreeMap<String, Vec<String>> {
+pub(crate) async fn recorded_writes(table: &Table) -> BTreeMap<String, Vec<String>> {
     use aws_sdk_dynamodbstreams::types::ShardIteratorType;
     let server = LocalDynamoDb::shared().await.unwrap();
     let streams = server.streams_client();

@@ -1,0 +1,265 @@
+//! Backfill throughput: `Table::backfill` against a hand-written parallel scan plus
+//! conditional-update loop, at 1, 2, 4 and 8 scan segments, on DynamoDB Local, in one run.
+//!
+//! For each concurrency and each side, a fresh table gets `n` members written with the launch
+//! schema (no GSI1 keys), then the side fills GSI1PK / GSI1SK of every member:
+//!
+//! * `library`: `table.backfill::<Member>(id).segments(c).concurrency(c)` (8 updates in flight
+//!   a segment, its defaults), with its checkpoint item written after every page;
+//! * `hand`: `c` tasks, each scanning its segment (`Segment` / `TotalSegments`, a filter on the
+//!   entity type, 1 MB pages) and sending, 8 at a time, one `UpdateItem` per member: `SET` of
+//!   the two keys on the condition that the item exists, has the type and still has the team,
+//!   rank and (absent) keys read. The keys come from the same encoder (`Entity::gsi_keys`), so
+//!   what is compared is the scan, update and bookkeeping machinery. No checkpoints.
+//!
+//! Both sides' tables are checked afterwards: every member has exactly the keys the template
+//! gives. Each line gives items per second of both sides, their ratio (goal: at least 0.9), and
+//! the growth of the process's peak resident memory during the run (`VmHWM` after writing `5`
+//! to `/proc/self/clear_refs`, Linux). The sides alternate (hand first at even rounds) and the
+//! median of the rounds is reported. The last line is `ratio min=R`.
+//!
+//! Uses `DYNAMODB_ENDPOINT` when set, otherwise starts DynamoDB Local.
+//!
+//! `cargo bench -p dynamo-entity-examples --bench backfill` (20,000 members, 3 rounds);
+//! `-- --quick` runs 2,000 members, one round (a check that both sides run and agree).
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use dynamo_entity::{Entity, Item, Table};
+use dynamo_entity_local::{LocalDynamoDb, unique_table_name};
+use futures::{StreamExt, TryStreamExt};
+
+type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
+
+/// A member as written at launch.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(name = "Member", pk = "MEMBER#<id>", sk = "META")]
+pub struct MemberV1 {
+    pub id: String,
+    pub team: String,
+    pub rank: u32,
+    pub note: String,
+}
+
+/// The member today: a team leaderboard on GSI1.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(name = "Member", pk = "MEMBER#<id>", sk = "META", gsi1 = "TEAM#<team>", gsi1_sk = "<rank>#<id>")]
+pub struct Member {
+    pub id: String,
+    pub team: String,
+    pub rank: u32,
+    pub note: String,
+}
+
+fn v1(i: u64) -> MemberV1 {
+    MemberV1 {
+        id: format!("m{i:07}"),
+        team: format!("t{}", i % 50),
+        rank: (i % 1000) as u32,
+        note: format!("member {i}, {}", "a note of some length ".repeat(4)),
+    }
+}
+
+/// A field of `/proc/self/status` in bytes (`VmRSS`, `VmHWM`); 0 where there is none.
+fn status_bytes(field: &str) -> u64 {
+    let Ok(text) = std::fs::read_to_string("/proc/self/status") else { return 0 };
+    text.lines()
+        .find(|l| l.starts_with(field) && l[field.len()..].starts_with(':'))
+        .and_then(|l| l[field.len() + 1..].trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// Resets the peak resident size to the current one; the baseline.
+fn reset_peak() -> u64 {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+    status_bytes("VmHWM")
+}
+
+async fn fresh_table(server: &LocalDynamoDb, n: u64) -> Res<Table> {
+    let table = Table::new(server.client(), unique_table_name("bench_backfill"));
+    table.create_table(&[Member::SCHEMA]).await?;
+    let members: Vec<MemberV1> = (0..n).map(v1).collect();
+    let out = table.batch_write().put_all(&members).concurrency(4).send().await?;
+    if !out.unprocessed.is_empty() || out.written as u64 != n {
+        return Err("the members were not all written".into());
+    }
+    Ok(table)
+}
+
+/// The hand-written side: `segments` tasks, each scanning its segment and updating, 8 at a
+/// time, every member that lacks its keys.
+async fn hand(table: &Table, segments: u32) -> Res<u64> {
+    let tasks = (0..segments).map(|segment| {
+        let table = table.clone();
+        async move {
+            let client = table.client();
+            let mut start: Option<Item> = None;
+            let mut updated = 0u64;
+            loop {
+                let page = client
+                    .scan()
+                    .table_name(table.name())
+                    .segment(segment as i32)
+                    .total_segments(segments as i32)
+                    .filter_expression("#t = :t")
+                    .expression_attribute_names("#t", "_type")
+                    .expression_attribute_values(":t", AttributeValue::S("Member".into()))
+                    .set_exclusive_start_key(start.take())
+                    .send()
+                    .await?;
+                let items = page.items.unwrap_or_default();
+                let done: Vec<u64> = futures::stream::iter(items.into_iter().map(|item| {
+                    let table = table.clone();
+                    async move { update_one(&table, item).await }
+                }))
+                .buffer_unordered(8)
+                .try_collect()
+                .await?;
+                updated += done.iter().sum::<u64>();
+                match page.last_evaluated_key {
+                    Some(k) => start = Some(k),
+                    None => return Res::Ok(updated),
+                }
+            }
+        }
+    });
+    let counts: Vec<u64> = futures::stream::iter(tasks).buffer_unordered(segments as usize).try_collect().await?;
+    Ok(counts.iter().sum())
+}
+
+async fn update_one(table: &Table, item: Item) -> Res<u64> {
+    let member = Member::from_item(&item)?;
+    let keys: HashMap<&'static str, AttributeValue> = member.gsi_keys()?.into_iter().collect();
+    if keys.iter().all(|(k, v)| item.get(*k) == Some(v)) {
+        return Ok(0);
+    }
+    let mut request = table
+        .client()
+        .update_item()
+        .table_name(table.name())
+        .key("PK", item["PK"].clone())
+        .key("SK", item["SK"].clone())
+        .update_expression("SET #g1pk = :g1pk, #g1sk = :g1sk")
+        .condition_expression(
+            "attribute_exists(#pk) AND #t = :t AND #team = :team AND #rank = :rank AND attribute_not_exists(#g1pk) \
+             AND attribute_not_exists(#g1sk)",
+        )
+        .expression_attribute_names("#pk", "PK")
+        .expression_attribute_names("#t", "_type")
+        .expression_attribute_names("#team", "team")
+        .expression_attribute_names("#rank", "rank")
+        .expression_attribute_names("#g1pk", "GSI1PK")
+        .expression_attribute_names("#g1sk", "GSI1SK")
+        .expression_attribute_values(":t", AttributeValue::S("Member".into()))
+        .expression_attribute_values(":team", item["team"].clone())
+        .expression_attribute_values(":rank", item["rank"].clone());
+    for (name, attr) in [(":g1pk", "GSI1PK"), (":g1sk", "GSI1SK")] {
+        let value = keys.get(attr).ok_or("no GSI1 key")?.clone();
+        request = request.expression_attribute_values(name, value);
+    }
+    request.send().await?;
+    Ok(1)
+}
+
+/// Every member has exactly its GSI1 keys.
+async fn check(table: &Table, n: u64) -> Res<()> {
+    let mut start = None;
+    let mut members = 0;
+    loop {
+        let page = table
+            .client()
+            .scan()
+            .table_name(table.name())
+            .consistent_read(true)
+            .set_exclusive_start_key(start)
+            .send()
+            .await?;
+        for item in page.items.unwrap_or_default() {
+            if item.get("_type") == Some(&AttributeValue::S("Member".into())) {
+                let want = Member::from_item(&item)?.to_item()?;
+                if item != want {
+                    return Err(format!("{item:?} is not {want:?}").into());
+                }
+                members += 1;
+            }
+        }
+        match page.last_evaluated_key {
+            Some(k) => start = Some(k),
+            None => break,
+        }
+    }
+    if members != n {
+        return Err(format!("{members} members, not {n}").into());
+    }
+    Ok(())
+}
+
+/// One side at one concurrency on a fresh table: items per second and peak growth (bytes).
+async fn measure(server: &LocalDynamoDb, n: u64, segments: u32, library: bool) -> Res<(f64, u64)> {
+    let table = fresh_table(server, n).await?;
+    let base = reset_peak();
+    let started = Instant::now();
+    let updated = if library {
+        let report = table.backfill::<Member>("bench").segments(segments).concurrency(segments as usize).run().await?;
+        if !report.completed || report.failed > 0 {
+            return Err(format!("{report}").into());
+        }
+        report.updated
+    } else {
+        hand(&table, segments).await?
+    };
+    let secs = started.elapsed().as_secs_f64();
+    let growth = status_bytes("VmHWM").saturating_sub(base);
+    if updated != n {
+        return Err(format!("{} updated {updated} of {n}", if library { "library" } else { "hand" }).into());
+    }
+    check(&table, n).await?;
+    table.client().delete_table().table_name(table.name()).send().await?;
+    Ok((n as f64 / secs, growth))
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn main() -> Res<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let quick = args.iter().any(|a| a == "--quick" || a == "--test");
+    let (n, rounds) = if quick { (2_000, 1) } else { (20_000, 3) };
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(4).enable_all().build()?;
+    rt.block_on(async {
+        let server = LocalDynamoDb::shared().await?;
+        println!("backfill of {n} members, {rounds} round(s), library vs hand-written scan + conditional updates");
+        let mut min_ratio = f64::INFINITY;
+        for segments in [1u32, 2, 4, 8] {
+            let (mut lib, mut hand) = (Vec::new(), Vec::new());
+            let (mut lib_mem, mut hand_mem) = (0u64, 0u64);
+            for round in 0..rounds {
+                for library in if round % 2 == 0 { [false, true] } else { [true, false] } {
+                    let (rate, growth) = measure(server, n, segments, library).await?;
+                    if library {
+                        lib.push(rate);
+                        lib_mem = lib_mem.max(growth);
+                    } else {
+                        hand.push(rate);
+                        hand_mem = hand_mem.max(growth);
+                    }
+                }
+            }
+            let (l, h) = (median(lib), median(hand));
+            let ratio = l / h;
+            min_ratio = min_ratio.min(ratio);
+            println!(
+                "segments={segments} library={l:.0} items/s hand={h:.0} items/s ratio={ratio:.2} peak_growth \
+                 library={:.1} MiB hand={:.1} MiB",
+                lib_mem as f64 / 1048576.0,
+                hand_mem as f64 / 1048576.0
+            );
+        }
+        println!("ratio min={min_ratio:.2}");
+        Res::Ok(())
+    })
+}

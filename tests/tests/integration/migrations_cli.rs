@@ -1,0 +1,298 @@
+//! The migration runner (`migrate::runner::Migrations`) through its embedded command line
+//! (`cli::MigrationCli`, feature `cli`): a table created with the launch layout (members
+//! without their GSIs) gets three migrations, the indexes (`apply_layout`), the backfill of the
+//! members' keys, and a custom step. `status` before and after, `plan` says what it would do
+//! and changes nothing, `apply --to` runs up to a migration, an `apply` stopped mid-backfill
+//! (its future dropped) shows as stopped with its checkpoint, and `resume` continues it. A
+//! second test runs the command line as a real process (this test binary, running the ignored
+//! test `migrations_cli::cli_child`) and checks its output and exit codes.
+
+use crate::backfills::{Member, MemberV1, Team, check_table, current, load, snapshot, v1};
+use crate::common;
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use dynamo_entity::cli::{CliError, MigrationCli};
+use dynamo_entity::migrate::{Migrations, Wait};
+use dynamo_entity::schema::TableLayout;
+use dynamo_entity::{Entity, Table};
+use dynamo_entity_local::LocalDynamoDb;
+
+const N: u64 = 600;
+const TEAMS: u64 = 7;
+
+/// The custom step's runs, by table name.
+static CUSTOM_RUNS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+fn migrations() -> Migrations {
+    Migrations::new(TableLayout::new(&[Member::SCHEMA, Team::SCHEMA]).unwrap())
+        .heartbeat(Duration::from_millis(200))
+        .wait(Wait { timeout: Duration::from_secs(120), poll: Duration::from_millis(100) })
+        .apply_layout("0001-member-indexes")
+        .backfill::<Member>("0002-member-keys", |b| b.segments(4).concurrency(2).page_size(10))
+        .custom("0003-team-zero", "resize team t0 to 99", |table: Table| async move {
+            table.put(&Team { name: "t0".into(), size: 99 }).await?;
+            CUSTOM_RUNS.lock().unwrap().push(table.name().to_owned());
+            Ok("team t0 resized".to_owned())
+        })
+}
+
+/// A writer whose text the test reads back.
+#[derive(Clone, Default)]
+struct Buffer(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Buffer {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Buffer {
+    fn text(&self) -> String {
+        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+    }
+}
+
+/// Runs `migrate <args>`: its result and its output.
+async fn cli(table: &Table, args: &[&str]) -> (Result<(), CliError>, String) {
+    let out = Buffer::default();
+    let cli = MigrationCli::new("migrate", table.clone(), migrations());
+    let result = cli.run(std::iter::once("migrate").chain(args.iter().copied()), out.clone()).await;
+    (result, out.text())
+}
+
+async fn ok(table: &Table, args: &[&str]) -> String {
+    let (result, text) = cli(table, args).await;
+    if let Err(e) = result {
+        panic!("migrate {args:?} failed: {e}\n{text}");
+    }
+    text
+}
+
+const LAYOUT_LINE: &str = "[layout] bring the table's indexes and time to live to the declared layout";
+const BACKFILL_LINE: &str = "[backfill] backfill the secondary index keys of Member items";
+const CUSTOM_LINE: &str = "[custom] resize team t0 to 99";
+
+async fn gsi_names(table: &Table) -> Vec<String> {
+    let (desc, _) = common::describe(table).await;
+    let mut names: Vec<String> =
+        desc.global_secondary_indexes().iter().map(|g| g.index_name().unwrap_or_default().to_owned()).collect();
+    names.sort();
+    names
+}
+
+async fn launch_table(test: &str) -> Table {
+    let table = common::table(test, &[MemberV1::SCHEMA, Team::SCHEMA]).await;
+    load(&table, N, TEAMS).await;
+    table
+}
+
+#[tokio::test]
+async fn the_command_line_shows_status_plans_applies_and_resumes_migrations() {
+    let table = launch_table("migrate_cli").await;
+    let before = snapshot(&table).await;
+
+    // status before anything ran
+    assert_eq!(
+        ok(&table, &["status"]).await,
+        format!(
+            "pending  0001-member-indexes {LAYOUT_LINE}\npending  0002-member-keys {BACKFILL_LINE}\npending  0003-team-zero {CUSTOM_LINE}\n"
+        )
+    );
+
+    // plan: says what it would do, changes nothing
+    let plan = ok(&table, &["plan"]).await;
+    let name = table.name();
+    let items = N + TEAMS;
+    assert_eq!(
+        plan,
+        format!(
+            "would run 0001-member-indexes:\n  table {name}: 2 step(s)\n  1. UpdateTable: create GSI GSI1 on GSI1PK (S) / GSI1SK (S), projection ALL, wait until it is ACTIVE\n  2. UpdateTable: create GSI GSI2 on GSI2PK (S) / GSI2SK (S), projection ALL, wait until it is ACTIVE\nwould run 0002-member-keys:\n  backfill the secondary index keys of Member items: a parallel scan of ~{items} items, a conditional write per item to change\nwould run 0003-team-zero:\n  resize team t0 to 99 (the application's own step)\n"
+        )
+    );
+    assert_eq!(snapshot(&table).await, before, "plan wrote nothing");
+    assert!(gsi_names(&table).await.is_empty(), "plan created no index");
+    let plan_to = ok(&table, &["plan", "--to", "0001-member-indexes"]).await;
+    assert!(plan_to.starts_with("would run 0001-member-indexes:\n") && !plan_to.contains("0002"), "{plan_to}");
+
+    // apply --to the first migration: the indexes only
+    let text = ok(&table, &["apply", "--to", "0001-member-indexes", "--progress", "lines"]).await;
+    assert!(
+        text.starts_with(
+            "running 0001-member-indexes [layout]\napplied 0001-member-indexes: UpdateTable: create GSI GSI1"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("\n1 migration(s) run\n"), "{text}");
+    assert_eq!(gsi_names(&table).await, ["GSI1", "GSI2"]);
+    let status = ok(&table, &["status"]).await;
+    let lines: Vec<&str> = status.lines().collect();
+    assert!(lines[0].starts_with("applied  0001-member-indexes [layout]"), "{status}");
+    assert_eq!(
+        lines[1..],
+        [format!("pending  0002-member-keys {BACKFILL_LINE}"), format!("pending  0003-team-zero {CUSTOM_LINE}")]
+    );
+    assert_eq!(snapshot(&table).await.len(), before.len() + 1, "one record item more: {status}");
+
+    // apply, stopped mid-backfill (its run dropped): the backfill shows as stopped
+    let stopped_run = tokio::spawn({
+        let table = table.clone();
+        async move { cli(&table, &["apply"]).await }
+    });
+    let backfill = table.backfill::<Member>("0002-member-keys");
+    let started = Instant::now();
+    loop {
+        let scanned = backfill.status().await.unwrap().map_or(0, |r| r.scanned);
+        if scanned >= N / 3 {
+            break;
+        }
+        assert!(!stopped_run.is_finished(), "apply ended before it was stopped");
+        assert!(started.elapsed() < Duration::from_secs(120), "no progress");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    stopped_run.abort();
+    assert!(stopped_run.await.unwrap_err().is_cancelled());
+    let at_stop = backfill.status().await.unwrap().unwrap();
+    assert!(!at_stop.completed, "stopped mid-run: {at_stop}");
+    // Running while its heartbeat is fresh (3 periods of 200 ms), stopped after.
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let status = ok(&table, &["status"]).await;
+    let lines: Vec<&str> = status.lines().collect();
+    assert_eq!(
+        lines[1],
+        format!(
+            "stopped  0002-member-keys {BACKFILL_LINE}: (checkpoint: run 1, {} scanned, {} updated)",
+            at_stop.scanned, at_stop.updated
+        )
+    );
+    assert_eq!(lines[2], format!("pending  0003-team-zero {CUSTOM_LINE}"));
+    let plan = ok(&table, &["plan"]).await;
+    assert!(plan.contains(&format!("\n  resumes from its checkpoints: {at_stop}\n")), "{plan}");
+    assert!(CUSTOM_RUNS.lock().unwrap().iter().all(|t| t != table.name()), "the custom step did not run");
+
+    // resume: continues the backfill from its checkpoint, and runs nothing else
+    let text = ok(&table, &["resume", "--progress", "lines"]).await;
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        format!("running 0002-member-keys [backfill], resuming after {} items read", at_stop.scanned)
+    );
+    let report = backfill.status().await.unwrap().unwrap();
+    assert!(report.completed && report.run == 1 && report.failed == 0, "{report}");
+    assert!(text.contains(&format!("\napplied 0002-member-keys: {report}\n")), "{text}");
+    assert!(text.contains("\n1 migration(s) run\n"), "{text}");
+    assert!(text.lines().filter(|l| l.starts_with("progress ")).all(|l| l.starts_with("progress 0002-member-keys: ")));
+    let status = ok(&table, &["status"]).await;
+    let lines: Vec<&str> = status.lines().collect();
+    assert_eq!(lines[1], format!("applied  0002-member-keys {BACKFILL_LINE}: {report}"));
+    assert_eq!(lines[2], format!("pending  0003-team-zero {CUSTOM_LINE}"));
+    // The members resumed were read once more at most a page a segment: 4 pages of 10.
+    assert!(report.scanned >= N && report.scanned <= N + 40, "{report}");
+    assert_eq!(report.updated + report.skipped, report.scanned);
+
+    // nothing stopped now: resume refuses
+    let (result, _) = cli(&table, &["resume"]).await;
+    match result {
+        Err(e @ CliError::Failed(_)) => {
+            assert_eq!(e.to_string(), "invalid request: migrations: no migration is stopped; nothing to resume");
+            assert_eq!(e.exit_code(), 1);
+        }
+        other => panic!("{other:?}"),
+    }
+
+    // apply: the custom step, once
+    let text = ok(&table, &["apply", "--progress", "off"]).await;
+    assert!(text.starts_with("1 migration(s) run\n"), "{text}");
+    assert!(text.ends_with(&format!("applied  0003-team-zero {CUSTOM_LINE}: team t0 resized\n")), "{text}");
+    assert_eq!(CUSTOM_RUNS.lock().unwrap().iter().filter(|t| *t == table.name()).count(), 1);
+    assert_eq!(ok(&table, &["plan"]).await, "nothing to do: every migration is applied\n");
+    assert_eq!(ok(&table, &["apply"]).await, "0 migration(s) run\n");
+
+    // Every member has exactly its new keys; team t0 was resized, the other teams untouched.
+    let mut after = snapshot(&table).await;
+    let t0 = after.remove("TEAM#t0|META").unwrap();
+    assert_eq!(t0, Team { name: "t0".into(), size: 99 }.to_item().unwrap());
+    let mut before = before;
+    before.remove("TEAM#t0|META");
+    let expected: HashMap<String, Member> = (0..N).map(|i| (v1(i).id, current(&v1(i)))).collect();
+    check_table(&after, &expected, &before);
+    let records = after.keys().filter(|k| k.ends_with("|STEP")).count();
+    assert_eq!(records, 3, "one record a migration");
+
+    // a usage error
+    let (result, _) = cli(&table, &["frobnicate"]).await;
+    match result {
+        Err(e @ CliError::Usage(_)) => {
+            assert!(e.to_string().contains("unrecognized subcommand 'frobnicate'"), "{e}");
+            assert_eq!(e.exit_code(), 2);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// The child process of `the_command_line_runs_as_a_process`: runs `MigrationCli::main_from`
+/// with the arguments in `MIGRATE_ARGS` (separated by spaces) on the table
+/// `MIGRATE_TABLE` and exits with its exit code. Does nothing when the variables are unset.
+#[tokio::test]
+#[ignore = "the child process of the_command_line_runs_as_a_process"]
+async fn cli_child() {
+    let (Ok(name), Ok(args)) = (std::env::var("MIGRATE_TABLE"), std::env::var("MIGRATE_ARGS")) else { return };
+    let server = LocalDynamoDb::shared().await.expect("DynamoDB Local is available");
+    let cli = MigrationCli::new("migrate", Table::new(server.client(), name), migrations());
+    let code = cli.main_from(std::iter::once("migrate").chain(args.split(' '))).await;
+    std::io::stdout().flush().unwrap();
+    // `ExitCode::exit_process` is unstable: the code is told apart by comparison.
+    let code = [0u8, 1, 2].into_iter().find(|c| std::process::ExitCode::from(*c) == code).unwrap();
+    std::process::exit(i32::from(code));
+}
+
+/// Runs the command line in a child process: exit code, standard output, standard error.
+fn process(table: &Table, server: &LocalDynamoDb, args: &str) -> (i32, String, String) {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["migrations_cli::cli_child", "--exact", "--ignored", "--nocapture", "--test-threads=1", "-q"])
+        .env("MIGRATE_TABLE", table.name())
+        .env("MIGRATE_ARGS", args)
+        .env("DYNAMODB_ENDPOINT", server.endpoint())
+        .output()
+        .unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+}
+
+#[tokio::test]
+async fn the_command_line_runs_as_a_process() {
+    let server = LocalDynamoDb::shared().await.expect("DynamoDB Local is available");
+    let table = launch_table("migrate_process").await;
+
+    let (code, out, _) = process(&table, server, "status");
+    assert_eq!(code, 0);
+    assert!(out.contains(&format!("pending  0002-member-keys {BACKFILL_LINE}\n")), "{out}");
+
+    let (code, out, err) = process(&table, server, "apply --to 0002-member-keys");
+    assert_eq!(code, 0, "{out}\n{err}");
+    // Standard error is not a terminal: plain progress lines.
+    assert!(err.contains("running 0001-member-indexes [layout]\n"), "{err}");
+    assert!(err.contains("running 0002-member-keys [backfill]\n"), "{err}");
+    assert!(err.contains("\nprogress 0002-member-keys: "), "{err}");
+    assert!(
+        err.contains("\napplied 0002-member-keys: backfill 0002-member-keys run 1 (4 segments, completed)"),
+        "{err}"
+    );
+    assert!(out.contains("2 migration(s) run\n"), "{out}");
+    assert!(out.contains(&format!("pending  0003-team-zero {CUSTOM_LINE}\n")), "{out}");
+
+    let (code, out, _) = process(&table, server, "cloudformation --table-name app");
+    assert_eq!(code, 0);
+    assert!(out.contains("\"TableName\": \"app\""), "{out}");
+
+    let (code, _, err) = process(&table, server, "frobnicate");
+    assert_eq!(code, 2);
+    assert!(err.contains("unrecognized subcommand 'frobnicate'"), "{err}");
+}
