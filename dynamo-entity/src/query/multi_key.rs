@@ -81,9 +81,20 @@ impl<E> std::fmt::Debug for MultiKeySpec<E> {
 impl<E> MultiKeySpec<E> {
     /// Used by generated code: the index, the entity type name and the partition key
     /// attributes' values, in key schema order.
-    pub fn new(index: &'static MultiKeyIndex, entity: &'static str, pk: Vec<Result<AttributeValue, ValueError>>) -> Self {
-        let mut spec =
-            MultiKeySpec { index, entity, pk: Vec::new(), sk: Vec::new(), range: None, error: None, _entity: PhantomData };
+    pub fn new(
+        index: &'static MultiKeyIndex,
+        entity: &'static str,
+        pk: Vec<Result<AttributeValue, ValueError>>,
+    ) -> Self {
+        let mut spec = MultiKeySpec {
+            index,
+            entity,
+            pk: Vec::new(),
+            sk: Vec::new(),
+            range: None,
+            error: None,
+            _entity: PhantomData,
+        };
         for (i, v) in pk.into_iter().enumerate() {
             if let Some(v) = spec.value(index.pk.get(i), v, MAX_PARTITION_KEY_BYTES) {
                 spec.pk.push(v);
@@ -101,7 +112,12 @@ impl<E> MultiKeySpec<E> {
     ) -> Option<AttributeValue> {
         let attr = attr?;
         let checked = value
-            .map_err(|source| Error::Encode { entity: self.entity, field: attr.field, attribute: attr.attribute, source })
+            .map_err(|source| Error::Encode {
+                entity: self.entity,
+                field: attr.field,
+                attribute: attr.attribute,
+                source,
+            })
             .and_then(|v| check_value(self.entity, attr, Some(&v), max).map(|()| v));
         match checked {
             Ok(v) => Some(v),
@@ -137,7 +153,11 @@ impl<E> MultiKeySpec<E> {
 
     /// Used by generated code: `BETWEEN low AND high` on the next sort key attribute.
     #[must_use]
-    pub fn between(mut self, low: Result<AttributeValue, ValueError>, high: Result<AttributeValue, ValueError>) -> Self {
+    pub fn between(
+        mut self,
+        low: Result<AttributeValue, ValueError>,
+        high: Result<AttributeValue, ValueError>,
+    ) -> Self {
         let attr = self.next_sort();
         let low = self.value(attr, low, MAX_SORT_KEY_BYTES);
         let high = self.value(attr, high, MAX_SORT_KEY_BYTES);
@@ -193,8 +213,13 @@ impl<E> MultiKeySpec<E> {
 
     /// The partition, as text: each partition key attribute's `name=value`.
     fn partition(&self) -> String {
-        let parts: Vec<String> =
-            self.index.pk.iter().zip(&self.pk).map(|(a, v)| format!("{}={}", a.attribute, cursor::scalar_text(v))).collect();
+        let parts: Vec<String> = self
+            .index
+            .pk
+            .iter()
+            .zip(&self.pk)
+            .map(|(a, v)| format!("{}={}", a.attribute, cursor::scalar_text(v)))
+            .collect();
         parts.join(",")
     }
 }
@@ -401,10 +426,8 @@ impl<E: Entity> MultiKeyQuery<E> {
                 });
                 if Some(slots.len()) == self.limit {
                     let more = i + 1 < count || last_key.is_some();
-                    let key: Item = key_names
-                        .iter()
-                        .filter_map(|n| item.get(*n).map(|v| ((*n).to_owned(), v.clone())))
-                        .collect();
+                    let key: Item =
+                        key_names.iter().filter_map(|n| item.get(*n).map(|v| ((*n).to_owned(), v.clone()))).collect();
                     full = Some(more.then(|| Cursor(cursor::encode(&scope, &key))));
                     break;
                 }

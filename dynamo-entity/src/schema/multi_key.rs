@@ -83,7 +83,9 @@ const fn same_attrs(a: &[MultiKeyAttr], b: &[MultiKeyAttr]) -> bool {
     }
     let mut i = 0;
     while i < a.len() {
-        if !str_eq(a[i].attribute, b[i].attribute) || !matches!((a[i].key_type, b[i].key_type), (KeyType::S, KeyType::S) | (KeyType::N, KeyType::N)) {
+        if !str_eq(a[i].attribute, b[i].attribute)
+            || !matches!((a[i].key_type, b[i].key_type), (KeyType::S, KeyType::S) | (KeyType::N, KeyType::N))
+        {
             return false;
         }
         i += 1;
