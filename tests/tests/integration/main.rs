@@ -36,6 +36,7 @@ mod lint;
 mod local_databases;
 mod lsi;
 mod malformed;
+mod multi_key;
 mod names;
 mod operations;
 mod orders;
