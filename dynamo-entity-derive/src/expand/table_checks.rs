@@ -175,7 +175,12 @@ impl Checks<'_> {
                     ));
                     out.extend(self.check(
                         j,
-                        quote!(#p::template_and_multi(#a, #b, #g) || #p::template_and_multi(#b, #a, #g)),
+                        // Against the first entity of the other form only: one error per entity.
+                        quote!(
+                            (#p::template_and_multi(#a, #b, #g)
+                                && #p::first_user(#entities, #p::Index::Gsi(#g), true) == #i)
+                                || (#p::template_and_multi(#b, #a, #g) && #p::first_multi_user(#entities, #g) == #i)
+                        ),
                         format!(
                             "entities `{an}` and `{bn}` key GSI{g} differently: one with key templates (`gsi{g} = \
                              \"...\"`), the other on its attributes (`gsi{g}(pk(...), sk(...))`); an index has one \
