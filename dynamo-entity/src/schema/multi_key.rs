@@ -321,3 +321,91 @@ pub(crate) fn check_value(
 
 /// What key errors on a multi-attribute GSI key attribute name as their template.
 const MULTI_KEY_TEMPLATE: &str = "a key attribute of a multi-attribute GSI";
+
+impl MultiKeyIndex {
+    /// The write units a write of an item costs in this index, as
+    /// [`capacity::write_in`](crate::capacity::write_in) counts them for a template GSI:
+    /// `before` and `after` are the item before and after the write (`None`: absent). The item
+    /// is in the index when it holds every key attribute; a changed key attribute costs a
+    /// delete and a put, a rewrite under the same key the larger of the two sizes, and an item
+    /// absent before and after nothing (sparse index). The units are reported under the index's
+    /// name in `names`.
+    pub fn write_capacity(
+        &self,
+        names: &crate::schema::AttributeNames,
+        before: Option<&Item>,
+        after: Option<&Item>,
+        mode: crate::capacity::WriteMode,
+    ) -> crate::capacity::Capacity {
+        use crate::capacity::{Capacity, Units, item_size, write_units};
+        let key = |item: Option<&Item>| -> Option<Vec<AttributeValue>> {
+            let item = item?;
+            self.attributes().map(|a| item.get(a.attribute).cloned()).collect()
+        };
+        let size = |i: Option<&Item>| i.map_or(0, item_size);
+        let (old, new) = (size(before), size(after));
+        let units = match (key(before), key(after)) {
+            (None, None) => return Capacity::zero(),
+            (Some(_), None) => write_units(old, mode),
+            (None, Some(_)) => write_units(new, mode),
+            (Some(a), Some(b)) if a == b => write_units(old.max(new), mode),
+            (Some(_), Some(_)) => write_units(old, mode) + write_units(new, mode),
+        };
+        Capacity::zero().with_index_in(names, self.index, Units::writes(units))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capacity::{Capacity, Units, WriteMode};
+    use crate::schema::AttributeNames;
+
+    const PK: &[MultiKeyAttr] = &[MultiKeyAttr { field: "tenant", attribute: "tenant", key_type: KeyType::S }];
+    const SK: &[MultiKeyAttr] = &[MultiKeyAttr { field: "rank", attribute: "rank", key_type: KeyType::N }];
+    const G: MultiKeyIndex = MultiKeyIndex { index: Index::Gsi(6), pk: PK, sk: SK };
+
+    fn item(pairs: &[(&str, AttributeValue)]) -> Item {
+        pairs.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect()
+    }
+
+    #[test]
+    fn writes_cost_units_only_while_the_item_is_in_the_index() {
+        let s = |v: &str| AttributeValue::S(v.to_owned());
+        let n = |v: &str| AttributeValue::N(v.to_owned());
+        let names = &AttributeNames::DEFAULT;
+        let inside = item(&[("PK", s("a")), ("SK", s("b")), ("tenant", s("t")), ("rank", n("1"))]);
+        let moved = item(&[("PK", s("a")), ("SK", s("b")), ("tenant", s("t")), ("rank", n("2"))]);
+        let sparse = item(&[("PK", s("a")), ("SK", s("b")), ("tenant", s("t"))]);
+        let one = Capacity::zero().with_index(Index::Gsi(6), Units::writes(1.0));
+        let two = Capacity::zero().with_index(Index::Gsi(6), Units::writes(2.0));
+        let w = |b: Option<&Item>, a: Option<&Item>| G.write_capacity(names, b, a, WriteMode::Standard);
+        assert_eq!(w(None, Some(&inside)), one);
+        assert_eq!(w(Some(&inside), Some(&inside)), one);
+        assert_eq!(w(Some(&inside), Some(&moved)), two);
+        assert_eq!(w(Some(&inside), Some(&sparse)), one);
+        assert_eq!(w(Some(&sparse), Some(&sparse)), Capacity::zero());
+        assert_eq!(w(Some(&inside), None), one);
+    }
+
+    #[test]
+    fn empty_and_over_long_key_values_are_refused() {
+        let a = &PK[0];
+        let empty = check_value("T", a, Some(&AttributeValue::S(String::new())), 2048).unwrap_err();
+        assert!(matches!(empty, Error::Key(KeyError::Part { attribute: "tenant", reason: KeyPartError::Empty, .. })));
+        let long = check_value("T", a, Some(&AttributeValue::S("x".repeat(1025))), 1024).unwrap_err();
+        assert!(matches!(long, Error::Key(KeyError::TooLong { bytes: 1025, over: 1, limit: 1024, .. })));
+        assert!(check_value("T", a, Some(&AttributeValue::S("x".repeat(1024))), 1024).is_ok());
+        assert!(check_value("T", a, None, 1024).is_ok());
+    }
+
+    #[test]
+    fn key_schemas_compare_by_attribute_name_and_type() {
+        const OTHER: &[MultiKeyAttr] = &[MultiKeyAttr { field: "t", attribute: "tenant", key_type: KeyType::S }];
+        const NUM: &[MultiKeyAttr] = &[MultiKeyAttr { field: "tenant", attribute: "tenant", key_type: KeyType::N }];
+        assert!(G.same_keys(&MultiKeyIndex { index: Index::Gsi(6), pk: OTHER, sk: SK }));
+        assert!(!G.same_keys(&MultiKeyIndex { index: Index::Gsi(6), pk: NUM, sk: SK }));
+        assert!(!G.same_keys(&MultiKeyIndex { index: Index::Gsi(6), pk: PK, sk: &[] }));
+        assert_eq!(G.describe(), "tenant (S) | rank (N)");
+    }
+}

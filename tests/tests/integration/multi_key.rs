@@ -350,3 +350,83 @@ async fn an_empty_key_attribute_is_refused_before_sending() {
     table.put(&t).await.unwrap();
     assert_eq!(ids(&table.query(Ticket::gsi6("acme", "eu")).all().await.unwrap()), ["e1"]);
 }
+
+/// The exports of the table: the CloudFormation template (multi-attribute key schemas with
+/// several HASH and RANGE elements), the Markdown design document, the NoSQL Workbench note.
+#[test]
+fn the_exports_describe_the_multi_attribute_indexes() {
+    use crate::common::insta;
+    let layout = Desk::layout().unwrap();
+    insta::assert_json_snapshot!("desk_cloudformation", layout.cloudformation("desk"));
+    insta::assert_snapshot!("desk_markdown", layout.markdown("Desk"));
+    assert_eq!(
+        layout.workbench_note().as_deref(),
+        Some(
+            "Not in this model: the multi-attribute GSIs GSI6 (tenant (S), region (S) | status (S), createdAt (N), \
+             priority (N)); GSI7 (tenant (S) | priority (N)), whose keys NoSQL Workbench's format (one partition and \
+             one sort key attribute per index) cannot hold; see the CloudFormation export."
+        )
+    );
+    // The template GSI1 of Ticket, which only Ticket writes, is a candidate for native keys.
+    let lints: Vec<String> = layout.multi_key_lint().iter().map(ToString::to_string).collect();
+    assert_eq!(
+        lints,
+        ["Ticket GSI1 multi-attribute key suggested: only Ticket writes GSI1, so its templates `TENANT#<tenant>` / \
+          `<created_at>` overload it for no other entity: key it on the fields themselves, `gsi1(pk(tenant), \
+          sk(created_at))`, and the item's own attributes are the key (no GSI1PK / GSI1SK to write, and none to \
+          rewrite when a key field changes)"]
+    );
+    let patterns: Vec<(String, String, String, bool)> = layout
+        .access_patterns()
+        .into_iter()
+        .filter(|p| p.index == dynamo_entity::Index::Gsi(6))
+        .map(|p| (p.name, p.partition, p.sort, p.sparse))
+        .collect();
+    assert_eq!(
+        patterns,
+        [
+            (
+                "Ticket::gsi6".to_owned(),
+                "tenant = <tenant> AND region = <region>".to_owned(),
+                "status (S), createdAt (N), priority (N)".to_owned(),
+                true
+            ),
+            (
+                "Alert::gsi6".to_owned(),
+                "tenant = <tenant> AND region = <region>".to_owned(),
+                "status (S), createdAt (N), priority (N)".to_owned(),
+                false
+            ),
+        ]
+    );
+}
+
+/// `cfn-lint` (pinned in tests/interop/requirements.txt, installed by scripts/interop-setup)
+/// accepts the exported template, and refuses it without the multi-attribute GSIs (their key
+/// attributes are then defined for no key schema: rule E3039).
+#[test]
+fn cfn_lint_accepts_the_cloudformation_export() {
+    use std::process::Command;
+    let repo = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned();
+    let out = Command::new(repo.join("scripts/interop-setup")).output().expect("scripts/interop-setup runs");
+    assert!(out.status.success(), "scripts/interop-setup failed: {}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let python = text.lines().find_map(|l| l.strip_prefix("PYTHON=")).expect("PYTHON= in the setup's output");
+    let cfn_lint = std::path::Path::new(python).with_file_name("cfn-lint");
+    let lint = |template: &serde_json::Value, name: &str| {
+        let path = std::env::temp_dir().join(format!("{}-{name}.json", unique_table_name("cfn")));
+        std::fs::write(&path, serde_json::to_vec_pretty(template).unwrap()).unwrap();
+        let out = Command::new(&cfn_lint).arg("--").arg(&path).output().expect("cfn-lint runs");
+        let _ = std::fs::remove_file(&path);
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let template = Desk::layout().unwrap().cloudformation("desk");
+    let (code, report) = lint(&template, "desk");
+    assert_eq!(code, Some(0), "cfn-lint refused the export:\n{report}");
+    let mut dropped = template.clone();
+    let gsis = dropped["Resources"]["DeskTable"]["Properties"]["GlobalSecondaryIndexes"].as_array_mut().unwrap();
+    gsis.truncate(1);
+    let (code, report) = lint(&dropped, "dropped");
+    assert_eq!(code, Some(2), "{report}");
+    assert!(report.starts_with("E3039 The set of Attributes in AttributeDefinitions"), "{report}");
+}
