@@ -412,7 +412,7 @@ impl<E: Entity> MultiKeyQuery<E> {
             }
             let page_limit = self.page_size.or(want.map(|w| i32::try_from(w).unwrap_or(i32::MAX)));
             let request = self.request(&parts, page_limit, start.take()).send_with(self.table.client());
-            let resp = self.table.execute(call.clone(), request).await.map_err(|e| Error::sdk("Query", e))?;
+            let resp = self.table.execute(call, request).await.map_err(|e| Error::sdk("Query", e))?;
             consumed += Capacity::from_consumed(resp.consumed_capacity.as_slice(), false);
             let last_key = resp.last_evaluated_key;
             let raw = resp.items.unwrap_or_default();

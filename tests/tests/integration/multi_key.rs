@@ -108,11 +108,14 @@ fn ids(tickets: &[Ticket]) -> Vec<&str> {
     tickets.iter().map(|t| t.id.as_str()).collect()
 }
 
+/// A GSI as DescribeTable shows it: name, key schema, projection type.
+type Gsi = (String, Vec<(String, SdkKeyType)>, ProjectionType);
+
 #[tokio::test]
 async fn describe_table_shows_the_declared_key_schemas() {
     let table = table("mk_describe").await;
     let (desc, defs) = common::describe(&table).await;
-    let mut gsis: Vec<(String, Vec<(String, SdkKeyType)>, ProjectionType)> = desc
+    let mut gsis: Vec<Gsi> = desc
         .global_secondary_indexes()
         .iter()
         .map(|g| {
