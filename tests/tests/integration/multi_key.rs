@@ -170,6 +170,9 @@ async fn describe_table_shows_the_declared_key_schemas() {
     .collect();
     assert_eq!(defs, expected);
     let layout = Desk::layout().unwrap();
+    // The table as created is the table as declared: no change to apply.
+    let diff = table.diff(&layout).await.unwrap();
+    assert!(diff.is_empty(), "{:?}", diff.changes);
     assert_eq!(layout.gsis(), &[1]);
     let multi: Vec<String> = layout.multi_gsis().iter().map(|g| g.describe()).collect();
     assert_eq!(
