@@ -13,17 +13,23 @@ pub use crate::key::{
     Cardinality, KeyCase, KeyPart, KeyPartError, KeyStyle, KeyType, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES,
     PartForm, Segment, ShardBy, Template, single_key_type,
 };
-pub use crate::query::QuerySpec;
+pub use crate::query::multi_key::{MultiKeyQuery, MultiKeySpec};
+pub use crate::query::{IntoQuery, QuerySpec};
 pub use crate::schema::check::*;
 pub use crate::schema::evolve::{
     SCHEMA_ATTRIBUTE, SchemaVersion, Stored, declared_version, oldest_version, put_schema_version,
     same_primary_templates, same_version_attribute, stored_version,
+};
+pub use crate::schema::multi_key::{
+    BeginsWith, KeyAttribute, MultiKeyAttr, MultiKeyIndex, StringKey, check_item as check_multi_keys, first_multi_user,
+    key_type_of, multi_keys_disagree, template_and_multi, uses_multi_gsi,
 };
 pub use crate::schema::{
     AttributeNames, Entity, EntitySchema, FieldSchema, Index, IndexSchema, Item, Key, KeyFields, PrimaryKey,
     TYPE_ATTRIBUTE, VersionSchema, describe_key,
 };
 pub use crate::schema::{GsiDecl, Projection, TableDef};
+pub use crate::table::Table;
 pub use crate::unique::Unique;
 pub use crate::value::{Attribute, ValueError, serde_from_attribute, serde_to_attribute};
 pub use crate::versioning::{EpochSeconds, Maintained, TtlValue, VersionNumber};

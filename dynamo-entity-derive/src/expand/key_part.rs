@@ -73,6 +73,7 @@ fn newtype(input: &DeriveInput, data: &DataStruct) -> TokenStream {
     };
     let key_where = with(key_part_bound);
     let attr_where = with(attribute_bound);
+    let key_attr_where = with(Some(quote!(for<'__de> #inner: ::dynamo_entity::__private::KeyAttribute)));
     quote! {
         const _: () = {
             use ::dynamo_entity::__private as __de;
@@ -111,6 +112,20 @@ fn newtype(input: &DeriveInput, data: &DataStruct) -> TokenStream {
                     value: ::core::option::Option<&__de::AttributeValue>,
                 ) -> __de::Result<Self, __de::ValueError> {
                     __de::Result::map(<#inner as __de::Attribute>::from_attribute(value), |v| Self { #member: v })
+                }
+            }
+
+            // A key attribute of a multi-attribute GSI when its field is one; the bound is
+            // higher-ranked so that a newtype over another type (`bool`) still compiles.
+            #[automatically_derived]
+            impl #impl_generics __de::KeyAttribute for #ident #ty_generics #key_attr_where {
+                type Kind = <#inner as __de::KeyAttribute>::Kind;
+                type Arg = Self;
+                #[inline]
+                fn key_value(arg: &Self) -> __de::Result<__de::AttributeValue, __de::ValueError> {
+                    __de::Result::and_then(<#inner as __de::Attribute>::to_attribute(&arg.#member), |v| {
+                        ::core::option::Option::ok_or(v, __de::ValueError::Missing)
+                    })
                 }
             }
         };
@@ -190,6 +205,16 @@ fn enumeration(input: &DeriveInput, variants: &[Variant]) -> TokenStream {
                         }),
                         ::core::option::Option::None => __de::Result::Err(__de::ValueError::Missing),
                     }
+                }
+            }
+
+            #[automatically_derived]
+            impl __de::KeyAttribute for #ident {
+                type Kind = __de::StringKey;
+                type Arg = Self;
+                #[inline]
+                fn key_value(arg: &Self) -> __de::Result<__de::AttributeValue, __de::ValueError> {
+                    __de::Result::Ok(__de::AttributeValue::S(::std::string::String::from(__name(arg))))
                 }
             }
         };

@@ -162,6 +162,32 @@ impl Checks<'_> {
                         };
                     });
                 }
+                // Multi-attribute GSIs: one key schema per index.
+                for d in &self.decl.indexes {
+                    let IndexKind::Gsi(g) = d.kind else { continue };
+                    out.extend(self.check(
+                        j,
+                        quote!(#p::multi_keys_disagree(#entities, #i, #j, #g)),
+                        format!(
+                            "entities `{an}` and `{bn}` key GSI{g} on different attributes: entities sharing a \
+                             multi-attribute GSI give it the same key attribute names and types, in the same order"
+                        ),
+                    ));
+                    out.extend(self.check(
+                        j,
+                        // Against the first entity of the other form only: one error per entity.
+                        quote!(
+                            (#p::template_and_multi(#a, #b, #g)
+                                && #p::first_user(#entities, #p::Index::Gsi(#g), true) == #i)
+                                || (#p::template_and_multi(#b, #a, #g) && #p::first_multi_user(#entities, #g) == #i)
+                        ),
+                        format!(
+                            "entities `{an}` and `{bn}` key GSI{g} differently: one with key templates (`gsi{g} = \
+                             \"...\"`), the other on its attributes (`gsi{g}(pk(...), sk(...))`); an index has one \
+                             key schema"
+                        ),
+                    ));
+                }
                 out.extend(self.check(
                     j,
                     quote!(#p::ttl_differs(#a, #b) && #p::first_ttl(#entities) == #i),

@@ -63,6 +63,9 @@ pub enum LintKind {
     ScanRead,
     /// A sort key with an unpadded integer part, which does not sort numerically.
     UnpaddedSortKey,
+    /// A template GSI that native multi-attribute keys would serve better (see
+    /// [`TableLayout::multi_key_lint`]).
+    MultiAttributeKey,
 }
 
 impl fmt::Display for LintKind {
@@ -73,6 +76,7 @@ impl fmt::Display for LintKind {
             LintKind::TypeFilter => "filter on the entity type",
             LintKind::ScanRead => "scan used for a read",
             LintKind::UnpaddedSortKey => "unpadded integer in a sort key",
+            LintKind::MultiAttributeKey => "multi-attribute key suggested",
         })
     }
 }

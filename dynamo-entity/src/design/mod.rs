@@ -15,6 +15,7 @@
 pub mod diagram;
 pub mod html;
 pub mod lint;
+mod multi_key;
 pub mod views;
 pub mod workbench;
 
@@ -76,7 +77,8 @@ impl TableLayout {
             })
         };
         let (lsis, gsis): (Vec<Index>, Vec<Index>) = self.indexes().into_iter().partition(|i| i.is_local());
-        let gsis: Vec<Value> = gsis.into_iter().map(index_json).collect();
+        let mut gsis: Vec<Value> = gsis.into_iter().map(index_json).collect();
+        gsis.extend(self.multi_gsi_json());
         let lsis: Vec<Value> = lsis.into_iter().map(index_json).collect();
         let mut properties = json!({
             "TableName": table_name,
@@ -109,7 +111,9 @@ impl TableLayout {
     /// Every query the generated code offers: each entity's primary-index query, GSI queries,
     /// inverted-index query and LSI queries, and the item collections several entities share.
     pub fn access_patterns(&self) -> Vec<AccessPattern> {
-        self.pattern_sources().into_iter().map(|s| s.pattern).collect()
+        let mut out: Vec<AccessPattern> = self.pattern_sources().into_iter().map(|s| s.pattern).collect();
+        out.extend(self.multi_patterns());
+        out
     }
 
     /// [`TableLayout::access_patterns`] with the templates each one's key condition is built
@@ -181,11 +185,11 @@ impl TableLayout {
                 }
                 text
             } else {
-                // The index whose key attribute `a` is.
+                // The index whose key attribute `a` is (or the multi-attribute GSIs keyed on it).
                 self.indexes()
                     .into_iter()
                     .find(|&i| names.pk_of(i) == a || names.sk_of(i) == a)
-                    .map_or_else(String::new, |i| index_name(i).to_owned())
+                    .map_or_else(|| self.multi_gsis_of(a), |i| index_name(i).to_owned())
             };
             let _ = writeln!(md, "| `{a}` | {} | {index} |", self.key_type(a));
         }
@@ -205,6 +209,7 @@ impl TableLayout {
                 .chain(&e.inverted)
                 .chain(e.lsis)
                 .map(|g| format!("{} `{}` / `{}`", index_name(g.index), g.pk.source, g.sk.source))
+                .chain(self.multi_entity_text(e))
                 .collect();
             let _ = writeln!(
                 md,
@@ -246,11 +251,15 @@ impl TableLayout {
         for i in self.indexes() {
             let _ = writeln!(md, "    {}[(\"{}: {} / {}\")]", node(i), index_name(i), names.pk_of(i), names.sk_of(i));
         }
+        md.push_str(&self.multi_mermaid());
         for e in &self.entities {
             let _ = writeln!(md, "    {}[\"{}\"]", e.name, e.name);
             let _ = writeln!(md, "    {} -->|\"{} / {}\"| table", e.name, label(e.primary.pk), label(e.primary.sk));
             for g in e.gsis.iter().chain(&e.inverted).chain(e.lsis) {
                 let _ = writeln!(md, "    {} -.->|\"{} / {}\"| {}", e.name, label(g.pk), label(g.sk), node(g.index));
+            }
+            for g in e.multi_gsis {
+                let _ = writeln!(md, "    {} -.->|\"own attributes\"| {}", e.name, node(g.index));
             }
         }
         let _ = writeln!(md, "```");

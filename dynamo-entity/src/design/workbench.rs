@@ -320,7 +320,11 @@ impl TableLayout {
                 "Author": model.author,
                 "DateCreated": date,
                 "DateLastModified": date,
-                "Description": model.description,
+                "Description": match self.workbench_note() {
+                    Some(note) if model.description.is_empty() => note,
+                    Some(note) => format!("{} {note}", model.description),
+                    None => model.description.clone(),
+                },
                 "AWSService": "Amazon DynamoDB",
                 "Version": FORMAT_VERSION,
             },

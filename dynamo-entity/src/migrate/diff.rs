@@ -313,6 +313,23 @@ fn declared_indexes(layout: &TableLayout) -> BTreeMap<String, IndexShape> {
             };
             (name, shape)
         })
+        .chain(layout.multi_gsis().iter().map(|g| {
+            // A multi-attribute GSI is compared on its first partition and sort key attributes
+            // (what `IndexShape` holds; `actual_indexes` reads the same from `DescribeTable`),
+            // so the index is kept, never reported missing or extra. TODO: compare every
+            // attribute of its key schema.
+            let projection = layout.projection(g.index);
+            let name = names.index_name(g.index).unwrap_or_default().to_owned();
+            let shape = IndexShape {
+                name: name.clone(),
+                local: false,
+                pk: g.pk.first().map_or_else(|| (String::new(), KeyType::S), |a| (a.attribute.to_owned(), a.key_type)),
+                sk: g.sk.first().map(|a| (a.attribute.to_owned(), a.key_type)),
+                projection: projection.projection_type().to_owned(),
+                non_key_attributes: projection.non_key_attributes().iter().map(|s| (*s).to_owned()).collect(),
+            };
+            (name, shape)
+        }))
         .collect()
 }
 

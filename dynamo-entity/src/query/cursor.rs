@@ -147,6 +147,39 @@ pub(crate) fn decode(text: &str, scope: &Scope, names: &AttributeNames, index: I
     Ok(key)
 }
 
+/// Decodes a cursor for the query `scope`, checking that it belongs to that query and names
+/// exactly the key attributes `allowed` (a multi-attribute GSI's: the table's and the index's);
+/// the caller checks the partition.
+pub(crate) fn decode_keys(text: &str, scope: &Scope, allowed: &[&str]) -> Result<Item, Error> {
+    let bad = |reason: String| Error::Cursor { reason };
+    let mut wire: Wire = unwrap::<Wire, ShardedWire>(
+        text,
+        "it is the cursor of a sharded query, not of a query of one partition",
+        |w| w.v,
+    )?;
+    let sealed = wire.c.take().is_some_and(|c| c == checksum(&wire));
+    check_scope(&wire.scope, scope)?;
+    let mut item = HashMap::with_capacity(wire.k.len());
+    for (name, tag, text) in wire.k {
+        if !allowed.contains(&name.as_str()) {
+            return Err(bad(format!("it names attribute `{name}`, which is not a key of {}", scope.index)));
+        }
+        let v = match tag {
+            'S' => AttributeValue::S(text),
+            'N' => AttributeValue::N(text),
+            _ => return Err(bad(format!("unknown value type `{tag}`"))),
+        };
+        item.insert(name, v);
+    }
+    if let Some(missing) = allowed.iter().find(|a| !item.contains_key(**a)) {
+        return Err(bad(format!("it lacks the key attribute `{missing}`")));
+    }
+    if !sealed {
+        return Err(bad(ALTERED.into()));
+    }
+    Ok(item)
+}
+
 /// Decodes the cursor of a scan (or of one segment of it) for the scan `scope`: it must
 /// belong to that scan and name exactly the table's primary key attributes. A scan has no
 /// partition to stay in; its scope names the segment instead.

@@ -33,6 +33,7 @@
 //! See [`shard`].
 
 mod cursor;
+pub mod multi_key;
 mod projected;
 pub mod scan;
 mod seal;
@@ -1066,10 +1067,29 @@ impl<E: Entity, S> LenientQuery<E, S> {
     }
 }
 
+/// What [`Table::query`] runs: a [`QuerySpec`] (one partition of an index keyed on key
+/// templates, giving a [`QueryRequest`]) or a [`MultiKeySpec`](multi_key::MultiKeySpec) (a
+/// multi-attribute GSI's key condition, giving a [`MultiKeyQuery`](multi_key::MultiKeyQuery)),
+/// or the generated builders that convert into one.
+pub trait IntoQuery {
+    /// The query ready to run.
+    type Request;
+    /// The query on `table`.
+    fn into_request(self, table: &Table) -> Self::Request;
+}
+
+impl<E: Entity, S> IntoQuery for QuerySpec<E, S> {
+    type Request = QueryRequest<E, S>;
+    fn into_request(self, table: &Table) -> QueryRequest<E, S> {
+        QueryRequest::new(table.clone(), self)
+    }
+}
+
 impl Table {
-    /// A query of one partition of one index, from the generated `E::query(...)` or
-    /// `E::gsiN(...)`; see [`QueryRequest`].
-    pub fn query<E: Entity, S>(&self, spec: QuerySpec<E, S>) -> QueryRequest<E, S> {
-        QueryRequest::new(self.clone(), spec)
+    /// A query of one partition of one index, from the generated `E::query(...)`,
+    /// `E::gsiN(...)` (a [`QueryRequest`]), or of a multi-attribute GSI (a
+    /// [`MultiKeyQuery`](multi_key::MultiKeyQuery)).
+    pub fn query<Q: IntoQuery>(&self, spec: Q) -> Q::Request {
+        spec.into_request(self)
     }
 }

@@ -55,6 +55,7 @@ pub const fn failed_schema(name: &'static str) -> EntitySchema {
         gsis: &[],
         inverted: None,
         lsis: &[],
+        multi_gsis: &[],
         fields: &[],
         version: None,
         created_at: None,

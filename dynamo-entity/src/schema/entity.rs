@@ -56,6 +56,10 @@ pub struct EntitySchema {
     /// the sort key attribute `LSI<n>SK` is written; the item is in the index when every part of
     /// that template is present.
     pub lsis: &'static [IndexSchema],
+    /// The GSIs keyed on the entity's own attributes (`#[entity(gsi6(pk(a, b), sk(c)))]`), by
+    /// number; they write no key attribute of their own (see
+    /// [`multi_key`](crate::schema::multi_key)).
+    pub multi_gsis: &'static [crate::schema::multi_key::MultiKeyIndex],
     /// The non-key fields.
     pub fields: &'static [FieldSchema],
     /// The `#[entity(version)]` field: the optimistic-locking version that every write checks

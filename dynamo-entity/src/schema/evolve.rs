@@ -246,6 +246,7 @@ mod tests {
             names: &AttributeNames::DEFAULT,
             primary: IndexSchema { index: Index::Primary, pk: &T, sk: &T },
             gsis: &[],
+            multi_gsis: &[],
             inverted: None,
             lsis: &[],
             fields: &[],

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::error::Error;
 use crate::key::KeyType;
-use crate::schema::{AttributeNames, EntitySchema, Index};
+use crate::schema::{AttributeNames, EntitySchema, Index, MultiKeyIndex};
 
 /// The key attributes, GSIs and TTL attribute of one table, as its entities define them.
 #[derive(Debug, Clone)]
@@ -20,6 +20,9 @@ pub struct TableLayout {
     pub(crate) names: &'static AttributeNames,
     pub(crate) key_types: BTreeMap<&'static str, KeyType>,
     pub(crate) gsis: Vec<u8>,
+    /// The GSIs keyed on the items' own attributes, by number (see
+    /// [`multi_key`](crate::schema::multi_key)); not in `gsis`.
+    pub(crate) multi_gsis: Vec<MultiKeyIndex>,
     /// The LSIs, by number (1 to 5).
     pub(crate) lsis: Vec<u8>,
     pub(crate) inverted: bool,
@@ -118,11 +121,13 @@ impl TableLayout {
         }
         gsis.sort_unstable();
         lsis.sort_unstable();
+        let multi_gsis = multi_gsis_of(entities, &gsis, &mut types)?;
         Ok(TableLayout {
             entities: entities.to_vec(),
             names: table_names,
             key_types: types.into_iter().map(|(k, (t, _))| (k, t)).collect(),
             gsis,
+            multi_gsis,
             lsis,
             inverted: entities.iter().any(|e| e.inverted.is_some()),
             ttl: ttl.map(|(a, _)| a),
@@ -197,8 +202,92 @@ impl TableLayout {
         for &n in &self.lsis {
             out.push(names.sk_of(Index::Lsi(n)));
         }
+        for g in &self.multi_gsis {
+            for a in g.attributes() {
+                if !out.contains(&a.attribute) {
+                    out.push(a.attribute);
+                }
+            }
+        }
         out
     }
+
+    /// The GSIs keyed on the items' own attributes (up to four partition and four sort key
+    /// attributes each), by number: not among [`gsis`](Self::gsis) or
+    /// [`indexes`](Self::indexes), which are keyed on `GSI<n>PK` / `GSI<n>SK`.
+    pub fn multi_gsis(&self) -> &[MultiKeyIndex] {
+        &self.multi_gsis
+    }
+
+    /// The multi-attribute GSI `index`, if the table has one.
+    pub fn multi_gsi(&self, index: Index) -> Option<&MultiKeyIndex> {
+        self.multi_gsis.iter().find(|g| g.index == index)
+    }
+}
+
+/// The multi-attribute GSIs of `entities`, by number, with their attributes' types added to
+/// `types`.
+///
+/// # Errors
+/// [`Error::Invalid`] when two entities give one index different key schemas, one entity
+/// writes an index with key templates (`gsis`) that another keys on its attributes, or a key
+/// attribute has two types.
+fn multi_gsis_of(
+    entities: &[&'static EntitySchema],
+    gsis: &[u8],
+    types: &mut BTreeMap<&'static str, (KeyType, &'static str)>,
+) -> Result<Vec<MultiKeyIndex>, Error> {
+    let mut out: Vec<(MultiKeyIndex, &'static str)> = Vec::new();
+    for schema in entities {
+        for g in schema.multi_gsis {
+            if let Index::Gsi(n) = g.index {
+                if gsis.contains(&n) {
+                    return Err(Error::Invalid {
+                        reason: format!(
+                            "GSI{n} is keyed on attributes by {} but on key templates (GSI{n}PK / GSI{n}SK) by                              another entity; an index has one key schema",
+                            schema.name
+                        ),
+                    });
+                }
+            }
+            match out.iter().find(|(o, _)| o.index == g.index) {
+                Some((o, owner)) if !o.same_keys(g) => {
+                    return Err(Error::Invalid {
+                        reason: format!(
+                            "{} is keyed on {} by {owner} but on {} by {}; entities sharing an index agree on its                              key attributes' names and types",
+                            g.index,
+                            o.describe(),
+                            g.describe(),
+                            schema.name
+                        ),
+                    });
+                }
+                Some(_) => {}
+                None => out.push((*g, schema.name)),
+            }
+            for a in g.attributes() {
+                match types.get(a.attribute) {
+                    Some((other, owner)) if *other != a.key_type => {
+                        return Err(Error::Invalid {
+                            reason: format!(
+                                "key attribute {} is {} in {} but {other} in {owner}; a table stores one type per key \
+                                 attribute",
+                                a.attribute, a.key_type, schema.name
+                            ),
+                        });
+                    }
+                    _ => {
+                        types.insert(a.attribute, (a.key_type, schema.name));
+                    }
+                }
+            }
+        }
+    }
+    out.sort_by_key(|(g, _)| match g.index {
+        Index::Gsi(n) => n,
+        _ => 0,
+    });
+    Ok(out.into_iter().map(|(g, _)| g).collect())
 }
 
 /// What a secondary index copies from the table's items besides their keys: DynamoDB's
@@ -367,6 +456,15 @@ impl TableLayout {
         }
         let declared = |index: Index| indexes.iter().find(|d| d.index == index);
         for (i, a) in entities.iter().enumerate() {
+            for g in a.multi_gsis {
+                if declared(g.index).is_none() {
+                    return invalid(format!(
+                        "entity {} writes {}, which the table does not declare",
+                        a.name,
+                        names.label(g.index)
+                    ));
+                }
+            }
             for g in a.secondary_indexes() {
                 if declared(g.index).is_none() {
                     return invalid(format!(
@@ -434,6 +532,16 @@ impl TableLayout {
         let mut gsis = Vec::new();
         let mut lsis = Vec::new();
         for d in indexes {
+            if layout.multi_gsi(d.index).is_some() {
+                if d.pk.is_some() || d.sk.is_some() {
+                    return invalid(format!(
+                        "{} is keyed on the entities' attributes, whose types the fields give; declare no key type for it",
+                        names.label(d.index)
+                    ));
+                }
+                layout.projections.insert(d.index, d.projection);
+                continue;
+            }
             match d.index {
                 Index::Gsi(n) => gsis.push(n),
                 Index::Lsi(n) => lsis.push(n),

@@ -16,7 +16,8 @@ use crate::versioning;
 
 impl Table {
     /// Creates this table for the given entities: `PK` / `SK`, every GSI any of them uses
-    /// (`GSI<n>` on `GSI<n>PK` / `GSI<n>SK`, projection ALL), the inverted index
+    /// (`GSI<n>` on `GSI<n>PK` / `GSI<n>SK`, projection ALL; a multi-attribute GSI on its
+    /// attributes, several `HASH` and `RANGE` elements), the inverted index
     /// [`INVERTED`](Index::Inverted) on `SK` / `PK` when an entity is `#[entity(inverted)]`,
     /// every LSI any of them uses (`LSI<n>` on `PK` / `LSI<n>SK`, projection ALL; an LSI can
     /// only be created with its table), on-demand billing. Each key
@@ -55,6 +56,9 @@ impl Table {
         let ty = |attr: &str| layout.key_type(attr);
         let mut defs = Vec::new();
         let mut define = |attr: &str| -> Result<(), Error> {
+            if defs.iter().any(|d: &AttributeDefinition| d.attribute_name() == attr) {
+                return Ok(());
+            }
             defs.push(
                 AttributeDefinition::builder()
                     .attribute_name(attr)
@@ -105,6 +109,20 @@ impl Table {
                     .build()
                     .map_err(|e| Error::Invalid { reason: e.to_string() })?,
             );
+        }
+        // Multi-attribute GSIs: a HASH element per partition key attribute and a RANGE element
+        // per sort key attribute, in declaration order (DynamoDB reads the order as the key's).
+        for g in layout.multi_gsis() {
+            let mut builder = GlobalSecondaryIndex::builder()
+                .index_name(names.index_name(g.index).unwrap_or_default())
+                .projection(layout.projection(g.index).to_sdk());
+            for (attrs, kt) in [(g.pk, SdkKeyType::Hash), (g.sk, SdkKeyType::Range)] {
+                for a in attrs {
+                    define(a.attribute)?;
+                    builder = builder.key_schema(element(a.attribute, kt.clone())?);
+                }
+            }
+            indexes.push(builder.build().map_err(|e| Error::Invalid { reason: e.to_string() })?);
         }
         self.execute(
             Call::new("CreateTable", ""),

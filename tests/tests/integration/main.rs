@@ -38,6 +38,7 @@ mod local_databases;
 mod lsi;
 mod malformed;
 mod migrations_cli;
+mod multi_key;
 mod names;
 mod operations;
 mod orders;

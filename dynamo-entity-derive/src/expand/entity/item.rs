@@ -132,6 +132,13 @@ impl Gen<'_, '_> {
         };
 
         let (pk_name, sk_name) = (self.attr(KeyRole::Pk), self.attr(KeyRole::Sk));
+        // Multi-attribute GSI key attributes DynamoDB would refuse (an empty string, a value
+        // over the key size limit) are refused before sending.
+        let check_multi = if e.attrs.multi_gsis.is_empty() {
+            quote!()
+        } else {
+            quote!(__de::check_multi_keys(&__DeSchema::SCHEMA, &item)?;)
+        };
         let (put_type, check_type, names) = if e.attrs.table.is_some() {
             (
                 quote!(__de::put_type_named(&mut item, __DeSchema::NAMES.entity_type, #name)),
@@ -190,6 +197,7 @@ impl Gen<'_, '_> {
                 #(#put_fields)*
                 #put_type;
                 #stamp_schema_version
+                #check_multi
                 __de::Result::Ok(item)
             }
 

@@ -40,6 +40,7 @@
 mod fields;
 mod item;
 mod keys;
+mod multi_key;
 mod queries;
 mod schema;
 mod versions;
@@ -84,8 +85,10 @@ struct Gen<'e, 'a> {
 fn generate(e: &Entity) -> TokenStream {
     let g = Gen { e, name: &e.name };
     let ident = e.ident;
-    let bounds = g.bounds();
+    let mut bounds = g.bounds();
+    bounds.extend(g.multi_key_bounds());
     let where_clause = if bounds.is_empty() { quote!() } else { quote!(where #(#bounds),*) };
+    let multi_query_types = g.multi_query_types(&where_clause);
 
     let schema_items = g.schema_items();
     let entity_impl = g.entity_impl();
@@ -133,6 +136,8 @@ fn generate(e: &Entity) -> TokenStream {
             impl __de::Entity for #ident #where_clause {
                 #entity_impl
             }
+
+            #multi_query_types
 
             #[allow(dead_code)]
             impl #ident #where_clause {

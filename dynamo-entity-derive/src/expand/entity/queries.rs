@@ -74,6 +74,7 @@ impl Gen<'_, '_> {
         for lsi in &e.lsis {
             items.extend(self.lsi_fn(primary, lsi));
         }
+        items.extend(self.multi_query_fns());
         items
     }
 

@@ -114,6 +114,8 @@ impl Gen<'_, '_> {
             quote!(__de::KeyFields::Attributes)
         };
         let schema_version = self.schema_version_value();
+        let (multi_items, multi_consts) = self.multi_schema_items();
+        items.extend(multi_items);
         items.extend(quote! {
             const SCHEMA: __de::EntitySchema = __de::EntitySchema {
                 name: #name,
@@ -122,6 +124,7 @@ impl Gen<'_, '_> {
                 gsis: &[#(Self::#gsi_consts),*],
                 inverted: #inverted,
                 lsis: &[#(Self::#lsi_consts),*],
+                multi_gsis: &[#(Self::#multi_consts),*],
                 fields: &[#(#fields),*],
                 version: #version,
                 created_at: #created_at,

@@ -264,9 +264,20 @@ impl<'a> Entity<'a> {
     }
 
     /// Whether writes leave the field's own attribute out: `key_fields = "keys"` and
-    /// [`held_by_key`](Self::held_by_key).
+    /// [`held_by_key`](Self::held_by_key), unless a multi-attribute GSI is keyed on it (its
+    /// attribute is that index's key).
     pub fn key_only(&self, name: &str) -> bool {
-        self.attrs.key_fields_in_keys && self.held_by_key(name)
+        self.attrs.key_fields_in_keys && self.held_by_key(name) && !self.is_multi_key_field(name)
+    }
+
+    /// Whether a multi-attribute GSI (`gsiN(pk(..), sk(..))`) is keyed on the field.
+    pub fn is_multi_key_field(&self, name: &str) -> bool {
+        self.attrs
+            .multi_gsis
+            .values()
+            .flat_map(|g| [&g.pk, &g.sk])
+            .flatten()
+            .any(|(_, fields)| fields.iter().any(|f| syn::ext::IdentExt::unraw(f) == name))
     }
 
     /// Whether the field fills a placeholder of the primary key.

@@ -30,6 +30,16 @@ pub struct GsiAttrs {
     pub sk: Option<KeyAttr>,
 }
 
+/// A multi-attribute GSI, `gsiN(pk(a, b), sk(c, d))`: keyed on the entity's own fields.
+pub struct MultiGsiAttrs {
+    /// The key as written (`gsi6`), for spans.
+    pub key: Ident,
+    /// `pk(...)`: the partition key's fields, in order; `None` when missing (an error).
+    pub pk: Option<(Ident, Vec<Ident>)>,
+    /// `sk(...)`: the sort key's fields, in order.
+    pub sk: Option<(Ident, Vec<Ident>)>,
+}
+
 /// Struct-level `#[entity(...)]`.
 #[derive(Default)]
 pub struct EntityAttrs {
@@ -38,6 +48,8 @@ pub struct EntityAttrs {
     pub pk: Option<KeyAttr>,
     pub sk: Option<KeyAttr>,
     pub gsis: BTreeMap<u8, GsiAttrs>,
+    /// `gsiN(pk(...), sk(...))`: the multi-attribute GSIs, by number.
+    pub multi_gsis: BTreeMap<u8, MultiGsiAttrs>,
     /// `lsiN = "..."`: the sort key template of LSI number N (its partition key is `pk`).
     pub lsis: BTreeMap<u8, KeyAttr>,
     pub name: Option<LitStr>,
@@ -242,6 +254,12 @@ pub fn entity_attrs(attrs: &[Attribute], cx: &Ctxt) -> EntityAttrs {
                 out.schema = super::schema::parse(&meta, ident, cx)?;
                 return Ok(());
             }
+            if let StructKey::Template(KeyRole::GsiPk(n)) = parsed {
+                if meta.input.peek(syn::token::Paren) {
+                    out.multi_gsis.insert(n, multi_gsi(&meta, ident, cx)?);
+                    return Ok(());
+                }
+            }
             if let StructKey::Table = parsed {
                 out.table = Some(meta.value()?.parse()?);
                 return Ok(());
@@ -297,6 +315,43 @@ pub fn entity_attrs(attrs: &[Attribute], cx: &Ctxt) -> EntityAttrs {
         }
     }
     out
+}
+
+/// Parses the `(pk(a, b), sk(c, d))` of a multi-attribute GSI `key`.
+fn multi_gsi(meta: &syn::meta::ParseNestedMeta, key: Ident, cx: &Ctxt) -> syn::Result<MultiGsiAttrs> {
+    let mut out = MultiGsiAttrs { key: key.clone(), pk: None, sk: None };
+    meta.parse_nested_meta(|inner| {
+        let side = inner.path.get_ident().cloned();
+        let slot = match side.as_ref().map(Ident::to_string).as_deref() {
+            Some("pk") => &mut out.pk,
+            Some("sk") => &mut out.sk,
+            _ => {
+                cx.error_spanned_by(
+                    &inner.path,
+                    format!(
+                        "unknown key in `{key}(...)`: a multi-attribute GSI takes `pk(field, ...)` and \
+                         `sk(field, ...)`, such as `{key}(pk(tenant, region), sk(status, created_at))`"
+                    ),
+                );
+                return skip_value(&inner);
+            }
+        };
+        let side = side.expect("matched above");
+        if slot.is_some() {
+            cx.error_spanned_by(&side, format!("duplicate `{side}` in `{key}(...)`"));
+            return skip_value(&inner);
+        }
+        if !inner.input.peek(syn::token::Paren) {
+            cx.error_spanned_by(&side, format!("expected `{side}(field, ...)`: the fields of the key, in order"));
+            return skip_value(&inner);
+        }
+        let content;
+        syn::parenthesized!(content in inner.input);
+        let fields = syn::punctuated::Punctuated::<Ident, Token![,]>::parse_terminated(&content)?;
+        *slot = Some((side, fields.into_iter().collect()));
+        Ok(())
+    })?;
+    Ok(out)
 }
 
 /// Parses a field's `#[entity(...)]` attributes.

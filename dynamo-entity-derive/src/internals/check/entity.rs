@@ -28,6 +28,7 @@ pub fn check(entity: &Entity, cx: &Ctxt) {
     crate::internals::attr::schema::check(entity, cx);
     handle_names(entity, cx);
     crate::internals::key_style::check(entity, cx);
+    super::multi_key::check(entity, cx);
 }
 
 /// Rule 1: `pk` and `sk` are required.
@@ -81,6 +82,13 @@ fn gsi_pairs(entity: &Entity, cx: &Ctxt) {
                     ),
                 );
             }
+            (None, Some(sk)) if entity.attrs.multi_gsis.contains_key(n) => cx.error_spanned_by(
+                &sk.key,
+                format!(
+                    "`gsi{n}_sk` does not apply to a multi-attribute GSI: give `gsi{n}`'s sort key attributes in \
+                     `gsi{n}(pk(...), sk(field, ...))`"
+                ),
+            ),
             (None, Some(sk)) => cx.error_spanned_by(
                 &sk.key,
                 format!("`gsi{n}_sk` has no partition key template: add `gsi{n} = \"...\"`, such as `gsi{n} = \"{}#<field>\"`", entity.name.to_uppercase()),

@@ -7,4 +7,5 @@
 pub mod collection;
 pub mod entity;
 pub mod key_part;
+pub mod multi_key;
 pub mod table;

@@ -1,0 +1,183 @@
+//! The multi-attribute GSIs (see [`multi_key`](crate::schema::multi_key)) in the table's
+//! reports: their CloudFormation `GlobalSecondaryIndexes` entries (several `HASH` and `RANGE`
+//! elements), their rows of the Markdown design document (key attributes, entities, access
+//! patterns, diagram), the NoSQL Workbench note, and the lint that suggests moving a template
+//! GSI to native keys ([`TableLayout::multi_key_lint`]).
+//!
+//! NoSQL Workbench's data model format gives an index one partition key attribute and one sort
+//! key attribute, so it cannot hold a multi-attribute GSI: the export leaves such an index out
+//! and says so in the model's description ([`TableLayout::workbench_note`]).
+
+use serde_json::{Value, json};
+
+use crate::design::AccessPattern;
+use crate::design::lint::{Lint, LintKind};
+use crate::key::Segment;
+use crate::schema::multi_key::{MAX_KEY_ATTRIBUTES, MultiKeyIndex};
+use crate::schema::{EntitySchema, Index, TableLayout};
+
+impl TableLayout {
+    /// The CloudFormation `GlobalSecondaryIndexes` entries of the multi-attribute GSIs: a `HASH`
+    /// element per partition key attribute and a `RANGE` element per sort key attribute, in key
+    /// order, with the index's projection.
+    pub(crate) fn multi_gsi_json(&self) -> Vec<Value> {
+        self.multi_gsis
+            .iter()
+            .map(|g| {
+                let keys: Vec<Value> =
+                    g.pk.iter()
+                        .map(|a| json!({ "AttributeName": a.attribute, "KeyType": "HASH" }))
+                        .chain(g.sk.iter().map(|a| json!({ "AttributeName": a.attribute, "KeyType": "RANGE" })))
+                        .collect();
+                json!({
+                    "IndexName": self.names.index_name(g.index).unwrap_or_default(),
+                    "KeySchema": keys,
+                    "Projection": self.projection(g.index).to_json(),
+                })
+            })
+            .collect()
+    }
+
+    /// The multi-attribute GSIs keyed on attribute `a`, as index names (`GSI6, GSI7`); empty
+    /// when none is.
+    pub(crate) fn multi_gsis_of(&self, a: &str) -> String {
+        let names: Vec<&str> = self
+            .multi_gsis
+            .iter()
+            .filter(|g| g.attributes().any(|k| k.attribute == a))
+            .map(|g| self.names.index_name(g.index).unwrap_or_default())
+            .collect();
+        names.join(", ")
+    }
+
+    /// The access patterns of the multi-attribute GSIs: one per entity and index.
+    pub(crate) fn multi_patterns(&self) -> Vec<AccessPattern> {
+        let mut out = Vec::new();
+        for e in &self.entities {
+            for g in e.multi_gsis {
+                out.push(AccessPattern {
+                    name: format!("{}::{}", e.name, super::function_name(g.index)),
+                    index: g.index,
+                    partition: side(g.pk, " AND ", |a| format!("{a} = <{}>", field_of(e, a))),
+                    sort: if g.sk.is_empty() {
+                        "(none)".to_owned()
+                    } else {
+                        side(g.sk, ", ", |a| format!("{a} ({})", key_type(g, a)))
+                    },
+                    returns: vec![e.name],
+                    sparse: g.attributes().any(|a| e.is_optional(a.field)),
+                });
+            }
+        }
+        out
+    }
+
+    /// An entity's multi-attribute GSIs for the entity table of the design document:
+    /// `GSI6 (tenant, region) / (status, createdAt)`.
+    pub(crate) fn multi_entity_text(&self, e: &EntitySchema) -> Vec<String> {
+        e.multi_gsis
+            .iter()
+            .map(|g| {
+                let names = |attrs: &[crate::schema::MultiKeyAttr]| {
+                    attrs.iter().map(|a| format!("`{}`", a.attribute)).collect::<Vec<_>>().join(", ")
+                };
+                format!("{} ({}) / ({})", self.names.index_name(g.index).unwrap_or_default(), names(g.pk), names(g.sk))
+            })
+            .collect()
+    }
+
+    /// The Mermaid nodes of the multi-attribute GSIs (the entities' edges come with the entities).
+    pub(crate) fn multi_mermaid(&self) -> String {
+        let mut out = String::new();
+        for g in &self.multi_gsis {
+            let list = |attrs: &[crate::schema::MultiKeyAttr]| {
+                attrs.iter().map(|a| a.attribute).collect::<Vec<_>>().join(", ")
+            };
+            out.push_str(&format!(
+                "    {}[(\"{}: {} / {}\")]\n",
+                super::node(g.index),
+                self.names.index_name(g.index).unwrap_or_default(),
+                list(g.pk),
+                list(g.sk)
+            ));
+        }
+        out
+    }
+
+    /// What the NoSQL Workbench export says about the multi-attribute GSIs it leaves out
+    /// (its format holds one partition and one sort key attribute per index); `None` when the
+    /// table has none.
+    pub fn workbench_note(&self) -> Option<String> {
+        if self.multi_gsis.is_empty() {
+            return None;
+        }
+        let list: Vec<String> = self
+            .multi_gsis
+            .iter()
+            .map(|g| format!("{} ({})", self.names.index_name(g.index).unwrap_or_default(), g.describe()))
+            .collect();
+        Some(format!(
+            "Not in this model: the multi-attribute GSIs {}, whose keys NoSQL Workbench's format (one partition and one \
+             sort key attribute per index) cannot hold; see the CloudFormation export.",
+            list.join("; ")
+        ))
+    }
+
+    /// Suggests native multi-attribute keys ([`LintKind::MultiAttributeKey`]) for each template
+    /// GSI that one entity alone writes, whose templates have no shard suffix and at most four
+    /// placeholders each: its literal text overloads the index for no other entity, so keying
+    /// the index on the fields themselves removes the synthetic `GSI<n>PK` / `GSI<n>SK`
+    /// attributes (and their rewriting on every update of a key field) and, for a new index,
+    /// the backfill. Not part of [`TableLayout::lint`]; in layout order.
+    pub fn multi_key_lint(&self) -> Vec<Lint> {
+        let mut out = Vec::new();
+        for e in &self.entities {
+            for g in e.gsis {
+                let shared = self.entities.iter().any(|o| !std::ptr::eq(*o, *e) && o.index(g.index).is_some());
+                let sharded = g.pk.segments.iter().any(|s| matches!(s, Segment::Shard { .. }));
+                let (pk, sk) = (g.pk.fields().count(), g.sk.fields().count());
+                if shared || sharded || pk == 0 || pk > MAX_KEY_ATTRIBUTES || sk > MAX_KEY_ATTRIBUTES {
+                    continue;
+                }
+                let n = match g.index {
+                    Index::Gsi(n) => n,
+                    _ => continue,
+                };
+                out.push(Lint {
+                    entity: e.name,
+                    index: g.index,
+                    kind: LintKind::MultiAttributeKey,
+                    message: format!(
+                        "only {} writes {}, so its templates `{}` / `{}` overload it for no other entity: key it on the \
+                         fields themselves, `gsi{n}(pk({}), sk({}))`, and the item's own attributes are the key (no \
+                         {} / {} to write, and none to rewrite when a key field changes)",
+                        e.name,
+                        g.index,
+                        g.pk.source,
+                        g.sk.source,
+                        g.pk.fields().collect::<Vec<_>>().join(", "),
+                        g.sk.fields().collect::<Vec<_>>().join(", "),
+                        e.names.pk_of(g.index),
+                        e.names.sk_of(g.index),
+                    ),
+                });
+            }
+        }
+        out
+    }
+}
+
+/// One side of a key, each attribute through `f`, joined with `sep`.
+fn side(attrs: &[crate::schema::MultiKeyAttr], sep: &str, f: impl Fn(&str) -> String) -> String {
+    attrs.iter().map(|a| f(a.attribute)).collect::<Vec<_>>().join(sep)
+}
+
+/// The field stored in attribute `a` of entity `e` (the attribute's name when unknown).
+fn field_of(e: &EntitySchema, a: &str) -> String {
+    e.multi_gsis.iter().flat_map(|g| g.attributes()).find(|k| k.attribute == a).map_or(a, |k| k.field).to_owned()
+}
+
+/// The type of attribute `a` in `g`.
+fn key_type(g: &MultiKeyIndex, a: &str) -> String {
+    g.attributes().find(|k| k.attribute == a).map(|k| k.key_type.to_string()).unwrap_or_default()
+}

@@ -1,0 +1,518 @@
+//! Queries of a multi-attribute GSI (see [`multi_key`](crate::schema::multi_key)).
+//!
+//! The generated `E::gsiN(...)` of an index declared `gsiN(pk(tenant, region), sk(status,
+//! created_at))` takes every partition key attribute (all are required: DynamoDB's key condition
+//! names each with `=`) and returns a builder typed by the index, whose methods follow the sort
+//! key attributes in order:
+//!
+//! ```ignore
+//! // tenant = :p0 AND region = :p1 AND status = :s0 AND created_at > :s1
+//! let page = table
+//!     .query(Ticket::gsi6("acme", "eu").status_eq(&Status::Open).created_at_gt(&since))
+//!     .descending()
+//!     .limit(20)
+//!     .send()
+//!     .await?;
+//! ```
+//!
+//! At each step the builder offers `<field>_eq` on the next sort key attribute (then the one
+//! after it), or one range condition on it (`_lt`, `_le`, `_gt`, `_ge`, `_between`, and
+//! `_begins_with` for a string attribute), after which no condition follows. So a range before
+//! an equality, a condition that skips a sort key attribute, or a second range do not compile:
+//! exactly the key conditions DynamoDB accepts. The query is then run with [`Table::query`] and
+//! has the options of any query: order, limit, page size, cursors bound to it, filters, pages and
+//! streams.
+
+use std::collections::HashMap;
+use std::marker::PhantomData;
+
+use aws_sdk_dynamodb::operation::query::QueryInput;
+use aws_sdk_dynamodb::operation::query::builders::QueryInputBuilder;
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
+use futures::{Stream, StreamExt, TryStreamExt};
+
+use super::{Cursor, Found, Page, Slot, cursor, has_primary_shape, primary_key_of};
+use crate::capacity::Capacity;
+use crate::error::Error;
+use crate::expr::{Condition, Placeholders};
+use crate::key::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
+use crate::limits;
+use crate::schema::multi_key::{MultiKeyAttr, MultiKeyIndex, check_value};
+use crate::schema::{Entity, Item};
+use crate::table::{Call, Table};
+use crate::value::ValueError;
+
+/// The range condition on the sort key attribute after the equalities.
+#[derive(Debug, Clone, PartialEq)]
+enum Range {
+    /// `<`, `<=`, `>` or `>=`.
+    Cmp(&'static str, AttributeValue),
+    Between(AttributeValue, AttributeValue),
+    BeginsWith(AttributeValue),
+}
+
+/// The key condition of a query of a multi-attribute GSI: the partition key attributes' values,
+/// the equalities on a leading run of sort key attributes and at most one range condition on
+/// the next. Built by the generated, index-typed builder (see the [module](self)); run it with
+/// [`Table::query`].
+pub struct MultiKeySpec<E> {
+    index: &'static MultiKeyIndex,
+    entity: &'static str,
+    pk: Vec<AttributeValue>,
+    sk: Vec<AttributeValue>,
+    range: Option<Range>,
+    /// The first value that could not be encoded.
+    error: Option<Error>,
+    _entity: PhantomData<fn() -> E>,
+}
+
+impl<E> std::fmt::Debug for MultiKeySpec<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MultiKeySpec")
+            .field("entity", &self.entity)
+            .field("index", &self.index.index)
+            .field("pk", &self.pk)
+            .field("sk", &self.sk)
+            .field("range", &self.range)
+            .finish()
+    }
+}
+
+impl<E> MultiKeySpec<E> {
+    /// Used by generated code: the index, the entity type name and the partition key
+    /// attributes' values, in key schema order.
+    pub fn new(
+        index: &'static MultiKeyIndex,
+        entity: &'static str,
+        pk: Vec<Result<AttributeValue, ValueError>>,
+    ) -> Self {
+        let mut spec = MultiKeySpec {
+            index,
+            entity,
+            pk: Vec::new(),
+            sk: Vec::new(),
+            range: None,
+            error: None,
+            _entity: PhantomData,
+        };
+        for (i, v) in pk.into_iter().enumerate() {
+            if let Some(v) = spec.value(index.pk.get(i), v, MAX_PARTITION_KEY_BYTES) {
+                spec.pk.push(v);
+            }
+        }
+        spec
+    }
+
+    /// Keeps `value` of attribute `attr`, or its error (the first one).
+    fn value(
+        &mut self,
+        attr: Option<&'static MultiKeyAttr>,
+        value: Result<AttributeValue, ValueError>,
+        max: usize,
+    ) -> Option<AttributeValue> {
+        let attr = attr?;
+        let checked = value
+            .map_err(|source| Error::Encode {
+                entity: self.entity,
+                field: attr.field,
+                attribute: attr.attribute,
+                source,
+            })
+            .and_then(|v| check_value(self.entity, attr, Some(&v), max).map(|()| v));
+        match checked {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.error.get_or_insert(e);
+                None
+            }
+        }
+    }
+
+    /// The sort key attribute the next condition applies to.
+    fn next_sort(&self) -> Option<&'static MultiKeyAttr> {
+        self.index.sk.get(self.sk.len())
+    }
+
+    /// Used by generated code: `=` on the next sort key attribute.
+    #[must_use]
+    pub fn eq(mut self, value: Result<AttributeValue, ValueError>) -> Self {
+        if let Some(v) = self.value(self.next_sort(), value, MAX_SORT_KEY_BYTES) {
+            self.sk.push(v);
+        }
+        self
+    }
+
+    /// Used by generated code: `op` (`<`, `<=`, `>`, `>=`) on the next sort key attribute.
+    #[must_use]
+    pub fn cmp(mut self, op: &'static str, value: Result<AttributeValue, ValueError>) -> Self {
+        if let Some(v) = self.value(self.next_sort(), value, MAX_SORT_KEY_BYTES) {
+            self.range = Some(Range::Cmp(op, v));
+        }
+        self
+    }
+
+    /// Used by generated code: `BETWEEN low AND high` on the next sort key attribute.
+    #[must_use]
+    pub fn between(
+        mut self,
+        low: Result<AttributeValue, ValueError>,
+        high: Result<AttributeValue, ValueError>,
+    ) -> Self {
+        let attr = self.next_sort();
+        let low = self.value(attr, low, MAX_SORT_KEY_BYTES);
+        let high = self.value(attr, high, MAX_SORT_KEY_BYTES);
+        if let (Some(low), Some(high)) = (low, high) {
+            self.range = Some(Range::Between(low, high));
+        }
+        self
+    }
+
+    /// Used by generated code: `begins_with` on the next sort key attribute (a string). An
+    /// empty prefix matches every value, so it is taken as no condition.
+    #[must_use]
+    pub fn begins_with(mut self, prefix: AttributeValue) -> Self {
+        if !matches!(&prefix, AttributeValue::S(s) if s.is_empty()) {
+            self.range = Some(Range::BeginsWith(prefix));
+        }
+        self
+    }
+
+    /// The key condition expression with its names and values.
+    fn condition(&self) -> (String, HashMap<String, String>, HashMap<String, AttributeValue>) {
+        let mut names = HashMap::new();
+        let mut values = HashMap::new();
+        let mut terms = Vec::new();
+        for (side, attrs, vals) in [("p", self.index.pk, &self.pk), ("s", self.index.sk, &self.sk)] {
+            for (i, (a, v)) in attrs.iter().zip(vals.iter()).enumerate() {
+                names.insert(format!("#{side}{i}"), a.attribute.to_owned());
+                values.insert(format!(":{side}{i}"), v.clone());
+                terms.push(format!("#{side}{i} = :{side}{i}"));
+            }
+        }
+        if let (Some(range), Some(a)) = (&self.range, self.next_sort()) {
+            let i = self.sk.len();
+            names.insert(format!("#s{i}"), a.attribute.to_owned());
+            match range {
+                Range::Cmp(op, v) => {
+                    values.insert(format!(":s{i}"), v.clone());
+                    terms.push(format!("#s{i} {op} :s{i}"));
+                }
+                Range::Between(lo, hi) => {
+                    values.insert(":lo".to_owned(), lo.clone());
+                    values.insert(":hi".to_owned(), hi.clone());
+                    terms.push(format!("#s{i} BETWEEN :lo AND :hi"));
+                }
+                Range::BeginsWith(p) => {
+                    values.insert(format!(":s{i}"), p.clone());
+                    terms.push(format!("begins_with(#s{i}, :s{i})"));
+                }
+            }
+        }
+        (terms.join(" AND "), names, values)
+    }
+
+    /// The partition, as text: each partition key attribute's `name=value`.
+    fn partition(&self) -> String {
+        let parts: Vec<String> = self
+            .index
+            .pk
+            .iter()
+            .zip(&self.pk)
+            .map(|(a, v)| format!("{}={}", a.attribute, cursor::scalar_text(v)))
+            .collect();
+        parts.join(",")
+    }
+}
+
+/// A query of a multi-attribute GSI ready to run; from [`Table::query`] with a
+/// [`MultiKeySpec`] (the generated builder converts into one).
+#[must_use = "a query does nothing until it is sent"]
+pub struct MultiKeyQuery<E> {
+    table: Table,
+    spec: MultiKeySpec<E>,
+    descending: bool,
+    limit: Option<usize>,
+    page_size: Option<i32>,
+    after: Option<Cursor>,
+    filter: Option<Condition>,
+}
+
+/// The parts of the query's requests that its pages share.
+struct Parts {
+    expr: String,
+    names: HashMap<String, String>,
+    values: HashMap<String, AttributeValue>,
+    filter: Option<String>,
+}
+
+impl<E: Entity> MultiKeyQuery<E> {
+    pub(crate) fn new(table: Table, spec: MultiKeySpec<E>) -> Self {
+        MultiKeyQuery { table, spec, descending: false, limit: None, page_size: None, after: None, filter: None }
+    }
+
+    /// Adds a `FilterExpression`: applied after the key condition, it reduces what is returned,
+    /// not what is read (read capacity counts every item the key condition matched).
+    pub fn filter(mut self, condition: Condition) -> Self {
+        self.filter = Some(condition);
+        self
+    }
+
+    /// Highest sort key first (`ScanIndexForward = false`): the last sort key attribute after
+    /// the first, each in its type's order (numbers numerically, strings by UTF-8 bytes).
+    pub fn descending(mut self) -> Self {
+        self.descending = true;
+        self
+    }
+
+    /// Lowest sort key first (the default).
+    pub fn ascending(mut self) -> Self {
+        self.descending = false;
+        self
+    }
+
+    /// At most `n` items: requests are repeated until `n` items of this entity are read or the
+    /// index holds no more, and the page's cursor then resumes after the last one.
+    pub fn limit(mut self, n: usize) -> Self {
+        self.limit = Some(n);
+        self
+    }
+
+    /// DynamoDB's `Limit` per request: how many items each request evaluates.
+    pub fn page_size(mut self, n: i32) -> Self {
+        self.page_size = Some(n);
+        self
+    }
+
+    /// Resumes after the position of `cursor`, which must come from this same query (entity,
+    /// index, partition key values, order and key condition); another is refused with
+    /// [`Error::Cursor`].
+    pub fn after(mut self, cursor: impl Into<Option<Cursor>>) -> Self {
+        self.after = cursor.into();
+        self
+    }
+
+    fn scope(&self) -> cursor::Scope {
+        let s = &self.spec;
+        cursor::Scope {
+            entity: s.entity.to_owned(),
+            index: cursor::index_label(E::NAMES, s.index.index),
+            partition: s.partition(),
+            query: cursor::fingerprint(&format!(
+                "{}|{:?}|{:?}",
+                if self.descending { "desc" } else { "asc" },
+                s.sk,
+                s.range
+            )),
+        }
+    }
+
+    /// The key attributes of an `ExclusiveStartKey` on this index: the table's and the index's.
+    fn key_names(&self) -> Vec<&'static str> {
+        let mut names = vec![E::NAMES.pk, E::NAMES.sk];
+        for a in self.spec.index.attributes() {
+            if !names.contains(&a.attribute) {
+                names.push(a.attribute);
+            }
+        }
+        names
+    }
+
+    fn start(&self) -> Result<Option<Item>, Error> {
+        let Some(c) = &self.after else { return Ok(None) };
+        let key = cursor::decode_keys(c.as_str(), &self.scope(), &self.key_names())?;
+        for (a, v) in self.spec.index.pk.iter().zip(&self.spec.pk) {
+            if key.get(a.attribute) != Some(v) {
+                return Err(Error::Cursor {
+                    reason: format!("its key lies outside the query's partition ({})", self.spec.partition()),
+                });
+            }
+        }
+        Ok(Some(key))
+    }
+
+    fn parts(&self) -> Result<Parts, Error> {
+        if let Some(e) = &self.spec.error {
+            return Err(e.copy_of_build_error());
+        }
+        let (expr, mut names, mut values) = self.spec.condition();
+        let filter = match &self.filter {
+            Some(c) => {
+                let mut ph = Placeholders::default();
+                let text = c.render(&mut ph).map_err(|(field, source)| Error::Encode {
+                    entity: self.spec.entity,
+                    field,
+                    attribute: field,
+                    source,
+                })?;
+                names.extend(ph.take_names().unwrap_or_default());
+                values.extend(ph.take_values().unwrap_or_default());
+                Some(text)
+            }
+            None => None,
+        };
+        let check = || {
+            limits::check_expression("KeyConditionExpression", &expr, false, 0, Some(&names), Some(&values))?;
+            if let Some(f) = &filter {
+                limits::check_expression("FilterExpression", f, false, 0, Some(&names), Some(&values))?;
+            }
+            limits::check_substitutions(Some(&names), Some(&values))
+        };
+        check().map_err(|e| e.request("Query", self.spec.entity, self.spec.partition()))?;
+        Ok(Parts { expr, names, values, filter })
+    }
+
+    fn request(&self, parts: &Parts, limit: Option<i32>, start: Option<Item>) -> QueryInputBuilder {
+        QueryInput::builder()
+            .table_name(self.table.name())
+            .set_index_name(E::NAMES.index_name(self.spec.index.index).map(str::to_owned))
+            .key_condition_expression(parts.expr.clone())
+            .set_expression_attribute_names(Some(parts.names.clone()))
+            .set_expression_attribute_values(Some(parts.values.clone()))
+            .set_filter_expression(parts.filter.clone())
+            .set_exclusive_start_key(start)
+            .scan_index_forward(!self.descending)
+            .set_limit(limit)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+    }
+
+    /// Whether `item` is one of this entity's (see [`QueryRequest::send`](super::QueryRequest::send)
+    /// on projected indexes).
+    fn found(&self, item: &Item) -> Option<Found> {
+        if !E::NAMES.has_entity_type() {
+            return E::SCHEMA.fits_key(item).then_some(Found::Whole);
+        }
+        match item.get(E::NAMES.entity_type) {
+            Some(AttributeValue::S(t)) if t == self.spec.entity => Some(Found::Whole),
+            None if has_primary_shape(E::schema(), item) => Some(Found::Projected),
+            _ => None,
+        }
+    }
+
+    /// Runs the query and returns one page: up to [`limit`](Self::limit) items of this entity,
+    /// or without a limit one DynamoDB response's worth (at most 1 MB read). Items the index
+    /// holds without their entity type attribute (a `KEYS_ONLY` or `INCLUDE` projection) are
+    /// read whole by their primary keys (`BatchGetItem`), in the index's order.
+    ///
+    /// # Errors
+    /// A value or cursor error before anything is sent ([`Error::Encode`], [`Error::Key`] for
+    /// an empty string or an over-long value, [`Error::Cursor`]); [`Error::Sdk`] from
+    /// DynamoDB; [`Error::Decode`] naming the first item of this entity that does not decode.
+    pub async fn send(&self) -> Result<Page<E>, Error> {
+        let parts = self.parts()?;
+        let mut start = self.start()?;
+        let scope = self.scope();
+        let key_names = self.key_names();
+        let mut slots = Vec::new();
+        let mut consumed = Capacity::default();
+        let call = Call::new("Query", E::TYPE).index(E::NAMES.index_name(self.spec.index.index).unwrap_or(""));
+        let cursor = loop {
+            let want = self.limit.map(|l| l - slots.len());
+            if want == Some(0) {
+                break None;
+            }
+            let page_limit = self.page_size.or(want.map(|w| i32::try_from(w).unwrap_or(i32::MAX)));
+            let request = self.request(&parts, page_limit, start.take()).send_with(self.table.client());
+            let resp = self.table.execute(call, request).await.map_err(|e| Error::sdk("Query", e))?;
+            consumed += Capacity::from_consumed(resp.consumed_capacity.as_slice(), false);
+            let last_key = resp.last_evaluated_key;
+            let raw = resp.items.unwrap_or_default();
+            let count = raw.len();
+            let mut full = None;
+            for (i, item) in raw.into_iter().enumerate() {
+                let Some(found) = self.found(&item) else { continue };
+                slots.push(match found {
+                    Found::Whole => Slot::Whole(E::from_item(&item)?),
+                    Found::Projected => Slot::Projected(primary_key_of(&item, E::NAMES)),
+                });
+                if Some(slots.len()) == self.limit {
+                    let more = i + 1 < count || last_key.is_some();
+                    let key: Item =
+                        key_names.iter().filter_map(|n| item.get(*n).map(|v| ((*n).to_owned(), v.clone()))).collect();
+                    full = Some(more.then(|| Cursor(cursor::encode(&scope, &key))));
+                    break;
+                }
+            }
+            if let Some(c) = full {
+                break c;
+            }
+            match last_key {
+                None => break None,
+                Some(k) if self.limit.is_none() => break Some(Cursor(cursor::encode(&scope, &k))),
+                Some(k) => start = Some(k),
+            }
+        };
+        let items = self.hydrate(slots).await?;
+        Ok(Page { items, skipped: Vec::new(), cursor, consumed })
+    }
+
+    async fn hydrate(&self, slots: Vec<Slot<E>>) -> Result<Vec<E>, Error> {
+        if !slots.iter().any(|s| matches!(s, Slot::Projected(_))) {
+            return Ok(slots.into_iter().filter_map(|s| if let Slot::Whole(e) = s { Some(e) } else { None }).collect());
+        }
+        let keys: Vec<crate::schema::Key<E>> = slots
+            .iter()
+            .filter_map(|s| match s {
+                Slot::Projected(k) => Some(crate::schema::Key::new(Ok(k.clone()))),
+                Slot::Whole(_) => None,
+            })
+            .collect();
+        let mut whole = self.table.batch_get(keys).send().await?.into_result()?.into_iter();
+        let mut out = Vec::with_capacity(slots.len());
+        for slot in slots {
+            match slot {
+                Slot::Whole(e) => out.push(e),
+                Slot::Projected(_) => out.extend(whole.next().flatten()),
+            }
+        }
+        Ok(out)
+    }
+
+    /// The first `Query` request [`send`](Self::send) would send, without sending it.
+    ///
+    /// # Errors
+    /// The errors [`send`](Self::send) reports before sending.
+    pub fn render(&self) -> Result<QueryInput, Error> {
+        let parts = self.parts()?;
+        let start = self.start()?;
+        let limit = self.page_size.or(self.limit.map(|w| i32::try_from(w).unwrap_or(i32::MAX)));
+        crate::table::render::built(self.request(&parts, limit, start).build())
+    }
+
+    /// Every page, lazily (see [`QueryRequest::pages`](super::QueryRequest::pages)).
+    pub fn pages(self) -> impl Stream<Item = Result<Page<E>, Error>> {
+        futures::stream::try_unfold(Some(self), |state| async move {
+            let Some(req) = state else { return Ok(None) };
+            let page = req.send().await?;
+            let left = req.limit.map(|l| l.saturating_sub(page.items.len()));
+            let next = match (&page.cursor, left) {
+                (_, Some(0)) | (None, _) => None,
+                (Some(c), left) => Some(MultiKeyQuery { after: Some(c.clone()), limit: left, ..req }),
+            };
+            Ok(Some((page, next)))
+        })
+    }
+
+    /// Every item matching the key condition (up to [`limit`](Self::limit) if set), page by
+    /// page.
+    pub fn stream(self) -> impl Stream<Item = Result<E, Error>> {
+        let limit = self.limit;
+        let req = MultiKeyQuery { limit: None, ..self };
+        let s = req.pages().map_ok(|p| futures::stream::iter(p.items.into_iter().map(Ok))).try_flatten();
+        s.take(limit.unwrap_or(usize::MAX))
+    }
+
+    /// Every item matching the key condition (up to [`limit`](Self::limit) if set), collected.
+    ///
+    /// # Errors
+    /// As [`send`](Self::send).
+    pub async fn all(self) -> Result<Vec<E>, Error> {
+        self.stream().try_collect().await
+    }
+}
+
+impl<E: Entity> super::IntoQuery for MultiKeySpec<E> {
+    type Request = MultiKeyQuery<E>;
+    fn into_request(self, table: &Table) -> MultiKeyQuery<E> {
+        MultiKeyQuery::new(table.clone(), self)
+    }
+}

@@ -1,0 +1,411 @@
+//! Native multi-attribute GSI keys: a GSI keyed on up to four of the item's own attributes as its
+//! partition key and up to four as its sort key (DynamoDB's `KeySchema` with several `HASH` and
+//! several `RANGE` elements), declared on an entity with
+//! `#[entity(gsi6(pk(tenant, region), sk(status, created_at)))]`.
+//!
+//! Such an index has no synthetic key attribute: the item's fields are the key, so nothing is
+//! concatenated, escaped or padded, and an update of a field moves the item inside the index
+//! with no key to rewrite. An item that lacks any of the index's key attributes (an `Option`
+//! field that is `None`) is not in the index (sparse).
+//!
+//! DynamoDB's rules, which the library checks:
+//! * at most [`MAX_KEY_ATTRIBUTES`] partition key attributes and as many sort key attributes
+//!   (checked by the derive);
+//! * each key attribute is a scalar: a string (`S`) or a number (`N`) here (binary `B` key
+//!   attributes are not supported by this library yet); the field type says which, through
+//!   [`KeyAttribute`];
+//! * a query names every partition key attribute with `=`, then an equality on a leading run of
+//!   the sort key attributes and at most one range condition (`<`, `<=`, `>`, `>=`, `BETWEEN`,
+//!   `begins_with` on a string) on the next one: the generated query builder accepts exactly
+//!   these shapes (see [`query::multi_key`](crate::query::multi_key));
+//! * a key attribute value is never an empty string, and a string partition key attribute holds
+//!   at most 2,048 bytes, a sort key attribute 1,024: a write breaking either is refused
+//!   before sending ([`check_item`]).
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use crate::error::Error;
+use crate::key::{KeyError, KeyPartError, KeyType, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
+use crate::schema::{EntitySchema, Index, Item};
+use crate::value::time::Timestamp;
+use crate::value::{Attribute, ValueError};
+
+/// The most attributes one side (partition or sort) of a multi-attribute GSI key may name.
+pub const MAX_KEY_ATTRIBUTES: usize = 4;
+
+/// One key attribute of a multi-attribute GSI: the entity's field and the attribute storing it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MultiKeyAttr {
+    /// The Rust field name.
+    pub field: &'static str,
+    /// The attribute name in the item (after `rename` / `rename_all`).
+    pub attribute: &'static str,
+    /// Its DynamoDB type, from the field type's [`KeyAttribute`] implementation.
+    pub key_type: KeyType,
+}
+
+/// A GSI keyed on several of the item's own attributes, as one entity declares it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MultiKeyIndex {
+    /// Which GSI ([`Index::Gsi`]); its index name is the table's name for that number.
+    pub index: Index,
+    /// The partition key attributes, in key schema order (1 to 4).
+    pub pk: &'static [MultiKeyAttr],
+    /// The sort key attributes, in key schema order (0 to 4).
+    pub sk: &'static [MultiKeyAttr],
+}
+
+impl MultiKeyIndex {
+    /// Every key attribute: the partition key's, then the sort key's.
+    pub fn attributes(&self) -> impl Iterator<Item = &'static MultiKeyAttr> + 'static {
+        self.pk.iter().chain(self.sk)
+    }
+
+    /// Whether `other` has the same key schema: the same attribute names and types on each side,
+    /// in the same order (the field names may differ).
+    pub const fn same_keys(&self, other: &MultiKeyIndex) -> bool {
+        same_attrs(self.pk, other.pk) && same_attrs(self.sk, other.sk)
+    }
+
+    /// The key schema as text, `tenant (S), region (S) | status (S), createdAt (S)`, for
+    /// messages and reports.
+    pub fn describe(&self) -> String {
+        let side = |attrs: &[MultiKeyAttr]| {
+            attrs.iter().map(|a| format!("{} ({})", a.attribute, a.key_type)).collect::<Vec<_>>().join(", ")
+        };
+        if self.sk.is_empty() { side(self.pk) } else { format!("{} | {}", side(self.pk), side(self.sk)) }
+    }
+}
+
+const fn same_attrs(a: &[MultiKeyAttr], b: &[MultiKeyAttr]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if !str_eq(a[i].attribute, b[i].attribute)
+            || !matches!((a[i].key_type, b[i].key_type), (KeyType::S, KeyType::S) | (KeyType::N, KeyType::N))
+        {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The kind of DynamoDB scalar a [`KeyAttribute`] is stored as: [`StringKey`] or [`NumberKey`].
+pub trait KeyKind {
+    /// The attribute's type in `AttributeDefinitions`.
+    const TYPE: KeyType;
+}
+
+/// A string key attribute (`S`): `begins_with` applies to it.
+#[derive(Debug, Clone, Copy)]
+pub enum StringKey {}
+
+/// A number key attribute (`N`).
+#[derive(Debug, Clone, Copy)]
+pub enum NumberKey {}
+
+impl KeyKind for StringKey {
+    const TYPE: KeyType = KeyType::S;
+}
+
+impl KeyKind for NumberKey {
+    const TYPE: KeyType = KeyType::N;
+}
+
+/// A field type that can be a key attribute of a multi-attribute GSI: stored as one scalar (a
+/// string or a number), the same value its [`Attribute`] implementation writes. Implemented for
+/// `String`, the integer types, [`Timestamp`], the `#[derive(KeyPart)]` newtypes and enums,
+/// and `Option<T>` of those (a `None` leaves the item out of the index).
+///
+/// Not for `bool`, floats (a key needs exact, ordered values), collections, maps, binary
+/// values or `#[entity(serde)]` fields.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a key attribute of a multi-attribute GSI",
+    label = "not a string or number key attribute",
+    note = "a multi-attribute GSI key attribute is a string (`S`) or a number (`N`): `String`, an integer, `Timestamp`, a `#[derive(KeyPart)]` newtype or enum, or an `Option` of one of them"
+)]
+pub trait KeyAttribute: Attribute {
+    /// Whether the attribute is a string or a number.
+    type Kind: KeyKind;
+    /// What query functions take by reference for this attribute: `str` for `String`, the inner
+    /// type's for `Option<T>`, `Self` otherwise.
+    type Arg: ?Sized;
+
+    /// The stored value of `arg`, exactly as [`Attribute::to_attribute`] writes it.
+    ///
+    /// # Errors
+    /// [`ValueError::NotRepresentable`] for a value DynamoDB cannot hold.
+    fn key_value(arg: &Self::Arg) -> Result<AttributeValue, ValueError>;
+}
+
+/// A type whose `to_attribute` is never absent, used for the blanket `Arg = Self` forms.
+fn present<T: Attribute>(v: &T) -> Result<AttributeValue, ValueError> {
+    v.to_attribute()?.ok_or(ValueError::Missing)
+}
+
+impl KeyAttribute for String {
+    type Kind = StringKey;
+    type Arg = str;
+    fn key_value(arg: &str) -> Result<AttributeValue, ValueError> {
+        Ok(AttributeValue::S(arg.to_owned()))
+    }
+}
+
+impl KeyAttribute for Timestamp {
+    type Kind = StringKey;
+    type Arg = Timestamp;
+    fn key_value(arg: &Timestamp) -> Result<AttributeValue, ValueError> {
+        present(arg)
+    }
+}
+
+macro_rules! number_key {
+    ($($t:ty),*) => {$(
+        impl KeyAttribute for $t {
+            type Kind = NumberKey;
+            type Arg = $t;
+            fn key_value(arg: &$t) -> Result<AttributeValue, ValueError> {
+                present(arg)
+            }
+        }
+    )*};
+}
+number_key!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
+
+impl<T: KeyAttribute> KeyAttribute for Option<T> {
+    type Kind = T::Kind;
+    type Arg = T::Arg;
+    fn key_value(arg: &T::Arg) -> Result<AttributeValue, ValueError> {
+        T::key_value(arg)
+    }
+}
+
+/// The prefix of a `begins_with` sort condition on key attribute type `T`: implemented for
+/// `&str` when `T` is a string attribute, so `begins_with` on a number does not compile.
+#[diagnostic::on_unimplemented(
+    message = "`begins_with` applies to string key attributes only, and takes a `&str` prefix",
+    label = "`{T}` is not a string key attribute, or the prefix is not a `&str`"
+)]
+pub trait BeginsWith<T: ?Sized> {
+    /// The prefix as a string value.
+    fn prefix(&self) -> AttributeValue;
+}
+
+impl<T: KeyAttribute<Kind = StringKey>> BeginsWith<T> for &str {
+    fn prefix(&self) -> AttributeValue {
+        AttributeValue::S((*self).to_owned())
+    }
+}
+
+/// The multi-attribute GSI number `n` of `s`, if it writes one (`None` too for a failed
+/// derive's schema), in constant evaluation.
+pub const fn find_multi_gsi(s: &EntitySchema, n: u8) -> Option<&MultiKeyIndex> {
+    let mut i = 0;
+    while i < s.multi_gsis.len() {
+        if matches!(s.multi_gsis[i].index, Index::Gsi(m) if m == n) {
+            return Some(&s.multi_gsis[i]);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Whether `s` writes GSI number `n` as a multi-attribute GSI.
+pub const fn uses_multi_gsi(s: &EntitySchema, n: u8) -> bool {
+    crate::schema::check::is_checked(s) && find_multi_gsi(s, n).is_some()
+}
+
+/// The position in `entities` of the first one writing multi-attribute GSI `n`, `usize::MAX`
+/// when none does.
+pub const fn first_multi_user(entities: &[&EntitySchema], n: u8) -> usize {
+    let mut i = 0;
+    while i < entities.len() {
+        if uses_multi_gsi(entities[i], n) {
+            return i;
+        }
+        i += 1;
+    }
+    usize::MAX
+}
+
+/// Whether `entities[later]` writes multi-attribute GSI `n` with another key schema (attribute
+/// names or types) than `entities[first]`, the first entity writing it: one index has one key
+/// schema, so entities sharing (overloading) it must agree.
+pub const fn multi_keys_disagree(entities: &[&EntitySchema], first: usize, later: usize, n: u8) -> bool {
+    if first_multi_user(entities, n) != first {
+        return false;
+    }
+    match (find_multi_gsi(entities[first], n), find_multi_gsi(entities[later], n)) {
+        (Some(a), Some(b)) => crate::schema::check::is_checked(entities[later]) && !a.same_keys(b),
+        _ => false,
+    }
+}
+
+/// Whether `a` writes GSI `n` with key templates and `b` as a multi-attribute GSI: one index
+/// cannot be both.
+pub const fn template_and_multi(a: &EntitySchema, b: &EntitySchema, n: u8) -> bool {
+    crate::schema::check::uses_gsi(a, n) && uses_multi_gsi(b, n)
+}
+
+/// The type of key attribute type `T`, for the generated schema constants.
+pub const fn key_type_of<T: KeyAttribute>() -> KeyType {
+    <T::Kind as KeyKind>::TYPE
+}
+
+impl EntitySchema {
+    /// The multi-attribute GSI `index`, if this entity writes it.
+    pub fn multi_gsi(&self, index: Index) -> Option<&'static MultiKeyIndex> {
+        self.multi_gsis.iter().find(|g| g.index == index)
+    }
+}
+
+/// Checks the multi-attribute GSI key attributes of an item `schema`'s entity is about to
+/// write, as DynamoDB would: no key attribute may be an empty string, and a string partition
+/// key attribute holds at most 2,048 bytes, a sort key attribute 1,024. An absent attribute
+/// leaves the item out of the index and is fine.
+///
+/// # Errors
+/// [`Error::Key`] naming the entity and the attribute.
+pub fn check_item(schema: &EntitySchema, item: &Item) -> Result<(), Error> {
+    for g in schema.multi_gsis {
+        for (attrs, max) in [(g.pk, MAX_PARTITION_KEY_BYTES), (g.sk, MAX_SORT_KEY_BYTES)] {
+            for a in attrs {
+                check_value(schema.name, a, item.get(a.attribute), max)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks one key attribute value (see [`check_item`]).
+pub(crate) fn check_value(
+    entity: &'static str,
+    attr: &MultiKeyAttr,
+    value: Option<&AttributeValue>,
+    max: usize,
+) -> Result<(), Error> {
+    let (entity, attribute, template, field) = (entity, attr.attribute, MULTI_KEY_TEMPLATE, attr.field);
+    match value {
+        Some(AttributeValue::S(s)) if s.is_empty() => {
+            Err(Error::Key(KeyError::Part { entity, attribute, template, field, reason: KeyPartError::Empty }))
+        }
+        Some(AttributeValue::S(s)) if s.len() > max => Err(Error::Key(KeyError::TooLong {
+            entity,
+            attribute,
+            template,
+            bytes: s.len(),
+            over: s.len() - max,
+            limit: max,
+        })),
+        _ => Ok(()),
+    }
+}
+
+/// What key errors on a multi-attribute GSI key attribute name as their template.
+const MULTI_KEY_TEMPLATE: &str = "a key attribute of a multi-attribute GSI";
+
+impl MultiKeyIndex {
+    /// The write units a write of an item costs in this index, as
+    /// [`capacity::write_in`](crate::capacity::write_in) counts them for a template GSI:
+    /// `before` and `after` are the item before and after the write (`None`: absent). The item
+    /// is in the index when it holds every key attribute; a changed key attribute costs a
+    /// delete and a put, a rewrite under the same key the larger of the two sizes, and an item
+    /// absent before and after nothing (sparse index). The units are reported under the index's
+    /// name in `names`.
+    pub fn write_capacity(
+        &self,
+        names: &crate::schema::AttributeNames,
+        before: Option<&Item>,
+        after: Option<&Item>,
+        mode: crate::capacity::WriteMode,
+    ) -> crate::capacity::Capacity {
+        use crate::capacity::{Capacity, Units, item_size, write_units};
+        let key = |item: Option<&Item>| -> Option<Vec<AttributeValue>> {
+            let item = item?;
+            self.attributes().map(|a| item.get(a.attribute).cloned()).collect()
+        };
+        let size = |i: Option<&Item>| i.map_or(0, item_size);
+        let (old, new) = (size(before), size(after));
+        let units = match (key(before), key(after)) {
+            (None, None) => return Capacity::zero(),
+            (Some(_), None) => write_units(old, mode),
+            (None, Some(_)) => write_units(new, mode),
+            (Some(a), Some(b)) if a == b => write_units(old.max(new), mode),
+            (Some(_), Some(_)) => write_units(old, mode) + write_units(new, mode),
+        };
+        Capacity::zero().with_index_in(names, self.index, Units::writes(units))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capacity::{Capacity, Units, WriteMode};
+    use crate::schema::AttributeNames;
+
+    const PK: &[MultiKeyAttr] = &[MultiKeyAttr { field: "tenant", attribute: "tenant", key_type: KeyType::S }];
+    const SK: &[MultiKeyAttr] = &[MultiKeyAttr { field: "rank", attribute: "rank", key_type: KeyType::N }];
+    const G: MultiKeyIndex = MultiKeyIndex { index: Index::Gsi(6), pk: PK, sk: SK };
+
+    fn item(pairs: &[(&str, AttributeValue)]) -> Item {
+        pairs.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect()
+    }
+
+    #[test]
+    fn writes_cost_units_only_while_the_item_is_in_the_index() {
+        let s = |v: &str| AttributeValue::S(v.to_owned());
+        let n = |v: &str| AttributeValue::N(v.to_owned());
+        let names = &AttributeNames::DEFAULT;
+        let inside = item(&[("PK", s("a")), ("SK", s("b")), ("tenant", s("t")), ("rank", n("1"))]);
+        let moved = item(&[("PK", s("a")), ("SK", s("b")), ("tenant", s("t")), ("rank", n("2"))]);
+        let sparse = item(&[("PK", s("a")), ("SK", s("b")), ("tenant", s("t"))]);
+        let one = Capacity::zero().with_index(Index::Gsi(6), Units::writes(1.0));
+        let two = Capacity::zero().with_index(Index::Gsi(6), Units::writes(2.0));
+        let w = |b: Option<&Item>, a: Option<&Item>| G.write_capacity(names, b, a, WriteMode::Standard);
+        assert_eq!(w(None, Some(&inside)), one);
+        assert_eq!(w(Some(&inside), Some(&inside)), one);
+        assert_eq!(w(Some(&inside), Some(&moved)), two);
+        assert_eq!(w(Some(&inside), Some(&sparse)), one);
+        assert_eq!(w(Some(&sparse), Some(&sparse)), Capacity::zero());
+        assert_eq!(w(Some(&inside), None), one);
+    }
+
+    #[test]
+    fn empty_and_over_long_key_values_are_refused() {
+        let a = &PK[0];
+        let empty = check_value("T", a, Some(&AttributeValue::S(String::new())), 2048).unwrap_err();
+        assert!(matches!(empty, Error::Key(KeyError::Part { attribute: "tenant", reason: KeyPartError::Empty, .. })));
+        let long = check_value("T", a, Some(&AttributeValue::S("x".repeat(1025))), 1024).unwrap_err();
+        assert!(matches!(long, Error::Key(KeyError::TooLong { bytes: 1025, over: 1, limit: 1024, .. })));
+        assert!(check_value("T", a, Some(&AttributeValue::S("x".repeat(1024))), 1024).is_ok());
+        assert!(check_value("T", a, None, 1024).is_ok());
+    }
+
+    #[test]
+    fn key_schemas_compare_by_attribute_name_and_type() {
+        const OTHER: &[MultiKeyAttr] = &[MultiKeyAttr { field: "t", attribute: "tenant", key_type: KeyType::S }];
+        const NUM: &[MultiKeyAttr] = &[MultiKeyAttr { field: "tenant", attribute: "tenant", key_type: KeyType::N }];
+        assert!(G.same_keys(&MultiKeyIndex { index: Index::Gsi(6), pk: OTHER, sk: SK }));
+        assert!(!G.same_keys(&MultiKeyIndex { index: Index::Gsi(6), pk: NUM, sk: SK }));
+        assert!(!G.same_keys(&MultiKeyIndex { index: Index::Gsi(6), pk: PK, sk: &[] }));
+        assert_eq!(G.describe(), "tenant (S) | rank (N)");
+    }
+}

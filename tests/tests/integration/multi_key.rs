@@ -1,0 +1,438 @@
+//! Native multi-attribute GSI keys (`#[entity(gsi6(pk(tenant, region), sk(status, created_at,
+//! priority)))]`): the table's key schema as DynamoDB describes it, every key condition shape the
+//! typed builder accepts with exact results, both orders, pagination with cursors, sparse items,
+//! a key attribute updated in place moving the item inside the index, a keys-only projection,
+//! two entities sharing one index, and a template GSI beside them.
+
+use crate::common;
+
+use aws_sdk_dynamodb::types::{KeyType as SdkKeyType, ProjectionType, ScalarAttributeType};
+use dynamo_entity::key::KeyError;
+use dynamo_entity::{Entity, Error, KeyPart, Table, TableDef};
+use dynamo_entity_local::{LocalDynamoDb, unique_table_name};
+use futures::TryStreamExt;
+
+/// A ticket's state; stored as `open` / `closed`.
+#[derive(KeyPart, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Open,
+    Closed,
+}
+
+/// A support ticket: GSI6 on its own attributes (tenant and region, then status, creation time
+/// and priority), GSI7 on tenant then priority (keys only), and the template GSI1 beside them.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(
+    pk = "TICKET#<id>",
+    sk = "META",
+    rename_all = "camelCase",
+    gsi1 = "TENANT#<tenant>",
+    gsi1_sk = "<created_at>",
+    gsi6(pk(tenant, region), sk(status, created_at, priority)),
+    gsi7(pk(tenant), sk(priority))
+)]
+pub struct Ticket {
+    pub id: String,
+    pub tenant: String,
+    pub region: String,
+    /// `None`: not in GSI6 (sparse).
+    pub status: Option<Status>,
+    pub created_at: u64,
+    pub priority: u32,
+    pub title: String,
+}
+
+/// An alert, sharing GSI6 with the tickets (same attribute names and types).
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "ALERT#<id>", sk = "META", gsi6(pk(tenant, region), sk(status, created_at, priority)))]
+pub struct Alert {
+    pub id: u32,
+    pub tenant: String,
+    pub region: String,
+    pub status: Status,
+    #[entity(rename = "createdAt")]
+    pub created_at: u64,
+    pub priority: u32,
+}
+
+/// The declaration under test: a template GSI and two multi-attribute GSIs.
+#[derive(TableDef)]
+#[table(entities(Ticket, Alert), gsi1(projection = all), gsi6(projection = all), gsi7(projection = keys_only))]
+pub struct Desk;
+
+async fn table(test: &str) -> Table {
+    let server = LocalDynamoDb::shared().await.expect("DynamoDB Local is available");
+    let table = Table::new(server.client(), unique_table_name(test));
+    table.create_table_from(&Desk::layout().unwrap()).await.expect("the table is created");
+    table
+}
+
+fn ticket(id: &str, region: &str, status: Option<Status>, created_at: u64, priority: u32) -> Ticket {
+    Ticket {
+        id: id.to_owned(),
+        tenant: "acme".to_owned(),
+        region: region.to_owned(),
+        status,
+        created_at,
+        priority,
+        title: format!("ticket {id}"),
+    }
+}
+
+/// Eight tickets in acme/eu (one without a status), two in acme/us, and an alert in acme/eu.
+async fn seeded(test: &str) -> Table {
+    let table = table(test).await;
+    let open = Some(Status::Open);
+    let closed = Some(Status::Closed);
+    for t in [
+        ticket("t1", "eu", open, 100, 1),
+        ticket("t2", "eu", open, 200, 2),
+        ticket("t3", "eu", open, 200, 3),
+        ticket("t4", "eu", open, 300, 1),
+        ticket("t5", "eu", closed, 150, 2),
+        ticket("t6", "eu", closed, 250, 1),
+        ticket("t7", "eu", None, 120, 1),
+        ticket("t8", "eu", open, 400, 5),
+        ticket("u1", "us", open, 100, 1),
+        ticket("u2", "us", closed, 100, 1),
+    ] {
+        table.put(&t).await.unwrap();
+    }
+    let alert =
+        Alert { id: 1, tenant: "acme".into(), region: "eu".into(), status: Status::Open, created_at: 250, priority: 9 };
+    table.put(&alert).await.unwrap();
+    table
+}
+
+fn ids(tickets: &[Ticket]) -> Vec<&str> {
+    tickets.iter().map(|t| t.id.as_str()).collect()
+}
+
+/// A GSI as DescribeTable shows it: name, key schema, projection type.
+type Gsi = (String, Vec<(String, SdkKeyType)>, ProjectionType);
+
+#[tokio::test]
+async fn describe_table_shows_the_declared_key_schemas() {
+    let table = table("mk_describe").await;
+    let (desc, defs) = common::describe(&table).await;
+    let mut gsis: Vec<Gsi> = desc
+        .global_secondary_indexes()
+        .iter()
+        .map(|g| {
+            let keys = g.key_schema().iter().map(|k| (k.attribute_name().to_owned(), k.key_type().clone())).collect();
+            let projection = g.projection().and_then(|p| p.projection_type()).cloned().unwrap();
+            (g.index_name().unwrap().to_owned(), keys, projection)
+        })
+        .collect();
+    gsis.sort_by(|a, b| a.0.cmp(&b.0));
+    let k = |name: &str, kt: SdkKeyType| (name.to_owned(), kt);
+    assert_eq!(
+        gsis,
+        vec![
+            (
+                "GSI1".to_owned(),
+                vec![k("GSI1PK", SdkKeyType::Hash), k("GSI1SK", SdkKeyType::Range)],
+                ProjectionType::All
+            ),
+            (
+                "GSI6".to_owned(),
+                vec![
+                    k("tenant", SdkKeyType::Hash),
+                    k("region", SdkKeyType::Hash),
+                    k("status", SdkKeyType::Range),
+                    k("createdAt", SdkKeyType::Range),
+                    k("priority", SdkKeyType::Range),
+                ],
+                ProjectionType::All
+            ),
+            (
+                "GSI7".to_owned(),
+                vec![k("tenant", SdkKeyType::Hash), k("priority", SdkKeyType::Range)],
+                ProjectionType::KeysOnly
+            ),
+        ]
+    );
+    let s = ScalarAttributeType::S;
+    let n = ScalarAttributeType::N;
+    let expected: std::collections::BTreeMap<String, ScalarAttributeType> = [
+        ("PK", s.clone()),
+        ("SK", s.clone()),
+        ("GSI1PK", s.clone()),
+        ("GSI1SK", n.clone()),
+        ("tenant", s.clone()),
+        ("region", s.clone()),
+        ("status", s.clone()),
+        ("createdAt", n.clone()),
+        ("priority", n.clone()),
+    ]
+    .into_iter()
+    .map(|(a, t)| (a.to_owned(), t))
+    .collect();
+    assert_eq!(defs, expected);
+    let layout = Desk::layout().unwrap();
+    // The table as created is the table as declared: no change to apply.
+    let diff = table.diff(&layout).await.unwrap();
+    assert!(diff.is_empty(), "{:?}", diff.changes);
+    assert_eq!(layout.gsis(), &[1]);
+    let multi: Vec<String> = layout.multi_gsis().iter().map(|g| g.describe()).collect();
+    assert_eq!(
+        multi,
+        vec![
+            "tenant (S), region (S) | status (S), createdAt (N), priority (N)".to_owned(),
+            "tenant (S) | priority (N)".to_owned()
+        ]
+    );
+}
+
+#[tokio::test]
+async fn every_accepted_key_condition_returns_exactly_its_items() {
+    let table = seeded("mk_conditions").await;
+    let q = || Ticket::gsi6("acme", "eu");
+    // Partition only: every ticket with a status, by status then time then priority; the
+    // alert in the same partition is another entity's and left out.
+    assert_eq!(ids(&table.query(q()).all().await.unwrap()), ["t5", "t6", "t1", "t2", "t3", "t4", "t8"]);
+    assert_eq!(ids(&table.query(q()).descending().all().await.unwrap()), ["t8", "t4", "t3", "t2", "t1", "t6", "t5"]);
+    let open = Status::Open;
+    assert_eq!(ids(&table.query(q().status_eq(&open)).all().await.unwrap()), ["t1", "t2", "t3", "t4", "t8"]);
+    assert_eq!(ids(&table.query(q().status_eq(&open).created_at_eq(&200)).all().await.unwrap()), ["t2", "t3"]);
+    assert_eq!(
+        ids(&table.query(q().status_eq(&open).created_at_eq(&200).priority_eq(&3)).all().await.unwrap()),
+        ["t3"]
+    );
+    assert_eq!(
+        ids(&table.query(q().status_eq(&open).created_at_eq(&200).priority_gt(&2)).all().await.unwrap()),
+        ["t3"]
+    );
+    assert_eq!(ids(&table.query(q().status_eq(&open).created_at_gt(&200)).all().await.unwrap()), ["t4", "t8"]);
+    assert_eq!(
+        ids(&table.query(q().status_eq(&open).created_at_ge(&200)).all().await.unwrap()),
+        ["t2", "t3", "t4", "t8"]
+    );
+    assert_eq!(ids(&table.query(q().status_eq(&open).created_at_lt(&200)).all().await.unwrap()), ["t1"]);
+    assert_eq!(ids(&table.query(q().status_eq(&open).created_at_le(&200)).all().await.unwrap()), ["t1", "t2", "t3"]);
+    assert_eq!(
+        ids(&table.query(q().status_eq(&open).created_at_between(&150, &300)).all().await.unwrap()),
+        ["t2", "t3", "t4"]
+    );
+    assert_eq!(ids(&table.query(q().status_begins_with("clo")).all().await.unwrap()), ["t5", "t6"]);
+    assert_eq!(ids(&table.query(q().status_gt(&Status::Closed)).all().await.unwrap()), ["t1", "t2", "t3", "t4", "t8"]);
+    assert_eq!(
+        ids(&table.query(q().status_between(&Status::Closed, &Status::Open)).descending().all().await.unwrap()),
+        ["t8", "t4", "t3", "t2", "t1", "t6", "t5"]
+    );
+    // Another partition (region) is another partition.
+    assert_eq!(ids(&table.query(Ticket::gsi6("acme", "us")).all().await.unwrap()), ["u2", "u1"]);
+    // The alert shares the index.
+    let alerts = table.query(Alert::gsi6("acme", "eu").status_eq(&Status::Open)).all().await.unwrap();
+    assert_eq!(alerts.iter().map(|a| a.id).collect::<Vec<_>>(), [1]);
+    // The template GSI beside them.
+    let by_time = table.query(Ticket::gsi1("acme")).sk_gt(&300).all().await.unwrap();
+    assert_eq!(ids(&by_time), ["t8"]);
+}
+
+#[tokio::test]
+async fn the_key_condition_is_rendered_as_dynamodb_takes_it() {
+    let server = LocalDynamoDb::shared().await.expect("DynamoDB Local is available");
+    let table = Table::new(server.client(), "desk");
+    let req = table.query(Ticket::gsi6("acme", "eu").status_eq(&Status::Open).created_at_between(&1, &9)).limit(3);
+    let input = req.render().unwrap();
+    assert_eq!(input.index_name(), Some("GSI6"));
+    assert_eq!(
+        input.key_condition_expression(),
+        Some("#p0 = :p0 AND #p1 = :p1 AND #s0 = :s0 AND #s1 BETWEEN :lo AND :hi")
+    );
+    let names = input.expression_attribute_names().unwrap();
+    let mut names: Vec<(&str, &str)> = names.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    names.sort_unstable();
+    assert_eq!(names, [("#p0", "tenant"), ("#p1", "region"), ("#s0", "status"), ("#s1", "createdAt")]);
+    assert_eq!(input.limit(), Some(3));
+    let begins = table.query(Ticket::gsi6("acme", "eu").status_begins_with("op")).render().unwrap();
+    assert_eq!(begins.key_condition_expression(), Some("#p0 = :p0 AND #p1 = :p1 AND begins_with(#s0, :s0)"));
+    // An empty partition value is refused before sending, naming the attribute.
+    match table.query(Ticket::gsi6("", "eu")).render().unwrap_err() {
+        Error::Key(KeyError::Part { entity: "Ticket", attribute: "tenant", field: "tenant", .. }) => {}
+        other => panic!("unexpected {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn pages_resume_with_cursors_bound_to_their_query() {
+    let table = seeded("mk_pages").await;
+    let mut seen = Vec::new();
+    let mut cursor = None;
+    let mut pages = 0;
+    loop {
+        let page = table.query(Ticket::gsi6("acme", "eu")).descending().limit(3).after(cursor).send().await.unwrap();
+        pages += 1;
+        seen.extend(page.items.iter().map(|t| t.id.clone()));
+        match page.cursor {
+            Some(c) => cursor = Some(c),
+            None => break,
+        }
+    }
+    assert_eq!(seen, ["t8", "t4", "t3", "t2", "t1", "t6", "t5"]);
+    assert_eq!(pages, 3);
+    // pages() gives the same in pages of at most 2 evaluated items.
+    let streamed: Vec<Vec<String>> = table
+        .query(Ticket::gsi6("acme", "eu").status_eq(&Status::Open))
+        .page_size(2)
+        .pages()
+        .map_ok(|p| p.items.into_iter().map(|t| t.id).collect())
+        .try_collect()
+        .await
+        .unwrap();
+    let flat: Vec<String> = streamed.concat();
+    assert_eq!(flat, ["t1", "t2", "t3", "t4", "t8"]);
+    let stream: Vec<Ticket> = table.query(Ticket::gsi6("acme", "eu")).limit(4).stream().try_collect().await.unwrap();
+    assert_eq!(ids(&stream), ["t5", "t6", "t1", "t2"]);
+    // A cursor of one query is refused by another (other partition, other condition).
+    let first = table.query(Ticket::gsi6("acme", "eu")).limit(2).send().await.unwrap();
+    let c = first.cursor.unwrap();
+    let other = table.query(Ticket::gsi6("acme", "us")).after(c.clone()).send().await.unwrap_err();
+    assert!(matches!(other, Error::Cursor { .. }), "{other:?}");
+    let cond = table.query(Ticket::gsi6("acme", "eu").status_eq(&Status::Open)).after(c.clone()).send().await;
+    assert!(matches!(cond, Err(Error::Cursor { .. })), "{cond:?}");
+    let next = table.query(Ticket::gsi6("acme", "eu")).limit(2).after(c).send().await.unwrap();
+    assert_eq!(ids(&next.items), ["t1", "t2"]);
+}
+
+#[tokio::test]
+async fn sparse_items_and_updates_move_items_inside_the_index() {
+    let table = seeded("mk_sparse").await;
+    let open = || Ticket::gsi6("acme", "eu").status_eq(&Status::Open);
+    // t7 has no status: in the table, not in GSI6.
+    assert!(table.get(Ticket::key("t7")).await.unwrap().is_some());
+    let all = table.query(Ticket::gsi6("acme", "eu")).all().await.unwrap();
+    assert!(!ids(&all).contains(&"t7"));
+    let raw = common::raw_item(&table, "TICKET#t7", "META").await.unwrap();
+    assert!(!raw.contains_key("status"), "{raw:?}");
+    // Giving it a status by an update puts it in the index, with no key to rewrite.
+    table.update(Ticket::key("t7")).set(Ticket::STATUS, &Some(Status::Open)).send().await.unwrap();
+    assert_eq!(ids(&table.query(open()).all().await.unwrap()), ["t1", "t7", "t2", "t3", "t4", "t8"]);
+    // Changing a sort key attribute moves it inside the index.
+    table.update(Ticket::key("t7")).set(Ticket::CREATED_AT, &350).send().await.unwrap();
+    assert_eq!(ids(&table.query(open()).all().await.unwrap()), ["t1", "t2", "t3", "t4", "t7", "t8"]);
+    // Changing a partition key attribute moves it to another partition.
+    table.update(Ticket::key("t7")).set(Ticket::REGION, &"us".to_owned()).send().await.unwrap();
+    assert_eq!(ids(&table.query(open()).all().await.unwrap()), ["t1", "t2", "t3", "t4", "t8"]);
+    assert_eq!(ids(&table.query(Ticket::gsi6("acme", "us")).all().await.unwrap()), ["u2", "u1", "t7"]);
+    // Removing the status takes it out again.
+    table.update(Ticket::key("t7")).set(Ticket::STATUS, &None).send().await.unwrap();
+    assert_eq!(ids(&table.query(Ticket::gsi6("acme", "us")).all().await.unwrap()), ["u2", "u1"]);
+}
+
+#[tokio::test]
+async fn a_keys_only_index_returns_whole_items() {
+    let table = seeded("mk_keys_only").await;
+    let top = table.query(Ticket::gsi7("acme").priority_ge(&3)).descending().all().await.unwrap();
+    assert_eq!(ids(&top), ["t8", "t3"]);
+    assert_eq!(top[0], ticket("t8", "eu", Some(Status::Open), 400, 5));
+    // Raw index items hold the keys only.
+    let raw = table
+        .client()
+        .query()
+        .table_name(table.name())
+        .index_name("GSI7")
+        .key_condition_expression("tenant = :t AND priority = :p")
+        .expression_attribute_values(":t", aws_sdk_dynamodb::types::AttributeValue::S("acme".into()))
+        .expression_attribute_values(":p", aws_sdk_dynamodb::types::AttributeValue::N("5".into()))
+        .send()
+        .await
+        .unwrap();
+    let mut keys: Vec<String> = raw.items()[0].keys().cloned().collect();
+    keys.sort();
+    assert_eq!(keys, ["PK", "SK", "priority", "tenant"]);
+}
+
+#[tokio::test]
+async fn an_empty_key_attribute_is_refused_before_sending() {
+    let table = table("mk_empty").await;
+    let mut t = ticket("e1", "", Some(Status::Open), 1, 1);
+    match table.put(&t).await.unwrap_err() {
+        Error::Key(KeyError::Part { entity: "Ticket", attribute: "region", field: "region", .. }) => {}
+        other => panic!("unexpected {other:?}"),
+    }
+    t.region = "eu".into();
+    table.put(&t).await.unwrap();
+    assert_eq!(ids(&table.query(Ticket::gsi6("acme", "eu")).all().await.unwrap()), ["e1"]);
+}
+
+/// The exports of the table: the CloudFormation template (multi-attribute key schemas with
+/// several HASH and RANGE elements), the Markdown design document, the NoSQL Workbench note.
+#[test]
+fn the_exports_describe_the_multi_attribute_indexes() {
+    use crate::common::insta;
+    let layout = Desk::layout().unwrap();
+    insta::assert_json_snapshot!("desk_cloudformation", layout.cloudformation("desk"));
+    insta::assert_snapshot!("desk_markdown", layout.markdown("Desk"));
+    assert_eq!(
+        layout.workbench_note().as_deref(),
+        Some(
+            "Not in this model: the multi-attribute GSIs GSI6 (tenant (S), region (S) | status (S), createdAt (N), \
+             priority (N)); GSI7 (tenant (S) | priority (N)), whose keys NoSQL Workbench's format (one partition and \
+             one sort key attribute per index) cannot hold; see the CloudFormation export."
+        )
+    );
+    // The template GSI1 of Ticket, which only Ticket writes, is a candidate for native keys.
+    let lints: Vec<String> = layout.multi_key_lint().iter().map(ToString::to_string).collect();
+    assert_eq!(
+        lints,
+        ["Ticket GSI1 multi-attribute key suggested: only Ticket writes GSI1, so its templates `TENANT#<tenant>` / \
+          `<created_at>` overload it for no other entity: key it on the fields themselves, `gsi1(pk(tenant), \
+          sk(created_at))`, and the item's own attributes are the key (no GSI1PK / GSI1SK to write, and none to \
+          rewrite when a key field changes)"]
+    );
+    let patterns: Vec<(String, String, String, bool)> = layout
+        .access_patterns()
+        .into_iter()
+        .filter(|p| p.index == dynamo_entity::Index::Gsi(6))
+        .map(|p| (p.name, p.partition, p.sort, p.sparse))
+        .collect();
+    assert_eq!(
+        patterns,
+        [
+            (
+                "Ticket::gsi6".to_owned(),
+                "tenant = <tenant> AND region = <region>".to_owned(),
+                "status (S), createdAt (N), priority (N)".to_owned(),
+                true
+            ),
+            (
+                "Alert::gsi6".to_owned(),
+                "tenant = <tenant> AND region = <region>".to_owned(),
+                "status (S), createdAt (N), priority (N)".to_owned(),
+                false
+            ),
+        ]
+    );
+}
+
+/// `cfn-lint` (pinned in tests/interop/requirements.txt, installed by scripts/interop-setup)
+/// accepts the exported template, and refuses it without the multi-attribute GSIs (their key
+/// attributes are then defined for no key schema: rule E3039).
+#[test]
+fn cfn_lint_accepts_the_cloudformation_export() {
+    use std::process::Command;
+    let repo = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned();
+    let out = Command::new(repo.join("scripts/interop-setup")).output().expect("scripts/interop-setup runs");
+    assert!(out.status.success(), "scripts/interop-setup failed: {}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let python = text.lines().find_map(|l| l.strip_prefix("PYTHON=")).expect("PYTHON= in the setup's output");
+    let cfn_lint = std::path::Path::new(python).with_file_name("cfn-lint");
+    let lint = |template: &serde_json::Value, name: &str| {
+        let path = std::env::temp_dir().join(format!("{}-{name}.json", unique_table_name("cfn")));
+        std::fs::write(&path, serde_json::to_vec_pretty(template).unwrap()).unwrap();
+        let out = Command::new(&cfn_lint).arg("--").arg(&path).output().expect("cfn-lint runs");
+        let _ = std::fs::remove_file(&path);
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let template = Desk::layout().unwrap().cloudformation("desk");
+    let (code, report) = lint(&template, "desk");
+    assert_eq!(code, Some(0), "cfn-lint refused the export:\n{report}");
+    let mut dropped = template.clone();
+    let gsis = dropped["Resources"]["DeskTable"]["Properties"]["GlobalSecondaryIndexes"].as_array_mut().unwrap();
+    gsis.truncate(1);
+    let (code, report) = lint(&dropped, "dropped");
+    assert_eq!(code, Some(2), "{report}");
+    assert!(report.starts_with("E3039 The set of Attributes in AttributeDefinitions"), "{report}");
+}
