@@ -44,6 +44,7 @@ mod properties;
 mod render;
 mod scans;
 mod schema_versions;
+mod service_errors;
 mod sharding;
 mod skill_exchange;
 mod soak;
