@@ -309,7 +309,7 @@ pub enum Error {
     /// [`ThrottleLimit`] for what each calls for); a [`ThrottleLimit::KeyRange`] reason is a hot
     /// partition, and `partition` names the partition key value the request went to, the one
     /// to spread with write sharding (the design lint's hot-partition advice).
-    #[error("{}", service::throttled_message(operation, entity, partition, exception, reasons, message))]
+    #[error("{}", service::throttled_message(operation, entity, partition, exception, reasons, &service::message(source)))]
     Throttled {
         /// The DynamoDB operation, such as `PutItem`.
         operation: &'static str,
@@ -324,9 +324,7 @@ pub enum Error {
         /// queried index's partition key attribute and value, such as `GSI1PK=…`); empty when the
         /// request names several partitions (batches, transactions, scans).
         partition: String,
-        /// DynamoDB's message.
-        message: String,
-        /// The SDK's error.
+        /// The SDK's error (DynamoDB's message is its `message()`).
         #[source]
         source: Box<aws_sdk_dynamodb::Error>,
     },
@@ -340,7 +338,7 @@ pub enum Error {
          (ReplicatedWriteConflictException{}{}); retryable",
         if entity.is_empty() { "" } else { " of " }, entity,
         if key.is_empty() { "" } else { " " }, key,
-        if message.is_empty() { "" } else { ": " }, message
+        if service::message(source).is_empty() { "" } else { ": " }, service::message(source)
     )]
     ReplicatedWriteConflict {
         /// The DynamoDB operation, such as `PutItem`.
@@ -349,9 +347,7 @@ pub enum Error {
         entity: &'static str,
         /// The item's primary key, as `PK=… SK=…`; empty for a request of several items.
         key: String,
-        /// DynamoDB's message.
-        message: String,
-        /// The SDK's error.
+        /// The SDK's error (DynamoDB's message is its `message()`).
         #[source]
         source: Box<aws_sdk_dynamodb::Error>,
     },
@@ -407,7 +403,6 @@ impl Error {
                 reasons,
                 entity: "",
                 partition: String::new(),
-                message: service::message(&source),
                 source: Box::new(source),
             };
         }
@@ -416,7 +411,6 @@ impl Error {
                 operation,
                 entity: "",
                 key: String::new(),
-                message: service::message(&source),
                 source: Box::new(source),
             };
         }
@@ -428,17 +422,16 @@ impl Error {
     /// [`Error::ReplicatedWriteConflict`]; other errors are returned as they are.
     pub(crate) fn on_item(self, entity: &'static str, names: &crate::AttributeNames, key: &crate::PrimaryKey) -> Error {
         match self {
-            Error::Throttled { operation, exception, reasons, message, source, .. } => Error::Throttled {
+            Error::Throttled { operation, exception, reasons, source, .. } => Error::Throttled {
                 operation,
                 exception,
                 reasons,
                 entity,
                 partition: names.show_partition(&key.pk),
-                message,
                 source,
             },
-            Error::ReplicatedWriteConflict { operation, message, source, .. } => {
-                Error::ReplicatedWriteConflict { operation, entity, key: names.show_key(key), message, source }
+            Error::ReplicatedWriteConflict { operation, source, .. } => {
+                Error::ReplicatedWriteConflict { operation, entity, key: names.show_key(key), source }
             }
             other => other,
         }
@@ -448,17 +441,11 @@ impl Error {
     /// (`PK=…`, or a GSI's `GSI1PK=…` for a query).
     pub(crate) fn on_partition(self, entity: &'static str, key: &str, partition: &str) -> Error {
         match self {
-            Error::Throttled { operation, exception, reasons, message, source, .. } => Error::Throttled {
-                operation,
-                exception,
-                reasons,
-                entity,
-                partition: partition.to_owned(),
-                message,
-                source,
-            },
-            Error::ReplicatedWriteConflict { operation, message, source, .. } => {
-                Error::ReplicatedWriteConflict { operation, entity, key: key.to_owned(), message, source }
+            Error::Throttled { operation, exception, reasons, source, .. } => {
+                Error::Throttled { operation, exception, reasons, entity, partition: partition.to_owned(), source }
+            }
+            Error::ReplicatedWriteConflict { operation, source, .. } => {
+                Error::ReplicatedWriteConflict { operation, entity, key: key.to_owned(), source }
             }
             other => other,
         }

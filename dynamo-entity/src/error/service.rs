@@ -5,7 +5,7 @@
 //! Since 2025 DynamoDB names why it throttled a request in the error
 //! (`ThrottlingReasons` of `ProvisionedThroughputExceededException`, `ThrottlingException` and
 //! `RequestLimitExceeded`): each reason is `<Table|Index><Read|Write><limit>` with the ARN of the
-//! table or index. [`Error::from_sdk`](crate::Error) turns these errors into
+//! table or index. The library returns these errors as
 //! [`Error::Throttled`](crate::Error::Throttled), and the operations name the partition key
 //! value of the request (the item's, or the query's), which is what a
 //! `KeyRangeThroughputExceeded` reason is about: the partition to shard (see the design lint's

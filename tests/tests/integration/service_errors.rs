@@ -11,6 +11,7 @@ use crate::common;
 use std::time::Duration;
 
 use aws_sdk_dynamodb::config::retry::RetryConfig;
+use aws_sdk_dynamodb::error::ProvideErrorMetadata;
 use dynamo_entity::batch::{RetryPolicy, UnprocessedReason};
 use dynamo_entity::error::{ThrottleLimit, ThrottledAccess, ThrottledResource, ThrottlingReason};
 use dynamo_entity::{Entity, Error, Table};
@@ -46,12 +47,13 @@ async fn a_throttled_write_names_its_reasons_and_partition() {
     faults.add(FaultRule::new(Fault::Service(hot)).on("PutItem").times(1));
 
     let err = table.put(&counter("home")).await.unwrap_err();
-    let Error::Throttled { operation, exception, reasons, entity, partition, message, .. } = &err else {
-        panic!("{err:?}")
-    };
+    let Error::Throttled { operation, exception, reasons, entity, partition, source } = &err else { panic!("{err:?}") };
     assert_eq!((*operation, *exception, *entity), ("PutItem", "ProvisionedThroughputExceededException", "Counter"));
     assert_eq!(partition, "PK=COUNTER#home");
-    assert_eq!(message, "The level of configured provisioned throughput for the table was exceeded. (injected)");
+    assert_eq!(
+        source.message(),
+        Some("The level of configured provisioned throughput for the table was exceeded. (injected)")
+    );
     assert_eq!(reasons, &[ThrottlingReason::new("TableWriteKeyRangeThroughputExceeded", Some(TABLE_ARN))]);
     let r = &reasons[0];
     assert_eq!(
@@ -118,9 +120,13 @@ async fn a_replicated_write_conflict_is_typed_and_retried_by_batches() {
     let (plain, table, faults) = tables("replicated_conflict").await;
     faults.add(FaultRule::new(Fault::Service(ServiceError::replicated_write_conflict())).on("PutItem").times(1));
     let err = table.put(&counter("x")).await.unwrap_err();
-    let Error::ReplicatedWriteConflict { operation, entity, key, message, .. } = &err else { panic!("{err:?}") };
+    let Error::ReplicatedWriteConflict { operation, entity, key, source } = &err else { panic!("{err:?}") };
     assert_eq!((*operation, *entity, key.as_str()), ("PutItem", "Counter", "PK=COUNTER#x SK=META"));
-    assert_eq!(message, "The request conflicts with a replicated write in progress on the same item. (injected)");
+    assert!(matches!(**source, aws_sdk_dynamodb::Error::ReplicatedWriteConflictException(_)), "{source:?}");
+    assert_eq!(
+        source.message(),
+        Some("The request conflicts with a replicated write in progress on the same item. (injected)")
+    );
     assert!(err.is_retryable());
     assert_eq!(
         err.to_string(),
