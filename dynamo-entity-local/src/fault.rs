@@ -17,6 +17,10 @@
 //!   and DynamoDB's error body (`ProvisionedThroughputExceededException`,
 //!   `ThrottlingException`); [`Fault::InternalServerError`]: HTTP 500 (`InternalServerError`).
 //!   The request is not forwarded.
+//! - [`Fault::Service`]: HTTP 400 with the error body of a [`ServiceError`]: throttling with
+//!   DynamoDB's `ThrottlingReasons` ([`ServiceError::throttling`],
+//!   [`ServiceError::provisioned_throughput_exceeded`]), `ReplicatedWriteConflictException`
+//!   ([`ServiceError::replicated_write_conflict`]) or any other code. Not forwarded.
 //! - [`Fault::InternalServerErrorAfterApplying`]: the request is forwarded and applied, and
 //!   its answer replaced by HTTP 500: for testing that retried writes are idempotent.
 //! - [`Fault::TransactionConflict`]: for `TransactWriteItems`, answered with HTTP 400
@@ -119,6 +123,9 @@ pub enum Fault {
     Throttling,
     /// HTTP 500 `InternalServerError`, not forwarded.
     InternalServerError,
+    /// The error answer of a [`ServiceError`] (such as throttling with its reasons), not
+    /// forwarded.
+    Service(ServiceError),
     /// The request **is forwarded** (and so applied), then the server's answer is replaced by
     /// HTTP 500 `InternalServerError`: the case where DynamoDB did the work but the client
     /// never learnt it, which only idempotent requests survive.
@@ -128,6 +135,101 @@ pub enum Fault {
     /// rule with this fault does not fire on other operations.
     TransactionConflict,
 }
+
+/// An error answer of DynamoDB for [`Fault::Service`]: HTTP status, error type, message and,
+/// for throttling, the `ThrottlingReasons` (each a reason such as
+/// `TableWriteKeyRangeThroughputExceeded` and the ARN of the table or index).
+///
+/// ```
+/// use dynamo_entity_local::fault::{Fault, FaultRule, ServiceError};
+/// let hot = ServiceError::provisioned_throughput_exceeded(&[(
+///     "TableWriteKeyRangeThroughputExceeded",
+///     "arn:aws:dynamodb:us-east-1:123456789012:table/Shop",
+/// )]);
+/// let rule = FaultRule::new(Fault::Service(hot)).on("PutItem").times(1);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServiceError {
+    status: u16,
+    error_type: String,
+    message: String,
+    throttling_reasons: Vec<(String, String)>,
+}
+
+impl ServiceError {
+    /// HTTP `status` with the error type `error_type` (the code, such as
+    /// `ValidationException`, optionally after a `namespace#`) and `message`.
+    pub fn new(status: u16, error_type: impl Into<String>, message: impl Into<String>) -> ServiceError {
+        ServiceError { status, error_type: error_type.into(), message: message.into(), throttling_reasons: Vec::new() }
+    }
+
+    /// `ThrottlingException` with these `(reason, resource ARN)` pairs as its
+    /// `ThrottlingReasons`.
+    pub fn throttling(reasons: &[(&str, &str)]) -> ServiceError {
+        ServiceError::new(400, THROTTLING, "Throughput exceeds the current capacity of your table or index. (injected)")
+            .reasons(reasons)
+    }
+
+    /// `ProvisionedThroughputExceededException` with these `(reason, resource ARN)` pairs as
+    /// its `ThrottlingReasons`.
+    pub fn provisioned_throughput_exceeded(reasons: &[(&str, &str)]) -> ServiceError {
+        ServiceError::new(
+            400,
+            PROVISIONED,
+            "The level of configured provisioned throughput for the table was exceeded. (injected)",
+        )
+        .reasons(reasons)
+    }
+
+    /// `ReplicatedWriteConflictException`: a write to a multi-Region strongly consistent table
+    /// conflicting with a write of the same item replicated from another Region.
+    pub fn replicated_write_conflict() -> ServiceError {
+        ServiceError::new(
+            400,
+            "com.amazonaws.dynamodb.v20120810#ReplicatedWriteConflictException",
+            "The request conflicts with a replicated write in progress on the same item. (injected)",
+        )
+    }
+
+    /// Adds `(reason, resource ARN)` pairs to the `ThrottlingReasons`.
+    pub fn reasons(mut self, reasons: &[(&str, &str)]) -> ServiceError {
+        self.throttling_reasons.extend(reasons.iter().map(|(r, a)| ((*r).to_owned(), (*a).to_owned())));
+        self
+    }
+
+    /// What the injector records and counts it as.
+    fn injected(&self) -> Injected {
+        match self.error_type.as_str() {
+            THROTTLING => Injected::Throttling,
+            PROVISIONED => Injected::ProvisionedThroughputExceeded,
+            _ => Injected::ServiceError,
+        }
+    }
+
+    /// The answer's body, as DynamoDB writes it.
+    fn body(&self) -> Value {
+        let mut body = json!({ "__type": self.error_type, "message": self.message });
+        if !self.throttling_reasons.is_empty() {
+            // As DynamoDB's model spells the member: `throttlingReasons` in
+            // `ThrottlingException`, `ThrottlingReasons` in the others.
+            let field = if self.error_type.ends_with("#ThrottlingException") || self.error_type == "ThrottlingException"
+            {
+                "throttlingReasons"
+            } else {
+                "ThrottlingReasons"
+            };
+            body[field] = self
+                .throttling_reasons
+                .iter()
+                .map(|(reason, resource)| json!({ "reason": reason, "resource": resource }))
+                .collect();
+        }
+        body
+    }
+}
+
+const THROTTLING: &str = "com.amazon.coral.availability#ThrottlingException";
+const PROVISIONED: &str = "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException";
 
 /// Which entries of a batch request [`Fault::Unprocessed`] claims.
 #[derive(Debug, Clone, PartialEq)]
@@ -200,6 +302,8 @@ pub enum Injected {
     Throttling,
     /// Answered HTTP 500 `InternalServerError`.
     InternalServerError,
+    /// Answered with a [`ServiceError`] other than throttling.
+    ServiceError,
     /// Forwarded, then answered HTTP 500 `InternalServerError` instead of the server's answer.
     InternalServerErrorAfterApplying,
     /// Answered HTTP 400 `TransactionCanceledException` (`TransactionConflict`) for a
@@ -246,6 +350,8 @@ pub struct FaultCounts {
     pub server_errors: u64,
     /// `TransactionCanceledException` responses with `TransactionConflict`.
     pub transaction_conflicts: u64,
+    /// [`Fault::Service`] answers other than throttling (those count as throttling).
+    pub service_errors: u64,
 }
 
 impl FaultCounts {
@@ -257,6 +363,7 @@ impl FaultCounts {
             + self.throttling
             + self.server_errors
             + self.transaction_conflicts
+            + self.service_errors
     }
 }
 
@@ -398,6 +505,7 @@ impl FaultInjector {
                 Fault::ProvisionedThroughputExceeded => Plan::Error(Injected::ProvisionedThroughputExceeded),
                 Fault::Throttling => Plan::Error(Injected::Throttling),
                 Fault::InternalServerError => Plan::Error(Injected::InternalServerError),
+                Fault::Service(error) => Plan::Service(error.clone()),
                 Fault::InternalServerErrorAfterApplying => Plan::ErrorAfterForward,
                 Fault::TransactionConflict => {
                     let actions = parsed
@@ -420,6 +528,7 @@ impl FaultInjector {
             Plan::Forward => None,
             Plan::Unprocessed(split) => Some(Injected::Unprocessed { items: split.claimed.len() }),
             Plan::Error(kind) => Some(*kind),
+            Plan::Service(error) => Some(error.injected()),
             Plan::ErrorAfterForward => Some(Injected::InternalServerErrorAfterApplying),
         };
         let counts = &mut state.counts;
@@ -439,6 +548,11 @@ impl FaultInjector {
             Plan::Error(Injected::Throttling) => counts.throttling += 1,
             Plan::Error(Injected::TransactionConflict { .. }) => counts.transaction_conflicts += 1,
             Plan::Error(_) => counts.server_errors += 1,
+            Plan::Service(error) => match error.injected() {
+                Injected::Throttling => counts.throttling += 1,
+                Injected::ProvisionedThroughputExceeded => counts.provisioned_throughput_exceeded += 1,
+                _ => counts.service_errors += 1,
+            },
         }
         let claimed = match &plan {
             Plan::Unprocessed(split) => split.claimed.clone(),
@@ -459,6 +573,7 @@ enum Plan {
     Forward,
     Unprocessed(Split),
     Error(Injected),
+    Service(ServiceError),
     ErrorAfterForward,
 }
 
@@ -788,6 +903,7 @@ impl HttpConnector for FaultyConnector {
             match plan {
                 Plan::Forward => inner.call(request).await,
                 Plan::Error(kind) => error_response(kind),
+                Plan::Service(error) => json_response(error.status, &error.body()),
                 Plan::ErrorAfterForward => {
                     // Read the whole answer, so that the server has finished with the request.
                     let mut response = inner.call(request).await?;

@@ -74,11 +74,13 @@ impl CollectionRequest {
         let mut start = None;
         loop {
             let call = Call::new("Query", "").index(self.names.index_name(self.index).unwrap_or(""));
-            let resp = self
-                .table
-                .execute(call, self.request(pk, start).send_with(self.table.client()))
-                .await
-                .map_err(|e| Error::sdk("Query", e))?;
+            let resp = self.table.execute(call, self.request(pk, start).send_with(self.table.client())).await.map_err(
+                |e| {
+                    let partition =
+                        format!("{}={}", self.names.pk_of(self.index), crate::key::names::describe_value(pk));
+                    Error::sdk("Query", e).on_partition("", &partition, &partition)
+                },
+            )?;
             items.extend(resp.items.unwrap_or_default());
             match resp.last_evaluated_key {
                 Some(k) => start = Some(k),

@@ -145,7 +145,10 @@ impl Table {
     async fn get_with<E: Entity>(&self, key: Key<E>, consistent: bool) -> Result<Option<E>, Error> {
         let key = key.into_encoded()?;
         let request = self.get_request(E::NAMES, &key, consistent).send_with(self.client());
-        let resp = self.execute(Call::new("GetItem", E::TYPE), request).await.map_err(|e| Error::sdk("GetItem", e))?;
+        let resp = self
+            .execute(Call::new("GetItem", E::TYPE), request)
+            .await
+            .map_err(|e| Error::sdk("GetItem", e).on_item(E::TYPE, E::NAMES, &key))?;
         resp.item.map(|item| E::from_item(&item)).transpose()
     }
 
@@ -195,7 +198,7 @@ impl Table {
                 // Otherwise the stored version is not the value's.
                 Err(versioning::lost(V::Entity::schema(), &key, expected.unwrap_or_default(), old))
             }
-            Err(e) => Err(Error::sdk("PutItem", e)),
+            Err(e) => Err(Error::sdk("PutItem", e).on_item(V::Entity::TYPE, V::Entity::NAMES, &key)),
         }
     }
 
@@ -258,7 +261,7 @@ impl Table {
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 Err(Error::AlreadyExists { entity: V::Entity::TYPE, key: V::Entity::NAMES.show_key(&key) })
             }
-            Err(e) => Err(Error::sdk("PutItem", e)),
+            Err(e) => Err(Error::sdk("PutItem", e).on_item(V::Entity::TYPE, V::Entity::NAMES, &key)),
         }
     }
 
@@ -299,7 +302,7 @@ impl Table {
                 };
                 Err(Error::WrongEntity { expected: E::TYPE, found, key: E::NAMES.show_key(&key) })
             }
-            Err(e) => Err(Error::sdk("DeleteItem", e)),
+            Err(e) => Err(Error::sdk("DeleteItem", e).on_item(E::TYPE, E::NAMES, &key)),
         }
     }
 
@@ -358,7 +361,7 @@ impl Table {
                     None => Err(not_found(&key)),
                 }
             }
-            Err(e) => Err(Error::sdk("DeleteItem", e)),
+            Err(e) => Err(Error::sdk("DeleteItem", e).on_item(E::TYPE, E::NAMES, &key)),
         }
     }
 
@@ -436,7 +439,7 @@ impl Table {
                     _ => Err(Error::NotFound { entity: V::Entity::TYPE, key: V::Entity::NAMES.show_key(&key) }),
                 }
             }
-            Err(e) => Err(Error::sdk("PutItem", e)),
+            Err(e) => Err(Error::sdk("PutItem", e).on_item(V::Entity::TYPE, V::Entity::NAMES, &key)),
         }
     }
 

@@ -111,22 +111,16 @@ impl RetryPolicy {
     }
 }
 
-/// Whether a failed request is worth sending again: throttling, server errors, timeouts and
-/// connection failures (the SDK has already retried these itself, within its own budget).
+/// Whether a failed request is worth sending again: throttling (whatever its
+/// [reasons](crate::error::ThrottlingReason): the SDK has already retried it within its own
+/// budget, and the library's backoff gives the table or partition more time), a replicated
+/// write conflict of a multi-Region strongly consistent table, server errors, timeouts and
+/// connection failures. The same classification as [`Error::is_retryable`](crate::Error::is_retryable),
+/// on the SDK's error before it becomes an [`Error`](crate::Error).
 pub(crate) fn retryable<E: ProvideErrorMetadata, R>(err: &SdkError<E, R>) -> bool {
     match err {
         SdkError::TimeoutError(_) | SdkError::DispatchFailure(_) | SdkError::ResponseError(_) => true,
-        SdkError::ServiceError(service) => matches!(
-            service.err().code(),
-            Some(
-                "ProvisionedThroughputExceededException"
-                    | "ThrottlingException"
-                    | "RequestLimitExceeded"
-                    | "InternalServerError"
-                    | "ServiceUnavailable"
-                    | "ServiceUnavailableException"
-            )
-        ),
+        SdkError::ServiceError(service) => crate::error::retryable_code(service.err().code()),
         _ => false,
     }
 }

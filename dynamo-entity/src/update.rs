@@ -749,6 +749,7 @@ impl<E: Entity> UpdateRequest<E> {
             type_attribute: E::NAMES.entity_type,
             attribute_names: E::NAMES,
             key_text: None,
+            partition_end: 0,
             key: {
                 // The key's values move into the request's key (no copies).
                 let mut item = HashMap::with_capacity(2);
@@ -832,7 +833,7 @@ impl<E: Entity> UpdateRequest<E> {
                 };
                 Err(p.failure(old))
             }
-            Err(e) => Err(Error::sdk("UpdateItem", e)),
+            Err(e) => Err(Error::sdk("UpdateItem", e).on_partition(E::TYPE, &p.key_text(), p.partition_text())),
         }
     }
 }
@@ -865,7 +866,16 @@ impl PreparedUpdate {
     /// moves the key into it). Only a request that is sent needs it, so a rendered one does
     /// not pay for it.
     pub(crate) fn keep_key_text(&mut self) {
-        self.key_text = Some(self.key_text());
+        let names = self.attribute_names;
+        let text = self.key_text();
+        // `PK=<value>` is the text's start (see `AttributeNames::show_key`).
+        self.partition_end = self.key.get(names.pk).map_or(0, |pk| names.show_partition_len(pk));
+        self.key_text = Some(text);
+    }
+
+    /// The partition key as `PK=…`, for errors; empty before [`keep_key_text`](Self::keep_key_text).
+    pub(crate) fn partition_text(&self) -> &str {
+        self.key_text.as_deref().and_then(|t| t.get(..self.partition_end)).unwrap_or_default()
     }
 
     /// The `UpdateItem` request on `table`. Moves the key, expressions, names and values out of
@@ -949,6 +959,8 @@ pub(crate) struct PreparedUpdate {
     /// The key as `PK=… SK=…`, once kept by [`keep_key_text`](Self::keep_key_text); read it
     /// with [`key_text`](Self::key_text).
     pub key_text: Option<String>,
+    /// The length of the partition key's text (`PK=…`) at the start of `key_text`.
+    pub partition_end: usize,
     /// `{PK, SK}`.
     pub key: crate::schema::Item,
     /// `UpdateExpression`.

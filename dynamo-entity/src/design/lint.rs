@@ -37,6 +37,14 @@
 //!   (`10` sorts before `9`), so the sort key does not sort by that part, and range conditions
 //!   over it are refused when a query is built.
 //!
+//! * [`LintKind::InvertedCost`]: an `#[entity(inverted)]` entity, whose reverse lookups the
+//!   inverted index serves. That index holds an entry for every item of the table, so every
+//!   write of every entity costs twice its write units; a sparse GSI keyed the other way round
+//!   (the entity's sort key template as its partition key, its partition key template as its
+//!   sort key), declared on that entity alone, has an entry only for its items: their writes
+//!   cost 1 write unit more per KB, the other entities' nothing. The message gives both costs
+//!   and the declaration, with the first GSI number the table leaves free.
+//!
 //! Lints come in a stable order: the entities in layout order, each entity's indexes (the
 //! primary index, then GSIs by number) and rules in the order above, then the registered reads
 //! in the order given.
@@ -66,6 +74,8 @@ pub enum LintKind {
     /// A template GSI that native multi-attribute keys would serve better (see
     /// [`TableLayout::multi_key_lint`]).
     MultiAttributeKey,
+    /// The inverted index's write cost, beside a sparse GSI's for the reverse lookup.
+    InvertedCost,
 }
 
 impl fmt::Display for LintKind {
@@ -77,6 +87,7 @@ impl fmt::Display for LintKind {
             LintKind::ScanRead => "scan used for a read",
             LintKind::UnpaddedSortKey => "unpadded integer in a sort key",
             LintKind::MultiAttributeKey => "multi-attribute key suggested",
+            LintKind::InvertedCost => "write cost of the inverted index",
         })
     }
 }
@@ -144,6 +155,11 @@ impl TableLayout {
         if self.has_inverted() {
             for e in self.entities() {
                 if let Some(l) = inverted_hot_partition(e) {
+                    out.push(l);
+                }
+            }
+            for e in self.entities() {
+                if let Some(l) = sparse_reverse_lookup(self, e) {
                     out.push(l);
                 }
             }
@@ -284,6 +300,38 @@ fn inverted_hot_partition(e: &EntitySchema) -> Option<Lint> {
              second and takes a copy of every write; give the sort key a part with many values, or keep this \
              entity's table without the inverted index",
             e.names.sk, e.name
+        ),
+    })
+}
+
+/// For an `#[entity(inverted)]` entity: the inverted index's write cost beside the cheaper
+/// alternative, a sparse GSI keyed the other way round (the sort key template as its partition
+/// key, the partition key template as its sort key) declared on that entity only, so that only
+/// its items have an entry. An index entry costs the write units of the item (1 per KB, with
+/// projection `ALL`) on each write of an item that has one; every item of the table has an
+/// entry in the inverted index.
+fn sparse_reverse_lookup(layout: &TableLayout, e: &EntitySchema) -> Option<Lint> {
+    e.inverted.as_ref()?;
+    let gsi = match (1..=20u8).find(|n| !layout.gsis.contains(n)) {
+        Some(n) => format!(
+            "declare on {} alone a sparse GSI for the reverse lookup (`gsi{n} = \"{}\"`, `gsi{n}_sk = \"{}\"`) and \
+             query it instead",
+            e.name, e.primary.sk.source, e.primary.pk.source
+        ),
+        None => format!("a sparse GSI for the reverse lookup of {} (the table has no GSI number left)", e.name),
+    };
+    let others: Vec<&str> = layout.entities().iter().map(|o| o.name).filter(|n| *n != e.name).collect();
+    let others = if others.is_empty() { String::new() } else { format!(" ({})", others.join(", ")) };
+    Some(Lint {
+        entity: e.name,
+        index: Index::Inverted,
+        kind: LintKind::InvertedCost,
+        message: format!(
+            "the inverted index, which {} reads through, holds an entry for every item of the table, so every write \
+             of every entity{others} costs twice its write units (a counter increment 2 instead of 1, a 2 KB item \
+             with one GSI 6 instead of 4); {gsi}: only {} items have an entry, their writes cost 1 write unit more \
+             per KB and the other entities' writes nothing more",
+            e.name, e.name
         ),
     })
 }

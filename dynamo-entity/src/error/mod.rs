@@ -2,8 +2,11 @@
 
 mod item;
 mod outcome;
+mod service;
 
 pub use item::{ItemError, Returned};
+pub(crate) use service::retryable_code;
+pub use service::{ThrottleLimit, ThrottledAccess, ThrottledResource, ThrottlingReason};
 
 pub use outcome::{
     ActionKind, BatchWriteOutcome, CancellationCode, CancellationReason, UnprocessedKey, UnprocessedReason,
@@ -299,8 +302,59 @@ pub enum Error {
         /// The keys not read, in position order.
         unprocessed: Vec<UnprocessedKey>,
     },
-    /// The SDK or DynamoDB returned an error; the service error is kept as the source.
-    #[error("DynamoDB {operation} failed: {}", aws_sdk_dynamodb::error::DisplayErrorContext(&**source))]
+    /// DynamoDB throttled the request (`ThrottlingException`,
+    /// `ProvisionedThroughputExceededException` or `RequestLimitExceeded`), after the SDK's own
+    /// retries and, for batches, the library's ([`RetryPolicy`](crate::retry::RetryPolicy)).
+    /// Nothing was written. Retryable ([`Error::is_retryable`]). `reasons` says why (see
+    /// [`ThrottleLimit`] for what each calls for); a [`ThrottleLimit::KeyRange`] reason is a hot
+    /// partition, and `partition` names the partition key value the request went to, the one
+    /// to spread with write sharding (the design lint's hot-partition advice).
+    #[error("{}", service::throttled_message(operation, entity, partition, exception, reasons, &service::message(source)))]
+    Throttled {
+        /// The DynamoDB operation, such as `PutItem`.
+        operation: &'static str,
+        /// The error code: `ThrottlingException`, `ProvisionedThroughputExceededException` or
+        /// `RequestLimitExceeded`.
+        exception: &'static str,
+        /// Why, as DynamoDB said; empty when it gave no reason.
+        reasons: Vec<ThrottlingReason>,
+        /// The entity type of the request; empty for a request of several types.
+        entity: &'static str,
+        /// The partition key of the request, as `PK=…` (the item's, or for a query, the
+        /// queried index's partition key attribute and value, such as `GSI1PK=…`); empty when the
+        /// request names several partitions (batches, transactions, scans).
+        partition: String,
+        /// The SDK's error (DynamoDB's message is its `message()`).
+        #[source]
+        source: Box<aws_sdk_dynamodb::Error>,
+    },
+    /// A write to a multi-Region strongly consistent table conflicted with a write of the same
+    /// item being replicated from another Region (`ReplicatedWriteConflictException`). Nothing
+    /// was written; retryable ([`Error::is_retryable`]): the batches retry it with their
+    /// [`RetryPolicy`](crate::retry::RetryPolicy), a single write returns it after the SDK's
+    /// own retries.
+    #[error(
+        "DynamoDB {operation}{}{}{}{}: a write of the same item from another Region was in progress \
+         (ReplicatedWriteConflictException{}{}); retryable",
+        if entity.is_empty() { "" } else { " of " }, entity,
+        if key.is_empty() { "" } else { " " }, key,
+        if service::message(source).is_empty() { "" } else { ": " }, service::message(source)
+    )]
+    ReplicatedWriteConflict {
+        /// The DynamoDB operation, such as `PutItem`.
+        operation: &'static str,
+        /// The entity type of the request; empty for a request of several types.
+        entity: &'static str,
+        /// The item's primary key, as `PK=… SK=…`; empty for a request of several items.
+        key: String,
+        /// The SDK's error (DynamoDB's message is its `message()`).
+        #[source]
+        source: Box<aws_sdk_dynamodb::Error>,
+    },
+    /// The SDK or DynamoDB returned an error; the service error is kept as the source. The text
+    /// is the error's code, DynamoDB's message and the request id, or for a failure before an
+    /// answer (timeout, connection), its chain of causes.
+    #[error("DynamoDB {operation} failed: {}", service::text(source))]
     Sdk {
         /// The DynamoDB operation, such as `PutItem`.
         operation: &'static str,
@@ -334,11 +388,80 @@ impl Error {
         }
     }
 
+    /// The error of `operation` failing with the SDK's error `err`: [`Error::Throttled`],
+    /// [`Error::ReplicatedWriteConflict`] or [`Error::Sdk`]. The request's entity, key and
+    /// partition are added by [`Error::on_item`] / [`Error::on_partition`].
     pub(crate) fn sdk<E>(operation: &'static str, err: E) -> Error
     where
         aws_sdk_dynamodb::Error: From<E>,
     {
-        Error::Sdk { operation, source: Box::new(aws_sdk_dynamodb::Error::from(err)) }
+        let source = aws_sdk_dynamodb::Error::from(err);
+        if let Some((exception, reasons)) = service::throttling(&source) {
+            return Error::Throttled {
+                operation,
+                exception,
+                reasons,
+                entity: "",
+                partition: String::new(),
+                source: Box::new(source),
+            };
+        }
+        if let aws_sdk_dynamodb::Error::ReplicatedWriteConflictException(_) = &source {
+            return Error::ReplicatedWriteConflict {
+                operation,
+                entity: "",
+                key: String::new(),
+                source: Box::new(source),
+            };
+        }
+        Error::Sdk { operation, source: Box::new(source) }
+    }
+
+    /// Names the item a failed single-item request was about: its entity type, its key
+    /// (`names.show_key`) and partition (`PK=…`), on [`Error::Throttled`] and
+    /// [`Error::ReplicatedWriteConflict`]; other errors are returned as they are.
+    pub(crate) fn on_item(self, entity: &'static str, names: &crate::AttributeNames, key: &crate::PrimaryKey) -> Error {
+        match self {
+            Error::Throttled { operation, exception, reasons, source, .. } => Error::Throttled {
+                operation,
+                exception,
+                reasons,
+                entity,
+                partition: names.show_partition(&key.pk),
+                source,
+            },
+            Error::ReplicatedWriteConflict { operation, source, .. } => {
+                Error::ReplicatedWriteConflict { operation, entity, key: names.show_key(key), source }
+            }
+            other => other,
+        }
+    }
+
+    /// As [`Error::on_item`] with the key as text (`PK=… SK=…`) and the partition as text
+    /// (`PK=…`, or a GSI's `GSI1PK=…` for a query).
+    pub(crate) fn on_partition(self, entity: &'static str, key: &str, partition: &str) -> Error {
+        match self {
+            Error::Throttled { operation, exception, reasons, source, .. } => {
+                Error::Throttled { operation, exception, reasons, entity, partition: partition.to_owned(), source }
+            }
+            Error::ReplicatedWriteConflict { operation, source, .. } => {
+                Error::ReplicatedWriteConflict { operation, entity, key: key.to_owned(), source }
+            }
+            other => other,
+        }
+    }
+
+    /// Whether sending the same request again may succeed: throttling
+    /// ([`Error::Throttled`]), a replicated write conflict ([`Error::ReplicatedWriteConflict`]),
+    /// DynamoDB's server errors (`InternalServerError`, `ServiceUnavailable`), timeouts and
+    /// connection failures. The batches retry these with their
+    /// [`RetryPolicy`](crate::retry::RetryPolicy); nothing else is retried.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            Error::Throttled { .. } | Error::ReplicatedWriteConflict { .. } => true,
+            Error::Sdk { source, .. } => service::retryable(source),
+            _ => false,
+        }
     }
 }
 

@@ -273,6 +273,16 @@ impl AttributeNames {
         format!("{}={} {}={}", self.pk, get(self.pk), self.sk, get(self.sk))
     }
 
+    /// The partition key value `pk` as `pk=…` under these names, for error messages.
+    pub fn show_partition(&self, pk: &AttributeValue) -> String {
+        format!("{}={}", self.pk, show(pk))
+    }
+
+    /// The length of [`show_partition`](Self::show_partition)'s text, without building it.
+    pub(crate) fn show_partition_len(&self, pk: &AttributeValue) -> usize {
+        self.pk.len() + 1 + show(pk).len()
+    }
+
     /// The primary key `key` as `pk=… sk=…` under these names, for error messages.
     pub fn show_key(&self, key: &PrimaryKey) -> String {
         format!("{}={} {}={}", self.pk, show(&key.pk), self.sk, show(&key.sk))

@@ -816,7 +816,19 @@ impl<E: Entity, S> QueryRequest<E, S> {
     ) -> Result<aws_sdk_dynamodb::operation::query::QueryOutput, Error> {
         let call = Call::new("Query", E::TYPE).index(E::NAMES.index_name(self.spec.index.index).unwrap_or(""));
         let request = self.request(parts, pk, limit, start).send_with(self.table.client());
-        let out = self.table.execute(call, request).await.map_err(|e| Error::sdk("Query", e))?;
+        let out = self.table.execute(call, request).await.map_err(|e| {
+            let error = Error::sdk("Query", e);
+            if !error.is_retryable() {
+                return error;
+            }
+            // The queried partition: for a hot one, the partition to shard.
+            let pk = match pk.or_else(|| parts.values.get(":pk")) {
+                Some(AttributeValue::S(s) | AttributeValue::N(s)) => s.as_str(),
+                _ => "",
+            };
+            let partition = format!("{}={pk}", E::NAMES.pk_of(self.spec.index.index));
+            error.on_partition(E::TYPE, &partition, &partition)
+        })?;
         Ok(out)
     }
 

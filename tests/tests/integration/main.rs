@@ -49,6 +49,7 @@ mod rekey_faults;
 mod render;
 mod scans;
 mod schema_versions;
+mod service_errors;
 mod sharding;
 mod skill_exchange;
 mod skill_exchange_migration;
