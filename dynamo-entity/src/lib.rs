@@ -4,6 +4,7 @@
 pub mod batch;
 pub mod capacity;
 pub mod collection;
+pub mod declared;
 pub mod design;
 pub mod error;
 pub mod expr;

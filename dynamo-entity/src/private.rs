@@ -10,7 +10,7 @@ pub use crate::error::Error;
 pub use crate::expr::{Field, Immutable, Mutable};
 pub use crate::key::support::{KeyContext, KeyMatcher, KeyWriter};
 pub use crate::key::{
-    Cardinality, KeyPart, KeyPartError, KeyType, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, PartForm, Segment,
+    Cardinality, KeyPart, KeyPartError, KeyType, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, PartForm, PartShape, Segment,
     ShardBy, Template, single_key_type,
 };
 pub use crate::query::QuerySpec;
@@ -23,7 +23,7 @@ pub use crate::schema::{
     AttributeNames, Entity, EntitySchema, FieldSchema, Index, IndexSchema, Item, Key, KeyFields, PrimaryKey,
     TYPE_ATTRIBUTE, VersionSchema, describe_key,
 };
-pub use crate::schema::{GsiDecl, Projection, TableDef};
+pub use crate::schema::{EntityOf, GsiDecl, Projection, TableDef};
 pub use crate::unique::Unique;
 pub use crate::value::{Attribute, ValueError, serde_from_attribute, serde_to_attribute};
 pub use crate::versioning::{EpochSeconds, Maintained, TtlValue, VersionNumber};

@@ -16,6 +16,7 @@ pub mod render;
 
 pub(crate) use exec::Call;
 
+use std::marker::PhantomData;
 use std::sync::Arc;
 
 use aws_sdk_dynamodb::Client;
@@ -36,11 +37,36 @@ use crate::schema::{AttributeNames, PrimaryKey};
 /// let table = dynamo_entity::Table::new(client, "skill-exchange");
 /// # }
 /// ```
-#[derive(Clone)]
-pub struct Table {
+///
+/// # Untyped and declared handles
+/// `Table` is `Table<Untyped>`: a handle that accepts every entity, each written with the
+/// attribute names its own declaration gives it. It stays the handle of [`Table::new`], of the
+/// admin and migration operations and of the builders that mix entities (transactions, mixed
+/// batches), and every program written for it keeps compiling.
+///
+/// `Table<D>`, for a table declaration `D` (`#[derive(TableDef)]`), made by [`Table::declared`],
+/// accepts only the entities `D` lists in `entities(...)`: an entity left out, or one of
+/// another declaration, is a compile error naming both (see
+/// [`EntityOf`](crate::schema::EntityOf)). The entities a declaration lists are checked at
+/// compile time to use its attribute names and type attribute, so everything a `Table<D>`
+/// writes carries `D`'s names. Its operations are those of [`declared`](crate::declared);
+/// [`Table::untyped`] gives the untyped handle on the same table and meter for the rest.
+pub struct Table<D = Untyped> {
     // One reference count for the whole handle: every request builder (`update`, `query`, ...)
     // clones it.
     inner: Arc<TableInner>,
+    decl: PhantomData<fn() -> D>,
+}
+
+/// The declaration of an untyped [`Table`] handle, which accepts every entity: `Table` is
+/// `Table<Untyped>`. No value of it exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Untyped {}
+
+impl<D> Clone for Table<D> {
+    fn clone(&self) -> Self {
+        Table { inner: Arc::clone(&self.inner), decl: PhantomData }
+    }
 }
 
 /// What a [`Table`] handle shares with its clones.
@@ -50,7 +76,7 @@ struct TableInner {
     meter: Arc<CapacityMeter>,
 }
 
-impl std::fmt::Debug for Table {
+impl<D> std::fmt::Debug for Table<D> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Table")
             .field("client", &self.inner.client)
@@ -63,7 +89,32 @@ impl std::fmt::Debug for Table {
 impl Table {
     /// A handle on table `name` through `client`. Nothing is sent.
     pub fn new(client: Client, name: impl Into<String>) -> Table {
-        Table { inner: Arc::new(TableInner { client, name: Arc::from(name.into()), meter: Arc::default() }) }
+        Table {
+            inner: Arc::new(TableInner { client, name: Arc::from(name.into()), meter: Arc::default() }),
+            decl: PhantomData,
+        }
+    }
+
+    /// This handle bound to the table declaration `D`: the same table, client and capacity
+    /// meter, whose operations accept only the entities `D` lists (see the
+    /// [type's documentation](Table#untyped-and-declared-handles)). Nothing is sent.
+    ///
+    /// ```ignore
+    /// let shop: Table<Shop> = Table::new(client, "shop").declared();
+    /// shop.put(&user).await?;      // `User` is in `#[table(entities(User, ...))]` of `Shop`
+    /// shop.put(&invoice).await?;   // compile error: `Invoice` is not an entity of table `Shop`
+    /// ```
+    pub fn declared<D: crate::schema::TableDef>(self) -> Table<D> {
+        Table { inner: self.inner, decl: PhantomData }
+    }
+}
+
+impl<D> Table<D> {
+    /// The untyped handle on the same table, client and capacity meter: it accepts every
+    /// entity (for the operations a declared handle does not offer, such as transactions and
+    /// the admin and migration operations). One reference count; nothing is sent.
+    pub fn untyped(&self) -> Table {
+        Table { inner: Arc::clone(&self.inner), decl: PhantomData }
     }
 
     /// The capacity consumed by every operation sent through this handle and the handles
@@ -91,13 +142,14 @@ impl Table {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn metered(&self) -> Table {
+    pub fn metered(&self) -> Table<D> {
         Table {
             inner: Arc::new(TableInner {
                 client: self.inner.client.clone(),
                 name: Arc::clone(&self.inner.name),
                 meter: Arc::new(CapacityMeter::child(Arc::clone(&self.inner.meter))),
             }),
+            decl: PhantomData,
         }
     }
 
@@ -110,6 +162,9 @@ impl Table {
     pub fn name(&self) -> &str {
         &self.inner.name
     }
+}
+
+impl Table {
 
     /// The `GetItem` of [`Table::get`] / [`Table::get_consistent`].
     pub(crate) fn get_request(

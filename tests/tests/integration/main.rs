@@ -19,6 +19,7 @@ mod bench_plots;
 mod browser;
 mod capacity;
 mod cases;
+mod declared_handle;
 mod collections;
 mod design;
 mod dispatch;

@@ -42,6 +42,7 @@ mod item;
 mod keys;
 mod queries;
 mod schema;
+mod stubs;
 mod versions;
 
 use proc_macro2::TokenStream;
@@ -68,8 +69,20 @@ impl<'a> Derive<'a> for Entity<'a> {
         generate(self)
     }
 
-    fn fallback(input: &'a DeriveInput, _: Option<&Self>) -> TokenStream {
-        fallback::entity(input)
+    fn fallback(input: &'a DeriveInput, model: Option<&Self>) -> TokenStream {
+        let mut out = fallback::entity(input);
+        // The inherent items too (`key`, queries, field handles), so that their use sites report
+        // nothing more: one error per mistake. Not for a generic type (no `impl Entity` either).
+        if let Some(model) = model.filter(|_| input.generics.params.is_empty()) {
+            let inherent = stubs::inherent(model);
+            out.extend(quote! {
+                const _: () = {
+                    use ::dynamo_entity::__private as __de;
+                    #inherent
+                };
+            });
+        }
+        out
     }
 }
 
