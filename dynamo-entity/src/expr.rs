@@ -18,12 +18,10 @@ pub enum Mutable {}
 #[derive(Debug, Clone, Copy)]
 pub enum Immutable {}
 
-/// The markers of the fields the plain update methods (`set`, `add`, `subtract`) write: only
-/// [`Mutable`]. A handle of another kind is refused at compile time with a message that names
-/// what to write instead (the three traits below, one per kind, each implemented by every
-/// marker but its own).
-pub trait Settable: NotUnique + NotKey + NotMaintained {}
-impl<M: NotUnique + NotKey + NotMaintained> Settable for M {}
+// The plain update methods (`set`, `add`, `subtract`) write the fields marked [`Mutable`] only:
+// they take `M: NotUnique + NotKey + NotMaintained`, three traits that each marker but one
+// implements, so that a handle of another kind is refused with the message of the one trait it
+// lacks, which names what to write instead.
 
 /// Implemented by every field marker but [`Unique`](crate::unique::Unique): a unique field is
 /// written by `set_unique`, which moves its guard item in the same transaction.
@@ -98,8 +96,8 @@ impl<E, T, M> Field<E, T, M> {
     }
 }
 
-impl<E, T, M: Settable> Field<E, T, M> {
-    /// The same handle as [`Mutable`] (which `M` is: the only [`Settable`] marker).
+impl<E, T, M: NotUnique + NotKey + NotMaintained> Field<E, T, M> {
+    /// The same handle as [`Mutable`] (which `M` is: the only marker of all three traits).
     pub(crate) const fn settable(self) -> Field<E, T, Mutable> {
         Field { name: self.name, attribute: self.attribute, part: self.part, _marker: PhantomData }
     }

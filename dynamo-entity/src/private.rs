@@ -10,8 +10,8 @@ pub use crate::error::Error;
 pub use crate::expr::{Field, Immutable, Mutable};
 pub use crate::key::support::{KeyContext, KeyMatcher, KeyWriter};
 pub use crate::key::{
-    Cardinality, KeyPart, KeyPartError, KeyType, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, PartForm, PartShape, Segment,
-    ShardBy, Template, single_key_type,
+    Cardinality, KeyPart, KeyPartError, KeyType, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, PartForm, PartShape,
+    Segment, ShardBy, Template, single_key_type,
 };
 pub use crate::query::QuerySpec;
 pub use crate::schema::check::*;

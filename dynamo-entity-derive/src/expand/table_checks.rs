@@ -141,13 +141,13 @@ impl Checks<'_> {
                         names.pk, names.sk
                     ),
                 ));
-                // `hierarchy(A(B))`: A's query on the table is meant to read B's items.
-                let declared = |parent: &str, child: &str| {
-                    self.decl.hierarchy.iter().any(|(p, cs)| {
-                        compact(p) == parent && cs.iter().any(|c| compact(c) == child)
-                    })
-                };
-                let (a_reads_b, b_reads_a) = (declared(&an, &bn), declared(&bn, &an));
+                // `hierarchy(P(C, ...))`: P and its children share a sort-key prefix on purpose,
+                // so their queries on the table may read each other's items.
+                let grouped = self.decl.hierarchy.iter().any(|(p, cs)| {
+                    let member = |x: &str| compact(p) == x || cs.iter().any(|c| compact(c) == x);
+                    member(&an) && member(&bn)
+                });
+                let (a_reads_b, b_reads_a) = (grouped, grouped);
                 for (index, label, sk) in &indexes {
                     let same = quote!(#p::keys_collide(#a, #b) && ::core::matches!(#index, #p::Index::Primary));
                     // A declared parent-child pair is exempt on the table (the primary index) only.

@@ -629,7 +629,7 @@ impl KeyPart for bool {
 impl KeyPart for Timestamp {
     type Arg = Timestamp;
     const WRITES_ESCAPED: bool = true;
-    const SHAPE: PartShape = PartShape::Timestamp;
+    const SHAPE: PartShape = PartShape::UtcTime;
     fn write_part(&self, out: &mut String, _: PartForm) -> Result<bool, KeyPartError> {
         self.write_to(out);
         Ok(true)
@@ -648,7 +648,7 @@ impl KeyPart for Timestamp {
 impl KeyPart for Date {
     type Arg = Date;
     const WRITES_ESCAPED: bool = true;
-    const SHAPE: PartShape = PartShape::Date;
+    const SHAPE: PartShape = PartShape::UtcDate;
     fn write_part(&self, out: &mut String, _: PartForm) -> Result<bool, KeyPartError> {
         self.write_to(out);
         Ok(true)

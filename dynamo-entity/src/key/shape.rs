@@ -21,9 +21,9 @@ pub enum PartShape {
     /// of `#[derive(KeyPart)]`.
     OneOf(&'static [&'static str]),
     /// A [`Timestamp`](crate::Timestamp): `YYYY-MM-DDTHH:MM:SS.mmmZ`, 24 characters.
-    Timestamp,
+    UtcTime,
     /// A [`Date`](crate::value::time::Date): `YYYY-MM-DD`, 10 characters.
-    Date,
+    UtcDate,
 }
 
 /// `YYYY-MM-DDTHH:MM:SS.mmmZ` with `9` for a digit.
@@ -62,8 +62,8 @@ impl PartShape {
                 }
                 false
             }
-            PartShape::Timestamp => matches_pattern(b, TIMESTAMP_PATTERN),
-            PartShape::Date => matches_pattern(b, DATE_PATTERN),
+            PartShape::UtcTime => matches_pattern(b, TIMESTAMP_PATTERN),
+            PartShape::UtcDate => matches_pattern(b, DATE_PATTERN),
         }
     }
 
@@ -74,7 +74,7 @@ impl PartShape {
     /// let (u64_, u32_) = (PartShape::Digits { width: 20, signed: false }, PartShape::Digits { width: 10, signed: false });
     /// assert!(!u64_.overlaps(u32_));
     /// assert!(u64_.overlaps(PartShape::Any));
-    /// assert!(!PartShape::Timestamp.overlaps(PartShape::OneOf(&["LATEST"])));
+    /// assert!(!PartShape::UtcTime.overlaps(PartShape::OneOf(&["LATEST"])));
     /// ```
     pub const fn overlaps(self, other: PartShape) -> bool {
         match (self, other) {
@@ -91,7 +91,7 @@ impl PartShape {
             }
             // Two digit forms meet only at the same width (a `-` needs both signed).
             (PartShape::Digits { width: a, .. }, PartShape::Digits { width: b, .. }) => a == b,
-            (PartShape::Timestamp, PartShape::Timestamp) | (PartShape::Date, PartShape::Date) => true,
+            (PartShape::UtcTime, PartShape::UtcTime) | (PartShape::UtcDate, PartShape::UtcDate) => true,
             _ => false,
         }
     }
@@ -142,13 +142,13 @@ mod tests {
         assert!(i64_.can_write("-0000000000000000001") && i64_.can_write("0000000000000000001"));
         assert!(!i64_.can_write("000000000000000001") && !i64_.can_write("+0000000000000000001"));
         assert!(!PartShape::Digits { width: 3, signed: false }.can_write("-001"));
-        assert!(PartShape::Timestamp.can_write("2024-05-01T10:00:00.000Z"));
-        assert!(!PartShape::Timestamp.can_write("2024-05-01") && PartShape::Date.can_write("2024-05-01"));
+        assert!(PartShape::UtcTime.can_write("2024-05-01T10:00:00.000Z"));
+        assert!(!PartShape::UtcTime.can_write("2024-05-01") && PartShape::UtcDate.can_write("2024-05-01"));
         let status = PartShape::OneOf(&["draft", "live"]);
         assert!(status.can_write("live") && !status.can_write("LATEST"));
         assert!(!PartShape::Any.can_write(""));
-        assert!(PartShape::OneOf(&["2024-05-01"]).overlaps(PartShape::Date));
-        assert!(!PartShape::Timestamp.overlaps(PartShape::Date));
+        assert!(PartShape::OneOf(&["2024-05-01"]).overlaps(PartShape::UtcDate));
+        assert!(!PartShape::UtcTime.overlaps(PartShape::UtcDate));
         assert!(!status.overlaps(PartShape::OneOf(&["DRAFT"])));
         assert_eq!(PartShape::Any.narrower(status), status);
     }

@@ -712,7 +712,7 @@ mod tests {
         &[shaped("status", PartShape::OneOf(&["draft", "live"]))],
     );
     const AT: EntitySchema =
-        with_fields(entity("At", tpl!("DOC", "<id>"), tpl!("V", "<at>")), &[shaped("at", PartShape::Timestamp)]);
+        with_fields(entity("At", tpl!("DOC", "<id>"), tpl!("V", "<at>")), &[shaped("at", PartShape::UtcTime)]);
 
     #[test]
     fn a_part_collides_only_with_what_it_can_write() {
@@ -741,8 +741,10 @@ mod tests {
         // `V#<version>#COMMENT#<id>` under `V#<version>`: the version's `begins_with(SK, "V#")`
         // reads the comments (a hierarchy the table declaration must opt into).
         const VERSION_FIELD: &[FieldSchema] = &[shaped("version", U64)];
-        let comment =
-            with_fields(entity("Comment", tpl!("DOC", "<id>"), tpl!("V", "<version>", "COMMENT", "<cid>")), VERSION_FIELD);
+        let comment = with_fields(
+            entity("Comment", tpl!("DOC", "<id>"), tpl!("V", "<version>", "COMMENT", "<cid>")),
+            VERSION_FIELD,
+        );
         assert!(prefix_reads(&VERSION, &comment, Index::Primary));
         assert!(!keys_collide(&VERSION, &comment));
         // ... and the constant `V#LATEST` too: `begins_with` knows no shapes.

@@ -300,7 +300,9 @@ pub trait TableDef {
     /// The declared sort-key hierarchy, `#[table(hierarchy(Parent(Child, ...)))]`: pairs of
     /// positions in [`TableDef::ENTITIES`], parent first, whose parent's query on the table is
     /// meant to read the child's items (its `begins_with` on the sort key's literal prefix
-    /// matches them, as `V#<version>` reads `V#<version>#COMMENT#<id>`). Empty unless declared.
+    /// matches them, as `V#<version>` reads `V#<version>#COMMENT#<id>`); the entities of one
+    /// hierarchy may read each other's items on the table (see
+    /// [`TableLayout::declared_with_hierarchy`]). Empty unless declared.
     const HIERARCHY: &'static [(usize, usize)] = &[];
     /// The generated enum with one variant per entity, decoding any item of the table by its
     /// entity type attribute.
@@ -347,8 +349,10 @@ impl TableLayout {
     }
 
     /// [`TableLayout::declared`] with a declared sort-key hierarchy ([`TableDef::HIERARCHY`]):
-    /// each `(parent, child)` pair of positions in `entities` allows the parent's query on the
-    /// table to read the child's items (its `begins_with` on the sort key is meant to).
+    /// `(parent, child)` pairs of positions in `entities`. A parent and its children share a
+    /// sort-key prefix on purpose, so the queries of any two of them on the table may read each
+    /// other's items (the parent's `begins_with` reads its children's; a child's query without
+    /// sort-key parts has the same literal prefix).
     ///
     /// # Errors
     /// As [`TableLayout::declared`].
@@ -435,10 +439,12 @@ impl TableLayout {
                 if std::ptr::eq(*a, *b) {
                     continue;
                 }
-                let child = hierarchy.contains(&(i, j));
+                // One declared hierarchy: a parent and its children, or two children of one parent.
+                let member = |p: usize, x: usize| p == x || hierarchy.contains(&(p, x));
+                let grouped = hierarchy.iter().any(|&(p, _)| member(p, i) && member(p, j));
                 let all = std::iter::once(Index::Primary).chain(indexes.iter().map(|d| d.index));
                 for index in all {
-                    if lc::prefix_reads(a, b, index) && !(child && index == Index::Primary) {
+                    if lc::prefix_reads(a, b, index) && !(grouped && index == Index::Primary) {
                         let sk = lc::templates(a, index).map(|(_, sk)| sk.literal_prefix()).unwrap_or_default();
                         return invalid(format!(
                             "the query of entity {} on {index} adds begins_with({}, \"{sk}\"), which also matches \

@@ -165,7 +165,6 @@ impl<D> Table<D> {
 }
 
 impl Table {
-
     /// The `GetItem` of [`Table::get`] / [`Table::get_consistent`].
     pub(crate) fn get_request(
         &self,

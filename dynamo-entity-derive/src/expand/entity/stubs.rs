@@ -22,7 +22,8 @@ use crate::internals::{suggest, types};
 pub fn inherent(e: &Entity) -> TokenStream {
     let ident = e.ident;
     let vis = e.vis;
-    let of = |role: &dyn Fn(KeyRole) -> bool| -> Vec<&KeyTemplate> { e.templates().filter(|t| role(t.attr.role)).collect() };
+    let of =
+        |role: &dyn Fn(KeyRole) -> bool| -> Vec<&KeyTemplate> { e.templates().filter(|t| role(t.attr.role)).collect() };
     let mut items = TokenStream::new();
 
     let pk = of(&|r| r == KeyRole::Pk);
@@ -128,9 +129,9 @@ fn part_types(e: &Entity, templates: &[&KeyTemplate]) -> Vec<TokenStream> {
         .field_names()
         .into_iter()
         .map(|n| {
-            let field = e.field(n).or_else(|| {
-                suggest::closest(n, e.fields.iter().map(|f| f.name.as_str())).and_then(|m| e.field(m))
-            });
+            let field = e
+                .field(n)
+                .or_else(|| suggest::closest(n, e.fields.iter().map(|f| f.name.as_str())).and_then(|m| e.field(m)));
             match field {
                 Some(f) => {
                     let ty = f.ty;
