@@ -213,7 +213,9 @@ impl Checks<'_> {
                 }
                 let (a, an) = (self.schema(i), self.name(i));
                 let message = format!(
-                    "`hierarchy({an}({bn}))` declares that the query of `{an}` reads `{bn}` items, but it cannot:                      `{bn}`'s sort key does not start with `{an}`'s literal sort-key prefix in a partition both                      share; remove `{bn}` from the hierarchy"
+                    "`hierarchy({an}({bn}))` declares that the query of `{an}` reads `{bn}` items, but it cannot: \
+                     `{bn}`'s sort key does not start with `{an}`'s literal sort-key prefix in a partition both \
+                     share; remove `{bn}` from the hierarchy"
                 );
                 out.extend(self.check(j, quote!(!#p::prefix_reads(#a, #b, #p::Index::Primary)), message));
             }
