@@ -21,6 +21,47 @@ pub enum Mutable {}
 #[derive(Debug, Clone, Copy)]
 pub enum Immutable {}
 
+// The plain update methods (`set`, `add`, `subtract`) write the fields marked [`Mutable`] only:
+// they take `M: NotUnique + NotKey + NotMaintained`, three traits that each marker but one
+// implements, so that a handle of another kind is refused with the message of the one trait it
+// lacks, which names what to write instead.
+
+/// Implemented by every field marker but [`Unique`](crate::unique::Unique): a unique field is
+/// written by `set_unique`, which moves its guard item in the same transaction.
+#[diagnostic::on_unimplemented(
+    message = "this field is `#[entity(unique)]`: write it with `set_unique`, not `set`",
+    label = "a unique field's handle (`Field<_, _, Unique>`)",
+    note = "`.set_unique(field, &value)` writes the field and moves its guard item in one transaction, so that no \
+            two items ever hold the same value; `set`, `add` and `subtract` would leave the guard behind"
+)]
+pub trait NotUnique {}
+
+/// Implemented by every field marker but [`Immutable`]: a primary key field cannot be updated.
+#[diagnostic::on_unimplemented(
+    message = "this field is part of the primary key, which an update cannot change",
+    label = "a primary key field's handle (`Field<_, _, Immutable>`)",
+    note = "DynamoDB cannot change an item's primary key: write the item under its new key with `create` (and \
+            `delete` the old one, in one `transact()`), or move every item of the entity with \
+            `table.rekey::<Old, New>(..)`"
+)]
+pub trait NotKey {}
+
+/// Implemented by every field marker but [`Maintained`](crate::versioning::Maintained): the
+/// library writes the version and the creation and update times itself.
+#[diagnostic::on_unimplemented(
+    message = "this field is maintained by the library (`#[entity(version)]`, `created_at` or `updated_at`)",
+    label = "a maintained field's handle (`Field<_, _, Maintained>`)",
+    note = "every write sets the version and the update time itself and keeps the creation time; use the field in \
+            conditions only"
+)]
+pub trait NotMaintained {}
+
+impl NotUnique for Mutable {}
+impl NotKey for Mutable {}
+impl NotMaintained for Mutable {}
+impl NotUnique for Immutable {}
+impl NotMaintained for Immutable {}
+
 /// Writes a field's value as a key part: `<T as KeyPart>::write_part`.
 pub type PartWriter<T> = fn(&T, &mut String, PartForm) -> Result<bool, KeyPartError>;
 
@@ -55,6 +96,13 @@ impl<E, T, M> Field<E, T, M> {
     /// A handle; used by generated code.
     pub const fn new(name: &'static str, attribute: &'static str, part: Option<PartWriter<T>>) -> Self {
         Field { name, attribute, part, _marker: PhantomData }
+    }
+}
+
+impl<E, T, M: NotUnique + NotKey + NotMaintained> Field<E, T, M> {
+    /// The same handle as [`Mutable`] (which `M` is: the only marker of all three traits).
+    pub(crate) const fn settable(self) -> Field<E, T, Mutable> {
+        Field { name: self.name, attribute: self.attribute, part: self.part, _marker: PhantomData }
     }
 }
 

@@ -11,7 +11,7 @@ pub use crate::expr::{Field, Immutable, Mutable};
 pub use crate::key::support::{KeyContext, KeyMatcher, KeyWriter};
 pub use crate::key::{
     Cardinality, KeyCase, KeyPart, KeyPartError, KeyStyle, KeyType, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES,
-    PartForm, Segment, ShardBy, Template, single_key_type,
+    PartForm, PartShape, Segment, ShardBy, Template, single_key_type,
 };
 pub use crate::query::multi_key::{MultiKeyQuery, MultiKeySpec};
 pub use crate::query::{IntoQuery, QuerySpec};
@@ -28,7 +28,7 @@ pub use crate::schema::{
     AttributeNames, Entity, EntitySchema, FieldSchema, Index, IndexSchema, Item, Key, KeyFields, PrimaryKey,
     TYPE_ATTRIBUTE, VersionSchema, describe_key,
 };
-pub use crate::schema::{GsiDecl, Projection, TableDef};
+pub use crate::schema::{EntityOf, GsiDecl, Projection, TableDef};
 pub use crate::table::Table;
 pub use crate::unique::Unique;
 pub use crate::value::{Attribute, ValueError, serde_from_attribute, serde_to_attribute};

@@ -110,6 +110,9 @@ use crate::versioning::{self, Stamped};
 #[derive(Debug, Clone, Copy)]
 pub enum Unique {}
 
+impl crate::expr::NotKey for Unique {}
+impl crate::expr::NotMaintained for Unique {}
+
 /// The entity type attribute (`_type`) of a guard item.
 pub const GUARD_TYPE: &str = "_unique";
 /// The first segment of a guard item's partition key.
@@ -728,17 +731,35 @@ impl<E: Entity> UniqueUpdate<E> {
     }
 
     /// [`UpdateRequest::set`] in the same update.
-    pub fn set<T: Attribute>(self, field: Field<E, T, Mutable>, value: &T) -> Self {
+    pub fn set<T: Attribute, M: crate::expr::NotUnique + crate::expr::NotKey + crate::expr::NotMaintained>(
+        self,
+        field: Field<E, T, M>,
+        value: &T,
+    ) -> Self {
         self.with(|u| u.set(field, value))
     }
 
     /// [`UpdateRequest::add`] in the same update.
-    pub fn add<T: crate::value::Number>(self, field: Field<E, T, Mutable>, amount: &T) -> Self {
+    pub fn add<
+        T: crate::value::Number,
+        M: crate::expr::NotUnique + crate::expr::NotKey + crate::expr::NotMaintained,
+    >(
+        self,
+        field: Field<E, T, M>,
+        amount: &T,
+    ) -> Self {
         self.with(|u| u.add(field, amount))
     }
 
     /// [`UpdateRequest::subtract`] in the same update.
-    pub fn subtract<T: crate::value::Number>(self, field: Field<E, T, Mutable>, amount: &T) -> Self {
+    pub fn subtract<
+        T: crate::value::Number,
+        M: crate::expr::NotUnique + crate::expr::NotKey + crate::expr::NotMaintained,
+    >(
+        self,
+        field: Field<E, T, M>,
+        amount: &T,
+    ) -> Self {
         self.with(|u| u.subtract(field, amount))
     }
 

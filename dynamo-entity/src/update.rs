@@ -14,7 +14,7 @@ use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemInputBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, ReturnValue};
 
 use crate::error::{Error, Returned};
-use crate::expr::{Condition, Field, Mutable, Placeholders};
+use crate::expr::{Condition, Field, Mutable, NotKey, NotMaintained, NotUnique, Placeholders};
 use crate::key::{
     KeyContext, KeyError, KeyPartError, KeyType, KeyWriter, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, PartForm,
     Segment, Template, escape_into, integer_number_form,
@@ -169,7 +169,12 @@ impl<E: Entity> UpdateRequest<E> {
     /// A field that an entity with `#[entity(key_fields = "keys")]` writes only inside its keys
     /// (see [`KeyFields`](crate::schema::KeyFields)) has no attribute to set: only the keys that
     /// hold it are rewritten.
-    pub fn set<T: Attribute>(mut self, field: Field<E, T, Mutable>, value: &T) -> Self {
+    pub fn set<T: Attribute, M: NotUnique + NotKey + NotMaintained>(
+        mut self,
+        field: Field<E, T, M>,
+        value: &T,
+    ) -> Self {
+        let field = field.settable();
         if E::SCHEMA.key_only(field.name) {
             self.record_part(&field, value);
             return self;
@@ -218,7 +223,7 @@ impl<E: Entity> UpdateRequest<E> {
     ///
     /// The result must stay within `T`'s range: the request carries a condition that makes
     /// DynamoDB refuse it otherwise, reported as [`Error::OutOfRange`].
-    pub fn add<T: Number>(mut self, field: Field<E, T, Mutable>, amount: &T) -> Self {
+    pub fn add<T: Number, M: NotUnique + NotKey + NotMaintained>(mut self, field: Field<E, T, M>, amount: &T) -> Self {
         self.number(field.name, field.attribute, '+', amount.to_attribute());
         self.bounds.insert(field.name, T::update_bounds(amount, '+'));
         self
@@ -227,7 +232,11 @@ impl<E: Entity> UpdateRequest<E> {
     /// Subtracts `amount` from a number field atomically (`SET f = if_not_exists(f, 0) - amount`),
     /// with the same key handling and range guard as [`add`](Self::add): an unsigned counter
     /// never goes below zero.
-    pub fn subtract<T: Number>(mut self, field: Field<E, T, Mutable>, amount: &T) -> Self {
+    pub fn subtract<T: Number, M: NotUnique + NotKey + NotMaintained>(
+        mut self,
+        field: Field<E, T, M>,
+        amount: &T,
+    ) -> Self {
         self.number(field.name, field.attribute, '-', amount.to_attribute());
         self.bounds.insert(field.name, T::update_bounds(amount, '-'));
         self

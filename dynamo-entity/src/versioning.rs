@@ -152,6 +152,9 @@ use crate::table::Table;
 #[derive(Debug, Clone, Copy)]
 pub enum Maintained {}
 
+impl crate::expr::NotUnique for Maintained {}
+impl crate::expr::NotKey for Maintained {}
+
 // ---------------------------------------------------------------------------------------------
 // TTL
 

@@ -83,6 +83,7 @@ fn newtype(input: &DeriveInput, data: &DataStruct) -> TokenStream {
                 type Arg = Self;
                 const NUMERIC: bool = <#inner as __de::KeyPart>::NUMERIC;
                 const CARDINALITY: __de::Cardinality = <#inner as __de::KeyPart>::CARDINALITY;
+                const SHAPE: __de::PartShape = <#inner as __de::KeyPart>::SHAPE;
                 #[inline]
                 fn write_part(
                     &self,
@@ -139,6 +140,7 @@ fn enumeration(input: &DeriveInput, variants: &[Variant]) -> TokenStream {
     let type_name = syn::ext::IdentExt::unraw(ident).to_string();
     let unknown = format!("unknown {type_name} variant `{{}}`");
     let to_name = names.iter().map(|(n, v)| quote!(#ident::#v => #n));
+    let texts = names.iter().map(|(n, _)| n);
     let from_name = names.iter().map(|(n, v)| quote!(#n => ::core::option::Option::Some(#ident::#v)));
     quote! {
         const _: () = {
@@ -164,6 +166,8 @@ fn enumeration(input: &DeriveInput, variants: &[Variant]) -> TokenStream {
                 type Arg = Self;
                 // A field-less enum has as many values as variants: few.
                 const CARDINALITY: __de::Cardinality = __de::Cardinality::Low;
+                // The variant names: a literal segment that is none of them never collides.
+                const SHAPE: __de::PartShape = __de::PartShape::OneOf(&[#(#texts),*]);
                 #[inline]
                 fn write_part(
                     &self,

@@ -87,7 +87,30 @@ pub fn declaration(table: &Table) -> TokenStream {
         let span = p.span();
         quote_spanned!(span=> <#p as ::dynamo_entity::__private::Entity>::SCHEMA)
     });
+    // `EntityOf<Table>` for each entity listed (once: an entity listed twice is the derive's
+    // error), so that a `Table<Table>` handle accepts exactly these.
+    let mut listed: Vec<String> = Vec::new();
+    let members = table.entities.iter().filter(|p| {
+        let text = crate::internals::ast::table::compact(p);
+        let first = !listed.contains(&text);
+        listed.push(text);
+        first
+    });
+    let members = members
+        .map(|p| {
+            let span = p.span();
+            quote_spanned!(span=> #[automatically_derived] impl ::dynamo_entity::__private::EntityOf<#name> for #p {})
+        })
+        .collect::<Vec<_>>();
     let indexes = decl.indexes.iter().map(|d| index_tokens(d, &table.names));
+    // `hierarchy(P(C, ...))` as positions in `ENTITIES` (the first listing of each).
+    let position = |p: &Path| {
+        let text = crate::internals::ast::table::compact(p);
+        table.entities.iter().position(|e| crate::internals::ast::table::compact(e) == text)
+    };
+    let hierarchy = decl.hierarchy.iter().flat_map(|(parent, children)| {
+        children.iter().filter_map(move |c| Some((position(parent)?, position(c)?))).map(|(p, c)| quote!((#p, #c)))
+    });
     let names_tokens = names_tokens(&table.names, decl);
     quote! {
         #[automatically_derived]
@@ -96,8 +119,10 @@ pub fn declaration(table: &Table) -> TokenStream {
             const NAMES: &'static ::dynamo_entity::__private::AttributeNames = #names_tokens;
             const ENTITIES: &'static [&'static ::dynamo_entity::__private::EntitySchema] = &[#(#schemas),*];
             const INDEXES: &'static [::dynamo_entity::__private::GsiDecl] = &[#(#indexes),*];
+            const HIERARCHY: &'static [(usize, usize)] = &[#(#hierarchy),*];
             type Item = #item;
         }
+        #(#members)*
         #enum_item
     }
 }

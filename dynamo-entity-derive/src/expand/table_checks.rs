@@ -141,8 +141,21 @@ impl Checks<'_> {
                         names.pk, names.sk
                     ),
                 ));
+                // `hierarchy(P(C, ...))`: P and its children share a sort-key prefix on purpose,
+                // so their queries on the table may read each other's items.
+                let grouped = self.decl.hierarchy.iter().any(|(p, cs)| {
+                    let member = |x: &str| compact(p) == x || cs.iter().any(|c| compact(c) == x);
+                    member(&an) && member(&bn)
+                });
+                let (a_reads_b, b_reads_a) = (grouped, grouped);
                 for (index, label, sk) in &indexes {
                     let same = quote!(#p::keys_collide(#a, #b) && ::core::matches!(#index, #p::Index::Primary));
+                    // A declared parent-child pair is exempt on the table (the primary index) only.
+                    let primary = quote!(::core::matches!(#index, #p::Index::Primary));
+                    let (allow_ab, allow_ba) = (
+                        if a_reads_b { quote!(#primary) } else { quote!(false) },
+                        if b_reads_a { quote!(#primary) } else { quote!(false) },
+                    );
                     let message = |x: &str, y: &str| {
                         format!(
                             "in {label}, the query of `{x}` adds `begins_with({sk}, ...)` on its sort key's literal \
@@ -154,9 +167,9 @@ impl Checks<'_> {
                     let span = self.entities[j].span();
                     out.extend(quote_spanned! {span=>
                         const _: () = if !(#same) {
-                            if #p::prefix_reads(#a, #b, #index) {
+                            if #p::prefix_reads(#a, #b, #index) && !(#allow_ab) {
                                 ::core::panic!(#m1)
-                            } else if #p::prefix_reads(#b, #a, #index) {
+                            } else if #p::prefix_reads(#b, #a, #index) && !(#allow_ba) {
                                 ::core::panic!(#m2)
                             }
                         };
@@ -217,6 +230,20 @@ impl Checks<'_> {
                         };
                     });
                 }
+            }
+            // `hierarchy(P(C))` where C is entity j: P's query must really read C's items.
+            for (parent, children) in &self.decl.hierarchy {
+                let Some(i) = self.entities.iter().position(|e| compact(e) == compact(parent)) else { continue };
+                if !children.iter().any(|c| compact(c) == bn) || i == j {
+                    continue;
+                }
+                let (a, an) = (self.schema(i), self.name(i));
+                let message = format!(
+                    "`hierarchy({an}({bn}))` declares that the query of `{an}` reads `{bn}` items, but it cannot: \
+                     `{bn}`'s sort key does not start with `{an}`'s literal sort-key prefix in a partition both \
+                     share; remove `{bn}` from the hierarchy"
+                );
+                out.extend(self.check(j, quote!(!#p::prefix_reads(#a, #b, #p::Index::Primary)), message));
             }
             // Indexes the entity writes that the table does not declare.
             for g in 1..=MAX_GSI {

@@ -38,10 +38,12 @@ use aws_sdk_dynamodb::types::{AttributeValue, ScalarAttributeType};
 use crate::value::time::{Date, Timestamp};
 
 pub mod names;
+mod shape;
 pub mod style;
 pub(crate) mod support;
 
 pub use names::{AttributeNames, GsiNames, Index, LsiNames, PrimaryKey};
+pub use shape::PartShape;
 pub use style::{KeyCase, KeyStyle};
 pub(crate) use support::{KeyContext, KeyWriter, str_eq};
 
@@ -513,6 +515,14 @@ pub trait KeyPart {
     /// partition key made only of low parts as a hot partition.
     const CARDINALITY: Cardinality = Cardinality::High;
 
+    /// What texts [`KeyPart::write_part`] can write in a string key ([`PartForm::Composite`]):
+    /// [`PartShape::Any`] unless the part says more (integers, `bool`, [`Timestamp`], [`Date`],
+    /// the field-less enums of `#[derive(KeyPart)]`). The collision checks of
+    /// `#[derive(TableDef)]` use it: a literal segment or another part that this part can never
+    /// write does not collide with it. A narrower shape than the part really writes would hide a
+    /// collision: leave the default unless sure.
+    const SHAPE: PartShape = PartShape::Any;
+
     /// Whether [`KeyPart::write_part`] is known to write a non-empty, escaped part: `true` for
     /// the library's own part types, whose writers escape by construction. The key writer checks
     /// the text of every other implementation (non-empty, no unescaped `#` or `%`), so a
@@ -631,6 +641,7 @@ impl<T: KeyPart + ?Sized> KeyPart for &T {
     const WRITES_ESCAPED: bool = T::WRITES_ESCAPED;
     const NUMERIC: bool = T::NUMERIC;
     const CARDINALITY: Cardinality = T::CARDINALITY;
+    const SHAPE: PartShape = T::SHAPE;
     fn write_part(&self, out: &mut String, form: PartForm) -> Result<bool, KeyPartError> {
         (**self).write_part(out, form)
     }
@@ -645,6 +656,7 @@ impl<T: KeyPart> KeyPart for Option<T> {
     const WRITES_ESCAPED: bool = T::WRITES_ESCAPED;
     const NUMERIC: bool = T::NUMERIC;
     const CARDINALITY: Cardinality = T::CARDINALITY;
+    const SHAPE: PartShape = T::SHAPE;
     fn write_part(&self, out: &mut String, form: PartForm) -> Result<bool, KeyPartError> {
         match self {
             Some(v) => v.write_part(out, form),
@@ -663,6 +675,7 @@ impl<T: KeyPart> KeyPart for Option<T> {
 impl KeyPart for bool {
     type Arg = bool;
     const WRITES_ESCAPED: bool = true;
+    const SHAPE: PartShape = PartShape::OneOf(&["true", "false"]);
     const CARDINALITY: Cardinality = Cardinality::Low;
     fn write_part(&self, out: &mut String, _: PartForm) -> Result<bool, KeyPartError> {
         out.push_str(if *self { "true" } else { "false" });
@@ -684,6 +697,7 @@ impl KeyPart for bool {
 impl KeyPart for Timestamp {
     type Arg = Timestamp;
     const WRITES_ESCAPED: bool = true;
+    const SHAPE: PartShape = PartShape::UtcTime;
     fn write_part(&self, out: &mut String, _: PartForm) -> Result<bool, KeyPartError> {
         self.write_to(out);
         Ok(true)
@@ -702,6 +716,7 @@ impl KeyPart for Timestamp {
 impl KeyPart for Date {
     type Arg = Date;
     const WRITES_ESCAPED: bool = true;
+    const SHAPE: PartShape = PartShape::UtcDate;
     fn write_part(&self, out: &mut String, _: PartForm) -> Result<bool, KeyPartError> {
         self.write_to(out);
         Ok(true)
@@ -823,6 +838,7 @@ macro_rules! unsigned_key_part {
             type Arg = $t;
             const NUMERIC: bool = true;
             const WRITES_ESCAPED: bool = true;
+            const SHAPE: PartShape = PartShape::Digits { width: $w, signed: false };
             #[inline]
             fn write_part(&self, out: &mut String, form: PartForm) -> Result<bool, KeyPartError> {
                 match form {
@@ -855,6 +871,7 @@ macro_rules! signed_key_part {
             type Arg = $t;
             const NUMERIC: bool = true;
             const WRITES_ESCAPED: bool = true;
+            const SHAPE: PartShape = PartShape::Digits { width: $w, signed: true };
             #[inline]
             fn write_part(&self, out: &mut String, form: PartForm) -> Result<bool, KeyPartError> {
                 match form {

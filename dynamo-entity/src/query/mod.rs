@@ -61,6 +61,13 @@ pub use seal::CursorKeys;
 /// are the tuple `S`. Implemented for tuples of references `(&A::Arg, &B::Arg, …)`, for `()`
 /// and, for the first part alone, for `&A::Arg` itself (`sk_begins_with("2024")` as well as
 /// `sk_begins_with((&"2024",))`; `sk_eq("x")` for a one-part key).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a value of this sort key, whose parts are `{S}`",
+    label = "expected references to the sort key's parts `{S}` in template order, found `{Self}`",
+    note = "give each part as the key function takes it (`&str` for a `String` part, `&Timestamp` for a \
+            `Timestamp`, `&u32` for a `u32`), one bare reference for a one-part key or for the first part alone, or a tuple `(&a, &b)` \
+            of leading parts; text is not a `Timestamp`: write `&Timestamp::parse(\"2024-05-01T00:00:00Z\")?`"
+)]
 pub trait SkArgs<S> {
     /// How many parts these arguments give.
     const PARTS: usize;
@@ -69,9 +76,21 @@ pub trait SkArgs<S> {
 }
 
 /// [`SkArgs`] that give every part of the sort key.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not the whole sort key, whose parts are `{S}`",
+    label = "expected a reference to each of the sort key's parts `{S}`, in template order",
+    note = "`sk_eq` takes every part (`&str` for a `String` part, `&Timestamp` for a `Timestamp`, one bare \
+            reference for a one-part key); for the leading parts only, use `sk_begins_with`"
+)]
 pub trait FullSk<S>: SkArgs<S> {}
 
 /// [`SkArgs`] that give a strict leading subset of the parts.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a leading part of the sort key, whose parts are `{S}`",
+    label = "expected references to the first parts of `{S}`, in template order, but not all of them",
+    note = "`sk_begins_with` takes the leading parts (`&str` for a `String` part, `&Timestamp` for a \
+            `Timestamp`); with every part, use `sk_eq`"
+)]
 pub trait PartialSk<S>: SkArgs<S> {}
 
 macro_rules! one {

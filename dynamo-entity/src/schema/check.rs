@@ -21,16 +21,18 @@
 //!
 //! Templates are compared segment by segment (segments are `#`-delimited). A placeholder's
 //! value never contains a raw `#` (it is escaped as `%23`), so a key has exactly as many
-//! segments as its template. A literal segment matches only the same literal; a placeholder is
-//! taken to match any one segment, whatever its Rust type (a conservative rule: a `u64` part
-//! never equals `PROFILE`, but a `String` part can). The same field used twice by one entity
-//! (in its partition and its sort key) must take the same value at both places: the comparison
-//! unifies placeholders, so `X#<a>` / `Y#<a>` does not collide with `X#1` / `Y#2`.
+//! segments as its template. A literal segment matches only the same literal; a placeholder
+//! matches the segments its type can write ([`KeyPart::SHAPE`](crate::KeyPart::SHAPE), kept in
+//! [`FieldSchema::shape`]): a `u64` part is always 20 digits, so it never equals `LATEST` nor a
+//! `u32`'s 10 digits; an enum of `#[derive(KeyPart)]` writes only its variant names, a
+//! `Timestamp` only `YYYY-MM-DDTHH:MM:SS.mmmZ`; a `String` part can write any segment. The same
+//! field used twice by one entity (in its partition and its sort key) must take the same value
+//! at both places: the comparison unifies placeholders, so `X#<a>` / `Y#<a>` does not collide with `X#1` / `Y#2`.
 //!
 //! An entity whose `#[derive(Entity)]` failed has an empty placeholder schema
 //! ([`failed_schema`]); every check skips it, so one mistake reports one error.
 
-use crate::key::{Cardinality, KeyStyle, KeyType, Segment, Template};
+use crate::key::{Cardinality, KeyStyle, KeyType, PartShape, Segment, Template};
 use crate::schema::{AttributeNames, EntitySchema, FieldSchema, Index, IndexSchema, KeyFields};
 
 /// The most distinct placeholders two entities' templates may hold together for the
@@ -307,7 +309,7 @@ pub const fn keys_collide(a: &EntitySchema, b: &EntitySchema) -> bool {
     {
         return false;
     }
-    let mut u = Unifier::new();
+    let mut u = Unifier::new(a, b);
     u.templates(apk, bpk, apk.segments.len()) && u.templates(ask, bsk, ask.segments.len()) && !u.overflow
 }
 
@@ -349,7 +351,7 @@ pub const fn prefix_reads(a: &EntitySchema, b: &EntitySchema, index: Index) -> b
     if apk.segments.len() != bpk.segments.len() || key_types_differ(Some(apk.key_type), Some(bpk.key_type)) {
         return false;
     }
-    let mut u = Unifier::new();
+    let mut u = Unifier::new(a, b);
     // The sort keys of the primary index also bind fields that the partition key shares.
     u.templates(apk, bpk, apk.segments.len()) && u.templates(ask, bsk, k) && !u.overflow
 }
@@ -396,24 +398,42 @@ const fn affixes_meet_at_end(a: &str, b: &str) -> bool {
     ends_with(a, b) || ends_with(b, a)
 }
 
+/// What field `name` of `s` writes as a key part ([`FieldSchema::shape`]); any text for a
+/// field the schema does not list.
+const fn shape_of(s: &EntitySchema, name: &str) -> PartShape {
+    let mut i = 0;
+    while i < s.fields.len() {
+        if str_eq(s.fields[i].field, name) {
+            return s.fields[i].shape;
+        }
+        i += 1;
+    }
+    PartShape::Any
+}
+
 /// Placeholders of two entities (side 0 and side 1), unified segment by segment: each class
-/// of placeholders that must be equal holds at most one literal value.
-struct Unifier {
+/// of placeholders that must be equal holds at most one literal value, and the texts its parts
+/// can all write ([`PartShape`]): `u64` digits never equal `LATEST`, nor a `u32`'s digits.
+struct Unifier<'s> {
+    schemas: [&'s EntitySchema; 2],
     side: [u8; MAX_VARS],
     name: [&'static str; MAX_VARS],
     parent: [usize; MAX_VARS],
     bound: [Option<&'static str>; MAX_VARS],
+    shape: [PartShape; MAX_VARS],
     len: usize,
     overflow: bool,
 }
 
-impl Unifier {
-    const fn new() -> Unifier {
+impl<'s> Unifier<'s> {
+    const fn new(a: &'s EntitySchema, b: &'s EntitySchema) -> Unifier<'s> {
         Unifier {
+            schemas: [a, b],
             side: [0; MAX_VARS],
             name: [""; MAX_VARS],
             parent: [0; MAX_VARS],
             bound: [None; MAX_VARS],
+            shape: [PartShape::Any; MAX_VARS],
             len: 0,
             overflow: false,
         }
@@ -436,6 +456,7 @@ impl Unifier {
         self.side[i] = side;
         self.name[i] = name;
         self.parent[i] = i;
+        self.shape[i] = shape_of(self.schemas[side as usize], name);
         self.len += 1;
         i
     }
@@ -452,6 +473,7 @@ impl Unifier {
         let r = self.find(v);
         match self.bound[r] {
             Some(other) => str_eq(other, lit),
+            None if !self.shape[r].can_write(lit) => false,
             None => {
                 self.bound[r] = Some(lit);
                 true
@@ -465,6 +487,10 @@ impl Unifier {
         if rx == ry {
             return true;
         }
+        let (sx, sy) = (self.shape[rx], self.shape[ry]);
+        if !sx.overlaps(sy) {
+            return false;
+        }
         let keep = match (self.bound[rx], self.bound[ry]) {
             (Some(p), Some(q)) => {
                 if !str_eq(p, q) {
@@ -472,11 +498,23 @@ impl Unifier {
                 }
                 Some(p)
             }
-            (Some(p), None) | (None, Some(p)) => Some(p),
+            (Some(p), None) => {
+                if !sy.can_write(p) {
+                    return false;
+                }
+                Some(p)
+            }
+            (None, Some(p)) => {
+                if !sx.can_write(p) {
+                    return false;
+                }
+                Some(p)
+            }
             (None, None) => None,
         };
         self.parent[ry] = rx;
         self.bound[rx] = keep;
+        self.shape[rx] = sx.narrower(sy);
         true
     }
 
@@ -718,7 +756,72 @@ mod tests {
         assert_eq!(first_same_name(&named, 2), 0);
     }
 
+    /// A field of `shape`, for the shape-aware comparisons.
+    const fn shaped(field: &'static str, shape: PartShape) -> FieldSchema {
+        FieldSchema { field, attribute: field, optional: false, unique: false, shape }
+    }
+
+    const U64: PartShape = PartShape::Digits { width: 20, signed: false };
+    const U32: PartShape = PartShape::Digits { width: 10, signed: false };
+
+    const fn with_fields(mut s: EntitySchema, fields: &'static [FieldSchema]) -> EntitySchema {
+        s.fields = fields;
+        s
+    }
+
+    const VERSION: EntitySchema =
+        with_fields(entity("Version", tpl!("DOC", "<id>"), tpl!("V", "<version>")), &[shaped("version", U64)]);
+    const LATEST: EntitySchema = entity("Latest", tpl!("DOC", "<id>"), tpl!("V", "LATEST"));
+    const NAMED: EntitySchema = entity("Named", tpl!("DOC", "<id>"), tpl!("V", "<name>"));
+    const SMALL: EntitySchema =
+        with_fields(entity("Small", tpl!("DOC", "<id>"), tpl!("V", "<n>")), &[shaped("n", U32)]);
+    const DIGITS: EntitySchema = entity("Digits", tpl!("DOC", "<id>"), tpl!("V", "00000000000000000007"));
+    const STATUS: EntitySchema = with_fields(
+        entity("Status", tpl!("DOC", "<id>"), tpl!("V", "<status>")),
+        &[shaped("status", PartShape::OneOf(&["draft", "live"]))],
+    );
+    const AT: EntitySchema =
+        with_fields(entity("At", tpl!("DOC", "<id>"), tpl!("V", "<at>")), &[shaped("at", PartShape::UtcTime)]);
+
+    #[test]
+    fn a_part_collides_only_with_what_it_can_write() {
+        // `V#<version>` (u64: 20 digits) never writes `V#LATEST`; a `String` part can.
+        assert!(!keys_collide(&VERSION, &LATEST) && !keys_collide(&LATEST, &VERSION));
+        assert!(keys_collide(&NAMED, &LATEST));
+        // 20 digits are a version; a u32's 10 digits never are; any text may be.
+        assert!(keys_collide(&VERSION, &DIGITS));
+        assert!(!keys_collide(&VERSION, &SMALL));
+        assert!(keys_collide(&VERSION, &NAMED) && keys_collide(&SMALL, &NAMED));
+        // Enum variants and timestamps: only their own texts.
+        assert!(!keys_collide(&STATUS, &LATEST) && !keys_collide(&STATUS, &VERSION));
+        assert!(keys_collide(&STATUS, &entity("Live", tpl!("DOC", "<id>"), tpl!("V", "live"))));
+        assert!(!keys_collide(&AT, &LATEST) && !keys_collide(&AT, &VERSION) && keys_collide(&AT, &NAMED));
+        assert!(keys_collide(&AT, &entity("Epoch", tpl!("DOC", "<id>"), tpl!("V", "1970-01-01T00:00:00.000Z"))));
+        // Two placeholders equal through the partition key keep the narrower shape.
+        const VERSION_FIELD: &[FieldSchema] = &[shaped("version", U64)];
+        let by_version = with_fields(entity("ByVersion", tpl!("DOC", "<version>"), tpl!("X")), VERSION_FIELD);
+        let by_name = entity("ByName", tpl!("DOC", "<name>"), tpl!("X"));
+        let literal = entity("Lit", tpl!("DOC", "LATEST"), tpl!("X"));
+        assert!(keys_collide(&by_version, &by_name) && !keys_collide(&by_version, &literal));
+    }
+
+    #[test]
+    fn a_parents_prefix_still_reads_its_children() {
+        // `V#<version>#COMMENT#<id>` under `V#<version>`: the version's `begins_with(SK, "V#")`
+        // reads the comments (a hierarchy the table declaration must opt into).
+        const VERSION_FIELD: &[FieldSchema] = &[shaped("version", U64)];
+        let comment = with_fields(
+            entity("Comment", tpl!("DOC", "<id>"), tpl!("V", "<version>", "COMMENT", "<cid>")),
+            VERSION_FIELD,
+        );
+        assert!(prefix_reads(&VERSION, &comment, Index::Primary));
+        assert!(!keys_collide(&VERSION, &comment));
+        // ... and the constant `V#LATEST` too: `begins_with` knows no shapes.
+        assert!(prefix_reads(&VERSION, &LATEST, Index::Primary));
+    }
+
     // The checks run in constant evaluation.
+    const _: () = assert!(!keys_collide(&VERSION, &LATEST));
     const _: () = assert!(keys_collide(&USER, &PROFILE));
     const _: () = assert!(!keys_collide(&USER, &BADGE));
 }

@@ -34,6 +34,10 @@ pub struct FieldSchema {
     /// Whether the field is `#[entity(unique)]`: each of its values is claimed by a guard item
     /// (see [`unique`](crate::unique)).
     pub unique: bool,
+    /// What the field writes as a key part ([`KeyPart::SHAPE`](crate::KeyPart::SHAPE)), for
+    /// the collision checks; [`PartShape::Any`](crate::key::PartShape::Any) for a field in no
+    /// key template.
+    pub shape: crate::key::PartShape,
 }
 
 /// What `#[derive(Entity)]` knows about an entity: its type name, key templates and fields.

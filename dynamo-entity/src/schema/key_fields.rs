@@ -194,7 +194,7 @@ mod tests {
     const G2PK: Template = tpl("TAG#<tag>", &[Segment::Literal("TAG"), Segment::Field("tag")], KeyType::S);
     const G2SK: Template = tpl("<note>", &[Segment::Field("note")], KeyType::S);
     const fn field(field: &'static str, optional: bool) -> FieldSchema {
-        FieldSchema { field, attribute: field, optional, unique: false }
+        FieldSchema { field, attribute: field, optional, unique: false, shape: crate::key::PartShape::Any }
     }
     const FIELDS: &[FieldSchema] = &[
         field("user_id", false),

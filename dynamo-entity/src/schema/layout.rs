@@ -386,6 +386,13 @@ pub trait TableDef {
     /// `#[entity(table = ...)]` ([`Entity::NAMES`](crate::Entity::NAMES)); a table's entity that
     /// does not is a compile error.
     const NAMES: &'static AttributeNames = &AttributeNames::DEFAULT;
+    /// The declared sort-key hierarchy, `#[table(hierarchy(Parent(Child, ...)))]`: pairs of
+    /// positions in [`TableDef::ENTITIES`], parent first, whose parent's query on the table is
+    /// meant to read the child's items (its `begins_with` on the sort key's literal prefix
+    /// matches them, as `V#<version>` reads `V#<version>#COMMENT#<id>`); the entities of one
+    /// hierarchy may read each other's items on the table (see
+    /// [`TableLayout::declared_with_hierarchy`]). Empty unless declared.
+    const HIERARCHY: &'static [(usize, usize)] = &[];
     /// The generated enum with one variant per entity, decoding any item of the table by its
     /// entity type attribute.
     type Item: crate::schema::EntityEnum;
@@ -397,7 +404,7 @@ pub trait TableDef {
     /// None for a declaration that compiled (the derive ran the same checks); see
     /// [`TableLayout::declared`].
     fn layout() -> Result<TableLayout, Error> {
-        let mut layout = TableLayout::declared(Self::ENTITIES, Self::INDEXES)?;
+        let mut layout = TableLayout::declared_with_hierarchy(Self::ENTITIES, Self::INDEXES, Self::HIERARCHY)?;
         if let Some(e) = Self::ENTITIES.iter().find(|e| *e.names != *Self::NAMES) {
             return Err(Error::Invalid {
                 reason: format!(
@@ -427,6 +434,22 @@ impl TableLayout {
     /// entities can produce the same primary key, or one entity's default `begins_with` query
     /// reads another's items (`#[derive(TableDef)]`'s compile-time layout checks).
     pub fn declared(entities: &[&'static EntitySchema], indexes: &[GsiDecl]) -> Result<TableLayout, Error> {
+        TableLayout::declared_with_hierarchy(entities, indexes, &[])
+    }
+
+    /// [`TableLayout::declared`] with a declared sort-key hierarchy ([`TableDef::HIERARCHY`]):
+    /// `(parent, child)` pairs of positions in `entities`. A parent and its children share a
+    /// sort-key prefix on purpose, so the queries of any two of them on the table may read each
+    /// other's items (the parent's `begins_with` reads its children's; a child's query without
+    /// sort-key parts has the same literal prefix).
+    ///
+    /// # Errors
+    /// As [`TableLayout::declared`].
+    pub fn declared_with_hierarchy(
+        entities: &[&'static EntitySchema],
+        indexes: &[GsiDecl],
+        hierarchy: &[(usize, usize)],
+    ) -> Result<TableLayout, Error> {
         use crate::schema::check as lc;
         let invalid = |reason: String| Err(Error::Invalid { reason });
         let mut layout = TableLayout::new(entities)?;
@@ -510,13 +533,16 @@ impl TableLayout {
                     ));
                 }
             }
-            for b in entities {
+            for (j, b) in entities.iter().enumerate() {
                 if std::ptr::eq(*a, *b) {
                     continue;
                 }
+                // One declared hierarchy: a parent and its children, or two children of one parent.
+                let member = |p: usize, x: usize| p == x || hierarchy.contains(&(p, x));
+                let grouped = hierarchy.iter().any(|&(p, _)| member(p, i) && member(p, j));
                 let all = std::iter::once(Index::Primary).chain(indexes.iter().map(|d| d.index));
                 for index in all {
-                    if lc::prefix_reads(a, b, index) {
+                    if lc::prefix_reads(a, b, index) && !(grouped && index == Index::Primary) {
                         let sk = lc::templates(a, index).map(|(_, sk)| sk.literal_prefix()).unwrap_or_default();
                         return invalid(format!(
                             "the query of entity {} on {index} adds begins_with({}, \"{sk}\"), which also matches \

@@ -12,6 +12,7 @@ pub(crate) mod entity;
 pub mod evolve;
 mod key_fields;
 mod layout;
+mod member;
 pub mod multi_key;
 pub mod size;
 
@@ -22,4 +23,5 @@ pub use entity::*;
 pub use evolve::{SCHEMA_ATTRIBUTE, SchemaVersion};
 pub use key_fields::{KeyFields, KeyPartSource, part_from_keys};
 pub use layout::*;
+pub use member::EntityOf;
 pub use multi_key::{KeyAttribute, MultiKeyAttr, MultiKeyIndex};

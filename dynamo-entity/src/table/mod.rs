@@ -17,6 +17,7 @@ pub mod render;
 pub(crate) use exec::Call;
 
 use std::collections::BTreeMap;
+use std::marker::PhantomData;
 use std::sync::{Arc, OnceLock};
 
 use aws_sdk_dynamodb::Client;
@@ -37,11 +38,36 @@ use crate::schema::{AttributeNames, Index, PrimaryKey, Projection, TableLayout};
 /// let table = dynamo_entity::Table::new(client, "skill-exchange");
 /// # }
 /// ```
-#[derive(Clone)]
-pub struct Table {
+///
+/// # Untyped and declared handles
+/// `Table` is `Table<Untyped>`: a handle that accepts every entity, each written with the
+/// attribute names its own declaration gives it. It stays the handle of [`Table::new`], of the
+/// admin and migration operations and of the builders that mix entities (transactions, mixed
+/// batches), and every program written for it keeps compiling.
+///
+/// `Table<D>`, for a table declaration `D` (`#[derive(TableDef)]`), made by [`Table::declared`],
+/// accepts only the entities `D` lists in `entities(...)`: an entity left out, or one of
+/// another declaration, is a compile error naming both (see
+/// [`EntityOf`](crate::schema::EntityOf)). The entities a declaration lists are checked at
+/// compile time to use its attribute names and type attribute, so everything a `Table<D>`
+/// writes carries `D`'s names. Its operations are those of [`declared`](crate::declared);
+/// [`Table::untyped`] gives the untyped handle on the same table and meter for the rest.
+pub struct Table<D = Untyped> {
     // One reference count for the whole handle: every request builder (`update`, `query`, ...)
     // clones it.
     inner: Arc<TableInner>,
+    decl: PhantomData<fn() -> D>,
+}
+
+/// The declaration of an untyped [`Table`] handle, which accepts every entity: `Table` is
+/// `Table<Untyped>`. No value of it exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Untyped {}
+
+impl<D> Clone for Table<D> {
+    fn clone(&self) -> Self {
+        Table { inner: Arc::clone(&self.inner), decl: PhantomData }
+    }
 }
 
 /// What a [`Table`] handle shares with its clones.
@@ -54,7 +80,7 @@ struct TableInner {
     projections: Arc<OnceLock<BTreeMap<Index, Projection>>>,
 }
 
-impl std::fmt::Debug for Table {
+impl<D> std::fmt::Debug for Table<D> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Table")
             .field("client", &self.inner.client)
@@ -74,6 +100,7 @@ impl Table {
                 meter: Arc::default(),
                 projections: Arc::default(),
             }),
+            decl: PhantomData,
         }
     }
 
@@ -96,6 +123,7 @@ impl Table {
                 meter: Arc::clone(&self.inner.meter),
                 projections: Arc::new(OnceLock::from(layout.projections.clone())),
             }),
+            decl: PhantomData,
         }
     }
 
@@ -110,6 +138,28 @@ impl Table {
     pub(crate) fn projection(&self, index: Index) -> Option<Projection> {
         let known = self.inner.projections.get()?;
         Some(known.get(&index).copied().unwrap_or(Projection::All))
+    }
+
+    /// This handle bound to the table declaration `D`: the same table, client and capacity
+    /// meter, whose operations accept only the entities `D` lists (see the
+    /// [type's documentation](Table#untyped-and-declared-handles)). Nothing is sent.
+    ///
+    /// ```ignore
+    /// let shop: Table<Shop> = Table::new(client, "shop").declared();
+    /// shop.put(&user).await?;      // `User` is in `#[table(entities(User, ...))]` of `Shop`
+    /// shop.put(&invoice).await?;   // compile error: `Invoice` is not an entity of table `Shop`
+    /// ```
+    pub fn declared<D: crate::schema::TableDef>(self) -> Table<D> {
+        Table { inner: self.inner, decl: PhantomData }
+    }
+}
+
+impl<D> Table<D> {
+    /// The untyped handle on the same table, client and capacity meter: it accepts every
+    /// entity (for the operations a declared handle does not offer, such as transactions and
+    /// the admin and migration operations). One reference count; nothing is sent.
+    pub fn untyped(&self) -> Table {
+        Table { inner: Arc::clone(&self.inner), decl: PhantomData }
     }
 
     /// The capacity consumed by every operation sent through this handle and the handles
@@ -137,7 +187,7 @@ impl Table {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn metered(&self) -> Table {
+    pub fn metered(&self) -> Table<D> {
         Table {
             inner: Arc::new(TableInner {
                 client: self.inner.client.clone(),
@@ -145,6 +195,7 @@ impl Table {
                 meter: Arc::new(CapacityMeter::child(Arc::clone(&self.inner.meter))),
                 projections: Arc::clone(&self.inner.projections),
             }),
+            decl: PhantomData,
         }
     }
 
@@ -157,7 +208,9 @@ impl Table {
     pub fn name(&self) -> &str {
         &self.inner.name
     }
+}
 
+impl Table {
     /// The `GetItem` of [`Table::get`] / [`Table::get_consistent`].
     pub(crate) fn get_request(
         &self,

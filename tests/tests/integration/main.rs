@@ -20,6 +20,7 @@ mod browser;
 mod capacity;
 mod cases;
 mod collections;
+mod declared_handle;
 mod design;
 mod dispatch;
 mod elements;

@@ -43,6 +43,7 @@ mod keys;
 mod multi_key;
 mod queries;
 mod schema;
+mod stubs;
 mod versions;
 
 use proc_macro2::TokenStream;
@@ -69,8 +70,20 @@ impl<'a> Derive<'a> for Entity<'a> {
         generate(self)
     }
 
-    fn fallback(input: &'a DeriveInput, _: Option<&Self>) -> TokenStream {
-        fallback::entity(input)
+    fn fallback(input: &'a DeriveInput, model: Option<&Self>) -> TokenStream {
+        let mut out = fallback::entity(input);
+        // The inherent items too (`key`, queries, field handles), so that their use sites report
+        // nothing more: one error per mistake. Not for a generic type (no `impl Entity` either).
+        if let Some(model) = model.filter(|_| input.generics.params.is_empty()) {
+            let inherent = stubs::inherent(model);
+            out.extend(quote! {
+                const _: () = {
+                    use ::dynamo_entity::__private as __de;
+                    #inherent
+                };
+            });
+        }
+        out
     }
 }
 
@@ -239,7 +252,7 @@ mod tests {
         assert!(out.contains("key_type:__de::single_key_type::<u64>()"));
         assert!(out.contains("gsis:&[Self::GSI1,Self::GSI4]"));
         assert!(out.contains(
-            r#"__de::FieldSchema{field:"seller_verified",attribute:"verified",optional:false,unique:false}"#
+            r#"__de::FieldSchema{field:"seller_verified",attribute:"verified",optional:false,unique:false,shape:__de::PartShape::Any}"#
         ));
         // to_item: exact capacity, keys, GSIs, fields, type.
         assert!(out.contains("__de::Item::with_capacity(14usize)"));
@@ -349,7 +362,13 @@ mod tests {
         assert_eq!(out.matches("compile_error!").count(), 2, "{out}");
         assert!(out.contains("impl__de::Entityfor Skill".replace(' ', "").as_str()));
         assert!(out.contains("::core::unreachable!()"));
-        assert!(!out.contains("fnkey"));
+        // The inherent items too, with their arity: one argument for `<ids>` (no field, the
+        // mistake), none for `gsi2` (`X`), and the field handles.
+        let compact = out.replace(' ', "");
+        assert!(compact.contains("pubfnkey<__A0>(_:__A0)->__de::Key<Self>"), "{compact}");
+        assert!(compact.contains("pubfnquery<__A0>(_:__A0)->__de::QuerySpec<Self,()>"), "{compact}");
+        assert!(compact.contains("pubfngsi2<>()->__de::QuerySpec<Self,()>"), "{compact}");
+        assert!(compact.contains("pubconstPRICE:__de::Field<Self,f64>"), "{compact}");
     }
 
     #[test]
@@ -361,9 +380,11 @@ mod tests {
                               #[entity(unique)] pub handle: Option<String>, #[entity(unique)] pub ssn: Vec<u8> }
         "#,
         );
-        assert!(out.contains(r#"__de::FieldSchema{field:"email",attribute:"mail",optional:false,unique:true}"#));
-        assert!(out.contains(r#"__de::FieldSchema{field:"handle",attribute:"handle",optional:true,unique:true}"#));
-        assert!(out.contains(r#"__de::FieldSchema{field:"id",attribute:"id",optional:false,unique:false}"#));
+        assert!(out.contains(
+            r#"__de::FieldSchema{field:"email",attribute:"mail",optional:false,unique:true,shape:__de::PartShape::Any}"#
+        ));
+        assert!(out.contains(r#"__de::FieldSchema{field:"handle",attribute:"handle",optional:true,unique:true,shape:__de::PartShape::Any}"#));
+        assert!(out.contains(r#"__de::FieldSchema{field:"id",attribute:"id",optional:false,unique:false,shape:<Stringas__de::KeyPart>::SHAPE}"#));
         assert!(out.contains("pubconstEMAIL:__de::Field<Self,String,__de::Unique>"));
         assert!(out.contains("pubconstHANDLE:__de::Field<Self,Option<String>,__de::Unique>"));
         assert!(out.contains("pubconstID:__de::Field<Self,String,__de::Immutable>"));
@@ -385,11 +406,11 @@ mod tests {
             r#"version:::core::option::Option::Some(__de::VersionSchema{field:"version",attribute:"v",max:<u32as__de::VersionNumber>::MAX_VERSION,})"#
         ));
         assert!(out.contains(
-            r#"created_at:::core::option::Option::Some(__de::FieldSchema{field:"created_at",attribute:"created_at",optional:false,unique:false})"#
+            r#"created_at:::core::option::Option::Some(__de::FieldSchema{field:"created_at",attribute:"created_at",optional:false,unique:false,shape:__de::PartShape::Any})"#
         ));
         assert!(out.contains(r#"updated_at:::core::option::Option::Some(__de::FieldSchema{field:"updated_at""#));
         assert!(out.contains(
-            r#"ttl:::core::option::Option::Some(__de::FieldSchema{field:"expires_at",attribute:"expires_at",optional:true,unique:false})"#
+            r#"ttl:::core::option::Option::Some(__de::FieldSchema{field:"expires_at",attribute:"expires_at",optional:true,unique:false,shape:__de::PartShape::Any})"#
         ));
         // The version reads 0 when absent; the TTL is stored and read as epoch seconds.
         assert!(out.contains(r#"version:__de::version_at(item,__a[1],"Doc","v")?"#));

@@ -71,7 +71,17 @@ impl Gen<'_, '_> {
             let (field, attribute) = (&f.name, &f.attribute);
             let optional = types::option_inner(f.ty).is_some();
             let unique = f.unique.is_some();
-            quote!(__de::FieldSchema { field: #field, attribute: #attribute, optional: #optional, unique: #unique })
+            // A key field's shape, for the table's collision checks; only a key field's type is
+            // a `KeyPart`.
+            let shape = if e.is_key_field(&f.name) {
+                let ty = f.ty;
+                quote!(<#ty as __de::KeyPart>::SHAPE)
+            } else {
+                quote!(__de::PartShape::Any)
+            };
+            quote!(__de::FieldSchema {
+                field: #field, attribute: #attribute, optional: #optional, unique: #unique, shape: #shape
+            })
         };
         let fields = e.fields.iter().map(field_schema);
         let role = |m: Maintained| match e.maintained(m) {

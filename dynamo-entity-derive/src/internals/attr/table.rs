@@ -11,10 +11,10 @@ use crate::internals::model::{IndexKind, MAX_GSI, MAX_LSI, Projection};
 use crate::internals::suggest;
 
 /// The keys of `#[table(...)]`, for suggestions.
-const KEYS: [&str; 8] = ["entities", "gsi1", "inverted", "item", "pk", "sk", "entity_type", "lsi1"];
+const KEYS: [&str; 9] = ["entities", "gsi1", "inverted", "item", "pk", "sk", "entity_type", "lsi1", "hierarchy"];
 /// The keys of `#[table(...)]`, for messages.
 const KEY_LIST: &str = "`entities(...)`, `gsi1(...)` to `gsi20(...)`, `lsi1(...)` to `lsi5(...)`, `inverted(...)`, \
-                        `item(...)`, `pk = \"...\"`, `sk = \"...\"`, `entity_type = \"...\"`";
+                        `item(...)`, `pk = \"...\"`, `sk = \"...\"`, `entity_type = \"...\"`, `hierarchy(...)`";
 
 /// One declared secondary index: `gsiN(...)`, `lsiN(...)` or `inverted(...)`.
 pub struct IndexDecl {
@@ -59,6 +59,9 @@ pub struct Decl {
     pub indexes: Vec<IndexDecl>,
     pub item: Option<Ident>,
     pub derives: Vec<Path>,
+    /// `hierarchy(Parent(Child, ...), ...)`: the entities whose items the query of a parent is
+    /// meant to read (its `begins_with` on the sort key reads its children's items too).
+    pub hierarchy: Vec<(Path, Vec<Path>)>,
 }
 
 /// Parses the `#[table(...)]` attributes of `input`.
@@ -91,6 +94,32 @@ pub fn table_attrs(input: &DeriveInput, cx: &Ctxt) -> Decl {
             }
             if key == "item" {
                 return parse_item(&meta, &mut decl, cx);
+            }
+            if key == "hierarchy" {
+                // `hierarchy(Version(Comment, Latest), Order(Line))`
+                let content;
+                syn::parenthesized!(content in meta.input);
+                while !content.is_empty() {
+                    let parent: Path = content.parse()?;
+                    let inner;
+                    syn::parenthesized!(inner in content);
+                    let children = Punctuated::<Path, Token![,]>::parse_terminated(&inner)?;
+                    if children.is_empty() {
+                        cx.error_spanned_by(
+                            &parent,
+                            "`hierarchy(...)` names a parent without children: write `Parent(Child, ...)`",
+                        );
+                    }
+                    decl.hierarchy.push((parent, children.into_iter().collect()));
+                    if content.is_empty() {
+                        break;
+                    }
+                    content.parse::<Token![,]>()?;
+                }
+                if decl.hierarchy.is_empty() {
+                    cx.error_spanned_by(&ident, "`hierarchy(...)` is empty: write `hierarchy(Parent(Child, ...))`");
+                }
+                return Ok(());
             }
             if matches!(key.as_str(), "entity_type" | "type_attribute") && {
                 let fork = meta.input.fork();

@@ -14,6 +14,28 @@ use crate::internals::model::{INDEX_NAME_CHARS, IndexKind, KeyRole, MAX_KEY_NAME
 pub fn check(table: &Table, cx: &Ctxt) {
     check_names(&table.decl, &table.names, cx);
     check_decl(&table.decl, &table.entities, &table.names, cx);
+    check_hierarchy(&table.decl, &table.entities, cx);
+}
+
+/// `hierarchy(...)`: every parent and child is a listed entity, and no entity is its own child.
+fn check_hierarchy(decl: &Decl, entities: &[Path], cx: &Ctxt) {
+    let listed: Vec<String> = entities.iter().map(compact).collect();
+    for (parent, children) in &decl.hierarchy {
+        for p in std::iter::once(parent).chain(children) {
+            let name = compact(p);
+            if !listed.contains(&name) {
+                cx.error_spanned_by(
+                    p,
+                    format!("`{name}` is in `hierarchy(...)` but not in `entities(...)`: list it there too"),
+                );
+            }
+        }
+        for c in children {
+            if compact(c) == compact(parent) {
+                cx.error_spanned_by(c, format!("`{}` cannot be a child of itself", compact(c)));
+            }
+        }
+    }
 }
 
 /// The declared names: each key attribute name 1 to 255 bytes, each index name 3 to 255

@@ -1,0 +1,144 @@
+//! The inherent items of an entity whose derive failed: `key`, `query`, `gsiN`, `lsiN`,
+//! `inverted` and the field handles, with the arity and types the real expansion would give, so
+//! that the code using them reports nothing more than the mistake itself.
+//!
+//! A function takes one argument per distinct placeholder of its templates, each a type
+//! parameter, so that any argument a caller passes is accepted; a placeholder naming no field
+//! (the mistake) still counts. A query's sort-key part types are the fields' types, or, for a
+//! placeholder naming no field, the type of the field its error suggests (the one the user
+//! most likely meant), else `String`. The bodies are never run: the crate cannot compile.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+use syn::Ident;
+
+use crate::internals::ast::entity::{Entity, KeyTemplate};
+use crate::internals::attr::entity::Maintained;
+use crate::internals::case::screaming_snake;
+use crate::internals::model::KeyRole;
+use crate::internals::{suggest, types};
+
+/// The stubs of entity `e`, as one inherent `impl`.
+pub fn inherent(e: &Entity) -> TokenStream {
+    let ident = e.ident;
+    let vis = e.vis;
+    let of =
+        |role: &dyn Fn(KeyRole) -> bool| -> Vec<&KeyTemplate> { e.templates().filter(|t| role(t.attr.role)).collect() };
+    let mut items = TokenStream::new();
+
+    let pk = of(&|r| r == KeyRole::Pk);
+    let sk = of(&|r| r == KeyRole::Sk);
+    let primary: Vec<&KeyTemplate> = pk.iter().chain(&sk).copied().collect();
+    items.extend(function(vis, "key", distinct(&primary).len(), quote!(__de::Key<Self>)));
+    if !pk.is_empty() {
+        let parts = part_types(e, &sk);
+        items.extend(function(vis, "query", distinct(&pk).len(), quote!(__de::QuerySpec<Self, (#(#parts,)*)>)));
+    }
+    for n in 1..=crate::internals::model::MAX_GSI {
+        let gpk = of(&|r| r == KeyRole::GsiPk(n));
+        if gpk.is_empty() {
+            continue;
+        }
+        let parts = part_types(e, &of(&|r| r == KeyRole::GsiSk(n)));
+        items.extend(function(
+            vis,
+            &format!("gsi{n}"),
+            distinct(&gpk).len(),
+            quote!(__de::QuerySpec<Self, (#(#parts,)*)>),
+        ));
+    }
+    for n in 1..=crate::internals::model::MAX_LSI {
+        let lsk = of(&|r| r == KeyRole::LsiSk(n));
+        if lsk.is_empty() {
+            continue;
+        }
+        let parts = part_types(e, &lsk);
+        items.extend(function(
+            vis,
+            &format!("lsi{n}"),
+            distinct(&pk).len(),
+            quote!(__de::QuerySpec<Self, (#(#parts,)*)>),
+        ));
+    }
+    if e.attrs.inverted.is_some() {
+        let parts = part_types(e, &pk);
+        items.extend(function(vis, "inverted", distinct(&sk).len(), quote!(__de::QuerySpec<Self, (#(#parts,)*)>)));
+    }
+
+    for f in &e.fields {
+        let constant = Ident::new(&screaming_snake(&f.name), Span::call_site());
+        let (field, attribute, fvis, ty) = (&f.name, &f.attribute, f.vis, f.ty);
+        let marker = if e.is_primary_key_field(&f.name) {
+            quote!(, __de::Immutable)
+        } else if f.unique.is_some() {
+            quote!(, __de::Unique)
+        } else if matches!(f.role(), Some(Maintained::Version | Maintained::CreatedAt | Maintained::UpdatedAt)) {
+            quote!(, __de::Maintained)
+        } else {
+            quote!()
+        };
+        let ty = match f.role() {
+            Some(Maintained::Ttl) if types::option_inner(ty).is_some() => {
+                quote!(::core::option::Option<__de::EpochSeconds>)
+            }
+            Some(Maintained::Ttl) => quote!(__de::EpochSeconds),
+            _ => quote!(#ty),
+        };
+        items.extend(quote! {
+            #fvis const #constant: __de::Field<Self, #ty #marker> =
+                __de::Field::new(#field, #attribute, ::core::option::Option::None);
+        });
+    }
+
+    quote! {
+        #[allow(dead_code, non_upper_case_globals, clippy::all, clippy::pedantic)]
+        impl #ident {
+            #items
+        }
+    }
+}
+
+/// `fn name<A0, ..>(_: A0, ..) -> ret`, never run.
+fn function(vis: &syn::Visibility, name: &str, arity: usize, ret: TokenStream) -> TokenStream {
+    let name = format_ident!("{name}");
+    let params: Vec<Ident> = (0..arity).map(|i| format_ident!("__A{i}")).collect();
+    quote! {
+        #[allow(clippy::too_many_arguments)]
+        #vis fn #name<#(#params),*>(#(_: #params),*) -> #ret {
+            ::core::unreachable!()
+        }
+    }
+}
+
+/// The distinct placeholder names of `templates`, in order.
+fn distinct<'t>(templates: &[&'t KeyTemplate]) -> Vec<&'t str> {
+    let mut names: Vec<&str> = Vec::new();
+    for n in templates.iter().flat_map(|t| t.field_names()) {
+        if !names.contains(&n) {
+            names.push(n);
+        }
+    }
+    names
+}
+
+/// The part types of the first of `templates` (a sort key): each placeholder's field type, or
+/// the suggested field's, or `String`.
+fn part_types(e: &Entity, templates: &[&KeyTemplate]) -> Vec<TokenStream> {
+    let Some(template) = templates.first() else { return Vec::new() };
+    template
+        .field_names()
+        .into_iter()
+        .map(|n| {
+            let field = e
+                .field(n)
+                .or_else(|| suggest::closest(n, e.fields.iter().map(|f| f.name.as_str())).and_then(|m| e.field(m)));
+            match field {
+                Some(f) => {
+                    let ty = f.ty;
+                    quote!(#ty)
+                }
+                None => quote!(::std::string::String),
+            }
+        })
+        .collect()
+}
