@@ -265,8 +265,14 @@ mod tests {
         assert!(out.contains("typeArg=Self;constNUMERIC:bool=<Stringas__de::KeyPart>::NUMERIC;"));
         assert!(out.contains("<Stringas__de::KeyPart>::write_part(&self.0,out,form)"));
         assert!(out.contains("|v|Self{0:v}"));
-        // A builtin inner type needs no bound.
-        assert!(!out.contains("where"));
+        // A builtin inner type needs no bound on the KeyPart and Attribute impls; the
+        // KeyAttribute impl keeps its higher-ranked one (a newtype over `bool` compiles, and
+        // is refused only where it is used as a multi-attribute key).
+        assert!(out.contains("__de::KeyPartforSkillId{"));
+        assert!(out.contains("__de::AttributeforSkillId{"));
+        assert!(
+            out.contains("__de::KeyAttributeforSkillIdwherefor<'__de>String:::dynamo_entity::__private::KeyAttribute{")
+        );
 
         let out = expand("pub struct Wrapper { inner: Inner }");
         assert!(out.contains("whereInner:::dynamo_entity::__private::KeyPart"));
