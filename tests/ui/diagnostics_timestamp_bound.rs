@@ -1,5 +1,5 @@
-// A sort-key condition on a `Timestamp` part takes a `&Timestamp`: text is refused with a
-// message that says what the sort key's parts are and how to write one.
+// A sort-key condition on a `Timestamp` part takes a `&Timestamp`: text is refused. (Since a bare
+// first part is accepted, rustc reports it as a type mismatch, E0271: issue 12, still open.)
 use dynamo_entity::{Entity, Table, Timestamp};
 
 #[derive(Entity, Debug)]
