@@ -25,6 +25,7 @@
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::error::Error;
+use crate::key::support::str_eq;
 use crate::key::{KeyError, KeyPartError, KeyType, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
 use crate::schema::{EntitySchema, Index, Item};
 use crate::value::time::Timestamp;
@@ -86,21 +87,6 @@ const fn same_attrs(a: &[MultiKeyAttr], b: &[MultiKeyAttr]) -> bool {
         if !str_eq(a[i].attribute, b[i].attribute)
             || !matches!((a[i].key_type, b[i].key_type), (KeyType::S, KeyType::S) | (KeyType::N, KeyType::N))
         {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
-const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
             return false;
         }
         i += 1;
