@@ -159,10 +159,12 @@ async fn the_command_line_shows_status_plans_applies_and_resumes_migrations() {
     }
     stopped_run.abort();
     assert!(stopped_run.await.unwrap_err().is_cancelled());
+    // Running while its heartbeat is fresh (3 periods of 200 ms), stopped after. The
+    // checkpoint is read after that wait: a checkpoint write already sent when the run was
+    // dropped still lands in the table.
+    tokio::time::sleep(Duration::from_millis(700)).await;
     let at_stop = backfill.status().await.unwrap().unwrap();
     assert!(!at_stop.completed, "stopped mid-run: {at_stop}");
-    // Running while its heartbeat is fresh (3 periods of 200 ms), stopped after.
-    tokio::time::sleep(Duration::from_millis(700)).await;
     let status = ok(&table, &["status"]).await;
     let lines: Vec<&str> = status.lines().collect();
     assert_eq!(
