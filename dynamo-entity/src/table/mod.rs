@@ -64,6 +64,9 @@ pub struct Table<D = Untyped> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Untyped {}
 
+/// The untyped handle's builders accept every entity.
+impl<E> crate::schema::Admits<E> for Untyped {}
+
 impl<D> Clone for Table<D> {
     fn clone(&self) -> Self {
         Table { inner: Arc::clone(&self.inner), decl: PhantomData }
