@@ -16,8 +16,10 @@
 //!
 //! Every entity a declaration lists is checked at compile time to use the declaration's
 //! attribute names and type attribute (`#[entity(table = D)]`), so a declared handle writes and
-//! reads with them. Transactions, mixed batches, renders, and the admin and migration
-//! operations are on the untyped handle ([`Table::untyped`]); they accept any entity.
+//! reads with them. Transactions, transactional reads, mixed batches and renders from a
+//! `Table<D>` carry `D` and accept only its entities too
+//! ([`Admits`](crate::schema::Admits)); the admin and migration operations are on the untyped
+//! handle ([`Table::untyped`]), which accepts any entity.
 
 use crate::batch::{BatchGet, BatchWriteOutcome};
 use crate::collection::CollectionRequest;
