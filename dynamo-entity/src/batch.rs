@@ -1148,7 +1148,6 @@ impl Table {
     pub fn batch_get<E: Entity>(&self, keys: impl IntoIterator<Item = Key<E>>) -> crate::batch::BatchGet<E> {
         crate::batch::BatchGet::new(self.clone(), keys)
     }
-
 }
 
 impl<D> Table<D> {

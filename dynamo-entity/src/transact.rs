@@ -959,7 +959,6 @@ impl<D> Table<D> {
 }
 
 impl Table {
-
     /// A consistent read of up to 100 items of entity type `E` (`TransactGetItems`): one
     /// `Option` per key, in order, `None` for a missing item. Costs 2 RCU per 4 KB of each item;
     /// the reads are serializable with every transaction and write.

@@ -250,7 +250,11 @@ impl<E: Entity> UpdateRequest<E> {
     /// Sets the field only if the item does not have it yet (`SET f = if_not_exists(f, value)`).
     /// Not available for fields used in a GSI or LSI key (the new key would depend on the stored
     /// value): an error before sending.
-    pub fn set_if_absent<T: Attribute, M: NotUnique + NotKey + NotMaintained>(mut self, field: Field<E, T, M>, value: &T) -> Self {
+    pub fn set_if_absent<T: Attribute, M: NotUnique + NotKey + NotMaintained>(
+        mut self,
+        field: Field<E, T, M>,
+        value: &T,
+    ) -> Self {
         let field = field.settable();
         if field.part.is_some() && !(self.upsert && upsert::if_absent_keeps_keys(E::schema(), field.name)) {
             self.fail(Error::Invalid {
@@ -284,13 +288,21 @@ impl<E: Entity> UpdateRequest<E> {
     }
 
     /// Appends `items` to a list field (`SET f = list_append(if_not_exists(f, []), items)`).
-    pub fn append<T: Attribute, M: NotUnique + NotKey + NotMaintained>(self, field: Field<E, Vec<T>, M>, items: &[T]) -> Self {
+    pub fn append<T: Attribute, M: NotUnique + NotKey + NotMaintained>(
+        self,
+        field: Field<E, Vec<T>, M>,
+        items: &[T],
+    ) -> Self {
         let v = T::__list_to(items).map(Some);
         self.list(field.name, field.attribute, v, true)
     }
 
     /// Puts `items` in front of a list field (`SET f = list_append(items, if_not_exists(f, []))`).
-    pub fn prepend<T: Attribute, M: NotUnique + NotKey + NotMaintained>(self, field: Field<E, Vec<T>, M>, items: &[T]) -> Self {
+    pub fn prepend<T: Attribute, M: NotUnique + NotKey + NotMaintained>(
+        self,
+        field: Field<E, Vec<T>, M>,
+        items: &[T],
+    ) -> Self {
         let v = T::__list_to(items).map(Some);
         self.list(field.name, field.attribute, v, false)
     }
@@ -313,13 +325,21 @@ impl<E: Entity> UpdateRequest<E> {
     /// Adds elements to a set field (`ADD f items`); the set is created when absent. The field
     /// is a `BTreeSet` or a `HashSet` ([`SetField`](elements::SetField)) of strings, numbers or
     /// byte strings (`SS` / `NS` / `BS`); an empty `items` changes nothing.
-    pub fn insert_into<S: elements::SetField, M: NotUnique + NotKey + NotMaintained>(self, field: Field<E, S, M>, items: &S) -> Self {
+    pub fn insert_into<S: elements::SetField, M: NotUnique + NotKey + NotMaintained>(
+        self,
+        field: Field<E, S, M>,
+        items: &S,
+    ) -> Self {
         self.set_op(field.settable(), items, true)
     }
 
     /// Removes elements from a set field (`DELETE f items`); removing the last element removes
     /// the attribute, which reads back as an empty set. A `BTreeSet` or a `HashSet` field.
-    pub fn delete_from<S: elements::SetField, M: NotUnique + NotKey + NotMaintained>(self, field: Field<E, S, M>, items: &S) -> Self {
+    pub fn delete_from<S: elements::SetField, M: NotUnique + NotKey + NotMaintained>(
+        self,
+        field: Field<E, S, M>,
+        items: &S,
+    ) -> Self {
         self.set_op(field.settable(), items, false)
     }
 
