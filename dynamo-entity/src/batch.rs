@@ -1130,10 +1130,6 @@ impl Run<'_, GetEntry> {
 }
 
 impl Table {
-    /// A batch of puts and deletes of any entity types and any number of items, sent as
-    /// `BatchWriteItem` requests of at most 25 writes, with unprocessed items retried; see
-    /// [`BatchWrite`] and the [`batch`](crate::batch) module.
-
     /// Puts every value with [`Table::batch_write`] and the default settings.
     ///
     /// # Errors
