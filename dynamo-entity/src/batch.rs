@@ -81,8 +81,8 @@ use futures::StreamExt;
 
 use crate::capacity::Capacity;
 use crate::error::Error;
-use crate::schema::{AttributeNames, Entity, Item, Key, PrimaryKey};
-use crate::table::{Call, Table};
+use crate::schema::{Admits, AttributeNames, Entity, Item, Key, PrimaryKey};
+use crate::table::{Call, Table, Untyped};
 
 /// The most writes (puts and deletes) DynamoDB accepts in one `BatchWriteItem` request.
 pub const MAX_WRITE_ITEMS: usize = 25;
@@ -322,17 +322,30 @@ fn write_request_key<'a>(request: &'a WriteRequest, names: &AttributeNames) -> O
 ///
 /// Entries are encoded as they are added; errors are kept and returned by
 /// [`send`](BatchWrite::send) before anything is sent.
+///
+/// From a declared handle ([`Table<D>`](Table)) it is a `BatchWrite<D>`, which accepts only the
+/// entities `D` lists ([`Admits`]): another entity is a compile error.
 #[must_use = "a batch does nothing until it is sent"]
-#[derive(Debug)]
-pub struct BatchWrite {
+pub struct BatchWrite<D = Untyped> {
     table: Table,
     ops: Vec<Result<WriteOp, Error>>,
     options: Options,
+    decl: PhantomData<fn() -> D>,
 }
 
-impl BatchWrite {
-    pub(crate) fn new(table: Table) -> BatchWrite {
-        BatchWrite { table, ops: Vec::new(), options: Options::default() }
+impl<D> fmt::Debug for BatchWrite<D> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BatchWrite")
+            .field("table", &self.table)
+            .field("ops", &self.ops)
+            .field("options", &self.options)
+            .finish()
+    }
+}
+
+impl<D> BatchWrite<D> {
+    pub(crate) fn new(table: Table) -> Self {
+        BatchWrite { table, ops: Vec::new(), options: Options::default(), decl: PhantomData }
     }
 
     /// Puts `value` (replacing any item with its key).
@@ -340,20 +353,29 @@ impl BatchWrite {
     /// `BatchWriteItem` takes no condition, so unlike [`Table::put`] a batch cannot check that
     /// an item already under this key is of `E`'s type: a batch is for keys only `E` writes
     /// (or a table whose entities' keys cannot collide, which `#[derive(TableDef)]` checks).
-    pub fn put<E: Entity>(mut self, value: &E) -> Self {
+    pub fn put<E: Entity>(mut self, value: &E) -> Self
+    where
+        D: Admits<E>,
+    {
         self.ops.push(WriteOp::put(value));
         self
     }
 
     /// Puts every value, in order.
-    pub fn put_all<'a, E: Entity + 'a>(mut self, values: impl IntoIterator<Item = &'a E>) -> Self {
+    pub fn put_all<'a, E: Entity + 'a>(mut self, values: impl IntoIterator<Item = &'a E>) -> Self
+    where
+        D: Admits<E>,
+    {
         self.ops.extend(values.into_iter().map(WriteOp::put));
         self
     }
 
     /// Deletes the item with this key (nothing happens if there is none). As with
     /// [`put`](Self::put), a batch cannot check the stored item's entity type.
-    pub fn delete<E: Entity>(mut self, key: Key<E>) -> Self {
+    pub fn delete<E: Entity>(mut self, key: Key<E>) -> Self
+    where
+        D: Admits<E>,
+    {
         self.ops.push(
             refuse_unique::<E>("delete")
                 .and_then(|()| key.into_encoded())
@@ -363,7 +385,10 @@ impl BatchWrite {
     }
 
     /// Deletes the items with these keys, in order.
-    pub fn delete_all<E: Entity>(mut self, keys: impl IntoIterator<Item = Key<E>>) -> Self {
+    pub fn delete_all<E: Entity>(mut self, keys: impl IntoIterator<Item = Key<E>>) -> Self
+    where
+        D: Admits<E>,
+    {
         self.ops.extend(keys.into_iter().map(|key| {
             refuse_unique::<E>("delete")
                 .and_then(|()| key.into_encoded())
@@ -735,10 +760,19 @@ impl<E> fmt::Debug for BatchGet<E> {
 
 /// A batch get of keys of any entity types, from [`Table::batch_get_mixed`], returning raw
 /// items (decode each with [`Entity::from_item`] or a table-level enum).
+///
+/// From a declared handle ([`Table<D>`](Table)) it is a `BatchGetMixed<D>`, which accepts only
+/// the keys of the entities `D` lists ([`Admits`]): another entity is a compile error.
 #[must_use = "a batch does nothing until it is sent"]
-#[derive(Debug)]
-pub struct BatchGetMixed {
+pub struct BatchGetMixed<D = Untyped> {
     core: GetCore,
+    decl: PhantomData<fn() -> D>,
+}
+
+impl<D> fmt::Debug for BatchGetMixed<D> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BatchGetMixed").field("core", &self.core).finish()
+    }
 }
 
 #[derive(Debug)]
@@ -840,19 +874,28 @@ impl<E: Entity> BatchGet<E> {
     }
 }
 
-impl BatchGetMixed {
+impl<D> BatchGetMixed<D> {
     pub(crate) fn new(table: Table) -> Self {
-        BatchGetMixed { core: GetCore { table, keys: Vec::new(), options: Options::default(), consistent: false } }
+        BatchGetMixed {
+            core: GetCore { table, keys: Vec::new(), options: Options::default(), consistent: false },
+            decl: PhantomData,
+        }
     }
 
     /// Adds a key of any entity type.
-    pub fn key<E: Entity>(mut self, key: Key<E>) -> Self {
+    pub fn key<E: Entity>(mut self, key: Key<E>) -> Self
+    where
+        D: Admits<E>,
+    {
         self.core.keys.push(GetEntry::new(key));
         self
     }
 
     /// Adds keys of one entity type.
-    pub fn keys<E: Entity>(mut self, keys: impl IntoIterator<Item = Key<E>>) -> Self {
+    pub fn keys<E: Entity>(mut self, keys: impl IntoIterator<Item = Key<E>>) -> Self
+    where
+        D: Admits<E>,
+    {
         self.core.keys.extend(keys.into_iter().map(GetEntry::new));
         self
     }
@@ -1087,13 +1130,6 @@ impl Run<'_, GetEntry> {
 }
 
 impl Table {
-    /// A batch of puts and deletes of any entity types and any number of items, sent as
-    /// `BatchWriteItem` requests of at most 25 writes, with unprocessed items retried; see
-    /// [`BatchWrite`] and the [`batch`](crate::batch) module.
-    pub fn batch_write(&self) -> crate::batch::BatchWrite {
-        crate::batch::BatchWrite::new(self.clone())
-    }
-
     /// Puts every value with [`Table::batch_write`] and the default settings.
     ///
     /// # Errors
@@ -1108,11 +1144,21 @@ impl Table {
     pub fn batch_get<E: Entity>(&self, keys: impl IntoIterator<Item = Key<E>>) -> crate::batch::BatchGet<E> {
         crate::batch::BatchGet::new(self.clone(), keys)
     }
+}
+
+impl<D> Table<D> {
+    /// A batch of puts and deletes of any entity types and any number of items, sent as
+    /// `BatchWriteItem` requests of at most 25 writes, with unprocessed items retried; see
+    /// [`BatchWrite`] and the [`batch`](crate::batch) module. On a declared handle
+    /// (`Table<D>`), of `D`'s entities only.
+    pub fn batch_write(&self) -> crate::batch::BatchWrite<D> {
+        crate::batch::BatchWrite::new(self.untyped())
+    }
 
     /// A batch get of keys of any entity types, returning raw items in the order of the keys;
-    /// see [`BatchGetMixed`].
-    pub fn batch_get_mixed(&self) -> crate::batch::BatchGetMixed {
-        crate::batch::BatchGetMixed::new(self.clone())
+    /// see [`BatchGetMixed`]. On a declared handle (`Table<D>`), of `D`'s entities only.
+    pub fn batch_get_mixed(&self) -> crate::batch::BatchGetMixed<D> {
+        crate::batch::BatchGetMixed::new(self.untyped())
     }
 }
 

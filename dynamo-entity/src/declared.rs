@@ -16,8 +16,10 @@
 //!
 //! Every entity a declaration lists is checked at compile time to use the declaration's
 //! attribute names and type attribute (`#[entity(table = D)]`), so a declared handle writes and
-//! reads with them. Transactions, mixed batches, renders, and the admin and migration
-//! operations are on the untyped handle ([`Table::untyped`]); they accept any entity.
+//! reads with them. Transactions, transactional reads, mixed batches and renders from a
+//! `Table<D>` carry `D` and accept only its entities too
+//! ([`Admits`](crate::schema::Admits)); the admin and migration operations are on the untyped
+//! handle ([`Table::untyped`]), which accepts any entity.
 
 use crate::batch::{BatchGet, BatchWriteOutcome};
 use crate::collection::CollectionRequest;
@@ -32,74 +34,84 @@ use crate::update::UpdateRequest;
 use crate::value::Attribute;
 use crate::versioning::Writable;
 
+/// The future of a declared handle's asynchronous operation: the untyped handle's operation,
+/// boxed, so that its type does not repeat the operation's bounds. An entity that `D` does not
+/// list is then one error, at the argument, not a second one at the call's future and a third
+/// at its `.await`. It is `Send`, so the value written by reference (`put(&value)`,
+/// `batch_put`) must be `Sync`, as an entity of plain fields is.
+pub type Op<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = Result<T, Error>> + Send + 'a>>;
+
 impl<D: TableDef> Table<D> {
     /// [`Table::get`] for an entity of `D`.
     ///
     /// # Errors
     /// As [`Table::get`].
-    pub async fn get<E: Entity + EntityOf<D>>(&self, key: Key<E>) -> Result<Option<E>, Error> {
-        self.untyped().get(key).await
+    pub fn get<E: Entity + EntityOf<D>>(&self, key: Key<E>) -> Op<'static, Option<E>> {
+        let table = self.untyped();
+        Box::pin(async move { table.get(key).await })
     }
 
     /// [`Table::get_consistent`] for an entity of `D`.
     ///
     /// # Errors
     /// As [`Table::get_consistent`].
-    pub async fn get_consistent<E: Entity + EntityOf<D>>(&self, key: Key<E>) -> Result<Option<E>, Error> {
-        self.untyped().get_consistent(key).await
+    pub fn get_consistent<E: Entity + EntityOf<D>>(&self, key: Key<E>) -> Op<'static, Option<E>> {
+        let table = self.untyped();
+        Box::pin(async move { table.get_consistent(key).await })
     }
 
     /// [`Table::put`] for an entity of `D`.
     ///
     /// # Errors
     /// As [`Table::put`].
-    pub async fn put<V: Writable>(&self, value: V) -> Result<(), Error>
+    pub fn put<'a, V: Writable + Send + 'a>(&self, value: V) -> Op<'a, ()>
     where
         V::Entity: EntityOf<D>,
     {
-        self.untyped().put(value).await
+        let table = self.untyped();
+        Box::pin(async move { table.put(value).await })
     }
 
     /// [`Table::create`] for an entity of `D`.
     ///
     /// # Errors
     /// As [`Table::create`].
-    pub async fn create<V: Writable>(&self, value: V) -> Result<(), Error>
+    pub fn create<'a, V: Writable + Send + 'a>(&self, value: V) -> Op<'a, ()>
     where
         V::Entity: EntityOf<D>,
     {
-        self.untyped().create(value).await
+        let table = self.untyped();
+        Box::pin(async move { table.create(value).await })
     }
 
     /// [`Table::replace`] for an entity of `D`.
     ///
     /// # Errors
     /// As [`Table::replace`].
-    pub async fn replace<V: Writable>(&self, value: V) -> Result<Returned<V::Entity>, Error>
+    pub fn replace<'a, V: Writable + Send + 'a>(&self, value: V) -> Op<'a, Returned<V::Entity>>
     where
         V::Entity: EntityOf<D>,
     {
-        self.untyped().replace(value).await
+        let table = self.untyped();
+        Box::pin(async move { table.replace(value).await })
     }
 
     /// [`Table::delete`] for an entity of `D`.
     ///
     /// # Errors
     /// As [`Table::delete`].
-    pub async fn delete<E: Entity + EntityOf<D>>(&self, key: Key<E>) -> Result<Returned<Option<E>>, Error> {
-        self.untyped().delete(key).await
+    pub fn delete<E: Entity + EntityOf<D>>(&self, key: Key<E>) -> Op<'static, Returned<Option<E>>> {
+        let table = self.untyped();
+        Box::pin(async move { table.delete(key).await })
     }
 
     /// [`Table::delete_if_version`] for an entity of `D`.
     ///
     /// # Errors
     /// As [`Table::delete_if_version`].
-    pub async fn delete_if_version<E: Entity + EntityOf<D>>(
-        &self,
-        key: Key<E>,
-        version: u64,
-    ) -> Result<Returned<E>, Error> {
-        self.untyped().delete_if_version(key, version).await
+    pub fn delete_if_version<E: Entity + EntityOf<D>>(&self, key: Key<E>, version: u64) -> Op<'static, Returned<E>> {
+        let table = self.untyped();
+        Box::pin(async move { table.delete_if_version(key, version).await })
     }
 
     /// [`Table::update`] for an entity of `D`.
@@ -135,8 +147,9 @@ impl<D: TableDef> Table<D> {
     ///
     /// # Errors
     /// As [`Table::batch_put`].
-    pub async fn batch_put<E: Entity + EntityOf<D>>(&self, values: &[E]) -> Result<BatchWriteOutcome, Error> {
-        self.untyped().batch_put(values).await
+    pub fn batch_put<'a, E: Entity + EntityOf<D> + Sync>(&self, values: &'a [E]) -> Op<'a, BatchWriteOutcome> {
+        let table = self.untyped();
+        Box::pin(async move { table.batch_put(values).await })
     }
 
     /// [`Table::batch_get`] for an entity of `D`.
@@ -148,22 +161,24 @@ impl<D: TableDef> Table<D> {
     ///
     /// # Errors
     /// As [`Table::transact_get_many`].
-    pub async fn transact_get_many<E: Entity + EntityOf<D>>(
+    pub fn transact_get_many<'a, E: Entity + EntityOf<D>>(
         &self,
-        keys: impl IntoIterator<Item = Key<E>>,
-    ) -> Result<Vec<Option<E>>, Error> {
-        self.untyped().transact_get_many(keys).await
+        keys: impl IntoIterator<Item = Key<E>> + Send + 'a,
+    ) -> Op<'a, Vec<Option<E>>> {
+        let table = self.untyped();
+        Box::pin(async move { table.transact_get_many(keys).await })
     }
 
     /// [`Table::get_by_unique`] for an entity of `D`.
     ///
     /// # Errors
     /// As [`Table::get_by_unique`].
-    pub async fn get_by_unique<E: Entity + EntityOf<D>, T: Attribute>(
+    pub fn get_by_unique<'a, E: Entity + EntityOf<D>, T: Attribute + Sync>(
         &self,
         field: Field<E, T, Unique>,
-        value: &T,
-    ) -> Result<Option<E>, Error> {
-        self.untyped().get_by_unique(field, value).await
+        value: &'a T,
+    ) -> Op<'a, Option<E>> {
+        let table = self.untyped();
+        Box::pin(async move { table.get_by_unique(field, value).await })
     }
 }

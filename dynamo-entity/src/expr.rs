@@ -21,7 +21,9 @@ pub enum Mutable {}
 #[derive(Debug, Clone, Copy)]
 pub enum Immutable {}
 
-// The plain update methods (`set`, `add`, `subtract`) write the fields marked [`Mutable`] only:
+// The plain update methods (`set`, `add`, `subtract`, `remove`, `set_if_absent`, `append`,
+// `prepend`, `insert_into`, `delete_from` and the entry and element updates) write the fields
+// marked [`Mutable`] only:
 // they take `M: NotUnique + NotKey + NotMaintained`, three traits that each marker but one
 // implements, so that a handle of another kind is refused with the message of the one trait it
 // lacks, which names what to write instead.
@@ -29,10 +31,11 @@ pub enum Immutable {}
 /// Implemented by every field marker but [`Unique`](crate::unique::Unique): a unique field is
 /// written by `set_unique`, which moves its guard item in the same transaction.
 #[diagnostic::on_unimplemented(
-    message = "this field is `#[entity(unique)]`: write it with `set_unique`, not `set`",
+    message = "this field is `#[entity(unique)]`: write it with `set_unique`",
     label = "a unique field's handle (`Field<_, _, Unique>`)",
     note = "`.set_unique(field, &value)` writes the field and moves its guard item in one transaction, so that no \
-            two items ever hold the same value; `set`, `add` and `subtract` would leave the guard behind"
+            two items ever hold the same value; the plain update methods (`set`, `remove`, `set_if_absent`, `add`, \
+            ...) would leave the guard behind"
 )]
 pub trait NotUnique {}
 

@@ -14,9 +14,9 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, ReturnValu
 use crate::error::{Error, Returned};
 use crate::expr::Placeholders;
 use crate::schema::entity::{returned, returned_option};
-use crate::schema::{AttributeNames, Entity, Item, Key, PrimaryKey, VersionSchema};
+use crate::schema::{Admits, AttributeNames, Entity, Item, Key, PrimaryKey, VersionSchema};
 use crate::table::render::{Request, built};
-use crate::table::{Call, RETURN_OLD_ON_FAILURE, Table};
+use crate::table::{Call, RETURN_OLD_ON_FAILURE, Table, Untyped};
 use crate::versioning::{self, Stamped, Writable};
 
 /// Which of the three `PutItem` writes an operation is.
@@ -468,10 +468,11 @@ fn failed_put_item(e: &PutItemError) -> Option<&Item> {
 
 // Single-item operations
 
-impl Table {
+impl<D> Table<D> {
     /// The requests of this table's single-item operations, rendered without sending; see
-    /// [`Render`] and the [`render`](crate::table::render) module.
-    pub fn render(&self) -> Render<'_> {
+    /// [`Render`] and the [`render`](crate::table::render) module. On a declared handle
+    /// (`Table<D>`), of `D`'s entities only.
+    pub fn render(&self) -> Render<'_, D> {
         Render { table: self }
     }
 }
@@ -486,67 +487,111 @@ impl Table {
 /// holds the value's own unique values (replace). A delete of such an entity renders its read
 /// only. A value with an `#[entity(updated_at)]` or `#[entity(created_at)]` field gets the
 /// current time, as when sent.
-#[derive(Debug, Clone, Copy)]
-pub struct Render<'a> {
-    table: &'a Table,
+///
+/// From a declared handle ([`Table<D>`](Table)) it is a `Render<'_, D>`, which accepts only the
+/// entities `D` lists ([`Admits`]): another entity is a compile error.
+pub struct Render<'a, D = Untyped> {
+    table: &'a Table<D>,
 }
 
-impl Render<'_> {
+impl<D> Clone for Render<'_, D> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<D> Copy for Render<'_, D> {}
+
+impl<D> std::fmt::Debug for Render<'_, D> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Render").field("table", &self.table).finish()
+    }
+}
+
+impl<D> Render<'_, D> {
     /// The `GetItem` of [`Table::get`].
     ///
     /// # Errors
     /// The key's encoding error.
-    pub fn get<E: Entity>(&self, key: Key<E>) -> Result<GetItemInput, Error> {
+    pub fn get<E: Entity>(&self, key: Key<E>) -> Result<GetItemInput, Error>
+    where
+        D: Admits<E>,
+    {
+        let table = &self.table.untyped();
         let key = key.into_encoded()?;
-        built(self.table.get_request(E::NAMES, &key, false).build())
+        built(table.get_request(E::NAMES, &key, false).build())
     }
 
     /// The `GetItem` of [`Table::get_consistent`].
     ///
     /// # Errors
     /// The key's encoding error.
-    pub fn get_consistent<E: Entity>(&self, key: Key<E>) -> Result<GetItemInput, Error> {
+    pub fn get_consistent<E: Entity>(&self, key: Key<E>) -> Result<GetItemInput, Error>
+    where
+        D: Admits<E>,
+    {
+        let table = &self.table.untyped();
         let key = key.into_encoded()?;
-        built(self.table.get_request(E::NAMES, &key, true).build())
+        built(table.get_request(E::NAMES, &key, true).build())
     }
 
     /// The requests of [`Table::put`].
     ///
     /// # Errors
     /// The errors [`Table::put`] reports before sending.
-    pub fn put<E: Entity>(&self, value: &E) -> Result<Vec<Request>, Error> {
-        self.table.render_put::<E>(self.table.put_plan(value, PutKind::Put)?, PutKind::Put)
+    pub fn put<E: Entity>(&self, value: &E) -> Result<Vec<Request>, Error>
+    where
+        D: Admits<E>,
+    {
+        let table = &self.table.untyped();
+        table.render_put::<E>(table.put_plan(value, PutKind::Put)?, PutKind::Put)
     }
 
     /// The requests of [`Table::create`].
     ///
     /// # Errors
     /// The errors [`Table::create`] reports before sending.
-    pub fn create<E: Entity>(&self, value: &E) -> Result<Vec<Request>, Error> {
-        self.table.render_put::<E>(self.table.put_plan(value, PutKind::Create)?, PutKind::Create)
+    pub fn create<E: Entity>(&self, value: &E) -> Result<Vec<Request>, Error>
+    where
+        D: Admits<E>,
+    {
+        let table = &self.table.untyped();
+        table.render_put::<E>(table.put_plan(value, PutKind::Create)?, PutKind::Create)
     }
 
     /// The requests of [`Table::replace`].
     ///
     /// # Errors
     /// The errors [`Table::replace`] reports before sending.
-    pub fn replace<E: Entity>(&self, value: &E) -> Result<Vec<Request>, Error> {
-        self.table.render_put::<E>(self.table.put_plan(value, PutKind::Replace)?, PutKind::Replace)
+    pub fn replace<E: Entity>(&self, value: &E) -> Result<Vec<Request>, Error>
+    where
+        D: Admits<E>,
+    {
+        let table = &self.table.untyped();
+        table.render_put::<E>(table.put_plan(value, PutKind::Replace)?, PutKind::Replace)
     }
 
     /// The requests of [`Table::delete`].
     ///
     /// # Errors
     /// The key's encoding error.
-    pub fn delete<E: Entity>(&self, key: Key<E>) -> Result<Vec<Request>, Error> {
-        self.table.render_delete::<E>(self.table.delete_plan(key, None)?)
+    pub fn delete<E: Entity>(&self, key: Key<E>) -> Result<Vec<Request>, Error>
+    where
+        D: Admits<E>,
+    {
+        let table = &self.table.untyped();
+        table.render_delete::<E>(table.delete_plan(key, None)?)
     }
 
     /// The requests of [`Table::delete_if_version`].
     ///
     /// # Errors
     /// The errors [`Table::delete_if_version`] reports before sending.
-    pub fn delete_if_version<E: Entity>(&self, key: Key<E>, version: u64) -> Result<Vec<Request>, Error> {
-        self.table.render_delete::<E>(self.table.delete_plan(key, Some(version))?)
+    pub fn delete_if_version<E: Entity>(&self, key: Key<E>, version: u64) -> Result<Vec<Request>, Error>
+    where
+        D: Admits<E>,
+    {
+        let table = &self.table.untyped();
+        table.render_delete::<E>(table.delete_plan(key, Some(version))?)
     }
 }

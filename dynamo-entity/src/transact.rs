@@ -93,8 +93,8 @@ pub use crate::error::{ActionKind, CancellationCode, CancellationReason};
 use crate::expr::{Condition, Placeholders};
 use crate::limits;
 use crate::retry::RetryPolicy;
-use crate::schema::{AttributeNames, Entity, Item, Key, PrimaryKey};
-use crate::table::{Call, Table};
+use crate::schema::{Admits, AttributeNames, Entity, Item, Key, PrimaryKey};
+use crate::table::{Call, Table, Untyped};
 use crate::update::{PreparedUpdate, UpdateRequest};
 use crate::value::size::{item_size, value_size};
 use crate::versioning;
@@ -523,17 +523,32 @@ fn version_cond<E: Entity>(base: Option<Cond>, expected: Option<u64>) -> Option<
 /// unique entity put in a transaction) are kept and returned by [`send`](Self::send), before
 /// anything is sent. Actions are numbered from 0 in the order they are added; guard actions
 /// that [`create`](Self::create) adds for unique fields follow their entity's action.
+///
+/// From a declared handle ([`Table<D>`](Table)) it is a `TransactWrite<D>`, whose actions
+/// accept only the entities `D` lists ([`Admits`]): another entity is a compile error.
 #[must_use = "a transaction does nothing until it is sent"]
-#[derive(Debug)]
-pub struct TransactWrite {
+pub struct TransactWrite<D = Untyped> {
     pub(crate) table: Table,
     pub(crate) actions: Vec<Action>,
     token: Option<String>,
     retries: u32,
     error: Option<Error>,
+    decl: PhantomData<fn() -> D>,
 }
 
-impl TransactWrite {
+impl<D> fmt::Debug for TransactWrite<D> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TransactWrite")
+            .field("table", &self.table)
+            .field("actions", &self.actions)
+            .field("token", &self.token)
+            .field("retries", &self.retries)
+            .field("error", &self.error)
+            .finish()
+    }
+}
+
+impl<D> TransactWrite<D> {
     fn push(mut self, action: Result<Action, Error>) -> Self {
         match action {
             Ok(a) => self.actions.push(a),
@@ -558,7 +573,10 @@ impl TransactWrite {
     /// 0: no item, or one without a version), with the next version; a stored version that
     /// differs cancels the transaction with `ConditionalCheckFailed` for this action.
     /// `updated_at` is set to now. See [`versioning`].
-    pub fn put<E: Entity>(self, value: &E) -> Self {
+    pub fn put<E: Entity>(self, value: &E) -> Self
+    where
+        D: Admits<E>,
+    {
         if let Some(e) = unique_refusal::<E>("put", "Table::put, or create in a transaction") {
             return self.fail(e);
         }
@@ -576,7 +594,10 @@ impl TransactWrite {
     ///
     /// A versioned entity is also conditional on its stored version, as with
     /// [`put`](Self::put).
-    pub fn replace<E: Entity>(self, value: &E) -> Self {
+    pub fn replace<E: Entity>(self, value: &E) -> Self
+    where
+        D: Admits<E>,
+    {
         if let Some(e) = unique_refusal::<E>("replace", "Table::replace") {
             return self.fail(e);
         }
@@ -591,7 +612,10 @@ impl TransactWrite {
     /// rewriting, the same condition that the item exists (a missing item cancels the
     /// transaction with `ConditionalCheckFailed` and no [`item`](CancellationReason::item)), and
     /// the update's own [`condition`](UpdateRequest::condition). The update's table is used.
-    pub fn update<E: Entity>(self, update: UpdateRequest<E>) -> Self {
+    pub fn update<E: Entity>(self, update: UpdateRequest<E>) -> Self
+    where
+        D: Admits<E>,
+    {
         let action = update.prepare().and_then(|(p, table)| Action::update(table.name(), p));
         self.push(action)
     }
@@ -600,14 +624,20 @@ impl TransactWrite {
     ///
     /// Not for entities with unique fields (an error at [`send`](Self::send)): use
     /// [`Table::delete`], which releases the guard items.
-    pub fn delete<E: Entity>(self, key: Key<E>) -> Self {
+    pub fn delete<E: Entity>(self, key: Key<E>) -> Self
+    where
+        D: Admits<E>,
+    {
         self.delete_with(key, None)
     }
 
     /// Deletes the item with this key if `condition` holds; otherwise the transaction is
     /// canceled with `ConditionalCheckFailed` for this action. Not for entities with unique
     /// fields.
-    pub fn delete_if<E: Entity>(self, key: Key<E>, condition: Condition) -> Self {
+    pub fn delete_if<E: Entity>(self, key: Key<E>, condition: Condition) -> Self
+    where
+        D: Admits<E>,
+    {
         self.delete_with(key, Some(condition))
     }
 
@@ -630,7 +660,10 @@ impl TransactWrite {
     /// Checks `condition` on the item with this key without writing it (`ConditionCheck`); if
     /// it does not hold, the transaction is canceled with `ConditionalCheckFailed` for this
     /// action. On a missing item, every attribute is absent (so `attribute_exists` fails).
-    pub fn condition_check<E: Entity>(self, key: Key<E>, condition: Condition) -> Self {
+    pub fn condition_check<E: Entity>(self, key: Key<E>, condition: Condition) -> Self
+    where
+        D: Admits<E>,
+    {
         let action = (|| {
             let key = key.into_encoded()?;
             let cond = Cond::from_condition(E::TYPE, &condition)?;
@@ -803,22 +836,22 @@ fn decode<E: Entity>(item: Option<Item>) -> Result<Option<E>, Error> {
 /// They cost 2 RCU per 4 KB of each item. For more items, all of one entity type, see
 /// [`Table::transact_get_many`].
 #[must_use = "a read does nothing until it is sent"]
-pub struct TransactGet<T> {
+pub struct TransactGet<T, D = Untyped> {
     table: Table,
     gets: Vec<GetAction>,
     error: Option<Error>,
-    _types: PhantomData<fn() -> T>,
+    _types: PhantomData<fn() -> (T, D)>,
 }
 
-impl<T> fmt::Debug for TransactGet<T> {
+impl<T, D> fmt::Debug for TransactGet<T, D> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let keys: Vec<String> = self.gets.iter().map(|g| format!("{} {}", g.entity, g.text)).collect();
         f.debug_struct("TransactGet").field("table", &self.table.name()).field("keys", &keys).finish()
     }
 }
 
-impl<T> TransactGet<T> {
-    fn with<E: Entity, U>(mut self, key: Key<E>) -> TransactGet<U> {
+impl<T, D> TransactGet<T, D> {
+    fn with<E: Entity, U>(mut self, key: Key<E>) -> TransactGet<U, D> {
         match key.into_encoded() {
             Ok(key) => self.gets.push(GetAction {
                 entity: E::TYPE,
@@ -854,25 +887,31 @@ impl<T> TransactGet<T> {
     }
 }
 
-impl TransactGet<()> {
+impl<D> TransactGet<(), D> {
     /// Reads the item with this key.
-    pub fn get<A: Entity>(self, key: Key<A>) -> TransactGet<(A,)> {
+    pub fn get<A: Entity>(self, key: Key<A>) -> TransactGet<(A,), D>
+    where
+        D: Admits<A>,
+    {
         self.with(key)
     }
 }
 
 macro_rules! transact_get_arity {
     ($($T:ident),+; $next:ident) => {
-        impl<$($T: Entity),+> TransactGet<($($T,)+)> {
+        impl<$($T: Entity,)+ DECL> TransactGet<($($T,)+), DECL> {
             /// Reads the item with this key too.
-            pub fn get<$next: Entity>(self, key: Key<$next>) -> TransactGet<($($T,)+ $next,)> {
+            pub fn get<$next: Entity>(self, key: Key<$next>) -> TransactGet<($($T,)+ $next,), DECL>
+            where
+                DECL: Admits<$next>,
+            {
                 self.with(key)
             }
         }
         transact_get_arity!($($T),+);
     };
     ($($T:ident),+) => {
-        impl<$($T: Entity),+> TransactGet<($($T,)+)> {
+        impl<$($T: Entity,)+ DECL> TransactGet<($($T,)+), DECL> {
             /// Sends the read: one `Option` per key, in order, `None` for a missing item.
             ///
             /// # Errors
@@ -897,19 +936,29 @@ transact_get_arity!(A, B, C, D);
 // ---------------------------------------------------------------------------------------------
 // Entry points
 
-impl Table {
+impl<D> Table<D> {
     /// A transaction of up to 100 write actions on this table (`TransactWriteItems`); see
-    /// [`TransactWrite`] and the [`transact`](crate::transact) module for DynamoDB's rules.
-    pub fn transact(&self) -> TransactWrite {
-        TransactWrite { table: self.clone(), actions: Vec::new(), token: None, retries: 0, error: None }
+    /// [`TransactWrite`] and the [`transact`](crate::transact) module for DynamoDB's rules. On
+    /// a declared handle (`Table<D>`), its actions accept only `D`'s entities.
+    pub fn transact(&self) -> TransactWrite<D> {
+        TransactWrite {
+            table: self.untyped(),
+            actions: Vec::new(),
+            token: None,
+            retries: 0,
+            error: None,
+            decl: PhantomData,
+        }
     }
 
     /// A consistent read of up to four items of any entity types (`TransactGetItems`); see
-    /// [`TransactGet`].
-    pub fn transact_get(&self) -> TransactGet<()> {
-        TransactGet { table: self.clone(), gets: Vec::new(), error: None, _types: PhantomData }
+    /// [`TransactGet`]. On a declared handle (`Table<D>`), only of `D`'s entities.
+    pub fn transact_get(&self) -> TransactGet<(), D> {
+        TransactGet { table: self.untyped(), gets: Vec::new(), error: None, _types: PhantomData }
     }
+}
 
+impl Table {
     /// A consistent read of up to 100 items of entity type `E` (`TransactGetItems`): one
     /// `Option` per key, in order, `None` for a missing item. Costs 2 RCU per 4 KB of each item;
     /// the reads are serializable with every transaction and write.

@@ -962,7 +962,7 @@ fn replace_placeholder(expression: &str, from: &str, to: &str) -> String {
 // Lookup by a unique value
 
 /// `create` is implemented here, beside the guard items it claims.
-impl TransactWrite {
+impl<D> TransactWrite<D> {
     /// Writes `value` only if no item has its key (`attribute_not_exists(PK)`); otherwise the
     /// transaction is canceled with [`CancellationCode::ConditionalCheckFailed`] for this action.
     ///
@@ -973,7 +973,10 @@ impl TransactWrite {
     ///
     /// A versioned entity is stored with version 1; `created_at` and `updated_at` are set to
     /// now. See [`versioning`].
-    pub fn create<E: Entity>(mut self, value: &E) -> Self {
+    pub fn create<E: Entity>(mut self, value: &E) -> Self
+    where
+        D: crate::schema::Admits<E>,
+    {
         let table = self.table.name().to_owned();
         let actions = (|| {
             let Stamped { key, item, .. } = versioning::stamp(value, true)?;

@@ -243,14 +243,19 @@ impl<E: Entity> UpdateRequest<E> {
     }
 
     /// Removes an optional field's attribute (`REMOVE f`); the same as `set(field, &None)`.
-    pub fn remove<T: Attribute>(self, field: Field<E, Option<T>, Mutable>) -> Self {
+    pub fn remove<T: Attribute, M: NotUnique + NotKey + NotMaintained>(self, field: Field<E, Option<T>, M>) -> Self {
         self.set(field, &None)
     }
 
     /// Sets the field only if the item does not have it yet (`SET f = if_not_exists(f, value)`).
     /// Not available for fields used in a GSI or LSI key (the new key would depend on the stored
     /// value): an error before sending.
-    pub fn set_if_absent<T: Attribute>(mut self, field: Field<E, T, Mutable>, value: &T) -> Self {
+    pub fn set_if_absent<T: Attribute, M: NotUnique + NotKey + NotMaintained>(
+        mut self,
+        field: Field<E, T, M>,
+        value: &T,
+    ) -> Self {
+        let field = field.settable();
         if field.part.is_some() && !(self.upsert && upsert::if_absent_keeps_keys(E::schema(), field.name)) {
             self.fail(Error::Invalid {
                 reason: format!("{}.{} is part of a GSI key; set it instead of set_if_absent", E::TYPE, field.name),
@@ -283,13 +288,21 @@ impl<E: Entity> UpdateRequest<E> {
     }
 
     /// Appends `items` to a list field (`SET f = list_append(if_not_exists(f, []), items)`).
-    pub fn append<T: Attribute>(self, field: Field<E, Vec<T>, Mutable>, items: &[T]) -> Self {
+    pub fn append<T: Attribute, M: NotUnique + NotKey + NotMaintained>(
+        self,
+        field: Field<E, Vec<T>, M>,
+        items: &[T],
+    ) -> Self {
         let v = T::__list_to(items).map(Some);
         self.list(field.name, field.attribute, v, true)
     }
 
     /// Puts `items` in front of a list field (`SET f = list_append(items, if_not_exists(f, []))`).
-    pub fn prepend<T: Attribute>(self, field: Field<E, Vec<T>, Mutable>, items: &[T]) -> Self {
+    pub fn prepend<T: Attribute, M: NotUnique + NotKey + NotMaintained>(
+        self,
+        field: Field<E, Vec<T>, M>,
+        items: &[T],
+    ) -> Self {
         let v = T::__list_to(items).map(Some);
         self.list(field.name, field.attribute, v, false)
     }
@@ -312,14 +325,22 @@ impl<E: Entity> UpdateRequest<E> {
     /// Adds elements to a set field (`ADD f items`); the set is created when absent. The field
     /// is a `BTreeSet` or a `HashSet` ([`SetField`](elements::SetField)) of strings, numbers or
     /// byte strings (`SS` / `NS` / `BS`); an empty `items` changes nothing.
-    pub fn insert_into<S: elements::SetField>(self, field: Field<E, S, Mutable>, items: &S) -> Self {
-        self.set_op(field, items, true)
+    pub fn insert_into<S: elements::SetField, M: NotUnique + NotKey + NotMaintained>(
+        self,
+        field: Field<E, S, M>,
+        items: &S,
+    ) -> Self {
+        self.set_op(field.settable(), items, true)
     }
 
     /// Removes elements from a set field (`DELETE f items`); removing the last element removes
     /// the attribute, which reads back as an empty set. A `BTreeSet` or a `HashSet` field.
-    pub fn delete_from<S: elements::SetField>(self, field: Field<E, S, Mutable>, items: &S) -> Self {
-        self.set_op(field, items, false)
+    pub fn delete_from<S: elements::SetField, M: NotUnique + NotKey + NotMaintained>(
+        self,
+        field: Field<E, S, M>,
+        items: &S,
+    ) -> Self {
+        self.set_op(field.settable(), items, false)
     }
 
     /// Only update when `condition` holds (on top of the item existing); otherwise

@@ -1,6 +1,7 @@
 // A handle bound to a table declaration accepts only the entities it lists: an entity of
 // another declaration (same key names, another type attribute) and an entity of no declaration
-// are compile errors naming the table and the entity.
+// are compile errors naming the table and the entity, each one error at the offending argument
+// (not again at the future and its `.await`).
 use dynamo_entity::{Entity, Table, TableDef};
 
 #[derive(Entity)]

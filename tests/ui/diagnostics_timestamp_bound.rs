@@ -1,5 +1,5 @@
-// A sort-key condition on a `Timestamp` part takes a `&Timestamp`: text is refused. (Since a bare
-// first part is accepted, rustc reports it as a type mismatch, E0271: issue 12, still open.)
+// A sort-key condition on a `Timestamp` part takes a `&Timestamp`: text is refused, bare or in a
+// tuple, with a message that names the part's type and how to give it.
 use dynamo_entity::{Entity, Table, Timestamp};
 
 #[derive(Entity, Debug)]
@@ -13,9 +13,11 @@ pub struct Log {
 async fn read(table: &Table) {
     let _ = table.query(Log::query("s")).sk_gt("2024-05-01").send().await;
     let _ = table.query(Log::query("s")).sk_begins_with("2024-05-01").send().await;
+    let _ = table.query(Log::query("s")).sk_lt(("2024-05-01", &7u32)).send().await;
     let _ = table.query(Log::query("s")).sk_eq((&Timestamp::EPOCH,)).send().await;
     // Fine: the parts as the key function takes them.
     let _ = table.query(Log::query("s")).sk_gt(&Timestamp::EPOCH).send().await;
+    let _ = table.query(Log::query("s")).sk_eq((&Timestamp::EPOCH, &7)).send().await;
 }
 
 fn main() {

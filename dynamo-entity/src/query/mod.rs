@@ -89,7 +89,8 @@ pub trait FullSk<S>: SkArgs<S> {}
     message = "`{Self}` is not a leading part of the sort key, whose parts are `{S}`",
     label = "expected references to the first parts of `{S}`, in template order, but not all of them",
     note = "`sk_begins_with` takes the leading parts (`&str` for a `String` part, `&Timestamp` for a \
-            `Timestamp`); with every part, use `sk_eq`"
+            `Timestamp`: text is not a `Timestamp`, write `&Timestamp::parse(\"2024-05-01T00:00:00Z\")?`); \
+            with every part, use `sk_eq`"
 )]
 pub trait PartialSk<S>: SkArgs<S> {}
 
@@ -100,19 +101,21 @@ macro_rules! one {
 }
 
 /// For the sort key `(T0, …, Tn)`: an impl of [`SkArgs`] for every leading subset of the parts
-/// (as a tuple of references), marked [`PartialSk`] for strict subsets and [`FullSk`] for all.
+/// (as a tuple of references `(&A0, …)`, each `Ai` the part's [`KeyPart::Arg`] by [`PartArg`]),
+/// marked [`PartialSk`] for strict subsets and [`FullSk`] for all. Each part is given as a pair
+/// `(Ti Ai)`: its type and its argument's.
 macro_rules! sk_args {
-    ([$($all:ident),+] [$($given:ident)*]) => {
-        sk_args!(@impl [$($all),+] [$($given)*]);
-        impl<$($all: KeyPart),+> FullSk<($($all,)+)> for ($(&$given::Arg,)*) {}
+    ([$(($all:ident $alla:ident)),+] [$(($given:ident $ga:ident))*]) => {
+        sk_args!(@impl [$($all),+] [$(($given $ga))*]);
+        impl<$($all: KeyPart,)+ $($ga: ?Sized + KeyPart + PartArg<$given::Arg>,)*> FullSk<($($all,)+)> for ($(&$ga,)*) {}
     };
-    ([$($all:ident),+] [$($given:ident)*] $next:ident $($rest:ident)*) => {
-        sk_args!(@impl [$($all),+] [$($given)*]);
-        impl<$($all: KeyPart),+> PartialSk<($($all,)+)> for ($(&$given::Arg,)*) {}
-        sk_args!([$($all),+] [$($given)* $next] $($rest)*);
+    ([$(($all:ident $alla:ident)),+] [$(($given:ident $ga:ident))*] ($next:ident $nexta:ident) $(($rest:ident $resta:ident))*) => {
+        sk_args!(@impl [$($all),+] [$(($given $ga))*]);
+        impl<$($all: KeyPart,)+ $($ga: ?Sized + KeyPart + PartArg<$given::Arg>,)*> PartialSk<($($all,)+)> for ($(&$ga,)*) {}
+        sk_args!([$(($all $alla)),+] [$(($given $ga))* ($next $nexta)] $(($rest $resta))*);
     };
-    (@impl [$($all:ident),+] [$($given:ident)*]) => {
-        impl<$($all: KeyPart),+> SkArgs<($($all,)+)> for ($(&$given::Arg,)*) {
+    (@impl [$($all:ident),+] [$(($given:ident $ga:ident))*]) => {
+        impl<$($all: KeyPart,)+ $($ga: ?Sized + KeyPart + PartArg<$given::Arg>,)*> SkArgs<($($all,)+)> for ($(&$ga,)*) {
             const PARTS: usize = 0 $(+ one!($given))*;
             #[allow(non_snake_case)]
             fn write(&self, _w: &mut KeyWriter) -> Result<(), KeyError> {
@@ -124,33 +127,48 @@ macro_rules! sk_args {
     };
 }
 
-sk_args!([T0] [] T0);
-sk_args!([T0, T1] [] T0 T1);
-sk_args!([T0, T1, T2] [] T0 T1 T2);
-sk_args!([T0, T1, T2, T3] [] T0 T1 T2 T3);
-sk_args!([T0, T1, T2, T3, T4] [] T0 T1 T2 T3 T4);
-sk_args!([T0, T1, T2, T3, T4, T5] [] T0 T1 T2 T3 T4 T5);
+sk_args!([(T0 A0)] [] (T0 A0));
+sk_args!([(T0 A0), (T1 A1)] [] (T0 A0) (T1 A1));
+sk_args!([(T0 A0), (T1 A1), (T2 A2)] [] (T0 A0) (T1 A1) (T2 A2));
+sk_args!([(T0 A0), (T1 A1), (T2 A2), (T3 A3)] [] (T0 A0) (T1 A1) (T2 A2) (T3 A3));
+sk_args!([(T0 A0), (T1 A1), (T2 A2), (T3 A3), (T4 A4)] [] (T0 A0) (T1 A1) (T2 A2) (T3 A3) (T4 A4));
+sk_args!([(T0 A0), (T1 A1), (T2 A2), (T3 A3), (T4 A4), (T5 A5)] [] (T0 A0) (T1 A1) (T2 A2) (T3 A3) (T4 A4) (T5 A5));
+
+/// One sort-key argument `&A` for the part `P` (bare, or in a tuple): implemented for `A = P`
+/// only, and asked of `A = P::Arg` by the impls of [`SkArgs`]. It exists for its message:
+/// matching `&A` against `&P::Arg` in an impl header would report a wrong type as rustc's type
+/// mismatch (E0271, which reads backwards), where this bound names the part's type and how to
+/// give it.
+#[diagnostic::on_unimplemented(
+    message = "this sort key part takes a `&{P}`, not a `&{Self}`",
+    label = "expected `&{P}` for this part of the sort key, found `&{Self}`",
+    note = "give each part as the key function takes it: `&str` for a `String` part, `&u32` for a `u32`, \
+            `&Timestamp` for a `Timestamp` (text is not a `Timestamp`: write \
+            `&Timestamp::parse(\"2024-05-01T00:00:00Z\")?`), `&Date` for a `Date`"
+)]
+pub trait PartArg<P: ?Sized> {}
+impl<P: ?Sized> PartArg<P> for P {}
 
 // A one-part sort key also takes its part without a tuple.
-impl<T0: KeyPart> SkArgs<(T0,)> for &T0::Arg {
+impl<T0: KeyPart, A: ?Sized + KeyPart + PartArg<T0::Arg>> SkArgs<(T0,)> for &A {
     const PARTS: usize = 1;
     fn write(&self, w: &mut KeyWriter) -> Result<(), KeyError> {
         w.part(*self)
     }
 }
-impl<T0: KeyPart> FullSk<(T0,)> for &T0::Arg {}
+impl<T0: KeyPart, A: ?Sized + KeyPart + PartArg<T0::Arg>> FullSk<(T0,)> for &A {}
 
 // The first part of a longer sort key also stands alone, for `sk_begins_with("2024")` and the
 // range conditions: the same as the one-part tuple `(&"2024",)`.
 macro_rules! first_part {
     ($($rest:ident),+) => {
-        impl<T0: KeyPart, $($rest: KeyPart),+> SkArgs<(T0, $($rest,)+)> for &T0::Arg {
+        impl<T0: KeyPart, $($rest: KeyPart,)+ A: ?Sized + KeyPart + PartArg<T0::Arg>> SkArgs<(T0, $($rest,)+)> for &A {
             const PARTS: usize = 1;
             fn write(&self, w: &mut KeyWriter) -> Result<(), KeyError> {
                 w.part(*self)
             }
         }
-        impl<T0: KeyPart, $($rest: KeyPart),+> PartialSk<(T0, $($rest,)+)> for &T0::Arg {}
+        impl<T0: KeyPart, $($rest: KeyPart,)+ A: ?Sized + KeyPart + PartArg<T0::Arg>> PartialSk<(T0, $($rest,)+)> for &A {}
     };
 }
 first_part!(T1);

@@ -17,3 +17,19 @@
             `entities(...)` (and `#[entity(table = {D})]` to `{Self}`), or write it through an untyped `Table`"
 )]
 pub trait EntityOf<D> {}
+
+/// The entities a handle's declaration `Self` accepts in the builders that mix entities
+/// (transactions, mixed batches, renders): every entity for the untyped handle's
+/// [`Untyped`](crate::table::Untyped), the entities it lists ([`EntityOf`]) for a table
+/// declaration. A builder from a [`Table<D>`](crate::Table) carries `D` and asks `D: Admits<E>`
+/// of each entity `E` added.
+#[diagnostic::on_unimplemented(
+    message = "`{E}` is not an entity of table `{Self}`",
+    label = "`{Self}` does not list `{E}` in `entities(...)`",
+    note = "a `Table<{Self}>` and its builders accept only the entities of `#[table(entities(...))]` on \
+            `{Self}`: add `{E}` to `entities(...)` (and `#[entity(table = {Self})]` to `{E}`), or build the request \
+            from an untyped `Table` (`table.untyped()`)"
+)]
+pub trait Admits<E> {}
+
+impl<D: super::TableDef, E: EntityOf<D>> Admits<E> for D {}

@@ -23,5 +23,5 @@ pub use entity::*;
 pub use evolve::{SCHEMA_ATTRIBUTE, SchemaVersion};
 pub use key_fields::{KeyFields, KeyPartSource, part_from_keys};
 pub use layout::*;
-pub use member::EntityOf;
+pub use member::{Admits, EntityOf};
 pub use multi_key::{KeyAttribute, MultiKeyAttr, MultiKeyIndex};

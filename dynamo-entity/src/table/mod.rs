@@ -41,17 +41,20 @@ use crate::schema::{AttributeNames, Index, PrimaryKey, Projection, TableLayout};
 ///
 /// # Untyped and declared handles
 /// `Table` is `Table<Untyped>`: a handle that accepts every entity, each written with the
-/// attribute names its own declaration gives it. It stays the handle of [`Table::new`], of the
-/// admin and migration operations and of the builders that mix entities (transactions, mixed
-/// batches), and every program written for it keeps compiling.
+/// attribute names its own declaration gives it. It stays the handle of [`Table::new`] and of
+/// the admin and migration operations, and every program written for it keeps compiling.
 ///
 /// `Table<D>`, for a table declaration `D` (`#[derive(TableDef)]`), made by [`Table::declared`],
 /// accepts only the entities `D` lists in `entities(...)`: an entity left out, or one of
 /// another declaration, is a compile error naming both (see
 /// [`EntityOf`](crate::schema::EntityOf)). The entities a declaration lists are checked at
 /// compile time to use its attribute names and type attribute, so everything a `Table<D>`
-/// writes carries `D`'s names. Its operations are those of [`declared`](crate::declared);
-/// [`Table::untyped`] gives the untyped handle on the same table and meter for the rest.
+/// writes carries `D`'s names. Its operations are those of [`declared`](crate::declared), and
+/// the builders that mix entities ([`transact`](Table::transact),
+/// [`transact_get`](Table::transact_get), [`batch_write`](Table::batch_write),
+/// [`batch_get_mixed`](Table::batch_get_mixed), [`render`](Table::render)) carry `D` and accept
+/// only its entities (see [`Admits`](crate::schema::Admits)); [`Table::untyped`] gives the
+/// untyped handle on the same table and meter for the rest.
 pub struct Table<D = Untyped> {
     // One reference count for the whole handle: every request builder (`update`, `query`, ...)
     // clones it.
@@ -63,6 +66,9 @@ pub struct Table<D = Untyped> {
 /// `Table<Untyped>`. No value of it exists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Untyped {}
+
+/// The untyped handle's builders accept every entity.
+impl<E> crate::schema::Admits<E> for Untyped {}
 
 impl<D> Clone for Table<D> {
     fn clone(&self) -> Self {

@@ -26,7 +26,7 @@ use super::{Action, UpdateRequest};
 use crate::error::Error;
 pub use crate::expr::MapField;
 use crate::expr::path::{check_map_key, is_list};
-use crate::expr::{Field, Mutable, Placeholders};
+use crate::expr::{Field, Mutable, NotKey, NotMaintained, NotUnique, Placeholders};
 use crate::schema::Entity;
 use crate::value::{Attribute, SetElement, ValueError};
 
@@ -93,7 +93,12 @@ impl<E: Entity> UpdateRequest<E> {
     /// as a whole-map write leaves `None` values out.
     ///
     /// An empty `key` is [`Error::Encode`] before sending (DynamoDB requires non-empty names).
-    pub fn set_entry<M: MapField>(self, field: Field<E, M, Mutable>, key: &str, value: &M::Value) -> Self {
+    pub fn set_entry<F: MapField, M: NotUnique + NotKey + NotMaintained>(
+        self,
+        field: Field<E, F, M>,
+        key: &str,
+        value: &F::Value,
+    ) -> Self {
         let action = check_map_key(key).and_then(|()| value.to_attribute()).map(|v| match v {
             Some(v) => Action::SetAt(Step::Key(key.to_owned()), v),
             None => Action::RemoveAt(Step::Key(key.to_owned())),
@@ -103,7 +108,11 @@ impl<E: Entity> UpdateRequest<E> {
 
     /// Removes one entry of a map field (`REMOVE #f.#k`); nothing changes when there is no such
     /// entry.
-    pub fn remove_entry<M: MapField>(self, field: Field<E, M, Mutable>, key: &str) -> Self {
+    pub fn remove_entry<F: MapField, M: NotUnique + NotKey + NotMaintained>(
+        self,
+        field: Field<E, F, M>,
+        key: &str,
+    ) -> Self {
         let action = check_map_key(key).map(|()| Action::RemoveAt(Step::Key(key.to_owned())));
         self.push_at(field.name, field.attribute, action)
     }
@@ -112,7 +121,13 @@ impl<E: Entity> UpdateRequest<E> {
     /// hold that element: the request's condition gets `size(#f) > i`, and a shorter list is
     /// [`Error::ConditionFailed`] (DynamoDB alone would append the value at the end).
     /// A `Vec<u8>` field is binary, not a list: [`Error::Encode`] before sending.
-    pub fn set_element<T: Attribute>(self, field: Field<E, Vec<T>, Mutable>, index: usize, value: &T) -> Self {
+    pub fn set_element<T: Attribute, M: NotUnique + NotKey + NotMaintained>(
+        self,
+        field: Field<E, Vec<T>, M>,
+        index: usize,
+        value: &T,
+    ) -> Self {
+        let field = field.settable();
         let action = list_field::<T>(&field).and_then(|()| value.to_attribute()).and_then(|v| match v {
             Some(v) => Ok(Action::SetAt(Step::Index(index), v)),
             None => {
@@ -124,7 +139,12 @@ impl<E: Entity> UpdateRequest<E> {
 
     /// Removes the element at `index` of a list field (`REMOVE #f[i]`); the elements after it
     /// move up by one. An index past the end removes nothing.
-    pub fn remove_element<T: Attribute>(self, field: Field<E, Vec<T>, Mutable>, index: usize) -> Self {
+    pub fn remove_element<T: Attribute, M: NotUnique + NotKey + NotMaintained>(
+        self,
+        field: Field<E, Vec<T>, M>,
+        index: usize,
+    ) -> Self {
+        let field = field.settable();
         let action = list_field::<T>(&field).map(|()| Action::RemoveAt(Step::Index(index)));
         self.push_at(field.name, field.attribute, action)
     }

@@ -335,7 +335,7 @@ trait TinyUpdate {
 
 impl TinyUpdate for dynamo_entity::update::UpdateRequest<Tiny> {
     fn with_version_change(self) -> Self {
-        self.set_if_absent(dynamo_entity::Field::new("note", "note", None), &"x".to_owned())
+        self.set_if_absent(dynamo_entity::Field::<Tiny, String>::new("note", "note", None), &"x".to_owned())
     }
 }
 
