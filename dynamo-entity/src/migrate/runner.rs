@@ -67,6 +67,11 @@ pub enum Kind {
     /// [`Table::diff`]: crate::Table::diff
     /// [`Table::apply`]: crate::Table::apply
     Layout,
+    /// Every item of an entity written back at its current schema version
+    /// ([`Table::upgrade_all`]).
+    Upgrade,
+    /// A template GSI replaced by a native multi-attribute GSI ([`Table::native_keys`]).
+    NativeKeys,
     /// A step of the application's own ([`Migrations::custom`]).
     Custom,
 }
@@ -77,6 +82,8 @@ impl Kind {
             Kind::Backfill => "backfill",
             Kind::Rekey => "rekey",
             Kind::Layout => "layout",
+            Kind::Upgrade => "upgrade",
+            Kind::NativeKeys => "native-keys",
             Kind::Custom => "custom",
         }
     }
@@ -127,6 +134,7 @@ type Make<E> = Arc<dyn Fn(&Table, &str) -> Backfill<E> + Send + Sync>;
 struct BackfillStep<E> {
     make: Make<E>,
     what: String,
+    kind: Kind,
 }
 
 impl<E: Entity> Step for BackfillStep<E> {
@@ -143,7 +151,7 @@ impl<E: Entity> Step for BackfillStep<E> {
         Box::pin(async move {
             let backfill = (self.make)(table, id);
             let done = backfill.status().await?.map_or(0, |r| if r.completed { 0 } else { r.scanned });
-            obs.step_started(id, Kind::Backfill, item_count(table).await?, done);
+            obs.step_started(id, self.kind, item_count(table).await?, done);
             let owned = id.to_owned();
             let report = backfill.on_page(move |p| obs.page(&owned, p)).run().await?;
             Ok(report.to_string())
@@ -443,7 +451,7 @@ impl Migrations {
         let configure: Configure<E> = Arc::new(configure);
         let make: Make<E> = Arc::new(move |table: &Table, id: &str| configure(table.backfill::<E>(id)));
         let what = format!("backfill the secondary index keys of {} items", E::TYPE);
-        self.push(id.into(), Kind::Backfill, Box::new(BackfillStep { make, what }))
+        self.push(id.into(), Kind::Backfill, Box::new(BackfillStep { make, what, kind: Kind::Backfill }))
     }
 
     /// Adds a re-keying of `Old`'s items to `New`'s primary key ([`Table::rekey`]), converting
@@ -461,7 +469,24 @@ impl Migrations {
             configure(table.rekey::<Old, New>(id, move |o| convert(o)))
         });
         let what = format!("move the {} items to their new primary key", Old::TYPE);
-        self.push(id.into(), Kind::Rekey, Box::new(BackfillStep { make, what }))
+        self.push(id.into(), Kind::Rekey, Box::new(BackfillStep { make, what, kind: Kind::Rekey }))
+    }
+
+    /// Adds a bulk upgrade of entity `E` ([`Table::upgrade_all`]): every item written at an
+    /// earlier schema version is written back at the current one, conditionally on the stored
+    /// item being unchanged; resumable like a backfill. `configure` as for
+    /// [`backfill`](Self::backfill).
+    ///
+    /// [`Table::upgrade_all`]: crate::Table::upgrade_all
+    #[must_use]
+    pub fn upgrade<E: Entity>(
+        self,
+        id: impl Into<String>,
+        configure: impl Fn(Backfill<E>) -> Backfill<E> + Send + Sync + 'static,
+    ) -> Migrations {
+        let make: Make<E> = Arc::new(move |table: &Table, id: &str| configure(table.upgrade_all::<E>(id)));
+        let what = format!("write every {} item back at its current schema version", E::TYPE);
+        self.push(id.into(), Kind::Upgrade, Box::new(BackfillStep { make, what, kind: Kind::Upgrade }))
     }
 
     /// Adds a step that brings the table's indexes and time to live to the declared layout

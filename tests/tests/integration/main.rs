@@ -17,6 +17,7 @@ mod backfills;
 mod batch;
 mod bench_plots;
 mod browser;
+mod bulk_upgrade;
 mod capacity;
 mod cases;
 mod collections;
