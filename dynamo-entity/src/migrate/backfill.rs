@@ -245,9 +245,6 @@ pub(crate) enum Mode {
     Move(Mover),
     /// Writes it back at the entity's current schema version ([`Table::upgrade_all`]).
     Upgrade,
-    /// Writes the plain attributes of a native multi-attribute GSI and removes the synthetic
-    /// key attributes given ([`Table::native_keys`]).
-    Native(Arc<crate::migrate::native::Native>),
 }
 
 /// What a re-keying does with one item read: `Ok(None)` when it already has its new key,
@@ -871,7 +868,6 @@ impl<E: Entity> Backfill<E> {
             Mode::Keys => {}
             Mode::Move(mover) => return crate::migrate::rekey::move_item::<E>(&self.table, mover, item).await,
             Mode::Upgrade => return crate::migrate::upgrade::upgrade_item::<E>(&self.table, item).await,
-            Mode::Native(native) => return native.item::<E>(&self.table, item).await,
         }
         let mut changed = 0;
         let mut units = 0.0;

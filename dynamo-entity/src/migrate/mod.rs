@@ -15,7 +15,6 @@
 
 pub mod backfill;
 pub mod diff;
-pub mod native;
 pub mod rekey;
 pub mod runner;
 pub mod upgrade;

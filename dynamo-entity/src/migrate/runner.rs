@@ -25,6 +25,10 @@
 //! step by comparing the table with the declaration again; a custom step from its start, so it
 //! must be idempotent).
 //!
+//! The table also lists every migration a runner started, one item `_MIGRATIONS` / `ID#<id>`
+//! each (its id and kind), so that [`Migrations::status`] reads the records of migrations no
+//! longer declared too ([`Status::Undeclared`]) with one `Query`.
+//!
 //! Migrations run one at a time, in the declared order; a step another runner is running
 //! (a fresh heartbeat) is not started twice (the step's record is claimed with a conditional
 //! write).
@@ -44,6 +48,9 @@ use crate::migrate::backfill::{Backfill, BackfillReport, MIGRATION_TYPE, PageDon
 use crate::migrate::diff::Wait;
 use crate::schema::{Entity, Item, TableLayout};
 use crate::table::{Call, Table};
+
+/// The partition holding the list of the migrations run on a table, one item `ID#<id>` each.
+const REGISTRY: &str = "_MIGRATIONS";
 
 type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -70,20 +77,23 @@ pub enum Kind {
     /// Every item of an entity written back at its current schema version
     /// ([`Table::upgrade_all`]).
     Upgrade,
-    /// A template GSI replaced by a native multi-attribute GSI ([`Table::native_keys`]).
-    NativeKeys,
     /// A step of the application's own ([`Migrations::custom`]).
     Custom,
 }
 
 impl Kind {
+    fn from_name(name: &str) -> Option<Kind> {
+        [Kind::Backfill, Kind::Rekey, Kind::Layout, Kind::Upgrade, Kind::Custom]
+            .into_iter()
+            .find(|k| k.name() == name)
+    }
+
     fn name(self) -> &'static str {
         match self {
             Kind::Backfill => "backfill",
             Kind::Rekey => "rekey",
             Kind::Layout => "layout",
             Kind::Upgrade => "upgrade",
-            Kind::NativeKeys => "native-keys",
             Kind::Custom => "custom",
         }
     }
@@ -312,6 +322,14 @@ pub enum Status {
         /// What it did.
         summary: String,
     },
+    /// Recorded in the table but no longer declared (its step was removed from the code, or
+    /// the table is shared with another program's migrations). Nothing runs it.
+    Undeclared {
+        /// What its record says: `running`, `applied` or `failed`.
+        recorded: String,
+        /// Its summary (applied) or error (failed), if any.
+        text: Option<String>,
+    },
 }
 
 /// One line of [`Migrations::status`].
@@ -353,14 +371,22 @@ impl fmt::Display for MigrationStatus {
                 Ok(())
             }
             Status::Applied { summary, .. } => write!(f, ": {summary}"),
+            Status::Undeclared { recorded, text } => {
+                write!(f, ": recorded {recorded}")?;
+                if let Some(t) = text {
+                    write!(f, ": {t}")?;
+                }
+                Ok(())
+            }
         }
     }
 }
 
 impl Status {
-    /// `pending`, `running`, `stopped` or `applied`.
+    /// `pending`, `running`, `stopped`, `applied` or `undeclared`.
     pub fn word(&self) -> &'static str {
         match self {
+            Status::Undeclared { .. } => "undeclared",
             Status::Pending => "pending",
             Status::Running { .. } => "running",
             Status::Stopped { .. } => "stopped",
@@ -628,7 +654,9 @@ impl Migrations {
     }
 
     /// Where each declared migration stands, in order (one `GetItem` each, and the checkpoint
-    /// of a started backfill or re-keying).
+    /// of a started backfill or re-keying), then each migration the table records as started
+    /// that is no longer declared ([`Status::Undeclared`], by id; one `Query` of the table's
+    /// list of migrations and a `GetItem` each).
     ///
     /// # Errors
     /// [`Error::Invalid`] for an id declared twice or empty, or a malformed record;
@@ -639,7 +667,100 @@ impl Migrations {
         for m in &self.steps {
             out.push(self.status_of(table, m).await?);
         }
+        let declared: HashSet<&str> = self.ids().collect();
+        for (id, kind) in self.registered(table).await? {
+            if declared.contains(id.as_str()) {
+                continue;
+            }
+            let Some(item) = self.record(table, &id).await? else { continue };
+            let s = |name: &str| item.get(name).and_then(|v| v.as_s().ok()).cloned();
+            let recorded = s("status").unwrap_or_default();
+            let text = s(if recorded == "failed" { "error" } else { "summary" });
+            out.push(MigrationStatus {
+                id,
+                kind,
+                description: "no longer declared".to_owned(),
+                status: Status::Undeclared { recorded, text },
+            });
+        }
         Ok(out)
+    }
+
+    /// The key of migration `id`'s entry in the table's list of migrations run
+    /// (`_MIGRATIONS` / `ID#<id>`).
+    fn registry_key(&self, id: &str) -> Item {
+        let names = self.layout.names();
+        HashMap::from([
+            (names.pk.to_owned(), AttributeValue::S(REGISTRY.to_owned())),
+            (names.sk.to_owned(), AttributeValue::S(format!("ID#{id}"))),
+        ])
+    }
+
+    /// Adds `m` to the table's list of migrations run (an unconditional `PutItem`: the entry
+    /// only names it).
+    async fn register(&self, table: &Table, m: &Migration) -> Result<(), Error> {
+        let mut item = self.registry_key(&m.id);
+        item.insert(self.layout.names().entity_type.to_owned(), AttributeValue::S(MIGRATION_TYPE.to_owned()));
+        item.insert("id".to_owned(), AttributeValue::S(m.id.clone()));
+        item.insert("kind".to_owned(), AttributeValue::S(m.kind.name().to_owned()));
+        let request = table
+            .client()
+            .put_item()
+            .table_name(table.name())
+            .set_item(Some(item))
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+            .send();
+        table.execute(Call::new("PutItem", MIGRATION_TYPE), request).await.map_err(|e| Error::sdk("PutItem", e))?;
+        Ok(())
+    }
+
+    /// Every migration the table's list names, in id order: one strongly consistent `Query` of
+    /// the partition `_MIGRATIONS` (paginated).
+    async fn registered(&self, table: &Table) -> Result<Vec<(String, Kind)>, Error> {
+        let names = self.layout.names();
+        let mut out = Vec::new();
+        let mut start: Option<Item> = None;
+        loop {
+            let mut ph = Placeholders::default();
+            let mut cond = String::new();
+            ph.push_name(names.pk, &mut cond);
+            cond.push_str(" = ");
+            ph.push_value(AttributeValue::S(REGISTRY.to_owned()), &mut cond);
+            let request = table
+                .client()
+                .query()
+                .table_name(table.name())
+                .key_condition_expression(cond)
+                .set_expression_attribute_names(ph.take_names())
+                .set_expression_attribute_values(ph.take_values())
+                .set_exclusive_start_key(start.take())
+                .consistent_read(true)
+                .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+                .send();
+            let page = table
+                .execute(Call::new("Query", MIGRATION_TYPE), request)
+                .await
+                .map_err(|e| Error::sdk("Query", e))?;
+            for item in page.items.unwrap_or_default() {
+                let id = item.get("id").and_then(|v| v.as_s().ok()).cloned();
+                let kind = item.get("kind").and_then(|v| v.as_s().ok()).and_then(|k| Kind::from_name(k));
+                match (id, kind) {
+                    (Some(id), Some(kind)) => out.push((id, kind)),
+                    _ => {
+                        return Err(Error::Invalid {
+                            reason: format!(
+                                "an entry of the table's list of migrations ({}) is malformed",
+                                names.describe_key(&item)
+                            ),
+                        });
+                    }
+                }
+            }
+            match page.last_evaluated_key.filter(|k| !k.is_empty()) {
+                Some(k) => start = Some(k),
+                None => return Ok(out),
+            }
+        }
     }
 
     async fn status_of(&self, table: &Table, m: &Migration) -> Result<MigrationStatus, Error> {
@@ -725,7 +846,7 @@ impl Migrations {
         for m in &self.steps {
             let st = self.status_of(table, m).await?;
             let run = match &st.status {
-                Status::Applied { .. } => false,
+                Status::Applied { .. } | Status::Undeclared { .. } => false,
                 Status::Stopped { .. } => {
                     any_stopped = true;
                     true
@@ -760,6 +881,7 @@ impl Migrations {
                 reason: format!("migration {} is being run by another worker; nothing started", m.id),
             });
         }
+        self.register(table, m).await?;
         tracing::info!(target: "dynamo_entity", migration = %m.id, kind = %m.kind, "migration started");
         let step = m.step.run(table, &m.id, Arc::clone(&options.observer));
         let beat = async {

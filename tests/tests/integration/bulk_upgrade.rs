@@ -2,6 +2,8 @@
 //! an entity stored at an earlier schema version is written back at the current one, with
 //! exact counts of items scanned, upgraded, skipped and failed; a second run changes nothing; a
 //! run dropped after its first page resumes from its checkpoint and leaves the same table.
+//! And `status` (of the runner and of the command line) lists the records of migrations the
+//! table has that are no longer declared, marked as such.
 //!
 //! The entity is `schema_versions::Skill` (version 3, upgraded from version 1 and 2 items).
 
@@ -156,5 +158,59 @@ async fn a_bulk_upgrade_dropped_after_its_first_page_resumes_from_its_checkpoint
     assert!(report.scanned >= 111 && report.updated + report.skipped + report.failed == report.scanned, "{report}");
     assert!(report.updated <= 90 && report.skipped >= 20, "{report}");
     check(&common::scan_all(&table).await, &before, &expected);
+    table.delete_table().await.unwrap();
+}
+
+#[tokio::test]
+async fn status_lists_the_migrations_recorded_but_no_longer_declared() {
+    let table = new_table("status_undeclared", false).await;
+    load(&table).await;
+    let layout = || TableLayout::new(&[Skill::SCHEMA, Review::SCHEMA]).unwrap();
+    let first = Migrations::new(layout())
+        .custom("0001-note", "write nothing", |_| async { Ok("nothing to write".to_owned()) })
+        .upgrade::<Skill>("0002-skill-v3", |b| b.segments(2));
+    first.apply(&table, &RunOptions::default()).await.unwrap();
+    let summary = table.upgrade_all::<Skill>("0002-skill-v3").status().await.unwrap().unwrap().to_string();
+
+    // The code now declares 0001 and a new step; 0002 was removed from it.
+    let now = Migrations::new(layout())
+        .custom("0001-note", "write nothing", |_| async { Ok("nothing to write".to_owned()) })
+        .custom("0003-later", "a later step", |_| async { Ok(String::new()) });
+    let status = now.status(&table).await.unwrap();
+    let lines: Vec<(String, &'static str)> = status.iter().map(|s| (s.id.clone(), s.status.word())).collect();
+    assert_eq!(
+        lines,
+        [
+            ("0001-note".to_owned(), "applied"),
+            ("0003-later".to_owned(), "pending"),
+            ("0002-skill-v3".to_owned(), "undeclared")
+        ]
+    );
+    assert_eq!(
+        status[2].status,
+        Status::Undeclared { recorded: "applied".to_owned(), text: Some(summary.clone()) }
+    );
+    assert_eq!(status[2].kind, dynamo_entity::migrate::Kind::Upgrade);
+    assert_eq!(
+        status[2].to_string(),
+        format!("undeclared 0002-skill-v3 [upgrade] no longer declared: recorded applied: {summary}")
+    );
+
+    // The command line's `status` prints the same lines.
+    let out = crate::migrations_cli::Buffer::default();
+    let cli = dynamo_entity::cli::MigrationCli::new("migrate", table.clone(), now);
+    cli.run(["migrate", "status"], out.clone()).await.unwrap();
+    let want: String = status.iter().map(|s| format!("{s}\n")).collect();
+    assert_eq!(out.text(), want);
+    assert!(out.text().contains("undeclared 0002-skill-v3 [upgrade] no longer declared: recorded applied: backfill"));
+
+    // Applying the new declaration runs 0003 only; the undeclared record stays as it was.
+    let later = Migrations::new(layout())
+        .custom("0001-note", "write nothing", |_| async { Ok("nothing to write".to_owned()) })
+        .custom("0003-later", "a later step", |_| async { Ok(String::new()) });
+    let done = later.apply(&table, &RunOptions::default()).await.unwrap();
+    assert_eq!(done.iter().map(|a| a.id.as_str()).collect::<Vec<_>>(), ["0003-later"]);
+    let words: Vec<&str> = later.status(&table).await.unwrap().iter().map(|s| s.status.word()).collect();
+    assert_eq!(words, ["applied", "applied", "undeclared"]);
     table.delete_table().await.unwrap();
 }

@@ -42,7 +42,7 @@ fn migrations() -> Migrations {
 
 /// A writer whose text the test reads back.
 #[derive(Clone, Default)]
-struct Buffer(Arc<Mutex<Vec<u8>>>);
+pub(crate) struct Buffer(Arc<Mutex<Vec<u8>>>);
 
 impl Write for Buffer {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -55,7 +55,7 @@ impl Write for Buffer {
 }
 
 impl Buffer {
-    fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
     }
 }
