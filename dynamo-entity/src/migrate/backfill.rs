@@ -245,6 +245,9 @@ pub(crate) enum Mode {
     Move(Mover),
     /// Writes it back at the entity's current schema version ([`Table::upgrade_all`]).
     Upgrade,
+    /// Writes the plain attributes of a native multi-attribute GSI the item lacks and removes
+    /// the synthetic key attributes of the template GSI it replaces ([`Table::native_keys`]).
+    Native(Arc<crate::migrate::native::NativeSpec>),
 }
 
 /// What a re-keying does with one item read: `Ok(None)` when it already has its new key,
@@ -587,13 +590,12 @@ impl<E: Entity> Backfill<E> {
                 .await
                 .map_err(|e| Error::sdk("Query", e))?;
             for item in page.items.unwrap_or_default() {
-                let segment = item
-                    .get("segment")
-                    .and_then(|v| v.as_n().ok())
-                    .and_then(|n| n.parse::<u32>().ok())
-                    .ok_or_else(|| Error::Invalid {
-                        reason: format!("a segment checkpoint of backfill {} has no segment number", self.id),
-                    })?;
+                let segment =
+                    item.get("segment").and_then(|v| v.as_n().ok()).and_then(|n| n.parse::<u32>().ok()).ok_or_else(
+                        || Error::Invalid {
+                            reason: format!("a segment checkpoint of backfill {} has no segment number", self.id),
+                        },
+                    )?;
                 out.insert(segment, item);
             }
             match page.last_evaluated_key.filter(|k| !k.is_empty()) {
@@ -865,7 +867,7 @@ impl<E: Entity> Backfill<E> {
     /// write units consumed.
     async fn item(&self, mut item: Item) -> Result<(Outcome, u64, f64), Error> {
         match &self.mode {
-            Mode::Keys => {}
+            Mode::Keys | Mode::Native(_) => {}
             Mode::Move(mover) => return crate::migrate::rekey::move_item::<E>(&self.table, mover, item).await,
             Mode::Upgrade => return crate::migrate::upgrade::upgrade_item::<E>(&self.table, item).await,
         }
@@ -875,7 +877,11 @@ impl<E: Entity> Backfill<E> {
         let mut attempt = 0;
         while attempt < ATTEMPTS {
             attempt += 1;
-            let plan = match plan_update::<E>(&item) {
+            let planned = match &self.mode {
+                Mode::Native(spec) => spec.plan::<E>(&item),
+                _ => plan_update::<E>(&item),
+            };
+            let plan = match planned {
                 Ok(Some(plan)) => plan,
                 Ok(None) => return Ok((Outcome::Skipped, changed, units)),
                 Err(e) => return Ok((Outcome::Failed(e.to_string()), changed, units)),
@@ -916,11 +922,11 @@ impl<E: Entity> Backfill<E> {
 
 /// The update of one item: the key attributes to set and to remove, and the attributes its
 /// condition checks.
-struct UpdatePlan {
-    set: Vec<(&'static str, AttributeValue)>,
-    remove: Vec<&'static str>,
+pub(crate) struct UpdatePlan {
+    pub(crate) set: Vec<(&'static str, AttributeValue)>,
+    pub(crate) remove: Vec<&'static str>,
     /// Attributes whose read value (or absence) the condition checks.
-    watched: BTreeSet<&'static str>,
+    pub(crate) watched: BTreeSet<&'static str>,
 }
 
 /// What `item` (of entity `E`) needs: `None` when its secondary index keys are already right.

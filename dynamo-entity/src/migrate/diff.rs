@@ -175,6 +175,15 @@ impl TableDiff {
         self.changes.is_empty()
     }
 
+    /// The differences `keep` keeps, of the same table (to apply some of them only).
+    pub(crate) fn only(&self, keep: impl Fn(&Change) -> bool) -> TableDiff {
+        TableDiff {
+            table: self.table.clone(),
+            changes: self.changes.iter().filter(|c| keep(c)).cloned().collect(),
+            provisioned: self.provisioned,
+        }
+    }
+
     /// What [`Table::apply`] would do, step by step, without sending anything (plan mode).
     pub fn plan(&self) -> Plan {
         let mut deletes = Vec::new();

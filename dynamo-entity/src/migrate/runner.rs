@@ -46,6 +46,7 @@ use crate::error::Error;
 use crate::expr::Placeholders;
 use crate::migrate::backfill::{Backfill, BackfillReport, MIGRATION_TYPE, PageDone};
 use crate::migrate::diff::Wait;
+use crate::migrate::native::NativeKeys;
 use crate::schema::{Entity, Item, TableLayout};
 use crate::table::{Call, Table};
 
@@ -77,13 +78,15 @@ pub enum Kind {
     /// Every item of an entity written back at its current schema version
     /// ([`Table::upgrade_all`]).
     Upgrade,
+    /// A template GSI replaced by a native multi-attribute GSI ([`Table::native_keys`]).
+    NativeKeys,
     /// A step of the application's own ([`Migrations::custom`]).
     Custom,
 }
 
 impl Kind {
     fn from_name(name: &str) -> Option<Kind> {
-        [Kind::Backfill, Kind::Rekey, Kind::Layout, Kind::Upgrade, Kind::Custom]
+        [Kind::Backfill, Kind::Rekey, Kind::Layout, Kind::Upgrade, Kind::NativeKeys, Kind::Custom]
             .into_iter()
             .find(|k| k.name() == name)
     }
@@ -94,6 +97,7 @@ impl Kind {
             Kind::Rekey => "rekey",
             Kind::Layout => "layout",
             Kind::Upgrade => "upgrade",
+            Kind::NativeKeys => "native-keys",
             Kind::Custom => "custom",
         }
     }
@@ -184,6 +188,47 @@ impl<E: Entity> Step for BackfillStep<E> {
                 } else {
                     lines.push(format!("resumes from its checkpoints: {r}"));
                 }
+            }
+            Ok(lines)
+        })
+    }
+}
+
+/// A template GSI replaced by a native multi-attribute GSI.
+struct NativeStep<E> {
+    make: Arc<dyn Fn(&Table, &str) -> NativeKeys<E> + Send + Sync>,
+    what: String,
+}
+
+impl<E: Entity> Step for NativeStep<E> {
+    fn describe(&self) -> String {
+        self.what.clone()
+    }
+
+    fn run<'a>(
+        &'a self,
+        table: &'a Table,
+        id: &'a str,
+        obs: Arc<dyn Observer>,
+    ) -> BoxFuture<'a, Result<String, Error>> {
+        Box::pin(async move {
+            obs.step_started(id, Kind::NativeKeys, None, 0);
+            Ok((self.make)(table, id).run().await?.to_string())
+        })
+    }
+
+    fn checkpoint<'a>(&'a self, table: &'a Table, id: &'a str) -> BoxFuture<'a, Result<Option<BackfillReport>, Error>> {
+        Box::pin(async move { (self.make)(table, id).status().await })
+    }
+
+    fn plan<'a>(&'a self, table: &'a Table, id: &'a str) -> BoxFuture<'a, Result<Vec<String>, Error>> {
+        Box::pin(async move {
+            let mut lines = vec![format!(
+                "{}: create the index if missing, a parallel scan writing the attributes items lack, a verifying scan",
+                self.what
+            )];
+            if let Some(r) = (self.make)(table, id).status().await? {
+                lines.push(format!("fill pass checkpoint: {r}"));
             }
             Ok(lines)
         })
@@ -515,6 +560,37 @@ impl Migrations {
         self.push(id.into(), Kind::Upgrade, Box::new(BackfillStep { make, what, kind: Kind::Upgrade }))
     }
 
+    /// Adds the move of entity `E`'s access pattern from the template GSI `from` to the native
+    /// multi-attribute GSI `to` ([`Table::native_keys`], with the declared layout); with
+    /// `drop_old`, the old synthetic key attributes are then removed and the old GSI deleted.
+    /// `configure` sets the passes' segments, concurrency, read rate or worker.
+    ///
+    /// [`Table::native_keys`]: crate::Table::native_keys
+    #[must_use]
+    pub fn native_keys<E: Entity>(
+        self,
+        id: impl Into<String>,
+        from: crate::schema::Index,
+        to: crate::schema::Index,
+        drop_old: bool,
+        configure: impl Fn(Backfill<E>) -> Backfill<E> + Send + Sync + 'static,
+    ) -> Migrations {
+        let layout = self.layout.clone();
+        let wait = self.wait;
+        let configure: Configure<E> = Arc::new(configure);
+        let make = Arc::new(move |table: &Table, id: &str| {
+            let configure = Arc::clone(&configure);
+            let n = table.native_keys::<E>(id, &layout, from, to).wait(wait).configure(move |b| configure(b));
+            if drop_old { n.drop_old() } else { n }
+        });
+        let what = format!(
+            "move the {} access pattern from {from} to the native multi-attribute {to}{}",
+            E::TYPE,
+            if drop_old { ", then remove the old keys and index" } else { "" }
+        );
+        self.push(id.into(), Kind::NativeKeys, Box::new(NativeStep { make, what }))
+    }
+
     /// Adds a step that brings the table's indexes and time to live to the declared layout
     /// ([`Table::diff`], then [`Table::apply`]: GSIs deleted and created one at a time, waiting
     /// for each as [`wait`](Self::wait) says). It fails, changing nothing, when the difference
@@ -737,10 +813,8 @@ impl Migrations {
                 .consistent_read(true)
                 .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
                 .send();
-            let page = table
-                .execute(Call::new("Query", MIGRATION_TYPE), request)
-                .await
-                .map_err(|e| Error::sdk("Query", e))?;
+            let page =
+                table.execute(Call::new("Query", MIGRATION_TYPE), request).await.map_err(|e| Error::sdk("Query", e))?;
             for item in page.items.unwrap_or_default() {
                 let id = item.get("id").and_then(|v| v.as_s().ok()).cloned();
                 let kind = item.get("kind").and_then(|v| v.as_s().ok()).and_then(|k| Kind::from_name(k));

@@ -61,8 +61,8 @@ use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemInputBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure};
 
 use crate::error::Error;
-use crate::migrate::backfill::{ATTEMPTS, Backfill, Mode, Outcome, RETRY};
 use crate::expr::Placeholders;
+use crate::migrate::backfill::{ATTEMPTS, Backfill, Mode, Outcome, RETRY};
 use crate::schema::evolve::{self, SchemaVersion};
 use crate::schema::{Entity, Item, Key};
 use crate::table::{Call, Table};

@@ -84,8 +84,8 @@ async fn a_bulk_upgrade_writes_every_earlier_version_back_once_with_exact_counts
     let expected = load(&table).await;
     let before = common::scan_all(&table).await;
 
-    let migrations =
-        Migrations::new(TableLayout::new(&[Skill::SCHEMA, Review::SCHEMA]).unwrap()).upgrade::<Skill>("skill-v3", |b| b.segments(3).page_size(7));
+    let migrations = Migrations::new(TableLayout::new(&[Skill::SCHEMA, Review::SCHEMA]).unwrap())
+        .upgrade::<Skill>("skill-v3", |b| b.segments(3).page_size(7));
     let applied = migrations.apply(&table, &RunOptions::default()).await.unwrap();
     assert_eq!(applied.len(), 1);
     let report = table.upgrade_all::<Skill>("skill-v3").status().await.unwrap().unwrap();
@@ -104,7 +104,10 @@ async fn a_bulk_upgrade_writes_every_earlier_version_back_once_with_exact_counts
     assert!(report.write_units >= 90.0, "{report}");
     let status = migrations.status(&table).await.unwrap();
     assert!(matches!(&status[0].status, Status::Applied { summary, .. } if *summary == report.to_string()));
-    assert_eq!(status[0].to_string().split_whitespace().take(3).collect::<Vec<_>>(), ["applied", "skill-v3", "[upgrade]"]);
+    assert_eq!(
+        status[0].to_string().split_whitespace().take(3).collect::<Vec<_>>(),
+        ["applied", "skill-v3", "[upgrade]"]
+    );
     check(&common::scan_all(&table).await, &before, &expected);
 
     // Run again: the completed run's report, nothing read; a new run skips every item.
@@ -186,10 +189,7 @@ async fn status_lists_the_migrations_recorded_but_no_longer_declared() {
             ("0002-skill-v3".to_owned(), "undeclared")
         ]
     );
-    assert_eq!(
-        status[2].status,
-        Status::Undeclared { recorded: "applied".to_owned(), text: Some(summary.clone()) }
-    );
+    assert_eq!(status[2].status, Status::Undeclared { recorded: "applied".to_owned(), text: Some(summary.clone()) });
     assert_eq!(status[2].kind, dynamo_entity::migrate::Kind::Upgrade);
     assert_eq!(
         status[2].to_string(),

@@ -42,6 +42,7 @@ mod malformed;
 mod migrations_cli;
 mod multi_key;
 mod names;
+mod native_keys;
 mod operations;
 mod orders;
 mod projected;
