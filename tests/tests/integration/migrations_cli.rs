@@ -139,7 +139,11 @@ async fn the_command_line_shows_status_plans_applies_and_resumes_migrations() {
         lines[1..],
         [format!("pending  0002-member-keys {BACKFILL_LINE}"), format!("pending  0003-team-zero {CUSTOM_LINE}")]
     );
-    assert_eq!(snapshot(&table).await.len(), before.len() + 1, "one record item more: {status}");
+    assert_eq!(
+        snapshot(&table).await.len(),
+        before.len() + 2,
+        "one record item more, and its entry in the list of migrations run: {status}"
+    );
 
     // apply, stopped mid-backfill (its run dropped): the backfill shows as stopped
     let stopped_run = tokio::spawn({
