@@ -194,9 +194,11 @@ impl<E: Entity> Step for BackfillStep<E> {
     }
 }
 
+type MakeNative<E> = Arc<dyn Fn(&Table, &str) -> NativeKeys<E> + Send + Sync>;
+
 /// A template GSI replaced by a native multi-attribute GSI.
 struct NativeStep<E> {
-    make: Arc<dyn Fn(&Table, &str) -> NativeKeys<E> + Send + Sync>,
+    make: MakeNative<E>,
     what: String,
 }
 
@@ -578,7 +580,7 @@ impl Migrations {
         let layout = self.layout.clone();
         let wait = self.wait;
         let configure: Configure<E> = Arc::new(configure);
-        let make = Arc::new(move |table: &Table, id: &str| {
+        let make: MakeNative<E> = Arc::new(move |table: &Table, id: &str| {
             let configure = Arc::clone(&configure);
             let n = table.native_keys::<E>(id, &layout, from, to).wait(wait).configure(move |b| configure(b));
             if drop_old { n.drop_old() } else { n }
