@@ -229,11 +229,25 @@ pub struct Backfill<E> {
     worker: String,
     lease: Duration,
     poll: Duration,
-    /// For a re-keying ([`Table::rekey`]): the item under its new key, `None` when it is
-    /// already there.
-    pub(crate) mover: Option<Mover>,
+    /// What is done with each item read.
+    pub(crate) mode: Mode,
     observer: Option<PageObserver>,
     _entity: PhantomData<fn() -> E>,
+}
+
+/// What a pass over an entity's items does with each item.
+#[derive(Clone)]
+pub(crate) enum Mode {
+    /// Writes its secondary index keys ([`Table::backfill`]).
+    Keys,
+    /// Moves it to its new primary key ([`Table::rekey`]): the item under its new key, `None`
+    /// when it is already there.
+    Move(Mover),
+    /// Writes it back at the entity's current schema version ([`Table::upgrade_all`]).
+    Upgrade,
+    /// Writes the plain attributes of a native multi-attribute GSI the item lacks and removes
+    /// the synthetic key attributes of the template GSI it replaces ([`Table::native_keys`]).
+    Native(Arc<crate::migrate::native::NativeSpec>),
 }
 
 /// What a re-keying does with one item read: `Ok(None)` when it already has its new key,
@@ -267,7 +281,7 @@ impl Table {
             worker: "local".to_owned(),
             lease: Duration::from_secs(60),
             poll: Duration::from_secs(1),
-            mover: None,
+            mode: Mode::Keys,
             observer: None,
             _entity: PhantomData,
         }
@@ -542,11 +556,62 @@ impl<E: Entity> Backfill<E> {
         Ok(Some((run, segments, completed)))
     }
 
+    /// Every checkpoint item of a segment (`SEGMENT#…`), by segment number: one strongly
+    /// consistent `Query` of the migration's partition (paginated).
+    async fn segment_items(&self) -> Result<HashMap<u32, Item>, Error> {
+        let mut out = HashMap::new();
+        let mut start: Option<Item> = None;
+        loop {
+            let mut ph = Placeholders::default();
+            let mut cond = String::new();
+            ph.push_name(self.names().pk, &mut cond);
+            cond.push_str(" = ");
+            ph.push_value(self.partition(), &mut cond);
+            cond.push_str(" AND begins_with(");
+            ph.push_name(self.names().sk, &mut cond);
+            cond.push_str(", ");
+            ph.push_value(AttributeValue::S("SEGMENT#".to_owned()), &mut cond);
+            cond.push(')');
+            let request = self
+                .table
+                .client()
+                .query()
+                .table_name(self.table.name())
+                .key_condition_expression(cond)
+                .set_expression_attribute_names(ph.take_names())
+                .set_expression_attribute_values(ph.take_values())
+                .set_exclusive_start_key(start.take())
+                .consistent_read(true)
+                .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+                .send();
+            let page = self
+                .table
+                .execute(Call::new("Query", MIGRATION_TYPE), request)
+                .await
+                .map_err(|e| Error::sdk("Query", e))?;
+            for item in page.items.unwrap_or_default() {
+                let segment =
+                    item.get("segment").and_then(|v| v.as_n().ok()).and_then(|n| n.parse::<u32>().ok()).ok_or_else(
+                        || Error::Invalid {
+                            reason: format!("a segment checkpoint of backfill {} has no segment number", self.id),
+                        },
+                    )?;
+                out.insert(segment, item);
+            }
+            match page.last_evaluated_key.filter(|k| !k.is_empty()) {
+                Some(k) => start = Some(k),
+                None => return Ok(out),
+            }
+        }
+    }
+
     async fn segment_states(&self, run: u64, segments: u32) -> Result<Vec<SegmentState>, Error> {
+        let mut items = self.segment_items().await?;
+        let run_text = run.to_string();
         let mut out = Vec::with_capacity(segments as usize);
         for s in 0..segments {
-            let state = match self.get(format!("SEGMENT#{s:07}")).await? {
-                Some(item) if matches!(item.get("run"), Some(AttributeValue::N(r)) if *r == run.to_string()) => {
+            let state = match items.remove(&s) {
+                Some(item) if matches!(item.get("run"), Some(AttributeValue::N(r)) if *r == run_text) => {
                     Self::segment_from(s, &item)
                 }
                 // A segment of an earlier run starts again, over its item.
@@ -651,18 +716,25 @@ impl<E: Entity> Backfill<E> {
                 return Ok(self.report(run, segments, &states));
             }
             let now = now_ms();
-            let mut claimed = Vec::new();
-            for mut state in states {
-                if claimed.len() >= self.concurrency {
-                    break;
-                }
-                let free = state.owner.is_none()
-                    || state.owner.as_deref() == Some(self.worker.as_str())
-                    || state.lease_until < now;
-                if !state.done && free && self.write_segment(run, &mut state, true).await? {
-                    claimed.push(state);
-                }
-            }
+            // The segments this worker may take, claimed concurrently (one conditional write
+            // each), as many as it runs at a time; a claim another worker won is left out.
+            let free: Vec<SegmentState> = states
+                .into_iter()
+                .filter(|s| {
+                    !s.done
+                        && (s.owner.is_none()
+                            || s.owner.as_deref() == Some(self.worker.as_str())
+                            || s.lease_until < now)
+                })
+                .take(self.concurrency)
+                .collect();
+            let claimed: Vec<SegmentState> = futures::stream::iter(free.into_iter().map(|mut state| async move {
+                Ok::<_, Error>(self.write_segment(run, &mut state, true).await?.then_some(state))
+            }))
+            .buffer_unordered(self.concurrency)
+            .try_filter_map(|s| async move { Ok(s) })
+            .try_collect()
+            .await?;
             if claimed.is_empty() {
                 // Other workers hold the remaining segments: wait for them to finish, or for a
                 // lease to expire.
@@ -677,6 +749,11 @@ impl<E: Entity> Backfill<E> {
     }
 
     fn check_names(&self) -> Option<Error> {
+        if matches!(self.mode, Mode::Upgrade) {
+            if let Err(e) = crate::migrate::upgrade::schema_version::<E>() {
+                return Some(e);
+            }
+        }
         let names = self.names();
         let pk_type = E::SCHEMA.primary.pk.key_type;
         (pk_type != crate::key::KeyType::S).then(|| Error::Invalid {
@@ -688,6 +765,10 @@ impl<E: Entity> Backfill<E> {
     }
 
     /// Runs one segment from its checkpoint to its end, writing a checkpoint after each page.
+    ///
+    /// The checkpoint of a page is written while the next page is read (both requests at
+    /// once); the next page's items are only written once that checkpoint holds, so a worker
+    /// that lost its lease writes nothing more.
     async fn segment(&self, run: u64, segments: u32, mut state: SegmentState) -> Result<(), Error> {
         if state.done {
             return Ok(());
@@ -699,15 +780,17 @@ impl<E: Entity> Backfill<E> {
         if let Some(rate) = &self.rate {
             scan = scan.rate_limit(Arc::clone(rate));
         }
+        let first = if state.started { state.last_key.clone() } else { None };
+        let mut page = scan.raw_page(first).await?;
         loop {
-            let start = if state.started { state.last_key.clone() } else { None };
-            let page = scan.raw_page(start).await?;
             let mut counts = Counts { read_units: page.consumed.read(), ..Counts::default() };
             counts.scanned = page.items.len() as u64;
             let examined = page.examined;
-            let results: Vec<(Outcome, u64, f64, String)> =
-                futures::stream::iter(page.items.into_iter().map(|item| async move {
-                    let key = self.names().describe_key(&item);
+            let (pk, sk) = (self.names().pk, self.names().sk);
+            let results: Vec<(Outcome, u64, f64, [Option<AttributeValue>; 2])> =
+                futures::stream::iter(std::mem::take(&mut page.items).into_iter().map(|item| async move {
+                    // The key, kept to name the item should it fail.
+                    let key = [item.get(pk).cloned(), item.get(sk).cloned()];
                     let (outcome, changed, units) = self.item(item).await?;
                     Ok::<_, Error>((outcome, changed, units, key))
                 }))
@@ -724,16 +807,27 @@ impl<E: Entity> Backfill<E> {
                     Outcome::Failed(why) => {
                         counts.failed += 1;
                         if counts.failures.len() < KEPT_FAILURES {
-                            counts.failures.push((key, why));
+                            let item: Item = [(pk, &key[0]), (sk, &key[1])]
+                                .into_iter()
+                                .filter_map(|(n, v)| Some((n.to_owned(), v.clone()?)))
+                                .collect();
+                            counts.failures.push((self.names().describe_key(&item), why));
                         }
                     }
                 }
             }
             state.started = true;
-            state.last_key = page.last_key;
+            state.last_key = page.last_key.take();
             state.done = state.last_key.is_none();
             state.counts.add(&counts);
-            if !self.write_segment(run, &mut state, false).await? {
+            let (held, next) = if state.done {
+                (self.write_segment(run, &mut state, false).await?, None)
+            } else {
+                let read_next = scan.raw_page(state.last_key.clone());
+                let (held, next) = futures::future::join(self.write_segment(run, &mut state, false), read_next).await;
+                (held?, Some(next))
+            };
+            if !held {
                 tracing::warn!(
                     target: "dynamo_entity",
                     backfill = %self.id,
@@ -761,8 +855,9 @@ impl<E: Entity> Backfill<E> {
                 done = state.done,
                 "backfill page done"
             );
-            if state.done {
-                return Ok(());
+            match next {
+                None => return Ok(()),
+                Some(next) => page = next?,
             }
         }
     }
@@ -771,8 +866,10 @@ impl<E: Entity> Backfill<E> {
     /// again from a failed condition. Returns the outcome, how many conditions failed, and the
     /// write units consumed.
     async fn item(&self, mut item: Item) -> Result<(Outcome, u64, f64), Error> {
-        if let Some(mover) = &self.mover {
-            return crate::migrate::rekey::move_item::<E>(&self.table, mover, item).await;
+        match &self.mode {
+            Mode::Keys | Mode::Native(_) => {}
+            Mode::Move(mover) => return crate::migrate::rekey::move_item::<E>(&self.table, mover, item).await,
+            Mode::Upgrade => return crate::migrate::upgrade::upgrade_item::<E>(&self.table, item).await,
         }
         let mut changed = 0;
         let mut units = 0.0;
@@ -780,7 +877,11 @@ impl<E: Entity> Backfill<E> {
         let mut attempt = 0;
         while attempt < ATTEMPTS {
             attempt += 1;
-            let plan = match plan_update::<E>(&item) {
+            let planned = match &self.mode {
+                Mode::Native(spec) => spec.plan::<E>(&item),
+                _ => plan_update::<E>(&item),
+            };
+            let plan = match planned {
                 Ok(Some(plan)) => plan,
                 Ok(None) => return Ok((Outcome::Skipped, changed, units)),
                 Err(e) => return Ok((Outcome::Failed(e.to_string()), changed, units)),
@@ -821,11 +922,11 @@ impl<E: Entity> Backfill<E> {
 
 /// The update of one item: the key attributes to set and to remove, and the attributes its
 /// condition checks.
-struct UpdatePlan {
-    set: Vec<(&'static str, AttributeValue)>,
-    remove: Vec<&'static str>,
+pub(crate) struct UpdatePlan {
+    pub(crate) set: Vec<(&'static str, AttributeValue)>,
+    pub(crate) remove: Vec<&'static str>,
     /// Attributes whose read value (or absence) the condition checks.
-    watched: BTreeSet<&'static str>,
+    pub(crate) watched: BTreeSet<&'static str>,
 }
 
 /// What `item` (of entity `E`) needs: `None` when its secondary index keys are already right.

@@ -39,10 +39,12 @@ pub struct IndexShape {
     pub name: String,
     /// Whether it is a local secondary index.
     pub local: bool,
-    /// The partition key attribute and its type.
-    pub pk: (String, KeyType),
-    /// The sort key attribute and its type, if any.
-    pub sk: Option<(String, KeyType)>,
+    /// The partition key attributes and their types, in key schema order: one, or up to four
+    /// for a native multi-attribute GSI.
+    pub pk: Vec<(String, KeyType)>,
+    /// The sort key attributes and their types, in key schema order (none, one, or up to four
+    /// for a native multi-attribute GSI).
+    pub sk: Vec<(String, KeyType)>,
     /// `ALL`, `KEYS_ONLY` or `INCLUDE`.
     pub projection: String,
     /// The non-key attributes of an `INCLUDE` projection, sorted.
@@ -51,9 +53,13 @@ pub struct IndexShape {
 
 impl IndexShape {
     fn keys(&self) -> String {
-        let mut s = format!("{} ({})", self.pk.0, self.pk.1);
-        if let Some((a, t)) = &self.sk {
-            s.push_str(&format!(" / {a} ({t})"));
+        let side = |attrs: &[(String, KeyType)]| {
+            attrs.iter().map(|(a, t)| format!("{a} ({t})")).collect::<Vec<_>>().join(", ")
+        };
+        let mut s = side(&self.pk);
+        if !self.sk.is_empty() {
+            s.push_str(" / ");
+            s.push_str(&side(&self.sk));
         }
         s
     }
@@ -167,6 +173,15 @@ impl TableDiff {
     /// Whether the table matches its declaration.
     pub fn is_empty(&self) -> bool {
         self.changes.is_empty()
+    }
+
+    /// The differences `keep` keeps, of the same table (to apply some of them only).
+    pub(crate) fn only(&self, keep: impl Fn(&Change) -> bool) -> TableDiff {
+        TableDiff {
+            table: self.table.clone(),
+            changes: self.changes.iter().filter(|c| keep(c)).cloned().collect(),
+            provisioned: self.provisioned,
+        }
     }
 
     /// What [`Table::apply`] would do, step by step, without sending anything (plan mode).
@@ -306,25 +321,22 @@ fn declared_indexes(layout: &TableLayout) -> BTreeMap<String, IndexShape> {
             let shape = IndexShape {
                 name: name.clone(),
                 local: index.is_local(),
-                pk: (pk.to_owned(), layout.key_type(pk)),
-                sk: Some((sk.to_owned(), layout.key_type(sk))),
+                pk: vec![(pk.to_owned(), layout.key_type(pk))],
+                sk: vec![(sk.to_owned(), layout.key_type(sk))],
                 projection: projection.projection_type().to_owned(),
                 non_key_attributes: projection.non_key_attributes().iter().map(|s| (*s).to_owned()).collect(),
             };
             (name, shape)
         })
         .chain(layout.multi_gsis().iter().map(|g| {
-            // A multi-attribute GSI is compared on its first partition and sort key attributes
-            // (what `IndexShape` holds; `actual_indexes` reads the same from `DescribeTable`),
-            // so the index is kept, never reported missing or extra. TODO: compare every
-            // attribute of its key schema.
+            // A multi-attribute GSI is compared on every attribute of its key schema, in order.
             let projection = layout.projection(g.index);
             let name = names.index_name(g.index).unwrap_or_default().to_owned();
             let shape = IndexShape {
                 name: name.clone(),
                 local: false,
-                pk: g.pk.first().map_or_else(|| (String::new(), KeyType::S), |a| (a.attribute.to_owned(), a.key_type)),
-                sk: g.sk.first().map(|a| (a.attribute.to_owned(), a.key_type)),
+                pk: g.pk.iter().map(|a| (a.attribute.to_owned(), a.key_type)).collect(),
+                sk: g.sk.iter().map(|a| (a.attribute.to_owned(), a.key_type)).collect(),
                 projection: projection.projection_type().to_owned(),
                 non_key_attributes: projection.non_key_attributes().iter().map(|s| (*s).to_owned()).collect(),
             };
@@ -341,16 +353,19 @@ fn actual_indexes(desc: &TableDescription) -> BTreeMap<String, IndexShape> {
                  local: bool,
                  keys: &[KeySchemaElement],
                  projection: Option<&aws_sdk_dynamodb::types::Projection>| {
-        let find = |kt: SdkKeyType| {
-            keys.iter().find(|k| *k.key_type() == kt).map(|k| {
-                let a = k.attribute_name();
-                (a.to_owned(), types.get(a).copied().unwrap_or(KeyType::S))
-            })
+        let find = |kt: SdkKeyType| -> Vec<(String, KeyType)> {
+            keys.iter()
+                .filter(|k| *k.key_type() == kt)
+                .map(|k| {
+                    let a = k.attribute_name();
+                    (a.to_owned(), types.get(a).copied().unwrap_or(KeyType::S))
+                })
+                .collect()
         };
         IndexShape {
             name: name.to_owned(),
             local,
-            pk: find(SdkKeyType::Hash).unwrap_or_else(|| (String::new(), KeyType::S)),
+            pk: find(SdkKeyType::Hash),
             sk: find(SdkKeyType::Range),
             projection: projection
                 .and_then(|p| p.projection_type())
@@ -513,7 +528,9 @@ impl Table {
                     self.wait_for(name, false, wait).await?;
                 }
                 Step::CreateIndex(shape) => {
-                    let defs = std::iter::once(&shape.pk)
+                    let defs = shape
+                        .pk
+                        .iter()
                         .chain(&shape.sk)
                         .map(|(a, t)| {
                             AttributeDefinition::builder()
@@ -530,10 +547,12 @@ impl Table {
                             .build()
                             .map_err(|e| Error::Invalid { reason: e.to_string() })
                     };
-                    let mut keys = vec![element(&shape.pk.0, SdkKeyType::Hash)?];
-                    if let Some((a, _)) = &shape.sk {
-                        keys.push(element(a, SdkKeyType::Range)?);
-                    }
+                    let keys = shape
+                        .pk
+                        .iter()
+                        .map(|(a, _)| element(a, SdkKeyType::Hash))
+                        .chain(shape.sk.iter().map(|(a, _)| element(a, SdkKeyType::Range)))
+                        .collect::<Result<Vec<_>, Error>>()?;
                     let projection = aws_sdk_dynamodb::types::Projection::builder()
                         .projection_type(shape.projection.as_str().into())
                         .set_non_key_attributes(

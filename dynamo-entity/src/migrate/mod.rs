@@ -2,7 +2,9 @@
 //! [`Table::apply`]) and index backfills ([`backfill`]: the new GSI keys of an entity's items,
 //! written by a resumable parallel scan) and re-keying ([`rekey`]: each item moved to a new
 //! primary key template, in one transaction), writing items of an earlier schema version
-//! back upgraded ([`upgrade`]: [`Table::upgrade`], see [`evolve`](crate::schema::evolve)), and
+//! back upgraded ([`upgrade`]: [`Table::upgrade`], see [`evolve`](crate::schema::evolve)),
+//! a template GSI replaced by a native multi-attribute one ([`native`]: [`Table::native_keys`]),
+//! bulk upgrades of every item of an entity ([`Table::upgrade_all`]), and
 //! the [`runner`] that applies a table's declared migrations in order and records each.
 //!
 //! This room sits above [`table`](crate::table) and [`query`](crate::query): it uses the scans
@@ -12,13 +14,17 @@
 //! [`Table::diff`]: crate::Table::diff
 //! [`Table::apply`]: crate::Table::apply
 //! [`Table::upgrade`]: crate::Table::upgrade
+//! [`Table::native_keys`]: crate::Table::native_keys
+//! [`Table::upgrade_all`]: crate::Table::upgrade_all
 
 pub mod backfill;
 pub mod diff;
+pub mod native;
 pub mod rekey;
 pub mod runner;
 pub mod upgrade;
 
 pub use backfill::{Backfill, BackfillReport, PageDone, PageObserver};
 pub use diff::{Change, IndexShape, Plan, Step, TableDiff, Wait};
+pub use native::{NativeKeys, NativeKeysReport};
 pub use runner::{Applied, Kind, MigrationStatus, Migrations, Observer, RunOptions, Status};

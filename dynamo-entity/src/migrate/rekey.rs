@@ -47,7 +47,7 @@ use aws_sdk_dynamodb::types::{
 use crate::capacity::Capacity;
 use crate::error::Error;
 use crate::expr::Placeholders;
-use crate::migrate::backfill::{ATTEMPTS, Backfill, Mover, Outcome, RETRY};
+use crate::migrate::backfill::{ATTEMPTS, Backfill, Mode, Mover, Outcome, RETRY};
 use crate::schema::{Entity, EntitySchema, Item};
 use crate::table::{Call, Table};
 use crate::unique::{GUARD_ENTITY, GUARD_FIELD, GUARD_TYPE, GUARD_VALUE, OWNER_PK, OWNER_SK};
@@ -86,7 +86,7 @@ impl Table {
             new.to_item().map(|i| Some((i, New::SCHEMA)))
         });
         let mut backfill = self.backfill::<Old>(id);
-        backfill.mover = Some(mover);
+        backfill.mode = Mode::Move(mover);
         backfill
     }
 }

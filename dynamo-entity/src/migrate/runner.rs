@@ -25,6 +25,10 @@
 //! step by comparing the table with the declaration again; a custom step from its start, so it
 //! must be idempotent).
 //!
+//! The table also lists every migration a runner started, one item `_MIGRATIONS` / `ID#<id>`
+//! each (its id and kind), so that [`Migrations::status`] reads the records of migrations no
+//! longer declared too ([`Status::Undeclared`]) with one `Query`.
+//!
 //! Migrations run one at a time, in the declared order; a step another runner is running
 //! (a fresh heartbeat) is not started twice (the step's record is claimed with a conditional
 //! write).
@@ -42,8 +46,12 @@ use crate::error::Error;
 use crate::expr::Placeholders;
 use crate::migrate::backfill::{Backfill, BackfillReport, MIGRATION_TYPE, PageDone};
 use crate::migrate::diff::Wait;
+use crate::migrate::native::NativeKeys;
 use crate::schema::{Entity, Item, TableLayout};
 use crate::table::{Call, Table};
+
+/// The partition holding the list of the migrations run on a table, one item `ID#<id>` each.
+const REGISTRY: &str = "_MIGRATIONS";
 
 type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -67,16 +75,29 @@ pub enum Kind {
     /// [`Table::diff`]: crate::Table::diff
     /// [`Table::apply`]: crate::Table::apply
     Layout,
+    /// Every item of an entity written back at its current schema version
+    /// ([`Table::upgrade_all`]).
+    Upgrade,
+    /// A template GSI replaced by a native multi-attribute GSI ([`Table::native_keys`]).
+    NativeKeys,
     /// A step of the application's own ([`Migrations::custom`]).
     Custom,
 }
 
 impl Kind {
+    fn from_name(name: &str) -> Option<Kind> {
+        [Kind::Backfill, Kind::Rekey, Kind::Layout, Kind::Upgrade, Kind::NativeKeys, Kind::Custom]
+            .into_iter()
+            .find(|k| k.name() == name)
+    }
+
     fn name(self) -> &'static str {
         match self {
             Kind::Backfill => "backfill",
             Kind::Rekey => "rekey",
             Kind::Layout => "layout",
+            Kind::Upgrade => "upgrade",
+            Kind::NativeKeys => "native-keys",
             Kind::Custom => "custom",
         }
     }
@@ -127,6 +148,7 @@ type Make<E> = Arc<dyn Fn(&Table, &str) -> Backfill<E> + Send + Sync>;
 struct BackfillStep<E> {
     make: Make<E>,
     what: String,
+    kind: Kind,
 }
 
 impl<E: Entity> Step for BackfillStep<E> {
@@ -143,7 +165,7 @@ impl<E: Entity> Step for BackfillStep<E> {
         Box::pin(async move {
             let backfill = (self.make)(table, id);
             let done = backfill.status().await?.map_or(0, |r| if r.completed { 0 } else { r.scanned });
-            obs.step_started(id, Kind::Backfill, item_count(table).await?, done);
+            obs.step_started(id, self.kind, item_count(table).await?, done);
             let owned = id.to_owned();
             let report = backfill.on_page(move |p| obs.page(&owned, p)).run().await?;
             Ok(report.to_string())
@@ -166,6 +188,49 @@ impl<E: Entity> Step for BackfillStep<E> {
                 } else {
                     lines.push(format!("resumes from its checkpoints: {r}"));
                 }
+            }
+            Ok(lines)
+        })
+    }
+}
+
+type MakeNative<E> = Arc<dyn Fn(&Table, &str) -> NativeKeys<E> + Send + Sync>;
+
+/// A template GSI replaced by a native multi-attribute GSI.
+struct NativeStep<E> {
+    make: MakeNative<E>,
+    what: String,
+}
+
+impl<E: Entity> Step for NativeStep<E> {
+    fn describe(&self) -> String {
+        self.what.clone()
+    }
+
+    fn run<'a>(
+        &'a self,
+        table: &'a Table,
+        id: &'a str,
+        obs: Arc<dyn Observer>,
+    ) -> BoxFuture<'a, Result<String, Error>> {
+        Box::pin(async move {
+            obs.step_started(id, Kind::NativeKeys, None, 0);
+            Ok((self.make)(table, id).run().await?.to_string())
+        })
+    }
+
+    fn checkpoint<'a>(&'a self, table: &'a Table, id: &'a str) -> BoxFuture<'a, Result<Option<BackfillReport>, Error>> {
+        Box::pin(async move { (self.make)(table, id).status().await })
+    }
+
+    fn plan<'a>(&'a self, table: &'a Table, id: &'a str) -> BoxFuture<'a, Result<Vec<String>, Error>> {
+        Box::pin(async move {
+            let mut lines = vec![format!(
+                "{}: create the index if missing, a parallel scan writing the attributes items lack, a verifying scan",
+                self.what
+            )];
+            if let Some(r) = (self.make)(table, id).status().await? {
+                lines.push(format!("fill pass checkpoint: {r}"));
             }
             Ok(lines)
         })
@@ -304,6 +369,14 @@ pub enum Status {
         /// What it did.
         summary: String,
     },
+    /// Recorded in the table but no longer declared (its step was removed from the code, or
+    /// the table is shared with another program's migrations). Nothing runs it.
+    Undeclared {
+        /// What its record says: `running`, `applied` or `failed`.
+        recorded: String,
+        /// Its summary (applied) or error (failed), if any.
+        text: Option<String>,
+    },
 }
 
 /// One line of [`Migrations::status`].
@@ -345,14 +418,22 @@ impl fmt::Display for MigrationStatus {
                 Ok(())
             }
             Status::Applied { summary, .. } => write!(f, ": {summary}"),
+            Status::Undeclared { recorded, text } => {
+                write!(f, ": recorded {recorded}")?;
+                if let Some(t) = text {
+                    write!(f, ": {t}")?;
+                }
+                Ok(())
+            }
         }
     }
 }
 
 impl Status {
-    /// `pending`, `running`, `stopped` or `applied`.
+    /// `pending`, `running`, `stopped`, `applied` or `undeclared`.
     pub fn word(&self) -> &'static str {
         match self {
+            Status::Undeclared { .. } => "undeclared",
             Status::Pending => "pending",
             Status::Running { .. } => "running",
             Status::Stopped { .. } => "stopped",
@@ -443,7 +524,7 @@ impl Migrations {
         let configure: Configure<E> = Arc::new(configure);
         let make: Make<E> = Arc::new(move |table: &Table, id: &str| configure(table.backfill::<E>(id)));
         let what = format!("backfill the secondary index keys of {} items", E::TYPE);
-        self.push(id.into(), Kind::Backfill, Box::new(BackfillStep { make, what }))
+        self.push(id.into(), Kind::Backfill, Box::new(BackfillStep { make, what, kind: Kind::Backfill }))
     }
 
     /// Adds a re-keying of `Old`'s items to `New`'s primary key ([`Table::rekey`]), converting
@@ -461,7 +542,55 @@ impl Migrations {
             configure(table.rekey::<Old, New>(id, move |o| convert(o)))
         });
         let what = format!("move the {} items to their new primary key", Old::TYPE);
-        self.push(id.into(), Kind::Rekey, Box::new(BackfillStep { make, what }))
+        self.push(id.into(), Kind::Rekey, Box::new(BackfillStep { make, what, kind: Kind::Rekey }))
+    }
+
+    /// Adds a bulk upgrade of entity `E` ([`Table::upgrade_all`]): every item written at an
+    /// earlier schema version is written back at the current one, conditionally on the stored
+    /// item being unchanged; resumable like a backfill. `configure` as for
+    /// [`backfill`](Self::backfill).
+    ///
+    /// [`Table::upgrade_all`]: crate::Table::upgrade_all
+    #[must_use]
+    pub fn upgrade<E: Entity>(
+        self,
+        id: impl Into<String>,
+        configure: impl Fn(Backfill<E>) -> Backfill<E> + Send + Sync + 'static,
+    ) -> Migrations {
+        let make: Make<E> = Arc::new(move |table: &Table, id: &str| configure(table.upgrade_all::<E>(id)));
+        let what = format!("write every {} item back at its current schema version", E::TYPE);
+        self.push(id.into(), Kind::Upgrade, Box::new(BackfillStep { make, what, kind: Kind::Upgrade }))
+    }
+
+    /// Adds the move of entity `E`'s access pattern from the template GSI `from` to the native
+    /// multi-attribute GSI `to` ([`Table::native_keys`], with the declared layout); with
+    /// `drop_old`, the old synthetic key attributes are then removed and the old GSI deleted.
+    /// `configure` sets the passes' segments, concurrency, read rate or worker.
+    ///
+    /// [`Table::native_keys`]: crate::Table::native_keys
+    #[must_use]
+    pub fn native_keys<E: Entity>(
+        self,
+        id: impl Into<String>,
+        from: crate::schema::Index,
+        to: crate::schema::Index,
+        drop_old: bool,
+        configure: impl Fn(Backfill<E>) -> Backfill<E> + Send + Sync + 'static,
+    ) -> Migrations {
+        let layout = self.layout.clone();
+        let wait = self.wait;
+        let configure: Configure<E> = Arc::new(configure);
+        let make: MakeNative<E> = Arc::new(move |table: &Table, id: &str| {
+            let configure = Arc::clone(&configure);
+            let n = table.native_keys::<E>(id, &layout, from, to).wait(wait).configure(move |b| configure(b));
+            if drop_old { n.drop_old() } else { n }
+        });
+        let what = format!(
+            "move the {} access pattern from {from} to the native multi-attribute {to}{}",
+            E::TYPE,
+            if drop_old { ", then remove the old keys and index" } else { "" }
+        );
+        self.push(id.into(), Kind::NativeKeys, Box::new(NativeStep { make, what }))
     }
 
     /// Adds a step that brings the table's indexes and time to live to the declared layout
@@ -603,7 +732,9 @@ impl Migrations {
     }
 
     /// Where each declared migration stands, in order (one `GetItem` each, and the checkpoint
-    /// of a started backfill or re-keying).
+    /// of a started backfill or re-keying), then each migration the table records as started
+    /// that is no longer declared ([`Status::Undeclared`], by id; one `Query` of the table's
+    /// list of migrations and a `GetItem` each).
     ///
     /// # Errors
     /// [`Error::Invalid`] for an id declared twice or empty, or a malformed record;
@@ -614,7 +745,98 @@ impl Migrations {
         for m in &self.steps {
             out.push(self.status_of(table, m).await?);
         }
+        let declared: HashSet<&str> = self.ids().collect();
+        for (id, kind) in self.registered(table).await? {
+            if declared.contains(id.as_str()) {
+                continue;
+            }
+            let Some(item) = self.record(table, &id).await? else { continue };
+            let s = |name: &str| item.get(name).and_then(|v| v.as_s().ok()).cloned();
+            let recorded = s("status").unwrap_or_default();
+            let text = s(if recorded == "failed" { "error" } else { "summary" });
+            out.push(MigrationStatus {
+                id,
+                kind,
+                description: "no longer declared".to_owned(),
+                status: Status::Undeclared { recorded, text },
+            });
+        }
         Ok(out)
+    }
+
+    /// The key of migration `id`'s entry in the table's list of migrations run
+    /// (`_MIGRATIONS` / `ID#<id>`).
+    fn registry_key(&self, id: &str) -> Item {
+        let names = self.layout.names();
+        HashMap::from([
+            (names.pk.to_owned(), AttributeValue::S(REGISTRY.to_owned())),
+            (names.sk.to_owned(), AttributeValue::S(format!("ID#{id}"))),
+        ])
+    }
+
+    /// Adds `m` to the table's list of migrations run (an unconditional `PutItem`: the entry
+    /// only names it).
+    async fn register(&self, table: &Table, m: &Migration) -> Result<(), Error> {
+        let mut item = self.registry_key(&m.id);
+        item.insert(self.layout.names().entity_type.to_owned(), AttributeValue::S(MIGRATION_TYPE.to_owned()));
+        item.insert("id".to_owned(), AttributeValue::S(m.id.clone()));
+        item.insert("kind".to_owned(), AttributeValue::S(m.kind.name().to_owned()));
+        let request = table
+            .client()
+            .put_item()
+            .table_name(table.name())
+            .set_item(Some(item))
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+            .send();
+        table.execute(Call::new("PutItem", MIGRATION_TYPE), request).await.map_err(|e| Error::sdk("PutItem", e))?;
+        Ok(())
+    }
+
+    /// Every migration the table's list names, in id order: one strongly consistent `Query` of
+    /// the partition `_MIGRATIONS` (paginated).
+    async fn registered(&self, table: &Table) -> Result<Vec<(String, Kind)>, Error> {
+        let names = self.layout.names();
+        let mut out = Vec::new();
+        let mut start: Option<Item> = None;
+        loop {
+            let mut ph = Placeholders::default();
+            let mut cond = String::new();
+            ph.push_name(names.pk, &mut cond);
+            cond.push_str(" = ");
+            ph.push_value(AttributeValue::S(REGISTRY.to_owned()), &mut cond);
+            let request = table
+                .client()
+                .query()
+                .table_name(table.name())
+                .key_condition_expression(cond)
+                .set_expression_attribute_names(ph.take_names())
+                .set_expression_attribute_values(ph.take_values())
+                .set_exclusive_start_key(start.take())
+                .consistent_read(true)
+                .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+                .send();
+            let page =
+                table.execute(Call::new("Query", MIGRATION_TYPE), request).await.map_err(|e| Error::sdk("Query", e))?;
+            for item in page.items.unwrap_or_default() {
+                let id = item.get("id").and_then(|v| v.as_s().ok()).cloned();
+                let kind = item.get("kind").and_then(|v| v.as_s().ok()).and_then(|k| Kind::from_name(k));
+                match (id, kind) {
+                    (Some(id), Some(kind)) => out.push((id, kind)),
+                    _ => {
+                        return Err(Error::Invalid {
+                            reason: format!(
+                                "an entry of the table's list of migrations ({}) is malformed",
+                                names.describe_key(&item)
+                            ),
+                        });
+                    }
+                }
+            }
+            match page.last_evaluated_key.filter(|k| !k.is_empty()) {
+                Some(k) => start = Some(k),
+                None => return Ok(out),
+            }
+        }
     }
 
     async fn status_of(&self, table: &Table, m: &Migration) -> Result<MigrationStatus, Error> {
@@ -700,7 +922,7 @@ impl Migrations {
         for m in &self.steps {
             let st = self.status_of(table, m).await?;
             let run = match &st.status {
-                Status::Applied { .. } => false,
+                Status::Applied { .. } | Status::Undeclared { .. } => false,
                 Status::Stopped { .. } => {
                     any_stopped = true;
                     true
@@ -735,6 +957,7 @@ impl Migrations {
                 reason: format!("migration {} is being run by another worker; nothing started", m.id),
             });
         }
+        self.register(table, m).await?;
         tracing::info!(target: "dynamo_entity", migration = %m.id, kind = %m.kind, "migration started");
         let step = m.step.run(table, &m.id, Arc::clone(&options.observer));
         let beat = async {

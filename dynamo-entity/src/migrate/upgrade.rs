@@ -62,6 +62,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, ReturnValu
 
 use crate::error::Error;
 use crate::expr::Placeholders;
+use crate::migrate::backfill::{ATTEMPTS, Backfill, Mode, Outcome, RETRY};
 use crate::schema::evolve::{self, SchemaVersion};
 use crate::schema::{Entity, Item, Key};
 use crate::table::{Call, Table};
@@ -119,16 +120,24 @@ impl Table {
     /// before sending; [`Error::Sdk`]. A failed condition is not an error: it is
     /// [`WriteBack::Changed`] or [`WriteBack::Deleted`].
     pub async fn upgrade<E: Entity>(&self, item: &Item) -> Result<Upgraded<E>, Error> {
+        self.upgrade_counted::<E>(item).await.map(|(up, _)| up)
+    }
+
+    /// [`Table::upgrade`], with the write units its `UpdateItem` consumed (0 without one).
+    pub(crate) async fn upgrade_counted<E: Entity>(&self, item: &Item) -> Result<(Upgraded<E>, f64), Error> {
         let sv = schema_version::<E>()?;
         let stored = evolve::stored_schema_version(item, E::NAMES, E::TYPE, sv.attribute)?;
         let value = E::from_item(item)?;
         if stored == Some(u64::from(sv.version)) {
-            return Ok(Upgraded { value, stored, write_back: WriteBack::Current });
+            return Ok((Upgraded { value, stored, write_back: WriteBack::Current }, 0.0));
         }
         let Plan { request, set, remove, value: written } = self.upgrade_plan::<E>(item, &value)?;
         let send = request.send_with(self.client());
         match self.execute(Call::new("UpdateItem", E::TYPE), send).await {
-            Ok(_) => Ok(Upgraded { value: written, stored, write_back: WriteBack::Written }),
+            Ok(out) => {
+                let units = crate::capacity::Capacity::from_consumed(out.consumed_capacity.as_slice(), true).write();
+                Ok((Upgraded { value: written, stored, write_back: WriteBack::Written }, units))
+            }
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 let now = match e.err() {
                     UpdateItemError::ConditionalCheckFailedException(c) => c.item().filter(|i| !i.is_empty()),
@@ -142,11 +151,11 @@ impl Table {
                         if set.iter().all(|(k, v)| now.get(k) == Some(v))
                             && remove.iter().all(|k| !now.contains_key(k)) =>
                     {
-                        return Ok(Upgraded { value: written, stored, write_back: WriteBack::Written });
+                        return Ok((Upgraded { value: written, stored, write_back: WriteBack::Written }, 0.0));
                     }
                     Some(_) => WriteBack::Changed,
                 };
-                Ok(Upgraded { value, stored, write_back })
+                Ok((Upgraded { value, stored, write_back }, 0.0))
             }
             Err(e) => Err(Error::sdk("UpdateItem", e)),
         }
@@ -276,8 +285,103 @@ impl Table {
     }
 }
 
+impl Table {
+    /// A bulk upgrade: every item of entity `E` written at an earlier schema version is
+    /// written back at its current one, recorded under the migration id `id`.
+    ///
+    /// It is a [`Backfill`] whose step for each item is [`Table::upgrade`]: a parallel scan
+    /// reads the items of `E`'s type, each is decoded as whichever declared version it is and
+    /// upgraded in memory, and an item of an earlier version is written back with one
+    /// `UpdateItem` on the condition that the stored item is unchanged. In its report,
+    /// `updated` counts the items written back, `skipped` those already at the current version,
+    /// `failed` those that do not decode (or whose upgrade cannot be written: a changed unique
+    /// value, an expression over DynamoDB's limits), and `vanished` those deleted meanwhile. An
+    /// item the application changed between the read and the write (`changed`) is read again
+    /// (`GetItem`, strongly consistent) and upgraded as it then is, so its write is kept.
+    /// Progress, resumption after a crash, workers and rate limits are those of a backfill;
+    /// running it again skips every item.
+    ///
+    /// The run fails with [`Error::Invalid`] before reading anything when `E` declares no
+    /// schema version (`#[entity(schema(version = N))]`).
+    pub fn upgrade_all<E: Entity>(&self, id: impl Into<String>) -> Backfill<E> {
+        let mut backfill = self.backfill::<E>(id);
+        backfill.mode = Mode::Upgrade;
+        backfill
+    }
+}
+
+/// The step of a bulk upgrade for one item: its outcome, how many conditions failed, and the
+/// write units consumed.
+pub(crate) async fn upgrade_item<E: Entity>(table: &Table, mut item: Item) -> Result<(Outcome, u64, f64), Error> {
+    let (mut changed, mut units, mut retries) = (0, 0.0, 0);
+    let mut attempt = 0;
+    while attempt < ATTEMPTS {
+        attempt += 1;
+        match table.upgrade_counted::<E>(&item).await {
+            Ok((up, used)) => {
+                units += used;
+                match up.write_back {
+                    WriteBack::Written => return Ok((Outcome::Updated, changed, units)),
+                    WriteBack::Current => return Ok((Outcome::Skipped, changed, units)),
+                    WriteBack::Deleted => return Ok((Outcome::Vanished, changed, units)),
+                    WriteBack::Changed => {
+                        changed += 1;
+                        let names = E::NAMES;
+                        let key: Item = [names.pk, names.sk]
+                            .into_iter()
+                            .filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone())))
+                            .collect();
+                        let request = table
+                            .client()
+                            .get_item()
+                            .table_name(table.name())
+                            .set_key(Some(key))
+                            .consistent_read(true)
+                            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+                            .send();
+                        let now = table
+                            .execute(Call::new("GetItem", E::TYPE), request)
+                            .await
+                            .map_err(|e| Error::sdk("GetItem", e))?
+                            .item
+                            .filter(|i| !i.is_empty());
+                        match now {
+                            Some(now) if crate::query::is_type(&now, E::SCHEMA) => item = now,
+                            // Deleted, or replaced by an item of another type: nothing to upgrade.
+                            _ => return Ok((Outcome::Vanished, changed, units)),
+                        }
+                    }
+                }
+            }
+            // Throttling or a server error after the SDK's own retries: sent again, the write's
+            // condition tells whether the first one was applied (then it is ours: `Written`).
+            Err(e) if e.is_retryable() && retries + 1 < RETRY.max_attempts => {
+                retries += 1;
+                attempt -= 1;
+                tokio::time::sleep(RETRY.jittered(retries)).await;
+            }
+            // The item's own trouble (it does not decode, its upgrade does not encode or breaks a
+            // limit): reported, and the pass goes on.
+            Err(
+                e @ (Error::Key(_)
+                | Error::KeyParse(_)
+                | Error::Decode { .. }
+                | Error::WrongEntity { .. }
+                | Error::SchemaVersion { .. }
+                | Error::Encode { .. }
+                | Error::Invalid { .. }
+                | Error::ItemTooLarge { .. }
+                | Error::LimitExceeded { .. }
+                | Error::OutOfRange { .. }),
+            ) => return Ok((Outcome::Failed(e.to_string()), changed, units)),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((Outcome::Failed(format!("the item changed {ATTEMPTS} times while it was upgraded")), changed, units))
+}
+
 /// `E`'s declared schema version.
-fn schema_version<E: Entity>() -> Result<&'static SchemaVersion, Error> {
+pub(crate) fn schema_version<E: Entity>() -> Result<&'static SchemaVersion, Error> {
     E::schema().schema_version.as_ref().ok_or_else(|| Error::Invalid {
         reason: format!(
             "{} declares no schema version (`#[entity(schema(version = N))]`), so it has no item to upgrade",

@@ -100,7 +100,7 @@ fn n(v: &str) -> AttributeValue {
 }
 
 /// A version 1 item as another client writes it: no schema version attribute.
-fn v1_item(id: &str, title: &str, category: &str, price: u32) -> Item {
+pub(crate) fn v1_item(id: &str, title: &str, category: &str, price: u32) -> Item {
     Item::from([
         ("PK".to_owned(), s(&format!("SKILL#{id}"))),
         ("SK".to_owned(), s("META")),
@@ -115,7 +115,7 @@ fn v1_item(id: &str, title: &str, category: &str, price: u32) -> Item {
 }
 
 /// A version 2 item as another client writes it, stamped `_schema = 2`.
-fn v2_item(id: &str, title: &str, category: &str, price_cents: u64) -> Item {
+pub(crate) fn v2_item(id: &str, title: &str, category: &str, price_cents: u64) -> Item {
     let mut item = v1_item(id, title, category, 0);
     item.remove("price");
     item.insert("price_cents".into(), n(&price_cents.to_string()));
@@ -123,7 +123,7 @@ fn v2_item(id: &str, title: &str, category: &str, price_cents: u64) -> Item {
     item
 }
 
-fn skill(id: &str, name: &str, subtitle: Option<&str>, price_cents: u64, lock: u64) -> Skill {
+pub(crate) fn skill(id: &str, name: &str, subtitle: Option<&str>, price_cents: u64, lock: u64) -> Skill {
     Skill {
         id: id.into(),
         name: name.into(),
@@ -145,11 +145,11 @@ fn expected() -> Vec<Skill> {
     ]
 }
 
-async fn raw_put(table: &Table, item: Item) {
+pub(crate) async fn raw_put(table: &Table, item: Item) {
     table.client().put_item().table_name(table.name()).set_item(Some(item)).send().await.expect("PutItem succeeds");
 }
 
-async fn new_table(test: &str, stream: bool) -> Table {
+pub(crate) async fn new_table(test: &str, stream: bool) -> Table {
     let server = LocalDynamoDb::shared().await.expect("DynamoDB Local is available");
     let table = Table::new(server.client(), unique_table_name(test));
     table.create_table_from(&Shop::layout().unwrap()).await.expect("the table is created");

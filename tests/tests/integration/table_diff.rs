@@ -106,7 +106,7 @@ async fn a_table_of_an_older_layout_is_brought_to_its_declaration_one_index_at_a
             Change::MissingIndex(s) => format!("missing {}", s.name),
             Change::ExtraIndex(s) => format!("extra {}", s.name),
             Change::KeySchema { declared, actual } => {
-                format!("keys {} {:?} -> {:?}", declared.name, actual.sk, declared.sk)
+                format!("keys {} {:?} -> {:?}", declared.name, actual.sk.first(), declared.sk.first())
             }
             Change::Projection { declared, actual } => {
                 format!("projection {} {} -> {}", declared.name, actual.projection, declared.projection)
