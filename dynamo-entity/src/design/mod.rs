@@ -13,6 +13,7 @@
 //! ```
 
 pub mod diagram;
+pub mod estimate;
 pub mod html;
 pub mod lint;
 mod multi_key;

@@ -2,7 +2,7 @@
 //! reports: their CloudFormation `GlobalSecondaryIndexes` entries (several `HASH` and `RANGE`
 //! elements), their rows of the Markdown design document (key attributes, entities, access
 //! patterns, diagram), the NoSQL Workbench note, and the lint that suggests moving a template
-//! GSI to native keys ([`TableLayout::multi_key_lint`]).
+//! GSI to native keys (a rule of [`TableLayout::lint`], [`LintKind::MultiAttributeKey`]).
 //!
 //! NoSQL Workbench's data model format gives an index one partition key attribute and one sort
 //! key attribute, so it cannot hold a multi-attribute GSI: the export leaves such an index out
@@ -14,7 +14,7 @@ use crate::design::AccessPattern;
 use crate::design::lint::{Lint, LintKind};
 use crate::key::Segment;
 use crate::schema::multi_key::{MAX_KEY_ATTRIBUTES, MultiKeyIndex};
-use crate::schema::{EntitySchema, Index, TableLayout};
+use crate::schema::{EntitySchema, Index, IndexSchema, TableLayout};
 
 impl TableLayout {
     /// The CloudFormation `GlobalSecondaryIndexes` entries of the multi-attribute GSIs: a `HASH`
@@ -123,47 +123,42 @@ impl TableLayout {
         ))
     }
 
-    /// Suggests native multi-attribute keys ([`LintKind::MultiAttributeKey`]) for each template
-    /// GSI that one entity alone writes, whose templates have no shard suffix and at most four
-    /// placeholders each: its literal text overloads the index for no other entity, so keying
-    /// the index on the fields themselves removes the synthetic `GSI<n>PK` / `GSI<n>SK`
-    /// attributes (and their rewriting on every update of a key field) and, for a new index,
-    /// the backfill. Not part of [`TableLayout::lint`]; in layout order.
-    pub fn multi_key_lint(&self) -> Vec<Lint> {
-        let mut out = Vec::new();
-        for e in &self.entities {
-            for g in e.gsis {
-                let shared = self.entities.iter().any(|o| !std::ptr::eq(*o, *e) && o.index(g.index).is_some());
-                let sharded = g.pk.segments.iter().any(|s| matches!(s, Segment::Shard { .. }));
-                let (pk, sk) = (g.pk.fields().count(), g.sk.fields().count());
-                if shared || sharded || pk == 0 || pk > MAX_KEY_ATTRIBUTES || sk > MAX_KEY_ATTRIBUTES {
-                    continue;
-                }
-                let n = match g.index {
-                    Index::Gsi(n) => n,
-                    _ => continue,
-                };
-                out.push(Lint {
-                    entity: e.name,
-                    index: g.index,
-                    kind: LintKind::MultiAttributeKey,
-                    message: format!(
-                        "only {} writes {}, so its templates `{}` / `{}` overload it for no other entity: key it on the \
-                         fields themselves, `gsi{n}(pk({}), sk({}))`, and the item's own attributes are the key (no \
-                         {} / {} to write, and none to rewrite when a key field changes)",
-                        e.name,
-                        g.index,
-                        g.pk.source,
-                        g.sk.source,
-                        g.pk.fields().collect::<Vec<_>>().join(", "),
-                        g.sk.fields().collect::<Vec<_>>().join(", "),
-                        e.names.pk_of(g.index),
-                        e.names.sk_of(g.index),
-                    ),
-                });
-            }
+    /// The [`LintKind::MultiAttributeKey`] finding of entity `e`'s template GSI `g`, if native
+    /// multi-attribute keys would serve it better: only `e` writes the index (its literal text
+    /// overloads it for no other entity), its partition key template has one to four
+    /// placeholders and no shard suffix, its sort key template at most four, and every field
+    /// they name is stored as an attribute of its own (not only inside the keys, see
+    /// [`KeyFields`](crate::schema::KeyFields)). Keying the index on those fields removes the
+    /// synthetic `GSI<n>PK` / `GSI<n>SK` attributes (and their rewriting on every update of a
+    /// key field) and, for a new index, the backfill. `None` for the primary index and LSIs.
+    /// Part of [`TableLayout::lint`].
+    pub(crate) fn multi_attribute_key(&self, e: &EntitySchema, g: &IndexSchema) -> Option<Lint> {
+        let Index::Gsi(n) = g.index else { return None };
+        let shared = self.entities.iter().any(|o| !std::ptr::eq(*o, e) && o.index(g.index).is_some());
+        let sharded = g.pk.segments.iter().any(|s| matches!(s, Segment::Shard { .. }));
+        let (pk, sk) = (g.pk.fields().count(), g.sk.fields().count());
+        let key_only = g.pk.fields().chain(g.sk.fields()).any(|f| e.key_only(f));
+        if shared || sharded || key_only || pk == 0 || pk > MAX_KEY_ATTRIBUTES || sk > MAX_KEY_ATTRIBUTES {
+            return None;
         }
-        out
+        Some(Lint {
+            entity: e.name,
+            index: g.index,
+            kind: LintKind::MultiAttributeKey,
+            message: format!(
+                "only {} writes {}, so its templates `{}` / `{}` overload it for no other entity: key it on the \
+                 fields themselves, `gsi{n}(pk({}), sk({}))`, and the item's own attributes are the key (no {} / {} \
+                 to write, and none to rewrite when a key field changes)",
+                e.name,
+                g.index,
+                g.pk.source,
+                g.sk.source,
+                g.pk.fields().collect::<Vec<_>>().join(", "),
+                g.sk.fields().collect::<Vec<_>>().join(", "),
+                e.names.pk_of(g.index),
+                e.names.sk_of(g.index),
+            ),
+        })
     }
 }
 

@@ -39,10 +39,20 @@ pub struct IndexShape {
     pub name: String,
     /// Whether it is a local secondary index.
     pub local: bool,
-    /// The partition key attribute and its type.
+    /// The (first) partition key attribute and its type: the index's only one, except for a
+    /// multi-attribute GSI (see [`partition_keys`](Self::partition_keys)).
     pub pk: (String, KeyType),
-    /// The sort key attribute and its type, if any.
+    /// The (first) sort key attribute and its type, if any (see
+    /// [`sort_keys`](Self::sort_keys)).
     pub sk: Option<(String, KeyType)>,
+    /// Every partition key attribute (`HASH` element) with its type, in key schema order: one,
+    /// or up to four for a multi-attribute GSI (see
+    /// [`multi_key`](crate::schema::multi_key)). What [`Table::diff`] compares, with
+    /// [`sort_keys`](Self::sort_keys).
+    pub partition_keys: Vec<(String, KeyType)>,
+    /// Every sort key attribute (`RANGE` element) with its type, in key schema order: none,
+    /// one, or up to four for a multi-attribute GSI.
+    pub sort_keys: Vec<(String, KeyType)>,
     /// `ALL`, `KEYS_ONLY` or `INCLUDE`.
     pub projection: String,
     /// The non-key attributes of an `INCLUDE` projection, sorted.
@@ -50,12 +60,22 @@ pub struct IndexShape {
 }
 
 impl IndexShape {
+    /// The key schema as text: `GSI1PK (S) / GSI1SK (S)`, or for a multi-attribute GSI each
+    /// side's attributes in order, `tenant (S), region (S) / status (S), createdAt (N)`.
     fn keys(&self) -> String {
-        let mut s = format!("{} ({})", self.pk.0, self.pk.1);
-        if let Some((a, t)) = &self.sk {
-            s.push_str(&format!(" / {a} ({t})"));
+        let side =
+            |keys: &[(String, KeyType)]| keys.iter().map(|(a, t)| format!("{a} ({t})")).collect::<Vec<_>>().join(", ");
+        let mut s = side(&self.partition_keys);
+        if !self.sort_keys.is_empty() {
+            s.push_str(&format!(" / {}", side(&self.sort_keys)));
         }
         s
+    }
+
+    /// Whether the two shapes have the same key schema: the same `HASH` and `RANGE` attributes
+    /// in the same order with the same types, and both local or both global.
+    fn same_keys(&self, other: &IndexShape) -> bool {
+        self.partition_keys == other.partition_keys && self.sort_keys == other.sort_keys && self.local == other.local
     }
 
     fn projection_text(&self) -> String {
@@ -303,28 +323,34 @@ fn declared_indexes(layout: &TableLayout) -> BTreeMap<String, IndexShape> {
             };
             let projection = layout.projection(index);
             let name = names.index_name(index).unwrap_or_default().to_owned();
+            let (pk, sk) = ((pk.to_owned(), layout.key_type(pk)), (sk.to_owned(), layout.key_type(sk)));
             let shape = IndexShape {
                 name: name.clone(),
                 local: index.is_local(),
-                pk: (pk.to_owned(), layout.key_type(pk)),
-                sk: Some((sk.to_owned(), layout.key_type(sk))),
+                partition_keys: vec![pk.clone()],
+                sort_keys: vec![sk.clone()],
+                pk,
+                sk: Some(sk),
                 projection: projection.projection_type().to_owned(),
                 non_key_attributes: projection.non_key_attributes().iter().map(|s| (*s).to_owned()).collect(),
             };
             (name, shape)
         })
         .chain(layout.multi_gsis().iter().map(|g| {
-            // A multi-attribute GSI is compared on its first partition and sort key attributes
-            // (what `IndexShape` holds; `actual_indexes` reads the same from `DescribeTable`),
-            // so the index is kept, never reported missing or extra. TODO: compare every
-            // attribute of its key schema.
+            // Every attribute of both sides, in key schema order.
+            let side = |attrs: &[crate::schema::MultiKeyAttr]| -> Vec<(String, KeyType)> {
+                attrs.iter().map(|a| (a.attribute.to_owned(), a.key_type)).collect()
+            };
+            let (partition_keys, sort_keys) = (side(g.pk), side(g.sk));
             let projection = layout.projection(g.index);
             let name = names.index_name(g.index).unwrap_or_default().to_owned();
             let shape = IndexShape {
                 name: name.clone(),
                 local: false,
-                pk: g.pk.first().map_or_else(|| (String::new(), KeyType::S), |a| (a.attribute.to_owned(), a.key_type)),
-                sk: g.sk.first().map(|a| (a.attribute.to_owned(), a.key_type)),
+                pk: partition_keys.first().cloned().unwrap_or_else(|| (String::new(), KeyType::S)),
+                sk: sort_keys.first().cloned(),
+                partition_keys,
+                sort_keys,
                 projection: projection.projection_type().to_owned(),
                 non_key_attributes: projection.non_key_attributes().iter().map(|s| (*s).to_owned()).collect(),
             };
@@ -341,17 +367,24 @@ fn actual_indexes(desc: &TableDescription) -> BTreeMap<String, IndexShape> {
                  local: bool,
                  keys: &[KeySchemaElement],
                  projection: Option<&aws_sdk_dynamodb::types::Projection>| {
-        let find = |kt: SdkKeyType| {
-            keys.iter().find(|k| *k.key_type() == kt).map(|k| {
-                let a = k.attribute_name();
-                (a.to_owned(), types.get(a).copied().unwrap_or(KeyType::S))
-            })
+        // Every element of one kind, in key schema order.
+        let all = |kt: SdkKeyType| -> Vec<(String, KeyType)> {
+            keys.iter()
+                .filter(|k| *k.key_type() == kt)
+                .map(|k| {
+                    let a = k.attribute_name();
+                    (a.to_owned(), types.get(a).copied().unwrap_or(KeyType::S))
+                })
+                .collect()
         };
+        let (partition_keys, sort_keys) = (all(SdkKeyType::Hash), all(SdkKeyType::Range));
         IndexShape {
             name: name.to_owned(),
             local,
-            pk: find(SdkKeyType::Hash).unwrap_or_else(|| (String::new(), KeyType::S)),
-            sk: find(SdkKeyType::Range),
+            pk: partition_keys.first().cloned().unwrap_or_else(|| (String::new(), KeyType::S)),
+            sk: sort_keys.first().cloned(),
+            partition_keys,
+            sort_keys,
             projection: projection
                 .and_then(|p| p.projection_type())
                 .map(|t| t.as_str().to_owned())
@@ -451,7 +484,7 @@ impl Table {
                 (Some(d), None) => changes.push(Change::MissingIndex(d.clone())),
                 (None, Some(a)) => changes.push(Change::ExtraIndex(a.clone())),
                 (Some(d), Some(a)) => {
-                    if d.pk != a.pk || d.sk != a.sk || d.local != a.local {
+                    if !d.same_keys(a) {
                         changes.push(Change::KeySchema { declared: d.clone(), actual: a.clone() });
                     } else if d.projection != a.projection || d.non_key_attributes != a.non_key_attributes {
                         changes.push(Change::Projection { declared: d.clone(), actual: a.clone() });
@@ -513,8 +546,10 @@ impl Table {
                     self.wait_for(name, false, wait).await?;
                 }
                 Step::CreateIndex(shape) => {
-                    let defs = std::iter::once(&shape.pk)
-                        .chain(&shape.sk)
+                    let defs = shape
+                        .partition_keys
+                        .iter()
+                        .chain(&shape.sort_keys)
                         .map(|(a, t)| {
                             AttributeDefinition::builder()
                                 .attribute_name(a)
@@ -530,10 +565,12 @@ impl Table {
                             .build()
                             .map_err(|e| Error::Invalid { reason: e.to_string() })
                     };
-                    let mut keys = vec![element(&shape.pk.0, SdkKeyType::Hash)?];
-                    if let Some((a, _)) = &shape.sk {
-                        keys.push(element(a, SdkKeyType::Range)?);
-                    }
+                    let keys = shape
+                        .partition_keys
+                        .iter()
+                        .map(|(a, _)| element(a, SdkKeyType::Hash))
+                        .chain(shape.sort_keys.iter().map(|(a, _)| element(a, SdkKeyType::Range)))
+                        .collect::<Result<Vec<_>, Error>>()?;
                     let projection = aws_sdk_dynamodb::types::Projection::builder()
                         .projection_type(shape.projection.as_str().into())
                         .set_non_key_attributes(
