@@ -37,7 +37,9 @@
 //! # }
 //! ```
 
-use crate::capacity::{self, Capacity, WriteMode, item_size};
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use crate::capacity::{Capacity, Units, WriteMode, item_size, write_units};
 use super::views::project;
 use crate::schema::{Index, Item, TableLayout};
 
@@ -64,19 +66,53 @@ pub struct IndexStorage {
 impl TableLayout {
     /// The capacity one write of an item costs, by DynamoDB's rules (see
     /// [`capacity`](crate::capacity)): `before` is the item as stored before the write (`None`:
-    /// none), `after` as stored after it (`None`: deleted). The table's units, then each index's,
-    /// counted on the whole item (projection `ALL`, which DynamoDB Local charges whatever the
-    /// projection): putting an item into an index costs its size, removing it the old size,
+    /// none), `after` as stored after it (`None`: deleted). The table's units (the larger of the
+    /// two sizes, 1 per KB), then each index's, per 1 KB of its entry as the index's projection
+    /// holds it (the whole item with `ALL`; the key attributes, and the listed ones for
+    /// `INCLUDE`): putting an item into an index costs the new entry, removing it the old one,
     /// moving it inside the index (a changed key attribute) both, rewriting it under the same
     /// key the larger of the two; an index the item is in neither before nor after costs
     /// nothing. Template GSIs, LSIs, the inverted index and the multi-attribute GSIs are all
     /// counted, each under its name.
     pub fn write_capacity(&self, before: Option<&Item>, after: Option<&Item>, mode: WriteMode) -> Capacity {
-        let mut out = capacity::write_in(self.names, self.indexes(), before, after, mode);
-        for g in &self.multi_gsis {
-            out += g.write_capacity(self.names, before, after, mode);
+        let size = |i: Option<&Item>| i.map_or(0, item_size);
+        let mut out = Capacity::table(Units::writes(write_units(size(before).max(size(after)), mode)));
+        for (index, keys) in self.index_keys() {
+            let projection = self.projection(index);
+            let mut all_keys = vec![self.names.pk, self.names.sk];
+            all_keys.extend(&keys);
+            let key = |item: Option<&Item>| -> Option<Vec<AttributeValue>> {
+                let item = item?;
+                keys.iter().map(|k| item.get(*k).cloned()).collect()
+            };
+            let entry = |item: Option<&Item>| item.map_or(0, |i| item_size(&project(i, &projection, &all_keys)));
+            let (old, new) = (entry(before), entry(after));
+            let units = match (key(before), key(after)) {
+                (None, None) => continue,
+                (Some(_), None) => write_units(old, mode),
+                (None, Some(_)) => write_units(new, mode),
+                (Some(a), Some(b)) if a == b => write_units(old.max(new), mode),
+                (Some(_), Some(_)) => write_units(old, mode) + write_units(new, mode),
+            };
+            out.add_index(self.names, index, Units::writes(units));
         }
         out
+    }
+
+    /// Every secondary index with the attributes of its key: the template GSIs, LSIs and the
+    /// inverted index in [`indexes`](Self::indexes) order, then the multi-attribute GSIs.
+    fn index_keys(&self) -> Vec<(Index, Vec<&'static str>)> {
+        let names = self.names;
+        let template = self.indexes().into_iter().map(|index| {
+            let (pk, sk) = match index {
+                Index::Inverted => (names.sk, names.pk),
+                Index::Lsi(_) => (names.pk, names.sk_of(index)),
+                _ => (names.pk_of(index), names.sk_of(index)),
+            };
+            (index, vec![pk, sk])
+        });
+        let multi = self.multi_gsis.iter().map(|g| (g.index, g.attributes().map(|a| a.attribute).collect()));
+        template.chain(multi).collect()
     }
 
     /// The storage `items` (as stored in the table) take: the table first, then each index in
@@ -92,16 +128,7 @@ impl TableLayout {
             items: items.len(),
             bytes: items.iter().map(|i| item_size(i) + ENTRY_OVERHEAD_BYTES).sum(),
         }];
-        let template = self.indexes().into_iter().map(|index| {
-            let (pk, sk) = match index {
-                Index::Inverted => (names.sk, names.pk),
-                Index::Lsi(_) => (names.pk, names.sk_of(index)),
-                _ => (names.pk_of(index), names.sk_of(index)),
-            };
-            (index, vec![pk, sk])
-        });
-        let multi = self.multi_gsis.iter().map(|g| (g.index, g.attributes().map(|a| a.attribute).collect::<Vec<_>>()));
-        for (index, keys) in template.chain(multi).collect::<Vec<_>>() {
+        for (index, keys) in self.index_keys() {
             let projection = self.projection(index);
             let mut all_keys = vec![names.pk, names.sk];
             all_keys.extend(&keys);

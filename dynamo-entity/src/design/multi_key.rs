@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use crate::design::AccessPattern;
 use crate::design::lint::{Lint, LintKind};
-use crate::key::Segment;
+use crate::key::{Cardinality, Segment};
 use crate::schema::multi_key::{MAX_KEY_ATTRIBUTES, MultiKeyIndex};
 use crate::schema::{EntitySchema, Index, IndexSchema, TableLayout};
 
@@ -124,21 +124,32 @@ impl TableLayout {
     }
 
     /// The [`LintKind::MultiAttributeKey`] finding of entity `e`'s template GSI `g`, if native
-    /// multi-attribute keys would serve it better: only `e` writes the index (its literal text
-    /// overloads it for no other entity), its partition key template has one to four
-    /// placeholders and no shard suffix, its sort key template at most four, and every field
-    /// they name is stored as an attribute of its own (not only inside the keys, see
-    /// [`KeyFields`](crate::schema::KeyFields)). Keying the index on those fields removes the
-    /// synthetic `GSI<n>PK` / `GSI<n>SK` attributes (and their rewriting on every update of a
-    /// key field) and, for a new index, the backfill. `None` for the primary index and LSIs.
-    /// Part of [`TableLayout::lint`].
+    /// multi-attribute keys would serve it as well with less to maintain:
+    /// * only `e` writes the index, so the templates' literal text tells `e`'s items from no
+    ///   other entity's (an overloaded index needs it);
+    /// * each template is built from whole fields (`<field>` segments, literal segments
+    ///   between them; no text inside a segment around a placeholder, no `:raw` integer, no
+    ///   shard suffix, which native keys cannot express), one to four in the partition key and
+    ///   one to four in the sort key;
+    /// * the partition key has a high-cardinality part (a hot partition needs the write
+    ///   sharding only a template has; the hot-partition lint covers it);
+    /// * every field is stored as an attribute of its own, not only inside the keys (see
+    ///   [`KeyFields`](crate::schema::KeyFields)).
+    ///
+    /// Keying the index on those fields removes the synthetic `GSI<n>PK` / `GSI<n>SK`
+    /// attributes (and their rewriting on every update of a key field) and, for a new index,
+    /// the backfill. `None` for the primary index and LSIs. A rule of [`TableLayout::lint`].
     pub(crate) fn multi_attribute_key(&self, e: &EntitySchema, g: &IndexSchema) -> Option<Lint> {
         let Index::Gsi(n) = g.index else { return None };
         let shared = self.entities.iter().any(|o| !std::ptr::eq(*o, e) && o.index(g.index).is_some());
-        let sharded = g.pk.segments.iter().any(|s| matches!(s, Segment::Shard { .. }));
+        let whole_fields = |t: &crate::key::Template| {
+            t.segments.iter().all(|s| matches!(s, Segment::Literal(_) | Segment::Field(_)))
+        };
         let (pk, sk) = (g.pk.fields().count(), g.sk.fields().count());
+        let counts = (1..=MAX_KEY_ATTRIBUTES).contains(&pk) && (1..=MAX_KEY_ATTRIBUTES).contains(&sk);
         let key_only = g.pk.fields().chain(g.sk.fields()).any(|f| e.key_only(f));
-        if shared || sharded || key_only || pk == 0 || pk > MAX_KEY_ATTRIBUTES || sk > MAX_KEY_ATTRIBUTES {
+        let hot = g.pk.cardinality != Cardinality::High;
+        if shared || !whole_fields(g.pk) || !whole_fields(g.sk) || !counts || key_only || hot {
             return None;
         }
         Some(Lint {
