@@ -39,8 +39,8 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use crate::capacity::{Capacity, Units, WriteMode, item_size, write_units};
 use super::views::project;
+use crate::capacity::{Capacity, Units, WriteMode, item_size, write_units};
 use crate::schema::{Index, Item, TableLayout};
 
 /// The storage DynamoDB counts for each item and each index entry besides its attributes, in
@@ -71,8 +71,8 @@ impl TableLayout {
     /// holds it (the whole item with `ALL`; the key attributes, and the listed ones for
     /// `INCLUDE`): putting an item into an index costs the new entry, removing it the old one,
     /// moving it inside the index (a changed key attribute) both, rewriting it under the same
-    /// key the larger of the two; an index the item is in neither before nor after costs
-    /// nothing. Template GSIs, LSIs, the inverted index and the multi-attribute GSIs are all
+    /// key the larger of the two; an index the item is in neither before nor after, or whose
+    /// entry the write leaves as it was (same key, same projected attributes), costs nothing. Template GSIs, LSIs, the inverted index and the multi-attribute GSIs are all
     /// counted, each under its name.
     pub fn write_capacity(&self, before: Option<&Item>, after: Option<&Item>, mode: WriteMode) -> Capacity {
         let size = |i: Option<&Item>| i.map_or(0, item_size);
@@ -85,12 +85,15 @@ impl TableLayout {
                 let item = item?;
                 keys.iter().map(|k| item.get(*k).cloned()).collect()
             };
-            let entry = |item: Option<&Item>| item.map_or(0, |i| item_size(&project(i, &projection, &all_keys)));
-            let (old, new) = (entry(before), entry(after));
+            let entry = |item: Option<&Item>| item.map(|i| project(i, &projection, &all_keys));
+            let (old_entry, new_entry) = (entry(before), entry(after));
+            let (old, new) = (old_entry.as_ref().map_or(0, item_size), new_entry.as_ref().map_or(0, item_size));
             let units = match (key(before), key(after)) {
                 (None, None) => continue,
                 (Some(_), None) => write_units(old, mode),
                 (None, Some(_)) => write_units(new, mode),
+                // The same key and the same projected attributes: no write in the index.
+                (Some(a), Some(b)) if a == b && old_entry == new_entry => continue,
                 (Some(a), Some(b)) if a == b => write_units(old.max(new), mode),
                 (Some(_), Some(_)) => write_units(old, mode) + write_units(new, mode),
             };

@@ -142,9 +142,8 @@ impl TableLayout {
     pub(crate) fn multi_attribute_key(&self, e: &EntitySchema, g: &IndexSchema) -> Option<Lint> {
         let Index::Gsi(n) = g.index else { return None };
         let shared = self.entities.iter().any(|o| !std::ptr::eq(*o, e) && o.index(g.index).is_some());
-        let whole_fields = |t: &crate::key::Template| {
-            t.segments.iter().all(|s| matches!(s, Segment::Literal(_) | Segment::Field(_)))
-        };
+        let whole_fields =
+            |t: &crate::key::Template| t.segments.iter().all(|s| matches!(s, Segment::Literal(_) | Segment::Field(_)));
         let (pk, sk) = (g.pk.fields().count(), g.sk.fields().count());
         let counts = (1..=MAX_KEY_ATTRIBUTES).contains(&pk) && (1..=MAX_KEY_ATTRIBUTES).contains(&sk);
         let key_only = g.pk.fields().chain(g.sk.fields()).any(|f| e.key_only(f));
