@@ -624,16 +624,17 @@ async fn diff_compares_the_whole_multi_attribute_key_schema() {
     table.create_table_from(&OldDesk::layout().unwrap()).await.unwrap();
     let layout = Desk::layout().unwrap();
     let diff = table.diff(&layout).await.unwrap();
-    let keys: Vec<(String, Vec<(String, dynamo_entity::key::KeyType)>, Vec<(String, dynamo_entity::key::KeyType)>)> =
-        diff.changes
-            .iter()
-            .map(|c| match c {
-                Change::KeySchema { declared, actual } => {
-                    (declared.name.clone(), actual.partition_keys.clone(), actual.sort_keys.clone())
-                }
-                other => panic!("unexpected change {other}"),
-            })
-            .collect();
+    type Side = Vec<(String, dynamo_entity::key::KeyType)>;
+    let keys: Vec<(String, Side, Side)> = diff
+        .changes
+        .iter()
+        .map(|c| match c {
+            Change::KeySchema { declared, actual } => {
+                (declared.name.clone(), actual.partition_keys.clone(), actual.sort_keys.clone())
+            }
+            other => panic!("unexpected change {other}"),
+        })
+        .collect();
     use dynamo_entity::key::KeyType::{N, S};
     let a = |name: &str, t| (name.to_owned(), t);
     assert_eq!(
