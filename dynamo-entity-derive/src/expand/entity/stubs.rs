@@ -138,7 +138,7 @@ fn multi_gsi(e: &Entity, n: u8, g: &MultiGsiAttrs) -> (TokenStream, TokenStream)
     }
     let builder_items = quote! {
         #[allow(dead_code, clippy::all, clippy::pedantic)]
-        pub struct #builder(__de::MultiKeySpec<#ident>);
+        #vis struct #builder(__de::MultiKeySpec<#ident>);
 
         #[allow(dead_code, clippy::all, clippy::pedantic)]
         impl #builder {
