@@ -158,7 +158,7 @@ impl Capacity {
         self
     }
 
-    fn add_index(&mut self, names: &AttributeNames, index: Index, units: Units) {
+    pub(crate) fn add_index(&mut self, names: &AttributeNames, index: Index, units: Units) {
         match (index, names.index_name(index)) {
             (Index::Primary, _) => self.table += units,
             (_, Some(name)) => *self.indexes.entry(name.to_owned()).or_default() += units,

@@ -180,7 +180,12 @@ impl<E: Entity> UpdateRequest<E> {
             return self;
         }
         match value.to_attribute() {
-            Ok(Some(v)) => self.actions.push((field.name, field.attribute, Action::Set(v))),
+            Ok(Some(v)) => {
+                if let Err(e) = crate::schema::multi_key::check_attribute(E::schema(), field.attribute, &v) {
+                    self.fail(e);
+                }
+                self.actions.push((field.name, field.attribute, Action::Set(v)))
+            }
             Ok(None) => self.actions.push((field.name, field.attribute, Action::Remove)),
             Err(source) => {
                 self.fail(Error::Encode { entity: E::TYPE, field: field.name, attribute: field.attribute, source })
@@ -263,7 +268,12 @@ impl<E: Entity> UpdateRequest<E> {
             return self;
         }
         match value.to_attribute() {
-            Ok(Some(v)) => self.actions.push((field.name, field.attribute, Action::SetIfNotExists(v))),
+            Ok(Some(v)) => {
+                if let Err(e) = crate::schema::multi_key::check_attribute(E::schema(), field.attribute, &v) {
+                    self.fail(e);
+                }
+                self.actions.push((field.name, field.attribute, Action::SetIfNotExists(v)))
+            }
             Ok(None) => {}
             Err(source) => {
                 self.fail(Error::Encode { entity: E::TYPE, field: field.name, attribute: field.attribute, source })

@@ -36,7 +36,13 @@
 //!   (`<count:raw>`, as other writers form their keys): its string order is not numeric order
 //!   (`10` sorts before `9`), so the sort key does not sort by that part, and range conditions
 //!   over it are refused when a query is built.
-//!
+//! * [`LintKind::MultiAttributeKey`]: a GSI whose key templates only one entity writes, so
+//!   their literal text tells that entity's items from no other's, built from one to four
+//!   partition key placeholders (no shard suffix) and at most four sort key placeholders, each
+//!   a field stored as an attribute: native multi-attribute keys (`gsiN(pk(a, b), sk(c))`, see
+//!   [`multi_key`](crate::schema::multi_key)) key the index on those attributes themselves, so
+//!   there is no synthetic `GSI<n>PK` / `GSI<n>SK` to write, pad, escape or rewrite when a
+//!   field changes. The message gives the declaration.
 //! * [`LintKind::InvertedCost`]: an `#[entity(inverted)]` entity, whose reverse lookups the
 //!   inverted index serves. That index holds an entry for every item of the table, so every
 //!   write of every entity costs twice its write units; a sparse GSI keyed the other way round
@@ -71,8 +77,7 @@ pub enum LintKind {
     ScanRead,
     /// A sort key with an unpadded integer part, which does not sort numerically.
     UnpaddedSortKey,
-    /// A template GSI that native multi-attribute keys would serve better (see
-    /// [`TableLayout::multi_key_lint`]).
+    /// A template GSI that native multi-attribute keys would serve better.
     MultiAttributeKey,
     /// The inverted index's write cost, beside a sparse GSI's for the reverse lookup.
     InvertedCost,
@@ -127,7 +132,9 @@ impl TableLayout {
     }
 
     /// Reviews the design: hot partitions, unbounded item collections without a sort key,
-    /// reads that filter on the entity type, and scans used for reads (see the
+    /// reads that filter on the entity type, scans used for reads, unpadded integers in sort
+    /// keys, template GSIs that native multi-attribute keys would serve better, and the
+    /// inverted index's write cost (see the
     /// [module documentation](crate::design::lint) for each rule). Empty when nothing is found.
     pub fn lint(&self) -> Vec<Lint> {
         let mut out = Vec::new();
@@ -143,6 +150,9 @@ impl TableLayout {
                     out.push(l);
                 }
                 if let Some(l) = unpadded_sort_key(e, ix) {
+                    out.push(l);
+                }
+                if let Some(l) = self.multi_attribute_key(e, ix) {
                     out.push(l);
                 }
             }

@@ -2,8 +2,8 @@
 //! agreement), a CloudFormation template, and the access-pattern matrix with a Mermaid diagram
 //! of item collections and indexes. Beside them: the NoSQL Workbench model ([`workbench`]), the
 //! design lint ([`lint`]), the item-collection and index views of sample items ([`views`]), the
-//! entity-to-index diagram as SVG ([`diagram`]) and the HTML design page that shows them all
-//! ([`html`]).
+//! entity-to-index diagram as SVG ([`diagram`]), the HTML design page that shows them all
+//! ([`html`]), and the whole table's write and storage estimates ([`estimate`]).
 //!
 //! ```ignore
 //! let layout = TableLayout::new(&[User::schema(), Skill::schema(), Review::schema()])?;
@@ -13,6 +13,7 @@
 //! ```
 
 pub mod diagram;
+pub mod estimate;
 pub mod html;
 pub mod lint;
 mod multi_key;

@@ -2,7 +2,7 @@
 //! reports: their CloudFormation `GlobalSecondaryIndexes` entries (several `HASH` and `RANGE`
 //! elements), their rows of the Markdown design document (key attributes, entities, access
 //! patterns, diagram), the NoSQL Workbench note, and the lint that suggests moving a template
-//! GSI to native keys ([`TableLayout::multi_key_lint`]).
+//! GSI to native keys (a rule of [`TableLayout::lint`], [`LintKind::MultiAttributeKey`]).
 //!
 //! NoSQL Workbench's data model format gives an index one partition key attribute and one sort
 //! key attribute, so it cannot hold a multi-attribute GSI: the export leaves such an index out
@@ -12,9 +12,9 @@ use serde_json::{Value, json};
 
 use crate::design::AccessPattern;
 use crate::design::lint::{Lint, LintKind};
-use crate::key::Segment;
+use crate::key::{Cardinality, Segment};
 use crate::schema::multi_key::{MAX_KEY_ATTRIBUTES, MultiKeyIndex};
-use crate::schema::{EntitySchema, Index, TableLayout};
+use crate::schema::{EntitySchema, Index, IndexSchema, TableLayout};
 
 impl TableLayout {
     /// The CloudFormation `GlobalSecondaryIndexes` entries of the multi-attribute GSIs: a `HASH`
@@ -123,47 +123,52 @@ impl TableLayout {
         ))
     }
 
-    /// Suggests native multi-attribute keys ([`LintKind::MultiAttributeKey`]) for each template
-    /// GSI that one entity alone writes, whose templates have no shard suffix and at most four
-    /// placeholders each: its literal text overloads the index for no other entity, so keying
-    /// the index on the fields themselves removes the synthetic `GSI<n>PK` / `GSI<n>SK`
+    /// The [`LintKind::MultiAttributeKey`] finding of entity `e`'s template GSI `g`, if native
+    /// multi-attribute keys would serve it as well with less to maintain:
+    /// * only `e` writes the index, so the templates' literal text tells `e`'s items from no
+    ///   other entity's (an overloaded index needs it);
+    /// * each template is built from whole fields (`<field>` segments, literal segments
+    ///   between them; no text inside a segment around a placeholder, no `:raw` integer, no
+    ///   shard suffix, which native keys cannot express), one to four in the partition key and
+    ///   one to four in the sort key;
+    /// * the partition key has a high-cardinality part (a hot partition needs the write
+    ///   sharding only a template has; the hot-partition lint covers it);
+    /// * every field is stored as an attribute of its own, not only inside the keys (see
+    ///   [`KeyFields`](crate::schema::KeyFields)).
+    ///
+    /// Keying the index on those fields removes the synthetic `GSI<n>PK` / `GSI<n>SK`
     /// attributes (and their rewriting on every update of a key field) and, for a new index,
-    /// the backfill. Not part of [`TableLayout::lint`]; in layout order.
-    pub fn multi_key_lint(&self) -> Vec<Lint> {
-        let mut out = Vec::new();
-        for e in &self.entities {
-            for g in e.gsis {
-                let shared = self.entities.iter().any(|o| !std::ptr::eq(*o, *e) && o.index(g.index).is_some());
-                let sharded = g.pk.segments.iter().any(|s| matches!(s, Segment::Shard { .. }));
-                let (pk, sk) = (g.pk.fields().count(), g.sk.fields().count());
-                if shared || sharded || pk == 0 || pk > MAX_KEY_ATTRIBUTES || sk > MAX_KEY_ATTRIBUTES {
-                    continue;
-                }
-                let n = match g.index {
-                    Index::Gsi(n) => n,
-                    _ => continue,
-                };
-                out.push(Lint {
-                    entity: e.name,
-                    index: g.index,
-                    kind: LintKind::MultiAttributeKey,
-                    message: format!(
-                        "only {} writes {}, so its templates `{}` / `{}` overload it for no other entity: key it on the \
-                         fields themselves, `gsi{n}(pk({}), sk({}))`, and the item's own attributes are the key (no \
-                         {} / {} to write, and none to rewrite when a key field changes)",
-                        e.name,
-                        g.index,
-                        g.pk.source,
-                        g.sk.source,
-                        g.pk.fields().collect::<Vec<_>>().join(", "),
-                        g.sk.fields().collect::<Vec<_>>().join(", "),
-                        e.names.pk_of(g.index),
-                        e.names.sk_of(g.index),
-                    ),
-                });
-            }
+    /// the backfill. `None` for the primary index and LSIs. A rule of [`TableLayout::lint`].
+    pub(crate) fn multi_attribute_key(&self, e: &EntitySchema, g: &IndexSchema) -> Option<Lint> {
+        let Index::Gsi(n) = g.index else { return None };
+        let shared = self.entities.iter().any(|o| !std::ptr::eq(*o, e) && o.index(g.index).is_some());
+        let whole_fields =
+            |t: &crate::key::Template| t.segments.iter().all(|s| matches!(s, Segment::Literal(_) | Segment::Field(_)));
+        let (pk, sk) = (g.pk.fields().count(), g.sk.fields().count());
+        let counts = (1..=MAX_KEY_ATTRIBUTES).contains(&pk) && (1..=MAX_KEY_ATTRIBUTES).contains(&sk);
+        let key_only = g.pk.fields().chain(g.sk.fields()).any(|f| e.key_only(f));
+        let hot = g.pk.cardinality != Cardinality::High;
+        if shared || !whole_fields(g.pk) || !whole_fields(g.sk) || !counts || key_only || hot {
+            return None;
         }
-        out
+        Some(Lint {
+            entity: e.name,
+            index: g.index,
+            kind: LintKind::MultiAttributeKey,
+            message: format!(
+                "only {} writes {}, so its templates `{}` / `{}` overload it for no other entity: key it on the \
+                 fields themselves, `gsi{n}(pk({}), sk({}))`, and the item's own attributes are the key (no {} / {} \
+                 to write, and none to rewrite when a key field changes)",
+                e.name,
+                g.index,
+                g.pk.source,
+                g.sk.source,
+                g.pk.fields().collect::<Vec<_>>().join(", "),
+                g.sk.fields().collect::<Vec<_>>().join(", "),
+                e.names.pk_of(g.index),
+                e.names.sk_of(g.index),
+            ),
+        })
     }
 }
 

@@ -323,7 +323,7 @@ fn key_attributes_of(layout: &TableLayout, index: Index) -> [&'static str; 4] {
 }
 
 /// `item` as an index with `projection` holds it.
-fn project(item: &Item, projection: &Projection, keys: &[&str]) -> Item {
+pub(crate) fn project(item: &Item, projection: &Projection, keys: &[&str]) -> Item {
     match projection {
         Projection::All => item.clone(),
         Projection::KeysOnly | Projection::Include(_) => {

@@ -1006,6 +1006,23 @@ pub enum KeyError {
         /// The limit in bytes (2,048 for partition keys, 1,024 for sort keys).
         limit: usize,
     },
+    /// A key attribute of a multi-attribute GSI would hold an empty string, which DynamoDB
+    /// refuses as a key attribute value (the whole write fails). A `None` leaves the item out
+    /// of the index instead (sparse index).
+    #[error(
+        "{entity}.{field} is an empty string, which {attribute}, a key attribute of {index}, cannot hold: DynamoDB \
+         refuses an empty key attribute value"
+    )]
+    EmptyKeyAttribute {
+        /// The entity type name.
+        entity: &'static str,
+        /// The index name (`GSI6`, or the name the table declares).
+        index: &'static str,
+        /// The key attribute.
+        attribute: &'static str,
+        /// The field stored in it.
+        field: &'static str,
+    },
 }
 
 impl fmt::Display for KeyType {

@@ -33,7 +33,7 @@ use futures::{Stream, StreamExt, TryStreamExt};
 
 use super::{Cursor, Found, Page, Slot, cursor, has_primary_shape, primary_key_of};
 use crate::capacity::Capacity;
-use crate::error::Error;
+use crate::error::{Error, ItemError};
 use crate::expr::{Condition, Placeholders};
 use crate::key::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
 use crate::limits;
@@ -78,7 +78,7 @@ impl<E> std::fmt::Debug for MultiKeySpec<E> {
     }
 }
 
-impl<E> MultiKeySpec<E> {
+impl<E: Entity> MultiKeySpec<E> {
     /// Used by generated code: the index, the entity type name and the partition key
     /// attributes' values, in key schema order.
     pub fn new(
@@ -118,7 +118,10 @@ impl<E> MultiKeySpec<E> {
                 attribute: attr.attribute,
                 source,
             })
-            .and_then(|v| check_value(self.entity, attr, Some(&v), max).map(|()| v));
+            .and_then(|v| {
+                let index = E::NAMES.index_name(self.index.index).unwrap_or_default();
+                check_value(self.entity, index, attr, Some(&v), max).map(|()| v)
+            });
         match checked {
             Ok(v) => Some(v),
             Err(e) => {
@@ -235,6 +238,9 @@ pub struct MultiKeyQuery<E> {
     page_size: Option<i32>,
     after: Option<Cursor>,
     filter: Option<Condition>,
+    /// Whether items that do not decode are reported in [`Page::skipped`] instead of failing
+    /// the page ([`MultiKeyQuery::lenient`]).
+    lenient: bool,
 }
 
 /// The parts of the query's requests that its pages share.
@@ -247,7 +253,16 @@ struct Parts {
 
 impl<E: Entity> MultiKeyQuery<E> {
     pub(crate) fn new(table: Table, spec: MultiKeySpec<E>) -> Self {
-        MultiKeyQuery { table, spec, descending: false, limit: None, page_size: None, after: None, filter: None }
+        MultiKeyQuery {
+            table,
+            spec,
+            descending: false,
+            limit: None,
+            page_size: None,
+            after: None,
+            filter: None,
+            lenient: false,
+        }
     }
 
     /// Adds a `FilterExpression`: applied after the key condition, it reduces what is returned,
@@ -388,25 +403,62 @@ impl<E: Entity> MultiKeyQuery<E> {
         }
     }
 
+    /// Reports the items of this entity type that do not decode instead of failing on them:
+    /// each becomes an [`ItemError`] (its key, the item, the error) in [`Page::skipped`], beside
+    /// the items that decoded, as [`QueryRequest::lenient`](super::QueryRequest::lenient) does.
+    /// Set the other options first; see [`LenientMultiKeyQuery`].
+    pub fn lenient(mut self) -> LenientMultiKeyQuery<E> {
+        self.lenient = true;
+        LenientMultiKeyQuery(self)
+    }
+
     /// Runs the query and returns one page: up to [`limit`](Self::limit) items of this entity,
     /// or without a limit one DynamoDB response's worth (at most 1 MB read). Items the index
     /// holds without their entity type attribute (a `KEYS_ONLY` or `INCLUDE` projection) are
-    /// read whole by their primary keys (`BatchGetItem`), in the index's order.
+    /// read whole by their primary keys (`BatchGetItem`), in the index's order. To read the
+    /// keys alone, without that second read, use [`send_keys`](Self::send_keys).
     ///
     /// # Errors
     /// A value or cursor error before anything is sent ([`Error::Encode`], [`Error::Key`] for
     /// an empty string or an over-long value, [`Error::Cursor`]); [`Error::Sdk`] from
-    /// DynamoDB; [`Error::Decode`] naming the first item of this entity that does not decode.
+    /// DynamoDB; [`Error::Decode`] naming the first item of this entity that does not decode
+    /// (see [`lenient`](Self::lenient)).
     pub async fn send(&self) -> Result<Page<E>, Error> {
+        let page = self
+            .read(|item, found| match found {
+                Found::Whole => E::from_item(item).map(Slot::Whole),
+                Found::Projected => Ok(Slot::Projected(primary_key_of(item, E::NAMES))),
+            })
+            .await?;
+        let Page { items, skipped, cursor, consumed } = page;
+        Ok(Page { items: self.hydrate(items).await?, skipped, cursor, consumed })
+    }
+
+    /// As [`send`](Self::send), returning the primary keys of the items instead of the items:
+    /// no item is decoded and, through a projected index, no second read is made. The keys
+    /// are typed ([`Key<E>`](crate::Key)): get, update or delete the items with them. The
+    /// page's cursor is the one [`send`](Self::send) would return.
+    ///
+    /// # Errors
+    /// As [`send`](Self::send), before and while querying.
+    pub async fn send_keys(&self) -> Result<Page<crate::schema::Key<E>>, Error> {
+        self.read(|item, _| Ok(crate::schema::Key::new(Ok(primary_key_of(item, E::NAMES))))).await
+    }
+
+    /// The page loop of [`send`](Self::send) and [`send_keys`](Self::send_keys): each item of
+    /// this entity the index returns becomes a `T` through `take`; one that does not decode
+    /// fails the page, or for a [lenient](Self::lenient) query goes to [`Page::skipped`].
+    async fn read<T>(&self, mut take: impl FnMut(&Item, Found) -> Result<T, Error>) -> Result<Page<T>, Error> {
         let parts = self.parts()?;
         let mut start = self.start()?;
         let scope = self.scope();
         let key_names = self.key_names();
-        let mut slots = Vec::new();
+        let mut items = Vec::new();
+        let mut skipped = Vec::new();
         let mut consumed = Capacity::default();
         let call = Call::new("Query", E::TYPE).index(E::NAMES.index_name(self.spec.index.index).unwrap_or(""));
         let cursor = loop {
-            let want = self.limit.map(|l| l - slots.len());
+            let want = self.limit.map(|l| l - items.len());
             if want == Some(0) {
                 break None;
             }
@@ -420,11 +472,15 @@ impl<E: Entity> MultiKeyQuery<E> {
             let mut full = None;
             for (i, item) in raw.into_iter().enumerate() {
                 let Some(found) = self.found(&item) else { continue };
-                slots.push(match found {
-                    Found::Whole => Slot::Whole(E::from_item(&item)?),
-                    Found::Projected => Slot::Projected(primary_key_of(&item, E::NAMES)),
-                });
-                if Some(slots.len()) == self.limit {
+                match take(&item, found) {
+                    Ok(value) => items.push(value),
+                    Err(e) if self.lenient && ItemError::is_item_error(&e) => {
+                        skipped.push(ItemError::new(E::NAMES, item, e));
+                        continue;
+                    }
+                    Err(e) => return Err(e),
+                }
+                if Some(items.len()) == self.limit {
                     let more = i + 1 < count || last_key.is_some();
                     let key: Item =
                         key_names.iter().filter_map(|n| item.get(*n).map(|v| ((*n).to_owned(), v.clone()))).collect();
@@ -441,8 +497,7 @@ impl<E: Entity> MultiKeyQuery<E> {
                 Some(k) => start = Some(k),
             }
         };
-        let items = self.hydrate(slots).await?;
-        Ok(Page { items, skipped: Vec::new(), cursor, consumed })
+        Ok(Page { items, skipped, cursor, consumed })
     }
 
     async fn hydrate(&self, slots: Vec<Slot<E>>) -> Result<Vec<E>, Error> {
@@ -507,6 +562,75 @@ impl<E: Entity> MultiKeyQuery<E> {
     /// As [`send`](Self::send).
     pub async fn all(self) -> Result<Vec<E>, Error> {
         self.stream().try_collect().await
+    }
+}
+
+/// A query of a multi-attribute GSI that reports the items of its entity type that do not
+/// decode instead of failing on them; from [`MultiKeyQuery::lenient`].
+///
+/// As [`LenientQuery`](super::LenientQuery) for the other indexes: each such item is an
+/// [`ItemError`] with its key, the item as read and the decode error, in [`Page::skipped`];
+/// the [`limit`](MultiKeyQuery::limit) counts the items that decode, and a cursor resumes after
+/// the last item the page holds, so no item is reported twice or passed over.
+#[must_use = "a query does nothing until it is sent"]
+pub struct LenientMultiKeyQuery<E>(MultiKeyQuery<E>);
+
+impl<E: Entity> LenientMultiKeyQuery<E> {
+    /// One page, as [`MultiKeyQuery::send`], with the items that do not decode in
+    /// [`Page::skipped`].
+    ///
+    /// # Errors
+    /// As [`MultiKeyQuery::send`], except for items that do not decode.
+    pub async fn send(&self) -> Result<Page<E>, Error> {
+        self.0.send().await
+    }
+
+    /// Every page, lazily, as [`MultiKeyQuery::pages`], each with its skipped items.
+    pub fn pages(self) -> impl Stream<Item = Result<Page<E>, Error>> {
+        self.0.pages()
+    }
+
+    /// Every item matching the key condition, page by page: `Ok(Ok(item))` for an item that
+    /// decodes, `Ok(Err(item_error))` for one that does not, `Err` when a request fails. Up to
+    /// [`limit`](MultiKeyQuery::limit) decoded items, if set, and the undecodable items read
+    /// before the last of them. Within a page, the decoded items come first, then the skipped
+    /// ones.
+    pub fn stream(self) -> impl Stream<Item = Result<Result<E, ItemError>, Error>> {
+        let pages = if self.0.limit.is_some() { 1 } else { usize::MAX };
+        self.0
+            .pages()
+            .take(pages)
+            .map_ok(|p| {
+                let decoded = p.items.into_iter().map(|e| Ok(Ok(e)));
+                futures::stream::iter(decoded.chain(p.skipped.into_iter().map(|e| Ok(Err(e)))))
+            })
+            .try_flatten()
+    }
+
+    /// Every item matching the key condition (up to [`limit`](MultiKeyQuery::limit) decoded
+    /// items if set), collected into one page: `items` and `skipped` of every page read, the
+    /// capacity summed, no cursor.
+    ///
+    /// # Errors
+    /// As [`MultiKeyQuery::send`], except for items that do not decode.
+    pub async fn all(self) -> Result<Page<E>, Error> {
+        let pages = if self.0.limit.is_some() { 1 } else { usize::MAX };
+        let mut all = Page { items: Vec::new(), skipped: Vec::new(), cursor: None, consumed: Capacity::default() };
+        let mut stream = std::pin::pin!(self.0.pages().take(pages));
+        while let Some(page) = stream.try_next().await? {
+            all.consumed += page.consumed;
+            all.skipped.extend(page.skipped);
+            all.items.extend(page.items);
+        }
+        Ok(all)
+    }
+
+    /// The first `Query` request, as [`MultiKeyQuery::render`].
+    ///
+    /// # Errors
+    /// As [`MultiKeyQuery::render`].
+    pub fn render(&self) -> Result<QueryInput, Error> {
+        self.0.render()
     }
 }
 

@@ -26,7 +26,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::error::Error;
 use crate::key::support::str_eq;
-use crate::key::{KeyError, KeyPartError, KeyType, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
+use crate::key::{KeyError, KeyType, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
 use crate::schema::{EntitySchema, Index, Item};
 use crate::value::time::Timestamp;
 use crate::value::{Attribute, ValueError};
@@ -269,29 +269,50 @@ impl EntitySchema {
 /// leaves the item out of the index and is fine.
 ///
 /// # Errors
-/// [`Error::Key`] naming the entity and the attribute.
+/// [`Error::Key`] naming the entity, the index and the attribute
+/// ([`KeyError::EmptyKeyAttribute`], [`KeyError::TooLong`]).
 pub fn check_item(schema: &EntitySchema, item: &Item) -> Result<(), Error> {
     for g in schema.multi_gsis {
+        let index = schema.names.index_name(g.index).unwrap_or_default();
         for (attrs, max) in [(g.pk, MAX_PARTITION_KEY_BYTES), (g.sk, MAX_SORT_KEY_BYTES)] {
             for a in attrs {
-                check_value(schema.name, a, item.get(a.attribute), max)?;
+                check_value(schema.name, index, a, item.get(a.attribute), max)?;
             }
         }
     }
     Ok(())
 }
 
-/// Checks one key attribute value (see [`check_item`]).
+/// Checks `value`, about to be stored in `attribute` of an item of `schema`'s entity by an
+/// update (`SET`), against every multi-attribute GSI keyed on that attribute, by the rules of
+/// [`check_item`]. An attribute that keys no multi-attribute GSI passes.
+///
+/// # Errors
+/// [`Error::Key`] naming the entity, the (first) index and the attribute.
+pub fn check_attribute(schema: &EntitySchema, attribute: &str, value: &AttributeValue) -> Result<(), Error> {
+    for g in schema.multi_gsis {
+        let index = schema.names.index_name(g.index).unwrap_or_default();
+        for (attrs, max) in [(g.pk, MAX_PARTITION_KEY_BYTES), (g.sk, MAX_SORT_KEY_BYTES)] {
+            for a in attrs.iter().filter(|a| a.attribute == attribute) {
+                check_value(schema.name, index, a, Some(value), max)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks one key attribute value of multi-attribute GSI `index` (see [`check_item`]).
 pub(crate) fn check_value(
     entity: &'static str,
+    index: &'static str,
     attr: &MultiKeyAttr,
     value: Option<&AttributeValue>,
     max: usize,
 ) -> Result<(), Error> {
-    let (entity, attribute, template, field) = (entity, attr.attribute, MULTI_KEY_TEMPLATE, attr.field);
+    let (attribute, template, field) = (attr.attribute, MULTI_KEY_TEMPLATE, attr.field);
     match value {
         Some(AttributeValue::S(s)) if s.is_empty() => {
-            Err(Error::Key(KeyError::Part { entity, attribute, template, field, reason: KeyPartError::Empty }))
+            Err(Error::Key(KeyError::EmptyKeyAttribute { entity, index, attribute, field }))
         }
         Some(AttributeValue::S(s)) if s.len() > max => Err(Error::Key(KeyError::TooLong {
             entity,
@@ -377,12 +398,21 @@ mod tests {
     #[test]
     fn empty_and_over_long_key_values_are_refused() {
         let a = &PK[0];
-        let empty = check_value("T", a, Some(&AttributeValue::S(String::new())), 2048).unwrap_err();
-        assert!(matches!(empty, Error::Key(KeyError::Part { attribute: "tenant", reason: KeyPartError::Empty, .. })));
-        let long = check_value("T", a, Some(&AttributeValue::S("x".repeat(1025))), 1024).unwrap_err();
+        let empty = check_value("T", "GSI6", a, Some(&AttributeValue::S(String::new())), 2048).unwrap_err();
+        let Error::Key(key) = &empty else { panic!("not a key error: {empty:?}") };
+        assert_eq!(
+            *key,
+            KeyError::EmptyKeyAttribute { entity: "T", index: "GSI6", attribute: "tenant", field: "tenant" }
+        );
+        assert_eq!(
+            empty.to_string(),
+            "T.tenant is an empty string, which tenant, a key attribute of GSI6, cannot hold: DynamoDB refuses an \
+             empty key attribute value"
+        );
+        let long = check_value("T", "GSI6", a, Some(&AttributeValue::S("x".repeat(1025))), 1024).unwrap_err();
         assert!(matches!(long, Error::Key(KeyError::TooLong { bytes: 1025, over: 1, limit: 1024, .. })));
-        assert!(check_value("T", a, Some(&AttributeValue::S("x".repeat(1024))), 1024).is_ok());
-        assert!(check_value("T", a, None, 1024).is_ok());
+        assert!(check_value("T", "GSI6", a, Some(&AttributeValue::S("x".repeat(1024))), 1024).is_ok());
+        assert!(check_value("T", "GSI6", a, None, 1024).is_ok());
     }
 
     #[test]

@@ -250,7 +250,12 @@ async fn the_key_condition_is_rendered_as_dynamodb_takes_it() {
     assert_eq!(begins.key_condition_expression(), Some("#p0 = :p0 AND #p1 = :p1 AND begins_with(#s0, :s0)"));
     // An empty partition value is refused before sending, naming the attribute.
     match table.query(Ticket::gsi6("", "eu")).render().unwrap_err() {
-        Error::Key(KeyError::Part { entity: "Ticket", attribute: "tenant", field: "tenant", .. }) => {}
+        Error::Key(KeyError::EmptyKeyAttribute {
+            entity: "Ticket",
+            index: "GSI6",
+            attribute: "tenant",
+            field: "tenant",
+        }) => {}
         other => panic!("unexpected {other:?}"),
     }
 }
@@ -349,7 +354,12 @@ async fn an_empty_key_attribute_is_refused_before_sending() {
     let table = table("mk_empty").await;
     let mut t = ticket("e1", "", Some(Status::Open), 1, 1);
     match table.put(&t).await.unwrap_err() {
-        Error::Key(KeyError::Part { entity: "Ticket", attribute: "region", field: "region", .. }) => {}
+        Error::Key(KeyError::EmptyKeyAttribute {
+            entity: "Ticket",
+            index: "GSI6",
+            attribute: "region",
+            field: "region",
+        }) => {}
         other => panic!("unexpected {other:?}"),
     }
     t.region = "eu".into();
@@ -373,8 +383,9 @@ fn the_exports_describe_the_multi_attribute_indexes() {
              one sort key attribute per index) cannot hold; see the CloudFormation export."
         )
     );
-    // The template GSI1 of Ticket, which only Ticket writes, is a candidate for native keys.
-    let lints: Vec<String> = layout.multi_key_lint().iter().map(ToString::to_string).collect();
+    // The lint of the table: the template GSI1 of Ticket, which only Ticket writes, is a
+    // candidate for native keys (and nothing else is found).
+    let lints: Vec<String> = layout.lint().iter().map(ToString::to_string).collect();
     assert_eq!(
         lints,
         ["Ticket GSI1 multi-attribute key suggested: only Ticket writes GSI1, so its templates `TENANT#<tenant>` / \
@@ -435,4 +446,314 @@ fn cfn_lint_accepts_the_cloudformation_export() {
     let (code, report) = lint(&dropped, "dropped");
     assert_eq!(code, Some(2), "{report}");
     assert!(report.starts_with("E3039 The set of Attributes in AttributeDefinitions"), "{report}");
+}
+
+/// Sets `title` of ticket `id` to a number, as another writer might: the item no longer decodes.
+async fn corrupt_title(table: &Table, id: &str) {
+    use aws_sdk_dynamodb::types::AttributeValue as V;
+    table
+        .client()
+        .update_item()
+        .table_name(table.name())
+        .key("PK", V::S(format!("TICKET#{id}")))
+        .key("SK", V::S("META".into()))
+        .update_expression("SET title = :n")
+        .expression_attribute_values(":n", V::N("5".into()))
+        .send()
+        .await
+        .unwrap();
+}
+
+/// The encoded primary keys of `keys`.
+fn encoded(keys: &[dynamo_entity::Key<Ticket>]) -> Vec<dynamo_entity::PrimaryKey> {
+    keys.iter().map(|k| k.encoded().unwrap().clone()).collect()
+}
+
+fn key_of(id: &str) -> dynamo_entity::PrimaryKey {
+    Ticket::key(id).encoded().unwrap().clone()
+}
+
+/// `lenient()` reports the items of the entity that do not decode in `Page::skipped` beside
+/// the ones that do, page by page with cursors, as on template indexes; `send_keys()` returns
+/// the typed primary keys in index order without decoding any item (so the undecodable one is
+/// among them), and the same cursor as `send()`.
+#[tokio::test]
+async fn lenient_queries_and_keys_only_pages() {
+    let table = seeded("mk_lenient").await;
+    corrupt_title(&table, "t3").await;
+    let open = || Ticket::gsi6("acme", "eu").status_eq(&Status::Open);
+    // Strict: the page fails on t3, naming its key.
+    match table.query(open()).send().await.unwrap_err() {
+        Error::Decode { entity: "Ticket", attribute: "title", key, .. } => assert_eq!(key, "PK=TICKET#t3 SK=META"),
+        other => panic!("unexpected {other:?}"),
+    }
+    // Lenient: the four that decode, and t3 skipped.
+    let page = table.query(open()).lenient().send().await.unwrap();
+    assert_eq!(ids(&page.items), ["t1", "t2", "t4", "t8"]);
+    let skipped: Vec<(&str, bool)> = page
+        .skipped
+        .iter()
+        .map(|e| (e.key.as_str(), matches!(e.error, Error::Decode { attribute: "title", .. })))
+        .collect();
+    assert_eq!(skipped, [("PK=TICKET#t3 SK=META", true)]);
+    assert_eq!(page.cursor, None);
+    // Two decoded items a page: t3 is reported once, on the page that read it.
+    let first = table.query(open()).limit(2).lenient().send().await.unwrap();
+    assert_eq!((ids(&first.items), first.skipped.len()), (vec!["t1", "t2"], 0));
+    let second = table.query(open()).limit(2).after(first.cursor.clone()).lenient().send().await.unwrap();
+    assert_eq!(ids(&second.items), ["t4", "t8"]);
+    assert_eq!(second.skipped.iter().map(|e| e.key.as_str()).collect::<Vec<_>>(), ["PK=TICKET#t3 SK=META"]);
+    let pages: Vec<_> = table.query(open()).limit(2).lenient().pages().try_collect().await.unwrap();
+    assert_eq!(pages.len(), 1);
+    let all = table.query(open()).lenient().all().await.unwrap();
+    assert_eq!((ids(&all.items), all.skipped.len(), all.cursor), (vec!["t1", "t2", "t4", "t8"], 1, None));
+    let streamed: Vec<Result<Ticket, dynamo_entity::error::ItemError>> =
+        table.query(open()).lenient().stream().try_collect().await.unwrap();
+    let shape: Vec<String> = streamed
+        .iter()
+        .map(|r| match r {
+            Ok(t) => t.id.clone(),
+            Err(e) => format!("skipped {}", e.key),
+        })
+        .collect();
+    assert_eq!(shape, ["t1", "t2", "t4", "t8", "skipped PK=TICKET#t3 SK=META"]);
+
+    // Keys: every item in index order, none decoded.
+    let keys = table.query(open()).send_keys().await.unwrap();
+    assert_eq!(encoded(&keys.items), ["t1", "t2", "t3", "t4", "t8"].map(key_of));
+    assert_eq!((keys.skipped.len(), keys.cursor), (0, None));
+    // Through the keys-only GSI7: the keys of the index items, no second read.
+    let keys = table.query(Ticket::gsi7("acme").priority_eq(&2)).send_keys().await.unwrap();
+    let mut got = encoded(&keys.items);
+    got.sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
+    assert_eq!(got, ["t2", "t5"].map(key_of));
+    // The same cursor as `send` where both read the same items.
+    let us = || table.query(Ticket::gsi6("acme", "us")).limit(1);
+    let keys = us().send_keys().await.unwrap();
+    let items = us().send().await.unwrap();
+    assert_eq!(encoded(&keys.items), [key_of(&items.items[0].id)]);
+    assert!(keys.cursor.is_some());
+    assert_eq!(keys.cursor, items.cursor);
+    assert_eq!(encoded(&keys.items), [key_of("u2")]);
+    let rest = us().after(keys.cursor.clone()).send_keys().await.unwrap();
+    assert_eq!(encoded(&rest.items), [key_of("u1")]);
+}
+
+/// An empty string is no key attribute value: setting one in an update, an upsert or
+/// `set_if_absent` is refused before sending with the entity, index and attribute named, and
+/// nothing is written. Removing a key attribute is allowed: the item leaves the sparse index
+/// (and stays in the table and in the indexes whose key attributes it still has).
+#[tokio::test]
+async fn empty_key_attributes_are_refused_in_updates_and_removed_ones_leave_the_index() {
+    let table = seeded("mk_update_empty").await;
+    let expected =
+        KeyError::EmptyKeyAttribute { entity: "Ticket", index: "GSI6", attribute: "region", field: "region" };
+    let check = |e: Error| match e {
+        Error::Key(k) => assert_eq!(k, expected),
+        other => panic!("unexpected {other:?}"),
+    };
+    let err = table.update(Ticket::key("t1")).set(Ticket::REGION, &String::new()).send().await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Ticket.region is an empty string, which region, a key attribute of GSI6, cannot hold: \
+         DynamoDB refuses an empty key attribute value"
+    );
+    check(err);
+    check(table.update(Ticket::key("t1")).set(Ticket::REGION, &String::new()).render().unwrap_err());
+    check(table.upsert(Ticket::key("t9")).set(Ticket::REGION, &String::new()).send().await.unwrap_err());
+    check(table.upsert(Ticket::key("t9")).set_if_absent(Ticket::REGION, &String::new()).send().await.unwrap_err());
+    // Nothing was written.
+    assert_eq!(table.get(Ticket::key("t1")).await.unwrap().unwrap().region, "eu");
+    assert_eq!(table.get(Ticket::key("t9")).await.unwrap(), None);
+    // A non-empty value is fine.
+    table.update(Ticket::key("t1")).set(Ticket::REGION, &"ap".to_owned()).send().await.unwrap();
+    assert_eq!(ids(&table.query(Ticket::gsi6("acme", "ap")).all().await.unwrap()), ["t1"]);
+
+    // Removing a key attribute: t2 leaves GSI6 but stays in the table and in GSI7.
+    let open = || Ticket::gsi6("acme", "eu").status_eq(&Status::Open);
+    table.update(Ticket::key("t2")).remove(Ticket::STATUS).send().await.unwrap();
+    assert_eq!(ids(&table.query(open()).all().await.unwrap()), ["t3", "t4", "t8"]); // t1 moved to ap above
+    assert_eq!(table.get(Ticket::key("t2")).await.unwrap().unwrap().status, None);
+    let raw = common::raw_item(&table, "TICKET#t2", "META").await.unwrap();
+    assert!(!raw.contains_key("status"), "{raw:?}");
+    let mut in_gsi7 = ids(&table.query(Ticket::gsi7("acme").priority_eq(&2)).all().await.unwrap())
+        .into_iter()
+        .map(str::to_owned)
+        .collect::<Vec<_>>();
+    in_gsi7.sort();
+    assert_eq!(in_gsi7, ["t2", "t5"]);
+}
+
+/// An older shape of the desk's tickets: GSI6 keyed on `zone` where the declaration now says
+/// `region` (its 2nd partition key attribute), GSI7 with a 2nd sort key attribute the
+/// declaration has not.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(
+    pk = "TICKET#<id>",
+    sk = "META",
+    rename_all = "camelCase",
+    gsi1 = "TENANT#<tenant>",
+    gsi1_sk = "<created_at>",
+    gsi6(pk(tenant, zone), sk(status, created_at, priority)),
+    gsi7(pk(tenant), sk(priority, created_at))
+)]
+pub struct OldTicket {
+    pub id: String,
+    pub tenant: String,
+    pub zone: String,
+    pub status: Option<Status>,
+    pub created_at: u64,
+    pub priority: u32,
+}
+
+/// The table as it was created before the declaration changed.
+#[derive(TableDef)]
+#[table(entities(OldTicket), gsi1(projection = all), gsi6(projection = all), gsi7(projection = keys_only))]
+pub struct OldDesk;
+
+/// `Table::diff` compares every attribute of a multi-attribute GSI's key schema, in order and
+/// with its type: an index differing only in its 2nd partition key attribute, or in a sort key
+/// attribute after the first, is a key schema change, shown in full; `apply` then recreates
+/// the two indexes and the table matches its declaration.
+#[tokio::test]
+async fn diff_compares_the_whole_multi_attribute_key_schema() {
+    use dynamo_entity::migrate::{Change, Wait};
+    use std::time::Duration;
+    let server = LocalDynamoDb::shared().await.expect("DynamoDB Local is available");
+    let table = Table::new(server.client(), unique_table_name("mk_diff"));
+    table.create_table_from(&OldDesk::layout().unwrap()).await.unwrap();
+    let layout = Desk::layout().unwrap();
+    let diff = table.diff(&layout).await.unwrap();
+    type Side = Vec<(String, dynamo_entity::key::KeyType)>;
+    let keys: Vec<(String, Side, Side)> = diff
+        .changes
+        .iter()
+        .map(|c| match c {
+            Change::KeySchema { declared, actual } => {
+                (declared.name.clone(), actual.pk.clone(), actual.sk.clone())
+            }
+            other => panic!("unexpected change {other}"),
+        })
+        .collect();
+    use dynamo_entity::key::KeyType::{N, S};
+    let a = |name: &str, t| (name.to_owned(), t);
+    assert_eq!(
+        keys,
+        [
+            (
+                "GSI6".to_owned(),
+                vec![a("tenant", S), a("zone", S)],
+                vec![a("status", S), a("createdAt", N), a("priority", N)]
+            ),
+            ("GSI7".to_owned(), vec![a("tenant", S)], vec![a("priority", N), a("createdAt", N)]),
+        ]
+    );
+    assert_eq!(
+        diff.to_string().replace(table.name(), "<table>"),
+        "table <table>: 2 difference(s)\n\
+         \x20 index GSI6 key schema: declared tenant (S), region (S) / status (S), createdAt (N), priority (N), table \
+         has tenant (S), zone (S) / status (S), createdAt (N), priority (N)\n\
+         \x20 index GSI7 key schema: declared tenant (S) / priority (N), table has tenant (S) / priority (N), \
+         createdAt (N)\n"
+    );
+    assert_eq!(
+        diff.plan().to_string().replace(table.name(), "<table>"),
+        "table <table>: 4 step(s)\n\
+         \x20 1. UpdateTable: delete GSI GSI6, wait until it is gone\n\
+         \x20 2. UpdateTable: delete GSI GSI7, wait until it is gone\n\
+         \x20 3. UpdateTable: create GSI GSI6 on tenant (S), region (S) / status (S), createdAt (N), priority (N), \
+         projection ALL, wait until it is ACTIVE\n\
+         \x20 4. UpdateTable: create GSI GSI7 on tenant (S) / priority (N), projection KEYS_ONLY, wait until it is \
+         ACTIVE\n"
+    );
+    table.apply(&diff, Wait { timeout: Duration::from_secs(120), poll: Duration::from_millis(100) }).await.unwrap();
+    let again = table.diff(&layout).await.unwrap();
+    assert!(again.is_empty(), "{again}");
+    table.put(&ticket("n1", "eu", Some(Status::Open), 10, 1)).await.unwrap();
+    assert_eq!(ids(&table.query(Ticket::gsi6("acme", "eu")).all().await.unwrap()), ["n1"]);
+}
+
+/// A ticket whose item is exactly `size` bytes by DynamoDB's rules.
+fn sized(id: &str, status: Option<Status>, size: usize) -> Ticket {
+    use dynamo_entity::capacity::item_size;
+    let mut t = ticket(id, "eu", status, 10, 1);
+    t.title = "x".into();
+    let base = item_size(&t.to_item().unwrap());
+    t.title = "x".repeat(size - base + 1);
+    assert_eq!(item_size(&t.to_item().unwrap()), size);
+    t
+}
+
+/// `TableLayout::write_capacity` counts the multi-attribute GSIs as DynamoDB Local charges
+/// them, beside the template GSI: an entry while the item holds every key attribute of the
+/// index, a delete and a put when a key attribute changes, nothing once it left the index.
+/// `TableLayout::storage` counts their entries (100 bytes of overhead each) the same way.
+#[tokio::test]
+async fn write_and_storage_estimates_count_multi_attribute_gsis() {
+    use dynamo_entity::Index;
+    use dynamo_entity::capacity::{Capacity, Units, WriteMode};
+    let table = table("mk_capacity").await;
+    let layout = Desk::layout().unwrap();
+    let units = |t: f64, g1: f64, g6: f64, g7: f64| {
+        let mut c = Capacity::table(Units::writes(t));
+        for (i, u) in [(1, g1), (6, g6), (7, g7)] {
+            if u > 0.0 {
+                c = c.with_index(Index::Gsi(i), Units::writes(u));
+            }
+        }
+        c
+    };
+    let raw = || common::raw_item(&table, "TICKET#c1", "META");
+    let estimate = |b: Option<&dynamo_entity::Item>, a: Option<&dynamo_entity::Item>| {
+        layout.write_capacity(b, a, WriteMode::Standard)
+    };
+
+    // A put of 1,025 bytes: 2 units in the table and in GSI1 and GSI6, which hold the whole
+    // item; 1 in GSI7, whose entry holds the keys only.
+    let op = table.metered();
+    op.put(&sized("c1", Some(Status::Open), 1025)).await.unwrap();
+    let first = raw().await.unwrap();
+    assert_eq!((op.consumed(), estimate(None, Some(&first))), (units(2.0, 2.0, 2.0, 1.0), units(2.0, 2.0, 2.0, 1.0)));
+
+    // A sort key attribute of GSI6 (and of GSI1's template) changes: a delete and a put there;
+    // GSI7's entry (its keys) is unchanged: no write there.
+    let op = table.metered();
+    op.update(Ticket::key("c1")).set(Ticket::CREATED_AT, &20).send().await.unwrap();
+    let moved = raw().await.unwrap();
+    let want = units(2.0, 4.0, 4.0, 0.0);
+    assert_eq!((op.consumed(), estimate(Some(&first), Some(&moved))), (want.clone(), want));
+
+    // The status goes: the item leaves GSI6 (the old entry's delete).
+    let op = table.metered();
+    op.update(Ticket::key("c1")).remove(Ticket::STATUS).send().await.unwrap();
+    let sparse = raw().await.unwrap();
+    let want = units(2.0, 2.0, 2.0, 0.0);
+    assert_eq!((op.consumed(), estimate(Some(&moved), Some(&sparse))), (want.clone(), want));
+
+    // Out of GSI6, a write costs nothing there (the item, 1,015 bytes without its status, now
+    // takes 1 unit a KB block).
+    let op = table.metered();
+    op.update(Ticket::key("c1")).set(Ticket::TITLE, &"short".to_owned()).send().await.unwrap();
+    let small = raw().await.unwrap();
+    assert_eq!(dynamo_entity::capacity::item_size(&sparse), 1015);
+    let want = units(1.0, 1.0, 0.0, 0.0);
+    assert_eq!((op.consumed(), estimate(Some(&sparse), Some(&small))), (want.clone(), want));
+
+    // Storage: the table and GSI1 and GSI6 (projection ALL) hold whole items, GSI7 (keys only)
+    // PK, SK, tenant and priority; the sparse item is not in GSI6.
+    let other = sized("c2", Some(Status::Open), 500).to_item().unwrap();
+    let shown: Vec<(&str, usize, usize)> =
+        layout.storage(&[small.clone(), other]).iter().map(|s| (s.name, s.items, s.bytes)).collect();
+    let small_size = dynamo_entity::capacity::item_size(&small);
+    // PK `TICKET#c1` 2 + 9, SK `META` 2 + 4, tenant `acme` 6 + 4, priority 1: 8 + 2 bytes.
+    let keys_only = 11 + 6 + 10 + 10;
+    assert_eq!(
+        shown,
+        [
+            ("table", 2, small_size + 100 + 500 + 100),
+            ("GSI1", 2, small_size + 100 + 500 + 100),
+            ("GSI6", 1, 500 + 100),
+            ("GSI7", 2, 2 * (keys_only + 100)),
+        ]
+    );
 }

@@ -143,6 +143,8 @@ impl Gen<'_, '_> {
     pub(super) fn multi_query_types(&self, where_clause: &TokenStream) -> TokenStream {
         let e = self.e;
         let ident = e.ident;
+        // The entity's visibility: a private entity's query function returns a private builder.
+        let vis = e.vis;
         let mut items = TokenStream::new();
         for (n, g) in &e.attrs.multi_gsis {
             let builder = builder_ident(ident, *n);
@@ -150,7 +152,7 @@ impl Gen<'_, '_> {
             items.extend(quote! {
                 #[doc = #doc]
                 #[must_use = "a key condition does nothing until queried with `Table::query`"]
-                pub struct #builder<const STEP: usize>(__de::MultiKeySpec<#ident>);
+                #vis struct #builder<const STEP: usize>(__de::MultiKeySpec<#ident>);
 
                 impl<const STEP: usize> __de::IntoQuery for #builder<STEP> #where_clause {
                     type Request = __de::MultiKeyQuery<#ident>;

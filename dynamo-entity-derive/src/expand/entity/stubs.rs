@@ -1,4 +1,5 @@
-//! The inherent items of an entity whose derive failed: `key`, `query`, `gsiN`, `lsiN`,
+//! The inherent items of an entity whose derive failed: `key`, `query`, `gsiN` (of template and
+//! multi-attribute GSIs, with the builder a multi-attribute GSI's query returns), `lsiN`,
 //! `inverted` and the field handles, with the arity and types the real expansion would give, so
 //! that the code using them reports nothing more than the mistake itself.
 //!
@@ -13,7 +14,7 @@ use quote::{format_ident, quote};
 use syn::Ident;
 
 use crate::internals::ast::entity::{Entity, KeyTemplate};
-use crate::internals::attr::entity::Maintained;
+use crate::internals::attr::entity::{Maintained, MultiGsiAttrs};
 use crate::internals::case::screaming_snake;
 use crate::internals::model::KeyRole;
 use crate::internals::{suggest, types};
@@ -60,6 +61,16 @@ pub fn inherent(e: &Entity) -> TokenStream {
             quote!(__de::QuerySpec<Self, (#(#parts,)*)>),
         ));
     }
+    let mut builders = TokenStream::new();
+    for (n, g) in &e.attrs.multi_gsis {
+        // A template GSI of the same number is the mistake, and has its stub above.
+        if !of(&|r| r == KeyRole::GsiPk(*n)).is_empty() {
+            continue;
+        }
+        let (function_items, builder) = multi_gsi(e, *n, g);
+        items.extend(function_items);
+        builders.extend(builder);
+    }
     if e.attrs.inverted.is_some() {
         let parts = part_types(e, &pk);
         items.extend(function(vis, "inverted", distinct(&sk).len(), quote!(__de::QuerySpec<Self, (#(#parts,)*)>)));
@@ -91,11 +102,57 @@ pub fn inherent(e: &Entity) -> TokenStream {
     }
 
     quote! {
+        #builders
         #[allow(dead_code, non_upper_case_globals, clippy::all, clippy::pedantic)]
         impl #ident {
             #items
         }
     }
+}
+
+/// The stub of multi-attribute GSI `n`'s query function `gsi<n>` (one type parameter per
+/// partition key attribute), and of the builder it returns: a type of the real builder's name
+/// whose conditions `<field>_eq`, `_lt`, `_le`, `_gt`, `_ge`, `_between` and `_begins_with`
+/// take any arguments for every sort key field named (whether or not it is a field), at any
+/// step, and which `Table::query` takes.
+fn multi_gsi(e: &Entity, n: u8, g: &MultiGsiAttrs) -> (TokenStream, TokenStream) {
+    let ident = e.ident;
+    let vis = e.vis;
+    let builder = format_ident!("{}Gsi{}Query", syn::ext::IdentExt::unraw(ident), n);
+    let arity = g.pk.as_ref().map_or(0, |(_, fields)| fields.len());
+    let function_items = function(vis, &format!("gsi{n}"), arity, quote!(#builder));
+    let mut seen: Vec<String> = Vec::new();
+    let mut methods = TokenStream::new();
+    for f in g.sk.iter().flat_map(|(_, fields)| fields) {
+        let name = syn::ext::IdentExt::unraw(f).to_string();
+        if seen.contains(&name) {
+            continue;
+        }
+        seen.push(name.clone());
+        for suffix in ["eq", "lt", "le", "gt", "ge", "begins_with"] {
+            let m = format_ident!("{}_{}", name, suffix);
+            methods.extend(quote!(pub fn #m<__A>(self, _: __A) -> Self { self }));
+        }
+        let between = format_ident!("{}_between", name);
+        methods.extend(quote!(pub fn #between<__A, __B>(self, _: __A, _: __B) -> Self { self }));
+    }
+    let builder_items = quote! {
+        #[allow(dead_code, clippy::all, clippy::pedantic)]
+        #vis struct #builder(__de::MultiKeySpec<#ident>);
+
+        #[allow(dead_code, clippy::all, clippy::pedantic)]
+        impl #builder {
+            #methods
+        }
+
+        impl __de::IntoQuery for #builder {
+            type Request = __de::MultiKeyQuery<#ident>;
+            fn into_request(self, _: &__de::Table) -> __de::MultiKeyQuery<#ident> {
+                ::core::unreachable!()
+            }
+        }
+    };
+    (function_items, builder_items)
 }
 
 /// `fn name<A0, ..>(_: A0, ..) -> ret`, never run.

@@ -1,0 +1,152 @@
+//! Estimates for a whole table: what one write of an item costs in the table and in every
+//! secondary index ([`TableLayout::write_capacity`], the write amplification of the design),
+//! and how much storage a set of items takes in the table and in each index
+//! ([`TableLayout::storage`]).
+//!
+//! Both count every index of the layout: the template GSIs (keyed on `GSI<n>PK` /
+//! `GSI<n>SK`), the LSIs, the inverted index, and the multi-attribute GSIs keyed on the items'
+//! own attributes (see [`multi_key`](crate::schema::multi_key)). An item is in an index only
+//! when it holds every key attribute of the index (sparse index): for a multi-attribute GSI,
+//! all of its partition and sort key attributes.
+//!
+//! ```
+//! use dynamo_entity::capacity::{Capacity, Units, WriteMode};
+//! use dynamo_entity::schema::TableLayout;
+//! use dynamo_entity::{Entity, Index};
+//!
+//! #[derive(Entity, Debug, Clone, PartialEq)]
+//! #[entity(pk = "TICKET#<id>", sk = "META", gsi6(pk(tenant), sk(status)))]
+//! struct Ticket {
+//!     id: String,
+//!     tenant: String,
+//!     status: Option<String>,
+//! }
+//!
+//! # fn main() -> dynamo_entity::Result<()> {
+//! let layout = TableLayout::new(&[Ticket::schema()])?;
+//! let open = Ticket { id: "t1".into(), tenant: "acme".into(), status: Some("open".into()) }.to_item()?;
+//! let sparse = Ticket { id: "t1".into(), tenant: "acme".into(), status: None }.to_item()?;
+//! // In GSI6: one write unit there too.
+//! assert_eq!(
+//!     layout.write_capacity(None, Some(&open), WriteMode::Standard),
+//!     Capacity::table(Units::writes(1.0)).with_index(Index::Gsi(6), Units::writes(1.0))
+//! );
+//! // Without a status the item is not in GSI6: the table alone.
+//! assert_eq!(layout.write_capacity(None, Some(&sparse), WriteMode::Standard), Capacity::table(Units::writes(1.0)));
+//! # Ok(())
+//! # }
+//! ```
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use super::views::project;
+use crate::capacity::{Capacity, Units, WriteMode, item_size, write_units};
+use crate::schema::{Index, Item, TableLayout};
+
+/// The storage DynamoDB counts for each item and each index entry besides its attributes, in
+/// bytes (the DynamoDB Developer Guide, "Item sizes and formats" and "Storage considerations
+/// for global secondary indexes").
+pub const ENTRY_OVERHEAD_BYTES: usize = 100;
+
+/// The storage of the sample items in the table or in one index: [`TableLayout::storage`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexStorage {
+    /// [`Index::Primary`] for the table.
+    pub index: Index,
+    /// `table`, or the index's name.
+    pub name: &'static str,
+    /// How many of the items it holds (an index leaves out the items that lack one of its key
+    /// attributes).
+    pub items: usize,
+    /// Their size as it holds them (the projected attributes, for an index), plus
+    /// [`ENTRY_OVERHEAD_BYTES`] per item, in bytes.
+    pub bytes: usize,
+}
+
+impl TableLayout {
+    /// The capacity one write of an item costs, by DynamoDB's rules (see
+    /// [`capacity`](crate::capacity)): `before` is the item as stored before the write (`None`:
+    /// none), `after` as stored after it (`None`: deleted). The table's units (the larger of the
+    /// two sizes, 1 per KB), then each index's, per 1 KB of its entry as the index's projection
+    /// holds it (the whole item with `ALL`; the key attributes, and the listed ones for
+    /// `INCLUDE`): putting an item into an index costs the new entry, removing it the old one,
+    /// moving it inside the index (a changed key attribute) both, rewriting it under the same
+    /// key the larger of the two; an index the item is in neither before nor after, or whose
+    /// entry the write leaves as it was (same key, same projected attributes), costs nothing. Template GSIs, LSIs, the inverted index and the multi-attribute GSIs are all
+    /// counted, each under its name.
+    pub fn write_capacity(&self, before: Option<&Item>, after: Option<&Item>, mode: WriteMode) -> Capacity {
+        let size = |i: Option<&Item>| i.map_or(0, item_size);
+        let mut out = Capacity::table(Units::writes(write_units(size(before).max(size(after)), mode)));
+        for (index, keys) in self.index_keys() {
+            let projection = self.projection(index);
+            let mut all_keys = vec![self.names.pk, self.names.sk];
+            all_keys.extend(&keys);
+            let key = |item: Option<&Item>| -> Option<Vec<AttributeValue>> {
+                let item = item?;
+                keys.iter().map(|k| item.get(*k).cloned()).collect()
+            };
+            let entry = |item: Option<&Item>| item.map(|i| project(i, &projection, &all_keys));
+            let (old_entry, new_entry) = (entry(before), entry(after));
+            let (old, new) = (old_entry.as_ref().map_or(0, item_size), new_entry.as_ref().map_or(0, item_size));
+            let units = match (key(before), key(after)) {
+                (None, None) => continue,
+                (Some(_), None) => write_units(old, mode),
+                (None, Some(_)) => write_units(new, mode),
+                // The same key and the same projected attributes: no write in the index.
+                (Some(a), Some(b)) if a == b && old_entry == new_entry => continue,
+                (Some(a), Some(b)) if a == b => write_units(old.max(new), mode),
+                (Some(_), Some(_)) => write_units(old, mode) + write_units(new, mode),
+            };
+            out.add_index(self.names, index, Units::writes(units));
+        }
+        out
+    }
+
+    /// Every secondary index with the attributes of its key: the template GSIs, LSIs and the
+    /// inverted index in [`indexes`](Self::indexes) order, then the multi-attribute GSIs.
+    fn index_keys(&self) -> Vec<(Index, Vec<&'static str>)> {
+        let names = self.names;
+        let template = self.indexes().into_iter().map(|index| {
+            let (pk, sk) = match index {
+                Index::Inverted => (names.sk, names.pk),
+                Index::Lsi(_) => (names.pk, names.sk_of(index)),
+                _ => (names.pk_of(index), names.sk_of(index)),
+            };
+            (index, vec![pk, sk])
+        });
+        let multi = self.multi_gsis.iter().map(|g| (g.index, g.attributes().map(|a| a.attribute).collect()));
+        template.chain(multi).collect()
+    }
+
+    /// The storage `items` (as stored in the table) take: the table first, then each index in
+    /// [`indexes`](Self::indexes) order, then the multi-attribute GSIs by number. Each entry is
+    /// the item as the index's projection holds it (the table's and the index's key
+    /// attributes, and the projected ones) plus [`ENTRY_OVERHEAD_BYTES`]; an item lacking a key
+    /// attribute of an index is not in it.
+    pub fn storage(&self, items: &[Item]) -> Vec<IndexStorage> {
+        let names = self.names;
+        let mut out = vec![IndexStorage {
+            index: Index::Primary,
+            name: "table",
+            items: items.len(),
+            bytes: items.iter().map(|i| item_size(i) + ENTRY_OVERHEAD_BYTES).sum(),
+        }];
+        for (index, keys) in self.index_keys() {
+            let projection = self.projection(index);
+            let mut all_keys = vec![names.pk, names.sk];
+            all_keys.extend(&keys);
+            let held: Vec<Item> = items
+                .iter()
+                .filter(|i| keys.iter().all(|k| i.contains_key(*k)))
+                .map(|i| project(i, &projection, &all_keys))
+                .collect();
+            out.push(IndexStorage {
+                index,
+                name: names.index_name(index).unwrap_or_default(),
+                items: held.len(),
+                bytes: held.iter().map(|i| item_size(i) + ENTRY_OVERHEAD_BYTES).sum(),
+            });
+        }
+        out
+    }
+}
