@@ -58,12 +58,18 @@ fn the_cloudformation_template_of_skill_exchange() {
                 "TableName": "skill-exchange",
                 "BillingMode": "PAY_PER_REQUEST",
                 "AttributeDefinitions": [
-                    attr("PK", "S"), attr("SK", "S"), attr("GSI1PK", "S"), attr("GSI1SK", "N"),
+                    attr("PK", "S"), attr("SK", "S"),
                     attr("GSI2PK", "S"), attr("GSI2SK", "S"), attr("GSI3PK", "S"), attr("GSI3SK", "S"),
-                    attr("GSI4PK", "S"), attr("GSI4SK", "S"), attr("GSI5PK", "S"), attr("GSI5SK", "N")
+                    attr("GSI4PK", "S"), attr("GSI4SK", "S"), attr("GSI5PK", "S"), attr("GSI5SK", "N"),
+                    attr("category", "S"), attr("downloads", "N")
                 ],
                 "KeySchema": [key("PK", "HASH"), key("SK", "RANGE")],
-                "GlobalSecondaryIndexes": [gsi(1), gsi(2), gsi(3), gsi(4), gsi(5)]
+                // GSI1 is keyed on the skills' own attributes (after the template GSIs).
+                "GlobalSecondaryIndexes": [gsi(2), gsi(3), gsi(4), gsi(5), json!({
+                    "IndexName": "GSI1",
+                    "KeySchema": [key("category", "HASH"), key("downloads", "RANGE")],
+                    "Projection": { "ProjectionType": "ALL" }
+                })]
             }}}
         })
     );
