@@ -352,10 +352,15 @@ fn the_diagrams_reserve_a_box_of_their_own_for_every_label() {
         let diagram = layout.diagram();
         let rects: Vec<Rect> = diagram.labels.iter().map(|l| l.rect).collect();
         assert_eq!(overlaps(&rects), Vec::<(usize, usize)>::new(), "{name}");
-        // Every label inside the drawing: one per entity, one per key it writes, one per index.
-        let keys: usize =
-            layout.entities().iter().map(|e| 1 + e.gsis.len() + usize::from(e.inverted.is_some()) + e.lsis.len()).sum();
-        assert_eq!(diagram.labels.len(), layout.entities().len() + keys + 1 + layout.indexes().len(), "{name}");
+        // Every label inside the drawing: one per entity, one per key it writes (multi-attribute
+        // GSIs included), one per index.
+        let keys: usize = layout
+            .entities()
+            .iter()
+            .map(|e| 1 + e.gsis.len() + e.multi_gsis.len() + usize::from(e.inverted.is_some()) + e.lsis.len())
+            .sum();
+        let indexes = 1 + layout.indexes().len() + layout.multi_gsis().len();
+        assert_eq!(diagram.labels.len(), layout.entities().len() + keys + indexes, "{name}");
         assert!(
             rects.iter().all(|r| r.x >= 0.0
                 && r.y >= 0.0

@@ -365,7 +365,8 @@ fn the_schema_rejects_broken_models() {
         (
             "a GSI key of another type",
             Box::new(|m| {
-                m["DataModel"][0]["GlobalSecondaryIndexes"][0]["KeyAttributes"]["SortKey"]["AttributeType"] = json!("S")
+                // GSI1, keyed on the skills' `downloads` (N), after the four template GSIs.
+                m["DataModel"][0]["GlobalSecondaryIndexes"][4]["KeyAttributes"]["SortKey"]["AttributeType"] = json!("S")
             }),
         ),
     ];
