@@ -34,8 +34,12 @@
 //!    overlap;
 //! 3. the item collections of the table and the index views ([`TableLayout::item_collections`]):
 //!    each partition key value with its items in sort-key order, their entity, keys and first
-//!    attributes, and the access patterns that read the collection;
-//! 4. the key attributes and the entities' key templates;
+//!    attributes, and the access patterns that read the collection (a multi-attribute GSI's
+//!    view is headed by its key attributes with their types, `category (S) / downloads (N)`,
+//!    and each of its partitions by the partition key attributes' values, `category = data`);
+//! 4. the key attributes with the indexes they key (a multi-attribute GSI's with their place
+//!    in its key, `GSI6 (partition key attribute 2 of 2)`) and the entities' key templates and
+//!    multi-attribute GSIs;
 //! 5. the lint findings ([`TableLayout::lint`]), their Markdown code spans as `<code>`.
 //!
 //! The page needs no network and runs no script: the styles are inline, and a

@@ -375,13 +375,12 @@ impl TableLayout {
                     })
                     .filter(|r| r.returned > 0)
                     .collect();
-                let key = g
-                    .pk
-                    .iter()
-                    .zip(&key)
-                    .map(|(a, v)| format!("{} = {}", a.attribute, key_text(v)))
-                    .collect::<Vec<_>>()
-                    .join(", ");
+                let key =
+                    g.pk.iter()
+                        .zip(&key)
+                        .map(|(a, v)| format!("{} = {}", a.attribute, key_text(v)))
+                        .collect::<Vec<_>>()
+                        .join(", ");
                 PartitionView { key, items, reads }
             })
             .collect();
@@ -548,6 +547,27 @@ mod tests {
         assert_eq!(b(&[0x7f], &[0x80]), Ordering::Less);
         assert_eq!(b(&[1, 2], &[1]), Ordering::Greater);
         assert_eq!(key_text(&B(Blob::new(vec![0, 255]))), "0x00ff");
+    }
+
+    #[test]
+    fn multi_attribute_keys_order_attribute_by_attribute() {
+        let key = |parts: &[AttributeValue]| parts.to_vec();
+        let (open, closed) = (S("open".into()), S("closed".into()));
+        // The first attribute decides; numbers by value in the next one.
+        assert_eq!(
+            tuple_order(&key(&[closed.clone(), N("9".into())]), &key(&[open.clone(), N("1".into())])),
+            Ordering::Less
+        );
+        assert_eq!(
+            tuple_order(&key(&[open.clone(), N("9".into())]), &key(&[open.clone(), N("10".into())])),
+            Ordering::Less
+        );
+        assert_eq!(
+            tuple_order(&key(&[open.clone(), N("1e1".into())]), &key(&[open.clone(), N("10".into())])),
+            Ordering::Equal
+        );
+        // A prefix first.
+        assert_eq!(tuple_order(&key(&[open.clone()]), &key(&[open, N("0".into())])), Ordering::Less);
     }
 
     #[test]

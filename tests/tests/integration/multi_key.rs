@@ -382,7 +382,14 @@ fn the_exports_describe_the_multi_attribute_indexes() {
         .mixed_types(true)
         .samples([&sample, &ticket("w2", "us", None, 6, 1)])
         .unwrap()
-        .sample(&Alert { id: 1, tenant: "acme".into(), region: "eu".into(), status: Status::Open, created_at: 1, priority: 1 })
+        .sample(&Alert {
+            id: 1,
+            tenant: "acme".into(),
+            region: "eu".into(),
+            status: Status::Open,
+            created_at: 1,
+            priority: 1,
+        })
         .unwrap();
     let json = layout.workbench(&model).unwrap();
     let gsis = &json["DataModel"][0]["GlobalSecondaryIndexes"];
@@ -407,7 +414,12 @@ fn the_exports_describe_the_multi_attribute_indexes() {
             }
         ])
     );
-    assert!(json["ModelMetadata"]["Description"].as_str().unwrap().starts_with("Not in this model: the multi-attribute GSI GSI6 ("));
+    assert!(
+        json["ModelMetadata"]["Description"]
+            .as_str()
+            .unwrap()
+            .starts_with("Not in this model: the multi-attribute GSI GSI6 (")
+    );
     // The template GSI1 of Ticket, which only Ticket writes, is a candidate for native keys.
     let lints: Vec<String> = layout.multi_key_lint().iter().map(ToString::to_string).collect();
     assert_eq!(
@@ -476,7 +488,8 @@ fn cfn_lint_accepts_the_cloudformation_export() {
 /// status (not in GSI6), one in acme/us.
 pub fn design_samples() -> Vec<dynamo_entity::Item> {
     let open = Some(Status::Open);
-    let alert = Alert { id: 1, tenant: "acme".into(), region: "eu".into(), status: Status::Open, created_at: 95, priority: 9 };
+    let alert =
+        Alert { id: 1, tenant: "acme".into(), region: "eu".into(), status: Status::Open, created_at: 95, priority: 9 };
     vec![
         ticket("t1", "eu", open, 100, 1).to_item().unwrap(),
         ticket("t2", "eu", open, 90, 2).to_item().unwrap(),
@@ -518,7 +531,9 @@ fn the_design_page_shows_the_multi_attribute_indexes() {
     let rects: Vec<_> = diagram.labels.iter().map(|l| l.rect).collect();
     assert_eq!(overlaps(&rects), Vec::<(usize, usize)>::new());
     // The index box text is fitted to its reserved width.
-    assert!(diagram.svg.contains("textLength=\"546.0\">GSI6: tenant (S), region (S) / status (S), createdAt (N), priority (N)</text>"));
+    assert!(diagram.svg.contains(
+        "textLength=\"546.0\">GSI6: tenant (S), region (S) / status (S), createdAt (N), priority (N)</text>"
+    ));
 
     let views = layout.item_collections(&design_samples());
     let names: Vec<&str> = views.iter().map(|v| v.name).collect();
@@ -538,7 +553,12 @@ fn the_design_page_shows_the_multi_attribute_indexes() {
         [
             (
                 "tenant = acme, region = eu",
-                vec![("closed, 50, 3", "Ticket"), ("open, 90, 2", "Ticket"), ("open, 95, 9", "Alert"), ("open, 100, 1", "Ticket")]
+                vec![
+                    ("closed, 50, 3", "Ticket"),
+                    ("open, 90, 2", "Ticket"),
+                    ("open, 95, 9", "Alert"),
+                    ("open, 100, 1", "Ticket")
+                ]
             ),
             ("tenant = acme, region = us", vec![("open, 100, 5", "Ticket")]),
         ]
@@ -571,7 +591,10 @@ fn the_design_page_shows_the_multi_attribute_indexes() {
     assert!(gsi7.absent.is_empty());
     // In the table's view the key attributes are the items' fields, shown like any other.
     let first = &views[0].partitions[0].items[0];
-    assert_eq!(first.attributes.iter().map(|(a, _)| a.as_str()).take(3).collect::<Vec<_>>(), ["id", "tenant", "region"]);
+    assert_eq!(
+        first.attributes.iter().map(|(a, _)| a.as_str()).take(3).collect::<Vec<_>>(),
+        ["id", "tenant", "region"]
+    );
 
     let html = layout.html("Desk", &design_samples());
     for expected in [

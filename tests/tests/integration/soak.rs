@@ -335,14 +335,8 @@ async fn sixty_four_tasks_of_mixed_operations_keep_every_invariant() {
     }
     let categories: BTreeSet<&str> = skills.values().map(|s| s.category.as_str()).collect();
     for category in categories {
-        let listed: Vec<(u64, SkillId)> = table
-            .query(Skill::gsi1(category))
-            .all()
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|s| (s.downloads, s.id))
-            .collect();
+        let listed: Vec<(u64, SkillId)> =
+            table.query(Skill::gsi1(category)).all().await.unwrap().into_iter().map(|s| (s.downloads, s.id)).collect();
         let mut expected: Vec<(u64, SkillId)> =
             skills.values().filter(|s| s.category == category).map(|s| (s.downloads, s.id.clone())).collect();
         expected.sort_by_key(|(d, _)| *d);
