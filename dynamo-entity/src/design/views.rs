@@ -320,7 +320,9 @@ impl TableLayout {
         keys.extend(g.attributes().map(|a| a.attribute));
         let mut hidden = synthetic.to_vec();
         hidden.extend(g.attributes().map(|a| a.attribute));
-        let mut groups: Vec<(Vec<AttributeValue>, Vec<(Vec<AttributeValue>, ItemView)>)> = Vec::new();
+        // (partition key values, [(sort key values, item)])
+        type Group = (Vec<AttributeValue>, Vec<(Vec<AttributeValue>, ItemView)>);
+        let mut groups: Vec<Group> = Vec::new();
         let mut absent = Vec::new();
         for item in items {
             let entity = self.entity_of(item);
@@ -551,23 +553,14 @@ mod tests {
 
     #[test]
     fn multi_attribute_keys_order_attribute_by_attribute() {
-        let key = |parts: &[AttributeValue]| parts.to_vec();
+        let n = |v: &str| N(v.into());
         let (open, closed) = (S("open".into()), S("closed".into()));
         // The first attribute decides; numbers by value in the next one.
-        assert_eq!(
-            tuple_order(&key(&[closed.clone(), N("9".into())]), &key(&[open.clone(), N("1".into())])),
-            Ordering::Less
-        );
-        assert_eq!(
-            tuple_order(&key(&[open.clone(), N("9".into())]), &key(&[open.clone(), N("10".into())])),
-            Ordering::Less
-        );
-        assert_eq!(
-            tuple_order(&key(&[open.clone(), N("1e1".into())]), &key(&[open.clone(), N("10".into())])),
-            Ordering::Equal
-        );
+        assert_eq!(tuple_order(&[closed, n("9")], &[open.clone(), n("1")]), Ordering::Less);
+        assert_eq!(tuple_order(&[open.clone(), n("9")], &[open.clone(), n("10")]), Ordering::Less);
+        assert_eq!(tuple_order(&[open.clone(), n("1e1")], &[open.clone(), n("10")]), Ordering::Equal);
         // A prefix first.
-        assert_eq!(tuple_order(&key(&[open.clone()]), &key(&[open, N("0".into())])), Ordering::Less);
+        assert_eq!(tuple_order(std::slice::from_ref(&open), &[open.clone(), n("0")]), Ordering::Less);
     }
 
     #[test]
