@@ -129,7 +129,6 @@ fn hand_query(category: &str) -> aws_sdk_dynamodb::operation::query::QueryInput 
         .expression_attribute_values(":p0", AttributeValue::S(category.to_owned()))
         .scan_index_forward(false)
         .limit(20)
-        .consistent_read(false)
         .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
         .build()
         .expect("builds")
