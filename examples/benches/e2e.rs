@@ -8,7 +8,7 @@
 //! |---|---|
 //! | `create` | 10,000 `PutItem` with `attribute_not_exists(PK)`, one at a time |
 //! | `get` | 10,000 `GetItem` of those items, decoded |
-//! | `query` | 1,000 `Query` of GSI1 (one category, by downloads descending), 20 items each |
+//! | `query` | 1,000 `Query` of GSI1 (keyed on the items' own `category` / `downloads`: one category, by downloads descending), 20 items each |
 //! | `update` | 1,000 `UpdateItem` approving a skill: `status` and `submitted_at` set, the GSI4 key pair rewritten, `ALL_NEW` decoded |
 //! | `put` | 10,000 `PutItem` replacing the items, one at a time |
 //! | `batch` | 10,000 new items by `BatchWriteItem` (25 a request, 4 in flight) |
@@ -261,9 +261,9 @@ async fn hand_phase(phase: &str, c: &Client, table: &str, w: &Workload) -> Res<(
                     .query()
                     .table_name(table)
                     .index_name("GSI1")
-                    .key_condition_expression("#pk = :pk")
-                    .expression_attribute_names("#pk", "GSI1PK")
-                    .expression_attribute_values(":pk", AttributeValue::S(key1("CAT#", cat)))
+                    .key_condition_expression("#cat = :cat")
+                    .expression_attribute_names("#cat", "category")
+                    .expression_attribute_values(":cat", AttributeValue::S(cat.to_owned()))
                     .scan_index_forward(false)
                     .limit(PAGE as i32)
                     .return_consumed_capacity(ReturnConsumedCapacity::Indexes)

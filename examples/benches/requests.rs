@@ -3,12 +3,14 @@
 //! code that sends them) against the same request built by hand with the SDK's fluent
 //! builders, in one run.
 //!
-//! * `put`: `Table::put` of a Skill: the item (11 fields, `PK`/`SK`, three GSI key pairs, the
-//!   type attribute) with the condition that no item of another entity type has its key.
+//! * `put`: `Table::put` of a Skill: the item (11 fields, `PK`/`SK`, the GSI2 and GSI4 key
+//!   pairs, the type attribute; GSI1 is keyed on the fields `category` / `downloads` themselves)
+//!   with the condition that no item of another entity type has its key.
 //! * `update`: approving a skill: `status` and `submitted_at` set, the GSI4 key pair rebuilt
 //!   from them (`SKILL#approved`, the new submission time), the item must exist and be a
 //!   Skill, `ReturnValues = ALL_NEW`.
-//! * `query`: GSI1 of one category, by downloads descending, 20 items.
+//! * `query`: GSI1 of one category, by downloads descending, 20 items (the key condition on the
+//!   item's own attribute, `category = :p0`).
 //!
 //! Each way builds the SDK's `...Input` (what `render()` returns) with its plain input builder
 //! (`PutItemInput::builder()` ... `.build()`), which `build()` consumes: neither copies the
@@ -122,12 +124,11 @@ fn hand_query(category: &str) -> aws_sdk_dynamodb::operation::query::QueryInput 
     aws_sdk_dynamodb::operation::query::QueryInput::builder()
         .table_name(TABLE)
         .index_name("GSI1")
-        .key_condition_expression("#pk = :pk")
-        .expression_attribute_names("#pk", "GSI1PK")
-        .expression_attribute_values(":pk", AttributeValue::S(key1("CAT#", category)))
+        .key_condition_expression("#p0 = :p0")
+        .expression_attribute_names("#p0", "category")
+        .expression_attribute_values(":p0", AttributeValue::S(category.to_owned()))
         .scan_index_forward(false)
         .limit(20)
-        .consistent_read(false)
         .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
         .build()
         .expect("builds")

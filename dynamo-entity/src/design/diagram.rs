@@ -1,8 +1,10 @@
 //! The entity-to-index diagram as SVG, laid out so that no two labels can overlap.
 //!
 //! Three columns: the entities on the left, one label per key (an entity's primary key and each
-//! index key it writes: `GSI1: CAT#<category> / <downloads>`) in the middle, the table and its
-//! indexes on the right. Every label has a row of its own, an entity's box spans the rows of its
+//! index key it writes: `GSI2: SELLER#<seller_id> / <created_at>` for a key template, `GSI1:
+//! pk(category) sk(downloads)` for a GSI keyed on the entity's own fields) in the middle, the
+//! table and its indexes on the right (`GSI2: GSI2PK / GSI2SK`; a multi-attribute GSI with each
+//! key attribute and its type, `GSI1: category (S) / downloads (N)`). Every label has a row of its own, an entity's box spans the rows of its
 //! labels (so the entities of one item collection, listed next to each other as the layout lists
 //! them, stand side by side), and the lines run horizontally along a label's row to the free
 //! column between the labels and the indexes, where they turn towards their index. Text never
@@ -20,7 +22,7 @@
 use std::fmt::Write as _;
 
 use super::html::escape;
-use crate::schema::{Index, TableLayout};
+use crate::schema::{Index, MultiKeyAttr, MultiKeyIndex, TableLayout};
 
 /// The width the layout reserves for one ASCII character of the diagram's font, in pixels.
 pub const CHAR_WIDTH: f64 = 7.8;
@@ -129,9 +131,11 @@ impl TableLayout {
     /// The entity-to-index diagram (see the [module documentation](self)).
     pub fn diagram(&self) -> Diagram {
         let names = self.names;
-        let indexes: Vec<Index> = std::iter::once(Index::Primary).chain(self.indexes()).collect();
-        let index_text =
-            |i: Index| format!("{}: {} / {}", names.index_name(i).unwrap_or("table"), names.pk_of(i), names.sk_of(i));
+        let indexes = self.ordered_indexes();
+        let index_text = |i: Index| match self.multi_gsi(i) {
+            Some(g) => format!("{}: {}", names.index_name(i).unwrap_or_default(), multi_index_text(g)),
+            None => format!("{}: {} / {}", names.index_name(i).unwrap_or("table"), names.pk_of(i), names.sk_of(i)),
+        };
         let colour = |i: Index| colour(indexes.iter().position(|x| *x == i).unwrap_or(0));
 
         // One edge per key an entity writes, grouped by entity.
@@ -147,6 +151,10 @@ impl TableLayout {
                         let index = names.index_name(ix.index).unwrap_or("table");
                         (ix.index, format!("{index}: {} / {}", ix.pk.source, ix.sk.source))
                     })
+                    .chain(e.multi_gsis.iter().map(|g| {
+                        let index = names.index_name(g.index).unwrap_or_default();
+                        (g.index, format!("{index}: {}", multi_edge_text(g)))
+                    }))
                     .collect()
             })
             .collect();
@@ -246,6 +254,41 @@ impl TableLayout {
         svg.push_str("</svg>\n");
         Diagram { width, height, labels, svg }
     }
+}
+
+impl TableLayout {
+    /// The table, then every secondary index in [`TableLayout::indexes`] order with the
+    /// multi-attribute GSIs among the numbered GSIs by number: the right column of the diagram.
+    pub(crate) fn ordered_indexes(&self) -> Vec<Index> {
+        let mut gsis: Vec<u8> = self.gsis.clone();
+        gsis.extend(self.multi_gsis.iter().filter_map(|g| match g.index {
+            Index::Gsi(n) => Some(n),
+            _ => None,
+        }));
+        gsis.sort_unstable();
+        gsis.dedup();
+        std::iter::once(Index::Primary)
+            .chain(gsis.into_iter().map(Index::Gsi))
+            .chain(self.indexes().into_iter().filter(|i| !matches!(i, Index::Gsi(_))))
+            .collect()
+    }
+}
+
+/// A multi-attribute GSI as its index box shows it: each side's attributes with their types,
+/// `tenant (S), region (S) / status (S), createdAt (N)`; a GSI without sort key attributes
+/// shows its partition key attributes alone.
+fn multi_index_text(g: &MultiKeyIndex) -> String {
+    let side = |attrs: &[MultiKeyAttr]| {
+        attrs.iter().map(|a| format!("{} ({})", a.attribute, a.key_type)).collect::<Vec<_>>().join(", ")
+    };
+    if g.sk.is_empty() { side(g.pk) } else { format!("{} / {}", side(g.pk), side(g.sk)) }
+}
+
+/// An entity's edge to a multi-attribute GSI, in the declaration's words: the fields of each
+/// side, `pk(tenant, region) sk(status, created_at)`.
+fn multi_edge_text(g: &MultiKeyIndex) -> String {
+    let side = |attrs: &[MultiKeyAttr]| attrs.iter().map(|a| a.field).collect::<Vec<_>>().join(", ");
+    if g.sk.is_empty() { format!("pk({})", side(g.pk)) } else { format!("pk({}) sk({})", side(g.pk), side(g.sk)) }
 }
 
 #[cfg(test)]

@@ -34,8 +34,12 @@
 //!    overlap;
 //! 3. the item collections of the table and the index views ([`TableLayout::item_collections`]):
 //!    each partition key value with its items in sort-key order, their entity, keys and first
-//!    attributes, and the access patterns that read the collection;
-//! 4. the key attributes and the entities' key templates;
+//!    attributes, and the access patterns that read the collection (a multi-attribute GSI's
+//!    view is headed by its key attributes with their types, `category (S) / downloads (N)`,
+//!    and each of its partitions by the partition key attributes' values, `category = data`);
+//! 4. the key attributes with the indexes they key (a multi-attribute GSI's with their place
+//!    in its key, `GSI6 (partition key attribute 2 of 2)`) and the entities' key templates and
+//!    multi-attribute GSIs;
 //! 5. the lint findings ([`TableLayout::lint`]), their Markdown code spans as `<code>`.
 //!
 //! The page needs no network and runs no script: the styles are inline, and a
@@ -49,7 +53,7 @@ use std::fmt::Write as _;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::views::{IndexView, PartitionView};
-use crate::schema::{Index, Item, TableLayout};
+use crate::schema::{Index, Item, MultiKeyAttr, TableLayout};
 
 /// The page's `Content-Security-Policy`: nothing is fetched and no script runs.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'";
@@ -101,6 +105,25 @@ nav a { margin-right: 12px; }
 ";
 
 impl TableLayout {
+    /// The roles of attribute `a` in the multi-attribute GSIs: `GSI1 (partition key)`, or with
+    /// several attributes on one side `GSI6 (partition key attribute 2 of 2)`.
+    fn multi_key_roles(&self, a: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for g in &self.multi_gsis {
+            for (attrs, role) in [(g.pk, "partition key"), (g.sk, "sort key")] {
+                if let Some(at) = attrs.iter().position(|k| k.attribute == a) {
+                    let index = self.names.index_name(g.index).unwrap_or_default();
+                    out.push(if attrs.len() == 1 {
+                        format!("{index} ({role})")
+                    } else {
+                        format!("{index} ({role} attribute {} of {})", at + 1, attrs.len())
+                    });
+                }
+            }
+        }
+        out
+    }
+
     /// The design page of the table named `title` with the sample items `items` (as stored;
     /// see the [module documentation](self)): a complete HTML document.
     pub fn html(&self, title: &str, items: &[Item]) -> String {
@@ -229,6 +252,7 @@ impl TableLayout {
                     };
                     Some(format!("{} ({role})", index_name(i)))
                 })
+                .chain(self.multi_key_roles(a))
                 .collect();
             let _ = writeln!(
                 h,
@@ -262,6 +286,17 @@ impl TableLayout {
                         escape(g.sk.source)
                     )
                 })
+                .chain(e.multi_gsis.iter().map(|g| {
+                    let side = |attrs: &[MultiKeyAttr]| {
+                        let list: Vec<String> = attrs
+                            .iter()
+                            .map(|a| format!("<code>{}</code> ({})", escape(a.attribute), a.key_type))
+                            .collect();
+                        list.join(", ")
+                    };
+                    let sk = if g.sk.is_empty() { String::new() } else { format!(" / {}", side(g.sk)) };
+                    format!("{} on its attributes {}{sk}", escape(index_name(g.index)), side(g.pk))
+                }))
                 .collect();
             let _ = writeln!(
                 h,
@@ -307,8 +342,8 @@ fn write_view(h: &mut String, v: &IndexView) {
         "<h3 id=\"view-{}\">{}: <code>{}</code> / <code>{}</code>{}</h3>",
         escape(&v.name.to_ascii_lowercase()),
         escape(v.name),
-        escape(v.partition_key),
-        escape(v.sort_key),
+        escape(&v.partition_key),
+        escape(&v.sort_key),
         if secondary { format!(", projection {}", v.projection.projection_type()) } else { String::new() }
     );
     if secondary {
@@ -321,7 +356,7 @@ fn write_view(h: &mut String, v: &IndexView) {
         let _ = write!(
             h,
             "<table class=\"collection\">\n<thead><tr><th>{}</th><th>entity</th>{}<th>attributes</th><th>bytes</th></tr></thead>\n",
-            escape(v.sort_key),
+            escape(&v.sort_key),
             if secondary { "<th>table key</th>" } else { "" }
         );
         for p in &v.partitions {

@@ -5,8 +5,9 @@
 //! GSI to native keys (a rule of [`TableLayout::lint`], [`LintKind::MultiAttributeKey`]).
 //!
 //! NoSQL Workbench's data model format gives an index one partition key attribute and one sort
-//! key attribute, so it cannot hold a multi-attribute GSI: the export leaves such an index out
-//! and says so in the model's description ([`TableLayout::workbench_note`]).
+//! key attribute: the export holds a multi-attribute GSI keyed on exactly one of each (such as
+//! `gsi1(pk(category), sk(downloads))`), and leaves any other out and says so in the model's
+//! description ([`TableLayout::workbench_note`]).
 
 use serde_json::{Value, json};
 
@@ -104,21 +105,30 @@ impl TableLayout {
         out
     }
 
-    /// What the NoSQL Workbench export says about the multi-attribute GSIs it leaves out
-    /// (its format holds one partition and one sort key attribute per index); `None` when the
-    /// table has none.
+    /// The multi-attribute GSIs a NoSQL Workbench model can hold: those keyed on exactly one
+    /// partition key attribute and one sort key attribute (the model's `KeyAttributes` of an
+    /// index), in number order.
+    pub(crate) fn workbench_multi_gsis(&self) -> impl Iterator<Item = &MultiKeyIndex> {
+        self.multi_gsis.iter().filter(|g| fits_workbench(g))
+    }
+
+    /// What the NoSQL Workbench export says about the multi-attribute GSIs it leaves out (its
+    /// format holds one partition and one sort key attribute per index, so an index keyed on
+    /// more, or on no sort key attribute, is left out); `None` when it leaves none out.
     pub fn workbench_note(&self) -> Option<String> {
-        if self.multi_gsis.is_empty() {
-            return None;
-        }
         let list: Vec<String> = self
             .multi_gsis
             .iter()
+            .filter(|g| !fits_workbench(g))
             .map(|g| format!("{} ({})", self.names.index_name(g.index).unwrap_or_default(), g.describe()))
             .collect();
+        if list.is_empty() {
+            return None;
+        }
         Some(format!(
-            "Not in this model: the multi-attribute GSIs {}, whose keys NoSQL Workbench's format (one partition and one \
+            "Not in this model: the multi-attribute {} {}, whose keys NoSQL Workbench's format (one partition and one \
              sort key attribute per index) cannot hold; see the CloudFormation export.",
+            if list.len() == 1 { "GSI" } else { "GSIs" },
             list.join("; ")
         ))
     }
@@ -170,6 +180,11 @@ impl TableLayout {
             ),
         })
     }
+}
+
+/// Whether a NoSQL Workbench model can hold `g`: one partition and one sort key attribute.
+fn fits_workbench(g: &MultiKeyIndex) -> bool {
+    g.pk.len() == 1 && g.sk.len() == 1
 }
 
 /// One side of a key, each attribute through `f`, joined with `sep`.

@@ -57,7 +57,8 @@ use std::cmp::Ordering;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::capacity::{ReadMode, item_size, read_units};
-use crate::schema::{Index, Item, Projection, TableLayout};
+use crate::design::AccessPattern;
+use crate::schema::{Index, Item, MultiKeyAttr, MultiKeyIndex, Projection, TableLayout};
 
 /// The sample items as one index holds them.
 #[derive(Debug, Clone, PartialEq)]
@@ -67,10 +68,12 @@ pub struct IndexView {
     /// `table`, or the index's name (`GSI1`, `LSI1`, `Inverted`, or the names the table
     /// declares).
     pub name: &'static str,
-    /// The index's partition key attribute.
-    pub partition_key: &'static str,
-    /// The index's sort key attribute.
-    pub sort_key: &'static str,
+    /// The index's partition key attribute (`GSI1PK`); for a multi-attribute GSI its
+    /// attributes with their types, `tenant (S), region (S)`.
+    pub partition_key: String,
+    /// The index's sort key attribute (`GSI1SK`); for a multi-attribute GSI its attributes with
+    /// their types, `status (S), createdAt (N)`, or `(none)`.
+    pub sort_key: String,
     /// What the index copies of each item ([`Projection::All`] for the table).
     pub projection: Projection,
     /// The item collections, by partition key value in [`key_order`].
@@ -86,7 +89,8 @@ pub struct IndexView {
 /// One item collection: the items of one partition key value, in sort-key order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PartitionView {
-    /// The partition key value, as [`key_text`] writes it.
+    /// The partition key value, as [`key_text`] writes it; for a multi-attribute GSI each
+    /// partition key attribute with its value, `tenant = acme, region = eu`.
     pub key: String,
     /// The items, in DynamoDB's sort-key order.
     pub items: Vec<ItemView>,
@@ -101,13 +105,16 @@ pub struct ItemView {
     /// The entity type (the type attribute, or the entity whose primary key templates the
     /// item's key matches; `?` when neither tells).
     pub entity: String,
-    /// The sort key value, as [`key_text`] writes it.
+    /// The sort key value, as [`key_text`] writes it; for a multi-attribute GSI the values of
+    /// its sort key attributes, joined with `, ` (`open, 200`).
     pub sort_key: String,
     /// The table's key, `PK / SK`, as [`key_text`] writes the values.
     pub table_key: String,
     /// The item's other attributes as the index holds them (after its projection), without the
-    /// key attributes of the table and of every index and without the type attribute: the
-    /// entity's fields in declaration order, then any others in name order.
+    /// key attributes of the table, of every template GSI and LSI and of this index, and
+    /// without the type attribute: the entity's fields in declaration order, then any others in
+    /// name order. (The attributes a multi-attribute GSI is keyed on are the item's own fields:
+    /// they are shown everywhere but in that index's view, whose key columns hold them.)
     pub attributes: Vec<(String, AttributeValue)>,
     /// The item's size as the index holds it, in bytes (DynamoDB's rule, see
     /// [`item_size`]).
@@ -145,14 +152,19 @@ pub struct PatternRead {
 impl TableLayout {
     /// The item-collection views of `items` (sample items as stored, such as
     /// [`WorkbenchModel::items`](crate::design::workbench::WorkbenchModel::items)): one
-    /// [`IndexView`] for the table, then one per index in [`TableLayout::indexes`] order. See
-    /// the [module documentation](self).
+    /// [`IndexView`] for the table, then one per index in [`TableLayout::indexes`] order, the
+    /// multi-attribute GSIs among the numbered GSIs by number. See the
+    /// [module documentation](self).
     pub fn item_collections(&self, items: &[Item]) -> Vec<IndexView> {
         let names = self.names;
         let sources = self.pattern_sources();
-        let key_attributes = self.key_attributes();
+        let key_attributes = self.synthetic_key_attributes();
         let mut out = Vec::new();
-        for index in std::iter::once(Index::Primary).chain(self.indexes()) {
+        for index in self.ordered_indexes() {
+            if let Some(g) = self.multi_gsi(index) {
+                out.push(self.multi_view(g, items, &key_attributes));
+                continue;
+            }
             let (pk, sk) = (names.pk_of(index), names.sk_of(index));
             let projection = if index == Index::Primary { Projection::All } else { self.projection(index) };
             let mut groups: Vec<(AttributeValue, Vec<(AttributeValue, ItemView)>)> = Vec::new();
@@ -267,8 +279,8 @@ impl TableLayout {
             out.push(IndexView {
                 index,
                 name: names.index_name(index).unwrap_or("table"),
-                partition_key: pk,
-                sort_key: sk,
+                partition_key: pk.to_owned(),
+                sort_key: sk.to_owned(),
                 projection,
                 partitions,
                 entities,
@@ -276,6 +288,117 @@ impl TableLayout {
             });
         }
         out
+    }
+
+    /// The key attributes the library writes for the keys of the table, its template GSIs and
+    /// its LSIs (not the attributes of the multi-attribute GSIs, which are the items' fields).
+    fn synthetic_key_attributes(&self) -> Vec<&'static str> {
+        let multi: Vec<&str> = self.multi_gsis.iter().flat_map(|g| g.attributes()).map(|a| a.attribute).collect();
+        let names = self.names;
+        self.key_attributes()
+            .into_iter()
+            .filter(|a| {
+                !multi.contains(a)
+                    || *a == names.pk
+                    || *a == names.sk
+                    || self.indexes().into_iter().any(|i| names.pk_of(i) == *a || names.sk_of(i) == *a)
+            })
+            .collect()
+    }
+
+    /// The view of the multi-attribute GSI `g`: the items of the entities that write it,
+    /// grouped by their partition key attributes' values, each group in the order of the sort
+    /// key attributes' values (compared one attribute after the other, as DynamoDB orders a
+    /// multi-attribute sort key), each read whole by the entities' `gsi<n>` queries with a
+    /// partition-only key condition.
+    fn multi_view(&self, g: &MultiKeyIndex, items: &[Item], synthetic: &[&'static str]) -> IndexView {
+        let index = g.index;
+        let projection = self.projection(index);
+        let entities: Vec<&'static str> =
+            self.entities.iter().filter(|e| e.multi_gsis.iter().any(|m| m.index == index)).map(|e| e.name).collect();
+        let mut keys: Vec<&'static str> = vec![self.names.pk, self.names.sk];
+        keys.extend(g.attributes().map(|a| a.attribute));
+        let mut hidden = synthetic.to_vec();
+        hidden.extend(g.attributes().map(|a| a.attribute));
+        // (partition key values, [(sort key values, item)])
+        type Group = (Vec<AttributeValue>, Vec<(Vec<AttributeValue>, ItemView)>);
+        let mut groups: Vec<Group> = Vec::new();
+        let mut absent = Vec::new();
+        for item in items {
+            let entity = self.entity_of(item);
+            if !entities.contains(&entity.as_str()) {
+                continue;
+            }
+            let values = |attrs: &[MultiKeyAttr]| -> Option<Vec<AttributeValue>> {
+                attrs.iter().map(|a| item.get(a.attribute).cloned()).collect()
+            };
+            let (Some(p), Some(s)) = (values(g.pk), values(g.sk)) else {
+                absent.push((entity, self.table_key(item)));
+                continue;
+            };
+            let held = project(item, &projection, &keys);
+            let view = ItemView {
+                attributes: self.attributes(&entity, &held, &hidden),
+                size: item_size(&held),
+                entity,
+                sort_key: s.iter().map(key_text).collect::<Vec<_>>().join(", "),
+                table_key: self.table_key(item),
+            };
+            match groups.iter_mut().find(|(k, _)| tuple_order(k, &p) == Ordering::Equal) {
+                Some((_, members)) => members.push((s, view)),
+                None => groups.push((p, vec![(s, view)])),
+            }
+        }
+        groups.sort_by(|a, b| tuple_order(&a.0, &b.0));
+        let patterns: Vec<AccessPattern> = self.multi_patterns().into_iter().filter(|p| p.index == index).collect();
+        let partitions = groups
+            .into_iter()
+            .map(|(key, mut members)| {
+                members.sort_by(|a, b| tuple_order(&a.0, &b.0));
+                let items: Vec<ItemView> = members.into_iter().map(|(_, v)| v).collect();
+                // A `gsi<n>` query names every partition key attribute: it reads the whole
+                // partition and returns the items of its entity.
+                let bytes = items.iter().map(|i| i.size).sum();
+                let units = read_units(bytes, ReadMode::Eventual);
+                let reads = patterns
+                    .iter()
+                    .map(|p| {
+                        let returned = items.iter().filter(|i| p.returns.contains(&i.entity.as_str())).count();
+                        PatternRead {
+                            pattern: p.name.clone(),
+                            queries: 1,
+                            read: items.len(),
+                            returned,
+                            bytes,
+                            read_units: units,
+                            answer_returned: returned,
+                            answer_read_units: units,
+                        }
+                    })
+                    .filter(|r| r.returned > 0)
+                    .collect();
+                let key =
+                    g.pk.iter()
+                        .zip(&key)
+                        .map(|(a, v)| format!("{} = {}", a.attribute, key_text(v)))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                PartitionView { key, items, reads }
+            })
+            .collect();
+        let side = |attrs: &[MultiKeyAttr]| {
+            attrs.iter().map(|a| format!("{} ({})", a.attribute, a.key_type)).collect::<Vec<_>>().join(", ")
+        };
+        IndexView {
+            index,
+            name: self.names.index_name(index).unwrap_or_default(),
+            partition_key: side(g.pk),
+            sort_key: if g.sk.is_empty() { "(none)".to_owned() } else { side(g.sk) },
+            projection,
+            partitions,
+            entities,
+            absent,
+        }
     }
 
     /// The entity type of a stored item: its type attribute, else the entity whose primary key
@@ -314,6 +437,12 @@ impl TableLayout {
             .filter_map(|a| held.get(a).map(|v| (a.to_owned(), v.clone())))
             .collect()
     }
+}
+
+/// Two lists of key values in DynamoDB's order: attribute by attribute ([`key_order`]), a
+/// shorter list first when it is a prefix of the other.
+fn tuple_order(a: &[AttributeValue], b: &[AttributeValue]) -> Ordering {
+    a.iter().zip(b).map(|(x, y)| key_order(x, y)).find(|o| *o != Ordering::Equal).unwrap_or(a.len().cmp(&b.len()))
 }
 
 /// The key attributes an index entry always carries: the table's and the index's.
@@ -420,6 +549,18 @@ mod tests {
         assert_eq!(b(&[0x7f], &[0x80]), Ordering::Less);
         assert_eq!(b(&[1, 2], &[1]), Ordering::Greater);
         assert_eq!(key_text(&B(Blob::new(vec![0, 255]))), "0x00ff");
+    }
+
+    #[test]
+    fn multi_attribute_keys_order_attribute_by_attribute() {
+        let n = |v: &str| N(v.into());
+        let (open, closed) = (S("open".into()), S("closed".into()));
+        // The first attribute decides; numbers by value in the next one.
+        assert_eq!(tuple_order(&[closed, n("9")], &[open.clone(), n("1")]), Ordering::Less);
+        assert_eq!(tuple_order(&[open.clone(), n("9")], &[open.clone(), n("10")]), Ordering::Less);
+        assert_eq!(tuple_order(&[open.clone(), n("1e1")], &[open.clone(), n("10")]), Ordering::Equal);
+        // A prefix first.
+        assert_eq!(tuple_order(std::slice::from_ref(&open), &[open.clone(), n("0")]), Ordering::Less);
     }
 
     #[test]

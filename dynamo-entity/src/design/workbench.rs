@@ -34,7 +34,7 @@
 //! | `DataModel[0].KeyAttributes` | the table's partition and sort key (`PK` / `SK`, or the names the table declares, see [`AttributeNames`]) with their types (`S` or `N`) |
 //! | `DataModel[0].NonKeyAttributes` | every other attribute: the type attribute (`_type`), the fields, the GSI keys, the LSI sort keys, each with one DynamoDB type |
 //! | `DataModel[0].TableFacets` | one facet per entity: its key templates as the key aliases, its attributes, its sample items |
-//! | `DataModel[0].GlobalSecondaryIndexes` | each GSI's key attributes and projection (`ALL`, `KEYS_ONLY` or `INCLUDE` with its attributes), the inverted index among them (keyed on `SK` / `PK`), under the table's index names; LSIs are not exported (see below) |
+//! | `DataModel[0].GlobalSecondaryIndexes` | each GSI's key attributes and projection (`ALL`, `KEYS_ONLY` or `INCLUDE` with its attributes), the inverted index among them (keyed on `SK` / `PK`), under the table's index names, then the multi-attribute GSIs keyed on one partition and one sort key attribute (a model holds no more per index); LSIs are not exported (see below) |
 //! | `DataModel[0].TableData` | every sample item, in DynamoDB JSON (`{"S": "..."}`, `{"N": "..."}`, …) |
 //! | `DataModel[0].DataAccess`, `BillingMode` | `{"MySql": {}}` (no data source) and `PAY_PER_REQUEST` (on demand) |
 //!
@@ -302,6 +302,16 @@ impl TableLayout {
                     "Projection": self.projection(i).to_json(),
                 })
             })
+            .chain(self.workbench_multi_gsis().map(|g| {
+                json!({
+                    "IndexName": names.index_name(g.index).unwrap_or_default(),
+                    "KeyAttributes": {
+                        "PartitionKey": typed(g.pk[0].attribute),
+                        "SortKey": typed(g.sk[0].attribute),
+                    },
+                    "Projection": self.projection(g.index).to_json(),
+                })
+            }))
             .collect();
         let table = json!({
             "TableName": model.table_name,

@@ -80,12 +80,13 @@ pub fn check_type(item: &Item, t: &str) -> Result<(), HandError> {
     Ok(())
 }
 
+/// The Skill item: `PK` / `SK`, the GSI2 and GSI4 key pairs (key templates), the fields
+/// (GSI1 is keyed on the item's own `category` and `downloads`: nothing more to write for it),
+/// the type attribute.
 pub fn hand_encode_skill(s: &Skill) -> Item {
     let mut item = HashMap::with_capacity(20);
     item.insert("PK".to_owned(), AttributeValue::S(key1("SKILL#", &s.id.0)));
     item.insert("SK".to_owned(), AttributeValue::S("META".to_owned()));
-    item.insert("GSI1PK".to_owned(), AttributeValue::S(key1("CAT#", &s.category)));
-    item.insert("GSI1SK".to_owned(), AttributeValue::N(s.downloads.to_string()));
     item.insert("GSI2PK".to_owned(), AttributeValue::S(key1("SELLER#", &s.seller_id.0)));
     item.insert("GSI2SK".to_owned(), AttributeValue::S(s.created_at.to_string()));
     if let Some(t) = s.submitted_at {

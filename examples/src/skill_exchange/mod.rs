@@ -4,7 +4,7 @@
 //! |---|---|---|---|
 //! | [`User`] | `USER#<id>` | `PROFILE` | GSI5 `LEADERBOARD` / `<sales>`; `email` unique |
 //! | [`Badge`] | `USER#<user_id>` | `BADGE#<badge>` | |
-//! | [`Skill`] | `SKILL#<id>` | `META` | GSI1 `CAT#<category>` / `<downloads>`, GSI2 `SELLER#<seller_id>` / `<created_at>`, GSI4 `SKILL#<status>#<shard(id, 8)>` / `<submitted_at>` |
+//! | [`Skill`] | `SKILL#<id>` | `META` | GSI1 on its own attributes `category` (S) / `downloads` (N), GSI2 `SELLER#<seller_id>` / `<created_at>`, GSI4 `SKILL#<status>#<shard(id, 8)>` / `<submitted_at>` |
 //! | [`Review`] | `SKILL#<skill_id>` | `REVIEW#<id>` | |
 //! | [`Purchase`] | `PURCHASE#<skill_id>#<buyer_id>` | `META` | GSI3 `BUYER#<buyer_id>` / `<purchased_at>` |
 //! | [`Coupon`] | `COUPON#<code>` | `META` | |

@@ -67,12 +67,17 @@ pub struct Badge {
 }
 
 /// A listing (`SKILL#<id>` / `META`).
+///
+/// GSI1, the category browse, is keyed natively on the item's own attributes `category` (S)
+/// and `downloads` (N): there is no `GSI1PK` / `GSI1SK` to build, and a purchase that adds 1 to
+/// `downloads` moves the skill inside GSI1 with no key to rewrite. GSI2 and GSI4 are key
+/// templates (`GSI2PK` / `GSI2SK`, `GSI4PK` / `GSI4SK`): GSI4's partition key carries a literal
+/// prefix and a shard suffix, which only a template can build.
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[entity(
     pk = "SKILL#<id>",
     sk = "META",
-    gsi1 = "CAT#<category>",
-    gsi1_sk = "<downloads>",
+    gsi1(pk(category), sk(downloads)),
     gsi2 = "SELLER#<seller_id>",
     gsi2_sk = "<created_at>",
     gsi4 = "SKILL#<status>#<shard(id, 8)>",
@@ -83,13 +88,13 @@ pub struct Skill {
     pub id: SkillId,
     /// Title shown on the card.
     pub title: String,
-    /// Category, the GSI1 partition (browse by popularity).
+    /// Category, GSI1's partition key attribute (browse by popularity).
     pub category: String,
     /// The seller, the GSI2 partition (a seller's skills by creation time).
     pub seller_id: UserId,
     /// Moderation status, the GSI4 partition (with a shard suffix from `id`).
     pub status: SkillStatus,
-    /// Copies sold, the GSI1 sort key (stored as a number).
+    /// Copies sold, GSI1's sort key attribute (a number).
     pub downloads: u64,
     /// Price in cents.
     pub price_cents: u32,
@@ -181,7 +186,8 @@ pub struct UserPage {
     pub badges: Vec<Badge>,
 }
 
-/// The Skill Exchange table: its seven entities and five GSIs, checked together at compile
+/// The Skill Exchange table: its seven entities and five GSIs (GSI1 keyed on `category` /
+/// `downloads`, the others on key templates), checked together at compile
 /// time (no two entities can produce the same primary key or read each other's items through a
 /// `begins_with` query, every GSI an entity writes is declared, one type per key attribute).
 ///

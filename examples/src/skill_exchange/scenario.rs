@@ -281,9 +281,13 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
     let lib = table.query(Purchase::gsi3(&buyer.id)).all().await.map_err(failed(p))?;
     let n = lib.iter().filter(|x| x.skill_id == skill.id).count();
     check(p, n == 1, || format!("the buyer's library lists it {n} times"))?;
-    // GSI1 (a category by downloads) moved with the counter in the same transaction.
-    let by_downloads =
-        table.query(Skill::gsi1(&skill.category)).sk_eq(&(skill.downloads + 1)).all().await.map_err(failed(p))?;
+    // GSI1 (a category by downloads) is keyed on the item's own `downloads`: the skill moved
+    // inside it with the counter, with no key to rewrite.
+    let by_downloads = table
+        .query(Skill::gsi1(&skill.category).downloads_eq(&(skill.downloads + 1)))
+        .all()
+        .await
+        .map_err(failed(p))?;
     check(p, by_downloads.iter().any(|s| s.id == skill.id), || "GSI1 still lists the old download count".into())?;
 
     // E-mails are unique: a sign-up with a taken address is refused, and the address finds its user.

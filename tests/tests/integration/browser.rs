@@ -199,9 +199,9 @@ fn png_size(path: &Path) -> (u32, u32) {
     (be(16), be(20))
 }
 
-/// Renders the committed page of example `name`, checks what it shows, and writes its
-/// screenshot next to it.
-fn check_page(name: &str, layout: &TableLayout, current: &str, items: &[dynamo_entity::Item]) {
+/// Renders the committed page of example `name`, checks what it shows, writes its screenshot
+/// next to it, and returns what the browser showed.
+fn check_page(name: &str, layout: &TableLayout, current: &str, items: &[dynamo_entity::Item]) -> Seen {
     let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples").join(name);
     let page = folder.join("DESIGN.html");
     let committed = std::fs::read_to_string(&page).unwrap_or_default();
@@ -232,6 +232,12 @@ fn check_page(name: &str, layout: &TableLayout, current: &str, items: &[dynamo_e
     let height = (seen.height.ceil() as u32).clamp(600, 16_000);
     run_chromium(&page, &[format!("--screenshot={}", shot.display()), format!("--window-size={WIDTH},{height}")]);
     assert_eq!(png_size(&shot), (WIDTH, height), "{name}: the screenshot {}", shot.display());
+    seen
+}
+
+/// The texts of the rendered page's diagram labels.
+fn drawn_labels(seen: &Seen) -> Vec<&str> {
+    seen.labels.iter().map(|(t, _)| t.as_str()).collect()
 }
 
 #[test]
@@ -239,7 +245,57 @@ fn skill_exchange_design_page_in_chromium() {
     use dynamo_entity_examples::skill_exchange;
     let layout = TableLayout::new(&skill_exchange::schemas()).unwrap();
     let html = skill_exchange::design_html().unwrap();
-    check_page("skill_exchange", &layout, &html, skill_exchange::workbench_model().unwrap().items());
+    let seen = check_page("skill_exchange", &layout, &html, skill_exchange::workbench_model().unwrap().items());
+    // GSI1 is keyed on the skills' own attributes: the diagram shows Skill's edge in the words
+    // of its declaration and the index with each key attribute and its type, the index view
+    // and the key table show them, the matrix lists its query.
+    let labels = drawn_labels(&seen);
+    assert!(labels.contains(&"GSI1: pk(category) sk(downloads)"), "{labels:?}");
+    assert!(labels.contains(&"GSI1: category (S) / downloads (N)"), "{labels:?}");
+    assert!(!labels.iter().any(|l| l.contains("GSI1PK") || l.contains("CAT#")), "{labels:?}");
+    for shown in [
+        "GSI1: category (S) / downloads (N), projection ALL",
+        "category = documents (1 item)",
+        "Skill::gsi1: one Query on category = documents, returns 1 of 1, 0.5 read units",
+        "category\tS\tGSI1 (partition key)",
+        "downloads\tN\tGSI1 (sort key)",
+        "GSI1 on its attributes category (S) / downloads (N)",
+        "Skill::gsi1\tGSI1\tcategory = <category>\tdownloads (N)\tSkill",
+    ] {
+        assert!(seen.text.contains(shown), "not shown: {shown:?}");
+    }
+    assert!(!seen.text.contains("GSI1PK") && !seen.text.contains("CAT#"), "a template GSI1 is shown");
+}
+
+/// A table with multi-attribute GSIs of two partition and three sort key attributes (GSI6) and
+/// of one and one (GSI7) beside a template GSI: the page shows each index's key attributes
+/// and their types, and no two labels of the diagram overlap.
+#[test]
+fn multi_attribute_gsis_on_the_design_page_in_chromium() {
+    use dynamo_entity::TableDef;
+    let layout = crate::multi_key::Desk::layout().unwrap();
+    let items = crate::multi_key::design_samples();
+    let seen = render(&layout.html("Desk", &items));
+    assert_eq!(seen.errors, Vec::<String>::new());
+    let expected: Vec<String> = layout.diagram().labels.into_iter().map(|l| l.text).collect();
+    assert_eq!(drawn_labels(&seen), expected.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(seen.labels.iter().all(|(_, r)| r.width > 0.0 && r.height > 0.0), "every label is drawn");
+    assert_eq!(overlapping(&seen), Vec::<(String, String)>::new(), "overlapping labels");
+    for shown in [
+        "GSI6: pk(tenant, region) sk(status, created_at, priority)",
+        "GSI6: tenant (S), region (S) / status (S), createdAt (N), priority (N), projection ALL",
+        "GSI7: tenant (S) / priority (N), projection KEYS_ONLY",
+        "tenant = acme, region = eu (4 items)",
+        "Ticket::gsi6: one Query on tenant = acme, region = eu, returns 3 of 4",
+        "Alert::gsi6: one Query on tenant = acme, region = eu, returns 1 of 4",
+        "open, 95, 9\tAlert\tALERT#",
+        "Left out (sparse: a key attribute is absent): Ticket TICKET#t7 / META.",
+        "region\tS\tGSI6 (partition key attribute 2 of 2)",
+        "createdAt\tN\tGSI6 (sort key attribute 2 of 3)",
+        "Ticket::gsi6\tGSI6\ttenant = <tenant> AND region = <region>\tstatus (S), createdAt (N), priority (N)\tTicket\tyes",
+    ] {
+        assert!(seen.text.contains(shown), "not shown: {shown:?}\n{}", seen.text);
+    }
 }
 
 #[test]

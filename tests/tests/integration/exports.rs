@@ -253,7 +253,12 @@ fn the_workbench_model_follows_the_format() {
         .iter()
         .map(|g| (g["IndexName"].as_str().unwrap(), g["KeyAttributes"]["SortKey"]["AttributeType"].as_str().unwrap()))
         .collect();
-    assert_eq!(gsis, [("GSI1", "N"), ("GSI2", "S"), ("GSI3", "S"), ("GSI4", "S"), ("GSI5", "N")]);
+    // GSI1, keyed on the skills' own `category` / `downloads`, after the template GSIs.
+    assert_eq!(gsis, [("GSI2", "S"), ("GSI3", "S"), ("GSI4", "S"), ("GSI5", "N"), ("GSI1", "N")]);
+    assert_eq!(table["GlobalSecondaryIndexes"][4]["KeyAttributes"]["PartitionKey"]["AttributeName"], "category");
+    assert_eq!(table["GlobalSecondaryIndexes"][4]["KeyAttributes"]["SortKey"]["AttributeName"], "downloads");
+    // Every index fits the model: nothing to note.
+    assert!(!model["ModelMetadata"]["Description"].as_str().unwrap().contains("Not in this model"));
     assert_eq!(table["BillingMode"], "PAY_PER_REQUEST");
     assert_eq!(model["ModelMetadata"]["Version"], "3.0");
     assert_eq!(model["ModelMetadata"]["DateCreated"], "Jan 01, 2026, 12:00 AM");
@@ -360,7 +365,8 @@ fn the_schema_rejects_broken_models() {
         (
             "a GSI key of another type",
             Box::new(|m| {
-                m["DataModel"][0]["GlobalSecondaryIndexes"][0]["KeyAttributes"]["SortKey"]["AttributeType"] = json!("S")
+                // GSI1, keyed on the skills' `downloads` (N), after the four template GSIs.
+                m["DataModel"][0]["GlobalSecondaryIndexes"][4]["KeyAttributes"]["SortKey"]["AttributeType"] = json!("S")
             }),
         ),
     ];

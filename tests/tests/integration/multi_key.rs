@@ -378,10 +378,57 @@ fn the_exports_describe_the_multi_attribute_indexes() {
     assert_eq!(
         layout.workbench_note().as_deref(),
         Some(
-            "Not in this model: the multi-attribute GSIs GSI6 (tenant (S), region (S) | status (S), createdAt (N), \
-             priority (N)); GSI7 (tenant (S) | priority (N)), whose keys NoSQL Workbench's format (one partition and \
-             one sort key attribute per index) cannot hold; see the CloudFormation export."
+            "Not in this model: the multi-attribute GSI GSI6 (tenant (S), region (S) | status (S), createdAt (N), \
+             priority (N)), whose keys NoSQL Workbench's format (one partition and one sort key attribute per index) \
+             cannot hold; see the CloudFormation export."
         )
+    );
+    // GSI7, keyed on one partition and one sort key attribute, is in the model like a template
+    // GSI (GSI1), on its own attributes.
+    let sample = ticket("w1", "eu", Some(Status::Open), 5, 2);
+    let model = dynamo_entity::design::workbench::WorkbenchModel::new("Desk", "desk")
+        .dated(dynamo_entity::Timestamp::EPOCH)
+        // `id` is a string in Ticket and a number in Alert.
+        .mixed_types(true)
+        .samples([&sample, &ticket("w2", "us", None, 6, 1)])
+        .unwrap()
+        .sample(&Alert {
+            id: 1,
+            tenant: "acme".into(),
+            region: "eu".into(),
+            status: Status::Open,
+            created_at: 1,
+            priority: 1,
+        })
+        .unwrap();
+    let json = layout.workbench(&model).unwrap();
+    let gsis = &json["DataModel"][0]["GlobalSecondaryIndexes"];
+    assert_eq!(
+        gsis,
+        &serde_json::json!([
+            {
+                "IndexName": "GSI1",
+                "KeyAttributes": {
+                    "PartitionKey": { "AttributeName": "GSI1PK", "AttributeType": "S" },
+                    "SortKey": { "AttributeName": "GSI1SK", "AttributeType": "N" }
+                },
+                "Projection": { "ProjectionType": "ALL" }
+            },
+            {
+                "IndexName": "GSI7",
+                "KeyAttributes": {
+                    "PartitionKey": { "AttributeName": "tenant", "AttributeType": "S" },
+                    "SortKey": { "AttributeName": "priority", "AttributeType": "N" }
+                },
+                "Projection": { "ProjectionType": "KEYS_ONLY" }
+            }
+        ])
+    );
+    assert!(
+        json["ModelMetadata"]["Description"]
+            .as_str()
+            .unwrap()
+            .starts_with("Not in this model: the multi-attribute GSI GSI6 (")
     );
     // The lint of the table: the template GSI1 of Ticket, which only Ticket writes, is a
     // candidate for native keys (and nothing else is found).
@@ -756,4 +803,138 @@ async fn write_and_storage_estimates_count_multi_attribute_gsis() {
             ("GSI7", 2, 2 * (keys_only + 100)),
         ]
     );
+/// Sample items of the design page: three tickets and an alert in acme/eu, a ticket without a
+/// status (not in GSI6), one in acme/us.
+pub fn design_samples() -> Vec<dynamo_entity::Item> {
+    let open = Some(Status::Open);
+    let alert =
+        Alert { id: 1, tenant: "acme".into(), region: "eu".into(), status: Status::Open, created_at: 95, priority: 9 };
+    vec![
+        ticket("t1", "eu", open, 100, 1).to_item().unwrap(),
+        ticket("t2", "eu", open, 90, 2).to_item().unwrap(),
+        ticket("t3", "eu", Some(Status::Closed), 50, 3).to_item().unwrap(),
+        ticket("t7", "eu", None, 120, 4).to_item().unwrap(),
+        ticket("u1", "us", open, 100, 5).to_item().unwrap(),
+        alert.to_item().unwrap(),
+    ]
+}
+
+/// The SVG diagram, the index views and the HTML design page show each multi-attribute GSI with
+/// its key attributes and their types: the index boxes, the entities' edges in the words of
+/// their declarations, one view per index (partitions by the partition key attributes' values,
+/// items in the order of the sort key attributes', sparse items left out), the key attributes'
+/// roles and the access-pattern matrix.
+#[test]
+fn the_design_page_shows_the_multi_attribute_indexes() {
+    use dynamo_entity::design::diagram::overlaps;
+    let layout = Desk::layout().unwrap();
+    let diagram = layout.diagram();
+    let labels: Vec<&str> = diagram.labels.iter().map(|l| l.text.as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "Ticket",
+            "table: TICKET#<id> / META",
+            "GSI1: TENANT#<tenant> / <created_at>",
+            "GSI6: pk(tenant, region) sk(status, created_at, priority)",
+            "GSI7: pk(tenant) sk(priority)",
+            "Alert",
+            "table: ALERT#<id> / META",
+            "GSI6: pk(tenant, region) sk(status, created_at, priority)",
+            "table: PK / SK",
+            "GSI1: GSI1PK / GSI1SK",
+            "GSI6: tenant (S), region (S) / status (S), createdAt (N), priority (N)",
+            "GSI7: tenant (S) / priority (N)",
+        ]
+    );
+    let rects: Vec<_> = diagram.labels.iter().map(|l| l.rect).collect();
+    assert_eq!(overlaps(&rects), Vec::<(usize, usize)>::new());
+    // The index box text is fitted to its reserved width.
+    assert!(diagram.svg.contains(
+        "textLength=\"546.0\">GSI6: tenant (S), region (S) / status (S), createdAt (N), priority (N)</text>"
+    ));
+
+    let views = layout.item_collections(&design_samples());
+    let names: Vec<&str> = views.iter().map(|v| v.name).collect();
+    assert_eq!(names, ["table", "GSI1", "GSI6", "GSI7"]);
+    let gsi6 = &views[2];
+    assert_eq!(
+        (gsi6.partition_key.as_str(), gsi6.sort_key.as_str(), gsi6.entities.clone()),
+        ("tenant (S), region (S)", "status (S), createdAt (N), priority (N)", vec!["Ticket", "Alert"])
+    );
+    let partitions: Vec<(&str, Vec<(&str, &str)>)> = gsi6
+        .partitions
+        .iter()
+        .map(|p| (p.key.as_str(), p.items.iter().map(|i| (i.sort_key.as_str(), i.entity.as_str())).collect()))
+        .collect();
+    assert_eq!(
+        partitions,
+        [
+            (
+                "tenant = acme, region = eu",
+                vec![
+                    ("closed, 50, 3", "Ticket"),
+                    ("open, 90, 2", "Ticket"),
+                    ("open, 95, 9", "Alert"),
+                    ("open, 100, 1", "Ticket")
+                ]
+            ),
+            ("tenant = acme, region = us", vec![("open, 100, 5", "Ticket")]),
+        ]
+    );
+    let reads: Vec<(&str, usize, usize)> =
+        gsi6.partitions[0].reads.iter().map(|r| (r.pattern.as_str(), r.read, r.returned)).collect();
+    assert_eq!(reads, [("Ticket::gsi6", 4, 3), ("Alert::gsi6", 4, 1)]);
+    assert_eq!(gsi6.absent, [("Ticket".to_owned(), "TICKET#t7 / META".to_owned())]);
+    // The key attributes are the view's key columns, not among the attributes shown.
+    assert_eq!(
+        gsi6.partitions[1].items[0].attributes.iter().map(|(a, _)| a.as_str()).collect::<Vec<_>>(),
+        ["id", "title"]
+    );
+    // GSI7 projects the keys only: no other attribute; t7 (no status) is in it.
+    let gsi7 = &views[3];
+    let order: Vec<(&str, &str)> =
+        gsi7.partitions[0].items.iter().map(|i| (i.sort_key.as_str(), i.table_key.as_str())).collect();
+    assert_eq!(gsi7.partitions.iter().map(|p| p.key.as_str()).collect::<Vec<_>>(), ["tenant = acme"]);
+    assert_eq!(
+        order,
+        [
+            ("1", "TICKET#t1 / META"),
+            ("2", "TICKET#t2 / META"),
+            ("3", "TICKET#t3 / META"),
+            ("4", "TICKET#t7 / META"),
+            ("5", "TICKET#u1 / META")
+        ]
+    );
+    assert!(gsi7.partitions[0].items.iter().all(|i| i.attributes.is_empty()));
+    assert!(gsi7.absent.is_empty());
+    // In the table's view the key attributes are the items' fields, shown like any other.
+    let first = &views[0].partitions[0].items[0];
+    assert_eq!(
+        first.attributes.iter().map(|(a, _)| a.as_str()).take(3).collect::<Vec<_>>(),
+        ["id", "tenant", "region"]
+    );
+
+    let html = layout.html("Desk", &design_samples());
+    for expected in [
+        "<h3 id=\"view-gsi6\">GSI6: <code>tenant (S), region (S)</code> / <code>status (S), createdAt (N), priority (N)\
+         </code>, projection ALL</h3>\n<p>Written by: Ticket, Alert.</p>",
+        "<thead><tr><th>status (S), createdAt (N), priority (N)</th><th>entity</th><th>table key</th>",
+        "<tbody class=\"partition\"><tr><th class=\"pk\" colspan=\"5\">tenant = acme, region = eu <span class=\"count\">(4 \
+         items)</span><ul class=\"reads\"><li><code>Ticket::gsi6</code>: one Query on <code>tenant = acme, region = \
+         eu</code>, returns 3 of 4,",
+        "<p class=\"absent\">Left out (sparse: a key attribute is absent): Ticket <code>TICKET#t7 / META</code>.</p>",
+        "<tr><td><code>tenant</code></td><td>S</td><td>GSI6 (partition key attribute 1 of 2), GSI7 (partition key)</td></tr>",
+        "<tr><td><code>priority</code></td><td>N</td><td>GSI6 (sort key attribute 3 of 3), GSI7 (sort key)</td></tr>",
+        "GSI6 on its attributes <code>tenant</code> (S), <code>region</code> (S) / <code>status</code> (S), \
+         <code>createdAt</code> (N), <code>priority</code> (N)<br>GSI7 on its attributes <code>tenant</code> (S) / \
+         <code>priority</code> (N)</td></tr>",
+        "<tr class=\"pattern\"><td><code>Ticket::gsi6</code></td><td>GSI6</td><td><code>tenant = &lt;tenant&gt; AND \
+         region = &lt;region&gt;</code></td><td>status (S), createdAt (N), priority (N)</td><td>Ticket</td><td>yes</td>\
+         <td>2</td>",
+        "<tr class=\"pattern\"><td><code>Ticket::gsi7</code></td><td>GSI7</td><td><code>tenant = &lt;tenant&gt;</code>\
+         </td><td>priority (N)</td><td>Ticket</td><td></td><td>1</td>",
+    ] {
+        assert!(html.contains(expected), "not on the page: {expected}");
+    }
 }

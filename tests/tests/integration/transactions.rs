@@ -308,7 +308,8 @@ fn ts(s: &str) -> Timestamp {
 }
 
 /// A purchase as one transaction: record it (create-if-absent), count a download on the skill
-/// (which moves its GSI1 sort key) and a sale on the seller.
+/// (GSI1 is keyed on `downloads` itself, so this moves the skill inside GSI1) and a sale on the
+/// seller.
 async fn purchase(table: &dynamo_entity::Table, p: &Purchase, seller: &UserId) -> Result<(), Error> {
     table
         .transact()
@@ -369,7 +370,8 @@ async fn a_purchase_is_one_transaction_even_under_50_concurrent_attempts() {
         assert_eq!(reasons[0].key, "PK=PURCHASE#s00042#u0002 SK=META");
     }
 
-    // Recorded once, each counter bumped once, the GSI1 sort key moved with the downloads.
+    // Recorded once, each counter bumped once, and the skill moved inside GSI1 with its
+    // `downloads` (the index's own sort key attribute: no GSI1PK / GSI1SK on the item).
     assert_eq!(table.get_consistent(Purchase::key(&p.skill_id, &p.buyer_id)).await.unwrap(), Some(p.clone()));
     let library = table.query(Purchase::gsi3(&p.buyer_id)).all().await.unwrap();
     assert_eq!(library, vec![p.clone()]);
@@ -378,9 +380,13 @@ async fn a_purchase_is_one_transaction_even_under_50_concurrent_attempts() {
     assert_eq!(stored_skill.unwrap().downloads, 8);
     assert_eq!(stored_seller.unwrap().sales, 4);
     let raw = common::raw_item(&table, "SKILL#s00042", "META").await.unwrap();
-    assert_eq!(raw["GSI1SK"], AttributeValue::N("8".into()));
+    assert_eq!(raw["downloads"], AttributeValue::N("8".into()));
+    assert!(!raw.contains_key("GSI1PK") && !raw.contains_key("GSI1SK"), "{raw:?}");
     let top = table.query(Skill::gsi1("documents")).all().await.unwrap();
     assert_eq!(top.iter().map(|s| s.downloads).collect::<Vec<_>>(), vec![8]);
+    let at_8 = table.query(Skill::gsi1("documents").downloads_eq(&8)).all().await.unwrap();
+    assert_eq!(at_8.iter().map(|s| s.id.0.as_str()).collect::<Vec<_>>(), ["s00042"]);
+    assert!(table.query(Skill::gsi1("documents").downloads_eq(&7)).all().await.unwrap().is_empty());
 
     // A later retry of the same purchase changes nothing either.
     let err = purchase(&table, &p, &seller.id).await.unwrap_err();
