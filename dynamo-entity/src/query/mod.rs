@@ -674,10 +674,10 @@ impl<E: Entity, S> QueryRequest<E, S> {
     fn found(&self, item: &Item) -> Option<Found> {
         if !E::NAMES.has_entity_type() {
             // A table without a type attribute: the primary key's shape tells the entity.
-            return E::SCHEMA.fits_key(item).then(|| self.whole());
+            return E::SCHEMA.fits_key(item).then(|| self.whole(item));
         }
         match item.get(E::NAMES.entity_type) {
-            Some(AttributeValue::S(t)) if t == self.spec.entity => Some(self.whole()),
+            Some(AttributeValue::S(t)) if t == self.spec.entity => Some(self.whole(item)),
             None if self.spec.index.index != Index::Primary && has_primary_shape(E::schema(), item) => {
                 Some(Found::Projected)
             }
@@ -685,15 +685,22 @@ impl<E: Entity, S> QueryRequest<E, S> {
         }
     }
 
-    /// How an item of this entity read from the queried index is taken: decoded as it is,
-    /// unless the handle knows the index's projection ([`Table::with_layout`]) and it leaves
-    /// out attributes the entity is decoded from (then it is read whole).
-    fn whole(&self) -> Found {
+    /// How `item`, of this entity, read from the queried index is taken: decoded as it is,
+    /// unless it may be a projection that leaves out attributes the entity is decoded from
+    /// (then it is read whole): when the handle knows the index's projection
+    /// ([`Table::with_layout`], [`Table::declared`]), when that projection leaves such
+    /// attributes out; when it does not, when `item` lacks any of them (see
+    /// [`projected::complete`]).
+    fn whole(&self, item: &Item) -> Found {
         let index = self.spec.index.index;
-        match self.table.projection(index) {
-            Some(p) if index != Index::Primary && !projected::covers(E::schema(), index, p) => Found::Projected,
-            _ => Found::Whole,
+        if index == Index::Primary {
+            return Found::Whole;
         }
+        let covered = match self.table.projection(index) {
+            Some(p) => projected::covers(E::schema(), index, p),
+            None => projected::complete(E::schema(), index, item),
+        };
+        if covered { Found::Whole } else { Found::Projected }
     }
 
     /// Fills in the whole items of the projected ones of `slots`, in order.

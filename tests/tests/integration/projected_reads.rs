@@ -141,10 +141,60 @@ async fn an_include_index_that_leaves_fields_out_reads_the_whole_items() {
     assert_eq!(known.query(Book::gsi4("poetry")).all().await.unwrap(), books);
     assert_eq!(operations(&injector), ["Query"]);
 
-    // A handle without the layout decodes what the index holds: here `genre` is missing.
-    let err = table.query(Book::gsi3("s1")).all().await.unwrap_err();
-    assert!(
-        matches!(&err, dynamo_entity::Error::Decode { entity: "Book", attribute: "genre", key, .. } if key == "PK=BOOK#isbn0 SK=META"),
-        "{err:?}"
-    );
+    // A handle without the layout cannot tell what the projection leaves out: an index item
+    // that lacks an attribute the entity reads (here `genre`, `subtitle`) is read whole, never
+    // decoded as a partial entity (nor refused for a missing field).
+    injector.reset_records();
+    assert_eq!(table.query(Book::gsi3("s1")).all().await.unwrap(), books);
+    assert_eq!(operations(&injector), ["Query", "BatchGetItem"]);
+    // GSI4 holds every field of these items: decoded from the index alone.
+    injector.reset_records();
+    assert_eq!(table.query(Book::gsi4("poetry")).all().await.unwrap(), books);
+    assert_eq!(operations(&injector), ["Query"]);
+}
+
+#[tokio::test]
+async fn a_handle_without_the_layout_never_returns_a_partial_entity() {
+    let injector = FaultInjector::new(0);
+    let table = table("projected_include_plain", &injector).await;
+    // Two books with a subtitle, one without, in index order isbn0, isbn1, isbn2.
+    let books: Vec<Book> = (0..3u32)
+        .map(|i| Book {
+            isbn: format!("isbn{i}"),
+            shelf: "s2".into(),
+            genre: "essays".into(),
+            title: format!("Title {i}"),
+            subtitle: (i != 1).then(|| format!("Subtitle {i}")),
+        })
+        .collect();
+    table.batch_put(&books).await.unwrap().check().unwrap();
+
+    // GSI3 projects `title` only: every item lacks `genre` and is read whole, in index order.
+    injector.reset_records();
+    let page = table.query(Book::gsi3("s2")).send().await.unwrap();
+    assert_eq!(page.items, books);
+    assert_eq!(operations(&injector), ["Query", "BatchGetItem"]);
+    // Written back, a book read through the index erases nothing.
+    table.put(&page.items[0]).await.unwrap();
+    assert_eq!(table.get(Book::key("isbn0")).await.unwrap().as_ref(), Some(&books[0]));
+
+    // GSI4 projects every field, but a handle without the layout cannot know it: isbn1 has
+    // no `subtitle` (a `None`, or left out?), so it alone is read whole; the others decode
+    // from the index.
+    injector.reset_records();
+    assert_eq!(table.query(Book::gsi4("essays")).all().await.unwrap(), books);
+    let requests = injector.requests();
+    assert_eq!(operations(&injector), ["Query", "BatchGetItem"]);
+    assert_eq!(requests[1].keys, ["PK=BOOK#isbn1 SK=META"]);
+
+    // A handle bound to the declaration knows the projections: GSI4 covers Book, so nothing
+    // is read twice, and GSI3 does not, so every item is.
+    let server = LocalDynamoDb::shared().await.unwrap();
+    let declared = Table::new(injector.client(&server.client()), table.name()).declared::<Library>();
+    injector.reset_records();
+    assert_eq!(declared.query(Book::gsi4("essays")).all().await.unwrap(), books);
+    assert_eq!(operations(&injector), ["Query"]);
+    injector.reset_records();
+    assert_eq!(declared.query(Book::gsi3("s2")).all().await.unwrap(), books);
+    assert_eq!(operations(&injector), ["Query", "BatchGetItem"]);
 }
