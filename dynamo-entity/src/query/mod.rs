@@ -601,7 +601,25 @@ impl<E: Entity, S> QueryRequest<E, S> {
             return Some(SkCondition::Eq(AttributeValue::S(c)));
         }
         let prefix = sk.literal_prefix();
-        (!prefix.is_empty() && sk.key_type == KeyType::S).then_some(SkCondition::BeginsWith(prefix))
+        if prefix.is_empty() || sk.key_type != KeyType::S {
+            return None;
+        }
+        // A fixed-form part after the prefix (an unsigned integer, a time, a date): its values
+        // all lie between the form with 0s and with 9s, so `BETWEEN` reads them (and the
+        // children `prefix<value>#…`, since `$` sorts right after `#`) without the sibling
+        // sort keys `begins_with` would match (`V#LATEST` beside `V#<version>`).
+        let k = sk.segments.iter().take_while(|s| matches!(s, crate::key::Segment::Literal(_))).count();
+        let form = crate::schema::check::narrowed_segment(E::schema(), sk, k)
+            .and_then(|f| E::schema().fields.iter().find(|x| x.field == f))
+            .and_then(|f| f.shape.fixed_form());
+        if let Some(form) = form {
+            let low: String = form.chars().map(|c| if c == '9' { '0' } else { c }).collect();
+            return Some(SkCondition::Between(
+                AttributeValue::S(format!("{prefix}{low}")),
+                AttributeValue::S(format!("{prefix}{form}$")),
+            ));
+        }
+        Some(SkCondition::BeginsWith(prefix))
     }
 
     /// Reports the items of this entity type that do not decode instead of failing on them:
