@@ -24,7 +24,14 @@
 //!
 //! Without a condition, a query on an index whose sort key template starts with literal text
 //! (`REVIEW#<id>`) adds `begins_with(SK, "REVIEW#")`, and a constant sort key (`META`) adds
-//! `SK = "META"`, so the query returns only items of its entity.
+//! `SK = "META"`, so the query returns only items of its entity. When the first placeholder
+//! after the literal text has a fixed form of digits (an unsigned integer, zero-padded; a
+//! [`Timestamp`](crate::Timestamp); a [`Date`](crate::value::time::Date)), the condition is
+//! `SK BETWEEN "V#00000000000000000000" AND "V#99999999999999999999$"` for `V#<version>`
+//! instead: the same items (and the children `V#<version>#…` a `hierarchy(...)` declares,
+//! since `$` sorts right after the delimiter `#`), without the sibling sort keys that
+//! `begins_with` would match and that cannot start with a digit, such as `V#LATEST`. The
+//! table declaration's checks know this, so `V#LATEST` beside `V#<version>` needs no opt-in.
 //!
 //! # Sharded indexes
 //! On a GSI whose partition key has a shard suffix (`SKILL#<status>#<shard(id, 8)>`), the

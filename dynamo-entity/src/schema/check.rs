@@ -867,7 +867,7 @@ mod tests {
         assert!(!prefix_reads(&VERSION, &STATUS, Index::Primary));
         // A `String` part, or a literal starting with a digit, may fall inside the range.
         assert!(prefix_reads(&VERSION, &NAMED, Index::Primary) && prefix_reads(&VERSION, &DIGITS, Index::Primary));
-        assert!(prefix_reads(&AT, &LATEST, Index::Primary) == false && prefix_reads(&AT, &NAMED, Index::Primary));
+        assert!(!prefix_reads(&AT, &LATEST, Index::Primary) && prefix_reads(&AT, &NAMED, Index::Primary));
         // A `String` placeholder is not narrowed: its `begins_with` reads `V#LATEST`.
         assert_eq!(narrowed_segment(&NAMED, NAMED.primary.sk, 1), None);
         assert!(prefix_reads(&NAMED, &LATEST, Index::Primary));

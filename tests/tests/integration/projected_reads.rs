@@ -267,7 +267,7 @@ async fn a_scan_of_a_projected_index_reads_the_whole_items() {
     // whole item) or, when the index item shows no type, skipped after its key shape: one
     // item either way, and counted.
     assert_eq!((page.scanned, page.filtered_out + page.skipped), (3, 1));
-    assert_eq!(table.scan::<Project>().index(Index::Gsi(2)).all().await.unwrap(), [project.clone()]);
+    assert_eq!(table.scan::<Project>().index(Index::Gsi(2)).all().await.unwrap(), [project]);
 
     // Refused before sending: a strongly consistent scan of a GSI, an index Job does not write.
     injector.reset_records();
