@@ -695,6 +695,9 @@ impl<E: Entity> UpdateRequest<E> {
         let mut cond = String::with_capacity(64 + guards.len());
         if self.upsert {
             ph.push_absent_or_type(E::NAMES, E::TYPE, &mut cond);
+            if let Some(sv) = &E::schema().schema_version {
+                upsert::push_schema_guard(E::NAMES, sv, &mut ph, &mut cond);
+            }
         } else {
             cond.push_str("attribute_exists(");
             ph.push_name(E::NAMES.pk, &mut cond);
@@ -783,6 +786,7 @@ impl<E: Entity> UpdateRequest<E> {
             .collect();
         let prepared = PreparedUpdate {
             creates: self.upsert,
+            schema: E::schema().schema_version.filter(|_| self.upsert).map(|_| E::schema()),
             arith,
             version,
             entity: E::TYPE,
@@ -955,6 +959,17 @@ impl PreparedUpdate {
                 return Error::WrongEntity { expected: entity, found: other.map(crate::schema::describe_value), key };
             }
         }
+        if let Some(schema) = self.schema {
+            match crate::schema::evolve::stored_version(&old, schema) {
+                Ok(crate::schema::evolve::Stored::Current) => {}
+                Ok(crate::schema::evolve::Stored::Earlier) => {
+                    let current = schema.schema_version.map_or(0, |v| v.version);
+                    let stored = crate::schema::evolve::version_of_item(&old, schema).unwrap_or_default();
+                    return Error::UpgradeRequired { entity, key, stored, current };
+                }
+                Err(e) => return e,
+            }
+        }
         if let Some((version, expected)) = &self.version {
             if let Some(found) = versioning::mismatch(version, *expected, Some(&old)) {
                 return Error::VersionConflict { entity, key, expected: *expected, found };
@@ -990,6 +1005,9 @@ fn out_of_range(stored: &str, _op: char, _amount: &str, bounds: &(Option<String>
 pub(crate) struct PreparedUpdate {
     /// An upsert: a failed condition with no item is not [`Error::NotFound`].
     pub creates: bool,
+    /// The schema of an upserted entity with a schema version, whose condition requires a
+    /// stored item of that version: to explain a failed condition ([`Error::UpgradeRequired`]).
+    pub schema: Option<&'static EntitySchema>,
     /// The entity type name.
     pub entity: &'static str,
     /// The entity type attribute ([`AttributeNames::entity_type`](crate::AttributeNames)).

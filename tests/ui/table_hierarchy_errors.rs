@@ -42,4 +42,17 @@ pub struct Docs;
 #[table(entities(Named), hierarchy(Named(Missing), Named(Named)))]
 pub struct Unlisted;
 
+/// `V#<version>` (a u64): its query reads only 20-digit segments after `V#`, so `V#LATEST` is
+/// no child of it.
+#[derive(Entity)]
+#[entity(pk = "DOC#<id>", sk = "V#<version>")]
+pub struct Version {
+    pub id: String,
+    pub version: u64,
+}
+
+#[derive(TableDef)]
+#[table(entities(Version, Latest), hierarchy(Version(Latest)))]
+pub struct Narrowed;
+
 fn main() {}

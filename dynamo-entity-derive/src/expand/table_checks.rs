@@ -241,7 +241,8 @@ impl Checks<'_> {
                 let message = format!(
                     "`hierarchy({an}({bn}))` declares that the query of `{an}` reads `{bn}` items, but it cannot: \
                      `{bn}`'s sort key does not start with `{an}`'s literal sort-key prefix in a partition both \
-                     share; remove `{bn}` from the hierarchy"
+                     share, or `{an}`'s query reads only the fixed-form digits of its placeholder (`BETWEEN`), \
+                     which `{bn}`'s next segment cannot start with; remove `{bn}` from the hierarchy"
                 );
                 out.extend(self.check(j, quote!(!#p::prefix_reads(#a, #b, #p::Index::Primary)), message));
             }

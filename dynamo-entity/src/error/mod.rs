@@ -139,6 +139,27 @@ pub enum Error {
         /// The entity's own version, the newest it reads.
         newest: u32,
     },
+    /// An upsert ([`Table::upsert`](crate::Table::upsert)) of a versioned entity
+    /// (`#[entity(schema(version = N))]`) found the item stored at an earlier declared schema
+    /// version: it would write fields of version `current` onto an item that stays read as
+    /// version `stored` (reads would then decode the old shape and drop what the upsert
+    /// wrote), so its condition refused it and nothing was written. Upgrade the item first
+    /// ([`Table::upgrade_key`](crate::Table::upgrade_key)), then upsert again. See
+    /// [`upsert`](crate::update::upsert).
+    #[error(
+        "{entity} {key} is stored at schema version {stored}, older than version {current} this upsert writes; \
+         nothing was written: upgrade the item first (Table::upgrade_key), then upsert again"
+    )]
+    UpgradeRequired {
+        /// The entity type name.
+        entity: &'static str,
+        /// The item's primary key, as `PK=… SK=…`.
+        key: String,
+        /// The schema version stored on the item (the oldest declared one when it has none).
+        stored: u64,
+        /// The entity's own schema version, which the upsert writes.
+        current: u32,
+    },
     /// A field's value cannot be stored in DynamoDB; nothing was sent.
     #[error("cannot encode {entity}.{field} (attribute `{attribute}`): {source}")]
     Encode {

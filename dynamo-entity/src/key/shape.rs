@@ -96,6 +96,54 @@ impl PartShape {
         }
     }
 
+    /// Whether every text this part writes has one fixed form of ASCII digits and fixed
+    /// characters (`9` in [`fixed_form`](Self::fixed_form) standing for a digit): unsigned
+    /// integers, [`PartShape::UtcTime`], [`PartShape::UtcDate`]. Such a part's values, as
+    /// stored, all lie between the form with every digit `0` and the form with every digit
+    /// `9`, and every one starts with a digit: a query can read them with `BETWEEN` instead
+    /// of `begins_with`, which keeps out sibling sort keys such as `V#LATEST` beside
+    /// `V#<version>`.
+    ///
+    /// ```
+    /// use dynamo_entity::key::PartShape;
+    /// assert!(PartShape::Digits { width: 20, signed: false }.is_fixed_form());
+    /// assert!(!PartShape::Digits { width: 19, signed: true }.is_fixed_form());
+    /// assert!(PartShape::UtcDate.is_fixed_form() && !PartShape::Any.is_fixed_form());
+    /// ```
+    pub const fn is_fixed_form(self) -> bool {
+        matches!(self, PartShape::Digits { signed: false, .. } | PartShape::UtcTime | PartShape::UtcDate)
+    }
+
+    /// The fixed form of a [`is_fixed_form`](Self::is_fixed_form) part, `9` for each digit
+    /// (`99999999999999999999` for a `u64`, `9999-99-99` for a date); `None` for the others.
+    pub fn fixed_form(self) -> Option<String> {
+        match self {
+            PartShape::Digits { width, signed: false } => Some("9".repeat(usize::from(width))),
+            PartShape::UtcTime => Some(String::from_utf8_lossy(TIMESTAMP_PATTERN).into_owned()),
+            PartShape::UtcDate => Some(String::from_utf8_lossy(DATE_PATTERN).into_owned()),
+            _ => None,
+        }
+    }
+
+    /// Whether some text this part writes may start with an ASCII digit (or `-`, which sorts
+    /// just below the digits).
+    pub const fn may_start_with_digit(self) -> bool {
+        match self {
+            PartShape::OneOf(texts) => {
+                let mut i = 0;
+                while i < texts.len() {
+                    let b = texts[i].as_bytes();
+                    if !b.is_empty() && (b[0].is_ascii_digit() || b[0] == b'-') {
+                        return true;
+                    }
+                    i += 1;
+                }
+                false
+            }
+            _ => true,
+        }
+    }
+
     /// The narrower of two overlapping shapes (either, when neither is [`PartShape::Any`]):
     /// what a placeholder equal to both can still write, as far as the checks follow it.
     pub const fn narrower(self, other: PartShape) -> PartShape {

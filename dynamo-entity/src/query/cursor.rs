@@ -183,12 +183,12 @@ pub(crate) fn decode_keys(text: &str, scope: &Scope, allowed: &[&str]) -> Result
 /// Decodes the cursor of a scan (or of one segment of it) for the scan `scope`: it must
 /// belong to that scan and name exactly the table's primary key attributes. A scan has no
 /// partition to stay in; its scope names the segment instead.
-pub(crate) fn decode_scan(text: &str, scope: &Scope, names: &AttributeNames) -> Result<Item, Error> {
+pub(crate) fn decode_scan(text: &str, scope: &Scope, names: &AttributeNames, index: Index) -> Result<Item, Error> {
     let mut wire: Wire =
         unwrap::<Wire, ShardedWire>(text, "it is the cursor of a sharded query, not of a scan", |w| w.v)?;
     let sealed = wire.c.take().is_some_and(|c| c == checksum(&wire));
     check_scope(&wire.scope, scope)?;
-    let key = key_from_wire(wire.k, scope, names, Index::Primary, None)?;
+    let key = key_from_wire(wire.k, scope, names, index, None)?;
     if !sealed {
         return Err(Error::Cursor { reason: ALTERED.into() });
     }

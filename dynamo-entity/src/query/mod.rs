@@ -24,7 +24,14 @@
 //!
 //! Without a condition, a query on an index whose sort key template starts with literal text
 //! (`REVIEW#<id>`) adds `begins_with(SK, "REVIEW#")`, and a constant sort key (`META`) adds
-//! `SK = "META"`, so the query returns only items of its entity.
+//! `SK = "META"`, so the query returns only items of its entity. When the first placeholder
+//! after the literal text has a fixed form of digits (an unsigned integer, zero-padded; a
+//! [`Timestamp`](crate::Timestamp); a [`Date`](crate::value::time::Date)), the condition is
+//! `SK BETWEEN "V#00000000000000000000" AND "V#99999999999999999999$"` for `V#<version>`
+//! instead: the same items (and the children `V#<version>#…` a `hierarchy(...)` declares,
+//! since `$` sorts right after the delimiter `#`), without the sibling sort keys that
+//! `begins_with` would match and that cannot start with a digit, such as `V#LATEST`. The
+//! table declaration's checks know this, so `V#LATEST` beside `V#<version>` needs no opt-in.
 //!
 //! # Sharded indexes
 //! On a GSI whose partition key has a shard suffix (`SKILL#<status>#<shard(id, 8)>`), the
@@ -601,7 +608,25 @@ impl<E: Entity, S> QueryRequest<E, S> {
             return Some(SkCondition::Eq(AttributeValue::S(c)));
         }
         let prefix = sk.literal_prefix();
-        (!prefix.is_empty() && sk.key_type == KeyType::S).then_some(SkCondition::BeginsWith(prefix))
+        if prefix.is_empty() || sk.key_type != KeyType::S {
+            return None;
+        }
+        // A fixed-form part after the prefix (an unsigned integer, a time, a date): its values
+        // all lie between the form with 0s and with 9s, so `BETWEEN` reads them (and the
+        // children `prefix<value>#…`, since `$` sorts right after `#`) without the sibling
+        // sort keys `begins_with` would match (`V#LATEST` beside `V#<version>`).
+        let k = sk.segments.iter().take_while(|s| matches!(s, crate::key::Segment::Literal(_))).count();
+        let form = crate::schema::check::narrowed_segment(E::schema(), sk, k)
+            .and_then(|f| E::schema().fields.iter().find(|x| x.field == f))
+            .and_then(|f| f.shape.fixed_form());
+        if let Some(form) = form {
+            let low: String = form.chars().map(|c| if c == '9' { '0' } else { c }).collect();
+            return Some(SkCondition::Between(
+                AttributeValue::S(format!("{prefix}{low}")),
+                AttributeValue::S(format!("{prefix}{form}$")),
+            ));
+        }
+        Some(SkCondition::BeginsWith(prefix))
     }
 
     /// Reports the items of this entity type that do not decode instead of failing on them:
@@ -674,10 +699,10 @@ impl<E: Entity, S> QueryRequest<E, S> {
     fn found(&self, item: &Item) -> Option<Found> {
         if !E::NAMES.has_entity_type() {
             // A table without a type attribute: the primary key's shape tells the entity.
-            return E::SCHEMA.fits_key(item).then(|| self.whole());
+            return E::SCHEMA.fits_key(item).then(|| self.whole(item));
         }
         match item.get(E::NAMES.entity_type) {
-            Some(AttributeValue::S(t)) if t == self.spec.entity => Some(self.whole()),
+            Some(AttributeValue::S(t)) if t == self.spec.entity => Some(self.whole(item)),
             None if self.spec.index.index != Index::Primary && has_primary_shape(E::schema(), item) => {
                 Some(Found::Projected)
             }
@@ -685,15 +710,22 @@ impl<E: Entity, S> QueryRequest<E, S> {
         }
     }
 
-    /// How an item of this entity read from the queried index is taken: decoded as it is,
-    /// unless the handle knows the index's projection ([`Table::with_layout`]) and it leaves
-    /// out attributes the entity is decoded from (then it is read whole).
-    fn whole(&self) -> Found {
+    /// How `item`, of this entity, read from the queried index is taken: decoded as it is,
+    /// unless it may be a projection that leaves out attributes the entity is decoded from
+    /// (then it is read whole): when the handle knows the index's projection
+    /// ([`Table::with_layout`], [`Table::declared`]), when that projection leaves such
+    /// attributes out; when it does not, when `item` lacks any of them (see
+    /// [`projected::complete`]).
+    fn whole(&self, item: &Item) -> Found {
         let index = self.spec.index.index;
-        match self.table.projection(index) {
-            Some(p) if index != Index::Primary && !projected::covers(E::schema(), index, p) => Found::Projected,
-            _ => Found::Whole,
+        if index == Index::Primary {
+            return Found::Whole;
         }
+        let covered = match self.table.projection(index) {
+            Some(p) => projected::covers(E::schema(), index, p),
+            None => projected::complete(E::schema(), index, item),
+        };
+        if covered { Found::Whole } else { Found::Projected }
     }
 
     /// Fills in the whole items of the projected ones of `slots`, in order.

@@ -5,6 +5,15 @@
 //! left-out `Option` field would read as `None`, and a `put` of that value would erase the
 //! stored one. Queries read such items whole by their primary keys instead (see
 //! [`QueryRequest::send`](crate::query::QueryRequest::send)).
+//!
+//! A handle that does not know the table's projections (neither
+//! [`Table::with_layout`](crate::Table::with_layout) nor
+//! [`Table::declared`](crate::Table::declared)) cannot tell an `INCLUDE` item from an `ALL`
+//! one whose `Option` fields are `None`: it decodes an index item as it is only when the item
+//! holds every attribute the entity reads ([`complete`]), and reads the others whole. Such a
+//! handle therefore never returns a silently partial entity, at the price of a `BatchGetItem`
+//! for items with absent optional fields; a handle that knows the layout reads whole only the
+//! items of an index whose projection leaves attributes out.
 
 use crate::schema::{EntitySchema, Index, Projection};
 
@@ -25,4 +34,20 @@ pub(crate) fn covers(schema: &EntitySchema, index: Index, projection: Projection
             .any(|t| t.fields().any(|f| f == field))
     };
     schema.fields.iter().all(|f| schema.key_only(f.field) || in_keys(f.field) || listed.contains(&f.attribute))
+}
+
+/// Whether `item`, read from secondary index `index` of a table whose projections are not
+/// known, holds every attribute an item of `schema` is decoded from (those the keys hold
+/// aside): then it decodes to the whole entity whatever the projection is. An absent
+/// attribute may be a `None` or an attribute the projection leaves out; such an item is read
+/// whole.
+pub(crate) fn complete(schema: &EntitySchema, index: Index, item: &crate::schema::Item) -> bool {
+    let own = schema.index(index);
+    let in_keys = |field: &str| {
+        [Some(schema.primary.pk), Some(schema.primary.sk), own.map(|i| i.pk), own.map(|i| i.sk)]
+            .into_iter()
+            .flatten()
+            .any(|t| t.fields().any(|f| f == field))
+    };
+    schema.fields.iter().all(|f| schema.key_only(f.field) || in_keys(f.field) || item.contains_key(f.attribute))
 }

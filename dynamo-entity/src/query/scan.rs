@@ -42,8 +42,8 @@ use crate::capacity::Capacity;
 use crate::error::Error;
 use crate::expr::{Condition, Placeholders};
 use crate::query::cursor::{self, Scope};
-use crate::query::{Cursor, is_type, key_of};
-use crate::schema::{AttributeNames, Entity, EntityEnum, Index, Item};
+use crate::query::{Cursor, has_primary_shape, is_type, key_of, primary_key_of, projected};
+use crate::schema::{AttributeNames, Entity, EntityEnum, Index, Item, PrimaryKey, Projection};
 use crate::table::{Call, Table};
 
 /// DynamoDB's limit on `TotalSegments` of a parallel scan.
@@ -143,6 +143,79 @@ pub(crate) struct RawPage {
 
 type Decoder<T> = fn(&Item) -> Result<Option<T>, Error>;
 
+/// How an item of a scanned secondary index is taken (see [`ScanRequest::index`]): decoded,
+/// to be read whole by its primary key, or another entity's (`None`). Its arguments are the
+/// item, the index and the index's projection when the handle knows it.
+type Classifier<T> = fn(&Item, Index, Option<Projection>) -> Result<Option<ScanSlot<T>>, Error>;
+
+/// Reads the whole items of primary keys, in order (`None`: no such item any more).
+type Fetcher<T> = fn(Table, Vec<PrimaryKey>) -> futures::future::BoxFuture<'static, Result<Vec<Option<T>>, Error>>;
+
+/// An item of a page being scanned: decoded, or projected and still to be read whole.
+enum ScanSlot<T> {
+    Done(T),
+    Fetch(PrimaryKey),
+}
+
+/// The reading of a secondary index: which index, and how its projected items are taken.
+struct IndexScan<T> {
+    index: Index,
+    classify: Classifier<T>,
+    fetch: Fetcher<T>,
+}
+
+impl<T> Clone for IndexScan<T> {
+    fn clone(&self) -> Self {
+        IndexScan { index: self.index, classify: self.classify, fetch: self.fetch }
+    }
+}
+
+/// [`Classifier`] of entity `E`: an item with `E`'s type attribute decodes when the index's
+/// projection covers `E` (or, the projection unknown, the item holds every attribute `E`
+/// reads) and is read whole otherwise; an item without a type attribute (a `KEYS_ONLY`
+/// projection, or an `INCLUDE` one without it) whose primary key has the shape of `E`'s
+/// templates is read whole; any other item is another entity's.
+fn classify_entity<E: Entity>(
+    item: &Item,
+    index: Index,
+    projection: Option<Projection>,
+) -> Result<Option<ScanSlot<E>>, Error> {
+    let schema = E::schema();
+    let ours = if E::NAMES.has_entity_type() {
+        match item.get(E::NAMES.entity_type) {
+            Some(AttributeValue::S(t)) => t == E::TYPE,
+            Some(_) => false,
+            None => return Ok(has_primary_shape(schema, item).then(|| ScanSlot::Fetch(primary_key_of(item, E::NAMES)))),
+        }
+    } else {
+        schema.fits_key(item)
+    };
+    if !ours {
+        return Ok(None);
+    }
+    let covered = match projection {
+        Some(p) => projected::covers(schema, index, p),
+        None => projected::complete(schema, index, item),
+    };
+    if covered {
+        E::from_item(item).map(|e| Some(ScanSlot::Done(e)))
+    } else {
+        Ok(Some(ScanSlot::Fetch(primary_key_of(item, E::NAMES))))
+    }
+}
+
+/// [`Fetcher`] of entity `E`: `BatchGetItem` in requests of 100 keys, unprocessed keys
+/// retried, in the keys' order.
+fn fetch_entity<E: Entity>(
+    table: Table,
+    keys: Vec<PrimaryKey>,
+) -> futures::future::BoxFuture<'static, Result<Vec<Option<E>>, Error>> {
+    Box::pin(async move {
+        let keys: Vec<crate::schema::Key<E>> = keys.into_iter().map(|k| crate::schema::Key::new(Ok(k))).collect();
+        table.batch_get(keys).send().await?.into_result()
+    })
+}
+
 fn decode_entity<E: Entity>(item: &Item) -> Result<Option<E>, Error> {
     if is_type(item, E::SCHEMA) { E::from_item(item).map(Some) } else { Ok(None) }
 }
@@ -166,6 +239,10 @@ pub struct ScanRequest<T> {
     concurrency: Option<usize>,
     rate: Option<Arc<ReadRate>>,
     after: Option<Cursor>,
+    /// The secondary index scanned ([`ScanRequest::index`]); `None`: the table.
+    on: Option<IndexScan<T>>,
+    /// An error found while the scan was built, returned when it is sent.
+    error: Option<String>,
 }
 
 impl<T> Clone for ScanRequest<T> {
@@ -185,6 +262,8 @@ impl<T> Clone for ScanRequest<T> {
             concurrency: self.concurrency,
             rate: self.rate.clone(),
             after: self.after.clone(),
+            on: self.on.clone(),
+            error: self.error.clone(),
         }
     }
 }
@@ -230,7 +309,15 @@ impl<T: Send + 'static> ScanRequest<T> {
             concurrency: None,
             rate: None,
             after: None,
+            on: None,
+            error: None,
         }
+    }
+
+    /// The index scanned: the table ([`Index::Primary`]) or the secondary index of
+    /// [`index`](ScanRequest::index).
+    fn scanned_index(&self) -> Index {
+        self.on.as_ref().map_or(Index::Primary, |o| o.index)
     }
 
     /// Only return items for which `condition` holds (`FilterExpression`, ANDed to the entity
@@ -309,6 +396,19 @@ impl<T: Send + 'static> ScanRequest<T> {
 
     fn check_segments(&self) -> Result<(), Error> {
         let invalid = |reason: String| Err(Error::Invalid { reason });
+        if let Some(reason) = &self.error {
+            return invalid(reason.clone());
+        }
+        if let (true, Some(on)) = (self.consistent, &self.on) {
+            if !on.index.is_local() {
+                return invalid(format!(
+                    "a scan of {} on {} cannot be strongly consistent: DynamoDB reads a global secondary index \
+                     with eventual consistency only",
+                    self.label,
+                    self.names.label(on.index)
+                ));
+            }
+        }
         if let Some(total) = self.parallel {
             if !(1..=MAX_TOTAL_SEGMENTS).contains(&total) {
                 return invalid(format!("a parallel scan has 1 to {MAX_TOTAL_SEGMENTS} segments, not {total}"));
@@ -330,10 +430,18 @@ impl<T: Send + 'static> ScanRequest<T> {
     fn parts(&self) -> Result<Parts, Error> {
         let mut ph = Placeholders::default();
         let mut text = String::new();
-        if !self.entity.is_empty() {
+        if !self.entity.is_empty() && self.names.has_entity_type() {
             ph.push_name(self.names.entity_type, &mut text);
             text.push_str(" = ");
             ph.push_value(AttributeValue::S(self.entity.to_owned()), &mut text);
+            if self.on.is_some() {
+                // A projection may leave the type attribute out: such items are told by their
+                // primary key (see `classify_entity`).
+                text.insert(0, '(');
+                text.push_str(" OR attribute_not_exists(");
+                ph.push_name(self.names.entity_type, &mut text);
+                text.push_str("))");
+            }
         }
         if let Some(c) = &self.filter {
             let rendered = c.render(&mut ph).map_err(|(field, source)| Error::Encode {
@@ -352,7 +460,10 @@ impl<T: Send + 'static> ScanRequest<T> {
             parts.values.iter().flatten().map(|(k, v)| (k.clone(), format!("{v:?}"))).collect();
         Scope {
             entity: self.label.clone(),
-            index: "scan".to_owned(),
+            index: match &self.on {
+                None => "scan".to_owned(),
+                Some(on) => format!("scan of {}", cursor::index_label(self.names, on.index)),
+            },
             partition: match self.segment {
                 Some((s, t)) => format!("segment {s}/{t}"),
                 None => "table".to_owned(),
@@ -364,6 +475,7 @@ impl<T: Send + 'static> ScanRequest<T> {
     fn request(&self, parts: &Parts, limit: Option<i32>, start: Option<Item>) -> ScanInputBuilder {
         ScanInput::builder()
             .table_name(self.table.name())
+            .set_index_name(self.on.as_ref().and_then(|o| self.names.index_name(o.index)).map(str::to_owned))
             .set_filter_expression(parts.filter.clone())
             .set_expression_attribute_names(parts.names.clone())
             .set_expression_attribute_values(parts.values.clone())
@@ -426,9 +538,10 @@ impl<T: Send + 'static> ScanRequest<T> {
         let parts = self.parts()?;
         let scope = self.scope(&parts);
         let mut start = match &self.after {
-            Some(c) => Some(cursor::decode_scan(c.as_str(), &scope, self.names)?),
+            Some(c) => Some(cursor::decode_scan(c.as_str(), &scope, self.names, self.scanned_index())?),
             None => None,
         };
+        let mut slots: Vec<ScanSlot<T>> = Vec::new();
         let mut page = ScanPage {
             items: Vec::new(),
             cursor: None,
@@ -438,10 +551,12 @@ impl<T: Send + 'static> ScanRequest<T> {
             skipped: 0,
             consumed: Capacity::default(),
         };
+        let index = self.scanned_index();
+        let projection = if index == Index::Primary { None } else { self.table.projection(index) };
         loop {
-            let want = self.limit.map(|l| l - page.items.len());
+            let want = self.limit.map(|l| l - slots.len());
             if want == Some(0) {
-                return Ok(page);
+                return self.finish(page, slots).await;
             }
             let page_limit = self.page_size.or(want.map(|w| i32::try_from(w).unwrap_or(i32::MAX)));
             let out = self.fetch(&parts, page_limit, start.take()).await?;
@@ -454,29 +569,52 @@ impl<T: Send + 'static> ScanRequest<T> {
             let raw = out.items.unwrap_or_default();
             let n = raw.len();
             for (i, item) in raw.into_iter().enumerate() {
-                match (self.decode)(&item)? {
-                    Some(v) => page.items.push(v),
+                let slot = match &self.on {
+                    None => (self.decode)(&item)?.map(ScanSlot::Done),
+                    Some(on) => (on.classify)(&item, on.index, projection)?,
+                };
+                match slot {
+                    Some(v) => slots.push(v),
                     None => {
                         page.skipped += 1;
                         continue;
                     }
                 }
-                if Some(page.items.len()) == self.limit {
+                if Some(slots.len()) == self.limit {
                     let more = i + 1 < n || last_key.is_some();
-                    page.cursor =
-                        more.then(|| Cursor(cursor::encode(&scope, &key_of(&item, self.names, Index::Primary))));
-                    return Ok(page);
+                    page.cursor = more.then(|| Cursor(cursor::encode(&scope, &key_of(&item, self.names, index))));
+                    return self.finish(page, slots).await;
                 }
             }
             match last_key {
-                None => return Ok(page),
+                None => return self.finish(page, slots).await,
                 Some(k) if self.limit.is_none() => {
                     page.cursor = Some(Cursor(cursor::encode(&scope, &k)));
-                    return Ok(page);
+                    return self.finish(page, slots).await;
                 }
                 Some(k) => start = Some(k),
             }
         }
+    }
+
+    /// The page with its items: the decoded ones, and the projected ones read whole by their
+    /// primary keys (in the scan's order; an item deleted since the index was read is left
+    /// out).
+    async fn finish(&self, mut page: ScanPage<T>, slots: Vec<ScanSlot<T>>) -> Result<ScanPage<T>, Error> {
+        let keys: Vec<PrimaryKey> =
+            slots.iter().filter_map(|s| if let ScanSlot::Fetch(k) = s { Some(k.clone()) } else { None }).collect();
+        let mut whole = match (&self.on, keys.is_empty()) {
+            (Some(on), false) => (on.fetch)(self.table.clone(), keys).await?.into_iter(),
+            _ => Vec::new().into_iter(),
+        };
+        page.items.reserve(slots.len());
+        for slot in slots {
+            match slot {
+                ScanSlot::Done(v) => page.items.push(v),
+                ScanSlot::Fetch(_) => page.items.extend(whole.next().flatten()),
+            }
+        }
+        Ok(page)
     }
 
     /// The first `Scan` request [`send`](Self::send) would send, built by the same code, without
@@ -492,7 +630,7 @@ impl<T: Send + 'static> ScanRequest<T> {
         req.check_segments()?;
         let parts = req.parts()?;
         let start = match &req.after {
-            Some(c) => Some(cursor::decode_scan(c.as_str(), &req.scope(&parts), req.names)?),
+            Some(c) => Some(cursor::decode_scan(c.as_str(), &req.scope(&parts), req.names, req.scanned_index())?),
             None => None,
         };
         let limit = req.page_size.or(req.limit.map(|w| i32::try_from(w).unwrap_or(i32::MAX)));
@@ -554,6 +692,44 @@ impl<T: Send + 'static> ScanRequest<T> {
     /// As [`send`](Self::send).
     pub async fn all(self) -> Result<Vec<T>, Error> {
         self.stream().try_collect().await
+    }
+}
+
+impl<E: Entity> ScanRequest<E> {
+    /// Scans secondary index `index` (a GSI, LSI or the inverted index that `E` writes)
+    /// instead of the table: DynamoDB reads only the items in the index (a sparse index holds
+    /// fewer), and the read capacity is the index's.
+    ///
+    /// An index whose projection leaves attributes out (`KEYS_ONLY`, `INCLUDE`) holds no whole
+    /// items: the scan reads them whole by their primary keys (`BatchGetItem`, 100 keys a
+    /// request, unprocessed keys retried, in the scan's order), as a query does, so a page never
+    /// holds a partial entity. An index item without the entity type attribute is taken as
+    /// `E`'s when its primary key has the shape of `E`'s key templates (the type filter lets
+    /// such items through: `(<type> = E OR attribute_not_exists(<type>))`). When the handle
+    /// does not know the projections ([`Table::with_layout`], [`Table::declared`]), an item that
+    /// lacks an attribute `E` reads is read whole. A [`filter`](Self::filter) can only see the
+    /// attributes the index holds.
+    ///
+    /// # Errors
+    /// When sent: [`Error::Invalid`] for an index `E` does not write, or a
+    /// [`consistent_read`](Self::consistent_read) of a GSI (DynamoDB reads GSIs with eventual
+    /// consistency only), before anything is sent; [`Error::BatchGet`] when whole items could
+    /// not all be read.
+    pub fn index(mut self, index: Index) -> Self {
+        if index == Index::Primary {
+            self.on = None;
+            return self;
+        }
+        if E::schema().index(index).is_none() {
+            self.error = Some(format!(
+                "a scan of {} on {}: {} does not write that index (its templates name no key of it)",
+                E::TYPE,
+                E::NAMES.label(index),
+                E::TYPE
+            ));
+        }
+        self.on = Some(IndexScan { index, classify: classify_entity::<E>, fetch: fetch_entity::<E> });
+        self
     }
 }
 

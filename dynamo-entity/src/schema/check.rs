@@ -10,7 +10,12 @@
 //! * **No prefix collisions.** Where two entities can share a partition of an index, the
 //!   `begins_with` condition that one entity's query adds by default (the literal prefix of its
 //!   sort key template, such as `REVIEW#`) must not match the other's sort keys, or the query
-//!   would read (and pay for) the other entity's items. See [`prefix_reads`].
+//!   would read (and pay for) the other entity's items. See [`prefix_reads`]. Where the
+//!   placeholder after the literal prefix has a fixed form of digits (an unsigned integer, a
+//!   `Timestamp`, a `Date`: [`PartShape::is_fixed_form`]), the query reads
+//!   `BETWEEN prefix 00…0 AND prefix 99…9$` instead ([`narrowed_segment`]): a sibling sort key
+//!   whose next segment cannot start with a digit (`V#LATEST` beside `V#<version>`) is not read,
+//!   and needs no `hierarchy(...)` opt-in.
 //! * **One type per key attribute.** A table defines each key attribute once, as `S` or `N`
 //!   (DynamoDB's `AttributeDefinitions`); a template that is exactly one numeric placeholder is
 //!   `N`, any other `S`. See [`key_type`].
@@ -331,6 +336,40 @@ pub const fn begins_with_segments(t: &Template) -> Option<usize> {
     None
 }
 
+/// The field after the literal prefix of `t` (at segment `k`, see
+/// [`begins_with_segments`]) when its part has a fixed form of digits
+/// ([`PartShape::is_fixed_form`]) in `s`: then the default query of `t` reads
+/// `BETWEEN prefix + form with 0s AND prefix + form with 9s + "$"` (`$` sorts right after the
+/// delimiter `#`, so children such as `V#<version>#COMMENT#<id>` are still inside), not
+/// `begins_with(prefix)`. A template whose key case is folded reads with `begins_with` (a
+/// folded `T` of a timestamp would leave the form).
+pub const fn narrowed_segment(s: &EntitySchema, t: &Template, k: usize) -> Option<&'static str> {
+    if k >= t.segments.len() || !matches!(t.key_type, KeyType::S) {
+        return None;
+    }
+    let Segment::Field(f) = t.segments[k] else { return None };
+    let shape = shape_of(s, f);
+    let case_kept = matches!(t.style.case, crate::key::KeyCase::AsIs);
+    let digits_only = matches!(shape, PartShape::Digits { .. });
+    if shape.is_fixed_form() && (case_kept || digits_only) { Some(f) } else { None }
+}
+
+/// Whether segment `seg` of a key of `s` may start with an ASCII digit (or `-`).
+const fn segment_may_start_with_digit(s: &EntitySchema, seg: Segment) -> bool {
+    match seg {
+        Segment::Literal(l) => {
+            let b = l.as_bytes();
+            !b.is_empty() && (b[0].is_ascii_digit() || b[0] == b'-')
+        }
+        Segment::Field(f) => shape_of(s, f).may_start_with_digit(),
+        Segment::Part { prefix, field, .. } => {
+            let b = prefix.as_bytes();
+            if b.is_empty() { shape_of(s, field).may_start_with_digit() } else { b[0].is_ascii_digit() || b[0] == b'-' }
+        }
+        Segment::Shard { .. } => true,
+    }
+}
+
 /// Whether the query of entity `a` on `index`, with the `begins_with` condition it adds by
 /// default (the literal prefix of its sort key template, such as `REVIEW#`), can return items
 /// of entity `b`: both can share a partition of `index` and some sort key of `b` starts with
@@ -349,6 +388,11 @@ pub const fn prefix_reads(a: &EntitySchema, b: &EntitySchema, index: Index) -> b
         return false;
     }
     if apk.segments.len() != bpk.segments.len() || key_types_differ(Some(apk.key_type), Some(bpk.key_type)) {
+        return false;
+    }
+    // A narrowed query (`BETWEEN`, see `narrowed_segment`) reads only sort keys whose segment
+    // after the prefix starts with a digit.
+    if narrowed_segment(a, ask, k).is_some() && !segment_may_start_with_digit(b, bsk.segments[k]) {
         return false;
     }
     let mut u = Unifier::new(a, b);
@@ -816,8 +860,17 @@ mod tests {
         );
         assert!(prefix_reads(&VERSION, &comment, Index::Primary));
         assert!(!keys_collide(&VERSION, &comment));
-        // ... and the constant `V#LATEST` too: `begins_with` knows no shapes.
-        assert!(prefix_reads(&VERSION, &LATEST, Index::Primary));
+        // The version's query is narrowed to `BETWEEN "V#000…0" AND "V#999…9$"`: the constant
+        // `V#LATEST` is outside it, and so are sort keys of parts that never start with a digit.
+        assert_eq!(narrowed_segment(&VERSION, VERSION.primary.sk, 1), Some("version"));
+        assert!(!prefix_reads(&VERSION, &LATEST, Index::Primary));
+        assert!(!prefix_reads(&VERSION, &STATUS, Index::Primary));
+        // A `String` part, or a literal starting with a digit, may fall inside the range.
+        assert!(prefix_reads(&VERSION, &NAMED, Index::Primary) && prefix_reads(&VERSION, &DIGITS, Index::Primary));
+        assert!(!prefix_reads(&AT, &LATEST, Index::Primary) && prefix_reads(&AT, &NAMED, Index::Primary));
+        // A `String` placeholder is not narrowed: its `begins_with` reads `V#LATEST`.
+        assert_eq!(narrowed_segment(&NAMED, NAMED.primary.sk, 1), None);
+        assert!(prefix_reads(&NAMED, &LATEST, Index::Primary));
     }
 
     // The checks run in constant evaluation.

@@ -188,6 +188,17 @@ pub fn version_of<E: Entity>(item: &Item) -> Result<Option<u32>, Error> {
     }))
 }
 
+/// The version `item` holds for `schema`: its stored number, or for an item without one the
+/// oldest declared version; `None` for an entity without a schema version or a malformed
+/// version attribute.
+pub(crate) fn version_of_item(item: &Item, schema: &EntitySchema) -> Option<u64> {
+    let sv = schema.schema_version.as_ref()?;
+    match stored_schema_version(item, schema.names, schema.name, sv.attribute).ok()? {
+        None => Some(u64::from(sv.oldest)),
+        Some(v) => Some(v),
+    }
+}
+
 /// Stamps `version` on `item` under `attribute` (every write of a versioned entity).
 #[inline]
 pub fn put_schema_version(item: &mut Item, attribute: &'static str, version: u32) {

@@ -119,8 +119,11 @@ impl Table {
     /// its handle (and its clones) too.
     ///
     /// Without a layout, a handle knows only what index items show: `KEYS_ONLY` items and
-    /// `INCLUDE` items without the type attribute are read whole, `INCLUDE` items with it are
-    /// decoded as they are.
+    /// `INCLUDE` items without the type attribute are read whole, and so is an item with the
+    /// type attribute that lacks any attribute the entity reads (it may be a `None`, or left
+    /// out by an `INCLUDE` projection); only an item holding them all is decoded as it is (see
+    /// [`query::projected`](crate::query)). A handle bound to its declaration
+    /// ([`Table::declared`]) knows the declared projections.
     pub fn with_layout(&self, layout: &TableLayout) -> Table {
         Table {
             inner: Arc::new(TableInner {
@@ -156,6 +159,11 @@ impl Table {
     /// shop.put(&invoice).await?;   // compile error: `Invoice` is not an entity of table `Shop`
     /// ```
     pub fn declared<D: crate::schema::TableDef>(self) -> Table<D> {
+        // The declaration's projections: a query through an `INCLUDE` or `KEYS_ONLY` index
+        // reads the whole items (see `with_layout`). A declaration that compiled has a layout.
+        if let Ok(layout) = D::layout() {
+            self.learn_layout(&layout);
+        }
         Table { inner: self.inner, decl: PhantomData }
     }
 }

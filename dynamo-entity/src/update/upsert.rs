@@ -25,6 +25,17 @@
 //! * A versioned entity (`#[entity(version)]`) needs `if_version(v)` or `any_version()`, as an
 //!   update does; `if_version(0)` creates the item or changes one stored without a version, a
 //!   higher version requires the item. Both store the next version (`1` for a new item).
+//! * An entity with a schema version (`#[entity(schema(version = N, from = ...))]`, see
+//!   [`evolve`](crate::schema::evolve)): a new item is stamped with version `N` (written
+//!   `if_not_exists`, as the other attributes of the created item), and an existing item must
+//!   already be of version `N` (or, when `N` is the oldest declared version, have no version
+//!   attribute). An item stored at an earlier declared version is refused by the condition
+//!   (`attribute_not_exists(PK) OR <schema> = N`), nothing is written, and the error is
+//!   [`Error::UpgradeRequired`]: the upsert's fields are those of version `N`, and the item, still
+//!   stamped with its old version, would be read as the old struct and lose them. Upgrade it
+//!   first ([`Table::upgrade_key`](crate::Table::upgrade_key)). An item of a version newer than
+//!   `N` is [`Error::SchemaVersion`]. A plain [`update`](crate::Table::update) keeps its documented
+//!   behaviour (it leaves the stored version as it is).
 //! * `set_if_absent` on a field of a GSI or LSI key is allowed only when no field of that
 //!   index's keys is an `Option` (the key of an existing item is then kept whole with
 //!   `if_not_exists`, and the new item's is built from the values given).
@@ -178,6 +189,31 @@ impl Table {
     }
 }
 
+/// Appends the schema-version guard of an upsert of a versioned entity: ` AND
+/// (attribute_not_exists(PK) OR <schema> = N)`, and `OR attribute_not_exists(<schema>)` when
+/// `N` is the oldest declared version (an item without the attribute reads as it). A stored
+/// item of another version is refused by DynamoDB, and the failure explained from the old
+/// item ([`Error::UpgradeRequired`], [`Error::SchemaVersion`]).
+pub(super) fn push_schema_guard(
+    names: &crate::schema::AttributeNames,
+    sv: &crate::schema::evolve::SchemaVersion,
+    ph: &mut Placeholders,
+    cond: &mut String,
+) {
+    cond.push_str(" AND (attribute_not_exists(");
+    ph.push_name(names.pk, cond);
+    cond.push_str(") OR ");
+    ph.push_name(sv.attribute, cond);
+    cond.push_str(" = ");
+    ph.push_value(AttributeValue::N(sv.version.to_string()), cond);
+    if sv.oldest == sv.version {
+        cond.push_str(" OR attribute_not_exists(");
+        ph.push_name(sv.attribute, cond);
+        cond.push(')');
+    }
+    cond.push(')');
+}
+
 /// Whether `set_if_absent` on `field` keeps the keys of the indexes built from it right: no
 /// field of those indexes' keys is an `Option` (an existing item then has its index keys, kept
 /// by `if_not_exists`; a new one gets the keys of the values given).
@@ -246,6 +282,11 @@ pub(super) fn create_missing<E: Entity>(
     created.insert(E::NAMES.sk.to_owned(), key.sk.clone());
     if E::NAMES.has_entity_type() {
         created.insert(E::NAMES.entity_type.to_owned(), AttributeValue::S(E::TYPE.to_owned()));
+    }
+    if let Some(sv) = &schema.schema_version {
+        // The item is created at the struct's own version (without it, it would decode as the
+        // oldest declared one).
+        crate::schema::evolve::put_schema_version(&mut created, sv.attribute, sv.version);
     }
     if let Some(at) = &schema.created_at {
         created.entry(at.attribute.to_owned()).or_insert_with(crate::versioning::now_value);

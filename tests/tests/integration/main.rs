@@ -64,4 +64,5 @@ mod transactions;
 mod unique;
 mod upserts;
 mod vault_commerce;
+mod version_history;
 mod versioning;

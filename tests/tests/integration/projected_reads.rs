@@ -141,10 +141,183 @@ async fn an_include_index_that_leaves_fields_out_reads_the_whole_items() {
     assert_eq!(known.query(Book::gsi4("poetry")).all().await.unwrap(), books);
     assert_eq!(operations(&injector), ["Query"]);
 
-    // A handle without the layout decodes what the index holds: here `genre` is missing.
-    let err = table.query(Book::gsi3("s1")).all().await.unwrap_err();
-    assert!(
-        matches!(&err, dynamo_entity::Error::Decode { entity: "Book", attribute: "genre", key, .. } if key == "PK=BOOK#isbn0 SK=META"),
-        "{err:?}"
+    // A handle without the layout cannot tell what the projection leaves out: an index item
+    // that lacks an attribute the entity reads (here `genre`, `subtitle`) is read whole, never
+    // decoded as a partial entity (nor refused for a missing field).
+    injector.reset_records();
+    assert_eq!(table.query(Book::gsi3("s1")).all().await.unwrap(), books);
+    assert_eq!(operations(&injector), ["Query", "BatchGetItem"]);
+    // GSI4 holds every field of these items: decoded from the index alone.
+    injector.reset_records();
+    assert_eq!(table.query(Book::gsi4("poetry")).all().await.unwrap(), books);
+    assert_eq!(operations(&injector), ["Query"]);
+}
+
+#[tokio::test]
+async fn a_handle_without_the_layout_never_returns_a_partial_entity() {
+    let injector = FaultInjector::new(0);
+    let table = table("projected_include_plain", &injector).await;
+    // Two books with a subtitle, one without, in index order isbn0, isbn1, isbn2.
+    let books: Vec<Book> = (0..3u32)
+        .map(|i| Book {
+            isbn: format!("isbn{i}"),
+            shelf: "s2".into(),
+            genre: "essays".into(),
+            title: format!("Title {i}"),
+            subtitle: (i != 1).then(|| format!("Subtitle {i}")),
+        })
+        .collect();
+    table.batch_put(&books).await.unwrap().check().unwrap();
+
+    // GSI3 projects `title` only: every item lacks `genre` and is read whole, in index order.
+    injector.reset_records();
+    let page = table.query(Book::gsi3("s2")).send().await.unwrap();
+    assert_eq!(page.items, books);
+    assert_eq!(operations(&injector), ["Query", "BatchGetItem"]);
+    // Written back, a book read through the index erases nothing.
+    table.put(&page.items[0]).await.unwrap();
+    assert_eq!(table.get(Book::key("isbn0")).await.unwrap().as_ref(), Some(&books[0]));
+
+    // GSI4 projects every field, but a handle without the layout cannot know it: isbn1 has
+    // no `subtitle` (a `None`, or left out?), so it alone is read whole; the others decode
+    // from the index.
+    injector.reset_records();
+    assert_eq!(table.query(Book::gsi4("essays")).all().await.unwrap(), books);
+    let requests = injector.requests();
+    assert_eq!(operations(&injector), ["Query", "BatchGetItem"]);
+    assert_eq!(requests[1].keys, ["PK=BOOK#isbn1 SK=META"]);
+
+    // A handle bound to the declaration knows the projections: GSI4 covers Book, so nothing
+    // is read twice, and GSI3 does not, so every item is.
+    let server = LocalDynamoDb::shared().await.unwrap();
+    let declared = Table::new(injector.client(&server.client()), table.name()).declared::<Library>();
+    injector.reset_records();
+    assert_eq!(declared.query(Book::gsi4("essays")).all().await.unwrap(), books);
+    assert_eq!(operations(&injector), ["Query"]);
+    injector.reset_records();
+    assert_eq!(declared.query(Book::gsi3("s2")).all().await.unwrap(), books);
+    assert_eq!(operations(&injector), ["Query", "BatchGetItem"]);
+}
+
+#[tokio::test]
+async fn a_scan_of_a_projected_index_reads_the_whole_items() {
+    use dynamo_entity::Error;
+    use dynamo_entity::schema::Index;
+    use dynamo_entity_local::fault::{Fault, FaultRule, Pick};
+
+    let injector = FaultInjector::new(0);
+    let table = table("projected_scan", &injector).await;
+    let jobs: Vec<Job> = (0..7u32)
+        .map(|i| Job { id: format!("j{i}"), rank: 50 + i, note: (i % 2 == 0).then(|| format!("n{i}")) })
+        .collect();
+    let members = [
+        Member { team: "a".into(), name: "ann".into(), org: "acme".into(), role: Some("lead".into()) },
+        Member { team: "b".into(), name: "bob".into(), org: "zeta".into(), role: None },
+    ];
+    let project = Project { code: "x1".into(), org: "acme".into(), budget: 10 };
+    table.batch_put(&jobs).await.unwrap().check().unwrap();
+    table.batch_put(&members).await.unwrap().check().unwrap();
+    table.put(&project).await.unwrap();
+    let by_id = |mut v: Vec<Job>| {
+        v.sort_by(|a, b| a.id.cmp(&b.id));
+        v
+    };
+
+    // GSI1 is KEYS_ONLY: its items carry no type attribute and no `note`; every one is read
+    // whole, and the page keeps the scan's order (that of the index items).
+    injector.reset_records();
+    let page = table.scan::<Job>().index(Index::Gsi(1)).send().await.unwrap();
+    assert_eq!(by_id(page.items.clone()), jobs);
+    assert_eq!((page.scanned, page.filtered_out, page.skipped, page.cursor.is_none()), (7, 0, 0, true));
+    assert_eq!(operations(&injector), ["Scan", "BatchGetItem"]);
+    let scan = &injector.requests_for("Scan")[0];
+    assert_eq!(scan.items, 0);
+    let fetched: Vec<String> = injector.requests_for("BatchGetItem")[0].keys.clone();
+    let order: Vec<String> = page.items.iter().map(|j| format!("PK=JOB#{} SK=META", j.id)).collect();
+    assert_eq!(fetched, order);
+    let rendered = table.scan::<Job>().index(Index::Gsi(1)).render().unwrap();
+    assert_eq!(rendered.index_name(), Some("GSI1"));
+    assert_eq!(rendered.filter_expression(), Some("(#n0 = :v0 OR attribute_not_exists(#n0))"));
+
+    // Pages of 3 with cursors: every job once.
+    let first = table.scan::<Job>().index(Index::Gsi(1)).limit(3).send().await.unwrap();
+    assert_eq!(first.items, page.items[..3].to_vec());
+    let second = table.scan::<Job>().index(Index::Gsi(1)).limit(3).after(first.cursor).send().await.unwrap();
+    assert_eq!(second.items, page.items[3..6].to_vec());
+    let third = table.scan::<Job>().index(Index::Gsi(1)).limit(3).after(second.cursor).send().await.unwrap();
+    assert_eq!(third.items, page.items[6..].to_vec());
+    assert_eq!(third.cursor, None);
+
+    // Unprocessed keys of the second read are read again; nothing is lost.
+    injector.add(FaultRule::new(Fault::Unprocessed(Pick::Positions(vec![0, 4]))).on("BatchGetItem").times(1));
+    injector.reset_records();
+    let retried = table.scan::<Job>().index(Index::Gsi(1)).all().await.unwrap();
+    assert_eq!(retried, page.items);
+    assert_eq!(operations(&injector), ["Scan", "BatchGetItem", "BatchGetItem"]);
+    assert_eq!(injector.requests_for("BatchGetItem")[1].keys, [order[0].clone(), order[4].clone()]);
+
+    // GSI2 is KEYS_ONLY and holds members and a project: the members are told by their key
+    // templates, the project's item is another entity's (skipped, counted).
+    injector.reset_records();
+    let page = table.scan::<Member>().index(Index::Gsi(2)).send().await.unwrap();
+    let mut got = page.items.clone();
+    got.sort_by(|a, b| a.name.cmp(&b.name));
+    assert_eq!(got, members.to_vec());
+    // The project's item is left out by the type filter (DynamoDB Local evaluates it on the
+    // whole item) or, when the index item shows no type, skipped after its key shape: one
+    // item either way, and counted.
+    assert_eq!((page.scanned, page.filtered_out + page.skipped), (3, 1));
+    assert_eq!(table.scan::<Project>().index(Index::Gsi(2)).all().await.unwrap(), [project]);
+
+    // Refused before sending: a strongly consistent scan of a GSI, an index Job does not write.
+    injector.reset_records();
+    let err = table.scan::<Job>().index(Index::Gsi(1)).consistent_read().send().await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid request: a scan of Job on GSI1 cannot be strongly consistent: DynamoDB reads a global secondary \
+         index with eventual consistency only"
     );
+    let err = table.scan::<Job>().index(Index::Gsi(3)).send().await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid request: a scan of Job on GSI3: Job does not write that index (its templates name no key of it)"
+    );
+    assert!(matches!(err, Error::Invalid { .. }));
+    assert_eq!(operations(&injector), Vec::<String>::new());
+}
+
+#[tokio::test]
+async fn a_scan_of_an_include_index_reads_left_out_fields_whole() {
+    use dynamo_entity::schema::Index;
+
+    let injector = FaultInjector::new(0);
+    let table = table("projected_scan_include", &injector).await;
+    let books: Vec<Book> = (0..3u32)
+        .map(|i| Book {
+            isbn: format!("isbn{i}"),
+            shelf: format!("s{i}"),
+            genre: "poetry".into(),
+            title: format!("Title {i}"),
+            subtitle: (i != 2).then(|| format!("Subtitle {i}")),
+        })
+        .collect();
+    table.batch_put(&books).await.unwrap().check().unwrap();
+    let sorted = |mut v: Vec<Book>| {
+        v.sort_by(|a, b| a.isbn.cmp(&b.isbn));
+        v
+    };
+    // GSI3 projects `title` (and the type attribute): every item lacks `genre`, read whole.
+    injector.reset_records();
+    assert_eq!(sorted(table.scan::<Book>().index(Index::Gsi(3)).all().await.unwrap()), books);
+    assert_eq!(operations(&injector), ["Scan", "BatchGetItem"]);
+    assert_eq!(injector.requests_for("BatchGetItem")[0].items, 3);
+    // GSI4 projects every field Book has: on a handle without the layout, only isbn2 (no
+    // subtitle: None or left out?) is read whole; with the layout, none is.
+    injector.reset_records();
+    assert_eq!(sorted(table.scan::<Book>().index(Index::Gsi(4)).all().await.unwrap()), books);
+    assert_eq!(injector.requests_for("BatchGetItem")[0].keys, ["PK=BOOK#isbn2 SK=META"]);
+    let known = table.with_layout(&Library::layout().unwrap());
+    injector.reset_records();
+    assert_eq!(sorted(known.scan::<Book>().index(Index::Gsi(4)).all().await.unwrap()), books);
+    assert_eq!(operations(&injector), ["Scan"]);
 }

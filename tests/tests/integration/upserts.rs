@@ -355,3 +355,147 @@ async fn an_upsert_condition_holds_on_the_absent_item_or_the_stored_one() {
         table.query(Player::gsi1("gold")).all().await.unwrap().into_iter().map(|p| (p.id, p.points)).collect();
     assert_eq!(by_league, [("p1".to_owned(), 1)].into());
 }
+
+/// Version 1 of a versioned counter: a label every item had.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "METER#<id>", sk = "META", name = "Meter", schema(version = 1))]
+struct MeterV1 {
+    id: String,
+    label: String,
+    hits: u64,
+}
+
+/// Version 2, the struct the program uses: the label became optional.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "METER#<id>", sk = "META", schema(version = 2, from = MeterV1))]
+struct Meter {
+    id: String,
+    label: Option<String>,
+    hits: u64,
+}
+
+impl From<MeterV1> for Meter {
+    fn from(v1: MeterV1) -> Meter {
+        Meter { id: v1.id, label: Some(v1.label), hits: v1.hits }
+    }
+}
+
+fn item_of(pairs: &[(&str, AttributeValue)]) -> dynamo_entity::Item {
+    pairs.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect()
+}
+
+#[tokio::test]
+async fn an_upsert_of_a_versioned_schema_stamps_its_version_and_refuses_an_older_item() {
+    let table = common::table("upsert_schema_version", &[Meter::schema()]).await;
+
+    // A new item is stamped with the struct's own version, 2.
+    let created = table.increment(Meter::key("a"), Meter::HITS, 5).send().await.unwrap().ok().unwrap();
+    assert_eq!(created, Meter { id: "a".into(), label: None, hits: 5 });
+    let raw = common::raw_item(&table, "METER#a", "META").await.unwrap();
+    assert_eq!(
+        raw,
+        item_of(&[
+            ("PK", s("METER#a")),
+            ("SK", s("META")),
+            ("_type", s("Meter")),
+            ("_schema", n("2")),
+            ("id", s("a")),
+            ("hits", n("5"))
+        ])
+    );
+
+    // An item of version 2 is upserted as any item: its version stays 2.
+    let again = table.increment(Meter::key("a"), Meter::HITS, 2).send().await.unwrap().ok().unwrap();
+    assert_eq!(again, Meter { id: "a".into(), label: None, hits: 7 });
+    assert_eq!(common::raw_item(&table, "METER#a", "META").await.unwrap().get("_schema"), Some(&n("2")));
+
+    // An item of version 1, as another client wrote it (no version attribute: the oldest
+    // declared version). Upserting version-2 fields onto it would leave an item still read
+    // as version 1: refused, typed, and nothing written.
+    let v1 = item_of(&[
+        ("PK", s("METER#b")),
+        ("SK", s("META")),
+        ("_type", s("Meter")),
+        ("id", s("b")),
+        ("label", s("front door")),
+        ("hits", n("40")),
+    ]);
+    table.client().put_item().table_name(table.name()).set_item(Some(v1.clone())).send().await.unwrap();
+    let refused = table.increment(Meter::key("b"), Meter::HITS, 1).send().await.unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        "Meter PK=METER#b SK=META is stored at schema version 1, older than version 2 this upsert writes; nothing \
+         was written: upgrade the item first (Table::upgrade_key), then upsert again"
+    );
+    assert!(
+        matches!(&refused, Error::UpgradeRequired { entity: "Meter", key, stored: 1, current: 2 } if key == "PK=METER#b SK=META"),
+        "{refused:?}"
+    );
+    assert_eq!(common::raw_item(&table, "METER#b", "META").await.unwrap(), v1);
+    // The same for an item stamped `_schema = 1` explicitly.
+    let mut v1_stamped = v1.clone();
+    v1_stamped.insert("_schema".into(), n("1"));
+    table.client().put_item().table_name(table.name()).set_item(Some(v1_stamped.clone())).send().await.unwrap();
+    let refused = table.upsert(Meter::key("b")).set(Meter::LABEL, &None).add(Meter::HITS, &1).send().await.unwrap_err();
+    assert!(matches!(refused, Error::UpgradeRequired { stored: 1, current: 2, .. }), "{refused:?}");
+    assert_eq!(common::raw_item(&table, "METER#b", "META").await.unwrap(), v1_stamped);
+
+    // A version newer than the program knows is the read path's error, and nothing is written.
+    let mut v3 = v1.clone();
+    v3.insert("_schema".into(), n("3"));
+    v3.insert("PK".into(), s("METER#c"));
+    v3.insert("id".into(), s("c"));
+    table.client().put_item().table_name(table.name()).set_item(Some(v3.clone())).send().await.unwrap();
+    let newer = table.increment(Meter::key("c"), Meter::HITS, 1).send().await.unwrap_err();
+    assert!(matches!(newer, Error::SchemaVersion { stored: 3, oldest: 1, newest: 2, .. }), "{newer:?}");
+    assert_eq!(common::raw_item(&table, "METER#c", "META").await.unwrap(), v3);
+
+    // Upgraded first, the item takes the upsert.
+    let up = table.upgrade_key(Meter::key("b")).await.unwrap().unwrap();
+    assert_eq!(up.write_back, dynamo_entity::migrate::upgrade::WriteBack::Written);
+    let after = table.increment(Meter::key("b"), Meter::HITS, 1).send().await.unwrap().ok().unwrap();
+    assert_eq!(after, Meter { id: "b".into(), label: Some("front door".into()), hits: 41 });
+    assert_eq!(
+        common::raw_item(&table, "METER#b", "META").await.unwrap(),
+        item_of(&[
+            ("PK", s("METER#b")),
+            ("SK", s("META")),
+            ("_type", s("Meter")),
+            ("_schema", n("2")),
+            ("id", s("b")),
+            ("label", s("front door")),
+            ("hits", n("41"))
+        ])
+    );
+
+    // The condition: absent, or this entity type, and absent or of version 2.
+    let request = table.increment(Meter::key("d"), Meter::HITS, 1).render().unwrap();
+    let names = request.expression_attribute_names().unwrap();
+    let values = request.expression_attribute_values().unwrap();
+    let mut cond = request.condition_expression().unwrap().to_owned();
+    let mut placeholders: Vec<&String> = names.keys().chain(values.keys()).collect();
+    placeholders.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    for p in placeholders {
+        let shown = match names.get(p) {
+            Some(name) => name.clone(),
+            None => match &values[p] {
+                AttributeValue::S(v) => format!("'{v}'"),
+                AttributeValue::N(v) => v.clone(),
+                other => format!("{other:?}"),
+            },
+        };
+        cond = cond.replace(p.as_str(), &shown);
+    }
+    assert_eq!(
+        cond,
+        "(attribute_not_exists(PK) OR _type = 'Meter') AND (attribute_not_exists(PK) OR _schema = 2) AND (NOT hits > \
+         18446744073709551614)"
+    );
+    // Version 1 alone is the oldest: an item without the attribute is of it.
+    let request = table
+        .increment(MeterV1::key("d"), MeterV1::HITS, 1)
+        .set_if_absent(MeterV1::LABEL, &"x".into())
+        .render()
+        .unwrap();
+    assert!(request.condition_expression().unwrap().contains(" OR attribute_not_exists("), "{request:?}");
+}
