@@ -4,7 +4,7 @@
 //! are thin entry points with the shapes the expansions need.
 
 pub use crate::collection::Unknown;
-use crate::collection::{is_internal_named, warn_unknown};
+use crate::collection::{is_internal_in, warn_unknown};
 pub use crate::collection::{type_of, type_of_named};
 pub use crate::error::Error;
 pub use crate::expr::{Field, Immutable, Mutable};
@@ -25,7 +25,7 @@ pub use crate::schema::multi_key::{
     key_type_of, multi_keys_disagree, template_and_multi, uses_multi_gsi,
 };
 pub use crate::schema::{
-    AttributeNames, Entity, EntitySchema, FieldSchema, Index, IndexSchema, Item, Key, KeyFields, PrimaryKey,
+    AttributeNames, ConstantSchema, ConstantValue, Entity, EntitySchema, FieldSchema, Index, IndexSchema, Item, Key, KeyFields, PrimaryKey,
     TYPE_ATTRIBUTE, VersionSchema, describe_key,
 };
 pub use crate::schema::{EntityOf, GsiDecl, Projection, TableDef};
@@ -173,6 +173,40 @@ pub fn with_key_names(error: Error, item: &Item, names: &'static AttributeNames)
         }
         other => other,
     }
+}
+
+/// Stores the entity's constant attributes (`#[entity(constant(...))]`) in `item`.
+#[inline]
+pub fn put_constants(item: &mut Item, constants: &'static [ConstantSchema]) {
+    for c in constants {
+        item.insert(c.attribute.to_owned(), c.value.to_attribute());
+    }
+}
+
+/// Checks the entity's constant attributes of an item read from the table.
+///
+/// # Errors
+/// [`Error::Decode`] naming the entity, the attribute and the item's key: the attribute is
+/// missing ([`ValueError::Missing`]) or holds another value ([`ValueError::Invalid`]).
+#[inline]
+pub fn check_constants(item: &Item, schema: &'static EntitySchema) -> Result<(), Error> {
+    for c in schema.constants {
+        match item.get(c.attribute) {
+            Some(v) if c.value.matches(v) => {}
+            None => return Err(decode_error(item, schema.name, c.attribute, ValueError::Missing)),
+            Some(v) => {
+                let found = match v {
+                    AttributeValue::S(s) => format!("{s:?}"),
+                    AttributeValue::N(n) => n.clone(),
+                    AttributeValue::Bool(b) => b.to_string(),
+                    other => format!("a value of type {}", crate::value::type_name(other)),
+                };
+                let why = format!("the constant attribute holds {found}, expected {}", c.value);
+                return Err(decode_error(item, schema.name, c.attribute, ValueError::Invalid(why)));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The error of a field that does not decode, built off the hot path.
@@ -476,7 +510,7 @@ pub fn unknown_item_named(
     collection: &'static str,
     unknown: Unknown,
 ) -> Result<(), Error> {
-    if is_internal_named(item, names.entity_type) {
+    if is_internal_in(item, names) {
         return Ok(());
     }
     match unknown {
