@@ -5,7 +5,8 @@
 //! literal text or exactly one placeholder, with optional literal text around it inside the
 //! segment ([`Segment::Part`]: `user_<id>`, `o<num>`, as other writers form keys). Encoding
 //! follows these rules (an entity may declare another writer's conventions instead: see
-//! [`style`] for case folding, verbatim values and unpadded `<field:raw>` integers):
+//! [`style`] for another delimiter than `#`, case folding, verbatim values and unpadded
+//! `<field:raw>` integers):
 //!
 //! * **Reversible escaping.** Inside a key part, `#` is written `%23` and `%` is written `%25`.
 //!   An encoded part never contains the delimiter, so two different tuples of parts never give

@@ -4,18 +4,25 @@
 //! value and zero-pad integers. Tables written by other clients often do none of these: ElectroDB
 //! 3 lowercases whole keys and never escapes, many services write `ORDER#17` without padding.
 //! An entity declares what its keys look like with `#[entity(key_case = "lower")]`,
-//! `#[entity(key_values = "verbatim")]` and `<field:raw>` placeholders; this module holds the
+//! `#[entity(key_values = "verbatim")]`, `#[entity(delimiter = "|")]` and `<field:raw>`
+//! placeholders; this module holds the
 //! runtime side: [`KeyStyle`] on every [`Template`](super::Template), and the one function that
 //! turns a part written by [`KeyPart::write_part`](super::KeyPart::write_part) (always in the
 //! library's canonical form: `#` and `%` escaped) into the text a styled key holds.
 //!
 //! What each choice costs:
 //!
+//! * **Another delimiter** ([`KeyStyle::delimiter`], such as `|` for `USER|123`): templates are
+//!   split at it, a value holding it is escaped as `%` and its two hex digits (`%7C`; `#` is then
+//!   plain text) or, with verbatim values, refused; `begins_with` prefixes and range bounds end
+//!   at it. The entities of one table share one delimiter (`#[derive(TableDef)]` checks it), so
+//!   that the table's collision checks can compare keys segment by segment.
 //! * **Case folding** ([`KeyCase::Lower`], [`KeyCase::Upper`]) loses the value's case, so a key
-//!   field is never read back from a case-folded key: it must be stored as an attribute too
-//!   (the default `key_fields = "attributes"`), and queries fold the values they are given.
+//!   field is read back from a case-folded key only when it takes the value in that case
+//!   (`#[entity(folded)]`: `alice` for a stored `Alice`; integers, which folding keeps, too);
+//!   other key fields are read from their attributes. Queries fold the values they are given.
 //! * **Verbatim values** ([`KeyStyle::escape`] `false`) match writers that never escape; a value
-//!   holding the delimiter `#` would change the key's structure, so it is refused before any
+//!   holding the delimiter would change the key's structure, so it is refused before any
 //!   request is sent ([`KeyPartError::Delimiter`]).
 //! * **Unpadded integers** (`<count:raw>`, [`Segment::Part`](super::Segment::Part) with `raw`)
 //!   do not sort numerically (`10` sorts before `9`): a sort-key range condition over such a part
