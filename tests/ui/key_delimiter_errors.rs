@@ -32,7 +32,7 @@ pub struct D {
 
 // `%` is the escape character.
 #[derive(Entity)]
-#[entity(pk = "E%<id>", sk = "E", delimiter = "%")]
+#[entity(pk = "E#<id>", sk = "E", delimiter = "%")]
 pub struct E {
     pub id: String,
 }

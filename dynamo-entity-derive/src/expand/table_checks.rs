@@ -134,7 +134,9 @@ impl Checks<'_> {
                         j,
                         quote!(#p::delimiters_differ(#a, #b)),
                         format!(
-                            "entities `{an}` and `{bn}` separate the segments of their keys with different delimiters                              (`#[entity(delimiter = \"...\")]`): the entities of one table use one delimiter, so that                              the table's checks can prove their keys never collide; give `{bn}` the delimiter of `{an}`"
+                            "entities `{an}` and `{bn}` separate the segments of their keys with different delimiters \
+                             (`#[entity(delimiter = \"...\")]`): the entities of one table use one delimiter, so that \
+                             the table's checks can prove their keys never collide; give `{bn}` the delimiter of `{an}`"
                         ),
                     ));
                 }

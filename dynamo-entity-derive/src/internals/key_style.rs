@@ -61,9 +61,10 @@ impl KeyStyleAttrs {
                 cx.error_spanned_by(
                     &lit,
                     format!(
-                        "unknown `key_values` value `{other}`: expected `\"escaped\"` (the default: `#` and `%` \
-                         inside a value are written `%23` and `%25`) or `\"verbatim\"` (values are written as they \
-                         are, and a value holding `#` is refused, as for keys written by clients that never escape)"
+                        "unknown `key_values` value `{other}`: expected `\"escaped\"` (the default: the delimiter \
+                         and `%` inside a value are escaped, `#` as `%23` and `%` as `%25`) or `\"verbatim\"` \
+                         (values are written as they are, and a value holding the delimiter is refused, as for keys \
+                         written by clients that never escape)"
                     ),
                 );
                 return;
@@ -88,19 +89,20 @@ impl KeyStyleAttrs {
                 "`%` is the escape character of key parts".to_owned()
             } else {
                 format!(
-                    "`{c}` belongs to the placeholder syntax (`<field>`, `<field:raw>`, `<shard(field, N)>`, field                      names with `_`); for keys such as `USER_123`, write the literal around the placeholder in one                      segment: `USER_<id>`"
+                    "`{c}` belongs to the placeholder syntax (`<field>`, `<field:raw>`, `<shard(field, N)>`, field \
+                     names with `_`); for keys such as `USER_123`, write the literal around the placeholder in one \
+                     segment: `USER_<id>`"
                 )
             }),
-            (Some(c), None) if !c.is_ascii_punctuation() => {
-                Some(format!("`{}` is not ASCII punctuation", c.escape_default()))
-            }
+            (Some(c), None) if !c.is_ascii_punctuation() => Some(format!("`{c}` is not ASCII punctuation")),
             (Some(_), None) => None,
         };
         match problem {
             Some(why) => cx.error_spanned_by(
                 &lit,
                 format!(
-                    "invalid `delimiter` {:?}: {why}; the delimiter is one ASCII punctuation character other than                      `{}`, such as `\"|\"` or `\"/\"` (the default is `\"#\"`)",
+                    "invalid `delimiter` {:?}: {why}; the delimiter is one ASCII punctuation character other than \
+                     `{}`, such as `\"|\"` or `\"/\"` (the default is `\"#\"`)",
                     text,
                     template::RESERVED_DELIMITERS
                 ),
