@@ -25,8 +25,8 @@ pub use crate::schema::multi_key::{
     key_type_of, multi_keys_disagree, template_and_multi, uses_multi_gsi,
 };
 pub use crate::schema::{
-    AttributeNames, ConstantSchema, ConstantValue, Entity, EntitySchema, FieldSchema, Index, IndexSchema, Item, Key, KeyFields, PrimaryKey,
-    TYPE_ATTRIBUTE, VersionSchema, describe_key,
+    AttributeNames, ConstantSchema, ConstantValue, Entity, EntitySchema, FieldSchema, Index, IndexSchema, Item, Key,
+    KeyFields, PrimaryKey, TYPE_ATTRIBUTE, VersionSchema, describe_key,
 };
 pub use crate::schema::{EntityOf, GsiDecl, Projection, TableDef};
 pub use crate::table::Table;

@@ -285,7 +285,10 @@ fn parse_segment(source: &str, text: &str, range: Range<usize>, d: char) -> Resu
                 "a segment holds at most one placeholder, or the parts could not be told apart when the key is read"
                     .to_owned()
             };
-            Err(TemplateError::new(range, format!("{what}: write `{}` instead of `{text}`", fixed.join(&d.to_string()))))
+            Err(TemplateError::new(
+                range,
+                format!("{what}: write `{}` instead of `{text}`", fixed.join(&d.to_string())),
+            ))
         }
     }
 }

@@ -7,8 +7,7 @@
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::{
-    KeyError, KeyPart, KeyPartError, KeyType, PartForm, Segment, ShardBy, Template, affixed, shard_of,
-    shard_width,
+    KeyError, KeyPart, KeyPartError, KeyType, PartForm, Segment, ShardBy, Template, affixed, shard_of, shard_width,
 };
 
 /// Where a key is being written, for error messages.
@@ -137,7 +136,9 @@ impl<'a> KeyMatcher<'a> {
         }
         let (mut form, end) = match self.template.key_type {
             KeyType::N => (PartForm::Number, self.rest.len()),
-            KeyType::S => (PartForm::Composite, self.rest.find(self.template.style.delimiter).unwrap_or(self.rest.len())),
+            KeyType::S => {
+                (PartForm::Composite, self.rest.find(self.template.style.delimiter).unwrap_or(self.rest.len()))
+            }
         };
         if raw {
             form = PartForm::Number;

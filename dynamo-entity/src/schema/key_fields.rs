@@ -180,11 +180,11 @@ pub fn part_from_keys<T: KeyPart>(schema: &EntitySchema, item: &Item, field: &st
             })
             .map(Some)
             .map_err(|e| {
-            format!(
-                "the attribute is missing, and part `{field}` of {attribute} (`{}`) is not valid: {e}",
-                template.source
-            )
-        }),
+                format!(
+                    "the attribute is missing, and part `{field}` of {attribute} (`{}`) is not valid: {e}",
+                    template.source
+                )
+            }),
         KeyPartSource::Absent => Ok(None),
         KeyPartSource::Mismatch(why) => Err(format!("the attribute is missing, and {why}")),
     }
@@ -208,7 +208,14 @@ mod tests {
     const G2PK: Template = tpl("TAG#<tag>", &[Segment::Literal("TAG"), Segment::Field("tag")], KeyType::S);
     const G2SK: Template = tpl("<note>", &[Segment::Field("note")], KeyType::S);
     const fn field(field: &'static str, optional: bool) -> FieldSchema {
-        FieldSchema { field, attribute: field, optional, unique: false, shape: crate::key::PartShape::Any, folded: false }
+        FieldSchema {
+            field,
+            attribute: field,
+            optional,
+            unique: false,
+            shape: crate::key::PartShape::Any,
+            folded: false,
+        }
     }
     const FIELDS: &[FieldSchema] = &[
         field("user_id", false),

@@ -336,12 +336,7 @@ async fn unique_fields_in_a_table_without_a_type_attribute() {
     assert_eq!(decoded.len(), 2);
 
     // Moving the value moves the guard; deleting the owner releases it.
-    table
-        .update(Account::key("u1"))
-        .set_unique(Account::EMAIL, &"ann@example.org".to_owned())
-        .send()
-        .await
-        .unwrap();
+    table.update(Account::key("u1")).set_unique(Account::EMAIL, &"ann@example.org".to_owned()).send().await.unwrap();
     assert_eq!(common::raw_item(&table, "UNIQUE#Account#email#ann@example.test", "UNIQUE").await, None);
     assert!(common::raw_item(&table, "UNIQUE#Account#email#ann@example.org", "UNIQUE").await.is_some());
     table.create(&bob).await.unwrap();
@@ -387,8 +382,11 @@ async fn key_only_fields_of_case_folded_keys_read_back_folded() {
     use folded::*;
     let table = create("dispatch_folded", &Folded::layout().unwrap()).await;
     // As another client writes it: the whole key lowercased, no id or time attribute.
-    put_raw(&table, &[("PK", s("$shop#user_ann")), ("SK", s("$order_1#2026-05-01t12:30:00.250z#n_7")), ("total", n("9.5"))])
-        .await;
+    put_raw(
+        &table,
+        &[("PK", s("$shop#user_ann")), ("SK", s("$order_1#2026-05-01t12:30:00.250z#n_7")), ("total", n("9.5"))],
+    )
+    .await;
     let placed = dynamo_entity::Timestamp::parse("2026-05-01T12:30:00.250Z").unwrap();
     let ann = Order { user_id: "ann".into(), placed_at: placed, n: 7, total: 9.5 };
     // Queried with any case: the values are folded before the key is written.

@@ -598,21 +598,12 @@ async fn an_electrodb_3_table_reads_back_and_electrodb_reads_ours() {
     let raw = raw.item.expect("ElectroDB's order item");
     assert_eq!(raw.get("__edb_e__"), Some(&av("order")));
 
-    let ann = User {
-        user_id: "Ann".into(),
-        name: "Ann Lee".into(),
-        email: "Ann@Example.com".into(),
-        visits: 3,
-    };
+    let ann = User { user_id: "Ann".into(), name: "Ann Lee".into(), email: "Ann@Example.com".into(), visits: 3 };
     // A get: the key is folded as ElectroDB folds it, whatever the case of the id given.
     assert_eq!(table.get_consistent(User::key("Ann")).await.unwrap(), Some(ann.clone()));
     assert_eq!(table.get_consistent(User::key("ANN")).await.unwrap(), Some(ann.clone()));
-    let order = |order_id: &str, line: u32, total: f64| Order {
-        user_id: "Ann".into(),
-        order_id: order_id.into(),
-        line,
-        total,
-    };
+    let order =
+        |order_id: &str, line: u32, total: f64| Order { user_id: "Ann".into(), order_id: order_id.into(), line, total };
     assert_eq!(table.get_consistent(Order::key("Ann", "O-1", &10)).await.unwrap(), Some(order("O-1", 10, 5.0)));
 
     // The user's item collection, in sort key order: unpadded `line_10` sorts before `line_2`.
@@ -652,12 +643,7 @@ async fn an_electrodb_3_table_reads_back_and_electrodb_reads_ours() {
     assert!(err.to_string().contains("`a#b` holds the delimiter `#`, which this entity's keys do not escape"), "{err}");
 
     // The reverse: the Rust side writes, ElectroDB's get, query and GSI query return the items.
-    let cara = User {
-        user_id: "Cara".into(),
-        name: "Cara Diaz".into(),
-        email: "Cara@Example.com".into(),
-        visits: 7,
-    };
+    let cara = User { user_id: "Cara".into(), name: "Cara Diaz".into(), email: "Cara@Example.com".into(), visits: 7 };
     table.put(&cara).await.unwrap();
     for (order_id, line, total) in [("X-9", 3, 2.25), ("X-9", 12, 100.0)] {
         let o = Order { user_id: "Cara".into(), order_id: order_id.into(), line, total };
@@ -942,9 +928,7 @@ async fn a_table_with_pipe_delimited_keys_reads_back_and_javascript_reads_ours()
     let seen = node("pipes.cjs", &["read", table.name(), "u9"], endpoint);
     let s = |v: &str| json!(["string", v]);
     let n = |v: Value| json!(["number", v]);
-    let order_seen = |sk: &str, total: Value| {
-        json!(["Object", { "PK": s("USER|u9"), "SK": s(sk), "status": s("paid"), "total": n(total) }])
-    };
+    let order_seen = |sk: &str, total: Value| json!(["Object", { "PK": s("USER|u9"), "SK": s(sk), "status": s("paid"), "total": n(total) }]);
     assert_eq!(
         seen,
         json!(["Object", {

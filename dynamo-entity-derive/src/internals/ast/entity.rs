@@ -180,9 +180,11 @@ impl<'a> Entity<'a> {
         let mut loose = Vec::new();
         let d = attrs.key_style.delimiter();
         let primary = match (&attrs.pk, &attrs.sk) {
-            (Some(pk), Some(sk)) => {
-                Some(IndexKeys { kind: IndexKind::Primary, pk: KeyTemplate::new(pk, d, cx), sk: KeyTemplate::new(sk, d, cx) })
-            }
+            (Some(pk), Some(sk)) => Some(IndexKeys {
+                kind: IndexKind::Primary,
+                pk: KeyTemplate::new(pk, d, cx),
+                sk: KeyTemplate::new(sk, d, cx),
+            }),
             (pk, sk) => {
                 // Still check the one that was given.
                 for given in [pk, sk].into_iter().flatten() {

@@ -237,10 +237,12 @@ pub fn entity_attrs(attrs: &[Attribute], cx: &Ctxt) -> EntityAttrs {
                 "key_values" => Ok(StructKey::KeyValues),
                 "delimiter" => Ok(StructKey::Delimiter),
                 "constant" => Ok(StructKey::Constant),
-                "rename" | "serde" | "unique" | "version" | "created_at" | "updated_at" | "ttl" | "folded" => Err(format!(
-                    "`{key}` belongs on a field: `#[entity({key}{})]`",
-                    if key == "rename" { " = \"...\"" } else { "" }
-                )),
+                "rename" | "serde" | "unique" | "version" | "created_at" | "updated_at" | "ttl" | "folded" => {
+                    Err(format!(
+                        "`{key}` belongs on a field: `#[entity({key}{})]`",
+                        if key == "rename" { " = \"...\"" } else { "" }
+                    ))
+                }
                 other => gsi_key(other).or_else(|| lsi_key(other)).unwrap_or_else(|| {
                     let lower = other.to_lowercase();
                     let valid = ["pk", "sk", "name", "gsi1", "gsi1_sk", "lsi1", "inverted", "table"];
