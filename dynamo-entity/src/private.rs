@@ -556,6 +556,40 @@ mod tests {
     }
 
     #[test]
+    fn constants_are_written_and_checked() {
+        static SCHEMA: EntitySchema = EntitySchema {
+            constants: &[
+                ConstantSchema { attribute: "_et", value: ConstantValue::S("User") },
+                ConstantSchema { attribute: "_v", value: ConstantValue::N("2") },
+                ConstantSchema { attribute: "legacy", value: ConstantValue::Bool(false) },
+            ],
+            ..crate::schema::check::failed_schema("User")
+        };
+        let mut item = Item::new();
+        item.insert("PK".into(), AttributeValue::S("USER#1".into()));
+        put_constants(&mut item, SCHEMA.constants);
+        assert_eq!(item.get("_et"), Some(&AttributeValue::S("User".into())));
+        assert_eq!(item.get("_v"), Some(&AttributeValue::N("2".into())));
+        assert_eq!(item.get("legacy"), Some(&AttributeValue::Bool(false)));
+        assert!(check_constants(&item, &SCHEMA).is_ok());
+        // Numbers compare as numbers.
+        item.insert("_v".into(), AttributeValue::N("2.0".into()));
+        assert!(check_constants(&item, &SCHEMA).is_ok());
+        item.insert("_v".into(), AttributeValue::S("2".into()));
+        let err = check_constants(&item, &SCHEMA).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "cannot decode User PK=USER#1 SK=<absent>: attribute `_v`: the constant attribute holds \"2\", expected 2"
+        );
+        item.insert("_v".into(), AttributeValue::N("2".into()));
+        item.remove("legacy");
+        match check_constants(&item, &SCHEMA) {
+            Err(Error::Decode { entity: "User", attribute: "legacy", source: ValueError::Missing, .. }) => {}
+            other => panic!("expected the missing constant, got {other:?}"),
+        }
+    }
+
+    #[test]
     fn only_complete_key_pairs_and_present_sort_keys_are_pushed() {
         let mut keys = Vec::new();
         push_gsi_keys(&mut keys, "GSI1PK", "GSI1SK", (s("CAT#ai"), None));

@@ -16,7 +16,11 @@
 //!   split at it, a value holding it is escaped as `%` and its two hex digits (`%7C`; `#` is then
 //!   plain text) or, with verbatim values, refused; `begins_with` prefixes and range bounds end
 //!   at it. The entities of one table share one delimiter (`#[derive(TableDef)]` checks it), so
-//!   that the table's collision checks can compare keys segment by segment.
+//!   that the table's collision checks can compare keys segment by segment. String order of the
+//!   keys follows the order of their parts only for fixed-width parts (integers, times, dates)
+//!   or parts whose characters all sort after the delimiter: `|` (0x7C) sorts after letters and
+//!   digits, so `ORDER|2026-05-010|…` comes before `ORDER|2026-05-01|…`, and a sort-key range
+//!   over variable-width text parts follows the keys' order, not the parts'.
 //! * **Case folding** ([`KeyCase::Lower`], [`KeyCase::Upper`]) loses the value's case, so a key
 //!   field is read back from a case-folded key only when it takes the value in that case
 //!   (`#[entity(folded)]`: `alice` for a stored `Alice`; integers, which folding keeps, too);

@@ -67,7 +67,7 @@ impl EntitySchema {
     /// it, and the key keeps the value's case (a case-folded key, see
     /// [`KeyStyle`](crate::key::KeyStyle), has lost it) or the field takes its value in the
     /// key's case ([`FieldSchema::folded`](crate::schema::FieldSchema::folded)).
-    fn readable(&self, template: &Template, field: &str) -> Option<(usize, PartForm)> {
+    pub(crate) fn readable(&self, template: &Template, field: &str) -> Option<(usize, PartForm)> {
         position(template, field)
             .filter(|_| !template.style.folds_case() || self.fields.iter().any(|f| f.field == field && f.folded))
     }
