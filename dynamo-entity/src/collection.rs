@@ -260,6 +260,15 @@ impl Items {
 }
 
 impl Items {
+    /// Whether `item` is a guard item of this table ([`is_internal_in`]).
+    fn internal(&self, item: &Item) -> bool {
+        if self.names.has_entity_type() {
+            is_internal_named(item, self.type_attribute)
+        } else {
+            is_internal_in(item, self.names)
+        }
+    }
+
     /// Decodes the whole collection into `C`, skipping (with a warning) items of entity types
     /// `C` does not name.
     ///
@@ -287,7 +296,7 @@ impl Items {
         for item in &self.items {
             match A::decode(item)? {
                 Some(v) => out.push(v),
-                None if is_internal_named(item, self.type_attribute) => {}
+                None if self.internal(item) => {}
                 None => warn_unknown(item, self.names),
             }
         }
@@ -303,7 +312,7 @@ impl Items {
         for item in &self.items {
             match A::decode(item) {
                 Ok(Some(v)) => out.push(v),
-                Ok(None) if is_internal_named(item, self.type_attribute) => {}
+                Ok(None) if self.internal(item) => {}
                 Ok(None) => warn_unknown(item, self.names),
                 Err(e) => skipped.push(ItemError::new(self.names, item.clone(), e)),
             }
@@ -352,8 +361,20 @@ pub fn is_internal_named(item: &Item, type_attribute: &str) -> bool {
     type_of_named(item, type_attribute) == Some(crate::unique::GUARD_TYPE)
 }
 
+/// [`is_internal`] for a table with the attribute names `names`: by the type attribute, or in
+/// a table without one (`#[table(entity_type = none)]`), whose guard items carry no type, by
+/// the guard key (partition key `UNIQUE#...`, sort key `UNIQUE`, reserved for guards).
+pub fn is_internal_in(item: &Item, names: &AttributeNames) -> bool {
+    if names.has_entity_type() {
+        return is_internal_named(item, names.entity_type);
+    }
+    let guard_pk = matches!(item.get(names.pk), Some(AttributeValue::S(pk))
+        if pk.strip_prefix(crate::unique::GUARD_PREFIX).is_some_and(|rest| rest.starts_with(crate::key::DELIMITER)));
+    guard_pk && matches!(item.get(names.sk), Some(AttributeValue::S(sk)) if sk == crate::unique::GUARD_SK)
+}
+
 pub(crate) fn warn_unknown(item: &Item, names: &AttributeNames) {
-    if is_internal_named(item, names.entity_type) {
+    if is_internal_in(item, names) {
         return;
     }
     tracing::warn!(

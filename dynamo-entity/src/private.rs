@@ -4,7 +4,7 @@
 //! are thin entry points with the shapes the expansions need.
 
 pub use crate::collection::Unknown;
-use crate::collection::{is_internal_named, warn_unknown};
+use crate::collection::{is_internal_in, warn_unknown};
 pub use crate::collection::{type_of, type_of_named};
 pub use crate::error::Error;
 pub use crate::expr::{Field, Immutable, Mutable};
@@ -25,8 +25,8 @@ pub use crate::schema::multi_key::{
     key_type_of, multi_keys_disagree, template_and_multi, uses_multi_gsi,
 };
 pub use crate::schema::{
-    AttributeNames, Entity, EntitySchema, FieldSchema, Index, IndexSchema, Item, Key, KeyFields, PrimaryKey,
-    TYPE_ATTRIBUTE, VersionSchema, describe_key,
+    AttributeNames, ConstantSchema, ConstantValue, Entity, EntitySchema, FieldSchema, Index, IndexSchema, Item, Key,
+    KeyFields, PrimaryKey, TYPE_ATTRIBUTE, VersionSchema, describe_key,
 };
 pub use crate::schema::{EntityOf, GsiDecl, Projection, TableDef};
 pub use crate::table::Table;
@@ -173,6 +173,40 @@ pub fn with_key_names(error: Error, item: &Item, names: &'static AttributeNames)
         }
         other => other,
     }
+}
+
+/// Stores the entity's constant attributes (`#[entity(constant(...))]`) in `item`.
+#[inline]
+pub fn put_constants(item: &mut Item, constants: &'static [ConstantSchema]) {
+    for c in constants {
+        item.insert(c.attribute.to_owned(), c.value.to_attribute());
+    }
+}
+
+/// Checks the entity's constant attributes of an item read from the table.
+///
+/// # Errors
+/// [`Error::Decode`] naming the entity, the attribute and the item's key: the attribute is
+/// missing ([`ValueError::Missing`]) or holds another value ([`ValueError::Invalid`]).
+#[inline]
+pub fn check_constants(item: &Item, schema: &'static EntitySchema) -> Result<(), Error> {
+    for c in schema.constants {
+        match item.get(c.attribute) {
+            Some(v) if c.value.matches(v) => {}
+            None => return Err(decode_error(item, schema.name, c.attribute, ValueError::Missing)),
+            Some(v) => {
+                let found = match v {
+                    AttributeValue::S(s) => format!("{s:?}"),
+                    AttributeValue::N(n) => n.clone(),
+                    AttributeValue::Bool(b) => b.to_string(),
+                    other => format!("a value of type {}", crate::value::type_name(other)),
+                };
+                let why = format!("the constant attribute holds {found}, expected {}", c.value);
+                return Err(decode_error(item, schema.name, c.attribute, ValueError::Invalid(why)));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The error of a field that does not decode, built off the hot path.
@@ -476,7 +510,7 @@ pub fn unknown_item_named(
     collection: &'static str,
     unknown: Unknown,
 ) -> Result<(), Error> {
-    if is_internal_named(item, names.entity_type) {
+    if is_internal_in(item, names) {
         return Ok(());
     }
     match unknown {
@@ -519,6 +553,40 @@ mod tests {
 
     fn s(v: &str) -> Option<AttributeValue> {
         Some(AttributeValue::S(v.to_owned()))
+    }
+
+    #[test]
+    fn constants_are_written_and_checked() {
+        static SCHEMA: EntitySchema = EntitySchema {
+            constants: &[
+                ConstantSchema { attribute: "_et", value: ConstantValue::S("User") },
+                ConstantSchema { attribute: "_v", value: ConstantValue::N("2") },
+                ConstantSchema { attribute: "legacy", value: ConstantValue::Bool(false) },
+            ],
+            ..crate::schema::check::failed_schema("User")
+        };
+        let mut item = Item::new();
+        item.insert("PK".into(), AttributeValue::S("USER#1".into()));
+        put_constants(&mut item, SCHEMA.constants);
+        assert_eq!(item.get("_et"), Some(&AttributeValue::S("User".into())));
+        assert_eq!(item.get("_v"), Some(&AttributeValue::N("2".into())));
+        assert_eq!(item.get("legacy"), Some(&AttributeValue::Bool(false)));
+        assert!(check_constants(&item, &SCHEMA).is_ok());
+        // Numbers compare as numbers.
+        item.insert("_v".into(), AttributeValue::N("2.0".into()));
+        assert!(check_constants(&item, &SCHEMA).is_ok());
+        item.insert("_v".into(), AttributeValue::S("2".into()));
+        let err = check_constants(&item, &SCHEMA).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "cannot decode User PK=USER#1 SK=<absent>: attribute `_v`: the constant attribute holds \"2\", expected 2"
+        );
+        item.insert("_v".into(), AttributeValue::N("2".into()));
+        item.remove("legacy");
+        match check_constants(&item, &SCHEMA) {
+            Err(Error::Decode { entity: "User", attribute: "legacy", source: ValueError::Missing, .. }) => {}
+            other => panic!("expected the missing constant, got {other:?}"),
+        }
     }
 
     #[test]

@@ -306,7 +306,11 @@ fn claim(schema: &'static EntitySchema, table: &str, owner: &PrimaryKey, g: &Gua
     let mut item = Item::with_capacity(8);
     item.insert(names.pk.to_owned(), g.key.pk.clone());
     item.insert(names.sk.to_owned(), g.key.sk.clone());
-    item.insert(names.entity_type.to_owned(), AttributeValue::S(GUARD_TYPE.to_owned()));
+    // A table without a type attribute (`entity_type = none`) tells guards apart by their key
+    // (see `collection::is_internal_in`).
+    if names.has_entity_type() {
+        item.insert(names.entity_type.to_owned(), AttributeValue::S(GUARD_TYPE.to_owned()));
+    }
     item.insert(GUARD_ENTITY.to_owned(), AttributeValue::S(schema.name.to_owned()));
     let attribute = schema.fields.iter().find(|f| f.field == g.field).map_or(g.field, |f| f.attribute);
     item.insert(GUARD_FIELD.to_owned(), AttributeValue::S(attribute.to_owned()));

@@ -21,12 +21,30 @@ pub struct A {
     pub id: String,
 }
 
-// Key fields stored only in keys whose case is folded could not be read back.
+// Key fields stored only in keys whose case is folded come back folded: `id` must say it
+// takes its value so (`#[entity(folded)]`); the integer `n` is not changed by folding.
 #[derive(Entity)]
-#[entity(pk = "$app#b_<id>", sk = "$b_1", key_case = "lower", key_fields = "keys")]
+#[entity(pk = "$app#b_<id>", sk = "$b_1#n_<n:raw>", key_case = "lower", key_fields = "keys")]
 pub struct B {
     pub id: String,
     pub n: u32,
+}
+
+// `folded` on a key that keeps its case, and on a field no key holds.
+#[derive(Entity)]
+#[entity(pk = "C#<id>", sk = "C")]
+pub struct C {
+    #[entity(folded)]
+    pub id: String,
+}
+
+#[derive(Entity)]
+#[entity(pk = "$d#<id>", sk = "$d", key_case = "upper")]
+pub struct D {
+    #[entity(folded)]
+    pub id: String,
+    #[entity(folded)]
+    pub note: String,
 }
 
 fn main() {}

@@ -128,6 +128,18 @@ impl Checks<'_> {
                 if an == bn {
                     continue; // listed twice: reported by the derive
                 }
+                // One delimiter per table, reported against the first entity: one error each.
+                if i == 0 {
+                    out.extend(self.check(
+                        j,
+                        quote!(#p::delimiters_differ(#a, #b)),
+                        format!(
+                            "entities `{an}` and `{bn}` separate the segments of their keys with different delimiters \
+                             (`#[entity(delimiter = \"...\")]`): the entities of one table use one delimiter, so that \
+                             the table's checks can prove their keys never collide; give `{bn}` the delimiter of `{an}`"
+                        ),
+                    ));
+                }
                 // Entities may share a type name: the collision check below proves their key
                 // templates disjoint, and the table's item enum tells them apart by key shape.
                 out.extend(self.check(

@@ -27,6 +27,8 @@ pub struct KeyStyleAttrs {
     pub case: Option<(KeyCase, LitStr)>,
     /// `key_values = "verbatim"`: values are not escaped, and a value holding `#` is refused.
     pub verbatim: Option<(bool, LitStr)>,
+    /// `delimiter = "|"`: the character between the segments of every key of the entity.
+    pub delimiter: Option<(char, LitStr)>,
 }
 
 impl KeyStyleAttrs {
@@ -59,15 +61,59 @@ impl KeyStyleAttrs {
                 cx.error_spanned_by(
                     &lit,
                     format!(
-                        "unknown `key_values` value `{other}`: expected `\"escaped\"` (the default: `#` and `%` \
-                         inside a value are written `%23` and `%25`) or `\"verbatim\"` (values are written as they \
-                         are, and a value holding `#` is refused, as for keys written by clients that never escape)"
+                        "unknown `key_values` value `{other}`: expected `\"escaped\"` (the default: the delimiter \
+                         and `%` inside a value are escaped, `#` as `%23` and `%` as `%25`) or `\"verbatim\"` \
+                         (values are written as they are, and a value holding the delimiter is refused, as for keys \
+                         written by clients that never escape)"
                     ),
                 );
                 return;
             }
         };
         self.verbatim = Some((verbatim, lit));
+    }
+
+    /// Parses the value of `delimiter`: one ASCII punctuation character, not `%` (the escape
+    /// character) nor one of the placeholder syntax's characters.
+    pub fn set_delimiter(&mut self, lit: LitStr, cx: &Ctxt) {
+        let text = lit.value();
+        let mut chars = text.chars();
+        let problem = match (chars.next(), chars.next()) {
+            (None, _) => Some("it is empty".to_owned()),
+            (Some(_), Some(_)) => Some("a delimiter is one character".to_owned()),
+            (Some(c), None) if c.is_ascii_alphanumeric() || c.is_whitespace() => Some(format!(
+                "`{}` can be part of a value or of literal text, so the segments of a key could not be told apart",
+                c.escape_default()
+            )),
+            (Some(c), None) if template::RESERVED_DELIMITERS.contains(c) => Some(if c == '%' {
+                "`%` is the escape character of key parts".to_owned()
+            } else {
+                format!(
+                    "`{c}` belongs to the placeholder syntax (`<field>`, `<field:raw>`, `<shard(field, N)>`, field \
+                     names with `_`); for keys such as `USER_123`, write the literal around the placeholder in one \
+                     segment: `USER_<id>`"
+                )
+            }),
+            (Some(c), None) if !c.is_ascii_punctuation() => Some(format!("`{c}` is not ASCII punctuation")),
+            (Some(_), None) => None,
+        };
+        match problem {
+            Some(why) => cx.error_spanned_by(
+                &lit,
+                format!(
+                    "invalid `delimiter` {:?}: {why}; the delimiter is one ASCII punctuation character other than \
+                     `{}`, such as `\"|\"` or `\"/\"` (the default is `\"#\"`)",
+                    text,
+                    template::RESERVED_DELIMITERS
+                ),
+            ),
+            None => self.delimiter = Some((text.chars().next().unwrap_or('#'), lit)),
+        }
+    }
+
+    /// The character between the segments of the entity's keys (`#` by default).
+    pub fn delimiter(&self) -> char {
+        self.delimiter.as_ref().map_or('#', |(c, _)| *c)
     }
 
     pub fn case(&self) -> KeyCase {
@@ -95,7 +141,8 @@ impl KeyStyleAttrs {
             KeyCase::Upper => quote!(__de::KeyCase::Upper),
         };
         let escape = !self.verbatim.as_ref().is_some_and(|(v, _)| *v);
-        quote!(__de::KeyStyle { case: #case, escape: #escape })
+        let delimiter = self.delimiter();
+        quote!(__de::KeyStyle { case: #case, escape: #escape, delimiter: #delimiter })
     }
 }
 
@@ -120,8 +167,10 @@ pub fn segment_expr(segment: &Segment, style: &KeyStyleAttrs) -> TokenStream {
 /// The key style rules:
 /// * `<field:raw>` names an integer field (or an `Option` of one): only integers have a padded
 ///   form to leave out.
-/// * `key_fields = "keys"` cannot go with a case-folding `key_case`: a key field would be
-///   stored only in a key that has lost its case.
+/// * `#[entity(folded)]` goes on a key field of an entity whose `key_case` folds.
+/// * Under `key_fields = "keys"` and a case-folding `key_case`, a field stored only in keys is
+///   read back in the key's case: it must be `#[entity(folded)]` (or an integer, which folding
+///   does not change).
 pub fn check(entity: &Entity, cx: &Ctxt) {
     for t in entity.templates() {
         let Some(parsed) = &t.parsed else { continue };
@@ -140,13 +189,46 @@ pub fn check(entity: &Entity, cx: &Ctxt) {
             }
         }
     }
-    if let (true, Some((_, lit))) = (entity.attrs.key_fields_in_keys, &entity.attrs.key_style.case) {
-        if entity.attrs.key_style.folds_case() {
-            cx.error_spanned_by(
-                lit,
-                "`key_case` folds the case of the values in keys, so a key field cannot be read back from its key: \
-                 remove `key_fields = \"keys\"`, so key fields are also stored as attributes",
+    let style = &entity.attrs.key_style;
+    for field in &entity.fields {
+        let Some(span) = field.folded else { continue };
+        if !style.folds_case() {
+            cx.error_at(
+                span,
+                format!(
+                    "`folded` reads `{}` back from a case-folded key in the key's case, but this entity's keys keep \
+                     their case: remove `folded`, or declare the keys' case with `key_case = \"lower\"` (or \
+                     `\"upper\"`)",
+                    field.name
+                ),
             );
+        } else if !entity.is_key_field(&field.name) {
+            cx.error_at(
+                span,
+                format!("`folded` applies to a field in a key template, and no key template holds `{}`", field.name),
+            );
+        }
+    }
+    // Key fields written only inside keys whose case is folded come back in the key's case:
+    // each such field must say that it takes the value so.
+    if let (true, Some((case, _))) = (entity.attrs.key_fields_in_keys, &style.case) {
+        if *case != KeyCase::AsIs {
+            let case_name = if *case == KeyCase::Lower { "lower" } else { "upper" };
+            for field in &entity.fields {
+                if entity.reads_folded(field) || !entity.held_by_key_text(&field.name) {
+                    continue;
+                }
+                cx.error_spanned_by(
+                    field.ident,
+                    format!(
+                        "`{name}` is written only inside keys that `key_case = \"{case_name}\"` folds, so it would \
+                         be read back in {case_name}case (`alice` for `Alice`): mark it `#[entity(folded)]` to take \
+                         the value in the key's case, or remove `key_fields = \"keys\"` so that key fields are \
+                         also stored as attributes, with their case",
+                        name = field.name
+                    ),
+                );
+            }
         }
     }
 }

@@ -82,8 +82,19 @@ enum Piece<'s> {
     Shard(Segment),
 }
 
-/// Parses `source` (the value of the string literal).
+/// Parses `source` (the value of the string literal) with the default delimiter `#`.
+#[cfg(test)]
 pub fn parse(source: &str) -> Result<Template, TemplateError> {
+    parse_with(source, '#')
+}
+
+/// The characters a key delimiter cannot be: the escape character and the characters of the
+/// placeholder syntax (`<field:raw>`, `<shard(field, N)>`, field names).
+pub const RESERVED_DELIMITERS: &str = "%<>():,_";
+
+/// Parses `source` with `delimiter` between its segments (`#[entity(delimiter = "|")]`; one
+/// ASCII punctuation character outside [`RESERVED_DELIMITERS`], checked by the caller).
+pub fn parse_with(source: &str, delimiter: char) -> Result<Template, TemplateError> {
     if source.is_empty() {
         return Err(TemplateError::new(
             0..0,
@@ -93,10 +104,10 @@ pub fn parse(source: &str) -> Result<Template, TemplateError> {
     }
     let mut segments = Vec::new();
     let mut start = 0;
-    for text in source.split('#') {
+    for text in source.split(delimiter) {
         let range = start..start + text.len();
         start = range.end + 1;
-        segments.push(parse_segment(source, text, range)?);
+        segments.push(parse_segment(source, text, range, delimiter)?);
     }
     let mut seen: Vec<&str> = Vec::new();
     for segment in &segments {
@@ -134,16 +145,16 @@ pub fn parse(source: &str) -> Result<Template, TemplateError> {
     Ok(Template { segments })
 }
 
-fn parse_segment(source: &str, text: &str, range: Range<usize>) -> Result<Segment, TemplateError> {
+fn parse_segment(source: &str, text: &str, range: Range<usize>, d: char) -> Result<Segment, TemplateError> {
     if text.is_empty() {
         // Point at the delimiter(s) around the empty segment.
         let at = range.start;
         let (span, message) = if at == 0 {
-            (0..1, "a key template cannot start with `#`")
+            (0..1, format!("a key template cannot start with `{d}`"))
         } else if at == source.len() {
-            (at - 1..at, "a key template cannot end with `#`")
+            (at - 1..at, format!("a key template cannot end with `{d}`"))
         } else {
-            (at - 1..at + 1, "empty segment `##` in key template: `#` separates non-empty segments")
+            (at - 1..at + 1, format!("empty segment `{d}{d}` in key template: `{d}` separates non-empty segments"))
         };
         return Err(TemplateError::new(span, message));
     }
@@ -269,11 +280,15 @@ fn parse_segment(source: &str, text: &str, range: Range<usize>) -> Result<Segmen
                 }
             }
             let what = if pieces.iter().any(|(p, _)| matches!(p, Piece::Shard(_))) {
-                "a shard suffix must fill a whole `#`-separated segment"
+                format!("a shard suffix must fill a whole `{d}`-separated segment")
             } else {
                 "a segment holds at most one placeholder, or the parts could not be told apart when the key is read"
+                    .to_owned()
             };
-            Err(TemplateError::new(range, format!("{what}: write `{}` instead of `{text}`", fixed.join("#"))))
+            Err(TemplateError::new(
+                range,
+                format!("{what}: write `{}` instead of `{text}`", fixed.join(&d.to_string())),
+            ))
         }
     }
 }

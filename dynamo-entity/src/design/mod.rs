@@ -310,5 +310,5 @@ fn shape(t: &Template) -> String {
             Segment::Shard { count, .. } => format!("<shard/{count}>"),
         })
         .collect::<Vec<_>>()
-        .join("#")
+        .join(&t.style.delimiter.to_string())
 }

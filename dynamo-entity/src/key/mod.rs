@@ -5,7 +5,8 @@
 //! literal text or exactly one placeholder, with optional literal text around it inside the
 //! segment ([`Segment::Part`]: `user_<id>`, `o<num>`, as other writers form keys). Encoding
 //! follows these rules (an entity may declare another writer's conventions instead: see
-//! [`style`] for case folding, verbatim values and unpadded `<field:raw>` integers):
+//! [`style`] for another delimiter than `#`, case folding, verbatim values and unpadded
+//! `<field:raw>` integers):
 //!
 //! * **Reversible escaping.** Inside a key part, `#` is written `%23` and `%` is written `%25`.
 //!   An encoded part never contains the delimiter, so two different tuples of parts never give
@@ -245,8 +246,8 @@ impl Template {
         })
     }
 
-    /// The literal segments before the first placeholder, each followed by the delimiter:
-    /// `REVIEW#` for `REVIEW#<id>`, empty for `<submitted_at>`. For a template without any
+    /// The literal segments before the first placeholder, each followed by the template's
+    /// delimiter ([`KeyStyle::delimiter`]): `REVIEW#` for `REVIEW#<id>`, `USER|` for `USER|<id>`, empty for `<submitted_at>`. For a template without any
     /// placeholder (`META`) this is the whole key followed by `#`; see [`Template::constant`].
     pub fn literal_prefix(&self) -> String {
         let mut out = String::new();
@@ -254,7 +255,7 @@ impl Template {
             match seg {
                 Segment::Literal(l) => {
                     out.push_str(l);
-                    out.push(DELIMITER);
+                    out.push(self.style.delimiter);
                 }
                 Segment::Field(_) | Segment::Part { .. } | Segment::Shard { .. } => break,
             }
@@ -270,7 +271,7 @@ impl Template {
         let mut out = String::new();
         for (i, seg) in self.segments.iter().enumerate() {
             if i > 0 {
-                out.push(DELIMITER);
+                out.push(self.style.delimiter);
             }
             if let Segment::Literal(l) = seg {
                 out.push_str(l);
@@ -303,7 +304,7 @@ impl Template {
     pub fn parse<'k>(&self, key: &'k str) -> Result<Vec<Cow<'k, str>>, KeyParseError> {
         let err = |reason: &'static str| KeyParseError { template: self.source, key: key.to_owned(), reason };
         let mut parts = Vec::with_capacity(self.segments.len());
-        let mut pieces = key.split(DELIMITER);
+        let mut pieces = key.split(self.style.delimiter);
         for seg in self.segments {
             let piece = pieces.next().ok_or_else(|| err("it has fewer segments than the template"))?;
             match seg {
@@ -353,7 +354,7 @@ impl Template {
             (AttributeValue::N(n), KeyType::N) => return self.segments.len() == 1 && !n.is_empty(),
             _ => return false,
         };
-        let mut pieces = text.split(DELIMITER);
+        let mut pieces = text.split(self.style.delimiter);
         for seg in self.segments {
             let Some(piece) = pieces.next() else { return false };
             let ok = match seg {
@@ -483,13 +484,15 @@ pub enum KeyPartError {
         /// The text the implementation wrote.
         text: String,
     },
-    /// The value holds the delimiter `#`, and the entity writes values verbatim
-    /// (`#[entity(key_values = "verbatim")]`, see [`KeyStyle::escape`]): written so, the key
-    /// would have another structure.
-    #[error("`{text}` holds the delimiter `#`, which this entity's keys do not escape")]
+    /// The value holds the key's delimiter (`#`, or the entity's `#[entity(delimiter = "|")]`),
+    /// and the entity writes values verbatim (`#[entity(key_values = "verbatim")]`, see
+    /// [`KeyStyle::escape`]): written so, the key would have another structure.
+    #[error("`{text}` holds the delimiter `{delimiter}`, which this entity's keys do not escape")]
     Delimiter {
         /// The value, unescaped.
         text: String,
+        /// The key's delimiter.
+        delimiter: char,
     },
 }
 

@@ -4,24 +4,35 @@
 //! value and zero-pad integers. Tables written by other clients often do none of these: ElectroDB
 //! 3 lowercases whole keys and never escapes, many services write `ORDER#17` without padding.
 //! An entity declares what its keys look like with `#[entity(key_case = "lower")]`,
-//! `#[entity(key_values = "verbatim")]` and `<field:raw>` placeholders; this module holds the
+//! `#[entity(key_values = "verbatim")]`, `#[entity(delimiter = "|")]` and `<field:raw>`
+//! placeholders; this module holds the
 //! runtime side: [`KeyStyle`] on every [`Template`](super::Template), and the one function that
 //! turns a part written by [`KeyPart::write_part`](super::KeyPart::write_part) (always in the
 //! library's canonical form: `#` and `%` escaped) into the text a styled key holds.
 //!
 //! What each choice costs:
 //!
+//! * **Another delimiter** ([`KeyStyle::delimiter`], such as `|` for `USER|123`): templates are
+//!   split at it, a value holding it is escaped as `%` and its two hex digits (`%7C`; `#` is then
+//!   plain text) or, with verbatim values, refused; `begins_with` prefixes and range bounds end
+//!   at it. The entities of one table share one delimiter (`#[derive(TableDef)]` checks it), so
+//!   that the table's collision checks can compare keys segment by segment. String order of the
+//!   keys follows the order of their parts only for fixed-width parts (integers, times, dates)
+//!   or parts whose characters all sort after the delimiter: `|` (0x7C) sorts after letters and
+//!   digits, so `ORDER|2026-05-010|…` comes before `ORDER|2026-05-01|…`, and a sort-key range
+//!   over variable-width text parts follows the keys' order, not the parts'.
 //! * **Case folding** ([`KeyCase::Lower`], [`KeyCase::Upper`]) loses the value's case, so a key
-//!   field is never read back from a case-folded key: it must be stored as an attribute too
-//!   (the default `key_fields = "attributes"`), and queries fold the values they are given.
+//!   field is read back from a case-folded key only when it takes the value in that case
+//!   (`#[entity(folded)]`: `alice` for a stored `Alice`; integers, which folding keeps, too);
+//!   other key fields are read from their attributes. Queries fold the values they are given.
 //! * **Verbatim values** ([`KeyStyle::escape`] `false`) match writers that never escape; a value
-//!   holding the delimiter `#` would change the key's structure, so it is refused before any
+//!   holding the delimiter would change the key's structure, so it is refused before any
 //!   request is sent ([`KeyPartError::Delimiter`]).
 //! * **Unpadded integers** (`<count:raw>`, [`Segment::Part`](super::Segment::Part) with `raw`)
 //!   do not sort numerically (`10` sorts before `9`): a sort-key range condition over such a part
 //!   is refused when the request is built, and the design lint reports raw parts in sort keys.
 
-use super::{KeyPartError, unescape};
+use super::{DELIMITER, ESCAPE, KeyPartError, unescape};
 
 /// The case a key is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -41,19 +52,78 @@ pub struct KeyStyle {
     /// The case of the key. The derive writes the template's literal text already in this case,
     /// so only values are folded when a key is written.
     pub case: KeyCase,
-    /// `true`: the delimiter `#` and the escape character `%` inside a value are escaped
-    /// (`%23`, `%25`), so any value can be a part. `false`: values are written as they are
-    /// (`%` too), and a value holding `#` is refused.
+    /// `true`: the delimiter and the escape character `%` inside a value are escaped (`%23`
+    /// for `#`, `%7C` for `|`: `%` and the delimiter's two uppercase hex digits; `%25` for `%`),
+    /// so any value can be a part. `false`: values are written as they are (`%` too), and a
+    /// value holding the delimiter is refused.
     pub escape: bool,
+    /// The delimiter between the segments of a key: [`DELIMITER`] (`#`) unless the entity
+    /// declares another (`#[entity(delimiter = "|")]`, for keys such as `USER|123`). Always one
+    /// ASCII punctuation character other than `%`, `<` and `>` (the derive checks it).
+    pub delimiter: char,
 }
 
 impl KeyStyle {
     /// The library's own form: values escaped, case kept.
-    pub const DEFAULT: KeyStyle = KeyStyle { case: KeyCase::AsIs, escape: true };
+    pub const DEFAULT: KeyStyle = KeyStyle { case: KeyCase::AsIs, escape: true, delimiter: DELIMITER };
 
     /// Whether this is [`KeyStyle::DEFAULT`] (usable in constant evaluation).
     pub const fn is_default(&self) -> bool {
-        matches!(self.case, KeyCase::AsIs) && self.escape
+        matches!(self.case, KeyCase::AsIs) && self.escape && self.delimiter == DELIMITER
+    }
+
+    /// Whether a key of this style is written with another delimiter than `#`.
+    pub const fn other_delimiter(&self) -> bool {
+        self.delimiter != DELIMITER
+    }
+
+    /// The two uppercase hex digits of the delimiter's escape (`23` for `#`, `7C` for `|`).
+    fn delimiter_code(&self) -> [u8; 2] {
+        const HEX: &[u8; 16] = b"0123456789ABCDEF";
+        let b = self.delimiter as u32 as u8;
+        [HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xF)]]
+    }
+
+    /// Appends `raw` to `out` escaped for this style's delimiter: `%` as `%25`, the delimiter
+    /// as `%` and its hex code; every other character as it is.
+    fn escape_into(&self, raw: &str, out: &mut String) {
+        let code = self.delimiter_code();
+        for c in raw.chars() {
+            if c == ESCAPE {
+                out.push_str("%25");
+            } else if c == self.delimiter {
+                out.push(ESCAPE);
+                out.push(char::from(code[0]));
+                out.push(char::from(code[1]));
+            } else {
+                out.push(c);
+            }
+        }
+    }
+
+    /// Reverses [`KeyStyle::escape_into`]: `None` for a `%` that starts neither `%25` nor the
+    /// delimiter's escape.
+    fn unescape<'k>(&self, piece: &'k str) -> Option<std::borrow::Cow<'k, str>> {
+        if !self.other_delimiter() {
+            return unescape(piece);
+        }
+        if !piece.contains(ESCAPE) {
+            return Some(std::borrow::Cow::Borrowed(piece));
+        }
+        let code = self.delimiter_code();
+        let mut out = String::with_capacity(piece.len());
+        let mut rest = piece;
+        while let Some(i) = rest.find(ESCAPE) {
+            out.push_str(&rest[..i]);
+            match rest.as_bytes().get(i + 1..i + 3) {
+                Some(b"25") => out.push(ESCAPE),
+                Some(c) if c == code => out.push(self.delimiter),
+                _ => return None,
+            }
+            rest = &rest[i + 3..];
+        }
+        out.push_str(rest);
+        Some(std::borrow::Cow::Owned(out))
     }
 
     /// Whether the case of values is lost in keys of this style.
@@ -65,36 +135,47 @@ impl KeyStyle {
     /// wrote it (canonical: `#` and `%` escaped), into this style.
     ///
     /// # Errors
-    /// [`KeyPartError::Delimiter`] when values are verbatim and the value holds `#`.
+    /// [`KeyPartError::Delimiter`] when values are verbatim and the value holds the delimiter.
     pub(crate) fn restyle(&self, out: &mut String, start: usize) -> Result<(), KeyPartError> {
         if self.is_default() {
             return Ok(());
         }
         let written = &out[start..];
-        let mut text = if self.escape {
-            written.to_owned()
+        let text = if self.escape && !self.other_delimiter() {
+            // `%23` / `%25` are digits: folding keeps every escape.
+            self.fold(written.to_owned())
         } else {
             let raw = unescape(written).ok_or_else(|| KeyPartError::Unescaped { text: written.to_owned() })?;
-            if raw.contains(super::DELIMITER) {
-                return Err(KeyPartError::Delimiter { text: raw.into_owned() });
+            // Folded before escaping: the hex letters of an escape (`%7C`) keep their case.
+            let raw = self.fold(raw.into_owned());
+            if self.escape {
+                let mut text = String::with_capacity(raw.len() + 2);
+                self.escape_into(&raw, &mut text);
+                text
+            } else if raw.contains(self.delimiter) {
+                return Err(KeyPartError::Delimiter { text: raw, delimiter: self.delimiter });
+            } else {
+                raw
             }
-            raw.into_owned()
         };
-        match self.case {
-            KeyCase::AsIs => {}
-            // `%23` / `%25` are digits: folding keeps every escape.
-            KeyCase::Lower => text = text.to_lowercase(),
-            KeyCase::Upper => text = text.to_uppercase(),
-        }
         out.truncate(start);
         out.push_str(&text);
         Ok(())
     }
 
+    /// `text` in this style's case.
+    fn fold(&self, text: String) -> String {
+        match self.case {
+            KeyCase::AsIs => text,
+            KeyCase::Lower => text.to_lowercase(),
+            KeyCase::Upper => text.to_uppercase(),
+        }
+    }
+
     /// The value text of one part read from a key of this style: unescaped when the style
     /// escapes, as stored otherwise. `None` for a malformed escape.
     pub(crate) fn unstyle<'k>(&self, piece: &'k str) -> Option<std::borrow::Cow<'k, str>> {
-        if self.escape { unescape(piece) } else { Some(std::borrow::Cow::Borrowed(piece)) }
+        if self.escape { self.unescape(piece) } else { Some(std::borrow::Cow::Borrowed(piece)) }
     }
 }
 
@@ -111,16 +192,16 @@ mod tests {
 
     #[test]
     fn styles_rewrite_the_canonical_part() {
-        let lower = KeyStyle { case: KeyCase::Lower, escape: true };
-        let verbatim = KeyStyle { case: KeyCase::AsIs, escape: false };
-        let both = KeyStyle { case: KeyCase::Lower, escape: false };
-        let upper = KeyStyle { case: KeyCase::Upper, escape: true };
+        let lower = KeyStyle { case: KeyCase::Lower, escape: true, delimiter: '#' };
+        let verbatim = KeyStyle { case: KeyCase::AsIs, escape: false, delimiter: '#' };
+        let both = KeyStyle { case: KeyCase::Lower, escape: false, delimiter: '#' };
+        let upper = KeyStyle { case: KeyCase::Upper, escape: true, delimiter: '#' };
         assert_eq!(restyled(KeyStyle::DEFAULT, "Ab%23c").unwrap(), "X#Ab%23c");
         assert_eq!(restyled(lower, "Ab%23C").unwrap(), "X#ab%23c");
         assert_eq!(restyled(upper, "ab%25c").unwrap(), "X#AB%25C");
         assert_eq!(restyled(verbatim, "50%25 Off").unwrap(), "X#50% Off");
         assert_eq!(restyled(both, "Alice").unwrap(), "X#alice");
-        assert_eq!(restyled(verbatim, "a%23b"), Err(KeyPartError::Delimiter { text: "a#b".into() }));
+        assert_eq!(restyled(verbatim, "a%23b"), Err(KeyPartError::Delimiter { text: "a#b".into(), delimiter: '#' }));
         assert_eq!(verbatim.unstyle("50%").as_deref(), Some("50%"));
         assert_eq!(KeyStyle::DEFAULT.unstyle("a%23b").as_deref(), Some("a#b"));
         assert_eq!(KeyStyle::DEFAULT.unstyle("a%2"), None);
@@ -142,7 +223,7 @@ mod tests {
         ],
         key_type: KeyType::S,
         cardinality: Cardinality::High,
-        style: KeyStyle { case: KeyCase::Lower, escape: false },
+        style: KeyStyle { case: KeyCase::Lower, escape: false, delimiter: '#' },
     };
     static AROUND: Template = Template {
         source: "o<num>.v#<name>",
@@ -203,5 +284,91 @@ mod tests {
         m.part("7#.v");
         m.part("x");
         assert!(m.finish());
+    }
+
+    /// `USER|<id>|<n>`: another delimiter, values escaped.
+    static PIPES: Template = Template {
+        source: "USER|<id>|n_<n>",
+        segments: &[
+            Segment::Literal("USER"),
+            Segment::Field("id"),
+            Segment::Part { prefix: "n_", field: "n", suffix: "", raw: false },
+        ],
+        key_type: KeyType::S,
+        cardinality: Cardinality::High,
+        style: KeyStyle { case: KeyCase::AsIs, escape: true, delimiter: '|' },
+    };
+    /// The same, values verbatim and lowercased (as a writer that never escapes).
+    static PIPES_VERBATIM: Template = Template {
+        source: "USER|<id>|n_<n>",
+        segments: PIPES.segments,
+        key_type: KeyType::S,
+        cardinality: Cardinality::High,
+        style: KeyStyle { case: KeyCase::Lower, escape: false, delimiter: '|' },
+    };
+
+    #[test]
+    fn another_delimiter_is_escaped_or_refused_and_splits_keys() {
+        let pipe = PIPES.style;
+        assert!(!pipe.is_default() && pipe.other_delimiter() && !KeyStyle::DEFAULT.other_delimiter());
+        // `|` is escaped as `%7C`, `%` as `%25`; `#` is plain text.
+        assert_eq!(restyled(pipe, "a|b%23c%25").unwrap(), "X#a%7Cb#c%25");
+        assert_eq!(pipe.unstyle("a%7Cb#c%25").as_deref(), Some("a|b#c%"));
+        assert_eq!(pipe.unstyle("a%23b"), None, "`%23` is no escape under `|`");
+        // Folding keeps the escape's hex digits uppercase.
+        let lower_pipe = KeyStyle { case: KeyCase::Lower, escape: true, delimiter: '|' };
+        assert_eq!(restyled(lower_pipe, "A|B").unwrap(), "X#a%7Cb");
+        assert_eq!(
+            restyled(PIPES_VERBATIM.style, "a|B#"),
+            Err(KeyPartError::Delimiter { text: "a|b#".into(), delimiter: '|' })
+        );
+        assert_eq!(restyled(PIPES_VERBATIM.style, "Team%237").unwrap(), "X#team#7");
+
+        assert_eq!(write(&PIPES, "a|b#c", 7).unwrap(), AttributeValue::S("USER|a%7Cb#c|n_0000000007".into()));
+        assert_eq!(PIPES.parse("USER|a%7Cb#c|n_0000000007").unwrap(), vec!["a|b#c", "0000000007"]);
+        assert!(PIPES.parse("USER#a|n_1").is_err(), "`#` does not split these keys");
+        assert!(PIPES.fits(&AttributeValue::S("USER|x#y|n_1".into())));
+        assert!(!PIPES.fits(&AttributeValue::S("USER#x#n_1".into())));
+        assert_eq!(PIPES.literal_prefix(), "USER|");
+        assert!(matches(&PIPES, "USER|a%7Cb#c|n_0000000007", "a|b#c", 7));
+        assert!(!matches(&PIPES, "USER|a|b#c|n_0000000007", "a|b#c", 7));
+
+        assert_eq!(write(&PIPES_VERBATIM, "Team#7", 1).unwrap(), AttributeValue::S("USER|team#7|n_0000000001".into()));
+        assert!(matches!(
+            write(&PIPES_VERBATIM, "a|b", 1),
+            Err(KeyError::Part { field: "id", reason: KeyPartError::Delimiter { delimiter: '|', .. }, .. })
+        ));
+        assert_eq!(PIPES_VERBATIM.parse("USER|50%|n_1").unwrap(), vec!["50%", "1"]);
+        static CONST: Template = Template {
+            source: "A|B",
+            segments: &[Segment::Literal("A"), Segment::Literal("B")],
+            key_type: KeyType::S,
+            cardinality: Cardinality::Low,
+            style: KeyStyle { case: KeyCase::AsIs, escape: true, delimiter: '|' },
+        };
+        assert_eq!(CONST.constant().as_deref(), Some("A|B"));
+        assert_eq!(write_const(&CONST), AttributeValue::S("A|B".into()));
+    }
+
+    fn write_const(t: &'static Template) -> AttributeValue {
+        KeyWriter::new(KeyContext { entity: "C", attribute: "SK", template: t, max_bytes: 1024 }).finish().unwrap()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn another_delimiter_round_trips_and_never_collides(
+            a in "[|#%a]{1,4}", b in "[|#%a]{1,4}", c in "[|#%a]{1,4}", d in "[|#%a]{1,4}", n: u32, m: u32,
+        ) {
+            let key = |x: &str, n: u32| write(&PIPES, x, n).unwrap();
+            let written = key(&a, n);
+            let text = written.as_s().unwrap();
+            let expected = [a.clone(), format!("{n:010}")];
+            proptest::prop_assert_eq!(PIPES.parse(text).unwrap(), expected);
+            proptest::prop_assert!(PIPES.fits(&written));
+            proptest::prop_assert_eq!(a == c && n == m, key(&a, n) == key(&c, m));
+            proptest::prop_assert_eq!(a == b, key(&a, 1) == key(&b, 1));
+            // The matcher agrees with the writer.
+            proptest::prop_assert_eq!(matches(&PIPES, text, &d, n), d == a);
+        }
     }
 }

@@ -7,8 +7,7 @@
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::{
-    DELIMITER, KeyError, KeyPart, KeyPartError, KeyType, PartForm, Segment, ShardBy, Template, affixed, shard_of,
-    shard_width,
+    KeyError, KeyPart, KeyPartError, KeyType, PartForm, Segment, ShardBy, Template, affixed, shard_of, shard_width,
 };
 
 /// Where a key is being written, for error messages.
@@ -90,7 +89,7 @@ impl<'a> KeyMatcher<'a> {
         if self.next == 0 {
             return true;
         }
-        match self.rest.strip_prefix(DELIMITER) {
+        match self.rest.strip_prefix(self.template.style.delimiter) {
             Some(r) => {
                 self.rest = r;
                 true
@@ -137,7 +136,9 @@ impl<'a> KeyMatcher<'a> {
         }
         let (mut form, end) = match self.template.key_type {
             KeyType::N => (PartForm::Number, self.rest.len()),
-            KeyType::S => (PartForm::Composite, self.rest.find(DELIMITER).unwrap_or(self.rest.len())),
+            KeyType::S => {
+                (PartForm::Composite, self.rest.find(self.template.style.delimiter).unwrap_or(self.rest.len()))
+            }
         };
         if raw {
             form = PartForm::Number;
@@ -223,7 +224,7 @@ impl KeyWriter {
     fn literals(&mut self) {
         while let Some(Segment::Literal(l)) = self.ctx.template.segments.get(self.next) {
             if self.next > 0 {
-                self.out.push(DELIMITER);
+                self.out.push(self.ctx.template.style.delimiter);
             }
             self.out.push_str(l);
             self.next += 1;
@@ -254,7 +255,7 @@ impl KeyWriter {
     fn push_shard(&mut self, shard: u16, count: u16) {
         use std::fmt::Write as _;
         if self.next > 0 {
-            self.out.push(DELIMITER);
+            self.out.push(self.ctx.template.style.delimiter);
         }
         let _ = write!(self.out, "{shard:0width$}", width = shard_width(count));
         self.next += 1;
@@ -323,7 +324,7 @@ impl KeyWriter {
     #[inline(always)]
     pub fn part<T: KeyPart + ?Sized>(&mut self, value: &T) -> Result<(), KeyError> {
         if self.next > 0 {
-            self.out.push(DELIMITER);
+            self.out.push(self.ctx.template.style.delimiter);
         }
         let mut form = if self.ctx.template.key_type == KeyType::N { PartForm::Number } else { PartForm::Composite };
         let mut suffix = "";
@@ -375,7 +376,7 @@ impl KeyWriter {
     pub(crate) fn encoded_part(&mut self, text: Option<&str>) -> Result<(), KeyError> {
         let field = self.current_field();
         if self.next > 0 {
-            self.out.push(DELIMITER);
+            self.out.push(self.ctx.template.style.delimiter);
         }
         let (prefix, suffix) = match self.ctx.template.segments.get(self.next) {
             Some(Segment::Part { prefix, suffix, .. }) => (*prefix, *suffix),

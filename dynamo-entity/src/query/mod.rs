@@ -57,7 +57,7 @@ use futures::{Stream, StreamExt, TryStreamExt};
 use crate::capacity::Capacity;
 use crate::error::{Error, ItemError};
 use crate::expr::{Condition, Placeholders};
-use crate::key::{DELIMITER, KeyContext, KeyError, KeyPart, KeyType, KeyWriter, MAX_SORT_KEY_BYTES};
+use crate::key::{KeyContext, KeyError, KeyPart, KeyType, KeyWriter, MAX_SORT_KEY_BYTES};
 use crate::limits;
 use crate::schema::{AttributeNames, Entity, EntitySchema, Index, IndexSchema, Item, PrimaryKey};
 use crate::table::{Call, Table};
@@ -416,9 +416,10 @@ impl<E: Entity, S> QueryRequest<E, S> {
     /// `begins_with(SK, prefix)` where the prefix is the given leading parts and the literal
     /// text after them, ending at a delimiter.
     pub fn sk_begins_with<A: PartialSk<S>>(self, parts: A) -> Self {
+        let delimiter = self.spec.index.sk.style.delimiter;
         let cond = self.bound(&parts).map(|(v, _)| match v {
             AttributeValue::S(mut p) if !p.is_empty() => {
-                p.push(DELIMITER);
+                p.push(delimiter);
                 SkCondition::BeginsWith(p)
             }
             _ => SkCondition::All,
@@ -456,13 +457,14 @@ impl<E: Entity, S> QueryRequest<E, S> {
                 // No part given and no literal text before the first placeholder.
                 _ => return SkCondition::All,
             };
-            // Every key whose leading parts equal the prefix starts with `prefix#`; `$` is the
-            // character after `#`, so `prefix$` lies after all of them.
+            // Every key whose leading parts equal the prefix starts with `prefix#` (the sort
+            // key's delimiter); `$`, the character after `#`, puts `prefix$` after all of them.
+            let (at, after) = delimiter_and_next(self.spec.index.sk);
             let (op, suffix) = match op {
-                ">" => (">=", '$'),
-                ">=" => (">=", '#'),
-                "<" => ("<", '#'),
-                _ => ("<", '$'),
+                ">" => (">=", after),
+                ">=" => (">=", at),
+                "<" => ("<", at),
+                _ => ("<", after),
             };
             SkCondition::Cmp(op, AttributeValue::S(format!("{p}{suffix}")))
         });
@@ -498,6 +500,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
         }
         let lo = self.bound(&low);
         let hi = self.bound(&high);
+        let (at, after) = delimiter_and_next(self.spec.index.sk);
         let cond = match (lo, hi) {
             (Ok((lo, lp)), Ok((hi, hp))) => {
                 let widen = |v: AttributeValue, partial: bool, c: char| match v {
@@ -508,10 +511,10 @@ impl<E: Entity, S> QueryRequest<E, S> {
                 let open_hi = hp && matches!(&hi, AttributeValue::S(b) if b.is_empty());
                 Ok(match (open_lo, open_hi) {
                     (true, true) => SkCondition::All,
-                    (true, false) => SkCondition::Cmp("<=", widen(hi, hp, '$')),
-                    (false, true) => SkCondition::Cmp(">=", widen(lo, lp, '#')),
+                    (true, false) => SkCondition::Cmp("<=", widen(hi, hp, after)),
+                    (false, true) => SkCondition::Cmp(">=", widen(lo, lp, at)),
                     (false, false) => {
-                        let (lo, hi) = (widen(lo, lp, '#'), widen(hi, hp, '$'));
+                        let (lo, hi) = (widen(lo, lp, at), widen(hi, hp, after));
                         let reversed = match (&lo, &hi) {
                             (AttributeValue::S(a), AttributeValue::S(b)) => a > b,
                             (AttributeValue::N(a), AttributeValue::N(b)) => {
@@ -1047,6 +1050,14 @@ fn has_primary_shape(schema: &crate::schema::EntitySchema, item: &Item) -> bool 
         _ => false,
     };
     fits(schema.primary.pk, schema.names.pk) && fits(schema.primary.sk, schema.names.sk)
+}
+
+/// The sort key's delimiter and the character right after it (`#` and `$` by default): a
+/// partial range bound `prefix` + delimiter lies before every key with those leading parts,
+/// `prefix` + the next character after all of them.
+fn delimiter_and_next(sk: &crate::key::Template) -> (char, char) {
+    let d = sk.style.delimiter;
+    (d, char::from_u32(u32::from(d) + 1).unwrap_or(d))
 }
 
 /// Whether a query of `schema` keeps `item`: its type attribute names the entity; in a table

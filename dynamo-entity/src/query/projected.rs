@@ -18,8 +18,8 @@
 use crate::schema::{EntitySchema, Index, Projection};
 
 /// Whether `projection` of `index` holds everything an item of `schema` is decoded from: its
-/// fields' attributes, except those a key always projected into the index holds (the primary
-/// key, and the index's own keys).
+/// fields' attributes, except those a key always projected into the index holds in a form they
+/// are read back from (the primary key, and the index's own keys), and its constant attributes.
 pub(crate) fn covers(schema: &EntitySchema, index: Index, projection: Projection) -> bool {
     let listed = match projection {
         Projection::All => return true,
@@ -31,9 +31,27 @@ pub(crate) fn covers(schema: &EntitySchema, index: Index, projection: Projection
         [Some(schema.primary.pk), Some(schema.primary.sk), own.map(|i| i.pk), own.map(|i| i.sk)]
             .into_iter()
             .flatten()
-            .any(|t| t.fields().any(|f| f == field))
+            .any(|t| schema.readable(t, field).is_some())
     };
     schema.fields.iter().all(|f| schema.key_only(f.field) || in_keys(f.field) || listed.contains(&f.attribute))
+        && schema.constants.iter().all(|c| listed.contains(&c.attribute))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::{ConstantSchema, ConstantValue};
+
+    #[test]
+    fn constant_attributes_must_be_projected_too() {
+        let mut s = crate::schema::check::failed_schema("E");
+        assert!(covers(&s, Index::Gsi(1), Projection::KeysOnly), "nothing to read");
+        s.constants = &[ConstantSchema { attribute: "__edb_v__", value: ConstantValue::S("1") }];
+        assert!(!covers(&s, Index::Gsi(1), Projection::KeysOnly));
+        assert!(!covers(&s, Index::Gsi(1), Projection::Include(&["name"])));
+        assert!(covers(&s, Index::Gsi(1), Projection::Include(&["name", "__edb_v__"])));
+        assert!(covers(&s, Index::Gsi(1), Projection::All));
+    }
 }
 
 /// Whether `item`, read from secondary index `index` of a table whose projections are not

@@ -70,6 +70,7 @@ pub const fn failed_schema(name: &'static str) -> EntitySchema {
         ttl: None,
         key_fields: KeyFields::Attributes,
         schema_version: None,
+        constants: &[],
     }
 }
 
@@ -238,11 +239,19 @@ pub const fn first_ttl(entities: &[&EntitySchema]) -> usize {
     usize::MAX
 }
 
-/// Whether `s` stores a field in attribute `attribute`.
+/// Whether `s` stores a field, or a constant (`#[entity(constant(...))]`), in attribute
+/// `attribute`.
 pub const fn stores_attribute(s: &EntitySchema, attribute: &str) -> bool {
     let mut i = 0;
     while i < s.fields.len() {
         if str_eq(s.fields[i].attribute, attribute) {
+            return true;
+        }
+        i += 1;
+    }
+    let mut i = 0;
+    while i < s.constants.len() {
+        if str_eq(s.constants[i].attribute, attribute) {
             return true;
         }
         i += 1;
@@ -302,7 +311,9 @@ pub const fn first_same_name(entities: &[&EntitySchema], later: usize) -> usize 
 /// assert!(!keys_collide(&failed_schema("A"), &failed_schema("B")));
 /// ```
 pub const fn keys_collide(a: &EntitySchema, b: &EntitySchema) -> bool {
-    if !is_checked(a) || !is_checked(b) {
+    // Keys of other delimiters are not compared segment by segment: `delimiters_differ` is
+    // the error then.
+    if !is_checked(a) || !is_checked(b) || delimiters_differ(a, b) {
         return false;
     }
     let (apk, ask, bpk, bsk) = (a.primary.pk, a.primary.sk, b.primary.pk, b.primary.sk);
@@ -316,6 +327,14 @@ pub const fn keys_collide(a: &EntitySchema, b: &EntitySchema) -> bool {
     }
     let mut u = Unifier::new(a, b);
     u.templates(apk, bpk, apk.segments.len()) && u.templates(ask, bsk, ask.segments.len()) && !u.overflow
+}
+
+/// Whether entities `a` and `b` delimit the segments of their keys with different characters
+/// (`#[entity(delimiter = "|")]`, [`KeyStyle::delimiter`](crate::key::KeyStyle::delimiter)).
+/// The entities of one table share one delimiter: the collision checks compare keys segment by
+/// segment, which keys split at different characters do not allow.
+pub const fn delimiters_differ(a: &EntitySchema, b: &EntitySchema) -> bool {
+    is_checked(a) && is_checked(b) && a.primary.pk.style.delimiter != b.primary.pk.style.delimiter
 }
 
 /// The number of literal segments before the first placeholder of `t`, when the query of an
@@ -376,7 +395,7 @@ const fn segment_may_start_with_digit(s: &EntitySchema, seg: Segment) -> bool {
 /// that prefix, delimiter included (so `REVIEW#` matches `REVIEW#<x>#…` but not `REVIEWS#…` or
 /// a one-segment `REVIEW`).
 pub const fn prefix_reads(a: &EntitySchema, b: &EntitySchema, index: Index) -> bool {
-    if !is_checked(a) || !is_checked(b) {
+    if !is_checked(a) || !is_checked(b) || delimiters_differ(a, b) {
         return false;
     }
     let (Some((apk, ask)), Some((bpk, bsk))) = (queried(a, index), templates(b, index)) else {
@@ -802,7 +821,7 @@ mod tests {
 
     /// A field of `shape`, for the shape-aware comparisons.
     const fn shaped(field: &'static str, shape: PartShape) -> FieldSchema {
-        FieldSchema { field, attribute: field, optional: false, unique: false, shape }
+        FieldSchema { field, attribute: field, optional: false, unique: false, shape, folded: false }
     }
 
     const U64: PartShape = PartShape::Digits { width: 20, signed: false };

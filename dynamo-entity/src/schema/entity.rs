@@ -38,6 +38,69 @@ pub struct FieldSchema {
     /// the collision checks; [`PartShape::Any`](crate::key::PartShape::Any) for a field in no
     /// key template.
     pub shape: crate::key::PartShape,
+    /// Whether the field may be read back from a case-folded key (`#[entity(key_case =
+    /// "lower")]`), taking the value in the key's case (`alice` for a stored `Alice`): the field
+    /// is `#[entity(folded)]`, or an integer, whose text folding does not change. Other key
+    /// fields of a case-folded key are read from their own attributes only.
+    pub folded: bool,
+}
+
+/// An attribute with one fixed value on every item of an entity
+/// (`#[entity(constant(__edb_v__ = "1"))]`), as other writers mark their items: ElectroDB 3's
+/// `__edb_v__`, DynamoDB Toolbox's `_et`. Every write of the entity stores it; every read checks
+/// it (an item without it, or with another value, does not decode:
+/// [`Error::Decode`](crate::Error::Decode) naming the attribute).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConstantSchema {
+    /// The attribute name.
+    pub attribute: &'static str,
+    /// The value it holds.
+    pub value: ConstantValue,
+}
+
+/// The value of a [`ConstantSchema`]: a string, number or boolean literal of the declaration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConstantValue {
+    /// A string (`S`): `constant(__edb_v__ = "1")`.
+    S(&'static str),
+    /// A number (`N`) as written: `constant(_v = 2)`. Compared numerically on read (`2.0`
+    /// equals `2`).
+    N(&'static str),
+    /// A boolean (`BOOL`): `constant(legacy = false)`.
+    Bool(bool),
+}
+
+impl ConstantValue {
+    /// The attribute value stored.
+    pub fn to_attribute(self) -> AttributeValue {
+        match self {
+            ConstantValue::S(s) => AttributeValue::S(s.to_owned()),
+            ConstantValue::N(n) => AttributeValue::N(n.to_owned()),
+            ConstantValue::Bool(b) => AttributeValue::Bool(b),
+        }
+    }
+
+    /// Whether `stored`, read from an item, is this value (numbers compared as numbers).
+    pub fn matches(self, stored: &AttributeValue) -> bool {
+        match (self, stored) {
+            (ConstantValue::S(a), AttributeValue::S(b)) => a == b,
+            (ConstantValue::N(a), AttributeValue::N(b)) => {
+                crate::value::compare_numbers(a, b) == std::cmp::Ordering::Equal
+            }
+            (ConstantValue::Bool(a), AttributeValue::Bool(b)) => a == *b,
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for ConstantValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConstantValue::S(s) => write!(f, "{s:?}"),
+            ConstantValue::N(n) => write!(f, "{n}"),
+            ConstantValue::Bool(b) => write!(f, "{b}"),
+        }
+    }
 }
 
 /// What `#[derive(Entity)]` knows about an entity: its type name, key templates and fields.
@@ -84,6 +147,9 @@ pub struct EntitySchema {
     /// on every item written; `None` for an entity without versions (see
     /// [`evolve`](crate::schema::evolve)).
     pub schema_version: Option<crate::schema::evolve::SchemaVersion>,
+    /// The attributes with one fixed value on every item (`#[entity(constant(...))]`), written
+    /// by every write and checked by every read.
+    pub constants: &'static [ConstantSchema],
 }
 
 /// The `#[entity(version)]` field of an entity.

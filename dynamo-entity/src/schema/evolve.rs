@@ -267,6 +267,7 @@ mod tests {
             ttl: None,
             key_fields: KeyFields::Attributes,
             schema_version: Some(SchemaVersion { attribute: SCHEMA_ATTRIBUTE, version, oldest, from: None }),
+            constants: &[],
         }
     }
 

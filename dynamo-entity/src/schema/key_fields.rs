@@ -62,14 +62,16 @@ fn position(template: &Template, field: &str) -> Option<(usize, PartForm)> {
     template.placeholders().enumerate().find_map(|(i, (f, form))| (f == field).then_some((i, form)))
 }
 
-/// Whether `template` holds `field` in a form it can be read back from: a placeholder names
-/// it and the key keeps the value's case (a case-folded key, see
-/// [`KeyStyle`](crate::key::KeyStyle), has lost it).
-fn readable(template: &Template, field: &str) -> Option<(usize, PartForm)> {
-    position(template, field).filter(|_| !template.style.folds_case())
-}
-
 impl EntitySchema {
+    /// Whether `template` holds `field` in a form it can be read back from: a placeholder names
+    /// it, and the key keeps the value's case (a case-folded key, see
+    /// [`KeyStyle`](crate::key::KeyStyle), has lost it) or the field takes its value in the
+    /// key's case ([`FieldSchema::folded`](crate::schema::FieldSchema::folded)).
+    pub(crate) fn readable(&self, template: &Template, field: &str) -> Option<(usize, PartForm)> {
+        position(template, field)
+            .filter(|_| !template.style.folds_case() || self.fields.iter().any(|f| f.field == field && f.folded))
+    }
+
     /// Every key template of the entity that writes an attribute, with that attribute's name
     /// under [`names`](EntitySchema::names), in the order reads try them: `PK`, `SK`, each
     /// GSI's partition then sort key, each LSI's sort key.
@@ -87,7 +89,7 @@ impl EntitySchema {
     /// with it). Under [`KeyFields::Keys`], exactly these fields are written without an
     /// attribute of their own.
     pub fn held_by_key(&self, field: &str) -> bool {
-        let fills = |t: &Template| readable(t, field).is_some();
+        let fills = |t: &Template| self.readable(t, field).is_some();
         if fills(self.primary.pk) || fills(self.primary.sk) {
             return true;
         }
@@ -106,7 +108,7 @@ impl EntitySchema {
     /// documentation).
     pub fn key_part_of<'i>(&self, item: &'i Item, field: &str) -> KeyPartSource<'i> {
         for (attribute, template) in self.key_templates() {
-            let Some((at, form)) = readable(template, field) else { continue };
+            let Some((at, form)) = self.readable(template, field) else { continue };
             let Some(stored) = item.get(attribute) else { continue };
             let text = match (stored, template.key_type) {
                 (AttributeValue::S(s), KeyType::S) | (AttributeValue::N(s), KeyType::N) => s.as_str(),
@@ -165,12 +167,24 @@ impl EntitySchema {
 /// parse as `T`.
 pub fn part_from_keys<T: KeyPart>(schema: &EntitySchema, item: &Item, field: &str) -> Result<Option<T>, String> {
     match schema.key_part_of(item, field) {
-        KeyPartSource::Found { text, form, attribute, template } => T::parse_part(&text, form).map(Some).map_err(|e| {
-            format!(
-                "the attribute is missing, and part `{field}` of {attribute} (`{}`) is not valid: {e}",
-                template.source
-            )
-        }),
+        KeyPartSource::Found { text, form, attribute, template } => T::parse_part(&text, form)
+            .or_else(|e| {
+                // A folded key holds `2026-05-01t12:00:00.000z` for a time: its value read in
+                // the other case parses when the written form was in that case.
+                let unfolded = match template.style.case {
+                    crate::key::KeyCase::AsIs => return Err(e),
+                    crate::key::KeyCase::Lower => text.to_uppercase(),
+                    crate::key::KeyCase::Upper => text.to_lowercase(),
+                };
+                T::parse_part(&unfolded, form).map_err(|_| e)
+            })
+            .map(Some)
+            .map_err(|e| {
+                format!(
+                    "the attribute is missing, and part `{field}` of {attribute} (`{}`) is not valid: {e}",
+                    template.source
+                )
+            }),
         KeyPartSource::Absent => Ok(None),
         KeyPartSource::Mismatch(why) => Err(format!("the attribute is missing, and {why}")),
     }
@@ -194,7 +208,14 @@ mod tests {
     const G2PK: Template = tpl("TAG#<tag>", &[Segment::Literal("TAG"), Segment::Field("tag")], KeyType::S);
     const G2SK: Template = tpl("<note>", &[Segment::Field("note")], KeyType::S);
     const fn field(field: &'static str, optional: bool) -> FieldSchema {
-        FieldSchema { field, attribute: field, optional, unique: false, shape: crate::key::PartShape::Any }
+        FieldSchema {
+            field,
+            attribute: field,
+            optional,
+            unique: false,
+            shape: crate::key::PartShape::Any,
+            folded: false,
+        }
     }
     const FIELDS: &[FieldSchema] = &[
         field("user_id", false),

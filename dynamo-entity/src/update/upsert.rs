@@ -291,6 +291,9 @@ pub(super) fn create_missing<E: Entity>(
     if let Some(at) = &schema.created_at {
         created.entry(at.attribute.to_owned()).or_insert_with(crate::versioning::now_value);
     }
+    for c in schema.constants {
+        created.insert(c.attribute.to_owned(), c.value.to_attribute());
+    }
     let value = E::from_item(&created).map_err(|e| Error::Invalid {
         reason: format!(
             "an upsert of {} creates the item when it is absent, and the item it would create is not a valid {}: {e}; \

@@ -253,3 +253,155 @@ fn a_workbench_export_of_a_table_without_a_type_attribute() {
     assert_eq!(names, ["email", "price", "status", "tier", "title", "total"]);
     assert_eq!(json["DataModel"][0]["TableData"].as_array().unwrap().len(), 3);
 }
+
+mod untyped_unique {
+    use super::*;
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "USER#<id>", sk = "PROFILE", table = Accounts, key_fields = "keys")]
+    pub struct Account {
+        pub id: String,
+        #[entity(unique)]
+        pub email: String,
+        pub name: String,
+    }
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "USER#<user_id>", sk = "ORDER#<order_id>", table = Accounts, key_fields = "keys")]
+    pub struct Order {
+        pub user_id: String,
+        pub order_id: String,
+        pub total: u32,
+    }
+
+    /// No type attribute, and a unique field: guard items carry no type either.
+    #[derive(TableDef)]
+    #[table(entities(Account, Order), entity_type = none, item(derive(Debug, Clone, PartialEq)))]
+    pub struct Accounts;
+}
+
+#[tokio::test]
+async fn unique_fields_in_a_table_without_a_type_attribute() {
+    use untyped_unique::*;
+    let table = create("dispatch_untyped_unique", &Accounts::layout().unwrap()).await;
+    let ann = Account { id: "u1".into(), email: "ann@example.test".into(), name: "Ann".into() };
+    table.create(&ann).await.unwrap();
+    let order = Order { user_id: "u1".into(), order_id: "o1".into(), total: 12 };
+    table.put(&order).await.unwrap();
+
+    // The guard, attribute by attribute: keyed as in a typed table, without any type attribute.
+    let guard = common::raw_item(&table, "UNIQUE#Account#email#ann@example.test", "UNIQUE").await.unwrap();
+    let expected: Item = [
+        ("PK", s("UNIQUE#Account#email#ann@example.test")),
+        ("SK", s("UNIQUE")),
+        ("entity", s("Account")),
+        ("field", s("email")),
+        ("value", s("ann@example.test")),
+        ("ownerPK", s("USER#u1")),
+        ("ownerSK", s("PROFILE")),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect();
+    assert_eq!(guard, expected);
+    // The entity itself carries no type attribute either.
+    let stored = common::raw_item(&table, "USER#u1", "PROFILE").await.unwrap();
+    let mut names: Vec<&str> = stored.keys().map(String::as_str).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["PK", "SK", "email", "name"]);
+
+    // A second owner of the value is refused, typed, and writes nothing.
+    let bob = Account { id: "u2".into(), email: "ann@example.test".into(), name: "Bob".into() };
+    match table.create(&bob).await {
+        Err(dynamo_entity::Error::UniqueViolation { entity, field, value, .. }) => {
+            assert_eq!((entity, field, value.as_str()), ("Account", "email", "ann@example.test"));
+        }
+        other => panic!("expected a unique violation, got {other:?}"),
+    }
+    assert_eq!(common::raw_item(&table, "USER#u2", "PROFILE").await, None);
+    assert_eq!(table.get_by_unique(Account::EMAIL, &"ann@example.test".to_owned()).await.unwrap(), Some(ann.clone()));
+
+    // The whole table, read through the item enum: the guard is nobody's item and is skipped.
+    let mut all = table.scan_table::<AccountsItem>().all().await.unwrap();
+    all.sort_by_key(|i| matches!(i, AccountsItem::Order(_)));
+    assert_eq!(all, vec![AccountsItem::Account(ann.clone()), AccountsItem::Order(order.clone())]);
+    let mut decoded = Vec::new();
+    for item in common::scan_all(&table).await {
+        if let Some(v) = AccountsItem::decode(&item).unwrap() {
+            decoded.push(v);
+        } else {
+            assert!(dynamo_entity::collection::is_internal_in(&item, Account::NAMES), "only the guard is nobody's");
+        }
+    }
+    assert_eq!(decoded.len(), 2);
+
+    // Moving the value moves the guard; deleting the owner releases it.
+    table.update(Account::key("u1")).set_unique(Account::EMAIL, &"ann@example.org".to_owned()).send().await.unwrap();
+    assert_eq!(common::raw_item(&table, "UNIQUE#Account#email#ann@example.test", "UNIQUE").await, None);
+    assert!(common::raw_item(&table, "UNIQUE#Account#email#ann@example.org", "UNIQUE").await.is_some());
+    table.create(&bob).await.unwrap();
+    table.delete(Account::key("u1")).await.unwrap();
+    assert_eq!(common::raw_item(&table, "UNIQUE#Account#email#ann@example.org", "UNIQUE").await, None);
+    let guards: Vec<Item> = common::scan_all(&table)
+        .await
+        .into_iter()
+        .filter(|i| dynamo_entity::collection::is_internal_in(i, Account::NAMES))
+        .collect();
+    assert_eq!(guards.len(), 1, "only bob's guard is left");
+    assert_eq!(guards[0]["ownerPK"], s("USER#u2"));
+}
+
+mod folded {
+    use super::*;
+    use dynamo_entity::Timestamp;
+
+    /// Keys lowercased as ElectroDB writes them, ids and times only inside the keys: `user_id`
+    /// and `placed_at` are read back in the key's case (`#[entity(folded)]`); the integer `n`
+    /// is not changed by folding.
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(
+        pk = "$shop#user_<user_id>", sk = "$order_1#<placed_at>#n_<n:raw>", table = Folded,
+        key_case = "lower", key_values = "verbatim", key_fields = "keys"
+    )]
+    pub struct Order {
+        #[entity(folded)]
+        pub user_id: String,
+        #[entity(folded)]
+        pub placed_at: Timestamp,
+        pub n: u32,
+        pub total: f64,
+    }
+
+    #[derive(TableDef)]
+    #[table(entities(Order), entity_type = none)]
+    pub struct Folded;
+}
+
+#[tokio::test]
+async fn key_only_fields_of_case_folded_keys_read_back_folded() {
+    use folded::*;
+    let table = create("dispatch_folded", &Folded::layout().unwrap()).await;
+    // As another client writes it: the whole key lowercased, no id or time attribute.
+    put_raw(
+        &table,
+        &[("PK", s("$shop#user_ann")), ("SK", s("$order_1#2026-05-01t12:30:00.250z#n_7")), ("total", n("9.5"))],
+    )
+    .await;
+    let placed = dynamo_entity::Timestamp::parse("2026-05-01T12:30:00.250Z").unwrap();
+    let ann = Order { user_id: "ann".into(), placed_at: placed, n: 7, total: 9.5 };
+    // Queried with any case: the values are folded before the key is written.
+    assert_eq!(table.get_consistent(Order::key("Ann", &placed, &7)).await.unwrap(), Some(ann.clone()));
+    assert_eq!(table.query(Order::query("ANN")).consistent_read().all().await.unwrap(), vec![ann.clone()]);
+
+    // Written by the library: only the folded keys hold the id, so it reads back folded.
+    let bob = Order { user_id: "Bob".into(), placed_at: placed, n: 12, total: 1.0 };
+    table.put(&bob).await.unwrap();
+    let raw = common::raw_item(&table, "$shop#user_bob", "$order_1#2026-05-01t12:30:00.250z#n_12").await.unwrap();
+    let mut names: Vec<&str> = raw.keys().map(String::as_str).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["PK", "SK", "total"]);
+    assert_eq!(
+        table.get_consistent(Order::key("Bob", &placed, &12)).await.unwrap(),
+        Some(Order { user_id: "bob".into(), ..bob })
+    );
+}

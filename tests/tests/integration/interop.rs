@@ -550,30 +550,27 @@ mod electro {
     #[entity(
         pk = "$app#userid_<user_id>", sk = "$user_1",
         gsi1 = "$app#email_<email>", gsi1_sk = "$user_1#userid_<user_id>",
-        name = "user", table = Electro, rename_all = "camelCase", key_case = "lower", key_values = "verbatim"
+        name = "user", table = Electro, rename_all = "camelCase", key_case = "lower", key_values = "verbatim",
+        constant(__edb_v__ = "1"), // ElectroDB's model version, which its reads check
     )]
     pub struct User {
         pub user_id: String,
         pub name: String,
         pub email: String,
         pub visits: u32,
-        /// ElectroDB's model version, which its reads check.
-        #[entity(rename = "__edb_v__")]
-        pub edb_version: String,
     }
 
     #[derive(Entity, Debug, Clone, PartialEq)]
     #[entity(
         pk = "$app#userid_<user_id>", sk = "$order_1#orderid_<order_id>#line_<line:raw>",
-        name = "order", table = Electro, rename_all = "camelCase", key_case = "lower", key_values = "verbatim"
+        name = "order", table = Electro, rename_all = "camelCase", key_case = "lower", key_values = "verbatim",
+        constant(__edb_v__ = "1")
     )]
     pub struct Order {
         pub user_id: String,
         pub order_id: String,
         pub line: u32,
         pub total: f64,
-        #[entity(rename = "__edb_v__")]
-        pub edb_version: String,
     }
 
     /// ElectroDB's entity attribute is `__edb_e__`.
@@ -601,23 +598,12 @@ async fn an_electrodb_3_table_reads_back_and_electrodb_reads_ours() {
     let raw = raw.item.expect("ElectroDB's order item");
     assert_eq!(raw.get("__edb_e__"), Some(&av("order")));
 
-    let ann = User {
-        user_id: "Ann".into(),
-        name: "Ann Lee".into(),
-        email: "Ann@Example.com".into(),
-        visits: 3,
-        edb_version: "1".into(),
-    };
+    let ann = User { user_id: "Ann".into(), name: "Ann Lee".into(), email: "Ann@Example.com".into(), visits: 3 };
     // A get: the key is folded as ElectroDB folds it, whatever the case of the id given.
     assert_eq!(table.get_consistent(User::key("Ann")).await.unwrap(), Some(ann.clone()));
     assert_eq!(table.get_consistent(User::key("ANN")).await.unwrap(), Some(ann.clone()));
-    let order = |order_id: &str, line: u32, total: f64| Order {
-        user_id: "Ann".into(),
-        order_id: order_id.into(),
-        line,
-        total,
-        edb_version: "1".into(),
-    };
+    let order =
+        |order_id: &str, line: u32, total: f64| Order { user_id: "Ann".into(), order_id: order_id.into(), line, total };
     assert_eq!(table.get_consistent(Order::key("Ann", "O-1", &10)).await.unwrap(), Some(order("O-1", 10, 5.0)));
 
     // The user's item collection, in sort key order: unpadded `line_10` sorts before `line_2`.
@@ -657,16 +643,10 @@ async fn an_electrodb_3_table_reads_back_and_electrodb_reads_ours() {
     assert!(err.to_string().contains("`a#b` holds the delimiter `#`, which this entity's keys do not escape"), "{err}");
 
     // The reverse: the Rust side writes, ElectroDB's get, query and GSI query return the items.
-    let cara = User {
-        user_id: "Cara".into(),
-        name: "Cara Diaz".into(),
-        email: "Cara@Example.com".into(),
-        visits: 7,
-        edb_version: "1".into(),
-    };
+    let cara = User { user_id: "Cara".into(), name: "Cara Diaz".into(), email: "Cara@Example.com".into(), visits: 7 };
     table.put(&cara).await.unwrap();
     for (order_id, line, total) in [("X-9", 3, 2.25), ("X-9", 12, 100.0)] {
-        let o = Order { user_id: "Cara".into(), order_id: order_id.into(), line, total, edb_version: "1".into() };
+        let o = Order { user_id: "Cara".into(), order_id: order_id.into(), line, total };
         table.put(&o).await.unwrap();
     }
     let seen = node("electrodb.cjs", &["read", table.name(), "Cara"], endpoint);
@@ -700,6 +680,30 @@ async fn an_electrodb_3_table_reads_back_and_electrodb_reads_ours() {
         (raw.get("GSI1PK"), raw.get("GSI1SK"), raw.get("__edb_e__"), raw.get("__edb_v__")),
         (Some(&av("$app#email_cara@example.com")), Some(&av("$user_1#userid_cara")), Some(&av("user")), Some(&av("1")))
     );
+    // Every attribute the Rust side wrote: the fields, the keys, the type and the constant.
+    let mut names: Vec<&str> = raw.keys().map(String::as_str).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["GSI1PK", "GSI1SK", "PK", "SK", "__edb_e__", "__edb_v__", "email", "name", "userId", "visits"]);
+
+    // The constant is checked on read: an item of another model version does not decode.
+    let mut v2 = raw.clone();
+    v2.insert("__edb_v__".into(), av("2"));
+    table.client().put_item().table_name(table.name()).set_item(Some(v2)).send().await.unwrap();
+    let err = table.get_consistent(User::key("Cara")).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cannot decode user PK=$app#userid_cara SK=$user_1: attribute `__edb_v__`: the constant attribute holds \"2\", \
+         expected \"1\""
+    );
+    let mut unversioned = raw.clone();
+    unversioned.remove("__edb_v__");
+    table.client().put_item().table_name(table.name()).set_item(Some(unversioned)).send().await.unwrap();
+    match table.get_consistent(User::key("Cara")).await {
+        Err(dynamo_entity::Error::Decode { entity: "user", attribute: "__edb_v__", source, .. }) => {
+            assert_eq!(source, dynamo_entity::value::ValueError::Missing);
+        }
+        other => panic!("expected a decode error of __edb_v__, got {other:?}"),
+    }
 }
 
 fn av(s: &str) -> aws_sdk_dynamodb::types::AttributeValue {
@@ -784,6 +788,152 @@ async fn seed002_numeric_ids_read_and_write_as_python_does() {
                 ["dict", {"PK": s("USER#7"), "SK": s("ORDER#2026-0100"), "status": s("PAID"), "total": json!(["Decimal", "5.5"])}],
             ]],
             "profile": ["dict", {"PK": s("USER#7"), "SK": s("PROFILE"), "email": s("seven@vault.test"), "tier": s("GOLD")}],
+        }])
+    );
+}
+
+/// A table whose keys use `|` as their delimiter, written by the AWS SDK for JavaScript v3
+/// (`tests/interop/pipes.cjs`): ids only inside the keys, values never escaped.
+mod pipes {
+    use super::*;
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(
+        pk = "USER|<id>", sk = "PROFILE", table = Pipes,
+        delimiter = "|", key_values = "verbatim", key_fields = "keys"
+    )]
+    pub struct User {
+        pub id: String,
+        pub name: String,
+        pub email: String,
+    }
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(
+        pk = "USER|<user_id>", sk = "ORDER|<day>|<order_id>", table = Pipes,
+        delimiter = "|", key_values = "verbatim", key_fields = "keys"
+    )]
+    pub struct Order {
+        pub user_id: String,
+        pub day: String,
+        pub order_id: String,
+        pub total: f64,
+        pub status: String,
+    }
+
+    /// No type attribute: the JavaScript writer stores none.
+    #[derive(TableDef)]
+    #[table(entities(User, Order), entity_type = none, item(derive(Debug, Clone, PartialEq)))]
+    pub struct Pipes;
+}
+
+#[tokio::test]
+async fn a_table_with_pipe_delimited_keys_reads_back_and_javascript_reads_ours() {
+    use dynamo_entity::key::{KeyError, KeyPartError};
+    use pipes::*;
+    let (table, endpoint) = create("interop_pipes", &Pipes::layout().unwrap()).await;
+    run("node", "pipes.cjs", &["write", table.name()], endpoint);
+
+    let user = |id: &str, name: &str, email: &str| User { id: id.into(), name: name.into(), email: email.into() };
+    let order = |day: &str, order_id: &str, total: f64, status: &str| Order {
+        user_id: "u1".into(),
+        day: day.into(),
+        order_id: order_id.into(),
+        total,
+        status: status.into(),
+    };
+    // Gets: the key fields come from the keys, split at `|`; a `#` is plain text.
+    assert_eq!(table.get_consistent(User::key("u1")).await.unwrap(), Some(user("u1", "Ann", "ann@example.com")));
+    assert_eq!(
+        table.get_consistent(User::key("team#7")).await.unwrap(),
+        Some(user("team#7", "Team 7", "team7@example.com"))
+    );
+    assert_eq!(
+        table.get_consistent(Order::key("u1", "2026-05-02", "A-2")).await.unwrap(),
+        Some(order("2026-05-02", "A-2", 7.25, "shipped"))
+    );
+    // The user's orders, in sort key order (`2026-05-010|` sorts before `2026-05-01|`).
+    let all = table.query(Order::query("u1")).consistent_read().all().await.unwrap();
+    assert_eq!(
+        all,
+        vec![
+            order("2026-05-010", "C-1", 1.0, "paid"),
+            order("2026-05-01", "A-1", 12.5, "paid"),
+            order("2026-05-01", "A-10", 3.0, "paid"),
+            order("2026-05-02", "A-2", 7.25, "shipped"),
+            order("2026-06-01", "B-1", 99.99, "shipped"),
+        ]
+    );
+    // `begins_with(SK, "ORDER|2026-05-01|")`: the prefix ends at the delimiter, so the day
+    // `2026-05-010` is not among them.
+    let day = table.query(Order::query("u1")).consistent_read().sk_begins_with(("2026-05-01",)).all().await.unwrap();
+    assert_eq!(day, vec![order("2026-05-01", "A-1", 12.5, "paid"), order("2026-05-01", "A-10", 3.0, "paid")]);
+    // A range of days: from `ORDER|2026-05-01|` to `ORDER|2026-05-02}` (`}` follows `|`).
+    let range = table
+        .query(Order::query("u1"))
+        .consistent_read()
+        .sk_between(("2026-05-01",), ("2026-05-02",))
+        .all()
+        .await
+        .unwrap();
+    assert_eq!(
+        range,
+        vec![
+            order("2026-05-01", "A-1", 12.5, "paid"),
+            order("2026-05-01", "A-10", 3.0, "paid"),
+            order("2026-05-02", "A-2", 7.25, "shipped"),
+        ]
+    );
+    // Every item of the table through the item enum, told apart by key shape.
+    let mut items = table.scan_table::<PipesItem>().consistent_read().all().await.unwrap();
+    items.sort_by_key(|i| format!("{i:?}"));
+    assert_eq!(items.iter().filter(|i| matches!(i, PipesItem::User(_))).count(), 2);
+    assert_eq!(items.iter().filter(|i| matches!(i, PipesItem::Order(_))).count(), 5);
+
+    // A value holding `|` would change the key's structure: refused, typed, before sending.
+    let mut bad = order("2026-07-01", "x|y", 1.0, "paid");
+    let refused = |e: dynamo_entity::Error| match e {
+        dynamo_entity::Error::Key(KeyError::Part { entity, attribute, field, reason, .. }) => {
+            (entity, attribute, field, reason)
+        }
+        other => panic!("expected a key part error, got {other:?}"),
+    };
+    assert_eq!(
+        refused(table.put(&bad).await.unwrap_err()),
+        ("Order", "SK", "order_id", KeyPartError::Delimiter { text: "x|y".into(), delimiter: '|' })
+    );
+    assert_eq!(
+        table.put(&bad).await.unwrap_err().to_string(),
+        "Order.order_id cannot be a part of SK (`ORDER|<day>|<order_id>`): `x|y` holds the delimiter `|`, which this \
+         entity's keys do not escape"
+    );
+    bad.order_id = "x".into();
+    bad.user_id = "a|b".into();
+    assert_eq!(
+        refused(table.put(&bad).await.unwrap_err()),
+        ("Order", "PK", "user_id", KeyPartError::Delimiter { text: "a|b".into(), delimiter: '|' })
+    );
+    assert_eq!(
+        refused(table.query(Order::query("a|b")).all().await.unwrap_err()),
+        ("Order", "PK", "user_id", KeyPartError::Delimiter { text: "a|b".into(), delimiter: '|' })
+    );
+    assert_eq!(common::scan_all(&table).await.len(), 7, "nothing was written");
+
+    // The reverse: the Rust side writes, the JavaScript reader sees `|` keys and no id attributes.
+    table.put(&User { id: "u9".into(), name: "Zed".into(), email: "zed@example.com".into() }).await.unwrap();
+    for (day, id, total) in [("2026-07-04", "Z-1", 5.5), ("2026-07-04", "Z#2", 20.0)] {
+        let o = Order { user_id: "u9".into(), day: day.into(), order_id: id.into(), total, status: "paid".into() };
+        table.put(&o).await.unwrap();
+    }
+    let seen = node("pipes.cjs", &["read", table.name(), "u9"], endpoint);
+    let s = |v: &str| json!(["string", v]);
+    let n = |v: Value| json!(["number", v]);
+    let order_seen = |sk: &str, total: Value| json!(["Object", { "PK": s("USER|u9"), "SK": s(sk), "status": s("paid"), "total": n(total) }]);
+    assert_eq!(
+        seen,
+        json!(["Object", {
+            "profile": ["Object", { "PK": s("USER|u9"), "SK": s("PROFILE"), "email": s("zed@example.com"), "name": s("Zed") }],
+            "orders": ["Array", [order_seen("ORDER|2026-07-04|Z#2", json!(20)), order_seen("ORDER|2026-07-04|Z-1", json!(5.5))]],
         }])
     );
 }

@@ -33,8 +33,13 @@ impl Gen<'_, '_> {
                 quote!(&value.#member)
             })
             .collect();
-        let capacity =
-            e.fields.len() + 2 + 2 * e.gsis.len() + e.lsis.len() + 1 + usize::from(self.stamps_schema_version());
+        let capacity = e.fields.len()
+            + 2
+            + 2 * e.gsis.len()
+            + e.lsis.len()
+            + 1
+            + usize::from(self.stamps_schema_version())
+            + e.attrs.constants.len();
         let stamp_schema_version = self.stamp_schema_version();
 
         let put_gsis = e.gsis.iter().map(|g| {
@@ -150,12 +155,21 @@ impl Gen<'_, '_> {
         } else {
             (quote!(__de::put_type(&mut item, #name)), quote!(__de::check_type(item, #name)), quote!())
         };
+        let (put_constants, check_constants) = if e.attrs.constants.is_empty() {
+            (quote!(), quote!())
+        } else {
+            (
+                quote!(__de::put_constants(&mut item, __DeSchema::SCHEMA.constants);),
+                quote!(__de::check_constants(item, &__DeSchema::SCHEMA)?;),
+            )
+        };
         let from_item_body = if picks_key {
             let (type_slot, pk_slot, sk_slot) =
                 (syn::Index::from(n_fields), syn::Index::from(n_fields + 1), syn::Index::from(n_fields + 2));
             quote! {
                 #pick
                 __de::check_type_at(item, __a[#type_slot], #name)?;
+                #check_constants
                 let value = Self { #(#get_fields),* };
                 __DeSchema::check_primary_key(item, __a[#pk_slot], __a[#sk_slot], #(#value_key_args),*)?;
                 __de::Result::Ok(value)
@@ -163,6 +177,7 @@ impl Gen<'_, '_> {
         } else {
             quote! {
                 #check_type?;
+                #check_constants
                 #pick
                 let value = Self { #(#get_fields),* };
                 __DeSchema::check_primary_key(item, item.get(#pk_name), item.get(#sk_name), #(#value_key_args),*)?;
@@ -196,6 +211,7 @@ impl Gen<'_, '_> {
                 #(#put_lsis)*
                 #(#put_fields)*
                 #put_type;
+                #put_constants
                 #stamp_schema_version
                 #check_multi
                 __de::Result::Ok(item)

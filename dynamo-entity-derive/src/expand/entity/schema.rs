@@ -7,7 +7,7 @@ use quote::{quote, quote_spanned};
 use super::Gen;
 use super::keys::IndexNames;
 use crate::internals::ast::entity::Field;
-use crate::internals::attr::entity::Maintained;
+use crate::internals::attr::entity::{ConstantLit, Maintained};
 use crate::internals::model::IndexKind;
 use crate::internals::types;
 
@@ -79,8 +79,10 @@ impl Gen<'_, '_> {
             } else {
                 quote!(__de::PartShape::Any)
             };
+            let folded = e.attrs.key_style.folds_case() && e.is_key_field(&f.name) && e.reads_folded(f);
             quote!(__de::FieldSchema {
-                field: #field, attribute: #attribute, optional: #optional, unique: #unique, shape: #shape
+                field: #field, attribute: #attribute, optional: #optional, unique: #unique, shape: #shape,
+                folded: #folded
             })
         };
         let fields = e.fields.iter().map(field_schema);
@@ -124,6 +126,15 @@ impl Gen<'_, '_> {
             quote!(__de::KeyFields::Attributes)
         };
         let schema_version = self.schema_version_value();
+        let constants = e.attrs.constants.iter().map(|c| {
+            let attribute = &c.attribute;
+            let value = match &c.value {
+                ConstantLit::S(v) => quote!(__de::ConstantValue::S(#v)),
+                ConstantLit::N(v) => quote!(__de::ConstantValue::N(#v)),
+                ConstantLit::Bool(v) => quote!(__de::ConstantValue::Bool(#v)),
+            };
+            quote!(__de::ConstantSchema { attribute: #attribute, value: #value })
+        });
         let (multi_items, multi_consts) = self.multi_schema_items();
         items.extend(multi_items);
         items.extend(quote! {
@@ -142,6 +153,7 @@ impl Gen<'_, '_> {
                 ttl: #ttl,
                 key_fields: #key_fields,
                 schema_version: #schema_version,
+                constants: &[#(#constants),*],
             };
         });
         items.extend(self.primary_key_fns());

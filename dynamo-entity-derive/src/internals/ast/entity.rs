@@ -42,6 +42,8 @@ pub struct Field<'a> {
     pub serde: bool,
     /// `#[entity(unique)]`, with the span of `unique`.
     pub unique: Option<Span>,
+    /// `#[entity(folded)]`, with the span of `folded`.
+    pub folded: Option<Span>,
     /// `#[entity(version)]`, `created_at`, `updated_at`, `ttl`, with the span of each key (more
     /// than one is an error of the check pass).
     pub maintained: Vec<(Maintained, Span)>,
@@ -76,8 +78,8 @@ pub struct KeyTemplate {
 }
 
 impl KeyTemplate {
-    fn new(attr: &KeyAttr, cx: &Ctxt) -> KeyTemplate {
-        let parsed = match template::parse(&attr.lit.value()) {
+    fn new(attr: &KeyAttr, delimiter: char, cx: &Ctxt) -> KeyTemplate {
+        let parsed = match template::parse_with(&attr.lit.value(), delimiter) {
             Ok(t) => Some(t),
             Err(e) => {
                 cx.error_at(template::span_of(&attr.lit, &e.range), e.message);
@@ -170,19 +172,23 @@ impl<'a> Entity<'a> {
                 rename: fa.rename,
                 serde: fa.serde.is_some(),
                 unique: fa.unique,
+                folded: fa.folded,
                 maintained: fa.maintained,
             });
         }
 
         let mut loose = Vec::new();
+        let d = attrs.key_style.delimiter();
         let primary = match (&attrs.pk, &attrs.sk) {
-            (Some(pk), Some(sk)) => {
-                Some(IndexKeys { kind: IndexKind::Primary, pk: KeyTemplate::new(pk, cx), sk: KeyTemplate::new(sk, cx) })
-            }
+            (Some(pk), Some(sk)) => Some(IndexKeys {
+                kind: IndexKind::Primary,
+                pk: KeyTemplate::new(pk, d, cx),
+                sk: KeyTemplate::new(sk, d, cx),
+            }),
             (pk, sk) => {
                 // Still check the one that was given.
                 for given in [pk, sk].into_iter().flatten() {
-                    loose.push(KeyTemplate::new(given, cx));
+                    loose.push(KeyTemplate::new(given, d, cx));
                 }
                 None
             }
@@ -192,18 +198,18 @@ impl<'a> Entity<'a> {
             match (&g.pk, &g.sk) {
                 (Some(pk), Some(sk)) => gsis.push(IndexKeys {
                     kind: IndexKind::Gsi(n),
-                    pk: KeyTemplate::new(pk, cx),
-                    sk: KeyTemplate::new(sk, cx),
+                    pk: KeyTemplate::new(pk, d, cx),
+                    sk: KeyTemplate::new(sk, d, cx),
                 }),
                 (pk, sk) => {
                     for given in [pk, sk].into_iter().flatten() {
-                        loose.push(KeyTemplate::new(given, cx));
+                        loose.push(KeyTemplate::new(given, d, cx));
                     }
                 }
             }
         }
 
-        let lsis = attrs.lsis.iter().map(|(&n, sk)| LsiKeys { n, sk: KeyTemplate::new(sk, cx) }).collect();
+        let lsis = attrs.lsis.iter().map(|(&n, sk)| LsiKeys { n, sk: KeyTemplate::new(sk, d, cx) }).collect();
 
         let unraw = syn::ext::IdentExt::unraw(ident).to_string();
         Some(Entity {
@@ -252,6 +258,22 @@ impl<'a> Entity<'a> {
     /// `EntitySchema::held_by_key`): it fills a placeholder of the primary key, or of a GSI or
     /// LSI whose other parts are not `Option`s.
     pub fn held_by_key(&self, name: &str) -> bool {
+        // A case-folded key holds only the fields that take their value in its case.
+        if self.attrs.key_style.folds_case() && !self.field(name).is_some_and(|f| self.reads_folded(f)) {
+            return false;
+        }
+        self.held_by_key_text(name)
+    }
+
+    /// Whether the field may be read back from a case-folded key (the runtime's
+    /// `FieldSchema::folded`): `#[entity(folded)]`, or an integer, whose text folding keeps.
+    pub fn reads_folded(&self, field: &Field) -> bool {
+        let ty = crate::internals::types::option_inner(field.ty).unwrap_or(field.ty);
+        field.folded.is_some() || crate::internals::types::is_integer(ty)
+    }
+
+    /// [`held_by_key`](Self::held_by_key) whatever the keys' case.
+    pub fn held_by_key_text(&self, name: &str) -> bool {
         if self.is_primary_key_field(name) {
             return true;
         }

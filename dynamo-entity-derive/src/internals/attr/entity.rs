@@ -40,6 +40,24 @@ pub struct MultiGsiAttrs {
     pub sk: Option<(Ident, Vec<Ident>)>,
 }
 
+/// One entry of `constant(attribute = value, ...)`: an attribute with one fixed value on every
+/// item of the entity.
+pub struct ConstantAttr {
+    /// The attribute name as written, for spans.
+    pub name: Ident,
+    /// The attribute name (`r#` removed).
+    pub attribute: String,
+    pub value: ConstantLit,
+}
+
+/// The literal value of a constant attribute.
+pub enum ConstantLit {
+    S(String),
+    /// A number, as written (suffix removed).
+    N(String),
+    Bool(bool),
+}
+
 /// Struct-level `#[entity(...)]`.
 #[derive(Default)]
 pub struct EntityAttrs {
@@ -68,6 +86,9 @@ pub struct EntityAttrs {
     pub schema: Option<super::schema::SchemaAttr>,
     /// `key_case = "..."`, `key_values = "..."`: how values are written into keys.
     pub key_style: crate::internals::key_style::KeyStyleAttrs,
+    /// `constant(__edb_v__ = "1")`: attributes with one fixed value, written by every write and
+    /// checked by every read.
+    pub constants: Vec<ConstantAttr>,
 }
 
 /// Field-level `#[entity(...)]`.
@@ -77,6 +98,8 @@ pub struct FieldAttrs {
     pub serde: Option<Span>,
     /// `#[entity(unique)]`: the value is claimed by a guard item.
     pub unique: Option<Span>,
+    /// `#[entity(folded)]`: the field is read back from a case-folded key in the key's case.
+    pub folded: Option<Span>,
     /// The attributes the library maintains (`version`, `created_at`, `updated_at`, `ttl`),
     /// with the span of each key, in the order given.
     pub maintained: Vec<(Maintained, Span)>,
@@ -115,10 +138,11 @@ impl Maintained {
 }
 
 const STRUCT_KEYS: &str = "`pk`, `sk`, `gsi1` to `gsi20`, `gsi1_sk` to `gsi20_sk`, `lsi1` to `lsi5`, `inverted`, \
-                           `name`, `table`, `rename_all`, `key_fields`, `key_case`, `key_values` and `schema`";
-const FIELD_KEYS: &str = "`rename`, `serde`, `unique`, `version`, `created_at`, `updated_at` and `ttl`";
+                           `name`, `table`, `rename_all`, `key_fields`, `key_case`, `key_values`, `delimiter`, `constant` and \
+                           `schema`";
+const FIELD_KEYS: &str = "`rename`, `serde`, `unique`, `version`, `created_at`, `updated_at`, `ttl` and `folded`";
 /// The field keys that take no value.
-const FIELD_FLAGS: [&str; 6] = ["serde", "unique", "version", "created_at", "updated_at", "ttl"];
+const FIELD_FLAGS: [&str; 7] = ["serde", "unique", "version", "created_at", "updated_at", "ttl", "folded"];
 
 /// What a struct-level key means.
 enum StructKey {
@@ -132,6 +156,8 @@ enum StructKey {
     Schema,
     KeyCase,
     KeyValues,
+    Delimiter,
+    Constant,
 }
 
 /// Parses `gsi<n>` / `gsi<n>_sk`, or says why such a key is wrong.
@@ -209,10 +235,14 @@ pub fn entity_attrs(attrs: &[Attribute], cx: &Ctxt) -> EntityAttrs {
                 "schema" => Ok(StructKey::Schema),
                 "key_case" => Ok(StructKey::KeyCase),
                 "key_values" => Ok(StructKey::KeyValues),
-                "rename" | "serde" | "unique" | "version" | "created_at" | "updated_at" | "ttl" => Err(format!(
-                    "`{key}` belongs on a field: `#[entity({key}{})]`",
-                    if key == "rename" { " = \"...\"" } else { "" }
-                )),
+                "delimiter" => Ok(StructKey::Delimiter),
+                "constant" => Ok(StructKey::Constant),
+                "rename" | "serde" | "unique" | "version" | "created_at" | "updated_at" | "ttl" | "folded" => {
+                    Err(format!(
+                        "`{key}` belongs on a field: `#[entity({key}{})]`",
+                        if key == "rename" { " = \"...\"" } else { "" }
+                    ))
+                }
                 other => gsi_key(other).or_else(|| lsi_key(other)).unwrap_or_else(|| {
                     let lower = other.to_lowercase();
                     let valid = ["pk", "sk", "name", "gsi1", "gsi1_sk", "lsi1", "inverted", "table"];
@@ -237,6 +267,10 @@ pub fn entity_attrs(attrs: &[Attribute], cx: &Ctxt) -> EntityAttrs {
                     return skip_value(&meta);
                 }
             };
+            if let StructKey::Constant = parsed {
+                // Several `constant(...)` add up; a name given twice is an error of the check.
+                return constants(&meta, &mut out.constants, cx);
+            }
             if seen.contains(&key) {
                 cx.error_spanned_by(&ident, format!("duplicate `{key}`"));
                 return skip_value(&meta);
@@ -267,7 +301,7 @@ pub fn entity_attrs(attrs: &[Attribute], cx: &Ctxt) -> EntityAttrs {
             let value = string_value(&meta, &key, cx)?;
             match parsed {
                 StructKey::Name => set(&mut out.name, value),
-                StructKey::Inverted | StructKey::Table | StructKey::Schema => {}
+                StructKey::Inverted | StructKey::Table | StructKey::Schema | StructKey::Constant => {}
                 StructKey::RenameAll => out.rename_all = value.and_then(|lit| super::case_value(&lit, cx)),
                 StructKey::KeyCase => {
                     if let Some(lit) = value {
@@ -277,6 +311,11 @@ pub fn entity_attrs(attrs: &[Attribute], cx: &Ctxt) -> EntityAttrs {
                 StructKey::KeyValues => {
                     if let Some(lit) = value {
                         out.key_style.set_values(lit, cx);
+                    }
+                }
+                StructKey::Delimiter => {
+                    if let Some(lit) = value {
+                        out.key_style.set_delimiter(lit, cx);
                     }
                 }
                 StructKey::KeyFields => match value {
@@ -315,6 +354,41 @@ pub fn entity_attrs(attrs: &[Attribute], cx: &Ctxt) -> EntityAttrs {
         }
     }
     out
+}
+
+/// Parses the `(attribute = value, ...)` of `constant`: a string, integer, float or boolean
+/// literal per attribute.
+fn constants(meta: &syn::meta::ParseNestedMeta, out: &mut Vec<ConstantAttr>, cx: &Ctxt) -> syn::Result<()> {
+    if !meta.input.peek(syn::token::Paren) {
+        cx.error_spanned_by(
+            &meta.path,
+            "`constant` lists attributes with their fixed values: write `constant(__edb_v__ = \"1\")`",
+        );
+        return skip_value(meta);
+    }
+    meta.parse_nested_meta(|inner| {
+        let Some(name) = inner.path.get_ident().cloned() else {
+            cx.error_spanned_by(&inner.path, "a constant attribute is named by one identifier, such as `__edb_v__`");
+            return skip_value(&inner);
+        };
+        let lit: syn::Lit = inner.value()?.parse()?;
+        let value = match &lit {
+            syn::Lit::Str(s) => ConstantLit::S(s.value()),
+            syn::Lit::Int(i) => ConstantLit::N(i.base10_digits().to_owned()),
+            syn::Lit::Float(f) => ConstantLit::N(f.base10_digits().to_owned()),
+            syn::Lit::Bool(b) => ConstantLit::Bool(b.value),
+            other => {
+                cx.error_spanned_by(
+                    other,
+                    "a constant attribute holds a string (S), a number (N) or a boolean (BOOL): write \"1\", 1 or true",
+                );
+                return Ok(());
+            }
+        };
+        let attribute = syn::ext::IdentExt::unraw(&name).to_string();
+        out.push(ConstantAttr { name, attribute, value });
+        Ok(())
+    })
 }
 
 /// Parses the `(pk(a, b), sk(c, d))` of a multi-attribute GSI `key`.
@@ -397,6 +471,7 @@ pub fn field_attrs(attrs: &[Attribute], cx: &Ctxt) -> FieldAttrs {
                 match key.as_str() {
                     "unique" => out.unique = Some(ident.span()),
                     "serde" => out.serde = Some(ident.span()),
+                    "folded" => out.folded = Some(ident.span()),
                     other => {
                         if let Some(m) = Maintained::parse(other) {
                             out.maintained.push((m, ident.span()));

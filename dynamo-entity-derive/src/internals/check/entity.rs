@@ -70,7 +70,7 @@ fn gsi_pairs(entity: &Entity, cx: &Ctxt) {
         debug_assert!((1..=MAX_GSI).contains(n));
         match (pk, sk) {
             (Some(pk), None) => {
-                let constant = template::parse(&pk.lit.value())
+                let constant = template::parse_with(&pk.lit.value(), entity.attrs.key_style.delimiter())
                     .ok()
                     .and_then(|t| t.first_literal().map(str::to_owned))
                     .unwrap_or_else(|| entity.name.to_uppercase());
@@ -113,7 +113,7 @@ fn inverted(entity: &Entity, cx: &Ctxt) {
                 "`inverted` needs a sort key with a placeholder, such as `sk = \"{}#<other_id>\"`: the inverted index is \
                  queried by `SK`, and the constant sort key `{}` would put every `{}` (and every item of any entity \
                  with that sort key) in one partition",
-                primary.sk.source().split('#').next().unwrap_or("EDGE"),
+                primary.sk.source().split(entity.attrs.key_style.delimiter()).next().unwrap_or("EDGE"),
                 primary.sk.source(),
                 entity.ident
             ),
@@ -306,6 +306,28 @@ fn attributes(entity: &Entity, cx: &Ctxt) {
         if let Some(other) = seen.insert(attribute, &field.name) {
             cx.error_at(span, format!("`{}` and `{other}` are both stored in attribute `{attribute}`", field.name));
         }
+    }
+    // `constant(...)`: attributes of their own, beside the fields'.
+    let mut constants: Vec<&str> = Vec::new();
+    for c in &entity.attrs.constants {
+        let attribute = c.attribute.as_str();
+        if let Some(why) = reserved(attribute).filter(|_| entity.attrs.table.is_none()) {
+            cx.error_spanned_by(
+                &c.name,
+                format!("attribute `{attribute}` is reserved: it holds {why}; a constant cannot be stored in it"),
+            );
+        } else if constants.contains(&attribute) {
+            cx.error_spanned_by(&c.name, format!("constant attribute `{attribute}` is given twice"));
+        } else if let Some(field) = seen.get(attribute) {
+            cx.error_spanned_by(
+                &c.name,
+                format!(
+                    "field `{field}` is stored in attribute `{attribute}`, which is also a constant: remove the \
+                     constant, or store the field under another name with `#[entity(rename = \"...\")]`"
+                ),
+            );
+        }
+        constants.push(attribute);
     }
 }
 
