@@ -201,11 +201,8 @@ pub(crate) fn check_expression(
     // Each name or value placeholder in the text stands for at most the longest name or the
     // largest value: when that bound fits, the exact size (a lookup per placeholder) does too.
     let longest_name = names.map_or(0, |n| n.values().map(String::len).max().unwrap_or(0));
-    let largest_value = if scan.value_uses == 0 {
-        0
-    } else {
-        values.map_or(0, |v| v.values().map(value_size).max().unwrap_or(0))
-    };
+    let largest_value =
+        if scan.value_uses == 0 { 0 } else { values.map_or(0, |v| v.values().map(value_size).max().unwrap_or(0)) };
     let bound = text
         .len()
         .saturating_add(scan.name_uses.saturating_mul(longest_name))
@@ -535,8 +532,7 @@ mod tests {
         .into();
         let names: HashMap<String, String> = [("#x".to_owned(), "x".to_owned())].into();
         assert_eq!(check_expression("ConditionExpression", "#x = :b1", false, 0, Some(&names), Some(&values)), Ok(()));
-        let e = check_expression("ConditionExpression", "#x = :b0", false, 0, Some(&names), Some(&values))
-            .unwrap_err();
+        let e = check_expression("ConditionExpression", "#x = :b0", false, 0, Some(&names), Some(&values)).unwrap_err();
         assert_eq!((e.limit, e.measured), (Limit::SubstitutedSize, MAX_SUBSTITUTED_BYTES + 9));
         // A path of two names is two uses.
         assert_eq!(scan_expression("#a.#b = :v AND #c[1] <> :w", false).name_uses, 3);
