@@ -188,7 +188,8 @@ pub(crate) fn check_expression(
         e.library = own.len();
         return Err(e);
     }
-    let (operators, widest_in) = count_operators(text, update);
+    let scan = scan_expression(text, update);
+    let (operators, widest_in) = (scan.operators, scan.widest_in);
     if operators > MAX_OPERATORS {
         let mut e = Exceeded::new(Limit::Operators, part, operators);
         e.library = count_operators(own, update).0;
@@ -196,6 +197,18 @@ pub(crate) fn check_expression(
     }
     if widest_in > MAX_IN_OPERANDS {
         return Err(Exceeded::new(Limit::InOperands, part, widest_in));
+    }
+    // Each name or value placeholder in the text stands for at most the longest name or the
+    // largest value: when that bound fits, the exact size (a lookup per placeholder) does too.
+    let longest_name = names.map_or(0, |n| n.values().map(String::len).max().unwrap_or(0));
+    let largest_value =
+        if scan.value_uses == 0 { 0 } else { values.map_or(0, |v| v.values().map(value_size).max().unwrap_or(0)) };
+    let bound = text
+        .len()
+        .saturating_add(scan.name_uses.saturating_mul(longest_name))
+        .saturating_add(scan.value_uses.saturating_mul(largest_value));
+    if bound <= MAX_SUBSTITUTED_BYTES {
+        return Ok(());
     }
     let substituted = substituted_size(text, names, values);
     if substituted > MAX_SUBSTITUTED_BYTES {
@@ -240,18 +253,55 @@ fn substituted_size(
 /// and the most operands of one of its `IN` lists. `text` is an expression as the library
 /// writes them: names and values are placeholders, so no operator hides in a name.
 pub(crate) fn count_operators(text: &str, update: bool) -> (usize, usize) {
+    let scan = scan_expression(text, update);
+    (scan.operators, scan.widest_in)
+}
+
+/// What one pass over an expression measures.
+struct Scan {
+    /// Operators and functions, as [`count_operators`] counts them.
+    operators: usize,
+    /// The most operands of one `IN`.
+    widest_in: usize,
+    /// The `#` in the text: at least the uses of name placeholders.
+    name_uses: usize,
+    /// The `:` in the text: at least the uses of value placeholders.
+    value_uses: usize,
+}
+
+/// Bytes of a word or placeholder (letters, digits, `_`, `#`, `:`, `.`): one table lookup a
+/// byte instead of a chain of comparisons.
+const WORD: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || matches!(c, b'_' | b'#' | b':' | b'.');
+        b += 1;
+    }
+    t
+};
+
+/// [`count_operators`] with the placeholder uses counted in the same pass.
+fn scan_expression(text: &str, update: bool) -> Scan {
     let bytes = text.as_bytes();
     let (mut count, mut widest_in, mut i) = (0usize, 0usize, 0usize);
+    let (mut name_uses, mut value_uses) = (0usize, 0usize);
     // A `BETWEEN` is waiting for its `AND`, which is not counted again.
     let mut between = 0usize;
     // Inside `SET`, `=` assigns; elsewhere it compares.
     let mut in_set = false;
     while i < bytes.len() {
         let b = bytes[i];
-        if b == b'#' || b == b':' || b.is_ascii_alphanumeric() || b == b'_' {
+        if WORD[usize::from(b)] && b != b'.' {
             let start = i;
-            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || matches!(bytes[i], b'_' | b'#' | b':' | b'.'))
-            {
+            // Every `#` and `:` counted: at least one for each placeholder (`#a.#b` is two).
+            while i < bytes.len() && WORD[usize::from(bytes[i])] {
+                match bytes[i] {
+                    b'#' => name_uses += 1,
+                    b':' => value_uses += 1,
+                    _ => {}
+                }
                 i += 1;
             }
             if b == b'#' || b == b':' {
@@ -301,7 +351,7 @@ pub(crate) fn count_operators(text: &str, update: bool) -> (usize, usize) {
         }
         i += 1;
     }
-    (count, widest_in)
+    Scan { operators: count, widest_in, name_uses, value_uses }
 }
 
 /// Checks a request's `ExpressionAttributeNames` and `ExpressionAttributeValues`: each
@@ -350,6 +400,36 @@ pub(crate) fn check_substitutions(
         ));
     }
     Ok(())
+}
+
+/// An upper bound of `item`'s size ([`item_size`](crate::value::size::item_size)) and the first
+/// attribute over a limit ([`check_item_attributes`]), in one pass over the item: a number
+/// counts its text's length plus one (at least its size), other scalars their exact size,
+/// lists and maps their exact size. When the bound is within 400 KB, the item is.
+pub(crate) fn item_bound_and_attributes(item: &Item) -> (usize, Result<(), Exceeded>) {
+    let mut bound = 0usize;
+    let mut first: Result<(), Exceeded> = Ok(());
+    for (name, value) in item {
+        let (size, nested) = match value {
+            AttributeValue::S(s) => (s.len(), false),
+            AttributeValue::N(n) => (n.len() + 1, false),
+            AttributeValue::Bool(_) | AttributeValue::Null(_) => (1, false),
+            AttributeValue::L(_) | AttributeValue::M(_) => (value_size(value), true),
+            other => (value_size(other), false),
+        };
+        bound = bound.saturating_add(name.len() + size);
+        if first.is_ok() {
+            if name.len() > MAX_ATTRIBUTE_NAME_BYTES {
+                first = Err(Exceeded::new(Limit::AttributeNameLength, "attribute name", name.len()));
+            } else if nested {
+                let levels = nesting_levels(value);
+                if levels > MAX_NESTING_LEVELS {
+                    first = Err(Exceeded::new(Limit::NestingLevels, format!("attribute `{name}`"), levels));
+                }
+            }
+        }
+    }
+    (bound, first)
 }
 
 /// Checks the attributes of an item to be written: name lengths and nesting (its size is
@@ -440,6 +520,23 @@ mod tests {
         let e = check_expression("ConditionExpression", "#x = :b0", false, 0, Some(&x), Some(&value(1_048_568)))
             .unwrap_err();
         assert_eq!((e.limit, e.measured), (Limit::SubstitutedSize, MAX_SUBSTITUTED_BYTES + 1));
+    }
+
+    #[test]
+    fn a_large_value_the_expression_does_not_use_is_not_counted() {
+        // The bound (every `:` as the largest value) is over 1 MB, the exact size is not.
+        let values: HashMap<String, AttributeValue> = [
+            (":b0".to_owned(), AttributeValue::S("a".repeat(MAX_SUBSTITUTED_BYTES))),
+            (":b1".to_owned(), AttributeValue::S("b".to_owned())),
+        ]
+        .into();
+        let names: HashMap<String, String> = [("#x".to_owned(), "x".to_owned())].into();
+        assert_eq!(check_expression("ConditionExpression", "#x = :b1", false, 0, Some(&names), Some(&values)), Ok(()));
+        let e = check_expression("ConditionExpression", "#x = :b0", false, 0, Some(&names), Some(&values)).unwrap_err();
+        assert_eq!((e.limit, e.measured), (Limit::SubstitutedSize, MAX_SUBSTITUTED_BYTES + 9));
+        // A path of two names is two uses.
+        assert_eq!(scan_expression("#a.#b = :v AND #c[1] <> :w", false).name_uses, 3);
+        assert_eq!(scan_expression("#a.#b = :v AND #c[1] <> :w", false).value_uses, 2);
     }
 
     #[test]

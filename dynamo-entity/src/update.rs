@@ -146,8 +146,9 @@ impl<E: Entity> UpdateRequest<E> {
 
     fn record_part<T>(&mut self, field: &Field<E, T, Mutable>, value: &T) {
         if let Some(write) = field.part {
-            let mut composite = String::new();
-            let mut number = String::new();
+            // Room for a typical part (a timestamp is 24 bytes): one allocation each.
+            let mut composite = String::with_capacity(32);
+            let mut number = String::with_capacity(32);
             let text = write(value, &mut composite, PartForm::Composite).and_then(|present| {
                 write(value, &mut number, PartForm::Number)?;
                 Ok(PartText { present, composite: Some(composite), number: Some(number) })
@@ -1094,7 +1095,13 @@ fn key_value(
         }
     }
     // The parts are already encoded; the writer adds the literals, delimiters and size check.
-    let mut w = KeyWriter::new(*ctx);
+    // Their lengths are known: room for all of them at once (no growth while writing).
+    let known_len: usize = template
+        .fields()
+        .filter_map(|f| known.get(f))
+        .map(|t| t.composite.as_ref().or(t.number.as_ref()).map_or(0, String::len))
+        .sum();
+    let mut w = KeyWriter::sized(*ctx, known_len);
     for segment in template.segments {
         let (f, shard, raw) = match segment {
             Segment::Literal(_) => continue,

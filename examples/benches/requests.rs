@@ -160,9 +160,14 @@ fn main() {
     // `REQUESTS_PROFILE=put|update|query`: only build that request with the library, for 5 s,
     // then exit: for a profiler (`perf record --call-graph dwarf target/release/deps/requests-…`).
     // `hand-put`, `hand-update`, `hand-query`: the same with the hand-written code, to compare.
+    // `REQUESTS_PROFILE_PASSES=N`: N passes over the 32 skills instead of 5 s, for an exact
+    // count of instructions (`valgrind --tool=callgrind`; subtract a run with N = 0).
     if let Ok(op) = std::env::var("REQUESTS_PROFILE") {
+        let passes: Option<usize> = std::env::var("REQUESTS_PROFILE_PASSES").ok().and_then(|n| n.parse().ok());
         let end = std::time::Instant::now() + Duration::from_secs(5);
-        while std::time::Instant::now() < end {
+        let mut pass = 0;
+        while passes.map_or(std::time::Instant::now() < end, |n| pass < n) {
+            pass += 1;
             for sk in &skills {
                 match op.as_str() {
                     "put" => drop(black_box(lib_put(&table, sk))),

@@ -190,6 +190,18 @@ pub struct KeyWriter {
 }
 
 impl KeyWriter {
+    /// As [`new`](Self::new), with room for the template's literals and `parts` bytes of
+    /// placeholder text known in advance (an update rebuilding a key from encoded parts).
+    pub(crate) fn sized(ctx: KeyContext, parts: usize) -> KeyWriter {
+        if let [Segment::Literal(l)] = ctx.template.segments {
+            return KeyWriter { ctx, out: (*l).to_owned(), next: 1, absent: None };
+        }
+        let out = String::with_capacity(ctx.template.source.len() + parts);
+        let mut w = KeyWriter { ctx, out, next: 0, absent: None };
+        w.literals();
+        w
+    }
+
     /// A writer for the key described by `ctx`.
     #[inline(always)]
     pub fn new(ctx: KeyContext) -> KeyWriter {
@@ -253,11 +265,22 @@ impl KeyWriter {
     }
 
     fn push_shard(&mut self, shard: u16, count: u16) {
-        use std::fmt::Write as _;
         if self.next > 0 {
             self.out.push(self.ctx.template.style.delimiter);
         }
-        let _ = write!(self.out, "{shard:0width$}", width = shard_width(count));
+        // Zero-padded to the width of the highest shard number, without `fmt`.
+        let width = shard_width(count);
+        let mut digits = [b'0'; 5];
+        let mut rest = shard;
+        let mut at = digits.len();
+        while rest > 0 {
+            at -= 1;
+            // `rest % 10` is below 10, so the cast cannot truncate.
+            digits[at] = b'0' + (rest % 10) as u8;
+            rest /= 10;
+        }
+        let start = digits.len().saturating_sub(width.max(digits.len() - at));
+        self.out.extend(digits[start..].iter().map(|&d| char::from(d)));
         self.next += 1;
         self.literals();
     }

@@ -814,10 +814,20 @@ impl<E: Entity, S> QueryRequest<E, S> {
     /// The key condition on partition `pk` and the sort-key condition `sk`, and the filter.
     pub(crate) fn parts(&self, pk: AttributeValue, sk: Option<SkCondition>) -> Result<QueryParts, Error> {
         let index = self.spec.index.index;
-        let mut names = HashMap::from([("#pk".to_owned(), E::NAMES.pk_of(index).to_owned())]);
-        let mut values = HashMap::from([(":pk".to_owned(), pk)]);
-        let mut expr = "#pk = :pk".to_owned();
-        if let Some(cond) = sk.filter(|c| !matches!(c, SkCondition::All)) {
+        let sk = sk.filter(|c| !matches!(c, SkCondition::All));
+        // Sized once for the key condition's placeholders (a filter's grow the maps).
+        let (n, v) = match &sk {
+            None => (1, 1),
+            Some(SkCondition::Between(..)) => (2, 3),
+            Some(_) => (2, 2),
+        };
+        let mut names = HashMap::with_capacity(n);
+        names.insert("#pk".to_owned(), E::NAMES.pk_of(index).to_owned());
+        let mut values = HashMap::with_capacity(v);
+        values.insert(":pk".to_owned(), pk);
+        let mut expr = String::with_capacity(48);
+        expr.push_str("#pk = :pk");
+        if let Some(cond) = sk {
             names.insert("#sk".to_owned(), E::NAMES.sk_of(index).to_owned());
             match cond {
                 SkCondition::Eq(v) => {

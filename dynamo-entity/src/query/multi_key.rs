@@ -182,36 +182,68 @@ impl<E: Entity> MultiKeySpec<E> {
 
     /// The key condition expression with its names and values.
     fn condition(&self) -> (String, HashMap<String, String>, HashMap<String, AttributeValue>) {
-        let mut names = HashMap::new();
-        let mut values = HashMap::new();
-        let mut terms = Vec::new();
-        for (side, attrs, vals) in [("p", self.index.pk, &self.pk), ("s", self.index.sk, &self.sk)] {
+        // Sized once: a name and a value per key attribute given, one more name and up to two
+        // values for the range; the expression's text written into one buffer (no `format!`).
+        let given = self.pk.len() + self.sk.len();
+        let mut names = HashMap::with_capacity(given + 1);
+        let mut values = HashMap::with_capacity(given + 2);
+        let mut expr = String::with_capacity(24 * (given + 1));
+        // `<sigil><side><i>`: `#p0`, `:s1`.
+        let placeholder = |sigil: char, side: char, i: usize| {
+            let mut p = String::with_capacity(4);
+            p.push(sigil);
+            p.push(side);
+            push_index(&mut p, i);
+            p
+        };
+        for (side, attrs, vals) in [('p', self.index.pk, &self.pk), ('s', self.index.sk, &self.sk)] {
             for (i, (a, v)) in attrs.iter().zip(vals.iter()).enumerate() {
-                names.insert(format!("#{side}{i}"), a.attribute.to_owned());
-                values.insert(format!(":{side}{i}"), v.clone());
-                terms.push(format!("#{side}{i} = :{side}{i}"));
+                let (n, val) = (placeholder('#', side, i), placeholder(':', side, i));
+                if !expr.is_empty() {
+                    expr.push_str(" AND ");
+                }
+                expr.push_str(&n);
+                expr.push_str(" = ");
+                expr.push_str(&val);
+                names.insert(n, a.attribute.to_owned());
+                values.insert(val, v.clone());
             }
         }
         if let (Some(range), Some(a)) = (&self.range, self.next_sort()) {
             let i = self.sk.len();
-            names.insert(format!("#s{i}"), a.attribute.to_owned());
+            let n = placeholder('#', 's', i);
+            if !expr.is_empty() {
+                expr.push_str(" AND ");
+            }
             match range {
                 Range::Cmp(op, v) => {
-                    values.insert(format!(":s{i}"), v.clone());
-                    terms.push(format!("#s{i} {op} :s{i}"));
+                    let val = placeholder(':', 's', i);
+                    expr.push_str(&n);
+                    expr.push(' ');
+                    expr.push_str(op);
+                    expr.push(' ');
+                    expr.push_str(&val);
+                    values.insert(val, v.clone());
                 }
                 Range::Between(lo, hi) => {
                     values.insert(":lo".to_owned(), lo.clone());
                     values.insert(":hi".to_owned(), hi.clone());
-                    terms.push(format!("#s{i} BETWEEN :lo AND :hi"));
+                    expr.push_str(&n);
+                    expr.push_str(" BETWEEN :lo AND :hi");
                 }
                 Range::BeginsWith(p) => {
-                    values.insert(format!(":s{i}"), p.clone());
-                    terms.push(format!("begins_with(#s{i}, :s{i})"));
+                    let val = placeholder(':', 's', i);
+                    expr.push_str("begins_with(");
+                    expr.push_str(&n);
+                    expr.push_str(", ");
+                    expr.push_str(&val);
+                    expr.push(')');
+                    values.insert(val, p.clone());
                 }
             }
+            names.insert(n, a.attribute.to_owned());
         }
-        (terms.join(" AND "), names, values)
+        (expr, names, values)
     }
 
     /// The partition, as text: each partition key attribute's `name=value`.
@@ -377,17 +409,37 @@ impl<E: Entity> MultiKeyQuery<E> {
     }
 
     fn request(&self, parts: &Parts, limit: Option<i32>, start: Option<Item>) -> QueryInputBuilder {
-        QueryInput::builder()
-            .table_name(self.table.name())
-            .set_index_name(E::NAMES.index_name(self.spec.index.index).map(str::to_owned))
-            .key_condition_expression(parts.expr.clone())
-            .set_expression_attribute_names(Some(parts.names.clone()))
-            .set_expression_attribute_values(Some(parts.values.clone()))
-            .set_filter_expression(parts.filter.clone())
-            .set_exclusive_start_key(start)
-            .scan_index_forward(!self.descending)
-            .set_limit(limit)
-            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+        let parts = Parts {
+            expr: parts.expr.clone(),
+            names: parts.names.clone(),
+            values: parts.values.clone(),
+            filter: parts.filter.clone(),
+        };
+        self.request_of(parts, limit, start)
+    }
+
+    /// The request of `parts`, moved into it (no copies): what [`request`](Self::request) sends
+    /// and [`render`](Self::render) shows. The filter and start key, mostly absent, are only
+    /// set when present (each setter moves the whole builder).
+    fn request_of(&self, parts: Parts, limit: Option<i32>, start: Option<Item>) -> QueryInputBuilder {
+        macro_rules! common {
+            ($builder:expr) => {
+                $builder
+                    .table_name(self.table.name())
+                    .set_index_name(E::NAMES.index_name(self.spec.index.index).map(str::to_owned))
+                    .key_condition_expression(parts.expr)
+                    .set_expression_attribute_names(Some(parts.names))
+                    .set_expression_attribute_values(Some(parts.values))
+                    .scan_index_forward(!self.descending)
+                    .set_limit(limit)
+                    .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+            };
+        }
+        if parts.filter.is_none() && start.is_none() {
+            common!(QueryInput::builder())
+        } else {
+            common!(QueryInput::builder().set_filter_expression(parts.filter).set_exclusive_start_key(start))
+        }
     }
 
     /// Whether `item` is one of this entity's (see [`QueryRequest::send`](super::QueryRequest::send)
@@ -530,7 +582,7 @@ impl<E: Entity> MultiKeyQuery<E> {
         let parts = self.parts()?;
         let start = self.start()?;
         let limit = self.page_size.or(self.limit.map(|w| i32::try_from(w).unwrap_or(i32::MAX)));
-        crate::table::render::built(self.request(&parts, limit, start).build())
+        crate::table::render::built(self.request_of(parts, limit, start).build())
     }
 
     /// Every page, lazily (see [`QueryRequest::pages`](super::QueryRequest::pages)).
@@ -639,4 +691,20 @@ impl<E: Entity> super::IntoQuery for MultiKeySpec<E> {
     fn into_request(self, table: &Table) -> MultiKeyQuery<E> {
         MultiKeyQuery::new(table.clone(), self)
     }
+}
+
+/// Appends `i` in decimal (placeholder numbers), without the formatting machinery.
+fn push_index(out: &mut String, mut i: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        // `i % 10` is below 10, so the cast cannot truncate.
+        digits[at] = b'0' + (i % 10) as u8;
+        i /= 10;
+        if i == 0 {
+            break;
+        }
+    }
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
 }

@@ -23,6 +23,12 @@ pub fn check_item_size(entity: &'static str, item: &Item) -> Result<(), Error> {
 /// [`Error::ItemTooLarge`] naming the entity, the key, the size and the limit;
 /// [`Error::LimitExceeded`] for an attribute name over 64 KB or a value nested over 32 levels.
 pub fn check_item_size_in(names: &AttributeNames, entity: &'static str, item: &Item) -> Result<(), Error> {
+    // One pass: an upper bound of the size and the attribute checks. Only an item whose bound
+    // is over the limit is measured exactly (then checked as below, in the same order).
+    let (bound, attributes) = crate::limits::item_bound_and_attributes(item);
+    if bound <= MAX_ITEM_BYTES {
+        return attributes.map_err(|e| e.request("write", entity, names.describe_key(item)));
+    }
     let bytes = item_size(item);
     if bytes > MAX_ITEM_BYTES {
         return Err(Error::ItemTooLarge { entity, key: names.describe_key(item), size: bytes, limit: MAX_ITEM_BYTES });
