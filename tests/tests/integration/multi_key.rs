@@ -803,6 +803,8 @@ async fn write_and_storage_estimates_count_multi_attribute_gsis() {
             ("GSI7", 2, 2 * (keys_only + 100)),
         ]
     );
+}
+
 /// Sample items of the design page: three tickets and an alert in acme/eu, a ticket without a
 /// status (not in GSI6), one in acme/us.
 pub fn design_samples() -> Vec<dynamo_entity::Item> {
