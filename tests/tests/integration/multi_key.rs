@@ -676,9 +676,7 @@ async fn diff_compares_the_whole_multi_attribute_key_schema() {
         .changes
         .iter()
         .map(|c| match c {
-            Change::KeySchema { declared, actual } => {
-                (declared.name.clone(), actual.pk.clone(), actual.sk.clone())
-            }
+            Change::KeySchema { declared, actual } => (declared.name.clone(), actual.pk.clone(), actual.sk.clone()),
             other => panic!("unexpected change {other}"),
         })
         .collect();
