@@ -37,6 +37,22 @@ pub(crate) fn covers(schema: &EntitySchema, index: Index, projection: Projection
         && schema.constants.iter().all(|c| listed.contains(&c.attribute))
 }
 
+/// Whether `item`, read from secondary index `index` of a table whose projections are not
+/// known, holds every attribute an item of `schema` is decoded from (those the keys hold
+/// aside): then it decodes to the whole entity whatever the projection is. An absent
+/// attribute may be a `None` or an attribute the projection leaves out; such an item is read
+/// whole.
+pub(crate) fn complete(schema: &EntitySchema, index: Index, item: &crate::schema::Item) -> bool {
+    let own = schema.index(index);
+    let in_keys = |field: &str| {
+        [Some(schema.primary.pk), Some(schema.primary.sk), own.map(|i| i.pk), own.map(|i| i.sk)]
+            .into_iter()
+            .flatten()
+            .any(|t| t.fields().any(|f| f == field))
+    };
+    schema.fields.iter().all(|f| schema.key_only(f.field) || in_keys(f.field) || item.contains_key(f.attribute))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -52,20 +68,4 @@ mod tests {
         assert!(covers(&s, Index::Gsi(1), Projection::Include(&["name", "__edb_v__"])));
         assert!(covers(&s, Index::Gsi(1), Projection::All));
     }
-}
-
-/// Whether `item`, read from secondary index `index` of a table whose projections are not
-/// known, holds every attribute an item of `schema` is decoded from (those the keys hold
-/// aside): then it decodes to the whole entity whatever the projection is. An absent
-/// attribute may be a `None` or an attribute the projection leaves out; such an item is read
-/// whole.
-pub(crate) fn complete(schema: &EntitySchema, index: Index, item: &crate::schema::Item) -> bool {
-    let own = schema.index(index);
-    let in_keys = |field: &str| {
-        [Some(schema.primary.pk), Some(schema.primary.sk), own.map(|i| i.pk), own.map(|i| i.sk)]
-            .into_iter()
-            .flatten()
-            .any(|t| t.fields().any(|f| f == field))
-    };
-    schema.fields.iter().all(|f| schema.key_only(f.field) || in_keys(f.field) || item.contains_key(f.attribute))
 }
