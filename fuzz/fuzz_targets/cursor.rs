@@ -92,7 +92,7 @@ fn run(world: &World, n: usize, cursor: Option<Cursor>) -> Result<Option<Cursor>
         Ok(match n {
             0 => t.query(Skill::gsi1("documents")).after(cursor).send().await?.cursor,
             1 => t.query(Skill::gsi1("documents")).descending().after(cursor).send().await?.cursor,
-            2 => t.query(Skill::gsi1("code")).sk_ge(&5u64).after(cursor).send().await?.cursor,
+            2 => t.query(Skill::gsi1("code").downloads_ge(&5u64)).after(cursor).send().await?.cursor,
             3 => t.query(Skill::gsi4(&SkillStatus::Pending)).after(cursor).send().await?.cursor,
             4 => t.query(Purchase::gsi3(&UserId("u0001".into()))).descending().after(cursor).send().await?.cursor,
             _ => t.query(Badge::query(&UserId("u#1%".into()))).after(cursor).send().await?.cursor,
