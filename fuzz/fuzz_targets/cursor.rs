@@ -28,14 +28,30 @@ use dynamo_entity_fuzz::Name;
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Value, json};
 
+/// The key attributes (partition, sort) of the Skill Exchange table and of its indexes, with a
+/// sort-key value of the attribute's type: GSI1 is a native multi-attribute index keyed on the
+/// items' own `category` and `downloads`; the other GSIs are template indexes `GSI<n>PK` /
+/// `GSI<n>SK`.
+fn key_attributes(index: Option<&str>) -> (String, String, Value) {
+    match index {
+        None => ("PK".into(), "SK".into(), json!({ "S": "SORT#1" })),
+        Some("GSI1") => ("category".into(), "downloads".into(), json!({ "N": "7" })),
+        Some(i) => (format!("{i}PK"), format!("{i}SK"), json!({ "S": "SORT#1" })),
+    }
+}
+
 /// Answers a Query: no items, and a `LastEvaluatedKey` in the queried partition. Panics when
-/// the request's `ExclusiveStartKey` breaks the cursor contract.
+/// the request's `ExclusiveStartKey` breaks the cursor contract. A template query names its
+/// partition key `#pk` = `:pk`; a multi-attribute query `#p0` = `:p0`.
 fn answer(body: &[u8]) -> Value {
     let request: Value = serde_json::from_slice(body).expect("the SDK sends JSON");
-    let pk_attribute = request["ExpressionAttributeNames"]["#pk"].as_str().expect("#pk is named").to_owned();
-    let pk_value = request["ExpressionAttributeValues"][":pk"].clone();
     let index = request["IndexName"].as_str();
-    let sk_attribute = index.map_or("SK".to_owned(), |i| format!("{i}SK"));
+    let (pk_attribute, sk_attribute, sort_value) = key_attributes(index);
+    let names = &request["ExpressionAttributeNames"];
+    let placeholder = if names.get("#pk").is_some() { ":pk" } else { ":p0" };
+    let named = names.get("#pk").or_else(|| names.get("#p0")).and_then(Value::as_str);
+    assert_eq!(named, Some(pk_attribute.as_str()), "the partition key is named: {names}");
+    let pk_value = request["ExpressionAttributeValues"][placeholder].clone();
     let mut allowed = vec!["PK".to_owned(), "SK".to_owned()];
     if index.is_some() {
         allowed.extend([pk_attribute.clone(), sk_attribute.clone()]);
@@ -50,7 +66,7 @@ fn answer(body: &[u8]) -> Value {
         assert_eq!(start[&pk_attribute], pk_value, "an accepted cursor left the partition: {start:?}");
     }
     let mut last = json!({ "PK": { "S": "P" }, "SK": { "S": "S" } });
-    last[&sk_attribute] = json!({ "S": "SORT#1" });
+    last[&sk_attribute] = sort_value;
     last[&pk_attribute] = pk_value;
     json!({ "Items": [], "Count": 0, "ScannedCount": 0, "LastEvaluatedKey": last })
 }
