@@ -44,7 +44,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 
 use crate::error::Error;
 use crate::expr::Placeholders;
-use crate::migrate::backfill::{Backfill, BackfillReport, MIGRATION_TYPE, PageDone};
+use crate::migrate::backfill::{Backfill, BackfillReport, MIGRATION_TYPE, PageDone, PageObserver};
 use crate::migrate::diff::Wait;
 use crate::migrate::native::NativeKeys;
 use crate::schema::{Entity, Item, TableLayout};
@@ -118,7 +118,8 @@ pub trait Observer: Send + Sync {
     fn step_started(&self, id: &str, kind: Kind, estimate: Option<u64>, done: u64) {
         let _ = (id, kind, estimate, done);
     }
-    /// One page of a backfill or re-keying is done.
+    /// Pages of a scanning step (a backfill, re-keying, bulk upgrade or native-keys pass) are
+    /// done and checkpointed: those of one segment since its previous checkpoint.
     fn page(&self, id: &str, page: &PageDone) {
         let _ = (id, page);
     }
@@ -194,7 +195,8 @@ impl<E: Entity> Step for BackfillStep<E> {
     }
 }
 
-type MakeNative<E> = Arc<dyn Fn(&Table, &str) -> NativeKeys<E> + Send + Sync>;
+/// Makes the step's [`NativeKeys`]; its passes tell their pages to the observer given.
+type MakeNative<E> = Arc<dyn Fn(&Table, &str, Option<PageObserver>) -> NativeKeys<E> + Send + Sync>;
 
 /// A template GSI replaced by a native multi-attribute GSI.
 struct NativeStep<E> {
@@ -215,12 +217,14 @@ impl<E: Entity> Step for NativeStep<E> {
     ) -> BoxFuture<'a, Result<String, Error>> {
         Box::pin(async move {
             obs.step_started(id, Kind::NativeKeys, None, 0);
-            Ok((self.make)(table, id).run().await?.to_string())
+            let owned = id.to_owned();
+            let pages: PageObserver = Arc::new(move |p: &PageDone| obs.page(&owned, p));
+            Ok((self.make)(table, id, Some(pages)).run().await?.to_string())
         })
     }
 
     fn checkpoint<'a>(&'a self, table: &'a Table, id: &'a str) -> BoxFuture<'a, Result<Option<BackfillReport>, Error>> {
-        Box::pin(async move { (self.make)(table, id).status().await })
+        Box::pin(async move { (self.make)(table, id, None).status().await })
     }
 
     fn plan<'a>(&'a self, table: &'a Table, id: &'a str) -> BoxFuture<'a, Result<Vec<String>, Error>> {
@@ -229,7 +233,7 @@ impl<E: Entity> Step for NativeStep<E> {
                 "{}: create the index if missing, a parallel scan writing the attributes items lack, a verifying scan",
                 self.what
             )];
-            if let Some(r) = (self.make)(table, id).status().await? {
+            if let Some(r) = (self.make)(table, id, None).status().await? {
                 lines.push(format!("fill pass checkpoint: {r}"));
             }
             Ok(lines)
@@ -580,9 +584,18 @@ impl Migrations {
         let layout = self.layout.clone();
         let wait = self.wait;
         let configure: Configure<E> = Arc::new(configure);
-        let make: MakeNative<E> = Arc::new(move |table: &Table, id: &str| {
+        let make: MakeNative<E> = Arc::new(move |table: &Table, id: &str, pages: Option<PageObserver>| {
             let configure = Arc::clone(&configure);
-            let n = table.native_keys::<E>(id, &layout, from, to).wait(wait).configure(move |b| configure(b));
+            let n = table.native_keys::<E>(id, &layout, from, to).wait(wait).configure(move |b| {
+                let b = configure(b);
+                match &pages {
+                    Some(pages) => {
+                        let pages = Arc::clone(pages);
+                        b.on_page(move |p| pages(p))
+                    }
+                    None => b,
+                }
+            });
             if drop_old { n.drop_old() } else { n }
         });
         let what = format!(
