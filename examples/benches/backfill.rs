@@ -16,15 +16,23 @@
 //! gives. Each line gives items per second of both sides, their ratio (goal: at least 0.9), and
 //! the growth of the process's peak resident memory during the run (`VmHWM` after writing `5`
 //! to `/proc/self/clear_refs`, Linux). The sides alternate (hand first at even rounds) and the
-//! median of the rounds is reported. The last line is `ratio min=R`.
+//! median of the rounds is reported. Under each line, `requests per item` counts the HTTP
+//! requests each side sent during its run (an SDK interceptor reading `X-Amz-Target`, retries
+//! included), divided by the members, in total and by operation: a figure that does not
+//! depend on the machine's load, unlike the rates. The last line is `ratio min=R`.
 //!
 //! Uses `DYNAMODB_ENDPOINT` when set, otherwise starts DynamoDB Local.
 //!
 //! `cargo bench -p dynamo-entity-examples --bench backfill` (20,000 members, 3 rounds);
 //! `-- --quick` runs 2,000 members, one round (a check that both sides run and agree).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
+
+use aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef;
+use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
+use aws_sdk_dynamodb::error::BoxError;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_entity::{Entity, Item, Table};
@@ -62,6 +70,42 @@ fn v1(i: u64) -> MemberV1 {
     }
 }
 
+/// Counts the requests sent, by operation (`X-Amz-Target` without its `DynamoDB_20120810.`).
+#[derive(Debug, Clone, Default)]
+struct Requests(Arc<Mutex<BTreeMap<String, u64>>>);
+
+impl Intercept for Requests {
+    fn name(&self) -> &'static str {
+        "Requests"
+    }
+
+    fn read_before_transmit(
+        &self,
+        context: &BeforeTransmitInterceptorContextRef<'_>,
+        _: &RuntimeComponents,
+        _: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let target = context.request().headers().get("x-amz-target").unwrap_or("?");
+        let op = target.rsplit('.').next().unwrap_or(target).to_owned();
+        *self.0.lock().unwrap().entry(op).or_default() += 1;
+        Ok(())
+    }
+}
+
+impl Requests {
+    /// The counts so far, and zero from now on.
+    fn take(&self) -> BTreeMap<String, u64> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+}
+
+/// `total (Op a, Op b, …)`: requests per item.
+fn per_item(counts: &BTreeMap<String, u64>, n: u64) -> String {
+    let total: u64 = counts.values().sum();
+    let ops: Vec<String> = counts.iter().map(|(op, c)| format!("{op} {:.4}", *c as f64 / n as f64)).collect();
+    format!("{:.4} ({})", total as f64 / n as f64, ops.join(", "))
+}
+
 /// A field of `/proc/self/status` in bytes (`VmRSS`, `VmHWM`); 0 where there is none.
 fn status_bytes(field: &str) -> u64 {
     let Ok(text) = std::fs::read_to_string("/proc/self/status") else { return 0 };
@@ -77,8 +121,8 @@ fn reset_peak() -> u64 {
     status_bytes("VmHWM")
 }
 
-async fn fresh_table(server: &LocalDynamoDb, n: u64) -> Res<Table> {
-    let table = Table::new(server.client(), unique_table_name("bench_backfill"));
+async fn fresh_table(client: &aws_sdk_dynamodb::Client, n: u64) -> Res<Table> {
+    let table = Table::new(client.clone(), unique_table_name("bench_backfill"));
     table.create_table(&[Member::SCHEMA]).await?;
     let members: Vec<MemberV1> = (0..n).map(v1).collect();
     let out = table.batch_write().put_all(&members).concurrency(4).send().await?;
@@ -196,9 +240,17 @@ async fn check(table: &Table, n: u64) -> Res<()> {
     Ok(())
 }
 
-/// One side at one concurrency on a fresh table: items per second and peak growth (bytes).
-async fn measure(server: &LocalDynamoDb, n: u64, segments: u32, library: bool) -> Res<(f64, u64)> {
-    let table = fresh_table(server, n).await?;
+/// One side at one concurrency on a fresh table: items per second, peak growth (bytes), and
+/// the requests the side sent, by operation.
+async fn measure(
+    client: &aws_sdk_dynamodb::Client,
+    requests: &Requests,
+    n: u64,
+    segments: u32,
+    library: bool,
+) -> Res<(f64, u64, BTreeMap<String, u64>)> {
+    let table = fresh_table(client, n).await?;
+    requests.take();
     let base = reset_peak();
     let started = Instant::now();
     let updated = if library {
@@ -212,12 +264,13 @@ async fn measure(server: &LocalDynamoDb, n: u64, segments: u32, library: bool) -
     };
     let secs = started.elapsed().as_secs_f64();
     let growth = status_bytes("VmHWM").saturating_sub(base);
+    let sent = requests.take();
     if updated != n {
         return Err(format!("{} updated {updated} of {n}", if library { "library" } else { "hand" }).into());
     }
     check(&table, n).await?;
     table.client().delete_table().table_name(table.name()).send().await?;
-    Ok((n as f64 / secs, growth))
+    Ok((n as f64 / secs, growth, sent))
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -232,20 +285,27 @@ fn main() -> Res<()> {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(4).enable_all().build()?;
     rt.block_on(async {
         let server = LocalDynamoDb::shared().await?;
+        let requests = Requests::default();
+        let client = aws_sdk_dynamodb::Client::from_conf(
+            server.client().config().to_builder().interceptor(requests.clone()).build(),
+        );
         println!("backfill of {n} members, {rounds} round(s), library vs hand-written scan + conditional updates");
         let mut min_ratio = f64::INFINITY;
         for segments in [1u32, 2, 4, 8] {
             let (mut lib, mut hand) = (Vec::new(), Vec::new());
             let (mut lib_mem, mut hand_mem) = (0u64, 0u64);
+            let (mut lib_sent, mut hand_sent) = (BTreeMap::new(), BTreeMap::new());
             for round in 0..rounds {
                 for library in if round % 2 == 0 { [false, true] } else { [true, false] } {
-                    let (rate, growth) = measure(server, n, segments, library).await?;
+                    let (rate, growth, sent) = measure(&client, &requests, n, segments, library).await?;
                     if library {
                         lib.push(rate);
                         lib_mem = lib_mem.max(growth);
+                        lib_sent = sent;
                     } else {
                         hand.push(rate);
                         hand_mem = hand_mem.max(growth);
+                        hand_sent = sent;
                     }
                 }
             }
@@ -257,6 +317,11 @@ fn main() -> Res<()> {
                  library={:.1} MiB hand={:.1} MiB",
                 lib_mem as f64 / 1048576.0,
                 hand_mem as f64 / 1048576.0
+            );
+            println!(
+                "  requests per item (last round): library={} hand={}",
+                per_item(&lib_sent, n),
+                per_item(&hand_sent, n)
             );
         }
         println!("ratio min={min_ratio:.2}");
