@@ -2,12 +2,17 @@
 //! `CUST#<customer>` / `<placed>`) move to a native multi-attribute GSI (GSI2 on `customer`,
 //! `placed`): the index is created, the items that lack its attributes get them, the result is
 //! verified, then the synthetic attributes are removed and GSI1 is deleted; a second run does
-//! nothing; the new index answers the access pattern with exactly the orders.
+//! nothing; the new index answers the access pattern with exactly the orders. A second test
+//! runs the same move through the migration runner (`Migrations::native_keys`): its plan and
+//! status text, a run stopped after its first checkpoint and resumed, then the step that
+//! removes the old keys and index.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use dynamo_entity::migrate::Wait;
+use dynamo_entity::migrate::{Applied, Migrations, Observer, PageDone, RunOptions, Wait};
 use dynamo_entity::schema::{Index, TableLayout};
 use dynamo_entity::{Entity, Item, Table};
 use dynamo_entity_local::{LocalDynamoDb, unique_table_name};
@@ -171,5 +176,156 @@ async fn a_template_gsi_moves_to_a_native_multi_attribute_gsi() {
         err.to_string(),
         "invalid request: native keys other: GSI1 is still declared (by Order or the table layout): it cannot be dropped"
     );
+    table.delete_table().await.unwrap();
+}
+
+/// Tells the test when the first checkpoint of a run is written.
+struct StopAfterFirstCheckpoint(Arc<tokio::sync::Notify>);
+
+impl Observer for StopAfterFirstCheckpoint {
+    fn page(&self, _: &str, _: &PageDone) {
+        self.0.notify_one();
+    }
+}
+
+/// The orders whose item has its own `customer` attribute (the native GSI2's partition key).
+async fn filled(table: &Table) -> u64 {
+    let items = common::scan_all(table).await;
+    items.iter().filter(|i| i.get("_type") == Some(&s("Order")) && i.contains_key("customer")).count() as u64
+}
+
+#[tokio::test]
+async fn the_runner_moves_an_access_pattern_to_native_keys_and_resumes_the_move() {
+    let server = LocalDynamoDb::shared().await.expect("DynamoDB Local is available");
+    let table = Table::new(server.client(), unique_table_name("native_keys_runner"));
+    table.create_table_from(&TableLayout::new(&[OrderV1::SCHEMA]).unwrap()).await.unwrap();
+    let orders: Vec<OrderV1> = (0..40).map(v1).collect();
+    table.batch_write().put_all(&orders).send().await.unwrap().check().unwrap();
+    let layout = TableLayout::new(&[Order::SCHEMA]).unwrap();
+    const MOVE: &str = "0001-orders-native";
+    const DROP: &str = "0002-orders-drop-gsi1";
+    // The move in one segment, pages of 10, a checkpoint after every page; then, once the
+    // application reads GSI2, the removal of GSI1 and its keys.
+    let migrations = Migrations::new(layout.clone())
+        .heartbeat(Duration::from_millis(200))
+        .wait(FAST)
+        .native_keys::<Order>(MOVE, Index::Gsi(1), Index::Gsi(2), false, |b| {
+            b.segments(1).concurrency(1).page_size(10).checkpoint_every(1, Duration::ZERO)
+        })
+        .native_keys::<Order>(DROP, Index::Gsi(1), Index::Gsi(2), true, |b| b.segments(2).page_size(9));
+    let move_line = "[native-keys] move the Order access pattern from GSI1 to the native multi-attribute GSI2";
+    let drop_line = format!("{move_line}, then remove the old keys and index");
+    let what = "create the index if missing, a parallel scan writing the attributes items lack, a verifying scan";
+    let status_text = |st: Vec<dynamo_entity::migrate::MigrationStatus>| -> Vec<String> {
+        st.iter().map(ToString::to_string).collect()
+    };
+
+    assert_eq!(
+        status_text(migrations.status(&table).await.unwrap()),
+        [format!("pending  {MOVE} {move_line}"), format!("pending  {DROP} {drop_line}")]
+    );
+    let plan = migrations.plan(&table, None).await.unwrap();
+    let described = |line: &str| line.trim_start_matches("[native-keys] ").to_owned();
+    assert_eq!(
+        plan,
+        [
+            (MOVE.to_owned(), vec![format!("{}: {what}", described(move_line))]),
+            (DROP.to_owned(), vec![format!("{}: {what}", described(&drop_line))]),
+        ]
+    );
+    assert_eq!(filled(&table).await, 0, "plan wrote nothing");
+
+    // apply, dropped once the move's first checkpoint is written (its first page done).
+    let stop = Arc::new(tokio::sync::Notify::new());
+    let options = RunOptions {
+        to: Some(MOVE.to_owned()),
+        observer: Arc::new(StopAfterFirstCheckpoint(Arc::clone(&stop))),
+        ..RunOptions::default()
+    };
+    tokio::select! {
+        r = migrations.apply(&table, &options) => panic!("the run ended before it was stopped: {r:?}"),
+        () = stop.notified() => {}
+    }
+    // Stopped once its heartbeat is older than 3 periods of 200 ms; an update already sent
+    // when the run was dropped lands meanwhile.
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let native = table.native_keys::<Order>(MOVE, &layout, Index::Gsi(1), Index::Gsi(2));
+    let at_stop = native.status().await.unwrap().unwrap();
+    let first_page = at_stop.scanned;
+    assert!(!at_stop.completed && first_page > 0 && first_page <= 10, "{at_stop}");
+    assert_eq!((at_stop.updated, at_stop.skipped, at_stop.failed), (first_page, 0, 0), "{at_stop}");
+    // The orders of the first page have their attributes, and those of the second page whose
+    // update was sent before the run was dropped (at most 8 in flight).
+    let filled_at_stop = filled(&table).await;
+    assert!(filled_at_stop >= first_page && filled_at_stop <= first_page + 8, "{filled_at_stop} {at_stop}");
+    let checkpoint = format!("(checkpoint: run 1, {first_page} scanned, {first_page} updated)");
+    assert_eq!(
+        status_text(migrations.status(&table).await.unwrap()),
+        [format!("stopped  {MOVE} {move_line}: {checkpoint}"), format!("pending  {DROP} {drop_line}")]
+    );
+    let plan = migrations.plan(&table, Some(MOVE)).await.unwrap();
+    assert_eq!(
+        plan,
+        [(
+            MOVE.to_owned(),
+            vec![format!("{}: {what}", described(move_line)), format!("fill pass checkpoint: {at_stop}")]
+        )]
+    );
+
+    // resume: the move continues after its first page, and nothing else runs.
+    let resumed = migrations.resume(&table, &RunOptions::default()).await.unwrap();
+    let report = native.status().await.unwrap().unwrap();
+    // Every order read once: the first page before the stop, the others after it; those the
+    // dropped run had already updated are skipped.
+    let again = filled_at_stop - first_page;
+    assert_eq!(
+        (report.run, report.completed, report.scanned, report.updated, report.skipped, report.failed),
+        (1, true, 40, 40 - again, again, 0),
+        "{report}"
+    );
+    assert_eq!((report.vanished, report.changed), (0, 0), "{report}");
+    let summary = format!("native keys: index already there; fill: {report}; verified (0 unindexed)");
+    assert_eq!(resumed, [Applied { id: MOVE.to_owned(), summary: summary.clone() }]);
+    assert_eq!(
+        status_text(migrations.status(&table).await.unwrap()),
+        [format!("applied  {MOVE} {move_line}: {summary}"), format!("pending  {DROP} {drop_line}")]
+    );
+    assert_eq!(filled(&table).await, 40);
+    let c1_want: Vec<String> = (0..40).rev().filter(|i| i % 4 == 1).map(|i| format!("o{i:03}")).collect();
+    let c1: Vec<String> = table.query(Order::gsi2("c1")).all().await.unwrap().into_iter().map(|o| o.id).collect();
+    assert_eq!(c1, c1_want, "GSI2 answers c1's orders, newest placed first");
+    for o in &orders {
+        let item = common::raw_item(&table, &format!("ORDER#{}", o.id), "META").await.unwrap();
+        assert_eq!(item.get("GSI1PK"), Some(&s(&format!("CUST#{}", o.customer))), "GSI1 keys kept until the drop");
+        assert_eq!(item.get("placed"), Some(&AttributeValue::N(o.placed.to_string())));
+    }
+
+    // apply: the removal of GSI1 and its keys (its fill pass finds every order filled).
+    let applied = migrations.apply(&table, &RunOptions::default()).await.unwrap();
+    let fill = table.native_keys::<Order>(DROP, &layout, Index::Gsi(1), Index::Gsi(2)).status().await.unwrap().unwrap();
+    let strip = table.backfill::<Order>(format!("{DROP}+strip")).status().await.unwrap().unwrap();
+    assert_eq!((fill.completed, fill.scanned, fill.updated, fill.skipped, fill.failed), (true, 40, 0, 40, 0), "{fill}");
+    assert_eq!(
+        (strip.completed, strip.scanned, strip.updated, strip.skipped, strip.failed),
+        (true, 40, 40, 0, 0),
+        "{strip}"
+    );
+    let summary = format!(
+        "native keys: index already there; fill: {fill}; verified (0 unindexed); strip: {strip}; old index deleted"
+    );
+    assert_eq!(applied, [Applied { id: DROP.to_owned(), summary: summary.clone() }]);
+    let st = status_text(migrations.status(&table).await.unwrap());
+    assert_eq!(st[1], format!("applied  {DROP} {drop_line}: {summary}"));
+    assert!(migrations.plan(&table, None).await.unwrap().is_empty());
+    let (desc, _) = common::describe(&table).await;
+    let names: Vec<&str> = desc.global_secondary_indexes().iter().map(|g| g.index_name().unwrap()).collect();
+    assert_eq!(names, ["GSI2"]);
+    for o in &orders {
+        let item = common::raw_item(&table, &format!("ORDER#{}", o.id), "META").await.unwrap();
+        assert!(!item.contains_key("GSI1PK") && !item.contains_key("GSI1SK"), "{item:?}");
+        assert_eq!(Order::from_item(&item).unwrap(), Order::from(o.clone()));
+    }
+    let c1: Vec<String> = table.query(Order::gsi2("c1")).all().await.unwrap().into_iter().map(|o| o.id).collect();
+    assert_eq!(c1, c1_want);
     table.delete_table().await.unwrap();
 }
