@@ -402,7 +402,7 @@ async fn profile(client: &Client, which: &str) -> Res<()> {
     if !PHASES.contains(&phase) {
         return Err(format!("E2E_PROFILE: no phase {phase:?} (one of {PHASES:?}, or hand-<phase>)").into());
     }
-    let n: usize = std::env::var("E2E_PROFILE_REQUESTS").ok().map(|n| n.parse()).transpose()?.unwrap_or(20);
+    let n: usize = std::env::var("E2E_PROFILE_REQUESTS").ok().map(|n| n.parse::<usize>()).transpose()?.unwrap_or(20);
     let stored = make_skills('s', PROFILE_ITEMS);
     let table = Table::new(client.clone(), unique_table_name("bench-e2e-profile"));
     table.create_table(&[Skill::schema()]).await?;
