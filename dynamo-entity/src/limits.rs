@@ -173,7 +173,9 @@ impl Exceeded {
 /// Checks one expression: its length, operators and `IN` operands. `part` names it
 /// (`ConditionExpression`, …); `update` says it is an update expression (whose `+` and `-`
 /// count). The first `library` bytes of `text` are the library's own (its guards), counted as
-/// the library's share of a figure over the limit.
+/// the library's share of a figure over the limit. Requests check all their expressions at
+/// once with [`check_request`]; this is one of them alone.
+#[cfg(test)]
 pub(crate) fn check_expression(
     part: &'static str,
     text: &str,
@@ -182,6 +184,99 @@ pub(crate) fn check_expression(
     names: Option<&HashMap<String, String>>,
     values: Option<&HashMap<String, AttributeValue>>,
 ) -> Result<(), Exceeded> {
+    let measured = Substitutions::measure(names, values);
+    check_expression_in(part, text, update, library, &measured)
+}
+
+/// A request's `ExpressionAttributeNames` and `ExpressionAttributeValues`, measured once for
+/// all its expressions and for the limits on the maps themselves ([`Substitutions::check`]):
+/// one pass over each map, one [`value_size`](crate::value::size::value_size) per value.
+struct Substitutions<'a> {
+    names: Option<&'a HashMap<String, String>>,
+    values: Option<&'a HashMap<String, AttributeValue>>,
+    /// The longest name, in bytes.
+    longest_name: usize,
+    /// The largest value's size.
+    largest_value: usize,
+    /// The first limit the maps break (see [`Substitutions::measure`]).
+    checked: Result<(), Exceeded>,
+}
+
+impl<'a> Substitutions<'a> {
+    /// Measures both maps in one pass each, finding the same first limit broken as
+    /// `check_substitutions` would (names first, then values, each in the map's order): each
+    /// placeholder's length, each name's length, each value's nesting, then their total size.
+    fn measure(
+        names: Option<&'a HashMap<String, String>>,
+        values: Option<&'a HashMap<String, AttributeValue>>,
+    ) -> Substitutions<'a> {
+        let (mut total, mut longest_name, mut largest_value) = (0usize, 0usize, 0usize);
+        let mut checked: Result<(), Exceeded> = Ok(());
+        for (placeholder, name) in names.into_iter().flatten() {
+            longest_name = longest_name.max(name.len());
+            total += placeholder.len() + name.len();
+            if checked.is_ok() {
+                checked = name_limits(placeholder, name);
+            }
+        }
+        for (placeholder, value) in values.into_iter().flatten() {
+            let size = value_size(value);
+            largest_value = largest_value.max(size);
+            total += placeholder.len() + size;
+            if checked.is_ok() {
+                checked = value_limits(placeholder, value);
+            }
+        }
+        if checked.is_ok() && total > MAX_SUBSTITUTION_BYTES {
+            checked = Err(Exceeded::new(
+                Limit::SubstitutionSize,
+                "ExpressionAttributeNames and ExpressionAttributeValues",
+                total,
+            ));
+        }
+        Substitutions { names, values, longest_name, largest_value, checked }
+    }
+
+    /// The first limit the names and values break.
+    fn check(self) -> Result<(), Exceeded> {
+        self.checked
+    }
+}
+
+/// One expression of a request, for [`check_request`]: which part of the request it is
+/// (`ConditionExpression`, …), its text, whether it is an update expression, and how many of
+/// its first bytes are the library's own, counted as the library's share of a figure over the
+/// limit.
+pub(crate) type Expression<'t> = (&'static str, &'t str, bool, usize);
+
+/// Checks a request: each of its expressions in order (its length, operators and `IN`
+/// operands, its size with names and values substituted), then its names and values (each
+/// placeholder's length, each name's length, each value's nesting, their total size); the
+/// first limit broken, as checking each expression and then the maps, one after the other,
+/// would report it. The names and values are measured once for all
+/// ([`Substitutions::measure`]).
+pub(crate) fn check_request(
+    expressions: &[Expression<'_>],
+    names: Option<&HashMap<String, String>>,
+    values: Option<&HashMap<String, AttributeValue>>,
+) -> Result<(), Exceeded> {
+    let measured = Substitutions::measure(names, values);
+    for &(part, text, update, library) in expressions {
+        check_expression_in(part, text, update, library, &measured)?;
+    }
+    measured.check()
+}
+
+/// One expression's limits, the request's names and values measured
+/// ([`Substitutions::measure`]).
+fn check_expression_in(
+    part: &'static str,
+    text: &str,
+    update: bool,
+    library: usize,
+    measured: &Substitutions<'_>,
+) -> Result<(), Exceeded> {
+    let (names, values) = (measured.names, measured.values);
     let own = text.get(..library).unwrap_or(text);
     if text.len() > MAX_EXPRESSION_BYTES {
         let mut e = Exceeded::new(Limit::ExpressionLength, part, text.len());
@@ -200,9 +295,7 @@ pub(crate) fn check_expression(
     }
     // Each name or value placeholder in the text stands for at most the longest name or the
     // largest value: when that bound fits, the exact size (a lookup per placeholder) does too.
-    let longest_name = names.map_or(0, |n| n.values().map(String::len).max().unwrap_or(0));
-    let largest_value =
-        if scan.value_uses == 0 { 0 } else { values.map_or(0, |v| v.values().map(value_size).max().unwrap_or(0)) };
+    let (longest_name, largest_value) = (measured.longest_name, measured.largest_value);
     let bound = text
         .len()
         .saturating_add(scan.name_uses.saturating_mul(longest_name))
@@ -356,48 +449,45 @@ fn scan_expression(text: &str, update: bool) -> Scan {
 
 /// Checks a request's `ExpressionAttributeNames` and `ExpressionAttributeValues`: each
 /// placeholder's length, each name's length, each value's nesting, and their total size.
+/// (Requests check them with their expressions, [`check_request`].)
+#[cfg(test)]
 pub(crate) fn check_substitutions(
     names: Option<&HashMap<String, String>>,
     values: Option<&HashMap<String, AttributeValue>>,
 ) -> Result<(), Exceeded> {
-    let mut total = 0usize;
-    for (placeholder, name) in names.into_iter().flatten() {
-        if placeholder.len() > MAX_PLACEHOLDER_BYTES {
-            return Err(Exceeded::new(
-                Limit::PlaceholderLength,
-                format!("name placeholder {placeholder}"),
-                placeholder.len(),
-            ));
-        }
-        if name.len() > MAX_ATTRIBUTE_NAME_BYTES {
-            return Err(Exceeded::new(
-                Limit::AttributeNameLength,
-                format!("attribute name of {placeholder}"),
-                name.len(),
-            ));
-        }
-        total += placeholder.len() + name.len();
+    Substitutions::measure(names, values).check()
+}
+
+/// The limits of one entry of `ExpressionAttributeNames`: the placeholder's length, the name's.
+fn name_limits(placeholder: &str, name: &str) -> Result<(), Exceeded> {
+    if placeholder.len() > MAX_PLACEHOLDER_BYTES {
+        return Err(Exceeded::new(
+            Limit::PlaceholderLength,
+            format!("name placeholder {placeholder}"),
+            placeholder.len(),
+        ));
     }
-    for (placeholder, value) in values.into_iter().flatten() {
-        if placeholder.len() > MAX_PLACEHOLDER_BYTES {
-            return Err(Exceeded::new(
-                Limit::PlaceholderLength,
-                format!("value placeholder {placeholder}"),
-                placeholder.len(),
-            ));
-        }
+    if name.len() > MAX_ATTRIBUTE_NAME_BYTES {
+        return Err(Exceeded::new(Limit::AttributeNameLength, format!("attribute name of {placeholder}"), name.len()));
+    }
+    Ok(())
+}
+
+/// The limits of one entry of `ExpressionAttributeValues`: the placeholder's length, the
+/// value's nesting.
+fn value_limits(placeholder: &str, value: &AttributeValue) -> Result<(), Exceeded> {
+    if placeholder.len() > MAX_PLACEHOLDER_BYTES {
+        return Err(Exceeded::new(
+            Limit::PlaceholderLength,
+            format!("value placeholder {placeholder}"),
+            placeholder.len(),
+        ));
+    }
+    if matches!(value, AttributeValue::L(_) | AttributeValue::M(_)) {
         let levels = nesting_levels(value);
         if levels > MAX_NESTING_LEVELS {
             return Err(Exceeded::new(Limit::NestingLevels, format!("value {placeholder}"), levels));
         }
-        total += placeholder.len() + value_size(value);
-    }
-    if total > MAX_SUBSTITUTION_BYTES {
-        return Err(Exceeded::new(
-            Limit::SubstitutionSize,
-            "ExpressionAttributeNames and ExpressionAttributeValues",
-            total,
-        ));
     }
     Ok(())
 }
@@ -537,6 +627,40 @@ mod tests {
         // A path of two names is two uses.
         assert_eq!(scan_expression("#a.#b = :v AND #c[1] <> :w", false).name_uses, 3);
         assert_eq!(scan_expression("#a.#b = :v AND #c[1] <> :w", false).value_uses, 2);
+    }
+
+    #[test]
+    fn a_request_reports_its_first_limit_as_the_checks_one_by_one_do() {
+        let mut deep = AttributeValue::S("a".into());
+        for _ in 0..32 {
+            deep = AttributeValue::L(vec![deep]);
+        }
+        let names: HashMap<String, String> = [("#a".to_owned(), "a".to_owned())].into();
+        let values: HashMap<String, AttributeValue> = [(":b".to_owned(), deep)].into();
+        let (n, v) = (Some(&names), Some(&values));
+        let long = format!("{}{}", "#a = :b", " ".repeat(4090));
+        let over = ["#a = :b"; 151].join(" AND ");
+        let cases: [&[Expression<'_>]; 4] = [
+            &[("UpdateExpression", "SET #a = :b", true, 0), ("ConditionExpression", &long, false, 3)],
+            &[("KeyConditionExpression", "#a = :b", false, 0), ("FilterExpression", &over, false, 0)],
+            &[("ConditionExpression", "#a = :b", false, 0)],
+            &[],
+        ];
+        for expressions in cases {
+            let one_by_one = expressions
+                .iter()
+                .try_for_each(|&(part, text, update, library)| check_expression(part, text, update, library, n, v))
+                .and_then(|()| check_substitutions(n, v));
+            assert_eq!(check_request(expressions, n, v), one_by_one);
+        }
+        let e = check_request(cases[0], n, v).unwrap_err();
+        assert_eq!(
+            (e.limit, e.part.as_str(), e.measured, e.library),
+            (Limit::ExpressionLength, "ConditionExpression", 4097, 3)
+        );
+        assert_eq!(check_request(cases[1], n, v).unwrap_err().limit, Limit::Operators);
+        assert_eq!(check_request(cases[2], n, v).unwrap_err().limit, Limit::NestingLevels);
+        assert_eq!(check_request(&[("ConditionExpression", "#a = :b", false, 0)], n, None), Ok(()));
     }
 
     #[test]

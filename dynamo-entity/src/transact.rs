@@ -177,12 +177,9 @@ impl Cond {
         names: &AttributeNames,
         key: &PrimaryKey,
     ) -> Result<(), Error> {
-        let check = || {
-            let (names, values) = (self.placeholders.names(), self.placeholders.values());
-            limits::check_expression("ConditionExpression", &self.expression, false, 0, names, values)?;
-            limits::check_substitutions(names, values)
-        };
-        check().map_err(|e| e.request(action, entity, names.show_key(key)))
+        let (names_map, values) = (self.placeholders.names(), self.placeholders.values());
+        limits::check_request(&[("ConditionExpression", self.expression.as_str(), false, 0)], names_map, values)
+            .map_err(|e| e.request(action, entity, names.show_key(key)))
     }
 
     /// A rendered [`Condition`] on an item of `entity`.

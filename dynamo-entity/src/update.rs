@@ -467,7 +467,9 @@ impl<E: Entity> UpdateRequest<E> {
         // The item an upsert creates when there is none, from the actions' values.
         let created = if self.upsert { Some(upsert::created_item(&self.actions)) } else { None };
         // The attributes the expression writes (an upsert writes the others `if_not_exists`).
-        let mut written: Vec<&'static str> = self.actions.iter().map(|(_, a, _)| *a).collect();
+        // Only an upsert reads them: an update leaves the list empty (no allocation).
+        let mut written: Vec<&'static str> =
+            if self.upsert { self.actions.iter().map(|(_, a, _)| *a).collect() } else { Vec::new() };
         for (field, attr, action) in &mut self.actions {
             if let Action::Set(v) = action {
                 // `#n = :v`, the placeholders written in place.
@@ -580,20 +582,19 @@ impl<E: Entity> UpdateRequest<E> {
                 }
                 let n = ph.name(sk_attr);
                 next(&mut removes).push_str(&n);
-                written.extend([pk_attr, sk_attr]);
+                if self.upsert {
+                    written.extend([pk_attr, sk_attr]);
+                }
                 continue;
             }
             // An untouched template is rewritten too when either template has an Option part:
             // a None may have removed both attributes earlier, and a new value must restore both.
             let both = has_optional(gsi.pk) || has_optional(gsi.sk);
-            let rewrite: Vec<(&'static Template, &'static str, usize)> = [
-                (!local && (pk_touched || both), gsi.pk, pk_attr, MAX_PARTITION_KEY_BYTES),
-                (sk_touched || both, gsi.sk, sk_attr, MAX_SORT_KEY_BYTES),
-            ]
-            .into_iter()
-            .filter(|(r, ..)| *r)
-            .map(|(_, t, a, m)| (t, a, m))
-            .collect();
+            // At most the two key attributes (an array: no allocation).
+            let rewrite: [Option<(&'static Template, &'static str, usize)>; 2] = [
+                (!local && (pk_touched || both)).then_some((gsi.pk, pk_attr, MAX_PARTITION_KEY_BYTES)),
+                (sk_touched || both).then_some((gsi.sk, sk_attr, MAX_SORT_KEY_BYTES)),
+            ];
             // A template that is one stored field written unchanged as the key (a number, or a
             // timestamp the library maintains) is copied from the item: `SET GSI1SK = created_at`.
             let copyable = |t: &Template| -> Option<&'static str> {
@@ -609,6 +610,7 @@ impl<E: Entity> UpdateRequest<E> {
             };
             let mut missing: Vec<&str> = rewrite
                 .iter()
+                .flatten()
                 .filter(|(t, ..)| copyable(t).is_none())
                 .flat_map(|(t, ..)| t.fields())
                 .filter(|f| !known.contains_key(f) && !added.contains_key(f))
@@ -621,7 +623,8 @@ impl<E: Entity> UpdateRequest<E> {
                     .chain(gsi.sk.fields())
                     .filter(|f| self.part(f).is_some() || added.contains_key(f))
                     .collect();
-                let templates: Vec<String> = rewrite.iter().map(|(t, a, _)| format!("{a} `{}`", t.source)).collect();
+                let templates: Vec<String> =
+                    rewrite.iter().flatten().map(|(t, a, _)| format!("{a} `{}`", t.source)).collect();
                 return Err(Error::Invalid {
                     reason: format!(
                         "this update of {} sets `{}`, which {} {} built from; set `{}` in the same update so the key can be rebuilt",
@@ -633,16 +636,18 @@ impl<E: Entity> UpdateRequest<E> {
                     ),
                 });
             }
-            let mut values = Vec::with_capacity(2);
+            let mut values: [Option<(&'static str, KeyValue)>; 2] = [None, None];
             let mut absent = false;
-            for (template, attribute, max_bytes) in rewrite {
+            for (slot, (template, attribute, max_bytes)) in
+                values.iter_mut().zip(rewrite).filter_map(|(v, r)| Some((v, r?)))
+            {
                 if let Some(source) = copyable(template) {
-                    values.push((attribute, KeyValue::Expr(ph.name(source))));
+                    *slot = Some((attribute, KeyValue::Expr(ph.name(source))));
                     continue;
                 }
                 let ctx = KeyContext { entity: E::TYPE, attribute, template, max_bytes };
                 match key_value(&ctx, &known, &added)? {
-                    Some(v) => values.push((attribute, v)),
+                    Some(v) => *slot = Some((attribute, v)),
                     None => absent = true,
                 }
             }
@@ -655,11 +660,15 @@ impl<E: Entity> UpdateRequest<E> {
                 }
                 let n = ph.name(sk_attr);
                 next(&mut removes).push_str(&n);
-                written.extend([pk_attr, sk_attr]);
+                if self.upsert {
+                    written.extend([pk_attr, sk_attr]);
+                }
                 continue;
             }
-            for (attribute, v) in values {
-                written.push(attribute);
+            for (attribute, v) in values.into_iter().flatten() {
+                if self.upsert {
+                    written.push(attribute);
+                }
                 let out = next(&mut sets);
                 ph.push_name(attribute, out);
                 out.push_str(" = ");
@@ -887,13 +896,12 @@ impl PreparedUpdate {
     /// Checks DynamoDB's limits on the update's expressions and substitutions (see
     /// [`limits`](crate::limits)); the condition's first `library` bytes are the library's own.
     pub(crate) fn check_limits(&self, library: usize) -> Result<(), Error> {
-        let check = || {
-            let (names, values) = (self.names.as_ref(), self.values.as_ref());
-            limits::check_expression("UpdateExpression", &self.update, true, 0, names, values)?;
-            limits::check_expression("ConditionExpression", &self.condition, false, library, names, values)?;
-            limits::check_substitutions(self.names.as_ref(), self.values.as_ref())
-        };
-        check().map_err(|e| e.request("UpdateItem", self.entity, self.key_text()))
+        let expressions = [
+            ("UpdateExpression", self.update.as_str(), true, 0),
+            ("ConditionExpression", self.condition.as_str(), false, library),
+        ];
+        limits::check_request(&expressions, self.names.as_ref(), self.values.as_ref())
+            .map_err(|e| e.request("UpdateItem", self.entity, self.key_text()))
     }
 
     /// The key as `PK=… SK=…`, for errors: built from the key when asked, unless

@@ -33,6 +33,9 @@
 //! `cargo bench -p dynamo-entity-examples --bench e2e` (two rounds, about 3 minutes);
 //! `-- --quick` runs 300 / 300 / 30 / 30 / 300 / 300 requests once to check that it works;
 //! `-- --rounds N` sets the number of rounds.
+//!
+//! For a profiler: `E2E_PROFILE=<phase>` or `hand-<phase>` with `E2E_PROFILE_REQUESTS=N` runs
+//! that phase alone, N requests, after a setup that does not depend on N (see `profile`).
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -380,6 +383,45 @@ async fn round(client: &Client, w: &Workload, r: usize) -> Res<Vec<[Sample; 2]>>
     Ok(out)
 }
 
+/// Items a profiled phase other than `create` finds in its table (written before it runs): 25
+/// a category, so that a query fills its page of 20 and has more after it, as in the workload.
+const PROFILE_ITEMS: usize = 200;
+
+/// `E2E_PROFILE=<phase>` (the library) or `E2E_PROFILE=hand-<phase>` (the hand-written code):
+/// runs that one phase once with `E2E_PROFILE_REQUESTS=N` requests (default 20; the batch phase
+/// writes `25 N` items, N requests) on a fresh table, then exits; for
+/// `valgrind --tool=callgrind`, which counts this process only. Before the phase, the same
+/// for every N, the table is made, one `GetItem` opens the connection and, for every phase but
+/// `create`, [`PROFILE_ITEMS`] skills are written by hand: a run with N = 0 counts this setup,
+/// to subtract.
+async fn profile(client: &Client, which: &str) -> Res<()> {
+    let (hand, phase) = match which.strip_prefix("hand-") {
+        Some(p) => (true, p),
+        None => (false, which),
+    };
+    if !PHASES.contains(&phase) {
+        return Err(format!("E2E_PROFILE: no phase {phase:?} (one of {PHASES:?}, or hand-<phase>)").into());
+    }
+    let n: usize = std::env::var("E2E_PROFILE_REQUESTS").ok().map(|n| n.parse::<usize>()).transpose()?.unwrap_or(20);
+    let stored = make_skills('s', PROFILE_ITEMS);
+    let table = Table::new(client.clone(), unique_table_name("bench-e2e-profile"));
+    table.create_table(&[Skill::schema()]).await?;
+    client.get_item().table_name(table.name()).set_key(Some(hand_key(&SkillId("none".to_owned())))).send().await?;
+    if phase != "create" {
+        for s in &stored {
+            client.put_item().table_name(table.name()).set_item(Some(hand_encode_skill(s))).send().await?;
+        }
+    }
+    let sizes = Sizes { creates: n, queries: n, updates: n, batch: 25 * n };
+    let skills: Vec<Skill> = stored.iter().cycle().take(n).cloned().collect();
+    let top = CATEGORIES.iter().map(|c| expected_top(&stored, c)).collect();
+    let w = Workload { sizes, skills, batch: make_skills('b', sizes.batch), top };
+    let done =
+        if hand { hand_phase(phase, client, table.name(), &w).await } else { lib_phase(phase, &table, &w).await };
+    let _ = table.delete_table().await;
+    done
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
@@ -408,6 +450,9 @@ async fn main() -> Res<()> {
 
     let server = LocalDynamoDb::shared().await?;
     let client = server.client();
+    if let Ok(phase) = std::env::var("E2E_PROFILE") {
+        return profile(&client, &phase).await;
+    }
     println!("DynamoDB at {}; {rounds} round(s)", server.endpoint());
 
     // Warm-up: DynamoDB Local's JVM compiles its hot paths on the first requests, and the

@@ -251,25 +251,9 @@ impl Table {
         let (expr_names, expr_values) = (ph.take_names(), ph.take_values());
         let key_text = names.describe_key(read);
         let limit = |e: crate::limits::Exceeded| e.request("UpdateItem", E::TYPE, key_text.clone());
-        crate::limits::check_expression(
-            "UpdateExpression",
-            &update,
-            true,
-            0,
-            expr_names.as_ref(),
-            expr_values.as_ref(),
-        )
-        .map_err(limit)?;
-        crate::limits::check_expression(
-            "ConditionExpression",
-            &condition,
-            false,
-            0,
-            expr_names.as_ref(),
-            expr_values.as_ref(),
-        )
-        .map_err(limit)?;
-        crate::limits::check_substitutions(expr_names.as_ref(), expr_values.as_ref()).map_err(limit)?;
+        let expressions =
+            [("UpdateExpression", update.as_str(), true, 0), ("ConditionExpression", condition.as_str(), false, 0)];
+        crate::limits::check_request(&expressions, expr_names.as_ref(), expr_values.as_ref()).map_err(limit)?;
         let key: Item =
             [names.pk, names.sk].into_iter().filter_map(|n| read.get(n).map(|v| (n.to_owned(), v.clone()))).collect();
         let request = aws_sdk_dynamodb::operation::update_item::UpdateItemInput::builder()

@@ -866,14 +866,16 @@ impl<E: Entity, S> QueryRequest<E, S> {
             }
             None => None,
         };
-        let check = || {
-            limits::check_expression("KeyConditionExpression", &expr, false, 0, Some(&names), Some(&values))?;
-            if let Some(f) = &filter {
-                limits::check_expression("FilterExpression", f, false, 0, Some(&names), Some(&values))?;
-            }
-            limits::check_substitutions(Some(&names), Some(&values))
+        let key_condition = ("KeyConditionExpression", expr.as_str(), false, 0);
+        let check = match &filter {
+            None => limits::check_request(&[key_condition], Some(&names), Some(&values)),
+            Some(f) => limits::check_request(
+                &[key_condition, ("FilterExpression", f.as_str(), false, 0)],
+                Some(&names),
+                Some(&values),
+            ),
         };
-        check().map_err(|e| {
+        check.map_err(|e| {
             let pk = match values.get(":pk") {
                 Some(AttributeValue::S(s) | AttributeValue::N(s)) => s.clone(),
                 _ => String::new(),

@@ -397,28 +397,20 @@ impl<E: Entity> MultiKeyQuery<E> {
             }
             None => None,
         };
-        let check = || {
-            limits::check_expression("KeyConditionExpression", &expr, false, 0, Some(&names), Some(&values))?;
-            if let Some(f) = &filter {
-                limits::check_expression("FilterExpression", f, false, 0, Some(&names), Some(&values))?;
-            }
-            limits::check_substitutions(Some(&names), Some(&values))
+        let key_condition = ("KeyConditionExpression", expr.as_str(), false, 0);
+        let check = match &filter {
+            None => limits::check_request(&[key_condition], Some(&names), Some(&values)),
+            Some(f) => limits::check_request(
+                &[key_condition, ("FilterExpression", f.as_str(), false, 0)],
+                Some(&names),
+                Some(&values),
+            ),
         };
-        check().map_err(|e| e.request("Query", self.spec.entity, self.spec.partition()))?;
+        check.map_err(|e| e.request("Query", self.spec.entity, self.spec.partition()))?;
         Ok(Parts { expr, names, values, filter })
     }
 
-    fn request(&self, parts: &Parts, limit: Option<i32>, start: Option<Item>) -> QueryInputBuilder {
-        let parts = Parts {
-            expr: parts.expr.clone(),
-            names: parts.names.clone(),
-            values: parts.values.clone(),
-            filter: parts.filter.clone(),
-        };
-        self.request_of(parts, limit, start)
-    }
-
-    /// The request of `parts`, moved into it (no copies): what [`request`](Self::request) sends
+    /// The request of `parts`, moved into it (no copies): what [`send`](Self::send) sends
     /// and [`render`](Self::render) shows. The filter and start key, mostly absent, are only
     /// set when present (each setter moves the whole builder).
     fn request_of(&self, parts: Parts, limit: Option<i32>, start: Option<Item>) -> QueryInputBuilder {
@@ -501,7 +493,9 @@ impl<E: Entity> MultiKeyQuery<E> {
     /// this entity the index returns becomes a `T` through `take`; one that does not decode
     /// fails the page, or for a [lenient](Self::lenient) query goes to [`Page::skipped`].
     async fn read<T>(&self, mut take: impl FnMut(&Item, Found) -> Result<T, Error>) -> Result<Page<T>, Error> {
-        let parts = self.parts()?;
+        // The first page's request takes the parts; a later page's builds them again (the
+        // same parts: building them once succeeded), rather than every page copying them.
+        let mut parts = Some(self.parts()?);
         let mut start = self.start()?;
         let scope = self.scope();
         let key_names = self.key_names();
@@ -515,7 +509,11 @@ impl<E: Entity> MultiKeyQuery<E> {
                 break None;
             }
             let page_limit = self.page_size.or(want.map(|w| i32::try_from(w).unwrap_or(i32::MAX)));
-            let request = self.request(&parts, page_limit, start.take()).send_with(self.table.client());
+            let page_parts = match parts.take() {
+                Some(p) => p,
+                None => self.parts()?,
+            };
+            let request = self.request_of(page_parts, page_limit, start.take()).send_with(self.table.client());
             let resp = self.table.execute(call, request).await.map_err(|e| Error::sdk("Query", e))?;
             consumed += Capacity::from_consumed(resp.consumed_capacity.as_slice(), false);
             let last_key = resp.last_evaluated_key;
