@@ -513,6 +513,19 @@ impl Migrations {
         self
     }
 
+    /// Adds the step `id` of `kind` that runs the [`Backfill`] `make` returns for the table and
+    /// the step's id (a backfill, a re-keying or a bulk upgrade), described by `what`.
+    fn backfill_step<E: Entity>(
+        self,
+        id: impl Into<String>,
+        kind: Kind,
+        what: String,
+        make: impl Fn(&Table, &str) -> Backfill<E> + Send + Sync + 'static,
+    ) -> Migrations {
+        let make: Make<E> = Arc::new(make);
+        self.push(id.into(), kind, Box::new(BackfillStep { make, what, kind }))
+    }
+
     /// Adds a backfill of entity `E`'s secondary index keys ([`Table::backfill`]) with the id
     /// `id`; `configure` sets its segments, concurrency, read rate or worker.
     #[must_use]
@@ -521,10 +534,8 @@ impl Migrations {
         id: impl Into<String>,
         configure: impl Fn(Backfill<E>) -> Backfill<E> + Send + Sync + 'static,
     ) -> Migrations {
-        let configure: Configure<E> = Arc::new(configure);
-        let make: Make<E> = Arc::new(move |table: &Table, id: &str| configure(table.backfill::<E>(id)));
         let what = format!("backfill the secondary index keys of {} items", E::TYPE);
-        self.push(id.into(), Kind::Backfill, Box::new(BackfillStep { make, what, kind: Kind::Backfill }))
+        self.backfill_step(id, Kind::Backfill, what, move |table, id| configure(table.backfill::<E>(id)))
     }
 
     /// Adds a re-keying of `Old`'s items to `New`'s primary key ([`Table::rekey`]), converting
@@ -537,12 +548,11 @@ impl Migrations {
         configure: impl Fn(Backfill<Old>) -> Backfill<Old> + Send + Sync + 'static,
     ) -> Migrations {
         let convert = Arc::new(convert);
-        let make: Make<Old> = Arc::new(move |table: &Table, id: &str| {
+        let what = format!("move the {} items to their new primary key", Old::TYPE);
+        self.backfill_step(id, Kind::Rekey, what, move |table, id| {
             let convert = Arc::clone(&convert);
             configure(table.rekey::<Old, New>(id, move |o| convert(o)))
-        });
-        let what = format!("move the {} items to their new primary key", Old::TYPE);
-        self.push(id.into(), Kind::Rekey, Box::new(BackfillStep { make, what, kind: Kind::Rekey }))
+        })
     }
 
     /// Adds a bulk upgrade of entity `E` ([`Table::upgrade_all`]): every item written at an
@@ -557,9 +567,8 @@ impl Migrations {
         id: impl Into<String>,
         configure: impl Fn(Backfill<E>) -> Backfill<E> + Send + Sync + 'static,
     ) -> Migrations {
-        let make: Make<E> = Arc::new(move |table: &Table, id: &str| configure(table.upgrade_all::<E>(id)));
         let what = format!("write every {} item back at its current schema version", E::TYPE);
-        self.push(id.into(), Kind::Upgrade, Box::new(BackfillStep { make, what, kind: Kind::Upgrade }))
+        self.backfill_step(id, Kind::Upgrade, what, move |table, id| configure(table.upgrade_all::<E>(id)))
     }
 
     /// Adds the move of entity `E`'s access pattern from the template GSI `from` to the native
