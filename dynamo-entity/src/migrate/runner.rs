@@ -44,7 +44,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 
 use crate::error::Error;
 use crate::expr::Placeholders;
-use crate::migrate::backfill::{Backfill, BackfillReport, MIGRATION_TYPE, PageDone};
+use crate::migrate::backfill::{Backfill, BackfillReport, MIGRATION_TYPE, PageDone, migration_items};
 use crate::migrate::diff::Wait;
 use crate::migrate::native::NativeKeys;
 use crate::schema::{Entity, Item, TableLayout};
@@ -805,47 +805,24 @@ impl Migrations {
     /// the partition `_MIGRATIONS` (paginated).
     async fn registered(&self, table: &Table) -> Result<Vec<(String, Kind)>, Error> {
         let names = self.layout.names();
-        let mut out = Vec::new();
-        let mut start: Option<Item> = None;
-        loop {
-            let mut ph = Placeholders::default();
-            let mut cond = String::new();
-            ph.push_name(names.pk, &mut cond);
-            cond.push_str(" = ");
-            ph.push_value(AttributeValue::S(REGISTRY.to_owned()), &mut cond);
-            let request = table
-                .client()
-                .query()
-                .table_name(table.name())
-                .key_condition_expression(cond)
-                .set_expression_attribute_names(ph.take_names())
-                .set_expression_attribute_values(ph.take_values())
-                .set_exclusive_start_key(start.take())
-                .consistent_read(true)
-                .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
-                .send();
-            let page =
-                table.execute(Call::new("Query", MIGRATION_TYPE), request).await.map_err(|e| Error::sdk("Query", e))?;
-            for item in page.items.unwrap_or_default() {
-                let id = item.get("id").and_then(|v| v.as_s().ok()).cloned();
-                let kind = item.get("kind").and_then(|v| v.as_s().ok()).and_then(|k| Kind::from_name(k));
-                match (id, kind) {
-                    (Some(id), Some(kind)) => out.push((id, kind)),
-                    _ => {
-                        return Err(Error::Invalid {
-                            reason: format!(
-                                "an entry of the table's list of migrations ({}) is malformed",
-                                names.describe_key(&item)
-                            ),
-                        });
-                    }
+        let items = migration_items(table, names.pk, AttributeValue::S(REGISTRY.to_owned()), None).await?;
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            let id = item.get("id").and_then(|v| v.as_s().ok()).cloned();
+            let kind = item.get("kind").and_then(|v| v.as_s().ok()).and_then(|k| Kind::from_name(k));
+            match (id, kind) {
+                (Some(id), Some(kind)) => out.push((id, kind)),
+                _ => {
+                    return Err(Error::Invalid {
+                        reason: format!(
+                            "an entry of the table's list of migrations ({}) is malformed",
+                            names.describe_key(&item)
+                        ),
+                    });
                 }
             }
-            match page.last_evaluated_key.filter(|k| !k.is_empty()) {
-                Some(k) => start = Some(k),
-                None => return Ok(out),
-            }
         }
+        Ok(out)
     }
 
     async fn status_of(&self, table: &Table, m: &Migration) -> Result<MigrationStatus, Error> {
