@@ -431,9 +431,10 @@ pub fn batch_get<'a>(items: impl IntoIterator<Item = Option<&'a Item>>, mode: Re
 /// A write of one item: `before` is the item as stored before it (`None`: no item), `after` as
 /// stored after it (`None`: deleted). A `PutItem` or `UpdateItem` costs the larger of the two
 /// sizes, a `DeleteItem` the deleted item's (at least one block either way). Each index of
-/// `indexes` (the table's GSIs and LSIs, with projection `ALL`; an LSI entry is keyed on `PK`
-/// and `LSI<n>SK` and costs as a GSI entry does) costs its own units: see the
-/// [module documentation](self).
+/// `indexes` (the table's GSIs and LSIs: an [`Index`], with projection `ALL`, or an
+/// `(Index, Projection)` pair, see [`IndexProjection`]; an LSI entry is keyed on `PK` and
+/// `LSI<n>SK` and costs as a GSI entry does) costs its own units, per 1 KB of its entry as the
+/// projection holds it: see the [module documentation](self).
 ///
 /// ```
 /// use aws_sdk_dynamodb::types::AttributeValue as V;
@@ -448,7 +449,7 @@ pub fn batch_get<'a>(items: impl IntoIterator<Item = Option<&'a Item>>, mode: Re
 /// assert_eq!(c, Capacity::table(Units::writes(1.0)).with_index(Index::Gsi(1), Units::writes(2.0)));
 /// ```
 pub fn write(
-    indexes: impl IntoIterator<Item = Index>,
+    indexes: impl IntoIterator<Item = impl IndexProjection>,
     before: Option<&Item>,
     after: Option<&Item>,
     mode: WriteMode,
@@ -459,35 +460,103 @@ pub fn write(
 /// [`write`](fn@write) for a table whose key attributes and indexes are named by `names` (an entity's
 /// [`Entity::NAMES`](crate::Entity::NAMES), a table's [`TableDef::NAMES`](crate::TableDef::NAMES)):
 /// each index's entry is found by its own key attributes (`names.pk_of(index)` /
-/// `names.sk_of(index)`) and its units are reported under its name.
+/// `names.sk_of(index)`) and its units are reported under its name. Each of `indexes` is an
+/// [`Index`] (projection `ALL`) or an `(Index, Projection)` pair
+/// ([`IndexProjection`]): the entry is sized as the projection holds it.
 pub fn write_in(
     names: &AttributeNames,
-    indexes: impl IntoIterator<Item = Index>,
+    indexes: impl IntoIterator<Item = impl IndexProjection>,
     before: Option<&Item>,
     after: Option<&Item>,
     mode: WriteMode,
 ) -> Capacity {
     let size = |i: Option<&Item>| i.map_or(0, item_size);
-    let (old, new) = (size(before), size(after));
-    let mut out = Capacity::table(Units::writes(write_units(old.max(new), mode)));
+    let mut out = Capacity::table(Units::writes(write_units(size(before).max(size(after)), mode)));
     for index in indexes {
-        if index == Index::Primary {
+        let id = index.index();
+        if id == Index::Primary {
             continue;
         }
-        fn key<'i>(names: &AttributeNames, index: Index, item: Option<&'i Item>) -> Option<[&'i AttributeValue; 2]> {
-            let item = item?;
-            Some([item.get(names.pk_of(index))?, item.get(names.sk_of(index))?])
+        let keys = [names.pk_of(id), names.sk_of(id)];
+        if let Some(units) = index_write_units(names, &keys, index.projected(), before, after, mode) {
+            out.add_index(names, id, Units::writes(units));
         }
-        let units = match (key(names, index, before), key(names, index, after)) {
-            (None, None) => continue,
-            (Some(_), None) => write_units(old, mode),
-            (None, Some(_)) => write_units(new, mode),
-            (Some(a), Some(b)) if a == b => write_units(old.max(new), mode),
-            (Some(_), Some(_)) => write_units(old, mode) + write_units(new, mode),
-        };
-        out.add_index(names, index, Units::writes(units));
     }
     out
+}
+
+/// A secondary index as a write estimate sizes its entries: which index, and which of an
+/// item's attributes besides the keys its projection holds. [`Index`] itself is an index with
+/// projection `ALL`; `(Index, Projection)` (a
+/// [`Projection`](crate::schema::Projection) of the table's layout) follows `KEYS_ONLY` and
+/// `INCLUDE` too.
+pub trait IndexProjection {
+    /// The index.
+    fn index(&self) -> Index;
+    /// The attributes its entries hold besides the table's and the index's key attributes:
+    /// `None` for every attribute (`ALL`), the listed ones for `INCLUDE`, none for
+    /// `KEYS_ONLY`.
+    fn projected(&self) -> Option<&'static [&'static str]>;
+}
+
+impl IndexProjection for Index {
+    fn index(&self) -> Index {
+        *self
+    }
+    fn projected(&self) -> Option<&'static [&'static str]> {
+        None
+    }
+}
+
+/// The write units a write from `before` to `after` (`None`: no item) costs in one secondary
+/// index keyed on the attributes `keys` (the item is in it when it holds them all), whose
+/// entries hold the table's key attributes, `keys` and, besides, `projected` (`None`: every
+/// attribute). By DynamoDB's rule, an index write costs 1 unit per 1 KB of the entry as the
+/// projection holds it: putting the item into the index costs the new entry, removing it the
+/// old one, changing its key both, and rewriting it under the same key the larger of the two,
+/// except that an entry the write leaves as it was (same key, same projected attributes) under
+/// a projection other than `ALL` costs nothing (as DynamoDB Local reports for a `KEYS_ONLY`
+/// GSI). `None`: no write in the index.
+pub(crate) fn index_write_units(
+    names: &AttributeNames,
+    keys: &[&str],
+    projected: Option<&[&str]>,
+    before: Option<&Item>,
+    after: Option<&Item>,
+    mode: WriteMode,
+) -> Option<f64> {
+    fn key<'i>(keys: &[&str], item: Option<&'i Item>) -> Option<Vec<&'i AttributeValue>> {
+        let item = item?;
+        keys.iter().map(|k| item.get(*k)).collect()
+    }
+    // The entry as the projection holds it (the whole item with `ALL`: borrowed, not copied).
+    fn entry<'i>(
+        names: &AttributeNames,
+        keys: &[&str],
+        projected: Option<&[&str]>,
+        item: Option<&'i Item>,
+    ) -> Option<std::borrow::Cow<'i, Item>> {
+        let item = item?;
+        let Some(extra) = projected else { return Some(std::borrow::Cow::Borrowed(item)) };
+        let held = |a: &str| a == names.pk || a == names.sk || keys.contains(&a) || extra.contains(&a);
+        Some(std::borrow::Cow::Owned(
+            item.iter().filter(|(a, _)| held(a.as_str())).map(|(a, v)| (a.clone(), v.clone())).collect(),
+        ))
+    }
+    let (old_key, new_key) = (key(keys, before), key(keys, after));
+    if old_key.is_none() && new_key.is_none() {
+        return None;
+    }
+    let (old_entry, new_entry) = (entry(names, keys, projected, before), entry(names, keys, projected, after));
+    let size = |e: &Option<std::borrow::Cow<'_, Item>>| e.as_deref().map_or(0, item_size);
+    let (old, new) = (size(&old_entry), size(&new_entry));
+    Some(match (old_key, new_key) {
+        (Some(_), None) => write_units(old, mode),
+        (None, Some(_)) => write_units(new, mode),
+        (Some(a), Some(b)) if a == b && projected.is_some() && old_entry == new_entry => return None,
+        (Some(a), Some(b)) if a == b => write_units(old.max(new), mode),
+        _ => write_units(old, mode) + write_units(new, mode),
+    })
 }
 
 /// A `ConditionCheck` of a transaction on `item` (`None`: no item): a transactional read of
@@ -573,6 +642,52 @@ mod tests {
         let tx = write(g, Some(&indexed), Some(&moved), WriteMode::Transactional);
         assert_eq!((tx.table, tx.index(Index::Gsi(1))), (Units::writes(2.0), Units::writes(4.0)));
         assert_eq!(w(None, None), Capacity::table(Units::writes(1.0)));
+    }
+
+    /// An index write costs 1 unit per 1 KB of the entry as the index's projection holds it:
+    /// `KEYS_ONLY` the table's and the index's keys, `INCLUDE` those and the listed attributes.
+    #[test]
+    fn index_writes_are_sized_by_the_projection() {
+        use crate::schema::Projection;
+        let with = |pairs: &[(&str, String)]| -> Item {
+            pairs.iter().map(|(k, v)| ((*k).to_owned(), AttributeValue::S(v.clone()))).collect()
+        };
+        let doc = |gsi: &str, big: char, tag: char| {
+            with(&[
+                ("PK", "a".into()),
+                ("SK", "b".into()),
+                ("GSI1PK", gsi.into()),
+                ("GSI1SK", "s".into()),
+                ("big", big.to_string().repeat(2000)),
+                ("tag", tag.to_string().repeat(1100)),
+            ])
+        };
+        let item = doc("k", 'x', 't');
+        // Keys: PK 2 + 1, SK 2 + 1, GSI1PK 6 + 1, GSI1SK 6 + 1 = 20 bytes; big 3 + 2,000; tag 3 + 1,100.
+        assert_eq!(item_size(&item), 20 + 2003 + 1103);
+        let g = Index::Gsi(1);
+        let (keys_only, tag, both) =
+            ((g, Projection::KeysOnly), (g, Projection::Include(&["tag"])), (g, Projection::Include(&["big", "tag"])));
+        let put = |p: (Index, Projection)| write([p], None, Some(&item), WriteMode::Standard);
+        let table = |units: f64| Capacity::table(Units::writes(units));
+        let gsi = |units: f64| table(4.0).with_index(g, Units::writes(units));
+        // 3,126 bytes: 4 units in the table and in an `ALL` GSI; 20 bytes: 1; 1,123: 2; 3,126: 4.
+        assert_eq!(write([g], None, Some(&item), WriteMode::Standard), gsi(4.0));
+        assert_eq!((put(keys_only), put(tag), put(both)), (gsi(1.0), gsi(2.0), gsi(4.0)));
+        // The index key changes: the old entry's delete and the new one's put.
+        let moved = doc("m", 'x', 't');
+        let w = |p: (Index, Projection), b: &Item, a: &Item| write([p], Some(b), Some(a), WriteMode::Standard);
+        assert_eq!((w(keys_only, &item, &moved), w(tag, &item, &moved)), (gsi(2.0), gsi(4.0)));
+        // Only `big` changes: an `INCLUDE (tag)` or `KEYS_ONLY` entry is left as it was (no
+        // index write); `ALL` and `INCLUDE (big, tag)` rewrite it (the larger of the two sizes).
+        let rewritten = doc("k", 'y', 't');
+        assert_eq!((w(keys_only, &item, &rewritten), w(tag, &item, &rewritten)), (table(4.0), table(4.0)));
+        assert_eq!((w((g, Projection::All), &item, &rewritten), w(both, &item, &rewritten)), (gsi(4.0), gsi(4.0)));
+        // `tag` changes: the `INCLUDE (tag)` entry, 1,123 bytes before and after, is rewritten.
+        assert_eq!(w(tag, &item, &doc("k", 'x', 'u')), gsi(2.0));
+        // Leaving the index (no GSI1PK) costs the old entry's delete, sized by the projection.
+        let out = with(&[("PK", "a".into()), ("SK", "b".into()), ("tag", "t".repeat(1100))]);
+        assert_eq!(w(tag, &item, &out), gsi(2.0));
     }
 
     #[test]

@@ -37,10 +37,8 @@
 //! # }
 //! ```
 
-use aws_sdk_dynamodb::types::AttributeValue;
-
 use super::views::project;
-use crate::capacity::{Capacity, Units, WriteMode, item_size, write_units};
+use crate::capacity::{Capacity, IndexProjection, Units, WriteMode, index_write_units, item_size, write_units};
 use crate::schema::{Index, Item, TableLayout};
 
 /// The storage DynamoDB counts for each item and each index entry besides its attributes, in
@@ -72,32 +70,17 @@ impl TableLayout {
     /// `INCLUDE`): putting an item into an index costs the new entry, removing it the old one,
     /// moving it inside the index (a changed key attribute) both, rewriting it under the same
     /// key the larger of the two; an index the item is in neither before nor after, or whose
-    /// entry the write leaves as it was (same key, same projected attributes), costs nothing. Template GSIs, LSIs, the inverted index and the multi-attribute GSIs are all
-    /// counted, each under its name.
+    /// `KEYS_ONLY` or `INCLUDE` entry the write leaves as it was (same key, same projected
+    /// attributes), costs nothing. Template GSIs, LSIs, the inverted index and the
+    /// multi-attribute GSIs are all counted, each under its name.
     pub fn write_capacity(&self, before: Option<&Item>, after: Option<&Item>, mode: WriteMode) -> Capacity {
         let size = |i: Option<&Item>| i.map_or(0, item_size);
         let mut out = Capacity::table(Units::writes(write_units(size(before).max(size(after)), mode)));
         for (index, keys) in self.index_keys() {
-            let projection = self.projection(index);
-            let mut all_keys = vec![self.names.pk, self.names.sk];
-            all_keys.extend(&keys);
-            let key = |item: Option<&Item>| -> Option<Vec<AttributeValue>> {
-                let item = item?;
-                keys.iter().map(|k| item.get(*k).cloned()).collect()
-            };
-            let entry = |item: Option<&Item>| item.map(|i| project(i, &projection, &all_keys));
-            let (old_entry, new_entry) = (entry(before), entry(after));
-            let (old, new) = (old_entry.as_ref().map_or(0, item_size), new_entry.as_ref().map_or(0, item_size));
-            let units = match (key(before), key(after)) {
-                (None, None) => continue,
-                (Some(_), None) => write_units(old, mode),
-                (None, Some(_)) => write_units(new, mode),
-                // The same key and the same projected attributes: no write in the index.
-                (Some(a), Some(b)) if a == b && old_entry == new_entry => continue,
-                (Some(a), Some(b)) if a == b => write_units(old.max(new), mode),
-                (Some(_), Some(_)) => write_units(old, mode) + write_units(new, mode),
-            };
-            out.add_index(self.names, index, Units::writes(units));
+            let projected = (index, self.projection(index)).projected();
+            if let Some(units) = index_write_units(self.names, &keys, projected, before, after, mode) {
+                out.add_index(self.names, index, Units::writes(units));
+            }
         }
         out
     }

@@ -393,16 +393,30 @@ pub struct KeyParseError {
 
 /// Appends `part` to `out`, escaping `#` as `%23` and `%` as `%25`.
 pub fn escape_into(part: &str, out: &mut String) {
+    escape_delimited(part, DELIMITER, *b"23", out);
+}
+
+/// Appends `part` to `out`, escaping `delimiter` (an ASCII character) as `%` and `code`, its
+/// two uppercase hex digits (`%23` for `#`, `%7C` for `|`), and `%` as `%25`; every other
+/// character as it is. The one escape of key parts: [`escape_into`] for `#`, and the keys of
+/// a [`KeyStyle`] with another delimiter.
+#[inline]
+pub(crate) fn escape_delimited(part: &str, delimiter: char, code: [u8; 2], out: &mut String) {
+    // An ASCII delimiter is one byte, which no other character's UTF-8 contains.
+    let delimiter = u8::try_from(delimiter).ok().filter(u8::is_ascii);
     let bytes = part.as_bytes();
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate() {
-        let rep = match b {
-            b'#' => "%23",
-            b'%' => "%25",
+        let code = match b {
+            b'%' => *b"25",
+            _ if Some(b) == delimiter => code,
             _ => continue,
         };
+        // `b` is ASCII, so `i` and `i + 1` are character boundaries.
         out.push_str(&part[start..i]);
-        out.push_str(rep);
+        out.push(ESCAPE);
+        out.push(char::from(code[0]));
+        out.push(char::from(code[1]));
         start = i + 1;
     }
     out.push_str(&part[start..]);
@@ -435,6 +449,12 @@ fn unescaped(text: &str) -> KeyPartError {
 /// Reverses [`escape_into`]. `None` when a `%` is not followed by `23` or `25`, which an
 /// encoder of this crate never writes.
 pub fn unescape(part: &str) -> Option<Cow<'_, str>> {
+    unescape_delimited(part, DELIMITER, *b"23")
+}
+
+/// Reverses [`escape_delimited`] of `delimiter` and its hex digits `code`: `None` for a `%`
+/// that starts neither `%25` nor the delimiter's escape.
+pub(crate) fn unescape_delimited(part: &str, delimiter: char, code: [u8; 2]) -> Option<Cow<'_, str>> {
     if !part.contains(ESCAPE) {
         return Some(Cow::Borrowed(part));
     }
@@ -442,9 +462,9 @@ pub fn unescape(part: &str) -> Option<Cow<'_, str>> {
     let mut rest = part;
     while let Some(i) = rest.find(ESCAPE) {
         out.push_str(&rest[..i]);
-        match rest.get(i + 1..i + 3) {
-            Some("23") => out.push('#'),
-            Some("25") => out.push('%'),
+        match rest.as_bytes().get(i + 1..i + 3) {
+            Some(b"25") => out.push(ESCAPE),
+            Some(c) if c == code => out.push(delimiter),
             _ => return None,
         }
         rest = &rest[i + 3..];

@@ -32,7 +32,7 @@
 //!   do not sort numerically (`10` sorts before `9`): a sort-key range condition over such a part
 //!   is refused when the request is built, and the design lint reports raw parts in sort keys.
 
-use super::{DELIMITER, ESCAPE, KeyPartError, unescape};
+use super::{DELIMITER, KeyPartError, escape_delimited, unescape, unescape_delimited};
 
 /// The case a key is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -87,43 +87,13 @@ impl KeyStyle {
     /// Appends `raw` to `out` escaped for this style's delimiter: `%` as `%25`, the delimiter
     /// as `%` and its hex code; every other character as it is.
     fn escape_into(&self, raw: &str, out: &mut String) {
-        let code = self.delimiter_code();
-        for c in raw.chars() {
-            if c == ESCAPE {
-                out.push_str("%25");
-            } else if c == self.delimiter {
-                out.push(ESCAPE);
-                out.push(char::from(code[0]));
-                out.push(char::from(code[1]));
-            } else {
-                out.push(c);
-            }
-        }
+        escape_delimited(raw, self.delimiter, self.delimiter_code(), out);
     }
 
     /// Reverses [`KeyStyle::escape_into`]: `None` for a `%` that starts neither `%25` nor the
     /// delimiter's escape.
     fn unescape<'k>(&self, piece: &'k str) -> Option<std::borrow::Cow<'k, str>> {
-        if !self.other_delimiter() {
-            return unescape(piece);
-        }
-        if !piece.contains(ESCAPE) {
-            return Some(std::borrow::Cow::Borrowed(piece));
-        }
-        let code = self.delimiter_code();
-        let mut out = String::with_capacity(piece.len());
-        let mut rest = piece;
-        while let Some(i) = rest.find(ESCAPE) {
-            out.push_str(&rest[..i]);
-            match rest.as_bytes().get(i + 1..i + 3) {
-                Some(b"25") => out.push(ESCAPE),
-                Some(c) if c == code => out.push(self.delimiter),
-                _ => return None,
-            }
-            rest = &rest[i + 3..];
-        }
-        out.push_str(rest);
-        Some(std::borrow::Cow::Owned(out))
+        unescape_delimited(piece, self.delimiter, self.delimiter_code())
     }
 
     /// Whether the case of values is lost in keys of this style.

@@ -559,50 +559,19 @@ impl<E: Entity> Backfill<E> {
     /// Every checkpoint item of a segment (`SEGMENT#…`), by segment number: one strongly
     /// consistent `Query` of the migration's partition (paginated).
     async fn segment_items(&self) -> Result<HashMap<u32, Item>, Error> {
-        let mut out = HashMap::new();
-        let mut start: Option<Item> = None;
-        loop {
-            let mut ph = Placeholders::default();
-            let mut cond = String::new();
-            ph.push_name(self.names().pk, &mut cond);
-            cond.push_str(" = ");
-            ph.push_value(self.partition(), &mut cond);
-            cond.push_str(" AND begins_with(");
-            ph.push_name(self.names().sk, &mut cond);
-            cond.push_str(", ");
-            ph.push_value(AttributeValue::S("SEGMENT#".to_owned()), &mut cond);
-            cond.push(')');
-            let request = self
-                .table
-                .client()
-                .query()
-                .table_name(self.table.name())
-                .key_condition_expression(cond)
-                .set_expression_attribute_names(ph.take_names())
-                .set_expression_attribute_values(ph.take_values())
-                .set_exclusive_start_key(start.take())
-                .consistent_read(true)
-                .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
-                .send();
-            let page = self
-                .table
-                .execute(Call::new("Query", MIGRATION_TYPE), request)
-                .await
-                .map_err(|e| Error::sdk("Query", e))?;
-            for item in page.items.unwrap_or_default() {
-                let segment =
-                    item.get("segment").and_then(|v| v.as_n().ok()).and_then(|n| n.parse::<u32>().ok()).ok_or_else(
-                        || Error::Invalid {
-                            reason: format!("a segment checkpoint of backfill {} has no segment number", self.id),
-                        },
-                    )?;
-                out.insert(segment, item);
-            }
-            match page.last_evaluated_key.filter(|k| !k.is_empty()) {
-                Some(k) => start = Some(k),
-                None => return Ok(out),
-            }
+        let names = self.names();
+        let items = migration_items(&self.table, names.pk, self.partition(), Some((names.sk, "SEGMENT#"))).await?;
+        let mut out = HashMap::with_capacity(items.len());
+        for item in items {
+            let segment =
+                item.get("segment").and_then(|v| v.as_n().ok()).and_then(|n| n.parse::<u32>().ok()).ok_or_else(
+                    || Error::Invalid {
+                        reason: format!("a segment checkpoint of backfill {} has no segment number", self.id),
+                    },
+                )?;
+            out.insert(segment, item);
         }
+        Ok(out)
     }
 
     async fn segment_states(&self, run: u64, segments: u32) -> Result<Vec<SegmentState>, Error> {
@@ -1026,5 +995,54 @@ impl UpdatePlan {
             .set_expression_attribute_values(ph.take_values())
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+    }
+}
+
+/// Every item of the migration records' partition `pk` (attribute `pk_attribute`), or with
+/// `sk` (`(attribute, prefix)`) those whose sort key begins with the prefix: strongly
+/// consistent `Query` requests, page after page, in sort key order. The one read of the
+/// records that the backfills' checkpoints and the runner's list of migrations share.
+///
+/// # Errors
+/// [`Error::Sdk`] from DynamoDB.
+pub(crate) async fn migration_items(
+    table: &Table,
+    pk_attribute: &str,
+    pk: AttributeValue,
+    sk: Option<(&str, &str)>,
+) -> Result<Vec<Item>, Error> {
+    let mut out = Vec::new();
+    let mut start: Option<Item> = None;
+    loop {
+        let mut ph = Placeholders::default();
+        let mut cond = String::new();
+        ph.push_name(pk_attribute, &mut cond);
+        cond.push_str(" = ");
+        ph.push_value(pk.clone(), &mut cond);
+        if let Some((sk_attribute, prefix)) = sk {
+            cond.push_str(" AND begins_with(");
+            ph.push_name(sk_attribute, &mut cond);
+            cond.push_str(", ");
+            ph.push_value(AttributeValue::S(prefix.to_owned()), &mut cond);
+            cond.push(')');
+        }
+        let request = table
+            .client()
+            .query()
+            .table_name(table.name())
+            .key_condition_expression(cond)
+            .set_expression_attribute_names(ph.take_names())
+            .set_expression_attribute_values(ph.take_values())
+            .set_exclusive_start_key(start.take())
+            .consistent_read(true)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+            .send();
+        let page =
+            table.execute(Call::new("Query", MIGRATION_TYPE), request).await.map_err(|e| Error::sdk("Query", e))?;
+        out.extend(page.items.unwrap_or_default());
+        match page.last_evaluated_key.filter(|k| !k.is_empty()) {
+            Some(k) => start = Some(k),
+            None => return Ok(out),
+        }
     }
 }

@@ -44,7 +44,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 
 use crate::error::Error;
 use crate::expr::Placeholders;
-use crate::migrate::backfill::{Backfill, BackfillReport, MIGRATION_TYPE, PageDone, PageObserver};
+use crate::migrate::backfill::{Backfill, BackfillReport, MIGRATION_TYPE, PageDone, PageObserver, migration_items};
 use crate::migrate::diff::Wait;
 use crate::migrate::native::NativeKeys;
 use crate::schema::{Entity, Item, TableLayout};
@@ -517,6 +517,19 @@ impl Migrations {
         self
     }
 
+    /// Adds the step `id` of `kind` that runs the [`Backfill`] `make` returns for the table and
+    /// the step's id (a backfill, a re-keying or a bulk upgrade), described by `what`.
+    fn backfill_step<E: Entity>(
+        self,
+        id: impl Into<String>,
+        kind: Kind,
+        what: String,
+        make: impl Fn(&Table, &str) -> Backfill<E> + Send + Sync + 'static,
+    ) -> Migrations {
+        let make: Make<E> = Arc::new(make);
+        self.push(id.into(), kind, Box::new(BackfillStep { make, what, kind }))
+    }
+
     /// Adds a backfill of entity `E`'s secondary index keys ([`Table::backfill`]) with the id
     /// `id`; `configure` sets its segments, concurrency, read rate or worker.
     #[must_use]
@@ -525,10 +538,8 @@ impl Migrations {
         id: impl Into<String>,
         configure: impl Fn(Backfill<E>) -> Backfill<E> + Send + Sync + 'static,
     ) -> Migrations {
-        let configure: Configure<E> = Arc::new(configure);
-        let make: Make<E> = Arc::new(move |table: &Table, id: &str| configure(table.backfill::<E>(id)));
         let what = format!("backfill the secondary index keys of {} items", E::TYPE);
-        self.push(id.into(), Kind::Backfill, Box::new(BackfillStep { make, what, kind: Kind::Backfill }))
+        self.backfill_step(id, Kind::Backfill, what, move |table, id| configure(table.backfill::<E>(id)))
     }
 
     /// Adds a re-keying of `Old`'s items to `New`'s primary key ([`Table::rekey`]), converting
@@ -541,12 +552,11 @@ impl Migrations {
         configure: impl Fn(Backfill<Old>) -> Backfill<Old> + Send + Sync + 'static,
     ) -> Migrations {
         let convert = Arc::new(convert);
-        let make: Make<Old> = Arc::new(move |table: &Table, id: &str| {
+        let what = format!("move the {} items to their new primary key", Old::TYPE);
+        self.backfill_step(id, Kind::Rekey, what, move |table, id| {
             let convert = Arc::clone(&convert);
             configure(table.rekey::<Old, New>(id, move |o| convert(o)))
-        });
-        let what = format!("move the {} items to their new primary key", Old::TYPE);
-        self.push(id.into(), Kind::Rekey, Box::new(BackfillStep { make, what, kind: Kind::Rekey }))
+        })
     }
 
     /// Adds a bulk upgrade of entity `E` ([`Table::upgrade_all`]): every item written at an
@@ -561,9 +571,8 @@ impl Migrations {
         id: impl Into<String>,
         configure: impl Fn(Backfill<E>) -> Backfill<E> + Send + Sync + 'static,
     ) -> Migrations {
-        let make: Make<E> = Arc::new(move |table: &Table, id: &str| configure(table.upgrade_all::<E>(id)));
         let what = format!("write every {} item back at its current schema version", E::TYPE);
-        self.push(id.into(), Kind::Upgrade, Box::new(BackfillStep { make, what, kind: Kind::Upgrade }))
+        self.backfill_step(id, Kind::Upgrade, what, move |table, id| configure(table.upgrade_all::<E>(id)))
     }
 
     /// Adds the move of entity `E`'s access pattern from the template GSI `from` to the native
@@ -809,47 +818,24 @@ impl Migrations {
     /// the partition `_MIGRATIONS` (paginated).
     async fn registered(&self, table: &Table) -> Result<Vec<(String, Kind)>, Error> {
         let names = self.layout.names();
-        let mut out = Vec::new();
-        let mut start: Option<Item> = None;
-        loop {
-            let mut ph = Placeholders::default();
-            let mut cond = String::new();
-            ph.push_name(names.pk, &mut cond);
-            cond.push_str(" = ");
-            ph.push_value(AttributeValue::S(REGISTRY.to_owned()), &mut cond);
-            let request = table
-                .client()
-                .query()
-                .table_name(table.name())
-                .key_condition_expression(cond)
-                .set_expression_attribute_names(ph.take_names())
-                .set_expression_attribute_values(ph.take_values())
-                .set_exclusive_start_key(start.take())
-                .consistent_read(true)
-                .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
-                .send();
-            let page =
-                table.execute(Call::new("Query", MIGRATION_TYPE), request).await.map_err(|e| Error::sdk("Query", e))?;
-            for item in page.items.unwrap_or_default() {
-                let id = item.get("id").and_then(|v| v.as_s().ok()).cloned();
-                let kind = item.get("kind").and_then(|v| v.as_s().ok()).and_then(|k| Kind::from_name(k));
-                match (id, kind) {
-                    (Some(id), Some(kind)) => out.push((id, kind)),
-                    _ => {
-                        return Err(Error::Invalid {
-                            reason: format!(
-                                "an entry of the table's list of migrations ({}) is malformed",
-                                names.describe_key(&item)
-                            ),
-                        });
-                    }
+        let items = migration_items(table, names.pk, AttributeValue::S(REGISTRY.to_owned()), None).await?;
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            let id = item.get("id").and_then(|v| v.as_s().ok()).cloned();
+            let kind = item.get("kind").and_then(|v| v.as_s().ok()).and_then(|k| Kind::from_name(k));
+            match (id, kind) {
+                (Some(id), Some(kind)) => out.push((id, kind)),
+                _ => {
+                    return Err(Error::Invalid {
+                        reason: format!(
+                            "an entry of the table's list of migrations ({}) is malformed",
+                            names.describe_key(&item)
+                        ),
+                    });
                 }
             }
-            match page.last_evaluated_key.filter(|k| !k.is_empty()) {
-                Some(k) => start = Some(k),
-                None => return Ok(out),
-            }
         }
+        Ok(out)
     }
 
     async fn status_of(&self, table: &Table, m: &Migration) -> Result<MigrationStatus, Error> {

@@ -41,6 +41,7 @@
 
 mod cursor;
 pub mod multi_key;
+mod options;
 mod projected;
 pub mod scan;
 mod seal;
@@ -56,12 +57,12 @@ use futures::{Stream, StreamExt, TryStreamExt};
 
 use crate::capacity::Capacity;
 use crate::error::{Error, ItemError};
-use crate::expr::{Condition, Placeholders};
+use crate::expr::Condition;
 use crate::key::{KeyContext, KeyError, KeyPart, KeyType, KeyWriter, MAX_SORT_KEY_BYTES};
-use crate::limits;
 use crate::schema::{AttributeNames, Entity, EntitySchema, Index, IndexSchema, Item, PrimaryKey};
 use crate::table::{Call, Table};
 use cursor::Scope;
+use options::QueryOptions;
 pub use seal::CursorKeys;
 
 /// Sort-key arguments: a leading subset (or all) of the parts of a sort key whose field types
@@ -342,15 +343,8 @@ pub struct QueryRequest<E, S> {
     table: Table,
     pub(crate) spec: QuerySpec<E, S>,
     sk: Option<Result<SkCondition, Error>>,
-    pub(crate) descending: bool,
-    pub(crate) limit: Option<usize>,
-    pub(crate) page_size: Option<i32>,
-    consistent: bool,
-    pub(crate) after: Option<Cursor>,
-    filter: Option<Condition>,
-    /// Whether items that do not decode are reported in [`Page::skipped`] instead of failing
-    /// the page ([`QueryRequest::lenient`]).
-    pub(crate) lenient: bool,
+    /// Order, limit, page size, consistency, cursor, filter, lenience.
+    pub(crate) options: QueryOptions,
 }
 
 /// The parts of a `Query` request that its pages share (and the shards of a sharded query,
@@ -366,18 +360,7 @@ pub(crate) struct QueryParts {
 
 impl<E: Entity, S> QueryRequest<E, S> {
     pub(crate) fn new(table: Table, spec: QuerySpec<E, S>) -> Self {
-        QueryRequest {
-            table,
-            spec,
-            sk: None,
-            descending: false,
-            limit: None,
-            page_size: None,
-            consistent: false,
-            after: None,
-            filter: None,
-            lenient: false,
-        }
+        QueryRequest { table, spec, sk: None, options: QueryOptions::default() }
     }
 
     fn writer(&self) -> KeyWriter {
@@ -541,22 +524,19 @@ impl<E: Entity, S> QueryRequest<E, S> {
     /// [`page_size`](Self::page_size); [`limit`](Self::limit) counts matching items only, reading
     /// on until it has them. Several calls are combined with AND.
     pub fn filter(mut self, condition: Condition) -> Self {
-        self.filter = Some(match self.filter.take() {
-            Some(c) => c.and(condition),
-            None => condition,
-        });
+        self.options.filter(condition);
         self
     }
 
     /// Newest / highest sort key first (`ScanIndexForward = false`).
     pub fn descending(mut self) -> Self {
-        self.descending = true;
+        self.options.descending = true;
         self
     }
 
     /// Lowest sort key first (the default).
     pub fn ascending(mut self) -> Self {
-        self.descending = false;
+        self.options.descending = false;
         self
     }
 
@@ -570,14 +550,14 @@ impl<E: Entity, S> QueryRequest<E, S> {
     /// type check and any filter): that is [`page_size`](Self::page_size). For pages of `n`
     /// items each, send with `limit(n)` and [`after`](Self::after) the previous page's cursor.
     pub fn limit(mut self, n: usize) -> Self {
-        self.limit = Some(n);
+        self.options.limit = Some(n);
         self
     }
 
     /// DynamoDB's `Limit`: how many items one request evaluates (before any filtering). By
     /// default each request asks for what is still needed to reach [`limit`](Self::limit).
     pub fn page_size(mut self, n: i32) -> Self {
-        self.page_size = Some(n.max(1));
+        self.options.page_size(n);
         self
     }
 
@@ -585,13 +565,13 @@ impl<E: Entity, S> QueryRequest<E, S> {
     /// consistent, and DynamoDB refuses the request with a `ValidationException`).
     /// Twice the read capacity of the default eventually consistent read.
     pub fn consistent_read(mut self) -> Self {
-        self.consistent = true;
+        self.options.consistent = true;
         self
     }
 
     /// Start after `cursor` (from a previous page of the same query).
     pub fn after(mut self, cursor: impl Into<Option<Cursor>>) -> Self {
-        self.after = cursor.into();
+        self.options.after = cursor.into();
         self
     }
 
@@ -601,7 +581,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
             entity: self.spec.entity.to_owned(),
             index: cursor::index_label(E::NAMES, self.spec.index.index),
             partition,
-            query: cursor::fingerprint(&format!("{}|{sk:?}", if self.descending { "desc" } else { "asc" })),
+            query: cursor::fingerprint(&format!("{}|{sk:?}", self.options.order())),
         }
     }
 
@@ -636,7 +616,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
     /// each becomes an [`ItemError`] (its key, the item, the error) in [`Page::skipped`], beside
     /// the items that decoded. Set the other options first; see [`LenientQuery`].
     pub fn lenient(mut self) -> LenientQuery<E, S> {
-        self.lenient = true;
+        self.options.lenient = true;
         LenientQuery(self)
     }
 
@@ -761,7 +741,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
         let sk = self.sk_condition()?;
         let scope = self.scope(cursor::scalar_text(&pk), &sk);
         let index = self.spec.index.index;
-        let mut start = match &self.after {
+        let mut start = match &self.options.after {
             Some(c) => Some(cursor::decode(c.as_str(), &scope, E::NAMES, index)?),
             None => None,
         };
@@ -771,11 +751,10 @@ impl<E: Entity, S> QueryRequest<E, S> {
         let mut skipped = Vec::new();
         let mut consumed = Capacity::default();
         loop {
-            let want = self.limit.map(|l| l - items.len());
-            if want == Some(0) {
+            if self.options.wanted(items.len()) == Some(0) {
                 return Ok(Page { items, skipped, cursor: None, consumed });
             }
-            let page_limit = self.page_size.or(want.map(|w| i32::try_from(w).unwrap_or(i32::MAX)));
+            let page_limit = self.options.request_limit(items.len());
             let resp = self.fetch(&parts, None, page_limit, start.take()).await?;
             consumed += Capacity::from_consumed(resp.consumed_capacity.as_slice(), false);
             let last_key = resp.last_evaluated_key;
@@ -788,13 +767,13 @@ impl<E: Entity, S> QueryRequest<E, S> {
                 };
                 match take(&item, found) {
                     Ok(value) => items.push(value),
-                    Err(e) if self.lenient && ItemError::is_item_error(&e) => {
+                    Err(e) if self.options.lenient && ItemError::is_item_error(&e) => {
                         skipped.push(ItemError::new(E::NAMES, item, e));
                         continue;
                     }
                     Err(e) => return Err(e),
                 }
-                if Some(items.len()) == self.limit {
+                if Some(items.len()) == self.options.limit {
                     let more = i + 1 < count || last_key.is_some();
                     let cursor = more.then(|| Cursor(cursor::encode(&scope, &key_of(&item, E::NAMES, index))));
                     return Ok(Page { items, skipped, cursor, consumed });
@@ -802,7 +781,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
             }
             match last_key {
                 None => return Ok(Page { items, skipped, cursor: None, consumed }),
-                Some(k) if self.limit.is_none() => {
+                Some(k) if self.options.limit.is_none() => {
                     let cursor = Some(Cursor(cursor::encode(&scope, &k)));
                     return Ok(Page { items, skipped, cursor, consumed });
                 }
@@ -851,31 +830,8 @@ impl<E: Entity, S> QueryRequest<E, S> {
             }
         }
 
-        let filter = match &self.filter {
-            Some(c) => {
-                let mut ph = Placeholders::default();
-                let text = c.render(&mut ph).map_err(|(field, source)| Error::Encode {
-                    entity: self.spec.entity,
-                    field,
-                    attribute: field,
-                    source,
-                })?;
-                names.extend(ph.take_names().unwrap_or_default());
-                values.extend(ph.take_values().unwrap_or_default());
-                Some(text)
-            }
-            None => None,
-        };
-        let key_condition = ("KeyConditionExpression", expr.as_str(), false, 0);
-        let check = match &filter {
-            None => limits::check_request(&[key_condition], Some(&names), Some(&values)),
-            Some(f) => limits::check_request(
-                &[key_condition, ("FilterExpression", f.as_str(), false, 0)],
-                Some(&names),
-                Some(&values),
-            ),
-        };
-        check.map_err(|e| {
+        let filter = self.options.render_filter(self.spec.entity, &mut names, &mut values)?;
+        options::check_query(&expr, filter.as_deref(), &names, &values).map_err(|e| {
             let pk = match values.get(":pk") {
                 Some(AttributeValue::S(s) | AttributeValue::N(s)) => s.clone(),
                 _ => String::new(),
@@ -950,9 +906,9 @@ impl<E: Entity, S> QueryRequest<E, S> {
                     .key_condition_expression(parts.expr)
                     .set_expression_attribute_names(Some(parts.names))
                     .set_expression_attribute_values(Some(parts.values))
-                    .scan_index_forward(!self.descending)
+                    .scan_index_forward(!self.options.descending)
                     .set_limit(limit)
-                    .consistent_read(self.consistent)
+                    .consistent_read(self.options.consistent)
                     .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
             };
         }
@@ -984,7 +940,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
             None => self.default_condition(),
         };
         // The cursor's scope is only needed to check a start cursor.
-        let start = match (&self.after, &self.spec.shards) {
+        let start = match (&self.options.after, &self.spec.shards) {
             (Some(c), None) => {
                 let scope = self.scope(cursor::scalar_text(&pk), &sk);
                 Some(cursor::decode(c.as_str(), &scope, E::NAMES, self.spec.index.index)?)
@@ -992,7 +948,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
             _ => None,
         };
         let parts = self.parts(pk, sk)?;
-        let limit = self.page_size.or(self.limit.map(|w| i32::try_from(w).unwrap_or(i32::MAX)));
+        let limit = self.options.request_limit(0);
         crate::table::render::built(self.request_of(parts, limit, start).build())
     }
 
@@ -1004,21 +960,17 @@ impl<E: Entity, S> QueryRequest<E, S> {
         futures::stream::try_unfold(Some(self), |state| async move {
             let Some(req) = state else { return Ok(None) };
             let page = req.send().await?;
-            // What the limit leaves for the pages after this one.
-            let left = req.limit.map(|l| l.saturating_sub(page.items.len()));
-            let next = match (&page.cursor, left) {
-                (_, Some(0)) | (None, _) => None,
-                (Some(c), left) => Some(QueryRequest { after: Some(c.clone()), limit: left, ..req }),
-            };
-            Ok(Some((page, next)))
+            // From the page's cursor, with what the limit leaves for the pages after this one.
+            let next = req.options.next_page(page.cursor.as_ref(), page.items.len());
+            Ok(Some((page, next.map(|options| QueryRequest { options, ..req }))))
         })
     }
 
     /// Every item of the partition (up to [`limit`](Self::limit) if set), page by page.
     pub fn stream(self) -> impl Stream<Item = Result<E, Error>> {
-        let limit = self.limit;
+        let mut req = self;
         // Pages are unlimited; the overall limit is applied to the stream.
-        let req = QueryRequest { limit: None, ..self };
+        let limit = req.options.limit.take();
         let s = req.pages().map_ok(|p| futures::stream::iter(p.items.into_iter().map(Ok))).try_flatten();
         s.take(limit.unwrap_or(usize::MAX))
     }
@@ -1133,7 +1085,7 @@ impl<E: Entity, S> LenientQuery<E, S> {
     pub fn stream(self) -> impl Stream<Item = Result<Result<E, ItemError>, Error>> {
         // With a limit, the first page holds exactly the items wanted (a page reads on until it
         // has `limit` decoded items or the partition ends).
-        let pages = if self.0.limit.is_some() { 1 } else { usize::MAX };
+        let pages = self.0.options.lenient_pages();
         self.0
             .pages()
             .take(pages)
@@ -1151,7 +1103,7 @@ impl<E: Entity, S> LenientQuery<E, S> {
     /// # Errors
     /// As [`QueryRequest::send`], except for items that do not decode.
     pub async fn all(self) -> Result<Page<E>, Error> {
-        let pages = if self.0.limit.is_some() { 1 } else { usize::MAX };
+        let pages = self.0.options.lenient_pages();
         let mut all = Page { items: Vec::new(), skipped: Vec::new(), cursor: None, consumed: Capacity::default() };
         let mut stream = std::pin::pin!(self.0.pages().take(pages));
         while let Some(page) = stream.try_next().await? {

@@ -31,12 +31,12 @@ use aws_sdk_dynamodb::operation::query::builders::QueryInputBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use futures::{Stream, StreamExt, TryStreamExt};
 
+use super::options::{QueryOptions, check_query};
 use super::{Cursor, Found, Page, Slot, cursor, has_primary_shape, primary_key_of};
 use crate::capacity::Capacity;
 use crate::error::{Error, ItemError};
-use crate::expr::{Condition, Placeholders};
+use crate::expr::Condition;
 use crate::key::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
-use crate::limits;
 use crate::schema::multi_key::{MultiKeyAttr, MultiKeyIndex, check_value};
 use crate::schema::{Entity, Item};
 use crate::table::{Call, Table};
@@ -265,14 +265,8 @@ impl<E: Entity> MultiKeySpec<E> {
 pub struct MultiKeyQuery<E> {
     table: Table,
     spec: MultiKeySpec<E>,
-    descending: bool,
-    limit: Option<usize>,
-    page_size: Option<i32>,
-    after: Option<Cursor>,
-    filter: Option<Condition>,
-    /// Whether items that do not decode are reported in [`Page::skipped`] instead of failing
-    /// the page ([`MultiKeyQuery::lenient`]).
-    lenient: bool,
+    /// Order, limit, page size, cursor, filter, lenience (a GSI is read eventually consistent).
+    options: QueryOptions,
 }
 
 /// The parts of the query's requests that its pages share.
@@ -285,48 +279,40 @@ struct Parts {
 
 impl<E: Entity> MultiKeyQuery<E> {
     pub(crate) fn new(table: Table, spec: MultiKeySpec<E>) -> Self {
-        MultiKeyQuery {
-            table,
-            spec,
-            descending: false,
-            limit: None,
-            page_size: None,
-            after: None,
-            filter: None,
-            lenient: false,
-        }
+        MultiKeyQuery { table, spec, options: QueryOptions::default() }
     }
 
     /// Adds a `FilterExpression`: applied after the key condition, it reduces what is returned,
-    /// not what is read (read capacity counts every item the key condition matched).
+    /// not what is read (read capacity counts every item the key condition matched). Several
+    /// calls are combined with AND.
     pub fn filter(mut self, condition: Condition) -> Self {
-        self.filter = Some(condition);
+        self.options.filter(condition);
         self
     }
 
     /// Highest sort key first (`ScanIndexForward = false`): the last sort key attribute after
     /// the first, each in its type's order (numbers numerically, strings by UTF-8 bytes).
     pub fn descending(mut self) -> Self {
-        self.descending = true;
+        self.options.descending = true;
         self
     }
 
     /// Lowest sort key first (the default).
     pub fn ascending(mut self) -> Self {
-        self.descending = false;
+        self.options.descending = false;
         self
     }
 
     /// At most `n` items: requests are repeated until `n` items of this entity are read or the
     /// index holds no more, and the page's cursor then resumes after the last one.
     pub fn limit(mut self, n: usize) -> Self {
-        self.limit = Some(n);
+        self.options.limit = Some(n);
         self
     }
 
     /// DynamoDB's `Limit` per request: how many items each request evaluates.
     pub fn page_size(mut self, n: i32) -> Self {
-        self.page_size = Some(n);
+        self.options.page_size(n);
         self
     }
 
@@ -334,7 +320,7 @@ impl<E: Entity> MultiKeyQuery<E> {
     /// index, partition key values, order and key condition); another is refused with
     /// [`Error::Cursor`].
     pub fn after(mut self, cursor: impl Into<Option<Cursor>>) -> Self {
-        self.after = cursor.into();
+        self.options.after = cursor.into();
         self
     }
 
@@ -344,12 +330,7 @@ impl<E: Entity> MultiKeyQuery<E> {
             entity: s.entity.to_owned(),
             index: cursor::index_label(E::NAMES, s.index.index),
             partition: s.partition(),
-            query: cursor::fingerprint(&format!(
-                "{}|{:?}|{:?}",
-                if self.descending { "desc" } else { "asc" },
-                s.sk,
-                s.range
-            )),
+            query: cursor::fingerprint(&format!("{}|{:?}|{:?}", self.options.order(), s.sk, s.range)),
         }
     }
 
@@ -365,7 +346,7 @@ impl<E: Entity> MultiKeyQuery<E> {
     }
 
     fn start(&self) -> Result<Option<Item>, Error> {
-        let Some(c) = &self.after else { return Ok(None) };
+        let Some(c) = &self.options.after else { return Ok(None) };
         let key = cursor::decode_keys(c.as_str(), &self.scope(), &self.key_names())?;
         for (a, v) in self.spec.index.pk.iter().zip(&self.spec.pk) {
             if key.get(a.attribute) != Some(v) {
@@ -382,31 +363,9 @@ impl<E: Entity> MultiKeyQuery<E> {
             return Err(e.copy_of_build_error());
         }
         let (expr, mut names, mut values) = self.spec.condition();
-        let filter = match &self.filter {
-            Some(c) => {
-                let mut ph = Placeholders::default();
-                let text = c.render(&mut ph).map_err(|(field, source)| Error::Encode {
-                    entity: self.spec.entity,
-                    field,
-                    attribute: field,
-                    source,
-                })?;
-                names.extend(ph.take_names().unwrap_or_default());
-                values.extend(ph.take_values().unwrap_or_default());
-                Some(text)
-            }
-            None => None,
-        };
-        let key_condition = ("KeyConditionExpression", expr.as_str(), false, 0);
-        let check = match &filter {
-            None => limits::check_request(&[key_condition], Some(&names), Some(&values)),
-            Some(f) => limits::check_request(
-                &[key_condition, ("FilterExpression", f.as_str(), false, 0)],
-                Some(&names),
-                Some(&values),
-            ),
-        };
-        check.map_err(|e| e.request("Query", self.spec.entity, self.spec.partition()))?;
+        let filter = self.options.render_filter(self.spec.entity, &mut names, &mut values)?;
+        check_query(&expr, filter.as_deref(), &names, &values)
+            .map_err(|e| e.request("Query", self.spec.entity, self.spec.partition()))?;
         Ok(Parts { expr, names, values, filter })
     }
 
@@ -422,7 +381,7 @@ impl<E: Entity> MultiKeyQuery<E> {
                     .key_condition_expression(parts.expr)
                     .set_expression_attribute_names(Some(parts.names))
                     .set_expression_attribute_values(Some(parts.values))
-                    .scan_index_forward(!self.descending)
+                    .scan_index_forward(!self.options.descending)
                     .set_limit(limit)
                     .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
             };
@@ -452,7 +411,7 @@ impl<E: Entity> MultiKeyQuery<E> {
     /// the items that decoded, as [`QueryRequest::lenient`](super::QueryRequest::lenient) does.
     /// Set the other options first; see [`LenientMultiKeyQuery`].
     pub fn lenient(mut self) -> LenientMultiKeyQuery<E> {
-        self.lenient = true;
+        self.options.lenient = true;
         LenientMultiKeyQuery(self)
     }
 
@@ -504,11 +463,10 @@ impl<E: Entity> MultiKeyQuery<E> {
         let mut consumed = Capacity::default();
         let call = Call::new("Query", E::TYPE).index(E::NAMES.index_name(self.spec.index.index).unwrap_or(""));
         let cursor = loop {
-            let want = self.limit.map(|l| l - items.len());
-            if want == Some(0) {
+            if self.options.wanted(items.len()) == Some(0) {
                 break None;
             }
-            let page_limit = self.page_size.or(want.map(|w| i32::try_from(w).unwrap_or(i32::MAX)));
+            let page_limit = self.options.request_limit(items.len());
             let page_parts = match parts.take() {
                 Some(p) => p,
                 None => self.parts()?,
@@ -524,13 +482,13 @@ impl<E: Entity> MultiKeyQuery<E> {
                 let Some(found) = self.found(&item) else { continue };
                 match take(&item, found) {
                     Ok(value) => items.push(value),
-                    Err(e) if self.lenient && ItemError::is_item_error(&e) => {
+                    Err(e) if self.options.lenient && ItemError::is_item_error(&e) => {
                         skipped.push(ItemError::new(E::NAMES, item, e));
                         continue;
                     }
                     Err(e) => return Err(e),
                 }
-                if Some(items.len()) == self.limit {
+                if Some(items.len()) == self.options.limit {
                     let more = i + 1 < count || last_key.is_some();
                     let key: Item =
                         key_names.iter().filter_map(|n| item.get(*n).map(|v| ((*n).to_owned(), v.clone()))).collect();
@@ -543,7 +501,7 @@ impl<E: Entity> MultiKeyQuery<E> {
             }
             match last_key {
                 None => break None,
-                Some(k) if self.limit.is_none() => break Some(Cursor(cursor::encode(&scope, &k))),
+                Some(k) if self.options.limit.is_none() => break Some(Cursor(cursor::encode(&scope, &k))),
                 Some(k) => start = Some(k),
             }
         };
@@ -579,7 +537,7 @@ impl<E: Entity> MultiKeyQuery<E> {
     pub fn render(&self) -> Result<QueryInput, Error> {
         let parts = self.parts()?;
         let start = self.start()?;
-        let limit = self.page_size.or(self.limit.map(|w| i32::try_from(w).unwrap_or(i32::MAX)));
+        let limit = self.options.request_limit(0);
         crate::table::render::built(self.request_of(parts, limit, start).build())
     }
 
@@ -588,20 +546,16 @@ impl<E: Entity> MultiKeyQuery<E> {
         futures::stream::try_unfold(Some(self), |state| async move {
             let Some(req) = state else { return Ok(None) };
             let page = req.send().await?;
-            let left = req.limit.map(|l| l.saturating_sub(page.items.len()));
-            let next = match (&page.cursor, left) {
-                (_, Some(0)) | (None, _) => None,
-                (Some(c), left) => Some(MultiKeyQuery { after: Some(c.clone()), limit: left, ..req }),
-            };
-            Ok(Some((page, next)))
+            let next = req.options.next_page(page.cursor.as_ref(), page.items.len());
+            Ok(Some((page, next.map(|options| MultiKeyQuery { options, ..req }))))
         })
     }
 
     /// Every item matching the key condition (up to [`limit`](Self::limit) if set), page by
     /// page.
     pub fn stream(self) -> impl Stream<Item = Result<E, Error>> {
-        let limit = self.limit;
-        let req = MultiKeyQuery { limit: None, ..self };
+        let mut req = self;
+        let limit = req.options.limit.take();
         let s = req.pages().map_ok(|p| futures::stream::iter(p.items.into_iter().map(Ok))).try_flatten();
         s.take(limit.unwrap_or(usize::MAX))
     }
@@ -646,7 +600,7 @@ impl<E: Entity> LenientMultiKeyQuery<E> {
     /// before the last of them. Within a page, the decoded items come first, then the skipped
     /// ones.
     pub fn stream(self) -> impl Stream<Item = Result<Result<E, ItemError>, Error>> {
-        let pages = if self.0.limit.is_some() { 1 } else { usize::MAX };
+        let pages = self.0.options.lenient_pages();
         self.0
             .pages()
             .take(pages)
@@ -664,7 +618,7 @@ impl<E: Entity> LenientMultiKeyQuery<E> {
     /// # Errors
     /// As [`MultiKeyQuery::send`], except for items that do not decode.
     pub async fn all(self) -> Result<Page<E>, Error> {
-        let pages = if self.0.limit.is_some() { 1 } else { usize::MAX };
+        let pages = self.0.options.lenient_pages();
         let mut all = Page { items: Vec::new(), skipped: Vec::new(), cursor: None, consumed: Capacity::default() };
         let mut stream = std::pin::pin!(self.0.pages().take(pages));
         while let Some(page) = stream.try_next().await? {

@@ -112,7 +112,7 @@ pub(crate) async fn send<E: Entity, S>(
     let entity = req.spec.entity;
     let sk_attribute = E::NAMES.sk_of(index);
     let scope = req.scope(partition_label(shards), &sk);
-    let starts = match &req.after {
+    let starts = match &req.options.after {
         Some(c) => cursor::decode_sharded(c.as_str(), &scope, E::NAMES, index, shards)?,
         None => vec![Position::Start; shards.len()],
     };
@@ -129,19 +129,18 @@ pub(crate) async fn send<E: Entity, S>(
     let mut consumed = Capacity::default();
     let mut rounds = 0usize;
     loop {
-        if Some(items.len()) == req.limit {
+        if Some(items.len()) == req.options.limit {
             break;
         }
         // Every shard that may hold the next item must have one at hand before any is taken.
         let dry: Vec<usize> =
             (0..lanes.len()).filter(|&i| lanes[i].buffer.is_empty() && lanes[i].resume != Position::Done).collect();
         if !dry.is_empty() {
-            if req.limit.is_none() && rounds > 0 {
+            if req.options.limit.is_none() && rounds > 0 {
                 break;
             }
             rounds += 1;
-            let want = req.limit.map(|l| i32::try_from(l - items.len()).unwrap_or(i32::MAX));
-            let page_limit = req.page_size.or(want);
+            let page_limit = req.options.request_limit(items.len());
             let requests = dry.iter().map(|&i| {
                 let start = match &lanes[i].resume {
                     Position::After(k) => Some(k.clone()),
@@ -174,7 +173,7 @@ pub(crate) async fn send<E: Entity, S>(
                 Some(b) => {
                     let current = lanes[b].buffer.front().and_then(|x| x.get(sk_attribute));
                     let order = compare_keys(head.get(sk_attribute), current);
-                    if req.descending { order == Ordering::Greater } else { order == Ordering::Less }
+                    if req.options.descending { order == Ordering::Greater } else { order == Ordering::Less }
                 }
             };
             if better {
@@ -192,7 +191,9 @@ pub(crate) async fn send<E: Entity, S>(
         };
         match decoded {
             Ok(value) => items.push(value),
-            Err(e) if req.lenient && ItemError::is_item_error(&e) => skipped.push(ItemError::new(E::NAMES, item, e)),
+            Err(e) if req.options.lenient && ItemError::is_item_error(&e) => {
+                skipped.push(ItemError::new(E::NAMES, item, e))
+            }
             Err(e) => return Err(e),
         }
     }

@@ -305,6 +305,20 @@ pub enum Projection {
     Include(&'static [&'static str]),
 }
 
+/// An index with this projection, as write estimates size its entries
+/// ([`capacity::write`](crate::capacity::write)).
+impl crate::capacity::IndexProjection for (Index, Projection) {
+    fn index(&self) -> Index {
+        self.0
+    }
+    fn projected(&self) -> Option<&'static [&'static str]> {
+        match self.1 {
+            Projection::All => None,
+            p => Some(p.non_key_attributes()),
+        }
+    }
+}
+
 impl Projection {
     /// DynamoDB's `ProjectionType`: `ALL`, `KEYS_ONLY` or `INCLUDE`.
     pub fn projection_type(&self) -> &'static str {

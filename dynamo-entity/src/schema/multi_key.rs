@@ -333,32 +333,27 @@ impl MultiKeyIndex {
     /// The write units a write of an item costs in this index, as
     /// [`capacity::write_in`](crate::capacity::write_in) counts them for a template GSI:
     /// `before` and `after` are the item before and after the write (`None`: absent). The item
-    /// is in the index when it holds every key attribute; a changed key attribute costs a
-    /// delete and a put, a rewrite under the same key the larger of the two sizes, and an item
-    /// absent before and after nothing (sparse index). The units are reported under the index's
-    /// name in `names`.
+    /// is in the index when it holds every key attribute; each write costs 1 unit per 1 KB of
+    /// the entry as `projection` holds it (the table's keys, the index's key attributes and the
+    /// projected ones): a changed key attribute costs a delete and a put, a rewrite under the
+    /// same key the larger of the two sizes (nothing, under `KEYS_ONLY` or `INCLUDE`, when the
+    /// entry is unchanged), and an item absent before and after nothing (sparse index). The
+    /// units are reported under the index's name in `names`.
     pub fn write_capacity(
         &self,
         names: &crate::schema::AttributeNames,
+        projection: crate::schema::Projection,
         before: Option<&Item>,
         after: Option<&Item>,
         mode: crate::capacity::WriteMode,
     ) -> crate::capacity::Capacity {
-        use crate::capacity::{Capacity, Units, item_size, write_units};
-        let key = |item: Option<&Item>| -> Option<Vec<AttributeValue>> {
-            let item = item?;
-            self.attributes().map(|a| item.get(a.attribute).cloned()).collect()
-        };
-        let size = |i: Option<&Item>| i.map_or(0, item_size);
-        let (old, new) = (size(before), size(after));
-        let units = match (key(before), key(after)) {
-            (None, None) => return Capacity::zero(),
-            (Some(_), None) => write_units(old, mode),
-            (None, Some(_)) => write_units(new, mode),
-            (Some(a), Some(b)) if a == b => write_units(old.max(new), mode),
-            (Some(_), Some(_)) => write_units(old, mode) + write_units(new, mode),
-        };
-        Capacity::zero().with_index_in(names, self.index, Units::writes(units))
+        use crate::capacity::{Capacity, IndexProjection, Units, index_write_units};
+        let keys: Vec<&str> = self.attributes().map(|a| a.attribute).collect();
+        let projected = (self.index, projection).projected();
+        match index_write_units(names, &keys, projected, before, after, mode) {
+            Some(units) => Capacity::zero().with_index_in(names, self.index, Units::writes(units)),
+            None => Capacity::zero(),
+        }
     }
 }
 
@@ -366,7 +361,7 @@ impl MultiKeyIndex {
 mod tests {
     use super::*;
     use crate::capacity::{Capacity, Units, WriteMode};
-    use crate::schema::AttributeNames;
+    use crate::schema::{AttributeNames, Projection};
 
     const PK: &[MultiKeyAttr] = &[MultiKeyAttr { field: "tenant", attribute: "tenant", key_type: KeyType::S }];
     const SK: &[MultiKeyAttr] = &[MultiKeyAttr { field: "rank", attribute: "rank", key_type: KeyType::N }];
@@ -386,7 +381,8 @@ mod tests {
         let sparse = item(&[("PK", s("a")), ("SK", s("b")), ("tenant", s("t"))]);
         let one = Capacity::zero().with_index(Index::Gsi(6), Units::writes(1.0));
         let two = Capacity::zero().with_index(Index::Gsi(6), Units::writes(2.0));
-        let w = |b: Option<&Item>, a: Option<&Item>| G.write_capacity(names, b, a, WriteMode::Standard);
+        let w =
+            |b: Option<&Item>, a: Option<&Item>| G.write_capacity(names, Projection::All, b, a, WriteMode::Standard);
         assert_eq!(w(None, Some(&inside)), one);
         assert_eq!(w(Some(&inside), Some(&inside)), one);
         assert_eq!(w(Some(&inside), Some(&moved)), two);
