@@ -42,7 +42,7 @@ use crate::capacity::Capacity;
 use crate::error::Error;
 use crate::expr::{Condition, Placeholders};
 use crate::query::cursor::{self, Scope};
-use crate::query::{Cursor, has_primary_shape, is_type, key_of, primary_key_of, projected};
+use crate::query::{Cursor, is_type, key_of, primary_key_of};
 use crate::schema::{AttributeNames, Entity, EntityEnum, Index, Item, PrimaryKey, Projection};
 use crate::table::{Call, Table};
 
@@ -180,27 +180,10 @@ fn classify_entity<E: Entity>(
     index: Index,
     projection: Option<Projection>,
 ) -> Result<Option<ScanSlot<E>>, Error> {
-    let schema = E::schema();
-    let ours = if E::NAMES.has_entity_type() {
-        match item.get(E::NAMES.entity_type) {
-            Some(AttributeValue::S(t)) => t == E::TYPE,
-            Some(_) => false,
-            None => return Ok(has_primary_shape(schema, item).then(|| ScanSlot::Fetch(primary_key_of(item, E::NAMES)))),
-        }
-    } else {
-        schema.fits_key(item)
-    };
-    if !ours {
-        return Ok(None);
-    }
-    let covered = match projection {
-        Some(p) => projected::covers(schema, index, p),
-        None => projected::complete(schema, index, item),
-    };
-    if covered {
-        E::from_item(item).map(|e| Some(ScanSlot::Done(e)))
-    } else {
-        Ok(Some(ScanSlot::Fetch(primary_key_of(item, E::NAMES))))
+    match super::found_in::<E>(projection, index, item) {
+        None => Ok(None),
+        Some(super::Found::Whole) => E::from_item(item).map(|e| Some(ScanSlot::Done(e))),
+        Some(super::Found::Projected) => Ok(Some(ScanSlot::Fetch(primary_key_of(item, E::NAMES)))),
     }
 }
 
@@ -211,8 +194,8 @@ fn fetch_entity<E: Entity>(
     keys: Vec<PrimaryKey>,
 ) -> futures::future::BoxFuture<'static, Result<Vec<Option<E>>, Error>> {
     Box::pin(async move {
-        let keys: Vec<crate::schema::Key<E>> = keys.into_iter().map(|k| crate::schema::Key::new(Ok(k))).collect();
-        table.batch_get(keys).send().await?.into_result()
+        // A scan is strict: an item that does not decode fails it.
+        super::read_whole(&table, keys, false, &mut Vec::new()).await
     })
 }
 
