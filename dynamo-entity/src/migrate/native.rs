@@ -282,10 +282,15 @@ impl<E: Entity> NativeKeys<E> {
     async fn unindexed(&self, old_pk: &str, attrs: &[&'static str]) -> Result<u64, Error> {
         let mut ph = Placeholders::default();
         let mut filter = String::new();
-        ph.push_name(E::NAMES.entity_type, &mut filter);
-        filter.push_str(" = ");
-        ph.push_value(AttributeValue::S(E::TYPE.to_owned()), &mut filter);
-        filter.push_str(" AND attribute_exists(");
+        // A table without a type attribute (`entity_type = none`) has no type to filter on:
+        // every item with the old key counts.
+        if E::NAMES.has_entity_type() {
+            ph.push_name(E::NAMES.entity_type, &mut filter);
+            filter.push_str(" = ");
+            ph.push_value(AttributeValue::S(E::TYPE.to_owned()), &mut filter);
+            filter.push_str(" AND ");
+        }
+        filter.push_str("attribute_exists(");
         ph.push_name(old_pk, &mut filter);
         filter.push_str(") AND (");
         for (i, a) in attrs.iter().enumerate() {

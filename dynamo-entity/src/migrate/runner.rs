@@ -671,7 +671,9 @@ impl Migrations {
     /// Writes the record of `m`, on the condition `claim` says; `Ok(false)` when it failed.
     async fn write(&self, table: &Table, m: &Migration, fields: Record<'_>, claim: Guard) -> Result<bool, Error> {
         let mut item = self.key(&m.id);
-        item.insert(self.layout.names().entity_type.to_owned(), AttributeValue::S(MIGRATION_TYPE.to_owned()));
+        if self.layout.names().has_entity_type() {
+            item.insert(self.layout.names().entity_type.to_owned(), AttributeValue::S(MIGRATION_TYPE.to_owned()));
+        }
         item.insert("kind".to_owned(), AttributeValue::S(m.kind.name().to_owned()));
         item.insert("status".to_owned(), AttributeValue::S(fields.status.to_owned()));
         item.insert("worker".to_owned(), AttributeValue::S(fields.worker.to_owned()));
@@ -778,7 +780,9 @@ impl Migrations {
     /// only names it).
     async fn register(&self, table: &Table, m: &Migration) -> Result<(), Error> {
         let mut item = self.registry_key(&m.id);
-        item.insert(self.layout.names().entity_type.to_owned(), AttributeValue::S(MIGRATION_TYPE.to_owned()));
+        if self.layout.names().has_entity_type() {
+            item.insert(self.layout.names().entity_type.to_owned(), AttributeValue::S(MIGRATION_TYPE.to_owned()));
+        }
         item.insert("id".to_owned(), AttributeValue::S(m.id.clone()));
         item.insert("kind".to_owned(), AttributeValue::S(m.kind.name().to_owned()));
         let request = table
