@@ -373,8 +373,9 @@ pub const fn begins_with_segments(t: &Template) -> Option<usize> {
 /// The field after the literal prefix of `t` (at segment `k`, see
 /// [`begins_with_segments`]) when its part has a fixed form of digits
 /// ([`PartShape::is_fixed_form`]) in `s`: then the default query of `t` reads
-/// `BETWEEN prefix + form with 0s AND prefix + form with 9s + "$"` (`$` sorts right after the
-/// delimiter `#`, so children such as `V#<version>#COMMENT#<id>` are still inside), not
+/// `BETWEEN prefix + form with 0s AND prefix + form with 9s + the character after the
+/// delimiter` (`$` after `#`, `}` after `|`, so children such as `V#<version>#COMMENT#<id>`
+/// are still inside), not
 /// `begins_with(prefix)`. A template whose key case is folded reads with `begins_with` (a
 /// folded `T` of a timestamp would leave the form).
 pub const fn narrowed_segment(s: &EntitySchema, t: &Template, k: usize) -> Option<&'static str> {
