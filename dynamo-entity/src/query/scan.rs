@@ -225,7 +225,7 @@ pub struct ScanRequest<T> {
     /// The secondary index scanned ([`ScanRequest::index`]); `None`: the table.
     on: Option<IndexScan<T>>,
     /// An error found while the scan was built, returned when it is sent.
-    error: Option<String>,
+    error: Option<Error>,
 }
 
 impl<T> Clone for ScanRequest<T> {
@@ -246,7 +246,7 @@ impl<T> Clone for ScanRequest<T> {
             rate: self.rate.clone(),
             after: self.after.clone(),
             on: self.on.clone(),
-            error: self.error.clone(),
+            error: self.error.as_ref().map(Error::copy_of_build_error),
         }
     }
 }
@@ -379,8 +379,8 @@ impl<T: Send + 'static> ScanRequest<T> {
 
     fn check_segments(&self) -> Result<(), Error> {
         let invalid = |reason: String| Err(Error::Invalid { reason });
-        if let Some(reason) = &self.error {
-            return invalid(reason.clone());
+        if let Some(e) = &self.error {
+            return Err(e.copy_of_build_error());
         }
         if let (true, Some(on)) = (self.consistent, &self.on) {
             if !on.index.is_local() {
@@ -694,7 +694,8 @@ impl<E: Entity> ScanRequest<E> {
     /// attributes the index holds.
     ///
     /// # Errors
-    /// When sent: [`Error::Invalid`] for an index `E` does not write, or a
+    /// When sent: [`Error::NativeIndexScan`] for a native multi-attribute GSI of `E`;
+    /// [`Error::Invalid`] for an index `E` does not write, or a
     /// [`consistent_read`](Self::consistent_read) of a GSI (DynamoDB reads GSIs with eventual
     /// consistency only), before anything is sent; [`Error::BatchGet`] when whole items could
     /// not all be read.
@@ -703,13 +704,17 @@ impl<E: Entity> ScanRequest<E> {
             self.on = None;
             return self;
         }
-        if E::schema().index(index).is_none() {
-            self.error = Some(format!(
+        if E::SCHEMA.multi_gsis.iter().any(|g| g.index == index) {
+            let index = E::NAMES.index_name(index).unwrap_or_default().to_owned();
+            self.error = Some(Error::NativeIndexScan { entity: E::TYPE, index });
+        } else if E::schema().index(index).is_none() {
+            let reason = format!(
                 "a scan of {} on {}: {} does not write that index (its templates name no key of it)",
                 E::TYPE,
                 E::NAMES.label(index),
                 E::TYPE
-            ));
+            );
+            self.error = Some(Error::Invalid { reason });
         }
         self.on = Some(IndexScan { index, classify: classify_entity::<E>, fetch: fetch_entity::<E> });
         self

@@ -450,3 +450,22 @@ async fn a_lenient_query_skips_a_whole_item_that_does_not_decode() {
     assert!(matches!(err, Error::Decode { .. }), "{err:?}");
     assert!(err.to_string().contains("PK=TEAM#b#MEMBER#bob SK=META"), "{err}");
 }
+
+#[tokio::test]
+async fn a_scan_of_a_native_gsi_is_refused_naming_entity_and_index() {
+    use dynamo_entity::Error;
+    use dynamo_entity::schema::Index;
+
+    let injector = FaultInjector::new(0);
+    let table = table_of("projected_native_scan", &injector, &Workshop::layout().unwrap()).await;
+    injector.reset_records();
+    // Before: "Gadget does not write that index", which it does.
+    let err = table.scan::<Gadget>().index(Index::Gsi(5)).send().await.unwrap_err();
+    assert!(matches!(&err, Error::NativeIndexScan { entity: "Gadget", index } if index == "GSI5"), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        "a scan of Gadget on GSI5 is not supported: GSI5 is a native multi-attribute GSI; query it with the generated \
+         builder instead"
+    );
+    assert_eq!(operations(&injector), Vec::<String>::new());
+}
