@@ -956,12 +956,14 @@ impl Migrations {
         let started = now_ms();
         let worker = options.worker.as_str();
         let running = || Record { status: "running", worker, started, text: None };
+        // Registered before the record is claimed: a registration that fails leaves no record
+        // `running` with no worker to finish it (the entry only names the migration).
+        self.register(table, m).await?;
         if !self.write(table, m, running(), Guard::Claim).await? {
             return Err(Error::Invalid {
                 reason: format!("migration {} is being run by another worker; nothing started", m.id),
             });
         }
-        self.register(table, m).await?;
         tracing::info!(target: "dynamo_entity", migration = %m.id, kind = %m.kind, "migration started");
         let step = m.step.run(table, &m.id, Arc::clone(&options.observer));
         let beat = async {
