@@ -597,7 +597,11 @@ impl<E: Entity> Backfill<E> {
                 let segment =
                     item.get("segment").and_then(|v| v.as_n().ok()).and_then(|n| n.parse::<u32>().ok()).ok_or_else(
                         || Error::Invalid {
-                            reason: format!("a segment checkpoint of backfill {} has no segment number", self.id),
+                            reason: format!(
+                                "a segment checkpoint of backfill {} has no segment number ({})",
+                                self.id,
+                                self.names().describe_key(&item)
+                            ),
                         },
                     )?;
                 out.insert(segment, item);

@@ -197,7 +197,13 @@ impl<E: Entity> NativeKeys<E> {
             return Err(invalid(format!("{} is not a template GSI other than {}", self.from, self.to)));
         }
         let (Some(old_name), Some(new_name)) = (names.index_name(self.from), names.index_name(self.to)) else {
-            return Err(invalid("an index has no name".to_owned()));
+            let unnamed = if names.index_name(self.from).is_none() { self.from } else { self.to };
+            return Err(invalid(format!(
+                "{unnamed} has no index name in {}'s attribute names (moving {} to {})",
+                E::TYPE,
+                self.from,
+                self.to
+            )));
         };
         if self.drop_old
             && (E::SCHEMA.gsis.iter().any(|g| g.index == self.from) || self.layout.indexes().contains(&self.from))
