@@ -872,6 +872,12 @@ impl<E: Entity> BatchGet<E> {
             consumed: raw.consumed,
         })
     }
+
+    /// As [`send`](Self::send), the items raw, not decoded: for reads that decode each item on
+    /// its own (a lenient query's whole items).
+    pub(crate) async fn send_raw(self) -> Result<BatchGetOutcome<Item>, Error> {
+        self.core.send().await
+    }
 }
 
 impl<D> BatchGetMixed<D> {

@@ -363,13 +363,14 @@ pub fn is_internal_named(item: &Item, type_attribute: &str) -> bool {
 
 /// [`is_internal`] for a table with the attribute names `names`: by the type attribute, or in
 /// a table without one (`#[table(entity_type = none)]`), whose guard items carry no type, by
-/// the guard key (partition key `UNIQUE#...`, sort key `UNIQUE`, reserved for guards).
+/// the guard key (partition key `UNIQUE#<entity>#<attribute>#<value>` as
+/// [`unique`](crate::unique) writes it, sort key `UNIQUE`, reserved for guards).
 pub fn is_internal_in(item: &Item, names: &AttributeNames) -> bool {
     if names.has_entity_type() {
         return is_internal_named(item, names.entity_type);
     }
-    let guard_pk = matches!(item.get(names.pk), Some(AttributeValue::S(pk))
-        if pk.strip_prefix(crate::unique::GUARD_PREFIX).is_some_and(|rest| rest.starts_with(crate::key::DELIMITER)));
+    let guard_pk =
+        matches!(item.get(names.pk), Some(AttributeValue::S(pk)) if crate::unique::parse_guard_key(pk).is_some());
     guard_pk && matches!(item.get(names.sk), Some(AttributeValue::S(sk)) if sk == crate::unique::GUARD_SK)
 }
 
@@ -414,5 +415,33 @@ impl Table {
     /// partition's [`Items`], to decode as a [`Collection`] or item by item.
     pub fn collection<E: Entity, S>(&self, spec: QuerySpec<E, S>) -> CollectionRequest {
         CollectionRequest::new(self.clone(), spec)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TYPELESS: AttributeNames = AttributeNames::DEFAULT.without_entity_type();
+
+    fn item(pk: &str, sk: &str) -> Item {
+        Item::from([
+            ("PK".to_owned(), AttributeValue::S(pk.to_owned())),
+            ("SK".to_owned(), AttributeValue::S(sk.to_owned())),
+        ])
+    }
+
+    #[test]
+    fn a_typeless_table_knows_guards_by_their_whole_key() {
+        let value = AttributeValue::S("a#b@example.com".to_owned());
+        let key = crate::unique::guard_key("User", "email", Some(&value)).unwrap().unwrap();
+        let pk = key.pk.as_s().unwrap().clone();
+        assert_eq!(pk, "UNIQUE#User#email#a%23b@example.com");
+        assert!(is_internal_in(&item(&pk, "UNIQUE"), &TYPELESS));
+        // Only a key `unique` writes: three parts after the prefix, sort key `UNIQUE`.
+        assert!(!is_internal_in(&item(&pk, "META"), &TYPELESS));
+        assert!(!is_internal_in(&item("UNIQUE#note", "UNIQUE"), &TYPELESS));
+        assert!(!is_internal_in(&item("UNIQUE#User#email", "UNIQUE"), &TYPELESS));
+        assert!(!is_internal_in(&item("UNIQUE#User#email#x#y", "UNIQUE"), &TYPELESS));
     }
 }

@@ -300,23 +300,40 @@ fn free_or_owned(names: &AttributeNames, owner: &PrimaryKey) -> Cond {
     Cond { expression: format!("attribute_not_exists({pk}) OR ({opk} = {vpk} AND {osk} = {vsk})"), placeholders: ph }
 }
 
-fn claim(schema: &'static EntitySchema, table: &str, owner: &PrimaryKey, g: &Guard) -> Result<Action, Error> {
-    // The guard item is keyed and typed under the owning entity's attribute names.
-    let names = schema.names;
+/// The guard item at guard key `key` claiming `value` of attribute `attribute` of entity
+/// `entity` for the item keyed `owner`, keyed and typed under the table's attribute `names`:
+/// the key, the type attribute [`GUARD_TYPE`] (not in a table without a type attribute,
+/// `entity_type = none`, which tells guards apart by their key: see
+/// [`is_internal_in`](crate::collection::is_internal_in)), [`GUARD_ENTITY`], [`GUARD_FIELD`],
+/// [`GUARD_VALUE`], [`OWNER_PK`] and [`OWNER_SK`]. Every write of a guard (claims, re-keying
+/// migrations) builds it here.
+pub(crate) fn guard_item(
+    names: &AttributeNames,
+    key: &PrimaryKey,
+    entity: &str,
+    attribute: &str,
+    value: AttributeValue,
+    owner: &PrimaryKey,
+) -> Item {
     let mut item = Item::with_capacity(8);
-    item.insert(names.pk.to_owned(), g.key.pk.clone());
-    item.insert(names.sk.to_owned(), g.key.sk.clone());
-    // A table without a type attribute (`entity_type = none`) tells guards apart by their key
-    // (see `collection::is_internal_in`).
+    item.insert(names.pk.to_owned(), key.pk.clone());
+    item.insert(names.sk.to_owned(), key.sk.clone());
     if names.has_entity_type() {
         item.insert(names.entity_type.to_owned(), AttributeValue::S(GUARD_TYPE.to_owned()));
     }
-    item.insert(GUARD_ENTITY.to_owned(), AttributeValue::S(schema.name.to_owned()));
-    let attribute = schema.fields.iter().find(|f| f.field == g.field).map_or(g.field, |f| f.attribute);
+    item.insert(GUARD_ENTITY.to_owned(), AttributeValue::S(entity.to_owned()));
     item.insert(GUARD_FIELD.to_owned(), AttributeValue::S(attribute.to_owned()));
-    item.insert(GUARD_VALUE.to_owned(), g.value.clone());
+    item.insert(GUARD_VALUE.to_owned(), value);
     item.insert(OWNER_PK.to_owned(), owner.pk.clone());
     item.insert(OWNER_SK.to_owned(), owner.sk.clone());
+    item
+}
+
+fn claim(schema: &'static EntitySchema, table: &str, owner: &PrimaryKey, g: &Guard) -> Result<Action, Error> {
+    // The guard item is keyed and typed under the owning entity's attribute names.
+    let names = schema.names;
+    let attribute = schema.fields.iter().find(|f| f.field == g.field).map_or(g.field, |f| f.attribute);
+    let item = guard_item(names, &g.key, schema.name, attribute, g.value.clone(), owner);
     Action::put(
         ActionKind::ClaimUnique { field: g.field },
         schema.name,

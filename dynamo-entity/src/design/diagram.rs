@@ -256,24 +256,6 @@ impl TableLayout {
     }
 }
 
-impl TableLayout {
-    /// The table, then every secondary index in [`TableLayout::indexes`] order with the
-    /// multi-attribute GSIs among the numbered GSIs by number: the right column of the diagram.
-    pub(crate) fn ordered_indexes(&self) -> Vec<Index> {
-        let mut gsis: Vec<u8> = self.gsis.clone();
-        gsis.extend(self.multi_gsis.iter().filter_map(|g| match g.index {
-            Index::Gsi(n) => Some(n),
-            _ => None,
-        }));
-        gsis.sort_unstable();
-        gsis.dedup();
-        std::iter::once(Index::Primary)
-            .chain(gsis.into_iter().map(Index::Gsi))
-            .chain(self.indexes().into_iter().filter(|i| !matches!(i, Index::Gsi(_))))
-            .collect()
-    }
-}
-
 /// A multi-attribute GSI as its index box shows it: each side's attributes with their types,
 /// `tenant (S), region (S) / status (S), createdAt (N)`; a GSI without sort key attributes
 /// shows its partition key attributes alone.

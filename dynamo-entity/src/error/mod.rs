@@ -240,6 +240,20 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// A scan of a native multi-attribute GSI (declared `#[entity(gsiN(pk(...), sk(...)))]`),
+    /// which [`ScanRequest::index`](crate::query::scan::ScanRequest::index) does not read;
+    /// query the index with the entity's generated `gsiN(...)` builder instead. Nothing was
+    /// sent.
+    #[error(
+        "a scan of {entity} on {index} is not supported: {index} is a native multi-attribute GSI; query it with the \
+         generated builder instead"
+    )]
+    NativeIndexScan {
+        /// The entity scanned.
+        entity: &'static str,
+        /// The index, by its name (`GSI6`).
+        index: String,
+    },
     /// Two entries of one batch name the same item (same `PK` and `SK`, whatever their entity
     /// types), which DynamoDB rejects as a whole request; nothing was sent. Positions are
     /// 0-based, in the order the entries were added.
@@ -393,6 +407,7 @@ impl Error {
         match self {
             Error::Key(k) => Error::Key(k.clone()),
             Error::Invalid { reason } => Error::Invalid { reason: reason.clone() },
+            Error::NativeIndexScan { entity, index } => Error::NativeIndexScan { entity, index: index.clone() },
             Error::LimitExceeded { limit, part, measured, max, library, operation, entity, key } => {
                 Error::LimitExceeded {
                     limit: *limit,

@@ -458,7 +458,9 @@ impl<E: Entity> Backfill<E> {
 
     fn run_item(&self, run: u64, segments: u32, status: &str) -> Item {
         let mut item = self.checkpoint_key("RUN".to_owned());
-        item.insert(self.names().entity_type.to_owned(), AttributeValue::S(MIGRATION_TYPE.to_owned()));
+        if self.names().has_entity_type() {
+            item.insert(self.names().entity_type.to_owned(), AttributeValue::S(MIGRATION_TYPE.to_owned()));
+        }
         item.insert("entity".to_owned(), AttributeValue::S(E::TYPE.to_owned()));
         item.insert("run".to_owned(), AttributeValue::N(run.to_string()));
         item.insert("segments".to_owned(), AttributeValue::N(segments.to_string()));
@@ -470,7 +472,9 @@ impl<E: Entity> Backfill<E> {
         let mut item = self.checkpoint_key(format!("SEGMENT#{:07}", s.segment));
         let n = |v: u64| AttributeValue::N(v.to_string());
         let f = |v: f64| AttributeValue::N(v.to_string());
-        item.insert(self.names().entity_type.to_owned(), AttributeValue::S(MIGRATION_TYPE.to_owned()));
+        if self.names().has_entity_type() {
+            item.insert(self.names().entity_type.to_owned(), AttributeValue::S(MIGRATION_TYPE.to_owned()));
+        }
         item.insert("run".to_owned(), n(run));
         item.insert("segment".to_owned(), n(u64::from(s.segment)));
         item.insert("done".to_owned(), AttributeValue::Bool(s.done));
@@ -566,7 +570,11 @@ impl<E: Entity> Backfill<E> {
             let segment =
                 item.get("segment").and_then(|v| v.as_n().ok()).and_then(|n| n.parse::<u32>().ok()).ok_or_else(
                     || Error::Invalid {
-                        reason: format!("a segment checkpoint of backfill {} has no segment number", self.id),
+                        reason: format!(
+                            "a segment checkpoint of backfill {} has no segment number ({})",
+                            self.id,
+                            names.describe_key(&item)
+                        ),
                     },
                 )?;
             out.insert(segment, item);
@@ -963,10 +971,14 @@ impl UpdatePlan {
         }
         let mut condition = String::from("attribute_exists(");
         ph.push_name(names.pk, &mut condition);
-        condition.push_str(") AND ");
-        ph.push_name(names.entity_type, &mut condition);
-        condition.push_str(" = ");
-        ph.push_value(AttributeValue::S(E::TYPE.to_owned()), &mut condition);
+        condition.push(')');
+        // A table without a type attribute (`entity_type = none`): the key tells the entity.
+        if names.has_entity_type() {
+            condition.push_str(" AND ");
+            ph.push_name(names.entity_type, &mut condition);
+            condition.push_str(" = ");
+            ph.push_value(AttributeValue::S(E::TYPE.to_owned()), &mut condition);
+        }
         for attr in &self.watched {
             condition.push_str(" AND ");
             match item.get(*attr) {

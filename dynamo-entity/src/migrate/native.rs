@@ -197,7 +197,13 @@ impl<E: Entity> NativeKeys<E> {
             return Err(invalid(format!("{} is not a template GSI other than {}", self.from, self.to)));
         }
         let (Some(old_name), Some(new_name)) = (names.index_name(self.from), names.index_name(self.to)) else {
-            return Err(invalid("an index has no name".to_owned()));
+            let unnamed = if names.index_name(self.from).is_none() { self.from } else { self.to };
+            return Err(invalid(format!(
+                "{unnamed} has no index name in {}'s attribute names (moving {} to {})",
+                E::TYPE,
+                self.from,
+                self.to
+            )));
         };
         if self.drop_old
             && (E::SCHEMA.gsis.iter().any(|g| g.index == self.from) || self.layout.indexes().contains(&self.from))
@@ -282,10 +288,15 @@ impl<E: Entity> NativeKeys<E> {
     async fn unindexed(&self, old_pk: &str, attrs: &[&'static str]) -> Result<u64, Error> {
         let mut ph = Placeholders::default();
         let mut filter = String::new();
-        ph.push_name(E::NAMES.entity_type, &mut filter);
-        filter.push_str(" = ");
-        ph.push_value(AttributeValue::S(E::TYPE.to_owned()), &mut filter);
-        filter.push_str(" AND attribute_exists(");
+        // A table without a type attribute (`entity_type = none`) has no type to filter on:
+        // every item with the old key counts.
+        if E::NAMES.has_entity_type() {
+            ph.push_name(E::NAMES.entity_type, &mut filter);
+            filter.push_str(" = ");
+            ph.push_value(AttributeValue::S(E::TYPE.to_owned()), &mut filter);
+            filter.push_str(" AND ");
+        }
+        filter.push_str("attribute_exists(");
         ph.push_name(old_pk, &mut filter);
         filter.push_str(") AND (");
         for (i, a) in attrs.iter().enumerate() {

@@ -50,7 +50,7 @@ use crate::expr::Placeholders;
 use crate::migrate::backfill::{ATTEMPTS, Backfill, Mode, Mover, Outcome, RETRY};
 use crate::schema::{Entity, EntitySchema, Item};
 use crate::table::{Call, Table};
-use crate::unique::{GUARD_ENTITY, GUARD_FIELD, GUARD_TYPE, GUARD_VALUE, OWNER_PK, OWNER_SK};
+use crate::unique::{OWNER_PK, OWNER_SK};
 
 impl Table {
     /// A re-keying of every item of entity `Old` to the primary key of `New` (see
@@ -175,16 +175,9 @@ fn guard_moves<E: Entity>(
     let mut actions = Vec::new();
     let mut keys = Vec::new();
     for (key, attribute, value) in &news {
-        let mut item = Item::with_capacity(8);
-        item.insert(names.pk.to_owned(), key.pk.clone());
-        item.insert(names.sk.to_owned(), key.sk.clone());
-        item.insert(names.entity_type.to_owned(), AttributeValue::S(GUARD_TYPE.to_owned()));
-        item.insert(GUARD_ENTITY.to_owned(), AttributeValue::S(new_schema.name.to_owned()));
-        item.insert(GUARD_FIELD.to_owned(), AttributeValue::S((*attribute).to_owned()));
-        item.insert(GUARD_VALUE.to_owned(), value.clone());
-        for (attr, from) in [(OWNER_PK, names.pk), (OWNER_SK, names.sk)] {
-            item.insert(attr.to_owned(), new.get(from).cloned().unwrap_or(AttributeValue::Null(true)));
-        }
+        let part = |from: &str| new.get(from).cloned().unwrap_or(AttributeValue::Null(true));
+        let owner = crate::schema::PrimaryKey { pk: part(names.pk), sk: part(names.sk) };
+        let item = crate::unique::guard_item(names, key, new_schema.name, attribute, value.clone(), &owner);
         let mut ph = Placeholders::default();
         let cond = free_or_owned_by(names.pk, old, names, &mut ph);
         let put = Put::builder()

@@ -693,7 +693,9 @@ impl Migrations {
     /// Writes the record of `m`, on the condition `claim` says; `Ok(false)` when it failed.
     async fn write(&self, table: &Table, m: &Migration, fields: Record<'_>, claim: Guard) -> Result<bool, Error> {
         let mut item = self.key(&m.id);
-        item.insert(self.layout.names().entity_type.to_owned(), AttributeValue::S(MIGRATION_TYPE.to_owned()));
+        if self.layout.names().has_entity_type() {
+            item.insert(self.layout.names().entity_type.to_owned(), AttributeValue::S(MIGRATION_TYPE.to_owned()));
+        }
         item.insert("kind".to_owned(), AttributeValue::S(m.kind.name().to_owned()));
         item.insert("status".to_owned(), AttributeValue::S(fields.status.to_owned()));
         item.insert("worker".to_owned(), AttributeValue::S(fields.worker.to_owned()));
@@ -800,7 +802,9 @@ impl Migrations {
     /// only names it).
     async fn register(&self, table: &Table, m: &Migration) -> Result<(), Error> {
         let mut item = self.registry_key(&m.id);
-        item.insert(self.layout.names().entity_type.to_owned(), AttributeValue::S(MIGRATION_TYPE.to_owned()));
+        if self.layout.names().has_entity_type() {
+            item.insert(self.layout.names().entity_type.to_owned(), AttributeValue::S(MIGRATION_TYPE.to_owned()));
+        }
         item.insert("id".to_owned(), AttributeValue::S(m.id.clone()));
         item.insert("kind".to_owned(), AttributeValue::S(m.kind.name().to_owned()));
         let request = table
@@ -951,12 +955,14 @@ impl Migrations {
         let started = now_ms();
         let worker = options.worker.as_str();
         let running = || Record { status: "running", worker, started, text: None };
+        // Registered before the record is claimed: a registration that fails leaves no record
+        // `running` with no worker to finish it (the entry only names the migration).
+        self.register(table, m).await?;
         if !self.write(table, m, running(), Guard::Claim).await? {
             return Err(Error::Invalid {
                 reason: format!("migration {} is being run by another worker; nothing started", m.id),
             });
         }
-        self.register(table, m).await?;
         tracing::info!(target: "dynamo_entity", migration = %m.id, kind = %m.kind, "migration started");
         let step = m.step.run(table, &m.id, Arc::clone(&options.observer));
         let beat = async {

@@ -594,20 +594,8 @@ impl<E: Entity, S> QueryRequest<E, S> {
         if prefix.is_empty() || sk.key_type != KeyType::S {
             return None;
         }
-        // A fixed-form part after the prefix (an unsigned integer, a time, a date): its values
-        // all lie between the form with 0s and with 9s, so `BETWEEN` reads them (and the
-        // children `prefix<value>#…`, since `$` sorts right after `#`) without the sibling
-        // sort keys `begins_with` would match (`V#LATEST` beside `V#<version>`).
-        let k = sk.segments.iter().take_while(|s| matches!(s, crate::key::Segment::Literal(_))).count();
-        let form = crate::schema::check::narrowed_segment(E::schema(), sk, k)
-            .and_then(|f| E::schema().fields.iter().find(|x| x.field == f))
-            .and_then(|f| f.shape.fixed_form());
-        if let Some(form) = form {
-            let low: String = form.chars().map(|c| if c == '9' { '0' } else { c }).collect();
-            return Some(SkCondition::Between(
-                AttributeValue::S(format!("{prefix}{low}")),
-                AttributeValue::S(format!("{prefix}{form}$")),
-            ));
+        if let Some((low, high)) = fixed_form_bounds(E::schema(), sk) {
+            return Some(SkCondition::Between(AttributeValue::S(low.clone()), AttributeValue::S(high.clone())));
         }
         Some(SkCondition::BeginsWith(prefix))
     }
@@ -647,8 +635,9 @@ impl<E: Entity, S> QueryRequest<E, S> {
                 Found::Projected => Ok(Slot::Projected(primary_key_of(item, E::NAMES))),
             })
             .await?;
-        let Page { items, skipped, cursor, consumed } = page;
-        Ok(Page { items: self.hydrate(items).await?, skipped, cursor, consumed })
+        let Page { items, mut skipped, cursor, consumed } = page;
+        let items = self.hydrate(items, &mut skipped).await?;
+        Ok(Page { items, skipped, cursor, consumed })
     }
 
     /// As [`send`](Self::send), returning the primary keys of the items instead of the items:
@@ -676,62 +665,17 @@ impl<E: Entity, S> QueryRequest<E, S> {
         }
     }
 
-    /// Whether `item`, read from the index queried, is one of this entity's: a whole item (its
-    /// type attribute names the entity), a projected one (no type attribute, a primary key of
-    /// the entity's templates, on a secondary index), or another entity's (`None`).
+    /// Whether `item`, read from the index queried, is one of this entity's, and how it is
+    /// taken (see [`found_in`]).
     fn found(&self, item: &Item) -> Option<Found> {
-        if !E::NAMES.has_entity_type() {
-            // A table without a type attribute: the primary key's shape tells the entity.
-            return E::SCHEMA.fits_key(item).then(|| self.whole(item));
-        }
-        match item.get(E::NAMES.entity_type) {
-            Some(AttributeValue::S(t)) if t == self.spec.entity => Some(self.whole(item)),
-            None if self.spec.index.index != Index::Primary && has_primary_shape(E::schema(), item) => {
-                Some(Found::Projected)
-            }
-            _ => None,
-        }
-    }
-
-    /// How `item`, of this entity, read from the queried index is taken: decoded as it is,
-    /// unless it may be a projection that leaves out attributes the entity is decoded from
-    /// (then it is read whole): when the handle knows the index's projection
-    /// ([`Table::with_layout`], [`Table::declared`]), when that projection leaves such
-    /// attributes out; when it does not, when `item` lacks any of them (see
-    /// [`projected::complete`]).
-    fn whole(&self, item: &Item) -> Found {
         let index = self.spec.index.index;
-        if index == Index::Primary {
-            return Found::Whole;
-        }
-        let covered = match self.table.projection(index) {
-            Some(p) => projected::covers(E::schema(), index, p),
-            None => projected::complete(E::schema(), index, item),
-        };
-        if covered { Found::Whole } else { Found::Projected }
+        found_in::<E>(self.table.projection(index), index, item)
     }
 
-    /// Fills in the whole items of the projected ones of `slots`, in order.
-    async fn hydrate(&self, slots: Vec<Slot<E>>) -> Result<Vec<E>, Error> {
-        if !slots.iter().any(|s| matches!(s, Slot::Projected(_))) {
-            return Ok(slots.into_iter().filter_map(|s| if let Slot::Whole(e) = s { Some(e) } else { None }).collect());
-        }
-        let keys: Vec<crate::schema::Key<E>> = slots
-            .iter()
-            .filter_map(
-                |s| if let Slot::Projected(k) = s { Some(crate::schema::Key::new(Ok(k.clone()))) } else { None },
-            )
-            .collect();
-        let mut whole = self.table.batch_get(keys).send().await?.into_result()?.into_iter();
-        let mut out = Vec::with_capacity(slots.len());
-        for slot in slots {
-            match slot {
-                Slot::Whole(e) => out.push(e),
-                // `None`: deleted since the index was read.
-                Slot::Projected(_) => out.extend(whole.next().flatten()),
-            }
-        }
-        Ok(out)
+    /// Fills in the whole items of the projected ones of `slots`, in order (see [`hydrate`]);
+    /// for a [lenient](Self::lenient) query, those that do not decode go to `skipped`.
+    async fn hydrate(&self, slots: Vec<Slot<E>>, skipped: &mut Vec<ItemError>) -> Result<Vec<E>, Error> {
+        hydrate(&self.table, slots, self.options.lenient, skipped).await
     }
 
     /// The page loop of [`send`](Self::send) and [`send_keys`](Self::send_keys): each item of
@@ -999,6 +943,102 @@ enum Slot<E> {
     Projected(PrimaryKey),
 }
 
+/// Whether `item`, read from index `index` (whose projection is `projection`, when the handle
+/// knows it), is one of `E`'s, and how it is taken: the one rule of queries, multi-attribute
+/// GSI queries and index scans.
+///
+/// - An item of `E` (its type attribute names `E`; in a table without a type attribute, its
+///   primary key has the shape of `E`'s templates) read from the primary index, or from a
+///   secondary index whose projection holds everything `E` is decoded from
+///   ([`projected::covers`]; the projection unknown, when the item holds every such attribute,
+///   [`projected::complete`]), is [`Found::Whole`]; from any other secondary index it is
+///   [`Found::Projected`], read whole by its primary key, never decoded as a partial entity.
+/// - An item without a type attribute (a `KEYS_ONLY` projection, or an `INCLUDE` one without
+///   it) on a secondary index, whose primary key has the shape of `E`'s templates, is
+///   [`Found::Projected`].
+/// - Any other item is another entity's: `None`.
+fn found_in<E: Entity>(projection: Option<crate::schema::Projection>, index: Index, item: &Item) -> Option<Found> {
+    let schema = E::schema();
+    let ours = if E::NAMES.has_entity_type() {
+        match item.get(E::NAMES.entity_type) {
+            Some(AttributeValue::S(t)) => t == E::TYPE,
+            Some(_) => false,
+            None => return (index != Index::Primary && has_primary_shape(schema, item)).then_some(Found::Projected),
+        }
+    } else {
+        schema.fits_key(item)
+    };
+    if !ours {
+        return None;
+    }
+    if index == Index::Primary {
+        return Some(Found::Whole);
+    }
+    let covered = match projection {
+        Some(p) => projected::covers(schema, index, p),
+        None => projected::complete(schema, index, item),
+    };
+    Some(if covered { Found::Whole } else { Found::Projected })
+}
+
+/// Fills in the whole items of the projected ones of `slots` (read by their primary keys, see
+/// [`read_whole`]), in order; an item deleted since the index was read is left out. The
+/// whole items of a `lenient` read that do not decode go to `skipped`.
+async fn hydrate<E: Entity>(
+    table: &Table,
+    slots: Vec<Slot<E>>,
+    lenient: bool,
+    skipped: &mut Vec<ItemError>,
+) -> Result<Vec<E>, Error> {
+    let keys: Vec<PrimaryKey> =
+        slots.iter().filter_map(|s| if let Slot::Projected(k) = s { Some(k.clone()) } else { None }).collect();
+    let mut whole =
+        if keys.is_empty() { Vec::new() } else { read_whole(table, keys, lenient, skipped).await? }.into_iter();
+    let mut out = Vec::with_capacity(slots.len());
+    for slot in slots {
+        match slot {
+            Slot::Whole(e) => out.push(e),
+            // `None`: deleted since the index was read, or skipped.
+            Slot::Projected(_) => out.extend(whole.next().flatten()),
+        }
+    }
+    Ok(out)
+}
+
+/// `E`'s items of `keys`, read whole (`BatchGetItem`, 100 keys a request, unprocessed keys
+/// retried), in the keys' order: `None` for a key with no item. Each item is decoded on its
+/// own: one that does not decode fails the read, or for a `lenient` read becomes an
+/// [`ItemError`] (its key, the item, the error) in `skipped` and a `None` here.
+///
+/// # Errors
+/// [`Error::Sdk`], [`Error::BatchGet`] as [`BatchGet::send`](crate::batch::BatchGet::send);
+/// the item's [`Error::Decode`] (or [`Error::WrongEntity`], ...) unless `lenient`.
+pub(crate) async fn read_whole<E: Entity>(
+    table: &Table,
+    keys: Vec<PrimaryKey>,
+    lenient: bool,
+    skipped: &mut Vec<ItemError>,
+) -> Result<Vec<Option<E>>, Error> {
+    let keys = keys.into_iter().map(|k| crate::schema::Key::<E>::new(Ok(k)));
+    let raw = table.batch_get(keys).send_raw().await?.into_result()?;
+    let mut out = Vec::with_capacity(raw.len());
+    for item in raw {
+        let Some(item) = item else {
+            out.push(None);
+            continue;
+        };
+        match E::from_item(&item) {
+            Ok(e) => out.push(Some(e)),
+            Err(e) if lenient && ItemError::is_item_error(&e) => {
+                skipped.push(ItemError::new(E::NAMES, item, e));
+                out.push(None);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(out)
+}
+
 /// The primary key of `item` (absent attributes as NULL, which no key matches).
 fn primary_key_of(item: &Item, names: &AttributeNames) -> PrimaryKey {
     let part = |a: &str| item.get(a).cloned().unwrap_or(AttributeValue::Null(true));
@@ -1014,6 +1054,41 @@ fn has_primary_shape(schema: &crate::schema::EntitySchema, item: &Item) -> bool 
         _ => false,
     };
     fits(schema.primary.pk, schema.names.pk) && fits(schema.primary.sk, schema.names.sk)
+}
+
+/// The `BETWEEN` bounds of the default query of sort key template `sk` of `schema`, when the
+/// part after its literal prefix has a fixed form (an unsigned integer, a time, a date; see
+/// [`narrowed_segment`](crate::schema::check::narrowed_segment)): its values all lie between
+/// the form with 0s and with 9s, so `BETWEEN prefix + 0s AND prefix + 9s + <the character after
+/// the delimiter>` reads them and their children (`prefix<value><delimiter>…`), without the
+/// sibling sort keys `begins_with` would match (`V#LATEST` beside `V#<version>`).
+///
+/// Computed once per template (a query of it is built often): the bounds are kept for the
+/// process's life, one pair per template that has them.
+fn fixed_form_bounds(
+    schema: &'static EntitySchema,
+    sk: &'static crate::key::Template,
+) -> Option<&'static (String, String)> {
+    type Bounds = Option<&'static (String, String)>;
+    static KNOWN: std::sync::OnceLock<std::sync::RwLock<HashMap<(usize, usize), Bounds>>> = std::sync::OnceLock::new();
+    let id = (std::ptr::from_ref(schema) as usize, std::ptr::from_ref(sk) as usize);
+    let known = KNOWN.get_or_init(Default::default);
+    if let Some(b) = known.read().unwrap_or_else(std::sync::PoisonError::into_inner).get(&id) {
+        return *b;
+    }
+    let bounds = narrow_bounds(schema, sk).map(|b| &*Box::leak(Box::new(b)));
+    *known.write().unwrap_or_else(std::sync::PoisonError::into_inner).entry(id).or_insert(bounds)
+}
+
+/// [`fixed_form_bounds`], computed.
+fn narrow_bounds(schema: &EntitySchema, sk: &crate::key::Template) -> Option<(String, String)> {
+    let prefix = sk.literal_prefix();
+    let k = sk.segments.iter().take_while(|s| matches!(s, crate::key::Segment::Literal(_))).count();
+    let field = crate::schema::check::narrowed_segment(schema, sk, k)?;
+    let form = schema.fields.iter().find(|x| x.field == field)?.shape.fixed_form()?;
+    let low: String = form.chars().map(|c| if c == '9' { '0' } else { c }).collect();
+    let (_, after) = delimiter_and_next(sk);
+    Some((format!("{prefix}{low}"), format!("{prefix}{form}{after}")))
 }
 
 /// The sort key's delimiter and the character right after it (`#` and `$` by default): a
@@ -1147,5 +1222,52 @@ impl Table {
     /// [`MultiKeyQuery`](multi_key::MultiKeyQuery)).
     pub fn query<Q: IntoQuery>(&self, spec: Q) -> Q::Request {
         spec.into_request(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::key::{Cardinality, KeyStyle, PartShape, Segment, Template};
+    use crate::schema::FieldSchema;
+
+    const fn sk(delimiter: char) -> Template {
+        Template {
+            source: "V#<version>",
+            segments: &[Segment::Literal("V"), Segment::Field("version")],
+            key_type: KeyType::S,
+            cardinality: Cardinality::High,
+            style: KeyStyle { delimiter, ..KeyStyle::DEFAULT },
+        }
+    }
+
+    const fn schema() -> EntitySchema {
+        let mut s = crate::schema::check::failed_schema("Doc");
+        s.fields = &[FieldSchema {
+            field: "version",
+            attribute: "version",
+            optional: false,
+            unique: false,
+            shape: PartShape::Digits { width: 3, signed: false },
+            folded: false,
+        }];
+        s
+    }
+
+    static SCHEMA: EntitySchema = schema();
+    static HASH: Template = sk('#');
+    static PIPE: Template = sk('|');
+
+    #[test]
+    fn the_default_range_of_a_fixed_form_part_ends_after_the_delimiter() {
+        // `#` then `$`: every `V#<3 digits>…` (children too) lies in the range, `V#LATEST`
+        // (a letter) outside it.
+        assert_eq!(fixed_form_bounds(&SCHEMA, &HASH), Some(&("V#000".to_owned(), "V#999$".to_owned())));
+        // `|` then `}`: `$` would sort below `|`, leaving the children `V|<version>|…` out.
+        let pipe = fixed_form_bounds(&SCHEMA, &PIPE);
+        assert_eq!(pipe, Some(&("V|000".to_owned(), "V|999}".to_owned())));
+        assert!("V|999|COMMENT|1" < pipe.unwrap().1.as_str());
+        // Once per template: the same bounds, not computed again.
+        assert!(std::ptr::eq(pipe.unwrap(), fixed_form_bounds(&SCHEMA, &PIPE).unwrap()));
     }
 }

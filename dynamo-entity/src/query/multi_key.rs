@@ -32,7 +32,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use futures::{Stream, StreamExt, TryStreamExt};
 
 use super::options::{QueryOptions, check_query};
-use super::{Cursor, Found, Page, Slot, cursor, has_primary_shape, primary_key_of};
+use super::{Cursor, Found, Page, Slot, cursor, primary_key_of};
 use crate::capacity::Capacity;
 use crate::error::{Error, ItemError};
 use crate::expr::Condition;
@@ -393,17 +393,11 @@ impl<E: Entity> MultiKeyQuery<E> {
         }
     }
 
-    /// Whether `item` is one of this entity's (see [`QueryRequest::send`](super::QueryRequest::send)
-    /// on projected indexes).
+    /// Whether `item` is one of this entity's, and whether it is read whole by its primary key:
+    /// as for the other indexes (see [`found_in`](super::found_in)), by the index's projection.
     fn found(&self, item: &Item) -> Option<Found> {
-        if !E::NAMES.has_entity_type() {
-            return E::SCHEMA.fits_key(item).then_some(Found::Whole);
-        }
-        match item.get(E::NAMES.entity_type) {
-            Some(AttributeValue::S(t)) if t == self.spec.entity => Some(Found::Whole),
-            None if has_primary_shape(E::schema(), item) => Some(Found::Projected),
-            _ => None,
-        }
+        let index = self.spec.index.index;
+        super::found_in::<E>(self.table.projection(index), index, item)
     }
 
     /// Reports the items of this entity type that do not decode instead of failing on them:
@@ -433,8 +427,9 @@ impl<E: Entity> MultiKeyQuery<E> {
                 Found::Projected => Ok(Slot::Projected(primary_key_of(item, E::NAMES))),
             })
             .await?;
-        let Page { items, skipped, cursor, consumed } = page;
-        Ok(Page { items: self.hydrate(items).await?, skipped, cursor, consumed })
+        let Page { items, mut skipped, cursor, consumed } = page;
+        let items = super::hydrate(&self.table, items, self.options.lenient, &mut skipped).await?;
+        Ok(Page { items, skipped, cursor, consumed })
     }
 
     /// As [`send`](Self::send), returning the primary keys of the items instead of the items:
@@ -506,28 +501,6 @@ impl<E: Entity> MultiKeyQuery<E> {
             }
         };
         Ok(Page { items, skipped, cursor, consumed })
-    }
-
-    async fn hydrate(&self, slots: Vec<Slot<E>>) -> Result<Vec<E>, Error> {
-        if !slots.iter().any(|s| matches!(s, Slot::Projected(_))) {
-            return Ok(slots.into_iter().filter_map(|s| if let Slot::Whole(e) = s { Some(e) } else { None }).collect());
-        }
-        let keys: Vec<crate::schema::Key<E>> = slots
-            .iter()
-            .filter_map(|s| match s {
-                Slot::Projected(k) => Some(crate::schema::Key::new(Ok(k.clone()))),
-                Slot::Whole(_) => None,
-            })
-            .collect();
-        let mut whole = self.table.batch_get(keys).send().await?.into_result()?.into_iter();
-        let mut out = Vec::with_capacity(slots.len());
-        for slot in slots {
-            match slot {
-                Slot::Whole(e) => out.push(e),
-                Slot::Projected(_) => out.extend(whole.next().flatten()),
-            }
-        }
-        Ok(out)
     }
 
     /// The first `Query` request [`send`](Self::send) would send, without sending it.

@@ -42,7 +42,7 @@ use crate::capacity::Capacity;
 use crate::error::Error;
 use crate::expr::{Condition, Placeholders};
 use crate::query::cursor::{self, Scope};
-use crate::query::{Cursor, has_primary_shape, is_type, key_of, primary_key_of, projected};
+use crate::query::{Cursor, is_type, key_of, primary_key_of};
 use crate::schema::{AttributeNames, Entity, EntityEnum, Index, Item, PrimaryKey, Projection};
 use crate::table::{Call, Table};
 
@@ -180,27 +180,10 @@ fn classify_entity<E: Entity>(
     index: Index,
     projection: Option<Projection>,
 ) -> Result<Option<ScanSlot<E>>, Error> {
-    let schema = E::schema();
-    let ours = if E::NAMES.has_entity_type() {
-        match item.get(E::NAMES.entity_type) {
-            Some(AttributeValue::S(t)) => t == E::TYPE,
-            Some(_) => false,
-            None => return Ok(has_primary_shape(schema, item).then(|| ScanSlot::Fetch(primary_key_of(item, E::NAMES)))),
-        }
-    } else {
-        schema.fits_key(item)
-    };
-    if !ours {
-        return Ok(None);
-    }
-    let covered = match projection {
-        Some(p) => projected::covers(schema, index, p),
-        None => projected::complete(schema, index, item),
-    };
-    if covered {
-        E::from_item(item).map(|e| Some(ScanSlot::Done(e)))
-    } else {
-        Ok(Some(ScanSlot::Fetch(primary_key_of(item, E::NAMES))))
+    match super::found_in::<E>(projection, index, item) {
+        None => Ok(None),
+        Some(super::Found::Whole) => E::from_item(item).map(|e| Some(ScanSlot::Done(e))),
+        Some(super::Found::Projected) => Ok(Some(ScanSlot::Fetch(primary_key_of(item, E::NAMES)))),
     }
 }
 
@@ -211,8 +194,8 @@ fn fetch_entity<E: Entity>(
     keys: Vec<PrimaryKey>,
 ) -> futures::future::BoxFuture<'static, Result<Vec<Option<E>>, Error>> {
     Box::pin(async move {
-        let keys: Vec<crate::schema::Key<E>> = keys.into_iter().map(|k| crate::schema::Key::new(Ok(k))).collect();
-        table.batch_get(keys).send().await?.into_result()
+        // A scan is strict: an item that does not decode fails it.
+        super::read_whole(&table, keys, false, &mut Vec::new()).await
     })
 }
 
@@ -242,7 +225,7 @@ pub struct ScanRequest<T> {
     /// The secondary index scanned ([`ScanRequest::index`]); `None`: the table.
     on: Option<IndexScan<T>>,
     /// An error found while the scan was built, returned when it is sent.
-    error: Option<String>,
+    error: Option<Error>,
 }
 
 impl<T> Clone for ScanRequest<T> {
@@ -263,7 +246,7 @@ impl<T> Clone for ScanRequest<T> {
             rate: self.rate.clone(),
             after: self.after.clone(),
             on: self.on.clone(),
-            error: self.error.clone(),
+            error: self.error.as_ref().map(Error::copy_of_build_error),
         }
     }
 }
@@ -396,8 +379,8 @@ impl<T: Send + 'static> ScanRequest<T> {
 
     fn check_segments(&self) -> Result<(), Error> {
         let invalid = |reason: String| Err(Error::Invalid { reason });
-        if let Some(reason) = &self.error {
-            return invalid(reason.clone());
+        if let Some(e) = &self.error {
+            return Err(e.copy_of_build_error());
         }
         if let (true, Some(on)) = (self.consistent, &self.on) {
             if !on.index.is_local() {
@@ -711,7 +694,8 @@ impl<E: Entity> ScanRequest<E> {
     /// attributes the index holds.
     ///
     /// # Errors
-    /// When sent: [`Error::Invalid`] for an index `E` does not write, or a
+    /// When sent: [`Error::NativeIndexScan`] for a native multi-attribute GSI of `E`;
+    /// [`Error::Invalid`] for an index `E` does not write, or a
     /// [`consistent_read`](Self::consistent_read) of a GSI (DynamoDB reads GSIs with eventual
     /// consistency only), before anything is sent; [`Error::BatchGet`] when whole items could
     /// not all be read.
@@ -720,13 +704,17 @@ impl<E: Entity> ScanRequest<E> {
             self.on = None;
             return self;
         }
-        if E::schema().index(index).is_none() {
-            self.error = Some(format!(
+        if E::SCHEMA.multi_gsis.iter().any(|g| g.index == index) {
+            let index = E::NAMES.index_name(index).unwrap_or_default().to_owned();
+            self.error = Some(Error::NativeIndexScan { entity: E::TYPE, index });
+        } else if E::schema().index(index).is_none() {
+            let reason = format!(
                 "a scan of {} on {}: {} does not write that index (its templates name no key of it)",
                 E::TYPE,
                 E::NAMES.label(index),
                 E::TYPE
-            ));
+            );
+            self.error = Some(Error::Invalid { reason });
         }
         self.on = Some(IndexScan { index, classify: classify_entity::<E>, fetch: fetch_entity::<E> });
         self

@@ -204,7 +204,8 @@ pub(crate) async fn send<E: Entity, S>(
         let positions: Vec<Position> = lanes.iter().map(Lane::cursor_position).collect();
         Some(Cursor::from(cursor::encode_sharded(&scope, &positions)))
     };
-    Ok(Page { items: req.hydrate(items).await?, skipped, cursor, consumed })
+    let items = req.hydrate(items, &mut skipped).await?;
+    Ok(Page { items, skipped, cursor, consumed })
 }
 
 #[cfg(test)]

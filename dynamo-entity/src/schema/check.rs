@@ -142,6 +142,19 @@ const fn find_gsi(s: &EntitySchema, index: Index) -> Option<&IndexSchema> {
     None
 }
 
+/// Whether `s` writes the native multi-attribute GSI `index` (its key attributes are the
+/// entity's own, see [`multi_key`](crate::schema::multi_key)).
+const fn writes_multi_gsi(s: &EntitySchema, index: Index) -> bool {
+    let mut i = 0;
+    while i < s.multi_gsis.len() {
+        if same_index(s.multi_gsis[i].index, index) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
 const fn find_lsi(s: &EntitySchema, index: Index) -> Option<&IndexSchema> {
     let mut i = 0;
     while i < s.lsis.len() {
@@ -266,7 +279,9 @@ pub const fn some_writer_stores(entities: &[&EntitySchema], index: Index, attrib
     let mut i = 0;
     while i < entities.len() {
         let s = entities[i];
-        if !is_checked(s) || (templates(s, index).is_some() && stores_attribute(s, attribute)) {
+        if !is_checked(s)
+            || ((templates(s, index).is_some() || writes_multi_gsi(s, index)) && stores_attribute(s, attribute))
+        {
             return true;
         }
         i += 1;
@@ -358,8 +373,9 @@ pub const fn begins_with_segments(t: &Template) -> Option<usize> {
 /// The field after the literal prefix of `t` (at segment `k`, see
 /// [`begins_with_segments`]) when its part has a fixed form of digits
 /// ([`PartShape::is_fixed_form`]) in `s`: then the default query of `t` reads
-/// `BETWEEN prefix + form with 0s AND prefix + form with 9s + "$"` (`$` sorts right after the
-/// delimiter `#`, so children such as `V#<version>#COMMENT#<id>` are still inside), not
+/// `BETWEEN prefix + form with 0s AND prefix + form with 9s + the character after the
+/// delimiter` (`$` after `#`, `}` after `|`, so children such as `V#<version>#COMMENT#<id>`
+/// are still inside), not
 /// `begins_with(prefix)`. A template whose key case is folded reads with `begins_with` (a
 /// folded `T` of a timestamp would leave the form).
 pub const fn narrowed_segment(s: &EntitySchema, t: &Template, k: usize) -> Option<&'static str> {

@@ -185,6 +185,23 @@ impl TableLayout {
         out
     }
 
+    /// The table, then every secondary index in [`TableLayout::indexes`] order with the
+    /// multi-attribute GSIs among the numbered GSIs by number: the order in which the design
+    /// diagram and the index views show them.
+    pub(crate) fn ordered_indexes(&self) -> Vec<Index> {
+        let mut gsis: Vec<u8> = self.gsis.clone();
+        gsis.extend(self.multi_gsis.iter().filter_map(|g| match g.index {
+            Index::Gsi(n) => Some(n),
+            _ => None,
+        }));
+        gsis.sort_unstable();
+        gsis.dedup();
+        std::iter::once(Index::Primary)
+            .chain(gsis.into_iter().map(Index::Gsi))
+            .chain(self.indexes().into_iter().filter(|i| !matches!(i, Index::Gsi(_))))
+            .collect()
+    }
+
     /// The TTL attribute, if an entity declares one.
     pub fn ttl(&self) -> Option<&'static str> {
         self.ttl

@@ -321,3 +321,151 @@ async fn a_scan_of_an_include_index_reads_left_out_fields_whole() {
     assert_eq!(sorted(known.scan::<Book>().index(Index::Gsi(4)).all().await.unwrap()), books);
     assert_eq!(operations(&injector), ["Scan"]);
 }
+
+/// A native multi-attribute GSI5 on `maker` then `rank` projecting `title` (and the type
+/// attribute) only: `note` is left out.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "GADGET#<id>", sk = "META", gsi5(pk(maker), sk(rank)))]
+struct Gadget {
+    id: String,
+    maker: String,
+    rank: u32,
+    title: String,
+    note: Option<String>,
+}
+
+#[derive(TableDef)]
+#[table(entities(Gadget), gsi5(projection = include(title)))]
+struct Workshop;
+
+/// A table without a type attribute, whose native GSI5 holds the keys only.
+mod typeless {
+    use dynamo_entity::{Entity, TableDef};
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "PART#<id>", sk = "META", table = Store, gsi5(pk(maker), sk(rank)))]
+    pub struct Part {
+        pub id: String,
+        pub maker: String,
+        pub rank: u32,
+        pub note: Option<String>,
+    }
+
+    #[derive(TableDef)]
+    #[table(entities(Part), entity_type = none, gsi5(projection = keys_only))]
+    pub struct Store;
+}
+
+async fn table_of(test: &str, injector: &FaultInjector, layout: &dynamo_entity::design::TableLayout) -> Table {
+    let server = LocalDynamoDb::shared().await.expect("DynamoDB Local is available");
+    let plain = Table::new(server.client(), unique_table_name(test));
+    plain.create_table_from(layout).await.unwrap();
+    Table::new(injector.client(plain.client()), plain.name())
+}
+
+#[tokio::test]
+async fn a_native_gsi_whose_projection_leaves_fields_out_reads_the_whole_items() {
+    use typeless::{Part, Store};
+
+    // INCLUDE(title): the index items carry the type attribute but no `note`.
+    let injector = FaultInjector::new(0);
+    let layout = Workshop::layout().unwrap();
+    let table = table_of("projected_native_include", &injector, &layout).await;
+    let gadgets: Vec<Gadget> = (0..3u32)
+        .map(|i| Gadget {
+            id: format!("g{i}"),
+            maker: "acme".into(),
+            rank: 10 + i,
+            title: format!("Gadget {i}"),
+            note: Some(format!("note {i}")),
+        })
+        .collect();
+    table.batch_put(&gadgets).await.unwrap().check().unwrap();
+    // Before: decoded from the index items, every `note` read `None`.
+    for handle in [table.clone(), table.with_layout(&layout)] {
+        injector.reset_records();
+        assert_eq!(handle.query(Gadget::gsi5("acme").rank_ge(&10)).all().await.unwrap(), gadgets);
+        assert_eq!(operations(&injector), ["Query", "BatchGetItem"]);
+        assert_eq!(
+            injector.requests_for("BatchGetItem")[0].keys,
+            ["PK=GADGET#g0 SK=META", "PK=GADGET#g1 SK=META", "PK=GADGET#g2 SK=META"]
+        );
+    }
+
+    // KEYS_ONLY in a table without a type attribute: the key shape tells the entity, and the
+    // items are read whole.
+    let injector = FaultInjector::new(0);
+    let layout = Store::layout().unwrap();
+    let table = table_of("projected_native_keys_only", &injector, &layout).await;
+    let parts: Vec<Part> = (0..2u32)
+        .map(|i| Part { id: format!("p{i}"), maker: "acme".into(), rank: i, note: Some(format!("n{i}")) })
+        .collect();
+    table.batch_put(&parts).await.unwrap().check().unwrap();
+    for handle in [table.clone(), table.with_layout(&layout)] {
+        injector.reset_records();
+        assert_eq!(handle.query(Part::gsi5("acme").rank_ge(&0)).all().await.unwrap(), parts);
+        assert_eq!(operations(&injector), ["Query", "BatchGetItem"]);
+        assert_eq!(injector.requests_for("BatchGetItem")[0].keys, ["PK=PART#p0 SK=META", "PK=PART#p1 SK=META"]);
+    }
+}
+
+#[tokio::test]
+async fn a_lenient_query_skips_a_whole_item_that_does_not_decode() {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    use dynamo_entity::Error;
+
+    let injector = FaultInjector::new(0);
+    let table = table("projected_lenient_hydrate", &injector).await;
+    let members = [
+        Member { team: "a".into(), name: "ann".into(), org: "acme".into(), role: Some("lead".into()) },
+        Member { team: "c".into(), name: "cat".into(), org: "acme".into(), role: None },
+    ];
+    table.batch_put(&members).await.unwrap().check().unwrap();
+    // Between them in GSI2's order, a member whose `role` is a number: its index item (keys
+    // only) is fine, its whole item does not decode.
+    let s = |v: &str| AttributeValue::S(v.to_owned());
+    let bad = [
+        ("PK", s("TEAM#b#MEMBER#bob")),
+        ("SK", s("META")),
+        ("_type", s("Member")),
+        ("team", s("b")),
+        ("name", s("bob")),
+        ("org", s("acme")),
+        ("role", AttributeValue::N("7".into())),
+        ("GSI2PK", s("ORG#acme")),
+        ("GSI2SK", s("M#bob")),
+    ];
+    let item = bad.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+    table.client().put_item().table_name(table.name()).set_item(Some(item)).send().await.unwrap();
+
+    // Before: the lenient query failed on the BatchGetItem's decode error.
+    let page = table.query(Member::gsi2("acme")).lenient().send().await.unwrap();
+    assert_eq!(page.items, members.to_vec());
+    assert_eq!(page.skipped.len(), 1);
+    assert_eq!(page.skipped[0].key, "PK=TEAM#b#MEMBER#bob SK=META");
+    assert!(matches!(page.skipped[0].error, Error::Decode { .. }), "{:?}", page.skipped[0].error);
+
+    // Strict, the item fails the query, naming its key.
+    let err = table.query(Member::gsi2("acme")).send().await.unwrap_err();
+    assert!(matches!(err, Error::Decode { .. }), "{err:?}");
+    assert!(err.to_string().contains("PK=TEAM#b#MEMBER#bob SK=META"), "{err}");
+}
+
+#[tokio::test]
+async fn a_scan_of_a_native_gsi_is_refused_naming_entity_and_index() {
+    use dynamo_entity::Error;
+    use dynamo_entity::schema::Index;
+
+    let injector = FaultInjector::new(0);
+    let table = table_of("projected_native_scan", &injector, &Workshop::layout().unwrap()).await;
+    injector.reset_records();
+    // Before: "Gadget does not write that index", which it does.
+    let err = table.scan::<Gadget>().index(Index::Gsi(5)).send().await.unwrap_err();
+    assert!(matches!(&err, Error::NativeIndexScan { entity: "Gadget", index } if index == "GSI5"), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        "a scan of Gadget on GSI5 is not supported: GSI5 is a native multi-attribute GSI; query it with the generated \
+         builder instead"
+    );
+    assert_eq!(operations(&injector), Vec::<String>::new());
+}

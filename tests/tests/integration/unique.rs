@@ -452,3 +452,81 @@ async fn batches_refuse_entities_with_unique_fields() {
     assert!(err.to_string().starts_with("invalid request: a batch cannot delete Member"), "{err}");
     assert!(guards(&table).await.is_empty(), "nothing was written");
 }
+
+/// A login re-keyed into its team's partition, in a table without a type attribute.
+mod typeless_rekey {
+    use dynamo_entity::{Entity, TableDef};
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(name = "Login", pk = "LOGIN#<id>", sk = "META", table = Bank)]
+    pub struct LoginV1 {
+        pub id: String,
+        pub team: String,
+        #[entity(unique)]
+        pub email: String,
+    }
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(name = "Login", pk = "TEAM#<team>", sk = "LOGIN#<id>", table = Bank)]
+    pub struct Login {
+        pub id: String,
+        pub team: String,
+        #[entity(unique)]
+        pub email: String,
+    }
+
+    impl From<LoginV1> for Login {
+        fn from(l: LoginV1) -> Login {
+            Login { id: l.id, team: l.team, email: l.email }
+        }
+    }
+
+    #[derive(TableDef)]
+    #[table(entities(Login), entity_type = none)]
+    pub struct Bank;
+}
+
+#[tokio::test]
+async fn a_rekeying_in_a_table_without_a_type_attribute_writes_guards_without_one() {
+    use dynamo_entity::TableDef;
+    use dynamo_entity_local::{LocalDynamoDb, unique_table_name};
+    use typeless_rekey::{Bank, Login, LoginV1};
+
+    let server = LocalDynamoDb::shared().await.expect("DynamoDB Local is available");
+    let table = Table::new(server.client(), unique_table_name("unique_rekey_typeless"));
+    table.create_table_from(&Bank::layout().unwrap()).await.unwrap();
+    let old = LoginV1 { id: "l1".into(), team: "t1".into(), email: "ann@example.test".into() };
+    table.put(&old).await.unwrap();
+    let report = table.rekey::<LoginV1, Login>("logins-into-teams", Login::from).run().await.unwrap();
+    // The login moves; the scan of a type-less table also reads the guard and the migration's
+    // own records, which do not decode as LoginV1 (reported failed, left alone).
+    assert_eq!(report.updated, 1, "{report}");
+    assert_eq!(table.get(Login::key("t1", "l1")).await.unwrap(), Some(Login::from(old)));
+
+    let s = |v: &str| AttributeValue::S(v.to_owned());
+    let guard = table
+        .client()
+        .get_item()
+        .table_name(table.name())
+        .key("PK", s("UNIQUE#Login#email#ann@example.test"))
+        .key("SK", s("UNIQUE"))
+        .send()
+        .await
+        .unwrap()
+        .item
+        .unwrap();
+    // Before: the guard carried an attribute named "" (the absent type attribute's name).
+    let expected: Item = [
+        ("PK", s("UNIQUE#Login#email#ann@example.test")),
+        ("SK", s("UNIQUE")),
+        ("entity", s("Login")),
+        ("field", s("email")),
+        ("value", s("ann@example.test")),
+        ("ownerPK", s("TEAM#t1")),
+        ("ownerSK", s("LOGIN#l1")),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect();
+    assert_eq!(guard, expected);
+}
