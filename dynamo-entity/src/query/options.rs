@@ -112,7 +112,9 @@ pub(crate) fn check_query(
     let key_condition = ("KeyConditionExpression", expr, false, 0);
     match filter {
         None => limits::check_request(&[key_condition], Some(names), Some(values)),
-        Some(f) => limits::check_request(&[key_condition, ("FilterExpression", f, false, 0)], Some(names), Some(values)),
+        Some(f) => {
+            limits::check_request(&[key_condition, ("FilterExpression", f, false, 0)], Some(names), Some(values))
+        }
     }
 }
 

@@ -209,9 +209,7 @@ async fn the_runner_moves_an_access_pattern_to_native_keys_and_resumes_the_move(
     let migrations = Migrations::new(layout.clone())
         .heartbeat(Duration::from_millis(200))
         .wait(FAST)
-        .native_keys::<Order>(MOVE, Index::Gsi(1), Index::Gsi(2), false, |b| {
-            b.segments(1).concurrency(1).page_size(10).checkpoint_every(1, Duration::ZERO)
-        })
+        .native_keys::<Order>(MOVE, Index::Gsi(1), Index::Gsi(2), false, |b| b.segments(1).concurrency(1).page_size(10))
         .native_keys::<Order>(DROP, Index::Gsi(1), Index::Gsi(2), true, |b| b.segments(2).page_size(9));
     let move_line = "[native-keys] move the Order access pattern from GSI1 to the native multi-attribute GSI2";
     let drop_line = format!("{move_line}, then remove the old keys and index");
