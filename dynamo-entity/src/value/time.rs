@@ -276,10 +276,14 @@ impl fmt::Display for Timestamp {
     }
 }
 
+/// Accepts what reads of an attribute accept: any RFC 3339 date-time, normalized to its
+/// instant ([`Timestamp::parse_rfc3339`]: `"2026-01-01T00:00:00Z".parse()` and
+/// `"2026-01-01T02:00:00.5+02:00".parse()` both work). [`Timestamp::parse`] is the strict
+/// reader of the canonical form alone, as key parts need.
 impl std::str::FromStr for Timestamp {
     type Err = TimestampError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Timestamp::parse(s)
+        Timestamp::parse_rfc3339(s)
     }
 }
 
@@ -424,6 +428,8 @@ impl fmt::Display for Date {
     }
 }
 
+/// [`Date::parse`]: the form `YYYY-MM-DD` alone, which is also all that reads of an attribute
+/// accept.
 impl std::str::FromStr for Date {
     type Err = TimestampError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -597,6 +603,29 @@ mod tests {
             Timestamp::parse_rfc3339("9999-12-31T23:59:59-00:01"),
             Err(TimestampError::OutOfRange { .. })
         ));
+    }
+
+    #[test]
+    fn from_str_accepts_what_reads_accept() {
+        let parsed = |text: &str| text.parse::<Timestamp>().map(Timestamp::as_millis);
+        assert_eq!(parsed("2026-01-01T00:00:00Z"), Ok(1_767_225_600_000));
+        assert_eq!(parsed("2026-01-01T00:00:00.000Z"), Ok(1_767_225_600_000));
+        assert_eq!(parsed("2026-01-01T02:00:00.5+02:00"), Ok(1_767_225_600_500));
+        assert_eq!(parsed("2025-12-31T19:00:00.123456789-05:00"), Ok(1_767_225_600_123));
+        assert_eq!(parsed("2026-01-01"), Err(TimestampError::Rfc3339 { text: "2026-01-01".into() }));
+        // What an attribute read accepts, `FromStr` accepts, with the same value.
+        for text in ["2026-01-01T00:00:00Z", "2026-05-01T14:34:56.1234+02:00", "2026-05-01 12:34:56z"] {
+            let read = <Timestamp as crate::Attribute>::from_attribute(Some(
+                &aws_sdk_dynamodb::types::AttributeValue::S(text.to_owned()),
+            ));
+            assert_eq!(read.ok(), text.parse::<Timestamp>().ok(), "{text}");
+        }
+        // `Date` reads only `YYYY-MM-DD`, from text and from attributes alike.
+        assert_eq!("2026-05-28".parse::<Date>().map(Date::days_since_epoch), Ok(20_601));
+        assert_eq!(
+            "2026-05-28T00:00:00Z".parse::<Date>(),
+            Err(TimestampError::Date { text: "2026-05-28T00:00:00Z".into() })
+        );
     }
 
     #[test]
