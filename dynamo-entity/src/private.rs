@@ -139,6 +139,31 @@ pub fn key_field_at<T: Attribute + KeyPart>(
     key_field_from_keys(item, schema, field, attribute)
 }
 
+/// Reads a key field that the entity writes only inside its keys
+/// ([`EntitySchema::key_only`]): from the key that holds it when that key is on the item and
+/// reads back, else from the field's own attribute `value`. The key is the truth: an update of
+/// the field rewrites the key (and the indexes follow it) but cannot know whether the item
+/// carries an attribute of the same name, which another client may have written and which then
+/// keeps the old value.
+///
+/// # Errors
+/// As [`key_field_at`]: the key does not read back and the attribute is absent or does not
+/// decode, or neither is on the item (for a field that is not an `Option`).
+#[inline(always)]
+pub fn key_only_field_at<T: Attribute + KeyPart>(
+    item: &Item,
+    value: Option<&AttributeValue>,
+    schema: &'static EntitySchema,
+    field: &'static str,
+    attribute: &'static str,
+) -> Result<T, Error> {
+    match crate::schema::part_from_keys::<T>(schema, item, field) {
+        Ok(Some(v)) => Ok(v),
+        _ if value.is_some() => field_at(item, value, schema.name, attribute),
+        _ => key_field_from_keys(item, schema, field, attribute),
+    }
+}
+
 /// [`key_field_at`] for an item without the field's attribute.
 #[inline(never)]
 fn key_field_from_keys<T: Attribute + KeyPart>(

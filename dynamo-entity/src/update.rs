@@ -169,7 +169,11 @@ impl<E: Entity> UpdateRequest<E> {
     ///
     /// A field that an entity with `#[entity(key_fields = "keys")]` writes only inside its keys
     /// (see [`KeyFields`](crate::schema::KeyFields)) has no attribute to set: only the keys that
-    /// hold it are rewritten.
+    /// hold it are rewritten, and reads take the field from them. An attribute of the same
+    /// name that another client wrote keeps its old value (see
+    /// [`KeyFields::Keys`](crate::schema::KeyFields::Keys)). Under the default
+    /// (`key_fields = "attributes"`) the attribute and every key that holds the field are
+    /// rewritten in the one request.
     pub fn set<T: Attribute, M: NotUnique + NotKey + NotMaintained>(
         mut self,
         field: Field<E, T, M>,

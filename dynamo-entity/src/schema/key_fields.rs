@@ -9,6 +9,10 @@
 //! answers.
 //!
 //! Whether key fields are also written as attributes is the entity's choice ([`KeyFields`]).
+//! A field written only inside its keys ([`EntitySchema::key_only`]) is read the other way
+//! round: from the key first, from an attribute of its name only when no key that holds it
+//! reads back, since an update rewrites the key and leaves such an attribute (written by
+//! another client) as it was.
 
 use std::borrow::Cow;
 
@@ -22,7 +26,8 @@ use crate::value::Item;
 /// `#[entity(key_fields = "attributes")]` (the default) or `#[entity(key_fields = "keys")]`.
 ///
 /// Reads take a key field from the key that holds it whenever the item has no attribute of that
-/// name, whichever is chosen; this only decides what writes store.
+/// name, whichever is chosen. Under [`KeyFields::Keys`] they also prefer the key when the
+/// item has both (see there).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeyFields {
     /// Every field is written as an attribute, key fields included (`PK = USER#alice` and
@@ -32,6 +37,15 @@ pub enum KeyFields {
     /// inside that key, as most hand-written single-table designs do: `PK = USER#alice`, no
     /// `id` attribute. Conditions and filters on such a field find no attribute; updates of it
     /// rewrite only the keys.
+    ///
+    /// Reads take such a field from the key that holds it even when the item also has an
+    /// attribute of that name (written by another client): the key is what updates rewrite
+    /// and what the indexes follow. An update leaves that attribute with its old value, as
+    /// DynamoDB has no update action that sets an attribute only where it exists (`SET`
+    /// would add it to every item); a client that reads the attribute needs
+    /// [`KeyFields::Attributes`], whose updates rewrite the key and the attribute together.
+    /// The attribute is read only when no key that holds the field is on the item or reads
+    /// back.
     Keys,
 }
 

@@ -28,7 +28,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 /// assert_eq!(t.to_string(), "2023-11-14T22:13:20.123Z");
 /// assert_eq!("2023-11-14T22:13:20.123Z".parse::<Timestamp>().unwrap(), t);
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Timestamp(i64);
 
 /// Milliseconds since the Unix epoch of 0000-01-01T00:00:00.000Z.
@@ -276,10 +276,21 @@ impl fmt::Display for Timestamp {
     }
 }
 
+/// `Timestamp(2026-05-01T12:34:56.000Z)`: the text form, not the milliseconds held inside.
+impl fmt::Debug for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Timestamp({self})")
+    }
+}
+
+/// Accepts what reads of an attribute accept: any RFC 3339 date-time, normalized to its
+/// instant ([`Timestamp::parse_rfc3339`]: `"2026-01-01T00:00:00Z".parse()` and
+/// `"2026-01-01T02:00:00.5+02:00".parse()` both work). [`Timestamp::parse`] is the strict
+/// reader of the canonical form alone, as key parts need.
 impl std::str::FromStr for Timestamp {
     type Err = TimestampError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Timestamp::parse(s)
+        Timestamp::parse_rfc3339(s)
     }
 }
 
@@ -315,7 +326,7 @@ impl From<Timestamp> for SystemTime {
 /// assert_eq!(Date::parse("2026-05-28"), Ok(d));
 /// assert_eq!((d.year(), d.month(), d.day()), (2026, 5, 28));
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Date(i32);
 
 /// The length in bytes of a date's text form.
@@ -424,6 +435,15 @@ impl fmt::Display for Date {
     }
 }
 
+/// `Date(2026-05-28)`: the text form, not the day number held inside.
+impl fmt::Debug for Date {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Date({self})")
+    }
+}
+
+/// [`Date::parse`]: the form `YYYY-MM-DD` alone, which is also all that reads of an attribute
+/// accept.
 impl std::str::FromStr for Date {
     type Err = TimestampError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -597,6 +617,39 @@ mod tests {
             Timestamp::parse_rfc3339("9999-12-31T23:59:59-00:01"),
             Err(TimestampError::OutOfRange { .. })
         ));
+    }
+
+    #[test]
+    fn debug_prints_the_text_form() {
+        let t = Timestamp::from_millis(1_777_638_896_000).unwrap();
+        assert_eq!(format!("{t:?}"), "Timestamp(2026-05-01T12:34:56.000Z)");
+        assert_eq!(format!("{:?}", Some(Timestamp::MIN)), "Some(Timestamp(0000-01-01T00:00:00.000Z))");
+        let d = Date::from_days_since_epoch(20_601).unwrap();
+        assert_eq!(format!("{d:?}"), "Date(2026-05-28)");
+        assert_eq!(format!("{:?}", [Date::MIN, Date::MAX]), "[Date(0000-01-01), Date(9999-12-31)]");
+    }
+
+    #[test]
+    fn from_str_accepts_what_reads_accept() {
+        let parsed = |text: &str| text.parse::<Timestamp>().map(Timestamp::as_millis);
+        assert_eq!(parsed("2026-01-01T00:00:00Z"), Ok(1_767_225_600_000));
+        assert_eq!(parsed("2026-01-01T00:00:00.000Z"), Ok(1_767_225_600_000));
+        assert_eq!(parsed("2026-01-01T02:00:00.5+02:00"), Ok(1_767_225_600_500));
+        assert_eq!(parsed("2025-12-31T19:00:00.123456789-05:00"), Ok(1_767_225_600_123));
+        assert_eq!(parsed("2026-01-01"), Err(TimestampError::Rfc3339 { text: "2026-01-01".into() }));
+        // What an attribute read accepts, `FromStr` accepts, with the same value.
+        for text in ["2026-01-01T00:00:00Z", "2026-05-01T14:34:56.1234+02:00", "2026-05-01 12:34:56z"] {
+            let read = <Timestamp as crate::Attribute>::from_attribute(Some(
+                &aws_sdk_dynamodb::types::AttributeValue::S(text.to_owned()),
+            ));
+            assert_eq!(read.ok(), text.parse::<Timestamp>().ok(), "{text}");
+        }
+        // `Date` reads only `YYYY-MM-DD`, from text and from attributes alike.
+        assert_eq!("2026-05-28".parse::<Date>().map(Date::days_since_epoch), Ok(20_601));
+        assert_eq!(
+            "2026-05-28T00:00:00Z".parse::<Date>(),
+            Err(TimestampError::Date { text: "2026-05-28T00:00:00Z".into() })
+        );
     }
 
     #[test]

@@ -221,3 +221,92 @@ async fn a_field_in_no_key_on_the_item_is_an_error_naming_the_keys() {
         )
     );
 }
+
+/// [`User`] declared with `key_fields = "keys"`: `id` and `email` are written only inside the
+/// keys (`PK`, `GSI1PK`, `GSI1SK`).
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(
+    pk = "USER#<id>",
+    sk = "PROFILE",
+    gsi1 = "EMAIL#<email>",
+    gsi1_sk = "USER#<id>",
+    name = "USER",
+    rename_all = "camelCase",
+    key_fields = "keys"
+)]
+struct KeyUser {
+    id: String,
+    name: String,
+    email: String,
+    created_at: String,
+    order_count: u32,
+}
+
+/// The item another client (the Node service of issue 11) writes for `ann`: the e-mail both
+/// inside `GSI1PK` and as an attribute of its own.
+fn ann_raw() -> Vec<(&'static str, AttributeValue)> {
+    vec![
+        ("PK", s("USER#u1")),
+        ("SK", s("PROFILE")),
+        ("GSI1PK", s("EMAIL#ann@x.com")),
+        ("GSI1SK", s("USER#u1")),
+        ("name", s("Ann")),
+        ("email", s("ann@x.com")),
+        ("createdAt", s("2026-05-01T12:34:56.000Z")),
+        ("orderCount", n("3")),
+        ("_type", s("USER")),
+    ]
+}
+
+#[tokio::test]
+async fn a_keys_only_field_is_read_from_its_key_not_a_stale_attribute() {
+    let table = common::table("key_fields_stale", &[KeyUser::schema()]).await;
+    put_raw(&table, &ann_raw()).await;
+    let ann = |email: &str| KeyUser {
+        id: "u1".into(),
+        name: "Ann".into(),
+        email: email.into(),
+        created_at: "2026-05-01T12:34:56.000Z".into(),
+        order_count: 3,
+    };
+    assert_eq!(table.get_consistent(KeyUser::key("u1")).await.unwrap(), Some(ann("ann@x.com")));
+
+    // The update rewrites the key that holds `email`; it cannot set the foreign attribute only
+    // where it exists (DynamoDB has no such update action), so that attribute keeps the old
+    // value, and every read takes the field from the key.
+    let returned = table.update(KeyUser::key("u1")).set(KeyUser::EMAIL, &"ann2@x.com".to_owned()).send().await.unwrap();
+    assert_eq!(returned.decoded(), Some(&ann("ann2@x.com")));
+    let raw = common::raw_item(&table, "USER#u1", "PROFILE").await.unwrap();
+    assert_eq!(raw["GSI1PK"], s("EMAIL#ann2@x.com"));
+    assert_eq!(raw["GSI1SK"], s("USER#u1"));
+    assert_eq!(raw["email"], s("ann@x.com"));
+    assert_eq!(table.get_consistent(KeyUser::key("u1")).await.unwrap(), Some(ann("ann2@x.com")));
+    assert_eq!(table.query(KeyUser::gsi1("ann2@x.com")).all().await.unwrap(), vec![ann("ann2@x.com")]);
+    assert_eq!(table.query(KeyUser::gsi1("ann@x.com")).all().await.unwrap(), vec![]);
+
+    // An item without the key that holds the field (here without GSI1) falls back to the
+    // attribute.
+    put_raw(&table, &ann_raw().into_iter().filter(|(a, _)| !a.starts_with("GSI1")).collect::<Vec<_>>()).await;
+    assert_eq!(table.get_consistent(KeyUser::key("u1")).await.unwrap(), Some(ann("ann@x.com")));
+}
+
+#[tokio::test]
+async fn updating_a_key_field_stored_as_an_attribute_rewrites_key_and_attribute() {
+    let table = common::table("key_fields_update_attr", &[User::schema()]).await;
+    put_raw(&table, &ann_raw()).await;
+    let returned = table.update(User::key("u1")).set(User::EMAIL, &"ann2@x.com".to_owned()).send().await.unwrap();
+    let ann2 = User {
+        id: "u1".into(),
+        name: "Ann".into(),
+        email: "ann2@x.com".into(),
+        created_at: "2026-05-01T12:34:56.000Z".into(),
+        order_count: 3,
+    };
+    assert_eq!(returned.decoded(), Some(&ann2));
+    let raw = common::raw_item(&table, "USER#u1", "PROFILE").await.unwrap();
+    assert_eq!(raw["GSI1PK"], s("EMAIL#ann2@x.com"));
+    assert_eq!(raw["GSI1SK"], s("USER#u1"));
+    assert_eq!(raw["email"], s("ann2@x.com"));
+    assert_eq!(table.get_consistent(User::key("u1")).await.unwrap(), Some(ann2.clone()));
+    assert_eq!(table.query(User::gsi1("ann2@x.com")).all().await.unwrap(), vec![ann2]);
+}

@@ -105,6 +105,13 @@ impl Gen<'_, '_> {
                 match f.role() {
                     Some(Maintained::Ttl) => quote!(#member: __de::ttl_at(item, __a[#i], #name, #attribute)?),
                     Some(Maintained::Version) => quote!(#member: __de::version_at(item, __a[#i], #name, #attribute)?),
+                    // A field written only inside its keys is read from the key first: the
+                    // key is what an update rewrites, an attribute of the same name that
+                    // another client wrote may be stale.
+                    _ if e.key_only(&f.name) => {
+                        let field = &f.name;
+                        quote!(#member: __de::key_only_field_at(item, __a[#i], &__DeSchema::SCHEMA, #field, #attribute)?)
+                    }
                     // A key field without its own attribute is read from the key that holds it.
                     _ if e.is_key_field(&f.name) => {
                         let field = &f.name;

@@ -314,6 +314,13 @@ mod tests {
         assert!(!out.contains(r#"__de::put_field(&mutitem,"Order","at""#));
         assert!(out.contains(r#"__de::put_field(&mutitem,"Order","status","status",&self.status)?;"#));
         assert!(out.contains("key_fields:__de::KeyFields::Keys"));
+        // Those fields are read from the key first (an attribute another client wrote may be
+        // stale); `status`, which has its own attribute, from that attribute first.
+        assert!(
+            out.contains(r#"user_id:__de::key_only_field_at(item,__a[0],&__DeSchema::SCHEMA,"user_id","userId")?"#)
+        );
+        assert!(out.contains(r#"at:__de::key_only_field_at(item,__a[3],&__DeSchema::SCHEMA,"at","at")?"#));
+        assert!(out.contains(r#"status:__de::key_field_at(item,__a[2],&__DeSchema::SCHEMA,"status","status")?"#));
     }
 
     #[test]
