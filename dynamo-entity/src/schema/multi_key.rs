@@ -185,10 +185,10 @@ impl<T: KeyAttribute> KeyAttribute for Option<T> {
 }
 
 /// The prefix of a `begins_with` sort condition on key attribute type `T`: implemented for
-/// `&str` when `T` is a string attribute, so `begins_with` on a number does not compile.
+/// `&str` and `&String` when `T` is a string attribute, so `begins_with` on a number does not compile.
 #[diagnostic::on_unimplemented(
-    message = "`begins_with` applies to string key attributes only, and takes a `&str` prefix",
-    label = "`{T}` is not a string key attribute, or the prefix is not a `&str`"
+    message = "`begins_with` applies to string key attributes only, and takes a `&str` or `&String` prefix",
+    label = "`{T}` is not a string key attribute, or the prefix is not a `&str` or `&String`"
 )]
 pub trait BeginsWith<T: ?Sized> {
     /// The prefix as a string value.
@@ -200,6 +200,27 @@ impl<T: KeyAttribute<Kind = StringKey>> BeginsWith<T> for &str {
         AttributeValue::S((*self).to_owned())
     }
 }
+
+/// A `&String` prefix, as `_eq` takes a `&String` for a `String` attribute.
+impl<T: KeyAttribute<Kind = StringKey>> BeginsWith<T> for &String {
+    fn prefix(&self) -> AttributeValue {
+        AttributeValue::S((*self).clone())
+    }
+}
+
+/// Implemented by nothing: the bound of the conditions a generated multi-attribute GSI query
+/// builder offers after its range condition, so that calling one is a compile error that says
+/// why. DynamoDB's key condition ends with its one range condition (`<`, `<=`, `>`, `>=`,
+/// `BETWEEN`, `begins_with`); the equalities on the sort key attributes come before it.
+#[diagnostic::on_unimplemented(
+    message = "a range condition must be the last condition of a query of a multi-attribute GSI: no condition may \
+               follow it",
+    label = "a condition after the range condition",
+    note = "DynamoDB's key condition is `=` on a leading run of the sort key attributes (`<field>_eq`), then at most \
+            one range condition (`_lt`, `_le`, `_gt`, `_ge`, `_between`, `_begins_with`) on the next one: put the \
+            equalities first, or move this condition into a filter"
+)]
+pub trait RangeIsLast {}
 
 /// The multi-attribute GSI number `n` of `s`, if it writes one (`None` too for a failed
 /// derive's schema), in constant evaluation.
