@@ -28,6 +28,7 @@ use crate::error::Error;
 use crate::key::support::str_eq;
 use crate::key::{KeyError, KeyType, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
 use crate::schema::{EntitySchema, Index, Item};
+use crate::value::size::value_size;
 use crate::value::time::Timestamp;
 use crate::value::{Attribute, ValueError};
 
@@ -285,13 +286,16 @@ impl EntitySchema {
 }
 
 /// Checks the multi-attribute GSI key attributes of an item `schema`'s entity is about to
-/// write, as DynamoDB would: no key attribute may be an empty string, and a string partition
-/// key attribute holds at most 2,048 bytes, a sort key attribute 1,024. An absent attribute
-/// leaves the item out of the index and is fine.
+/// write, as DynamoDB would: no key attribute may be an empty string, a string partition key
+/// attribute holds at most 2,048 bytes, a sort key attribute 1,024, and an item in the index
+/// (holding all of its key attributes) has at most 2,048 bytes in its partition key attributes
+/// together and 1,024 in its sort key attributes together. An absent attribute leaves the item
+/// out of the index and is fine.
 ///
 /// # Errors
-/// [`Error::Key`] naming the entity, the index and the attribute
-/// ([`KeyError::EmptyKeyAttribute`], [`KeyError::TooLong`]).
+/// [`Error::Key`] naming the entity, the index and the attribute(s)
+/// ([`KeyError::EmptyKeyAttribute`], [`KeyError::KeyAttributeTooLong`],
+/// [`KeyError::AggregateTooLong`]).
 pub fn check_item(schema: &EntitySchema, item: &Item) -> Result<(), Error> {
     for g in schema.multi_gsis {
         let index = schema.names.index_name(g.index).unwrap_or_default();
@@ -300,13 +304,20 @@ pub fn check_item(schema: &EntitySchema, item: &Item) -> Result<(), Error> {
                 check_value(schema.name, index, a, item.get(a.attribute), max)?;
             }
         }
+        // Only an item in the index has an index key to measure.
+        if g.attributes().all(|a| item.contains_key(a.attribute)) {
+            for (partition, attrs) in [(true, g.pk), (false, g.sk)] {
+                let values: Vec<_> = attrs.iter().filter_map(|a| Some((a, item.get(a.attribute)?))).collect();
+                check_aggregate(schema.name, index, partition, &values)?;
+            }
+        }
     }
     Ok(())
 }
 
 /// Checks `value`, about to be stored in `attribute` of an item of `schema`'s entity by an
 /// update (`SET`), against every multi-attribute GSI keyed on that attribute, by the rules of
-/// [`check_item`]. An attribute that keys no multi-attribute GSI passes.
+/// [`check_item`] for one attribute. An attribute that keys no multi-attribute GSI passes.
 ///
 /// # Errors
 /// [`Error::Key`] naming the entity, the (first) index and the attribute.
@@ -322,6 +333,67 @@ pub fn check_attribute(schema: &EntitySchema, attribute: &str, value: &Attribute
     Ok(())
 }
 
+/// Checks the key attributes an update sets (`set(attribute)` gives the value it stores, `None`
+/// for one it does not set) against the aggregate limits of [`check_item`]: for each side of
+/// each multi-attribute GSI, the values the update sets must fit within the limit on their own.
+///
+/// An update that sets only some of a side's attributes cannot be checked whole without the
+/// stored item (the attributes it leaves add their stored size): DynamoDB then refuses the
+/// update itself when the stored and the new values together exceed the limit, reported as
+/// [`Error::Sdk`] (a `ValidationException`), and nothing is written.
+///
+/// # Errors
+/// [`Error::Key`] ([`KeyError::AggregateTooLong`]) naming the entity, the index and the
+/// attributes set.
+pub fn check_update<'a>(
+    schema: &EntitySchema,
+    set: impl Fn(&str) -> Option<&'a AttributeValue>,
+) -> Result<(), Error> {
+    for g in schema.multi_gsis {
+        let index = schema.names.index_name(g.index).unwrap_or_default();
+        for (partition, attrs) in [(true, g.pk), (false, g.sk)] {
+            let values: Vec<_> = attrs.iter().filter_map(|a| Some((a, set(a.attribute)?))).collect();
+            check_aggregate(schema.name, index, partition, &values)?;
+        }
+    }
+    Ok(())
+}
+
+/// Checks that the key attribute values of one side (`partition` or sort) of multi-attribute
+/// GSI `index` fit DynamoDB's aggregate limit together: 2,048 bytes for the partition key
+/// attributes, 1,024 for the sort key attributes, each value measured as DynamoDB measures
+/// it ([`value_size`]).
+///
+/// # Errors
+/// [`Error::Key`] ([`KeyError::AggregateTooLong`]) naming the entity, the index and each
+/// attribute with its size.
+pub(crate) fn check_aggregate(
+    entity: &'static str,
+    index: &'static str,
+    partition: bool,
+    values: &[(&MultiKeyAttr, &AttributeValue)],
+) -> Result<(), Error> {
+    let limit = if partition { MAX_PARTITION_KEY_BYTES } else { MAX_SORT_KEY_BYTES };
+    let bytes: usize = values.iter().map(|(_, v)| value_size(v)).sum();
+    if bytes <= limit {
+        return Ok(());
+    }
+    let attributes = values
+        .iter()
+        .map(|(a, v)| format!("{} ({} bytes)", a.attribute, value_size(v)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Err(Error::Key(KeyError::AggregateTooLong {
+        entity,
+        index,
+        side: if partition { "partition" } else { "sort" },
+        attributes,
+        bytes,
+        over: bytes - limit,
+        limit,
+    }))
+}
+
 /// Checks one key attribute value of multi-attribute GSI `index` (see [`check_item`]).
 pub(crate) fn check_value(
     entity: &'static str,
@@ -330,15 +402,16 @@ pub(crate) fn check_value(
     value: Option<&AttributeValue>,
     max: usize,
 ) -> Result<(), Error> {
-    let (attribute, template, field) = (attr.attribute, MULTI_KEY_TEMPLATE, attr.field);
+    let (attribute, field) = (attr.attribute, attr.field);
     match value {
         Some(AttributeValue::S(s)) if s.is_empty() => {
             Err(Error::Key(KeyError::EmptyKeyAttribute { entity, index, attribute, field }))
         }
-        Some(AttributeValue::S(s)) if s.len() > max => Err(Error::Key(KeyError::TooLong {
+        Some(AttributeValue::S(s)) if s.len() > max => Err(Error::Key(KeyError::KeyAttributeTooLong {
             entity,
+            index,
             attribute,
-            template,
+            field,
             bytes: s.len(),
             over: s.len() - max,
             limit: max,
@@ -346,9 +419,6 @@ pub(crate) fn check_value(
         _ => Ok(()),
     }
 }
-
-/// What key errors on a multi-attribute GSI key attribute name as their template.
-const MULTI_KEY_TEMPLATE: &str = "a key attribute of a multi-attribute GSI";
 
 impl MultiKeyIndex {
     /// The write units a write of an item costs in this index, as
@@ -431,7 +501,10 @@ mod tests {
              empty key attribute value"
         );
         let long = check_value("T", "GSI6", a, Some(&AttributeValue::S("x".repeat(1025))), 1024).unwrap_err();
-        assert!(matches!(long, Error::Key(KeyError::TooLong { bytes: 1025, over: 1, limit: 1024, .. })));
+        assert_eq!(
+            long.to_string(),
+            "T.tenant (key attribute `tenant` of GSI6) is 1025 bytes, 1 over DynamoDB's limit of 1024 bytes"
+        );
         assert!(check_value("T", "GSI6", a, Some(&AttributeValue::S("x".repeat(1024))), 1024).is_ok());
         assert!(check_value("T", "GSI6", a, None, 1024).is_ok());
     }
