@@ -20,7 +20,34 @@
 //!   these shapes (see [`query::multi_key`](crate::query::multi_key));
 //! * a key attribute value is never an empty string, and a string partition key attribute holds
 //!   at most 2,048 bytes, a sort key attribute 1,024: a write breaking either is refused
-//!   before sending ([`check_item`]).
+//!   before sending ([`check_item`]);
+//! * the key attributes of one side count **together**: the partition key attributes of one
+//!   index at most 2,048 bytes in all, its sort key attributes at most 1,024 in all (a string
+//!   counts its UTF-8 bytes, a number its stored size). DynamoDB refuses a write that breaks
+//!   this ("Aggregate size for RANGE key attributes b, c of index GSI6 has exceeded limit 1024
+//!   bytes"); the library refuses it first, with [`KeyError::AggregateTooLong`] naming the
+//!   entity, the index and each attribute with its size: a put, create, replace, transaction or
+//!   batch write ([`check_item`]), and an update for the key attributes it sets
+//!   ([`check_update`]). An update that sets only some of a side's attributes is checked on
+//!   those alone: the ones it leaves add their stored size, which the library does not read, so
+//!   DynamoDB may still refuse such an update (as an [`Error::Sdk`], with nothing written). A
+//!   query's values are checked the same way before sending (the partition key values
+//!   together, the sort key equalities with the range condition's value).
+//!
+//! # Stored values are compared as they are
+//!
+//! A native GSI keys the item on its attributes exactly as stored: DynamoDB compares and
+//! orders them by the stored text (a string by its UTF-8 bytes) or number. Values this library
+//! writes are in one canonical form per type (a [`Timestamp`] as
+//! `2026-01-02T00:00:00.000Z`), and a query's values are encoded in the same form. A
+//! value another client wrote in another form (a timestamp with no fraction, or with
+//! `+02:00`) is read normalized, but the index matches and orders it by its stored text: an
+//! `_eq` with the same instant does not find it, and ranges place it by its text. So queries on
+//! such attributes only work for values in the canonical form. Rewrite the stored values in
+//! canonical form (a backfill: read each item and put it back, which writes the canonical
+//! form, for example with the migration runner's upgrade step,
+//! [`migrate::upgrade`](crate::migrate::upgrade), or a [`migrate::backfill`](crate::migrate::backfill)),
+//! and have the other writers use it.
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
