@@ -372,10 +372,7 @@ pub fn check_attribute(schema: &EntitySchema, attribute: &str, value: &Attribute
 /// # Errors
 /// [`Error::Key`] ([`KeyError::AggregateTooLong`]) naming the entity, the index and the
 /// attributes set.
-pub fn check_update<'a>(
-    schema: &EntitySchema,
-    set: impl Fn(&str) -> Option<&'a AttributeValue>,
-) -> Result<(), Error> {
+pub fn check_update<'a>(schema: &EntitySchema, set: impl Fn(&str) -> Option<&'a AttributeValue>) -> Result<(), Error> {
     for g in schema.multi_gsis {
         let index = schema.names.index_name(g.index).unwrap_or_default();
         for (partition, attrs) in [(true, g.pk), (false, g.sk)] {
@@ -405,11 +402,8 @@ pub(crate) fn check_aggregate(
     if bytes <= limit {
         return Ok(());
     }
-    let attributes = values
-        .iter()
-        .map(|(a, v)| format!("{} ({} bytes)", a.attribute, value_size(v)))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let attributes =
+        values.iter().map(|(a, v)| format!("{} ({} bytes)", a.attribute, value_size(v))).collect::<Vec<_>>().join(", ");
     Err(Error::Key(KeyError::AggregateTooLong {
         entity,
         index,

@@ -973,8 +973,9 @@ const PARTITION_OVER: &str = "Wide: the partition key attributes of GSI6 (a (150
 
 fn aggregate(e: Error, side: &'static str, bytes: usize, limit: usize) -> String {
     match &e {
-        Error::Key(KeyError::AggregateTooLong { entity: "Wide", index: "GSI6", side: s, bytes: b, limit: l, .. })
-            if *s == side && *b == bytes && *l == limit => {}
+        Error::Key(KeyError::AggregateTooLong {
+            entity: "Wide", index: "GSI6", side: s, bytes: b, limit: l, ..
+        }) if *s == side && *b == bytes && *l == limit => {}
         other => panic!("expected AggregateTooLong on the {side} side, got {other:?}"),
     }
     e.to_string()
@@ -1040,7 +1041,10 @@ async fn aggregate_key_sizes_are_refused_before_sending_on_every_write() {
 
     // One attribute over its own limit names the field and the index.
     let err = table.put(&wide("one", 1, 1, 1025, 1)).await.unwrap_err();
-    assert_eq!(err.to_string(), "Wide.b (key attribute `b` of GSI6) is 1025 bytes, 1 over DynamoDB's limit of 1024 bytes");
+    assert_eq!(
+        err.to_string(),
+        "Wide.b (key attribute `b` of GSI6) is 1025 bytes, 1 over DynamoDB's limit of 1024 bytes"
+    );
     assert!(matches!(
         err,
         Error::Key(KeyError::KeyAttributeTooLong {
