@@ -21,8 +21,8 @@ pub use crate::schema::evolve::{
     same_primary_templates, same_version_attribute, stored_version,
 };
 pub use crate::schema::multi_key::{
-    BeginsWith, KeyAttribute, MultiKeyAttr, MultiKeyIndex, StringKey, check_item as check_multi_keys, first_multi_user,
-    key_type_of, multi_keys_disagree, template_and_multi, uses_multi_gsi,
+    BeginsWith, KeyAttribute, MultiKeyAttr, MultiKeyIndex, RangeIsLast, StringKey, check_item as check_multi_keys,
+    first_multi_user, key_type_of, multi_keys_disagree, template_and_multi, uses_multi_gsi,
 };
 pub use crate::schema::{
     AttributeNames, ConstantSchema, ConstantValue, Entity, EntitySchema, FieldSchema, Index, IndexSchema, Item, Key,

@@ -785,6 +785,13 @@ impl<E: Entity> UpdateRequest<E> {
         if self.actions.is_empty() && self.parts.is_empty() {
             return Err(Error::Invalid { reason: format!("an update of {} must change at least one field", E::TYPE) });
         }
+        // The multi-attribute GSI key attributes this update sets, against the aggregate limits.
+        crate::schema::multi_key::check_update(E::schema(), |attribute| {
+            self.actions.iter().find_map(|(_, a, action)| match action {
+                Action::Set(v) if *a == attribute => Some(v),
+                _ => None,
+            })
+        })?;
         let version = self.maintain()?;
         let (update, condition, mut ph, added) = self.build()?;
         let key = self.key?;

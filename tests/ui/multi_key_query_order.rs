@@ -1,5 +1,6 @@
-//! Key conditions DynamoDB refuses do not compile: a range before an equality, a condition
-//! skipping a sort key attribute, a second range, `begins_with` on a number.
+//! Key conditions DynamoDB refuses do not compile: a range before an equality, a second range
+//! (each says that a range condition is the last), a condition skipping a sort key attribute,
+//! `begins_with` on a number.
 use dynamo_entity::{Entity, KeyPart};
 
 #[derive(KeyPart, Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +23,8 @@ pub struct Ticket {
 fn main() {
     // A range on `status`, then an equality on `created_at`.
     let _ = Ticket::gsi6("acme", "eu").status_gt(&Status::Closed).created_at_eq(&5);
+    // A second range on `status`.
+    let _ = Ticket::gsi6("acme", "eu").status_gt(&Status::Closed).status_lt(&Status::Open);
     // Skipping `status`.
     let _ = Ticket::gsi6("acme", "eu").created_at_eq(&5);
     // Skipping `created_at`.

@@ -265,7 +265,7 @@ impl Checks<'_> {
                 }
                 out.extend(self.check(
                     j,
-                    quote!(#p::uses_gsi(#b, #g)),
+                    quote!(#p::uses_gsi(#b, #g) || #p::uses_multi_gsi(#b, #g)),
                     format!(
                         "entity `{bn}` writes GSI{g}, which table `{}` does not declare: add `gsi{g}(projection = all)` \
                          to its `#[table(...)]`",

@@ -1046,6 +1046,72 @@ pub enum KeyError {
         /// The field stored in it.
         field: &'static str,
     },
+    /// A string key attribute of a multi-attribute GSI holds more than DynamoDB allows for one
+    /// key attribute: 2,048 bytes (UTF-8) on the partition key side, 1,024 on the sort key side.
+    #[error(
+        "{entity}.{field} (key attribute `{attribute}` of {index}) is {bytes} bytes, {over} over DynamoDB's limit \
+         of {limit} bytes"
+    )]
+    KeyAttributeTooLong {
+        /// The entity type name.
+        entity: &'static str,
+        /// The index name (`GSI6`, or the name the table declares).
+        index: &'static str,
+        /// The key attribute.
+        attribute: &'static str,
+        /// The field stored in it.
+        field: &'static str,
+        /// The value's size in bytes.
+        bytes: usize,
+        /// By how many bytes it exceeds the limit.
+        over: usize,
+        /// The limit in bytes (2,048 partition side, 1,024 sort side).
+        limit: usize,
+    },
+    /// The key attributes of one side of a multi-attribute GSI key hold more together than
+    /// DynamoDB allows: the partition key attributes of one index at most 2,048 bytes in all,
+    /// the sort key attributes 1,024 (each value measured as DynamoDB measures it: a string's
+    /// UTF-8 bytes, a number's stored size).
+    #[error(
+        "{entity}: the {side} key attributes of {index} ({attributes}) are {bytes} bytes together, {over} over \
+         DynamoDB's aggregate limit of {limit} bytes"
+    )]
+    AggregateTooLong {
+        /// The entity type name.
+        entity: &'static str,
+        /// The index name (`GSI6`, or the name the table declares).
+        index: &'static str,
+        /// `partition` or `sort`.
+        side: &'static str,
+        /// Each attribute measured, with its size: `b (600 bytes), c (600 bytes)`.
+        attributes: String,
+        /// The sum of the sizes in bytes.
+        bytes: usize,
+        /// By how many bytes it exceeds the limit.
+        over: usize,
+        /// The limit in bytes (2,048 partition side, 1,024 sort side).
+        limit: usize,
+    },
+    /// A query's `BETWEEN low AND high` on a multi-attribute GSI key attribute whose lower bound
+    /// is above its upper bound, which DynamoDB refuses ("BETWEEN operator requires upper bound
+    /// to be greater than or equal to lower bound"); bounds compare as DynamoDB compares them:
+    /// numbers numerically, strings by their UTF-8 bytes.
+    #[error(
+        "{entity}: a query of {index} asks for `{attribute}` BETWEEN {low} AND {high}, whose lower bound is above its \
+         upper bound: DynamoDB requires low <= high"
+    )]
+    ReversedBetween {
+        /// The entity type name.
+        entity: &'static str,
+        /// The index name (`GSI6`, or the name the table declares).
+        index: &'static str,
+        /// The key attribute.
+        attribute: &'static str,
+        /// The lower bound as given (its text).
+        low: String,
+        /// The upper bound as given (its text).
+        high: String,
+    },
 }
 
 impl fmt::Display for KeyType {

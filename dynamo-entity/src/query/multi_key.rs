@@ -36,11 +36,11 @@ use super::{Cursor, Found, Page, Slot, cursor, primary_key_of};
 use crate::capacity::Capacity;
 use crate::error::{Error, ItemError};
 use crate::expr::Condition;
-use crate::key::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
-use crate::schema::multi_key::{MultiKeyAttr, MultiKeyIndex, check_value};
+use crate::key::{KeyError, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
+use crate::schema::multi_key::{MultiKeyAttr, MultiKeyIndex, check_aggregate, check_value};
 use crate::schema::{Entity, Item};
 use crate::table::{Call, Table};
-use crate::value::ValueError;
+use crate::value::{ValueError, compare_numbers};
 
 /// The range condition on the sort key attribute after the equalities.
 #[derive(Debug, Clone, PartialEq)]
@@ -100,7 +100,29 @@ impl<E: Entity> MultiKeySpec<E> {
                 spec.pk.push(v);
             }
         }
+        let values: Vec<_> = index.pk.iter().zip(&spec.pk).collect();
+        if let Err(e) = check_aggregate(entity, E::NAMES.index_name(index.index).unwrap_or_default(), true, &values) {
+            spec.error.get_or_insert(e);
+        }
         spec
+    }
+
+    /// Whether the sort key equalities with `range` (a value of the condition on the next sort
+    /// key attribute, if any) fit DynamoDB's aggregate limit on the sort key attributes; keeps
+    /// the error otherwise.
+    fn fits(&mut self, range: Option<&AttributeValue>) -> bool {
+        let mut values: Vec<_> = self.index.sk.iter().zip(&self.sk).collect();
+        if let (Some(a), Some(v)) = (self.next_sort(), range) {
+            values.push((a, v));
+        }
+        let index = E::NAMES.index_name(self.index.index).unwrap_or_default();
+        match check_aggregate(self.entity, index, false, &values) {
+            Ok(()) => true,
+            Err(e) => {
+                self.error.get_or_insert(e);
+                false
+            }
+        }
     }
 
     /// Keeps `value` of attribute `attr`, or its error (the first one).
@@ -141,6 +163,7 @@ impl<E: Entity> MultiKeySpec<E> {
     pub fn eq(mut self, value: Result<AttributeValue, ValueError>) -> Self {
         if let Some(v) = self.value(self.next_sort(), value, MAX_SORT_KEY_BYTES) {
             self.sk.push(v);
+            self.fits(None);
         }
         self
     }
@@ -148,7 +171,9 @@ impl<E: Entity> MultiKeySpec<E> {
     /// Used by generated code: `op` (`<`, `<=`, `>`, `>=`) on the next sort key attribute.
     #[must_use]
     pub fn cmp(mut self, op: &'static str, value: Result<AttributeValue, ValueError>) -> Self {
-        if let Some(v) = self.value(self.next_sort(), value, MAX_SORT_KEY_BYTES) {
+        if let Some(v) = self.value(self.next_sort(), value, MAX_SORT_KEY_BYTES)
+            && self.fits(Some(&v))
+        {
             self.range = Some(Range::Cmp(op, v));
         }
         self
@@ -164,8 +189,26 @@ impl<E: Entity> MultiKeySpec<E> {
         let attr = self.next_sort();
         let low = self.value(attr, low, MAX_SORT_KEY_BYTES);
         let high = self.value(attr, high, MAX_SORT_KEY_BYTES);
-        if let (Some(low), Some(high)) = (low, high) {
-            self.range = Some(Range::Between(low, high));
+        if let (Some(low), Some(high), Some(a)) = (low, high, attr)
+            && self.fits(Some(&low))
+            && self.fits(Some(&high))
+        {
+            if reversed(&low, &high) {
+                let text = |v: &AttributeValue| match v {
+                    AttributeValue::N(n) => n.clone(),
+                    AttributeValue::S(s) => format!("{s:?}"),
+                    other => cursor::scalar_text(other),
+                };
+                self.error.get_or_insert(Error::Key(KeyError::ReversedBetween {
+                    entity: self.entity,
+                    index: E::NAMES.index_name(self.index.index).unwrap_or_default(),
+                    attribute: a.attribute,
+                    low: text(&low),
+                    high: text(&high),
+                }));
+            } else {
+                self.range = Some(Range::Between(low, high));
+            }
         }
         self
     }
@@ -174,7 +217,10 @@ impl<E: Entity> MultiKeySpec<E> {
     /// empty prefix matches every value, so it is taken as no condition.
     #[must_use]
     pub fn begins_with(mut self, prefix: AttributeValue) -> Self {
-        if !matches!(&prefix, AttributeValue::S(s) if s.is_empty()) {
+        if !matches!(&prefix, AttributeValue::S(s) if s.is_empty())
+            && let Some(prefix) = self.value(self.next_sort(), Ok(prefix), MAX_SORT_KEY_BYTES)
+            && self.fits(Some(&prefix))
+        {
             self.range = Some(Range::BeginsWith(prefix));
         }
         self
@@ -615,6 +661,17 @@ impl<E: Entity> super::IntoQuery for MultiKeySpec<E> {
     type Request = MultiKeyQuery<E>;
     fn into_request(self, table: &Table) -> MultiKeyQuery<E> {
         MultiKeyQuery::new(table.clone(), self)
+    }
+}
+
+/// Whether `low` is above `high` as DynamoDB compares key values: numbers numerically,
+/// strings and binary values by their bytes.
+fn reversed(low: &AttributeValue, high: &AttributeValue) -> bool {
+    match (low, high) {
+        (AttributeValue::N(l), AttributeValue::N(h)) => compare_numbers(l, h).is_gt(),
+        (AttributeValue::S(l), AttributeValue::S(h)) => l.as_bytes() > h.as_bytes(),
+        (AttributeValue::B(l), AttributeValue::B(h)) => l.as_ref() > h.as_ref(),
+        _ => false,
     }
 }
 

@@ -20,7 +20,34 @@
 //!   these shapes (see [`query::multi_key`](crate::query::multi_key));
 //! * a key attribute value is never an empty string, and a string partition key attribute holds
 //!   at most 2,048 bytes, a sort key attribute 1,024: a write breaking either is refused
-//!   before sending ([`check_item`]).
+//!   before sending ([`check_item`]);
+//! * the key attributes of one side count **together**: the partition key attributes of one
+//!   index at most 2,048 bytes in all, its sort key attributes at most 1,024 in all (a string
+//!   counts its UTF-8 bytes, a number its stored size). DynamoDB refuses a write that breaks
+//!   this ("Aggregate size for RANGE key attributes b, c of index GSI6 has exceeded limit 1024
+//!   bytes"); the library refuses it first, with [`KeyError::AggregateTooLong`] naming the
+//!   entity, the index and each attribute with its size: a put, create, replace, transaction or
+//!   batch write ([`check_item`]), and an update for the key attributes it sets
+//!   ([`check_update`]). An update that sets only some of a side's attributes is checked on
+//!   those alone: the ones it leaves add their stored size, which the library does not read, so
+//!   DynamoDB may still refuse such an update (as an [`Error::Sdk`], with nothing written). A
+//!   query's values are checked the same way before sending (the partition key values
+//!   together, the sort key equalities with the range condition's value).
+//!
+//! # Stored values are compared as they are
+//!
+//! A native GSI keys the item on its attributes exactly as stored: DynamoDB compares and
+//! orders them by the stored text (a string by its UTF-8 bytes) or number. Values this library
+//! writes are in one canonical form per type (a [`Timestamp`] as
+//! `2026-01-02T00:00:00.000Z`), and a query's values are encoded in the same form. A
+//! value another client wrote in another form (a timestamp with no fraction, or with
+//! `+02:00`) is read normalized, but the index matches and orders it by its stored text: an
+//! `_eq` with the same instant does not find it, and ranges place it by its text. So queries on
+//! such attributes only work for values in the canonical form. Rewrite the stored values in
+//! canonical form (a backfill: read each item and put it back, which writes the canonical
+//! form, for example with the migration runner's upgrade step,
+//! [`migrate::upgrade`](crate::migrate::upgrade), or a [`migrate::backfill`](crate::migrate::backfill)),
+//! and have the other writers use it.
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
@@ -28,6 +55,7 @@ use crate::error::Error;
 use crate::key::support::str_eq;
 use crate::key::{KeyError, KeyType, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
 use crate::schema::{EntitySchema, Index, Item};
+use crate::value::size::value_size;
 use crate::value::time::Timestamp;
 use crate::value::{Attribute, ValueError};
 
@@ -185,10 +213,10 @@ impl<T: KeyAttribute> KeyAttribute for Option<T> {
 }
 
 /// The prefix of a `begins_with` sort condition on key attribute type `T`: implemented for
-/// `&str` when `T` is a string attribute, so `begins_with` on a number does not compile.
+/// `&str` and `&String` when `T` is a string attribute, so `begins_with` on a number does not compile.
 #[diagnostic::on_unimplemented(
-    message = "`begins_with` applies to string key attributes only, and takes a `&str` prefix",
-    label = "`{T}` is not a string key attribute, or the prefix is not a `&str`"
+    message = "`begins_with` applies to string key attributes only, and takes a `&str` or `&String` prefix",
+    label = "`{T}` is not a string key attribute, or the prefix is not a `&str` or `&String`"
 )]
 pub trait BeginsWith<T: ?Sized> {
     /// The prefix as a string value.
@@ -200,6 +228,27 @@ impl<T: KeyAttribute<Kind = StringKey>> BeginsWith<T> for &str {
         AttributeValue::S((*self).to_owned())
     }
 }
+
+/// A `&String` prefix, as `_eq` takes a `&String` for a `String` attribute.
+impl<T: KeyAttribute<Kind = StringKey>> BeginsWith<T> for &String {
+    fn prefix(&self) -> AttributeValue {
+        AttributeValue::S((*self).clone())
+    }
+}
+
+/// Implemented by nothing: the bound of the conditions a generated multi-attribute GSI query
+/// builder offers after its range condition, so that calling one is a compile error that says
+/// why. DynamoDB's key condition ends with its one range condition (`<`, `<=`, `>`, `>=`,
+/// `BETWEEN`, `begins_with`); the equalities on the sort key attributes come before it.
+#[diagnostic::on_unimplemented(
+    message = "a range condition must be the last condition of a query of a multi-attribute GSI: no condition may \
+               follow it",
+    label = "a condition after the range condition",
+    note = "DynamoDB's key condition is `=` on a leading run of the sort key attributes (`<field>_eq`), then at most \
+            one range condition (`_lt`, `_le`, `_gt`, `_ge`, `_between`, `_begins_with`) on the next one: put the \
+            equalities first, or move this condition into a filter"
+)]
+pub trait RangeIsLast {}
 
 /// The multi-attribute GSI number `n` of `s`, if it writes one (`None` too for a failed
 /// derive's schema), in constant evaluation.
@@ -264,13 +313,16 @@ impl EntitySchema {
 }
 
 /// Checks the multi-attribute GSI key attributes of an item `schema`'s entity is about to
-/// write, as DynamoDB would: no key attribute may be an empty string, and a string partition
-/// key attribute holds at most 2,048 bytes, a sort key attribute 1,024. An absent attribute
-/// leaves the item out of the index and is fine.
+/// write, as DynamoDB would: no key attribute may be an empty string, a string partition key
+/// attribute holds at most 2,048 bytes, a sort key attribute 1,024, and an item in the index
+/// (holding all of its key attributes) has at most 2,048 bytes in its partition key attributes
+/// together and 1,024 in its sort key attributes together. An absent attribute leaves the item
+/// out of the index and is fine.
 ///
 /// # Errors
-/// [`Error::Key`] naming the entity, the index and the attribute
-/// ([`KeyError::EmptyKeyAttribute`], [`KeyError::TooLong`]).
+/// [`Error::Key`] naming the entity, the index and the attribute(s)
+/// ([`KeyError::EmptyKeyAttribute`], [`KeyError::KeyAttributeTooLong`],
+/// [`KeyError::AggregateTooLong`]).
 pub fn check_item(schema: &EntitySchema, item: &Item) -> Result<(), Error> {
     for g in schema.multi_gsis {
         let index = schema.names.index_name(g.index).unwrap_or_default();
@@ -279,13 +331,20 @@ pub fn check_item(schema: &EntitySchema, item: &Item) -> Result<(), Error> {
                 check_value(schema.name, index, a, item.get(a.attribute), max)?;
             }
         }
+        // Only an item in the index has an index key to measure.
+        if g.attributes().all(|a| item.contains_key(a.attribute)) {
+            for (partition, attrs) in [(true, g.pk), (false, g.sk)] {
+                let values: Vec<_> = attrs.iter().filter_map(|a| Some((a, item.get(a.attribute)?))).collect();
+                check_aggregate(schema.name, index, partition, &values)?;
+            }
+        }
     }
     Ok(())
 }
 
 /// Checks `value`, about to be stored in `attribute` of an item of `schema`'s entity by an
 /// update (`SET`), against every multi-attribute GSI keyed on that attribute, by the rules of
-/// [`check_item`]. An attribute that keys no multi-attribute GSI passes.
+/// [`check_item`] for one attribute. An attribute that keys no multi-attribute GSI passes.
 ///
 /// # Errors
 /// [`Error::Key`] naming the entity, the (first) index and the attribute.
@@ -301,6 +360,61 @@ pub fn check_attribute(schema: &EntitySchema, attribute: &str, value: &Attribute
     Ok(())
 }
 
+/// Checks the key attributes an update sets (`set(attribute)` gives the value it stores, `None`
+/// for one it does not set) against the aggregate limits of [`check_item`]: for each side of
+/// each multi-attribute GSI, the values the update sets must fit within the limit on their own.
+///
+/// An update that sets only some of a side's attributes cannot be checked whole without the
+/// stored item (the attributes it leaves add their stored size): DynamoDB then refuses the
+/// update itself when the stored and the new values together exceed the limit, reported as
+/// [`Error::Sdk`] (a `ValidationException`), and nothing is written.
+///
+/// # Errors
+/// [`Error::Key`] ([`KeyError::AggregateTooLong`]) naming the entity, the index and the
+/// attributes set.
+pub fn check_update<'a>(schema: &EntitySchema, set: impl Fn(&str) -> Option<&'a AttributeValue>) -> Result<(), Error> {
+    for g in schema.multi_gsis {
+        let index = schema.names.index_name(g.index).unwrap_or_default();
+        for (partition, attrs) in [(true, g.pk), (false, g.sk)] {
+            let values: Vec<_> = attrs.iter().filter_map(|a| Some((a, set(a.attribute)?))).collect();
+            check_aggregate(schema.name, index, partition, &values)?;
+        }
+    }
+    Ok(())
+}
+
+/// Checks that the key attribute values of one side (`partition` or sort) of multi-attribute
+/// GSI `index` fit DynamoDB's aggregate limit together: 2,048 bytes for the partition key
+/// attributes, 1,024 for the sort key attributes, each value measured as DynamoDB measures
+/// it ([`value_size`]).
+///
+/// # Errors
+/// [`Error::Key`] ([`KeyError::AggregateTooLong`]) naming the entity, the index and each
+/// attribute with its size.
+pub(crate) fn check_aggregate(
+    entity: &'static str,
+    index: &'static str,
+    partition: bool,
+    values: &[(&MultiKeyAttr, &AttributeValue)],
+) -> Result<(), Error> {
+    let limit = if partition { MAX_PARTITION_KEY_BYTES } else { MAX_SORT_KEY_BYTES };
+    let bytes: usize = values.iter().map(|(_, v)| value_size(v)).sum();
+    if bytes <= limit {
+        return Ok(());
+    }
+    let attributes =
+        values.iter().map(|(a, v)| format!("{} ({} bytes)", a.attribute, value_size(v))).collect::<Vec<_>>().join(", ");
+    Err(Error::Key(KeyError::AggregateTooLong {
+        entity,
+        index,
+        side: if partition { "partition" } else { "sort" },
+        attributes,
+        bytes,
+        over: bytes - limit,
+        limit,
+    }))
+}
+
 /// Checks one key attribute value of multi-attribute GSI `index` (see [`check_item`]).
 pub(crate) fn check_value(
     entity: &'static str,
@@ -309,15 +423,16 @@ pub(crate) fn check_value(
     value: Option<&AttributeValue>,
     max: usize,
 ) -> Result<(), Error> {
-    let (attribute, template, field) = (attr.attribute, MULTI_KEY_TEMPLATE, attr.field);
+    let (attribute, field) = (attr.attribute, attr.field);
     match value {
         Some(AttributeValue::S(s)) if s.is_empty() => {
             Err(Error::Key(KeyError::EmptyKeyAttribute { entity, index, attribute, field }))
         }
-        Some(AttributeValue::S(s)) if s.len() > max => Err(Error::Key(KeyError::TooLong {
+        Some(AttributeValue::S(s)) if s.len() > max => Err(Error::Key(KeyError::KeyAttributeTooLong {
             entity,
+            index,
             attribute,
-            template,
+            field,
             bytes: s.len(),
             over: s.len() - max,
             limit: max,
@@ -325,9 +440,6 @@ pub(crate) fn check_value(
         _ => Ok(()),
     }
 }
-
-/// What key errors on a multi-attribute GSI key attribute name as their template.
-const MULTI_KEY_TEMPLATE: &str = "a key attribute of a multi-attribute GSI";
 
 impl MultiKeyIndex {
     /// The write units a write of an item costs in this index, as
@@ -406,7 +518,10 @@ mod tests {
              empty key attribute value"
         );
         let long = check_value("T", "GSI6", a, Some(&AttributeValue::S("x".repeat(1025))), 1024).unwrap_err();
-        assert!(matches!(long, Error::Key(KeyError::TooLong { bytes: 1025, over: 1, limit: 1024, .. })));
+        assert_eq!(
+            long.to_string(),
+            "T.tenant (key attribute `tenant` of GSI6) is 1025 bytes, 1 over DynamoDB's limit of 1024 bytes"
+        );
         assert!(check_value("T", "GSI6", a, Some(&AttributeValue::S("x".repeat(1024))), 1024).is_ok());
         assert!(check_value("T", "GSI6", a, None, 1024).is_ok());
     }

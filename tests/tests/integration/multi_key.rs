@@ -938,3 +938,204 @@ fn the_design_page_shows_the_multi_attribute_indexes() {
         assert!(html.contains(expected), "not on the page: {expected}");
     }
 }
+
+/// Two string attributes on each side of GSI6, to reach DynamoDB's aggregate key-size limits.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "DOC#<id>", sk = "META", gsi6(pk(a, z), sk(b, c)))]
+pub struct Wide {
+    pub id: String,
+    pub a: String,
+    pub z: String,
+    pub b: String,
+    pub c: String,
+}
+
+#[derive(TableDef)]
+#[table(entities(Wide), gsi6(projection = all))]
+pub struct WideTable;
+
+async fn wide_table(test: &str) -> Table {
+    let server = LocalDynamoDb::shared().await.expect("DynamoDB Local is available");
+    let table = Table::new(server.client(), unique_table_name(test));
+    table.create_table_from(&WideTable::layout().unwrap()).await.expect("the table is created");
+    table
+}
+
+fn wide(id: &str, a: usize, z: usize, b: usize, c: usize) -> Wide {
+    let x = |n: usize| "x".repeat(n);
+    Wide { id: id.to_owned(), a: x(a), z: x(z), b: x(b), c: x(c) }
+}
+
+const SORT_OVER: &str = "Wide: the sort key attributes of GSI6 (b (600 bytes), c (600 bytes)) are 1200 bytes \
+                         together, 176 over DynamoDB's aggregate limit of 1024 bytes";
+const PARTITION_OVER: &str = "Wide: the partition key attributes of GSI6 (a (1500 bytes), z (1500 bytes)) are 3000 \
+                              bytes together, 952 over DynamoDB's aggregate limit of 2048 bytes";
+
+fn aggregate(e: Error, side: &'static str, bytes: usize, limit: usize) -> String {
+    match &e {
+        Error::Key(KeyError::AggregateTooLong {
+            entity: "Wide", index: "GSI6", side: s, bytes: b, limit: l, ..
+        }) if *s == side && *b == bytes && *l == limit => {}
+        other => panic!("expected AggregateTooLong on the {side} side, got {other:?}"),
+    }
+    e.to_string()
+}
+
+#[tokio::test]
+async fn aggregate_key_sizes_are_refused_before_sending_on_every_write() {
+    let table = wide_table("mk_aggregate").await;
+    // At the limits exactly: DynamoDB takes them, so the library measures as it does.
+    table.put(&wide("edge", 1024, 1024, 512, 512)).await.unwrap();
+    assert_eq!(table.get(Wide::key("edge")).await.unwrap(), Some(wide("edge", 1024, 1024, 512, 512)));
+    // One byte more, sent around the library: DynamoDB refuses it.
+    {
+        use aws_sdk_dynamodb::types::AttributeValue as AV;
+        let x = |n: usize| AV::S("x".repeat(n));
+        let sent = table
+            .client()
+            .put_item()
+            .table_name(table.name())
+            .item("PK", AV::S("DOC#raw".into()))
+            .item("SK", AV::S("META".into()))
+            .item("a", x(1))
+            .item("z", x(1))
+            .item("b", x(513))
+            .item("c", x(512))
+            .send()
+            .await;
+        assert!(sent.is_err(), "DynamoDB Local took 1025 bytes of sort key attributes");
+    }
+
+    let sort_big = wide("s", 1, 1, 600, 600);
+    let part_big = wide("p", 1500, 1500, 1, 1);
+    assert_eq!(aggregate(table.put(&sort_big).await.unwrap_err(), "sort", 1200, 1024), SORT_OVER);
+    assert_eq!(aggregate(table.put(&part_big).await.unwrap_err(), "partition", 3000, 2048), PARTITION_OVER);
+    assert_eq!(aggregate(table.create(&sort_big).await.unwrap_err(), "sort", 1200, 1024), SORT_OVER);
+    assert_eq!(aggregate(table.replace(&part_big).await.unwrap_err(), "partition", 3000, 2048), PARTITION_OVER);
+    let err = table.transact().put(&wide("ok", 1, 1, 1, 1)).put(&sort_big).send().await.unwrap_err();
+    assert_eq!(aggregate(err, "sort", 1200, 1024), SORT_OVER);
+    let err = table.batch_write().put(&wide("ok", 1, 1, 1, 1)).put(&part_big).send().await.unwrap_err();
+    assert_eq!(aggregate(err, "partition", 3000, 2048), PARTITION_OVER);
+    // Nothing of those was written.
+    for id in ["s", "p", "ok"] {
+        assert_eq!(table.get(Wide::key(id)).await.unwrap(), None, "{id}");
+    }
+
+    // An update setting both sort key attributes is checked whole.
+    table.put(&wide("u", 1, 1, 600, 1)).await.unwrap();
+    let x = |n: usize| "x".repeat(n);
+    let both = || table.update(Wide::key("u")).set(Wide::B, &x(600)).set(Wide::C, &x(600));
+    assert_eq!(aggregate(both().send().await.unwrap_err(), "sort", 1200, 1024), SORT_OVER);
+    assert_eq!(aggregate(both().render().unwrap_err(), "sort", 1200, 1024), SORT_OVER);
+    let err = table.transact().update(both()).send().await.unwrap_err();
+    assert_eq!(aggregate(err, "sort", 1200, 1024), SORT_OVER);
+    // One attribute alone cannot be checked without the stored item: DynamoDB refuses it, and
+    // nothing is written.
+    let err = table.update(Wide::key("u")).set(Wide::C, &x(600)).send().await.unwrap_err();
+    assert!(matches!(err, Error::Sdk { .. }), "{err:?}");
+    assert_eq!(table.get(Wide::key("u")).await.unwrap(), Some(wide("u", 1, 1, 600, 1)));
+    // Within the limit, the update moves the item inside the index.
+    table.update(Wide::key("u")).set(Wide::C, &x(424)).send().await.unwrap();
+    let found = table.query(Wide::gsi6("x", "x").b_eq(&x(600))).all().await.unwrap();
+    assert_eq!(found, [wide("u", 1, 1, 600, 424)]);
+
+    // One attribute over its own limit names the field and the index.
+    let err = table.put(&wide("one", 1, 1, 1025, 1)).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Wide.b (key attribute `b` of GSI6) is 1025 bytes, 1 over DynamoDB's limit of 1024 bytes"
+    );
+    assert!(matches!(
+        err,
+        Error::Key(KeyError::KeyAttributeTooLong {
+            entity: "Wide",
+            index: "GSI6",
+            attribute: "b",
+            field: "b",
+            bytes: 1025,
+            over: 1,
+            limit: 1024
+        })
+    ));
+}
+
+#[tokio::test]
+async fn query_conditions_dynamodb_refuses_are_refused_before_sending() {
+    let table = seeded("mk_query_checks").await;
+    let open = || Ticket::gsi6("acme", "eu").status_eq(&Status::Open);
+    // Numbers compare numerically: 9 <= 10, though "9" > "10" as text.
+    let q = open().created_at_between(&9, &100);
+    assert_eq!(ids(&table.query(q).all().await.unwrap()), ["t1"]);
+    assert_eq!(ids(&table.query(open().created_at_between(&200, &200)).all().await.unwrap()), ["t2", "t3"]);
+    let reversed = "Ticket: a query of GSI6 asks for `createdAt` BETWEEN 300 AND 200, whose lower bound is above its \
+                    upper bound: DynamoDB requires low <= high";
+    let err = table.query(open().created_at_between(&300, &200)).all().await.unwrap_err();
+    assert_eq!(err.to_string(), reversed);
+    let Error::Key(key) = err else { panic!("not a key error: {err:?}") };
+    assert_eq!(
+        key,
+        KeyError::ReversedBetween {
+            entity: "Ticket",
+            index: "GSI6",
+            attribute: "createdAt",
+            low: "300".into(),
+            high: "200".into(),
+        }
+    );
+    assert_eq!(table.query(open().created_at_between(&300, &200)).render().unwrap_err().to_string(), reversed);
+
+    // Strings compare by their bytes; sizes add up over the equalities and the range value.
+    let wide_table = wide_table("mk_query_checks_wide").await;
+    wide_table.put(&wide("w", 1, 1, 600, 400)).await.unwrap();
+    let x = |n: usize| "x".repeat(n);
+    let w = || Wide::gsi6("x", "x");
+    let err = wide_table.query(w().b_between("b", "a")).all().await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Wide: a query of GSI6 asks for `b` BETWEEN \"b\" AND \"a\", whose lower bound is above its upper bound: \
+         DynamoDB requires low <= high"
+    );
+    assert_eq!(wide_table.query(w().b_between("x", "y")).all().await.unwrap().len(), 0);
+    assert_eq!(wide_table.query(w().b_between(&x(600), &x(600))).all().await.unwrap().len(), 1);
+    let sort_over = |c: usize| {
+        format!(
+            "Wide: the sort key attributes of GSI6 (b (600 bytes), c ({c} bytes)) are {} bytes together, {} over \
+             DynamoDB's aggregate limit of 1024 bytes",
+            600 + c,
+            600 + c - 1024
+        )
+    };
+    let b = x(600);
+    let over = x(500);
+    let err = wide_table.query(w().b_eq(&b).c_eq(&over)).all().await.unwrap_err();
+    assert_eq!(aggregate(err, "sort", 1100, 1024), sort_over(500));
+    let err = wide_table.query(w().b_eq(&b).c_begins_with(over.as_str())).all().await.unwrap_err();
+    assert_eq!(aggregate(err, "sort", 1100, 1024), sort_over(500));
+    let err = wide_table.query(w().b_eq(&b).c_gt(&over)).all().await.unwrap_err();
+    assert_eq!(aggregate(err, "sort", 1100, 1024), sort_over(500));
+    let err = wide_table.query(w().b_eq(&b).c_between("x", &over)).render().unwrap_err();
+    assert_eq!(aggregate(err, "sort", 1100, 1024), sort_over(500));
+    let err = wide_table.query(Wide::gsi6(&x(1500), &x(1500))).all().await.unwrap_err();
+    assert_eq!(aggregate(err, "partition", 3000, 2048), PARTITION_OVER);
+    // At the limit, the query is sent and finds the item.
+    let found = wide_table.query(w().b_eq(&b).c_begins_with(x(400).as_str())).all().await.unwrap();
+    assert_eq!(found, [wide("w", 1, 1, 600, 400)]);
+    let found = wide_table.query(w().b_eq(&b).c_le(&x(424))).all().await.unwrap();
+    assert_eq!(found, [wide("w", 1, 1, 600, 400)]);
+}
+
+#[tokio::test]
+async fn begins_with_takes_a_string_reference_as_eq_does() {
+    let table = wide_table("mk_begins_string").await;
+    let mut item = wide("w", 1, 1, 1, 1);
+    item.b = "alpha".to_owned();
+    table.put(&item).await.unwrap();
+    let mut other = wide("v", 1, 1, 1, 1);
+    other.b = "beta".to_owned();
+    table.put(&other).await.unwrap();
+    let prefix: String = "al".to_owned();
+    let found = table.query(Wide::gsi6("x", "x").b_begins_with(&prefix)).all().await.unwrap();
+    assert_eq!(found, [item.clone()]);
+    let whole: String = "alpha".to_owned();
+    assert_eq!(table.query(Wide::gsi6("x", "x").b_eq(&whole)).all().await.unwrap(), [item]);
+}

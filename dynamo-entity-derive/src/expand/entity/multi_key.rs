@@ -4,8 +4,9 @@
 //! The builder is `<Entity>Gsi<N>Query<const STEP: usize>`, defined inside the derive's
 //! `const _` block (returned, never named by users). `STEP` is the number of sort key
 //! attributes already fixed with `=`; step `k` offers `<field k>_eq` (to step `k + 1`) and the
-//! range conditions on field `k` (to step [`DONE`], which offers none). So only the key
-//! conditions DynamoDB accepts compile. Every step converts into the runtime's `MultiKeySpec`
+//! range conditions on field `k` (to step [`DONE`], whose same-named methods are bound by the
+//! unimplemented `RangeIsLast`, so calling one is an error saying that the range condition is
+//! the last). So only the key conditions DynamoDB accepts compile. Every step converts into the runtime's `MultiKeySpec`
 //! (`IntoQuery`), so `table.query(...)` takes it at any step.
 
 use proc_macro2::TokenStream;
@@ -160,6 +161,32 @@ impl Gen<'_, '_> {
                     fn into_request(self, table: &__de::Table) -> __de::MultiKeyQuery<#ident> {
                         __de::IntoQuery::into_request(self.0, table)
                     }
+                }
+            });
+            // After the range condition: every condition method, each bound by `RangeIsLast`
+            // (implemented by nothing), so calling one says why it does not compile.
+            let mut after_range = TokenStream::new();
+            for f in self.multi_fields(&g.sk) {
+                for suffix in ["eq", "lt", "le", "gt", "ge", "begins_with"] {
+                    let m = format_ident!("{}_{}", f.name, suffix);
+                    after_range.extend(quote! {
+                        #[doc(hidden)]
+                        pub fn #m<V: __de::RangeIsLast>(self, _value: V) -> Self {
+                            self
+                        }
+                    });
+                }
+                let between = format_ident!("{}_between", f.name);
+                after_range.extend(quote! {
+                    #[doc(hidden)]
+                    pub fn #between<V: __de::RangeIsLast>(self, _low: V, _high: V) -> Self {
+                        self
+                    }
+                });
+            }
+            items.extend(quote! {
+                impl #builder<#DONE> #where_clause {
+                    #after_range
                 }
             });
             for (k, f) in self.multi_fields(&g.sk).into_iter().enumerate() {
