@@ -1183,6 +1183,15 @@ fn primary_parts(schema: &EntitySchema, key: &PrimaryKey) -> Vec<(&'static str, 
                     out.push((*f, PartText { present: true, composite: None, number: Some(n.clone()) }));
                 }
             }
+            // A binary key is one `Vec<u8>` field: its part text is the bytes in hexadecimal, as
+            // its `KeyPart` writes them in either form.
+            AttributeValue::B(b) => {
+                if let [Segment::Field(f)] = template.segments {
+                    let mut hex = String::with_capacity(b.as_ref().len() * 2);
+                    crate::key::hex_into(b.as_ref(), &mut hex);
+                    out.push((*f, PartText { present: true, composite: Some(hex.clone()), number: Some(hex) }));
+                }
+            }
             _ => {}
         }
     }

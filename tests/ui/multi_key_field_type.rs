@@ -1,4 +1,4 @@
-//! A multi-attribute GSI key attribute is a string or a number: a `bool`, a float or a list
+//! A multi-attribute GSI key attribute is a string, a number or binary: a `bool`, a float or a list
 //! field cannot be one (the error is on the field's type).
 use dynamo_entity::Entity;
 

@@ -43,7 +43,7 @@ fn newtype(input: &DeriveInput, data: &DataStruct) -> TokenStream {
     let field = data.fields.iter().next().expect("a checked newtype has one field");
     let inner = &field.ty;
     let key_part_bound = match types::key_part(inner) {
-        KeyPartType::Rejected(_) | KeyPartType::Builtin => None,
+        KeyPartType::Rejected(_) | KeyPartType::Builtin | KeyPartType::Binary => None,
         KeyPartType::Custom(_) => {
             let span = types::last_span(inner);
             Some(quote_spanned!(span=> #inner: ::dynamo_entity::__private::KeyPart))
@@ -82,6 +82,7 @@ fn newtype(input: &DeriveInput, data: &DataStruct) -> TokenStream {
             impl #impl_generics __de::KeyPart for #ident #ty_generics #key_where {
                 type Arg = Self;
                 const NUMERIC: bool = <#inner as __de::KeyPart>::NUMERIC;
+                const BINARY: bool = <#inner as __de::KeyPart>::BINARY;
                 const CARDINALITY: __de::Cardinality = <#inner as __de::KeyPart>::CARDINALITY;
                 const SHAPE: __de::PartShape = <#inner as __de::KeyPart>::SHAPE;
                 #[inline]

@@ -168,12 +168,14 @@ fn index_tokens(d: &IndexDecl, table: &Names) -> TokenStream {
             quote!(::dynamo_entity::__private::Projection::Include(&[#(#names),*]))
         }
     };
-    let ty = |t: Option<(bool, Span)>| match t {
-        Some((true, _)) => quote!(::core::option::Option::Some(::dynamo_entity::__private::KeyType::N)),
-        Some((false, _)) => quote!(::core::option::Option::Some(::dynamo_entity::__private::KeyType::S)),
+    let ty = |t: &Option<(&'static str, Span)>| match t {
+        Some((t, _)) => {
+            let t = format_ident!("{t}");
+            quote!(::core::option::Option::Some(::dynamo_entity::__private::KeyType::#t))
+        }
         None => quote!(::core::option::Option::None),
     };
-    let (pk, sk) = (ty(d.pk), ty(d.sk));
+    let (pk, sk) = (ty(&d.pk), ty(&d.sk));
     quote!(::dynamo_entity::__private::GsiDecl { index: #index, projection: #projection, pk: #pk, sk: #sk })
 }
 

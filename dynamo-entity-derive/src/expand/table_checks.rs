@@ -8,7 +8,7 @@
 //! the declaration, and each problem is its own item, so all of them are reported at once.
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, Path};
 
@@ -226,14 +226,27 @@ impl Checks<'_> {
                     let message = |bt: &str, at: &str| {
                         format!(
                             "entity `{bn}` stores `{attr}` as {bt} but `{an}`, the first entity of the table that \
-                             writes it, stores it as {at}; a table defines each key attribute with one type (a \
-                             template that is one numeric placeholder is N, any other S)"
+                             writes it, stores it as {at}; a table defines each key attribute with one type ({})",
+                            key_type_rule(bt, at)
                         )
                     };
                     let (to_n, to_s) = (message("N", "S"), message("S", "N"));
+                    // The pairs with binary (`B`) keys, each with its own message.
+                    let mut binary = TokenStream::new();
+                    for (bt, at) in [("B", "S"), ("B", "N"), ("S", "B"), ("N", "B")] {
+                        let (bi, ai) = (format_ident!("{bt}"), format_ident!("{at}"));
+                        let text = message(bt, at);
+                        binary.extend(quote! {
+                            if ::core::matches!(#p::key_type(#b, #index, #partition), ::core::option::Option::Some(#p::KeyType::#bi))
+                                && ::core::matches!(#p::key_type(#a, #index, #partition), ::core::option::Option::Some(#p::KeyType::#ai)) {
+                                ::core::panic!(#text)
+                            } else
+                        });
+                    }
                     let span = self.entities[j].span();
                     out.extend(quote_spanned! {span=>
                         const _: () = if #cond {
+                            #binary
                             if ::core::matches!(#p::key_type(#b, #index, #partition), ::core::option::Option::Some(#p::KeyType::N)) {
                                 ::core::panic!(#to_n)
                             } else {
@@ -301,20 +314,21 @@ impl Checks<'_> {
             // Declared key types.
             for d in &self.decl.indexes {
                 for (partition, declared) in [(true, d.pk), (false, d.sk)] {
-                    let Some((is_n, _)) = declared else { continue };
-                    let (want, found) = if is_n { ("N", "S") } else { ("S", "N") };
-                    let want_tokens = if is_n { quote!(#p::KeyType::N) } else { quote!(#p::KeyType::S) };
+                    let Some((want, _)) = declared else { continue };
                     let index = d.kind.tokens(&p);
-                    out.extend(self.check(
-                        j,
-                        quote!(#p::key_types_differ(#p::key_type(#b, #index, #partition), ::core::option::Option::Some(#want_tokens))),
-                        format!(
-                            "entity `{bn}` stores `{}` as {found} but table `{}` declares it {want} (a template \
-                             that is one numeric placeholder is N, any other S)",
-                            names.attribute(d.kind, partition),
-                            self.table_str
-                        ),
-                    ));
+                    for found in ["S", "N", "B"].into_iter().filter(|f| *f != want) {
+                        let found_tokens = format_ident!("{found}");
+                        out.extend(self.check(
+                            j,
+                            quote!(::core::matches!(#p::key_type(#b, #index, #partition), ::core::option::Option::Some(#p::KeyType::#found_tokens))),
+                            format!(
+                                "entity `{bn}` stores `{}` as {found} but table `{}` declares it {want} ({})",
+                                names.attribute(d.kind, partition),
+                                self.table_str,
+                                key_type_rule(found, want)
+                            ),
+                        ));
+                    }
                 }
             }
         }
@@ -338,5 +352,15 @@ impl Checks<'_> {
             }
         }
         out
+    }
+}
+
+/// How a template's key type is chosen, for messages about types `a` and `b`: the rule as it
+/// was before binary keys when neither is `B`.
+fn key_type_rule(a: &str, b: &str) -> &'static str {
+    if a == "B" || b == "B" {
+        "a template that is one numeric placeholder is N, one binary (`Vec<u8>`) placeholder B, any other S"
+    } else {
+        "a template that is one numeric placeholder is N, any other S"
     }
 }

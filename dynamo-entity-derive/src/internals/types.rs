@@ -16,6 +16,9 @@ pub enum KeyPartType<'a> {
     /// Another path type: it must implement `KeyPart` (usually by `#[derive(KeyPart)]`). The
     /// type to check, without `Option`.
     Custom(&'a Type),
+    /// Binary data, `Vec<u8>` (or an `Option` of it): a key part only as the whole of a key
+    /// template (`<digest>`), which is then a binary (`B`) key attribute.
+    Binary,
     /// A type that can never be a key part, with the reason.
     Rejected(String),
 }
@@ -110,6 +113,8 @@ fn classify(ty: &Type) -> KeyPartType<'_> {
             };
             if args.is_none() && (INTEGERS.contains(&name.as_str()) || KEY_SCALARS.contains(&name.as_str())) {
                 KeyPartType::Builtin
+            } else if is_bytes(ty) {
+                KeyPartType::Binary
             } else if args.is_none() && (name == "f32" || name == "f64") {
                 KeyPartType::Rejected(
                     "floating-point numbers cannot be key parts: their text form does not sort numerically; \
@@ -149,11 +154,8 @@ pub fn unique_rejection(ty: &Type) -> Option<String> {
     if option_inner(inner).is_some() {
         return Some(format!("an `Option<Option<..>>` has two kinds of absence; {ONE}"));
     }
-    if generic_args(inner, "Vec").is_some_and(|a| a.len() == 1 && plain_name(a[0]).as_deref() == Some("u8")) {
-        return None;
-    }
     match classify(inner) {
-        KeyPartType::Builtin | KeyPartType::Custom(_) => None,
+        KeyPartType::Builtin | KeyPartType::Binary | KeyPartType::Custom(_) => None,
         KeyPartType::Rejected(_) => Some(match last_segment(inner) {
             Some((name, None)) if name == "f32" || name == "f64" => format!(
                 "equal floating-point numbers can have several texts (`1`, `1.0`), and NaN equals nothing; {ONE}"
@@ -164,6 +166,11 @@ pub fn unique_rejection(ty: &Type) -> Option<String> {
             _ => format!("this type has no single value to claim; {ONE}"),
         }),
     }
+}
+
+/// Whether `ty` is `Vec<u8>` (any path ending in `Vec` with the one argument `u8`): binary data.
+pub fn is_bytes(ty: &Type) -> bool {
+    generic_args(ty, "Vec").is_some_and(|a| a.len() == 1 && plain_name(a[0]).as_deref() == Some("u8"))
 }
 
 /// Whether `ty` is a primitive integer type (`u8` to `u128`, `i8` to `i128`, `usize`, `isize`).
@@ -238,6 +245,7 @@ mod tests {
             KeyPartType::Builtin => "builtin",
             KeyPartType::Custom(_) => "custom",
             KeyPartType::Rejected(_) => "rejected",
+            KeyPartType::Binary => "binary",
         }
     }
 
@@ -257,6 +265,9 @@ mod tests {
         }
         for t in ["SkillId", "Option<SkillStatus>", "crate::Id", "Box<str>", "<T as X>::Y"] {
             assert_eq!(kind(t), "custom", "{t}");
+        }
+        for t in ["Vec<u8>", "Option<Vec<u8>>", "std::vec::Vec<u8>"] {
+            assert_eq!(kind(t), "binary", "{t}");
         }
         for t in [
             "Vec<String>",

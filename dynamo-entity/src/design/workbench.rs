@@ -347,6 +347,7 @@ fn key_type_name(layout: &TableLayout, attribute: &str) -> &'static str {
     match layout.key_type(attribute) {
         crate::key::KeyType::S => "S",
         crate::key::KeyType::N => "N",
+        crate::key::KeyType::B => "B",
     }
 }
 

@@ -19,9 +19,16 @@
 //! * **Fixed-width time.** [`Timestamp`] parts are `YYYY-MM-DDTHH:MM:SS.mmmZ`.
 //! * **Single numeric keys are numbers.** A template that is exactly one placeholder of a numeric
 //!   type (such as `<downloads>`) is stored as a DynamoDB number (type `N`), unpadded.
-//! * **No empty or oversize keys.** An empty part, a missing part, a partition key over 2,048
-//!   bytes or a sort key over 1,024 bytes (DynamoDB's limits, UTF-8 bytes) is an error before any
-//!   request is sent.
+//! * **Single binary keys are binary.** A template that is exactly one placeholder of a binary
+//!   type (`Vec<u8>`, such as `<digest>`) is stored as DynamoDB binary (type `B`): the bytes as
+//!   they are, compared bytewise by DynamoDB. A binary value fills only such a whole-key
+//!   template; inside a composite key it is refused ([`KeyPartError::Binary`]). While a key is
+//!   built, its bytes are carried as lowercase hexadecimal text (two digits a byte, which keeps
+//!   byte order and prefixes), turned into the bytes when the key is finished.
+//! * **No empty or oversize keys.** An empty part (an empty string or byte buffer), a missing
+//!   part, a partition key over 2,048 bytes or a sort key over 1,024 bytes (DynamoDB's limits,
+//!   UTF-8 bytes for a string key, raw bytes for a binary key) is an error before any request is
+//!   sent.
 //!
 //! * **Write sharding.** A segment `<shard(field, N)>` in a GSI partition key template is the
 //!   shard number of the item: [`shard_of`] of `field`'s encoded key part, `N` shards, written
@@ -169,6 +176,9 @@ pub enum KeyType {
     S,
     /// Number (`N`): a template that is exactly one numeric placeholder.
     N,
+    /// Binary (`B`): a template that is exactly one binary placeholder (`Vec<u8>`), compared
+    /// bytewise by DynamoDB.
+    B,
 }
 
 impl KeyType {
@@ -177,6 +187,7 @@ impl KeyType {
         match self {
             KeyType::S => ScalarAttributeType::S,
             KeyType::N => ScalarAttributeType::N,
+            KeyType::B => ScalarAttributeType::B,
         }
     }
 }
@@ -188,7 +199,8 @@ pub struct Template {
     pub source: &'static str,
     /// Its segments in order.
     pub segments: &'static [Segment],
-    /// `N` when the template is one numeric placeholder, else `S`.
+    /// `N` when the template is one numeric placeholder, `B` when it is one binary placeholder,
+    /// else `S`.
     pub key_type: KeyType,
     /// How many values the key takes: [`Cardinality::High`] when any placeholder's type has
     /// many values, [`Cardinality::Low`] for only literals or only low-cardinality parts
@@ -352,6 +364,7 @@ impl Template {
         let text = match (stored, self.key_type) {
             (AttributeValue::S(s), KeyType::S) => s,
             (AttributeValue::N(n), KeyType::N) => return self.segments.len() == 1 && !n.is_empty(),
+            (AttributeValue::B(b), KeyType::B) => return self.segments.len() == 1 && !b.as_ref().is_empty(),
             _ => return false,
         };
         let mut pieces = text.split(self.style.delimiter);
@@ -504,6 +517,14 @@ pub enum KeyPartError {
         /// The text the implementation wrote.
         text: String,
     },
+    /// A binary value (`Vec<u8>`) in a key that is not binary: a binary value can only be a whole
+    /// key attribute of type `B` (a template that is exactly its placeholder, such as
+    /// `<digest>`). `#[derive(Entity)]` refuses such a template at compile time.
+    #[error(
+        "a binary value can only be a whole key attribute of type B (a template that is exactly its placeholder), \
+         not a part of a string or number key"
+    )]
+    Binary,
     /// The value holds the key's delimiter (`#`, or the entity's `#[entity(delimiter = "|")]`),
     /// and the entity writes values verbatim (`#[entity(key_values = "verbatim")]`, see
     /// [`KeyStyle::escape`]): written so, the key would have another structure.
@@ -532,6 +553,12 @@ pub trait KeyPart {
 
     /// Whether a template made of this part alone is stored as a DynamoDB number (`N`).
     const NUMERIC: bool = false;
+
+    /// Whether this part is binary (`Vec<u8>`, `[u8]`): a template made of it alone is stored as
+    /// DynamoDB binary (`B`), and it can fill no other template ([`KeyPartError::Binary`]).
+    /// [`KeyPart::write_part`] then writes the bytes as lowercase hexadecimal text (two digits a
+    /// byte), which the key writer turns back into the bytes.
+    const BINARY: bool = false;
 
     /// How many values the part takes: [`Cardinality::Low`] for `bool` and the field-less enums
     /// of `#[derive(KeyPart)]`, [`Cardinality::High`] otherwise. The design lint reports a
@@ -663,6 +690,7 @@ impl<T: KeyPart + ?Sized> KeyPart for &T {
     type Arg = T::Arg;
     const WRITES_ESCAPED: bool = T::WRITES_ESCAPED;
     const NUMERIC: bool = T::NUMERIC;
+    const BINARY: bool = T::BINARY;
     const CARDINALITY: Cardinality = T::CARDINALITY;
     const SHAPE: PartShape = T::SHAPE;
     fn write_part(&self, out: &mut String, form: PartForm) -> Result<bool, KeyPartError> {
@@ -678,6 +706,7 @@ impl<T: KeyPart> KeyPart for Option<T> {
     type Arg = T::Arg;
     const WRITES_ESCAPED: bool = T::WRITES_ESCAPED;
     const NUMERIC: bool = T::NUMERIC;
+    const BINARY: bool = T::BINARY;
     const CARDINALITY: Cardinality = T::CARDINALITY;
     const SHAPE: PartShape = T::SHAPE;
     fn write_part(&self, out: &mut String, form: PartForm) -> Result<bool, KeyPartError> {
@@ -693,6 +722,67 @@ impl<T: KeyPart> KeyPart for Option<T> {
     fn part_eq(&self, encoded: &str, form: PartForm) -> bool {
         self.as_ref().is_some_and(|v| v.part_eq(encoded, form))
     }
+}
+
+impl KeyPart for [u8] {
+    type Arg = [u8];
+    const BINARY: bool = true;
+    const WRITES_ESCAPED: bool = true;
+    /// Lowercase hexadecimal, two digits a byte (see [`KeyPart::BINARY`]).
+    ///
+    /// # Errors
+    /// [`KeyPartError::Empty`] for no bytes: DynamoDB refuses an empty binary key.
+    fn write_part(&self, out: &mut String, _: PartForm) -> Result<bool, KeyPartError> {
+        if self.is_empty() {
+            return Err(KeyPartError::Empty);
+        }
+        hex_into(self, out);
+        Ok(true)
+    }
+}
+
+impl KeyPart for Vec<u8> {
+    type Arg = [u8];
+    const BINARY: bool = true;
+    const WRITES_ESCAPED: bool = true;
+    fn write_part(&self, out: &mut String, form: PartForm) -> Result<bool, KeyPartError> {
+        self.as_slice().write_part(out, form)
+    }
+    fn parse_part(text: &str, _: PartForm) -> Result<Self, KeyPartError> {
+        if text.is_empty() {
+            return Err(KeyPartError::Empty);
+        }
+        hex_decode(text).ok_or_else(|| KeyPartError::Invalid { text: text.to_owned(), ty: "Vec<u8>" })
+    }
+}
+
+/// Appends `bytes` as lowercase hexadecimal, two digits a byte: the text form of a binary key
+/// while it is built, whose string order and prefixes are the bytes'.
+pub(crate) fn hex_into(bytes: &[u8], out: &mut String) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(bytes.len() * 2);
+    for &b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
+}
+
+/// The bytes of hexadecimal text (either case; a key style may have folded it), `None` for an
+/// odd length or a character that is not a hexadecimal digit.
+pub(crate) fn hex_decode(text: &str) -> Option<Vec<u8>> {
+    fn digit(c: u8) -> Option<u8> {
+        match c {
+            b'0'..=b'9' => Some(c - b'0'),
+            b'a'..=b'f' => Some(c - b'a' + 10),
+            b'A'..=b'F' => Some(c - b'A' + 10),
+            _ => None,
+        }
+    }
+    let b = text.as_bytes();
+    if b.len() % 2 != 0 {
+        return None;
+    }
+    b.chunks_exact(2).map(|p| Some(digit(p[0])? << 4 | digit(p[1])?)).collect()
 }
 
 impl KeyPart for bool {
@@ -1046,8 +1136,25 @@ pub enum KeyError {
         /// The field stored in it.
         field: &'static str,
     },
-    /// A string key attribute of a multi-attribute GSI holds more than DynamoDB allows for one
-    /// key attribute: 2,048 bytes (UTF-8) on the partition key side, 1,024 on the sort key side.
+    /// As [`KeyError::EmptyKeyAttribute`] for a binary key attribute (`Vec<u8>`) holding no
+    /// bytes.
+    #[error(
+        "{entity}.{field} is empty binary (no bytes), which {attribute}, a key attribute of {index}, cannot hold: \
+         DynamoDB refuses an empty key attribute value"
+    )]
+    EmptyBinaryKeyAttribute {
+        /// The entity type name.
+        entity: &'static str,
+        /// The index name (`GSI6`, or the name the table declares).
+        index: &'static str,
+        /// The key attribute.
+        attribute: &'static str,
+        /// The field stored in it.
+        field: &'static str,
+    },
+    /// A string or binary key attribute of a multi-attribute GSI holds more than DynamoDB allows
+    /// for one key attribute: 2,048 bytes (a string's UTF-8 bytes, a binary value's bytes) on the
+    /// partition key side, 1,024 on the sort key side.
     #[error(
         "{entity}.{field} (key attribute `{attribute}` of {index}) is {bytes} bytes, {over} over DynamoDB's limit \
          of {limit} bytes"
@@ -1119,13 +1226,21 @@ impl fmt::Display for KeyType {
         f.write_str(match self {
             KeyType::S => "S",
             KeyType::N => "N",
+            KeyType::B => "B",
         })
     }
 }
 
-/// `N` when `T` is numeric, else `S`: the key type of a template made of one `T` placeholder.
+/// `N` when `T` is numeric, `B` when it is binary, else `S`: the key type of a template made of
+/// one `T` placeholder.
 pub const fn single_key_type<T: KeyPart + ?Sized>() -> KeyType {
-    if T::NUMERIC { KeyType::N } else { KeyType::S }
+    if T::BINARY {
+        KeyType::B
+    } else if T::NUMERIC {
+        KeyType::N
+    } else {
+        KeyType::S
+    }
 }
 
 #[cfg(test)]
@@ -1308,6 +1423,9 @@ mod tests {
         assert_eq!(single_key_type::<Option<i32>>(), KeyType::N);
         assert_eq!(single_key_type::<String>(), KeyType::S);
         assert_eq!(single_key_type::<Timestamp>(), KeyType::S);
+        assert_eq!(single_key_type::<Vec<u8>>(), KeyType::B);
+        assert_eq!(single_key_type::<Option<Vec<u8>>>(), KeyType::B);
+        assert_eq!(single_key_type::<[u8]>(), KeyType::B);
     }
 
     #[test]

@@ -76,6 +76,7 @@ impl<'a> KeyMatcher<'a> {
         let (rest, decided) = match (stored, template.key_type) {
             (None, _) => ("", Some(true)),
             (Some(AttributeValue::S(s)), KeyType::S) | (Some(AttributeValue::N(s)), KeyType::N) => (s.as_str(), None),
+            // A binary key is compared by writing it (`false` here: "not comparable this way").
             (Some(_), _) => ("", Some(false)),
         };
         let mut m = KeyMatcher { template, rest, next: 0, decided };
@@ -135,7 +136,7 @@ impl<'a> KeyMatcher<'a> {
             return;
         }
         let (mut form, end) = match self.template.key_type {
-            KeyType::N => (PartForm::Number, self.rest.len()),
+            KeyType::N | KeyType::B => (PartForm::Number, self.rest.len()),
             KeyType::S => {
                 (PartForm::Composite, self.rest.find(self.template.style.delimiter).unwrap_or(self.rest.len()))
             }
@@ -228,6 +229,9 @@ impl KeyWriter {
             Some(_) if self.absent.is_some() => false,
             Some(AttributeValue::S(s)) => self.ctx.template.key_type == KeyType::S && *s == self.out,
             Some(AttributeValue::N(n)) => self.ctx.template.key_type == KeyType::N && *n == self.out,
+            Some(AttributeValue::B(b)) => {
+                self.ctx.template.key_type == KeyType::B && super::hex_decode(&self.out).as_deref() == Some(b.as_ref())
+            }
             Some(_) => false,
         }
     }
@@ -349,6 +353,13 @@ impl KeyWriter {
         if self.next > 0 {
             self.out.push(self.ctx.template.style.delimiter);
         }
+        if T::BINARY != (self.ctx.template.key_type == KeyType::B) {
+            return Err(self.part_error(if T::BINARY {
+                KeyPartError::Binary
+            } else {
+                KeyPartError::Invalid { text: "(a non-binary value)".to_owned(), ty: "a part of a binary (B) key" }
+            }));
+        }
         let mut form = if self.ctx.template.key_type == KeyType::N { PartForm::Number } else { PartForm::Composite };
         let mut suffix = "";
         if let Some(Segment::Part { prefix, suffix: after, raw, .. }) = self.ctx.template.segments.get(self.next) {
@@ -438,9 +449,11 @@ impl KeyWriter {
         }
     }
 
+    /// The key's size in bytes: UTF-8 bytes of a string or number key, the bytes of a binary
+    /// key (half its hexadecimal text).
     #[inline(always)]
     fn check_len(&self) -> Result<(), KeyError> {
-        let bytes = self.out.len();
+        let bytes = if self.ctx.template.key_type == KeyType::B { self.out.len() / 2 } else { self.out.len() };
         if bytes > self.ctx.max_bytes {
             return Err(KeyError::TooLong {
                 entity: self.ctx.entity,
@@ -464,10 +477,7 @@ impl KeyWriter {
             return Ok(None);
         }
         self.check_len()?;
-        Ok(Some(match self.ctx.template.key_type {
-            KeyType::S => AttributeValue::S(self.out),
-            KeyType::N => AttributeValue::N(self.out),
-        }))
+        self.into_value().map(Some)
     }
 
     /// The finished key, which must be complete.
@@ -485,9 +495,33 @@ impl KeyWriter {
             });
         }
         self.check_len()?;
+        self.into_value()
+    }
+
+    /// The key written, as the attribute value of the template's key type: a binary key's
+    /// hexadecimal text turned into its bytes.
+    #[inline(always)]
+    fn into_value(self) -> Result<AttributeValue, KeyError> {
         Ok(match self.ctx.template.key_type {
             KeyType::S => AttributeValue::S(self.out),
             KeyType::N => AttributeValue::N(self.out),
+            KeyType::B => match super::hex_decode(&self.out) {
+                Some(bytes) if !bytes.is_empty() => AttributeValue::B(bytes.into()),
+                _ => {
+                    let reason = if self.out.is_empty() {
+                        KeyPartError::Empty
+                    } else {
+                        KeyPartError::Invalid { text: self.out.clone(), ty: "binary key text (hexadecimal)" }
+                    };
+                    return Err(KeyError::Part {
+                        entity: self.ctx.entity,
+                        attribute: self.ctx.attribute,
+                        template: self.ctx.template.source,
+                        field: self.ctx.template.fields().next().unwrap_or("?"),
+                        reason,
+                    });
+                }
+            },
         })
     }
 

@@ -735,7 +735,7 @@ impl<E: Entity> Backfill<E> {
         let pk_type = E::SCHEMA.primary.pk.key_type;
         (pk_type != crate::key::KeyType::S).then(|| Error::Invalid {
             reason: format!(
-                "backfill {}: the checkpoints are stored under {} = _MIGRATION#{}, but {} of this table is a number",
+                "backfill {}: the checkpoints are stored under {} = _MIGRATION#{}, but {} of this table is of type {pk_type}, not S",
                 self.id, names.pk, self.id, names.pk
             ),
         })

@@ -301,7 +301,11 @@ impl fmt::Display for Plan {
 }
 
 fn key_type(t: &aws_sdk_dynamodb::types::ScalarAttributeType) -> KeyType {
-    if *t == aws_sdk_dynamodb::types::ScalarAttributeType::N { KeyType::N } else { KeyType::S }
+    match t {
+        aws_sdk_dynamodb::types::ScalarAttributeType::N => KeyType::N,
+        aws_sdk_dynamodb::types::ScalarAttributeType::B => KeyType::B,
+        _ => KeyType::S,
+    }
 }
 
 /// The declared shape of every secondary index of `layout`, by name.

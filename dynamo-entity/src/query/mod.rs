@@ -194,6 +194,27 @@ impl SkArgs<()> for () {
 }
 impl FullSk<()> for () {}
 
+impl<E: Entity, T: KeyPart<Arg = [u8]>> QueryRequest<E, (T,)> {
+    /// `begins_with(SK, prefix)` on a binary (`B`) sort key, a template that is exactly one
+    /// `Vec<u8>` placeholder: the items whose sort key starts with the bytes of `prefix`
+    /// (DynamoDB compares binary keys bytewise). An empty prefix reads the whole partition.
+    ///
+    /// # Errors
+    /// When sent, [`Error::Key`] ([`KeyError::TooLong`]) for a prefix over the sort key's 1,024
+    /// bytes.
+    pub fn sk_begins_with_bytes(self, prefix: &[u8]) -> Self {
+        if prefix.is_empty() {
+            return self.with(Ok(SkCondition::All));
+        }
+        let mut w = self.writer();
+        let cond = w.part(prefix).and_then(|()| w.finish()).map_err(Error::from).map(|v| match v {
+            AttributeValue::B(b) => SkCondition::BeginsWithBinary(b.into_inner()),
+            other => SkCondition::Eq(other),
+        });
+        self.with(cond)
+    }
+}
+
 /// The partition of one index to query, from the generated `E::query(...)` (primary index),
 /// `E::gsiN(...)`, `E::lsiN(...)` or `E::inverted(...)`. `S` is the tuple of the sort key's field
 /// types. Run it with [`Table::query`].
@@ -263,6 +284,7 @@ pub(crate) enum SkCondition {
     All,
     Eq(AttributeValue),
     BeginsWith(String),
+    BeginsWithBinary(Vec<u8>),
     Cmp(&'static str, AttributeValue),
     Between(AttributeValue, AttributeValue),
 }
@@ -503,6 +525,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
                             (AttributeValue::N(a), AttributeValue::N(b)) => {
                                 crate::value::compare_numbers(a, b) == std::cmp::Ordering::Greater
                             }
+                            (AttributeValue::B(a), AttributeValue::B(b)) => a.as_ref() > b.as_ref(),
                             _ => false,
                         };
                         if reversed {
@@ -760,6 +783,10 @@ impl<E: Entity, S> QueryRequest<E, S> {
                 SkCondition::BeginsWith(p) => {
                     expr.push_str(" AND begins_with(#sk, :sk)");
                     values.insert(":sk".to_owned(), AttributeValue::S(p));
+                }
+                SkCondition::BeginsWithBinary(p) => {
+                    expr.push_str(" AND begins_with(#sk, :sk)");
+                    values.insert(":sk".to_owned(), AttributeValue::B(p.into()));
                 }
                 SkCondition::Cmp(op, v) => {
                     expr.push_str(&format!(" AND #sk {op} :sk"));
@@ -1051,6 +1078,7 @@ fn has_primary_shape(schema: &crate::schema::EntitySchema, item: &Item) -> bool 
     let fits = |template: &crate::key::Template, attribute: &str| match (item.get(attribute), template.key_type) {
         (Some(AttributeValue::S(s)), KeyType::S) => template.parse(s).is_ok(),
         (Some(AttributeValue::N(_)), KeyType::N) => true,
+        (Some(AttributeValue::B(b)), KeyType::B) => !b.as_ref().is_empty(),
         _ => false,
     };
     fits(schema.primary.pk, schema.names.pk) && fits(schema.primary.sk, schema.names.sk)

@@ -213,11 +213,16 @@ impl<E: Entity> MultiKeySpec<E> {
         self
     }
 
-    /// Used by generated code: `begins_with` on the next sort key attribute (a string). An
+    /// Used by generated code: `begins_with` on the next sort key attribute (a string or binary). An
     /// empty prefix matches every value, so it is taken as no condition.
     #[must_use]
     pub fn begins_with(mut self, prefix: AttributeValue) -> Self {
-        if !matches!(&prefix, AttributeValue::S(s) if s.is_empty())
+        let empty = match &prefix {
+            AttributeValue::S(s) => s.is_empty(),
+            AttributeValue::B(b) => b.as_ref().is_empty(),
+            _ => false,
+        };
+        if !empty
             && let Some(prefix) = self.value(self.next_sort(), Ok(prefix), MAX_SORT_KEY_BYTES)
             && self.fits(Some(&prefix))
         {

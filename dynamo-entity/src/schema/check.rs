@@ -193,9 +193,18 @@ pub const fn key_type(s: &EntitySchema, index: Index, partition: bool) -> Option
     }
 }
 
-/// Whether `a` and `b` are the same key type (`None` counts as unknown, so never different).
+/// Whether `a` and `b` are different key types (`S`, `N`, `B`; `None` counts as unknown, so
+/// never different).
 pub const fn key_types_differ(a: Option<KeyType>, b: Option<KeyType>) -> bool {
-    matches!((a, b), (Some(KeyType::S), Some(KeyType::N)) | (Some(KeyType::N), Some(KeyType::S)))
+    match (a, b) {
+        (Some(a), Some(b)) => !key_types_equal(a, b),
+        _ => false,
+    }
+}
+
+/// Whether `a` and `b` are the same key type, in constant evaluation.
+pub const fn key_types_equal(a: KeyType, b: KeyType) -> bool {
+    matches!((a, b), (KeyType::S, KeyType::S) | (KeyType::N, KeyType::N) | (KeyType::B, KeyType::B))
 }
 
 /// The position in `entities` of the first one that writes the given key attribute of

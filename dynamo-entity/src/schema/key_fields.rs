@@ -126,6 +126,13 @@ impl EntitySchema {
             let Some(stored) = item.get(attribute) else { continue };
             let text = match (stored, template.key_type) {
                 (AttributeValue::S(s), KeyType::S) | (AttributeValue::N(s), KeyType::N) => s.as_str(),
+                // A binary key is one placeholder: its part is the bytes, in the hexadecimal
+                // text form `Vec<u8>`'s `KeyPart` reads.
+                (AttributeValue::B(b), KeyType::B) if at == 0 && !b.as_ref().is_empty() => {
+                    let mut hex = String::with_capacity(b.as_ref().len() * 2);
+                    crate::key::hex_into(b.as_ref(), &mut hex);
+                    return KeyPartSource::Found { text: hex.into(), form, attribute, template };
+                }
                 (other, _) => {
                     return KeyPartSource::Mismatch(format!(
                         "key attribute {attribute} is of type {}, not {:?} as template `{}` writes",

@@ -11,19 +11,19 @@
 //! DynamoDB's rules, which the library checks:
 //! * at most [`MAX_KEY_ATTRIBUTES`] partition key attributes and as many sort key attributes
 //!   (checked by the derive);
-//! * each key attribute is a scalar: a string (`S`) or a number (`N`) here (binary `B` key
-//!   attributes are not supported by this library yet); the field type says which, through
-//!   [`KeyAttribute`];
+//! * each key attribute is a scalar: a string (`S`), a number (`N`) or binary (`B`, a
+//!   `Vec<u8>` field); the field type says which, through [`KeyAttribute`];
 //! * a query names every partition key attribute with `=`, then an equality on a leading run of
 //!   the sort key attributes and at most one range condition (`<`, `<=`, `>`, `>=`, `BETWEEN`,
-//!   `begins_with` on a string) on the next one: the generated query builder accepts exactly
+//!   `begins_with` on a string or binary) on the next one: the generated query builder accepts exactly
 //!   these shapes (see [`query::multi_key`](crate::query::multi_key));
-//! * a key attribute value is never an empty string, and a string partition key attribute holds
+//! * a key attribute value is never an empty string or empty binary, and a string or binary
+//!   partition key attribute holds
 //!   at most 2,048 bytes, a sort key attribute 1,024: a write breaking either is refused
 //!   before sending ([`check_item`]);
 //! * the key attributes of one side count **together**: the partition key attributes of one
 //!   index at most 2,048 bytes in all, its sort key attributes at most 1,024 in all (a string
-//!   counts its UTF-8 bytes, a number its stored size). DynamoDB refuses a write that breaks
+//!   counts its UTF-8 bytes, a binary value its bytes, a number its stored size). DynamoDB refuses a write that breaks
 //!   this ("Aggregate size for RANGE key attributes b, c of index GSI6 has exceeded limit 1024
 //!   bytes"); the library refuses it first, with [`KeyError::AggregateTooLong`] naming the
 //!   entity, the index and each attribute with its size: a put, create, replace, transaction or
@@ -113,7 +113,7 @@ const fn same_attrs(a: &[MultiKeyAttr], b: &[MultiKeyAttr]) -> bool {
     let mut i = 0;
     while i < a.len() {
         if !str_eq(a[i].attribute, b[i].attribute)
-            || !matches!((a[i].key_type, b[i].key_type), (KeyType::S, KeyType::S) | (KeyType::N, KeyType::N))
+            || !crate::schema::check::key_types_equal(a[i].key_type, b[i].key_type)
         {
             return false;
         }
@@ -122,7 +122,8 @@ const fn same_attrs(a: &[MultiKeyAttr], b: &[MultiKeyAttr]) -> bool {
     true
 }
 
-/// The kind of DynamoDB scalar a [`KeyAttribute`] is stored as: [`StringKey`] or [`NumberKey`].
+/// The kind of DynamoDB scalar a [`KeyAttribute`] is stored as: [`StringKey`], [`NumberKey`] or
+/// [`BinaryKey`].
 pub trait KeyKind {
     /// The attribute's type in `AttributeDefinitions`.
     const TYPE: KeyType;
@@ -136,6 +137,15 @@ pub enum StringKey {}
 #[derive(Debug, Clone, Copy)]
 pub enum NumberKey {}
 
+/// A binary key attribute (`B`, a `Vec<u8>` field): compared bytewise; `begins_with` applies
+/// to it with a byte prefix.
+#[derive(Debug, Clone, Copy)]
+pub enum BinaryKey {}
+
+impl KeyKind for BinaryKey {
+    const TYPE: KeyType = KeyType::B;
+}
+
 impl KeyKind for StringKey {
     const TYPE: KeyType = KeyType::S;
 }
@@ -145,19 +155,20 @@ impl KeyKind for NumberKey {
 }
 
 /// A field type that can be a key attribute of a multi-attribute GSI: stored as one scalar (a
-/// string or a number), the same value its [`Attribute`] implementation writes. Implemented for
-/// `String`, the integer types, [`Timestamp`], the `#[derive(KeyPart)]` newtypes and enums,
-/// and `Option<T>` of those (a `None` leaves the item out of the index).
+/// string, a number or binary), the same value its [`Attribute`] implementation writes.
+/// Implemented for `String`, the integer types, [`Timestamp`], `Vec<u8>` (binary, `B`), the
+/// `#[derive(KeyPart)]` newtypes and enums, and `Option<T>` of those (a `None` leaves the item
+/// out of the index).
 ///
-/// Not for `bool`, floats (a key needs exact, ordered values), collections, maps, binary
-/// values or `#[entity(serde)]` fields.
+/// Not for `bool`, floats (a key needs exact, ordered values), collections, maps or
+/// `#[entity(serde)]` fields.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a key attribute of a multi-attribute GSI",
-    label = "not a string or number key attribute",
-    note = "a multi-attribute GSI key attribute is a string (`S`) or a number (`N`): `String`, an integer, `Timestamp`, a `#[derive(KeyPart)]` newtype or enum, or an `Option` of one of them"
+    label = "not a string, number or binary key attribute",
+    note = "a multi-attribute GSI key attribute is a string (`S`), a number (`N`) or binary (`B`): `String`, an integer, `Timestamp`, `Vec<u8>`, a `#[derive(KeyPart)]` newtype or enum, or an `Option` of one of them"
 )]
 pub trait KeyAttribute: Attribute {
-    /// Whether the attribute is a string or a number.
+    /// Whether the attribute is a string, a number or binary.
     type Kind: KeyKind;
     /// What query functions take by reference for this attribute: `str` for `String`, the inner
     /// type's for `Option<T>`, `Self` otherwise.
@@ -204,6 +215,14 @@ macro_rules! number_key {
 }
 number_key!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
 
+impl KeyAttribute for Vec<u8> {
+    type Kind = BinaryKey;
+    type Arg = [u8];
+    fn key_value(arg: &[u8]) -> Result<AttributeValue, ValueError> {
+        Ok(AttributeValue::B(arg.to_vec().into()))
+    }
+}
+
 impl<T: KeyAttribute> KeyAttribute for Option<T> {
     type Kind = T::Kind;
     type Arg = T::Arg;
@@ -213,13 +232,14 @@ impl<T: KeyAttribute> KeyAttribute for Option<T> {
 }
 
 /// The prefix of a `begins_with` sort condition on key attribute type `T`: implemented for
-/// `&str` and `&String` when `T` is a string attribute, so `begins_with` on a number does not compile.
+/// `&str` and `&String` when `T` is a string attribute and for `&[u8]` when it is binary, so
+/// `begins_with` on a number does not compile.
 #[diagnostic::on_unimplemented(
-    message = "`begins_with` applies to string key attributes only, and takes a `&str` or `&String` prefix",
-    label = "`{T}` is not a string key attribute, or the prefix is not a `&str` or `&String`"
+    message = "`begins_with` applies to string and binary key attributes only, and takes a `&str`, `&String` or `&[u8]` prefix",
+    label = "`{T}` is not a string or binary key attribute, or the prefix is not a `&str`/`&String` (string) or `&[u8]` (binary)"
 )]
 pub trait BeginsWith<T: ?Sized> {
-    /// The prefix as a string value.
+    /// The prefix as a string or binary value.
     fn prefix(&self) -> AttributeValue;
 }
 
@@ -233,6 +253,13 @@ impl<T: KeyAttribute<Kind = StringKey>> BeginsWith<T> for &str {
 impl<T: KeyAttribute<Kind = StringKey>> BeginsWith<T> for &String {
     fn prefix(&self) -> AttributeValue {
         AttributeValue::S((*self).clone())
+    }
+}
+
+/// A `&[u8]` prefix for a binary (`Vec<u8>`) attribute.
+impl<T: KeyAttribute<Kind = BinaryKey>> BeginsWith<T> for &[u8] {
+    fn prefix(&self) -> AttributeValue {
+        AttributeValue::B(self.to_vec().into())
     }
 }
 
@@ -424,19 +451,18 @@ pub(crate) fn check_value(
     max: usize,
 ) -> Result<(), Error> {
     let (attribute, field) = (attr.attribute, attr.field);
+    let too_long = |bytes: usize| {
+        Error::Key(KeyError::KeyAttributeTooLong { entity, index, attribute, field, bytes, over: bytes - max, limit: max })
+    };
     match value {
         Some(AttributeValue::S(s)) if s.is_empty() => {
             Err(Error::Key(KeyError::EmptyKeyAttribute { entity, index, attribute, field }))
         }
-        Some(AttributeValue::S(s)) if s.len() > max => Err(Error::Key(KeyError::KeyAttributeTooLong {
-            entity,
-            index,
-            attribute,
-            field,
-            bytes: s.len(),
-            over: s.len() - max,
-            limit: max,
-        })),
+        Some(AttributeValue::B(b)) if b.as_ref().is_empty() => {
+            Err(Error::Key(KeyError::EmptyBinaryKeyAttribute { entity, index, attribute, field }))
+        }
+        Some(AttributeValue::S(s)) if s.len() > max => Err(too_long(s.len())),
+        Some(AttributeValue::B(b)) if b.as_ref().len() > max => Err(too_long(b.as_ref().len())),
         _ => Ok(()),
     }
 }

@@ -16,6 +16,7 @@ mod applied;
 mod backfills;
 mod batch;
 mod bench_plots;
+mod binary_keys;
 mod browser;
 mod bulk_upgrade;
 mod capacity;

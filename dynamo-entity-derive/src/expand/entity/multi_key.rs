@@ -216,7 +216,7 @@ impl Gen<'_, '_> {
                 let eq_doc = format!("`{fname} = value`; conditions on the next sort key attribute may follow.");
                 let between_doc = format!("`{fname} BETWEEN low AND high` (both included): the last condition.");
                 let begins_doc = format!(
-                    "`begins_with({fname}, prefix)`, for a string attribute: the last condition. An empty prefix \
+                    "`begins_with({fname}, prefix)`, for a string or binary attribute: the last condition. An empty prefix \
                      is no condition."
                 );
                 items.extend(quote! {

@@ -21,6 +21,7 @@ impl Gen<'_, '_> {
         match types::key_part(ty) {
             KeyPartType::Builtin if is_named(inner, "String") => quote!(&str),
             KeyPartType::Builtin => quote!(&#inner),
+            KeyPartType::Binary => quote!(&[u8]),
             _ => quote!(&<#ty as __de::KeyPart>::Arg),
         }
     }

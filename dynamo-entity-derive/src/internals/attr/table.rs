@@ -22,9 +22,9 @@ pub struct IndexDecl {
     /// The `gsiN` / `lsiN` / `inverted` key, for spans.
     pub key: Ident,
     pub projection: Projection,
-    /// Declared key types: `true` for `N`.
-    pub pk: Option<(bool, Span)>,
-    pub sk: Option<(bool, Span)>,
+    /// Declared key types: `S`, `N` or `B`.
+    pub pk: Option<(&'static str, Span)>,
+    pub sk: Option<(&'static str, Span)>,
     /// `name = "..."`: the index name.
     pub name: Option<Named>,
     /// `pk = "..."` / `sk = "..."`: the key attribute names.
@@ -306,10 +306,14 @@ fn parse_index(
                     }
                     let ty: Ident = input.parse()?;
                     let n = match ty.to_string().as_str() {
-                        "S" => false,
-                        "N" => true,
+                        "S" => "S",
+                        "N" => "N",
+                        "B" => "B",
                         _ => {
-                            cx.error_spanned_by(&ty, "a key attribute type is `S` (string) or `N` (number)");
+                            cx.error_spanned_by(
+                                &ty,
+                                "a key attribute type is `S` (string), `N` (number) or `B` (binary)",
+                            );
                             return Ok(());
                         }
                     };

@@ -22,6 +22,7 @@ pub fn check(entity: &Entity, cx: &Ctxt) {
     inverted(entity, cx);
     lsis(entity, cx);
     key_part_types(entity, cx);
+    binary_parts(entity, cx);
     attributes(entity, cx);
     unique_fields(entity, cx);
     maintained_fields(entity, cx);
@@ -276,6 +277,39 @@ fn key_part_types(entity: &Entity, cx: &Ctxt) {
                     "`{}` is an Option, but primary key fields must always be present; Option fields may only \
                      appear in GSI keys (a None leaves the item out of that sparse index)",
                     field.name
+                ),
+            );
+        }
+    }
+}
+
+/// Rule 4b: a binary field (`Vec<u8>`) fills a key template only as the whole of it (`<digest>`),
+/// which makes that key attribute binary (`B`): DynamoDB has no binary inside a string key. Each
+/// placeholder elsewhere (inside a composite template, beside literal text, a shard source) is
+/// one error, at the placeholder.
+fn binary_parts(entity: &Entity, cx: &Ctxt) {
+    let binary = |name: &str| entity.field(name).is_some_and(|f| matches!(types::key_part(f.ty), KeyPartType::Binary));
+    for t in entity.templates() {
+        let Some(parsed) = &t.parsed else { continue };
+        let whole = matches!(parsed.segments.as_slice(),
+            [template::Segment::Field { prefix, suffix, raw: false, .. }] if prefix.is_empty() && suffix.is_empty());
+        for segment in &parsed.segments {
+            let (name, range, shard) = match segment {
+                template::Segment::Field { name, range, .. } if !whole => (name, range, false),
+                template::Segment::Shard { field, field_range, .. } => (field, field_range, true),
+                _ => continue,
+            };
+            if !binary(name) {
+                continue;
+            }
+            let what = if shard { "the source of a shard segment" } else { "a part of this composite key" };
+            cx.error_at(
+                template::span_of(&t.attr.lit, range),
+                format!(
+                    "`{name}` is binary (`Vec<u8>`) and cannot be {what}: a binary value can only be a whole key \
+                     attribute, of type B (a template that is exactly `<{name}>`); use such a template, a \
+                     multi-attribute GSI key (`gsiN(pk({name}))`), or a newtype implementing `KeyPart` that writes the \
+                     bytes as text (hexadecimal or base64)"
                 ),
             );
         }
