@@ -1,5 +1,5 @@
 //! A binary field (`Vec<u8>`) fills a key template only as the whole of it (`<digest>`, a key
-//! attribute of type B). Each placeholder elsewhere is one error, at the placeholder: inside a
+//! attribute of type B). Each placeholder elsewhere is one error, at its template: inside a
 //! composite key, beside literal text in its segment, and as a shard source. The whole-key
 //! templates (`sk`, `gsi1_sk`) and the use sites compile.
 use dynamo_entity::Entity;
@@ -20,6 +20,6 @@ pub struct File {
 }
 
 fn main() {
-    let _ = File::key(&[1, 2], &[1, 2]);
+    let _ = File::key(&[1, 2]);
     let _ = File::gsi1(&[3]);
 }
