@@ -303,7 +303,7 @@ async fn oversize_and_empty_binary_keys_are_refused_before_sending() {
     );
     assert_eq!(
         err(table.put(&with(vec![1], vec![1], vec![0x20; 2049])).await.unwrap_err()),
-        "Blob label (`a key attribute of a multi-attribute GSI`) is 2049 bytes, 1 over DynamoDB's limit of 2048 bytes"
+        "Blob.label (key attribute `label` of GSI2) is 2049 bytes, 1 over DynamoDB's limit of 2048 bytes"
     );
     assert_eq!(
         err(table.get(Blob::key(&[1], &[0xff; 1025])).await.unwrap_err()),
