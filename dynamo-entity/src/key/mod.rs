@@ -779,7 +779,7 @@ pub(crate) fn hex_decode(text: &str) -> Option<Vec<u8>> {
         }
     }
     let b = text.as_bytes();
-    if b.len() % 2 != 0 {
+    if !b.len().is_multiple_of(2) {
         return None;
     }
     b.chunks_exact(2).map(|p| Some(digit(p[0])? << 4 | digit(p[1])?)).collect()

@@ -452,7 +452,15 @@ pub(crate) fn check_value(
 ) -> Result<(), Error> {
     let (attribute, field) = (attr.attribute, attr.field);
     let too_long = |bytes: usize| {
-        Error::Key(KeyError::KeyAttributeTooLong { entity, index, attribute, field, bytes, over: bytes - max, limit: max })
+        Error::Key(KeyError::KeyAttributeTooLong {
+            entity,
+            index,
+            attribute,
+            field,
+            bytes,
+            over: bytes - max,
+            limit: max,
+        })
     };
     match value {
         Some(AttributeValue::S(s)) if s.is_empty() => {
