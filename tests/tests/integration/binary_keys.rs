@@ -7,7 +7,7 @@
 //! an update of a GSI key field rewrites the binary GSI key; key fields written only inside
 //! binary keys decode; oversize and empty binary keys are refused before sending.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use aws_sdk_dynamodb::types::{AttributeValue, ScalarAttributeType};
 use dynamo_entity::schema::TableLayout;
@@ -69,6 +69,12 @@ fn at(positions: &[usize]) -> Vec<Vec<u8>> {
     positions.iter().map(|&i| DIGESTS[i].to_vec()).collect()
 }
 
+/// The stored item of `OWNER` under sort key `sk`, read with the SDK alone.
+async fn raw_item(table: &Table, sk: &[u8]) -> HashMap<String, AttributeValue> {
+    let out = table.client().get_item().table_name(table.name()).key("PK", b(OWNER)).key("SK", b(sk));
+    out.consistent_read(true).send().await.unwrap().item.unwrap()
+}
+
 async fn blob_table(test: &str) -> Table {
     let server = LocalDynamoDb::shared().await.expect("DynamoDB Local is available");
     let table = Table::new(server.client(), unique_table_name(test));
@@ -122,18 +128,7 @@ async fn put_and_get_store_the_bytes_as_binary_keys() {
     assert_eq!(table.get(Blob::key(OTHER, &[0x80])).await.unwrap(), Some(blob(OTHER, 4)));
     assert_eq!(table.get(Blob::key(OTHER, &[0x80, 0x00])).await.unwrap(), None);
     // The item as stored: every key attribute binary, the bytes as they are.
-    let raw = table
-        .client()
-        .get_item()
-        .table_name(table.name())
-        .key("PK", b(OWNER))
-        .key("SK", b(&[0x80, 0x00]))
-        .consistent_read(true)
-        .send()
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+    let raw = raw_item(&table, &[0x80, 0x00]).await;
     let keys: BTreeMap<&str, &AttributeValue> = raw
         .iter()
         .filter(|(k, _)| k.starts_with("GSI") || *k == "PK" || *k == "SK")
@@ -253,18 +248,7 @@ async fn a_gsi_and_a_multi_attribute_gsi_keyed_on_bytes() {
     assert_eq!(digests(&table.query(Blob::gsi1(&[0xcc])).all().await.unwrap()), at(&[2]));
     assert_eq!(digests(&table.query(Blob::gsi1(&[0xaa])).all().await.unwrap()), at(&[0, 4, 4, 6]));
     assert_eq!(digests(&table.query(g()).all().await.unwrap()), at(&[0, 2, 3, 6]));
-    let raw = table
-        .client()
-        .get_item()
-        .table_name(table.name())
-        .key("PK", b(OWNER))
-        .key("SK", b(&[0x01]))
-        .consistent_read(true)
-        .send()
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+    let raw = raw_item(&table, &[0x01]).await;
     assert_eq!((raw.get("GSI1PK"), raw.get("tag")), (Some(&b(&[0xcc])), Some(&b(&[0xcc]))));
 }
 
