@@ -119,15 +119,18 @@ fn refuse_unique<E: Entity>(operation: &str) -> Result<(), Error> {
 
 // --- keys -----------------------------------------------------------------------------------
 
-/// A primary key in a hashable form: the type letter and text of `PK` and of `SK`, borrowed
-/// from the key (nothing is copied to compare or hash keys).
+/// A primary key in a hashable form: the type letter and bytes of `PK` and of `SK` (a string's
+/// UTF-8 bytes, a number's text, a binary value's bytes), borrowed from the key (nothing is
+/// copied to compare or hash keys).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-struct KeyId<'a>(char, &'a str, char, &'a str);
+struct KeyId<'a>(char, &'a [u8], char, &'a [u8]);
 
-fn scalar(value: &AttributeValue) -> Option<(char, &str)> {
+/// The type letter and bytes of a key attribute value; `None` for a type no key can have.
+fn scalar(value: &AttributeValue) -> Option<(char, &[u8])> {
     match value {
-        AttributeValue::S(s) => Some(('S', s)),
-        AttributeValue::N(n) => Some(('N', n)),
+        AttributeValue::S(s) => Some(('S', s.as_bytes())),
+        AttributeValue::N(n) => Some(('N', n.as_bytes())),
+        AttributeValue::B(b) => Some(('B', b.as_ref())),
         _ => None,
     }
 }
@@ -145,7 +148,7 @@ fn entry_id(key: &PrimaryKey) -> Option<KeyId<'_>> {
 
 fn key_id_of<'a>(key: &'a PrimaryKey, names: &AttributeNames) -> Result<KeyId<'a>, Error> {
     key_id(Some(&key.pk), Some(&key.sk)).ok_or_else(|| Error::Invalid {
-        reason: format!("batch key {} is not a string or number key", names.show_key(key)),
+        reason: format!("batch key {} is not a string, number or binary key", names.show_key(key)),
     })
 }
 
@@ -172,7 +175,7 @@ fn check_duplicates<'a>(
             None => table_names = Some((names, entity)),
             Some(_) => {}
         }
-        // Every entry's key was checked to be a string or number key when it was made.
+        // Every entry's key was checked to be a string, number or binary key when it was made.
         let Some(id) = entry_id(key) else { continue };
         if let Some(&(first, first_entity)) = seen.get(&id) {
             return Err(Error::DuplicateKey {

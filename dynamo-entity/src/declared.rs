@@ -24,14 +24,15 @@
 use crate::batch::{BatchGet, BatchWriteOutcome};
 use crate::collection::CollectionRequest;
 use crate::error::{Error, Returned};
-use crate::expr::Field;
+use crate::expr::{Field, Mutable};
 use crate::query::scan::ScanRequest;
-use crate::query::{QueryRequest, QuerySpec};
+use crate::query::{IntoQuery, QuerySpec};
 use crate::schema::{Entity, EntityOf, Key, TableDef};
 use crate::table::Table;
 use crate::unique::Unique;
 use crate::update::UpdateRequest;
-use crate::value::Attribute;
+use crate::update::upsert::UpsertRequest;
+use crate::value::{Attribute, Number};
 use crate::versioning::Writable;
 
 /// The future of a declared handle's asynchronous operation: the untyped handle's operation,
@@ -119,9 +120,28 @@ impl<D: TableDef> Table<D> {
         self.untyped().update(key)
     }
 
-    /// [`Table::query`] for an entity of `D`.
-    pub fn query<E: Entity + EntityOf<D>, S>(&self, spec: QuerySpec<E, S>) -> QueryRequest<E, S> {
+    /// [`Table::query`] for an entity of `D`: a [`QuerySpec`] (`Skill::gsi1(..)`) or a
+    /// multi-attribute GSI's key condition (`Ticket::gsi6(..).status_eq(..)`).
+    pub fn query<Q: IntoQuery>(&self, spec: Q) -> Q::Request
+    where
+        Q::Entity: EntityOf<D>,
+    {
         self.untyped().query(spec)
+    }
+
+    /// [`Table::upsert`] for an entity of `D`.
+    pub fn upsert<E: Entity + EntityOf<D>>(&self, key: Key<E>) -> UpsertRequest<E> {
+        self.untyped().upsert(key)
+    }
+
+    /// [`Table::increment`] for an entity of `D`.
+    pub fn increment<E: Entity + EntityOf<D>, T: Number>(
+        &self,
+        key: Key<E>,
+        field: Field<E, T, Mutable>,
+        amount: T,
+    ) -> UpsertRequest<E> {
+        self.untyped().increment(key, field, amount)
     }
 
     /// [`Table::collection`] of a partition that an entity of `D` keys.

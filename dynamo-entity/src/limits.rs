@@ -484,10 +484,7 @@ fn value_limits(placeholder: &str, value: &AttributeValue) -> Result<(), Exceede
         ));
     }
     if matches!(value, AttributeValue::L(_) | AttributeValue::M(_)) {
-        let levels = nesting_levels(value);
-        if levels > MAX_NESTING_LEVELS {
-            return Err(Exceeded::new(Limit::NestingLevels, format!("value {placeholder}"), levels));
-        }
+        check_nested(value, || format!("value {placeholder}"))?;
     }
     Ok(())
 }
@@ -512,10 +509,7 @@ pub(crate) fn item_bound_and_attributes(item: &Item) -> (usize, Result<(), Excee
             if name.len() > MAX_ATTRIBUTE_NAME_BYTES {
                 first = Err(Exceeded::new(Limit::AttributeNameLength, "attribute name", name.len()));
             } else if nested {
-                let levels = nesting_levels(value);
-                if levels > MAX_NESTING_LEVELS {
-                    first = Err(Exceeded::new(Limit::NestingLevels, format!("attribute `{name}`"), levels));
-                }
+                first = check_nested(value, || format!("attribute `{name}`"));
             }
         }
     }
@@ -529,12 +523,34 @@ pub(crate) fn check_item_attributes(item: &Item) -> Result<(), Exceeded> {
         if name.len() > MAX_ATTRIBUTE_NAME_BYTES {
             return Err(Exceeded::new(Limit::AttributeNameLength, "attribute name", name.len()));
         }
-        let levels = nesting_levels(value);
-        if levels > MAX_NESTING_LEVELS {
-            return Err(Exceeded::new(Limit::NestingLevels, format!("attribute `{name}`"), levels));
-        }
+        check_nested(value, || format!("attribute `{name}`"))?;
     }
     Ok(())
+}
+
+/// Checks a value inside a map or list (`what` names it for the error): its nesting
+/// ([`MAX_NESTING_LEVELS`]) and the names of the attributes of its maps, which are attribute
+/// names like any other ([`MAX_ATTRIBUTE_NAME_BYTES`]).
+fn check_nested(value: &AttributeValue, what: impl Fn() -> String) -> Result<(), Exceeded> {
+    let levels = nesting_levels(value);
+    if levels > MAX_NESTING_LEVELS {
+        return Err(Exceeded::new(Limit::NestingLevels, what(), levels));
+    }
+    let longest = longest_map_key(value);
+    if longest > MAX_ATTRIBUTE_NAME_BYTES {
+        return Err(Exceeded::new(Limit::AttributeNameLength, format!("a map key in {}", what()), longest));
+    }
+    Ok(())
+}
+
+/// The length in bytes of the longest key of the maps in `value`, at any depth (0 when it
+/// holds no map).
+fn longest_map_key(value: &AttributeValue) -> usize {
+    match value {
+        AttributeValue::L(list) => list.iter().map(longest_map_key).max().unwrap_or(0),
+        AttributeValue::M(map) => map.iter().map(|(k, v)| k.len().max(longest_map_key(v))).max().unwrap_or(0),
+        _ => 0,
+    }
 }
 
 /// The nesting levels of a value: 1 for a scalar or a set, 1 more for each map or list around
@@ -683,5 +699,18 @@ mod tests {
             [(":s".to_owned(), AttributeValue::S("a".repeat(MAX_SUBSTITUTION_BYTES - 4)))].into();
         let e = check_substitutions(Some(&names), Some(&over)).unwrap_err();
         assert_eq!((e.limit, e.measured), (Limit::SubstitutionSize, MAX_SUBSTITUTION_BYTES + 1));
+    }
+    #[test]
+    fn a_map_key_is_an_attribute_name() {
+        let long = "n".repeat(MAX_ATTRIBUTE_NAME_BYTES + 1);
+        let inner = AttributeValue::M([(long.clone(), AttributeValue::S("v".into()))].into());
+        let list = AttributeValue::L(vec![AttributeValue::S("x".into()), inner]);
+        assert_eq!(longest_map_key(&list), 65_536);
+        let item: Item = [("doc".to_owned(), list)].into();
+        let err = check_item_attributes(&item).unwrap_err();
+        assert_eq!((err.limit, err.measured), (Limit::AttributeNameLength, 65_536));
+        assert_eq!(item_bound_and_attributes(&item).1.unwrap_err().measured, 65_536);
+        let fits = AttributeValue::M([("n".repeat(MAX_ATTRIBUTE_NAME_BYTES), AttributeValue::Null(true))].into());
+        assert_eq!(check_item_attributes(&[("doc".to_owned(), fits)].into()), Ok(()));
     }
 }

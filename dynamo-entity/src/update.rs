@@ -964,11 +964,15 @@ impl PreparedUpdate {
             if !self.creates {
                 return Error::NotFound { entity, key };
             }
-            // An upsert found no item: its version check or its own condition failed.
+            // An upsert found no item: its version check, a range guard (its counters count
+            // from 0) or its own condition failed.
             if let Some((version, expected)) = &self.version {
                 if let Some(found) = versioning::mismatch(version, *expected, None) {
                     return Error::VersionConflict { entity, key, expected: *expected, found };
                 }
+            }
+            if let Some(e) = self.out_of_range(None) {
+                return e;
             }
             return Error::ConditionFailed { entity, key };
         };
@@ -995,20 +999,30 @@ impl PreparedUpdate {
                 return Error::VersionConflict { entity, key, expected: *expected, found };
             }
         }
-        for (field, attribute, op, amount, bounds) in &self.arith {
-            let Some(AttributeValue::N(stored)) = old.get(*attribute) else { continue };
-            if out_of_range(stored, *op, amount, bounds) {
-                return Error::OutOfRange {
-                    entity,
-                    key,
-                    field,
-                    stored: stored.clone(),
-                    op: *op,
-                    amount: amount.clone(),
-                };
-            }
+        if let Some(e) = self.out_of_range(Some(&old)) {
+            return e;
         }
         Error::ConditionFailed { entity, key }
+    }
+
+    /// [`Error::OutOfRange`] for the first `add`/`subtract` whose range guard the stored value
+    /// fails: the value in `old`, `0` where it has none (`None`: an upsert's new item), as the
+    /// update's `if_not_exists(field, 0)` counts.
+    fn out_of_range(&self, old: Option<&crate::schema::Item>) -> Option<Error> {
+        self.arith.iter().find_map(|(field, attribute, op, amount, bounds)| {
+            let stored = match old.and_then(|o| o.get(*attribute)) {
+                Some(AttributeValue::N(stored)) => stored.as_str(),
+                _ => "0",
+            };
+            out_of_range(stored, *op, amount, bounds).then(|| Error::OutOfRange {
+                entity: self.entity,
+                key: self.key_text(),
+                field,
+                stored: stored.to_owned(),
+                op: *op,
+                amount: amount.clone(),
+            })
+        })
     }
 }
 

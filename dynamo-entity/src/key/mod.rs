@@ -437,6 +437,33 @@ pub(crate) fn escape_delimited(part: &str, delimiter: char, code: [u8; 2], out: 
 
 /// What a [`KeyPart::write_part`] wrote, checked: not empty, no `#`, and every `%` the start
 /// of an escape (`%23`, `%25`).
+/// Checks what a hand-written part wrote in `form`: a composite part is non-empty with `#` and
+/// `%` escaped, a number part a number in DynamoDB's stored form ([`KeyPartError::NotANumber`]).
+#[inline]
+pub(crate) fn check_written_in(text: &str, form: PartForm) -> Result<(), KeyPartError> {
+    match form {
+        PartForm::Composite => check_written(text),
+        PartForm::Number if is_stored_number(text) => Ok(()),
+        PartForm::Number => Err(KeyPartError::NotANumber { text: text.to_owned() }),
+    }
+}
+
+/// Whether `text` is a number as DynamoDB stores and returns it: `-?(0|[1-9][0-9]*)(\.[0-9]*[1-9])?`,
+/// and not `-0`.
+fn is_stored_number(text: &str) -> bool {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    let (whole, fraction) = match digits.split_once('.') {
+        Some((w, f)) => (w, Some(f)),
+        None => (digits, None),
+    };
+    let whole_ok =
+        whole == "0" || (whole.bytes().all(|b| b.is_ascii_digit()) && !whole.is_empty() && !whole.starts_with('0'));
+    let fraction_ok =
+        fraction.is_none_or(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()) && !f.ends_with('0'));
+    let zero = whole == "0" && fraction.is_none();
+    whole_ok && fraction_ok && !(zero && text.starts_with('-'))
+}
+
 #[inline]
 pub(crate) fn check_written(text: &str) -> Result<(), KeyPartError> {
     if text.is_empty() {
@@ -511,9 +538,27 @@ pub enum KeyPartError {
     },
     /// A [`KeyPart`] implementation wrote text that is not a key part: the delimiter `#`
     /// unescaped, or a `%` that is not the start of an escape (`%23`, `%25`); written so, two
-    /// different values could give the same key. Use [`escape_into`] in `write_part`.
-    #[error("the part written, `{text}`, holds `#` or `%` unescaped (write it with `escape_into`)")]
+    /// different values could give the same key. Use [`escape_into`] in `write_part`: a part is
+    /// always written in this canonical form, whatever the entity's delimiter and
+    /// `key_values`; the key writer turns it into the entity's style afterwards.
+    #[error(
+        "the part written, `{text}`, holds `#` or `%` unescaped: `write_part` writes the canonical form, with `#` as \
+         `%23` and `%` as `%25` (`escape_into`), whatever the entity's key style, which is applied after"
+    )]
     Unescaped {
+        /// The text the implementation wrote.
+        text: String,
+    },
+    /// A [`KeyPart`] implementation with `NUMERIC = true` wrote, for a number (`N`) key, text
+    /// that is not a number in the form DynamoDB stores: an optional `-`, digits with no leading
+    /// zero, and an optional fraction with no trailing zero (`42`, `-7`, `0.5`; not `042`,
+    /// `+1`, `1.0`, `-0` or `abc`). DynamoDB refuses text that is no number and stores any
+    /// other number in that form, so the key would not read back as written.
+    #[error(
+        "the part written, `{text}`, is not a number in DynamoDB's stored form (an optional `-`, digits without a \
+         leading zero, an optional fraction without a trailing zero), as a number (N) key needs"
+    )]
+    NotANumber {
         /// The text the implementation wrote.
         text: String,
     },
@@ -1284,6 +1329,22 @@ mod tests {
             part_error(write(&Raw("5%2"), &Raw("b")).unwrap_err()),
             ("created_at", KeyPartError::Unescaped { text: "5%2".into() })
         );
+    }
+
+    #[test]
+    fn a_hand_written_number_part_is_a_stored_number() {
+        for ok in ["0", "7", "42", "-7", "0.5", "-0.25", "10.01", "123456789012345678901234567890"] {
+            assert_eq!(check_written_in(ok, PartForm::Number), Ok(()), "{ok}");
+        }
+        for bad in ["", "-", "007", "+1", "1.0", "1.", ".5", "-0", "abc", "1e3", "1 ", "0x1", "--1"] {
+            assert_eq!(
+                check_written_in(bad, PartForm::Number),
+                Err(KeyPartError::NotANumber { text: bad.to_owned() }),
+                "{bad}"
+            );
+        }
+        // The composite form keeps its own rule.
+        assert_eq!(check_written_in("007", PartForm::Composite), Ok(()));
     }
 
     #[test]

@@ -269,7 +269,7 @@ impl AttributeNames {
     /// The primary key of an item read from the table, as `pk=… sk=…` under these names, for
     /// error messages.
     pub fn describe_key(&self, item: &Item) -> String {
-        let get = |k: &str| item.get(k).map(show).unwrap_or("<absent>");
+        let get = |k: &str| item.get(k).map_or_else(|| "<absent>".to_owned(), |v| show(v).to_string());
         format!("{}={} {}={}", self.pk, get(self.pk), self.sk, get(self.sk))
     }
 
@@ -372,10 +372,35 @@ impl fmt::Display for PrimaryKey {
     }
 }
 
-fn show(v: &AttributeValue) -> &str {
-    match v {
-        AttributeValue::S(s) | AttributeValue::N(s) => s,
-        _ => "?",
+fn show(v: &AttributeValue) -> Shown<'_> {
+    Shown(v)
+}
+
+/// A key value for messages: a string or number as its text, a binary value as `0x` and its
+/// bytes in hexadecimal, anything else (no key holds it) as `?`.
+struct Shown<'a>(&'a AttributeValue);
+
+impl Shown<'_> {
+    /// The length of the displayed text in bytes.
+    fn len(&self) -> usize {
+        match self.0 {
+            AttributeValue::S(s) | AttributeValue::N(s) => s.len(),
+            AttributeValue::B(b) => 2 + 2 * b.as_ref().len(),
+            _ => 1,
+        }
+    }
+}
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            AttributeValue::S(s) | AttributeValue::N(s) => f.write_str(s),
+            AttributeValue::B(b) => {
+                f.write_str("0x")?;
+                b.as_ref().iter().try_for_each(|byte| write!(f, "{byte:02x}"))
+            }
+            _ => f.write_str("?"),
+        }
     }
 }
 
@@ -389,6 +414,6 @@ pub fn describe_value(v: &AttributeValue) -> String {
 
 /// The primary key of an item read from the table, as `PK=… SK=…`, for error messages.
 pub fn describe_key(item: &Item) -> String {
-    let get = |k: &str| item.get(k).map(show).unwrap_or("<absent>");
+    let get = |k: &str| item.get(k).map_or_else(|| "<absent>".to_owned(), |v| show(v).to_string());
     format!("{PK}={} {SK}={}", get(PK), get(SK))
 }

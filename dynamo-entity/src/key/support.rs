@@ -375,7 +375,7 @@ impl KeyWriter {
             // other implementation is checked here, so that it cannot break the key's structure.
             Ok(true) => {
                 if !T::WRITES_ESCAPED {
-                    super::check_written(&self.out[start..]).map_err(|reason| self.part_error(reason))?
+                    super::check_written_in(&self.out[start..], form).map_err(|reason| self.part_error(reason))?
                 }
                 let style = self.ctx.template.style;
                 if !style.is_default() {

@@ -1231,6 +1231,9 @@ impl<E: Entity, S> LenientQuery<E, S> {
 /// multi-attribute GSI's key condition, giving a [`MultiKeyQuery`](multi_key::MultiKeyQuery)),
 /// or the generated builders that convert into one.
 pub trait IntoQuery {
+    /// The entity the query reads (the declared handle [`Table<D>`](Table) accepts only the
+    /// entities of `D`).
+    type Entity: Entity;
     /// The query ready to run.
     type Request;
     /// The query on `table`.
@@ -1238,6 +1241,7 @@ pub trait IntoQuery {
 }
 
 impl<E: Entity, S> IntoQuery for QuerySpec<E, S> {
+    type Entity = E;
     type Request = QueryRequest<E, S>;
     fn into_request(self, table: &Table) -> QueryRequest<E, S> {
         QueryRequest::new(table.clone(), self)

@@ -663,6 +663,7 @@ impl<E: Entity> LenientMultiKeyQuery<E> {
 }
 
 impl<E: Entity> super::IntoQuery for MultiKeySpec<E> {
+    type Entity = E;
     type Request = MultiKeyQuery<E>;
     fn into_request(self, table: &Table) -> MultiKeyQuery<E> {
         MultiKeyQuery::new(table.clone(), self)

@@ -74,7 +74,7 @@ impl<E: Entity> UpsertRequest<E> {
 
     /// `SET field = if_not_exists(field, 0) - amount`; see [`UpdateRequest::subtract`]. An
     /// unsigned field of a new item cannot go below zero: the request is refused by its range
-    /// guard ([`Error::ConditionFailed`]).
+    /// guard, reported as [`Error::OutOfRange`] with the stored value `0`.
     pub fn subtract<T: Number>(self, field: Field<E, T, Mutable>, amount: &T) -> Self {
         UpsertRequest { update: self.update.subtract(field, amount) }
     }

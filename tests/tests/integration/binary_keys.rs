@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use aws_sdk_dynamodb::types::{AttributeValue, ScalarAttributeType};
 use dynamo_entity::schema::TableLayout;
-use dynamo_entity::{Entity, Error, Table};
+use dynamo_entity::{Entity, Error, Table, TableDef};
 use dynamo_entity_local::{LocalDynamoDb, unique_table_name};
 
 use crate::common;
@@ -319,4 +319,53 @@ async fn oversize_and_empty_binary_keys_are_refused_before_sending() {
 fn the_cloudformation_template_declares_binary_keys() {
     let cfn = TableLayout::new(&[Blob::SCHEMA]).unwrap().cloudformation("blobs");
     insta::assert_json_snapshot!("cloudformation", cfn);
+}
+
+/// A catalogue of blobs whose GSI1 holds keys only: its queries read the whole items by their
+/// (binary) primary keys in a second, batched read.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(table = Catalogue, pk = "<owner>", sk = "<digest>", gsi1 = "SHELF#<shelf>", gsi1_sk = "<digest>")]
+pub struct Shelved {
+    pub owner: Vec<u8>,
+    pub digest: Vec<u8>,
+    pub shelf: String,
+    pub size: u32,
+}
+
+#[derive(TableDef)]
+#[table(entities(Shelved), gsi1(projection = keys_only, sk = B))]
+pub struct Catalogue;
+
+#[tokio::test]
+async fn batches_and_projected_queries_take_binary_keys() {
+    let server = LocalDynamoDb::shared().await.expect("DynamoDB Local is available");
+    let plain = Table::new(server.client(), unique_table_name("binary_keys_batches"));
+    plain.create_table_from(&Catalogue::layout().unwrap()).await.unwrap();
+    let table = plain.declared::<Catalogue>();
+    let shelved =
+        |i: usize| Shelved { owner: OWNER.to_vec(), digest: DIGESTS[i].to_vec(), shelf: "s".into(), size: i as u32 };
+    let all: Vec<Shelved> = WRITE_ORDER.iter().map(|&i| shelved(i)).collect();
+    let written = table.batch_put(&all).await.unwrap();
+    assert_eq!((written.written, written.unprocessed.len()), (8, 0));
+
+    // Read back in the order asked, with one key that holds nothing.
+    let keys = [6, 0, 3].map(|i| Shelved::key(OWNER, DIGESTS[i])).into_iter().chain([Shelved::key(OTHER, &[0x42])]);
+    let read = table.batch_get(keys).send().await.unwrap();
+    assert_eq!(read.items, vec![Some(shelved(6)), Some(shelved(0)), Some(shelved(3)), None]);
+
+    // The keys-only GSI1, newest digest first, three a page: whole items, every page.
+    let page = table.query(Shelved::gsi1("s")).descending().limit(3).send().await.unwrap();
+    assert_eq!(page.items, vec![shelved(7), shelved(6), shelved(5)]);
+    let next = table.query(Shelved::gsi1("s")).descending().limit(3).after(page.cursor).send().await.unwrap();
+    assert_eq!(next.items, vec![shelved(4), shelved(3), shelved(2)]);
+    assert_eq!(digests_of(&table.query(Shelved::gsi1("s")).all().await.unwrap()), at(&[0, 1, 2, 3, 4, 5, 6, 7]));
+
+    // A batch delete of binary keys, then the index is empty.
+    let deleted = table.batch_write().delete_all(DIGESTS.map(|d| Shelved::key(OWNER, d))).send().await.unwrap();
+    assert_eq!(deleted.written, 8);
+    assert_eq!(table.query(Shelved::gsi1("s")).all().await.unwrap(), vec![]);
+}
+
+fn digests_of(items: &[Shelved]) -> Vec<Vec<u8>> {
+    items.iter().map(|x| x.digest.clone()).collect()
 }

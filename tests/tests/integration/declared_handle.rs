@@ -84,6 +84,28 @@ async fn a_declared_handle_writes_and_reads_with_the_declarations_names() {
     scanned.sort_by(|x, y| x.id.cmp(&y.id));
     assert_eq!(scanned, [a.clone(), product("b", "tea", 7)]);
 
+    // Upserts and counters, with the declaration's names on the created item.
+    let counted = table
+        .increment(Product::key("b"), Product::STOCK, 2)
+        .set_if_absent(Product::SHELF, &"tea".to_owned())
+        .send()
+        .await
+        .unwrap()
+        .ok();
+    assert_eq!(counted, Some(product("b", "tea", 9)));
+    let created =
+        table.upsert(Product::key("c")).set(Product::SHELF, &"tea".to_owned()).add(Product::STOCK, &4).send().await;
+    assert_eq!(created.unwrap().ok(), Some(product("c", "tea", 4)));
+    let item = raw(&table, "PRODUCT#c").await.unwrap();
+    assert_eq!(
+        (&item["kind"], &item["shelfpk"], &item["stock"]),
+        (
+            &AttributeValue::S("Product".to_owned()),
+            &AttributeValue::S("SHELF#tea".to_owned()),
+            &AttributeValue::N("4".to_owned())
+        )
+    );
+
     assert_eq!(table.delete(Product::key("a")).await.unwrap().ok(), Some(Some(a)));
     assert_eq!(raw(&table, "PRODUCT#a").await, None);
     table.untyped().delete_table().await.unwrap();

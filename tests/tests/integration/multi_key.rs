@@ -228,6 +228,10 @@ async fn every_accepted_key_condition_returns_exactly_its_items() {
     // The template GSI beside them.
     let by_time = table.query(Ticket::gsi1("acme")).sk_gt(&300).all().await.unwrap();
     assert_eq!(ids(&by_time), ["t8"]);
+    // The handle bound to the declaration takes the same key conditions.
+    let desk = table.clone().declared::<Desk>();
+    assert_eq!(ids(&desk.query(q().status_eq(&open).created_at_gt(&200)).all().await.unwrap()), ["t4", "t8"]);
+    assert_eq!(ids(&desk.query(q()).descending().limit(2).send().await.unwrap().items), ["t8", "t4"]);
 }
 
 #[tokio::test]

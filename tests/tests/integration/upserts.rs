@@ -248,10 +248,13 @@ async fn an_upsert_refuses_what_it_cannot_create_or_guard() {
         .ok()
         .unwrap();
     assert_eq!(card, Card { id: "c1".into(), deck: "d".into(), slot: None });
-    // Subtracting from an absent unsigned counter would go below zero: the range guard refuses.
+    // Subtracting from an absent unsigned counter would go below zero: the range guard refuses,
+    // reported as the out-of-range subtraction from 0 it is.
     let err = table.upsert(PageViews::key("p")).subtract(PageViews::COUNT, &1).send().await.unwrap_err();
+    assert_eq!(err.to_string(), "PageViews PK=COUNTER#p SK=TOTAL: count = 0 - 1 would leave the field's range");
     assert!(
-        matches!(&err, Error::ConditionFailed { entity: "PageViews", key } if key == "PK=COUNTER#p SK=TOTAL"),
+        matches!(&err, Error::OutOfRange { entity: "PageViews", key, field: "count", stored, op: '-', amount }
+            if key == "PK=COUNTER#p SK=TOTAL" && stored == "0" && amount == "1"),
         "{err:?}"
     );
     assert_eq!(table.get(PageViews::key("p")).await.unwrap(), None);

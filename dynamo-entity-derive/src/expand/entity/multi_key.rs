@@ -156,6 +156,7 @@ impl Gen<'_, '_> {
                 #vis struct #builder<const STEP: usize>(__de::MultiKeySpec<#ident>);
 
                 impl<const STEP: usize> __de::IntoQuery for #builder<STEP> #where_clause {
+                    type Entity = #ident;
                     type Request = __de::MultiKeyQuery<#ident>;
                     #[inline]
                     fn into_request(self, table: &__de::Table) -> __de::MultiKeyQuery<#ident> {
