@@ -692,7 +692,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
     /// taken (see [`found_in`]).
     fn found(&self, item: &Item) -> Option<Found> {
         let index = self.spec.index.index;
-        found_in::<E>(self.table.projection(index), index, item)
+        found_in::<E>(self.table.projection(index), self.table.shares_type(E::TYPE), index, item)
     }
 
     /// Fills in the whole items of the projected ones of `slots`, in order (see [`hydrate`]);
@@ -983,12 +983,19 @@ enum Slot<E> {
 /// - An item without a type attribute (a `KEYS_ONLY` projection, or an `INCLUDE` one without
 ///   it) on a secondary index, whose primary key has the shape of `E`'s templates, is
 ///   [`Found::Projected`].
+/// - An item whose type value `E` shares with other entities of the table (`shared`, from the
+///   table's layout) is `E`'s only when its primary key has the shape of `E`'s templates.
 /// - Any other item is another entity's: `None`.
-fn found_in<E: Entity>(projection: Option<crate::schema::Projection>, index: Index, item: &Item) -> Option<Found> {
+fn found_in<E: Entity>(
+    projection: Option<crate::schema::Projection>,
+    shared: bool,
+    index: Index,
+    item: &Item,
+) -> Option<Found> {
     let schema = E::schema();
     let ours = if E::NAMES.has_entity_type() {
         match item.get(E::NAMES.entity_type) {
-            Some(AttributeValue::S(t)) => t == E::TYPE,
+            Some(AttributeValue::S(t)) => t == E::TYPE && (!shared || schema.fits_key(item)),
             Some(_) => false,
             None => return (index != Index::Primary && has_primary_shape(schema, item)).then_some(Found::Projected),
         }

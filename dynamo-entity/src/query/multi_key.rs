@@ -448,7 +448,7 @@ impl<E: Entity> MultiKeyQuery<E> {
     /// as for the other indexes (see [`found_in`](super::found_in)), by the index's projection.
     fn found(&self, item: &Item) -> Option<Found> {
         let index = self.spec.index.index;
-        super::found_in::<E>(self.table.projection(index), index, item)
+        super::found_in::<E>(self.table.projection(index), self.table.shares_type(E::TYPE), index, item)
     }
 
     /// Reports the items of this entity type that do not decode instead of failing on them:

@@ -174,13 +174,15 @@ impl<T> Clone for IndexScan<T> {
 /// projection covers `E` (or, the projection unknown, the item holds every attribute `E`
 /// reads) and is read whole otherwise; an item without a type attribute (a `KEYS_ONLY`
 /// projection, or an `INCLUDE` one without it) whose primary key has the shape of `E`'s
-/// templates is read whole; any other item is another entity's.
-fn classify_entity<E: Entity>(
+/// templates is read whole; any other item is another entity's. `SHARED`: other entities of
+/// the table share `E`'s type value, so an item of that type is `E`'s only when its primary key
+/// has the shape of `E`'s templates.
+fn classify_entity<E: Entity, const SHARED: bool>(
     item: &Item,
     index: Index,
     projection: Option<Projection>,
 ) -> Result<Option<ScanSlot<E>>, Error> {
-    match super::found_in::<E>(projection, index, item) {
+    match super::found_in::<E>(projection, SHARED, index, item) {
         None => Ok(None),
         Some(super::Found::Whole) => E::from_item(item).map(|e| Some(ScanSlot::Done(e))),
         Some(super::Found::Projected) => Ok(Some(ScanSlot::Fetch(primary_key_of(item, E::NAMES)))),
@@ -199,8 +201,15 @@ fn fetch_entity<E: Entity>(
     })
 }
 
-fn decode_entity<E: Entity>(item: &Item) -> Result<Option<E>, Error> {
-    if is_type(item, E::SCHEMA) { E::from_item(item).map(Some) } else { Ok(None) }
+/// `E` decoded from `item` when it is `E`'s: it has `E`'s type value (and, `SHARED`: other
+/// entities of the table share that value, the shape of `E`'s key templates too); `None` for
+/// another entity's item.
+fn decode_entity<E: Entity, const SHARED: bool>(item: &Item) -> Result<Option<E>, Error> {
+    if is_type(item, E::SCHEMA) && (!SHARED || E::SCHEMA.fits_key(item)) {
+        E::from_item(item).map(Some)
+    } else {
+        Ok(None)
+    }
 }
 
 /// A scan ready to run; from [`Table::scan`] or [`Table::scan_table`].
@@ -716,7 +725,9 @@ impl<E: Entity> ScanRequest<E> {
             );
             self.error = Some(Error::Invalid { reason });
         }
-        self.on = Some(IndexScan { index, classify: classify_entity::<E>, fetch: fetch_entity::<E> });
+        let classify =
+            if self.table.shares_type(E::TYPE) { classify_entity::<E, true> } else { classify_entity::<E, false> };
+        self.on = Some(IndexScan { index, classify, fetch: fetch_entity::<E> });
         self
     }
 }
@@ -725,8 +736,14 @@ impl Table {
     /// A scan of every item of entity `E` in the table (see [`ScanRequest`] and the
     /// [module](crate::query::scan) documentation). Scans are for maintenance; the design lint
     /// flags scans registered as reads.
+    ///
+    /// When other entities of the table share `E`'s type value (told apart by their key
+    /// templates), the scan keeps the items of `E`'s key shape; the handle learns this from the
+    /// table's layout ([`Table::declared`], [`Table::with_layout`]). Without the layout, such an
+    /// item of another entity fails the scan with the decode error of its key.
     pub fn scan<E: Entity>(&self) -> ScanRequest<E> {
-        ScanRequest::new(self.clone(), E::NAMES, E::TYPE, E::TYPE.to_owned(), decode_entity::<E>)
+        let decode = if self.shares_type(E::TYPE) { decode_entity::<E, true> } else { decode_entity::<E, false> };
+        ScanRequest::new(self.clone(), E::NAMES, E::TYPE, E::TYPE.to_owned(), decode)
     }
 
     /// A scan of every item of the table, each decoded as the variant of the entity enum `T`

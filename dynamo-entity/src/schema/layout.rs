@@ -35,6 +35,18 @@ pub struct TableLayout {
 }
 
 impl TableLayout {
+    /// The entity type values that more than one of the entities share (told apart by their
+    /// key templates, which the table's checks prove disjoint).
+    pub(crate) fn shared_types(&self) -> Vec<&'static str> {
+        let mut shared: Vec<&'static str> = Vec::new();
+        for (i, e) in self.entities.iter().enumerate() {
+            if self.entities[..i].iter().any(|o| o.name == e.name) && !shared.contains(&e.name) {
+                shared.push(e.name);
+            }
+        }
+        shared
+    }
+
     /// The layout of a table holding `entities`.
     ///
     /// # Errors

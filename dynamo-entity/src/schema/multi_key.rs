@@ -273,7 +273,8 @@ impl<T: KeyAttribute<Kind = BinaryKey>> BeginsWith<T> for &[u8] {
     label = "a condition after the range condition",
     note = "DynamoDB's key condition is `=` on a leading run of the sort key attributes (`<field>_eq`), then at most \
             one range condition (`_lt`, `_le`, `_gt`, `_ge`, `_between`, `_begins_with`) on the next one: put the \
-            equalities first, or move this condition into a filter"
+            equalities first (a filter cannot take this condition: DynamoDB refuses filters on the queried index's \
+            key attributes)"
 )]
 pub trait RangeIsLast {}
 

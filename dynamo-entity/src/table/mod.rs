@@ -84,6 +84,9 @@ struct TableInner {
     /// The projections of the table's secondary indexes, when known: from
     /// [`Table::with_layout`] or [`Table::create_table_from`]. Shared with metered handles.
     projections: Arc<OnceLock<BTreeMap<Index, Projection>>>,
+    /// The entity type values that several entities of the table share (told apart by their
+    /// key templates), when the layout is known. Shared with metered handles.
+    shared_types: Arc<OnceLock<Vec<&'static str>>>,
 }
 
 impl<D> std::fmt::Debug for Table<D> {
@@ -105,6 +108,7 @@ impl Table {
                 name: Arc::from(name.into()),
                 meter: Arc::default(),
                 projections: Arc::default(),
+                shared_types: Arc::default(),
             }),
             decl: PhantomData,
         }
@@ -131,6 +135,7 @@ impl Table {
                 name: Arc::clone(&self.inner.name),
                 meter: Arc::clone(&self.inner.meter),
                 projections: Arc::new(OnceLock::from(layout.projections.clone())),
+                shared_types: Arc::new(OnceLock::from(layout.shared_types())),
             }),
             decl: PhantomData,
         }
@@ -140,6 +145,14 @@ impl Table {
     /// already known.
     pub(crate) fn learn_layout(&self, layout: &TableLayout) {
         let _ = self.inner.projections.set(layout.projections.clone());
+        let _ = self.inner.shared_types.set(layout.shared_types());
+    }
+
+    /// Whether several entities of the table share the entity type value `name`, as the
+    /// handle's layout says ([`Table::with_layout`], [`Table::declared`]): their items are then
+    /// told apart by their key templates. `false` when the layout is unknown.
+    pub(crate) fn shares_type(&self, name: &str) -> bool {
+        self.inner.shared_types.get().is_some_and(|shared| shared.contains(&name))
     }
 
     /// The projection of secondary index `index`, when the handle knows the table's layout
@@ -208,6 +221,7 @@ impl<D> Table<D> {
                 name: Arc::clone(&self.inner.name),
                 meter: Arc::new(CapacityMeter::child(Arc::clone(&self.inner.meter))),
                 projections: Arc::clone(&self.inner.projections),
+                shared_types: Arc::clone(&self.inner.shared_types),
             }),
             decl: PhantomData,
         }

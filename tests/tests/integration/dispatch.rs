@@ -157,6 +157,28 @@ async fn entities_sharing_a_type_value_are_told_apart_by_key() {
     assert_eq!((decoded.len(), skipped.len()), (2, 0));
     let one = Items::with_type_attribute(common::scan_all(&table).await, "entityType");
     assert!(one.one::<Order>().unwrap_err().to_string().starts_with("invalid request: expected one ORDER"));
+
+    // A scan of one entity keeps the items of its key shape: the handle knows from the layout
+    // that the two share `ORDER`.
+    let mut scanned: Vec<String> = table.scan::<Order>().all().await.unwrap().into_iter().map(|o| o.id).collect();
+    scanned.sort();
+    assert_eq!(scanned, ["abc123", "o2"]);
+    let mut scanned: Vec<String> =
+        table.scan::<UserOrder>().all().await.unwrap().into_iter().map(|o| o.order_id).collect();
+    scanned.sort();
+    assert_eq!(scanned, ["abc123", "o2"]);
+    let declared = Table::new(table.client().clone(), table.name()).declared::<Typed>();
+    assert_eq!(declared.scan::<UserOrder>().all().await.unwrap().len(), 2);
+    // A handle that does not know the layout cannot tell: the other entity's item fails the
+    // scan with the decode error of its key.
+    let plain = Table::new(table.client().clone(), table.name());
+    let err = plain.scan::<Order>().all().await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cannot decode ORDER PK=USER#alice SK=ORDER#2026-05-15#abc123: attribute `id`: the attribute is missing, and \
+         key attribute PK: key `USER#alice` does not match template `ORDER#<id>`: a literal segment differs from the \
+         template"
+    );
 }
 
 #[tokio::test]
