@@ -39,7 +39,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use futures::{Stream, StreamExt, TryStreamExt};
 
 use crate::capacity::Capacity;
-use crate::error::Error;
+use crate::error::{Error, ItemError};
 use crate::expr::{Condition, Placeholders};
 use crate::query::cursor::{self, Scope};
 use crate::query::{Cursor, is_type, key_of, primary_key_of};
@@ -128,6 +128,10 @@ pub struct ScanPage<T> {
     /// Items returned whose entity type the scanned type does not name (a scan of an entity
     /// enum: types it has no variant for, the library's own guard and checkpoint items).
     pub skipped: u64,
+    /// The items of the scanned type that did not decode, each with its key and error, in a
+    /// [`lenient`](ScanRequest::lenient) scan (always empty otherwise: a strict scan fails on
+    /// the first one).
+    pub undecodable: Vec<ItemError>,
     /// The capacity the page's `Scan` requests consumed, as DynamoDB reported it.
     pub consumed: Capacity,
 }
@@ -149,7 +153,11 @@ type Decoder<T> = fn(&Item) -> Result<Option<T>, Error>;
 type Classifier<T> = fn(&Item, Index, Option<Projection>) -> Result<Option<ScanSlot<T>>, Error>;
 
 /// Reads the whole items of primary keys, in order (`None`: no such item any more).
-type Fetcher<T> = fn(Table, Vec<PrimaryKey>) -> futures::future::BoxFuture<'static, Result<Vec<Option<T>>, Error>>;
+type Fetcher<T> = fn(
+    Table,
+    Vec<PrimaryKey>,
+    bool,
+) -> futures::future::BoxFuture<'static, Result<(Vec<Option<T>>, Vec<ItemError>), Error>>;
 
 /// An item of a page being scanned: decoded, or projected and still to be read whole.
 enum ScanSlot<T> {
@@ -194,10 +202,13 @@ fn classify_entity<E: Entity, const SHARED: bool>(
 fn fetch_entity<E: Entity>(
     table: Table,
     keys: Vec<PrimaryKey>,
-) -> futures::future::BoxFuture<'static, Result<Vec<Option<E>>, Error>> {
+    lenient: bool,
+) -> futures::future::BoxFuture<'static, Result<(Vec<Option<E>>, Vec<ItemError>), Error>> {
     Box::pin(async move {
-        // A scan is strict: an item that does not decode fails it.
-        super::read_whole(&table, keys, false, &mut Vec::new()).await
+        // Strict unless lenient: an item that does not decode fails the scan.
+        let mut undecodable = Vec::new();
+        let items = super::read_whole(&table, keys, lenient, &mut undecodable).await?;
+        Ok((items, undecodable))
     })
 }
 
@@ -235,6 +246,8 @@ pub struct ScanRequest<T> {
     on: Option<IndexScan<T>>,
     /// An error found while the scan was built, returned when it is sent.
     error: Option<Error>,
+    /// Items that do not decode are reported in the page instead of failing the scan.
+    lenient: bool,
 }
 
 impl<T> Clone for ScanRequest<T> {
@@ -256,6 +269,7 @@ impl<T> Clone for ScanRequest<T> {
             after: self.after.clone(),
             on: self.on.clone(),
             error: self.error.as_ref().map(Error::copy_of_build_error),
+            lenient: self.lenient,
         }
     }
 }
@@ -303,6 +317,7 @@ impl<T: Send + 'static> ScanRequest<T> {
             after: None,
             on: None,
             error: None,
+            lenient: false,
         }
     }
 
@@ -327,6 +342,18 @@ impl<T: Send + 'static> ScanRequest<T> {
     /// read capacity of the default eventually consistent scan.
     pub fn consistent_read(mut self) -> Self {
         self.consistent = true;
+        self
+    }
+
+    /// A lenient scan: an item of the scanned type that does not decode (a missing or
+    /// mistyped attribute, a key that does not parse) is reported in its page's
+    /// [`undecodable`](ScanPage::undecodable), with its key and error, beside the items that
+    /// decoded, instead of failing the scan. Read it with [`send`](Self::send),
+    /// [`pages`](Self::pages) or [`all_lenient`](Self::all_lenient); [`stream`](Self::stream)
+    /// and [`all`](Self::all) yield items only and stay strict. [`limit`](Self::limit) counts
+    /// the decoded items.
+    pub fn lenient(mut self) -> Self {
+        self.lenient = true;
         self
     }
 
@@ -541,6 +568,7 @@ impl<T: Send + 'static> ScanRequest<T> {
             scanned: 0,
             filtered_out: 0,
             skipped: 0,
+            undecodable: Vec::new(),
             consumed: Capacity::default(),
         };
         let index = self.scanned_index();
@@ -562,8 +590,16 @@ impl<T: Send + 'static> ScanRequest<T> {
             let n = raw.len();
             for (i, item) in raw.into_iter().enumerate() {
                 let slot = match &self.on {
-                    None => (self.decode)(&item)?.map(ScanSlot::Done),
-                    Some(on) => (on.classify)(&item, on.index, projection)?,
+                    None => (self.decode)(&item).map(|d| d.map(ScanSlot::Done)),
+                    Some(on) => (on.classify)(&item, on.index, projection),
+                };
+                let slot = match slot {
+                    Ok(slot) => slot,
+                    Err(e) if self.lenient && ItemError::is_item_error(&e) => {
+                        page.undecodable.push(ItemError::new(self.names, item, e));
+                        continue;
+                    }
+                    Err(e) => return Err(e),
                 };
                 match slot {
                     Some(v) => slots.push(v),
@@ -596,7 +632,11 @@ impl<T: Send + 'static> ScanRequest<T> {
         let keys: Vec<PrimaryKey> =
             slots.iter().filter_map(|s| if let ScanSlot::Fetch(k) = s { Some(k.clone()) } else { None }).collect();
         let mut whole = match (&self.on, keys.is_empty()) {
-            (Some(on), false) => (on.fetch)(self.table.clone(), keys).await?.into_iter(),
+            (Some(on), false) => {
+                let (whole, undecodable) = (on.fetch)(self.table.clone(), keys, self.lenient).await?;
+                page.undecodable.extend(undecodable);
+                whole.into_iter()
+            }
             _ => Vec::new().into_iter(),
         };
         page.items.reserve(slots.len());
@@ -684,6 +724,21 @@ impl<T: Send + 'static> ScanRequest<T> {
     /// As [`send`](Self::send).
     pub async fn all(self) -> Result<Vec<T>, Error> {
         self.stream().try_collect().await
+    }
+
+    /// Every item of a [`lenient`](Self::lenient) scan (up to [`limit`](Self::limit) if set)
+    /// with every item that did not decode, collected from all pages (of all segments).
+    ///
+    /// # Errors
+    /// As [`send`](Self::send), except for the items that do not decode.
+    pub async fn all_lenient(self) -> Result<(Vec<T>, Vec<ItemError>), Error> {
+        let mut pages = std::pin::pin!(self.lenient().pages());
+        let (mut items, mut undecodable) = (Vec::new(), Vec::new());
+        while let Some(page) = pages.try_next().await? {
+            items.extend(page.items);
+            undecodable.extend(page.undecodable);
+        }
+        Ok((items, undecodable))
     }
 }
 

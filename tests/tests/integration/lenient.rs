@@ -295,3 +295,26 @@ async fn times_numbers_and_sets_as_other_clients_write_them() {
     assert_eq!(raw["seen"], n("1780000000123"));
     assert!(matches!(&raw["counts"], AttributeValue::Ns(v) if v.len() == 2));
 }
+
+#[tokio::test]
+async fn a_lenient_scan_reports_each_undecodable_item_beside_the_rest() {
+    let table = common::table("lenient_scan", &[Order::schema(), Profile::schema()]).await;
+    fill(&table, &BAD).await;
+    // Strict: the scan fails on an undecodable order.
+    let err = table.scan::<Order>().consistent_read().all().await.unwrap_err();
+    assert!(matches!(&err, Error::Decode { entity: "Order", attribute: "total", .. }), "{err}");
+    // Lenient, in pages of 7 items read: the 27 orders that decode, the 3 that do not, once each.
+    let (mut items, mut undecodable) =
+        table.scan::<Order>().consistent_read().page_size(7).all_lenient().await.unwrap();
+    items.sort_by(|a, b| a.id.cmp(&b.id));
+    let want: Vec<Order> = (0..30).filter(|i| !BAD.contains(i)).map(|i| order("u1", i)).collect();
+    assert_eq!(items, want);
+    undecodable.sort_by(|a, b| a.key.cmp(&b.key));
+    assert_skipped(&undecodable, &BAD);
+    // A parallel lenient scan finds the same.
+    let (items, undecodable) = table.scan::<Order>().consistent_read().parallel(3).all_lenient().await.unwrap();
+    assert_eq!((items.len(), undecodable.len()), (27, 3));
+    // One page: the undecodable items it read are in the page.
+    let page = table.scan::<Order>().consistent_read().lenient().send().await.unwrap();
+    assert_eq!((page.items.len(), page.undecodable.len(), page.cursor.is_none()), (27, 3, true));
+}
