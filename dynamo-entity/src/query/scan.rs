@@ -153,11 +153,11 @@ type Decoder<T> = fn(&Item) -> Result<Option<T>, Error>;
 type Classifier<T> = fn(&Item, Index, Option<Projection>) -> Result<Option<ScanSlot<T>>, Error>;
 
 /// Reads the whole items of primary keys, in order (`None`: no such item any more).
-type Fetcher<T> = fn(
-    Table,
-    Vec<PrimaryKey>,
-    bool,
-) -> futures::future::BoxFuture<'static, Result<(Vec<Option<T>>, Vec<ItemError>), Error>>;
+type Fetcher<T> = fn(Table, Vec<PrimaryKey>, bool) -> futures::future::BoxFuture<'static, Fetched<T>>;
+
+/// What a [`Fetcher`] read: the whole items in the keys' order (`None`: gone, or undecodable
+/// in a lenient scan), and the undecodable ones of a lenient scan.
+type Fetched<T> = Result<(Vec<Option<T>>, Vec<ItemError>), Error>;
 
 /// An item of a page being scanned: decoded, or projected and still to be read whole.
 enum ScanSlot<T> {
@@ -203,7 +203,7 @@ fn fetch_entity<E: Entity>(
     table: Table,
     keys: Vec<PrimaryKey>,
     lenient: bool,
-) -> futures::future::BoxFuture<'static, Result<(Vec<Option<E>>, Vec<ItemError>), Error>> {
+) -> futures::future::BoxFuture<'static, Fetched<E>> {
     Box::pin(async move {
         // Strict unless lenient: an item that does not decode fails the scan.
         let mut undecodable = Vec::new();
