@@ -56,7 +56,7 @@ use crate::key::support::str_eq;
 use crate::key::{KeyError, KeyType, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
 use crate::schema::{EntitySchema, Index, Item};
 use crate::value::size::value_size;
-use crate::value::time::Timestamp;
+use crate::value::time::{Date, Timestamp};
 use crate::value::{Attribute, ValueError};
 
 /// The most attributes one side (partition or sort) of a multi-attribute GSI key may name.
@@ -156,7 +156,7 @@ impl KeyKind for NumberKey {
 
 /// A field type that can be a key attribute of a multi-attribute GSI: stored as one scalar (a
 /// string, a number or binary), the same value its [`Attribute`] implementation writes.
-/// Implemented for `String`, the integer types, [`Timestamp`], `Vec<u8>` (binary, `B`), the
+/// Implemented for `String`, the integer types, [`Timestamp`], [`Date`], `Vec<u8>` (binary, `B`), the
 /// `#[derive(KeyPart)]` newtypes and enums, and `Option<T>` of those (a `None` leaves the item
 /// out of the index).
 ///
@@ -165,7 +165,7 @@ impl KeyKind for NumberKey {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a key attribute of a multi-attribute GSI",
     label = "not a string, number or binary key attribute",
-    note = "a multi-attribute GSI key attribute is a string (`S`), a number (`N`) or binary (`B`): `String`, an integer, `Timestamp`, `Vec<u8>`, a `#[derive(KeyPart)]` newtype or enum, or an `Option` of one of them"
+    note = "a multi-attribute GSI key attribute is a string (`S`), a number (`N`) or binary (`B`): `String`, an integer, `Timestamp`, `Date`, `Vec<u8>`, a `#[derive(KeyPart)]` newtype or enum, or an `Option` of one of them"
 )]
 pub trait KeyAttribute: Attribute {
     /// Whether the attribute is a string, a number or binary.
@@ -198,6 +198,15 @@ impl KeyAttribute for Timestamp {
     type Kind = StringKey;
     type Arg = Timestamp;
     fn key_value(arg: &Timestamp) -> Result<AttributeValue, ValueError> {
+        present(arg)
+    }
+}
+
+/// A date, stored as `YYYY-MM-DD` text, whose byte order is the dates' order.
+impl KeyAttribute for Date {
+    type Kind = StringKey;
+    type Arg = Date;
+    fn key_value(arg: &Date) -> Result<AttributeValue, ValueError> {
         present(arg)
     }
 }

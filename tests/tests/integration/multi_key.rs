@@ -1142,3 +1142,31 @@ async fn begins_with_takes_a_string_reference_as_eq_does() {
     let whole: String = "alpha".to_owned();
     assert_eq!(table.query(Wide::gsi6("x", "x").b_eq(&whole)).all().await.unwrap(), [item]);
 }
+
+/// A shift of a team on a day: GSI3 is keyed natively on the team and the day (a `Date`,
+/// stored as `YYYY-MM-DD` text, which sorts as the days do).
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "SHIFT#<id>", sk = "META", gsi3(pk(team), sk(day, id)))]
+pub struct Shift {
+    pub id: String,
+    pub team: String,
+    pub day: dynamo_entity::value::time::Date,
+}
+
+#[tokio::test]
+async fn a_date_is_a_key_attribute_ordered_by_day() {
+    use dynamo_entity::value::time::Date;
+    let table = common::table("mk_date", &[Shift::schema()]).await;
+    let day = |s: &str| s.parse::<Date>().unwrap();
+    for (id, d) in [("a", "2026-05-28"), ("b", "2025-12-31"), ("c", "2026-01-02"), ("d", "2026-05-28")] {
+        table.put(&Shift { id: id.into(), team: "ops".into(), day: day(d) }).await.unwrap();
+    }
+    let ids = |v: Vec<Shift>| v.into_iter().map(|s| s.id).collect::<Vec<_>>();
+    assert_eq!(ids(table.query(Shift::gsi3("ops")).all().await.unwrap()), ["b", "c", "a", "d"]);
+    let q = Shift::gsi3("ops").day_between(&day("2026-01-01"), &day("2026-05-28"));
+    assert_eq!(ids(table.query(q).all().await.unwrap()), ["c", "a", "d"]);
+    let q = Shift::gsi3("ops").day_eq(&day("2026-05-28")).id_gt("a");
+    assert_eq!(ids(table.query(q).all().await.unwrap()), ["d"]);
+    let raw = common::raw_item(&table, "SHIFT#a", "META").await.unwrap();
+    assert_eq!(raw["day"], aws_sdk_dynamodb::types::AttributeValue::S("2026-05-28".into()));
+}
