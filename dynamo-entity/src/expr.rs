@@ -191,6 +191,36 @@ impl Condition {
         }
     }
 
+    /// The top-level attribute each comparison or function of the condition reads, in the
+    /// order written, each once: `a` for `#a.#b` or `#a[2]`. Empty for a condition whose value
+    /// could not be encoded (its request fails on that first).
+    pub(crate) fn attributes(&self) -> Vec<&'static str> {
+        fn walk(node: &Node, out: &mut Vec<&'static str>) {
+            let attribute = match node {
+                Node::Compare(a, ..)
+                | Node::Between(a, ..)
+                | Node::In(a, _)
+                | Node::Function(_, a, _)
+                | Node::Size(a, ..)
+                | Node::Exists(a, _) => *a,
+                Node::AtCompare(at, ..) | Node::AtExists(at, _) => at.attribute(),
+                Node::And(x, y) | Node::Or(x, y) => {
+                    walk(x, out);
+                    return walk(y, out);
+                }
+                Node::Not(x) => return walk(x, out),
+            };
+            if !out.contains(&attribute) {
+                out.push(attribute);
+            }
+        }
+        let mut out = Vec::new();
+        if let Ok(node) = &self.node {
+            walk(node, &mut out);
+        }
+        out
+    }
+
     /// The expression's text, its attribute names and values added to `ph`.
     ///
     /// # Errors

@@ -13,7 +13,7 @@
 //! | one expression with its names and values substituted | 1 MB (1,048,576 bytes; enforced by DynamoDB Local, not a published quota) | idem |
 //! | attribute name | 64 KB (65,535 bytes) | idem, and every item written |
 //! | nesting of a document value (maps and lists) | 32 levels | every value written or compared |
-//! | item size | 400 KB | every item written ([`check_item_size`](crate::schema::size::check_item_size)) |
+//! | item size | 400 KB | every item written ([`check_item_size`](crate::schema::size::check_item_size)); every update, by its key and the attributes it sets |
 //! | partition key / sort key value | 2,048 / 1,024 bytes | when a key is encoded ([`key`](crate::key)) |
 //! | actions of one transaction / their items' total size | 100 / 4 MB | [`transact`](crate::transact) |
 //! | items of one `BatchWriteItem` / keys of one `BatchGetItem` | 25 / 100 | [`batch`](crate::batch) splits larger batches |

@@ -608,7 +608,9 @@ impl<D> TransactWrite<D> {
     /// An update, built as for a single `UpdateItem` with [`Table::update`]: the same GSI key
     /// rewriting, the same condition that the item exists (a missing item cancels the
     /// transaction with `ConditionalCheckFailed` and no [`item`](CancellationReason::item)), and
-    /// the update's own [`condition`](UpdateRequest::condition). The update's table is used.
+    /// the update's own [`condition`](UpdateRequest::condition), and the same checks before
+    /// sending (an update whose key and values set are over 400 KB is
+    /// [`Error::ItemTooLarge`]). The update's table is used.
     pub fn update<E: Entity>(self, update: UpdateRequest<E>) -> Self
     where
         D: Admits<E>,

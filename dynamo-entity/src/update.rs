@@ -22,6 +22,7 @@ use crate::key::{
 use crate::limits;
 use crate::schema::{Entity, EntitySchema, Key, PrimaryKey, VersionSchema};
 use crate::table::{Call, RETURN_OLD_ON_FAILURE, Table};
+use crate::value::size::value_size;
 use crate::value::{Attribute, Number};
 use crate::versioning;
 
@@ -88,6 +89,11 @@ impl Action {
 ///   the next version in the same request. An `#[entity(updated_at)]` field is set to now by
 ///   every update. See [`versioning`].
 /// * Returns the item as it is after the update (`ReturnValues = ALL_NEW`).
+/// * An update whose key and the attributes it sets outright (`SET a = :v`: the fields given to
+///   [`set`](Self::set), the GSI keys rebuilt from them, `updated_at`), names and values, are
+///   over DynamoDB's 400 KB item limit is refused before sending with [`Error::ItemTooLarge`]
+///   naming the entity and key, as [`Table::put`] refuses such an item: the updated item holds
+///   at least those. Upserts and a transaction's updates are checked the same way.
 #[must_use = "an update does nothing until it is sent"]
 pub struct UpdateRequest<E> {
     table: Table,
@@ -434,11 +440,13 @@ impl<E: Entity> UpdateRequest<E> {
         Ok(expected)
     }
 
-    /// Builds `UpdateExpression`, names and values.
+    /// Builds `UpdateExpression`, names and values, and measures the attributes it sets
+    /// outright (`SET a = :v`, a field's value or a GSI key's): their names' and values' size
+    /// by the item-size rules, which the updated item holds whatever it held before.
     /// Moves the values of the actions into the placeholders (the request owns them; the
     /// update is not built twice), except the amounts of `add` / `subtract`, which a failed
     /// condition's explanation reads.
-    fn build(&mut self) -> Result<(String, String, Placeholders, usize), Error> {
+    fn build(&mut self) -> Result<Built, Error> {
         // Room for each action's name and value, the condition's two names and one value, and
         // one GSI key pair rewritten; more grows the maps.
         let mut ph = Placeholders::with_capacity(self.actions.len() + 4, self.actions.len() + 3);
@@ -474,8 +482,11 @@ impl<E: Entity> UpdateRequest<E> {
         // Only an upsert reads them: an update leaves the list empty (no allocation).
         let mut written: Vec<&'static str> =
             if self.upsert { self.actions.iter().map(|(_, a, _)| *a).collect() } else { Vec::new() };
+        // The size of the attributes set outright (see `Built::set_bytes`).
+        let mut set_bytes = 0usize;
         for (field, attr, action) in &mut self.actions {
             if let Action::Set(v) = action {
+                set_bytes = set_bytes.saturating_add(attr.len() + value_size(v));
                 // `#n = :v`, the placeholders written in place.
                 let out = next(&mut sets);
                 ph.push_name(attr, out);
@@ -677,7 +688,10 @@ impl<E: Entity> UpdateRequest<E> {
                 ph.push_name(attribute, out);
                 out.push_str(" = ");
                 match v {
-                    KeyValue::Value(v) => ph.push_value(v, out),
+                    KeyValue::Value(v) => {
+                        set_bytes = set_bytes.saturating_add(attribute.len() + value_size(&v));
+                        ph.push_value(v, out);
+                    }
                     KeyValue::Expr(e) => out.push_str(&e),
                 }
             }
@@ -734,7 +748,7 @@ impl<E: Entity> UpdateRequest<E> {
             })?;
             push_all(&mut cond, &[" AND (", &text, ")"]);
         }
-        Ok((expr, cond, ph, added))
+        Ok(Built { update: expr, condition: cond, placeholders: ph, library: added, set_bytes })
     }
 
     /// The key-part text of every field whose value this update knows: the fields it sets
@@ -793,7 +807,7 @@ impl<E: Entity> UpdateRequest<E> {
             })
         })?;
         let version = self.maintain()?;
-        let (update, condition, mut ph, added) = self.build()?;
+        let Built { update, condition, placeholders: mut ph, library: added, set_bytes } = self.build()?;
         let key = self.key?;
         let arith = self
             .actions
@@ -827,6 +841,10 @@ impl<E: Entity> UpdateRequest<E> {
             names: ph.take_names(),
             values: ph.take_values(),
         };
+        // The updated item holds the key and what the update sets: when they alone are over
+        // 400 KB, DynamoDB would refuse the update ("Item size to update has exceeded the
+        // maximum allowed size").
+        crate::schema::size::check_update_size(E::NAMES, E::TYPE, &prepared.key, set_bytes)?;
         prepared.check_limits(added)?;
         Ok((prepared, self.table))
     }
@@ -837,7 +855,8 @@ impl<E: Entity> UpdateRequest<E> {
     /// applied, and must not be sent again (see [`Returned`]).
     ///
     /// # Errors
-    /// [`Error::Invalid`] / [`Error::Key`] / [`Error::Encode`] before sending;
+    /// [`Error::Invalid`] / [`Error::Key`] / [`Error::Encode`] / [`Error::ItemTooLarge`] (the
+    /// key and the values set over 400 KB) / [`Error::LimitExceeded`] before sending;
     /// [`Error::NotFound`] when there is no item with this key; [`Error::ConditionFailed`] when
     /// the condition does not hold; [`Error::Sdk`].
     pub async fn send(self) -> Result<Returned<E>, Error> {
@@ -1070,6 +1089,22 @@ pub(crate) struct PreparedUpdate {
     /// field, attribute, operator, amount, bounds.
     #[allow(clippy::type_complexity)]
     pub arith: Vec<(&'static str, &'static str, char, String, (Option<String>, Option<String>, bool))>,
+}
+
+/// An update built by [`UpdateRequest::build`], not yet checked against DynamoDB's limits.
+struct Built {
+    /// `UpdateExpression`.
+    update: String,
+    /// `ConditionExpression`.
+    condition: String,
+    /// The names and values of both expressions.
+    placeholders: Placeholders,
+    /// How many bytes at the start of `condition` the library wrote (the entity-type guard,
+    /// range guards, the version check), named when the condition is over a limit.
+    library: usize,
+    /// The size, by the item-size rules ([`value_size`]), of the attributes the update sets
+    /// outright, names and values: the updated item holds them whatever it held before.
+    set_bytes: usize,
 }
 
 /// `list` ready for one more item: `, ` after the items it has.

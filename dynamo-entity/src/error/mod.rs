@@ -254,6 +254,40 @@ pub enum Error {
         /// The index, by its name (`GSI6`).
         index: String,
     },
+    /// A query (or scan) of a secondary index whose filter reads an attribute that the index's
+    /// projection leaves out (`KEYS_ONLY`, or `INCLUDE` without it): refused when the request
+    /// was built, nothing was sent. An index item holds only the table's and the index's key
+    /// attributes and the projected ones, and DynamoDB refuses a `Query` whose filter reads any
+    /// other (`ValidationException`: "Secondary index … does not project one or more filter
+    /// attributes"). Only the top-level attribute of a path counts: a filter on a map entry
+    /// `a.b` or a list element `a[2]` needs `a` projected.
+    ///
+    /// Filter the items after reading them (the query reads the whole items of such an index,
+    /// see [`QueryRequest::send`](crate::query::QueryRequest::send)), or project the
+    /// attributes into the index (`include(...)` in the table declaration). Checked when the
+    /// handle knows the index's projection ([`Table::declared`](crate::Table::declared),
+    /// [`Table::with_layout`](crate::Table::with_layout), a handle that created the table from
+    /// its layout); see [`QueryRequest::filter`](crate::query::QueryRequest::filter).
+    #[error(
+        "{operation} of {entity} on {index}: the filter reads {}, which {index} does not project ({projection}); \
+         nothing was sent: filter the items after reading them, or project {} into {index}",
+        quoted(attributes),
+        if attributes.len() == 1 { "the attribute" } else { "the attributes" }
+    )]
+    FilterNotProjected {
+        /// The DynamoDB operation: `Query` or `Scan`.
+        operation: &'static str,
+        /// The entity type name.
+        entity: &'static str,
+        /// The index, by its name (`GSI1`).
+        index: &'static str,
+        /// The index's projection as DynamoDB writes it: `KEYS_ONLY`, or `INCLUDE` with its
+        /// attributes (`INCLUDE (title, subtitle)`).
+        projection: String,
+        /// The attributes the filter reads that the index does not project, in the order the
+        /// filter names them.
+        attributes: Vec<&'static str>,
+    },
     /// Two entries of one batch name the same item (same `PK` and `SK`, whatever their entity
     /// types), which DynamoDB rejects as a whole request; nothing was sent. Positions are
     /// 0-based, in the order the entries were added.
@@ -273,14 +307,16 @@ pub enum Error {
         second_entity: &'static str,
     },
     /// An item over DynamoDB's item size limit (400 KB, counted by
-    /// [`size::item_size`](crate::schema::size::item_size)); nothing was sent.
+    /// [`size::item_size`](crate::schema::size::item_size)); nothing was sent. For an update
+    /// (`UpdateItem`, an upsert, a transaction's update), `size` is the size of its key and of
+    /// the attributes it sets outright (`SET a = :v`): a lower bound of the updated item's size.
     #[error("{entity} {key} is {size} bytes, {} over DynamoDB's item size limit of {limit} bytes", size - limit)]
     ItemTooLarge {
         /// The entity type name.
         entity: &'static str,
         /// The item's primary key, as `PK=… SK=…`.
         key: String,
-        /// The item's size in bytes.
+        /// The item's size in bytes (for an update, the lower bound above).
         size: usize,
         /// The limit, 409,600 bytes.
         limit: usize,
@@ -499,6 +535,11 @@ impl Error {
             _ => false,
         }
     }
+}
+
+/// `a`, `b`: each name in backquotes, joined by commas.
+fn quoted(names: &[&str]) -> String {
+    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
 }
 
 fn library_share(library: usize, limit: crate::limits::Limit) -> String {

@@ -17,6 +17,11 @@ pub(crate) struct At {
 }
 
 impl At {
+    /// The top-level attribute of the path: the field's.
+    pub(super) fn attribute(&self) -> &'static str {
+        self.attribute
+    }
+
     /// The document path, every name a placeholder: `#n0.#n1` or `#n0[2]`.
     pub(super) fn render(&self, ph: &mut Placeholders) -> String {
         let n = ph.name(self.attribute);

@@ -546,6 +546,28 @@ impl<E: Entity, S> QueryRequest<E, S> {
     /// filter after reading, so filtered-out items still consume read capacity and count against
     /// [`page_size`](Self::page_size); [`limit`](Self::limit) counts matching items only, reading
     /// on until it has them. Several calls are combined with AND.
+    ///
+    /// # Filters on a projected index
+    /// DynamoDB applies the filter to the index's items, which hold only what the index's
+    /// projection copies: the table's key attributes, the index's own key attributes, and for
+    /// `INCLUDE` the listed attributes (`KEYS_ONLY`: none). A filter on any other attribute is
+    /// refused by DynamoDB; the library refuses it before sending, when [`send`](Self::send)
+    /// or [`render`](Self::render) is called, with [`Error::FilterNotProjected`] naming the
+    /// entity, the index, its projection and the attributes. Only a path's top-level attribute
+    /// counts: a filter on a map entry `a.b` or a list element `a[2]` needs `a` projected. A
+    /// field that is a part of a key template is no exception: `rank` in `gsi1_sk = "<rank>"` is
+    /// in `GSI1SK`, but the filter reads the attribute `rank`, which a `KEYS_ONLY` index does not
+    /// hold (use a sort-key condition such as [`sk_ge`](Self::sk_ge) instead).
+    ///
+    /// Instead, filter the items after reading them (a query of such an index reads the whole
+    /// items, see [`send`](Self::send)), or project the attribute into the index
+    /// (`gsi1(projection = include(title))` in the table declaration).
+    ///
+    /// The check needs the projection: a handle bound to its declaration
+    /// ([`Table::declared`]), one given the layout ([`Table::with_layout`]) or one that created
+    /// the table from it ([`Table::create_table_from`]). An untyped handle without a layout
+    /// sends the filter as it is, and DynamoDB's refusal comes back as [`Error::Sdk`]
+    /// (`ValidationException`).
     pub fn filter(mut self, condition: Condition) -> Self {
         self.options.filter(condition);
         self
@@ -644,7 +666,9 @@ impl<E: Entity, S> QueryRequest<E, S> {
     /// [`send_keys`](Self::send_keys).
     ///
     /// # Errors
-    /// A key or cursor error before anything is sent; [`Error::Sdk`] from DynamoDB;
+    /// A key or cursor error before anything is sent, and [`Error::FilterNotProjected`] for a
+    /// [`filter`](Self::filter) on an attribute the index does not project (see there);
+    /// [`Error::Sdk`] from DynamoDB;
     /// [`Error::Decode`] (or [`Error::WrongEntity`], [`Error::KeyParse`]) naming the key of the
     /// first item of this entity type that does not decode (see [`lenient`](Self::lenient));
     /// [`Error::BatchGet`] when the whole items of projected index items could not all be read.
@@ -802,6 +826,10 @@ impl<E: Entity, S> QueryRequest<E, S> {
         }
 
         let filter = self.options.render_filter(self.spec.entity, &mut names, &mut values)?;
+        let keys = [E::NAMES.pk_of(index), E::NAMES.sk_of(index)];
+        let projection = self.table.projection(index);
+        let condition = self.options.filter.as_ref();
+        projected::check_filter("Query", self.spec.entity, E::NAMES, index, &keys, projection, condition)?;
         options::check_query(&expr, filter.as_deref(), &names, &values).map_err(|e| {
             let pk = match values.get(":pk") {
                 Some(AttributeValue::S(s) | AttributeValue::N(s)) => s.clone(),
@@ -902,7 +930,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
     ///
     /// # Errors
     /// The errors [`send`](Self::send) reports before sending (a key, cursor or filter that
-    /// cannot be encoded).
+    /// cannot be encoded, a filter on an attribute the index does not project).
     pub fn render(&self) -> Result<QueryInput, Error> {
         let pk = self.spec.pk.as_ref().map_err(Error::copy_of_build_error)?.clone();
         let sk = match &self.sk {

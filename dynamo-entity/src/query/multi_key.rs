@@ -336,6 +336,17 @@ impl<E: Entity> MultiKeyQuery<E> {
     /// Adds a `FilterExpression`: applied after the key condition, it reduces what is returned,
     /// not what is read (read capacity counts every item the key condition matched). Several
     /// calls are combined with AND.
+    ///
+    /// Through an index whose projection leaves attributes out (`KEYS_ONLY`, `INCLUDE`), the
+    /// filter may read only the table's key attributes, the index's key attributes and the
+    /// projected ones; a filter on another attribute (of a path, its top-level attribute) is
+    /// refused before sending with [`Error::FilterNotProjected`] when the handle knows the
+    /// projection. Filter after reading, or project the attribute; see
+    /// [`QueryRequest::filter`](super::QueryRequest::filter#filters-on-a-projected-index).
+    ///
+    /// A filter on one of the index's own key attributes (the fields it is keyed on) is refused
+    /// before sending with [`Error::Invalid`], whatever the projection: DynamoDB takes them in
+    /// the key condition only (the builder's `<field>_eq`, `_gt`, ... conditions).
     pub fn filter(mut self, condition: Condition) -> Self {
         self.options.filter(condition);
         self
@@ -415,6 +426,10 @@ impl<E: Entity> MultiKeyQuery<E> {
         }
         let (expr, mut names, mut values) = self.spec.condition();
         let filter = self.options.render_filter(self.spec.entity, &mut names, &mut values)?;
+        let index = self.spec.index.index;
+        let keys: Vec<&str> = self.spec.index.pk.iter().chain(self.spec.index.sk).map(|a| a.attribute).collect();
+        let (projection, condition) = (self.table.projection(index), self.options.filter.as_ref());
+        super::projected::check_filter("Query", self.spec.entity, E::NAMES, index, &keys, projection, condition)?;
         check_query(&expr, filter.as_deref(), &names, &values)
             .map_err(|e| e.request("Query", self.spec.entity, self.spec.partition()))?;
         Ok(Parts { expr, names, values, filter })
@@ -468,7 +483,8 @@ impl<E: Entity> MultiKeyQuery<E> {
     ///
     /// # Errors
     /// A value or cursor error before anything is sent ([`Error::Encode`], [`Error::Key`] for
-    /// an empty string or an over-long value, [`Error::Cursor`]); [`Error::Sdk`] from
+    /// an empty string or an over-long value, [`Error::Cursor`], [`Error::FilterNotProjected`]
+    /// for a [`filter`](Self::filter) on an attribute the index does not project); [`Error::Sdk`] from
     /// DynamoDB; [`Error::Decode`] naming the first item of this entity that does not decode
     /// (see [`lenient`](Self::lenient)).
     pub async fn send(&self) -> Result<Page<E>, Error> {

@@ -330,6 +330,16 @@ impl<T: Send + 'static> ScanRequest<T> {
     /// Only return items for which `condition` holds (`FilterExpression`, ANDed to the entity
     /// type filter of an entity scan). Items it rejects are still read and paid for, and are
     /// counted in [`ScanPage::filtered_out`]. Several calls are combined with AND.
+    ///
+    /// A scan of a secondary index ([`index`](Self::index)) whose projection leaves attributes
+    /// out (`KEYS_ONLY`, `INCLUDE`) reads index items, which hold only the table's and the
+    /// index's key attributes and the projected ones: a filter on another attribute (of a
+    /// path, its top-level attribute) is refused before sending with
+    /// [`Error::FilterNotProjected`] when the handle knows the projection, as for a query
+    /// ([`QueryRequest::filter`](super::QueryRequest::filter#filters-on-a-projected-index)).
+    /// DynamoDB Local evaluates such a filter against the table's whole item, so its answer
+    /// would not tell what a scan of the index holds. Filter after reading, or project the
+    /// attribute.
     pub fn filter(mut self, condition: Condition) -> Self {
         self.filter = Some(match self.filter.take() {
             Some(c) => c.and(condition),
@@ -471,6 +481,12 @@ impl<T: Send + 'static> ScanRequest<T> {
             })?;
             text = if text.is_empty() { rendered } else { format!("{text} AND ({rendered})") };
         }
+        if let (Some(on), Some(c)) = (&self.on, &self.filter) {
+            // An entity scan of a secondary index (`index` is `E`'s only).
+            let keys = [self.names.pk_of(on.index), self.names.sk_of(on.index)];
+            let projection = self.table.projection(on.index);
+            super::projected::check_filter("Scan", self.entity, self.names, on.index, &keys, projection, Some(c))?;
+        }
         Ok(Parts { filter: (!text.is_empty()).then_some(text), names: ph.take_names(), values: ph.take_values() })
     }
 
@@ -543,8 +559,10 @@ impl<T: Send + 'static> ScanRequest<T> {
     /// # Errors
     /// [`Error::Invalid`] for a [`parallel`](Self::parallel) scan (read it with
     /// [`pages`](Self::pages)) or segment numbers DynamoDB refuses, [`Error::Cursor`] for a
-    /// cursor of another scan, before anything is sent; [`Error::Sdk`] from DynamoDB;
-    /// [`Error::Decode`] naming the key of an item of the scanned type that does not decode.
+    /// cursor of another scan, [`Error::FilterNotProjected`] for a [`filter`](Self::filter) on
+    /// an attribute the scanned index does not project, before anything is sent;
+    /// [`Error::Sdk`] from DynamoDB; [`Error::Decode`] naming the key of an item of the scanned
+    /// type that does not decode.
     pub async fn send(&self) -> Result<ScanPage<T>, Error> {
         self.check_segments()?;
         if self.parallel.is_some() {
@@ -755,14 +773,16 @@ impl<E: Entity> ScanRequest<E> {
     /// such items through: `(<type> = E OR attribute_not_exists(<type>))`). When the handle
     /// does not know the projections ([`Table::with_layout`], [`Table::declared`]), an item that
     /// lacks an attribute `E` reads is read whole. A [`filter`](Self::filter) can only see the
-    /// attributes the index holds.
+    /// attributes the index holds: one on another attribute is refused before sending
+    /// ([`Error::FilterNotProjected`]) when the handle knows the projection.
     ///
     /// # Errors
     /// When sent: [`Error::NativeIndexScan`] for a native multi-attribute GSI of `E`;
     /// [`Error::Invalid`] for an index `E` does not write, or a
     /// [`consistent_read`](Self::consistent_read) of a GSI (DynamoDB reads GSIs with eventual
-    /// consistency only), before anything is sent; [`Error::BatchGet`] when whole items could
-    /// not all be read.
+    /// consistency only), before anything is sent; [`Error::FilterNotProjected`] for a filter
+    /// on an attribute the index does not project, before anything is sent;
+    /// [`Error::BatchGet`] when whole items could not all be read.
     pub fn index(mut self, index: Index) -> Self {
         if index == Index::Primary {
             self.on = None;

@@ -35,3 +35,49 @@ pub fn check_item_size_in(names: &AttributeNames, entity: &'static str, item: &I
     }
     crate::limits::check_item_attributes(item).map_err(|e| e.request("write", entity, names.describe_key(item)))
 }
+
+/// Checks the 400 KB item limit for an update (`UpdateItem`, alone, as an upsert or in a
+/// transaction) before it is sent: the updated item holds at least its key (`key`, the item
+/// `{PK, SK}`) and the attributes the update sets outright, whose names and values measure
+/// `set` bytes (by the rules of [`item_size`]). Their sum is a lower bound of the updated
+/// item's size; over the limit, DynamoDB would refuse the update ("Item size to update has
+/// exceeded the maximum allowed size"). Attributes the item keeps, or that an `ADD`,
+/// `list_append` or `if_not_exists` writes, are not counted, so an update under this bound may
+/// still be refused by DynamoDB.
+///
+/// # Errors
+/// [`Error::ItemTooLarge`] naming the entity and the key (under `names`), with the bound as
+/// the size.
+pub(crate) fn check_update_size(
+    names: &AttributeNames,
+    entity: &'static str,
+    key: &Item,
+    set: usize,
+) -> Result<(), Error> {
+    let bytes = item_size(key).saturating_add(set);
+    if bytes > MAX_ITEM_BYTES {
+        return Err(Error::ItemTooLarge { entity, key: names.describe_key(key), size: bytes, limit: MAX_ITEM_BYTES });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aws_sdk_dynamodb::types::AttributeValue;
+
+    #[test]
+    fn an_update_is_measured_by_its_key_and_what_it_sets() {
+        let key: Item =
+            [("PK".to_owned(), AttributeValue::S("DOC#a".into())), ("SK".to_owned(), AttributeValue::S("s".into()))]
+                .into();
+        // The key: `PK` + `DOC#a` + `SK` + `s` = 10 bytes.
+        assert_eq!(item_size(&key), 10);
+        assert!(check_update_size(&AttributeNames::DEFAULT, "Doc", &key, MAX_ITEM_BYTES - 10).is_ok());
+        let err = check_update_size(&AttributeNames::DEFAULT, "Doc", &key, MAX_ITEM_BYTES - 9).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Doc PK=DOC#a SK=s is 409601 bytes, 1 over DynamoDB's item size limit of 409600 bytes"
+        );
+    }
+}

@@ -137,8 +137,9 @@ impl<E: Entity> UpsertRequest<E> {
     /// An item that does not decode is `Ok(Returned::Undecodable(..))`: the write was applied.
     ///
     /// # Errors
-    /// [`Error::Invalid`] / [`Error::Key`] / [`Error::Encode`] before sending (see the
-    /// [module documentation](self)); [`Error::ConditionFailed`] when the condition, a range
+    /// [`Error::Invalid`] / [`Error::Key`] / [`Error::Encode`] / [`Error::ItemTooLarge`] (the
+    /// key and the values set over 400 KB, see [`UpdateRequest`](super::UpdateRequest)) before
+    /// sending (see the [module documentation](self)); [`Error::ConditionFailed`] when the condition, a range
     /// guard or the entity type check does not hold; [`Error::VersionConflict`];
     /// [`Error::OutOfRange`]; [`Error::Sdk`]. Never [`Error::NotFound`].
     pub async fn send(self) -> Result<Returned<E>, Error> {
