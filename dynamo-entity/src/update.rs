@@ -89,11 +89,13 @@ impl Action {
 ///   the next version in the same request. An `#[entity(updated_at)]` field is set to now by
 ///   every update. See [`versioning`].
 /// * Returns the item as it is after the update (`ReturnValues = ALL_NEW`).
-/// * An update whose key and the attributes it sets outright (`SET a = :v`: the fields given to
-///   [`set`](Self::set), the GSI keys rebuilt from them, `updated_at`), names and values, are
-///   over DynamoDB's 400 KB item limit is refused before sending with [`Error::ItemTooLarge`]
-///   naming the entity and key, as [`Table::put`] refuses such an item: the updated item holds
-///   at least those. Upserts and a transaction's updates are checked the same way.
+/// * An update whose key, entity type attribute and the attributes it sets outright (`SET a =
+///   :v`: the fields given to [`set`](Self::set), the GSI keys rebuilt from them,
+///   `updated_at`), names and values, are over DynamoDB's 400 KB item limit is refused before
+///   sending with [`Error::ItemTooLarge`] naming the entity and key, as [`Table::put`] refuses
+///   such an item: the updated item holds at least those. Upserts and a transaction's updates
+///   are checked the same way. The attributes the item keeps are not known, so an update under
+///   this bound may still make the item too large (DynamoDB's `ValidationException`).
 #[must_use = "an update does nothing until it is sent"]
 pub struct UpdateRequest<E> {
     table: Table,
@@ -841,10 +843,12 @@ impl<E: Entity> UpdateRequest<E> {
             names: ph.take_names(),
             values: ph.take_values(),
         };
-        // The updated item holds the key and what the update sets: when they alone are over
-        // 400 KB, DynamoDB would refuse the update ("Item size to update has exceeded the
-        // maximum allowed size").
-        crate::schema::size::check_update_size(E::NAMES, E::TYPE, &prepared.key, set_bytes)?;
+        // The updated item holds the key, the type attribute (which the condition requires, or
+        // an upsert writes) and what the update sets: when they alone are over 400 KB,
+        // DynamoDB would refuse the update ("Item size to update has exceeded the maximum
+        // allowed size").
+        let type_bytes = if E::NAMES.has_entity_type() { E::NAMES.entity_type.len() + E::TYPE.len() } else { 0 };
+        crate::schema::size::check_update_size(E::NAMES, E::TYPE, &prepared.key, set_bytes + type_bytes)?;
         prepared.check_limits(added)?;
         Ok((prepared, self.table))
     }

@@ -308,8 +308,9 @@ pub enum Error {
     },
     /// An item over DynamoDB's item size limit (400 KB, counted by
     /// [`size::item_size`](crate::schema::size::item_size)); nothing was sent. For an update
-    /// (`UpdateItem`, an upsert, a transaction's update), `size` is the size of its key and of
-    /// the attributes it sets outright (`SET a = :v`): a lower bound of the updated item's size.
+    /// (`UpdateItem`, an upsert, a transaction's update), `size` is the size of its key, its
+    /// entity type attribute and the attributes it sets outright (`SET a = :v`): a lower bound
+    /// of the updated item's size.
     #[error("{entity} {key} is {size} bytes, {} over DynamoDB's item size limit of {limit} bytes", size - limit)]
     ItemTooLarge {
         /// The entity type name.

@@ -38,8 +38,8 @@ pub fn check_item_size_in(names: &AttributeNames, entity: &'static str, item: &I
 
 /// Checks the 400 KB item limit for an update (`UpdateItem`, alone, as an upsert or in a
 /// transaction) before it is sent: the updated item holds at least its key (`key`, the item
-/// `{PK, SK}`) and the attributes the update sets outright, whose names and values measure
-/// `set` bytes (by the rules of [`item_size`]). Their sum is a lower bound of the updated
+/// `{PK, SK}`) and the attributes the update writes outright (its entity type attribute and
+/// what it sets), whose names and values measure `set` bytes (by the rules of [`item_size`]). Their sum is a lower bound of the updated
 /// item's size; over the limit, DynamoDB would refuse the update ("Item size to update has
 /// exceeded the maximum allowed size"). Attributes the item keeps, or that an `ADD`,
 /// `list_append` or `if_not_exists` writes, are not counted, so an update under this bound may

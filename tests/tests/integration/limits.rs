@@ -302,3 +302,60 @@ async fn a_map_key_is_an_attribute_name_of_at_most_64_kb() {
     table.put(&doc(50_000)).await.unwrap();
     assert_eq!(table.get(Doc::key("d")).await.unwrap(), Some(doc(50_000)));
 }
+
+/// An essay whose body alone can be most of an item.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "DOC#<id>", sk = "SEC#<section>")]
+struct Essay {
+    id: String,
+    section: String,
+    body: String,
+}
+
+/// The issue's finding: an update whose own values are over the 400 KB item limit reached
+/// DynamoDB and came back as a raw `ValidationException` ("Item size to update has exceeded the
+/// maximum allowed size"). Now its key, type attribute and the values it sets are measured when
+/// it is built, and over 400 KB it is refused with the `ItemTooLarge` of `put`, for an update,
+/// an upsert and a transaction's update alike; nothing is sent or written.
+#[tokio::test]
+async fn an_update_whose_values_are_over_400_kb_is_refused_before_sending() {
+    let plain = common::table("limits_update_size", &[Essay::schema()]).await;
+    let injector = FaultInjector::new(0);
+    let table = Table::new(injector.client(plain.client()), plain.name());
+    let doc = Essay { id: "a".into(), section: "s".into(), body: "x".into() };
+    table.put(&doc).await.unwrap();
+    injector.reset_records();
+
+    // `PK` + `DOC#a` + `SK` + `SEC#s` (14 bytes), `_type` + `Essay` (10) and `body` (4): 28 bytes
+    // besides the body's value.
+    let big = "x".repeat(410_000);
+    let expected = "Essay PK=DOC#a SK=SEC#s is 410028 bytes, 428 over DynamoDB's item size limit of 409600 bytes";
+    let update = || table.update(Essay::key("a", "s")).set(Essay::BODY, &big);
+    assert_eq!(update().render().unwrap_err().to_string(), expected);
+    let err = update().send().await.unwrap_err();
+    let Error::ItemTooLarge { entity, ref key, size, limit } = err else { panic!("{err:?}") };
+    assert_eq!((entity, key.as_str(), size, limit), ("Essay", "PK=DOC#a SK=SEC#s", 410_028, 409_600));
+    let upsert = table.upsert(Essay::key("b", "s")).set(Essay::BODY, &big).send().await.unwrap_err();
+    assert_eq!(
+        upsert.to_string(),
+        "Essay PK=DOC#b SK=SEC#s is 410028 bytes, 428 over DynamoDB's item size limit of 409600 bytes"
+    );
+    let tx = table.transact().put(&Essay { id: "c".into(), ..doc.clone() }).update(update()).send().await.unwrap_err();
+    assert_eq!(tx.to_string(), expected);
+    // At the boundary: 409,600 bytes pass the check, one more does not.
+    let at = |n: usize| table.update(Essay::key("a", "s")).set(Essay::BODY, &"y".repeat(n));
+    assert!(at(409_572).render().is_ok());
+    let err = at(409_573).send().await.unwrap_err();
+    assert!(matches!(err, Error::ItemTooLarge { size: 409_601, limit: 409_600, .. }), "{err:?}");
+    assert_eq!(injector.counts().requests, 0, "{:?}", injector.requests());
+    assert_eq!(table.get(Essay::key("a", "s")).await.unwrap(), Some(doc.clone()));
+    assert_eq!(table.get(Essay::key("b", "s")).await.unwrap(), None);
+    assert_eq!(table.get(Essay::key("c", "s")).await.unwrap(), None);
+
+    // The bound leaves out what the item keeps (`id` + `a`, `section` + `s`: 11 bytes): the
+    // largest body DynamoDB Local takes is 11 bytes under the check's, and it is written.
+    let updated = at(409_561).send().await.unwrap().unwrap();
+    assert_eq!(updated.body.len(), 409_561);
+    let stored = common::raw_item(&table, "DOC#a", "SEC#s").await.unwrap();
+    assert_eq!(dynamo_entity::value::size::item_size(&stored), 409_600);
+}
