@@ -342,7 +342,7 @@ impl<E: Entity> MultiKeyQuery<E> {
     /// projected ones; a filter on another attribute (of a path, its top-level attribute) is
     /// refused before sending with [`Error::FilterNotProjected`] when the handle knows the
     /// projection. Filter after reading, or project the attribute; see
-    /// [`QueryRequest::filter`](super::QueryRequest::filter#filters-on-a-projected-index).
+    /// [`QueryRequest::filter`](super::QueryRequest::filter).
     ///
     /// A filter on one of the index's own key attributes (the fields it is keyed on) is refused
     /// before sending with [`Error::Invalid`], whatever the projection: DynamoDB takes them in

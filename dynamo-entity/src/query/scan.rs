@@ -336,7 +336,7 @@ impl<T: Send + 'static> ScanRequest<T> {
     /// index's key attributes and the projected ones: a filter on another attribute (of a
     /// path, its top-level attribute) is refused before sending with
     /// [`Error::FilterNotProjected`] when the handle knows the projection, as for a query
-    /// ([`QueryRequest::filter`](super::QueryRequest::filter#filters-on-a-projected-index)).
+    /// ([`QueryRequest::filter`](super::QueryRequest::filter)).
     /// DynamoDB Local evaluates such a filter against the table's whole item, so its answer
     /// would not tell what a scan of the index holds. Filter after reading, or project the
     /// attribute.

@@ -138,7 +138,7 @@ impl<E: Entity> UpsertRequest<E> {
     ///
     /// # Errors
     /// [`Error::Invalid`] / [`Error::Key`] / [`Error::Encode`] / [`Error::ItemTooLarge`] (the
-    /// key and the values set over 400 KB, see [`UpdateRequest`](super::UpdateRequest)) before
+    /// key and the values set over 400 KB, see [`UpdateRequest`]) before
     /// sending (see the [module documentation](self)); [`Error::ConditionFailed`] when the condition, a range
     /// guard or the entity type check does not hold; [`Error::VersionConflict`];
     /// [`Error::OutOfRange`]; [`Error::Sdk`]. Never [`Error::NotFound`].
