@@ -29,10 +29,13 @@
 //!   entity, the index and each attribute with its size: a put, create, replace, transaction or
 //!   batch write ([`check_item`]), and an update for the key attributes it sets
 //!   ([`check_update`]). An update that sets only some of a side's attributes is checked on
-//!   those alone: the ones it leaves add their stored size, which the library does not read, so
-//!   DynamoDB may still refuse such an update (as an [`Error::Sdk`], with nothing written). A
-//!   query's values are checked the same way before sending (the partition key values
-//!   together, the sort key equalities with the range condition's value).
+//!   those alone: the ones it leaves add their stored size, which the library does not read.
+//!   DynamoDB documents the aggregate limit for every write; DynamoDB Local 3.3.0 does not apply
+//!   it to such a partial update (it stores the item with an over-long key, which a query of the
+//!   library then refuses to ask for). Set every key attribute of a side together to have the
+//!   library check the whole key. A query's values are checked the same way before sending (the
+//!   partition key values together, the sort key equalities with the range condition's
+//!   value).
 //!
 //! # Stored values are compared as they are
 //!
