@@ -7,7 +7,7 @@
 //! parameter, so that any argument a caller passes is accepted; a placeholder naming no field
 //! (the mistake) still counts. A query's sort-key part types are the fields' types, or, for a
 //! placeholder naming no field, the type of the field its error suggests (the one the user
-//! most likely meant), else `String`. The bodies are never run: the crate cannot compile.
+//! most likely meant), else `String`; `String` too for a field whose type cannot be a key part. The bodies are never run: the crate cannot compile.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
@@ -180,7 +180,7 @@ fn distinct<'t>(templates: &[&'t KeyTemplate]) -> Vec<&'t str> {
 }
 
 /// The part types of the first of `templates` (a sort key): each placeholder's field type, or
-/// the suggested field's, or `String`.
+/// the suggested field's, or `String` (also for a field whose type cannot be a key part).
 fn part_types(e: &Entity, templates: &[&KeyTemplate]) -> Vec<TokenStream> {
     let Some(template) = templates.first() else { return Vec::new() };
     template
@@ -191,11 +191,13 @@ fn part_types(e: &Entity, templates: &[&KeyTemplate]) -> Vec<TokenStream> {
                 .field(n)
                 .or_else(|| suggest::closest(n, e.fields.iter().map(|f| f.name.as_str())).and_then(|m| e.field(m)));
             match field {
-                Some(f) => {
+                // A type refused as a key part has its own error; `String` stands in for it, so
+                // that a correct argument for another part reports nothing more.
+                Some(f) if !matches!(types::key_part(f.ty), types::KeyPartType::Rejected(_)) => {
                     let ty = f.ty;
                     quote!(#ty)
                 }
-                None => quote!(::std::string::String),
+                _ => quote!(::std::string::String),
             }
         })
         .collect()
