@@ -144,7 +144,7 @@ pub(crate) fn value_text(entity: &str, field: &str, value: Option<&AttributeValu
     Ok(Some(match value {
         None | Some(AttributeValue::Null(_)) => return Ok(None),
         Some(AttributeValue::S(s)) => s.clone(),
-        Some(AttributeValue::N(n)) => canonical_number(n),
+        Some(AttributeValue::N(n)) => crate::value::canonical_number(n).unwrap_or_else(|| n.clone()),
         Some(AttributeValue::B(b)) => base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(b.as_ref()),
         Some(AttributeValue::Bool(b)) => b.to_string(),
         Some(other) => {
@@ -211,63 +211,6 @@ pub(crate) fn parse_guard_key(pk: &str) -> Option<(String, String, String)> {
     let mut next = || unescape(parts.next()?).map(|c| c.into_owned());
     let (entity, attribute, value) = (next()?, next()?, next()?);
     parts.next().is_none().then_some((entity, attribute, value))
-}
-
-/// A number's plain canonical text: no exponent, no leading zeros, no trailing zeros after the
-/// point, no point when integral, `0` for any zero. Text that is not a number is kept as is.
-fn canonical_number(text: &str) -> String {
-    let t = text.trim();
-    let (negative, t) = match t.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, t.strip_prefix('+').unwrap_or(t)),
-    };
-    let (mantissa, exponent) = match t.find(['e', 'E']) {
-        Some(i) => match t[i + 1..].parse::<i64>() {
-            Ok(e) => (&t[..i], e),
-            Err(_) => return text.to_owned(),
-        },
-        None => (t, 0),
-    };
-    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    if int.is_empty() && frac.is_empty() || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
-        return text.to_owned();
-    }
-    // value = digits * 10^scale
-    let mut digits: String = format!("{int}{frac}");
-    let mut scale = exponent - frac.len() as i64;
-    let trimmed = digits.trim_start_matches('0');
-    if trimmed.is_empty() {
-        return "0".to_owned();
-    }
-    digits = trimmed.to_owned();
-    while digits.ends_with('0') {
-        digits.pop();
-        scale += 1;
-    }
-    if scale.unsigned_abs() > 200 {
-        return text.to_owned(); // beyond DynamoDB's range; leave it alone
-    }
-    let mut out = String::new();
-    if negative {
-        out.push('-');
-    }
-    if scale >= 0 {
-        out.push_str(&digits);
-        out.extend(std::iter::repeat_n('0', scale as usize));
-    } else {
-        let point = digits.len() as i64 + scale;
-        if point > 0 {
-            let (a, b) = digits.split_at(point as usize);
-            out.push_str(a);
-            out.push('.');
-            out.push_str(b);
-        } else {
-            out.push_str("0.");
-            out.extend(std::iter::repeat_n('0', (-point) as usize));
-            out.push_str(&digits);
-        }
-    }
-    out
 }
 
 /// One guard: for which field, its key, and the value text for errors.
@@ -1076,7 +1019,7 @@ mod tests {
             ("123456789012345678901234567890", "123456789012345678901234567890"),
             ("not a number", "not a number"),
         ] {
-            assert_eq!(canonical_number(text), canonical, "{text}");
+            assert_eq!(crate::value::canonical_number(text).unwrap_or_else(|| text.to_owned()), canonical, "{text}");
         }
     }
 

@@ -448,20 +448,10 @@ pub(crate) fn check_written_in(text: &str, form: PartForm) -> Result<(), KeyPart
     }
 }
 
-/// Whether `text` is a number as DynamoDB stores and returns it: `-?(0|[1-9][0-9]*)(\.[0-9]*[1-9])?`,
-/// and not `-0`.
+/// Whether `text` is a number as DynamoDB stores and returns it (its canonical form, see
+/// [`canonical_number`](crate::value::canonical_number)).
 fn is_stored_number(text: &str) -> bool {
-    let digits = text.strip_prefix('-').unwrap_or(text);
-    let (whole, fraction) = match digits.split_once('.') {
-        Some((w, f)) => (w, Some(f)),
-        None => (digits, None),
-    };
-    let whole_ok =
-        whole == "0" || (whole.bytes().all(|b| b.is_ascii_digit()) && !whole.is_empty() && !whole.starts_with('0'));
-    let fraction_ok =
-        fraction.is_none_or(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()) && !f.ends_with('0'));
-    let zero = whole == "0" && fraction.is_none();
-    whole_ok && fraction_ok && !(zero && text.starts_with('-'))
+    crate::value::canonical_number(text).is_some_and(|c| c == text)
 }
 
 #[inline]

@@ -890,6 +890,64 @@ pub fn serde_from_attribute<T: serde::de::DeserializeOwned>(value: Option<&Attri
     serde_dynamo::from_attribute_value(av).map_err(|e| ValueError::Invalid(e.to_string()))
 }
 
+/// A number's plain canonical text, as DynamoDB stores and returns it: no exponent, no leading
+/// zeros, no trailing zeros after the point, no point when integral, `0` for any zero. `None`
+/// for text that is not a number, or beyond DynamoDB's range.
+pub(crate) fn canonical_number(text: &str) -> Option<String> {
+    let t = text.trim();
+    let (negative, t) = match t.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let (mantissa, exponent) = match t.find(['e', 'E']) {
+        Some(i) => match t[i + 1..].parse::<i64>() {
+            Ok(e) => (&t[..i], e),
+            Err(_) => return None,
+        },
+        None => (t, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if int.is_empty() && frac.is_empty() || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    // value = digits * 10^scale
+    let mut digits: String = format!("{int}{frac}");
+    let mut scale = exponent - frac.len() as i64;
+    let trimmed = digits.trim_start_matches('0');
+    if trimmed.is_empty() {
+        return Some("0".to_owned());
+    }
+    digits = trimmed.to_owned();
+    while digits.ends_with('0') {
+        digits.pop();
+        scale += 1;
+    }
+    if scale.unsigned_abs() > 200 {
+        return None; // beyond DynamoDB's range
+    }
+    let mut out = String::new();
+    if negative {
+        out.push('-');
+    }
+    if scale >= 0 {
+        out.push_str(&digits);
+        out.extend(std::iter::repeat_n('0', scale as usize));
+    } else {
+        let point = digits.len() as i64 + scale;
+        if point > 0 {
+            let (a, b) = digits.split_at(point as usize);
+            out.push_str(a);
+            out.push('.');
+            out.push_str(b);
+        } else {
+            out.push_str("0.");
+            out.extend(std::iter::repeat_n('0', (-point) as usize));
+            out.push_str(&digits);
+        }
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
