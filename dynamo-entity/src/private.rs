@@ -22,7 +22,7 @@ pub use crate::schema::evolve::{
 };
 pub use crate::schema::multi_key::{
     BeginsWith, KeyAttribute, MultiKeyAttr, MultiKeyIndex, RangeIsLast, StringKey, check_item as check_multi_keys,
-    first_multi_user, key_type_of, multi_keys_disagree, template_and_multi, uses_multi_gsi,
+    first_multi_user, key_type_of, multi_keys_disagree, template_and_multi, undeclared_multi_gsi, uses_multi_gsi,
 };
 pub use crate::schema::{
     AttributeNames, ConstantSchema, ConstantValue, Entity, EntitySchema, FieldSchema, Index, IndexSchema, Item, Key,
@@ -31,7 +31,7 @@ pub use crate::schema::{
 pub use crate::schema::{EntityOf, GsiDecl, Projection, TableDef};
 pub use crate::table::Table;
 pub use crate::unique::Unique;
-pub use crate::value::{Attribute, ValueError, serde_from_attribute, serde_to_attribute};
+pub use crate::value::{Attribute, StoredType, ValueError, serde_from_attribute, serde_to_attribute};
 pub use crate::versioning::{EpochSeconds, Maintained, TtlValue, VersionNumber};
 pub use aws_sdk_dynamodb::types::AttributeValue;
 pub use std::result::Result;

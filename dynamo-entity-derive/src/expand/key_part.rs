@@ -105,6 +105,7 @@ fn newtype(input: &DeriveInput, data: &DataStruct) -> TokenStream {
 
             #[automatically_derived]
             impl #impl_generics __de::Attribute for #ident #ty_generics #attr_where {
+                const STORED: __de::StoredType = <#inner as __de::Attribute>::STORED;
                 #[inline]
                 fn to_attribute(&self) -> __de::Result<::core::option::Option<__de::AttributeValue>, __de::ValueError> {
                     <#inner as __de::Attribute>::to_attribute(&self.#member)
@@ -192,6 +193,7 @@ fn enumeration(input: &DeriveInput, variants: &[Variant]) -> TokenStream {
 
             #[automatically_derived]
             impl __de::Attribute for #ident {
+                const STORED: __de::StoredType = __de::StoredType::S;
                 #[inline]
                 fn to_attribute(&self) -> __de::Result<::core::option::Option<__de::AttributeValue>, __de::ValueError> {
                     __de::Result::Ok(::core::option::Option::Some(__de::AttributeValue::S(

@@ -256,6 +256,24 @@ impl Checks<'_> {
                     });
                 }
             }
+            // An attribute named like a key attribute of a multi-attribute GSI that entity j does
+            // not declare: of another type, every write fails; all of them, its items enter the
+            // index. The message names the attributes, which only the schemas know, so it is
+            // composed during constant evaluation.
+            let entity_names: Vec<String> = (0..n).map(|i| self.name(i)).collect();
+            for d in &self.decl.indexes {
+                let IndexKind::Gsi(g) = d.kind else { continue };
+                let (span, table_str) = (self.entities[j].span(), self.table_str);
+                out.extend(quote_spanned! {span=>
+                    const _: () = {
+                        const TEXT: #p::ConstText =
+                            #p::undeclared_multi_gsi(#entities, &[#(#entity_names),*], #table_str, #j, #g);
+                        if !TEXT.is_empty() {
+                            ::core::panic!("{}", TEXT.as_str())
+                        }
+                    };
+                });
+            }
             // `hierarchy(P(C))` where C is entity j: P's query must really read C's items.
             for (parent, children) in &self.decl.hierarchy {
                 let Some(i) = self.entities.iter().position(|e| compact(e) == compact(parent)) else { continue };

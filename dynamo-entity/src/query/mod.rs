@@ -1317,6 +1317,7 @@ mod tests {
             unique: false,
             shape: PartShape::Digits { width: 3, signed: false },
             folded: false,
+            stored: Some(crate::value::StoredType::N),
         }];
         s
     }

@@ -43,6 +43,10 @@ pub struct FieldSchema {
     /// is `#[entity(folded)]`, or an integer, whose text folding does not change. Other key
     /// fields of a case-folded key are read from their own attributes only.
     pub folded: bool,
+    /// The DynamoDB type the field is stored as ([`Attribute::STORED`](crate::Attribute::STORED)
+    /// of its type; `N` for a time-to-live field), or `None` for a field written only inside its
+    /// keys (`key_fields = "keys"`), which has no attribute of its own.
+    pub stored: Option<crate::value::StoredType>,
 }
 
 /// An attribute with one fixed value on every item of an entity

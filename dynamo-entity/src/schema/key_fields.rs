@@ -236,6 +236,7 @@ mod tests {
             unique: false,
             shape: crate::key::PartShape::Any,
             folded: false,
+            stored: Some(crate::value::StoredType::S),
         }
     }
     const FIELDS: &[FieldSchema] = &[

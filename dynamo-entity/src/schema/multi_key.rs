@@ -57,10 +57,11 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use crate::error::Error;
 use crate::key::support::str_eq;
 use crate::key::{KeyError, KeyType, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
+use crate::schema::check::ConstText;
 use crate::schema::{EntitySchema, Index, Item};
 use crate::value::size::value_size;
 use crate::value::time::{Date, Timestamp};
-use crate::value::{Attribute, ValueError};
+use crate::value::{Attribute, StoredType, ValueError};
 
 /// The most attributes one side (partition or sort) of a multi-attribute GSI key may name.
 pub const MAX_KEY_ATTRIBUTES: usize = 4;
@@ -338,6 +339,158 @@ pub const fn multi_keys_disagree(entities: &[&EntitySchema], first: usize, later
 /// cannot be both.
 pub const fn template_and_multi(a: &EntitySchema, b: &EntitySchema, n: u8) -> bool {
     crate::schema::check::uses_gsi(a, n) && uses_multi_gsi(b, n)
+}
+
+/// Whether stored type `stored` can stand in key attribute type `key`: `None` when it can, or
+/// when the field's type does not tell ([`StoredType::Unknown`]); otherwise the stored type's
+/// name.
+const fn type_clash(stored: StoredType, key: KeyType) -> Option<&'static str> {
+    match (stored, key) {
+        (StoredType::Unknown, _)
+        | (StoredType::S, KeyType::S)
+        | (StoredType::N, KeyType::N)
+        | (StoredType::B, KeyType::B) => None,
+        (other, _) => Some(other.name()),
+    }
+}
+
+/// The type entity `s` stores attribute `attribute` as: `Some(Some(type))` for a field or a
+/// constant (constants are strings), `Some(None)` when it is not stored, `None` when no field
+/// or constant has that attribute name.
+const fn stored_as(s: &EntitySchema, attribute: &str) -> Option<Option<StoredType>> {
+    let mut i = 0;
+    while i < s.fields.len() {
+        if str_eq(s.fields[i].attribute, attribute) {
+            return Some(s.fields[i].stored);
+        }
+        i += 1;
+    }
+    let mut i = 0;
+    while i < s.constants.len() {
+        if str_eq(s.constants[i].attribute, attribute) {
+            return Some(Some(StoredType::S));
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The message of the table check that no entity meets a multi-attribute GSI it does not write:
+/// empty when `entities[later]` writes GSI `n` itself (in either form), when no entity writes it
+/// as a multi-attribute GSI, or when `entities[later]` stores no attribute of its key schema
+/// with another type and not all of them.
+///
+/// DynamoDB indexes every item that holds all of a GSI's key attributes, whatever the entity:
+/// * an attribute named like one of the index's key attributes but of another type makes
+///   DynamoDB refuse every write of the item ("Type mismatch for Index Key");
+/// * an item holding every key attribute enters the index, where the queries of the entities
+///   that declared it read it as another entity's item.
+///
+/// `names` are the entities' names as the table lists them, `table` the table's.
+pub const fn undeclared_multi_gsi(
+    entities: &[&EntitySchema],
+    names: &[&str],
+    table: &str,
+    later: usize,
+    n: u8,
+) -> ConstText {
+    let mut text = ConstText::new();
+    let s = entities[later];
+    let first = first_multi_user(entities, n);
+    if first == usize::MAX
+        || !crate::schema::check::is_checked(s)
+        || uses_multi_gsi(s, n)
+        || crate::schema::check::uses_gsi(s, n)
+    {
+        return text;
+    }
+    let Some(index) = find_multi_gsi(entities[first], n) else { return text };
+    let (entity, owner) = (names[later], names[first]);
+    let gsi = GSI_NUMBERS[n as usize];
+    // A key attribute stored with another type: every write of such an item fails.
+    let mut all = true;
+    let mut k = 0;
+    while k < index.pk.len() + index.sk.len() {
+        let key = if k < index.pk.len() { &index.pk[k] } else { &index.sk[k - index.pk.len()] };
+        match stored_as(s, key.attribute) {
+            Some(Some(stored)) => {
+                if let Some(found) = type_clash(stored, key.key_type) {
+                    text.push("entity `");
+                    text.push(entity);
+                    text.push("` stores attribute `");
+                    text.push(key.attribute);
+                    text.push("` as ");
+                    text.push(found);
+                    text.push(", but `");
+                    text.push(key.attribute);
+                    text.push("` is a key attribute of GSI");
+                    text.push(gsi);
+                    text.push(" of table `");
+                    text.push(table);
+                    text.push("`, of type ");
+                    text.push(key_type_name(key.key_type));
+                    text.push(", as `");
+                    text.push(owner);
+                    text.push("` keys it (`gsi");
+                    text.push(gsi);
+                    text.push(
+                        "(pk(...), sk(...))`): DynamoDB refuses every write of an item whose index key attribute has \
+                               another type (\"Type mismatch for Index Key\"); store the field under another name with \
+                               `#[entity(rename = \"...\")]`",
+                    );
+                    return text;
+                }
+            }
+            _ => all = false,
+        }
+        k += 1;
+    }
+    if all {
+        text.push("entity `");
+        text.push(entity);
+        text.push("` stores every key attribute of GSI");
+        text.push(gsi);
+        text.push(" of table `");
+        text.push(table);
+        text.push("` (");
+        let mut k = 0;
+        while k < index.pk.len() + index.sk.len() {
+            let key = if k < index.pk.len() { &index.pk[k] } else { &index.sk[k - index.pk.len()] };
+            if k > 0 {
+                text.push(", ");
+            }
+            text.push("`");
+            text.push(key.attribute);
+            text.push("`");
+            k += 1;
+        }
+        text.push("), which `");
+        text.push(owner);
+        text.push("` keys on them, but does not declare the index: its items would enter GSI");
+        text.push(gsi);
+        text.push(" and the index's queries would read them as another entity's; declare `gsi");
+        text.push(gsi);
+        text.push("(pk(...), sk(...))` on `");
+        text.push(entity);
+        text.push(
+            "` with the same key attributes, or store one of these fields under another name with \
+                   `#[entity(rename = \"...\")]`",
+        );
+    }
+    text
+}
+
+/// `"1"` to `"20"`, for messages composed in constant evaluation.
+const GSI_NUMBERS: [&str; 21] = [
+    "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16", "17", "18", "19", "20",
+];
+
+const fn key_type_name(t: KeyType) -> &'static str {
+    match t {
+        KeyType::S => "S",
+        KeyType::N => "N",
+        KeyType::B => "B",
+    }
 }
 
 /// The type of key attribute type `T`, for the generated schema constants.

@@ -107,6 +107,38 @@ fn wrong(expected: &'static str, found: &AttributeValue) -> ValueError {
     ValueError::WrongType { expected, found: type_name(found) }
 }
 
+/// The DynamoDB type that every value of a Rust type is stored as, as far as the type tells
+/// ([`Attribute::STORED`]). The table's compile-time checks compare it with the key attributes
+/// of the table's multi-attribute GSIs: an item whose attribute has another type than the
+/// index's key schema says is refused by DynamoDB on every write ("Type mismatch for Index Key").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StoredType {
+    /// A string (`S`).
+    S,
+    /// A number (`N`).
+    N,
+    /// A binary (`B`).
+    B,
+    /// A type no key attribute can have: `BOOL`, `L`, `M`, `SS`, `NS` or `BS`.
+    Other(&'static str),
+    /// Not known from the Rust type: the default of [`Attribute::STORED`], a raw
+    /// `AttributeValue`, and fields stored through serde. Not checked.
+    Unknown,
+}
+
+impl StoredType {
+    /// The type's DynamoDB name (`S`, `N`, `B`, `BOOL`, `L`, ...; `unknown`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            StoredType::S => "S",
+            StoredType::N => "N",
+            StoredType::B => "B",
+            StoredType::Other(name) => name,
+            StoredType::Unknown => "unknown",
+        }
+    }
+}
+
 /// A Rust type stored as one DynamoDB attribute.
 ///
 /// `#[derive(Entity)]` calls this for every non-key field; `#[derive(KeyPart)]` implements it
@@ -118,6 +150,16 @@ fn wrong(expected: &'static str, found: &AttributeValue) -> ValueError {
     note = "`#[derive(KeyPart)]` implements it for newtypes and field-less enums; store other types through serde with `#[entity(serde)]`, or implement `dynamo_entity::Attribute`"
 )]
 pub trait Attribute: Sized {
+    /// The DynamoDB type every value is stored as, when the type tells
+    /// ([`StoredType::Unknown`] by default, which no check relies on). Set it on a hand-written
+    /// implementation that always writes one type, so that the table's compile-time checks can
+    /// refuse a field stored under a multi-attribute GSI's key attribute name with another type.
+    const STORED: StoredType = StoredType::Unknown;
+
+    #[doc(hidden)]
+    /// The type of a `Vec` of this type: a list (`L`), but binary (`B`) for `Vec<u8>`.
+    const __LIST_STORED: StoredType = StoredType::Other("L");
+
     /// The attribute value, or `None` to leave the attribute out of the item (`Option::None`,
     /// an empty set).
     ///
@@ -153,6 +195,7 @@ pub trait Attribute: Sized {
 }
 
 impl Attribute for String {
+    const STORED: StoredType = StoredType::S;
     #[inline]
     fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
         Ok(Some(AttributeValue::S(self.clone())))
@@ -168,6 +211,7 @@ impl Attribute for String {
 }
 
 impl Attribute for bool {
+    const STORED: StoredType = StoredType::Other("BOOL");
     #[inline]
     fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
         Ok(Some(AttributeValue::Bool(*self)))
@@ -183,6 +227,7 @@ impl Attribute for bool {
 }
 
 impl Attribute for Timestamp {
+    const STORED: StoredType = StoredType::S;
     #[inline]
     fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
         let mut s = String::with_capacity(crate::value::time::TIMESTAMP_LEN);
@@ -203,6 +248,7 @@ impl Attribute for Timestamp {
 }
 
 impl Attribute for Date {
+    const STORED: StoredType = StoredType::S;
     #[inline]
     fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
         let mut s = String::with_capacity(crate::value::time::DATE_LEN);
@@ -239,6 +285,7 @@ fn epoch_from_attribute(value: Option<&AttributeValue>, unit: i64, ty: &'static 
 }
 
 impl Attribute for EpochSeconds {
+    const STORED: StoredType = StoredType::N;
     fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
         Ok(Some(AttributeValue::N(self.0.as_secs().to_string())))
     }
@@ -253,6 +300,7 @@ impl Attribute for EpochSeconds {
 }
 
 impl Attribute for EpochMillis {
+    const STORED: StoredType = StoredType::N;
     fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
         Ok(Some(AttributeValue::N(self.0.as_millis().to_string())))
     }
@@ -276,6 +324,7 @@ impl Attribute for AttributeValue {
 }
 
 impl<T: Attribute> Attribute for Option<T> {
+    const STORED: StoredType = T::STORED;
     #[inline]
     fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
         match self {
@@ -293,6 +342,7 @@ impl<T: Attribute> Attribute for Option<T> {
 }
 
 impl<T: Attribute> Attribute for Box<T> {
+    const STORED: StoredType = T::STORED;
     fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
         (**self).to_attribute()
     }
@@ -302,6 +352,7 @@ impl<T: Attribute> Attribute for Box<T> {
 }
 
 impl<T: Attribute> Attribute for Vec<T> {
+    const STORED: StoredType = T::__LIST_STORED;
     #[inline]
     fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
         T::__list_to(self).map(Some)
@@ -384,6 +435,7 @@ fn check_number_text(text: &str) -> Result<(), ValueError> {
 macro_rules! map_attribute {
     ($($map:ident $(: $bound:path)?),*) => {$(
         impl<T: Attribute> Attribute for $map<String, T> {
+            const STORED: StoredType = StoredType::Other("M");
             fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
                 let mut out = HashMap::with_capacity(self.len());
                 for (k, v) in self {
@@ -570,6 +622,8 @@ fn check_digits(text: &str) -> Result<(), ValueError> {
 macro_rules! int_attribute {
     ($($t:ty),*) => {$(
         impl Attribute for $t {
+            const STORED: StoredType = StoredType::N;
+
             #[inline]
             fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
                 let text = self.to_string();
@@ -593,6 +647,9 @@ int_attribute!(i8, i16, i32, i64, i128, isize, u16, u32, u64, u128, usize);
 
 // `u8` is its own case: a `Vec<u8>` is binary (`B`), not a list of numbers.
 impl Attribute for u8 {
+    const STORED: StoredType = StoredType::N;
+    const __LIST_STORED: StoredType = StoredType::B;
+
     #[inline]
     fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
         Ok(Some(AttributeValue::N(self.to_string())))
@@ -619,6 +676,8 @@ impl Attribute for u8 {
 macro_rules! float_attribute {
     ($($t:ty),*) => {$(
         impl Attribute for $t {
+            const STORED: StoredType = StoredType::N;
+
             #[inline]
             fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
                 float_text(f64::from(*self), *self).map(|t| Some(AttributeValue::N(t)))
@@ -665,6 +724,8 @@ fn float_text<T: std::fmt::Display>(wide: f64, v: T) -> Result<String, ValueErro
 /// 2); rescale after reading where the scale matters, such as for display.
 #[cfg(feature = "rust_decimal")]
 impl Attribute for rust_decimal::Decimal {
+    const STORED: StoredType = StoredType::N;
+
     fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
         Ok(Some(AttributeValue::N(self.to_string())))
     }
@@ -835,6 +896,8 @@ macro_rules! number_set_element {
 number_set_element!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
 
 impl<T: SetElement + Ord> Attribute for BTreeSet<T> {
+    const STORED: StoredType = StoredType::Other(T::SET_TYPE);
+
     fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
         if self.is_empty() {
             return Ok(None);
@@ -850,6 +913,8 @@ impl<T: SetElement + Ord> Attribute for BTreeSet<T> {
 }
 
 impl<T: SetElement + Eq + Hash, S: std::hash::BuildHasher + Default> Attribute for HashSet<T, S> {
+    const STORED: StoredType = StoredType::Other(T::SET_TYPE);
+
     fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
         if self.is_empty() {
             return Ok(None);

@@ -80,9 +80,20 @@ impl Gen<'_, '_> {
                 quote!(__de::PartShape::Any)
             };
             let folded = e.attrs.key_style.folds_case() && e.is_key_field(&f.name) && e.reads_folded(f);
+            // The type the field is stored as, for the table's checks of multi-attribute GSIs.
+            let stored = if e.key_only(&f.name) {
+                quote!(::core::option::Option::None)
+            } else if f.serde {
+                quote!(::core::option::Option::Some(__de::StoredType::Unknown))
+            } else if f.role() == Some(Maintained::Ttl) {
+                quote!(::core::option::Option::Some(__de::StoredType::N))
+            } else {
+                let ty = f.ty;
+                quote!(::core::option::Option::Some(<#ty as __de::Attribute>::STORED))
+            };
             quote!(__de::FieldSchema {
                 field: #field, attribute: #attribute, optional: #optional, unique: #unique, shape: #shape,
-                folded: #folded
+                folded: #folded, stored: #stored
             })
         };
         let fields = e.fields.iter().map(field_schema);
