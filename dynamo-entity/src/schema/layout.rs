@@ -475,7 +475,9 @@ impl TableLayout {
     /// not declared, a key type differs from the declared one, an index is declared twice, an
     /// LSI is numbered outside 1 to 5 or declares its partition key's type (it is `PK`), two
     /// entities can produce the same primary key, or one entity's default `begins_with` query
-    /// reads another's items (`#[derive(TableDef)]`'s compile-time layout checks).
+    /// reads another's items, or an entity that does not declare a multi-attribute GSI stores
+    /// one of its key attributes with another type or all of them (`#[derive(TableDef)]`'s
+    /// compile-time layout checks).
     pub fn declared(entities: &[&'static EntitySchema], indexes: &[GsiDecl]) -> Result<TableLayout, Error> {
         TableLayout::declared_with_hierarchy(entities, indexes, &[])
     }
@@ -558,6 +560,15 @@ impl TableLayout {
                             declared_type.unwrap_or(KeyType::S)
                         ));
                     }
+                }
+            }
+            // A multi-attribute GSI's key attribute stored undeclared (see `undeclared_multi_gsi`).
+            let entity_names: Vec<&str> = entities.iter().map(|e| e.name).collect();
+            for d in indexes {
+                let Index::Gsi(n) = d.index else { continue };
+                let text = crate::schema::multi_key::undeclared_multi_gsi(entities, &entity_names, "", i, n);
+                if !text.is_empty() {
+                    return invalid(text.as_str().replace(" of table ``", ""));
                 }
             }
             for b in &entities[i + 1..] {

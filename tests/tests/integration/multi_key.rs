@@ -1179,3 +1179,51 @@ async fn a_date_is_a_key_attribute_ordered_by_day() {
     let raw = common::raw_item(&table, "SHIFT#a", "META").await.unwrap();
     assert_eq!(raw["day"], aws_sdk_dynamodb::types::AttributeValue::S("2026-05-28".into()));
 }
+
+/// A note that stores GSI6's `tenant` as a number and declares no GSI: no `TableDef` may list it
+/// beside `Ticket` (see `ui/table_multi_key_undeclared_attr.rs`), so it is checked here through a
+/// declaration built by hand.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "NOTE#<id>", sk = "META")]
+pub struct TenantNote {
+    pub id: String,
+    pub tenant: u64,
+}
+
+/// Every key attribute of GSI7 (`tenant`, `priority`) with its types, and no GSI declared.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "RANK#<id>", sk = "META")]
+pub struct Rank {
+    pub id: String,
+    pub tenant: String,
+    pub priority: u32,
+    pub title: String,
+}
+
+/// `TableLayout::declared` runs the compile-time check that no entity meets a multi-attribute
+/// GSI it does not declare: a key attribute of another type (every write would be refused), or
+/// all of them (its items would enter the index). Some of them with the index's types pass.
+#[test]
+fn a_declaration_built_by_hand_refuses_undeclared_multi_attribute_keys() {
+    use dynamo_entity::schema::{GsiDecl, Projection, TableLayout};
+    let decl = |n: u8| GsiDecl { index: dynamo_entity::Index::Gsi(n), projection: Projection::All, pk: None, sk: None };
+    let indexes = [decl(1), decl(6), decl(7)];
+    let err = TableLayout::declared(&[Ticket::schema(), TenantNote::schema()], &indexes).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid request: entity `TenantNote` stores attribute `tenant` as N, but `tenant` is a key attribute of \
+         GSI6, of type S, as `Ticket` keys it (`gsi6(pk(...), sk(...))`): DynamoDB refuses every write of an item \
+         whose index key attribute has another type (\"Type mismatch for Index Key\"); store the field under \
+         another name with `#[entity(rename = \"...\")]`"
+    );
+    let err = TableLayout::declared(&[Ticket::schema(), Rank::schema()], &indexes).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid request: entity `Rank` stores every key attribute of GSI7 (`tenant`, `priority`), which `Ticket` \
+         keys on them, but does not declare the index: its items would enter GSI7 and the index's queries would \
+         read them as another entity's; declare `gsi7(pk(...), sk(...))` on `Rank` with the same key attributes, \
+         or store one of these fields under another name with `#[entity(rename = \"...\")]`"
+    );
+    // Alert declares both multi-attribute GSIs; the declaration passes.
+    assert!(TableLayout::declared(&[Ticket::schema(), Alert::schema()], &indexes).is_ok());
+}
