@@ -256,21 +256,54 @@ pub trait BeginsWith<T: ?Sized> {
     fn prefix(&self) -> AttributeValue;
 }
 
-impl<T: KeyAttribute<Kind = StringKey>> BeginsWith<T> for &str {
+/// The key attribute kinds a text (`&str`, `&String`) `begins_with` prefix applies to: strings
+/// only. Its message is what a `_begins_with` call on a number or binary attribute reports.
+#[diagnostic::on_unimplemented(
+    message = "`begins_with` with a text prefix applies to string (`S`) key attributes only; this key attribute is \
+               a `{Self}` attribute",
+    label = "a text prefix for a key attribute that is not a string",
+    note = "DynamoDB's `begins_with` takes string and binary key attributes; a number's range is a `_between`, \
+            `_ge` or `_lt` condition instead, and a binary attribute takes a `&[u8]` prefix"
+)]
+pub trait TextPrefix {}
+
+impl TextPrefix for StringKey {}
+
+/// The key attribute kinds a byte (`&[u8]`) `begins_with` prefix applies to: binary only.
+#[diagnostic::on_unimplemented(
+    message = "`begins_with` with a byte prefix (`&[u8]`) applies to binary (`B`, `Vec<u8>`) key attributes only; \
+               this key attribute is a `{Self}` attribute",
+    label = "a byte prefix for a key attribute that is not binary",
+    note = "a string attribute takes a `&str` prefix; a number's range is a `_between`, `_ge` or `_lt` condition"
+)]
+pub trait BytePrefix {}
+
+impl BytePrefix for BinaryKey {}
+
+impl<T: KeyAttribute> BeginsWith<T> for &str
+where
+    T::Kind: TextPrefix,
+{
     fn prefix(&self) -> AttributeValue {
         AttributeValue::S((*self).to_owned())
     }
 }
 
 /// A `&String` prefix, as `_eq` takes a `&String` for a `String` attribute.
-impl<T: KeyAttribute<Kind = StringKey>> BeginsWith<T> for &String {
+impl<T: KeyAttribute> BeginsWith<T> for &String
+where
+    T::Kind: TextPrefix,
+{
     fn prefix(&self) -> AttributeValue {
         AttributeValue::S((*self).clone())
     }
 }
 
 /// A `&[u8]` prefix for a binary (`Vec<u8>`) attribute.
-impl<T: KeyAttribute<Kind = BinaryKey>> BeginsWith<T> for &[u8] {
+impl<T: KeyAttribute> BeginsWith<T> for &[u8]
+where
+    T::Kind: BytePrefix,
+{
     fn prefix(&self) -> AttributeValue {
         AttributeValue::B(self.to_vec().into())
     }
