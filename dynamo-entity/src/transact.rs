@@ -806,10 +806,28 @@ async fn get_items(table: &Table, gets: &[GetAction]) -> Result<Vec<Option<Item>
         }
         Err(SdkError::ServiceError(e)) => match e.into_err() {
             TransactGetItemsError::TransactionCanceledException(c) => Err(cancellation(gets, c.cancellation_reasons())),
+            other if response_too_large(&other) => Err(Error::ResponseTooLarge {
+                operation: "TransactGetItems",
+                entity,
+                keys: gets.len(),
+                max: crate::limits::MAX_TRANSACTION_BYTES,
+                source: Box::new(other.into()),
+            }),
             other => Err(Error::sdk("TransactGetItems", other)),
         },
         Err(e) => Err(Error::sdk("TransactGetItems", e)),
     }
+}
+
+/// Whether DynamoDB refused a `TransactGetItems` because its answer would be over 4 MB: a
+/// `ValidationException` whose message says the response (payload) is too large.
+fn response_too_large(err: &TransactGetItemsError) -> bool {
+    use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+    err.code() == Some("ValidationException")
+        && err.message().is_some_and(|m| {
+            let m = m.to_ascii_lowercase();
+            m.contains("too large") && (m.contains("response") || m.contains("payload"))
+        })
 }
 
 fn decode<E: Entity>(item: Option<Item>) -> Result<Option<E>, Error> {
@@ -963,7 +981,9 @@ impl Table {
     /// the reads are serializable with every transaction and write.
     ///
     /// # Errors
-    /// As [`TransactGet::send`]; [`Error::Invalid`] for no key or more than [`MAX_ACTIONS`].
+    /// As [`TransactGet::send`]; [`Error::Invalid`] for no key or more than [`MAX_ACTIONS`];
+    /// [`Error::ResponseTooLarge`] when the items total more than the 4 MB one answer holds
+    /// (known only to DynamoDB: nothing was read).
     pub async fn transact_get_many<E: Entity>(
         &self,
         keys: impl IntoIterator<Item = Key<E>>,

@@ -352,6 +352,31 @@ pub enum Error {
         /// the request has no one key.
         key: String,
     },
+    /// A read whose answer DynamoDB refused to send because the items it asked for total more
+    /// than one response may hold: `TransactGetItems` returns at most 4 MB
+    /// ([`MAX_TRANSACTION_BYTES`](crate::limits::MAX_TRANSACTION_BYTES)) of items. Their sizes
+    /// are unknown until read, so this cannot be checked before sending; nothing was read, and
+    /// the same request fails again. Read the keys in smaller groups, or with
+    /// [`Table::batch_get`](crate::Table::batch_get), which pages what does not fit.
+    #[error(
+        "DynamoDB {operation} of {keys} {entity}{}items refused to answer: their total size is over the {max} bytes \
+         one response may hold; read fewer keys at a time ({})",
+        if entity.is_empty() { "" } else { " " },
+        service::text(source)
+    )]
+    ResponseTooLarge {
+        /// The DynamoDB operation: `TransactGetItems`.
+        operation: &'static str,
+        /// The entity type name (empty for a read of several types).
+        entity: &'static str,
+        /// How many keys the request asked for.
+        keys: usize,
+        /// The most bytes of items one response holds.
+        max: usize,
+        /// DynamoDB's error.
+        #[source]
+        source: Box<aws_sdk_dynamodb::Error>,
+    },
     /// A batch write that did not write every item: from
     /// [`BatchWriteOutcome::check`](crate::batch::BatchWriteOutcome::check), or
     /// from [`BatchWrite::send`](crate::batch::BatchWrite::send) when a request failed with an

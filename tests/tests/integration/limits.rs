@@ -186,6 +186,25 @@ async fn transaction_items_at_most_4_mb() {
     let tx = items[..10].iter().fold(table.transact(), |tx, c| tx.put(c));
     tx.send().await.unwrap();
     assert_eq!(table.query(Counter::gsi1()).all().await.unwrap().len(), 10);
+
+    // Reading the eleven back in one transaction asks for more than 4 MB of answer: DynamoDB
+    // refuses it, which no check before sending can know (the sizes are the stored items').
+    table.put(&items[10]).await.unwrap();
+    let keys = || items.iter().map(|c| Counter::key(&c.id));
+    let err = table.transact_get_many(keys()).await.unwrap_err();
+    let text = err.to_string();
+    let Error::ResponseTooLarge { operation, entity, keys: asked, max, .. } = err else { panic!("{err:?}") };
+    assert_eq!((operation, entity, asked, max), ("TransactGetItems", "Counter", 11, 4 * 1024 * 1024));
+    assert!(
+        text.starts_with(
+            "DynamoDB TransactGetItems of 11 Counter items refused to answer: their total size is over the 4194304 \
+             bytes one response may hold; read fewer keys at a time (ValidationException: "
+        ),
+        "{text}"
+    );
+    // Ten fit, and the eleventh reads alone.
+    let back = table.transact_get_many(keys().take(10)).await.unwrap();
+    assert_eq!(back, items[..10].iter().cloned().map(Some).collect::<Vec<_>>());
 }
 
 /// `limit` is one figure whichever way a query is read: the most items returned in all.
