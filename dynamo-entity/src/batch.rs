@@ -80,7 +80,7 @@ use aws_sdk_dynamodb::types::{
 use futures::StreamExt;
 
 use crate::capacity::Capacity;
-use crate::error::Error;
+use crate::error::{Error, ItemError};
 use crate::schema::{Admits, AttributeNames, Entity, Item, Key, PrimaryKey};
 use crate::table::{Call, Table, Untyped};
 
@@ -733,6 +733,21 @@ impl<T> BatchGetOutcome<T> {
     }
 }
 
+impl<T> BatchGetOutcome<T> {
+    /// The same outcome over `items` (the decoded items, in key order).
+    fn with_items<U>(self, items: Vec<Option<U>>) -> BatchGetOutcome<U> {
+        BatchGetOutcome {
+            items,
+            unprocessed: self.unprocessed,
+            requests: self.requests,
+            retries: self.retries,
+            backoff: self.backoff,
+            consumed_capacity: self.consumed_capacity,
+            consumed: self.consumed,
+        }
+    }
+}
+
 impl<E: Entity> BatchGetOutcome<E> {
     /// The keys not read, typed, to read again.
     pub fn unprocessed_keys(&self) -> Vec<Key<E>> {
@@ -857,23 +872,42 @@ impl<E: Entity> BatchGet<E> {
     /// Before sending: a key's encoding error, [`Error::DuplicateKey`]. After:
     /// [`Error::Sdk`] when a request failed with an error that retrying cannot fix (nothing
     /// read is returned then: reading again is safe); [`Error::WrongEntity`] /
-    /// [`Error::Decode`] when an item does not decode as `E`.
+    /// [`Error::Decode`] when an item does not decode as `E` (the whole batch fails then; see
+    /// [`send_lenient`](Self::send_lenient) to keep the items that do).
     pub async fn send(self) -> Result<BatchGetOutcome<E>, Error> {
-        let raw = self.core.send().await?;
-        let items = raw
-            .items
+        let mut raw = self.core.send().await?;
+        let items = std::mem::take(&mut raw.items)
             .into_iter()
             .map(|item| item.map(|item| E::from_item(&item)).transpose())
             .collect::<Result<Vec<Option<E>>, Error>>()?;
-        Ok(BatchGetOutcome {
-            items,
-            unprocessed: raw.unprocessed,
-            requests: raw.requests,
-            retries: raw.retries,
-            backoff: raw.backoff,
-            consumed_capacity: raw.consumed_capacity,
-            consumed: raw.consumed,
-        })
+        Ok(raw.with_items(items))
+    }
+
+    /// As [`send`](Self::send), but an item that does not decode as `E` does not fail the batch:
+    /// its slot in `items` is `None` and it is reported, with its position among the keys, in
+    /// the second element, in position order. The other items decode as in `send`. For tables
+    /// that other clients also write, where one malformed item must not hide the rest.
+    ///
+    /// # Errors
+    /// As [`send`](Self::send), without the decoding errors.
+    pub async fn send_lenient(self) -> Result<(BatchGetOutcome<E>, Vec<(usize, ItemError)>), Error> {
+        let mut raw = self.core.send().await?;
+        let mut undecodable = Vec::new();
+        let items = std::mem::take(&mut raw.items)
+            .into_iter()
+            .enumerate()
+            .map(|(position, item)| {
+                let item = item?;
+                match E::from_item(&item) {
+                    Ok(decoded) => Some(decoded),
+                    Err(error) => {
+                        undecodable.push((position, ItemError::new(E::NAMES, item, error)));
+                        None
+                    }
+                }
+            })
+            .collect();
+        Ok((raw.with_items(items), undecodable))
     }
 
     /// As [`send`](Self::send), the items raw, not decoded: for reads that decode each item on

@@ -318,3 +318,27 @@ async fn a_lenient_scan_reports_each_undecodable_item_beside_the_rest() {
     let page = table.scan::<Order>().consistent_read().lenient().send().await.unwrap();
     assert_eq!((page.items.len(), page.undecodable.len(), page.cursor.is_none()), (27, 3, true));
 }
+
+/// A strict batch get fails on an undecodable item, naming its key; `send_lenient` returns the
+/// other items in key order, `None` in the undecodable ones' slots, and reports each of them
+/// with its position among the keys. A missing key stays `None` and is not reported.
+#[tokio::test]
+async fn a_lenient_batch_get_keeps_the_items_that_decode() {
+    let table = common::table("lenient_batch_get", &[Order::schema(), Profile::schema()]).await;
+    fill(&table, &BAD).await;
+    // Keys of orders 3, 4, 5, 6, a missing one, and 17, in that order.
+    let key = |i: u32| {
+        let o = order("u1", i);
+        Order::key("u1", &o.day, &o.id)
+    };
+    let keys = || [key(3), key(4), key(5), key(6), Order::key("u1", &day("2030-01-01"), "none"), key(17)];
+    let err = table.batch_get(keys()).consistent_read().send().await.unwrap_err();
+    assert!(matches!(err, Error::Decode { entity: "Order", attribute: "total", .. }), "{err}");
+
+    let (outcome, undecodable) = table.batch_get(keys()).consistent_read().send_lenient().await.unwrap();
+    assert!(outcome.is_complete());
+    assert_eq!(outcome.items, vec![Some(order("u1", 3)), None, None, Some(order("u1", 6)), None, None]);
+    assert_eq!(undecodable.iter().map(|(position, _)| *position).collect::<Vec<_>>(), [1, 2, 5]);
+    let errors: Vec<ItemError> = undecodable.into_iter().map(|(_, e)| e).collect();
+    assert_skipped(&errors, &[4, 5, 17]);
+}
