@@ -287,7 +287,8 @@ impl Items {
     }
 
     /// Every item decoded as the enum `A`, in sort-key order; items of types `A` does not name
-    /// are skipped with a warning.
+    /// are skipped with a warning (see [`decode_each_strict`](Self::decode_each_strict) to
+    /// refuse them).
     ///
     /// # Errors
     /// The decode error of an item of a named type.
@@ -303,9 +304,37 @@ impl Items {
         Ok(out)
     }
 
+    /// As [`decode_each`](Self::decode_each), failing on an item that `A` has no variant for
+    /// (another entity type, or in a table without a type attribute an item whose key matches
+    /// no entity's templates) instead of skipping it; the library's own guard items are still
+    /// left out. For a table enum (`#[derive(TableDef)]`'s item enum names every entity), such
+    /// an item is one the declaration does not describe.
+    ///
+    /// # Errors
+    /// [`Error::UnexpectedItem`] naming the item's type (if any) and key; the decode error of
+    /// an item of a named type.
+    pub fn decode_each_strict<A: EntityEnum>(&self) -> Result<Vec<A>, Error> {
+        let mut out = Vec::with_capacity(self.items.len());
+        for item in &self.items {
+            match A::decode(item)? {
+                Some(v) => out.push(v),
+                None if self.internal(item) => {}
+                None => {
+                    return Err(Error::UnexpectedItem {
+                        collection: std::any::type_name::<A>().rsplit("::").next().unwrap_or_default(),
+                        found: type_of_named(item, self.names.entity_type).map(str::to_owned),
+                        key: self.names.describe_key(item),
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// As [`decode_each`](Self::decode_each), reporting each item of a named type that does
     /// not decode as an [`ItemError`] (with its key) beside the items that do, instead of
-    /// failing on it.
+    /// failing on it. Items of types `A` does not name are skipped with a warning, as in
+    /// `decode_each` (see [`decode_each_strict`](Self::decode_each_strict) to refuse them).
     pub fn decode_each_lenient<A: EntityEnum>(&self) -> (Vec<A>, Vec<ItemError>) {
         let mut out = Vec::with_capacity(self.items.len());
         let mut skipped = Vec::new();

@@ -211,6 +211,26 @@ async fn a_table_without_a_type_attribute_dispatches_by_key() {
     let page: Vec<UntypedItem> =
         table.collection(Profile::query("42")).consistent_read().send().await.unwrap().decode_each().unwrap();
     assert_eq!(page, vec![UntypedItem::Order(order.clone()), UntypedItem::Profile(profile.clone())]);
+    assert_eq!(
+        table
+            .collection(Profile::query("42"))
+            .consistent_read()
+            .send()
+            .await
+            .unwrap()
+            .decode_each_strict::<UntypedItem>()
+            .unwrap(),
+        page
+    );
+    // An item whose key matches no entity's templates: `decode_each` skips it (with a warning),
+    // `decode_each_strict` refuses it, naming its key.
+    put_raw(&table, &[("PK", s("USER#42")), ("SK", s("NOTE#1")), ("text", s("call back"))]).await;
+    let items = table.collection(Profile::query("42")).consistent_read().send().await.unwrap();
+    assert_eq!(items.decode_each::<UntypedItem>().unwrap(), page);
+    let err = items.decode_each_strict::<UntypedItem>().unwrap_err();
+    assert_eq!(err.to_string(), "UntypedItem does not hold items without an entity type: PK=USER#42 SK=NOTE#1");
+    let note = [("PK".to_owned(), s("USER#42")), ("SK".to_owned(), s("NOTE#1"))];
+    table.client().delete_item().table_name(table.name()).set_key(Some(note.into())).send().await.unwrap();
     let mut all: Vec<UntypedItem> =
         common::scan_all(&table).await.iter().map(|i| UntypedItem::decode(i).unwrap().unwrap()).collect();
     all.sort_by_key(|i| format!("{i:?}"));
