@@ -293,15 +293,10 @@ impl Items {
     /// # Errors
     /// The decode error of an item of a named type.
     pub fn decode_each<A: EntityEnum>(&self) -> Result<Vec<A>, Error> {
-        let mut out = Vec::with_capacity(self.items.len());
-        for item in &self.items {
-            match A::decode(item)? {
-                Some(v) => out.push(v),
-                None if self.internal(item) => {}
-                None => warn_unknown(item, self.names),
-            }
-        }
-        Ok(out)
+        self.decode_each_with(|item| {
+            warn_unknown(item, self.names);
+            Ok(())
+        })
     }
 
     /// As [`decode_each`](Self::decode_each), failing on an item that `A` has no variant for
@@ -314,18 +309,24 @@ impl Items {
     /// [`Error::UnexpectedItem`] naming the item's type (if any) and key; the decode error of
     /// an item of a named type.
     pub fn decode_each_strict<A: EntityEnum>(&self) -> Result<Vec<A>, Error> {
+        self.decode_each_with::<A>(|item| {
+            Err(Error::UnexpectedItem {
+                collection: std::any::type_name::<A>().rsplit("::").next().unwrap_or_default(),
+                found: type_of_named(item, self.names.entity_type).map(str::to_owned),
+                key: self.names.describe_key(item),
+            })
+        })
+    }
+
+    /// Every item decoded as `A`, in order; `unknown` says what becomes of an item `A` has no
+    /// variant for (the library's guard items are left out first).
+    fn decode_each_with<A: EntityEnum>(&self, unknown: impl Fn(&Item) -> Result<(), Error>) -> Result<Vec<A>, Error> {
         let mut out = Vec::with_capacity(self.items.len());
         for item in &self.items {
             match A::decode(item)? {
                 Some(v) => out.push(v),
                 None if self.internal(item) => {}
-                None => {
-                    return Err(Error::UnexpectedItem {
-                        collection: std::any::type_name::<A>().rsplit("::").next().unwrap_or_default(),
-                        found: type_of_named(item, self.names.entity_type).map(str::to_owned),
-                        key: self.names.describe_key(item),
-                    });
-                }
+                None => unknown(item)?,
             }
         }
         Ok(out)
