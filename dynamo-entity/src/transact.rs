@@ -981,7 +981,9 @@ impl Table {
     /// the reads are serializable with every transaction and write.
     ///
     /// # Errors
-    /// As [`TransactGet::send`]; [`Error::Invalid`] for no key or more than [`MAX_ACTIONS`];
+    /// As [`TransactGet::send`]; [`Error::Invalid`] for no key; [`Error::LimitExceeded`]
+    /// ([`Limit::TransactionActions`](crate::limits::Limit::TransactionActions)) for more than
+    /// [`MAX_ACTIONS`];
     /// [`Error::ResponseTooLarge`] when the items total more than the 4 MB one answer holds
     /// (known only to DynamoDB: nothing was read).
     pub async fn transact_get_many<E: Entity>(

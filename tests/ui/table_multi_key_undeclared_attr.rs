@@ -9,7 +9,8 @@ use dynamo_entity::{Entity, TableDef};
     pk = "T#<id>",
     sk = "META",
     rename_all = "camelCase",
-    gsi6(pk(tenant, region), sk(status, created_at))
+    gsi6(pk(tenant, region), sk(status, created_at)),
+    gsi7(pk(region), sk(priority))
 )]
 pub struct Ticket {
     pub id: String,
@@ -17,6 +18,7 @@ pub struct Ticket {
     pub region: String,
     pub status: String,
     pub created_at: u64,
+    pub priority: u32,
 }
 
 /// `tenant` is a number here: every put would be refused.
@@ -27,7 +29,8 @@ pub struct Alert {
     pub tenant: u64,
 }
 
-/// `region` is a boolean, which no key attribute can be.
+/// `region` is a boolean, which no key attribute can be: one error, though `region` is a key
+/// attribute of GSI6 and GSI7.
 #[derive(Entity)]
 #[entity(pk = "F#<id>", sk = "META")]
 pub struct Flag {
@@ -65,8 +68,26 @@ pub struct Log {
     pub region: Vec<String>,
 }
 
+/// A constant is stored with its literal's type: a number under the string `tenant`.
+#[derive(Entity)]
+#[entity(pk = "C#<id>", sk = "META", constant(tenant = 5))]
+pub struct Tagged {
+    pub id: String,
+}
+
+/// A number constant under the number `priority`, and not every key attribute of GSI7: allowed.
+#[derive(Entity)]
+#[entity(pk = "R#<id>", sk = "META", constant(priority = 3))]
+pub struct Ranked {
+    pub id: String,
+}
+
 #[derive(TableDef)]
-#[table(entities(Ticket, Alert, Flag, Audit, Memo, Log), gsi6(projection = all))]
+#[table(
+    entities(Ticket, Alert, Flag, Audit, Memo, Log, Tagged, Ranked),
+    gsi6(projection = all),
+    gsi7(projection = all)
+)]
 pub struct Desk;
 
 fn main() {}

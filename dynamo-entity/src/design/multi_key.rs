@@ -16,6 +16,7 @@ use crate::design::lint::{Lint, LintKind};
 use crate::key::{Cardinality, Segment};
 use crate::schema::multi_key::{MAX_KEY_ATTRIBUTES, MultiKeyIndex};
 use crate::schema::{EntitySchema, Index, IndexSchema, TableLayout};
+use crate::value::StoredType;
 
 impl TableLayout {
     /// The CloudFormation `GlobalSecondaryIndexes` entries of the multi-attribute GSIs: a `HASH`
@@ -158,7 +159,23 @@ impl TableLayout {
         let counts = (1..=MAX_KEY_ATTRIBUTES).contains(&pk) && (1..=MAX_KEY_ATTRIBUTES).contains(&sk);
         let key_only = g.pk.fields().chain(g.sk.fields()).any(|f| e.key_only(f));
         let hot = g.pk.cardinality != Cardinality::High;
-        if shared || !whole_fields(g.pk) || !whole_fields(g.sk) || !counts || key_only || hot {
+        // Another entity that would meet the native index as the table's check refuses it
+        // (`undeclared_multi_gsi`): storing every key field's attribute (its items would enter
+        // the index), or one of them with another type (its writes would fail).
+        let keys: Vec<&crate::schema::FieldSchema> =
+            g.pk.fields().chain(g.sk.fields()).filter_map(|f| e.fields.iter().find(|x| x.field == f)).collect();
+        let met = self.entities.iter().filter(|o| !std::ptr::eq(**o, e)).any(|o| {
+            let stored: Vec<_> = keys.iter().map(|k| crate::schema::multi_key::stored_as(o, k.attribute)).collect();
+            let all = stored.iter().all(|s| matches!(s, Some(Some(_))));
+            let clash = stored.iter().zip(&keys).any(|(s, k)| match (s, k.stored) {
+                (Some(Some((theirs, _))), Some(ours)) => {
+                    *theirs != ours && *theirs != StoredType::Unknown && ours != StoredType::Unknown
+                }
+                _ => false,
+            });
+            all || clash
+        });
+        if shared || met || !whole_fields(g.pk) || !whole_fields(g.sk) || !counts || key_only || hot {
             return None;
         }
         Some(Lint {

@@ -52,7 +52,8 @@ impl TableLayout {
     /// # Errors
     /// [`Error::Invalid`] when two entities store a key attribute with different types (S and
     /// N), use different TTL attributes (a table has one), share a type name and can produce
-    /// the same primary key, or use different
+    /// the same primary key, meet a multi-attribute GSI they do not declare (store one of its
+    /// key attributes with another type, or all of them), or use different
     /// attribute names ([`Entity::NAMES`](crate::Entity::NAMES): all of them must name the same
     /// table with `#[entity(table = ...)]`, or none).
     pub fn new(entities: &[&'static EntitySchema]) -> Result<TableLayout, Error> {
@@ -134,6 +135,17 @@ impl TableLayout {
         gsis.sort_unstable();
         lsis.sort_unstable();
         let multi_gsis = multi_gsis_of(entities, &gsis, &mut types)?;
+        // An entity meeting a multi-attribute GSI it does not declare (see
+        // `undeclared_multi_gsi`): an attribute of another type, or all of them.
+        let entity_names: Vec<&str> = entities.iter().map(|e| e.name).collect();
+        for i in 0..entities.len() {
+            for n in 1..=crate::schema::MAX_GSI {
+                let text = crate::schema::multi_key::undeclared_multi_gsi(entities, &entity_names, "", i, n);
+                if !text.is_empty() {
+                    return Err(Error::Invalid { reason: text.as_str().replace(" of table ``", "") });
+                }
+            }
+        }
         Ok(TableLayout {
             entities: entities.to_vec(),
             names: table_names,
@@ -475,9 +487,7 @@ impl TableLayout {
     /// not declared, a key type differs from the declared one, an index is declared twice, an
     /// LSI is numbered outside 1 to 5 or declares its partition key's type (it is `PK`), two
     /// entities can produce the same primary key, or one entity's default `begins_with` query
-    /// reads another's items, or an entity that does not declare a multi-attribute GSI stores
-    /// one of its key attributes with another type or all of them (`#[derive(TableDef)]`'s
-    /// compile-time layout checks).
+    /// reads another's items (`#[derive(TableDef)]`'s compile-time layout checks).
     pub fn declared(entities: &[&'static EntitySchema], indexes: &[GsiDecl]) -> Result<TableLayout, Error> {
         TableLayout::declared_with_hierarchy(entities, indexes, &[])
     }
@@ -560,15 +570,6 @@ impl TableLayout {
                             declared_type.unwrap_or(KeyType::S)
                         ));
                     }
-                }
-            }
-            // A multi-attribute GSI's key attribute stored undeclared (see `undeclared_multi_gsi`).
-            let entity_names: Vec<&str> = entities.iter().map(|e| e.name).collect();
-            for d in indexes {
-                let Index::Gsi(n) = d.index else { continue };
-                let text = crate::schema::multi_key::undeclared_multi_gsi(entities, &entity_names, "", i, n);
-                if !text.is_empty() {
-                    return invalid(text.as_str().replace(" of table ``", ""));
                 }
             }
             for b in &entities[i + 1..] {

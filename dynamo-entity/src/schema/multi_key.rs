@@ -58,7 +58,7 @@ use crate::error::Error;
 use crate::key::support::str_eq;
 use crate::key::{KeyError, KeyType, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
 use crate::schema::check::ConstText;
-use crate::schema::{EntitySchema, Index, Item};
+use crate::schema::{ConstantValue, EntitySchema, Index, Item};
 use crate::value::size::value_size;
 use crate::value::time::{Date, Timestamp};
 use crate::value::{Attribute, StoredType, ValueError};
@@ -387,25 +387,63 @@ const fn type_clash(stored: StoredType, key: KeyType) -> Option<&'static str> {
     }
 }
 
-/// The type entity `s` stores attribute `attribute` as: `Some(Some(type))` for a field or a
-/// constant (constants are strings), `Some(None)` when it is not stored, `None` when no field
-/// or constant has that attribute name.
-const fn stored_as(s: &EntitySchema, attribute: &str) -> Option<Option<StoredType>> {
+/// The type entity `s` stores attribute `attribute` as, and whether a constant
+/// (`#[entity(constant(...))]`, of its literal's type) stores it: `Some(Some(..))` for a field or
+/// a constant, `Some(None)` when the field is not stored, `None` when no field or constant has
+/// that attribute name.
+pub(crate) const fn stored_as(s: &EntitySchema, attribute: &str) -> Option<Option<(StoredType, bool)>> {
     let mut i = 0;
     while i < s.fields.len() {
         if str_eq(s.fields[i].attribute, attribute) {
-            return Some(s.fields[i].stored);
+            return match s.fields[i].stored {
+                Some(stored) => Some(Some((stored, false))),
+                None => Some(None),
+            };
         }
         i += 1;
     }
     let mut i = 0;
     while i < s.constants.len() {
         if str_eq(s.constants[i].attribute, attribute) {
-            return Some(Some(StoredType::S));
+            let stored = match s.constants[i].value {
+                ConstantValue::S(_) => StoredType::S,
+                ConstantValue::N(_) => StoredType::N,
+                ConstantValue::Bool(_) => StoredType::Other("BOOL"),
+            };
+            return Some(Some((stored, true)));
         }
         i += 1;
     }
     None
+}
+
+/// Whether `s`, which stores `attribute` as `stored`, clashes with a multi-attribute GSI
+/// numbered below `n` that it does not write: that index's check reports it, once.
+const fn clashes_below(
+    entities: &[&EntitySchema],
+    s: &EntitySchema,
+    attribute: &str,
+    stored: StoredType,
+    n: u8,
+) -> bool {
+    let mut m = 1;
+    while m < n {
+        let first = first_multi_user(entities, m);
+        if first != usize::MAX && !uses_multi_gsi(s, m) && !crate::schema::check::uses_gsi(s, m) {
+            if let Some(index) = find_multi_gsi(entities[first], m) {
+                let mut k = 0;
+                while k < index.pk.len() + index.sk.len() {
+                    let key = if k < index.pk.len() { &index.pk[k] } else { &index.sk[k - index.pk.len()] };
+                    if str_eq(key.attribute, attribute) && type_clash(stored, key.key_type).is_some() {
+                        return true;
+                    }
+                    k += 1;
+                }
+            }
+        }
+        m += 1;
+    }
+    false
 }
 
 /// The message of the table check that no entity meets a multi-attribute GSI it does not write:
@@ -446,8 +484,12 @@ pub const fn undeclared_multi_gsi(
     while k < index.pk.len() + index.sk.len() {
         let key = if k < index.pk.len() { &index.pk[k] } else { &index.sk[k - index.pk.len()] };
         match stored_as(s, key.attribute) {
-            Some(Some(stored)) => {
+            Some(Some((stored, constant))) => {
                 if let Some(found) = type_clash(stored, key.key_type) {
+                    if clashes_below(entities, s, key.attribute, stored, n) {
+                        // Reported at the lower-numbered index already.
+                        return text;
+                    }
                     text.push("entity `");
                     text.push(entity);
                     text.push("` stores attribute `");
@@ -468,9 +510,13 @@ pub const fn undeclared_multi_gsi(
                     text.push(gsi);
                     text.push(
                         "(pk(...), sk(...))`): DynamoDB refuses every write of an item whose index key attribute has \
-                               another type (\"Type mismatch for Index Key\"); store the field under another name with \
-                               `#[entity(rename = \"...\")]`",
+                         another type (\"Type mismatch for Index Key\"); ",
                     );
+                    text.push(if constant {
+                        "give the constant another attribute name"
+                    } else {
+                        "store the field under another name with `#[entity(rename = \"...\")]`"
+                    });
                     return text;
                 }
             }

@@ -441,9 +441,14 @@ fn the_exports_describe_the_multi_attribute_indexes() {
             .unwrap()
             .starts_with("Not in this model: the multi-attribute GSI GSI6 (")
     );
-    // The lint of the table: the template GSI1 of Ticket, which only Ticket writes, is a
-    // candidate for native keys (and nothing else is found).
+    // The lint of the table finds nothing. Only Ticket writes the template GSI1, but native keys
+    // on `tenant` / `createdAt` are not suggested: Alert stores both attributes, so its items
+    // would enter the index (the table's check refuses that).
     let lints: Vec<String> = layout.lint().iter().map(ToString::to_string).collect();
+    assert_eq!(lints, Vec::<String>::new());
+    // Without Alert, the suggestion stands.
+    let alone = dynamo_entity::schema::TableLayout::new(&[Ticket::schema()]).unwrap();
+    let lints: Vec<String> = alone.lint().iter().map(ToString::to_string).collect();
     assert_eq!(
         lints,
         ["Ticket GSI1 multi-attribute key suggested: only Ticket writes GSI1, so its templates `TENANT#<tenant>` / \
@@ -1190,6 +1195,13 @@ pub struct TenantNote {
     pub tenant: u64,
 }
 
+/// A number constant in GSI6's string key attribute `tenant`.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "FLAG#<id>", sk = "META", constant(tenant = 7))]
+pub struct TenantFlag {
+    pub id: String,
+}
+
 /// Every key attribute of GSI7 (`tenant`, `priority`) with its types, and no GSI declared.
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[entity(pk = "RANK#<id>", sk = "META")]
@@ -1226,4 +1238,16 @@ fn a_declaration_built_by_hand_refuses_undeclared_multi_attribute_keys() {
     );
     // Alert declares both multi-attribute GSIs; the declaration passes.
     assert!(TableLayout::declared(&[Ticket::schema(), Alert::schema()], &indexes).is_ok());
+    // The layout without declared indexes (`create_table`'s) runs the same check.
+    let err = TableLayout::new(&[Ticket::schema(), Rank::schema()]).unwrap_err();
+    assert!(err.to_string().starts_with("invalid request: entity `Rank` stores every key attribute of GSI7"), "{err}");
+    // A constant is stored with its literal's type: a number under the string `tenant`.
+    let err = TableLayout::new(&[Ticket::schema(), TenantFlag::schema()]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid request: entity `TenantFlag` stores attribute `tenant` as N, but `tenant` is a key attribute of \
+         GSI6, of type S, as `Ticket` keys it (`gsi6(pk(...), sk(...))`): DynamoDB refuses every write of an item \
+         whose index key attribute has another type (\"Type mismatch for Index Key\"); give the constant another \
+         attribute name"
+    );
 }
