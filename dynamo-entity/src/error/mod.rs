@@ -352,6 +352,30 @@ pub enum Error {
         /// the request has no one key.
         key: String,
     },
+    /// DynamoDB refused an update because an attribute it computes from (an `add` / `subtract`
+    /// counter, a list it appends to, a set it inserts into) is stored with another type than
+    /// the operand, such as a counter another client wrote as a string (`S "45"`). Nothing was
+    /// written; the same update fails again until the stored attribute is rewritten.
+    #[error(
+        "DynamoDB {operation} of {entity} {key} refused: {} stored with another type than the update's operand \
+         (DynamoDB: {}); nothing was written",
+        operand_attributes(attributes),
+        service::text(source)
+    )]
+    StoredTypeMismatch {
+        /// The DynamoDB operation: `UpdateItem`.
+        operation: &'static str,
+        /// The entity type name.
+        entity: &'static str,
+        /// The item's key, as `PK=… SK=…`.
+        key: String,
+        /// The attributes the update adds to or subtracts from (empty when it has none: then
+        /// a list or set operand).
+        attributes: Vec<&'static str>,
+        /// DynamoDB's error.
+        #[source]
+        source: Box<aws_sdk_dynamodb::Error>,
+    },
     /// A read whose answer DynamoDB refused to send because the items it asked for total more
     /// than one response may hold: `TransactGetItems` returns at most 4 MB
     /// ([`MAX_TRANSACTION_BYTES`](crate::limits::MAX_TRANSACTION_BYTES)) of items. Their sizes
@@ -566,6 +590,15 @@ impl Error {
 /// `a`, `b`: each name in backquotes, joined by commas.
 fn quoted(names: &[&str]) -> String {
     names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+}
+
+/// The attributes of an [`Error::StoredTypeMismatch`], as its message names them.
+fn operand_attributes(attributes: &[&str]) -> String {
+    match attributes {
+        [] => "an attribute the update computes from is".to_owned(),
+        [one] => format!("attribute `{one}` is"),
+        many => format!("one of the attributes `{}` is", many.join("`, `")),
+    }
 }
 
 fn library_share(library: usize, limit: crate::limits::Limit) -> String {

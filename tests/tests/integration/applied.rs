@@ -265,3 +265,40 @@ async fn transactions_and_batches_on_undecodable_items_apply_once() {
     assert_eq!((outcome.written, outcome.unprocessed.len()), (1, 0));
     assert_eq!(common::scan_all(&table).await, Vec::<Item>::new());
 }
+
+/// A counter another client stored as a string (`S "45"`): DynamoDB refuses the `add`, and the
+/// error is typed, naming the entity, the key and the counter; nothing was written, through
+/// `update` and `upsert` alike (`increment` is an upsert).
+#[tokio::test]
+async fn an_add_to_a_counter_stored_as_a_string_is_a_typed_error_and_writes_nothing() {
+    let table = common::table("applied_counter_type", &[Account::schema()]).await;
+    let item: Item = [
+        ("PK".to_owned(), s("ACCOUNT#c")),
+        ("SK".to_owned(), s("META")),
+        ("_type".to_owned(), s("Account")),
+        ("id".to_owned(), s("c")),
+        ("name".to_owned(), s("Cy")),
+        ("count".to_owned(), s("45")),
+    ]
+    .into();
+    raw_put(&table, item.clone()).await;
+    let expected = |err: &Error| {
+        let Error::StoredTypeMismatch { operation, entity, key, attributes, .. } = err else { panic!("{err:?}") };
+        assert_eq!(
+            (*operation, *entity, key.as_str(), attributes.clone()),
+            ("UpdateItem", "Account", "PK=ACCOUNT#c SK=META", vec!["count"])
+        );
+        assert!(
+            err.to_string().starts_with(
+                "DynamoDB UpdateItem of Account PK=ACCOUNT#c SK=META refused: attribute `count` is stored with \
+                 another type than the update's operand (DynamoDB: ValidationException: "
+            ),
+            "{err}"
+        );
+        assert!(err.to_string().ends_with("; nothing was written"), "{err}");
+    };
+    expected(&table.update(Account::key("c")).add(Account::COUNT, &1).send().await.unwrap_err());
+    let upsert = table.upsert(Account::key("c")).set_if_absent(Account::NAME, &"Cy".to_owned());
+    expected(&upsert.add(Account::COUNT, &1).send().await.unwrap_err());
+    assert_eq!(common::raw_item(&table, "ACCOUNT#c", "META").await, Some(item));
+}
