@@ -9,7 +9,9 @@
 //! * `hand`: `c` tasks, each scanning its segment (`Segment` / `TotalSegments`, a filter on the
 //!   entity type, 1 MB pages) and sending, 8 at a time, one `UpdateItem` per member: `SET` of
 //!   the two keys on the condition that the item exists, has the type and still has the team,
-//!   rank and (absent) keys read. The keys come from the same encoder (`Entity::gsi_keys`), so
+//!   rank and (absent) keys read, asking for the consumed capacity (the library reports the
+//!   capacity used) and for the item on a failed condition (`ALL_OLD`, what the library
+//!   re-reads a changed item from). The keys come from the same encoder (`Entity::gsi_keys`), so
 //!   what is compared is the scan, update and bookkeeping machinery. No checkpoints.
 //!
 //! Both sides' tables are checked afterwards: every member has exactly the keys the template
@@ -34,7 +36,7 @@ use aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef;
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use aws_sdk_dynamodb::error::BoxError;
 
-use aws_sdk_dynamodb::types::AttributeValue;
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, ReturnValuesOnConditionCheckFailure};
 use dynamo_entity::{Entity, Item, Table};
 use dynamo_entity_local::{LocalDynamoDb, unique_table_name};
 use futures::{StreamExt, TryStreamExt};
@@ -198,7 +200,11 @@ async fn update_one(table: &Table, item: Item) -> Res<u64> {
         .expression_attribute_names("#g1sk", "GSI1SK")
         .expression_attribute_values(":t", AttributeValue::S("Member".into()))
         .expression_attribute_values(":team", item["team"].clone())
-        .expression_attribute_values(":rank", item["rank"].clone());
+        .expression_attribute_values(":rank", item["rank"].clone())
+        // What a loop that reports the capacity it used and re-reads an item whose condition
+        // failed asks for, as the library's backfill does.
+        .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+        .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
     for (name, attr) in [(":g1pk", "GSI1PK"), (":g1sk", "GSI1SK")] {
         let value = keys.get(attr).ok_or("no GSI1 key")?.clone();
         request = request.expression_attribute_values(name, value);
