@@ -182,6 +182,15 @@ pub enum KeyType {
 }
 
 impl KeyType {
+    /// The type's DynamoDB name: `S`, `N` or `B`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            KeyType::S => "S",
+            KeyType::N => "N",
+            KeyType::B => "B",
+        }
+    }
+
     /// The SDK's scalar type for attribute definitions.
     pub fn scalar(self) -> ScalarAttributeType {
         match self {
@@ -1258,11 +1267,7 @@ pub enum KeyError {
 
 impl fmt::Display for KeyType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            KeyType::S => "S",
-            KeyType::N => "N",
-            KeyType::B => "B",
-        })
+        f.write_str(self.name())
     }
 }
 

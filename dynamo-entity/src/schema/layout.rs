@@ -142,7 +142,7 @@ impl TableLayout {
             for n in 1..=crate::schema::MAX_GSI {
                 let text = crate::schema::multi_key::undeclared_multi_gsi(entities, &entity_names, "", i, n);
                 if !text.is_empty() {
-                    return Err(Error::Invalid { reason: text.as_str().replace(" of table ``", "") });
+                    return Err(Error::Invalid { reason: text.as_str().to_owned() });
                 }
             }
         }

@@ -94,6 +94,18 @@ impl MultiKeyIndex {
         self.pk.iter().chain(self.sk)
     }
 
+    /// How many key attributes the index has, both sides together.
+    pub const fn key_count(&self) -> usize {
+        self.pk.len() + self.sk.len()
+    }
+
+    /// Key attribute `k` in key schema order: the partition key's, then the sort key's
+    /// (`k < key_count()`), usable in constant evaluation where [`attributes`](Self::attributes)
+    /// is not.
+    pub const fn key(&self, k: usize) -> &'static MultiKeyAttr {
+        if k < self.pk.len() { &self.pk[k] } else { &self.sk[k - self.pk.len()] }
+    }
+
     /// Whether `other` has the same key schema: the same attribute names and types on each side,
     /// in the same order (the field names may differ).
     pub const fn same_keys(&self, other: &MultiKeyIndex) -> bool {
@@ -432,8 +444,8 @@ const fn clashes_below(
         if first != usize::MAX && !uses_multi_gsi(s, m) && !crate::schema::check::uses_gsi(s, m) {
             if let Some(index) = find_multi_gsi(entities[first], m) {
                 let mut k = 0;
-                while k < index.pk.len() + index.sk.len() {
-                    let key = if k < index.pk.len() { &index.pk[k] } else { &index.sk[k - index.pk.len()] };
+                while k < index.key_count() {
+                    let key = index.key(k);
                     if str_eq(key.attribute, attribute) && type_clash(stored, key.key_type).is_some() {
                         return true;
                     }
@@ -457,7 +469,8 @@ const fn clashes_below(
 /// * an item holding every key attribute enters the index, where the queries of the entities
 ///   that declared it read it as another entity's item.
 ///
-/// `names` are the entities' names as the table lists them, `table` the table's.
+/// `names` are the entities' names as the table lists them, `table` the table's (empty for a
+/// layout built at run time, whose messages then name no table).
 pub const fn undeclared_multi_gsi(
     entities: &[&EntitySchema],
     names: &[&str],
@@ -481,8 +494,8 @@ pub const fn undeclared_multi_gsi(
     // A key attribute stored with another type: every write of such an item fails.
     let mut all = true;
     let mut k = 0;
-    while k < index.pk.len() + index.sk.len() {
-        let key = if k < index.pk.len() { &index.pk[k] } else { &index.sk[k - index.pk.len()] };
+    while k < index.key_count() {
+        let key = index.key(k);
         match stored_as(s, key.attribute) {
             Some(Some((stored, constant))) => {
                 if let Some(found) = type_clash(stored, key.key_type) {
@@ -500,10 +513,9 @@ pub const fn undeclared_multi_gsi(
                     text.push(key.attribute);
                     text.push("` is a key attribute of GSI");
                     text.push(gsi);
-                    text.push(" of table `");
-                    text.push(table);
-                    text.push("`, of type ");
-                    text.push(key_type_name(key.key_type));
+                    push_table(&mut text, table);
+                    text.push(", of type ");
+                    text.push(key.key_type.name());
                     text.push(", as `");
                     text.push(owner);
                     text.push("` keys it (`gsi");
@@ -529,12 +541,11 @@ pub const fn undeclared_multi_gsi(
         text.push(entity);
         text.push("` stores every key attribute of GSI");
         text.push(gsi);
-        text.push(" of table `");
-        text.push(table);
-        text.push("` (");
+        push_table(&mut text, table);
+        text.push(" (");
         let mut k = 0;
-        while k < index.pk.len() + index.sk.len() {
-            let key = if k < index.pk.len() { &index.pk[k] } else { &index.sk[k - index.pk.len()] };
+        while k < index.key_count() {
+            let key = index.key(k);
             if k > 0 {
                 text.push(", ");
             }
@@ -559,18 +570,19 @@ pub const fn undeclared_multi_gsi(
     text
 }
 
+/// ` of table `<table>``, or nothing for an unnamed table.
+const fn push_table(text: &mut ConstText, table: &str) {
+    if !table.is_empty() {
+        text.push(" of table `");
+        text.push(table);
+        text.push("`");
+    }
+}
+
 /// `"1"` to `"20"`, for messages composed in constant evaluation.
 const GSI_NUMBERS: [&str; 21] = [
     "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16", "17", "18", "19", "20",
 ];
-
-const fn key_type_name(t: KeyType) -> &'static str {
-    match t {
-        KeyType::S => "S",
-        KeyType::N => "N",
-        KeyType::B => "B",
-    }
-}
 
 /// The type of key attribute type `T`, for the generated schema constants.
 pub const fn key_type_of<T: KeyAttribute>() -> KeyType {
