@@ -309,13 +309,7 @@ impl Items {
     /// [`Error::UnexpectedItem`] naming the item's type (if any) and key; the decode error of
     /// an item of a named type.
     pub fn decode_each_strict<A: EntityEnum>(&self) -> Result<Vec<A>, Error> {
-        self.decode_each_with::<A>(|item| {
-            Err(Error::UnexpectedItem {
-                collection: std::any::type_name::<A>().rsplit("::").next().unwrap_or_default(),
-                found: type_of_named(item, self.names.entity_type).map(str::to_owned),
-                key: self.names.describe_key(item),
-            })
-        })
+        self.decode_each_with::<A>(|item| Err(unexpected::<A>(item, self.names)))
     }
 
     /// Every item decoded as `A`, in order; `unknown` says what becomes of an item `A` has no
@@ -332,10 +326,10 @@ impl Items {
         Ok(out)
     }
 
-    /// As [`decode_each`](Self::decode_each), reporting each item of a named type that does
-    /// not decode as an [`ItemError`] (with its key) beside the items that do, instead of
-    /// failing on it. Items of types `A` does not name are skipped with a warning, as in
-    /// `decode_each` (see [`decode_each_strict`](Self::decode_each_strict) to refuse them).
+    /// Every item decoded as the enum `A`, in sort-key order, beside an [`ItemError`] (with its
+    /// key) for each item that is not among them: an item of a named type that does not
+    /// decode, and an item `A` has no variant for ([`Error::UnexpectedItem`]). Nothing is left
+    /// out unreported but the library's own guard and migration items.
     pub fn decode_each_lenient<A: EntityEnum>(&self) -> (Vec<A>, Vec<ItemError>) {
         let mut out = Vec::with_capacity(self.items.len());
         let mut skipped = Vec::new();
@@ -343,7 +337,7 @@ impl Items {
             match A::decode(item) {
                 Ok(Some(v)) => out.push(v),
                 Ok(None) if self.internal(item) => {}
-                Ok(None) => warn_unknown(item, self.names),
+                Ok(None) => skipped.push(ItemError::new(self.names, item.clone(), unexpected::<A>(item, self.names))),
                 Err(e) => skipped.push(ItemError::new(self.names, item.clone(), e)),
             }
         }
@@ -380,28 +374,33 @@ impl Items {
     }
 }
 
-/// Whether `item` is one of the library's own items (a uniqueness guard), which belong to no
-/// entity and are skipped silently by collections, entity enums and stream decoding.
+/// Whether `item` is one of the library's own items (a uniqueness guard or a migration record,
+/// see [`reserved`](crate::schema::reserved)), which belong to no entity and are left out by
+/// collections, entity enums, table scans and stream decoding.
 pub fn is_internal(item: &Item) -> bool {
-    type_of(item) == Some(crate::unique::GUARD_TYPE)
+    is_internal_named(item, TYPE_ATTRIBUTE)
 }
 
 /// [`is_internal`] for a table whose entity type attribute is `type_attribute`.
 pub fn is_internal_named(item: &Item, type_attribute: &str) -> bool {
-    type_of_named(item, type_attribute) == Some(crate::unique::GUARD_TYPE)
+    type_of_named(item, type_attribute).is_some_and(crate::schema::reserved::is_reserved_type)
 }
 
 /// [`is_internal`] for a table with the attribute names `names`: by the type attribute, or in
-/// a table without one (`#[table(entity_type = none)]`), whose guard items carry no type, by
-/// the guard key (partition key `UNIQUE#<entity>#<attribute>#<value>` as
-/// [`unique`](crate::unique) writes it, sort key `UNIQUE`, reserved for guards).
+/// a table without one (`#[table(entity_type = none)]`), whose own items carry no type, by
+/// their keys (a guard's partition key `UNIQUE#<entity>#<attribute>#<value>` with sort key
+/// `UNIQUE`, a migration record's `_MIGRATION#<id>` or `_MIGRATIONS`).
 pub fn is_internal_in(item: &Item, names: &AttributeNames) -> bool {
-    if names.has_entity_type() {
-        return is_internal_named(item, names.entity_type);
+    crate::schema::is_library_item(item, names)
+}
+
+/// The error of an item that the entity enum `A` has no variant for.
+pub(crate) fn unexpected<A: EntityEnum>(item: &Item, names: &AttributeNames) -> Error {
+    Error::UnexpectedItem {
+        collection: std::any::type_name::<A>().rsplit("::").next().unwrap_or_default(),
+        found: type_of_named(item, names.entity_type).map(str::to_owned),
+        key: names.describe_key(item),
     }
-    let guard_pk =
-        matches!(item.get(names.pk), Some(AttributeValue::S(pk)) if crate::unique::parse_guard_key(pk).is_some());
-    guard_pk && matches!(item.get(names.sk), Some(AttributeValue::S(sk)) if sk == crate::unique::GUARD_SK)
 }
 
 pub(crate) fn warn_unknown(item: &Item, names: &AttributeNames) {
@@ -420,14 +419,7 @@ pub fn type_of(item: &Item) -> Option<&str> {
     type_of_named(item, TYPE_ATTRIBUTE)
 }
 
-/// The entity type stored under `type_attribute` (a table's [`AttributeNames::entity_type`]),
-/// if it is a string.
-pub fn type_of_named<'a>(item: &'a Item, type_attribute: &str) -> Option<&'a str> {
-    match item.get(type_attribute) {
-        Some(AttributeValue::S(t)) => Some(t),
-        _ => None,
-    }
-}
+pub use crate::schema::reserved::type_of_named;
 
 /// Whether `item` is an item of `E`: by its type attribute, or in a table without one, by the
 /// shape of its key.

@@ -806,7 +806,7 @@ async fn get_items(table: &Table, gets: &[GetAction]) -> Result<Vec<Option<Item>
         }
         Err(SdkError::ServiceError(e)) => match e.into_err() {
             TransactGetItemsError::TransactionCanceledException(c) => Err(cancellation(gets, c.cancellation_reasons())),
-            other if response_too_large(&other) => Err(Error::ResponseTooLarge {
+            other if crate::error::service::response_too_large(&other) => Err(Error::ResponseTooLarge {
                 operation: "TransactGetItems",
                 entity,
                 keys: gets.len(),
@@ -817,17 +817,6 @@ async fn get_items(table: &Table, gets: &[GetAction]) -> Result<Vec<Option<Item>
         },
         Err(e) => Err(Error::sdk("TransactGetItems", e)),
     }
-}
-
-/// Whether DynamoDB refused a `TransactGetItems` because its answer would be over 4 MB: a
-/// `ValidationException` whose message says the response (payload) is too large.
-fn response_too_large(err: &TransactGetItemsError) -> bool {
-    use aws_sdk_dynamodb::error::ProvideErrorMetadata;
-    err.code() == Some("ValidationException")
-        && err.message().is_some_and(|m| {
-            let m = m.to_ascii_lowercase();
-            m.contains("too large") && (m.contains("response") || m.contains("payload"))
-        })
 }
 
 fn decode<E: Entity>(item: Option<Item>) -> Result<Option<E>, Error> {

@@ -113,12 +113,7 @@ pub enum Unique {}
 impl crate::expr::NotKey for Unique {}
 impl crate::expr::NotMaintained for Unique {}
 
-/// The entity type attribute (`_type`) of a guard item.
-pub const GUARD_TYPE: &str = "_unique";
-/// The first segment of a guard item's partition key.
-pub const GUARD_PREFIX: &str = "UNIQUE";
-/// The sort key of every guard item.
-pub const GUARD_SK: &str = "UNIQUE";
+pub use crate::schema::reserved::{GUARD_PREFIX, GUARD_SK, GUARD_TYPE};
 /// The guard attribute holding the owner's partition key.
 pub const OWNER_PK: &str = "ownerPK";
 /// The guard attribute holding the owner's sort key.

@@ -921,23 +921,18 @@ impl<E: Entity> UpdateRequest<E> {
                 };
                 Err(p.failure(old))
             }
-            Err(SdkError::ServiceError(e)) if operand_type_refused(e.err()) => Err(Error::StoredTypeMismatch {
-                operation: "UpdateItem",
-                entity: E::TYPE,
-                key: p.key_text(),
-                attributes: p.arith.iter().map(|a| a.1).collect(),
-                source: Box::new(e.into_err().into()),
-            }),
+            Err(SdkError::ServiceError(e)) if crate::error::service::operand_type_refused(e.err()) => {
+                Err(Error::StoredTypeMismatch {
+                    operation: "UpdateItem",
+                    entity: E::TYPE,
+                    key: p.key_text(),
+                    attributes: p.arith.iter().map(|a| a.1).collect(),
+                    source: Box::new(e.into_err().into()),
+                })
+            }
             Err(e) => Err(Error::sdk("UpdateItem", e).on_partition(E::TYPE, &p.key_text(), p.partition_text())),
         }
     }
-}
-
-/// Whether DynamoDB refused an update because an operand's type differs from the stored
-/// attribute's: a `ValidationException` saying an operand "has an incorrect data type".
-fn operand_type_refused(err: &aws_sdk_dynamodb::operation::update_item::UpdateItemError) -> bool {
-    use aws_sdk_dynamodb::error::ProvideErrorMetadata;
-    err.code() == Some("ValidationException") && err.message().is_some_and(|m| m.contains("incorrect data type"))
 }
 
 impl PreparedUpdate {

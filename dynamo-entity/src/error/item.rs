@@ -31,19 +31,24 @@ impl ItemError {
     }
 
     /// Whether `error` is about one item read from the table that does not decode (and
-    /// another item may): [`Error::Decode`], [`Error::WrongEntity`], [`Error::KeyParse`] or
-    /// [`Error::SchemaVersion`].
+    /// another item may): [`Error::Decode`], [`Error::WrongEntity`], [`Error::KeyParse`],
+    /// [`Error::SchemaVersion`], or [`Error::UnexpectedItem`] (an item of an entity type the
+    /// decoded enum does not name, in a lenient read that reports such items).
     pub fn is_item_error(error: &Error) -> bool {
         matches!(
             error,
-            Error::Decode { .. } | Error::WrongEntity { .. } | Error::KeyParse(_) | Error::SchemaVersion { .. }
+            Error::Decode { .. }
+                | Error::WrongEntity { .. }
+                | Error::KeyParse(_)
+                | Error::SchemaVersion { .. }
+                | Error::UnexpectedItem { .. }
         )
     }
 }
 
 impl Clone for ItemError {
-    /// Copies the error ([`Error::Decode`], [`Error::WrongEntity`], [`Error::KeyParse`] and
-    /// [`Error::SchemaVersion`] as they are, any other kind as [`Error::Invalid`] with its text).
+    /// Copies the error (the kinds [`is_item_error`](Self::is_item_error) names as they are, any
+    /// other kind as [`Error::Invalid`] with its text).
     fn clone(&self) -> ItemError {
         let error = match &self.error {
             Error::Decode { entity, attribute, key, source } => {
@@ -55,6 +60,9 @@ impl Clone for ItemError {
             Error::KeyParse(e) => Error::KeyParse(e.clone()),
             Error::SchemaVersion { entity, key, stored, oldest, newest } => {
                 Error::SchemaVersion { entity, key: key.clone(), stored: *stored, oldest: *oldest, newest: *newest }
+            }
+            Error::UnexpectedItem { collection, found, key } => {
+                Error::UnexpectedItem { collection, found: found.clone(), key: key.clone() }
             }
             other => Error::Invalid { reason: other.to_string() },
         };

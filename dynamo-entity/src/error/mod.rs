@@ -2,7 +2,7 @@
 
 mod item;
 mod outcome;
-mod service;
+pub(crate) mod service;
 
 pub use item::{ItemError, Returned};
 pub(crate) use service::retryable_code;

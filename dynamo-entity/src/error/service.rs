@@ -167,6 +167,23 @@ pub(crate) fn throttling(err: &aws_sdk_dynamodb::Error) -> Option<(&'static str,
     Some((code, reasons.iter().map(|r| ThrottlingReason::new(r.reason().unwrap_or(""), r.resource())).collect()))
 }
 
+/// Whether DynamoDB refused a request because its answer would be over its size limit (4 MB
+/// for `TransactGetItems`): a `ValidationException` whose message says the response (payload)
+/// is too large.
+pub(crate) fn response_too_large(err: &impl ProvideErrorMetadata) -> bool {
+    err.code() == Some("ValidationException")
+        && err.message().is_some_and(|m| {
+            let m = m.to_ascii_lowercase();
+            m.contains("too large") && (m.contains("response") || m.contains("payload"))
+        })
+}
+
+/// Whether DynamoDB refused an update because an operand's type differs from the stored
+/// attribute's: a `ValidationException` saying an operand "has an incorrect data type".
+pub(crate) fn operand_type_refused(err: &impl ProvideErrorMetadata) -> bool {
+    err.code() == Some("ValidationException") && err.message().is_some_and(|m| m.contains("incorrect data type"))
+}
+
 /// The error codes of DynamoDB's answers worth sending the same request again for: throttling,
 /// a replicated write conflict, server errors. The one list of the library's retry policy
 /// ([`retry`](crate::retry)) and of [`Error::is_retryable`](crate::Error::is_retryable).

@@ -73,8 +73,7 @@ fn now_ms() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
-/// The entity type of the library's migration checkpoint items.
-pub const MIGRATION_TYPE: &str = "_migration";
+pub use crate::schema::reserved::MIGRATION_TYPE;
 
 /// How many times one item is read again after its condition failed (a write of the
 /// application in between) before it counts as failed.
@@ -356,7 +355,7 @@ impl<E: Entity> Backfill<E> {
     }
 
     fn partition(&self) -> AttributeValue {
-        AttributeValue::S(format!("_MIGRATION#{}", self.id))
+        AttributeValue::S(format!("{}{}", crate::schema::reserved::MIGRATION_PREFIX, self.id))
     }
 
     fn checkpoint_key(&self, sk: String) -> Item {

@@ -50,8 +50,8 @@ use crate::migrate::native::NativeKeys;
 use crate::schema::{Entity, Item, TableLayout};
 use crate::table::{Call, Table};
 
-/// The partition holding the list of the migrations run on a table, one item `ID#<id>` each.
-const REGISTRY: &str = "_MIGRATIONS";
+// The partition holding the list of the migrations run on a table, one item `ID#<id>` each.
+use crate::schema::reserved::MIGRATION_REGISTRY as REGISTRY;
 
 type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -671,7 +671,7 @@ impl Migrations {
     fn key(&self, id: &str) -> Item {
         let names = self.layout.names();
         HashMap::from([
-            (names.pk.to_owned(), AttributeValue::S(format!("_MIGRATION#{id}"))),
+            (names.pk.to_owned(), AttributeValue::S(format!("{}{id}", crate::schema::reserved::MIGRATION_PREFIX))),
             (names.sk.to_owned(), AttributeValue::S("STEP".to_owned())),
         ])
     }

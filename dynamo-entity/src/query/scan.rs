@@ -21,10 +21,13 @@
 //! DynamoDB reads every item and returns only those: [`ScanPage::scanned`] counts the items
 //! read (DynamoDB's `ScannedCount`), [`ScanPage::filtered_out`] those the filter left out
 //! (items of other entity types, and of this one that the filter rejected). A scan of the
-//! table-level enum has no type filter: an item whose type the enum does not name (a
-//! uniqueness guard, a migration checkpoint, an entity the enum does not list) is counted in
-//! [`ScanPage::skipped`]. Nothing is left out silently: `scanned = items + filtered_out +
-//! skipped` for each page that a [`limit`](ScanRequest::limit) does not cut.
+//! table-level enum has no type filter: the library's own items (uniqueness guards, migration
+//! records) are counted in [`ScanPage::skipped`], and an item of a type the enum does not name
+//! fails the scan ([`Error::UnexpectedItem`]) unless the scan is
+//! [`lenient`](ScanRequest::lenient) (it is reported in [`ScanPage::undecodable`]) or
+//! [`skip_unknown`](ScanRequest::skip_unknown) (counted in `skipped`). Nothing is left out
+//! silently: `scanned = items + filtered_out + skipped + undecodable` for each page that a
+//! [`limit`](ScanRequest::limit) does not cut.
 //!
 //! An item of the scanned entity type that does not decode is an error naming its key
 //! ([`Error::Decode`]): a scan never drops such an item.
@@ -43,7 +46,8 @@ use crate::error::{Error, ItemError};
 use crate::expr::{Condition, Placeholders};
 use crate::query::cursor::{self, Scope};
 use crate::query::{Cursor, is_type, key_of, primary_key_of};
-use crate::schema::{AttributeNames, Entity, EntityEnum, Index, Item, PrimaryKey, Projection};
+use crate::schema::reserved::type_of_named;
+use crate::schema::{AttributeNames, Entity, EntityEnum, Index, Item, PrimaryKey, Projection, is_library_item};
 use crate::table::{Call, Table};
 
 /// DynamoDB's limit on `TotalSegments` of a parallel scan.
@@ -125,8 +129,11 @@ pub struct ScanPage<T> {
     /// Items read that the `FilterExpression` left out: for an entity scan, items of other
     /// entity types and items the [`filter`](ScanRequest::filter) rejected.
     pub filtered_out: u64,
-    /// Items returned whose entity type the scanned type does not name (a scan of an entity
-    /// enum: types it has no variant for, the library's own guard and checkpoint items).
+    /// Items returned that the page leaves out by design: in a scan of an entity enum, the
+    /// library's own guard and migration items, and with
+    /// [`skip_unknown`](ScanRequest::skip_unknown) the items of types the enum has no variant
+    /// for; in an entity scan, items of other entities sharing the type value (told apart by
+    /// key shape).
     pub skipped: u64,
     /// The items of the scanned type that did not decode, each with its key and error, in a
     /// [`lenient`](ScanRequest::lenient) scan (always empty otherwise: a strict scan fails on
@@ -248,6 +255,11 @@ pub struct ScanRequest<T> {
     error: Option<Error>,
     /// Items that do not decode are reported in the page instead of failing the scan.
     lenient: bool,
+    /// For a scan of an entity enum, the enum's name: an item it has no variant for is an
+    /// error ([`Error::UnexpectedItem`]) unless [`skip_unknown`](ScanRequest::skip_unknown).
+    enum_name: Option<&'static str>,
+    /// Items of entity types the enum does not name are counted in `skipped`.
+    skip_unknown: bool,
 }
 
 impl<T> Clone for ScanRequest<T> {
@@ -270,6 +282,8 @@ impl<T> Clone for ScanRequest<T> {
             on: self.on.clone(),
             error: self.error.as_ref().map(Error::copy_of_build_error),
             lenient: self.lenient,
+            enum_name: self.enum_name,
+            skip_unknown: self.skip_unknown,
         }
     }
 }
@@ -318,6 +332,8 @@ impl<T: Send + 'static> ScanRequest<T> {
             on: None,
             error: None,
             lenient: false,
+            enum_name: None,
+            skip_unknown: false,
         }
     }
 
@@ -364,6 +380,17 @@ impl<T: Send + 'static> ScanRequest<T> {
     /// the decoded items.
     pub fn lenient(mut self) -> Self {
         self.lenient = true;
+        self
+    }
+
+    /// For a scan of an entity enum ([`Table::scan_table`]): count the items of entity types
+    /// the enum has no variant for in [`ScanPage::skipped`] instead of failing the scan with
+    /// [`Error::UnexpectedItem`] (or, in a [`lenient`](Self::lenient) scan, reporting each in
+    /// [`undecodable`](ScanPage::undecodable)), and log each with `tracing` at `WARN`. The
+    /// library's own guard and migration items are counted in `skipped` in any case. An entity
+    /// scan selects its type with its filter, and ignores this.
+    pub fn skip_unknown(mut self) -> Self {
+        self.skip_unknown = true;
         self
     }
 
@@ -622,7 +649,28 @@ impl<T: Send + 'static> ScanRequest<T> {
                 match slot {
                     Some(v) => slots.push(v),
                     None => {
-                        page.skipped += 1;
+                        match self.enum_name {
+                            Some(name) if !self.skip_unknown && !is_library_item(&item, self.names) => {
+                                let e = Error::UnexpectedItem {
+                                    collection: name,
+                                    found: type_of_named(&item, self.names.entity_type).map(str::to_owned),
+                                    key: self.names.describe_key(&item),
+                                };
+                                if !self.lenient {
+                                    return Err(e);
+                                }
+                                page.undecodable.push(ItemError::new(self.names, item, e));
+                            }
+                            Some(_) if !is_library_item(&item, self.names) => {
+                                tracing::warn!(
+                                    entity = type_of_named(&item, self.names.entity_type).unwrap_or("<none>"),
+                                    key = %self.names.describe_key(&item),
+                                    "a table scan skipped an item of an entity type the enum does not name"
+                                );
+                                page.skipped += 1;
+                            }
+                            _ => page.skipped += 1,
+                        }
                         continue;
                     }
                 }
@@ -728,10 +776,13 @@ impl<T: Send + 'static> ScanRequest<T> {
         }
     }
 
-    /// Every item (up to [`limit`](Self::limit) if set), page by page.
+    /// Every item (up to [`limit`](Self::limit) if set), page by page. The stream is strict
+    /// even for a [`lenient`](Self::lenient) scan: an item that does not decode ends it with
+    /// its error (read a lenient scan with [`pages`](Self::pages) or
+    /// [`all_lenient`](Self::all_lenient), which return such items).
     pub fn stream(self) -> impl Stream<Item = Result<T, Error>> + Send {
         let limit = self.limit;
-        let req = ScanRequest { limit: None, ..self };
+        let req = ScanRequest { limit: None, lenient: false, ..self };
         let s = req.pages().map_ok(|p| futures::stream::iter(p.items.into_iter().map(Ok))).try_flatten();
         s.take(limit.unwrap_or(usize::MAX))
     }
@@ -822,9 +873,16 @@ impl Table {
     }
 
     /// A scan of every item of the table, each decoded as the variant of the entity enum `T`
-    /// (such as the `<Table>Item` enum of `#[derive(TableDef)]`) for its type; items of other
-    /// types are counted in [`ScanPage::skipped`].
+    /// (such as the `<Table>Item` enum of `#[derive(TableDef)]`) for its type. An item `T` has
+    /// no variant for fails the scan with [`Error::UnexpectedItem`] naming its type and key
+    /// (a [`lenient`](ScanRequest::lenient) scan reports it in
+    /// [`undecodable`](ScanPage::undecodable), a scan with
+    /// [`skip_unknown`](ScanRequest::skip_unknown) counts it in [`skipped`](ScanPage::skipped)):
+    /// a table scan never returns fewer items than the table holds unless asked to. The
+    /// library's own guard and migration items are counted in `skipped`.
     pub fn scan_table<T: EntityEnum + Send + 'static>(&self) -> ScanRequest<T> {
-        ScanRequest::new(self.clone(), T::NAMES, "", T::TYPES.join("|"), T::decode)
+        let mut scan = ScanRequest::new(self.clone(), T::NAMES, "", T::TYPES.join("|"), T::decode);
+        scan.enum_name = Some(std::any::type_name::<T>().rsplit("::").next().unwrap_or_default());
+        scan
     }
 }

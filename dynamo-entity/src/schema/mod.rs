@@ -14,6 +14,7 @@ mod key_fields;
 mod layout;
 mod member;
 pub mod multi_key;
+pub mod reserved;
 pub mod size;
 
 pub use crate::key::names::*;
@@ -25,3 +26,4 @@ pub use key_fields::{KeyFields, KeyPartSource, part_from_keys};
 pub use layout::*;
 pub use member::{Admits, EntityOf};
 pub use multi_key::{KeyAttribute, MultiKeyAttr, MultiKeyIndex};
+pub use reserved::is_library_item;

@@ -234,6 +234,39 @@ async fn collections_and_the_table_enum_report_undecodable_items_beside_the_rest
     assert_eq!(any[0], AnyItem::Order(order("u1", 0)));
     assert_skipped(&skipped, &BAD);
 
+    // An item of a type AnyItem has no variant for (and a guard item, the library's own):
+    // skipped with a warning by decode_each, refused by decode_each_strict, reported by
+    // decode_each_lenient after the undecodable ones, in sort-key order.
+    let mut other: Item = [("PK", "USER#u1"), ("SK", "WISHLIST#1"), ("_type", "Wishlist")]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), s(v)))
+        .collect();
+    raw_put(&table, other.clone()).await;
+    let guard = [("PK", "USER#u1"), ("SK", "UNIQUE"), ("_type", "_unique")];
+    raw_put(&table, guard.into_iter().map(|(k, v)| (k.to_owned(), s(v))).collect()).await;
+    let items = table.collection(Order::query("u1")).consistent_read().send().await.unwrap();
+    assert_eq!(items.items().len(), 33);
+    let (any, skipped) = items.decode_each_lenient::<AnyItem>();
+    assert_eq!(any.len(), 28);
+    assert_skipped(&skipped[..3], &BAD);
+    assert_eq!(skipped.len(), 4);
+    assert_eq!(skipped[3].key, "PK=USER#u1 SK=WISHLIST#1");
+    assert_eq!(skipped[3].item, other);
+    assert_eq!(
+        skipped[3].error.to_string(),
+        "AnyItem does not hold items of entity type `Wishlist`: PK=USER#u1 SK=WISHLIST#1"
+    );
+    let strict = items.decode_each_strict::<AnyItem>();
+    assert!(matches!(strict, Err(Error::Decode { ref key, .. }) if *key == key_of(4)), "{strict:?}");
+    other.remove("_type");
+    raw_put(&table, other).await;
+    let items = table.collection(Order::query("u1")).consistent_read().send().await.unwrap();
+    let (_, skipped) = items.decode_each_lenient::<AnyItem>();
+    assert_eq!(
+        skipped[3].error.to_string(),
+        "AnyItem does not hold items without an entity type: PK=USER#u1 SK=WISHLIST#1"
+    );
+
     // A required item that does not decode: the collection cannot be built.
     let mut profile = Profile { user: "u1".into(), name: "Ann".into() }.to_item().unwrap();
     profile.insert("name".into(), n("1"));

@@ -221,22 +221,15 @@ async fn an_undecodable_item_of_the_entity_is_an_error_naming_its_key() {
     assert_eq!(table.scan::<Order>().all().await.unwrap().len(), ORDERS);
 }
 
-#[tokio::test]
-async fn a_table_scan_decodes_every_entity_and_counts_unknown_types() {
-    let table = loaded("scan_table").await;
-    table
-        .client()
-        .put_item()
-        .table_name(table.name())
-        .item("PK", AttributeValue::S("OTHER#1".into()))
-        .item("SK", AttributeValue::S("X".into()))
-        .item("_type", AttributeValue::S("Coupon".into()))
-        .send()
-        .await
-        .unwrap();
-    let pages: Vec<ScanPage<ShopItem>> = table.scan_table::<ShopItem>().pages().try_collect().await.unwrap();
+async fn raw_put(table: &Table, pairs: &[(&str, &str)]) {
+    let item = pairs.iter().map(|(k, v)| ((*k).to_owned(), AttributeValue::S((*v).to_owned()))).collect();
+    table.client().put_item().table_name(table.name()).set_item(Some(item)).send().await.unwrap();
+}
+
+/// Counts the users and orders of a table scan, checking each against what was written.
+fn count(items: &[ShopItem]) -> (usize, usize) {
     let (mut users, mut orders) = (0, 0);
-    for item in pages.iter().flat_map(|p| &p.items) {
+    for item in items {
         match item {
             ShopItem::User(u) => {
                 assert_eq!(*u, user(u.sales as usize));
@@ -248,8 +241,44 @@ async fn a_table_scan_decodes_every_entity_and_counts_unknown_types() {
             }
         }
     }
-    assert_eq!((users, orders), (USERS, ORDERS));
-    assert_eq!(pages.iter().map(|p| p.skipped).sum::<u64>(), 1, "the Coupon item is counted");
+    (users, orders)
+}
+
+#[tokio::test]
+async fn a_table_scan_decodes_every_entity_and_refuses_or_reports_unknown_types() {
+    let table = loaded("scan_table").await;
+    // The library's own items: a guard and a migration record, always left out and counted.
+    raw_put(&table, &[("PK", "UNIQUE#User#email#a%40b"), ("SK", "UNIQUE"), ("_type", "_unique")]).await;
+    raw_put(&table, &[("PK", "_MIGRATION#m1"), ("SK", "RUN"), ("_type", "_migration")]).await;
+
+    // Without an item of another type, the strict default reads every entity item.
+    let pages: Vec<ScanPage<ShopItem>> = table.scan_table::<ShopItem>().pages().try_collect().await.unwrap();
+    let items: Vec<ShopItem> = pages.iter().flat_map(|p| p.items.clone()).collect();
+    assert_eq!(count(&items), (USERS, ORDERS));
+    assert_eq!(pages.iter().map(|p| p.skipped).sum::<u64>(), 2, "the guard and the migration record");
+    assert_eq!(pages.iter().map(|p| p.undecodable.len()).sum::<usize>(), 0);
+
+    // An item of a type the enum does not name: the default scan fails, naming it.
+    raw_put(&table, &[("PK", "OTHER#1"), ("SK", "X"), ("_type", "Coupon")]).await;
+    let err = table.scan_table::<ShopItem>().all().await.unwrap_err();
+    assert_eq!(err.to_string(), "ShopItem does not hold items of entity type `Coupon`: PK=OTHER#1 SK=X");
+    let err = table.scan_table::<ShopItem>().parallel(3).pages().try_collect::<Vec<_>>().await.unwrap_err();
+    assert!(matches!(err, Error::UnexpectedItem { collection: "ShopItem", found: Some(ref t), .. } if t == "Coupon"));
+
+    // Lenient: reported beside the items, with its key and the item as read.
+    let (items, undecodable) = table.scan_table::<ShopItem>().parallel(3).all_lenient().await.unwrap();
+    assert_eq!(count(&items), (USERS, ORDERS));
+    assert_eq!(undecodable.len(), 1);
+    assert_eq!(undecodable[0].key, "PK=OTHER#1 SK=X");
+    assert_eq!(undecodable[0].item["_type"], AttributeValue::S("Coupon".into()));
+    assert!(matches!(undecodable[0].error, Error::UnexpectedItem { .. }));
+
+    // skip_unknown: the caller's choice, counted with the library's own items.
+    let pages: Vec<ScanPage<ShopItem>> =
+        table.scan_table::<ShopItem>().skip_unknown().pages().try_collect().await.unwrap();
+    let items: Vec<ShopItem> = pages.iter().flat_map(|p| p.items.clone()).collect();
+    assert_eq!(count(&items), (USERS, ORDERS));
+    assert_eq!(pages.iter().map(|p| p.skipped).sum::<u64>(), 3, "the Coupon item, the guard and the record");
     assert_eq!(pages.iter().map(|p| p.filtered_out).sum::<u64>(), 0);
-    assert_eq!(pages.iter().map(|p| p.scanned).sum::<u64>(), (USERS + ORDERS + 1) as u64);
+    assert_eq!(pages.iter().map(|p| p.scanned).sum::<u64>(), (USERS + ORDERS + 3) as u64);
 }
