@@ -13,7 +13,7 @@ use dynamo_entity::error::ItemError;
 use dynamo_entity::value::ValueError;
 use dynamo_entity::value::time::{Date, EpochMillis, EpochSeconds};
 use dynamo_entity::{Collection, Entity, EntityEnum, Error, Item, Table, Timestamp};
-use futures::TryStreamExt;
+use futures::{StreamExt, TryStreamExt};
 
 /// A user's order, sorted by day inside the user's partition.
 #[derive(Entity, Debug, Clone, PartialEq)]
@@ -350,6 +350,13 @@ async fn a_lenient_scan_reports_each_undecodable_item_beside_the_rest() {
     // One page: the undecodable items it read are in the page.
     let page = table.scan::<Order>().consistent_read().lenient().send().await.unwrap();
     assert_eq!((page.items.len(), page.undecodable.len(), page.cursor.is_none()), (27, 3, true));
+    // stream() and all() yield items only: on a lenient scan they stay strict rather than
+    // drop the undecodable items.
+    let err = table.scan::<Order>().consistent_read().lenient().all().await.unwrap_err();
+    assert!(matches!(&err, Error::Decode { entity: "Order", attribute: "total", .. }), "{err}");
+    let streamed: Vec<Result<Order, Error>> =
+        table.scan::<Order>().consistent_read().lenient().stream().collect().await;
+    assert!(matches!(streamed.last(), Some(Err(Error::Decode { entity: "Order", .. }))), "{streamed:?}");
 }
 
 /// A strict batch get fails on an undecodable item, naming its key; `send_lenient` returns the
