@@ -73,7 +73,7 @@ use std::time::{Duration, Instant};
 use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemInput;
 use aws_sdk_dynamodb::operation::batch_get_item::builders::BatchGetItemInputBuilder;
 use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemInput;
-use aws_sdk_dynamodb::operation::batch_write_item::builders::BatchWriteItemInputBuilder;
+use aws_sdk_dynamodb::operation::batch_write_item::builders::BatchWriteItemFluentBuilder;
 use aws_sdk_dynamodb::types::{
     AttributeValue, DeleteRequest, KeysAndAttributes, PutRequest, ReturnConsumedCapacity, WriteRequest,
 };
@@ -91,6 +91,8 @@ pub const MAX_GET_KEYS: usize = 100;
 pub use crate::error::{BatchWriteOutcome, UnprocessedKey, UnprocessedReason, UnprocessedWrite, WriteKind};
 pub use crate::retry::RetryPolicy;
 use crate::retry::retryable;
+
+mod sent;
 pub use crate::schema::size::{MAX_ITEM_BYTES, item_size};
 /// DynamoDB's limit on the size of a `BatchWriteItem` request and of a `BatchGetItem` response,
 /// 16 MB.
@@ -297,7 +299,9 @@ impl WriteOp {
         Ok(WriteOp { entity, names, key, kind: WriteKind::Delete, request, size: 0 })
     }
 
-    fn unprocessed(&self, position: usize, reason: UnprocessedReason) -> UnprocessedWrite {
+    /// The report of this write, not written for `reason`; `request` is the write as last
+    /// sent (the batch moves each write into the request that sends it).
+    fn unprocessed(&self, position: usize, reason: UnprocessedReason, request: WriteRequest) -> UnprocessedWrite {
         UnprocessedWrite {
             position,
             entity: self.entity,
@@ -305,7 +309,7 @@ impl WriteOp {
             key: self.key.clone(),
             kind: self.kind,
             reason,
-            request: self.request.clone(),
+            request,
         }
     }
 }
@@ -456,8 +460,20 @@ impl<D> BatchWrite<D> {
     /// written, and every write not done, including those of requests never sent) and the
     /// error as its source.
     pub async fn send(self) -> Result<BatchWriteOutcome, Error> {
-        let ops = self.ops.into_iter().collect::<Result<Vec<WriteOp>, Error>>()?;
+        let mut ops = self.ops.into_iter().collect::<Result<Vec<WriteOp>, Error>>()?;
         let chunks = write_chunks(&ops)?;
+        // Each chunk owns its writes: they move into the request that sends them, and come back
+        // from it when it fails (see `sent`), so no write is copied.
+        let chunks: Vec<(Vec<usize>, Vec<WriteRequest>)> = chunks
+            .into_iter()
+            .map(|chunk| {
+                let requests = chunk
+                    .iter()
+                    .map(|&i| std::mem::replace(&mut ops[i].request, WriteRequest::builder().build()))
+                    .collect();
+                (chunk, requests)
+            })
+            .collect();
 
         let run = Run {
             table: &self.table,
@@ -467,7 +483,7 @@ impl<D> BatchWrite<D> {
             stop: AtomicBool::new(false),
         };
         let reports: Vec<WriteReport> = futures::stream::iter(chunks)
-            .map(|chunk| run.write_chunk(chunk))
+            .map(|(chunk, requests)| run.write_chunk(chunk, requests))
             .buffer_unordered(self.options.concurrency)
             .collect()
             .await;
@@ -486,7 +502,13 @@ impl<D> BatchWrite<D> {
                 *total += report.capacity.total();
             }
             outcome.consumed += report.capacity;
-            outcome.unprocessed.extend(report.left.into_iter().map(|(i, reason)| ops[i].unprocessed(i, reason)));
+            outcome.unprocessed.extend(
+                report
+                    .left
+                    .into_iter()
+                    .zip(report.requests_left)
+                    .map(|((i, reason), r)| ops[i].unprocessed(i, reason, r)),
+            );
             if fatal.is_none() {
                 fatal = report.fatal;
             }
@@ -516,15 +538,17 @@ impl<D> BatchWrite<D> {
             .iter()
             .map(|chunk| {
                 let requests = chunk.iter().map(|&i| ops[i].request.clone()).collect();
-                crate::table::render::built(write_request(&self.table, requests).build())
+                crate::table::render::built(write_request(&self.table, requests).as_input().clone().build())
             })
             .collect()
     }
 }
 
-/// The `BatchWriteItem` request of `requests`.
-fn write_request(table: &Table, requests: Vec<WriteRequest>) -> BatchWriteItemInputBuilder {
-    aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemInput::builder()
+/// The `BatchWriteItem` request of `requests`, as sent and rendered.
+fn write_request(table: &Table, requests: Vec<WriteRequest>) -> BatchWriteItemFluentBuilder {
+    table
+        .client()
+        .batch_write_item()
         .request_items(table.name(), requests)
         .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
 }
@@ -562,6 +586,8 @@ fn write_chunks<W: Borrow<WriteOp>>(ops: &[W]) -> Result<Vec<Vec<usize>>, Error>
 struct WriteReport {
     written: usize,
     left: Vec<(usize, UnprocessedReason)>,
+    /// The writes of `left`, in its order.
+    requests_left: Vec<WriteRequest>,
     requests: u32,
     retries: u32,
     backoff: Duration,
@@ -570,24 +596,26 @@ struct WriteReport {
 }
 
 impl WriteReport {
-    fn leave(&mut self, pending: Vec<usize>, reason: UnprocessedReason) {
+    fn leave(&mut self, pending: Vec<usize>, requests: Vec<WriteRequest>, reason: UnprocessedReason) {
         self.left.extend(pending.into_iter().map(|i| (i, reason.clone())));
+        self.requests_left.extend(requests);
     }
 }
 
 impl Run<'_, WriteOp> {
-    /// Writes one request's worth of entries, re-sending what comes back unprocessed.
-    async fn write_chunk(&self, mut pending: Vec<usize>) -> WriteReport {
+    /// Writes one request's worth of entries (`requests`, the writes of `pending` in its
+    /// order), re-sending what comes back unprocessed.
+    async fn write_chunk(&self, mut pending: Vec<usize>, requests: Vec<WriteRequest>) -> WriteReport {
         let mut report = WriteReport::default();
         let mut attempts = 0;
         let mut last_error = None;
-        // What DynamoDB returned unprocessed, whole, when it names exactly `pending`: the next
-        // attempt sends it as it is. Otherwise (the first attempt, after a failed request) the
-        // entries are copied from the batch, which keeps them to report what is not written.
-        let mut returned_whole: Option<Vec<WriteRequest>> = None;
+        // The writes of `pending`, in its order: moved into each request, and taken back from
+        // DynamoDB's `UnprocessedItems` or, after a failed request, from what the request
+        // became (`sent::Sent`).
+        let mut held = requests;
         loop {
             if self.stop.load(Ordering::Relaxed) {
-                report.leave(pending, reason_after(attempts, &last_error));
+                report.leave(pending, held, reason_after(attempts, &last_error));
                 return report;
             }
             attempts += 1;
@@ -595,43 +623,52 @@ impl Run<'_, WriteOp> {
             if attempts > 1 {
                 report.retries += 1;
             }
-            let requests: Vec<WriteRequest> = match returned_whole.take() {
-                Some(requests) => requests,
-                None => pending.iter().map(|&i| self.entries[i].request.clone()).collect(),
-            };
             let call = Call::new("BatchWriteItem", "").attempt(attempts);
-            let result =
-                self.table.execute(call, write_request(self.table, requests).send_with(self.table.client())).await;
-            match result {
+            let sent = sent::Sent::default();
+            let request =
+                write_request(self.table, std::mem::take(&mut held)).customize().interceptor(sent.clone()).send();
+            match self.table.execute(call, request).await {
                 Ok(out) => {
                     last_error = None;
                     report.capacity +=
                         Capacity::from_consumed(out.consumed_capacity.as_deref().unwrap_or_default(), true);
                     let returned =
                         out.unprocessed_items.and_then(|mut m| m.remove(self.table.name())).unwrap_or_default();
-                    let (still, exact) = self.match_unprocessed(&pending, &returned);
-                    report.written += pending.len() - still.len();
-                    pending = still;
-                    if pending.is_empty() {
-                        return report;
-                    }
-                    if exact {
-                        returned_whole = Some(returned);
+                    match self.match_unprocessed(&pending, &returned) {
+                        Unprocessed::None => {
+                            report.written += pending.len();
+                            return report;
+                        }
+                        Unprocessed::Exactly(still) => {
+                            report.written += pending.len() - still.len();
+                            pending = still;
+                            held = returned;
+                        }
+                        Unprocessed::AmongThese(mut still) => {
+                            report.written += pending.len() - still.len();
+                            still.sort_unstable();
+                            let mut sent = self.take_back(&sent, &pending).into_iter();
+                            let keep: Vec<bool> = pending.iter().map(|i| still.binary_search(i).is_ok()).collect();
+                            held = keep.iter().filter_map(|&k| sent.next().filter(|_| k)).collect();
+                            pending = pending.into_iter().zip(keep).filter_map(|(i, k)| k.then_some(i)).collect();
+                        }
                     }
                 }
                 Err(err) if retryable(&err) => {
                     last_error = Some(Arc::new(Error::sdk("BatchWriteItem", err)));
+                    held = self.take_back(&sent, &pending);
                 }
                 Err(err) => {
                     let error = Arc::new(Error::sdk("BatchWriteItem", err));
                     self.stop.store(true, Ordering::Relaxed);
-                    report.leave(pending, UnprocessedReason::Failed { attempts, error: Arc::clone(&error) });
+                    let held = self.take_back(&sent, &pending);
+                    report.leave(pending, held, UnprocessedReason::Failed { attempts, error: Arc::clone(&error) });
                     report.fatal = Some(error);
                     return report;
                 }
             }
             let Some(delay) = self.next_delay(attempts) else {
-                report.leave(pending, reason_after(attempts, &last_error));
+                report.leave(pending, held, reason_after(attempts, &last_error));
                 return report;
             };
             tokio::time::sleep(delay).await;
@@ -639,14 +676,32 @@ impl Run<'_, WriteOp> {
         }
     }
 
-    /// The positions of `pending` that DynamoDB returned unprocessed. If any returned entry
-    /// cannot be matched to a pending write, all of `pending` is kept: nothing is counted as
-    /// written that might not be (puts and deletes are idempotent, so re-sending is safe).
-    /// The flag is true when `returned` names each position kept exactly once (it can then be
-    /// sent again as it is).
-    fn match_unprocessed(&self, pending: &[usize], returned: &[WriteRequest]) -> (Vec<usize>, bool) {
+    /// The writes of `pending` from the request that `sent` watched, which did not come back
+    /// as `UnprocessedItems`. One write per position, always: should the request hold none (it
+    /// cannot, see `sent`), each is an empty write request, which DynamoDB refuses if sent
+    /// again, and the loss is logged at `ERROR`.
+    fn take_back(&self, sent: &sent::Sent, pending: &[usize]) -> Vec<WriteRequest> {
+        match sent.writes(self.table.name()) {
+            Some(writes) if writes.len() == pending.len() => writes,
+            other => {
+                tracing::error!(
+                    target: "dynamo_entity",
+                    table = self.table.name(),
+                    writes = pending.len(),
+                    read_back = other.map(|w| w.len()),
+                    "the writes of a failed BatchWriteItem request could not be read back from it"
+                );
+                pending.iter().map(|_| WriteRequest::builder().build()).collect()
+            }
+        }
+    }
+
+    /// Which writes of `pending` DynamoDB returned unprocessed (see [`Unprocessed`]). A
+    /// returned entry that matches no pending write keeps all of `pending`: nothing is counted
+    /// as written that might not be (puts and deletes are idempotent, so re-sending is safe).
+    fn match_unprocessed(&self, pending: &[usize], returned: &[WriteRequest]) -> Unprocessed {
         if returned.is_empty() {
-            return (Vec::new(), true);
+            return Unprocessed::None;
         }
         let by_key: HashMap<KeyId<'_>, usize> =
             pending.iter().filter_map(|&i| Some((entry_id(&self.entries[i].key)?, i))).collect();
@@ -660,15 +715,26 @@ impl Run<'_, WriteOp> {
                 Some(i) => still.push(i),
                 None => {
                     tracing::warn!(?request, "UnprocessedItems names a write that was not sent; re-sending them all");
-                    return (pending.to_vec(), false);
+                    return Unprocessed::AmongThese(pending.to_vec());
                 }
             }
         }
-        still.sort_unstable();
-        still.dedup();
-        let exact = still.len() == returned.len();
-        (still, exact)
+        let mut sorted = still.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        if sorted.len() == returned.len() { Unprocessed::Exactly(still) } else { Unprocessed::AmongThese(sorted) }
     }
+}
+
+/// What DynamoDB left unprocessed of a request's writes.
+enum Unprocessed {
+    /// Nothing: every write was applied.
+    None,
+    /// The positions of the returned entries, one each, in their order: the entries can be sent
+    /// again as they are.
+    Exactly(Vec<usize>),
+    /// The positions to send again, taken from the request sent.
+    AmongThese(Vec<usize>),
 }
 
 // --- batch get --------------------------------------------------------------------------------

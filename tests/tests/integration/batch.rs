@@ -3,10 +3,14 @@
 
 use crate::common;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
+use aws_sdk_dynamodb::config::interceptors::BeforeSerializationInterceptorContextMut;
 use aws_sdk_dynamodb::config::retry::RetryConfig;
+use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
+use aws_sdk_dynamodb::error::BoxError;
+use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_entity::batch::{RetryPolicy, UnprocessedReason, WriteKind};
 use dynamo_entity::{Entity, Error, Item, Table};
@@ -460,6 +464,129 @@ async fn an_error_that_retrying_cannot_fix_stops_the_batch_and_keeps_the_outcome
 
     let err = table.batch_get([Thing::key("t001")]).send().await.unwrap_err();
     assert!(matches!(err, Error::Sdk { operation: "BatchGetItem", .. }), "{err:?}");
+}
+
+/// Every DynamoDB attribute type, for the writes a batch reads back from a failed request.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "KINDS#<id>", sk = "META")]
+struct Kinds {
+    id: String,
+    text: String,
+    count: u64,
+    ratio: f64,
+    flag: bool,
+    bytes: Vec<u8>,
+    words: BTreeSet<String>,
+    numbers: BTreeSet<u32>,
+    list: Vec<String>,
+    map: BTreeMap<String, u32>,
+    raw: AttributeValue,
+}
+
+fn kinds(i: usize, text: &str) -> Kinds {
+    let raw = match i % 3 {
+        // In the order DynamoDB returns a binary set (by the elements' base64 text).
+        0 => AttributeValue::Bs(vec![Blob::new(b"\xff\"\\".to_vec()), Blob::new(vec![0, i as u8])]),
+        1 => AttributeValue::Null(true),
+        _ => AttributeValue::M(
+            [(
+                "l".to_owned(),
+                AttributeValue::L(vec![AttributeValue::N("1.5E-3".into()), AttributeValue::Bool(false)]),
+            )]
+            .into(),
+        ),
+    };
+    Kinds {
+        id: format!("k{i:02}"),
+        text: format!("{text} \u{e9}\u{1F600} \"{i}\"\n"),
+        count: u64::MAX - i as u64,
+        ratio: 0.1 * i as f64,
+        flag: i % 2 == 0,
+        bytes: vec![i as u8, 0, 255],
+        words: ["b", "a", "\u{2603}"].map(str::to_owned).into(),
+        numbers: [i as u32, 7].into(),
+        list: vec![String::new(), "x".into()],
+        map: [("k".to_owned(), i as u32)].into(),
+        raw,
+    }
+}
+
+/// The stored `Kinds` items, by id.
+async fn stored_kinds(table: &Table) -> BTreeMap<String, Item> {
+    let items = scan(table).await;
+    items
+        .into_iter()
+        .filter(|((pk, _), _)| pk.starts_with("KINDS#"))
+        .map(|((pk, _), item)| (pk[6..].to_owned(), item))
+        .collect()
+}
+
+/// An interceptor of a client that refuses every request before it is serialized.
+#[derive(Debug)]
+struct RefuseBeforeSerialization;
+
+impl Intercept for RefuseBeforeSerialization {
+    fn name(&self) -> &'static str {
+        "RefuseBeforeSerialization"
+    }
+
+    fn modify_before_serialization(
+        &self,
+        _context: &mut BeforeSerializationInterceptorContextMut<'_>,
+        _components: &RuntimeComponents,
+        _cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        Err("refused by the client's interceptor".into())
+    }
+}
+
+/// A batch moves each write into the request that sends it (no copy); when the request fails,
+/// the writes come back from it exactly as they were, whatever the failure: refused by
+/// DynamoDB (reported with their items, then resubmitted), answered with a 500 (sent again by
+/// the batch), or refused by the client before serialization (reported with their items).
+#[tokio::test]
+async fn the_writes_of_a_failed_request_come_back_exactly_as_they_were() {
+    let (plain, _, _) = tables("kinds", 8).await;
+    let first: Vec<Kinds> = (0..30).map(|i| kinds(i, "first")).collect();
+    let items: Vec<Item> = first.iter().map(|k| k.to_item().unwrap()).collect();
+
+    // Refused by DynamoDB after serialization: the 25 sent and the 5 never sent, each with its item.
+    let missing = Table::new(plain.client().clone(), "no-such-table-for-kinds");
+    let err = missing.batch_write().put_all(&first).concurrency(1).send().await.unwrap_err();
+    let Error::BatchWrite { outcome, .. } = err else { panic!("{err:?}") };
+    assert_eq!(outcome.unprocessed.iter().map(|u| u.position).collect::<Vec<_>>(), (0..30).collect::<Vec<_>>());
+    for u in &outcome.unprocessed {
+        assert_eq!(u.item(), Some(&items[u.position]), "position {}", u.position);
+    }
+    let again = plain.batch_write().resubmit(outcome.unprocessed).send().await.unwrap();
+    assert_eq!((again.written, again.unprocessed.len()), (30, 0));
+    let stored = stored_kinds(&plain).await;
+    assert_eq!(stored.values().cloned().collect::<Vec<_>>(), items);
+    assert_eq!(stored.values().map(|i| Kinds::from_item(i).unwrap()).collect::<Vec<_>>(), first);
+
+    // A 500, the SDK's retries off: the batch sends the writes again, read back from the body.
+    let faults = FaultInjector::new(8);
+    let config = faults.config_builder(plain.client().config()).retry_config(RetryConfig::disabled()).build();
+    let table = Table::new(aws_sdk_dynamodb::Client::from_conf(config), plain.name());
+    faults.add(FaultRule::new(Fault::InternalServerError).on("BatchWriteItem").times(1));
+    let second: Vec<Kinds> = (0..30).map(|i| kinds(i, "second")).collect();
+    let policy = RetryPolicy::default().base_delay(Duration::from_millis(1));
+    let outcome = table.batch_write().put_all(&second).concurrency(1).retry(policy).send().await.unwrap();
+    assert_eq!((outcome.written, outcome.requests, outcome.retries), (30, 3, 1));
+    assert_eq!(faults.counts().server_errors, 1);
+    let stored = stored_kinds(&plain).await;
+    assert_eq!(stored.values().map(|i| Kinds::from_item(i).unwrap()).collect::<Vec<_>>(), second);
+
+    // Refused before serialization by an interceptor of the client: each write with its item.
+    let config = plain.client().config().to_builder().interceptor(RefuseBeforeSerialization).build();
+    let refusing = Table::new(aws_sdk_dynamodb::Client::from_conf(config), plain.name());
+    let err = refusing.batch_write().put_all(&first).concurrency(1).send().await.unwrap_err();
+    let Error::BatchWrite { outcome, source: Some(source) } = err else { panic!() };
+    assert!(format!("{source:?}").contains("refused by the client's interceptor"), "{source:?}");
+    assert_eq!(outcome.unprocessed.len(), 30);
+    for u in &outcome.unprocessed {
+        assert_eq!(u.item(), Some(&items[u.position]), "position {}", u.position);
+    }
 }
 
 #[tokio::test]
