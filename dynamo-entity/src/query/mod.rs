@@ -717,6 +717,8 @@ impl<E: Entity, S> QueryRequest<E, S> {
     fn found(&self, item: &Item) -> Option<Found> {
         let index = self.spec.index.index;
         found_in::<E>(self.table.projection(index), self.table.shares_type(E::TYPE), index, item)
+            // An item of no entity of the table is decoded as `E`'s, so that its error is reported.
+            .or_else(|| self.table.misfit(E::SCHEMA, item).then_some(Found::Whole))
     }
 
     /// Fills in the whole items of the projected ones of `slots`, in order (see [`hydrate`]);

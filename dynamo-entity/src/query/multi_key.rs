@@ -464,6 +464,7 @@ impl<E: Entity> MultiKeyQuery<E> {
     fn found(&self, item: &Item) -> Option<Found> {
         let index = self.spec.index.index;
         super::found_in::<E>(self.table.projection(index), self.table.shares_type(E::TYPE), index, item)
+            .or_else(|| self.table.misfit(E::SCHEMA, item).then_some(super::Found::Whole))
     }
 
     /// Reports the items of this entity type that do not decode instead of failing on them:

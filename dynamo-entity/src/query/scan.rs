@@ -230,6 +230,19 @@ fn decode_entity<E: Entity, const SHARED: bool>(item: &Item) -> Result<Option<E>
     }
 }
 
+/// The error of an item of `E`'s type value that no entity of the table owns: its decode error
+/// as `E` (which names the key template it does not fit).
+fn misfit_error<E: Entity>(item: &Item) -> Error {
+    match E::from_item(item) {
+        Err(e) => e,
+        Ok(_) => Error::WrongEntity {
+            expected: E::TYPE,
+            found: type_of_named(item, E::NAMES.entity_type).map(str::to_owned),
+            key: E::NAMES.describe_key(item),
+        },
+    }
+}
+
 /// A scan ready to run; from [`Table::scan`] or [`Table::scan_table`].
 #[must_use = "a scan does nothing until it is sent"]
 pub struct ScanRequest<T> {
@@ -260,6 +273,9 @@ pub struct ScanRequest<T> {
     enum_name: Option<&'static str>,
     /// Items of entity types the enum does not name are counted in `skipped`.
     skip_unknown: bool,
+    /// For an entity scan, the entity and the error of an item read as its own: an item of
+    /// its type value that no entity of the table owns is reported, not skipped.
+    misfit: Option<(&'static crate::schema::EntitySchema, fn(&Item) -> Error)>,
 }
 
 impl<T> Clone for ScanRequest<T> {
@@ -284,6 +300,7 @@ impl<T> Clone for ScanRequest<T> {
             lenient: self.lenient,
             enum_name: self.enum_name,
             skip_unknown: self.skip_unknown,
+            misfit: self.misfit,
         }
     }
 }
@@ -334,6 +351,7 @@ impl<T: Send + 'static> ScanRequest<T> {
             lenient: false,
             enum_name: None,
             skip_unknown: false,
+            misfit: None,
         }
     }
 
@@ -661,6 +679,13 @@ impl<T: Send + 'static> ScanRequest<T> {
                                 }
                                 page.undecodable.push(ItemError::new(self.names, item, e));
                             }
+                            None if self.misfit.is_some_and(|(schema, _)| self.table.misfit(schema, &item)) => {
+                                let e = (self.misfit.expect("checked").1)(&item);
+                                if !self.lenient {
+                                    return Err(e);
+                                }
+                                page.undecodable.push(ItemError::new(self.names, item, e));
+                            }
                             Some(_) if !is_library_item(&item, self.names) => {
                                 tracing::warn!(
                                     entity = type_of_named(&item, self.names.entity_type).unwrap_or("<none>"),
@@ -869,7 +894,9 @@ impl Table {
     /// item of another entity fails the scan with the decode error of its key.
     pub fn scan<E: Entity>(&self) -> ScanRequest<E> {
         let decode = if self.shares_type(E::TYPE) { decode_entity::<E, true> } else { decode_entity::<E, false> };
-        ScanRequest::new(self.clone(), E::NAMES, E::TYPE, E::TYPE.to_owned(), decode)
+        let mut scan = ScanRequest::new(self.clone(), E::NAMES, E::TYPE, E::TYPE.to_owned(), decode);
+        scan.misfit = Some((E::SCHEMA, misfit_error::<E>));
+        scan
     }
 
     /// A scan of every item of the table, each decoded as the variant of the entity enum `T`

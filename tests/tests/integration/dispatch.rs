@@ -179,6 +179,25 @@ async fn entities_sharing_a_type_value_are_told_apart_by_key() {
          key attribute PK: key `USER#alice` does not match template `ORDER#<id>`: a literal segment differs from the \
          template"
     );
+
+    // An item of the shared type value that no entity's templates fit (another writer's older
+    // key form): a query or scan that reads it reports it, strict or lenient, never passes over
+    // it as another entity's.
+    put_raw(
+        &table,
+        &[("PK", s("USER#alice")), ("SK", s("ORDER#2026-05-29")), ("status", s("old")), ("entityType", s("ORDER"))],
+    )
+    .await;
+    let err = table.query(UserOrder::query("alice")).consistent_read().all().await.unwrap_err();
+    assert!(err.to_string().starts_with("cannot decode ORDER PK=USER#alice SK=ORDER#2026-05-29: "), "{err}");
+    let page = table.query(UserOrder::query("alice")).consistent_read().lenient().all().await.unwrap();
+    assert_eq!(page.items.len(), 2);
+    assert_eq!(page.skipped.iter().map(|e| e.key.as_str()).collect::<Vec<_>>(), ["PK=USER#alice SK=ORDER#2026-05-29"]);
+    let err = table.scan::<UserOrder>().all().await.unwrap_err();
+    assert!(err.to_string().starts_with("cannot decode ORDER PK=USER#alice SK=ORDER#2026-05-29: "), "{err}");
+    let (lines, undecodable) = table.scan::<Order>().all_lenient().await.unwrap();
+    assert_eq!((lines.len(), undecodable.len()), (2, 1));
+    assert_eq!(undecodable[0].key, "PK=USER#alice SK=ORDER#2026-05-29");
 }
 
 #[tokio::test]
@@ -229,6 +248,20 @@ async fn a_table_without_a_type_attribute_dispatches_by_key() {
     assert_eq!(items.decode_each::<UntypedItem>().unwrap(), page);
     let err = items.decode_each_strict::<UntypedItem>().unwrap_err();
     assert_eq!(err.to_string(), "UntypedItem does not hold items without an entity type: PK=USER#42 SK=NOTE#1");
+    // An entity query passes over the note (of no declared kind), and reports an item that
+    // begins as an order's key but does not fit its template.
+    assert_eq!(table.query(Order::query("42")).consistent_read().all().await.unwrap(), vec![order.clone()]);
+    put_raw(&table, &[("PK", s("USER#42")), ("SK", s("ORDER#2026-0042#line1")), ("total", n("1"))]).await;
+    let err = table.query(Order::query("42")).consistent_read().all().await.unwrap_err();
+    assert!(err.to_string().contains("PK=USER#42 SK=ORDER#2026-0042#line1"), "{err}");
+    let page = table.query(Order::query("42")).consistent_read().lenient().all().await.unwrap();
+    assert_eq!(page.items, vec![order.clone()]);
+    assert_eq!(
+        page.skipped.iter().map(|e| e.key.as_str()).collect::<Vec<_>>(),
+        ["PK=USER#42 SK=ORDER#2026-0042#line1"]
+    );
+    let line = [("PK".to_owned(), s("USER#42")), ("SK".to_owned(), s("ORDER#2026-0042#line1"))];
+    table.client().delete_item().table_name(table.name()).set_key(Some(line.into())).send().await.unwrap();
     let note = [("PK".to_owned(), s("USER#42")), ("SK".to_owned(), s("NOTE#1"))];
     table.client().delete_item().table_name(table.name()).set_key(Some(note.into())).send().await.unwrap();
     let mut all: Vec<UntypedItem> =
