@@ -230,6 +230,10 @@ fn decode_entity<E: Entity, const SHARED: bool>(item: &Item) -> Result<Option<E>
     }
 }
 
+/// An entity scan's entity, and the error of an item read as its own that no entity of the
+/// table owns ([`misfit_error`]).
+type Misfit = (&'static crate::schema::EntitySchema, fn(&Item) -> Error);
+
 /// The error of an item of `E`'s type value that no entity of the table owns: its decode error
 /// as `E` (which names the key template it does not fit).
 fn misfit_error<E: Entity>(item: &Item) -> Error {
@@ -275,7 +279,7 @@ pub struct ScanRequest<T> {
     skip_unknown: bool,
     /// For an entity scan, the entity and the error of an item read as its own: an item of
     /// its type value that no entity of the table owns is reported, not skipped.
-    misfit: Option<(&'static crate::schema::EntitySchema, fn(&Item) -> Error)>,
+    misfit: Option<Misfit>,
 }
 
 impl<T> Clone for ScanRequest<T> {
