@@ -27,6 +27,11 @@
 //!
 //! `cargo bench -p dynamo-entity-examples --bench backfill` (20,000 members, 3 rounds);
 //! `-- --quick` runs 2,000 members, one round (a check that both sides run and agree).
+//!
+//! For a profiler: `BACKFILL_PROFILE=library|hand|load` with `BACKFILL_PROFILE_MEMBERS=N`
+//! (default 400) and `BACKFILL_PROFILE_SEGMENTS=S` (default 1) loads a fresh table with N
+//! members and runs that one side once at S segments (`load`: none), then exits (see
+//! `profile`).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -279,6 +284,43 @@ async fn measure(
     Ok((n as f64 / secs, growth, sent))
 }
 
+/// `BACKFILL_PROFILE=library|hand|load`: loads a fresh table with `BACKFILL_PROFILE_MEMBERS`
+/// members (default 400; the same load for every side), runs that one side once at
+/// `BACKFILL_PROFILE_SEGMENTS` segments (default 1; `load` runs none), checks that every
+/// member was updated (from the side's own count, no read of the table), and exits; for
+/// `valgrind --tool=callgrind`, which counts this process only. The run with N = 0 counts what
+/// does not depend on N (the table, the connection, the side's own setup and its one empty
+/// page a segment), to subtract; `load` counts the loading, to subtract from both sides.
+async fn profile(client: &aws_sdk_dynamodb::Client, requests: &Requests, side: &str) -> Res<()> {
+    let env = |name: &str, default: u64| -> Res<u64> {
+        Ok(std::env::var(name).ok().map(|v| v.parse::<u64>()).transpose()?.unwrap_or(default))
+    };
+    let n = env("BACKFILL_PROFILE_MEMBERS", 400)?;
+    let segments = u32::try_from(env("BACKFILL_PROFILE_SEGMENTS", 1)?)?;
+    let table = fresh_table(client, n).await?;
+    requests.take();
+    let updated = match side {
+        "library" => {
+            let report =
+                table.backfill::<Member>("bench").segments(segments).concurrency(segments as usize).run().await?;
+            if !report.completed || report.failed > 0 {
+                return Err(format!("{report}").into());
+            }
+            report.updated
+        }
+        "hand" => hand(&table, segments).await?,
+        "load" => n,
+        other => return Err(format!("BACKFILL_PROFILE: no side {other:?} (library, hand or load)").into()),
+    };
+    let sent = requests.take();
+    table.client().delete_table().table_name(table.name()).send().await?;
+    if updated != n {
+        return Err(format!("{side} updated {updated} of {n}").into());
+    }
+    println!("{side}: {n} members, {segments} segment(s), requests {sent:?}");
+    Ok(())
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -295,6 +337,9 @@ fn main() -> Res<()> {
         let client = aws_sdk_dynamodb::Client::from_conf(
             server.client().config().to_builder().interceptor(requests.clone()).build(),
         );
+        if let Ok(side) = std::env::var("BACKFILL_PROFILE") {
+            return profile(&client, &requests, &side).await;
+        }
         println!("backfill of {n} members, {rounds} round(s), library vs hand-written scan + conditional updates");
         let mut min_ratio = f64::INFINITY;
         for segments in [1u32, 2, 4, 8] {

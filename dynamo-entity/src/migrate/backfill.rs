@@ -48,6 +48,7 @@
 //! checkpoint; nothing else coordinates the workers. Start the run once (or let the first
 //! worker start it), and call [`Backfill::rerun`] from one place only.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::marker::PhantomData;
@@ -758,6 +759,8 @@ impl<E: Entity> Backfill<E> {
         }
         let first = if state.started { state.last_key.clone() } else { None };
         let mut page = scan.raw_page(first).await?;
+        let attributes = KeyAttributes::of::<E>();
+        let attributes = &attributes;
         loop {
             let mut counts = Counts { read_units: page.consumed.read(), ..Counts::default() };
             counts.scanned = page.items.len() as u64;
@@ -767,7 +770,7 @@ impl<E: Entity> Backfill<E> {
                 futures::stream::iter(std::mem::take(&mut page.items).into_iter().map(|item| async move {
                     // The key, kept to name the item should it fail.
                     let key = [item.get(pk).cloned(), item.get(sk).cloned()];
-                    let (outcome, changed, units) = self.item(item).await?;
+                    let (outcome, changed, units) = self.item(item, attributes).await?;
                     Ok::<_, Error>((outcome, changed, units, key))
                 }))
                 .buffer_unordered(self.writes)
@@ -839,9 +842,9 @@ impl<E: Entity> Backfill<E> {
     }
 
     /// Backfills one item: computes its keys, writes them if they differ, and reads the item
-    /// again from a failed condition. Returns the outcome, how many conditions failed, and the
-    /// write units consumed.
-    async fn item(&self, mut item: Item) -> Result<(Outcome, u64, f64), Error> {
+    /// again from a failed condition (`attributes`: those of `E`'s keys, the same for every
+    /// item). Returns the outcome, how many conditions failed, and the write units consumed.
+    async fn item(&self, mut item: Item, attributes: &KeyAttributes) -> Result<(Outcome, u64, f64), Error> {
         match &self.mode {
             Mode::Keys | Mode::Native(_) => {}
             Mode::Move(mover) => return crate::migrate::rekey::move_item::<E>(&self.table, mover, item).await,
@@ -855,7 +858,7 @@ impl<E: Entity> Backfill<E> {
             attempt += 1;
             let planned = match &self.mode {
                 Mode::Native(spec) => spec.plan::<E>(&item),
-                _ => plan_update::<E>(&item),
+                _ => plan_update::<E>(&item, attributes),
             };
             let plan = match planned {
                 Ok(Some(plan)) => plan,
@@ -898,28 +901,57 @@ impl<E: Entity> Backfill<E> {
 
 /// The update of one item: the key attributes to set and to remove, and the attributes its
 /// condition checks.
-pub(crate) struct UpdatePlan {
+pub(crate) struct UpdatePlan<'a> {
     pub(crate) set: Vec<(&'static str, AttributeValue)>,
     pub(crate) remove: Vec<&'static str>,
-    /// Attributes whose read value (or absence) the condition checks.
-    pub(crate) watched: BTreeSet<&'static str>,
+    /// Attributes whose read value (or absence) the condition checks: sorted, each once.
+    pub(crate) watched: Cow<'a, [&'static str]>,
 }
 
-/// What `item` (of entity `E`) needs: `None` when its secondary index keys are already right.
+/// The attributes a backfill of entity `E`'s secondary index keys writes and watches: the same
+/// for every item, so computed once a segment rather than once an item.
+pub(crate) struct KeyAttributes {
+    /// Every key attribute of `E` but the table's partition and sort key: the attributes set
+    /// or removed.
+    managed: Vec<&'static str>,
+    /// Those, and the attribute of every field a secondary index template is built from:
+    /// sorted, each once.
+    watched: Vec<&'static str>,
+}
+
+impl KeyAttributes {
+    /// The attributes of `E`'s keys.
+    pub(crate) fn of<E: Entity>() -> KeyAttributes {
+        let schema = E::SCHEMA;
+        let names = E::NAMES;
+        let managed: Vec<&'static str> =
+            schema.key_attributes().map(|(a, _)| a).filter(|a| *a != names.pk && *a != names.sk).collect();
+        let mut watched: BTreeSet<&'static str> = managed.iter().copied().collect();
+        for index in schema.secondary_indexes() {
+            for field in index.pk.fields().chain(index.sk.fields()) {
+                if let Some(f) = schema.fields.iter().find(|f| f.field == field) {
+                    watched.insert(f.attribute);
+                }
+            }
+        }
+        KeyAttributes { managed, watched: watched.into_iter().collect() }
+    }
+}
+
+/// What `item` (of entity `E`, whose key `attributes` are given) needs: `None` when its
+/// secondary index keys are already right.
 ///
 /// # Errors
 /// The item does not decode, or its keys do not encode.
-fn plan_update<E: Entity>(item: &Item) -> Result<Option<UpdatePlan>, Error> {
-    let value = E::from_item(item)?;
-    let wanted: HashMap<&'static str, AttributeValue> = value.gsi_keys()?.into_iter().collect();
-    let schema = E::SCHEMA;
-    let names = E::NAMES;
-    let managed: Vec<&'static str> =
-        schema.key_attributes().map(|(a, _)| a).filter(|a| *a != names.pk && *a != names.sk).collect();
+fn plan_update<'a, E: Entity>(item: &Item, attributes: &'a KeyAttributes) -> Result<Option<UpdatePlan<'a>>, Error> {
+    // A handful of keys: found by a linear search (the last value given for an attribute, as a
+    // map collected from the list would hold), not through a map built for each item.
+    let wanted = E::from_item(item)?.gsi_keys()?;
     let mut set = Vec::new();
     let mut remove = Vec::new();
-    for attr in &managed {
-        match (wanted.get(attr), item.get(*attr)) {
+    for attr in &attributes.managed {
+        let want = wanted.iter().rev().find(|(a, _)| a == attr).map(|(_, v)| v);
+        match (want, item.get(*attr)) {
             (Some(w), Some(have)) if w == have => {}
             (Some(w), _) => set.push((*attr, w.clone())),
             (None, Some(_)) => remove.push(*attr),
@@ -929,18 +961,10 @@ fn plan_update<E: Entity>(item: &Item) -> Result<Option<UpdatePlan>, Error> {
     if set.is_empty() && remove.is_empty() {
         return Ok(None);
     }
-    let mut watched: BTreeSet<&'static str> = managed.iter().copied().collect();
-    for index in schema.secondary_indexes() {
-        for field in index.pk.fields().chain(index.sk.fields()) {
-            if let Some(f) = schema.fields.iter().find(|f| f.field == field) {
-                watched.insert(f.attribute);
-            }
-        }
-    }
-    Ok(Some(UpdatePlan { set, remove, watched }))
+    Ok(Some(UpdatePlan { set, remove, watched: Cow::Borrowed(&attributes.watched) }))
 }
 
-impl UpdatePlan {
+impl UpdatePlan<'_> {
     /// The `UpdateItem` of `item`: `SET` / `REMOVE` of the keys, on the condition that the item
     /// exists with `E`'s type and every watched attribute still has the value read (or is
     /// still absent).
@@ -950,7 +974,12 @@ impl UpdatePlan {
         item: &Item,
     ) -> aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder {
         let names = E::NAMES;
-        let mut ph = Placeholders::default();
+        // Sized once: a name for each attribute set, removed or watched, the partition key and
+        // the type; a value for each attribute set or watched, and the type.
+        let mut ph = Placeholders::with_capacity(
+            self.set.len() + self.remove.len() + self.watched.len() + 2,
+            self.set.len() + self.watched.len() + 1,
+        );
         let mut update = String::new();
         for (i, (attr, v)) in self.set.iter().enumerate() {
             update.push_str(if i == 0 { "SET " } else { ", " });
@@ -978,7 +1007,7 @@ impl UpdatePlan {
             condition.push_str(" = ");
             ph.push_value(AttributeValue::S(E::TYPE.to_owned()), &mut condition);
         }
-        for attr in &self.watched {
+        for attr in self.watched.iter() {
             condition.push_str(" AND ");
             match item.get(*attr) {
                 Some(v) => {

@@ -56,7 +56,7 @@ impl NativeSpec {
     ///
     /// # Errors
     /// The item does not decode, or does not encode.
-    pub(crate) fn plan<E: Entity>(&self, item: &Item) -> Result<Option<UpdatePlan>, Error> {
+    pub(crate) fn plan<E: Entity>(&self, item: &Item) -> Result<Option<UpdatePlan<'static>>, Error> {
         let full = E::from_item(item)?.to_item()?;
         let mut set = Vec::new();
         for a in &self.attrs {
@@ -71,7 +71,7 @@ impl NativeSpec {
             return Ok(None);
         }
         let watched: BTreeSet<&'static str> = self.attrs.iter().chain(&self.strip).copied().collect();
-        Ok(Some(UpdatePlan { set, remove, watched }))
+        Ok(Some(UpdatePlan { set, remove, watched: watched.into_iter().collect::<Vec<_>>().into() }))
     }
 }
 

@@ -141,11 +141,19 @@ impl Table {
     /// Sends one request (`request` is the SDK's `send()` future) inside the span of `call`,
     /// and records the capacity its answer reports on this handle's meter. The answer is
     /// returned as the SDK gave it: interpreting it is the operation's.
-    pub(crate) async fn execute<O: Consumed, E>(
+    ///
+    /// The SDK's request future is large (its input, the orchestrator's state: kilobytes). It
+    /// is moved to the heap here, when the request is made, not at its first poll: the future
+    /// returned holds only the box, the span and the handle, so the future of every operation
+    /// that awaits it stays small (an `async fn` would hold `request` itself until its first
+    /// poll, and so be as large as it). One allocation per request, beside the SDK's own; what
+    /// is saved is the copying of kilobytes each time an operation's future moves (a backfill
+    /// puts one future per item into its `buffer_unordered`).
+    pub(crate) fn execute<O: Consumed, E>(
         &self,
         call: Call,
         request: impl Future<Output = Result<O, E>>,
-    ) -> Result<O, E> {
+    ) -> impl Future<Output = Result<O, E>> {
         let span = tracing::info_span!(
             target: "dynamo_entity",
             "dynamodb",
@@ -157,21 +165,22 @@ impl Table {
             consumed = Empty,
             outcome = Empty,
         );
-        // The SDK's request future is large (its input, the orchestrator's state); on the heap,
-        // it does not grow every operation's future that awaits it (one allocation per request,
-        // beside the SDK's own).
-        let result = Box::pin(request.instrument(span.clone())).await;
-        match &result {
-            Ok(out) => {
-                let capacity = Capacity::from_consumed(out.consumed(), O::WRITE);
-                self.meter().record(&capacity);
-                span.record("consumed", capacity.total());
-                span.record("outcome", "ok");
+        let request = Box::pin(request.instrument(span.clone()));
+        let meter = self.meter();
+        async move {
+            let result = request.await;
+            match &result {
+                Ok(out) => {
+                    let capacity = Capacity::from_consumed(out.consumed(), O::WRITE);
+                    meter.record(&capacity);
+                    span.record("consumed", capacity.total());
+                    span.record("outcome", "ok");
+                }
+                Err(_) => {
+                    span.record("outcome", "error");
+                }
             }
-            Err(_) => {
-                span.record("outcome", "error");
-            }
+            result
         }
-        result
     }
 }
