@@ -85,6 +85,8 @@ fn newtype(input: &DeriveInput, data: &DataStruct) -> TokenStream {
                 const BINARY: bool = <#inner as __de::KeyPart>::BINARY;
                 const CARDINALITY: __de::Cardinality = <#inner as __de::KeyPart>::CARDINALITY;
                 const SHAPE: __de::PartShape = <#inner as __de::KeyPart>::SHAPE;
+                // Written as the field is: escaped when the field's type writes escaped.
+                const WRITES_ESCAPED: bool = <#inner as __de::KeyPart>::WRITES_ESCAPED;
                 #[inline]
                 fn write_part(
                     &self,

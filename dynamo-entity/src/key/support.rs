@@ -71,7 +71,10 @@ impl<'a> KeyMatcher<'a> {
     /// A comparison of `template` with `stored`, the key attribute of an item (`None` when the
     /// item has no such attribute, as after a projection: that matches). A stored value of
     /// another type than the template's key type matches nothing.
-    #[inline]
+    ///
+    /// The matcher's methods are inlined into generated code, where the template is a
+    /// constant: its segments are then walked at compile time, leaving the comparisons.
+    #[inline(always)]
     pub fn new(template: &'static Template, stored: Option<&'a AttributeValue>) -> KeyMatcher<'a> {
         let (rest, decided) = match (stored, template.key_type) {
             (None, _) => ("", Some(true)),
@@ -85,12 +88,12 @@ impl<'a> KeyMatcher<'a> {
     }
 
     /// Strips the delimiter before segment `next` (none before the first).
-    #[inline]
+    #[inline(always)]
     fn delimiter(&mut self) -> bool {
         if self.next == 0 {
             return true;
         }
-        match self.rest.strip_prefix(self.template.style.delimiter) {
+        match strip_delimiter(self.rest, self.template.style.delimiter) {
             Some(r) => {
                 self.rest = r;
                 true
@@ -99,7 +102,7 @@ impl<'a> KeyMatcher<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn literals(&mut self) {
         if self.decided.is_some() {
             return;
@@ -121,7 +124,7 @@ impl<'a> KeyMatcher<'a> {
     }
 
     /// Compares the next placeholder's value and the literal segments after it.
-    #[inline]
+    #[inline(always)]
     pub fn part<T: KeyPart + ?Sized>(&mut self, value: &T) {
         if self.decided.is_some() {
             return;
@@ -137,9 +140,7 @@ impl<'a> KeyMatcher<'a> {
         }
         let (mut form, end) = match self.template.key_type {
             KeyType::N | KeyType::B => (PartForm::Number, self.rest.len()),
-            KeyType::S => {
-                (PartForm::Composite, self.rest.find(self.template.style.delimiter).unwrap_or(self.rest.len()))
-            }
+            KeyType::S => (PartForm::Composite, find_delimiter(self.rest, self.template.style.delimiter)),
         };
         if raw {
             form = PartForm::Number;
@@ -163,10 +164,32 @@ impl<'a> KeyMatcher<'a> {
     }
 
     /// Whether the stored key is the one the values give (or the item has no such attribute).
-    #[inline]
+    #[inline(always)]
     pub fn finish(self) -> bool {
         self.decided.unwrap_or(self.rest.is_empty() && self.next == self.template.segments.len())
     }
+}
+
+/// `text` after its leading `delimiter`, if it starts with one; a byte comparison for an
+/// ASCII delimiter (every delimiter the derive accepts).
+#[inline(always)]
+fn strip_delimiter(text: &str, delimiter: char) -> Option<&str> {
+    if delimiter.is_ascii() {
+        // The first byte is the delimiter, a whole character: index 1 is a boundary.
+        return (text.as_bytes().first() == Some(&(delimiter as u8))).then(|| &text[1..]);
+    }
+    text.strip_prefix(delimiter)
+}
+
+/// Where the first `delimiter` in `text` is (its length when there is none); a byte search for
+/// an ASCII delimiter, which no other character's UTF-8 contains.
+#[inline(always)]
+fn find_delimiter(text: &str, delimiter: char) -> usize {
+    if delimiter.is_ascii() {
+        let d = delimiter as u8;
+        return text.bytes().position(|b| b == d).unwrap_or(text.len());
+    }
+    text.find(delimiter).unwrap_or(text.len())
 }
 
 /// Whether `encoded` is the text `value` has in a key of `style`, in `form` (the slow path of
@@ -209,11 +232,13 @@ impl KeyWriter {
         // A key of one literal (`META`, `PROFILE`) is its text, allocated to size. Otherwise
         // the template's length with its placeholders' names, plus a little, usually holds the
         // key with its values: one allocation the size of the key (no growth, and none of the
-        // larger size classes a generous guess would take).
+        // larger size classes a generous guess would take). At least a timestamp's 24 bytes,
+        // so that a key of one `Timestamp` placeholder (`<created_at>`, 12 + 8) does not grow:
+        // a smaller request takes the allocator's smallest block all the same.
         if let [Segment::Literal(l)] = ctx.template.segments {
             return KeyWriter { ctx, out: (*l).to_owned(), next: 1, absent: None };
         }
-        let out = String::with_capacity(ctx.template.source.len() + 8);
+        let out = String::with_capacity((ctx.template.source.len() + 8).max(crate::value::time::TIMESTAMP_LEN));
         let mut w = KeyWriter { ctx, out, next: 0, absent: None };
         w.literals();
         w
@@ -312,9 +337,17 @@ impl KeyWriter {
                 return Err(part_error(KeyPartError::Invalid { text: i.to_string(), ty: "a shard number" }));
             }
             ShardBy::Source(value) => {
-                let mut text = String::new();
-                match value.write_part(&mut text, PartForm::Composite) {
-                    Ok(true) => shard_of(&text, count),
+                // The source's part text is written at the end of the key, hashed, and taken
+                // back off: no buffer of its own.
+                let start = self.out.len();
+                let written = value.write_part(&mut self.out, PartForm::Composite);
+                let shard = match written {
+                    Ok(true) => shard_of(&self.out[start..], count),
+                    _ => 0,
+                };
+                self.out.truncate(start);
+                match written {
+                    Ok(true) => shard,
                     Ok(false) => {
                         self.absent.get_or_insert(field);
                         0
