@@ -396,11 +396,7 @@ pub fn is_internal_in(item: &Item, names: &AttributeNames) -> bool {
 
 /// The error of an item that the entity enum `A` has no variant for.
 pub(crate) fn unexpected<A: EntityEnum>(item: &Item, names: &AttributeNames) -> Error {
-    Error::UnexpectedItem {
-        collection: std::any::type_name::<A>().rsplit("::").next().unwrap_or_default(),
-        found: type_of_named(item, names.entity_type).map(str::to_owned),
-        key: names.describe_key(item),
-    }
+    Error::unexpected_item(std::any::type_name::<A>().rsplit("::").next().unwrap_or_default(), item, names)
 }
 
 pub(crate) fn warn_unknown(item: &Item, names: &AttributeNames) {

@@ -543,10 +543,7 @@ pub fn unknown_item_named(
             warn_unknown(item, names);
             Ok(())
         }
-        Unknown::Error => {
-            let found = type_of_named(item, names.entity_type).map(str::to_owned);
-            Err(Error::UnexpectedItem { collection, found, key: names.describe_key(item) })
-        }
+        Unknown::Error => Err(Error::unexpected_item(collection, item, names)),
     }
 }
 

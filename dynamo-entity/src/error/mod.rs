@@ -486,6 +486,20 @@ pub enum Error {
 }
 
 impl Error {
+    /// [`Error::UnexpectedItem`] for `item`, read as the entity enum or collection named
+    /// `collection`, under the attribute names `names`.
+    pub(crate) fn unexpected_item(
+        collection: &'static str,
+        item: &crate::value::Item,
+        names: &crate::key::names::AttributeNames,
+    ) -> Error {
+        let found = match item.get(names.entity_type) {
+            Some(aws_sdk_dynamodb::types::AttributeValue::S(t)) => Some(t.clone()),
+            _ => None,
+        };
+        Error::UnexpectedItem { collection, found, key: names.describe_key(item) }
+    }
+
     /// A copy of an error found while a request was built (a key that does not encode, an
     /// invalid argument), kept by the builder and returned each time it is sent or rendered.
     /// Such errors are `Key`, `Encode` or `Invalid`; any other kind is copied as its text.

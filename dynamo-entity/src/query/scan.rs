@@ -589,6 +589,28 @@ impl<T: Send + 'static> ScanRequest<T> {
         Ok(out)
     }
 
+    /// The error of an item that decoded to no value and must not be passed over: in a scan of
+    /// an entity enum, one of a type the enum does not name (unless
+    /// [`skip_unknown`](Self::skip_unknown), which logs it); in an entity scan, one of the
+    /// entity's type value that no entity of the table owns. `None`: another entity's item,
+    /// or one of the library's own, counted in `skipped`.
+    fn unreported(&self, item: &Item) -> Option<Error> {
+        match (self.enum_name, self.misfit) {
+            (Some(_), _) if is_library_item(item, self.names) => None,
+            (Some(name), _) if !self.skip_unknown => Some(Error::unexpected_item(name, item, self.names)),
+            (Some(_), _) => {
+                tracing::warn!(
+                    entity = type_of_named(item, self.names.entity_type).unwrap_or("<none>"),
+                    key = %self.names.describe_key(item),
+                    "a table scan skipped an item of an entity type the enum does not name"
+                );
+                None
+            }
+            (None, Some((schema, error))) if self.table.misfit(schema, item) => Some(error(item)),
+            (None, _) => None,
+        }
+    }
+
     /// One `Scan` request from `start`, its items undecoded (the backfills' read).
     pub(crate) async fn raw_page(&self, start: Option<Item>) -> Result<RawPage, Error> {
         self.check_segments()?;
@@ -671,34 +693,10 @@ impl<T: Send + 'static> ScanRequest<T> {
                 match slot {
                     Some(v) => slots.push(v),
                     None => {
-                        match self.enum_name {
-                            Some(name) if !self.skip_unknown && !is_library_item(&item, self.names) => {
-                                let e = Error::UnexpectedItem {
-                                    collection: name,
-                                    found: type_of_named(&item, self.names.entity_type).map(str::to_owned),
-                                    key: self.names.describe_key(&item),
-                                };
-                                if !self.lenient {
-                                    return Err(e);
-                                }
-                                page.undecodable.push(ItemError::new(self.names, item, e));
-                            }
-                            None if self.misfit.is_some_and(|(schema, _)| self.table.misfit(schema, &item)) => {
-                                let e = (self.misfit.expect("checked").1)(&item);
-                                if !self.lenient {
-                                    return Err(e);
-                                }
-                                page.undecodable.push(ItemError::new(self.names, item, e));
-                            }
-                            Some(_) if !is_library_item(&item, self.names) => {
-                                tracing::warn!(
-                                    entity = type_of_named(&item, self.names.entity_type).unwrap_or("<none>"),
-                                    key = %self.names.describe_key(&item),
-                                    "a table scan skipped an item of an entity type the enum does not name"
-                                );
-                                page.skipped += 1;
-                            }
-                            _ => page.skipped += 1,
+                        match self.unreported(&item) {
+                            Some(e) if !self.lenient => return Err(e),
+                            Some(e) => page.undecodable.push(ItemError::new(self.names, item, e)),
+                            None => page.skipped += 1,
                         }
                         continue;
                     }
