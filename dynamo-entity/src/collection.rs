@@ -191,72 +191,99 @@ impl Items {
     /// share a type value, and tables without a type attribute, are told apart by key shape).
     ///
     /// # Errors
-    /// [`Error::Decode`] for an item of type `E` that does not decode.
+    /// [`Error::Decode`] for an item of type `E` that does not decode;
+    /// [`Error::KeyFitsNoEntity`] for an item of `E`'s type value whose key fits the templates
+    /// of no entity of the table `E` names (`#[entity(table = AppTable)]`; see
+    /// [`Entity::TABLE_ENTITIES`]).
     pub fn all<E: Entity>(&self) -> Result<Vec<E>, Error> {
-        self.items.iter().filter(|i| is_type_of::<E>(i)).map(E::from_item).collect()
+        items_of::<E>(&self.items).map(|found| found.map_err(|(_, e)| e).and_then(E::from_item)).collect()
     }
 
     /// The one item of entity type `E`, `None` when there is none.
     ///
     /// # Errors
-    /// [`Error::Invalid`] when there are several; [`Error::Decode`].
+    /// [`Error::Invalid`] when there are several; [`Error::Decode`];
+    /// [`Error::KeyFitsNoEntity`] as for [`all`](Self::all).
     pub fn one<E: Entity>(&self) -> Result<Option<E>, Error> {
-        let mut found = self.items.iter().filter(|i| is_type_of::<E>(i));
-        let first = found.next();
-        if let Some(second) = found.next() {
-            return Err(Error::Invalid {
-                reason: format!(
-                    "expected one {} in the collection, found several (another is {})",
-                    E::TYPE,
-                    E::NAMES.describe_key(second)
-                ),
-            });
-        }
-        first.map(E::from_item).transpose()
+        let found: Vec<&Item> =
+            items_of::<E>(&self.items).map(|found| found.map_err(|(_, e)| e)).collect::<Result<_, _>>()?;
+        several::<E>(&found)?;
+        found.first().map(|item| E::from_item(item)).transpose()
     }
 
     /// As [`one`](Self::one), reporting an item of type `E` that does not decode as an
     /// [`ItemError`] (with its key) beside the answer instead of failing on it: `(None, [error])`
     /// when the one item of `E` does not decode (the choice [`QueryRequest::lenient`] makes for
-    /// queries).
+    /// queries). An item of `E`'s type value that fits no entity's key templates is reported
+    /// the same way.
     ///
     /// [`QueryRequest::lenient`]: crate::query::QueryRequest::lenient
     ///
     /// # Errors
     /// [`Error::Invalid`] when there are several items of type `E`.
     pub fn one_lenient<E: Entity>(&self) -> Result<(Option<E>, Vec<ItemError>), Error> {
-        let mut found = self.items.iter().filter(|i| is_type_of::<E>(i));
-        let first = found.next();
-        if let Some(second) = found.next() {
-            return Err(Error::Invalid {
-                reason: format!(
-                    "expected one {} in the collection, found several (another is {})",
-                    E::TYPE,
-                    E::NAMES.describe_key(second)
-                ),
-            });
+        let mut skipped = Vec::new();
+        let mut found = Vec::new();
+        for item in items_of::<E>(&self.items) {
+            match item {
+                Ok(item) => found.push(item),
+                Err((item, e)) => skipped.push(ItemError::new(E::NAMES, item.clone(), e)),
+            }
         }
-        Ok(match first.map(|item| (item, E::from_item(item))) {
-            None => (None, Vec::new()),
-            Some((_, Ok(value))) => (Some(value), Vec::new()),
-            Some((item, Err(e))) => (None, vec![ItemError::new(E::NAMES, item.clone(), e)]),
-        })
+        several::<E>(&found)?;
+        let one = match found.first().map(|item| (item, E::from_item(item))) {
+            None => None,
+            Some((_, Ok(value))) => Some(value),
+            Some((item, Err(e))) => {
+                skipped.push(ItemError::new(E::NAMES, (*item).clone(), e));
+                None
+            }
+        };
+        Ok((one, skipped))
     }
 
     /// Every item of entity type `E` that decodes, in sort-key order, and beside them each item
     /// of type `E` that does not, as an [`ItemError`] with its key (see [`Items::all`], which
-    /// fails on the first).
+    /// fails on the first), and each item of `E`'s type value that fits no entity's key
+    /// templates.
     pub fn all_lenient<E: Entity>(&self) -> (Vec<E>, Vec<ItemError>) {
         let mut decoded = Vec::new();
         let mut skipped = Vec::new();
-        for item in self.items.iter().filter(|i| is_type_of::<E>(i)) {
-            match E::from_item(item) {
+        for found in items_of::<E>(&self.items) {
+            match found.and_then(|item| E::from_item(item).map_err(|e| (item, e))) {
                 Ok(value) => decoded.push(value),
-                Err(e) => skipped.push(ItemError::new(E::NAMES, item.clone(), e)),
+                Err((item, e)) => skipped.push(ItemError::new(E::NAMES, item.clone(), e)),
             }
         }
         (decoded, skipped)
     }
+}
+
+/// [`Error::Invalid`] when `found`, the items of `E` in a collection, are more than one.
+fn several<E: Entity>(found: &[&Item]) -> Result<(), Error> {
+    match found.get(1) {
+        Some(second) => Err(Error::Invalid {
+            reason: format!(
+                "expected one {} in the collection, found several (another is {})",
+                E::TYPE,
+                E::NAMES.describe_key(second)
+            ),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The items of `E` among `items`, in order (see [`is_type_of`]), and as `Err` each item of
+/// `E`'s type value whose key fits the templates of no entity of the table `E` names
+/// ([`Error::KeyFitsNoEntity`]): reported, never passed over. Without a table declaration
+/// (`E::TABLE_ENTITIES` is `None`) another entity may own such an item, and it is passed over.
+fn items_of<E: Entity>(items: &[Item]) -> impl Iterator<Item = Result<&Item, (&Item, Error)>> + '_ {
+    items.iter().filter_map(|item| {
+        if is_type_of::<E>(item) {
+            return Some(Ok(item));
+        }
+        E::TABLE_ENTITIES.and_then(|all| E::SCHEMA.misfit(all, item)).map(|e| Err((item, e)))
+    })
 }
 
 impl Items {

@@ -41,6 +41,7 @@ fn from_collection(name: &syn::Ident, members: &[Member]) -> TokenStream {
     let mut arms = Vec::new();
     let mut finish = Vec::new();
     let mut types = Vec::new();
+    let mut schemas = Vec::new();
     // Items are matched by type and key shape first (entities may share a type value), then by
     // type alone, so that an item of a known type whose key has no entity's shape is decoded by
     // its type's entity and reports what is wrong.
@@ -57,6 +58,7 @@ fn from_collection(name: &syn::Ident, members: &[Member]) -> TokenStream {
         }
         let span = m.ty.span();
         types.push(quote_spanned!(span=> <#entity as ::dynamo_entity::__private::Entity>::TYPE));
+        schemas.push(quote_spanned!(span=> <#entity as ::dynamo_entity::__private::Entity>::SCHEMA));
         let (decl, arm, done) = match m.arity {
             Arity::One(_) | Arity::Maybe(_) => (
                 quote!(let mut #ident: ::core::option::Option<#entity> = ::core::option::Option::None;),
@@ -94,6 +96,9 @@ fn from_collection(name: &syn::Ident, members: &[Member]) -> TokenStream {
                 for item in items {
                     let ty = ::dynamo_entity::__private::type_of_named(item, #names.entity_type);
                     #(#arms)*
+                    if let ::core::option::Option::Some(e) = ::dynamo_entity::__private::shared_type_misfit(item, ty, #names, &[#(#schemas),*]) {
+                        return ::core::result::Result::Err(e);
+                    }
                     #(#type_arms)*
                     ::dynamo_entity::__private::unknown_item_named(item, #names, #name_str, unknown)?;
                 }
@@ -109,6 +114,7 @@ fn entity_enum(name: &syn::Ident, variants: &[Variant]) -> TokenStream {
     let mut arms = Vec::new();
     let mut type_arms = Vec::new();
     let mut types = Vec::new();
+    let mut schemas = Vec::new();
     // The variants' entities share a table: the first one's names name its type attribute.
     let mut names = quote!(&::dynamo_entity::__private::AttributeNames::DEFAULT);
     for (i, v) in variants.iter().enumerate() {
@@ -119,6 +125,7 @@ fn entity_enum(name: &syn::Ident, variants: &[Variant]) -> TokenStream {
         }
         let span = ty.span();
         types.push(quote_spanned!(span=> <#ty as ::dynamo_entity::__private::Entity>::TYPE));
+        schemas.push(quote_spanned!(span=> <#ty as ::dynamo_entity::__private::Entity>::SCHEMA));
         let decode = quote_spanned! {span=>
             return <#ty as ::dynamo_entity::__private::Entity>::from_item(item)
                 .map(|v| ::core::option::Option::Some(Self::#ident(v)));
@@ -140,6 +147,9 @@ fn entity_enum(name: &syn::Ident, variants: &[Variant]) -> TokenStream {
             ) -> ::core::result::Result<::core::option::Option<Self>, ::dynamo_entity::__private::Error> {
                 let ty = ::dynamo_entity::__private::type_of_named(item, Self::NAMES.entity_type);
                 #(#arms)*
+                if let ::core::option::Option::Some(e) = ::dynamo_entity::__private::shared_type_misfit(item, ty, Self::NAMES, &[#(#schemas),*]) {
+                    return ::core::result::Result::Err(e);
+                }
                 #(#type_arms)*
                 ::core::result::Result::Ok(::core::option::Option::None)
             }

@@ -32,8 +32,10 @@ impl ItemError {
 
     /// Whether `error` is about one item read from the table that does not decode (and
     /// another item may): [`Error::Decode`], [`Error::WrongEntity`], [`Error::KeyParse`],
-    /// [`Error::SchemaVersion`], or [`Error::UnexpectedItem`] (an item of an entity type the
-    /// decoded enum does not name, in a lenient read that reports such items).
+    /// [`Error::SchemaVersion`], [`Error::UnexpectedItem`] (an item of an entity type the
+    /// decoded enum does not name, in a lenient read that reports such items), or
+    /// [`Error::KeyFitsNoEntity`] (an item of an entity's type value that fits none of the
+    /// key templates of that value's entities).
     pub fn is_item_error(error: &Error) -> bool {
         matches!(
             error,
@@ -42,6 +44,7 @@ impl ItemError {
                 | Error::KeyParse(_)
                 | Error::SchemaVersion { .. }
                 | Error::UnexpectedItem { .. }
+                | Error::KeyFitsNoEntity { .. }
         )
     }
 }
@@ -63,6 +66,9 @@ impl Clone for ItemError {
             }
             Error::UnexpectedItem { collection, found, key } => {
                 Error::UnexpectedItem { collection, found: found.clone(), key: key.clone() }
+            }
+            Error::KeyFitsNoEntity { found, entities, key } => {
+                Error::KeyFitsNoEntity { found: found.clone(), entities: entities.clone(), key: key.clone() }
             }
             other => Error::Invalid { reason: other.to_string() },
         };

@@ -209,6 +209,26 @@ pub enum Error {
         /// The item's key.
         key: String,
     },
+    /// An item that belongs to entities of the table by its type value (in a table without a
+    /// type attribute, by the first segment of each key, which begins their templates) but fits
+    /// the key templates of none of them: another writer's older key form, or a kind of item
+    /// no entity describes. Reads report it (strict: this error; lenient: an
+    /// [`ItemError`] carrying it) rather than pass over it as another
+    /// entity's.
+    #[error(
+        "{} fits the key templates of none of its entities, {}: {key}",
+        found.as_deref().map_or("an item without an entity type".to_owned(), |t| format!("an item of entity type `{t}`")),
+        entities.join("; ")
+    )]
+    KeyFitsNoEntity {
+        /// The item's entity type attribute, if any.
+        found: Option<String>,
+        /// Each entity it could be, with its primary key templates, such as
+        /// ``UserOrder (PK `USER#<user_id>`, SK `ORDER#<day>#<order_id>`)``.
+        entities: Vec<String>,
+        /// The item's key.
+        key: String,
+    },
     /// An `add` / `subtract` would take a number outside its field's type (a `u64` past
     /// `u64::MAX`, an unsigned counter below zero); DynamoDB refused it through the update's
     /// range condition and nothing changed.

@@ -713,12 +713,10 @@ impl<E: Entity, S> QueryRequest<E, S> {
     }
 
     /// Whether `item`, read from the index queried, is one of this entity's, and how it is
-    /// taken (see [`found_in`]).
-    fn found(&self, item: &Item) -> Option<Found> {
-        let index = self.spec.index.index;
-        found_in::<E>(self.table.projection(index), self.table.shares_type(E::TYPE), index, item)
-            // An item of no entity of the table is decoded as `E`'s, so that its error is reported.
-            .or_else(|| self.table.misfit(E::SCHEMA, item).then_some(Found::Whole))
+    /// taken (see [`found_in`]); an item of `E`'s type value that no entity of the table owns
+    /// is [`Error::KeyFitsNoEntity`] (see [`Table::misfit`]), reported rather than passed over.
+    fn found(&self, item: &Item) -> Result<Option<Found>, Error> {
+        found_of::<E>(&self.table, self.spec.index.index, item)
     }
 
     /// Fills in the whole items of the projected ones of `slots`, in order (see [`hydrate`]);
@@ -754,11 +752,15 @@ impl<E: Entity, S> QueryRequest<E, S> {
             let raw = resp.items.unwrap_or_default();
             let count = raw.len();
             for (i, item) in raw.into_iter().enumerate() {
-                let Some(found) = self.found(&item) else {
-                    tracing::debug!(entity = self.spec.entity, "query skipped an item of another entity type");
-                    continue;
+                let taken = match self.found(&item) {
+                    Ok(Some(found)) => take(&item, found),
+                    Ok(None) => {
+                        tracing::debug!(entity = self.spec.entity, "query skipped an item of another entity type");
+                        continue;
+                    }
+                    Err(e) => Err(e),
                 };
-                match take(&item, found) {
+                match taken {
                     Ok(value) => items.push(value),
                     Err(e) if self.options.lenient && ItemError::is_item_error(&e) => {
                         skipped.push(ItemError::new(E::NAMES, item, e));
@@ -992,6 +994,16 @@ enum Found {
     Whole,
     /// Without a type attribute, from a projection that leaves it out: its keys only.
     Projected,
+}
+
+/// [`found_in`] on the handle `table`'s view of the table, for an item read from `index`:
+/// `Err` ([`Error::KeyFitsNoEntity`]) for an item of `E`'s type value that no entity of the
+/// table owns ([`Table::misfit`]), which reads report rather than pass over.
+fn found_of<E: Entity>(table: &Table, index: Index, item: &Item) -> Result<Option<Found>, Error> {
+    match found_in::<E>(table.projection(index), table.shares_type::<E>(), index, item) {
+        Some(found) => Ok(Some(found)),
+        None => table.misfit::<E>(item).map_or(Ok(None), Err),
+    }
 }
 
 /// An item of a page being read: decoded, or projected and still to be read whole.

@@ -461,10 +461,8 @@ impl<E: Entity> MultiKeyQuery<E> {
 
     /// Whether `item` is one of this entity's, and whether it is read whole by its primary key:
     /// as for the other indexes (see [`found_in`](super::found_in)), by the index's projection.
-    fn found(&self, item: &Item) -> Option<Found> {
-        let index = self.spec.index.index;
-        super::found_in::<E>(self.table.projection(index), self.table.shares_type(E::TYPE), index, item)
-            .or_else(|| self.table.misfit(E::SCHEMA, item).then_some(super::Found::Whole))
+    fn found(&self, item: &Item) -> Result<Option<Found>, Error> {
+        super::found_of::<E>(&self.table, self.spec.index.index, item)
     }
 
     /// Reports the items of this entity type that do not decode instead of failing on them:
@@ -542,8 +540,12 @@ impl<E: Entity> MultiKeyQuery<E> {
             let count = raw.len();
             let mut full = None;
             for (i, item) in raw.into_iter().enumerate() {
-                let Some(found) = self.found(&item) else { continue };
-                match take(&item, found) {
+                let taken = match self.found(&item) {
+                    Ok(Some(found)) => take(&item, found),
+                    Ok(None) => continue,
+                    Err(e) => Err(e),
+                };
+                match taken {
                     Ok(value) => items.push(value),
                     Err(e) if self.options.lenient && ItemError::is_item_error(&e) => {
                         skipped.push(ItemError::new(E::NAMES, item, e));

@@ -230,22 +230,9 @@ fn decode_entity<E: Entity, const SHARED: bool>(item: &Item) -> Result<Option<E>
     }
 }
 
-/// An entity scan's entity, and the error of an item read as its own that no entity of the
-/// table owns ([`misfit_error`]).
-type Misfit = (&'static crate::schema::EntitySchema, fn(&Item) -> Error);
-
-/// The error of an item of `E`'s type value that no entity of the table owns: its decode error
-/// as `E` (which names the key template it does not fit).
-fn misfit_error<E: Entity>(item: &Item) -> Error {
-    match E::from_item(item) {
-        Err(e) => e,
-        Ok(_) => Error::WrongEntity {
-            expected: E::TYPE,
-            found: type_of_named(item, E::NAMES.entity_type).map(str::to_owned),
-            key: E::NAMES.describe_key(item),
-        },
-    }
-}
+/// The error of an item that an entity scan reads as its entity's but that no entity of the
+/// table owns ([`Table::misfit`]); `None` for any other item.
+type Misfit = fn(&Table, &Item) -> Option<Error>;
 
 /// A scan ready to run; from [`Table::scan`] or [`Table::scan_table`].
 #[must_use = "a scan does nothing until it is sent"]
@@ -606,8 +593,8 @@ impl<T: Send + 'static> ScanRequest<T> {
                 );
                 None
             }
-            (None, Some((schema, error))) if self.table.misfit(schema, item) => Some(error(item)),
-            (None, _) => None,
+            (None, Some(misfit)) => misfit(&self.table, item),
+            (None, None) => None,
         }
     }
 
@@ -879,7 +866,7 @@ impl<E: Entity> ScanRequest<E> {
             self.error = Some(Error::Invalid { reason });
         }
         let classify =
-            if self.table.shares_type(E::TYPE) { classify_entity::<E, true> } else { classify_entity::<E, false> };
+            if self.table.shares_type::<E>() { classify_entity::<E, true> } else { classify_entity::<E, false> };
         self.on = Some(IndexScan { index, classify, fetch: fetch_entity::<E> });
         self
     }
@@ -892,12 +879,15 @@ impl Table {
     ///
     /// When other entities of the table share `E`'s type value (told apart by their key
     /// templates), the scan keeps the items of `E`'s key shape; the handle learns this from the
-    /// table's layout ([`Table::declared`], [`Table::with_layout`]). Without the layout, such an
-    /// item of another entity fails the scan with the decode error of its key.
+    /// table's layout ([`Table::declared`], [`Table::with_layout`]), else from the table
+    /// declaration `E` names (`#[entity(table = AppTable)]`, see
+    /// [`Entity::TABLE_ENTITIES`]). An item of `E`'s type value that fits the key templates of
+    /// none of them is reported ([`Error::KeyFitsNoEntity`]). Without either, such an item of
+    /// another entity fails the scan with the decode error of its key.
     pub fn scan<E: Entity>(&self) -> ScanRequest<E> {
-        let decode = if self.shares_type(E::TYPE) { decode_entity::<E, true> } else { decode_entity::<E, false> };
+        let decode = if self.shares_type::<E>() { decode_entity::<E, true> } else { decode_entity::<E, false> };
         let mut scan = ScanRequest::new(self.clone(), E::NAMES, E::TYPE, E::TYPE.to_owned(), decode);
-        scan.misfit = Some((E::SCHEMA, misfit_error::<E>));
+        scan.misfit = Some(Table::misfit::<E>);
         scan
     }
 

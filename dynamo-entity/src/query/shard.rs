@@ -154,7 +154,8 @@ pub(crate) async fn send<E: Entity, S>(
                 let lane = &mut lanes[i];
                 lane.taken = lane.resume.clone();
                 for item in resp.items.unwrap_or_default() {
-                    if req.found(&item).is_some() {
+                    // Kept: this entity's items, and those to report (`Err`).
+                    if !matches!(req.found(&item), Ok(None)) {
                         lane.buffer.push_back(item);
                     } else {
                         tracing::debug!(entity, "sharded query skipped an item of another entity type");
@@ -184,10 +185,10 @@ pub(crate) async fn send<E: Entity, S>(
         let lane = &mut lanes[b];
         let Some(item) = lane.buffer.pop_front() else { break };
         lane.taken = Position::After(key_of(&item, E::NAMES, index));
-        let found = req.found(&item);
-        let decoded = match found {
-            Some(Found::Projected) => Ok(Slot::Projected(primary_key_of(&item, E::NAMES))),
-            _ => E::from_item(&item).map(Slot::Whole),
+        let decoded = match req.found(&item) {
+            Ok(Some(Found::Projected)) => Ok(Slot::Projected(primary_key_of(&item, E::NAMES))),
+            Ok(_) => E::from_item(&item).map(Slot::Whole),
+            Err(e) => Err(e),
         };
         match decoded {
             Ok(value) => items.push(value),

@@ -117,6 +117,7 @@ const EMPTY: Template = Template {
 pub const fn failed_schema(name: &'static str) -> EntitySchema {
     EntitySchema {
         name,
+        rust_name: name,
         names: &AttributeNames::DEFAULT,
         primary: IndexSchema { index: Index::Primary, pk: &EMPTY, sk: &EMPTY },
         gsis: &[],

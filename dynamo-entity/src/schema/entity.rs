@@ -112,6 +112,9 @@ impl fmt::Display for ConstantValue {
 pub struct EntitySchema {
     /// The entity type name stored in the type attribute ([`AttributeNames::entity_type`]).
     pub name: &'static str,
+    /// The Rust type's name (`UserOrder`), for messages: entities that share one type value
+    /// (`name = "ORDER"`) are told apart by it.
+    pub rust_name: &'static str,
     /// The attribute and index names of the entity's table ([`Entity::NAMES`]).
     pub names: &'static AttributeNames,
     /// The primary key templates.
@@ -243,6 +246,14 @@ pub trait Entity: Sized + Send + 'static {
     /// `#[derive(TableDef)]` declared for `AppTable` (`<AppTable as TableDef>::NAMES`). Every
     /// item, key, query and guard item of the entity uses these names.
     const NAMES: &'static AttributeNames = &AttributeNames::DEFAULT;
+
+    /// The entities of the table declaration that the entity names with
+    /// `#[entity(table = AppTable)]` (`<AppTable as TableDef>::ENTITIES`); `None` without one.
+    /// A handle that was not given the table's layout ([`Table::new`](crate::Table::new)
+    /// rather than [`Table::declared`](crate::Table::declared)) reads the entity's items among
+    /// these: an item of another entity that shares its type value is passed over, and one that
+    /// fits the key templates of none of them is reported ([`Error::KeyFitsNoEntity`]).
+    const TABLE_ENTITIES: Option<&'static [&'static EntitySchema]> = None;
 
     /// The entity's key templates and fields ([`Entity::SCHEMA`]).
     fn schema() -> &'static EntitySchema {

@@ -254,6 +254,7 @@ mod tests {
     const fn schema(version: u32, oldest: u32) -> EntitySchema {
         EntitySchema {
             name: "Skill",
+            rust_name: "Skill",
             names: &AttributeNames::DEFAULT,
             primary: IndexSchema { index: Index::Primary, pk: &T, sk: &T },
             gsis: &[],

@@ -18,7 +18,9 @@ use std::borrow::Cow;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use crate::key::{KeyPart, KeyType, PartForm, Template};
+use crate::error::Error;
+use crate::key::names::AttributeNames;
+use crate::key::{KeyPart, KeyType, PartForm, Segment, Template};
 use crate::schema::entity::{EntitySchema, IndexSchema};
 use crate::value::Item;
 
@@ -169,6 +171,45 @@ impl EntitySchema {
         typed && self.fits_key(item)
     }
 
+    /// [`Error::KeyFitsNoEntity`] when `item`, read as this entity's, is one that no entity
+    /// describes: it has this entity's type value (in a table without a type attribute, keys
+    /// whose first segments are this entity's templates' first literal segments:
+    /// `ORDER#2026-05-29` for `ORDER#<day>#<id>`, not `NOTE#1`), fits the key templates of no
+    /// entity of `entities` (the table's, or `&[]` when only this one is known), nor this
+    /// entity's, and is not one of the library's own items. The error lists the entities of
+    /// that type value (this one first when `entities` leaves it out) with their templates.
+    /// `None` for any other item: this entity's, another entity's, or one of a kind no entity
+    /// of `entities` claims.
+    pub(crate) fn misfit(&'static self, entities: &[&'static EntitySchema], item: &Item) -> Option<Error> {
+        let names = self.names;
+        let starts_as = |template: &Template, attribute: &str| match (template.segments.first(), item.get(attribute)) {
+            (Some(Segment::Literal(l)), Some(AttributeValue::S(s))) => {
+                s.split(template.style.delimiter).next() == Some(*l)
+            }
+            _ => false,
+        };
+        let typed = names.has_entity_type();
+        let meant_for = |schema: &EntitySchema| {
+            if typed {
+                matches!(item.get(names.entity_type), Some(AttributeValue::S(t)) if t == schema.name)
+            } else {
+                starts_as(schema.primary.pk, names.pk) && starts_as(schema.primary.sk, names.sk)
+            }
+        };
+        if !meant_for(self)
+            || self.fits_key(item)
+            || crate::schema::is_library_item(item, names)
+            || entities.iter().any(|e| e.owns(item))
+        {
+            return None;
+        }
+        let mut candidates: Vec<&EntitySchema> = entities.iter().copied().filter(|e| meant_for(e)).collect();
+        if !candidates.iter().any(|e| e.rust_name == self.rust_name && e.name == self.name) {
+            candidates.insert(0, self);
+        }
+        Some(key_fits_no_entity(item, &candidates, names))
+    }
+
     /// The templates that hold `field`, as `ATTR (`template`)` for messages.
     pub(crate) fn describe_holders(&self, field: &str) -> String {
         let holders: Vec<String> = self
@@ -178,6 +219,23 @@ impl EntitySchema {
             .collect();
         holders.join(", ")
     }
+}
+
+/// [`Error::KeyFitsNoEntity`] for `item`, which belongs by its type value (or the first
+/// segment of its keys) to `entities`, under the attribute names `names`: the entities are
+/// listed with their primary key templates.
+pub(crate) fn key_fits_no_entity(item: &Item, entities: &[&EntitySchema], names: &AttributeNames) -> Error {
+    let found = match item.get(names.entity_type) {
+        Some(AttributeValue::S(t)) => Some(t.clone()),
+        _ => None,
+    };
+    let entities = entities
+        .iter()
+        .map(|e| {
+            format!("{} ({} `{}`, {} `{}`)", e.rust_name, names.pk, e.primary.pk.source, names.sk, e.primary.sk.source)
+        })
+        .collect();
+    Error::KeyFitsNoEntity { found, entities, key: names.describe_key(item) }
 }
 
 /// Reads a key field's value from the key that holds it, for an item without the field's own

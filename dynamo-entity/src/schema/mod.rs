@@ -22,6 +22,7 @@ pub use crate::value::Item;
 pub use collection::{Collection, EntityEnum, Unknown};
 pub use entity::*;
 pub use evolve::{SCHEMA_ATTRIBUTE, SchemaVersion};
+pub(crate) use key_fields::key_fits_no_entity;
 pub use key_fields::{KeyFields, KeyPartSource, part_from_keys};
 pub use layout::*;
 pub use member::{Admits, EntityOf};

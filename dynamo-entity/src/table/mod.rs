@@ -153,41 +153,32 @@ impl Table {
         let _ = self.inner.entities.set(layout.entities.clone());
     }
 
-    /// Whether several entities of the table share the entity type value `name`, as the
-    /// handle's layout says ([`Table::with_layout`], [`Table::declared`]): their items are then
-    /// told apart by their key templates. `false` when the layout is unknown.
-    pub(crate) fn shares_type(&self, name: &str) -> bool {
-        self.inner.shared_types.get().is_some_and(|shared| shared.contains(&name))
+    /// The entities among which the handle reads `E`'s items: the handle's layout
+    /// ([`Table::with_layout`], [`Table::declared`]), else the table declaration `E` names
+    /// ([`Entity::TABLE_ENTITIES`](crate::Entity::TABLE_ENTITIES)); `None` when neither is known.
+    fn entities_of<E: crate::Entity>(&self) -> Option<&[&'static crate::schema::EntitySchema]> {
+        self.inner.entities.get().map(Vec::as_slice).or(E::TABLE_ENTITIES)
     }
 
-    /// Whether `item`, read as `schema`'s, is one that no entity of the table describes: it has
-    /// `schema`'s type value (in a table without a type attribute, keys that begin as its
-    /// templates do) but not the shape of its key templates, no entity of the handle's layout owns it, and it is not one of the
-    /// library's own items. `false` when the layout is unknown (another entity may own it).
-    /// Reads report such an item instead of passing over it as another entity's.
-    pub(crate) fn misfit(&self, schema: &crate::schema::EntitySchema, item: &crate::schema::Item) -> bool {
-        use aws_sdk_dynamodb::types::AttributeValue;
-        let Some(entities) = self.inner.entities.get() else { return false };
-        let names = schema.names;
-        // Without a type attribute, an item is taken as meant for `schema` when the first
-        // segment of each key is its template's first literal segment (`ORDER#2026-05-29`
-        // for `ORDER#<day>#<id>`); one of an undeclared kind (`NOTE#1`) is not.
-        let starts_as =
-            |template: &crate::key::Template, attribute: &str| match (template.segments.first(), item.get(attribute)) {
-                (Some(crate::key::Segment::Literal(l)), Some(AttributeValue::S(s))) => {
-                    s.split(template.style.delimiter).next() == Some(*l)
-                }
-                _ => false,
-            };
-        let typed_as_ours = if names.has_entity_type() {
-            matches!(item.get(names.entity_type), Some(AttributeValue::S(t)) if t == schema.name)
-        } else {
-            starts_as(schema.primary.pk, names.pk) && starts_as(schema.primary.sk, names.sk)
-        };
-        typed_as_ours
-            && !schema.fits_key(item)
-            && !crate::schema::is_library_item(item, names)
-            && !entities.iter().any(|e| e.owns(item))
+    /// Whether other entities of the table share `E`'s entity type value, as the handle's
+    /// layout (else `E`'s table declaration) says: `E`'s items are then told apart by their key
+    /// templates. `false` when neither is known.
+    pub(crate) fn shares_type<E: crate::Entity>(&self) -> bool {
+        match self.inner.shared_types.get() {
+            Some(shared) => shared.contains(&E::TYPE),
+            None => E::TABLE_ENTITIES.is_some_and(|all| all.iter().filter(|e| e.name == E::TYPE).count() > 1),
+        }
+    }
+
+    /// [`Error::KeyFitsNoEntity`](crate::Error::KeyFitsNoEntity) when `item`, read as `E`'s,
+    /// is one that no entity of the table describes (see `EntitySchema::misfit`): it has
+    /// `E`'s type value (in a table without a type attribute, keys that begin as `E`'s
+    /// templates do) but fits the key templates of none of the entities of that type value.
+    /// `None` for another entity's item, and when neither the handle's layout nor `E`'s table
+    /// declaration is known (another entity may own it). Reads report such an item instead of
+    /// passing over it.
+    pub(crate) fn misfit<E: crate::Entity>(&self, item: &crate::schema::Item) -> Option<crate::Error> {
+        E::SCHEMA.misfit(self.entities_of::<E>()?, item)
     }
 
     /// The projection of secondary index `index`, when the handle knows the table's layout

@@ -151,12 +151,14 @@ impl Gen<'_, '_> {
         } else {
             quote!(__de::check_multi_keys(&__DeSchema::SCHEMA, &item)?;)
         };
-        let (put_type, check_type, names) = if e.attrs.table.is_some() {
+        let (put_type, check_type, names) = if let Some(table) = &e.attrs.table {
             (
                 quote!(__de::put_type_named(&mut item, __DeSchema::NAMES.entity_type, #name)),
                 quote!(__de::check_type_named(item, __DeSchema::NAMES, #name)),
                 quote! {
                     const NAMES: &'static __de::AttributeNames = __DeSchema::NAMES;
+                    const TABLE_ENTITIES: ::core::option::Option<&'static [&'static __de::EntitySchema]> =
+                        ::core::option::Option::Some(<#table as __de::TableDef>::ENTITIES);
                 },
             )
         } else {

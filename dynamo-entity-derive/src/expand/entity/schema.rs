@@ -17,6 +17,7 @@ impl Gen<'_, '_> {
     pub(super) fn schema_items(&self) -> TokenStream {
         let e = self.e;
         let name = self.name;
+        let rust_name = e.ident.to_string();
         let mut items = TokenStream::new();
         let names_const = match &e.attrs.table {
             Some(table) => quote_spanned!(syn::spanned::Spanned::span(table)=> <#table as __de::TableDef>::NAMES),
@@ -151,6 +152,7 @@ impl Gen<'_, '_> {
         items.extend(quote! {
             const SCHEMA: __de::EntitySchema = __de::EntitySchema {
                 name: #name,
+                rust_name: #rust_name,
                 names: Self::NAMES,
                 primary: Self::PRIMARY,
                 gsis: &[#(Self::#gsi_consts),*],
