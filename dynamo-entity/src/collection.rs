@@ -88,7 +88,8 @@ impl CollectionRequest {
             }
         }
         let items = self.hydrate(items).await?;
-        Ok(Items { items, type_attribute: self.names.entity_type, names: self.names })
+        let entities = self.table.layout_entities().map(<[_]>::to_vec);
+        Ok(Items { items, type_attribute: self.names.entity_type, names: self.names, entities })
     }
 
     /// Replaces the index items of `items` that carry no type attribute by the whole items.
@@ -141,18 +142,29 @@ impl CollectionRequest {
 }
 
 /// The items of one partition, in sort-key order, not yet decoded.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Items {
     items: Vec<Item>,
     /// The entity type attribute of the table the items come from.
     type_attribute: &'static str,
     /// The attribute names of that table, which log lines name keys under.
     names: &'static AttributeNames,
+    /// The table's entities, when the handle that read the items knew its layout: an item of
+    /// an entity's type value that none of them owns is reported (see [`Items::all`]).
+    entities: Option<Vec<&'static crate::schema::EntitySchema>>,
+}
+
+impl PartialEq for Items {
+    /// The same items read from a table of the same names (whatever the handle knew of its
+    /// layout).
+    fn eq(&self, other: &Items) -> bool {
+        self.items == other.items && self.type_attribute == other.type_attribute && self.names == other.names
+    }
 }
 
 impl Default for Items {
     fn default() -> Items {
-        Items { items: Vec::new(), type_attribute: TYPE_ATTRIBUTE, names: &AttributeNames::DEFAULT }
+        Items { items: Vec::new(), type_attribute: TYPE_ATTRIBUTE, names: &AttributeNames::DEFAULT, entities: None }
     }
 }
 
@@ -160,7 +172,7 @@ impl From<Vec<Item>> for Items {
     /// Items read some other way (a `Scan`, an export), to decode with [`Items::decode`]
     /// or [`Items::decode_each`].
     fn from(items: Vec<Item>) -> Items {
-        Items { items, type_attribute: TYPE_ATTRIBUTE, names: &AttributeNames::DEFAULT }
+        Items { items, type_attribute: TYPE_ATTRIBUTE, names: &AttributeNames::DEFAULT, entities: None }
     }
 }
 
@@ -173,7 +185,7 @@ impl Items {
     /// Items read some other way from a table whose entity type attribute is `type_attribute`
     /// (its [`AttributeNames::entity_type`]).
     pub fn with_type_attribute(items: Vec<Item>, type_attribute: &'static str) -> Items {
-        Items { items, type_attribute, names: &AttributeNames::DEFAULT }
+        Items { items, type_attribute, names: &AttributeNames::DEFAULT, entities: None }
     }
 
     /// How many items of each entity type (items without a type attribute count as `""`).
@@ -193,10 +205,14 @@ impl Items {
     /// # Errors
     /// [`Error::Decode`] for an item of type `E` that does not decode;
     /// [`Error::KeyFitsNoEntity`] for an item of `E`'s type value whose key fits the templates
-    /// of no entity of the table `E` names (`#[entity(table = AppTable)]`; see
-    /// [`Entity::TABLE_ENTITIES`]).
+    /// of no entity of the table (as the handle that read the items knows it, else as `E`
+    /// names it with `#[entity(table = AppTable)]`, see [`Entity::TABLE_ENTITIES`]; else `E`
+    /// is taken as the only entity of its type value), or for one without an entity's type value
+    /// whose keys begin as `E`'s templates do ([`Error::WrongEntity`] when they fit them).
     pub fn all<E: Entity>(&self) -> Result<Vec<E>, Error> {
-        items_of::<E>(&self.items).map(|found| found.map_err(|(_, e)| e).and_then(E::from_item)).collect()
+        items_of::<E>(&self.items, self.entities.as_deref())
+            .map(|found| found.map_err(|(_, e)| e).and_then(E::from_item))
+            .collect()
     }
 
     /// The one item of entity type `E`, `None` when there is none.
@@ -205,8 +221,9 @@ impl Items {
     /// [`Error::Invalid`] when there are several; [`Error::Decode`];
     /// [`Error::KeyFitsNoEntity`] as for [`all`](Self::all).
     pub fn one<E: Entity>(&self) -> Result<Option<E>, Error> {
-        let found: Vec<&Item> =
-            items_of::<E>(&self.items).map(|found| found.map_err(|(_, e)| e)).collect::<Result<_, _>>()?;
+        let found: Vec<&Item> = items_of::<E>(&self.items, self.entities.as_deref())
+            .map(|found| found.map_err(|(_, e)| e))
+            .collect::<Result<_, _>>()?;
         several::<E>(&found)?;
         found.first().map(|item| E::from_item(item)).transpose()
     }
@@ -224,7 +241,7 @@ impl Items {
     pub fn one_lenient<E: Entity>(&self) -> Result<(Option<E>, Vec<ItemError>), Error> {
         let mut skipped = Vec::new();
         let mut found = Vec::new();
-        for item in items_of::<E>(&self.items) {
+        for item in items_of::<E>(&self.items, self.entities.as_deref()) {
             match item {
                 Ok(item) => found.push(item),
                 Err((item, e)) => skipped.push(ItemError::new(E::NAMES, item.clone(), e)),
@@ -249,7 +266,7 @@ impl Items {
     pub fn all_lenient<E: Entity>(&self) -> (Vec<E>, Vec<ItemError>) {
         let mut decoded = Vec::new();
         let mut skipped = Vec::new();
-        for found in items_of::<E>(&self.items) {
+        for found in items_of::<E>(&self.items, self.entities.as_deref()) {
             match found.and_then(|item| E::from_item(item).map_err(|e| (item, e))) {
                 Ok(value) => decoded.push(value),
                 Err((item, e)) => skipped.push(ItemError::new(E::NAMES, item.clone(), e)),
@@ -273,16 +290,23 @@ fn several<E: Entity>(found: &[&Item]) -> Result<(), Error> {
     }
 }
 
-/// The items of `E` among `items`, in order (see [`is_type_of`]), and as `Err` each item of
-/// `E`'s type value whose key fits the templates of no entity of the table `E` names
-/// ([`Error::KeyFitsNoEntity`]): reported, never passed over. Without a table declaration
-/// (`E::TABLE_ENTITIES` is `None`) another entity may own such an item, and it is passed over.
-fn items_of<E: Entity>(items: &[Item]) -> impl Iterator<Item = Result<&Item, (&Item, Error)>> + '_ {
-    items.iter().filter_map(|item| {
+/// The items of `E` among `items`, in order (see [`is_type_of`]), and as `Err` each item that
+/// a read of `E` must report rather than pass over (see `EntitySchema::misfit`): one of `E`'s
+/// type value whose key fits the templates of no entity of the table, or one without an
+/// entity's type value whose keys begin as `E`'s templates do. The table's entities are
+/// `known` (the reading handle's layout), else those of the table `E` names
+/// ([`Entity::TABLE_ENTITIES`]); when neither is known, `E` is taken as the only entity of its
+/// type value.
+fn items_of<'a, E: Entity>(
+    items: &'a [Item],
+    known: Option<&'a [&'static crate::schema::EntitySchema]>,
+) -> impl Iterator<Item = Result<&'a Item, (&'a Item, Error)>> + 'a {
+    let known = known.or(E::TABLE_ENTITIES).unwrap_or(&[]);
+    items.iter().filter_map(move |item| {
         if is_type_of::<E>(item) {
             return Some(Ok(item));
         }
-        E::TABLE_ENTITIES.and_then(|all| E::SCHEMA.misfit(all, item)).map(|e| Err((item, e)))
+        E::SCHEMA.misfit(Some(known), item).map(|e| Err((item, e)))
     })
 }
 

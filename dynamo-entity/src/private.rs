@@ -438,21 +438,30 @@ pub fn is_entity_type(found: Option<&str>, names: &AttributeNames, entity: &str)
     names.has_entity_type() && found == Some(entity)
 }
 
-/// The dispatch's check between its two passes (see [`is_entity_type`]), for an item of type
-/// `found` whose primary key has the shape of no listed entity's templates:
-/// [`Error::KeyFitsNoEntity`] listing the entities of `schemas` (the enum's or collection's)
-/// that store that type value, when several do; `None` otherwise, and the one entity of that
-/// type decodes the item and reports what is wrong with it.
+/// The dispatch's check between its two passes (see [`is_entity_type`]), for an item whose
+/// primary key has the shape of no listed entity's templates: [`Error::KeyFitsNoEntity`]
+/// listing the entities of `schemas` (the enum's or collection's) it was meant for. In a typed
+/// table, those that store its type value `found`, when several do (when one does, it decodes
+/// the item and reports what is wrong with it); in a table without a type attribute, those
+/// whose templates begin as its keys do (`ORDER#…` for `ORDER#<id>`). `None` otherwise.
 #[cold]
-pub fn shared_type_misfit(
+pub fn enum_misfit(
     item: &Item,
     found: Option<&str>,
     names: &AttributeNames,
     schemas: &[&'static EntitySchema],
 ) -> Option<Error> {
-    let found = found.filter(|_| names.has_entity_type())?;
-    let sharing: Vec<&EntitySchema> = schemas.iter().copied().filter(|s| s.name == found).collect();
-    (sharing.len() > 1).then(|| crate::schema::key_fits_no_entity(item, &sharing, names))
+    let (meant, enough) = if names.has_entity_type() {
+        let found = found?;
+        let sharing: Vec<&EntitySchema> = schemas.iter().copied().filter(|s| s.name == found).collect();
+        let several = sharing.len() > 1;
+        (sharing, several)
+    } else {
+        let beginning: Vec<&EntitySchema> = schemas.iter().copied().filter(|s| s.starts_as(item)).collect();
+        let any = !beginning.is_empty();
+        (beginning, any)
+    };
+    enough.then(|| crate::schema::key_fits_no_entity(item, &meant, names))
 }
 
 /// Stores a GSI's two key attributes when both are present (sparse index).

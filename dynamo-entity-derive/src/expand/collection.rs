@@ -96,7 +96,7 @@ fn from_collection(name: &syn::Ident, members: &[Member]) -> TokenStream {
                 for item in items {
                     let ty = ::dynamo_entity::__private::type_of_named(item, #names.entity_type);
                     #(#arms)*
-                    if let ::core::option::Option::Some(e) = ::dynamo_entity::__private::shared_type_misfit(item, ty, #names, &[#(#schemas),*]) {
+                    if let ::core::option::Option::Some(e) = ::dynamo_entity::__private::enum_misfit(item, ty, #names, &[#(#schemas),*]) {
                         return ::core::result::Result::Err(e);
                     }
                     #(#type_arms)*
@@ -147,7 +147,7 @@ fn entity_enum(name: &syn::Ident, variants: &[Variant]) -> TokenStream {
             ) -> ::core::result::Result<::core::option::Option<Self>, ::dynamo_entity::__private::Error> {
                 let ty = ::dynamo_entity::__private::type_of_named(item, Self::NAMES.entity_type);
                 #(#arms)*
-                if let ::core::option::Option::Some(e) = ::dynamo_entity::__private::shared_type_misfit(item, ty, Self::NAMES, &[#(#schemas),*]) {
+                if let ::core::option::Option::Some(e) = ::dynamo_entity::__private::enum_misfit(item, ty, Self::NAMES, &[#(#schemas),*]) {
                     return ::core::result::Result::Err(e);
                 }
                 #(#type_arms)*

@@ -171,39 +171,82 @@ impl EntitySchema {
         typed && self.fits_key(item)
     }
 
-    /// [`Error::KeyFitsNoEntity`] when `item`, read as this entity's, is one that no entity
-    /// describes: it has this entity's type value (in a table without a type attribute, keys
-    /// whose first segments are this entity's templates' first literal segments:
-    /// `ORDER#2026-05-29` for `ORDER#<day>#<id>`, not `NOTE#1`), fits the key templates of no
-    /// entity of `entities` (the table's, or `&[]` when only this one is known), nor this
-    /// entity's, and is not one of the library's own items. The error lists the entities of
-    /// that type value (this one first when `entities` leaves it out) with their templates.
-    /// `None` for any other item: this entity's, another entity's, or one of a kind no entity
-    /// of `entities` claims.
-    pub(crate) fn misfit(&'static self, entities: &[&'static EntitySchema], item: &Item) -> Option<Error> {
+    /// Whether the first segment of each of `item`'s primary key attributes begins as this
+    /// entity's templates do: equal to a leading literal segment (`ORDER` for
+    /// `ORDER#<day>#<id>`), or starting with the literal text before a leading placeholder
+    /// (`o` for `o<num>`, `user_` for `user_<id>`). `false` for a template that begins with a
+    /// bare placeholder, which any key fits.
+    pub(crate) fn starts_as(&self, item: &Item) -> bool {
+        let starts = |template: &Template, attribute: &str| {
+            let Some(AttributeValue::S(s)) = item.get(attribute) else { return false };
+            let first = s.split(template.style.delimiter).next().unwrap_or_default();
+            match template.segments.first() {
+                Some(Segment::Literal(l)) => first == *l,
+                Some(Segment::Part { prefix, suffix, .. }) if !prefix.is_empty() => {
+                    first.len() > prefix.len() + suffix.len() && first.starts_with(prefix) && first.ends_with(suffix)
+                }
+                _ => false,
+            }
+        };
+        starts(self.primary.pk, self.names.pk) && starts(self.primary.sk, self.names.sk)
+    }
+
+    /// The error of an item that a read of this entity finds among its own but that no entity
+    /// describes, so that it is reported rather than passed over; `None` for this entity's
+    /// items, another entity's, and the library's own. `known` holds the table's entities
+    /// (`None` when the handle does not know them). Such an item is:
+    ///
+    /// - one of this entity's type value whose primary key fits the templates of no entity of
+    ///   that value: [`Error::KeyFitsNoEntity`], listing the entities of the value (this one
+    ///   first when `known` leaves it out) with their templates;
+    /// - one without a type value that names an entity (in a typed table: no type attribute,
+    ///   not a string, or, the table's entities known, a value none of them has; in a table
+    ///   without a type attribute, every item) whose keys begin as this entity's templates
+    ///   do ([`starts_as`](Self::starts_as)): [`Error::WrongEntity`] when its primary key fits
+    ///   this entity's templates in a typed table (as a get of it says), else, unless another
+    ///   known entity's templates fit it, [`Error::KeyFitsNoEntity`] listing the entities whose
+    ///   templates begin as its keys.
+    pub(crate) fn misfit(&'static self, known: Option<&[&'static EntitySchema]>, item: &Item) -> Option<Error> {
         let names = self.names;
-        let starts_as = |template: &Template, attribute: &str| match (template.segments.first(), item.get(attribute)) {
-            (Some(Segment::Literal(l)), Some(AttributeValue::S(s))) => {
-                s.split(template.style.delimiter).next() == Some(*l)
-            }
-            _ => false,
-        };
-        let typed = names.has_entity_type();
-        let meant_for = |schema: &EntitySchema| {
-            if typed {
-                matches!(item.get(names.entity_type), Some(AttributeValue::S(t)) if t == schema.name)
-            } else {
-                starts_as(schema.primary.pk, names.pk) && starts_as(schema.primary.sk, names.sk)
-            }
-        };
-        if !meant_for(self)
-            || self.fits_key(item)
-            || crate::schema::is_library_item(item, names)
-            || entities.iter().any(|e| e.owns(item))
-        {
+        if crate::schema::is_library_item(item, names) {
             return None;
         }
-        let mut candidates: Vec<&EntitySchema> = entities.iter().copied().filter(|e| meant_for(e)).collect();
+        let all = known.unwrap_or(&[]);
+        let typed = names.has_entity_type();
+        let value = match item.get(names.entity_type) {
+            Some(AttributeValue::S(t))
+                if typed && (known.is_none() || t == self.name || all.iter().any(|e| e.name == t)) =>
+            {
+                Some(t.as_str())
+            }
+            _ => None,
+        };
+        let mut candidates: Vec<&EntitySchema> = match value {
+            Some(t) if t != self.name => return None,
+            Some(_) => {
+                if self.fits_key(item) || all.iter().any(|e| e.owns(item)) {
+                    return None;
+                }
+                all.iter().copied().filter(|e| e.name == self.name).collect()
+            }
+            None => {
+                if !self.starts_as(item) {
+                    return None;
+                }
+                if self.fits_key(item) {
+                    // Untyped: this entity's item. Typed: this entity's key without its type.
+                    return typed.then(|| Error::WrongEntity {
+                        expected: self.name,
+                        found: item.get(names.entity_type).map(crate::schema::describe_value),
+                        key: names.describe_key(item),
+                    });
+                }
+                if all.iter().any(|e| e.fits_key(item)) {
+                    return None;
+                }
+                all.iter().copied().filter(|e| e.starts_as(item)).collect()
+            }
+        };
         if !candidates.iter().any(|e| e.rust_name == self.rust_name && e.name == self.name) {
             candidates.insert(0, self);
         }

@@ -153,11 +153,17 @@ impl Table {
         let _ = self.inner.entities.set(layout.entities.clone());
     }
 
+    /// The entities of the handle's layout ([`Table::with_layout`], [`Table::declared`]),
+    /// when it knows them.
+    pub(crate) fn layout_entities(&self) -> Option<&[&'static crate::schema::EntitySchema]> {
+        self.inner.entities.get().map(Vec::as_slice)
+    }
+
     /// The entities among which the handle reads `E`'s items: the handle's layout
     /// ([`Table::with_layout`], [`Table::declared`]), else the table declaration `E` names
     /// ([`Entity::TABLE_ENTITIES`](crate::Entity::TABLE_ENTITIES)); `None` when neither is known.
-    fn entities_of<E: crate::Entity>(&self) -> Option<&[&'static crate::schema::EntitySchema]> {
-        self.inner.entities.get().map(Vec::as_slice).or(E::TABLE_ENTITIES)
+    pub(crate) fn entities_of<E: crate::Entity>(&self) -> Option<&[&'static crate::schema::EntitySchema]> {
+        self.layout_entities().or(E::TABLE_ENTITIES)
     }
 
     /// Whether other entities of the table share `E`'s entity type value, as the handle's
@@ -174,11 +180,12 @@ impl Table {
     /// is one that no entity of the table describes (see `EntitySchema::misfit`): it has
     /// `E`'s type value (in a table without a type attribute, keys that begin as `E`'s
     /// templates do) but fits the key templates of none of the entities of that type value.
-    /// `None` for another entity's item, and when neither the handle's layout nor `E`'s table
-    /// declaration is known (another entity may own it). Reads report such an item instead of
-    /// passing over it.
+    /// Also an item without a type value that names an entity whose keys begin as `E`'s
+    /// templates do. `None` for `E`'s items and another entity's (when neither the handle's
+    /// layout nor `E`'s table declaration is known, any item of another type value). Reads
+    /// report such an item instead of passing over it.
     pub(crate) fn misfit<E: crate::Entity>(&self, item: &crate::schema::Item) -> Option<crate::Error> {
-        E::SCHEMA.misfit(self.entities_of::<E>()?, item)
+        E::SCHEMA.misfit(self.entities_of::<E>(), item)
     }
 
     /// The projection of secondary index `index`, when the handle knows the table's layout

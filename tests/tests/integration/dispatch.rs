@@ -506,3 +506,126 @@ async fn key_only_fields_of_case_folded_keys_read_back_folded() {
         Some(Order { user_id: "bob".into(), ..bob })
     );
 }
+
+mod plain {
+    use super::*;
+
+    /// No `table = ...`: the library's default names, and no table declaration to learn the
+    /// table's entities from.
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "USER#<user_id>", sk = "NOTE#<n>", name = "NOTE", key_fields = "keys")]
+    pub struct Note {
+        pub user_id: String,
+        pub n: String,
+        pub text: String,
+    }
+}
+
+mod parts {
+    use super::*;
+
+    /// Keys with literal text inside their only segment, in a table without a type attribute.
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "o<num:raw>", sk = "line_<line:raw>", table = Lines, key_fields = "keys")]
+    pub struct Line {
+        pub num: u32,
+        pub line: u32,
+        pub qty: u32,
+    }
+
+    #[derive(TableDef)]
+    #[table(entities(Line), entity_type = none, item(derive(Debug, Clone, PartialEq)))]
+    pub struct Lines;
+}
+
+/// Items that no entity describes, found by reads of an entity or of the table enum: each is
+/// reported (strict: the error; lenient: an `ItemError`), never passed over.
+#[tokio::test]
+async fn reads_report_items_that_no_entity_describes() {
+    // An item of the entity's type value whose key does not fit its templates, read through
+    // a collection of an entity without a table declaration: it is taken as the only entity of
+    // its type value.
+    let server = LocalDynamoDb::shared().await.expect("DynamoDB Local is available");
+    let table = Table::new(server.client(), unique_table_name("dispatch_report_plain"));
+    table.create_table(&[plain::Note::SCHEMA]).await.unwrap();
+    put_raw(&table, &[("PK", s("USER#u1")), ("SK", s("NOTE#a")), ("text", s("ok")), ("_type", s("NOTE"))]).await;
+    put_raw(&table, &[("PK", s("USER#u1")), ("SK", s("NOTE#a#b")), ("text", s("bad")), ("_type", s("NOTE"))]).await;
+    let fresh = Table::new(table.client().clone(), table.name());
+    let items = fresh.collection(plain::Note::query("u1")).consistent_read().send().await.unwrap();
+    let misfit = "an item of entity type `NOTE` fits the key templates of none of its entities, Note (PK \
+                  `USER#<user_id>`, SK `NOTE#<n>`): PK=USER#u1 SK=NOTE#a#b";
+    assert_eq!(items.all::<plain::Note>().unwrap_err().to_string(), misfit);
+    let (notes, skipped) = items.all_lenient::<plain::Note>();
+    assert_eq!(notes, [plain::Note { user_id: "u1".into(), n: "a".into(), text: "ok".into() }]);
+    assert_eq!(skipped.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), [misfit]);
+
+    // An item without a type attribute in a typed table, with a user order's key: a get
+    // refuses it, and so do a query, a collection's `Items::all` and the lenient reads.
+    use shared::*;
+    let table = create("dispatch_report_typeless", &Typed::layout().unwrap()).await;
+    put_raw(
+        &table,
+        &[
+            ("PK", s("USER#alice")),
+            ("SK", s("ORDER#2026-05-15#abc123")),
+            ("status", s("shipped")),
+            ("total", n("1")),
+            ("entityType", s("ORDER")),
+        ],
+    )
+    .await;
+    put_raw(
+        &table,
+        &[("PK", s("USER#alice")), ("SK", s("ORDER#2026-05-20#o9")), ("status", s("new")), ("total", n("2"))],
+    )
+    .await;
+    let wrong = "item PK=USER#alice SK=ORDER#2026-05-20#o9 has entity type <none>, expected ORDER";
+    let plain = Table::new(table.client().clone(), table.name());
+    assert_eq!(plain.get_consistent(UserOrder::key("alice", "2026-05-20", "o9")).await.unwrap_err().to_string(), wrong);
+    let err = plain.query(UserOrder::query("alice")).consistent_read().all().await.unwrap_err();
+    assert!(matches!(err, dynamo_entity::Error::WrongEntity { .. }), "{err:?}");
+    assert_eq!(err.to_string(), wrong);
+    let page = plain.query(UserOrder::query("alice")).consistent_read().lenient().all().await.unwrap();
+    assert_eq!(page.items.iter().map(|o| o.order_id.as_str()).collect::<Vec<_>>(), ["abc123"]);
+    assert_eq!(page.skipped.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), [wrong]);
+    let items = plain.collection(UserOrder::query("alice")).consistent_read().send().await.unwrap();
+    assert_eq!(items.all::<UserOrder>().unwrap_err().to_string(), wrong);
+    let (lines, skipped) = items.all_lenient::<UserOrder>();
+    assert_eq!((lines.len(), skipped.len()), (1, 1));
+
+    // Keys with literal text around a placeholder, in a table without a type attribute: an
+    // item whose keys begin as the entity's but do not fit them is reported by a query, a
+    // collection and the table enum.
+    use parts::*;
+    let table = create("dispatch_report_parts", &Lines::layout().unwrap()).await;
+    put_raw(&table, &[("PK", s("o7")), ("SK", s("line_1")), ("qty", n("3"))]).await;
+    put_raw(&table, &[("PK", s("o7")), ("SK", s("line_2#x")), ("qty", n("1"))]).await;
+    let misfit = "an item without an entity type fits the key templates of none of its entities, Line (PK \
+                  `o<num:raw>`, SK `line_<line:raw>`): PK=o7 SK=line_2#x";
+    let plain = Table::new(table.client().clone(), table.name());
+    let err = plain.query(Line::query(&7)).consistent_read().all().await.unwrap_err();
+    assert_eq!(err.to_string(), misfit);
+    let page = plain.query(Line::query(&7)).consistent_read().lenient().all().await.unwrap();
+    assert_eq!(page.items, [Line { num: 7, line: 1, qty: 3 }]);
+    assert_eq!(page.skipped.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), [misfit]);
+    let (_, undecodable) = plain.scan::<Line>().all_lenient().await.unwrap();
+    assert_eq!(undecodable.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), [misfit]);
+    let items = plain.collection(Line::query(&7)).consistent_read().send().await.unwrap();
+    assert_eq!(items.all::<Line>().unwrap_err().to_string(), misfit);
+    assert_eq!(items.decode_each::<LinesItem>().unwrap_err().to_string(), misfit);
+    let (decoded, skipped) = items.decode_each_lenient::<LinesItem>();
+    assert_eq!(decoded, [LinesItem::Line(Line { num: 7, line: 1, qty: 3 })]);
+    assert_eq!(skipped.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), [misfit]);
+
+    // The same in the table without a type attribute whose templates begin with literal
+    // segments: the table enum names the entity the item was meant for.
+    use untyped::*;
+    let table = create("dispatch_report_untyped", &Untyped::layout().unwrap()).await;
+    put_raw(&table, &[("PK", s("USER#42")), ("SK", s("ORDER#o2#x")), ("total", n("1"))]).await;
+    let raw = common::raw_item(&table, "USER#42", "ORDER#o2#x").await.unwrap();
+    assert_eq!(
+        UntypedItem::decode(&raw).unwrap_err().to_string(),
+        "an item without an entity type fits the key templates of none of its entities, Order (PK \
+         `USER#<user_id>`, SK `ORDER#<order_id>`): PK=USER#42 SK=ORDER#o2#x"
+    );
+}
