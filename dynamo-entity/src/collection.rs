@@ -411,11 +411,8 @@ impl Items {
                 Ok(c) => return Ok((c, skipped)),
                 Err(e) if ItemError::is_item_error(&e) => {
                     // The item the error names leaves the collection; at most once per item.
-                    let key = match &e {
-                        Error::Decode { key, .. } | Error::WrongEntity { key, .. } => Some(key.as_str()),
-                        _ => None,
-                    };
-                    let at = key.and_then(|k| items.iter().position(|i| self.names.describe_key(i) == k));
+                    let at =
+                        ItemError::key_of(&e).and_then(|k| items.iter().position(|i| self.names.describe_key(i) == k));
                     let Some(at) = at else { return Err(e) };
                     skipped.push(ItemError::new(self.names, items.remove(at), e));
                 }

@@ -3,20 +3,20 @@
 use dynamo_entity::{Entity, TableDef};
 
 #[derive(Entity)]
-#[entity(pk = "FRUIT#<id>", sk = "META", name = "Thing")]
+#[entity(pk = "FRUIT#<id>", sk = "META", name = "Thing", table = Fruit)]
 pub struct Apple {
     pub id: String,
 }
 
 #[derive(Entity)]
-#[entity(pk = "FRUIT#<name>", sk = "META", name = "Thing")]
+#[entity(pk = "FRUIT#<name>", sk = "META", name = "Thing", table = Fruit)]
 pub struct Banana {
     pub name: String,
 }
 
 // Same type name, disjoint keys: accepted.
 #[derive(Entity)]
-#[entity(pk = "FRUIT#<id>", sk = "PRICE", name = "Thing")]
+#[entity(pk = "FRUIT#<id>", sk = "PRICE", name = "Thing", table = Fruit)]
 pub struct Cherry {
     pub id: String,
 }

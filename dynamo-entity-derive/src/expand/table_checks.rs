@@ -112,6 +112,18 @@ impl Checks<'_> {
                      `#[entity(table = {table})]` to it, so that its items are keyed and typed as the table declares"
                 ),
             ));
+            // Entities that share a type value are told apart by key shape, which a read can do
+            // only when it knows the table's entities, as `table = ...` tells it.
+            let path = &self.entities[j];
+            out.extend(self.check(
+                j,
+                quote!(#p::shares_type_name(#entities, #j) && <#path as #p::Entity>::TABLE_ENTITIES.is_none()),
+                format!(
+                    "entity `{bn}` shares its entity type value with another entity of table `{table_str}`: reads \
+                     tell such items apart by their key templates, for which they need the table's entities; add \
+                     `#[entity(table = {table})]` to `{bn}`"
+                ),
+            ));
             for (attribute, role) in &roles {
                 out.extend(self.check(
                     j,

@@ -49,6 +49,21 @@ impl ItemError {
     }
 }
 
+impl ItemError {
+    /// The item key (`PK=… SK=…`) that an [item error](Self::is_item_error) names, when it
+    /// names one: every kind but [`Error::KeyParse`] (which names the key attribute's value).
+    pub(crate) fn key_of(error: &Error) -> Option<&str> {
+        match error {
+            Error::Decode { key, .. }
+            | Error::WrongEntity { key, .. }
+            | Error::SchemaVersion { key, .. }
+            | Error::UnexpectedItem { key, .. }
+            | Error::KeyFitsNoEntity { key, .. } => Some(key.as_str()),
+            _ => None,
+        }
+    }
+}
+
 impl Clone for ItemError {
     /// Copies the error (the kinds [`is_item_error`](Self::is_item_error) names as they are, any
     /// other kind as [`Error::Invalid`] with its text).

@@ -17,10 +17,13 @@
 //!
 //! # What a page reports
 //! An entity scan selects its entity's items with a `FilterExpression` on the entity type
-//! attribute (`#type = :type`, with the [`filter`](ScanRequest::filter) ANDed to it), so
-//! DynamoDB reads every item and returns only those: [`ScanPage::scanned`] counts the items
-//! read (DynamoDB's `ScannedCount`), [`ScanPage::filtered_out`] those the filter left out
-//! (items of other entity types, and of this one that the filter rejected). A scan of the
+//! attribute (`(#type = :type OR attribute_not_exists(#type))`, with the
+//! [`filter`](ScanRequest::filter) ANDed to it), so DynamoDB reads every item and returns only
+//! those: [`ScanPage::scanned`] counts the items read (DynamoDB's `ScannedCount`),
+//! [`ScanPage::filtered_out`] those the filter left out (items of other entity types, and of
+//! this one that the filter rejected). An item without a type attribute comes back: one with
+//! the entity's key is reported as a get reports it ([`Error::WrongEntity`]), any other is
+//! counted in [`ScanPage::skipped`]. A scan of the
 //! table-level enum has no type filter: the library's own items (uniqueness guards, migration
 //! records) are counted in [`ScanPage::skipped`], and an item of a type the enum does not name
 //! fails the scan ([`Error::UnexpectedItem`]) unless the scan is
@@ -499,14 +502,13 @@ impl<T: Send + 'static> ScanRequest<T> {
             ph.push_name(self.names.entity_type, &mut text);
             text.push_str(" = ");
             ph.push_value(AttributeValue::S(self.entity.to_owned()), &mut text);
-            if self.on.is_some() {
-                // A projection may leave the type attribute out: such items are told by their
-                // primary key (see `classify_entity`).
-                text.insert(0, '(');
-                text.push_str(" OR attribute_not_exists(");
-                ph.push_name(self.names.entity_type, &mut text);
-                text.push_str("))");
-            }
+            // Items without a type attribute come back too: on an index whose projection leaves
+            // it out, they are told by their primary key (see `classify_entity`); on the table,
+            // one with the entity's key is reported as a get reports it (`Table::misfit`).
+            text.insert(0, '(');
+            text.push_str(" OR attribute_not_exists(");
+            ph.push_name(self.names.entity_type, &mut text);
+            text.push_str("))");
         }
         if let Some(c) = &self.filter {
             let rendered = c.render(&mut ph).map_err(|(field, source)| Error::Encode {

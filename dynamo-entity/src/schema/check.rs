@@ -300,6 +300,21 @@ pub const fn same_type_name(a: &EntitySchema, b: &EntitySchema) -> bool {
     is_checked(a) && is_checked(b) && str_eq(a.name, b.name)
 }
 
+/// Whether entity `j` of `entities` shares its entity type name with another of them (both
+/// real schemas): reads then tell their items apart by key shape, and need the table's
+/// entities to do so (`#[entity(table = ...)]` on each, see
+/// [`Entity::TABLE_ENTITIES`](crate::Entity::TABLE_ENTITIES)).
+pub const fn shares_type_name(entities: &[&EntitySchema], j: usize) -> bool {
+    let mut i = 0;
+    while i < entities.len() {
+        if i != j && same_type_name(entities[i], entities[j]) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
 /// Whether `a` and `b` keep their time to live in different attributes (a table has one TTL
 /// attribute).
 pub const fn ttl_differs(a: &EntitySchema, b: &EntitySchema) -> bool {

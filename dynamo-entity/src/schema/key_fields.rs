@@ -204,8 +204,9 @@ impl EntitySchema {
     ///   without a type attribute, every item) whose keys begin as this entity's templates
     ///   do ([`starts_as`](Self::starts_as)): [`Error::WrongEntity`] when its primary key fits
     ///   this entity's templates in a typed table (as a get of it says), else, unless another
-    ///   known entity's templates fit it, [`Error::KeyFitsNoEntity`] listing the entities whose
-    ///   templates begin as its keys.
+    ///   known entity's templates fit it (or, in a typed table, the table's entities are not
+    ///   known), [`Error::KeyFitsNoEntity`] listing the entities whose templates begin as its
+    ///   keys.
     pub(crate) fn misfit(&'static self, known: Option<&[&'static EntitySchema]>, item: &Item) -> Option<Error> {
         let names = self.names;
         if crate::schema::is_library_item(item, names) {
@@ -241,7 +242,9 @@ impl EntitySchema {
                         key: names.describe_key(item),
                     });
                 }
-                if all.iter().any(|e| e.fits_key(item)) {
+                // Unknown entities: in a typed table, an item without its type is most often one
+                // read from an index that does not project the type, of an entity not known here.
+                if known.is_none() && typed || all.iter().any(|e| e.fits_key(item)) {
                     return None;
                 }
                 all.iter().copied().filter(|e| e.starts_as(item)).collect()

@@ -53,6 +53,13 @@ mod shared {
         pub total: f64,
     }
 
+    /// A user's order lines, as one item collection.
+    #[derive(dynamo_entity::Collection, Debug, PartialEq)]
+    pub struct AliceLines {
+        pub orders: Vec<Order>,
+        pub lines: Vec<UserOrder>,
+    }
+
     /// Both entities store `entityType = "ORDER"`; their key templates cannot collide.
     #[derive(TableDef)]
     #[table(entities(Order, UserOrder), entity_type = "entityType", item(derive(Debug, Clone, PartialEq)))]
@@ -217,6 +224,11 @@ async fn entities_sharing_a_type_value_are_told_apart_by_key() {
     assert_eq!(skipped[0].error.to_string(), misfit);
     let (one, skipped) = items.one_lenient::<Order>().unwrap();
     assert_eq!((one, skipped.len()), (None, 1));
+    // A collection of both entities of the type value reports it as the enum does.
+    assert_eq!(items.decode::<AliceLines>().unwrap_err().to_string(), misfit);
+    let (lines, skipped) = items.decode_lenient::<AliceLines>().unwrap();
+    assert_eq!((lines.orders.len(), lines.lines.len()), (0, 2));
+    assert_eq!(skipped.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), [misfit]);
     let (decoded, skipped) = items.decode_each_lenient::<TypedItem>();
     assert_eq!(decoded.len(), 2);
     assert_eq!(skipped.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), [misfit]);
@@ -592,6 +604,11 @@ async fn reads_report_items_that_no_entity_describes() {
     assert_eq!(items.all::<UserOrder>().unwrap_err().to_string(), wrong);
     let (lines, skipped) = items.all_lenient::<UserOrder>();
     assert_eq!((lines.len(), skipped.len()), (1, 1));
+    // An entity scan lets items without a type attribute through its filter, and reports it.
+    assert_eq!(plain.scan::<UserOrder>().all().await.unwrap_err().to_string(), wrong);
+    let (lines, undecodable) = plain.scan::<UserOrder>().all_lenient().await.unwrap();
+    assert_eq!((lines.len(), undecodable.len()), (1, 1));
+    assert_eq!(undecodable[0].error.to_string(), wrong);
 
     // Keys with literal text around a placeholder, in a table without a type attribute: an
     // item whose keys begin as the entity's but do not fit them is reported by a query, a

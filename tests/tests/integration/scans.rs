@@ -153,7 +153,7 @@ async fn a_parallel_scan_reads_every_segment_with_bounded_concurrency() {
 
     let rendered = table.scan::<User>().segment(1, 4).consistent_read().render().unwrap();
     assert_eq!((rendered.segment, rendered.total_segments, rendered.consistent_read), (Some(1), Some(4), Some(true)));
-    assert_eq!(rendered.filter_expression.as_deref(), Some("#n0 = :v0"));
+    assert_eq!(rendered.filter_expression.as_deref(), Some("(#n0 = :v0 OR attribute_not_exists(#n0))"));
     assert_eq!(rendered.expression_attribute_values.unwrap()[":v0"], AttributeValue::S("User".into()));
 
     let limited = table.scan::<User>().parallel(3).limit(11).all().await.unwrap();
