@@ -17,8 +17,12 @@
 //! Both sides' tables are checked afterwards: every member has exactly the keys the template
 //! gives. Each line gives items per second of both sides, their ratio (goal: at least 0.9), and
 //! the growth of the process's peak resident memory during the run (`VmHWM` after writing `5`
-//! to `/proc/self/clear_refs`, Linux). The sides alternate (hand first at even rounds) and the
-//! median of the rounds is reported. Under each line, `requests per item` counts the HTTP
+//! to `/proc/self/clear_refs`, Linux). The sides alternate (which goes first alternates by round
+//! and by concurrency) and the median of the rounds is reported; under it, each round's rates,
+//! and the CPU time per item of the client process (`getrusage`) and, when this process started
+//! DynamoDB Local, of the server (`/proc/<pid>/stat`): the server's work per item, which tells
+//! whether a gap in the rates comes from what the requests ask of the server. Under each line,
+//! `requests per item` counts the HTTP
 //! requests each side sent during its run (an SDK interceptor reading `X-Amz-Target`, retries
 //! included), divided by the members, in total and by operation: a figure that does not
 //! depend on the machine's load, unlike the rates. The last line is `ratio min=R`.
@@ -35,7 +39,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef;
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
@@ -126,6 +130,49 @@ fn status_bytes(field: &str) -> u64 {
 fn reset_peak() -> u64 {
     let _ = std::fs::write("/proc/self/clear_refs", "5");
     status_bytes("VmHWM")
+}
+
+/// CPU time (user + system) of process `pid` so far, from `/proc/<pid>/stat` (Linux); `None`
+/// where it cannot be read (no pid: a server started elsewhere).
+fn process_cpu(pid: Option<u32>) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid?)).ok()?;
+    // The fields after the command name (which is in parentheses and may hold spaces): state is
+    // the 3rd field of the line, utime and stime the 14th and 15th.
+    let rest: Vec<&str> = stat[stat.rfind(')')? + 1..].split_whitespace().collect();
+    let ticks: u64 = rest.get(11)?.parse::<u64>().ok()? + rest.get(12)?.parse::<u64>().ok()?;
+    // SAFETY: sysconf reads a configuration value and has no other effect.
+    let per_second = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).ok().filter(|&t| t > 0)?;
+    Some(Duration::from_secs_f64(ticks as f64 / per_second as f64))
+}
+
+/// CPU time (user + system) of this process so far, every thread included.
+fn own_cpu() -> Duration {
+    // SAFETY: getrusage writes the struct it is given and reads nothing else.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
+    assert_eq!(rc, 0, "getrusage failed");
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(u.ru_utime) + tv(u.ru_stime)
+}
+
+/// What one side's run cost: the client's CPU time and the server's (when its pid is known).
+#[derive(Debug, Clone, Copy, Default)]
+struct Cost {
+    client: Duration,
+    server: Option<Duration>,
+}
+
+impl Cost {
+    fn now(server: Option<u32>) -> Cost {
+        Cost { client: own_cpu(), server: process_cpu(server) }
+    }
+
+    fn since(self, before: Cost) -> Cost {
+        Cost {
+            client: self.client.saturating_sub(before.client),
+            server: self.server.zip(before.server).map(|(a, b)| a.saturating_sub(b)),
+        }
+    }
 }
 
 async fn fresh_table(client: &aws_sdk_dynamodb::Client, n: u64) -> Res<Table> {
@@ -255,14 +302,16 @@ async fn check(table: &Table, n: u64) -> Res<()> {
 /// the requests the side sent, by operation.
 async fn measure(
     client: &aws_sdk_dynamodb::Client,
+    server: Option<u32>,
     requests: &Requests,
     n: u64,
     segments: u32,
     library: bool,
-) -> Res<(f64, u64, BTreeMap<String, u64>)> {
+) -> Res<(f64, u64, BTreeMap<String, u64>, Cost)> {
     let table = fresh_table(client, n).await?;
     requests.take();
     let base = reset_peak();
+    let cost = Cost::now(server);
     let started = Instant::now();
     let updated = if library {
         let report = table.backfill::<Member>("bench").segments(segments).concurrency(segments as usize).run().await?;
@@ -274,6 +323,7 @@ async fn measure(
         hand(&table, segments).await?
     };
     let secs = started.elapsed().as_secs_f64();
+    let cost = Cost::now(server).since(cost);
     let growth = status_bytes("VmHWM").saturating_sub(base);
     let sent = requests.take();
     if updated != n {
@@ -281,7 +331,7 @@ async fn measure(
     }
     check(&table, n).await?;
     table.client().delete_table().table_name(table.name()).send().await?;
-    Ok((n as f64 / secs, growth, sent))
+    Ok((n as f64 / secs, growth, sent, cost))
 }
 
 /// `BACKFILL_PROFILE=library|hand|load`: loads a fresh table with `BACKFILL_PROFILE_MEMBERS`
@@ -299,6 +349,7 @@ async fn profile(client: &aws_sdk_dynamodb::Client, requests: &Requests, side: &
     let segments = u32::try_from(env("BACKFILL_PROFILE_SEGMENTS", 1)?)?;
     let table = fresh_table(client, n).await?;
     requests.take();
+    let started = Instant::now();
     let updated = match side {
         "library" => {
             let report =
@@ -312,13 +363,31 @@ async fn profile(client: &aws_sdk_dynamodb::Client, requests: &Requests, side: &
         "load" => n,
         other => return Err(format!("BACKFILL_PROFILE: no side {other:?} (library, hand or load)").into()),
     };
+    let secs = started.elapsed().as_secs_f64();
     let sent = requests.take();
     table.client().delete_table().table_name(table.name()).send().await?;
     if updated != n {
         return Err(format!("{side} updated {updated} of {n}").into());
     }
-    println!("{side}: {n} members, {segments} segment(s), requests {sent:?}");
+    println!(
+        "{side}: {n} members, {segments} segment(s), {secs:.3} s ({:.0} items/s), requests {sent:?}",
+        n as f64 / secs
+    );
     Ok(())
+}
+
+/// `client library X / hand Y ms, server library X / hand Y ms` per item, summed over the
+/// rounds (the server's only when its pid is known: started by this process).
+fn cpu_per_item(lib: &[Cost], hand: &[Cost], n: u64) -> String {
+    let items = (n as f64) * lib.len() as f64;
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0 / items;
+    let client = |v: &[Cost]| ms(v.iter().map(|c| c.client).sum());
+    let server = |v: &[Cost]| v.iter().map(|c| c.server).sum::<Option<Duration>>().map(ms);
+    let mut out = format!("client library {:.3} / hand {:.3} ms", client(lib), client(hand));
+    if let (Some(l), Some(h)) = (server(lib), server(hand)) {
+        out.push_str(&format!(", server (DynamoDB Local) library {l:.3} / hand {h:.3} ms"));
+    }
+    out
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -342,24 +411,35 @@ fn main() -> Res<()> {
         }
         println!("backfill of {n} members, {rounds} round(s), library vs hand-written scan + conditional updates");
         let mut min_ratio = f64::INFINITY;
-        for segments in [1u32, 2, 4, 8] {
+        for (c, segments) in [1u32, 2, 4, 8].into_iter().enumerate() {
             let (mut lib, mut hand) = (Vec::new(), Vec::new());
             let (mut lib_mem, mut hand_mem) = (0u64, 0u64);
             let (mut lib_sent, mut hand_sent) = (BTreeMap::new(), BTreeMap::new());
+            let (mut lib_cost, mut hand_cost) = (Vec::new(), Vec::new());
+            let mut order = Vec::new();
             for round in 0..rounds {
-                for library in if round % 2 == 0 { [false, true] } else { [true, false] } {
-                    let (rate, growth, sent) = measure(&client, &requests, n, segments, library).await?;
+                // Which side goes first alternates by round and by concurrency, so that over a
+                // run each goes first as often as the other.
+                let hand_first = (round + c) % 2 == 0;
+                order.push(if hand_first { "hand first" } else { "library first" });
+                for library in if hand_first { [false, true] } else { [true, false] } {
+                    let (rate, growth, sent, cost) =
+                        measure(&client, server.pid(), &requests, n, segments, library).await?;
                     if library {
                         lib.push(rate);
                         lib_mem = lib_mem.max(growth);
                         lib_sent = sent;
+                        lib_cost.push(cost);
                     } else {
                         hand.push(rate);
                         hand_mem = hand_mem.max(growth);
                         hand_sent = sent;
+                        hand_cost.push(cost);
                     }
                 }
             }
+            let rounds_text: Vec<String> =
+                (0..rounds).map(|r| format!("{:.0} / {:.0} ({})", lib[r], hand[r], order[r])).collect();
             let (l, h) = (median(lib), median(hand));
             let ratio = l / h;
             min_ratio = min_ratio.min(ratio);
@@ -369,6 +449,8 @@ fn main() -> Res<()> {
                 lib_mem as f64 / 1048576.0,
                 hand_mem as f64 / 1048576.0
             );
+            println!("  items/s by round, library / hand: {}", rounds_text.join(", "));
+            println!("  CPU per item, all rounds: {}", cpu_per_item(&lib_cost, &hand_cost, n));
             println!(
                 "  requests per item (last round): library={} hand={}",
                 per_item(&lib_sent, n),

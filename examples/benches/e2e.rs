@@ -13,16 +13,21 @@
 //! | `put` | 10,000 `PutItem` replacing the items, one at a time |
 //! | `batch` | 10,000 new items by `BatchWriteItem` (25 a request, 4 in flight) |
 //!
-//! Each side gets a fresh table per round, and every phase runs both sides back to back, the
-//! order alternating by phase and round, so that drift in a busy machine's speed does not bias
-//! one side. Both sides send requests of the same shape (the same condition expressions,
-//! `ReturnValues`, and `ReturnConsumedCapacity = INDEXES`, which the library asks for on every
-//! request), so the server does the same work, and every answer is checked.
+//! Each side gets a fresh table per round. Every sequential phase runs in blocks (50 by
+//! default: 200 of the 10,000 gets, 20 of the 1,000 queries), the two sides taking turns block
+//! by block and the side that goes first alternating by block, phase and round, so that both
+//! sides sample the machine at the same times: what else runs on it (DynamoDB Local's JVM
+//! included) moves both alike. The batch phase runs whole, once per side and round, its order
+//! alternating by round (see `round`). Both sides send requests of the same shape (the same
+//! condition expressions, `ReturnValues`, and `ReturnConsumedCapacity = INDEXES`, which the
+//! library asks for on every request), so the server does the same work, and every answer is
+//! checked.
 //!
 //! CPU time is the process's user + system time from `getrusage(RUSAGE_SELF)` (every thread,
-//! the Tokio runtime's included), differenced around each phase; DynamoDB Local runs in another
-//! process and is not counted. The lines before the last give each phase per round and in total;
-//! the last line is
+//! the Tokio runtime's included), differenced around each block; DynamoDB Local runs in another
+//! process and is not counted. The lines before the last give each phase per round and in total,
+//! with the total's user and system time and context switches (voluntary + involuntary) per
+//! request; the last line is
 //! `ratio cpu_vs_hand=A wall_vs_hand=B batch_vs_sequential_puts=C <phase>_cpu_vs_hand=...`:
 //! library over hand-written for the CPU and wall time summed over all phases and rounds, the
 //! library's sequential `put` phase time over its `batch` phase time (same item count), and
@@ -32,13 +37,15 @@
 //!
 //! `cargo bench -p dynamo-entity-examples --bench e2e` (two rounds, about 3 minutes);
 //! `-- --quick` runs 300 / 300 / 30 / 30 / 300 / 300 requests once to check that it works;
-//! `-- --rounds N` sets the number of rounds.
+//! `-- --rounds N` sets the number of rounds, `-- --blocks N` the blocks of a sequential phase
+//! (1: each side runs the whole phase in one go, as before 2026-12-03).
 //!
 //! For a profiler: `E2E_PROFILE=<phase>` or `hand-<phase>` with `E2E_PROFILE_REQUESTS=N` runs
 //! that phase alone, N requests, after a setup that does not depend on N (see `profile`).
 
 use std::collections::HashMap;
 use std::future::Future;
+use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::Client;
@@ -71,35 +78,84 @@ const PAGE: usize = 20;
 /// `BatchWriteItem` requests in flight, the library's default.
 const IN_FLIGHT: usize = 4;
 
+/// Blocks a sequential phase is run in, the sides taking turns (see [`round`]).
+const BLOCKS: usize = 50;
+
 const PHASES: [&str; 6] = ["create", "get", "query", "update", "put", "batch"];
 
-/// CPU time (user + system) of this process so far, every thread included.
-fn cpu_time() -> Duration {
-    // SAFETY: getrusage writes the struct it is given and reads nothing else.
-    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
-    assert_eq!(rc, 0, "getrusage failed");
-    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    tv(u.ru_utime) + tv(u.ru_stime)
+/// This process's resource use so far, every thread included: CPU time (user and system) and
+/// context switches (voluntary: a thread waited; involuntary: it was preempted).
+#[derive(Clone, Copy, Default, Debug)]
+struct Usage {
+    user: Duration,
+    sys: Duration,
+    voluntary: u64,
+    involuntary: u64,
+}
+
+impl Usage {
+    fn now() -> Usage {
+        // SAFETY: getrusage writes the struct it is given and reads nothing else.
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
+        assert_eq!(rc, 0, "getrusage failed");
+        let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+        Usage {
+            user: tv(u.ru_utime),
+            sys: tv(u.ru_stime),
+            voluntary: u.ru_nvcsw as u64,
+            involuntary: u.ru_nivcsw as u64,
+        }
+    }
+
+    fn cpu(&self) -> Duration {
+        self.user + self.sys
+    }
+}
+
+impl std::ops::Sub for Usage {
+    type Output = Usage;
+    fn sub(self, o: Usage) -> Usage {
+        Usage {
+            user: self.user - o.user,
+            sys: self.sys - o.sys,
+            voluntary: self.voluntary - o.voluntary,
+            involuntary: self.involuntary - o.involuntary,
+        }
+    }
+}
+
+impl std::ops::AddAssign for Usage {
+    fn add_assign(&mut self, o: Usage) {
+        self.user += o.user;
+        self.sys += o.sys;
+        self.voluntary += o.voluntary;
+        self.involuntary += o.involuntary;
+    }
 }
 
 #[derive(Clone, Copy, Default, Debug)]
 struct Sample {
+    /// User + system CPU time.
     cpu: Duration,
     wall: Duration,
+    /// The split of `cpu` and the context switches.
+    usage: Usage,
 }
 
 impl std::ops::AddAssign for Sample {
     fn add_assign(&mut self, o: Sample) {
         self.cpu += o.cpu;
         self.wall += o.wall;
+        self.usage += o.usage;
     }
 }
 
 async fn measure<F: Future<Output = Res<()>>>(f: F) -> Res<Sample> {
-    let (c0, w0) = (cpu_time(), Instant::now());
+    let (u0, w0) = (Usage::now(), Instant::now());
     f.await?;
-    Ok(Sample { cpu: cpu_time() - c0, wall: w0.elapsed() })
+    let (usage, wall) = (Usage::now() - u0, w0.elapsed());
+    Ok(Sample { cpu: usage.cpu(), wall, usage })
 }
 
 /// The skills of the workload: `prefix` ids, every skill pending review (so that each update
@@ -146,28 +202,28 @@ fn check(ok: bool, what: impl FnOnce() -> String) -> Res<()> {
 // ---------------------------------------------------------------------------------------------
 // The library.
 
-async fn lib_phase(phase: &str, t: &Table, w: &Workload) -> Res<()> {
+async fn lib_phase(phase: &str, t: &Table, w: &Workload, part: Range<usize>) -> Res<()> {
     match phase {
         "create" => {
-            for s in &w.skills {
+            for s in &w.skills[part] {
                 t.create(s).await?;
             }
         }
         "get" => {
-            for s in &w.skills {
+            for s in &w.skills[part] {
                 let got = t.get(Skill::key(&s.id)).await?;
                 check(got.as_ref() == Some(s), || format!("get {}: {got:?}", s.id.0))?;
             }
         }
         "query" => {
-            for q in 0..w.sizes.queries {
+            for q in part {
                 let cat = CATEGORIES[q % CATEGORIES.len()];
                 let page = t.query(Skill::gsi1(cat)).descending().limit(PAGE).send().await?;
                 check(page.items == w.top[q % CATEGORIES.len()], || format!("query {cat}"))?;
             }
         }
         "update" => {
-            for (i, s) in w.skills[..w.sizes.updates].iter().enumerate() {
+            for (i, s) in part.clone().zip(&w.skills[part]) {
                 let at = approval_time(i);
                 let new = t
                     .update(Skill::key(&s.id))
@@ -179,14 +235,15 @@ async fn lib_phase(phase: &str, t: &Table, w: &Workload) -> Res<()> {
             }
         }
         "put" => {
-            for s in &w.skills {
+            for s in &w.skills[part] {
                 t.put(s).await?;
             }
         }
         "batch" => {
-            let outcome = t.batch_write().put_all(&w.batch).concurrency(IN_FLIGHT).send().await?;
+            let items = &w.batch[part];
+            let outcome = t.batch_write().put_all(items).concurrency(IN_FLIGHT).send().await?;
             outcome.check()?;
-            check(outcome.written == w.batch.len(), || format!("batch wrote {}", outcome.written))?;
+            check(outcome.written == items.len(), || format!("batch wrote {}", outcome.written))?;
         }
         _ => unreachable!("no phase {phase}"),
     }
@@ -230,10 +287,10 @@ async fn hand_batch(c: &Client, table: &str, chunk: &[Skill]) -> Res<()> {
     }
 }
 
-async fn hand_phase(phase: &str, c: &Client, table: &str, w: &Workload) -> Res<()> {
+async fn hand_phase(phase: &str, c: &Client, table: &str, w: &Workload, part: Range<usize>) -> Res<()> {
     match phase {
         "create" => {
-            for s in &w.skills {
+            for s in &w.skills[part] {
                 c.put_item()
                     .table_name(table)
                     .set_item(Some(hand_encode_skill(s)))
@@ -245,7 +302,7 @@ async fn hand_phase(phase: &str, c: &Client, table: &str, w: &Workload) -> Res<(
             }
         }
         "get" => {
-            for s in &w.skills {
+            for s in &w.skills[part] {
                 let resp = c
                     .get_item()
                     .table_name(table)
@@ -258,7 +315,7 @@ async fn hand_phase(phase: &str, c: &Client, table: &str, w: &Workload) -> Res<(
             }
         }
         "query" => {
-            for q in 0..w.sizes.queries {
+            for q in part {
                 let cat = CATEGORIES[q % CATEGORIES.len()];
                 let resp = c
                     .query()
@@ -283,7 +340,7 @@ async fn hand_phase(phase: &str, c: &Client, table: &str, w: &Workload) -> Res<(
             }
         }
         "update" => {
-            for (i, s) in w.skills[..w.sizes.updates].iter().enumerate() {
+            for (i, s) in part.clone().zip(&w.skills[part]) {
                 let at = approval_time(i).to_string();
                 let status = status_text(SkillStatus::Approved);
                 let resp = c
@@ -315,7 +372,7 @@ async fn hand_phase(phase: &str, c: &Client, table: &str, w: &Workload) -> Res<(
             }
         }
         "put" => {
-            for s in &w.skills {
+            for s in &w.skills[part] {
                 c.put_item()
                     .table_name(table)
                     .set_item(Some(hand_encode_skill(s)))
@@ -330,7 +387,7 @@ async fn hand_phase(phase: &str, c: &Client, table: &str, w: &Workload) -> Res<(
             }
         }
         "batch" => {
-            futures::stream::iter(w.batch.chunks(25).map(|chunk| hand_batch(c, table, chunk)))
+            futures::stream::iter(w.batch[part].chunks(25).map(|chunk| hand_batch(c, table, chunk)))
                 .buffer_unordered(IN_FLIGHT)
                 .try_collect::<Vec<()>>()
                 .await?;
@@ -358,22 +415,54 @@ impl Workload {
     }
 }
 
-/// One round: a fresh table per side, every phase run on both sides back to back.
+/// The units of `phase` (skills written or read, queries, updates, batch items).
+fn units(phase: &str, w: &Workload) -> usize {
+    match phase {
+        "create" | "get" | "put" => w.skills.len(),
+        "query" => w.sizes.queries,
+        "update" => w.sizes.updates,
+        _ => w.batch.len(),
+    }
+}
+
+/// The `k`-th of `blocks` consecutive parts of `0..n` (sizes differing by at most one).
+fn block(n: usize, blocks: usize, k: usize) -> Range<usize> {
+    n * k / blocks..n * (k + 1) / blocks
+}
+
+/// One round: a fresh table per side, every phase run on both sides.
+///
+/// The sequential phases run in `blocks` blocks (consecutive parts of the phase's requests),
+/// the two sides taking turns block by block, the side that goes first alternating by block,
+/// phase and round. Each side's sample is the sum over its blocks: every request is the same
+/// as in one long run of the phase (the same items, in the same order, on the same table), but
+/// both sides now sample the machine at the same times. Run as one half per side (10 to 20
+/// seconds each), the same-shape `create` and `put` phases came out anywhere from 0.78 to 1.47
+/// in one run, with what else the machine (DynamoDB Local's JVM included) did during one half
+/// and not the other (BENCHMARKS.md). The batch phase stays one `BatchWriteItem` run of all its
+/// items per side (the library checks and encodes the whole batch before it sends anything, so
+/// splitting the batch would change what is measured); its order alternates by round.
+///
 /// Returns the samples `[phase][0 = library, 1 = hand-written]`.
-async fn round(client: &Client, w: &Workload, r: usize) -> Res<Vec<[Sample; 2]>> {
+async fn round(client: &Client, w: &Workload, r: usize, blocks: usize) -> Res<Vec<[Sample; 2]>> {
     let lib = Table::new(client.clone(), unique_table_name("bench-e2e-lib"));
     let hand = Table::new(client.clone(), unique_table_name("bench-e2e-hand"));
     lib.create_table(&[Skill::schema()]).await?;
     hand.create_table(&[Skill::schema()]).await?;
     let mut out = Vec::new();
     for (p, phase) in PHASES.iter().enumerate() {
+        let n = units(phase, w);
+        let blocks = if *phase == "batch" { 1 } else { blocks.clamp(1, n.max(1)) };
         let mut s = [Sample::default(); 2];
-        let lib_first = (r + p) % 2 == 0;
-        for turn in 0..2 {
-            if (turn == 0) == lib_first {
-                s[0] = measure(lib_phase(phase, &lib, w)).await?;
-            } else {
-                s[1] = measure(hand_phase(phase, client, hand.name(), w)).await?;
+        for k in 0..blocks {
+            let part = block(n, blocks, k);
+            let lib_first = (r + p + k) % 2 == 0;
+            for turn in 0..2 {
+                if (turn == 0) == lib_first {
+                    s[0] += measure(lib_phase(phase, &lib, w, part.clone())).await?;
+                } else {
+                    s[1] += measure(hand_phase(phase, client, hand.name(), w, part.clone())).await?;
+                }
             }
         }
         out.push(s);
@@ -416,8 +505,12 @@ async fn profile(client: &Client, which: &str) -> Res<()> {
     let skills: Vec<Skill> = stored.iter().cycle().take(n).cloned().collect();
     let top = CATEGORIES.iter().map(|c| expected_top(&stored, c)).collect();
     let w = Workload { sizes, skills, batch: make_skills('b', sizes.batch), top };
-    let done =
-        if hand { hand_phase(phase, client, table.name(), &w).await } else { lib_phase(phase, &table, &w).await };
+    let all = 0..units(phase, &w);
+    let done = if hand {
+        hand_phase(phase, client, table.name(), &w, all).await
+    } else {
+        lib_phase(phase, &table, &w, all).await
+    };
     let _ = table.delete_table().await;
     done
 }
@@ -439,13 +532,9 @@ fn requests(phase: &str, s: Sizes) -> usize {
 async fn main() -> Res<()> {
     let args: Vec<String> = std::env::args().collect();
     let quick = args.iter().any(|a| a == "--quick" || a == "--test");
-    let rounds = args
-        .iter()
-        .position(|a| a == "--rounds")
-        .and_then(|i| args.get(i + 1))
-        .map(|n| n.parse::<usize>())
-        .transpose()?
-        .unwrap_or(if quick { 1 } else { 2 });
+    let number = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).map(|n| n.parse());
+    let rounds = number("--rounds").transpose()?.unwrap_or(if quick { 1 } else { 2 });
+    let blocks = number("--blocks").transpose()?.unwrap_or(BLOCKS);
     let sizes = if quick { QUICK } else { FULL };
 
     let server = LocalDynamoDb::shared().await?;
@@ -453,16 +542,16 @@ async fn main() -> Res<()> {
     if let Ok(phase) = std::env::var("E2E_PROFILE") {
         return profile(&client, &phase).await;
     }
-    println!("DynamoDB at {}; {rounds} round(s)", server.endpoint());
+    println!("DynamoDB at {}; {rounds} round(s), {blocks} blocks a phase", server.endpoint());
 
     // Warm-up: DynamoDB Local's JVM compiles its hot paths on the first requests, and the
     // client opens its connections.
-    round(&client, &Workload::new(QUICK), 1).await?;
+    round(&client, &Workload::new(QUICK), 1, blocks).await?;
 
     let w = Workload::new(sizes);
     let mut total = vec![[Sample::default(); 2]; PHASES.len()];
     for r in 0..rounds {
-        let samples = round(&client, &w, r).await?;
+        let samples = round(&client, &w, r, blocks).await?;
         for (p, s) in samples.iter().enumerate() {
             let n = requests(PHASES[p], sizes) as f64;
             println!(
@@ -493,6 +582,24 @@ async fn main() -> Res<()> {
             ms(s[0].wall),
             ms(s[1].cpu),
             ms(s[1].wall)
+        );
+        let n = (requests(PHASES[p], sizes) * rounds) as f64;
+        let per = |u: &Usage| {
+            format!(
+                "user {:6.1} sys {:6.1} us, switches {:5.2} + {:5.2}",
+                ms(u.user) * 1000.0 / n,
+                ms(u.sys) * 1000.0 / n,
+                u.voluntary as f64 / n,
+                u.involuntary as f64 / n
+            )
+        };
+        println!(
+            "        {:<6} per request: library {} | hand {} | user_vs_hand={:.3} sys_vs_hand={:.3}",
+            PHASES[p],
+            per(&s[0].usage),
+            per(&s[1].usage),
+            s[0].usage.user.as_secs_f64() / s[1].usage.user.as_secs_f64(),
+            s[0].usage.sys.as_secs_f64() / s[1].usage.sys.as_secs_f64(),
         );
         per_phase.push_str(&format!(
             " {}_cpu_vs_hand={:.3}",
