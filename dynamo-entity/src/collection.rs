@@ -306,7 +306,7 @@ fn items_of<'a, E: Entity>(
         if is_type_of::<E>(item) {
             return Some(Ok(item));
         }
-        E::SCHEMA.misfit(Some(known), item).map(|e| Err((item, e)))
+        E::SCHEMA.misfit(Some(known), crate::key::names::Index::Primary, item).map(|e| Err((item, e)))
     })
 }
 

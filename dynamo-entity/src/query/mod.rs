@@ -1002,7 +1002,7 @@ enum Found {
 fn found_of<E: Entity>(table: &Table, index: Index, item: &Item) -> Result<Option<Found>, Error> {
     match found_in::<E>(table.projection(index), table.shares_type::<E>(), index, item) {
         Some(found) => Ok(Some(found)),
-        None => table.misfit::<E>(item).map_or(Ok(None), Err),
+        None => table.misfit::<E>(index, item).map_or(Ok(None), Err),
     }
 }
 

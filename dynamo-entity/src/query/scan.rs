@@ -235,7 +235,7 @@ fn decode_entity<E: Entity, const SHARED: bool>(item: &Item) -> Result<Option<E>
 
 /// The error of an item that an entity scan reads as its entity's but that no entity of the
 /// table owns ([`Table::misfit`]); `None` for any other item.
-type Misfit = fn(&Table, &Item) -> Option<Error>;
+type Misfit = fn(&Table, Index, &Item) -> Option<Error>;
 
 /// A scan ready to run; from [`Table::scan`] or [`Table::scan_table`].
 #[must_use = "a scan does nothing until it is sent"]
@@ -595,7 +595,7 @@ impl<T: Send + 'static> ScanRequest<T> {
                 );
                 None
             }
-            (None, Some(misfit)) => misfit(&self.table, item),
+            (None, Some(misfit)) => misfit(&self.table, self.on.as_ref().map_or(Index::Primary, |on| on.index), item),
             (None, None) => None,
         }
     }

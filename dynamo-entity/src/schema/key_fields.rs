@@ -205,9 +205,15 @@ impl EntitySchema {
     ///   do ([`starts_as`](Self::starts_as)): [`Error::WrongEntity`] when its primary key fits
     ///   this entity's templates in a typed table (as a get of it says), else, unless another
     ///   known entity's templates fit it (or, in a typed table, the table's entities are not
-    ///   known), [`Error::KeyFitsNoEntity`] listing the entities whose templates begin as its
-    ///   keys.
-    pub(crate) fn misfit(&'static self, known: Option<&[&'static EntitySchema]>, item: &Item) -> Option<Error> {
+    ///   known and the item was read from secondary index `index`, whose projection may leave
+    ///   the type out), [`Error::KeyFitsNoEntity`] listing the entities whose templates begin
+    ///   as its keys.
+    pub(crate) fn misfit(
+        &'static self,
+        known: Option<&[&'static EntitySchema]>,
+        index: crate::key::names::Index,
+        item: &Item,
+    ) -> Option<Error> {
         let names = self.names;
         if crate::schema::is_library_item(item, names) {
             return None;
@@ -242,9 +248,11 @@ impl EntitySchema {
                         key: names.describe_key(item),
                     });
                 }
-                // Unknown entities: in a typed table, an item without its type is most often one
-                // read from an index that does not project the type, of an entity not known here.
-                if known.is_none() && typed || all.iter().any(|e| e.fits_key(item)) {
+                // Unknown entities: in a typed table, an item without its type read from a
+                // secondary index is most often another entity's, whose type the index's
+                // projection leaves out; on the table, every entity's items carry their type.
+                let projected = known.is_none() && typed && index != crate::key::names::Index::Primary;
+                if projected || all.iter().any(|e| e.fits_key(item)) {
                     return None;
                 }
                 all.iter().copied().filter(|e| e.starts_as(item)).collect()

@@ -177,15 +177,20 @@ impl Table {
     }
 
     /// [`Error::KeyFitsNoEntity`](crate::Error::KeyFitsNoEntity) when `item`, read as `E`'s,
-    /// is one that no entity of the table describes (see `EntitySchema::misfit`): it has
+    /// read from `index`, is one that no entity of the table describes (see
+    /// `EntitySchema::misfit`): it has
     /// `E`'s type value (in a table without a type attribute, keys that begin as `E`'s
     /// templates do) but fits the key templates of none of the entities of that type value.
     /// Also an item without a type value that names an entity whose keys begin as `E`'s
     /// templates do. `None` for `E`'s items and another entity's (when neither the handle's
     /// layout nor `E`'s table declaration is known, any item of another type value). Reads
     /// report such an item instead of passing over it.
-    pub(crate) fn misfit<E: crate::Entity>(&self, item: &crate::schema::Item) -> Option<crate::Error> {
-        E::SCHEMA.misfit(self.entities_of::<E>(), item)
+    pub(crate) fn misfit<E: crate::Entity>(
+        &self,
+        index: crate::key::names::Index,
+        item: &crate::schema::Item,
+    ) -> Option<crate::Error> {
+        E::SCHEMA.misfit(self.entities_of::<E>(), index, item)
     }
 
     /// The projection of secondary index `index`, when the handle knows the table's layout

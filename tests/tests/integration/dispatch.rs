@@ -646,3 +646,56 @@ async fn reads_report_items_that_no_entity_describes() {
          `USER#<user_id>`, SK `ORDER#<order_id>`): PK=USER#42 SK=ORDER#o2#x"
     );
 }
+
+mod keys_only {
+    use super::*;
+
+    /// Two entities without a table declaration on the handle (`Table::new`), one `KEYS_ONLY`
+    /// index: the index items carry no type attribute.
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "USER#<user_id>", sk = "ORDER#<order_id>", gsi1 = "T#<tenant>", gsi1_sk = "<order_id>")]
+    pub struct GOrder {
+        pub user_id: String,
+        pub order_id: String,
+        pub tenant: String,
+    }
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "USER#<user_id>#<region>", sk = "ORDER#<order_id>", gsi1 = "T#<tenant>", gsi1_sk = "<order_id>")]
+    pub struct GLine {
+        pub user_id: String,
+        pub region: String,
+        pub order_id: String,
+        pub tenant: String,
+    }
+
+    #[derive(TableDef)]
+    #[table(entities(GOrder, GLine), gsi1(projection = keys_only))]
+    pub struct G;
+}
+
+/// A handle that knows no entities: index items of another entity (no type attribute in a
+/// `KEYS_ONLY` index) are not reported, and an item without a type on the table is.
+#[tokio::test]
+async fn a_handle_without_the_layout_reports_only_what_it_can_tell() {
+    use keys_only::*;
+    let created = create("dispatch_keys_only", &G::layout().unwrap()).await;
+    let order = GOrder { user_id: "u1".into(), order_id: "o1".into(), tenant: "acme".into() };
+    created.put(&order).await.unwrap();
+    let line = GLine { user_id: "u1".into(), region: "us".into(), order_id: "o2".into(), tenant: "acme".into() };
+    created.put(&line).await.unwrap();
+    let plain = Table::new(created.client().clone(), created.name());
+    assert_eq!(plain.query(GOrder::gsi1("acme")).all().await.unwrap(), std::slice::from_ref(&order));
+    assert_eq!(plain.query(GLine::gsi1("acme")).all().await.unwrap(), [line]);
+
+    put_raw(&created, &[("PK", s("USER#u1")), ("SK", s("ORDER#o9#x"))]).await;
+    let misfit = "an item without an entity type fits the key templates of none of its entities, GOrder (PK \
+                  `USER#<user_id>`, SK `ORDER#<order_id>`): PK=USER#u1 SK=ORDER#o9#x";
+    let err = plain.query(GOrder::query("u1")).consistent_read().all().await.unwrap_err();
+    assert_eq!(err.to_string(), misfit);
+    let page = plain.query(GOrder::query("u1")).consistent_read().lenient().all().await.unwrap();
+    assert_eq!(page.items, [order]);
+    assert_eq!(page.skipped.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), [misfit]);
+    let (_, undecodable) = plain.scan::<GOrder>().all_lenient().await.unwrap();
+    assert_eq!(undecodable.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), [misfit]);
+}
