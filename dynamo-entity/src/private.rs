@@ -439,11 +439,15 @@ pub fn is_entity_type(found: Option<&str>, names: &AttributeNames, entity: &str)
 }
 
 /// The dispatch's check between its two passes (see [`is_entity_type`]), for an item whose
-/// primary key has the shape of no listed entity's templates: [`Error::KeyFitsNoEntity`]
-/// listing the entities of `schemas` (the enum's or collection's) it was meant for. In a typed
-/// table, those that store its type value `found`, when several do (when one does, it decodes
-/// the item and reports what is wrong with it); in a table without a type attribute, those
-/// whose templates begin as its keys do (`ORDER#…` for `ORDER#<id>`). `None` otherwise.
+/// primary key has the shape of no listed entity's templates, or that has no type value to
+/// pick one by. `None` when the item is for the second pass, or of no listed entity:
+/// - in a typed table, an item of type `found` that several entities of `schemas` (the enum's
+///   or collection's) store: [`Error::KeyFitsNoEntity`] listing them (when one does, it
+///   decodes the item and reports what is wrong with it);
+/// - in a typed table, an item without a string type value whose primary key fits an
+///   entity's templates: [`Error::WrongEntity`] for that entity, as a get of it says;
+/// - in a table without a type attribute, an item whose keys begin as some entities'
+///   templates do (`ORDER#…` for `ORDER#<id>`): [`Error::KeyFitsNoEntity`] listing them.
 #[cold]
 pub fn enum_misfit(
     item: &Item,
@@ -451,17 +455,20 @@ pub fn enum_misfit(
     names: &AttributeNames,
     schemas: &[&'static EntitySchema],
 ) -> Option<Error> {
-    let (meant, enough) = if names.has_entity_type() {
-        let found = found?;
-        let sharing: Vec<&EntitySchema> = schemas.iter().copied().filter(|s| s.name == found).collect();
-        let several = sharing.len() > 1;
-        (sharing, several)
-    } else {
+    if !names.has_entity_type() {
         let beginning: Vec<&EntitySchema> = schemas.iter().copied().filter(|s| s.starts_as(item)).collect();
-        let any = !beginning.is_empty();
-        (beginning, any)
+        return (!beginning.is_empty()).then(|| crate::schema::key_fits_no_entity(item, &beginning, names));
+    }
+    let Some(found) = found else {
+        let owner = schemas.iter().find(|s| s.fits_key(item))?;
+        return Some(Error::WrongEntity {
+            expected: owner.name,
+            found: item.get(names.entity_type).map(crate::schema::describe_value),
+            key: names.describe_key(item),
+        });
     };
-    enough.then(|| crate::schema::key_fits_no_entity(item, &meant, names))
+    let sharing: Vec<&EntitySchema> = schemas.iter().copied().filter(|s| s.name == found).collect();
+    (sharing.len() > 1).then(|| crate::schema::key_fits_no_entity(item, &sharing, names))
 }
 
 /// Stores a GSI's two key attributes when both are present (sparse index).

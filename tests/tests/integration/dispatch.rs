@@ -604,6 +604,13 @@ async fn reads_report_items_that_no_entity_describes() {
     assert_eq!(items.all::<UserOrder>().unwrap_err().to_string(), wrong);
     let (lines, skipped) = items.all_lenient::<UserOrder>();
     assert_eq!((lines.len(), skipped.len()), (1, 1));
+    // The table enum takes it for the entity whose key it has, and says why it is not one.
+    let raw = common::raw_item(&plain, "USER#alice", "ORDER#2026-05-20#o9").await.unwrap();
+    assert_eq!(TypedItem::decode(&raw).unwrap_err().to_string(), wrong);
+    assert_eq!(items.decode_each::<TypedItem>().unwrap_err().to_string(), wrong);
+    let (decoded, skipped) = items.decode_each_lenient::<TypedItem>();
+    assert_eq!(decoded.len(), 1);
+    assert_eq!(skipped.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), [wrong]);
     // An entity scan lets items without a type attribute through its filter, and reports it.
     assert_eq!(plain.scan::<UserOrder>().all().await.unwrap_err().to_string(), wrong);
     let (lines, undecodable) = plain.scan::<UserOrder>().all_lenient().await.unwrap();
