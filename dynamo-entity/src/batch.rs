@@ -64,6 +64,7 @@
 
 use std::borrow::Borrow;
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -74,9 +75,7 @@ use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemInput;
 use aws_sdk_dynamodb::operation::batch_get_item::builders::BatchGetItemInputBuilder;
 use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemInput;
 use aws_sdk_dynamodb::operation::batch_write_item::builders::BatchWriteItemFluentBuilder;
-use aws_sdk_dynamodb::types::{
-    AttributeValue, DeleteRequest, KeysAndAttributes, PutRequest, ReturnConsumedCapacity, WriteRequest,
-};
+use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes, ReturnConsumedCapacity, WriteRequest};
 use futures::StreamExt;
 
 use crate::capacity::Capacity;
@@ -92,7 +91,7 @@ pub use crate::error::{BatchWriteOutcome, UnprocessedKey, UnprocessedReason, Unp
 pub use crate::retry::RetryPolicy;
 use crate::retry::retryable;
 
-mod sent;
+mod wire;
 pub use crate::schema::size::{MAX_ITEM_BYTES, item_size};
 /// DynamoDB's limit on the size of a `BatchWriteItem` request and of a `BatchGetItem` response,
 /// 16 MB.
@@ -164,7 +163,9 @@ fn check_duplicates<'a>(
     for (position, (key, entity, names)) in entries.enumerate() {
         // One request writes one table, whose key attributes every entry must use.
         match table_names {
-            Some((first, first_entity)) if first != names => {
+            // The names are the entities' `&'static` consts: the same one is the same address,
+            // compared field by field only when the addresses differ.
+            Some((first, first_entity)) if !std::ptr::eq(first, names) && first != names => {
                 return Err(Error::Invalid {
                     reason: format!(
                         "one batch holds {first_entity} (key attributes {} / {}, type attribute {}) and {entity} \
@@ -179,16 +180,21 @@ fn check_duplicates<'a>(
         }
         // Every entry's key was checked to be a string, number or binary key when it was made.
         let Some(id) = entry_id(key) else { continue };
-        if let Some(&(first, first_entity)) = seen.get(&id) {
-            return Err(Error::DuplicateKey {
-                key: names.show_key(key),
-                first,
-                first_entity,
-                second: position,
-                second_entity: entity,
-            });
+        match seen.entry(id) {
+            Entry::Occupied(e) => {
+                let &(first, first_entity) = e.get();
+                return Err(Error::DuplicateKey {
+                    key: names.show_key(key),
+                    first,
+                    first_entity,
+                    second: position,
+                    second_entity: entity,
+                });
+            }
+            Entry::Vacant(e) => {
+                e.insert((position, entity));
+            }
         }
-        seen.insert(id, (position, entity));
     }
     Ok(seen)
 }
@@ -256,7 +262,8 @@ struct WriteOp {
     names: &'static AttributeNames,
     key: PrimaryKey,
     kind: WriteKind,
-    request: WriteRequest,
+    /// The write in DynamoDB's JSON, as its request sends it (see `wire`).
+    wire: wire::Wire,
     size: usize,
 }
 
@@ -272,36 +279,50 @@ impl WriteOp {
             });
         }
         // `updated_at` is set as a single put would set it; the key is the one `to_item`
-        // encoded (not encoded a second time).
-        let crate::versioning::Stamped { key, item, .. } = crate::versioning::stamp(value, false)?;
-        Self::from_item(E::TYPE, E::NAMES, key, item)
+        // encoded (not encoded a second time), the size the one `stamp` checked (an upper
+        // bound within 400 KB, not measured a second time).
+        let crate::versioning::Stamped { key, item, size, .. } = crate::versioning::stamp(value, false)?;
+        Self::from_item(E::TYPE, E::NAMES, key, item, size)
     }
 
+    /// The put of `item`, whose size in bytes is `size` (or an upper bound of it).
     fn from_item(
         entity: &'static str,
         names: &'static AttributeNames,
         key: PrimaryKey,
         item: Item,
+        size: usize,
     ) -> Result<WriteOp, Error> {
         key_id_of(&key, names)?;
-        let size = item_size(&item);
-        let request = WriteRequest::builder()
-            .put_request(PutRequest::builder().set_item(Some(item)).build().map_err(invalid)?)
-            .build();
-        Ok(WriteOp { entity, names, key, kind: WriteKind::Put, request, size })
+        // The item's map is freed here: the batch keeps the write's bytes (see `wire`).
+        let wire = wire::Wire::put(&item).map_err(|e| unknown_type(entity, names, &key, e))?;
+        Ok(WriteOp { entity, names, key, kind: WriteKind::Put, wire, size })
     }
 
     fn delete(entity: &'static str, names: &'static AttributeNames, key: PrimaryKey) -> Result<WriteOp, Error> {
         key_id_of(&key, names)?;
-        let request = WriteRequest::builder()
-            .delete_request(DeleteRequest::builder().set_key(Some(names.key_item(&key))).build().map_err(invalid)?)
-            .build();
-        Ok(WriteOp { entity, names, key, kind: WriteKind::Delete, request, size: 0 })
+        let wire = wire::Wire::delete(&names.key_item(&key)).map_err(|e| unknown_type(entity, names, &key, e))?;
+        Ok(WriteOp { entity, names, key, kind: WriteKind::Delete, wire, size: 0 })
     }
 
-    /// The report of this write, not written for `reason`; `request` is the write as last
-    /// sent (the batch moves each write into the request that sends it).
-    fn unprocessed(&self, position: usize, reason: UnprocessedReason, request: WriteRequest) -> UnprocessedWrite {
+    /// The write as the SDK's `WriteRequest`, read back from its bytes. They are always a
+    /// write (this module made them); should they not read back, the loss is logged at
+    /// `ERROR` and the request is empty, which DynamoDB refuses if it is sent.
+    fn request(&self) -> WriteRequest {
+        self.wire.request().unwrap_or_else(|| {
+            tracing::error!(
+                target: "dynamo_entity",
+                entity = self.entity,
+                key = %self.names.show_key(&self.key),
+                "a batch write's request could not be read back from its bytes"
+            );
+            WriteRequest::builder().build()
+        })
+    }
+
+    /// The report of this write, not written for `reason`.
+    fn unprocessed(&self, position: usize, reason: UnprocessedReason) -> UnprocessedWrite {
+        let request = self.request();
         UnprocessedWrite {
             position,
             entity: self.entity,
@@ -311,6 +332,17 @@ impl WriteOp {
             reason,
             request,
         }
+    }
+}
+
+/// The error of a write holding an attribute value of a type this crate does not know.
+fn unknown_type(entity: &'static str, names: &AttributeNames, key: &PrimaryKey, e: wire::UnknownType) -> Error {
+    Error::Invalid {
+        reason: format!(
+            "{entity} {}: attribute `{}` holds a value of a type this crate cannot write",
+            names.show_key(key),
+            e.attribute
+        ),
     }
 }
 
@@ -410,7 +442,17 @@ impl<D> BatchWrite<D> {
         self.ops.extend(unprocessed.into_iter().map(|u| {
             key_id_of(&u.key, u.names)?;
             let size = u.item().map_or(0, item_size);
-            Ok(WriteOp { entity: u.entity, names: u.names, key: u.key, kind: u.kind, request: u.request, size })
+            let wire = match (&u.request.put_request, &u.request.delete_request) {
+                (Some(put), _) => wire::Wire::put(&put.item),
+                (None, Some(delete)) => wire::Wire::delete(&delete.key),
+                (None, None) => {
+                    return Err(Error::Invalid {
+                        reason: format!("{u}: the write holds neither a put nor a delete and cannot be sent again"),
+                    });
+                }
+            }
+            .map_err(|e| unknown_type(u.entity, u.names, &u.key, e))?;
+            Ok(WriteOp { entity: u.entity, names: u.names, key: u.key, kind: u.kind, wire, size })
         }));
         self
     }
@@ -460,20 +502,8 @@ impl<D> BatchWrite<D> {
     /// written, and every write not done, including those of requests never sent) and the
     /// error as its source.
     pub async fn send(self) -> Result<BatchWriteOutcome, Error> {
-        let mut ops = self.ops.into_iter().collect::<Result<Vec<WriteOp>, Error>>()?;
+        let ops = self.ops.into_iter().collect::<Result<Vec<WriteOp>, Error>>()?;
         let chunks = write_chunks(&ops)?;
-        // Each chunk owns its writes: they move into the request that sends them, and come back
-        // from it when it fails (see `sent`), so no write is copied.
-        let chunks: Vec<(Vec<usize>, Vec<WriteRequest>)> = chunks
-            .into_iter()
-            .map(|chunk| {
-                let requests = chunk
-                    .iter()
-                    .map(|&i| std::mem::replace(&mut ops[i].request, WriteRequest::builder().build()))
-                    .collect();
-                (chunk, requests)
-            })
-            .collect();
 
         let run = Run {
             table: &self.table,
@@ -483,7 +513,7 @@ impl<D> BatchWrite<D> {
             stop: AtomicBool::new(false),
         };
         let reports: Vec<WriteReport> = futures::stream::iter(chunks)
-            .map(|(chunk, requests)| run.write_chunk(chunk, requests))
+            .map(|chunk| run.write_chunk(chunk))
             .buffer_unordered(self.options.concurrency)
             .collect()
             .await;
@@ -502,13 +532,7 @@ impl<D> BatchWrite<D> {
                 *total += report.capacity.total();
             }
             outcome.consumed += report.capacity;
-            outcome.unprocessed.extend(
-                report
-                    .left
-                    .into_iter()
-                    .zip(report.requests_left)
-                    .map(|((i, reason), r)| ops[i].unprocessed(i, reason, r)),
-            );
+            outcome.unprocessed.extend(report.left.into_iter().map(|(i, reason)| ops[i].unprocessed(i, reason)));
             if fatal.is_none() {
                 fatal = report.fatal;
             }
@@ -537,7 +561,7 @@ impl<D> BatchWrite<D> {
         chunks
             .iter()
             .map(|chunk| {
-                let requests = chunk.iter().map(|&i| ops[i].request.clone()).collect();
+                let requests = chunk.iter().map(|&i| ops[i].request()).collect();
                 crate::table::render::built(write_request(&self.table, requests).as_input().clone().build())
             })
             .collect()
@@ -586,8 +610,6 @@ fn write_chunks<W: Borrow<WriteOp>>(ops: &[W]) -> Result<Vec<Vec<usize>>, Error>
 struct WriteReport {
     written: usize,
     left: Vec<(usize, UnprocessedReason)>,
-    /// The writes of `left`, in its order.
-    requests_left: Vec<WriteRequest>,
     requests: u32,
     retries: u32,
     backoff: Duration,
@@ -596,26 +618,22 @@ struct WriteReport {
 }
 
 impl WriteReport {
-    fn leave(&mut self, pending: Vec<usize>, requests: Vec<WriteRequest>, reason: UnprocessedReason) {
+    fn leave(&mut self, pending: Vec<usize>, reason: UnprocessedReason) {
         self.left.extend(pending.into_iter().map(|i| (i, reason.clone())));
-        self.requests_left.extend(requests);
     }
 }
 
 impl Run<'_, WriteOp> {
-    /// Writes one request's worth of entries (`requests`, the writes of `pending` in its
-    /// order), re-sending what comes back unprocessed.
-    async fn write_chunk(&self, mut pending: Vec<usize>, requests: Vec<WriteRequest>) -> WriteReport {
+    /// Writes one request's worth of entries (the writes at the positions `pending`),
+    /// re-sending what comes back unprocessed or fails with a retryable error. Each attempt's
+    /// request is built from the writes' bytes (see `wire`): the writes stay in the batch.
+    async fn write_chunk(&self, mut pending: Vec<usize>) -> WriteReport {
         let mut report = WriteReport::default();
         let mut attempts = 0;
         let mut last_error = None;
-        // The writes of `pending`, in its order: moved into each request, and taken back from
-        // DynamoDB's `UnprocessedItems` or, after a failed request, from what the request
-        // became (`sent::Sent`).
-        let mut held = requests;
         loop {
             if self.stop.load(Ordering::Relaxed) {
-                report.leave(pending, held, reason_after(attempts, &last_error));
+                report.leave(pending, reason_after(attempts, &last_error));
                 return report;
             }
             attempts += 1;
@@ -624,9 +642,8 @@ impl Run<'_, WriteOp> {
                 report.retries += 1;
             }
             let call = Call::new("BatchWriteItem", "").attempt(attempts);
-            let sent = sent::Sent::default();
-            let request =
-                write_request(self.table, std::mem::take(&mut held)).customize().interceptor(sent.clone()).send();
+            let body = wire::body(self.table.name(), pending.iter().map(|&i| &self.entries[i].wire));
+            let request = write_request(self.table, Vec::new()).customize().interceptor(wire::Body::new(body)).send();
             match self.table.execute(call, request).await {
                 Ok(out) => {
                     last_error = None;
@@ -634,41 +651,26 @@ impl Run<'_, WriteOp> {
                         Capacity::from_consumed(out.consumed_capacity.as_deref().unwrap_or_default(), true);
                     let returned =
                         out.unprocessed_items.and_then(|mut m| m.remove(self.table.name())).unwrap_or_default();
-                    match self.match_unprocessed(&pending, &returned) {
-                        Unprocessed::None => {
-                            report.written += pending.len();
-                            return report;
-                        }
-                        Unprocessed::Exactly(still) => {
-                            report.written += pending.len() - still.len();
-                            pending = still;
-                            held = returned;
-                        }
-                        Unprocessed::AmongThese(mut still) => {
-                            report.written += pending.len() - still.len();
-                            still.sort_unstable();
-                            let mut sent = self.take_back(&sent, &pending).into_iter();
-                            let keep: Vec<bool> = pending.iter().map(|i| still.binary_search(i).is_ok()).collect();
-                            held = keep.iter().filter_map(|&k| sent.next().filter(|_| k)).collect();
-                            pending = pending.into_iter().zip(keep).filter_map(|(i, k)| k.then_some(i)).collect();
-                        }
+                    let still = self.unprocessed_of(&pending, &returned);
+                    report.written += pending.len() - still.len();
+                    if still.is_empty() {
+                        return report;
                     }
+                    pending = still;
                 }
                 Err(err) if retryable(&err) => {
                     last_error = Some(Arc::new(Error::sdk("BatchWriteItem", err)));
-                    held = self.take_back(&sent, &pending);
                 }
                 Err(err) => {
                     let error = Arc::new(Error::sdk("BatchWriteItem", err));
                     self.stop.store(true, Ordering::Relaxed);
-                    let held = self.take_back(&sent, &pending);
-                    report.leave(pending, held, UnprocessedReason::Failed { attempts, error: Arc::clone(&error) });
+                    report.leave(pending, UnprocessedReason::Failed { attempts, error: Arc::clone(&error) });
                     report.fatal = Some(error);
                     return report;
                 }
             }
             let Some(delay) = self.next_delay(attempts) else {
-                report.leave(pending, held, reason_after(attempts, &last_error));
+                report.leave(pending, reason_after(attempts, &last_error));
                 return report;
             };
             tokio::time::sleep(delay).await;
@@ -676,32 +678,13 @@ impl Run<'_, WriteOp> {
         }
     }
 
-    /// The writes of `pending` from the request that `sent` watched, which did not come back
-    /// as `UnprocessedItems`. One write per position, always: should the request hold none (it
-    /// cannot, see `sent`), each is an empty write request, which DynamoDB refuses if sent
-    /// again, and the loss is logged at `ERROR`.
-    fn take_back(&self, sent: &sent::Sent, pending: &[usize]) -> Vec<WriteRequest> {
-        match sent.writes(self.table.name()) {
-            Some(writes) if writes.len() == pending.len() => writes,
-            other => {
-                tracing::error!(
-                    target: "dynamo_entity",
-                    table = self.table.name(),
-                    writes = pending.len(),
-                    read_back = other.map(|w| w.len()),
-                    "the writes of a failed BatchWriteItem request could not be read back from it"
-                );
-                pending.iter().map(|_| WriteRequest::builder().build()).collect()
-            }
-        }
-    }
-
-    /// Which writes of `pending` DynamoDB returned unprocessed (see [`Unprocessed`]). A
-    /// returned entry that matches no pending write keeps all of `pending`: nothing is counted
-    /// as written that might not be (puts and deletes are idempotent, so re-sending is safe).
-    fn match_unprocessed(&self, pending: &[usize], returned: &[WriteRequest]) -> Unprocessed {
+    /// The positions of `pending` whose writes DynamoDB returned unprocessed, each once, in
+    /// position order: empty when every write was applied. A returned entry that matches no
+    /// pending write gives all of `pending`: nothing is counted as written that might not be
+    /// (puts and deletes are idempotent, so re-sending is safe).
+    fn unprocessed_of(&self, pending: &[usize], returned: &[WriteRequest]) -> Vec<usize> {
         if returned.is_empty() {
-            return Unprocessed::None;
+            return Vec::new();
         }
         let by_key: HashMap<KeyId<'_>, usize> =
             pending.iter().filter_map(|&i| Some((entry_id(&self.entries[i].key)?, i))).collect();
@@ -715,26 +698,16 @@ impl Run<'_, WriteOp> {
                 Some(i) => still.push(i),
                 None => {
                     tracing::warn!(?request, "UnprocessedItems names a write that was not sent; re-sending them all");
-                    return Unprocessed::AmongThese(pending.to_vec());
+                    let mut all = pending.to_vec();
+                    all.sort_unstable();
+                    return all;
                 }
             }
         }
-        let mut sorted = still.clone();
-        sorted.sort_unstable();
-        sorted.dedup();
-        if sorted.len() == returned.len() { Unprocessed::Exactly(still) } else { Unprocessed::AmongThese(sorted) }
+        still.sort_unstable();
+        still.dedup();
+        still
     }
-}
-
-/// What DynamoDB left unprocessed of a request's writes.
-enum Unprocessed {
-    /// Nothing: every write was applied.
-    None,
-    /// The positions of the returned entries, one each, in their order: the entries can be sent
-    /// again as they are.
-    Exactly(Vec<usize>),
-    /// The positions to send again, taken from the request sent.
-    AmongThese(Vec<usize>),
 }
 
 // --- batch get --------------------------------------------------------------------------------

@@ -88,7 +88,7 @@ impl CollectionRequest {
             }
         }
         let items = self.hydrate(items).await?;
-        let entities = self.table.layout_entities().map(<[_]>::to_vec);
+        let entities = Some(self.table.layout_entities_shared());
         Ok(Items { items, type_attribute: self.names.entity_type, names: self.names, entities })
     }
 
@@ -149,9 +149,17 @@ pub struct Items {
     type_attribute: &'static str,
     /// The attribute names of that table, which log lines name keys under.
     names: &'static AttributeNames,
-    /// The table's entities, when the handle that read the items knew its layout: an item of
-    /// an entity's type value that none of them owns is reported (see [`Items::all`]).
-    entities: Option<Vec<&'static crate::schema::EntitySchema>>,
+    /// The reading handle's slot for the table's entities (`None` for items not read through
+    /// a handle). When the handle knows its layout, an item of an entity's type value that none
+    /// of them owns is reported (see [`Items::all`]).
+    entities: Option<crate::table::LayoutEntities>,
+}
+
+impl Items {
+    /// The table's entities, when the handle that read the items knows its layout.
+    fn entities(&self) -> Option<&[&'static crate::schema::EntitySchema]> {
+        self.entities.as_ref()?.get().map(Vec::as_slice)
+    }
 }
 
 impl PartialEq for Items {
@@ -210,7 +218,7 @@ impl Items {
     /// is taken as the only entity of its type value), or for one without an entity's type value
     /// whose keys begin as `E`'s templates do ([`Error::WrongEntity`] when they fit them).
     pub fn all<E: Entity>(&self) -> Result<Vec<E>, Error> {
-        items_of::<E>(&self.items, self.entities.as_deref())
+        items_of::<E>(&self.items, self.entities())
             .map(|found| found.map_err(|(_, e)| e).and_then(E::from_item))
             .collect()
     }
@@ -221,7 +229,7 @@ impl Items {
     /// [`Error::Invalid`] when there are several; [`Error::Decode`];
     /// [`Error::KeyFitsNoEntity`] as for [`all`](Self::all).
     pub fn one<E: Entity>(&self) -> Result<Option<E>, Error> {
-        let found: Vec<&Item> = items_of::<E>(&self.items, self.entities.as_deref())
+        let found: Vec<&Item> = items_of::<E>(&self.items, self.entities())
             .map(|found| found.map_err(|(_, e)| e))
             .collect::<Result<_, _>>()?;
         several::<E>(&found)?;
@@ -241,7 +249,7 @@ impl Items {
     pub fn one_lenient<E: Entity>(&self) -> Result<(Option<E>, Vec<ItemError>), Error> {
         let mut skipped = Vec::new();
         let mut found = Vec::new();
-        for item in items_of::<E>(&self.items, self.entities.as_deref()) {
+        for item in items_of::<E>(&self.items, self.entities()) {
             match item {
                 Ok(item) => found.push(item),
                 Err((item, e)) => skipped.push(ItemError::new(E::NAMES, item.clone(), e)),
@@ -266,7 +274,7 @@ impl Items {
     pub fn all_lenient<E: Entity>(&self) -> (Vec<E>, Vec<ItemError>) {
         let mut decoded = Vec::new();
         let mut skipped = Vec::new();
-        for found in items_of::<E>(&self.items, self.entities.as_deref()) {
+        for found in items_of::<E>(&self.items, self.entities()) {
             match found.and_then(|item| E::from_item(item).map_err(|e| (item, e))) {
                 Ok(value) => decoded.push(value),
                 Err((item, e)) => skipped.push(ItemError::new(E::NAMES, item.clone(), e)),

@@ -66,7 +66,7 @@ impl Table {
         if E::schema().has_unique() {
             return Ok(PutPlan::Unique(w));
         }
-        let Stamped { key, item, expected } = w;
+        let Stamped { key, item, expected, .. } = w;
         let request = match kind {
             PutKind::Put => self.put_request::<E>(item, expected),
             PutKind::Create => self.create_request(E::NAMES, item),

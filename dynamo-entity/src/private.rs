@@ -367,11 +367,7 @@ pub fn check_type_named(item: &Item, names: &'static AttributeNames, entity: &'s
     }
     match item.get(names.entity_type) {
         Some(AttributeValue::S(t)) if t == entity => Ok(()),
-        other => Err(Error::WrongEntity {
-            expected: entity,
-            found: other.map(crate::schema::describe_value),
-            key: names.describe_key(item),
-        }),
+        _ => Err(crate::schema::wrong_entity(entity, item, names)),
     }
 }
 
@@ -461,11 +457,7 @@ pub fn enum_misfit(
     }
     let Some(found) = found else {
         let owner = schemas.iter().find(|s| s.fits_key(item))?;
-        return Some(Error::WrongEntity {
-            expected: owner.name,
-            found: item.get(names.entity_type).map(crate::schema::describe_value),
-            key: names.describe_key(item),
-        });
+        return Some(crate::schema::wrong_entity(owner.name, item, names));
     };
     let sharing: Vec<&EntitySchema> = schemas.iter().copied().filter(|s| s.name == found).collect();
     (sharing.len() > 1).then(|| crate::schema::key_fits_no_entity(item, &sharing, names))

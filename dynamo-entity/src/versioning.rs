@@ -299,6 +299,9 @@ pub(crate) struct Stamped {
     /// For a versioned entity, the version the write expects to find stored (the struct's); for a
     /// create, `None`.
     pub expected: Option<u64>,
+    /// The item's size in bytes by DynamoDB's rules, or an upper bound of it; within 400 KB
+    /// (see `schema::size::measure_item_in`).
+    pub size: usize,
 }
 
 /// The item that `value` is written as by a create (`create == true`: version 1, both
@@ -317,8 +320,8 @@ pub(crate) fn stamp<E: Entity>(value: &E, create: bool) -> Result<Stamped, Error
         _ => value.primary_key()?,
     };
     if !schema.has_maintained() {
-        crate::schema::size::check_item_size_in(E::NAMES, E::TYPE, &item)?;
-        return Ok(Stamped { key, item, expected: None });
+        let size = crate::schema::size::measure_item_in(E::NAMES, E::TYPE, &item)?;
+        return Ok(Stamped { key, item, expected: None, size });
     }
     let mut expected = None;
     if let Some(version) = &schema.version {
@@ -342,8 +345,8 @@ pub(crate) fn stamp<E: Entity>(value: &E, create: bool) -> Result<Stamped, Error
             item = E::from_item(&item)?.to_item()?;
         }
     }
-    crate::schema::size::check_item_size_in(E::NAMES, E::TYPE, &item)?;
-    Ok(Stamped { key, item, expected })
+    let size = crate::schema::size::measure_item_in(E::NAMES, E::TYPE, &item)?;
+    Ok(Stamped { key, item, expected, size })
 }
 
 /// The current time as a stored `Timestamp` attribute.

@@ -150,13 +150,7 @@ pub fn stored_version(item: &Item, schema: &EntitySchema) -> Result<Stored, Erro
     if names.has_entity_type() {
         match item.get(names.entity_type) {
             Some(AttributeValue::S(t)) if t == schema.name => {}
-            other => {
-                return Err(Error::WrongEntity {
-                    expected: schema.name,
-                    found: other.map(crate::schema::describe_value),
-                    key: names.describe_key(item),
-                });
-            }
+            _ => return Err(crate::schema::wrong_entity(schema.name, item, names)),
         }
     }
     let stored = stored_schema_version(item, names, schema.name, sv.attribute)?;

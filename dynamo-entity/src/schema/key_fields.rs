@@ -242,11 +242,7 @@ impl EntitySchema {
                 }
                 if self.fits_key(item) {
                     // Untyped: this entity's item. Typed: this entity's key without its type.
-                    return typed.then(|| Error::WrongEntity {
-                        expected: self.name,
-                        found: item.get(names.entity_type).map(crate::schema::describe_value),
-                        key: names.describe_key(item),
-                    });
+                    return typed.then(|| wrong_entity(self.name, item, names));
                 }
                 // Unknown entities: in a typed table, an item without its type read from a
                 // secondary index is most often another entity's, whose type the index's
@@ -272,6 +268,16 @@ impl EntitySchema {
             .map(|(a, t)| format!("{a} (`{}`)", t.source))
             .collect();
         holders.join(", ")
+    }
+}
+
+/// [`Error::WrongEntity`] for `item`, read where an item of entity `expected` was wanted: the
+/// error names the type value the item holds under `names` (or its absence) and its key.
+pub(crate) fn wrong_entity(expected: &'static str, item: &Item, names: &AttributeNames) -> Error {
+    Error::WrongEntity {
+        expected,
+        found: item.get(names.entity_type).map(crate::schema::describe_value),
+        key: names.describe_key(item),
     }
 }
 

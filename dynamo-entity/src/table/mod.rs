@@ -29,6 +29,9 @@ use crate::capacity::{Capacity, CapacityMeter};
 use crate::schema::Entity;
 use crate::schema::{AttributeNames, Index, PrimaryKey, Projection, TableLayout};
 
+/// The entities of a handle's layout, once known: set at most once, shared by the handle's
+/// clones and by what its reads return.
+pub(crate) type LayoutEntities = Arc<OnceLock<Vec<&'static crate::schema::EntitySchema>>>;
 /// One DynamoDB table holding any number of entity types (single-table design).
 ///
 /// Cheap to clone: one reference count (the SDK client, the name and the capacity meter are shared).
@@ -88,7 +91,7 @@ struct TableInner {
     /// key templates), when the layout is known. Shared with metered handles.
     shared_types: Arc<OnceLock<Vec<&'static str>>>,
     /// The entities of the table, when the layout is known. Shared with metered handles.
-    entities: Arc<OnceLock<Vec<&'static crate::schema::EntitySchema>>>,
+    entities: LayoutEntities,
 }
 
 impl<D> std::fmt::Debug for Table<D> {
@@ -157,6 +160,12 @@ impl Table {
     /// when it knows them.
     pub(crate) fn layout_entities(&self) -> Option<&[&'static crate::schema::EntitySchema]> {
         self.inner.entities.get().map(Vec::as_slice)
+    }
+
+    /// The handle's slot for [`layout_entities`](Self::layout_entities), shared (not copied)
+    /// with what its reads return.
+    pub(crate) fn layout_entities_shared(&self) -> LayoutEntities {
+        Arc::clone(&self.inner.entities)
     }
 
     /// The entities among which the handle reads `E`'s items: the handle's layout
