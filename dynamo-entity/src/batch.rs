@@ -13,9 +13,11 @@
 //! - **Splits** the entries into requests of at most [`MAX_WRITE_ITEMS`] (25) writes
 //!   (`BatchWriteItem`) or [`MAX_GET_KEYS`] (100) keys (`BatchGetItem`), in the order they were
 //!   added, and sends up to [`concurrency`](BatchWrite::concurrency) requests at a time (4 by
-//!   default). DynamoDB's 16 MB limit on a `BatchWriteItem` request cannot be reached once every
-//!   item is at most 400 KB (25 × 400 KB is 10 MB); a `BatchGetItem` response over 16 MB is cut
-//!   short by DynamoDB itself, which returns the rest as `UnprocessedKeys`.
+//!   default). A `BatchWriteItem` request also stays within DynamoDB's 16 MB limit on its body
+//!   ([`MAX_REQUEST_BYTES`], measured on the request's JSON, which can be much larger than the
+//!   items' sizes as DynamoDB counts them); a single write whose request would be over it is
+//!   refused before anything is sent ([`Error::LimitExceeded`]). A `BatchGetItem` response over
+//!   16 MB is cut short by DynamoDB itself, which returns the rest as `UnprocessedKeys`.
 //! - **Retries what DynamoDB did not process.** A `BatchWriteItem` or `BatchGetItem` answered
 //!   with `UnprocessedItems` / `UnprocessedKeys` (a successful, HTTP 200 response) is sent again
 //!   with just those entries, after an exponential backoff with full jitter, up to the bound of
@@ -92,10 +94,8 @@ pub use crate::retry::RetryPolicy;
 use crate::retry::retryable;
 
 mod wire;
+pub use crate::limits::MAX_REQUEST_BYTES;
 pub use crate::schema::size::{MAX_ITEM_BYTES, item_size};
-/// DynamoDB's limit on the size of a `BatchWriteItem` request and of a `BatchGetItem` response,
-/// 16 MB.
-pub const MAX_REQUEST_BYTES: usize = 16 * 1024 * 1024;
 /// The number of requests a batch has in flight at once unless told otherwise.
 pub const DEFAULT_CONCURRENCY: usize = 4;
 
@@ -503,7 +503,7 @@ impl<D> BatchWrite<D> {
     /// error as its source.
     pub async fn send(self) -> Result<BatchWriteOutcome, Error> {
         let ops = self.ops.into_iter().collect::<Result<Vec<WriteOp>, Error>>()?;
-        let chunks = write_chunks(&ops)?;
+        let chunks = write_chunks(&ops, self.table.name())?;
 
         let run = Run {
             table: &self.table,
@@ -545,8 +545,9 @@ impl<D> BatchWrite<D> {
     }
 
     /// The `BatchWriteItem` requests [`send`](Self::send) sends first, one per chunk of at most
-    /// [`MAX_WRITE_ITEMS`] writes, built by the same code, without sending them (retries of
-    /// unprocessed items send subsets of these).
+    /// [`MAX_WRITE_ITEMS`] writes (split by the same code), without sending them (retries of
+    /// unprocessed items send subsets of these). `send` writes each request's body from the
+    /// writes' JSON; here the same writes are read back from that JSON into the SDK's input.
     /// [`Request::to_json`](crate::table::render::Request::to_json) gives a deterministic text for
     /// snapshot tests.
     ///
@@ -557,7 +558,7 @@ impl<D> BatchWrite<D> {
         for op in &self.ops {
             ops.push(op.as_ref().map_err(Error::copy_of_build_error)?);
         }
-        let chunks = write_chunks(&ops)?;
+        let chunks = write_chunks(&ops, self.table.name())?;
         chunks
             .iter()
             .map(|chunk| {
@@ -577,9 +578,14 @@ fn write_request(table: &Table, requests: Vec<WriteRequest>) -> BatchWriteItemFl
         .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
 }
 
-/// Checks the writes (item size, duplicate keys) and splits them into requests: at most
-/// [`MAX_WRITE_ITEMS`] writes and [`MAX_REQUEST_BYTES`] each, in order.
-fn write_chunks<W: Borrow<WriteOp>>(ops: &[W]) -> Result<Vec<Vec<usize>>, Error> {
+/// Checks the writes (item size, duplicate keys) and splits them into the requests of `table`:
+/// at most [`MAX_WRITE_ITEMS`] writes each, and a body (the writes' JSON in the request's
+/// envelope) of at most [`MAX_REQUEST_BYTES`], in order.
+///
+/// # Errors
+/// [`Error::ItemTooLarge`]; [`Error::DuplicateKey`]; [`Error::LimitExceeded`] for a write
+/// whose request alone would be over [`MAX_REQUEST_BYTES`].
+fn write_chunks<W: Borrow<WriteOp>>(ops: &[W], table: &str) -> Result<Vec<Vec<usize>>, Error> {
     if let Some(op) = ops.iter().map(Borrow::borrow).find(|op| op.size > MAX_ITEM_BYTES) {
         return Err(Error::ItemTooLarge {
             entity: op.entity,
@@ -589,17 +595,33 @@ fn write_chunks<W: Borrow<WriteOp>>(ops: &[W]) -> Result<Vec<Vec<usize>>, Error>
         });
     }
     check_duplicates(ops.iter().map(Borrow::borrow).map(|op| (&op.key, op.entity, op.names)))?;
+    // The room for the writes in a body: what is left of the limit after the envelope.
+    let room = MAX_REQUEST_BYTES.saturating_sub(wire::envelope_len(table));
     let mut chunks: Vec<Vec<usize>> = Vec::new();
     let mut bytes = 0;
     for (i, op) in ops.iter().map(Borrow::borrow).enumerate() {
+        // Its bytes and the comma before it.
+        let len = op.wire.len() + 1;
+        if len > room {
+            return Err(Error::LimitExceeded {
+                limit: crate::limits::Limit::RequestSize,
+                part: "the BatchWriteItem request of this write alone".to_owned(),
+                measured: len - 1 + wire::envelope_len(table),
+                max: MAX_REQUEST_BYTES,
+                library: 0,
+                operation: "BatchWriteItem",
+                entity: op.entity,
+                key: op.names.show_key(&op.key),
+            });
+        }
         match chunks.last_mut() {
-            Some(chunk) if chunk.len() < MAX_WRITE_ITEMS && bytes + op.size <= MAX_REQUEST_BYTES => {
+            Some(chunk) if chunk.len() < MAX_WRITE_ITEMS && bytes + len <= room => {
                 chunk.push(i);
-                bytes += op.size;
+                bytes += len;
             }
             _ => {
                 chunks.push(vec![i]);
-                bytes = op.size;
+                bytes = len;
             }
         }
     }
@@ -642,8 +664,9 @@ impl Run<'_, WriteOp> {
                 report.retries += 1;
             }
             let call = Call::new("BatchWriteItem", "").attempt(attempts);
-            let body = wire::body(self.table.name(), pending.iter().map(|&i| &self.entries[i].wire));
-            let request = write_request(self.table, Vec::new()).customize().interceptor(wire::Body::new(body)).send();
+            let writes = wire::joined(pending.iter().map(|&i| &self.entries[i].wire));
+            let body = wire::Body::new(self.table.name(), writes);
+            let request = write_request(self.table, Vec::new()).customize().interceptor(body).send();
             match self.table.execute(call, request).await {
                 Ok(out) => {
                     last_error = None;
@@ -1261,6 +1284,38 @@ mod tests {
         .into_iter()
         .collect();
         assert_eq!(item_size(&item), 7 + 4 + 2 + 7 + 7 + 5);
+    }
+
+    #[test]
+    fn a_write_whose_request_alone_is_over_16_mb_is_refused_and_others_are_split_by_bytes() {
+        let names = &AttributeNames::DEFAULT;
+        let op = |i: usize, value: AttributeValue| {
+            let key = PrimaryKey { pk: AttributeValue::S(format!("A#{i}")), sk: AttributeValue::S("META".into()) };
+            let mut item = names.key_item(&key);
+            item.insert("v".to_owned(), value);
+            WriteOp::from_item("Thing", names, key, item, 40).unwrap()
+        };
+        // A number of 38 significant digits counts 20 bytes, whatever its leading zeros: its
+        // JSON can be any length.
+        let huge = op(0, AttributeValue::N(format!("{}1", "0".repeat(MAX_REQUEST_BYTES))));
+        let err = write_chunks(&[huge], "t").unwrap_err();
+        // The write: `{"PutRequest":{"Item":` and `}}` (24 bytes), the item's braces and commas
+        // (4), `"PK":{"S":"A#0"}` (16), `"SK":{"S":"META"}` (17), `"v":{"N":"` and `"}` (12)
+        // around the number's digits; the envelope of table `t` (60).
+        let measured = 24 + 4 + 16 + 17 + 12 + MAX_REQUEST_BYTES + 1 + 60;
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "BatchWriteItem of Thing PK=A#0 SK=META: the BatchWriteItem request of this write alone has {measured} \
+                 bytes, over DynamoDB's limit of 16777216 (size of a request); nothing was sent"
+            )
+        );
+        // Each of these writes is a third of the room: two to a request.
+        let third = (MAX_REQUEST_BYTES - wire::envelope_len("t")) / 3;
+        let ops: Vec<WriteOp> = (0..5).map(|i| op(i, AttributeValue::S("x".repeat(third)))).collect();
+        assert_eq!(write_chunks(&ops, "t").unwrap(), vec![vec![0, 1], vec![2, 3], vec![4]]);
+        let small: Vec<WriteOp> = (0..30).map(|i| op(i, AttributeValue::S("x".into()))).collect();
+        assert_eq!(write_chunks(&small, "t").unwrap().iter().map(Vec::len).collect::<Vec<_>>(), vec![25, 5]);
     }
 
     #[test]

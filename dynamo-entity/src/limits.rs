@@ -67,6 +67,11 @@ pub const MAX_NESTING_LEVELS: usize = 32;
 pub const MAX_TRANSACTION_ACTIONS: usize = 100;
 /// The largest total size of the items of one transaction: 4 MB.
 pub const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
+/// The largest `BatchWriteItem` request (its HTTP body, in DynamoDB's JSON) and `BatchGetItem`
+/// response: 16 MB. Items within 400 KB can still make a request over it, for their JSON can
+/// be much larger than their size as DynamoDB counts it (a control character is 6 bytes of
+/// JSON, `\u0001`; a number's leading zeros are not counted).
+pub const MAX_REQUEST_BYTES: usize = 16 * 1024 * 1024;
 
 /// One of DynamoDB's request limits (see the [module](self) for the figures and how they are
 /// measured).
@@ -99,6 +104,8 @@ pub enum Limit {
     TransactionActions,
     /// The total size of a transaction's items, in bytes ([`MAX_TRANSACTION_BYTES`]).
     TransactionSize,
+    /// The size of a request's body, in bytes ([`MAX_REQUEST_BYTES`]).
+    RequestSize,
 }
 
 impl Limit {
@@ -115,6 +122,7 @@ impl Limit {
             Limit::NestingLevels => MAX_NESTING_LEVELS,
             Limit::TransactionActions => MAX_TRANSACTION_ACTIONS,
             Limit::TransactionSize => MAX_TRANSACTION_BYTES,
+            Limit::RequestSize => MAX_REQUEST_BYTES,
         }
     }
 
@@ -126,7 +134,8 @@ impl Limit {
             | Limit::SubstitutionSize
             | Limit::SubstitutedSize
             | Limit::AttributeNameLength
-            | Limit::TransactionSize => "bytes",
+            | Limit::TransactionSize
+            | Limit::RequestSize => "bytes",
             Limit::Operators => "operators and functions",
             Limit::InOperands => "IN operands",
             Limit::NestingLevels => "nesting levels",
@@ -148,6 +157,7 @@ impl std::fmt::Display for Limit {
             Limit::NestingLevels => "nesting depth",
             Limit::TransactionActions => "actions per transaction",
             Limit::TransactionSize => "size of a transaction's items",
+            Limit::RequestSize => "size of a request",
         })
     }
 }

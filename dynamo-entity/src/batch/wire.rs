@@ -7,18 +7,21 @@
 //! items a request reuses the same few kilobytes. So each write is turned, when it is added,
 //! into its element of a `BatchWriteItem` request's `RequestItems` in DynamoDB's JSON
 //! ([`Wire`], about a quarter of the size), and the item's map is freed at once. A request's
-//! body is those elements joined ([`body`]); the request goes through the SDK as usual (its
-//! endpoint, retries, signing, interceptors), with no writes in its input, and the [`Body`]
-//! interceptor puts the body in before the request is signed.
+//! writes are those elements joined; the request goes through the SDK as usual (its endpoint,
+//! retries, signing, the client's interceptors), with no writes in its input, and the [`Body`]
+//! interceptor puts them into the serialized body once, after serialization and before the
+//! SDK's retry loop ([`splice`]): whatever else the input holds, an interceptor of the client's
+//! included, is sent as the SDK serialized it.
 //!
 //! The writes never leave the batch, so a request that fails or comes back with
 //! `UnprocessedItems` is simply built again from the writes still pending; a write reported in
 //! [`UnprocessedWrite`](crate::error::UnprocessedWrite) is read back from its bytes
 //! ([`Wire::request`]), the exact values DynamoDB would have received.
 //!
-//! Interceptors of the user's client that read the request after serialization see the input
-//! with no writes; those that read it before it is sent (`read_before_transmit`) see the body
-//! DynamoDB receives.
+//! Interceptors of the user's client see the input with no writes before serialization (a
+//! change they make to it is kept), and the body DynamoDB receives from `modify_before_signing`
+//! on; only their `read_after_serialization` and `modify_before_retry_loop` see the body
+//! without the writes.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -94,38 +97,101 @@ impl Wire {
     }
 }
 
-/// The body of a `BatchWriteItem` request of `writes` to `table`, asking for the consumed
-/// capacity by index (`"ReturnConsumedCapacity":"INDEXES"`), as every batch write does.
-pub(super) fn body<'a>(table: &str, writes: impl Iterator<Item = &'a Wire> + Clone) -> Vec<u8> {
-    const HEAD: &[u8] = b"{\"RequestItems\":{";
-    const TAIL: &[u8] = b"]},\"ReturnConsumedCapacity\":\"INDEXES\"}";
+/// The request's envelope around the writes, as the SDK serializes a `BatchWriteItem` input
+/// of no writes to `table` that asks for the consumed capacity by index, as every batch write
+/// does: `{"RequestItems":{"<table>":[` and `]},"ReturnConsumedCapacity":"INDEXES"}`.
+fn envelope(table: &str) -> (Vec<u8>, &'static [u8]) {
+    let mut head = b"{\"RequestItems\":{".to_vec();
+    push_str(&mut head, table);
+    head.extend_from_slice(b":[");
+    (head, b"]},\"ReturnConsumedCapacity\":\"INDEXES\"}")
+}
+
+/// The bytes of the envelope of a request to `table` ([`envelope`]).
+pub(super) fn envelope_len(table: &str) -> usize {
+    let (head, tail) = envelope(table);
+    head.len() + tail.len()
+}
+
+/// `writes` joined by commas: the contents of a request's list of writes.
+pub(super) fn joined<'a>(writes: impl Iterator<Item = &'a Wire> + Clone) -> Vec<u8> {
     let size = writes.clone().map(|w| w.len() + 1).sum::<usize>();
-    let mut out = Vec::with_capacity(HEAD.len() + table.len() + 4 + size + TAIL.len());
-    out.extend_from_slice(HEAD);
-    push_str(&mut out, table);
-    out.extend_from_slice(b":[");
+    let mut out = Vec::with_capacity(size);
     for (i, w) in writes.enumerate() {
         if i > 0 {
             out.push(b',');
         }
         out.extend_from_slice(&w.0);
     }
-    out.extend_from_slice(TAIL);
     out
 }
 
-/// An interceptor of one `BatchWriteItem` request, whose input holds no writes, that puts in
-/// the request's body (from [`body`]) before the request is signed, on every attempt.
+/// The body of the serialized `BatchWriteItem` request `serialized` (of no writes, or of some
+/// an interceptor added) with `writes` ([`joined`]) first in `table`'s list.
+///
+/// The SDK's own body (`{"RequestItems":{"<table>":[]},"ReturnConsumedCapacity":"INDEXES"}`)
+/// is recognised as it is; any other (an interceptor of the client changed the input) is
+/// parsed, and only the table's list is rewritten.
+///
+/// # Errors
+/// `serialized` is not JSON, or has no list of writes for `table`.
+pub(super) fn splice(serialized: &[u8], table: &str, writes: &[u8]) -> Result<Vec<u8>, BoxError> {
+    let (head, tail) = envelope(table);
+    if serialized.len() == head.len() + tail.len() && serialized.starts_with(&head) && serialized.ends_with(tail) {
+        let mut out = Vec::with_capacity(serialized.len() + writes.len());
+        out.extend_from_slice(&head);
+        out.extend_from_slice(writes);
+        out.extend_from_slice(tail);
+        return Ok(out);
+    }
+    // A string no input holds, in the table's list's place: the list is written where its
+    // encoding lands in the serialized text.
+    const MARK: &str = "\u{0}dynamo_entity batch writes\u{0}";
+    let mut body: Value = serde_json::from_slice(serialized)?;
+    let list = body
+        .get_mut("RequestItems")
+        .and_then(|items| items.get_mut(table))
+        .ok_or_else(|| format!("the serialized BatchWriteItem request has no list of writes for table {table}"))?;
+    let added = match list.take() {
+        Value::Array(added) => added,
+        _ => {
+            return Err(
+                format!("the serialized BatchWriteItem request's writes for table {table} are not a list").into()
+            );
+        }
+    };
+    *list = Value::String(MARK.to_owned());
+    let text = serde_json::to_vec(&body)?;
+    let mark = serde_json::to_vec(MARK)?;
+    let at = text.windows(mark.len()).position(|w| w == mark.as_slice()).ok_or("the list's place was not found")?;
+    let mut out = Vec::with_capacity(text.len() + writes.len() + 2);
+    out.extend_from_slice(&text[..at]);
+    out.push(b'[');
+    out.extend_from_slice(writes);
+    for (i, write) in added.iter().enumerate() {
+        if i > 0 || !writes.is_empty() {
+            out.push(b',');
+        }
+        serde_json::to_writer(&mut out, write)?;
+    }
+    out.push(b']');
+    out.extend_from_slice(&text[at + mark.len()..]);
+    Ok(out)
+}
+
+/// An interceptor of one `BatchWriteItem` request, whose input holds no writes, that puts the
+/// writes into its serialized body ([`splice`]) before the SDK's retry loop: the SDK's own
+/// retries send that body again.
 #[derive(Debug)]
 pub(super) struct Body {
-    /// In memory: each attempt's body is a second handle on its bytes (a reference count).
-    body: SdkBody,
-    len: usize,
+    table: String,
+    /// The writes, joined ([`joined`]).
+    writes: Vec<u8>,
 }
 
 impl Body {
-    pub(super) fn new(body: Vec<u8>) -> Body {
-        Body { len: body.len(), body: SdkBody::from(body) }
+    pub(super) fn new(table: &str, writes: Vec<u8>) -> Body {
+        Body { table: table.to_owned(), writes }
     }
 }
 
@@ -134,16 +200,18 @@ impl Intercept for Body {
         "dynamo_entity::batch::Body"
     }
 
-    fn modify_before_signing(
+    fn modify_before_retry_loop(
         &self,
         context: &mut BeforeTransmitInterceptorContextMut<'_>,
         _components: &RuntimeComponents,
         _cfg: &mut ConfigBag,
     ) -> Result<(), BoxError> {
-        let body = self.body.try_clone().ok_or("the body of a batch write is in memory and clones")?;
+        let serialized =
+            context.request().body().bytes().ok_or("the serialized BatchWriteItem request is in memory")?;
+        let body = splice(serialized, &self.table, &self.writes)?;
         let request = context.request_mut();
-        *request.body_mut() = body;
-        request.headers_mut().insert("content-length", self.len.to_string());
+        request.headers_mut().insert("content-length", body.len().to_string());
+        *request.body_mut() = SdkBody::from(body);
         Ok(())
     }
 }
@@ -186,36 +254,24 @@ fn push_value(out: &mut Vec<u8>, value: &AttributeValue) -> bool {
         AttributeValue::Bool(b) => out.extend_from_slice(if *b { b"{\"BOOL\":true" } else { b"{\"BOOL\":false" }),
         AttributeValue::Null(b) => out.extend_from_slice(if *b { b"{\"NULL\":true" } else { b"{\"NULL\":false" }),
         AttributeValue::Ss(v) | AttributeValue::Ns(v) => {
-            out.extend_from_slice(if matches!(value, AttributeValue::Ss(_)) { b"{\"SS\":[" } else { b"{\"NS\":[" });
-            for (i, s) in v.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
+            out.extend_from_slice(if matches!(value, AttributeValue::Ss(_)) { b"{\"SS\":" } else { b"{\"NS\":" });
+            push_list(out, v, |out, s| {
                 push_str(out, s);
-            }
-            out.push(b']');
+                true
+            });
         }
         AttributeValue::Bs(v) => {
-            out.extend_from_slice(b"{\"BS\":[");
-            for (i, b) in v.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
+            out.extend_from_slice(b"{\"BS\":");
+            push_list(out, v, |out, b| {
                 push_blob(out, b.as_ref());
-            }
-            out.push(b']');
+                true
+            });
         }
         AttributeValue::L(v) => {
-            out.extend_from_slice(b"{\"L\":[");
-            for (i, v) in v.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                if !push_value(out, v) {
-                    return false;
-                }
+            out.extend_from_slice(b"{\"L\":");
+            if !push_list(out, v, push_value) {
+                return false;
             }
-            out.push(b']');
         }
         AttributeValue::M(m) => {
             out.extend_from_slice(b"{\"M\":");
@@ -226,6 +282,21 @@ fn push_value(out: &mut Vec<u8>, value: &AttributeValue) -> bool {
         _ => return false,
     }
     out.push(b'}');
+    true
+}
+
+/// `items` as a JSON array, each written by `push` (`false` stops the array and is returned).
+fn push_list<T>(out: &mut Vec<u8>, items: &[T], mut push: impl FnMut(&mut Vec<u8>, &T) -> bool) -> bool {
+    out.push(b'[');
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        if !push(out, item) {
+            return false;
+        }
+    }
+    out.push(b']');
     true
 }
 
@@ -392,14 +463,30 @@ mod tests {
     }
 
     #[test]
-    fn a_request_body_joins_the_writes() {
+    fn a_request_body_joins_the_writes_into_what_the_sdk_serialized() {
         let a = Wire::delete(&[("PK".to_owned(), AttributeValue::S("A".into()))].into_iter().collect()).unwrap();
         let b = Wire::put(&[("PK".to_owned(), AttributeValue::S("B".into()))].into_iter().collect()).unwrap();
-        let body = body("my-table", [&a, &b].into_iter());
+        let writes = joined([&a, &b].into_iter());
+        let sdk = br#"{"RequestItems":{"my-table":[]},"ReturnConsumedCapacity":"INDEXES"}"#;
+        let want = r#"{"RequestItems":{"my-table":[{"DeleteRequest":{"Key":{"PK":{"S":"A"}}}},{"PutRequest":{"Item":{"PK":{"S":"B"}}}}]},"ReturnConsumedCapacity":"INDEXES"}"#;
+        assert_eq!(String::from_utf8(splice(sdk, "my-table", &writes).unwrap()).unwrap(), want);
+        assert_eq!(envelope_len("my-table"), sdk.len());
+
+        // An interceptor of the client set another member and added a write of its own: both
+        // are kept, the batch's writes first.
+        let changed = br#"{"RequestItems":{"my-table":[{"DeleteRequest":{"Key":{"PK":{"S":"C"}}}}]},"ReturnConsumedCapacity":"INDEXES","ReturnItemCollectionMetrics":"SIZE"}"#;
+        let spliced: Value = serde_json::from_slice(&splice(changed, "my-table", &writes).unwrap()).unwrap();
+        let want: Value = serde_json::from_str(
+            r#"{"RequestItems":{"my-table":[{"DeleteRequest":{"Key":{"PK":{"S":"A"}}}},{"PutRequest":{"Item":{"PK":{"S":"B"}}}},{"DeleteRequest":{"Key":{"PK":{"S":"C"}}}}]},"ReturnConsumedCapacity":"INDEXES","ReturnItemCollectionMetrics":"SIZE"}"#,
+        )
+        .unwrap();
+        assert_eq!(spliced, want);
+
         assert_eq!(
-            String::from_utf8(body).unwrap(),
-            r#"{"RequestItems":{"my-table":[{"DeleteRequest":{"Key":{"PK":{"S":"A"}}}},{"PutRequest":{"Item":{"PK":{"S":"B"}}}}]},"ReturnConsumedCapacity":"INDEXES"}"#
+            splice(br#"{"RequestItems":{}}"#, "my-table", &writes).unwrap_err().to_string(),
+            "the serialized BatchWriteItem request has no list of writes for table my-table"
         );
+        assert!(splice(b"{", "my-table", &writes).is_err());
     }
 
     #[test]

@@ -6,7 +6,9 @@ use crate::common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
-use aws_sdk_dynamodb::config::interceptors::BeforeSerializationInterceptorContextMut;
+use aws_sdk_dynamodb::config::interceptors::{
+    BeforeSerializationInterceptorContextMut, BeforeTransmitInterceptorContextRef,
+};
 use aws_sdk_dynamodb::config::retry::RetryConfig;
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use aws_sdk_dynamodb::error::BoxError;
@@ -540,8 +542,8 @@ impl Intercept for RefuseBeforeSerialization {
     }
 }
 
-/// A batch moves each write into the request that sends it (no copy); when the request fails,
-/// the writes come back from it exactly as they were, whatever the failure: refused by
+/// A batch keeps each write as its bytes and builds every request from them; when a request
+/// fails, its writes are reported or sent again exactly as they were, whatever the failure: refused by
 /// DynamoDB (reported with their items, then resubmitted), answered with a 500 (sent again by
 /// the batch), or refused by the client before serialization (reported with their items).
 #[tokio::test]
@@ -586,6 +588,94 @@ async fn the_writes_of_a_failed_request_come_back_exactly_as_they_were() {
     assert_eq!(outcome.unprocessed.len(), 30);
     for u in &outcome.unprocessed {
         assert_eq!(u.item(), Some(&items[u.position]), "position {}", u.position);
+    }
+}
+
+/// An interceptor of a client that sets `ReturnItemCollectionMetrics = SIZE` on every
+/// `BatchWriteItem` input, and records the body of every request as it is sent.
+#[derive(Debug, Default, Clone)]
+struct MetricsAndBodies(std::sync::Arc<std::sync::Mutex<Vec<serde_json::Value>>>);
+
+impl Intercept for MetricsAndBodies {
+    fn name(&self) -> &'static str {
+        "MetricsAndBodies"
+    }
+
+    fn modify_before_serialization(
+        &self,
+        context: &mut BeforeSerializationInterceptorContextMut<'_>,
+        _components: &RuntimeComponents,
+        _cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemInput;
+        use aws_sdk_dynamodb::types::ReturnItemCollectionMetrics;
+        if let Some(input) = context.input_mut().downcast_mut::<BatchWriteItemInput>() {
+            input.return_item_collection_metrics = Some(ReturnItemCollectionMetrics::Size);
+        }
+        Ok(())
+    }
+
+    fn read_before_transmit(
+        &self,
+        context: &BeforeTransmitInterceptorContextRef<'_>,
+        _components: &RuntimeComponents,
+        _cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let body = context.request().body().bytes().ok_or("a body in memory")?;
+        let length = context.request().headers().get("content-length").ok_or("a content-length")?;
+        assert_eq!(length, body.len().to_string());
+        self.0.lock().unwrap().push(serde_json::from_slice(body)?);
+        Ok(())
+    }
+}
+
+/// What an interceptor of the client changes in a batch write's input is sent with the
+/// batch's writes, and the body it sees before sending is the one DynamoDB receives.
+#[tokio::test]
+async fn a_client_interceptor_sees_and_keeps_its_changes_to_a_batch_write() {
+    let (plain, _, _) = tables("interceptor", 9).await;
+    let recorder = MetricsAndBodies::default();
+    let config = plain.client().config().to_builder().interceptor(recorder.clone()).build();
+    let table = Table::new(aws_sdk_dynamodb::Client::from_conf(config), plain.name());
+    let things: Vec<Thing> = (0..30).map(thing).collect();
+    let outcome = table.batch_write().put_all(&things).concurrency(1).send().await.unwrap();
+    assert_eq!((outcome.written, outcome.unprocessed.len(), outcome.requests), (30, 0, 2));
+    let bodies = recorder.0.lock().unwrap().clone();
+    assert_eq!(bodies.len(), 2);
+    for (body, range) in bodies.iter().zip([0..25, 25..30]) {
+        assert_eq!(body["ReturnItemCollectionMetrics"], "SIZE");
+        assert_eq!(body["ReturnConsumedCapacity"], "INDEXES");
+        let writes = body["RequestItems"][plain.name()].as_array().unwrap();
+        let ids: Vec<&str> = writes.iter().map(|w| w["PutRequest"]["Item"]["id"]["S"].as_str().unwrap()).collect();
+        assert_eq!(ids, range.map(id).collect::<Vec<_>>().iter().map(String::as_str).collect::<Vec<_>>());
+    }
+    assert_eq!(stored_things(&plain).await.into_values().collect::<Vec<_>>(), things);
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "BIG#<id>", sk = "META")]
+struct Big {
+    id: String,
+    text: String,
+}
+
+/// Items within 400 KB whose JSON is six times their size (every character a control character,
+/// written `\u0001`): a request of 25 of them would be 61 MB, so the batch splits them by the
+/// bytes of their requests, each within DynamoDB's 16 MB.
+#[tokio::test]
+async fn requests_stay_within_16_mb_of_json_whatever_the_items_sizes() {
+    let (plain, faulty, faults) = tables("sixteen", 10).await;
+    let _ = plain;
+    let text = "\u{1}".repeat(409_600 - 160);
+    let bigs: Vec<Big> = (0..7).map(|i| Big { id: format!("b{i}"), text: text.clone() }).collect();
+    let sizes_of: Vec<usize> = bigs.iter().map(|b| dynamo_entity::batch::item_size(&b.to_item().unwrap())).collect();
+    assert!(sizes_of.iter().all(|&n| n <= 409_600), "{sizes_of:?}");
+    let outcome = faulty.batch_write().put_all(&bigs).concurrency(1).send().await.unwrap();
+    assert_eq!((outcome.written, outcome.unprocessed.len()), (7, 0));
+    // 2,457 KB of JSON each: six in one request (14.7 MB), the seventh in another.
+    assert_eq!(sizes(&faults, "BatchWriteItem"), vec![6, 1]);
+    for b in &bigs {
+        assert_eq!(faulty.get(Big::key(&b.id)).await.unwrap().as_ref(), Some(b));
     }
 }
 
