@@ -16,7 +16,10 @@
 //! skipped without a write. Any other item gets one `UpdateItem` (`SET` of the keys it lacks or
 //! has wrong, `REMOVE` of the sparse keys it should not have), with a condition that the item
 //! is still as read: it exists, has the entity's type, and every attribute the keys are built
-//! from, and every key attribute written, still has the value read (or is still absent). So
+//! from, and every key attribute written, still has the value read (or is still absent). A
+//! field that the primary key fixes (it fills a placeholder of `PK` or `SK`, in a key that keeps
+//! case, with one of the library's one-to-one part writers) is not checked: the update is
+//! addressed to that key, and an item whose fields disagree with its keys does not decode. So
 //!
 //! * a write the application made meanwhile is never overwritten: the condition fails, DynamoDB
 //!   returns the item as it now is (`ReturnValuesOnConditionCheckFailure = ALL_OLD`), and the
@@ -914,8 +917,9 @@ pub(crate) struct KeyAttributes {
     /// Every key attribute of `E` but the table's partition and sort key: the attributes set
     /// or removed.
     managed: Vec<&'static str>,
-    /// Those, and the attribute of every field a secondary index template is built from:
-    /// sorted, each once.
+    /// Those, and the attribute of every field a secondary index template is built from but
+    /// the primary key does not fix (the update is addressed to that key, see
+    /// `EntitySchema::fixed_by_primary_key`): sorted, each once.
     watched: Vec<&'static str>,
 }
 
@@ -929,6 +933,9 @@ impl KeyAttributes {
         let mut watched: BTreeSet<&'static str> = managed.iter().copied().collect();
         for index in schema.secondary_indexes() {
             for field in index.pk.fields().chain(index.sk.fields()) {
+                if schema.fixed_by_primary_key(field) {
+                    continue;
+                }
                 if let Some(f) = schema.fields.iter().find(|f| f.field == field) {
                     watched.insert(f.attribute);
                 }

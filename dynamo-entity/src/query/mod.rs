@@ -1331,6 +1331,7 @@ mod tests {
             unique: false,
             shape: PartShape::Digits { width: 3, signed: false },
             folded: false,
+            lossless: true,
             stored: Some(crate::value::StoredType::N),
         }];
         s

@@ -25,8 +25,9 @@ const TAG: usize = 16;
 /// `base64url(1 ‖ nonce ‖ XChaCha20-Poly1305(cursor) ‖ tag)` under a 256-bit key: opaque
 /// (nothing of the key shows), unforgeable (a changed byte, or a cursor sealed under another
 /// key, is refused), and still bound to its query (the cursor inside is checked as before when
-/// the query resumes from it). Each seal draws a fresh random 192-bit nonce from the operating
-/// system, so the same cursor sealed twice gives two texts.
+/// the query resumes from it). Each seal takes a 192-bit nonce no other seal has used (128 bits
+/// drawn once per process from the operating system's secure random source, then a counter of
+/// the process's seals), so the same cursor sealed twice gives two texts.
 ///
 /// ```
 /// use dynamo_entity::query::CursorKeys;
@@ -69,10 +70,10 @@ impl CursorKeys {
     /// `cursor` sealed with the newest key: URL-safe base64 without padding.
     ///
     /// # Errors
-    /// [`Error::Cursor`] when the operating system gives no random bytes for the nonce.
+    /// [`Error::Cursor`] when the cipher refuses to seal (a cursor over 256 GiB, which no
+    /// query makes).
     pub fn seal(&self, cursor: &Cursor) -> Result<String, Error> {
-        let mut nonce = [0u8; NONCE];
-        getrandom::fill(&mut nonce).map_err(|e| Error::Cursor { reason: format!("no random nonce: {e}") })?;
+        let nonce = fresh_nonce();
         let sealed = self.keys[0]
             .encrypt(XNonce::from_slice(&nonce), Payload { msg: cursor.as_str().as_bytes(), aad: &[FORMAT] })
             .map_err(|_| Error::Cursor { reason: "the cursor could not be sealed".into() })?;
@@ -109,9 +110,60 @@ impl CursorKeys {
     }
 }
 
+/// A 192-bit XChaCha20 nonce that no other seal uses: 128 bits drawn once per process from the
+/// operating system's secure random source, then a 64-bit counter of the process's seals.
+///
+/// XChaCha20-Poly1305 needs a nonce used once per key, not a secret one. The counter makes the
+/// process's nonces distinct; two processes share the 128-bit prefix (and so could repeat a
+/// nonce) with a probability of about `p² / 2¹²⁹` for `p` processes under one key.
+///
+/// The random bits come from the standard library, which seeds each [`RandomState`]'s 128-bit
+/// SipHash key from the operating system's secure source (its documented HashDoS defence);
+/// two SipHash outputs under that key are the prefix. So the library needs no crate of its own
+/// for randomness, nor the `libc` crate such crates bring.
+///
+/// [`RandomState`]: std::hash::RandomState
+fn fresh_nonce() -> [u8; NONCE] {
+    use std::hash::BuildHasher;
+    use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    static PREFIX: OnceLock<[u8; 16]> = OnceLock::new();
+    static SEALS: AtomicU64 = AtomicU64::new(0);
+    let prefix = PREFIX.get_or_init(|| {
+        let seeded = std::hash::RandomState::new();
+        let mut prefix = [0u8; 16];
+        prefix[..8].copy_from_slice(&seeded.hash_one(0u8).to_le_bytes());
+        prefix[8..].copy_from_slice(&seeded.hash_one(1u8).to_le_bytes());
+        prefix
+    });
+    let mut nonce = [0u8; NONCE];
+    nonce[..16].copy_from_slice(prefix);
+    nonce[16..].copy_from_slice(&SEALS.fetch_add(1, Ordering::Relaxed).to_le_bytes());
+    nonce
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nonces_share_the_process_prefix_and_never_repeat() {
+        let first = fresh_nonce();
+        assert_ne!(first[..16], [0u8; 16], "the prefix is drawn, not zero");
+        let mut seen = std::collections::HashSet::from([first]);
+        let mut last = u64::from_le_bytes(first[16..].try_into().unwrap());
+        for _ in 0..10_000 {
+            let nonce = fresh_nonce();
+            assert_eq!(nonce[..16], first[..16]);
+            // Other tests seal meanwhile: the counter only grows.
+            let count = u64::from_le_bytes(nonce[16..].try_into().unwrap());
+            assert!(count > last, "{count} after {last}");
+            last = count;
+            assert!(seen.insert(nonce));
+        }
+        assert_eq!(seen.len(), 10_001);
+    }
 
     #[test]
     fn sealed_cursors_are_opaque_unforgeable_and_rotate() {

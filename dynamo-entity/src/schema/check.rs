@@ -943,7 +943,16 @@ mod tests {
 
     /// A field of `shape`, for the shape-aware comparisons.
     const fn shaped(field: &'static str, shape: PartShape) -> FieldSchema {
-        FieldSchema { field, attribute: field, optional: false, unique: false, shape, folded: false, stored: None }
+        FieldSchema {
+            field,
+            attribute: field,
+            optional: false,
+            unique: false,
+            shape,
+            folded: false,
+            lossless: false,
+            stored: None,
+        }
     }
 
     const U64: PartShape = PartShape::Digits { width: 20, signed: false };

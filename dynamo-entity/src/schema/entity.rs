@@ -43,6 +43,12 @@ pub struct FieldSchema {
     /// is `#[entity(folded)]`, or an integer, whose text folding does not change. Other key
     /// fields of a case-folded key are read from their own attributes only.
     pub folded: bool,
+    /// Whether the field is a key field written by one of the library's own part writers
+    /// ([`KeyPart::WRITES_ESCAPED`](crate::KeyPart): strings and their newtypes, integers,
+    /// `bool`, [`Timestamp`](crate::Timestamp), dates…), which give distinct values distinct
+    /// texts. In a key that keeps case, that key's text then fixes the field's value (see
+    /// `EntitySchema::fixed_by_primary_key`). `false` for other fields and hand-written parts.
+    pub lossless: bool,
     /// The DynamoDB type the field is stored as ([`Attribute::STORED`](crate::Attribute::STORED)
     /// of its type; `N` for a time-to-live field), or `None` for a field written only inside its
     /// keys (`key_fields = "keys"`), which has no attribute of its own.

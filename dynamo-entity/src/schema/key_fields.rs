@@ -88,6 +88,19 @@ impl EntitySchema {
             .filter(|_| !template.style.folds_case() || self.fields.iter().any(|f| f.field == field && f.folded))
     }
 
+    /// Whether the entity's primary key fixes the value of `field`: a placeholder of the
+    /// primary partition or sort key template names it, in a key that keeps case, and the field
+    /// is written by one of the library's one-to-one part writers
+    /// ([`FieldSchema::lossless`](crate::schema::FieldSchema::lossless)). Since an item whose
+    /// key fields disagree with its keys does not decode, such a field cannot change on an
+    /// item that still decodes without its primary key changing: a write addressed to the
+    /// primary key need not check it (a backfill's condition leaves it out).
+    pub(crate) fn fixed_by_primary_key(&self, field: &str) -> bool {
+        let in_key = |t: &Template| !t.style.folds_case() && position(t, field).is_some();
+        (in_key(self.primary.pk) || in_key(self.primary.sk))
+            && self.fields.iter().any(|f| f.field == field && f.lossless)
+    }
+
     /// Every key template of the entity that writes an attribute, with that attribute's name
     /// under [`names`](EntitySchema::names), in the order reads try them: `PK`, `SK`, each
     /// GSI's partition then sort key, each LSI's sort key.
@@ -354,6 +367,7 @@ mod tests {
             unique: false,
             shape: crate::key::PartShape::Any,
             folded: false,
+            lossless: true,
             stored: Some(crate::value::StoredType::S),
         }
     }
@@ -420,6 +434,32 @@ mod tests {
         );
         let n = item(&[("GSI1SK", s("12"))]);
         assert!(matches!(SCHEMA.key_part_of(&n, "total"), KeyPartSource::Mismatch(_)));
+    }
+
+    #[test]
+    fn the_primary_key_fixes_its_one_to_one_fields_in_a_key_that_keeps_case() {
+        let fixed = |schema: &EntitySchema| -> Vec<&str> {
+            FIELDS.iter().map(|f| f.field).filter(|f| schema.fixed_by_primary_key(f)).collect()
+        };
+        // `PK` and `SK` hold `user_id`, `day` and `id`; the GSI fields are the item's to change.
+        assert_eq!(fixed(&SCHEMA), ["user_id", "day", "id"]);
+        // A hand-written part may write two values as one text: the key does not fix it.
+        static HAND: [FieldSchema; 3] = {
+            let mut day = field("day", false);
+            day.lossless = false;
+            [field("user_id", false), day, field("id", false)]
+        };
+        let mut hand = schema();
+        hand.fields = &HAND;
+        assert_eq!(fixed(&hand), ["user_id", "id"]);
+        // A case-folded sort key (`key_case = "lower"`) keeps `Alice` and `alice` apart no more.
+        static FOLDED_SK: Template = Template {
+            style: crate::key::KeyStyle { case: crate::key::KeyCase::Lower, ..crate::key::KeyStyle::DEFAULT },
+            ..SK
+        };
+        let mut folded = schema();
+        folded.primary = IndexSchema { index: Index::Primary, pk: &PK, sk: &FOLDED_SK };
+        assert_eq!(fixed(&folded), ["user_id"]);
     }
 
     #[test]

@@ -15,6 +15,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use aws_sdk_dynamodb::config::interceptors::BeforeSerializationInterceptorContextRef;
+use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
+use aws_sdk_dynamodb::error::BoxError;
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_entity::migrate::BackfillReport;
 use dynamo_entity::{Entity, Item, Table};
@@ -213,6 +216,94 @@ async fn a_backfill_writes_the_new_keys_of_every_item_and_a_second_run_changes_n
             .collect::<Vec<_>>()
     };
     assert_eq!(members_after(&after2), members_after(&after_members), "the second run changed no item");
+}
+
+/// A handle as another service writes it: its key is lowercased (`key_case = "lower"`), so
+/// `Ann` and `ann` have one key, and the key does not fix the name's case.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "HANDLE#<name>", sk = "META", key_case = "lower", gsi1 = "HANDLES", gsi1_sk = "<score>#<name>")]
+pub struct Handle {
+    pub name: String,
+    pub score: u32,
+}
+
+/// An interceptor of a client that records each `UpdateItem`'s condition expression with its
+/// placeholders replaced by the names and values they stand for.
+#[derive(Debug, Default, Clone)]
+struct Conditions(Arc<std::sync::Mutex<Vec<String>>>);
+
+impl Intercept for Conditions {
+    fn name(&self) -> &'static str {
+        "Conditions"
+    }
+
+    fn read_before_serialization(
+        &self,
+        context: &BeforeSerializationInterceptorContextRef<'_>,
+        _components: &RuntimeComponents,
+        _cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        use aws_sdk_dynamodb::operation::update_item::UpdateItemInput;
+        let Some(input) = context.input().downcast_ref::<UpdateItemInput>() else { return Ok(()) };
+        let mut text = input.condition_expression().unwrap_or_default().to_owned();
+        // Longest placeholders first, so `#n1` does not replace the start of `#n10`.
+        let mut names: Vec<_> = input.expression_attribute_names().into_iter().flatten().collect();
+        names.sort_by_key(|(k, _)| std::cmp::Reverse(k.len()));
+        for (placeholder, name) in names {
+            text = text.replace(placeholder.as_str(), name);
+        }
+        let mut values: Vec<_> = input.expression_attribute_values().into_iter().flatten().collect();
+        values.sort_by_key(|(k, _)| std::cmp::Reverse(k.len()));
+        for (placeholder, value) in values {
+            let shown = match value {
+                AttributeValue::S(s) => format!("'{s}'"),
+                AttributeValue::N(n) => n.clone(),
+                other => format!("{other:?}"),
+            };
+            text = text.replace(placeholder.as_str(), &shown);
+        }
+        self.0.lock().unwrap().push(text);
+        Ok(())
+    }
+}
+
+/// A backfill's condition checks every attribute its new keys are built from, but not a field
+/// that the primary key fixes (the update is addressed to that key): `id` of `MEMBER#<id>`.
+/// A field of a case-folded key is still checked: `Ann` could become `ANN` under one key.
+#[tokio::test]
+async fn a_backfill_checks_what_its_keys_are_built_from_but_what_the_primary_key_fixes() {
+    let plain = common::table("backfill_condition", &[Member::SCHEMA, Team::SCHEMA, Handle::SCHEMA]).await;
+    let recorder = Conditions::default();
+    let config = plain.client().config().to_builder().interceptor(recorder.clone()).build();
+    let table = Table::new(aws_sdk_dynamodb::Client::from_conf(config), plain.name());
+    table.put(&v1(3)).await.unwrap();
+    let report = table.backfill::<Member>("member-condition").run().await.unwrap();
+    assert_eq!((report.scanned, report.updated), (1, 1), "{report}");
+    let member = recorder.0.lock().unwrap().drain(..).collect::<Vec<_>>();
+    assert_eq!(
+        member,
+        [
+            "attribute_exists(PK) AND _type = 'Member' AND attribute_not_exists(GSI1PK) AND attribute_not_exists(GSI1SK) \
+          AND attribute_not_exists(GSI2PK) AND attribute_not_exists(GSI2SK) AND mentor = 'm000001' AND rank = 3 \
+          AND team = 't3'"
+        ]
+    );
+
+    // Written without its GSI1 keys, as before the index was declared.
+    let mut handle = Handle { name: "Ann".to_owned(), score: 7 }.to_item().unwrap();
+    handle.retain(|k, _| !k.starts_with("GSI1"));
+    table.client().put_item().table_name(table.name()).set_item(Some(handle)).send().await.unwrap();
+    let report = table.backfill::<Handle>("handle-condition").run().await.unwrap();
+    assert_eq!((report.scanned, report.updated), (1, 1), "{report}");
+    let handles = recorder.0.lock().unwrap().drain(..).collect::<Vec<_>>();
+    assert_eq!(
+        handles,
+        [
+            "attribute_exists(PK) AND _type = 'Handle' AND attribute_not_exists(GSI1PK) AND attribute_not_exists(GSI1SK) \
+          AND name = 'Ann' AND score = 7"
+        ]
+    );
+    assert_eq!(table.query(Handle::gsi1()).all().await.unwrap(), [Handle { name: "Ann".to_owned(), score: 7 }]);
 }
 
 /// What the application's writers did during a backfill.

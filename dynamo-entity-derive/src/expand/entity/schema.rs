@@ -81,6 +81,14 @@ impl Gen<'_, '_> {
                 quote!(__de::PartShape::Any)
             };
             let folded = e.attrs.key_style.folds_case() && e.is_key_field(&f.name) && e.reads_folded(f);
+            // Whether the key text fixes the value (the library's own part writers are
+            // one-to-one); a hand-written part may not be.
+            let lossless = if e.is_key_field(&f.name) {
+                let ty = f.ty;
+                quote!(<#ty as __de::KeyPart>::WRITES_ESCAPED)
+            } else {
+                quote!(false)
+            };
             // The type the field is stored as, for the table's checks of multi-attribute GSIs.
             let stored = if e.key_only(&f.name) {
                 quote!(::core::option::Option::None)
@@ -94,7 +102,7 @@ impl Gen<'_, '_> {
             };
             quote!(__de::FieldSchema {
                 field: #field, attribute: #attribute, optional: #optional, unique: #unique, shape: #shape,
-                folded: #folded, stored: #stored
+                folded: #folded, lossless: #lossless, stored: #stored
             })
         };
         let fields = e.fields.iter().map(field_schema);
