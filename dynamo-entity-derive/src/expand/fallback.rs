@@ -8,8 +8,6 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Data, DeriveInput};
 
-use crate::internals::ast::table::Table;
-
 /// `impl Entity` with unreachable bodies; nothing for a generic type (it could not satisfy the
 /// trait's `'static` bound without guessing).
 pub fn entity(input: &DeriveInput) -> TokenStream {
@@ -109,10 +107,4 @@ pub fn collection(input: &DeriveInput) -> TokenStream {
             }
         },
     }
-}
-
-/// The real `impl TableDef` and item enum, without the checks across the entities: those
-/// would report what follows from the mistake.
-pub fn table(table: &Table) -> TokenStream {
-    crate::expand::table::declaration(table)
 }

@@ -16,7 +16,6 @@ use syn::spanned::Spanned;
 use syn::{DeriveInput, Ident, Path};
 
 use super::table_checks::Checks;
-use crate::expand::fallback;
 use crate::internals::ast::table::{Names, Table, include_names};
 use crate::internals::attr::table::{Decl, IndexDecl};
 use crate::internals::ctxt::Ctxt;
@@ -45,8 +44,10 @@ impl<'a> Derive<'a> for Table<'a> {
         quote!(#declaration #checks)
     }
 
+    /// The real `impl TableDef` and item enum, without the checks across the entities: those
+    /// would report what follows from the mistake.
     fn fallback(_: &'a DeriveInput, model: Option<&Self>) -> TokenStream {
-        fallback::table(model.expect("a table model is always built"))
+        declaration(model.expect("a table model is always built"))
     }
 }
 

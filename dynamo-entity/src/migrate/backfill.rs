@@ -233,30 +233,44 @@ pub struct Backfill<E> {
     lease: Duration,
     poll: Duration,
     /// What is done with each item read.
-    pub(crate) mode: Mode,
+    pub(crate) step: Arc<dyn Step<E>>,
     observer: Option<PageObserver>,
     _entity: PhantomData<fn() -> E>,
 }
 
-/// What a pass over an entity's items does with each item.
-#[derive(Clone)]
-pub(crate) enum Mode {
-    /// Writes its secondary index keys ([`Table::backfill`]).
-    Keys,
-    /// Moves it to its new primary key ([`Table::rekey`]): the item under its new key, `None`
-    /// when it is already there.
-    Move(Mover),
-    /// Writes it back at the entity's current schema version ([`Table::upgrade_all`]).
-    Upgrade,
-    /// Writes the plain attributes of a native multi-attribute GSI the item lacks and removes
-    /// the synthetic key attributes of the template GSI it replaces ([`Table::native_keys`]).
-    Native(Arc<crate::migrate::native::NativeSpec>),
+/// What a pass over the items of entity `E` does with each item read: the one thing in which
+/// a backfill of secondary index keys ([`Table::backfill`], this file), a re-keying
+/// ([`Table::rekey`], `rekey.rs`), a bulk upgrade ([`Table::upgrade_all`], `upgrade.rs`) and a
+/// native-key migration ([`Table::native_keys`], `native.rs`) differ. Each implements it in its
+/// own file; the pass (scan, checkpoints, leases, counts) names none of them.
+pub(crate) trait Step<E>: Send + Sync {
+    /// The error that refuses the pass before anything is read, if any.
+    fn refusal(&self) -> Option<Error> {
+        None
+    }
+
+    /// Handles one item read: its outcome, how many conditions failed because the item
+    /// changed meanwhile, and the write units consumed.
+    ///
+    /// # Errors
+    /// A request DynamoDB refused for another reason than its condition, after retries; it
+    /// stops the pass (the item's page is read again when the pass resumes).
+    fn item<'a>(&'a self, table: &'a Table, item: Item) -> futures::future::BoxFuture<'a, Result<ItemDone, Error>>;
 }
 
-/// What a re-keying does with one item read: `Ok(None)` when it already has its new key,
-/// `Ok(Some((new item, the new entity's schema)))` to move it, `Err` when it does not decode.
-pub(crate) type Mover =
-    Arc<dyn Fn(&Item) -> Result<Option<(Item, &'static crate::schema::EntitySchema)>, Error> + Send + Sync>;
+/// What a [`Step`] did with one item: its outcome, how many conditions failed because the item
+/// changed meanwhile, and the write units consumed.
+pub(crate) type ItemDone = (Outcome, u64, f64);
+
+/// The step of [`Table::backfill`]: writes the item's secondary index keys when they differ
+/// from what its templates give.
+struct Keys(KeyAttributes);
+
+impl<E: Entity> Step<E> for Keys {
+    fn item<'a>(&'a self, table: &'a Table, item: Item) -> futures::future::BoxFuture<'a, Result<ItemDone, Error>> {
+        Box::pin(update_item::<E>(table, item, |item| plan_update::<E>(item, &self.0)))
+    }
+}
 
 impl<E> fmt::Debug for Backfill<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -284,7 +298,7 @@ impl Table {
             worker: "local".to_owned(),
             lease: Duration::from_secs(60),
             poll: Duration::from_secs(1),
-            mode: Mode::Keys,
+            step: Arc::new(Keys(KeyAttributes::of::<E>())),
             observer: None,
             _entity: PhantomData,
         }
@@ -729,10 +743,8 @@ impl<E: Entity> Backfill<E> {
     }
 
     fn check_names(&self) -> Option<Error> {
-        if matches!(self.mode, Mode::Upgrade) {
-            if let Err(e) = crate::migrate::upgrade::schema_version::<E>() {
-                return Some(e);
-            }
+        if let Some(e) = self.step.refusal() {
+            return Some(e);
         }
         let names = self.names();
         let pk_type = E::SCHEMA.primary.pk.key_type;
@@ -762,8 +774,6 @@ impl<E: Entity> Backfill<E> {
         }
         let first = if state.started { state.last_key.clone() } else { None };
         let mut page = scan.raw_page(first).await?;
-        let attributes = KeyAttributes::of::<E>();
-        let attributes = &attributes;
         loop {
             let mut counts = Counts { read_units: page.consumed.read(), ..Counts::default() };
             counts.scanned = page.items.len() as u64;
@@ -773,7 +783,7 @@ impl<E: Entity> Backfill<E> {
                 futures::stream::iter(std::mem::take(&mut page.items).into_iter().map(|item| async move {
                     // The key, kept to name the item should it fail.
                     let key = [item.get(pk).cloned(), item.get(sk).cloned()];
-                    let (outcome, changed, units) = self.item(item, attributes).await?;
+                    let (outcome, changed, units) = self.step.item(&self.table, item).await?;
                     Ok::<_, Error>((outcome, changed, units, key))
                 }))
                 .buffer_unordered(self.writes)
@@ -843,63 +853,61 @@ impl<E: Entity> Backfill<E> {
             }
         }
     }
+}
 
-    /// Backfills one item: computes its keys, writes them if they differ, and reads the item
-    /// again from a failed condition (`attributes`: those of `E`'s keys, the same for every
-    /// item). Returns the outcome, how many conditions failed, and the write units consumed.
-    async fn item(&self, mut item: Item, attributes: &KeyAttributes) -> Result<(Outcome, u64, f64), Error> {
-        match &self.mode {
-            Mode::Keys | Mode::Native(_) => {}
-            Mode::Move(mover) => return crate::migrate::rekey::move_item::<E>(&self.table, mover, item).await,
-            Mode::Upgrade => return crate::migrate::upgrade::upgrade_item::<E>(&self.table, item).await,
-        }
-        let mut changed = 0;
-        let mut units = 0.0;
-        let mut retries = 0;
-        let mut attempt = 0;
-        while attempt < ATTEMPTS {
-            attempt += 1;
-            let planned = match &self.mode {
-                Mode::Native(spec) => spec.plan::<E>(&item),
-                _ => plan_update::<E>(&item, attributes),
-            };
-            let plan = match planned {
-                Ok(Some(plan)) => plan,
-                Ok(None) => return Ok((Outcome::Skipped, changed, units)),
-                Err(e) => return Ok((Outcome::Failed(e.to_string()), changed, units)),
-            };
-            let request = plan.request::<E>(&self.table, &item);
-            match self.table.execute(Call::new("UpdateItem", E::TYPE), request.send()).await {
-                Ok(out) => {
-                    units += Capacity::from_consumed(out.consumed_capacity.as_slice(), true).write();
-                    return Ok((Outcome::Updated, changed, units));
-                }
-                Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
-                    changed += 1;
-                    let now = match e.err() {
-                        UpdateItemError::ConditionalCheckFailedException(c) => {
-                            c.item().filter(|i| !i.is_empty()).cloned()
-                        }
-                        _ => None,
-                    };
-                    match now {
-                        Some(now) if crate::query::is_type(&now, E::SCHEMA) => item = now,
-                        // Deleted, or replaced by an item of another type: nothing to backfill.
-                        _ => return Ok((Outcome::Vanished, changed, units)),
-                    }
-                }
-                Err(e) if crate::retry::retryable(&e) && retries + 1 < RETRY.max_attempts => {
-                    // Throttling or a server error, after the SDK's own retries: the update may
-                    // or may not have been applied; sent again, its condition tells.
-                    retries += 1;
-                    attempt -= 1;
-                    tokio::time::sleep(RETRY.jittered(retries)).await;
-                }
-                Err(e) => return Err(Error::sdk("UpdateItem", e)),
+/// Writes `item` (of entity `E`) as `plan` says: an `UpdateItem` on the condition that the item
+/// is still as read, planned again from the item as it now is each time that condition fails
+/// (`ReturnValuesOnConditionCheckFailure = ALL_OLD`), at most [`ATTEMPTS`] times; throttling
+/// and server errors are retried (the condition tells whether an earlier try was applied).
+/// The loop of the key backfill ([`Keys`]) and of the native-key migration.
+///
+/// # Errors
+/// [`Error::Sdk`] for any other refusal by DynamoDB.
+pub(crate) async fn update_item<'p, E: Entity>(
+    table: &Table,
+    mut item: Item,
+    plan: impl Fn(&Item) -> Result<Option<UpdatePlan<'p>>, Error>,
+) -> Result<ItemDone, Error> {
+    let mut changed = 0;
+    let mut units = 0.0;
+    let mut retries = 0;
+    let mut attempt = 0;
+    while attempt < ATTEMPTS {
+        attempt += 1;
+        let plan = match plan(&item) {
+            Ok(Some(plan)) => plan,
+            Ok(None) => return Ok((Outcome::Skipped, changed, units)),
+            Err(e) => return Ok((Outcome::Failed(e.to_string()), changed, units)),
+        };
+        let request = plan.request::<E>(table, &item);
+        match table.execute(Call::new("UpdateItem", E::TYPE), request.send()).await {
+            Ok(out) => {
+                units += Capacity::from_consumed(out.consumed_capacity.as_slice(), true).write();
+                return Ok((Outcome::Updated, changed, units));
             }
+            Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
+                changed += 1;
+                let now = match e.err() {
+                    UpdateItemError::ConditionalCheckFailedException(c) => c.item().filter(|i| !i.is_empty()).cloned(),
+                    _ => None,
+                };
+                match now {
+                    Some(now) if crate::query::is_type(&now, E::SCHEMA) => item = now,
+                    // Deleted, or replaced by an item of another type: nothing to backfill.
+                    _ => return Ok((Outcome::Vanished, changed, units)),
+                }
+            }
+            Err(e) if crate::retry::retryable(&e) && retries + 1 < RETRY.max_attempts => {
+                // Throttling or a server error, after the SDK's own retries: the update may
+                // or may not have been applied; sent again, its condition tells.
+                retries += 1;
+                attempt -= 1;
+                tokio::time::sleep(RETRY.jittered(retries)).await;
+            }
+            Err(e) => return Err(Error::sdk("UpdateItem", e)),
         }
-        Ok((Outcome::Failed(format!("the item changed {ATTEMPTS} times while it was backfilled")), changed, units))
     }
+    Ok((Outcome::Failed(format!("the item changed {ATTEMPTS} times while it was backfilled")), changed, units))
 }
 
 /// The update of one item: the key attributes to set and to remove, and the attributes its

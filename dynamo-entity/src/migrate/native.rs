@@ -37,7 +37,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, Select};
 
 use crate::error::Error;
 use crate::expr::Placeholders;
-use crate::migrate::backfill::{Backfill, BackfillReport, Mode, UpdatePlan};
+use crate::migrate::backfill::{Backfill, BackfillReport, ItemDone, Step, UpdatePlan};
 use crate::migrate::diff::{Change, Wait};
 use crate::schema::{Entity, Index, Item, TableLayout};
 use crate::table::{Call, Table};
@@ -56,7 +56,7 @@ impl NativeSpec {
     ///
     /// # Errors
     /// The item does not decode, or does not encode.
-    pub(crate) fn plan<E: Entity>(&self, item: &Item) -> Result<Option<UpdatePlan<'static>>, Error> {
+    fn plan<E: Entity>(&self, item: &Item) -> Result<Option<UpdatePlan<'static>>, Error> {
         let full = E::from_item(item)?.to_item()?;
         let mut set = Vec::new();
         for a in &self.attrs {
@@ -72,6 +72,14 @@ impl NativeSpec {
         }
         let watched: BTreeSet<&'static str> = self.attrs.iter().chain(&self.strip).copied().collect();
         Ok(Some(UpdatePlan { set, remove, watched: watched.into_iter().collect::<Vec<_>>().into() }))
+    }
+}
+
+/// The step of the fill and strip passes: each item's update, planned by
+/// [`NativeSpec::plan`], in the backfill's conditional update loop.
+impl<E: Entity> Step<E> for NativeSpec {
+    fn item<'a>(&'a self, table: &'a Table, item: Item) -> futures::future::BoxFuture<'a, Result<ItemDone, Error>> {
+        Box::pin(crate::migrate::backfill::update_item::<E>(table, item, |item| self.plan::<E>(item)))
     }
 }
 
@@ -219,7 +227,7 @@ impl<E: Entity> NativeKeys<E> {
 
     fn pass(&self, id: String, spec: NativeSpec) -> Backfill<E> {
         let mut backfill = (self.configure)(self.table.backfill::<E>(id));
-        backfill.mode = Mode::Native(Arc::new(spec));
+        backfill.step = Arc::new(spec);
         backfill
     }
 

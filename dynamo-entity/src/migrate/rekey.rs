@@ -47,7 +47,7 @@ use aws_sdk_dynamodb::types::{
 use crate::capacity::Capacity;
 use crate::error::Error;
 use crate::expr::Placeholders;
-use crate::migrate::backfill::{ATTEMPTS, Backfill, Mode, Mover, Outcome, RETRY};
+use crate::migrate::backfill::{ATTEMPTS, Backfill, ItemDone, Outcome, RETRY, Step};
 use crate::schema::{Entity, EntitySchema, Item};
 use crate::table::{Call, Table};
 use crate::unique::{OWNER_PK, OWNER_SK};
@@ -86,8 +86,21 @@ impl Table {
             new.to_item().map(|i| Some((i, New::SCHEMA)))
         });
         let mut backfill = self.backfill::<Old>(id);
-        backfill.mode = Mode::Move(mover);
+        backfill.step = Arc::new(Move(mover));
         backfill
+    }
+}
+
+/// What a re-keying does with one item read: `Ok(None)` when it already has its new key,
+/// `Ok(Some((new item, the new entity's schema)))` to move it, `Err` when it does not decode.
+type Mover = Arc<dyn Fn(&Item) -> Result<Option<(Item, &'static EntitySchema)>, Error> + Send + Sync>;
+
+/// The step of [`Table::rekey`]: moves each item to its new primary key.
+struct Move(Mover);
+
+impl<E: Entity> Step<E> for Move {
+    fn item<'a>(&'a self, table: &'a Table, item: Item) -> futures::future::BoxFuture<'a, Result<ItemDone, Error>> {
+        Box::pin(move_item::<E>(table, &self.0, item))
     }
 }
 

@@ -62,7 +62,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, ReturnValu
 
 use crate::error::Error;
 use crate::expr::Placeholders;
-use crate::migrate::backfill::{ATTEMPTS, Backfill, Mode, Outcome, RETRY};
+use crate::migrate::backfill::{ATTEMPTS, Backfill, ItemDone, Outcome, RETRY, Step};
 use crate::schema::evolve::{self, SchemaVersion};
 use crate::schema::{Entity, Item, Key};
 use crate::table::{Call, Table};
@@ -289,14 +289,28 @@ impl Table {
     /// schema version (`#[entity(schema(version = N))]`).
     pub fn upgrade_all<E: Entity>(&self, id: impl Into<String>) -> Backfill<E> {
         let mut backfill = self.backfill::<E>(id);
-        backfill.mode = Mode::Upgrade;
+        backfill.step = std::sync::Arc::new(Upgrade);
         backfill
+    }
+}
+
+/// The step of [`Table::upgrade_all`]: writes each item back at the entity's current schema
+/// version; refused before anything is read when the entity declares none.
+struct Upgrade;
+
+impl<E: Entity> Step<E> for Upgrade {
+    fn refusal(&self) -> Option<Error> {
+        schema_version::<E>().err()
+    }
+
+    fn item<'a>(&'a self, table: &'a Table, item: Item) -> futures::future::BoxFuture<'a, Result<ItemDone, Error>> {
+        Box::pin(upgrade_item::<E>(table, item))
     }
 }
 
 /// The step of a bulk upgrade for one item: its outcome, how many conditions failed, and the
 /// write units consumed.
-pub(crate) async fn upgrade_item<E: Entity>(table: &Table, mut item: Item) -> Result<(Outcome, u64, f64), Error> {
+async fn upgrade_item<E: Entity>(table: &Table, mut item: Item) -> Result<ItemDone, Error> {
     let (mut changed, mut units, mut retries) = (0, 0.0, 0);
     let mut attempt = 0;
     while attempt < ATTEMPTS {
@@ -365,7 +379,7 @@ pub(crate) async fn upgrade_item<E: Entity>(table: &Table, mut item: Item) -> Re
 }
 
 /// `E`'s declared schema version.
-pub(crate) fn schema_version<E: Entity>() -> Result<&'static SchemaVersion, Error> {
+fn schema_version<E: Entity>() -> Result<&'static SchemaVersion, Error> {
     E::schema().schema_version.as_ref().ok_or_else(|| Error::Invalid {
         reason: format!(
             "{} declares no schema version (`#[entity(schema(version = N))]`), so it has no item to upgrade",
