@@ -347,10 +347,12 @@ impl Items {
 
     /// Every item decoded as the enum `A`, in sort-key order; items of types `A` does not name
     /// are skipped with a warning (see [`decode_each_strict`](Self::decode_each_strict) to
-    /// refuse them).
+    /// refuse them), unless they sit at the key of an entity `A` names.
     ///
     /// # Errors
-    /// The decode error of an item of a named type.
+    /// The decode error of an item of a named type; [`Error::WrongEntity`] for an item without
+    /// a type value `A` names (none, not a string, or one no entity has) whose key fits the
+    /// templates of an entity `A` names, as a get of that key says.
     pub fn decode_each<A: EntityEnum>(&self) -> Result<Vec<A>, Error> {
         self.decode_each_with(|item| {
             warn_unknown(item, self.names);

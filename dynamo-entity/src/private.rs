@@ -313,7 +313,7 @@ pub fn check_type_at(item: &Item, found: Option<&AttributeValue>, entity: &'stat
 #[cold]
 #[inline(never)]
 fn wrong_entity(item: &Item, entity: &'static str, found: Option<&AttributeValue>) -> Error {
-    Error::WrongEntity { expected: entity, found: found.map(crate::schema::describe_value), key: describe_key(item) }
+    Error::WrongEntity { expected: entity, found: found.map(crate::schema::type_value_text), key: describe_key(item) }
 }
 
 /// Checks that the decoded value's primary key is the item's `PK` / `SK`: an item whose
@@ -440,8 +440,9 @@ pub fn is_entity_type(found: Option<&str>, names: &AttributeNames, entity: &str)
 /// - in a typed table, an item of type `found` that several entities of `schemas` (the enum's
 ///   or collection's) store: [`Error::KeyFitsNoEntity`] listing them (when one does, it
 ///   decodes the item and reports what is wrong with it);
-/// - in a typed table, an item without a string type value whose primary key fits an
-///   entity's templates: [`Error::WrongEntity`] for that entity, as a get of it says;
+/// - in a typed table, an item without a string type value, or with one no listed entity
+///   has (the library's own items aside), whose primary key fits an entity's templates:
+///   [`Error::WrongEntity`] for that entity, as a get of it says;
 /// - in a table without a type attribute, an item whose keys begin as some entities'
 ///   templates do (`ORDER#…` for `ORDER#<id>`): [`Error::KeyFitsNoEntity`] listing them.
 #[cold]
@@ -460,6 +461,12 @@ pub fn enum_misfit(
         return Some(crate::schema::wrong_entity(owner.name, item, names));
     };
     let sharing: Vec<&EntitySchema> = schemas.iter().copied().filter(|s| s.name == found).collect();
+    if sharing.is_empty() && !crate::schema::reserved::is_reserved_type(found) {
+        // A type value no listed entity has, at a listed entity's key (which no other entity of
+        // the table can write): that key's item of the wrong type, as a get of it says.
+        let owner = schemas.iter().find(|s| s.fits_key(item))?;
+        return Some(crate::schema::wrong_entity(owner.name, item, names));
+    }
     (sharing.len() > 1).then(|| crate::schema::key_fits_no_entity(item, &sharing, names))
 }
 

@@ -65,8 +65,11 @@ impl<A: EntityEnum> Change<A> {
     /// type (an item overwritten by another entity), that side is kept and the other is `None`.
     ///
     /// # Errors
-    /// The decode error of an image of a named type; [`Error::Invalid`] for a record without
-    /// keys or images.
+    /// The decode error of an image of a named type, and [`Error::WrongEntity`] for an image
+    /// without a type value `A` names (none, not a string, or one no entity has) at the key of
+    /// an entity it names, as a get of that key says
+    /// ([`from_images_lenient`](Self::from_images_lenient) reports both beside the change);
+    /// [`Error::Invalid`] for a record without keys or images.
     pub fn from_images(
         kind: ChangeKind,
         keys: &Item,

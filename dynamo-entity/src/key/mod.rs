@@ -368,21 +368,41 @@ impl Template {
     /// Whether `stored`, a key attribute read from the table, has this template's shape: the
     /// key type, as many segments, the same literal segments, non-empty parts and shard numbers
     /// of the template's width. Tells apart the items of entities that share a type value (or of
-    /// a table without a type attribute) without parsing the parts; allocates nothing.
+    /// a table without a type attribute) without parsing the parts; allocates nothing. Each
+    /// part may be any text: [`fits_shaped`](Self::fits_shaped) also checks what each part's
+    /// type can write.
     pub fn fits(&self, stored: &AttributeValue) -> bool {
+        self.fits_shaped(stored, |_| PartShape::Any)
+    }
+
+    /// [`fits`](Self::fits), each placeholder's text also being one its field's part type can
+    /// write: `shape` gives the [`PartShape`] of a field by name
+    /// ([`FieldSchema::shape`](crate::schema::FieldSchema::shape)). So `V#LATEST` does not fit
+    /// `V#<version>` for a `u64` version (always 20 digits), as the table's compile-time
+    /// collision checks assume. An unpadded integer (`<n:raw>`) is any non-empty text here, and
+    /// so is a part of a case-folded key other than digits (its letters have lost their case).
+    pub fn fits_shaped(&self, stored: &AttributeValue, shape: impl Fn(&str) -> PartShape) -> bool {
         let text = match (stored, self.key_type) {
             (AttributeValue::S(s), KeyType::S) => s,
             (AttributeValue::N(n), KeyType::N) => return self.segments.len() == 1 && !n.is_empty(),
             (AttributeValue::B(b), KeyType::B) => return self.segments.len() == 1 && !b.as_ref().is_empty(),
             _ => return false,
         };
+        let folded = self.style.folds_case();
+        let writes = |field: &str, value: &str| match shape(field) {
+            PartShape::Digits { .. } if folded => shape(field).can_write(value),
+            _ if folded => true,
+            s => s.can_write(value),
+        };
         let mut pieces = text.split(self.style.delimiter);
         for seg in self.segments {
             let Some(piece) = pieces.next() else { return false };
             let ok = match seg {
                 Segment::Literal(l) => piece == *l,
-                Segment::Field(_) => !piece.is_empty(),
-                Segment::Part { prefix, suffix, .. } => affixed(piece, prefix, suffix).is_some(),
+                Segment::Field(f) => !piece.is_empty() && writes(f, piece),
+                Segment::Part { prefix, field, suffix, raw } => {
+                    affixed(piece, prefix, suffix).is_some_and(|v| *raw || writes(field, v))
+                }
                 Segment::Shard { count, .. } => {
                     piece.len() == shard_width(*count) && piece.bytes().all(|b| b.is_ascii_digit())
                 }

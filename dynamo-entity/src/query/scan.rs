@@ -270,7 +270,29 @@ pub struct ScanRequest<T> {
     /// For an entity scan, the entity and the error of an item read as its own: an item of
     /// its type value that no entity of the table owns is reported, not skipped.
     misfit: Option<Misfit>,
+    /// For an entity scan whose table's entities are known: what its type filter leaves on
+    /// the server (see [`TypeFilter`]).
+    types: Option<Arc<TypeFilter>>,
 }
+
+/// What the type filter of an entity scan leaves on the server when the table's entities are
+/// known: the items typed as another entity of the table or as one of the library's own items
+/// (guards, migration records), except those whose keys begin as the scanned entity's do.
+/// Everything else comes back to be decoded or reported: the entity's items, and items without
+/// a type, with a type that is not a string, or with one no entity of the table has, which
+/// [`Table::misfit`] reports when their keys are the entity's.
+#[derive(Debug)]
+struct TypeFilter {
+    /// The type values of the table's other entities and of the library's own items.
+    others: Vec<&'static str>,
+    /// The text the entity's partition and sort keys begin with (their first literal text),
+    /// when both have one: an item of another type there may be one of the entity's keys.
+    starts: Option<(String, String)>,
+}
+
+/// DynamoDB's limit on the operands of one `IN`: a table with more entity types than that is
+/// scanned with the plain type filter.
+const MAX_IN_OPERANDS: usize = 100;
 
 impl<T> Clone for ScanRequest<T> {
     fn clone(&self) -> Self {
@@ -295,6 +317,7 @@ impl<T> Clone for ScanRequest<T> {
             enum_name: self.enum_name,
             skip_unknown: self.skip_unknown,
             misfit: self.misfit,
+            types: self.types.clone(),
         }
     }
 }
@@ -346,6 +369,7 @@ impl<T: Send + 'static> ScanRequest<T> {
             enum_name: None,
             skip_unknown: false,
             misfit: None,
+            types: None,
         }
     }
 
@@ -495,20 +519,62 @@ impl<T: Send + 'static> ScanRequest<T> {
         Ok(())
     }
 
-    fn parts(&self) -> Result<Parts, Error> {
+    /// The filter of the scan's requests. `broad`: an entity scan that decodes what it reads
+    /// lets through everything it may have to report (see [`TypeFilter`]; without the table's
+    /// entities, also items whose type is not a string); otherwise (a backfill's raw pages)
+    /// only the entity's items and items without a type.
+    fn parts(&self, broad: bool) -> Result<Parts, Error> {
         let mut ph = Placeholders::default();
         let mut text = String::new();
         if !self.entity.is_empty() && self.names.has_entity_type() {
-            ph.push_name(self.names.entity_type, &mut text);
-            text.push_str(" = ");
-            ph.push_value(AttributeValue::S(self.entity.to_owned()), &mut text);
-            // Items without a type attribute come back too: on an index whose projection leaves
-            // it out, they are told by their primary key (see `classify_entity`); on the table,
-            // one with the entity's key is reported as a get reports it (`Table::misfit`).
-            text.insert(0, '(');
-            text.push_str(" OR attribute_not_exists(");
-            ph.push_name(self.names.entity_type, &mut text);
-            text.push_str("))");
+            let t = self.names.entity_type;
+            text.push('(');
+            match &self.types {
+                Some(types) if broad && types.others.len() <= MAX_IN_OPERANDS => {
+                    text.push_str("NOT (");
+                    ph.push_name(t, &mut text);
+                    text.push_str(" IN (");
+                    for (i, other) in types.others.iter().enumerate() {
+                        if i > 0 {
+                            text.push_str(", ");
+                        }
+                        ph.push_value(AttributeValue::S((*other).to_owned()), &mut text);
+                    }
+                    text.push_str("))");
+                    if let Some((pk, sk)) = &types.starts {
+                        text.push_str(" OR (begins_with(");
+                        ph.push_name(self.names.pk, &mut text);
+                        text.push_str(", ");
+                        ph.push_value(AttributeValue::S(pk.clone()), &mut text);
+                        text.push_str(") AND begins_with(");
+                        ph.push_name(self.names.sk, &mut text);
+                        text.push_str(", ");
+                        ph.push_value(AttributeValue::S(sk.clone()), &mut text);
+                        text.push_str("))");
+                    }
+                }
+                _ => {
+                    ph.push_name(t, &mut text);
+                    text.push_str(" = ");
+                    ph.push_value(AttributeValue::S(self.entity.to_owned()), &mut text);
+                    // Items without a type attribute come back too: on an index whose
+                    // projection leaves it out, they are told by their primary key (see
+                    // `classify_entity`); on the table, one with the entity's key is reported
+                    // as a get reports it (`Table::misfit`). So are items whose type is not a
+                    // string (a JavaScript `null`), for the same reason.
+                    text.push_str(" OR attribute_not_exists(");
+                    ph.push_name(t, &mut text);
+                    text.push(')');
+                    if broad {
+                        text.push_str(" OR NOT attribute_type(");
+                        ph.push_name(t, &mut text);
+                        text.push_str(", ");
+                        ph.push_value(AttributeValue::S("S".to_owned()), &mut text);
+                        text.push(')');
+                    }
+                }
+            }
+            text.push(')');
         }
         if let Some(c) = &self.filter {
             let rendered = c.render(&mut ph).map_err(|(field, source)| Error::Encode {
@@ -603,7 +669,7 @@ impl<T: Send + 'static> ScanRequest<T> {
     /// One `Scan` request from `start`, its items undecoded (the backfills' read).
     pub(crate) async fn raw_page(&self, start: Option<Item>) -> Result<RawPage, Error> {
         self.check_segments()?;
-        let parts = self.parts()?;
+        let parts = self.parts(false)?;
         let out = self.fetch(&parts, self.page_size, start).await?;
         Ok(RawPage {
             consumed: Capacity::from_consumed(out.consumed_capacity.as_slice(), false),
@@ -632,7 +698,7 @@ impl<T: Send + 'static> ScanRequest<T> {
                     .to_owned(),
             });
         }
-        let parts = self.parts()?;
+        let parts = self.parts(true)?;
         let scope = self.scope(&parts);
         let mut start = match &self.after {
             Some(c) => Some(cursor::decode_scan(c.as_str(), &scope, self.names, self.scanned_index())?),
@@ -742,7 +808,7 @@ impl<T: Send + 'static> ScanRequest<T> {
             req.segment = Some((0, total));
         }
         req.check_segments()?;
-        let parts = req.parts()?;
+        let parts = req.parts(true)?;
         let start = match &req.after {
             Some(c) => Some(cursor::decode_scan(c.as_str(), &req.scope(&parts), req.names, req.scanned_index())?),
             None => None,
@@ -890,6 +956,13 @@ impl Table {
         let decode = if self.shares_type::<E>() { decode_entity::<E, true> } else { decode_entity::<E, false> };
         let mut scan = ScanRequest::new(self.clone(), E::NAMES, E::TYPE, E::TYPE.to_owned(), decode);
         scan.misfit = Some(Table::misfit::<E>);
+        scan.types = self.entities_of::<E>().map(|known| {
+            let mut others: Vec<&'static str> = known.iter().map(|e| e.name).filter(|t| *t != E::TYPE).collect();
+            others.extend([crate::schema::reserved::GUARD_TYPE, crate::schema::reserved::MIGRATION_TYPE]);
+            others.sort_unstable();
+            others.dedup();
+            Arc::new(TypeFilter { others, starts: E::SCHEMA.key_beginnings() })
+        });
         scan
     }
 

@@ -168,11 +168,34 @@ impl EntitySchema {
         KeyPartSource::Absent
     }
 
-    /// Whether `item`'s primary key has this entity's key templates' shape ([`Template::fits`]
-    /// on `PK` and `SK`, under [`names`](EntitySchema::names)): how the items of entities that
-    /// share a type value, or of a table without a type attribute, are told apart.
+    /// The text this entity's partition and sort keys begin with, when both begin with
+    /// literal text (`USER#` of `USER#<id>`, `o` of `o<num>`, `META` of a constant): what an
+    /// item must begin with to be one of its keys (a `begins_with` pair for a scan's filter).
+    pub(crate) fn key_beginnings(&self) -> Option<(String, String)> {
+        let beginning = |t: &Template| {
+            if t.key_type != KeyType::S {
+                return None;
+            }
+            match t.segments.first()? {
+                Segment::Literal(l) if t.segments.len() > 1 => Some(format!("{l}{}", t.style.delimiter)),
+                Segment::Literal(l) => Some((*l).to_owned()),
+                Segment::Part { prefix, .. } if !prefix.is_empty() => Some((*prefix).to_owned()),
+                _ => None,
+            }
+        };
+        Some((beginning(self.primary.pk)?, beginning(self.primary.sk)?))
+    }
+
+    /// Whether `item`'s primary key has this entity's key templates' shape
+    /// ([`Template::fits_shaped`] on `PK` and `SK`, under [`names`](EntitySchema::names), with
+    /// each field's [`shape`](crate::schema::FieldSchema::shape)): how the items of entities
+    /// that share a type value, or of a table without a type attribute, are told apart, by the
+    /// same part shapes as the table's compile-time collision checks (`V#LATEST` is not a
+    /// `V#<version>` of a `u64`).
     pub fn fits_key(&self, item: &Item) -> bool {
-        let fits = |attribute: &str, t: &Template| item.get(attribute).is_some_and(|v| t.fits(v));
+        let shape =
+            |field: &str| self.fields.iter().find(|f| f.field == field).map_or(crate::key::PartShape::Any, |f| f.shape);
+        let fits = |attribute: &str, t: &Template| item.get(attribute).is_some_and(|v| t.fits_shaped(v, shape));
         fits(self.names.pk, self.primary.pk) && fits(self.names.sk, self.primary.sk)
     }
 
@@ -212,6 +235,9 @@ impl EntitySchema {
     /// - one of this entity's type value whose primary key fits the templates of no entity of
     ///   that value: [`Error::KeyFitsNoEntity`], listing the entities of the value (this one
     ///   first when `known` leaves it out) with their templates;
+    /// - one of another entity's type value (`known` holding that entity) whose primary key
+    ///   fits this entity's templates and none of that value's: [`Error::WrongEntity`], as a
+    ///   get of its key says;
     /// - one without a type value that names an entity (in a typed table: no type attribute,
     ///   not a string, or, the table's entities known, a value none of them has; in a table
     ///   without a type attribute, every item) whose keys begin as this entity's templates
@@ -242,7 +268,14 @@ impl EntitySchema {
             _ => None,
         };
         let mut candidates: Vec<&EntitySchema> = match value {
-            Some(t) if t != self.name => return None,
+            // Another entity's type value. With the table's entities known, an item whose key
+            // fits this entity's templates and none of that type's is this key's item of the
+            // wrong type, as a get of it says.
+            Some(t) if t != self.name => {
+                let misplaced =
+                    known.is_some() && self.fits_key(item) && !all.iter().any(|e| e.name == t && e.fits_key(item));
+                return misplaced.then(|| wrong_entity(self.name, item, names));
+            }
             Some(_) => {
                 if self.fits_key(item) || all.iter().any(|e| e.owns(item)) {
                     return None;
@@ -289,8 +322,18 @@ impl EntitySchema {
 pub(crate) fn wrong_entity(expected: &'static str, item: &Item, names: &AttributeNames) -> Error {
     Error::WrongEntity {
         expected,
-        found: item.get(names.entity_type).map(crate::schema::describe_value),
+        found: item.get(names.entity_type).map(type_value_text),
         key: names.describe_key(item),
+    }
+}
+
+/// What an item's type attribute holds, for [`Error::WrongEntity`]: a string as it is, a
+/// number as `the number 1` (not to be taken for a type value), any other value by its type
+/// (`a value of type NULL`).
+pub(crate) fn type_value_text(v: &AttributeValue) -> String {
+    match v {
+        AttributeValue::N(n) => format!("the number {n}"),
+        other => crate::schema::describe_value(other),
     }
 }
 

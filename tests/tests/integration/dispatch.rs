@@ -706,3 +706,215 @@ async fn a_handle_without_the_layout_reports_only_what_it_can_tell() {
     let (_, undecodable) = plain.scan::<GOrder>().all_lenient().await.unwrap();
     assert_eq!(undecodable.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), [misfit]);
 }
+
+mod docs {
+    use super::*;
+
+    /// Every version of a document, `V#<version>` (a `u64`: always 20 digits).
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "DOC#<id>", sk = "V#<version>", name = "DOC", table = Docs, key_fields = "keys")]
+    pub struct DocVersion {
+        pub id: String,
+        pub version: u64,
+        pub body: String,
+    }
+
+    /// The latest version, `V#LATEST`, under the same type value: the table's compile-time
+    /// check knows that a `u64` part never writes `LATEST`.
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "DOC#<id>", sk = "V#LATEST", name = "DOC", table = Docs, key_fields = "keys")]
+    pub struct DocLatest {
+        pub id: String,
+        pub body: String,
+        pub latest: u64,
+    }
+
+    #[derive(TableDef)]
+    #[table(entities(DocVersion, DocLatest), entity_type = "entityType", item(derive(Debug, Clone, PartialEq)))]
+    pub struct Docs;
+
+    /// A thread's messages, sorted by time, beside the thread's own item, in a table without
+    /// a type attribute.
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "THREAD#<id>", sk = "META", table = Chat, key_fields = "keys")]
+    pub struct Thread {
+        pub id: String,
+        pub title: String,
+    }
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "THREAD#<thread_id>", sk = "<sent_at>", table = Chat, key_fields = "keys")]
+    pub struct Message {
+        pub thread_id: String,
+        pub sent_at: dynamo_entity::Timestamp,
+        pub body: String,
+    }
+
+    #[derive(TableDef)]
+    #[table(entities(Thread, Message), entity_type = none, item(derive(Debug, Clone, PartialEq)))]
+    pub struct Chat;
+}
+
+/// Reads tell entities apart by the same part shapes as the table's compile-time collision
+/// checks: `V#LATEST` is not a `V#<version>` of a `u64`, nor `META` a `Timestamp`. Every item
+/// the library wrote reads back through every path, nothing reported.
+#[tokio::test]
+async fn reads_tell_entities_apart_by_the_shapes_of_their_key_parts() {
+    use docs::*;
+    let table = create("dispatch_docs", &Docs::layout().unwrap()).await;
+    let versions: Vec<DocVersion> =
+        (1..=3).map(|v| DocVersion { id: "d1".into(), version: v, body: format!("v{v}") }).collect();
+    for v in &versions {
+        table.put(v).await.unwrap();
+    }
+    let latest = DocLatest { id: "d1".into(), body: "v3".into(), latest: 3 };
+    table.put(&latest).await.unwrap();
+    assert_eq!(table.query(DocVersion::query("d1")).consistent_read().all().await.unwrap(), versions);
+    // The item collection: the partition's four items, each read as its own entity's.
+    let items = table.collection(DocVersion::query("d1")).consistent_read().send().await.unwrap();
+    assert_eq!(items.items().len(), 4);
+    assert_eq!(items.all::<DocVersion>().unwrap(), versions);
+    assert_eq!(items.one::<DocLatest>().unwrap(), Some(latest.clone()));
+    let everything = Items::with_type_attribute(common::scan_all(&table).await, "entityType");
+    assert_eq!(everything.all::<DocVersion>().unwrap(), versions);
+    assert_eq!(everything.one::<DocLatest>().unwrap(), Some(latest.clone()));
+    let mut each = everything.decode_each::<DocsItem>().unwrap();
+    each.sort_by_key(|i| matches!(i, DocsItem::DocLatest(_)));
+    let mut want: Vec<DocsItem> = versions.iter().cloned().map(DocsItem::DocVersion).collect();
+    want.push(DocsItem::DocLatest(latest.clone()));
+    assert_eq!(each, want);
+    assert_eq!(table.scan_table::<DocsItem>().consistent_read().all().await.unwrap().len(), 4);
+    let mut scanned = table.scan::<DocVersion>().consistent_read().all().await.unwrap();
+    scanned.sort_by_key(|v| v.version);
+    assert_eq!(scanned, versions);
+    assert_eq!(table.scan::<DocLatest>().consistent_read().all().await.unwrap(), [latest]);
+
+    let chat = create("dispatch_chat", &Chat::layout().unwrap()).await;
+    chat.put(&Thread { id: "t1".into(), title: "Hello".into() }).await.unwrap();
+    let messages: Vec<Message> = (0..3)
+        .map(|i| Message {
+            thread_id: "t1".into(),
+            sent_at: dynamo_entity::Timestamp::parse(&format!("2026-05-01T12:00:0{i}.000Z")).unwrap(),
+            body: format!("hi {i}"),
+        })
+        .collect();
+    for m in &messages {
+        chat.put(m).await.unwrap();
+    }
+    assert_eq!(chat.query(Message::query("t1")).consistent_read().all().await.unwrap(), messages);
+    let page = chat.query(Message::query("t1")).consistent_read().lenient().all().await.unwrap();
+    assert_eq!((page.items.len(), page.skipped.len()), (3, 0));
+    let newest = chat.query(Message::query("t1")).consistent_read().descending().limit(2).send().await.unwrap();
+    assert_eq!(newest.items, [messages[2].clone(), messages[1].clone()]);
+    assert!(newest.cursor.is_some());
+    let mut scanned = chat.scan::<Message>().consistent_read().all().await.unwrap();
+    scanned.sort_by_key(|m| m.sent_at);
+    assert_eq!(scanned, messages);
+    let thread = chat.collection(Message::query("t1")).consistent_read().send().await.unwrap();
+    assert_eq!(thread.all::<Message>().unwrap(), messages);
+    assert_eq!(thread.decode_each_strict::<ChatItem>().unwrap().len(), 4);
+    assert_eq!(chat.scan_table::<ChatItem>().consistent_read().all().await.unwrap().len(), 4);
+}
+
+mod shop {
+    use super::*;
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "USER#<id>", sk = "PROFILE", name = "USER", table = Shop, key_fields = "keys")]
+    pub struct User {
+        pub id: String,
+        pub name: String,
+    }
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "USER#<user_id>", sk = "ORDER#<day>#<order_id>", name = "ORDER", table = Shop, key_fields = "keys")]
+    pub struct UserOrder {
+        pub user_id: String,
+        pub day: String,
+        pub order_id: String,
+        pub total: u32,
+    }
+
+    #[derive(TableDef)]
+    #[table(entities(User, UserOrder), entity_type = "entityType", item(derive(Debug, Clone, PartialEq)))]
+    pub struct Shop;
+}
+
+/// Items at an entity's keys whose type value is not the entity's (a JavaScript `null`, a
+/// number, a value no entity has, another entity's) are reported by entity queries and scans,
+/// as a get of their keys reports them; the other entity's own items are passed over.
+#[tokio::test]
+async fn queries_and_scans_report_items_at_the_entitys_keys_typed_otherwise() {
+    use shop::*;
+    let table = create("dispatch_typed_otherwise", &Shop::layout().unwrap()).await;
+    table.put(&User { id: "u1".into(), name: "Ann".into() }).await.unwrap();
+    for i in 0..3 {
+        let line = UserOrder { user_id: "u1".into(), day: "2026-06-01".into(), order_id: format!("o{i}"), total: i };
+        table.put(&line).await.unwrap();
+    }
+    let odd = [
+        ("oN", AttributeValue::Null(true), "a value of type NULL"),
+        ("o7", n("1"), "the number 1"),
+        ("oL", s("order"), "order"),
+        ("oU", s("USER"), "USER"),
+    ];
+    for (id, ty, _) in &odd {
+        let sk = format!("ORDER#2026-06-02#{id}");
+        put_raw(&table, &[("PK", s("USER#u1")), ("SK", s(&sk)), ("total", n("5")), ("entityType", ty.clone())]).await;
+    }
+    let expected: Vec<(String, String)> = odd
+        .iter()
+        .map(|(id, _, found)| {
+            let key = format!("PK=USER#u1 SK=ORDER#2026-06-02#{id}");
+            (key.clone(), format!("item {key} has entity type {found}, expected ORDER"))
+        })
+        .collect();
+    let reported = |errors: &[dynamo_entity::error::ItemError]| -> Vec<(String, String)> {
+        let mut r: Vec<(String, String)> = errors.iter().map(|e| (e.key.clone(), e.error.to_string())).collect();
+        r.sort();
+        r
+    };
+    let mut sorted = expected.clone();
+    sorted.sort();
+    // A get says so for each key.
+    for (id, _, _) in &odd {
+        let err = table.get(UserOrder::key("u1", "2026-06-02", id)).await.unwrap_err();
+        assert!(matches!(err, dynamo_entity::Error::WrongEntity { .. }), "{err:?}");
+    }
+    let page = table.query(UserOrder::query("u1")).consistent_read().lenient().all().await.unwrap();
+    assert_eq!(page.items.len(), 3);
+    assert_eq!(reported(&page.skipped), sorted);
+    let err = table.query(UserOrder::query("u1")).consistent_read().all().await.unwrap_err();
+    assert!(matches!(err, dynamo_entity::Error::WrongEntity { .. }), "{err:?}");
+    let (lines, undecodable) = table.scan::<UserOrder>().consistent_read().all_lenient().await.unwrap();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(reported(&undecodable), sorted);
+    assert!(table.scan::<UserOrder>().consistent_read().all().await.is_err());
+    // The table's item enum over the item collection: each decoded as its key and type say,
+    // a type no entity has at an entity's key reported as a get reports it.
+    let items = table.collection(UserOrder::query("u1")).consistent_read().send().await.unwrap();
+    let err = items.decode_each::<ShopItem>().unwrap_err();
+    assert_eq!(err.to_string(), expected[1].1, "the first in sort key order");
+    let (decoded, skipped) = items.decode_each_lenient::<ShopItem>();
+    assert_eq!(decoded.len(), 4, "the user and three lines");
+    let mut want = sorted[..3].to_vec();
+    let user_typed = "PK=USER#u1 SK=ORDER#2026-06-02#oU";
+    want.push((
+        user_typed.to_owned(),
+        format!("cannot decode USER {user_typed}: attribute `name`: the attribute is missing"),
+    ));
+    assert_eq!(reported(&skipped), want);
+
+    // A user's scan passes over those typed otherwise (their keys are not a user's), and
+    // reports the one typed as a user, which does not decode as one.
+    let (users, undecodable) = table.scan::<User>().consistent_read().all_lenient().await.unwrap();
+    assert_eq!(users.len(), 1);
+    assert_eq!(
+        reported(&undecodable),
+        [(
+            "PK=USER#u1 SK=ORDER#2026-06-02#oU".to_owned(),
+            "cannot decode USER PK=USER#u1 SK=ORDER#2026-06-02#oU: attribute `name`: the attribute is missing"
+                .to_owned()
+        )]
+    );
+}

@@ -56,8 +56,10 @@ async fn records_from_a_real_stream_decode_into_the_table_enum() {
         .unwrap()
         .unwrap();
     table.delete(Skill::key(&s.id)).await.unwrap();
+    // An item of a type the enum does not name, at a key of no entity the enum names.
     let mut legacy = s.to_item().unwrap();
     legacy.insert("_type".into(), aws_sdk_dynamodb::types::AttributeValue::S("Legacy".into()));
+    legacy.insert("PK".into(), aws_sdk_dynamodb::types::AttributeValue::S("LEGACY#s1".into()));
     table.client().put_item().table_name(table.name()).set_item(Some(legacy)).send().await.unwrap();
 
     let server = dynamo_entity_local::LocalDynamoDb::shared().await.unwrap();
@@ -172,10 +174,21 @@ fn a_lambda_event_decodes_into_the_table_enum() {
 fn an_item_overwritten_by_another_entity_keeps_the_named_side() {
     let s = skill();
     let item = s.to_item().unwrap();
+    let keys = s.primary_key().unwrap().to_item();
+    // A review written over the skill's item (decoded as a review, it fails), then an item of
+    // a type no entity has (reported as a get of the skill's key would refuse it).
+    let mut review = item.clone();
+    review.insert("_type".into(), aws_sdk_dynamodb::types::AttributeValue::S("Review".into()));
+    let err = Change::<AnyItem>::from_images(ChangeKind::Modify, &keys, Some(&item), Some(&review)).unwrap_err();
+    assert_eq!(err.to_string(), "cannot decode Review PK=SKILL#s1 SK=META: attribute `id`: expected type N, found S");
     let mut legacy = item.clone();
     legacy.insert("_type".into(), aws_sdk_dynamodb::types::AttributeValue::S("Legacy".into()));
-    let keys = s.primary_key().unwrap().to_item();
-    let change = Change::<AnyItem>::from_images(ChangeKind::Modify, &keys, Some(&item), Some(&legacy)).unwrap();
+    let wrong = "item PK=SKILL#s1 SK=META has entity type Legacy, expected Skill";
+    let err = Change::<AnyItem>::from_images(ChangeKind::Modify, &keys, Some(&item), Some(&legacy)).unwrap_err();
+    assert_eq!(err.to_string(), wrong);
+    // Lenient, the named side is kept and the other reported.
+    let (change, skipped) =
+        Change::<AnyItem>::from_images_lenient(ChangeKind::Modify, &keys, Some(&item), Some(&legacy)).unwrap();
     assert_eq!(
         change,
         Some(Change {
@@ -185,7 +198,11 @@ fn an_item_overwritten_by_another_entity_keeps_the_named_side() {
             new: None
         })
     );
-    let none = Change::<AnyItem>::from_images(ChangeKind::Modify, &keys, Some(&legacy), Some(&legacy)).unwrap();
+    assert_eq!(skipped.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), [wrong]);
+    // Both sides of a type the enum does not name, at a key of no entity it names: no change.
+    let mut elsewhere = legacy.clone();
+    elsewhere.insert("PK".into(), aws_sdk_dynamodb::types::AttributeValue::S("LEGACY#s1".into()));
+    let none = Change::<AnyItem>::from_images(ChangeKind::Modify, &keys, Some(&elsewhere), Some(&elsewhere)).unwrap();
     assert_eq!(none, None);
     let err = Change::<AnyItem>::from_images(ChangeKind::Remove, &dynamo_entity::Item::new(), None, None).unwrap_err();
     assert_eq!(err.to_string(), "invalid request: a stream record without keys or images");
