@@ -444,7 +444,8 @@ pub fn is_entity_type(found: Option<&str>, names: &AttributeNames, entity: &str)
 ///   has (the library's own items aside), whose primary key fits an entity's templates:
 ///   [`Error::WrongEntity`] for that entity, as a get of it says;
 /// - in a table without a type attribute, an item whose keys begin as some entities'
-///   templates do (`ORDER#…` for `ORDER#<id>`): [`Error::KeyFitsNoEntity`] listing them.
+///   templates do (`ORDER#…` for `ORDER#<id>`), or have their segments with parts of
+///   another form: [`Error::KeyFitsNoEntity`] listing them.
 #[cold]
 pub fn enum_misfit(
     item: &Item,
@@ -453,19 +454,20 @@ pub fn enum_misfit(
     schemas: &[&'static EntitySchema],
 ) -> Option<Error> {
     if !names.has_entity_type() {
-        let beginning: Vec<&EntitySchema> = schemas.iter().copied().filter(|s| s.starts_as(item)).collect();
+        let beginning: Vec<&EntitySchema> =
+            schemas.iter().copied().filter(|s| s.starts_as(item) || s.fits_loosely(item)).collect();
         return (!beginning.is_empty()).then(|| crate::schema::key_fits_no_entity(item, &beginning, names));
     }
+    // The entity whose key `item` is (by its parts' shapes, else by its segments alone).
+    let owner = || schemas.iter().find(|s| s.fits_key(item)).or_else(|| schemas.iter().find(|s| s.fits_loosely(item)));
     let Some(found) = found else {
-        let owner = schemas.iter().find(|s| s.fits_key(item))?;
-        return Some(crate::schema::wrong_entity(owner.name, item, names));
+        return Some(crate::schema::wrong_entity(owner()?.name, item, names));
     };
     let sharing: Vec<&EntitySchema> = schemas.iter().copied().filter(|s| s.name == found).collect();
     if sharing.is_empty() && !crate::schema::reserved::is_reserved_type(found) {
         // A type value no listed entity has, at a listed entity's key (which no other entity of
         // the table can write): that key's item of the wrong type, as a get of it says.
-        let owner = schemas.iter().find(|s| s.fits_key(item))?;
-        return Some(crate::schema::wrong_entity(owner.name, item, names));
+        return Some(crate::schema::wrong_entity(owner()?.name, item, names));
     }
     (sharing.len() > 1).then(|| crate::schema::key_fits_no_entity(item, &sharing, names))
 }

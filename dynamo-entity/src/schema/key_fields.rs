@@ -199,6 +199,16 @@ impl EntitySchema {
         fits(self.names.pk, self.primary.pk) && fits(self.names.sk, self.primary.sk)
     }
 
+    /// Whether `item`'s primary key has the segments of this entity's templates, whatever its
+    /// parts hold ([`Template::fits`]): the same literal segments and as many parts. Such an
+    /// item that does not [`fits_key`](Self::fits_key) is meant as this entity's key by a
+    /// writer whose parts have another form (a time as `2026-05-01T12:00:04Z`, an integer
+    /// without its padding), and reads report it rather than pass over it.
+    pub(crate) fn fits_loosely(&self, item: &Item) -> bool {
+        let fits = |attribute: &str, t: &Template| item.get(attribute).is_some_and(|v| t.fits(v));
+        fits(self.names.pk, self.primary.pk) && fits(self.names.sk, self.primary.sk)
+    }
+
     /// Whether `item` is one of this entity's: its type attribute names the entity (for a
     /// table without one, always) and its primary key has the entity's templates' shape.
     pub fn owns(&self, item: &Item) -> bool {
@@ -241,7 +251,8 @@ impl EntitySchema {
     /// - one without a type value that names an entity (in a typed table: no type attribute,
     ///   not a string, or, the table's entities known, a value none of them has; in a table
     ///   without a type attribute, every item) whose keys begin as this entity's templates
-    ///   do ([`starts_as`](Self::starts_as)): [`Error::WrongEntity`] when its primary key fits
+    ///   do ([`starts_as`](Self::starts_as)) or have their segments
+    ///   ([`fits_loosely`](Self::fits_loosely)): [`Error::WrongEntity`] when its primary key fits
     ///   this entity's templates in a typed table (as a get of it says), else, unless another
     ///   known entity's templates fit it (or, in a typed table, the table's entities are not
     ///   known and the item was read from secondary index `index`, whose projection may leave
@@ -283,7 +294,7 @@ impl EntitySchema {
                 all.iter().copied().filter(|e| e.name == self.name).collect()
             }
             None => {
-                if !self.starts_as(item) {
+                if !self.starts_as(item) && !self.fits_loosely(item) {
                     return None;
                 }
                 if self.fits_key(item) {

@@ -814,6 +814,35 @@ async fn reads_tell_entities_apart_by_the_shapes_of_their_key_parts() {
     assert_eq!(thread.all::<Message>().unwrap(), messages);
     assert_eq!(thread.decode_each_strict::<ChatItem>().unwrap().len(), 4);
     assert_eq!(chat.scan_table::<ChatItem>().consistent_read().all().await.unwrap().len(), 4);
+
+    // Two messages as other writers form the time (Python's `isoformat()`, JavaScript without
+    // milliseconds): not a `Timestamp` key part, so no entity's key; reported, not passed over.
+    for sk in ["2026-05-01T12:00:03.123456+00:00", "2026-05-01T12:00:04Z"] {
+        put_raw(&chat, &[("PK", s("THREAD#t1")), ("SK", s(sk)), ("body", s("hi"))]).await;
+    }
+    let misfit = |sk: &str| {
+        format!(
+            "an item without an entity type fits the key templates of none of its entities, Message (PK \
+             `THREAD#<thread_id>`, SK `<sent_at>`): PK=THREAD#t1 SK={sk}"
+        )
+    };
+    let want = [misfit("2026-05-01T12:00:03.123456+00:00"), misfit("2026-05-01T12:00:04Z")];
+    let page = chat.query(Message::query("t1")).consistent_read().lenient().all().await.unwrap();
+    assert_eq!(page.items, messages);
+    assert_eq!(page.skipped.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), want);
+    let err = chat.query(Message::query("t1")).consistent_read().all().await.unwrap_err();
+    assert_eq!(err.to_string(), want[0]);
+    let (scanned, undecodable) = chat.scan::<Message>().consistent_read().all_lenient().await.unwrap();
+    assert_eq!(scanned.len(), 3);
+    let mut reported: Vec<String> = undecodable.iter().map(|e| e.error.to_string()).collect();
+    reported.sort();
+    assert_eq!(reported, want);
+    let thread = chat.collection(Message::query("t1")).consistent_read().send().await.unwrap();
+    let (decoded, skipped) = thread.decode_each_lenient::<ChatItem>();
+    assert_eq!(decoded.len(), 4);
+    assert_eq!(skipped.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), want);
+    let (lines, skipped) = thread.all_lenient::<Message>();
+    assert_eq!((lines, skipped.len()), (messages, 2));
 }
 
 mod shop {
