@@ -134,7 +134,7 @@ pub fn key_field_at<T: Attribute + KeyPart>(
     attribute: &'static str,
 ) -> Result<T, Error> {
     if value.is_some() {
-        return field_at(item, value, schema.name, attribute);
+        return field_at(item, value, schema.label, attribute);
     }
     key_field_from_keys(item, schema, field, attribute)
 }
@@ -159,7 +159,7 @@ pub fn key_only_field_at<T: Attribute + KeyPart>(
 ) -> Result<T, Error> {
     match crate::schema::part_from_keys::<T>(schema, item, field) {
         Ok(Some(v)) => Ok(v),
-        _ if value.is_some() => field_at(item, value, schema.name, attribute),
+        _ if value.is_some() => field_at(item, value, schema.label, attribute),
         _ => key_field_from_keys(item, schema, field, attribute),
     }
 }
@@ -177,9 +177,9 @@ fn key_field_from_keys<T: Attribute + KeyPart>(
         Ok(None) => T::from_attribute(None).map_err(|_| {
             let holders = schema.describe_holders(field);
             let why = format!("the attribute is missing, and no key that holds `{field}` is on the item ({holders})");
-            decode_error(item, schema.name, attribute, ValueError::Invalid(why))
+            decode_error(item, schema.label, attribute, ValueError::Invalid(why))
         }),
-        Err(why) => Err(decode_error(item, schema.name, attribute, ValueError::Invalid(why))),
+        Err(why) => Err(decode_error(item, schema.label, attribute, ValueError::Invalid(why))),
     }
 }
 
@@ -218,7 +218,7 @@ pub fn check_constants(item: &Item, schema: &'static EntitySchema) -> Result<(),
     for c in schema.constants {
         match item.get(c.attribute) {
             Some(v) if c.value.matches(v) => {}
-            None => return Err(decode_error(item, schema.name, c.attribute, ValueError::Missing)),
+            None => return Err(decode_error(item, schema.label, c.attribute, ValueError::Missing)),
             Some(v) => {
                 let found = match v {
                     AttributeValue::S(s) => format!("{s:?}"),
@@ -227,7 +227,7 @@ pub fn check_constants(item: &Item, schema: &'static EntitySchema) -> Result<(),
                     other => format!("a value of type {}", crate::value::type_name(other)),
                 };
                 let why = format!("the constant attribute holds {found}, expected {}", c.value);
-                return Err(decode_error(item, schema.name, c.attribute, ValueError::Invalid(why)));
+                return Err(decode_error(item, schema.label, c.attribute, ValueError::Invalid(why)));
             }
         }
     }

@@ -97,7 +97,8 @@ pub enum Error {
     /// An attribute of an item read from the table does not decode into its field.
     #[error("cannot decode {entity} {key}: attribute `{attribute}`: {source}")]
     Decode {
-        /// The entity type name.
+        /// The entity: its type name, or `UserOrder (type ORDER)` when the Rust type's name
+        /// differs from it ([`EntitySchema::label`](crate::schema::EntitySchema::label)).
         entity: &'static str,
         /// The attribute name in the item.
         attribute: &'static str,

@@ -379,8 +379,9 @@ impl Template {
     /// write: `shape` gives the [`PartShape`] of a field by name
     /// ([`FieldSchema::shape`](crate::schema::FieldSchema::shape)). So `V#LATEST` does not fit
     /// `V#<version>` for a `u64` version (always 20 digits), as the table's compile-time
-    /// collision checks assume. An unpadded integer (`<n:raw>`) is any non-empty text here, and
-    /// so is a part of a case-folded key other than digits (its letters have lost their case).
+    /// collision checks assume. An unpadded integer (`<n:raw>`) is any non-empty text here; in
+    /// a case-folded key, letters are compared without their case
+    /// ([`PartShape::can_write_folded`]).
     pub fn fits_shaped(&self, stored: &AttributeValue, shape: impl Fn(&str) -> PartShape) -> bool {
         let text = match (stored, self.key_type) {
             (AttributeValue::S(s), KeyType::S) => s,
@@ -389,10 +390,9 @@ impl Template {
             _ => return false,
         };
         let folded = self.style.folds_case();
-        let writes = |field: &str, value: &str| match shape(field) {
-            PartShape::Digits { .. } if folded => shape(field).can_write(value),
-            _ if folded => true,
-            s => s.can_write(value),
+        let writes = |field: &str, value: &str| {
+            let s = shape(field);
+            if folded { s.can_write_folded(value) } else { s.can_write(value) }
         };
         let mut pieces = text.split(self.style.delimiter);
         for seg in self.segments {

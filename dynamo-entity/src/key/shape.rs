@@ -67,6 +67,35 @@ impl PartShape {
         }
     }
 
+    /// [`can_write`](Self::can_write) for a key whose case is folded
+    /// ([`KeyStyle::case`](crate::key::KeyStyle)): letters compared without their ASCII case,
+    /// so that `2026-05-01t12:00:00.000z` is a folded `Timestamp` and `open` a folded `Open`.
+    ///
+    /// ```
+    /// use dynamo_entity::key::PartShape;
+    /// assert!(PartShape::UtcTime.can_write_folded("2026-05-01t12:00:00.000z"));
+    /// assert!(!PartShape::UtcTime.can_write_folded("meta"));
+    /// assert!(PartShape::OneOf(&["Open", "Close"]).can_write_folded("open"));
+    /// ```
+    pub const fn can_write_folded(self, text: &str) -> bool {
+        let b = text.as_bytes();
+        match self {
+            PartShape::OneOf(texts) => {
+                let mut i = 0;
+                while i < texts.len() {
+                    if texts[i].eq_ignore_ascii_case(text) {
+                        return true;
+                    }
+                    i += 1;
+                }
+                false
+            }
+            PartShape::UtcTime => matches_pattern_folded(b, TIMESTAMP_PATTERN),
+            PartShape::UtcDate => matches_pattern_folded(b, DATE_PATTERN),
+            PartShape::Any | PartShape::Digits { .. } => self.can_write(text),
+        }
+    }
+
     /// Whether this part and `other` can write the same text.
     ///
     /// ```
@@ -158,6 +187,22 @@ const fn all_digits(b: &[u8]) -> bool {
     let mut i = 0;
     while i < b.len() {
         if !b[i].is_ascii_digit() {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// [`matches_pattern`] with letters compared without their ASCII case.
+const fn matches_pattern_folded(b: &[u8], pattern: &[u8]) -> bool {
+    if b.len() != pattern.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < b.len() {
+        let ok = if pattern[i] == b'9' { b[i].is_ascii_digit() } else { b[i].eq_ignore_ascii_case(&pattern[i]) };
+        if !ok {
             return false;
         }
         i += 1;

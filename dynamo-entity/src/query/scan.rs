@@ -285,9 +285,10 @@ pub struct ScanRequest<T> {
 struct TypeFilter {
     /// The type values of the table's other entities and of the library's own items.
     others: Vec<&'static str>,
-    /// The text the entity's partition and sort keys begin with (their first literal text),
-    /// when both have one: an item of another type there may be one of the entity's keys.
-    starts: Option<(String, String)>,
+    /// The text the entity's partition key begins with (its first literal text), and its sort
+    /// key's when it has one: an item of another type there may be at one of the entity's
+    /// keys. `None` for a partition key that begins with a placeholder.
+    starts: Option<(String, Option<String>)>,
 }
 
 /// DynamoDB's limit on the operands of one `IN`: a table with more entity types than that is
@@ -546,10 +547,12 @@ impl<T: Send + 'static> ScanRequest<T> {
                         ph.push_name(self.names.pk, &mut text);
                         text.push_str(", ");
                         ph.push_value(AttributeValue::S(pk.clone()), &mut text);
-                        text.push_str(") AND begins_with(");
-                        ph.push_name(self.names.sk, &mut text);
-                        text.push_str(", ");
-                        ph.push_value(AttributeValue::S(sk.clone()), &mut text);
+                        if let Some(sk) = sk {
+                            text.push_str(") AND begins_with(");
+                            ph.push_name(self.names.sk, &mut text);
+                            text.push_str(", ");
+                            ph.push_value(AttributeValue::S(sk.clone()), &mut text);
+                        }
                         text.push_str("))");
                     }
                 }

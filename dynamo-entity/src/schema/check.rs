@@ -118,6 +118,7 @@ pub const fn failed_schema(name: &'static str) -> EntitySchema {
     EntitySchema {
         name,
         rust_name: name,
+        label: name,
         names: &AttributeNames::DEFAULT,
         primary: IndexSchema { index: Index::Primary, pk: &EMPTY, sk: &EMPTY },
         gsis: &[],

@@ -121,6 +121,9 @@ pub struct EntitySchema {
     /// The Rust type's name (`UserOrder`), for messages: entities that share one type value
     /// (`name = "ORDER"`) are told apart by it.
     pub rust_name: &'static str,
+    /// How decode errors name the entity ([`Error::Decode`](crate::Error::Decode)): the type
+    /// name, or `UserOrder (type ORDER)` when the Rust type's name differs from it.
+    pub label: &'static str,
     /// The attribute and index names of the entity's table ([`Entity::NAMES`]).
     pub names: &'static AttributeNames,
     /// The primary key templates.

@@ -249,6 +249,7 @@ mod tests {
         EntitySchema {
             name: "Skill",
             rust_name: "Skill",
+            label: "Skill",
             names: &AttributeNames::DEFAULT,
             primary: IndexSchema { index: Index::Primary, pk: &T, sk: &T },
             gsis: &[],

@@ -168,10 +168,11 @@ impl EntitySchema {
         KeyPartSource::Absent
     }
 
-    /// The text this entity's partition and sort keys begin with, when both begin with
-    /// literal text (`USER#` of `USER#<id>`, `o` of `o<num>`, `META` of a constant): what an
-    /// item must begin with to be one of its keys (a `begins_with` pair for a scan's filter).
-    pub(crate) fn key_beginnings(&self) -> Option<(String, String)> {
+    /// The text this entity's partition key begins with, and its sort key's (when it begins
+    /// with literal text too), when the partition key begins with literal text (`USER#` of
+    /// `USER#<id>`, `o` of `o<num>`, `META` of a constant): what an item must begin with to be
+    /// one of its keys (`begins_with` conditions for a scan's filter).
+    pub(crate) fn key_beginnings(&self) -> Option<(String, Option<String>)> {
         let beginning = |t: &Template| {
             if t.key_type != KeyType::S {
                 return None;
@@ -183,7 +184,7 @@ impl EntitySchema {
                 _ => None,
             }
         };
-        Some((beginning(self.primary.pk)?, beginning(self.primary.sk)?))
+        Some((beginning(self.primary.pk)?, beginning(self.primary.sk)))
     }
 
     /// Whether `item`'s primary key has this entity's key templates' shape

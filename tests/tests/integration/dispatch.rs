@@ -930,7 +930,7 @@ async fn queries_and_scans_report_items_at_the_entitys_keys_typed_otherwise() {
     let user_typed = "PK=USER#u1 SK=ORDER#2026-06-02#oU";
     want.push((
         user_typed.to_owned(),
-        format!("cannot decode USER {user_typed}: attribute `name`: the attribute is missing"),
+        format!("cannot decode User (type USER) {user_typed}: attribute `name`: the attribute is missing"),
     ));
     assert_eq!(reported(&skipped), want);
 
@@ -942,8 +942,155 @@ async fn queries_and_scans_report_items_at_the_entitys_keys_typed_otherwise() {
         reported(&undecodable),
         [(
             "PK=USER#u1 SK=ORDER#2026-06-02#oU".to_owned(),
-            "cannot decode USER PK=USER#u1 SK=ORDER#2026-06-02#oU: attribute `name`: the attribute is missing"
+            "cannot decode User (type USER) PK=USER#u1 SK=ORDER#2026-06-02#oU: attribute `name`: the attribute is missing"
                 .to_owned()
         )]
     );
+}
+
+mod folded_shapes {
+    use super::*;
+
+    /// A thread and its messages in lowercased keys (`thread#t1` / `meta`,
+    /// `2026-05-01t12:00:00.000z`), in a table without a type attribute.
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "THREAD#<id>", sk = "META", table = Low, key_case = "lower")]
+    pub struct Thread {
+        pub id: String,
+        pub title: String,
+    }
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "THREAD#<thread_id>", sk = "<sent_at>", table = Low, key_case = "lower")]
+    pub struct Message {
+        pub thread_id: String,
+        pub sent_at: dynamo_entity::Timestamp,
+        pub body: String,
+    }
+
+    #[derive(dynamo_entity::KeyPart, Debug, Clone, Copy, PartialEq)]
+    pub enum Kind {
+        Open,
+        Close,
+    }
+
+    /// A desk's events by kind, beside its summary (`ALL`), folded.
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "DESK#<desk>", sk = "<kind>", table = Low, key_case = "lower")]
+    pub struct Event {
+        pub desk: String,
+        pub kind: Kind,
+        pub note: String,
+    }
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "DESK#<desk>", sk = "ALL", table = Low, key_case = "lower")]
+    pub struct Summary {
+        pub desk: String,
+        pub count: u32,
+    }
+
+    #[derive(TableDef)]
+    #[table(entities(Thread, Message, Event, Summary), entity_type = none, item(derive(Debug, Clone, PartialEq)))]
+    pub struct Low;
+
+    /// The thread and messages of `Chat` in a typed table.
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "THREAD#<id>", sk = "META", name = "THREAD", table = TypedChat)]
+    pub struct TThread {
+        pub id: String,
+        pub title: String,
+    }
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "THREAD#<thread_id>", sk = "<sent_at>", name = "MESSAGE", table = TypedChat)]
+    pub struct TMessage {
+        pub thread_id: String,
+        pub sent_at: dynamo_entity::Timestamp,
+        pub body: String,
+    }
+
+    #[derive(TableDef)]
+    #[table(entities(TThread, TMessage), entity_type = "entityType")]
+    pub struct TypedChat;
+}
+
+/// In case-folded keys, parts are compared without their letters' case: `meta` is not a
+/// folded `Timestamp`, `all` not a folded `Kind`; the library's own items read back through
+/// every path.
+#[tokio::test]
+async fn case_folded_keys_tell_entities_apart_by_their_parts_shapes() {
+    use folded_shapes::*;
+    let table = create("dispatch_folded_shapes", &Low::layout().unwrap()).await;
+    let thread = Thread { id: "t1".into(), title: "Hello".into() };
+    table.put(&thread).await.unwrap();
+    let message = Message {
+        thread_id: "t1".into(),
+        sent_at: dynamo_entity::Timestamp::parse("2026-05-01T12:00:00.000Z").unwrap(),
+        body: "hi".into(),
+    };
+    table.put(&message).await.unwrap();
+    let events = [
+        Event { desk: "d".into(), kind: Kind::Open, note: "opened".into() },
+        Event { desk: "d".into(), kind: Kind::Close, note: "closed".into() },
+    ];
+    for e in &events {
+        table.put(e).await.unwrap();
+    }
+    let summary = Summary { desk: "d".into(), count: 2 };
+    table.put(&summary).await.unwrap();
+    assert!(common::raw_item(&table, "thread#t1", "2026-05-01t12:00:00.000z").await.is_some(), "folded");
+
+    assert_eq!(
+        table.query(Message::query("t1")).consistent_read().all().await.unwrap(),
+        std::slice::from_ref(&message)
+    );
+    assert_eq!(table.scan::<Message>().consistent_read().all().await.unwrap(), [message]);
+    assert_eq!(table.scan::<Thread>().consistent_read().all().await.unwrap(), [thread]);
+    let mut kinds: Vec<String> =
+        table.scan::<Event>().consistent_read().all().await.unwrap().into_iter().map(|e| e.note).collect();
+    kinds.sort();
+    assert_eq!(kinds, ["closed", "opened"]);
+    assert_eq!(table.scan::<Summary>().consistent_read().all().await.unwrap(), std::slice::from_ref(&summary));
+    let (all, undecodable) = table.scan_table::<LowItem>().consistent_read().all_lenient().await.unwrap();
+    assert_eq!((all.len(), undecodable.len()), (5, 0));
+    let desk = table.collection(Summary::query("d")).consistent_read().send().await.unwrap();
+    assert_eq!(desk.decode_each::<LowItem>().unwrap().len(), 3);
+    assert_eq!(desk.one::<Summary>().unwrap(), Some(summary));
+}
+
+/// In a typed table, items at the keys of an entity whose sort key begins with a placeholder
+/// (`<sent_at>`), typed as another entity, without a type, or with a type no entity has, are
+/// reported by the entity's queries and scans.
+#[tokio::test]
+async fn items_at_keys_that_begin_with_a_placeholder_are_reported_whatever_their_type() {
+    use folded_shapes::*;
+    let table = create("dispatch_placeholder_first", &TypedChat::layout().unwrap()).await;
+    table.put(&TThread { id: "t1".into(), title: "Hello".into() }).await.unwrap();
+    let message = TMessage {
+        thread_id: "t1".into(),
+        sent_at: dynamo_entity::Timestamp::parse("2026-05-01T12:00:00.000Z").unwrap(),
+        body: "hi".into(),
+    };
+    table.put(&message).await.unwrap();
+    let odd = [
+        ("2026-05-01T12:00:07.000Z", s("THREAD"), "THREAD"),
+        ("2026-05-01T12:00:08.000Z", AttributeValue::Null(true), "a value of type NULL"),
+        ("2026-05-01T12:00:09.000Z", s("bogus"), "bogus"),
+    ];
+    for (sk, ty, _) in &odd {
+        put_raw(&table, &[("PK", s("THREAD#t1")), ("SK", s(sk)), ("body", s("x")), ("entityType", ty.clone())]).await;
+    }
+    let want: Vec<String> = odd
+        .iter()
+        .map(|(sk, _, found)| format!("item PK=THREAD#t1 SK={sk} has entity type {found}, expected MESSAGE"))
+        .collect();
+    let page = table.query(TMessage::query("t1")).consistent_read().lenient().all().await.unwrap();
+    assert_eq!(page.items, std::slice::from_ref(&message));
+    assert_eq!(page.skipped.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), want);
+    let (scanned, undecodable) = table.scan::<TMessage>().consistent_read().all_lenient().await.unwrap();
+    assert_eq!(scanned, [message]);
+    let mut reported: Vec<String> = undecodable.iter().map(|e| e.error.to_string()).collect();
+    reported.sort();
+    assert_eq!(reported, want);
 }

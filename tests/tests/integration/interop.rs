@@ -692,7 +692,7 @@ async fn an_electrodb_3_table_reads_back_and_electrodb_reads_ours() {
     let err = table.get_consistent(User::key("Cara")).await.unwrap_err();
     assert_eq!(
         err.to_string(),
-        "cannot decode user PK=$app#userid_cara SK=$user_1: attribute `__edb_v__`: the constant attribute holds \"2\", \
+        "cannot decode User (type user) PK=$app#userid_cara SK=$user_1: attribute `__edb_v__`: the constant attribute holds \"2\", \
          expected \"1\""
     );
     let mut unversioned = raw.clone();

@@ -191,7 +191,10 @@ async fn a_field_in_no_key_on_the_item_is_an_error_naming_the_keys() {
     put_raw(&table, &[("PK", s("USER#carol")), ("SK", s("ORDER#2026-05-15#o1")), ("_type", s("ORDER"))]).await;
     let err = table.get_consistent(UserOrder::key("carol", "2026-05-15", "o1")).await.unwrap_err();
     let Error::Decode { entity, attribute, key, source } = &err else { panic!("{err:?}") };
-    assert_eq!((*entity, *attribute, key.as_str()), ("ORDER", "status", "PK=USER#carol SK=ORDER#2026-05-15#o1"));
+    assert_eq!(
+        (*entity, *attribute, key.as_str()),
+        ("UserOrder (type ORDER)", "status", "PK=USER#carol SK=ORDER#2026-05-15#o1")
+    );
     assert_eq!(
         source,
         &ValueError::Invalid(

@@ -17,6 +17,7 @@ impl Gen<'_, '_> {
     pub(super) fn entity_impl(&self) -> TokenStream {
         let e = self.e;
         let name = self.name;
+        let label = &self.label;
         let key_args: Vec<TokenStream> = self
             .primary_key_fields()
             .iter()
@@ -99,12 +100,12 @@ impl Gen<'_, '_> {
             if f.serde {
                 let (first, last) = (types::first_span(f.ty), types::last_span(f.ty));
                 let callee = quote_spanned!(first=> __de::serde_at);
-                let args = quote_spanned!(last=> (item, __a[#i], #name, #attribute));
+                let args = quote_spanned!(last=> (item, __a[#i], #label, #attribute));
                 quote!(#member: #callee #args ?)
             } else {
                 match f.role() {
-                    Some(Maintained::Ttl) => quote!(#member: __de::ttl_at(item, __a[#i], #name, #attribute)?),
-                    Some(Maintained::Version) => quote!(#member: __de::version_at(item, __a[#i], #name, #attribute)?),
+                    Some(Maintained::Ttl) => quote!(#member: __de::ttl_at(item, __a[#i], #label, #attribute)?),
+                    Some(Maintained::Version) => quote!(#member: __de::version_at(item, __a[#i], #label, #attribute)?),
                     // A field written only inside its keys is read from the key first: the
                     // key is what an update rewrites, an attribute of the same name that
                     // another client wrote may be stale.
@@ -117,7 +118,7 @@ impl Gen<'_, '_> {
                         let field = &f.name;
                         quote!(#member: __de::key_field_at(item, __a[#i], &__DeSchema::SCHEMA, #field, #attribute)?)
                     }
-                    _ => quote!(#member: __de::field_at(item, __a[#i], #name, #attribute)?),
+                    _ => quote!(#member: __de::field_at(item, __a[#i], #label, #attribute)?),
                 }
             }
         });

@@ -204,7 +204,7 @@ impl Gen<'_, '_> {
     /// check of a read item's key; the finishing of a query's partition key.
     pub(super) fn primary_key_fns(&self) -> TokenStream {
         let e = self.e;
-        let name = self.name;
+        let label = &self.label;
         let key_fields = self.primary_key_fields();
         let params: Vec<Ident> = (0..key_fields.len()).map(|i| format_ident!("p{i}")).collect();
         let generics: Vec<Ident> = (0..key_fields.len()).map(|i| format_ident!("P{i}")).collect();
@@ -217,9 +217,9 @@ impl Gen<'_, '_> {
         };
         let (pk_args, sk_args) = (arg(&primary.pk), arg(&primary.sk));
         let check_key = if e.attrs.table.is_some() {
-            quote!(__de::check_key_named(item, Self::NAMES, #name, Self::primary_key(#(#params),*)))
+            quote!(__de::check_key_named(item, Self::NAMES, #label, Self::primary_key(#(#params),*)))
         } else {
-            quote!(__de::check_key(item, #name, Self::primary_key(#(#params),*)))
+            quote!(__de::check_key(item, #label, Self::primary_key(#(#params),*)))
         };
         quote! {
             /// Encodes the primary key from its parts: the partition key's, then the sort key's

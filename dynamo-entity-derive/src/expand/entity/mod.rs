@@ -92,11 +92,16 @@ struct Gen<'e, 'a> {
     e: &'e Entity<'a>,
     /// The entity type name as a string literal.
     name: &'e str,
+    /// How decode errors name the entity: the type name, or `UserOrder (type ORDER)` when the
+    /// Rust type's name differs from it (entities that share a type value are told apart).
+    label: String,
 }
 
 /// The whole expansion of a checked entity.
 fn generate(e: &Entity) -> TokenStream {
-    let g = Gen { e, name: &e.name };
+    let ident = e.ident.to_string();
+    let label = if ident == e.name { e.name.clone() } else { format!("{ident} (type {})", e.name) };
+    let g = Gen { e, name: &e.name, label };
     let ident = e.ident;
     let mut bounds = g.bounds();
     bounds.extend(g.multi_key_bounds());
@@ -252,7 +257,7 @@ mod tests {
         assert!(out.contains("key_type:__de::single_key_type::<u64>()"));
         assert!(out.contains("gsis:&[Self::GSI1,Self::GSI4]"));
         assert!(out.contains(
-            r#"__de::FieldSchema{field:"seller_verified",attribute:"verified",optional:false,unique:false,shape:__de::PartShape::Any,folded:false,stored:::core::option::Option::Some(<boolas__de::Attribute>::STORED)}"#
+            r#"__de::FieldSchema{field:"seller_verified",attribute:"verified",optional:false,unique:false,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(<boolas__de::Attribute>::STORED)}"#
         ));
         // to_item: exact capacity, keys, GSIs, fields, type.
         assert!(out.contains("__de::Item::with_capacity(14usize)"));
@@ -351,7 +356,9 @@ mod tests {
         assert!(out.contains("pubfnkey()->__de::Key<Self>"));
         assert!(out.contains(r#"constTYPE:&'staticstr="Cfg";"#));
         assert!(out.contains(r#"__de::put_serde(&mutitem,"Cfg","rules","rules",&self.rules)?;"#));
-        assert!(out.contains(r#"rules:__de::serde_at(item,__a[0],"Cfg","rules")?"#));
+        // Decode errors name the Rust type beside its type name.
+        assert!(out.contains(r#"rules:__de::serde_at(item,__a[0],"Config(typeCfg)","rules")?"#));
+        assert!(out.contains(r#"name:"Cfg",rust_name:"Config",label:"Config(typeCfg)","#));
         assert!(out.contains("pub(crate)constRULES:__de::Field<Self,Rules>"));
         assert!(out.contains(r#"pubconstTYPE:__de::Field<Self,String>=__de::Field::new("type","type""#));
         // A serde field needs no `Attribute` bound.
@@ -388,10 +395,10 @@ mod tests {
         "#,
         );
         assert!(out.contains(
-            r#"__de::FieldSchema{field:"email",attribute:"mail",optional:false,unique:true,shape:__de::PartShape::Any,folded:false,stored:::core::option::Option::Some(<Stringas__de::Attribute>::STORED)}"#
+            r#"__de::FieldSchema{field:"email",attribute:"mail",optional:false,unique:true,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(<Stringas__de::Attribute>::STORED)}"#
         ));
-        assert!(out.contains(r#"__de::FieldSchema{field:"handle",attribute:"handle",optional:true,unique:true,shape:__de::PartShape::Any,folded:false,stored:::core::option::Option::Some(<Option<String>as__de::Attribute>::STORED)}"#));
-        assert!(out.contains(r#"__de::FieldSchema{field:"id",attribute:"id",optional:false,unique:false,shape:<Stringas__de::KeyPart>::SHAPE,folded:false,stored:::core::option::Option::Some(<Stringas__de::Attribute>::STORED)}"#));
+        assert!(out.contains(r#"__de::FieldSchema{field:"handle",attribute:"handle",optional:true,unique:true,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(<Option<String>as__de::Attribute>::STORED)}"#));
+        assert!(out.contains(r#"__de::FieldSchema{field:"id",attribute:"id",optional:false,unique:false,shape:<Stringas__de::KeyPart>::SHAPE,folded:false,lossless:<Stringas__de::KeyPart>::WRITES_ESCAPED,stored:::core::option::Option::Some(<Stringas__de::Attribute>::STORED)}"#));
         assert!(out.contains("pubconstEMAIL:__de::Field<Self,String,__de::Unique>"));
         assert!(out.contains("pubconstHANDLE:__de::Field<Self,Option<String>,__de::Unique>"));
         assert!(out.contains("pubconstID:__de::Field<Self,String,__de::Immutable>"));
@@ -413,11 +420,11 @@ mod tests {
             r#"version:::core::option::Option::Some(__de::VersionSchema{field:"version",attribute:"v",max:<u32as__de::VersionNumber>::MAX_VERSION,})"#
         ));
         assert!(out.contains(
-            r#"created_at:::core::option::Option::Some(__de::FieldSchema{field:"created_at",attribute:"created_at",optional:false,unique:false,shape:__de::PartShape::Any,folded:false,stored:::core::option::Option::Some(<Timestampas__de::Attribute>::STORED)})"#
+            r#"created_at:::core::option::Option::Some(__de::FieldSchema{field:"created_at",attribute:"created_at",optional:false,unique:false,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(<Timestampas__de::Attribute>::STORED)})"#
         ));
         assert!(out.contains(r#"updated_at:::core::option::Option::Some(__de::FieldSchema{field:"updated_at""#));
         assert!(out.contains(
-            r#"ttl:::core::option::Option::Some(__de::FieldSchema{field:"expires_at",attribute:"expires_at",optional:true,unique:false,shape:__de::PartShape::Any,folded:false,stored:::core::option::Option::Some(__de::StoredType::N)})"#
+            r#"ttl:::core::option::Option::Some(__de::FieldSchema{field:"expires_at",attribute:"expires_at",optional:true,unique:false,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(__de::StoredType::N)})"#
         ));
         // The version reads 0 when absent; the TTL is stored and read as epoch seconds.
         assert!(out.contains(r#"version:__de::version_at(item,__a[1],"Doc","v")?"#));

@@ -18,6 +18,7 @@ impl Gen<'_, '_> {
         let e = self.e;
         let name = self.name;
         let rust_name = e.ident.to_string();
+        let label = &self.label;
         let mut items = TokenStream::new();
         let names_const = match &e.attrs.table {
             Some(table) => quote_spanned!(syn::spanned::Spanned::span(table)=> <#table as __de::TableDef>::NAMES),
@@ -161,6 +162,7 @@ impl Gen<'_, '_> {
             const SCHEMA: __de::EntitySchema = __de::EntitySchema {
                 name: #name,
                 rust_name: #rust_name,
+                label: #label,
                 names: Self::NAMES,
                 primary: Self::PRIMARY,
                 gsis: &[#(Self::#gsi_consts),*],
