@@ -699,7 +699,7 @@ async fn an_electrodb_3_table_reads_back_and_electrodb_reads_ours() {
     unversioned.remove("__edb_v__");
     table.client().put_item().table_name(table.name()).set_item(Some(unversioned)).send().await.unwrap();
     match table.get_consistent(User::key("Cara")).await {
-        Err(dynamo_entity::Error::Decode { entity: "user", attribute: "__edb_v__", source, .. }) => {
+        Err(dynamo_entity::Error::Decode { entity: "User (type user)", attribute: "__edb_v__", source, .. }) => {
             assert_eq!(source, dynamo_entity::value::ValueError::Missing);
         }
         other => panic!("expected a decode error of __edb_v__, got {other:?}"),
