@@ -92,11 +92,28 @@ impl CollectionRequest {
         Ok(Items { items, type_attribute: self.names.entity_type, names: self.names, entities })
     }
 
-    /// Replaces the index items of `items` that carry no type attribute by the whole items.
+    /// Replaces the index items of `items` that a projection left partial by the whole items:
+    /// in a typed table, those without the type attribute; in a table without one, every item
+    /// of an index whose projection is `KEYS_ONLY` or `INCLUDE` (when the handle knows the
+    /// layout), else those that hold key attributes only.
     async fn hydrate(&self, items: Vec<Item>) -> Result<Vec<Item>, Error> {
         let names = self.names;
-        let projected = |i: &Item| self.index != Index::Primary && !i.contains_key(names.entity_type);
-        if !names.has_entity_type() || !items.iter().any(projected) {
+        let index = self.index;
+        let projection = if index == Index::Primary { None } else { self.table.projection(index) };
+        let keys = [names.pk, names.sk, names.pk_of(index), names.sk_of(index)];
+        let projected = |i: &Item| {
+            index != Index::Primary
+                && if names.has_entity_type() {
+                    !i.contains_key(names.entity_type)
+                } else {
+                    match projection {
+                        Some(crate::schema::Projection::All) => false,
+                        Some(_) => true,
+                        None => i.keys().all(|k| keys.contains(&k.as_str())),
+                    }
+                }
+        };
+        if !items.iter().any(projected) {
             return Ok(items);
         }
         let mut batch = self.table.batch_get_mixed();

@@ -390,9 +390,14 @@ impl Template {
             _ => return false,
         };
         let folded = self.style.folds_case();
-        let writes = |field: &str, value: &str| {
-            let s = shape(field);
-            if folded { s.can_write_folded(value) } else { s.can_write(value) }
+        let writes = |field: &str, value: &str| match shape(field) {
+            // Variant names as stored: escaped, and in the key's case (Unicode case too).
+            PartShape::OneOf(texts) => {
+                let stored = if self.style.escape { self.style.unescape(value) } else { Some(Cow::Borrowed(value)) };
+                stored.is_some_and(|v| texts.iter().any(|t| self.style.case.fold_eq(t, &v)))
+            }
+            s if folded => s.can_write_folded(value),
+            s => s.can_write(value),
         };
         let mut pieces = text.split(self.style.delimiter);
         for seg in self.segments {

@@ -173,6 +173,32 @@ impl PartShape {
         }
     }
 
+    /// [`overlaps`](Self::overlaps) in a key whose case is folded: texts compared without
+    /// their letters' ASCII case ([`can_write_folded`](Self::can_write_folded)), so a `bool`
+    /// (`true`) meets `TRUE` in an uppercased key.
+    ///
+    /// ```
+    /// use dynamo_entity::key::PartShape;
+    /// assert!(PartShape::OneOf(&["true", "false"]).overlaps_folded(PartShape::OneOf(&["TRUE"])));
+    /// assert!(!PartShape::UtcTime.overlaps_folded(PartShape::OneOf(&["META"])));
+    /// ```
+    pub const fn overlaps_folded(self, other: PartShape) -> bool {
+        match (self, other) {
+            (PartShape::Any, _) | (_, PartShape::Any) => true,
+            (PartShape::OneOf(texts), shape) | (shape, PartShape::OneOf(texts)) => {
+                let mut i = 0;
+                while i < texts.len() {
+                    if shape.can_write_folded(texts[i]) {
+                        return true;
+                    }
+                    i += 1;
+                }
+                false
+            }
+            _ => self.overlaps(other),
+        }
+    }
+
     /// The narrower of two overlapping shapes (either, when neither is [`PartShape::Any`]):
     /// what a placeholder equal to both can still write, as far as the checks follow it.
     pub const fn narrower(self, other: PartShape) -> PartShape {

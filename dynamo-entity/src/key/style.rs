@@ -45,6 +45,24 @@ pub enum KeyCase {
     Upper,
 }
 
+impl KeyCase {
+    /// Whether `text` written in a key of this case is `stored`: `Open` is `open` in a
+    /// lowercased key, `Über` is `über` (Unicode case rules, as keys are folded).
+    pub(crate) fn fold_eq(self, text: &str, stored: &str) -> bool {
+        match self {
+            KeyCase::AsIs => text == stored,
+            KeyCase::Lower if text.is_ascii() => {
+                text.eq_ignore_ascii_case(stored) && !stored.bytes().any(|b| b.is_ascii_uppercase())
+            }
+            KeyCase::Upper if text.is_ascii() => {
+                text.eq_ignore_ascii_case(stored) && !stored.bytes().any(|b| b.is_ascii_lowercase())
+            }
+            KeyCase::Lower => text.to_lowercase() == stored,
+            KeyCase::Upper => text.to_uppercase() == stored,
+        }
+    }
+}
+
 /// How the parts of a key are written, besides the template's text: the entity's
 /// `key_case` and `key_values` choices. [`KeyStyle::DEFAULT`] is the library's own form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -92,7 +110,7 @@ impl KeyStyle {
 
     /// Reverses [`KeyStyle::escape_into`]: `None` for a `%` that starts neither `%25` nor the
     /// delimiter's escape.
-    fn unescape<'k>(&self, piece: &'k str) -> Option<std::borrow::Cow<'k, str>> {
+    pub(crate) fn unescape<'k>(&self, piece: &'k str) -> Option<std::borrow::Cow<'k, str>> {
         unescape_delimited(piece, self.delimiter, self.delimiter_code())
     }
 

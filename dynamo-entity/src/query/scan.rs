@@ -277,7 +277,8 @@ pub struct ScanRequest<T> {
 
 /// What the type filter of an entity scan leaves on the server when the table's entities are
 /// known: the items typed as another entity of the table or as one of the library's own items
-/// (guards, migration records), except those whose keys begin as the scanned entity's do.
+/// (guards, migration records), except those whose keys begin as the scanned entity's do (when
+/// its partition key begins with a placeholder, only the library's own items).
 /// Everything else comes back to be decoded or reported: the entity's items, and items without
 /// a type, with a type that is not a string, or with one no entity of the table has, which
 /// [`Table::misfit`] reports when their keys are the entity's.
@@ -960,11 +961,17 @@ impl Table {
         let mut scan = ScanRequest::new(self.clone(), E::NAMES, E::TYPE, E::TYPE.to_owned(), decode);
         scan.misfit = Some(Table::misfit::<E>);
         scan.types = self.entities_of::<E>().map(|known| {
-            let mut others: Vec<&'static str> = known.iter().map(|e| e.name).filter(|t| *t != E::TYPE).collect();
+            let starts = E::SCHEMA.key_beginnings();
+            // Without a literal beginning of the partition key, an item of any other type may
+            // sit at one of the entity's keys: only the library's own items stay on the server.
+            let mut others: Vec<&'static str> = match starts {
+                Some(_) => known.iter().map(|e| e.name).filter(|t| *t != E::TYPE).collect(),
+                None => Vec::new(),
+            };
             others.extend([crate::schema::reserved::GUARD_TYPE, crate::schema::reserved::MIGRATION_TYPE]);
             others.sort_unstable();
             others.dedup();
-            Arc::new(TypeFilter { others, starts: E::SCHEMA.key_beginnings() })
+            Arc::new(TypeFilter { others, starts })
         });
         scan
     }

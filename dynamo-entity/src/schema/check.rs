@@ -588,6 +588,9 @@ struct Unifier<'s> {
     shape: [PartShape; MAX_VARS],
     len: usize,
     overflow: bool,
+    /// Whether the templates compared now fold their case (`key_case`): texts are then
+    /// compared without their letters' case (a `bool` writes `TRUE` in an uppercased key).
+    folded: bool,
 }
 
 impl<'s> Unifier<'s> {
@@ -601,6 +604,7 @@ impl<'s> Unifier<'s> {
             shape: [PartShape::Any; MAX_VARS],
             len: 0,
             overflow: false,
+            folded: false,
         }
     }
 
@@ -633,12 +637,17 @@ impl<'s> Unifier<'s> {
         i
     }
 
+    /// Whether `shape` can write `text`, in the case of the templates compared now.
+    const fn writes(&self, shape: PartShape, text: &str) -> bool {
+        if self.folded { shape.can_write_folded(text) } else { shape.can_write(text) }
+    }
+
     /// Binds the class of `v` to literal `lit`; false when it is bound to another literal.
     const fn bind(&mut self, v: usize, lit: &'static str) -> bool {
         let r = self.find(v);
         match self.bound[r] {
             Some(other) => str_eq(other, lit),
-            None if !self.shape[r].can_write(lit) => false,
+            None if !self.writes(self.shape[r], lit) => false,
             None => {
                 self.bound[r] = Some(lit);
                 true
@@ -653,7 +662,7 @@ impl<'s> Unifier<'s> {
             return true;
         }
         let (sx, sy) = (self.shape[rx], self.shape[ry]);
-        if !sx.overlaps(sy) {
+        if !(if self.folded { sx.overlaps_folded(sy) } else { sx.overlaps(sy) }) {
             return false;
         }
         let keep = match (self.bound[rx], self.bound[ry]) {
@@ -664,13 +673,13 @@ impl<'s> Unifier<'s> {
                 Some(p)
             }
             (Some(p), None) => {
-                if !sy.can_write(p) {
+                if !self.writes(sy, p) {
                     return false;
                 }
                 Some(p)
             }
             (None, Some(p)) => {
-                if !sx.can_write(p) {
+                if !self.writes(sx, p) {
                     return false;
                 }
                 Some(p)
@@ -686,6 +695,12 @@ impl<'s> Unifier<'s> {
     /// Whether the first `count` segments of `a` (side 0) and `b` (side 1) can be equal,
     /// together with everything unified so far.
     const fn templates(&mut self, a: &Template, b: &Template, count: usize) -> bool {
+        // A number key holds its integer in plain decimal, whatever the type's width: a `u64`
+        // and a `u32` write the same `5`.
+        if matches!(a.key_type, KeyType::N) && matches!(b.key_type, KeyType::N) {
+            return true;
+        }
+        self.folded = a.style.folds_case() || b.style.folds_case();
         let mut i = 0;
         while i < count {
             let ok = match (a.segments[i], b.segments[i]) {
@@ -708,10 +723,14 @@ impl<'s> Unifier<'s> {
                 // otherwise the segments can meet when neither affix excludes the other (the
                 // value is then left unbound, which can only report more collisions).
                 (
-                    Segment::Part { prefix: p, field: f, suffix: s, .. },
-                    Segment::Part { prefix: q, field: g, suffix: t, .. },
+                    Segment::Part { prefix: p, field: f, suffix: s, raw: r0 },
+                    Segment::Part { prefix: q, field: g, suffix: t, raw: r1 },
                 ) => {
-                    if str_eq(p, q) && str_eq(s, t) {
+                    // An unpadded integer (`<n:raw>`) is any number of digits: no width tells
+                    // two apart.
+                    if r0 || r1 {
+                        affixes_meet(p, q) && affixes_meet_at_end(s, t)
+                    } else if str_eq(p, q) && str_eq(s, t) {
                         let (x, y) = (self.var(0, f), self.var(1, g));
                         self.union(x, y)
                     } else {
@@ -998,6 +1017,48 @@ mod tests {
         let by_name = entity("ByName", tpl!("DOC", "<name>"), tpl!("X"));
         let literal = entity("Lit", tpl!("DOC", "LATEST"), tpl!("X"));
         assert!(keys_collide(&by_version, &by_name) && !keys_collide(&by_version, &literal));
+    }
+
+    #[test]
+    fn numbers_raw_parts_and_folded_texts_collide_as_they_are_stored() {
+        // A number sort key holds its integer in plain decimal: a `u64` and a `u32` both write `5`.
+        const SEQ: &[FieldSchema] = &[shaped("seq", U64)];
+        const N: &[FieldSchema] = &[shaped("n", U32)];
+        const ON: &[FieldSchema] = &[shaped("on", PartShape::OneOf(&["true", "false"]))];
+        const AT_FIELD: &[FieldSchema] = &[shaped("at", PartShape::UtcTime)];
+        let big = with_fields(entity("Big", tpl!("A", "<id>"), tpl!(N; "<seq>")), SEQ);
+        let small = with_fields(entity("Small", tpl!("A", "<id>"), tpl!(N; "<n>")), N);
+        assert!(keys_collide(&big, &small) && keys_collide(&small, &big));
+        // `<n:raw>` is unpadded: no width tells a `u64` from a `u32`.
+        const RAW_SEQ: Template = Template {
+            source: "L#<seq:raw>",
+            segments: &[Segment::Literal("L"), Segment::Part { prefix: "", field: "seq", suffix: "", raw: true }],
+            ..*tpl!("L", "<seq>")
+        };
+        const RAW_N: Template = Template {
+            source: "L#<n:raw>",
+            segments: &[Segment::Literal("L"), Segment::Part { prefix: "", field: "n", suffix: "", raw: true }],
+            ..*tpl!("L", "<n>")
+        };
+        let raw_big = with_fields(entity("RawBig", tpl!("A", "<id>"), &RAW_SEQ), SEQ);
+        let raw_small = with_fields(entity("RawSmall", tpl!("A", "<id>"), &RAW_N), N);
+        assert!(keys_collide(&raw_big, &raw_small));
+        // In an uppercased key, a `bool` writes `TRUE`; a timestamp still never writes `META`.
+        const UPPER: crate::key::KeyStyle =
+            crate::key::KeyStyle { case: crate::key::KeyCase::Upper, ..crate::key::KeyStyle::DEFAULT };
+        const FLAG_SK: Template = Template { style: UPPER, ..*tpl!("<on>") };
+        const YES_SK: Template = Template { style: UPPER, ..*tpl!("TRUE") };
+        const AT_SK: Template = Template { style: UPPER, ..*tpl!("<at>") };
+        const META_SK: Template = Template { style: UPPER, ..*tpl!("META") };
+        const PK: Template = Template { style: UPPER, ..*tpl!("F", "<id>") };
+        let flag = with_fields(entity("Flag", &PK, &FLAG_SK), ON);
+        let yes = entity("Yes", &PK, &YES_SK);
+        assert!(keys_collide(&flag, &yes) && keys_collide(&yes, &flag));
+        let at = with_fields(entity("At", &PK, &AT_SK), AT_FIELD);
+        assert!(!keys_collide(&at, &entity("Meta", &PK, &META_SK)));
+        // Kept case: `TRUE` is no `bool`.
+        let kept = with_fields(entity("Kept", tpl!("F", "<id>"), tpl!("<on>")), ON);
+        assert!(!keys_collide(&kept, &entity("Upper", tpl!("F", "<id>"), tpl!("TRUE"))));
     }
 
     #[test]

@@ -1094,3 +1094,209 @@ async fn items_at_keys_that_begin_with_a_placeholder_are_reported_whatever_their
     reported.sort();
     assert_eq!(reported, want);
 }
+
+mod stored_forms {
+    use super::*;
+
+    #[derive(dynamo_entity::KeyPart, Debug, Clone, Copy, PartialEq)]
+    pub enum Stage {
+        #[key_part(rename = "Über")]
+        Uber,
+        Plain,
+    }
+
+    /// A variant whose name lowercases beyond ASCII (`über`), in a lowercased key.
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "S#<id>", sk = "<stage>", table = Stages, key_case = "lower")]
+    pub struct Step {
+        pub id: String,
+        pub stage: Stage,
+        pub note: String,
+    }
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "S#<id>", sk = "ALL", table = Stages, key_case = "lower")]
+    pub struct StepAll {
+        pub id: String,
+        pub count: u32,
+    }
+
+    #[derive(TableDef)]
+    #[table(entities(Step, StepAll), entity_type = none, item(derive(Debug, Clone, PartialEq)))]
+    pub struct Stages;
+
+    #[derive(dynamo_entity::KeyPart, Debug, Clone, Copy, PartialEq)]
+    pub enum Route {
+        #[key_part(rename = "a|b")]
+        Ab,
+        Cd,
+    }
+
+    /// A variant whose name holds the key's delimiter, stored escaped (`a%7Cb`).
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "R|<id>", sk = "<route>", table = Routes, delimiter = "|")]
+    pub struct Hop {
+        pub id: String,
+        pub route: Route,
+        pub note: String,
+    }
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "R|<id>", sk = "ALL", table = Routes, delimiter = "|")]
+    pub struct HopAll {
+        pub id: String,
+        pub count: u32,
+    }
+
+    #[derive(TableDef)]
+    #[table(entities(Hop, HopAll), entity_type = none, item(derive(Debug, Clone, PartialEq)))]
+    pub struct Routes;
+
+    /// Documents and notes, read from their sort keys through a `KEYS_ONLY` inverted index.
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "DOC#<id>", sk = "V#<version>", table = Inv, inverted)]
+    pub struct DocV {
+        pub id: String,
+        pub version: u64,
+        pub body: String,
+    }
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "NOTE#<id>", sk = "V#<tag>", table = Inv, inverted)]
+    pub struct Note {
+        pub id: String,
+        pub tag: String,
+        pub text: String,
+    }
+
+    #[derive(TableDef)]
+    #[table(entities(DocV, Note), entity_type = none, inverted(projection = keys_only), item(derive(Debug, Clone, PartialEq)))]
+    pub struct Inv;
+
+    /// Users under a tenant-first partition key, beside organisations.
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "<tenant>#USER#<id>", sk = "PROFILE", name = "TUSER", table = Ten)]
+    pub struct TUser {
+        pub tenant: String,
+        pub id: String,
+        pub name: String,
+    }
+
+    #[derive(Entity, Debug, Clone, PartialEq)]
+    #[entity(pk = "ORG#<org>", sk = "META", name = "ORG", table = Ten)]
+    pub struct Org {
+        pub org: String,
+        pub title: String,
+    }
+
+    #[derive(TableDef)]
+    #[table(entities(TUser, Org), entity_type = "entityType")]
+    pub struct Ten;
+}
+
+/// Variant names are compared as keys store them: folded by Unicode's case rules, and escaped.
+#[tokio::test]
+async fn variant_names_are_compared_as_keys_store_them() {
+    use stored_forms::*;
+    let table = create("dispatch_stages", &Stages::layout().unwrap()).await;
+    let steps = vec![
+        Step { id: "x".into(), stage: Stage::Uber, note: "u".into() },
+        Step { id: "x".into(), stage: Stage::Plain, note: "p".into() },
+    ];
+    for st in &steps {
+        table.put(st).await.unwrap();
+    }
+    table.put(&StepAll { id: "x".into(), count: 2 }).await.unwrap();
+    assert!(common::raw_item(&table, "s#x", "über").await.is_some());
+    let page = table.query(Step::query("x")).consistent_read().lenient().all().await.unwrap();
+    assert_eq!((page.items.len(), page.skipped.len()), (2, 0));
+    let (scanned, undecodable) = table.scan::<Step>().consistent_read().all_lenient().await.unwrap();
+    assert_eq!((scanned.len(), undecodable.len()), (2, 0));
+    assert_eq!(table.scan_table::<StagesItem>().consistent_read().all().await.unwrap().len(), 3);
+    let items = table.collection(Step::query("x")).consistent_read().send().await.unwrap();
+    assert_eq!(items.decode_each_strict::<StagesItem>().unwrap().len(), 3);
+
+    let table = create("dispatch_routes", &Routes::layout().unwrap()).await;
+    let hops = vec![
+        Hop { id: "x".into(), route: Route::Ab, note: "u".into() },
+        Hop { id: "x".into(), route: Route::Cd, note: "p".into() },
+    ];
+    for h in &hops {
+        table.put(h).await.unwrap();
+    }
+    table.put(&HopAll { id: "x".into(), count: 2 }).await.unwrap();
+    assert!(common::raw_item(&table, "R|x", "a%7Cb").await.is_some());
+    let page = table.query(Hop::query("x")).consistent_read().lenient().all().await.unwrap();
+    assert_eq!((page.items.len(), page.skipped.len()), (2, 0));
+    let (scanned, undecodable) = table.scan::<Hop>().consistent_read().all_lenient().await.unwrap();
+    assert_eq!((scanned.len(), undecodable.len()), (2, 0));
+    assert_eq!(table.scan_table::<RoutesItem>().consistent_read().all().await.unwrap().len(), 3);
+    let items = table.collection(Hop::query("x")).consistent_read().send().await.unwrap();
+    assert_eq!(items.decode_each_strict::<RoutesItem>().unwrap().len(), 3);
+}
+
+/// An item collection read through a `KEYS_ONLY` index of a table without a type attribute
+/// reads the whole items: each decodes as its entity.
+#[tokio::test]
+async fn a_collection_through_a_keys_only_index_of_an_untyped_table_reads_whole_items() {
+    use stored_forms::*;
+    let table = create("dispatch_inverted_untyped", &Inv::layout().unwrap()).await;
+    let docs = vec![
+        DocV { id: "d1".into(), version: 7, body: "b1".into() },
+        DocV { id: "d2".into(), version: 7, body: "b2".into() },
+    ];
+    for d in &docs {
+        table.put(d).await.unwrap();
+    }
+    let note = Note { id: "n1".into(), tag: "00000000000000000007".into(), text: "t".into() };
+    table.put(&note).await.unwrap();
+    table.put(&Note { id: "n2".into(), tag: "x".into(), text: "t".into() }).await.unwrap();
+    for handle in [table.clone(), Table::new(table.client().clone(), table.name())] {
+        let items = handle.collection(Note::inverted("00000000000000000007")).send().await.unwrap();
+        let mut all = items.all::<DocV>().unwrap();
+        all.sort_by(|a, b| a.id.cmp(&b.id));
+        assert_eq!(all, docs);
+        assert_eq!(items.all::<Note>().unwrap(), std::slice::from_ref(&note));
+        assert_eq!(items.decode_each_strict::<InvItem>().unwrap().len(), 3);
+        let (decoded, skipped) = items.decode_each_lenient::<InvItem>();
+        assert_eq!((decoded.len(), skipped.len()), (3, 0));
+    }
+}
+
+/// A scan of an entity whose partition key begins with a placeholder reports the items of
+/// other types at its keys: nothing tells them apart on the server.
+#[tokio::test]
+async fn a_scan_reports_items_typed_otherwise_at_keys_that_begin_with_a_placeholder() {
+    use stored_forms::*;
+    let table = create("dispatch_tenants", &Ten::layout().unwrap()).await;
+    table.put(&TUser { tenant: "t1".into(), id: "u0".into(), name: "a".into() }).await.unwrap();
+    table.put(&Org { org: "o".into(), title: "t".into() }).await.unwrap();
+    let odd = [
+        ("u1", s("ORG"), "ORG"),
+        ("u2", s("bogus"), "bogus"),
+        ("u3", AttributeValue::Null(true), "a value of type NULL"),
+    ];
+    for (id, ty, _) in &odd {
+        let pk = format!("t1#USER#{id}");
+        put_raw(&table, &[("PK", s(&pk)), ("SK", s("PROFILE")), ("name", s("x")), ("entityType", ty.clone())]).await;
+    }
+    let want: Vec<String> = odd
+        .iter()
+        .map(|(id, _, found)| format!("item PK=t1#USER#{id} SK=PROFILE has entity type {found}, expected TUSER"))
+        .collect();
+    let (users, undecodable) = table.scan::<TUser>().consistent_read().all_lenient().await.unwrap();
+    assert_eq!(users.len(), 1);
+    let mut reported: Vec<String> = undecodable.iter().map(|e| e.error.to_string()).collect();
+    reported.sort();
+    assert_eq!(reported, want);
+    // The organisation's scan reports the one typed as an organisation, which does not decode
+    // as one, and passes over the others.
+    let (orgs, undecodable) = table.scan::<Org>().consistent_read().all_lenient().await.unwrap();
+    assert_eq!(orgs.len(), 1);
+    assert_eq!(undecodable.iter().map(|e| e.key.as_str()).collect::<Vec<_>>(), ["PK=t1#USER#u1 SK=PROFILE"]);
+    assert!(
+        undecodable[0].error.to_string().starts_with("cannot decode Org (type ORG) PK=t1#USER#u1"),
+        "{}",
+        undecodable[0].error
+    );
+}
