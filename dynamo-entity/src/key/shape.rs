@@ -106,12 +106,19 @@ impl PartShape {
     /// assert!(!PartShape::UtcTime.overlaps(PartShape::OneOf(&["LATEST"])));
     /// ```
     pub const fn overlaps(self, other: PartShape) -> bool {
+        self.meets(other, false)
+    }
+
+    /// [`overlaps`](Self::overlaps), variant names compared without their ASCII case when
+    /// `folded`.
+    const fn meets(self, other: PartShape, folded: bool) -> bool {
         match (self, other) {
             (PartShape::Any, _) | (_, PartShape::Any) => true,
             (PartShape::OneOf(texts), shape) | (shape, PartShape::OneOf(texts)) => {
                 let mut i = 0;
                 while i < texts.len() {
-                    if shape.can_write(texts[i]) {
+                    let writes = if folded { shape.can_write_folded(texts[i]) } else { shape.can_write(texts[i]) };
+                    if writes {
                         return true;
                     }
                     i += 1;
@@ -183,20 +190,7 @@ impl PartShape {
     /// assert!(!PartShape::UtcTime.overlaps_folded(PartShape::OneOf(&["META"])));
     /// ```
     pub const fn overlaps_folded(self, other: PartShape) -> bool {
-        match (self, other) {
-            (PartShape::Any, _) | (_, PartShape::Any) => true,
-            (PartShape::OneOf(texts), shape) | (shape, PartShape::OneOf(texts)) => {
-                let mut i = 0;
-                while i < texts.len() {
-                    if shape.can_write_folded(texts[i]) {
-                        return true;
-                    }
-                    i += 1;
-                }
-                false
-            }
-            _ => self.overlaps(other),
-        }
+        self.meets(other, true)
     }
 
     /// The narrower of two overlapping shapes (either, when neither is [`PartShape::Any`]):
