@@ -733,6 +733,12 @@ impl<E: Entity> UpdateRequest<E> {
             ph.push_name(E::NAMES.pk, &mut cond);
             cond.push_str(") AND ");
             ph.push_type_is(E::NAMES, E::TYPE, &mut cond);
+            // The fields are those of the entity's current schema version: an item stored at
+            // an earlier one would keep its version and old attributes, and reads would decode
+            // it as before, without this write (`Error::UpgradeRequired`).
+            if let Some(sv) = &E::schema().schema_version {
+                upsert::push_schema_guard(E::NAMES, sv, &mut ph, &mut cond);
+            }
         }
         cond.push_str(&guards);
         if let (Some(version), VersionCheck::Is(expected)) = (&E::schema().version, self.version) {
@@ -823,7 +829,7 @@ impl<E: Entity> UpdateRequest<E> {
             .collect();
         let prepared = PreparedUpdate {
             creates: self.upsert,
-            schema: E::schema().schema_version.filter(|_| self.upsert).map(|_| E::schema()),
+            schema: E::schema().schema_version.map(|_| E::schema()),
             arith,
             version,
             entity: E::TYPE,
@@ -862,7 +868,8 @@ impl<E: Entity> UpdateRequest<E> {
     /// [`Error::Invalid`] / [`Error::Key`] / [`Error::Encode`] / [`Error::ItemTooLarge`] (the
     /// key and the values set over 400 KB) / [`Error::LimitExceeded`] before sending;
     /// [`Error::NotFound`] when there is no item with this key; [`Error::ConditionFailed`] when
-    /// the condition does not hold; [`Error::Sdk`].
+    /// the condition does not hold; [`Error::UpgradeRequired`] (nothing written) when the item
+    /// is stored at an earlier schema version of a versioned entity; [`Error::Sdk`].
     pub async fn send(self) -> Result<Returned<E>, Error> {
         self.send_returning(ReturnValue::AllNew).await
     }
@@ -1071,8 +1078,9 @@ fn out_of_range(stored: &str, _op: char, _amount: &str, bounds: &(Option<String>
 pub(crate) struct PreparedUpdate {
     /// An upsert: a failed condition with no item is not [`Error::NotFound`].
     pub creates: bool,
-    /// The schema of an upserted entity with a schema version, whose condition requires a
-    /// stored item of that version: to explain a failed condition ([`Error::UpgradeRequired`]).
+    /// The schema of an updated or upserted entity with a schema version, whose condition
+    /// requires a stored item of that version: to explain a failed condition
+    /// ([`Error::UpgradeRequired`]).
     pub schema: Option<&'static EntitySchema>,
     /// The entity type name.
     pub entity: &'static str,

@@ -614,3 +614,26 @@ fn design_exports_name_the_schema_version() {
     assert!(!review_facet["NonKeyAttributes"].as_array().unwrap().iter().any(|a| a == "_schema"));
     assert_eq!(skill_facet["TableData"][0]["_schema"], serde_json::json!({ "N": "3" }));
 }
+
+/// An update through the current struct of an item stored at an earlier schema version is
+/// refused (`Error::UpgradeRequired`), nothing written: the item would keep its old version
+/// and attributes, and every read would decode it without the update. Once upgraded, the
+/// same update applies.
+#[tokio::test]
+async fn an_update_of_an_item_stored_at_an_earlier_version_is_refused_until_upgraded() {
+    let table = new_table("schema_update_refused", false).await;
+    raw_put(&table, v1_item("s1", "Rust 101: basics", "dev", 12)).await;
+    let before = stored(&table).await;
+    let err = table.update(Skill::key("s1")).set(Skill::PRICE_CENTS, &1500).any_version().send().await.unwrap_err();
+    assert!(
+        matches!(&err, Error::UpgradeRequired { entity: "Skill", key, stored: 1, current: 3 } if key == "PK=SKILL#s1 SK=META"),
+        "{err:?}"
+    );
+    assert_eq!(stored(&table).await, before, "nothing was written");
+    assert_eq!(table.get(Skill::key("s1")).await.unwrap().unwrap().price_cents, 1200);
+
+    let report = table.upgrade_all::<Skill>("upgrade-s1").segments(1).run().await.unwrap();
+    assert_eq!((report.scanned, report.updated), (1, 1), "{report}");
+    table.update(Skill::key("s1")).set(Skill::PRICE_CENTS, &1500).any_version().send().await.unwrap();
+    assert_eq!(table.get(Skill::key("s1")).await.unwrap().unwrap().price_cents, 1500);
+}
