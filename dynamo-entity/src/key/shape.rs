@@ -62,8 +62,8 @@ impl PartShape {
                 }
                 false
             }
-            PartShape::UtcTime => matches_pattern(b, TIMESTAMP_PATTERN),
-            PartShape::UtcDate => matches_pattern(b, DATE_PATTERN),
+            PartShape::UtcTime => matches_pattern(b, TIMESTAMP_PATTERN, false),
+            PartShape::UtcDate => matches_pattern(b, DATE_PATTERN, false),
         }
     }
 
@@ -90,8 +90,8 @@ impl PartShape {
                 }
                 false
             }
-            PartShape::UtcTime => matches_pattern_folded(b, TIMESTAMP_PATTERN),
-            PartShape::UtcDate => matches_pattern_folded(b, DATE_PATTERN),
+            PartShape::UtcTime => matches_pattern(b, TIMESTAMP_PATTERN, true),
+            PartShape::UtcDate => matches_pattern(b, DATE_PATTERN, true),
             PartShape::Any | PartShape::Digits { .. } => self.can_write(text),
         }
     }
@@ -214,29 +214,21 @@ const fn all_digits(b: &[u8]) -> bool {
     true
 }
 
-/// [`matches_pattern`] with letters compared without their ASCII case.
-const fn matches_pattern_folded(b: &[u8], pattern: &[u8]) -> bool {
+/// Whether `b` has `pattern`'s form (`9` standing for an ASCII digit), its other characters
+/// compared without their ASCII case when `folded`.
+const fn matches_pattern(b: &[u8], pattern: &[u8], folded: bool) -> bool {
     if b.len() != pattern.len() {
         return false;
     }
     let mut i = 0;
     while i < b.len() {
-        let ok = if pattern[i] == b'9' { b[i].is_ascii_digit() } else { b[i].eq_ignore_ascii_case(&pattern[i]) };
-        if !ok {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
-const fn matches_pattern(b: &[u8], pattern: &[u8]) -> bool {
-    if b.len() != pattern.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < b.len() {
-        let ok = if pattern[i] == b'9' { b[i].is_ascii_digit() } else { b[i] == pattern[i] };
+        let ok = if pattern[i] == b'9' {
+            b[i].is_ascii_digit()
+        } else if folded {
+            b[i].eq_ignore_ascii_case(&pattern[i])
+        } else {
+            b[i] == pattern[i]
+        };
         if !ok {
             return false;
         }

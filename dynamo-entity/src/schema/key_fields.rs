@@ -194,10 +194,7 @@ impl EntitySchema {
     /// same part shapes as the table's compile-time collision checks (`V#LATEST` is not a
     /// `V#<version>` of a `u64`).
     pub fn fits_key(&self, item: &Item) -> bool {
-        let shape =
-            |field: &str| self.fields.iter().find(|f| f.field == field).map_or(crate::key::PartShape::Any, |f| f.shape);
-        let fits = |attribute: &str, t: &Template| item.get(attribute).is_some_and(|v| t.fits_shaped(v, shape));
-        fits(self.names.pk, self.primary.pk) && fits(self.names.sk, self.primary.sk)
+        self.primary_fits(item, true)
     }
 
     /// Whether `item`'s primary key has the segments of this entity's templates, whatever its
@@ -206,7 +203,18 @@ impl EntitySchema {
     /// writer whose parts have another form (a time as `2026-05-01T12:00:04Z`, an integer
     /// without its padding), and reads report it rather than pass over it.
     pub(crate) fn fits_loosely(&self, item: &Item) -> bool {
-        let fits = |attribute: &str, t: &Template| item.get(attribute).is_some_and(|v| t.fits(v));
+        self.primary_fits(item, false)
+    }
+
+    /// Whether `item`'s `PK` and `SK` fit this entity's primary key templates: with each
+    /// field's [`shape`](crate::schema::FieldSchema::shape) when `shaped`, else whatever the
+    /// parts hold.
+    fn primary_fits(&self, item: &Item, shaped: bool) -> bool {
+        let shape = |field: &str| match self.fields.iter().find(|f| f.field == field) {
+            Some(f) if shaped => f.shape,
+            _ => crate::key::PartShape::Any,
+        };
+        let fits = |attribute: &str, t: &Template| item.get(attribute).is_some_and(|v| t.fits_shaped(v, shape));
         fits(self.names.pk, self.primary.pk) && fits(self.names.sk, self.primary.sk)
     }
 
