@@ -249,6 +249,14 @@ impl MigrationCli {
         let args = <Args as clap::FromArgMatches>::from_arg_matches(&matches)
             .map_err(|e| CliError::Usage(e.render().to_string()))?;
         let layout = self.migrations.layout();
+        if let Command::Plan { to: Some(to) } | Command::Apply { to: Some(to), .. } = &args.command {
+            if !self.migrations.ids().any(|id| id == to) {
+                let ids = self.migrations.ids().collect::<Vec<_>>().join(", ");
+                return Err(CliError::Usage(format!(
+                    "error: --to {to:?} names no declared migration (the declared ids: {ids})"
+                )));
+            }
+        }
         match args.command {
             Command::Status => {
                 for s in self.migrations.status(&self.table).await? {

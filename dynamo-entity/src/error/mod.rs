@@ -261,6 +261,27 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// A migration's pass over the items of an entity (a backfill, a re-keying, a bulk upgrade,
+    /// a native-key fill) ended with items it could not migrate: they do not decode, their keys
+    /// do not encode, or their condition kept failing while the application wrote them. Every
+    /// other item is done and the pass's checkpoints are kept; the migration runner records the
+    /// migration as stopped, and `resume` (or `apply`) runs the pass again, which writes only
+    /// the items still not migrated.
+    #[error(
+        "migration {id}: {failed} {entity} item(s) could not be migrated{}; every other item is done: mend them, \
+         then resume the migration to retry them",
+        failure_list(failures, *failed)
+    )]
+    ItemsFailed {
+        /// The migration id.
+        id: String,
+        /// The entity type name.
+        entity: &'static str,
+        /// How many items failed.
+        failed: u64,
+        /// The first failures (at most 100): each item's key (`PK=… SK=…`) and why.
+        failures: Vec<(String, String)>,
+    },
     /// A scan of a native multi-attribute GSI (declared `#[entity(gsiN(pk(...), sk(...)))]`),
     /// which [`ScanRequest::index`](crate::query::scan::ScanRequest::index) does not read;
     /// query the index with the entity's generated `gsiN(...)` builder instead. Nothing was
@@ -620,6 +641,22 @@ impl Error {
             _ => false,
         }
     }
+}
+
+/// `: PK=… SK=… (why); …` for the first ten of an [`Error::ItemsFailed`]'s failures, and how
+/// many more there are.
+fn failure_list(failures: &[(String, String)], failed: u64) -> String {
+    const SHOWN: usize = 10;
+    let mut text = String::new();
+    for (i, (key, why)) in failures.iter().take(SHOWN).enumerate() {
+        text.push_str(if i == 0 { ": " } else { "; " });
+        text.push_str(&format!("{key} ({why})"));
+    }
+    let more = failed.saturating_sub(failures.len().min(SHOWN) as u64);
+    if more > 0 && !text.is_empty() {
+        text.push_str(&format!("; and {more} more"));
+    }
+    text
 }
 
 /// `a`, `b`: each name in backquotes, joined by commas.

@@ -19,7 +19,12 @@
 //! from, and every key attribute written, still has the value read (or is still absent). A
 //! field that the primary key fixes (it fills a placeholder of `PK` or `SK`, in a key that keeps
 //! case, with one of the library's one-to-one part writers) is not checked: the update is
-//! addressed to that key, and an item whose fields disagree with its keys does not decode. So
+//! addressed to that key, and an item whose fields disagree with its keys does not decode. An
+//! item stored at an earlier schema version of a versioned entity is read as that version and
+//! upgraded in memory, so its keys may come from attributes the current struct no longer names
+//! (a field renamed since, which code of that version may still write): its condition is the
+//! whole item as read instead (every attribute but the table's key), and that the key
+//! attributes and the schema version it lacks are still absent. So
 //!
 //! * a write the application made meanwhile is never overwritten: the condition fails, DynamoDB
 //!   returns the item as it now is (`ReturnValuesOnConditionCheckFailure = ALL_OLD`), and the
@@ -67,6 +72,7 @@ use crate::capacity::Capacity;
 use crate::error::Error;
 use crate::expr::Placeholders;
 use crate::query::scan::ReadRate;
+use crate::schema::evolve;
 use crate::schema::{AttributeNames, Entity, Item};
 use crate::table::{Call, Table};
 
@@ -699,6 +705,30 @@ impl<E: Entity> Backfill<E> {
         self.run_segments(run, self.segments).await
     }
 
+    /// Runs the backfill as one step of a migration that must leave no item behind (the
+    /// runner's steps, and the passes of a native-key migration): as [`run`](Self::run), but a
+    /// run completed with failed items is started again ([`rerun`](Self::rerun): the items
+    /// already migrated are skipped, the failed ones tried again), and a run that ends with
+    /// failed items is an error.
+    ///
+    /// # Errors
+    /// [`Error::ItemsFailed`] naming the first failed items' keys; as [`run`](Self::run).
+    pub(crate) async fn run_to_the_end(&self) -> Result<BackfillReport, Error> {
+        let report = match self.status().await? {
+            Some(done) if done.completed && done.failed > 0 => self.rerun().await?,
+            _ => self.run().await?,
+        };
+        if report.failed > 0 {
+            return Err(Error::ItemsFailed {
+                id: self.id.clone(),
+                entity: E::TYPE,
+                failed: report.failed,
+                failures: report.failures,
+            });
+        }
+        Ok(report)
+    }
+
     async fn run_segments(&self, run: u64, segments: u32) -> Result<BackfillReport, Error> {
         if let Some(e) = self.check_names() {
             return Err(e);
@@ -879,7 +909,10 @@ pub(crate) async fn update_item<'p, E: Entity>(
             Ok(None) => return Ok((Outcome::Skipped, changed, units)),
             Err(e) => return Ok((Outcome::Failed(e.to_string()), changed, units)),
         };
-        let request = plan.request::<E>(table, &item);
+        let request = match plan.request::<E>(table, &item) {
+            Ok(request) => request,
+            Err(e) => return Ok((Outcome::Failed(e.to_string()), changed, units)),
+        };
         match table.execute(Call::new("UpdateItem", E::TYPE), request.send()).await {
             Ok(out) => {
                 units += Capacity::from_consumed(out.consumed_capacity.as_slice(), true).write();
@@ -983,18 +1016,30 @@ impl UpdatePlan<'_> {
     /// The `UpdateItem` of `item`: `SET` / `REMOVE` of the keys, on the condition that the item
     /// exists with `E`'s type and every watched attribute still has the value read (or is
     /// still absent).
+    ///
+    /// An item stored at an earlier schema version of `E` (see [`evolve::stored_version`]) was
+    /// decoded as that version's struct and upgraded in memory: its keys may be built from
+    /// attributes the current struct does not name (a field renamed since), which the
+    /// application's code of that version may still write. Its condition therefore checks the
+    /// whole item as read (every attribute but the table's key, as [`Table::upgrade`] does),
+    /// and that the watched attributes it lacks, and its schema version attribute if it had
+    /// none, are still absent.
+    ///
+    /// # Errors
+    /// [`Error::LimitExceeded`] when that whole-item condition breaks one of DynamoDB's
+    /// expression limits (an item of about 150 attributes or more); nothing is sent.
     fn request<E: Entity>(
         &self,
         table: &Table,
         item: &Item,
-    ) -> aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder {
+    ) -> Result<aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder, Error> {
         let names = E::NAMES;
+        let earlier = matches!(evolve::stored_version(item, E::SCHEMA), Ok(evolve::Stored::Earlier));
         // Sized once: a name for each attribute set, removed or watched, the partition key and
         // the type; a value for each attribute set or watched, and the type.
-        let mut ph = Placeholders::with_capacity(
-            self.set.len() + self.remove.len() + self.watched.len() + 2,
-            self.set.len() + self.watched.len() + 1,
-        );
+        let watched = if earlier { item.len() + self.watched.len() + 1 } else { self.watched.len() };
+        let mut ph =
+            Placeholders::with_capacity(self.set.len() + self.remove.len() + watched + 2, self.set.len() + watched + 1);
         let mut update = String::new();
         for (i, (attr, v)) in self.set.iter().enumerate() {
             update.push_str(if i == 0 { "SET " } else { ", " });
@@ -1022,34 +1067,63 @@ impl UpdatePlan<'_> {
             condition.push_str(" = ");
             ph.push_value(AttributeValue::S(E::TYPE.to_owned()), &mut condition);
         }
-        for attr in self.watched.iter() {
-            condition.push_str(" AND ");
-            match item.get(*attr) {
-                Some(v) => {
-                    ph.push_name(attr, &mut condition);
-                    condition.push_str(" = ");
-                    ph.push_value(v.clone(), &mut condition);
-                }
-                None => {
-                    condition.push_str("attribute_not_exists(");
-                    ph.push_name(attr, &mut condition);
-                    condition.push(')');
-                }
+        if earlier {
+            let mut read: Vec<(&str, &AttributeValue)> = item
+                .iter()
+                .map(|(k, v)| (k.as_str(), v))
+                .filter(|(k, _)| {
+                    *k != names.pk && *k != names.sk && (!names.has_entity_type() || *k != names.entity_type)
+                })
+                .collect();
+            read.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            let version = E::SCHEMA.schema_version.as_ref().map(|v| v.attribute);
+            let absent = self.watched.iter().copied().chain(version).filter(|a| !item.contains_key(*a));
+            for (attr, v) in read.into_iter().map(|(a, v)| (a, Some(v))).chain(absent.map(|a| (a, None))) {
+                watch(&mut ph, &mut condition, attr, v);
             }
+        } else {
+            for attr in self.watched.iter() {
+                watch(&mut ph, &mut condition, attr, item.get(*attr));
+            }
+        }
+        let (expr_names, expr_values) = (ph.take_names(), ph.take_values());
+        if earlier {
+            let expressions =
+                [("UpdateExpression", update.as_str(), true, 0), ("ConditionExpression", condition.as_str(), false, 0)];
+            crate::limits::check_request(&expressions, expr_names.as_ref(), expr_values.as_ref())
+                .map_err(|e| e.request("UpdateItem", E::TYPE, names.describe_key(item)))?;
         }
         let key: Item =
             [names.pk, names.sk].into_iter().filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone()))).collect();
-        table
+        Ok(table
             .client()
             .update_item()
             .table_name(table.name())
             .set_key(Some(key))
             .update_expression(update)
             .condition_expression(condition)
-            .set_expression_attribute_names(ph.take_names())
-            .set_expression_attribute_values(ph.take_values())
+            .set_expression_attribute_names(expr_names)
+            .set_expression_attribute_values(expr_values)
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes))
+    }
+}
+
+/// Appends ` AND <attr> = <value read>` to `condition`, or ` AND attribute_not_exists(<attr>)`
+/// for an attribute the item read lacks.
+fn watch(ph: &mut Placeholders, condition: &mut String, attr: &str, read: Option<&AttributeValue>) {
+    condition.push_str(" AND ");
+    match read {
+        Some(v) => {
+            ph.push_name(attr, condition);
+            condition.push_str(" = ");
+            ph.push_value(v.clone(), condition);
+        }
+        None => {
+            condition.push_str("attribute_not_exists(");
+            ph.push_name(attr, condition);
+            condition.push(')');
+        }
     }
 }
 

@@ -247,7 +247,9 @@ impl<E: Entity> NativeKeys<E> {
     /// the new index, or, with [`drop_old`](Self::drop_old), the old index is still declared;
     /// [`Error::Invalid`] when the table has an index of the new name with another key schema,
     /// when an index does not become `ACTIVE` (or gone) in time, or when the verification finds
-    /// items not in the new index (nothing is removed then); the errors of a backfill.
+    /// items not in the new index (nothing is removed then); [`Error::ItemsFailed`] when a pass
+    /// ends with items it could not write (running it again retries them); the errors of a
+    /// backfill.
     pub async fn run(&self) -> Result<NativeKeysReport, Error> {
         let (old_name, new_name, old_pk, attrs) = self.check()?;
         let diff = self.table.diff(&self.layout).await?;
@@ -263,7 +265,8 @@ impl<E: Entity> NativeKeys<E> {
         if created {
             self.table.apply(&create, self.wait).await?;
         }
-        let fill = self.pass(self.id.clone(), NativeSpec { attrs: attrs.clone(), strip: Vec::new() }).run().await?;
+        let fill =
+            self.pass(self.id.clone(), NativeSpec { attrs: attrs.clone(), strip: Vec::new() }).run_to_the_end().await?;
         let unindexed = self.unindexed(old_pk, &attrs).await?;
         if unindexed > 0 {
             return Err(Error::Invalid {
@@ -279,7 +282,7 @@ impl<E: Entity> NativeKeys<E> {
         if self.drop_old {
             let names = E::NAMES;
             let strip = vec![names.pk_of(self.from), names.sk_of(self.from)];
-            let pass = self.pass(format!("{}+strip", self.id), NativeSpec { attrs, strip }).run().await?;
+            let pass = self.pass(format!("{}+strip", self.id), NativeSpec { attrs, strip }).run_to_the_end().await?;
             report.strip = Some(pass);
             let diff = self.table.diff(&self.layout).await?;
             let delete = diff.only(|c| matches!(c, Change::ExtraIndex(s) if s.name == old_name));

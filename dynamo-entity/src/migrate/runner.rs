@@ -25,6 +25,12 @@
 //! step by comparing the table with the declaration again; a custom step from its start, so it
 //! must be idempotent).
 //!
+//! A pass over an entity's items that ends with items it could not migrate (they do not
+//! decode, or their condition kept failing) is not applied: the step fails with
+//! [`Error::ItemsFailed`], which names the first of them, and is recorded `failed`. Once they
+//! are mended, `resume` runs the pass again: a new run of the backfill, which skips the items
+//! already migrated.
+//!
 //! The table also lists every migration a runner started, one item `_MIGRATIONS` / `ID#<id>`
 //! each (its id and kind), so that [`Migrations::status`] reads the records of migrations no
 //! longer declared too ([`Status::Undeclared`]) with one `Query`.
@@ -168,7 +174,7 @@ impl<E: Entity> Step for BackfillStep<E> {
             let done = backfill.status().await?.map_or(0, |r| if r.completed { 0 } else { r.scanned });
             obs.step_started(id, self.kind, item_count(table).await?, done);
             let owned = id.to_owned();
-            let report = backfill.on_page(move |p| obs.page(&owned, p)).run().await?;
+            let report = backfill.on_page(move |p| obs.page(&owned, p)).run_to_the_end().await?;
             Ok(report.to_string())
         })
     }
@@ -184,7 +190,9 @@ impl<E: Entity> Step for BackfillStep<E> {
             let mut lines =
                 vec![format!("{}: a parallel scan of {count}, a conditional write per item to change", self.what)];
             if let Some(r) = backfill.status().await? {
-                if r.completed {
+                if r.completed && r.failed > 0 {
+                    lines.push(format!("a new run, to retry the {} item(s) that failed: {r}", r.failed));
+                } else if r.completed {
                     lines.push(format!("already done by its checkpoints: {r}"));
                 } else {
                     lines.push(format!("resumes from its checkpoints: {r}"));
@@ -402,10 +410,11 @@ impl fmt::Display for MigrationStatus {
             c.as_ref().map_or(String::new(), |r| {
                 let done = r.completed;
                 format!(
-                    " (checkpoint: run {}, {} scanned, {} updated{})",
+                    " (checkpoint: run {}, {} scanned, {} updated{}{})",
                     r.run,
                     r.scanned,
                     r.updated,
+                    if r.failed > 0 { format!(", {} failed", r.failed) } else { String::new() },
                     if done { ", every segment done" } else { "" }
                 )
             })
@@ -876,12 +885,14 @@ impl Migrations {
     /// lists its `UpdateTable` steps; a backfill its scan and where its checkpoint stands).
     ///
     /// # Errors
-    /// As [`status`](Self::status).
+    /// [`Error::Invalid`] for an id declared twice, a `to` no migration has, or a migration never
+    /// run declared before one already run (see [`apply`](Self::apply)); as
+    /// [`status`](Self::status).
     pub async fn plan(&self, table: &Table, to: Option<&str>) -> Result<Vec<(String, Vec<String>)>, Error> {
         self.check(to)?;
+        let statuses = self.status_in_order(table).await?;
         let mut out = Vec::new();
-        for m in &self.steps {
-            let st = self.status_of(table, m).await?;
+        for (m, st) in self.steps.iter().zip(statuses) {
             if !matches!(st.status, Status::Applied { .. }) {
                 let mut lines = m.step.plan(table, &m.id).await?;
                 if let Status::Running { worker, .. } = &st.status {
@@ -901,9 +912,13 @@ impl Migrations {
     /// checkpoint. Returns the steps done by this call.
     ///
     /// # Errors
-    /// [`Error::Invalid`] for an id declared twice, or when a step is being run by another
-    /// worker (nothing after it is started); the error of a step (recorded as `failed`, with
-    /// the steps before it applied: run again to continue).
+    /// [`Error::Invalid`] for an id declared twice, a `to` no migration has, a migration never
+    /// run declared before one already run (it would run after a migration declared after
+    /// it: nothing is started), or when a step is being run by another worker (nothing after
+    /// it is started); the error of a step (recorded as `failed`, with
+    /// the steps before it applied: run again to continue), among them
+    /// [`Error::ItemsFailed`] for a backfill, re-keying, bulk upgrade or native-key pass that
+    /// ended with items it could not migrate (run again, the pass retries those items).
     pub async fn apply(&self, table: &Table, options: &RunOptions) -> Result<Vec<Applied>, Error> {
         self.check(options.to.as_deref())?;
         self.run(table, options, false).await
@@ -919,7 +934,42 @@ impl Migrations {
         self.run(table, options, true).await
     }
 
+    /// Where each declared migration stands, in the declared order, after checking that order
+    /// against the table's records: a migration never started may not be declared before one
+    /// already started (applied, running or stopped), which ran without it.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] naming both migrations; as [`status`](Self::status).
+    async fn status_in_order(&self, table: &Table) -> Result<Vec<MigrationStatus>, Error> {
+        let mut statuses = Vec::with_capacity(self.steps.len());
+        for m in &self.steps {
+            statuses.push(self.status_of(table, m).await?);
+        }
+        let mut first_pending: Option<&str> = None;
+        for st in &statuses {
+            match (&st.status, first_pending) {
+                (Status::Pending, None) => first_pending = Some(&st.id),
+                (Status::Pending, Some(_)) => {}
+                (started, Some(pending)) => {
+                    return Err(Error::Invalid {
+                        reason: format!(
+                            "migrations: {pending} is declared before {}, but {} is {} and {pending} was never run: \
+                             migrations run in their declared order, so declare a new migration after every one \
+                             already run; nothing started",
+                            st.id,
+                            st.id,
+                            started.word()
+                        ),
+                    });
+                }
+                (_, None) => {}
+            }
+        }
+        Ok(statuses)
+    }
+
     async fn run(&self, table: &Table, options: &RunOptions, stopped_only: bool) -> Result<Vec<Applied>, Error> {
+        self.status_in_order(table).await?;
         let mut done = Vec::new();
         let mut any_stopped = false;
         for m in &self.steps {

@@ -306,6 +306,147 @@ async fn a_backfill_checks_what_its_keys_are_built_from_but_what_the_primary_key
     assert_eq!(table.query(Handle::gsi1()).all().await.unwrap(), [Handle { name: "Ann".to_owned(), score: 7 }]);
 }
 
+/// A writer as the application's first version stored it: `team_name`, which the second
+/// version renamed to `team` and built its GSI1 partition key from.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(name = "Writer", pk = "WRITER#<id>", sk = "META", schema(version = 1))]
+pub struct WriterV1 {
+    pub id: String,
+    pub team_name: String,
+    pub rank: u32,
+}
+
+/// The writer today (schema version 2): a team leaderboard on GSI1.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(
+    name = "Writer",
+    pk = "WRITER#<id>",
+    sk = "META",
+    gsi1 = "TEAM#<team>",
+    gsi1_sk = "<rank>#<id>",
+    schema(version = 2, from = WriterV1)
+)]
+pub struct Writer {
+    pub id: String,
+    pub team: String,
+    pub rank: u32,
+}
+
+impl From<WriterV1> for Writer {
+    fn from(v: WriterV1) -> Writer {
+        Writer { id: v.id, team: v.team_name, rank: v.rank }
+    }
+}
+
+/// An interceptor that runs `write` (once) just before the first `UpdateItem` of the client it
+/// is on is sent, on a thread of its own, and waits for it: the application's write lands
+/// between a backfill's read of an item and its update.
+#[derive(Clone, Default)]
+#[allow(clippy::type_complexity)]
+struct WriteBeforeUpdate(Arc<std::sync::Mutex<Option<Box<dyn FnOnce() + Send>>>>);
+
+impl std::fmt::Debug for WriteBeforeUpdate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WriteBeforeUpdate")
+    }
+}
+
+impl Intercept for WriteBeforeUpdate {
+    fn name(&self) -> &'static str {
+        "WriteBeforeUpdate"
+    }
+
+    fn read_before_serialization(
+        &self,
+        context: &BeforeSerializationInterceptorContextRef<'_>,
+        _components: &RuntimeComponents,
+        _cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        use aws_sdk_dynamodb::operation::update_item::UpdateItemInput;
+        let write = context.input().downcast_ref::<UpdateItemInput>().and_then(|_| self.0.lock().unwrap().take());
+        if let Some(write) = write {
+            std::thread::spawn(write).join().expect("the application's write ran");
+        }
+        Ok(())
+    }
+}
+
+/// An item stored at an earlier schema version is decoded as that version and upgraded in
+/// memory: its new keys come from attributes the current struct does not name (`team_name`,
+/// which code of version 1 may still write). Its backfill condition is the whole item as read,
+/// and that the keys and the schema version it lacks are still absent; an item of the current
+/// version keeps the narrow condition.
+#[tokio::test]
+async fn a_backfill_of_an_item_stored_at_an_earlier_version_checks_the_whole_item_as_read() {
+    let plain = common::table("backfill_earlier_condition", &[Writer::SCHEMA]).await;
+    let recorder = Conditions::default();
+    let config = plain.client().config().to_builder().interceptor(recorder.clone()).build();
+    let table = Table::new(aws_sdk_dynamodb::Client::from_conf(config), plain.name());
+    table.put(&WriterV1 { id: "w1".to_owned(), team_name: "red".to_owned(), rank: 4 }).await.unwrap();
+    let mut current = Writer { id: "w2".to_owned(), team: "blue".to_owned(), rank: 9 }.to_item().unwrap();
+    current.retain(|k, _| !k.starts_with("GSI1"));
+    table.client().put_item().table_name(table.name()).set_item(Some(current)).send().await.unwrap();
+
+    // Written by a service that stores no schema version: read as the oldest, version 1.
+    let mut unversioned = WriterV1 { id: "w0".to_owned(), team_name: "gold".to_owned(), rank: 1 }.to_item().unwrap();
+    unversioned.remove("_schema");
+    table.client().put_item().table_name(table.name()).set_item(Some(unversioned)).send().await.unwrap();
+
+    let report = table.backfill::<Writer>("writer-condition").segments(1).run().await.unwrap();
+    assert_eq!((report.scanned, report.updated, report.changed, report.failed), (3, 3, 0, 0), "{report}");
+    let mut conditions = recorder.0.lock().unwrap().drain(..).collect::<Vec<_>>();
+    conditions.sort();
+    assert_eq!(
+        conditions,
+        [
+            "attribute_exists(PK) AND _type = 'Writer' AND _schema = 1 AND id = 'w1' AND rank = 4 \
+             AND team_name = 'red' AND attribute_not_exists(GSI1PK) AND attribute_not_exists(GSI1SK) \
+             AND attribute_not_exists(team)",
+            "attribute_exists(PK) AND _type = 'Writer' AND attribute_not_exists(GSI1PK) \
+             AND attribute_not_exists(GSI1SK) AND rank = 9 AND team = 'blue'",
+            "attribute_exists(PK) AND _type = 'Writer' AND id = 'w0' AND rank = 1 AND team_name = 'gold' \
+             AND attribute_not_exists(GSI1PK) AND attribute_not_exists(GSI1SK) AND attribute_not_exists(team) \
+             AND attribute_not_exists(_schema)",
+        ]
+    );
+    let w1 = common::raw_item(&plain, "WRITER#w1", "META").await.unwrap();
+    assert_eq!(w1.get("GSI1PK"), Some(&AttributeValue::S("TEAM#red".to_owned())));
+    assert_eq!(w1.get("_schema"), Some(&AttributeValue::N("1".to_owned())), "a backfill writes keys, not the upgrade");
+    assert_eq!(w1.get("team"), None);
+}
+
+/// Code of the first version renames nothing: it writes `team_name` of an item stored at
+/// version 1 after the backfill read the item and before its update. The condition fails, the
+/// backfill computes the keys again from the item as it then is, and GSI1 finds the writer
+/// under the team the application wrote (before, the condition watched only `team` and
+/// `rank`, and the old team's key was written over the new team's name).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_of_earlier_version_code_during_a_backfill_is_not_overwritten() {
+    let plain = common::table("backfill_earlier_race", &[Writer::SCHEMA]).await;
+    plain.put(&WriterV1 { id: "w1".to_owned(), team_name: "red".to_owned(), rank: 4 }).await.unwrap();
+    let write = WriteBeforeUpdate::default();
+    let app = plain.clone();
+    *write.0.lock().unwrap() = Some(Box::new(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        runtime.block_on(async {
+            app.update(WriterV1::key("w1")).set(WriterV1::TEAM_NAME, &"green".to_owned()).send().await.unwrap();
+        });
+    }));
+    let config = plain.client().config().to_builder().interceptor(write.clone()).build();
+    let table = Table::new(aws_sdk_dynamodb::Client::from_conf(config), plain.name());
+
+    let report = table.backfill::<Writer>("writer-race").segments(1).run().await.unwrap();
+    assert_eq!((report.scanned, report.updated, report.changed, report.failed), (1, 1, 1, 0), "{report}");
+    assert!(write.0.lock().unwrap().is_none(), "the application's write ran");
+    let w1 = common::raw_item(&plain, "WRITER#w1", "META").await.unwrap();
+    assert_eq!(w1.get("team_name"), Some(&AttributeValue::S("green".to_owned())));
+    assert_eq!(w1.get("GSI1PK"), Some(&AttributeValue::S("TEAM#green".to_owned())));
+    assert_eq!(w1.get("GSI1SK"), Some(&AttributeValue::S(format!("{:010}#w1", 4))));
+    let green = plain.query(Writer::gsi1("green")).all().await.unwrap();
+    assert_eq!(green, [Writer { id: "w1".to_owned(), team: "green".to_owned(), rank: 4 }]);
+    assert_eq!(plain.query(Writer::gsi1("red")).all().await.unwrap(), []);
+}
+
 /// What the application's writers did during a backfill.
 #[derive(Default)]
 struct WriterFigures {

@@ -86,8 +86,13 @@ async fn a_bulk_upgrade_writes_every_earlier_version_back_once_with_exact_counts
 
     let migrations = Migrations::new(TableLayout::new(&[Skill::SCHEMA, Review::SCHEMA]).unwrap())
         .upgrade::<Skill>("skill-v3", |b| b.segments(3).page_size(7));
-    let applied = migrations.apply(&table, &RunOptions::default()).await.unwrap();
-    assert_eq!(applied.len(), 1);
+    // `z000` cannot be upgraded: the step ends with it failed, and is not applied.
+    let err = migrations.apply(&table, &RunOptions::default()).await.unwrap_err();
+    let refusal = "migration skill-v3: 1 Skill item(s) could not be migrated: PK=SKILL#z000 SK=META (Skill \
+                   PK=SKILL#z000 SK=META has schema version 9, newer than this program knows: Skill declares versions \
+                   1 to 3); every other item is done: mend them, then resume the migration to retry them";
+    assert_eq!(err.to_string(), refusal);
+    assert!(matches!(&err, dynamo_entity::Error::ItemsFailed { failed: 1, failures, .. } if failures.len() == 1));
     let report = table.upgrade_all::<Skill>("skill-v3").status().await.unwrap().unwrap();
     assert!(report.completed);
     assert_eq!(
@@ -98,15 +103,10 @@ async fn a_bulk_upgrade_writes_every_earlier_version_back_once_with_exact_counts
     assert_eq!((report.vanished, report.changed), (0, 0));
     assert_eq!(report.failures.len(), 1);
     assert_eq!(report.failures[0].0, "PK=SKILL#z000 SK=META");
-    assert_eq!(applied[0].summary, report.to_string());
     // DynamoDB Local reports two write units per upgraded item (each under 1 KB): 180 for 90.
     assert_eq!(report.write_units, 180.0, "{report}");
     let status = migrations.status(&table).await.unwrap();
-    assert!(matches!(&status[0].status, Status::Applied { summary, .. } if *summary == report.to_string()));
-    assert_eq!(
-        status[0].to_string().split_whitespace().take(3).collect::<Vec<_>>(),
-        ["applied", "skill-v3", "[upgrade]"]
-    );
+    assert_eq!(status[0].status, Status::Stopped { error: Some(refusal.to_owned()), checkpoint: Some(report.clone()) });
     check(&common::scan_all(&table).await, &before, &expected);
 
     // Run again: the completed run's report, nothing read; a new run skips every item.
@@ -119,6 +119,21 @@ async fn a_bulk_upgrade_writes_every_earlier_version_back_once_with_exact_counts
         "{rerun}"
     );
     check(&common::scan_all(&table).await, &before, &expected);
+
+    // `z000` removed: resuming the step starts a new run, which skips every item, and the
+    // step is applied.
+    let key: Item = [("PK", "SKILL#z000"), ("SK", "META")]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), AttributeValue::S(v.to_owned())))
+        .collect();
+    table.client().delete_item().table_name(table.name()).set_key(Some(key)).send().await.unwrap();
+    let applied = migrations.resume(&table, &RunOptions::default()).await.unwrap();
+    let last = table.upgrade_all::<Skill>("skill-v3").status().await.unwrap().unwrap();
+    assert_eq!((last.run, last.scanned, last.updated, last.skipped, last.failed), (3, 110, 0, 110, 0), "{last}");
+    assert_eq!(applied.len(), 1);
+    assert_eq!(applied[0].summary, last.to_string());
+    let status = migrations.status(&table).await.unwrap();
+    assert!(matches!(&status[0].status, Status::Applied { summary, .. } if *summary == last.to_string()));
 
     // An entity without a schema version has nothing to upgrade: refused before any read.
     let err = table.upgrade_all::<Review>("reviews").run().await.unwrap_err();
@@ -167,6 +182,12 @@ async fn a_bulk_upgrade_dropped_after_its_first_page_resumes_from_its_checkpoint
 async fn status_lists_the_migrations_recorded_but_no_longer_declared() {
     let table = new_table("status_undeclared", false).await;
     load(&table).await;
+    // Without `z000`, which no upgrade can read: the upgrade step is applied.
+    let key: Item = [("PK", "SKILL#z000"), ("SK", "META")]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), AttributeValue::S(v.to_owned())))
+        .collect();
+    table.client().delete_item().table_name(table.name()).set_key(Some(key)).send().await.unwrap();
     let layout = || TableLayout::new(&[Skill::SCHEMA, Review::SCHEMA]).unwrap();
     let first = Migrations::new(layout())
         .custom("0001-note", "write nothing", |_| async { Ok("nothing to write".to_owned()) })

@@ -302,3 +302,141 @@ async fn the_command_line_runs_as_a_process() {
     assert_eq!(code, 2);
     assert!(err.contains("unrecognized subcommand 'frobnicate'"), "{err}");
 }
+
+/// Runs `migrate <args>` with the migrations `declared`: its result and its output.
+async fn cli_with(table: &Table, declared: Migrations, args: &[&str]) -> (Result<(), CliError>, String) {
+    let out = Buffer::default();
+    let cli = MigrationCli::new("migrate", table.clone(), declared);
+    let result = cli.run(std::iter::once("migrate").chain(args.iter().copied()), out.clone()).await;
+    (result, out.text())
+}
+
+/// The indexes and the members' backfill, in one segment.
+fn two_migrations() -> Migrations {
+    Migrations::new(TableLayout::new(&[Member::SCHEMA, Team::SCHEMA]).unwrap())
+        .heartbeat(Duration::from_millis(200))
+        .wait(Wait { timeout: Duration::from_secs(120), poll: Duration::from_millis(100) })
+        .apply_layout("0001-member-indexes")
+        .backfill::<Member>("0002-member-keys", |b| b.segments(1).page_size(10))
+}
+
+/// A member whose `rank` another service stored as a string: it does not decode.
+async fn put_member_with_rank(table: &Table, rank: aws_sdk_dynamodb::types::AttributeValue) {
+    let mut item = v1(99).to_item().unwrap();
+    item.insert("rank".to_owned(), rank);
+    table.client().put_item().table_name(table.name()).set_item(Some(item)).send().await.unwrap();
+}
+
+/// A backfill that ends with an item it could not migrate is not applied: `apply` fails with
+/// the item's key and why (exit 1), `status` shows the migration stopped with its failure,
+/// `plan` says a new run retries it, and once the item is mended, `resume` runs the backfill
+/// again, which writes that item only.
+#[tokio::test]
+async fn a_backfill_that_leaves_items_behind_is_stopped_and_resume_retries_them() {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    let table = common::table("migrate_failed_items", &[MemberV1::SCHEMA, Team::SCHEMA]).await;
+    load(&table, 30, 2).await;
+    put_member_with_rank(&table, AttributeValue::S("high".to_owned())).await;
+
+    let (result, text) = cli_with(&table, two_migrations(), &["apply", "--progress", "off"]).await;
+    let failure = "migration 0002-member-keys: 1 Member item(s) could not be migrated: PK=MEMBER#m000099 SK=META \
+                   (cannot decode Member PK=MEMBER#m000099 SK=META: attribute `rank`: expected type N, found S); \
+                   every other item is done: mend them, then resume the migration to retry them";
+    match result {
+        Err(e @ CliError::Failed(_)) => {
+            assert_eq!(e.to_string(), failure, "{text}");
+            assert_eq!(e.exit_code(), 1);
+        }
+        other => panic!("{other:?}\n{text}"),
+    }
+    let report = table.backfill::<Member>("0002-member-keys").status().await.unwrap().unwrap();
+    assert_eq!((report.run, report.scanned, report.updated, report.failed, report.completed), (1, 31, 30, 1, true));
+    let (result, status) = cli_with(&table, two_migrations(), &["status"]).await;
+    result.unwrap();
+    let lines: Vec<&str> = status.lines().collect();
+    assert!(lines[0].starts_with("applied  0001-member-indexes [layout]"), "{status}");
+    assert_eq!(
+        lines[1],
+        format!(
+            "stopped  0002-member-keys {BACKFILL_LINE}: (checkpoint: run 1, 31 scanned, 30 updated, 1 failed, every \
+             segment done) failed: {failure}"
+        )
+    );
+    let (result, plan) = cli_with(&table, two_migrations(), &["plan"]).await;
+    result.unwrap();
+    assert!(plan.contains(&format!("\n  a new run, to retry the 1 item(s) that failed: {report}\n")), "{plan}");
+
+    // Not mended: resume runs the backfill again and fails the same way.
+    let (result, _) = cli_with(&table, two_migrations(), &["resume", "--progress", "off"]).await;
+    assert_eq!(result.unwrap_err().to_string(), failure);
+    let again = table.backfill::<Member>("0002-member-keys").status().await.unwrap().unwrap();
+    assert_eq!((again.run, again.scanned, again.updated, again.skipped, again.failed), (2, 31, 0, 30, 1));
+
+    // Mended: resume writes that item's keys only, and the migration is applied.
+    put_member_with_rank(&table, AttributeValue::N("7".to_owned())).await;
+    let (result, text) = cli_with(&table, two_migrations(), &["resume", "--progress", "off"]).await;
+    result.unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let done = table.backfill::<Member>("0002-member-keys").status().await.unwrap().unwrap();
+    assert_eq!((done.run, done.scanned, done.updated, done.skipped, done.failed), (3, 31, 1, 30, 0));
+    assert!(text.contains(&format!("applied  0002-member-keys {BACKFILL_LINE}: {done}\n")), "{text}");
+    let mended = current(&MemberV1 { rank: 7, ..v1(99) });
+    let stored = common::raw_item(&table, "MEMBER#m000099", "META").await.unwrap();
+    assert_eq!(stored, mended.to_item().unwrap());
+}
+
+/// A migration never run may not be declared before one already run: it would run after a
+/// migration declared after it. `apply` and `plan` refuse and start nothing; `--to` naming no
+/// declared migration is a usage error (exit 2).
+#[tokio::test]
+async fn migrations_declared_out_of_order_and_unknown_targets_are_refused() {
+    let table = common::table("migrate_order", &[MemberV1::SCHEMA, Team::SCHEMA]).await;
+    load(&table, 5, 1).await;
+    let (result, text) = cli_with(&table, two_migrations(), &["apply", "--to", "0001-member-indexes"]).await;
+    result.unwrap_or_else(|e| panic!("{e}\n{text}"));
+
+    let inserted = || {
+        Migrations::new(TableLayout::new(&[Member::SCHEMA, Team::SCHEMA]).unwrap())
+            .backfill::<Member>("0000-member-keys-early", |b| b.segments(1))
+            .apply_layout("0001-member-indexes")
+            .backfill::<Member>("0002-member-keys", |b| b.segments(1))
+    };
+    let refusal = "invalid request: migrations: 0000-member-keys-early is declared before 0001-member-indexes, but \
+                   0001-member-indexes is applied and 0000-member-keys-early was never run: migrations run in their \
+                   declared order, so declare a new migration after every one already run; nothing started";
+    for args in [&["apply"][..], &["plan"][..]] {
+        let (result, text) = cli_with(&table, inserted(), args).await;
+        match result {
+            Err(e @ CliError::Failed(_)) => {
+                assert_eq!(e.to_string(), refusal, "{args:?}");
+                assert_eq!(e.exit_code(), 1);
+            }
+            other => panic!("{args:?}: {other:?}\n{text}"),
+        }
+    }
+    assert_eq!(table.backfill::<Member>("0000-member-keys-early").status().await.unwrap(), None, "nothing ran");
+    assert_eq!(table.backfill::<Member>("0002-member-keys").status().await.unwrap(), None, "nothing ran");
+    // Two migrations already run, declared in the other order: nothing is refused.
+    let (result, _) = cli_with(&table, two_migrations(), &["apply", "--progress", "off"]).await;
+    result.unwrap();
+    let swapped = Migrations::new(TableLayout::new(&[Member::SCHEMA, Team::SCHEMA]).unwrap())
+        .backfill::<Member>("0002-member-keys", |b| b.segments(1))
+        .apply_layout("0001-member-indexes");
+    let (result, text) = cli_with(&table, swapped, &["apply"]).await;
+    result.unwrap();
+    assert_eq!(text, "0 migration(s) run\n");
+
+    for args in [&["apply", "--to", "0009-nothing"][..], &["plan", "--to", "0009-nothing"][..]] {
+        let (result, _) = cli_with(&table, two_migrations(), args).await;
+        match result {
+            Err(e @ CliError::Usage(_)) => {
+                assert_eq!(
+                    e.to_string(),
+                    "error: --to \"0009-nothing\" names no declared migration (the declared ids: \
+                     0001-member-indexes, 0002-member-keys)"
+                );
+                assert_eq!(e.exit_code(), 2);
+            }
+            other => panic!("{args:?}: {other:?}"),
+        }
+    }
+}
