@@ -430,6 +430,17 @@ impl Observer for Lines {
             say(&self.out, &format!("applied {id}: {summary}"));
         }
     }
+
+    fn step_failed(&self, id: &str, _: &Error) {
+        let last = self.state().take();
+        if !self.quiet {
+            if let Some(p) = last.filter(|p| p.read > 0) {
+                say(&self.out, &p.line());
+            }
+            // The error itself is the command's result, printed once by `main`.
+            say(&self.out, &format!("failed {id}"));
+        }
+    }
 }
 
 /// A progress bar on standard error (indicatif), with the rate and the time left.
@@ -465,5 +476,12 @@ impl Observer for Bar {
             bar.finish_and_clear();
         }
         eprintln!("applied {id}: {summary}");
+    }
+
+    fn step_failed(&self, id: &str, _: &Error) {
+        if let Some(bar) = self.bar.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take() {
+            bar.abandon();
+        }
+        eprintln!("failed {id}");
     }
 }

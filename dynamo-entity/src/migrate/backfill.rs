@@ -22,9 +22,10 @@
 //! addressed to that key, and an item whose fields disagree with its keys does not decode. An
 //! item stored at an earlier schema version of a versioned entity is read as that version and
 //! upgraded in memory, so its keys may come from attributes the current struct no longer names
-//! (a field renamed since, which code of that version may still write): its condition is the
-//! whole item as read instead (every attribute but the table's key), and that the key
-//! attributes and the schema version it lacks are still absent. So
+//! (a field renamed since, or an optional field the upgrade reads, which code of that version
+//! may still write): its condition checks every attribute that any declared version of the
+//! entity writes, each still as read or still absent
+//! ([`evolve::written_attributes`]). So
 //!
 //! * a write the application made meanwhile is never overwritten: the condition fails, DynamoDB
 //!   returns the item as it now is (`ReturnValuesOnConditionCheckFailure = ALL_OLD`), and the
@@ -73,7 +74,7 @@ use crate::error::Error;
 use crate::expr::Placeholders;
 use crate::query::scan::ReadRate;
 use crate::schema::evolve;
-use crate::schema::{AttributeNames, Entity, Item};
+use crate::schema::{AttributeNames, Entity, EntitySchema, Item};
 use crate::table::{Call, Table};
 
 /// Milliseconds since the Unix epoch, by this machine's clock.
@@ -904,11 +905,14 @@ pub(crate) async fn update_item<'p, E: Entity>(
     let mut attempt = 0;
     while attempt < ATTEMPTS {
         attempt += 1;
-        let plan = match plan(&item) {
+        let mut plan = match plan(&item) {
             Ok(Some(plan)) => plan,
             Ok(None) => return Ok((Outcome::Skipped, changed, units)),
             Err(e) => return Ok((Outcome::Failed(e.to_string()), changed, units)),
         };
+        if matches!(evolve::stored_version(&item, E::SCHEMA), Ok(evolve::Stored::Earlier)) {
+            plan.watch_every_version(E::SCHEMA);
+        }
         let request = match plan.request::<E>(table, &item) {
             Ok(request) => request,
             Err(e) => return Ok((Outcome::Failed(e.to_string()), changed, units)),
@@ -950,6 +954,10 @@ pub(crate) struct UpdatePlan<'a> {
     pub(crate) remove: Vec<&'static str>,
     /// Attributes whose read value (or absence) the condition checks: sorted, each once.
     pub(crate) watched: Cow<'a, [&'static str]>,
+    /// Whether `watched` holds the attributes of every version of the entity (an item stored
+    /// at an earlier version): then the request is checked against DynamoDB's expression
+    /// limits before it is sent.
+    pub(crate) every_version: bool,
 }
 
 /// The attributes a backfill of entity `E`'s secondary index keys writes and watches: the same
@@ -1009,37 +1017,46 @@ fn plan_update<'a, E: Entity>(item: &Item, attributes: &'a KeyAttributes) -> Res
     if set.is_empty() && remove.is_empty() {
         return Ok(None);
     }
-    Ok(Some(UpdatePlan { set, remove, watched: Cow::Borrowed(&attributes.watched) }))
+    Ok(Some(UpdatePlan { set, remove, watched: Cow::Borrowed(&attributes.watched), every_version: false }))
 }
 
 impl UpdatePlan<'_> {
+    /// Widens the condition of the update of an item stored at an earlier schema version of
+    /// `schema`. The item was decoded as that version's struct and upgraded in memory, so its
+    /// keys may come from attributes the current struct does not name (a field renamed since,
+    /// an optional field the upgrade reads), which the application's code of that version may
+    /// still write: the condition checks every attribute any declared version writes
+    /// ([`evolve::written_attributes`]), each still as read or still absent.
+    pub(crate) fn watch_every_version(&mut self, schema: &'static EntitySchema) {
+        let mut all = evolve::written_attributes(schema);
+        all.extend(self.watched.iter().copied());
+        all.sort_unstable();
+        all.dedup();
+        self.watched = Cow::Owned(all);
+        self.every_version = true;
+    }
+
     /// The `UpdateItem` of `item`: `SET` / `REMOVE` of the keys, on the condition that the item
     /// exists with `E`'s type and every watched attribute still has the value read (or is
     /// still absent).
     ///
-    /// An item stored at an earlier schema version of `E` (see [`evolve::stored_version`]) was
-    /// decoded as that version's struct and upgraded in memory: its keys may be built from
-    /// attributes the current struct does not name (a field renamed since), which the
-    /// application's code of that version may still write. Its condition therefore checks the
-    /// whole item as read (every attribute but the table's key, as [`Table::upgrade`] does),
-    /// and that the watched attributes it lacks, and its schema version attribute if it had
-    /// none, are still absent.
-    ///
     /// # Errors
-    /// [`Error::LimitExceeded`] when that whole-item condition breaks one of DynamoDB's
-    /// expression limits (an item of about 150 attributes or more); nothing is sent.
+    /// [`Error::LimitExceeded`] when the condition of an item stored at an earlier schema
+    /// version (see [`watch_every_version`](Self::watch_every_version)) breaks one of
+    /// DynamoDB's expression limits (an entity whose versions write about 140 attributes or
+    /// more); nothing is sent.
     fn request<E: Entity>(
         &self,
         table: &Table,
         item: &Item,
     ) -> Result<aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder, Error> {
         let names = E::NAMES;
-        let earlier = matches!(evolve::stored_version(item, E::SCHEMA), Ok(evolve::Stored::Earlier));
         // Sized once: a name for each attribute set, removed or watched, the partition key and
         // the type; a value for each attribute set or watched, and the type.
-        let watched = if earlier { item.len() + self.watched.len() + 1 } else { self.watched.len() };
-        let mut ph =
-            Placeholders::with_capacity(self.set.len() + self.remove.len() + watched + 2, self.set.len() + watched + 1);
+        let mut ph = Placeholders::with_capacity(
+            self.set.len() + self.remove.len() + self.watched.len() + 2,
+            self.set.len() + self.watched.len() + 1,
+        );
         let mut update = String::new();
         for (i, (attr, v)) in self.set.iter().enumerate() {
             update.push_str(if i == 0 { "SET " } else { ", " });
@@ -1067,27 +1084,11 @@ impl UpdatePlan<'_> {
             condition.push_str(" = ");
             ph.push_value(AttributeValue::S(E::TYPE.to_owned()), &mut condition);
         }
-        if earlier {
-            let mut read: Vec<(&str, &AttributeValue)> = item
-                .iter()
-                .map(|(k, v)| (k.as_str(), v))
-                .filter(|(k, _)| {
-                    *k != names.pk && *k != names.sk && (!names.has_entity_type() || *k != names.entity_type)
-                })
-                .collect();
-            read.sort_unstable_by(|a, b| a.0.cmp(b.0));
-            let version = E::SCHEMA.schema_version.as_ref().map(|v| v.attribute);
-            let absent = self.watched.iter().copied().chain(version).filter(|a| !item.contains_key(*a));
-            for (attr, v) in read.into_iter().map(|(a, v)| (a, Some(v))).chain(absent.map(|a| (a, None))) {
-                watch(&mut ph, &mut condition, attr, v);
-            }
-        } else {
-            for attr in self.watched.iter() {
-                watch(&mut ph, &mut condition, attr, item.get(*attr));
-            }
+        for attr in self.watched.iter() {
+            watch(&mut ph, &mut condition, attr, item.get(*attr));
         }
         let (expr_names, expr_values) = (ph.take_names(), ph.take_values());
-        if earlier {
+        if self.every_version {
             let expressions =
                 [("UpdateExpression", update.as_str(), true, 0), ("ConditionExpression", condition.as_str(), false, 0)];
             crate::limits::check_request(&expressions, expr_names.as_ref(), expr_values.as_ref())

@@ -16,7 +16,7 @@
 //! table's own key schema can only be set when the table is created: a difference there is
 //! reported and planned as a manual step, which [`Table::apply`] refuses to start with.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt;
 use std::time::{Duration, Instant};
 
@@ -503,6 +503,8 @@ impl Table {
     ///
     /// # Errors
     /// [`Error::Invalid`] before anything is sent when the plan has manual steps (listed), or
+    /// when the diff is older than the table (an index it creates is there already, or one it
+    /// deletes is gone: it was applied before, or the table changed since), or
     /// when a step does not finish within `wait.timeout` (the steps before it are done; run
     /// [`Table::diff`] again to see what remains); [`Error::Sdk`].
     pub async fn apply(&self, diff: &TableDiff, wait: Wait) -> Result<Vec<Step>, Error> {
@@ -516,6 +518,32 @@ impl Table {
                     manual.join("; ")
                 ),
             });
+        }
+        if plan.steps.iter().any(|s| matches!(s, Step::DeleteIndex(_) | Step::CreateIndex(_))) {
+            // A diff made before the table changed (applied already, or by someone else):
+            // refused as a whole, not half applied into DynamoDB's `ValidationException`.
+            // The steps are checked in order against the indexes there would be: a changed
+            // index is deleted, then created again under its name.
+            let now = self.describe().await?;
+            let mut present: HashSet<&str> =
+                now.global_secondary_indexes().iter().filter_map(|g| g.index_name()).collect();
+            let stale = plan.steps.iter().find_map(|step| match step {
+                Step::DeleteIndex(name) if !present.remove(name.as_str()) => {
+                    Some(format!("it deletes {name}, which the table no longer has"))
+                }
+                Step::CreateIndex(shape) if !present.insert(shape.name.as_str()) => {
+                    Some(format!("it creates {}, which the table already has", shape.name))
+                }
+                _ => None,
+            });
+            if let Some(why) = stale {
+                return Err(Error::Invalid {
+                    reason: format!(
+                        "table {}: nothing applied; the diff is older than the table ({why}): run Table::diff again",
+                        self.name()
+                    ),
+                });
+            }
         }
         for step in &plan.steps {
             match step {

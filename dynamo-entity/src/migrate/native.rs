@@ -71,7 +71,12 @@ impl NativeSpec {
             return Ok(None);
         }
         let watched: BTreeSet<&'static str> = self.attrs.iter().chain(&self.strip).copied().collect();
-        Ok(Some(UpdatePlan { set, remove, watched: watched.into_iter().collect::<Vec<_>>().into() }))
+        Ok(Some(UpdatePlan {
+            set,
+            remove,
+            watched: watched.into_iter().collect::<Vec<_>>().into(),
+            every_version: false,
+        }))
     }
 }
 

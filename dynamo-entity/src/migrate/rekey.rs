@@ -11,7 +11,11 @@
 //! is skipped; any other is decoded as the old entity, converted, and moved in one
 //! `TransactWriteItems`: a `Put` of the new item, on the condition that nothing is at the new
 //! key yet, and a `Delete` of the old item, on the condition that it is still as read (every
-//! attribute read has the value read, every other field of the old entity is still absent).
+//! attribute that a declared version of the old entity writes has the value read, or is still
+//! absent: [`evolve::written_attributes`]). The attributes that no declared version of either
+//! entity writes (another service's) move with the item as read. An item whose move breaks one
+//! of DynamoDB's limits (a new item over 400 KB with those attributes, a condition over the
+//! expression limits) is reported as failed, naming it, and the pass goes on.
 //! When the old item changed, it is read again and moved as it now is; when it is gone, it is
 //! counted in [`vanished`](crate::migrate::BackfillReport::vanished); when an item is already at
 //! the new key, nothing is written and the old item is reported as failed, naming both keys.
@@ -48,6 +52,7 @@ use crate::capacity::Capacity;
 use crate::error::Error;
 use crate::expr::Placeholders;
 use crate::migrate::backfill::{ATTEMPTS, Backfill, ItemDone, Outcome, RETRY, Step};
+use crate::schema::evolve;
 use crate::schema::{Entity, EntitySchema, Item};
 use crate::table::{Call, Table};
 use crate::unique::{OWNER_PK, OWNER_SK};
@@ -104,26 +109,29 @@ impl<E: Entity> Step<E> for Move {
     }
 }
 
-/// The condition that `item` is still as read: it exists, and each of its attributes has the
-/// value read and each field of `E` it lacks is still absent.
-fn unchanged<E: Entity>(item: &Item, ph: &mut Placeholders) -> String {
+/// The condition that `item` is still as read: it exists with `E`'s type, and each attribute
+/// that a declared version of `E` writes ([`evolve::written_attributes`]: `versions`) has the
+/// value read or is still absent. Attributes of other services are carried to the new item as
+/// read (see [`move_item`]).
+fn unchanged<E: Entity>(item: &Item, versions: &[&'static str], ph: &mut Placeholders) -> String {
     let names = E::NAMES;
     let mut cond = String::from("attribute_exists(");
     ph.push_name(names.pk, &mut cond);
     cond.push(')');
-    let mut attrs: Vec<&String> = item.keys().filter(|a| **a != names.pk && **a != names.sk).collect();
-    attrs.sort();
-    for a in attrs {
-        cond.push_str(" AND ");
-        ph.push_name(a, &mut cond);
-        cond.push_str(" = ");
-        ph.push_value(item[a].clone(), &mut cond);
-    }
-    for f in E::SCHEMA.fields {
-        if !item.contains_key(f.attribute) {
-            cond.push_str(" AND attribute_not_exists(");
-            ph.push_name(f.attribute, &mut cond);
-            cond.push(')');
+    let kind = Some(names.entity_type).filter(|_| names.has_entity_type());
+    for a in kind.into_iter().chain(versions.iter().copied()) {
+        match item.get(a) {
+            Some(v) => {
+                cond.push_str(" AND ");
+                ph.push_name(a, &mut cond);
+                cond.push_str(" = ");
+                ph.push_value(v.clone(), &mut cond);
+            }
+            None => {
+                cond.push_str(" AND attribute_not_exists(");
+                ph.push_name(a, &mut cond);
+                cond.push(')');
+            }
         }
     }
     cond
@@ -246,6 +254,7 @@ pub(crate) async fn move_item<E: Entity>(
 ) -> Result<(Outcome, u64, f64), Error> {
     let names = E::NAMES;
     let invalid = |e: String| Error::Invalid { reason: e };
+    let versions = evolve::written_attributes(E::SCHEMA);
     let mut changed = 0;
     let mut retries = 0;
     let mut attempt = 0;
@@ -253,12 +262,30 @@ pub(crate) async fn move_item<E: Entity>(
     let mut ambiguous = false;
     while attempt < ATTEMPTS {
         attempt += 1;
-        let (new_item, new_schema) = match mover(&item) {
+        let (mut new_item, new_schema) = match mover(&item) {
             Ok(None) => return Ok((Outcome::Skipped, changed, 0.0)),
             Ok(Some(n)) => n,
             Err(e @ Error::Invalid { .. }) => return Err(e),
             Err(e) => return Ok((Outcome::Failed(e.to_string()), changed, 0.0)),
         };
+        // The attributes no declared version of either entity writes (another service's) move
+        // with the item, as read.
+        let new_versions = evolve::written_attributes(new_schema);
+        let foreign = |k: &str| {
+            k != names.pk
+                && k != names.sk
+                && k != names.entity_type
+                && versions.binary_search(&k).is_err()
+                && new_versions.binary_search(&k).is_err()
+        };
+        for (k, v) in &item {
+            if foreign(k) && !new_item.contains_key(k) {
+                new_item.insert(k.clone(), v.clone());
+            }
+        }
+        if let Err(e) = crate::schema::size::check_item_size_in(names, E::TYPE, &new_item) {
+            return Ok((Outcome::Failed(e.to_string()), changed, 0.0));
+        }
         let old_key = key_of(&item, names.pk, names.sk);
         if key_of(&new_item, names.pk, names.sk) == old_key {
             // The template change gives this item the key it has: nothing to move.
@@ -280,13 +307,19 @@ pub(crate) async fn move_item<E: Entity>(
             .build()
             .map_err(|e| invalid(e.to_string()))?;
         let mut del_ph = Placeholders::default();
-        let del_cond = unchanged::<E>(&item, &mut del_ph);
+        let del_cond = unchanged::<E>(&item, &versions, &mut del_ph);
+        let (del_names, del_values) = (del_ph.take_names(), del_ph.take_values());
+        let expressions = [("ConditionExpression", del_cond.as_str(), false, 0)];
+        if let Err(e) = crate::limits::check_request(&expressions, del_names.as_ref(), del_values.as_ref()) {
+            let e = e.request("TransactWriteItems", E::TYPE, names.describe_key(&item));
+            return Ok((Outcome::Failed(e.to_string()), changed, 0.0));
+        }
         let delete = Delete::builder()
             .table_name(table.name())
             .set_key(Some(old_key))
             .condition_expression(del_cond)
-            .set_expression_attribute_names(del_ph.take_names())
-            .set_expression_attribute_values(del_ph.take_values())
+            .set_expression_attribute_names(del_names)
+            .set_expression_attribute_values(del_values)
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .build()
             .map_err(|e| invalid(e.to_string()))?;

@@ -133,6 +133,10 @@ pub trait Observer: Send + Sync {
     fn step_finished(&self, id: &str, summary: &str) {
         let _ = (id, summary);
     }
+    /// A step failed with `error` (it is recorded `failed`; the run stops).
+    fn step_failed(&self, id: &str, error: &Error) {
+        let _ = (id, error);
+    }
 }
 
 /// An observer that is told nothing.
@@ -410,10 +414,11 @@ impl fmt::Display for MigrationStatus {
             c.as_ref().map_or(String::new(), |r| {
                 let done = r.completed;
                 format!(
-                    " (checkpoint: run {}, {} scanned, {} updated{}{})",
+                    " (checkpoint: run {}, {} scanned, {} updated, {} skipped{}{})",
                     r.run,
                     r.scanned,
                     r.updated,
+                    r.skipped,
                     if r.failed > 0 { format!(", {} failed", r.failed) } else { String::new() },
                     if done { ", every segment done" } else { "" }
                 )
@@ -1038,6 +1043,7 @@ impl Migrations {
                 Ok(Applied { id: m.id.clone(), summary })
             }
             Err(e) => {
+                options.observer.step_failed(&m.id, &e);
                 let record = Record { status: "failed", worker, started, text: Some(e.to_string()) };
                 // The step's error is the one to report; a failure to record it is logged.
                 if let Err(w) = self.write(table, m, record, Guard::None).await {

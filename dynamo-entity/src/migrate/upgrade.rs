@@ -31,13 +31,14 @@
 //!
 //! The upgraded value is encoded ([`Entity::to_item`], stamped with the current schema
 //! version) and written with one `UpdateItem` that sets every attribute whose value changed and
-//! removes every attribute the new version no longer has, **on the condition that the stored
-//! item is still the one read**: every attribute read still has the value read, and every
-//! attribute the write adds (the schema version on an item that had none, new fields) is still
-//! absent. A write the application (or another client, or another upgrade) made after the read
-//! fails the condition, and nothing is written ([`WriteBack::Changed`]; [`WriteBack::Deleted`]
-//! when the item is gone). An attribute added after the read, without changing any attribute
-//! read, is kept as it is. For an entity with `#[entity(version)]` optimistic locking, the
+//! removes every attribute an earlier version wrote that the new version no longer has, **on
+//! the condition that the stored item is still the one read**: every attribute that any
+//! declared version of the entity writes ([`evolve::written_attributes`]: fields, keys, the
+//! schema version ...) still has the value read, or is still absent. A write the application's
+//! code of any version (or another client, or another upgrade) made after the read fails the
+//! condition, and nothing is written ([`WriteBack::Changed`]; [`WriteBack::Deleted`] when the
+//! item is gone). An attribute that no declared version writes (one another service added) is
+//! neither checked nor changed: it is kept as stored. For an entity with `#[entity(version)]` optimistic locking, the
 //! condition covers the lock version too and the write stores the next one, as every write does;
 //! `updated_at` is left as stored (the item's content did not change, only its shape).
 //!
@@ -50,8 +51,8 @@
 //! refused before sending ([`Error::Invalid`]) for an entity with `#[entity(unique)]` fields
 //! whose upgrade changes a unique value (its guard items would have to move: write the value
 //! with [`Table::put`] instead), and ([`Error::LimitExceeded`]) when the condition or update
-//! expression would break one of DynamoDB's expression limits (an item with about 150
-//! attributes or more).
+//! expression would break one of DynamoDB's expression limits (an entity whose versions write
+//! about 140 attributes or more; attributes of other services do not count).
 //!
 //! [`Table::put`]: crate::Table::put
 
@@ -201,37 +202,49 @@ impl Table {
                 });
             }
         }
-        crate::schema::size::check_item_size_in(names, E::TYPE, &new)?;
+        // The attributes some declared version writes: those the write may change and its
+        // condition checks. Any other attribute (another service's) is kept as stored.
+        let versions = evolve::written_attributes(E::SCHEMA);
+        let declared = |k: &str| versions.binary_search(&k).is_ok();
+        let is_key = |k: &str| k == names.pk || k == names.sk;
+        let mut stored = new.clone();
+        stored.extend(
+            read.iter().filter(|(k, _)| !new.contains_key(*k) && !declared(k)).map(|(k, v)| (k.clone(), v.clone())),
+        );
+        crate::schema::size::check_item_size_in(names, E::TYPE, &stored)?;
         // The value as it will be stored, decoded before anything is sent.
         let written = E::from_item(&new)?;
-        let is_key = |k: &str| k == names.pk || k == names.sk;
         let mut set: Vec<(String, AttributeValue)> = new
             .iter()
             .filter(|(k, v)| !is_key(k) && read.get(*k) != Some(*v))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         set.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut remove: Vec<String> = read.keys().filter(|k| !is_key(k) && !new.contains_key(*k)).cloned().collect();
+        let mut remove: Vec<String> = read.keys().filter(|k| declared(k) && !new.contains_key(*k)).cloned().collect();
         remove.sort();
-        let mut watched: Vec<&String> = read.keys().filter(|k| !is_key(k)).collect();
-        watched.sort();
-        let mut added: Vec<&String> = new.keys().filter(|k| !read.contains_key(*k)).collect();
-        added.sort();
+        let mut watched: Vec<&str> =
+            versions.iter().copied().chain(new.keys().map(String::as_str).filter(|k| !is_key(k))).collect();
+        watched.sort_unstable();
+        watched.dedup();
 
-        let mut ph = Placeholders::with_capacity(read.len() + added.len(), read.len() + set.len());
+        let mut ph = Placeholders::with_capacity(watched.len() + 1, watched.len() + set.len());
         let mut condition = String::from("attribute_exists(");
         ph.push_name(names.pk, &mut condition);
         condition.push(')');
         for attr in watched {
-            condition.push_str(" AND ");
-            ph.push_name(attr, &mut condition);
-            condition.push_str(" = ");
-            ph.push_value(read[attr].clone(), &mut condition);
-        }
-        for attr in added {
-            condition.push_str(" AND attribute_not_exists(");
-            ph.push_name(attr, &mut condition);
-            condition.push(')');
+            match read.get(attr) {
+                Some(v) => {
+                    condition.push_str(" AND ");
+                    ph.push_name(attr, &mut condition);
+                    condition.push_str(" = ");
+                    ph.push_value(v.clone(), &mut condition);
+                }
+                None => {
+                    condition.push_str(" AND attribute_not_exists(");
+                    ph.push_name(attr, &mut condition);
+                    condition.push(')');
+                }
+            }
         }
         let mut update = String::new();
         for (i, (attr, v)) in set.iter().enumerate() {

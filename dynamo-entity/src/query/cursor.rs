@@ -228,16 +228,35 @@ fn check_scope(wire: &Scope, scope: &Scope) -> Result<(), Error> {
         && wire.partition == scope.partition
         && wire.query != scope.query
     {
-        return Err(bad(format!(
-            "it belongs to a query of {} on {} partition {} with another sort order or sort-key condition",
-            scope.entity, scope.index, scope.partition
-        )));
+        return Err(bad(if scope.index.starts_with("scan") {
+            format!(
+                "it belongs to a {} of {} ({}) with another filter or consistency",
+                scope.index, scope.entity, scope.partition
+            )
+        } else {
+            format!(
+                "it belongs to a query of {} on {} partition {} with another sort order or sort-key condition",
+                scope.entity, scope.index, scope.partition
+            )
+        }));
     }
     if *wire != *scope {
-        return Err(bad(format!(
-            "it belongs to a query of {} on {} partition {}, not of {} on {} partition {}",
-            wire.entity, wire.index, wire.partition, scope.entity, scope.index, scope.partition
-        )));
+        // A scan's scope names the scan (`scan`, `scan of GSI1`) and its segment, not an index
+        // and a partition.
+        let show = |s: &Scope| {
+            if s.index.starts_with("scan") {
+                format!("a {} of {} ({})", s.index, s.entity, s.partition)
+            } else {
+                format!("a query of {} on {} partition {}", s.entity, s.index, s.partition)
+            }
+        };
+        if !wire.index.starts_with("scan") && !scope.index.starts_with("scan") {
+            return Err(bad(format!(
+                "it belongs to a query of {} on {} partition {}, not of {} on {} partition {}",
+                wire.entity, wire.index, wire.partition, scope.entity, scope.index, scope.partition
+            )));
+        }
+        return Err(bad(format!("it belongs to {}, not to {}", show(wire), show(scope))));
     }
     Ok(())
 }

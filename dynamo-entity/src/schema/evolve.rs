@@ -68,6 +68,23 @@
 //! The type attribute is checked first: an item of another entity type is
 //! [`Error::WrongEntity`], whatever version it holds.
 //!
+//! Decoding and upgrading happen in this program, after DynamoDB answered; what DynamoDB
+//! evaluates itself sees the items as stored. A filter (`.filter(...)` of a query or scan), a
+//! key condition on a secondary index, a condition expression or a projection names the
+//! **current** struct's attributes: an item of an earlier version that stores the field under
+//! another name (a field renamed since) does not match a filter on it, and is not in an index
+//! its keys have not been backfilled into. Upgrade the stored items
+//! ([`Table::upgrade_all`](crate::Table::upgrade_all), or the runner's `upgrade` step) before
+//! relying on such a filter; until then, filter in memory after the read.
+//!
+//! A migration ([`Table::backfill`](crate::Table::backfill), `upgrade_all`, `rekey`) checks, for
+//! an item of an earlier version, every attribute any declared version writes
+//! ([`written_attributes`]), so that a write of the older program made meanwhile is never
+//! overwritten. A write of the older program made **after** the migration passed the item
+//! (keys computed from a field it renamed, an item it writes at its own version) is not seen
+//! by that migration: retire the writers of earlier versions before the backfill or upgrade,
+//! or run it again after they are gone.
+//!
 //! # Writes
 //!
 //! Every write of a whole item ([`Entity::to_item`]: put, create,
@@ -93,7 +110,7 @@ pub const SCHEMA_ATTRIBUTE: &str = "_schema";
 
 /// An entity's declared schema version (`#[entity(schema(version = N, from = Prev))]`), in
 /// [`EntitySchema::schema_version`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub struct SchemaVersion {
     /// The attribute that holds the version on each item ([`SCHEMA_ATTRIBUTE`] by default).
     pub attribute: &'static str,
@@ -104,6 +121,50 @@ pub struct SchemaVersion {
     pub oldest: u32,
     /// The Rust name of the struct of the previous version (`from`), `None` for the oldest.
     pub from: Option<&'static str>,
+    /// The schema of that struct, `None` for the oldest: the chain of earlier versions, whose
+    /// attributes a migration of an item stored at one of them checks (see
+    /// [`written_attributes`]).
+    pub previous: Option<&'static EntitySchema>,
+}
+
+impl PartialEq for SchemaVersion {
+    /// Equal when every field is, the previous version's schema compared by its struct's name.
+    fn eq(&self, other: &SchemaVersion) -> bool {
+        self.attribute == other.attribute
+            && self.version == other.version
+            && self.oldest == other.oldest
+            && self.from == other.from
+            && self.previous.map(|s| s.rust_name) == other.previous.map(|s| s.rust_name)
+    }
+}
+
+impl Eq for SchemaVersion {}
+
+/// Every attribute that `schema` or an earlier version of its chain (`from`, `from`'s `from`,
+/// ...) writes, but the table's partition key, sort key and type attribute: each version's
+/// fields, secondary index keys, lock version, timestamps, time to live, constants and schema
+/// version attribute; sorted, each once.
+///
+/// These are the attributes an item's decoding can depend on: a migration that rewrites part
+/// of an item stored at an earlier version checks them (an attribute no version writes, such as
+/// one another service added, is neither checked nor changed).
+pub fn written_attributes(schema: &'static EntitySchema) -> Vec<&'static str> {
+    let names = schema.names;
+    let mut out: Vec<&'static str> = Vec::new();
+    let mut next = Some(schema);
+    while let Some(s) = next {
+        out.extend(s.fields.iter().map(|f| f.attribute));
+        out.extend(s.key_attributes().map(|(a, _)| a));
+        out.extend(s.version.iter().map(|v| v.attribute));
+        out.extend(s.created_at.iter().chain(&s.updated_at).chain(&s.ttl).map(|f| f.attribute));
+        out.extend(s.constants.iter().map(|c| c.attribute));
+        out.extend(s.schema_version.iter().map(|v| v.attribute));
+        next = s.schema_version.and_then(|v| v.previous);
+    }
+    out.retain(|a| *a != names.pk && *a != names.sk && (!names.has_entity_type() || *a != names.entity_type));
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// Where a stored item stands against a struct's declared version (see [`stored_version`]).
@@ -262,7 +323,13 @@ mod tests {
             updated_at: None,
             ttl: None,
             key_fields: KeyFields::Attributes,
-            schema_version: Some(SchemaVersion { attribute: SCHEMA_ATTRIBUTE, version, oldest, from: None }),
+            schema_version: Some(SchemaVersion {
+                attribute: SCHEMA_ATTRIBUTE,
+                version,
+                oldest,
+                from: None,
+                previous: None,
+            }),
             constants: &[],
         }
     }

@@ -313,6 +313,8 @@ async fn a_backfill_checks_what_its_keys_are_built_from_but_what_the_primary_key
 pub struct WriterV1 {
     pub id: String,
     pub team_name: String,
+    /// A team that replaces `team_name` when set.
+    pub team_override: Option<String>,
     pub rank: u32,
 }
 
@@ -334,7 +336,7 @@ pub struct Writer {
 
 impl From<WriterV1> for Writer {
     fn from(v: WriterV1) -> Writer {
-        Writer { id: v.id, team: v.team_name, rank: v.rank }
+        Writer { id: v.id, team: v.team_override.unwrap_or(v.team_name), rank: v.rank }
     }
 }
 
@@ -373,22 +375,26 @@ impl Intercept for WriteBeforeUpdate {
 
 /// An item stored at an earlier schema version is decoded as that version and upgraded in
 /// memory: its new keys come from attributes the current struct does not name (`team_name`,
-/// which code of version 1 may still write). Its backfill condition is the whole item as read,
-/// and that the keys and the schema version it lacks are still absent; an item of the current
-/// version keeps the narrow condition.
+/// `team_override`, which code of version 1 may still write). Its backfill condition checks
+/// every attribute any declared version writes, each as read or still absent; an item of the
+/// current version keeps the narrow condition.
 #[tokio::test]
-async fn a_backfill_of_an_item_stored_at_an_earlier_version_checks_the_whole_item_as_read() {
+async fn a_backfill_of_an_item_stored_at_an_earlier_version_checks_what_every_version_writes() {
     let plain = common::table("backfill_earlier_condition", &[Writer::SCHEMA]).await;
     let recorder = Conditions::default();
     let config = plain.client().config().to_builder().interceptor(recorder.clone()).build();
     let table = Table::new(aws_sdk_dynamodb::Client::from_conf(config), plain.name());
-    table.put(&WriterV1 { id: "w1".to_owned(), team_name: "red".to_owned(), rank: 4 }).await.unwrap();
+    table
+        .put(&WriterV1 { id: "w1".to_owned(), team_name: "red".to_owned(), team_override: None, rank: 4 })
+        .await
+        .unwrap();
     let mut current = Writer { id: "w2".to_owned(), team: "blue".to_owned(), rank: 9 }.to_item().unwrap();
     current.retain(|k, _| !k.starts_with("GSI1"));
     table.client().put_item().table_name(table.name()).set_item(Some(current)).send().await.unwrap();
 
     // Written by a service that stores no schema version: read as the oldest, version 1.
-    let mut unversioned = WriterV1 { id: "w0".to_owned(), team_name: "gold".to_owned(), rank: 1 }.to_item().unwrap();
+    let mut unversioned =
+        WriterV1 { id: "w0".to_owned(), team_name: "gold".to_owned(), team_override: None, rank: 1 }.to_item().unwrap();
     unversioned.remove("_schema");
     table.client().put_item().table_name(table.name()).set_item(Some(unversioned)).send().await.unwrap();
 
@@ -399,14 +405,14 @@ async fn a_backfill_of_an_item_stored_at_an_earlier_version_checks_the_whole_ite
     assert_eq!(
         conditions,
         [
-            "attribute_exists(PK) AND _type = 'Writer' AND _schema = 1 AND id = 'w1' AND rank = 4 \
-             AND team_name = 'red' AND attribute_not_exists(GSI1PK) AND attribute_not_exists(GSI1SK) \
-             AND attribute_not_exists(team)",
+            "attribute_exists(PK) AND _type = 'Writer' AND attribute_not_exists(GSI1PK) \
+             AND attribute_not_exists(GSI1SK) AND _schema = 1 AND id = 'w1' AND rank = 4 \
+             AND attribute_not_exists(team) AND team_name = 'red' AND attribute_not_exists(team_override)",
+            "attribute_exists(PK) AND _type = 'Writer' AND attribute_not_exists(GSI1PK) \
+             AND attribute_not_exists(GSI1SK) AND attribute_not_exists(_schema) AND id = 'w0' AND rank = 1 \
+             AND attribute_not_exists(team) AND team_name = 'gold' AND attribute_not_exists(team_override)",
             "attribute_exists(PK) AND _type = 'Writer' AND attribute_not_exists(GSI1PK) \
              AND attribute_not_exists(GSI1SK) AND rank = 9 AND team = 'blue'",
-            "attribute_exists(PK) AND _type = 'Writer' AND id = 'w0' AND rank = 1 AND team_name = 'gold' \
-             AND attribute_not_exists(GSI1PK) AND attribute_not_exists(GSI1SK) AND attribute_not_exists(team) \
-             AND attribute_not_exists(_schema)",
         ]
     );
     let w1 = common::raw_item(&plain, "WRITER#w1", "META").await.unwrap();
@@ -415,36 +421,111 @@ async fn a_backfill_of_an_item_stored_at_an_earlier_version_checks_the_whole_ite
     assert_eq!(w1.get("team"), None);
 }
 
-/// Code of the first version renames nothing: it writes `team_name` of an item stored at
-/// version 1 after the backfill read the item and before its update. The condition fails, the
-/// backfill computes the keys again from the item as it then is, and GSI1 finds the writer
-/// under the team the application wrote (before, the condition watched only `team` and
-/// `rank`, and the old team's key was written over the new team's name).
+/// Runs `migrate` (a backfill or a bulk upgrade of `Writer`) over one `WriterV1` item (`red`,
+/// no override) while code of version 1 runs `write` between the migration's read of the item
+/// and its first write; returns the migration's report and the item as stored after.
+async fn race_with_version_1_code(
+    test: &str,
+    write: impl AsyncFnOnce(Table) + Send + 'static,
+    migrate: impl AsyncFnOnce(Table) -> BackfillReport,
+) -> (BackfillReport, Item, Table) {
+    let plain = common::table(test, &[Writer::SCHEMA]).await;
+    let w1 = WriterV1 { id: "w1".to_owned(), team_name: "red".to_owned(), team_override: None, rank: 4 };
+    plain.put(&w1).await.unwrap();
+    let hook = WriteBeforeUpdate::default();
+    let app = plain.clone();
+    *hook.0.lock().unwrap() = Some(Box::new(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        runtime.block_on(write(app));
+    }));
+    let config = plain.client().config().to_builder().interceptor(hook.clone()).build();
+    let table = Table::new(aws_sdk_dynamodb::Client::from_conf(config), plain.name());
+    let report = migrate(table).await;
+    assert!(hook.0.lock().unwrap().is_none(), "the application's write ran");
+    let stored = common::raw_item(&plain, "WRITER#w1", "META").await.unwrap();
+    (report, stored, plain)
+}
+
+/// Code of the first version writes `team_name` of an item stored at version 1 after the
+/// backfill read the item and before its update (it knows nothing of the rename to `team`),
+/// then, in a second run, sets `team_override`, which was absent when read. Each time the
+/// condition fails, the backfill computes the keys again from the item as it then is, and GSI1
+/// finds the writer under the team the application wrote (before, the condition watched only
+/// `team` and `rank`, then only the attributes present when read, and the old team's key was
+/// written over the new team's name).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_write_of_earlier_version_code_during_a_backfill_is_not_overwritten() {
-    let plain = common::table("backfill_earlier_race", &[Writer::SCHEMA]).await;
-    plain.put(&WriterV1 { id: "w1".to_owned(), team_name: "red".to_owned(), rank: 4 }).await.unwrap();
-    let write = WriteBeforeUpdate::default();
-    let app = plain.clone();
-    *write.0.lock().unwrap() = Some(Box::new(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        runtime.block_on(async {
-            app.update(WriterV1::key("w1")).set(WriterV1::TEAM_NAME, &"green".to_owned()).send().await.unwrap();
-        });
-    }));
-    let config = plain.client().config().to_builder().interceptor(write.clone()).build();
-    let table = Table::new(aws_sdk_dynamodb::Client::from_conf(config), plain.name());
+    let s = |v: &str| AttributeValue::S(v.to_owned());
+    let set = |attribute: &'static str, value: &'static str| {
+        async move |app: Table| {
+            let key = WriterV1::key("w1").into_encoded().unwrap();
+            app.client()
+                .update_item()
+                .table_name(app.name())
+                .key("PK", key.pk)
+                .key("SK", key.sk)
+                .update_expression("SET #a = :v")
+                .expression_attribute_names("#a", attribute)
+                .expression_attribute_values(":v", AttributeValue::S(value.to_owned()))
+                .send()
+                .await
+                .unwrap();
+        }
+    };
+    let backfill = async |table: Table| table.backfill::<Writer>("writer-race").segments(1).run().await.unwrap();
+    for (test, attribute, team) in
+        [("backfill_race_renamed", "team_name", "green"), ("backfill_race_absent", "team_override", "purple")]
+    {
+        let (report, stored, plain) = race_with_version_1_code(test, set(attribute, team), backfill).await;
+        assert_eq!((report.scanned, report.updated, report.changed, report.failed), (1, 1, 1, 0), "{test}: {report}");
+        assert_eq!(stored.get(attribute), Some(&s(team)), "{test}");
+        assert_eq!(stored.get("GSI1PK"), Some(&s(&format!("TEAM#{team}"))), "{test}");
+        assert_eq!(stored.get("GSI1SK"), Some(&s(&format!("{:010}#w1", 4))), "{test}");
+        let found = plain.query(Writer::gsi1(team)).all().await.unwrap();
+        assert_eq!(found, [Writer { id: "w1".to_owned(), team: team.to_owned(), rank: 4 }], "{test}");
+        assert_eq!(plain.query(Writer::gsi1("red")).all().await.unwrap(), [], "{test}");
+    }
+}
 
-    let report = table.backfill::<Writer>("writer-race").segments(1).run().await.unwrap();
+/// The same race against a bulk upgrade (`Table::upgrade_all`): version 1 code sets
+/// `team_override`, absent when the upgrade read the item. The write-back's condition fails,
+/// the item is read again and upgraded as it then is: stored at version 2 with `team =
+/// purple`, the version 1 attributes removed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_of_earlier_version_code_during_an_upgrade_is_not_overwritten() {
+    let write = async |app: Table| {
+        let mut v1 = app.get(WriterV1::key("w1")).await.unwrap().unwrap();
+        v1.team_override = Some("purple".to_owned());
+        app.put(&v1).await.unwrap();
+    };
+    let upgrade = async |table: Table| table.upgrade_all::<Writer>("writer-upgrade").segments(1).run().await.unwrap();
+    let (report, stored, plain) = race_with_version_1_code("upgrade_race_absent", write, upgrade).await;
     assert_eq!((report.scanned, report.updated, report.changed, report.failed), (1, 1, 1, 0), "{report}");
-    assert!(write.0.lock().unwrap().is_none(), "the application's write ran");
-    let w1 = common::raw_item(&plain, "WRITER#w1", "META").await.unwrap();
-    assert_eq!(w1.get("team_name"), Some(&AttributeValue::S("green".to_owned())));
-    assert_eq!(w1.get("GSI1PK"), Some(&AttributeValue::S("TEAM#green".to_owned())));
-    assert_eq!(w1.get("GSI1SK"), Some(&AttributeValue::S(format!("{:010}#w1", 4))));
-    let green = plain.query(Writer::gsi1("green")).all().await.unwrap();
-    assert_eq!(green, [Writer { id: "w1".to_owned(), team: "green".to_owned(), rank: 4 }]);
-    assert_eq!(plain.query(Writer::gsi1("red")).all().await.unwrap(), []);
+    let want = Writer { id: "w1".to_owned(), team: "purple".to_owned(), rank: 4 };
+    assert_eq!(stored, want.to_item().unwrap());
+    assert_eq!(plain.query(Writer::gsi1("purple")).all().await.unwrap(), [want]);
+}
+
+/// An item stored at version 1 with 200 attributes another service added: its backfill's
+/// condition checks the attributes the entity's versions write, not the other service's
+/// (DynamoDB allows 300 operators in a condition), so it is backfilled, and a bulk upgrade
+/// then writes it at version 2 and keeps those attributes as they are.
+#[tokio::test]
+async fn a_wide_item_of_an_earlier_version_is_backfilled_and_upgraded_keeping_other_services_attributes() {
+    let table = common::table("backfill_wide_v1", &[Writer::SCHEMA]).await;
+    let mut item =
+        WriterV1 { id: "w1".to_owned(), team_name: "red".to_owned(), team_override: None, rank: 4 }.to_item().unwrap();
+    let audit: Item = (0..200).map(|i| (format!("audit{i:03}"), AttributeValue::N(i.to_string()))).collect();
+    item.extend(audit.clone());
+    table.client().put_item().table_name(table.name()).set_item(Some(item)).send().await.unwrap();
+
+    let report = table.backfill::<Writer>("wide-keys").run().await.unwrap();
+    assert_eq!((report.scanned, report.updated, report.failed), (1, 1, 0), "{report:?}");
+    let report = table.upgrade_all::<Writer>("wide-upgrade").run().await.unwrap();
+    assert_eq!((report.scanned, report.updated, report.failed), (1, 1, 0), "{report:?}");
+    let mut want = Writer { id: "w1".to_owned(), team: "red".to_owned(), rank: 4 }.to_item().unwrap();
+    want.extend(audit);
+    assert_eq!(common::raw_item(&table, "WRITER#w1", "META").await.unwrap(), want);
 }
 
 /// What the application's writers did during a backfill.
@@ -992,4 +1073,47 @@ async fn a_rekeying_moves_every_item_once_keeps_concurrent_writes_and_resumes() 
 
     let again = rekey().rerun().await.unwrap();
     assert_eq!((again.run, again.updated, again.skipped, again.failed), (2, 0, N + 20, 1), "{again}");
+}
+
+/// A re-keying meets one member with 200 attributes another service added: its move's
+/// condition checks the attributes the entity writes, not the other service's, so it moves
+/// with the others, and those attributes move with it, as read. Before, the condition listed
+/// the whole item, DynamoDB refused the transaction (301 operators), and the run stopped at
+/// that item every time it was resumed.
+#[tokio::test]
+async fn a_rekeying_moves_a_wide_item_with_the_attributes_of_other_services() {
+    let table = common::table("rekey_wide", &[MemberV1::SCHEMA, TeamMember::SCHEMA]).await;
+    for i in 0..12 {
+        table.put(&v1(i)).await.unwrap();
+    }
+    let mut wide = v1(12).to_item().unwrap();
+    let audit: Item = (0..200).map(|i| (format!("audit{i:03}"), AttributeValue::N(i.to_string()))).collect();
+    wide.extend(audit.clone());
+    table.client().put_item().table_name(table.name()).set_item(Some(wide)).send().await.unwrap();
+
+    let report = table
+        .rekey::<MemberV1, TeamMember>("wide-into-teams", TeamMember::from)
+        .segments(1)
+        .page_size(5)
+        .run()
+        .await
+        .unwrap();
+    assert_eq!((report.updated, report.failed, report.completed), (13, 0, true), "{report}");
+    let mut members = 0;
+    for (key, item) in snapshot(&table).await {
+        if item.get("_type") != Some(&AttributeValue::S("Member".to_owned())) {
+            continue;
+        }
+        members += 1;
+        let moved = TeamMember::from(MemberV1::from_item(&item).unwrap_or_else(|_| {
+            let m = TeamMember::from_item(&item).unwrap();
+            MemberV1 { id: m.id, team: m.team, rank: m.rank, mentor: m.mentor, note: m.note }
+        }));
+        let mut want = moved.to_item().unwrap();
+        if moved.id == v1(12).id {
+            want.extend(audit.clone());
+        }
+        assert_eq!(item, want, "{key} is at its new key with exactly its attributes");
+    }
+    assert_eq!(members, 13);
 }

@@ -174,8 +174,8 @@ async fn the_command_line_shows_status_plans_applies_and_resumes_migrations() {
     assert_eq!(
         lines[1],
         format!(
-            "stopped  0002-member-keys {BACKFILL_LINE}: (checkpoint: run 1, {} scanned, {} updated)",
-            at_stop.scanned, at_stop.updated
+            "stopped  0002-member-keys {BACKFILL_LINE}: (checkpoint: run 1, {} scanned, {} updated, {} skipped)",
+            at_stop.scanned, at_stop.updated, at_stop.skipped
         )
     );
     assert_eq!(lines[2], format!("pending  0003-team-zero {CUSTOM_LINE}"));
@@ -358,8 +358,8 @@ async fn a_backfill_that_leaves_items_behind_is_stopped_and_resume_retries_them(
     assert_eq!(
         lines[1],
         format!(
-            "stopped  0002-member-keys {BACKFILL_LINE}: (checkpoint: run 1, 31 scanned, 30 updated, 1 failed, every \
-             segment done) failed: {failure}"
+            "stopped  0002-member-keys {BACKFILL_LINE}: (checkpoint: run 1, 31 scanned, 30 updated, 0 skipped, 1 \
+             failed, every segment done) failed: {failure}"
         )
     );
     let (result, plan) = cli_with(&table, two_migrations(), &["plan"]).await;
@@ -367,8 +367,12 @@ async fn a_backfill_that_leaves_items_behind_is_stopped_and_resume_retries_them(
     assert!(plan.contains(&format!("\n  a new run, to retry the 1 item(s) that failed: {report}\n")), "{plan}");
 
     // Not mended: resume runs the backfill again and fails the same way.
-    let (result, _) = cli_with(&table, two_migrations(), &["resume", "--progress", "off"]).await;
+    let (result, text) = cli_with(&table, two_migrations(), &["resume", "--progress", "lines"]).await;
     assert_eq!(result.unwrap_err().to_string(), failure);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.first(), Some(&"running 0002-member-keys [backfill]"), "{text}");
+    assert!(lines[1].starts_with("progress 0002-member-keys: ") && lines[1].contains(" items read"), "{text}");
+    assert_eq!(lines[2..], ["failed 0002-member-keys"], "{text}");
     let again = table.backfill::<Member>("0002-member-keys").status().await.unwrap().unwrap();
     assert_eq!((again.run, again.scanned, again.updated, again.skipped, again.failed), (2, 31, 0, 30, 1));
 

@@ -256,7 +256,7 @@ async fn the_runner_moves_an_access_pattern_to_native_keys_and_resumes_the_move(
     // update was sent before the run was dropped (at most 8 in flight).
     let filled_at_stop = filled(&table).await;
     assert!(filled_at_stop >= first_page && filled_at_stop <= first_page + 8, "{filled_at_stop} {at_stop}");
-    let checkpoint = format!("(checkpoint: run 1, {first_page} scanned, {first_page} updated)");
+    let checkpoint = format!("(checkpoint: run 1, {first_page} scanned, {first_page} updated, 0 skipped)");
     assert_eq!(
         status_text(migrations.status(&table).await.unwrap()),
         [format!("stopped  {MOVE} {move_line}: {checkpoint}"), format!("pending  {DROP} {drop_line}")]

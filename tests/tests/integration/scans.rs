@@ -107,16 +107,33 @@ async fn a_scan_cursor_resumes_its_scan_and_no_other() {
     }
     assert_eq!(ids(&seen), all_ids(), "the pages return every user once");
 
-    for (other, what) in [
-        (table.scan::<Order>().after(cursor.clone()).send().await.map(|_| ()), "another entity"),
+    let another_scan = "invalid cursor: it belongs to a scan of User (table) with another filter or consistency";
+    for (other, what, refusal) in [
+        (
+            table.scan::<Order>().after(cursor.clone()).send().await.map(|_| ()),
+            "another entity",
+            "invalid cursor: it belongs to a scan of User (table), not to a scan of Order (table)",
+        ),
         (
             table.scan::<User>().filter(User::SALES.gt(&3)).after(cursor.clone()).send().await.map(|_| ()),
             "another filter",
+            another_scan,
         ),
-        (table.scan::<User>().consistent_read().after(cursor.clone()).send().await.map(|_| ()), "another consistency"),
-        (table.scan::<User>().segment(0, 2).after(cursor.clone()).send().await.map(|_| ()), "a segment"),
+        (
+            table.scan::<User>().consistent_read().after(cursor.clone()).send().await.map(|_| ()),
+            "another consistency",
+            another_scan,
+        ),
+        (
+            table.scan::<User>().segment(0, 2).after(cursor.clone()).send().await.map(|_| ()),
+            "a segment",
+            "invalid cursor: it belongs to a scan of User (table), not to a scan of User (segment 0/2)",
+        ),
     ] {
-        assert!(matches!(other, Err(Error::Cursor { .. })), "a cursor of the scan is refused by {what}: {other:?}");
+        match other {
+            Err(e @ Error::Cursor { .. }) => assert_eq!(e.to_string(), refusal, "{what}"),
+            other => panic!("a cursor of the scan is refused by {what}: {other:?}"),
+        }
     }
     let mut altered = cursor.as_str().to_owned();
     altered.pop();

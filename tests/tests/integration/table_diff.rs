@@ -156,6 +156,22 @@ async fn a_table_of_an_older_layout_is_brought_to_its_declaration_one_index_at_a
     let steps = table.apply(&diff, Wait { timeout: Duration::from_secs(120), poll: Duration::from_millis(100) }).await;
     assert_eq!(steps.unwrap(), plan.steps);
 
+    // The same diff applied again is older than the table: refused whole, nothing sent.
+    let shapes = gsi_shapes(&table).await;
+    let stale = table.apply(&diff, Wait::default()).await;
+    match stale {
+        Err(e @ Error::Invalid { .. }) => assert_eq!(
+            e.to_string(),
+            format!(
+                "invalid request: table {}: nothing applied; the diff is older than the table (it deletes GSI4, which \
+                 the table no longer has): run Table::diff again",
+                table.name()
+            )
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(gsi_shapes(&table).await, shapes);
+
     let again = table.diff(&layout).await.unwrap();
     assert!(again.is_empty(), "{again}");
     assert_eq!(again.to_string(), format!("table {} matches its declaration\n", table.name()));
