@@ -76,15 +76,15 @@ enum Command {
         /// Stop after this migration id.
         #[arg(long)]
         to: Option<String>,
-        /// This runner's name in the migration records.
-        #[arg(long, default_value = "runner")]
-        worker: String,
+        /// This runner's name in the migration records (default: `<host>:<process id>`).
+        #[arg(long)]
+        worker: Option<String>,
     },
     /// Continues the stopped migrations (killed, interrupted or failed), and nothing else.
     Resume {
-        /// This runner's name in the migration records.
-        #[arg(long, default_value = "runner")]
-        worker: String,
+        /// This runner's name in the migration records (default: `<host>:<process id>`).
+        #[arg(long)]
+        worker: Option<String>,
     },
     /// The AWS CloudFormation template of the declared table (JSON).
     Cloudformation {
@@ -277,12 +277,14 @@ impl MigrationCli {
             }
             Command::Apply { to, worker } => {
                 let observer = progress_observer(args.progress, terminal, progress);
+                let worker = worker.unwrap_or_else(crate::migrate::runner::default_worker);
                 let options = RunOptions { to, worker, observer };
                 let done = self.migrations.apply(&self.table, &options).await?;
                 self.report_done(&out, done.len()).await?;
             }
             Command::Resume { worker } => {
                 let observer = progress_observer(args.progress, terminal, progress);
+                let worker = worker.unwrap_or_else(crate::migrate::runner::default_worker);
                 let options = RunOptions { to: None, worker, observer };
                 let done = self.migrations.resume(&self.table, &options).await?;
                 self.report_done(&out, done.len()).await?;

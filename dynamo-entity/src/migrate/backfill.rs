@@ -966,9 +966,10 @@ pub(crate) struct KeyAttributes {
     /// Every key attribute of `E` but the table's partition and sort key: the attributes set
     /// or removed.
     managed: Vec<&'static str>,
-    /// Those, and the attribute of every field a secondary index template is built from but
-    /// the primary key does not fix (the update is addressed to that key, see
-    /// `EntitySchema::fixed_by_primary_key`): sorted, each once.
+    /// Those, the attribute of every field a secondary index template is built from but the
+    /// primary key does not fix (the update is addressed to that key, see
+    /// `EntitySchema::fixed_by_primary_key`), and the schema version attribute of a versioned
+    /// entity: sorted, each once.
     watched: Vec<&'static str>,
 }
 
@@ -990,6 +991,9 @@ impl KeyAttributes {
                 }
             }
         }
+        // The schema version: an item replaced meanwhile by code of another version, with the
+        // same raw values, decodes to other fields (a unit changed between versions).
+        watched.extend(schema.schema_version.iter().map(|v| v.attribute));
         KeyAttributes { managed, watched: watched.into_iter().collect() }
     }
 }

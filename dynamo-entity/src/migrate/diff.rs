@@ -503,8 +503,9 @@ impl Table {
     ///
     /// # Errors
     /// [`Error::Invalid`] before anything is sent when the plan has manual steps (listed), or
-    /// when the diff is older than the table (an index it creates is there already, or one it
-    /// deletes is gone: it was applied before, or the table changed since), or
+    /// when the diff is older than the table (an index it creates is there already, one it
+    /// deletes is gone, a time to live it sets is set: it was applied before, or the table
+    /// changed since), or
     /// when a step does not finish within `wait.timeout` (the steps before it are done; run
     /// [`Table::diff`] again to see what remains); [`Error::Sdk`].
     pub async fn apply(&self, diff: &TableDiff, wait: Wait) -> Result<Vec<Step>, Error> {
@@ -519,20 +520,34 @@ impl Table {
                 ),
             });
         }
-        if plan.steps.iter().any(|s| matches!(s, Step::DeleteIndex(_) | Step::CreateIndex(_))) {
+        if !plan.steps.is_empty() {
             // A diff made before the table changed (applied already, or by someone else):
             // refused as a whole, not half applied into DynamoDB's `ValidationException`.
-            // The steps are checked in order against the indexes there would be: a changed
-            // index is deleted, then created again under its name.
+            // The steps are checked in order against the indexes there would be (a changed
+            // index is deleted, then created again under its name), and a creation of an index
+            // the table already has with exactly the declared shape is stale too.
             let now = self.describe().await?;
-            let mut present: HashSet<&str> =
-                now.global_secondary_indexes().iter().filter_map(|g| g.index_name()).collect();
+            let actual = actual_indexes(&now);
+            let mut present: HashSet<&str> = actual.keys().map(String::as_str).collect();
+            let mut ttl = None;
+            if plan.steps.iter().any(|s| matches!(s, Step::DisableTtl(_) | Step::EnableTtl(_))) {
+                ttl = Some(self.ttl_attribute().await?);
+            }
             let stale = plan.steps.iter().find_map(|step| match step {
                 Step::DeleteIndex(name) if !present.remove(name.as_str()) => {
                     Some(format!("it deletes {name}, which the table no longer has"))
                 }
+                Step::CreateIndex(shape) if actual.get(&shape.name) == Some(shape) => {
+                    Some(format!("it creates {}, which the table already has as declared", shape.name))
+                }
                 Step::CreateIndex(shape) if !present.insert(shape.name.as_str()) => {
                     Some(format!("it creates {}, which the table already has", shape.name))
+                }
+                Step::EnableTtl(a) if ttl.as_ref().is_some_and(|t| t.as_deref() == Some(a.as_str())) => {
+                    Some(format!("it enables time to live on {a}, which the table already has"))
+                }
+                Step::DisableTtl(a) if ttl.as_ref().is_some_and(|t| t.as_deref() != Some(a.as_str())) => {
+                    Some(format!("it disables time to live on {a}, which the table no longer has"))
                 }
                 _ => None,
             });

@@ -27,4 +27,4 @@ pub mod upgrade;
 pub use backfill::{Backfill, BackfillReport, PageDone, PageObserver};
 pub use diff::{Change, IndexShape, Plan, Step, TableDiff, Wait};
 pub use native::{NativeKeys, NativeKeysReport};
-pub use runner::{Applied, Kind, MigrationStatus, Migrations, Observer, RunOptions, Status};
+pub use runner::{Applied, Kind, MigrationStatus, Migrations, Observer, RunOptions, Status, default_worker};

@@ -70,7 +70,8 @@ impl NativeSpec {
         if set.is_empty() && remove.is_empty() {
             return Ok(None);
         }
-        let watched: BTreeSet<&'static str> = self.attrs.iter().chain(&self.strip).copied().collect();
+        let version = E::SCHEMA.schema_version.as_ref().map(|v| v.attribute);
+        let watched: BTreeSet<&'static str> = self.attrs.iter().chain(&self.strip).copied().chain(version).collect();
         Ok(Some(UpdatePlan {
             set,
             remove,

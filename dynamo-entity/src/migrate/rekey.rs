@@ -11,11 +11,13 @@
 //! is skipped; any other is decoded as the old entity, converted, and moved in one
 //! `TransactWriteItems`: a `Put` of the new item, on the condition that nothing is at the new
 //! key yet, and a `Delete` of the old item, on the condition that it is still as read (every
-//! attribute that a declared version of the old entity writes has the value read, or is still
-//! absent: [`evolve::written_attributes`]). The attributes that no declared version of either
-//! entity writes (another service's) move with the item as read. An item whose move breaks one
-//! of DynamoDB's limits (a new item over 400 KB with those attributes, a condition over the
-//! expression limits) is reported as failed, naming it, and the pass goes on.
+//! attribute it has still has the value read, and every attribute that a declared version of
+//! the old entity writes and it lacks is still absent: [`evolve::written_attributes`]). The
+//! attributes that no declared version of either entity writes (another service's) move with
+//! the item as read, and the condition keeps a write made to them meanwhile. An item whose move
+//! breaks one of DynamoDB's limits (a new item over 400 KB with those attributes; a condition
+//! over the expression limits: about 140 attributes, present or declared) is reported as
+//! failed, naming it, and the pass goes on.
 //! When the old item changed, it is read again and moved as it now is; when it is gone, it is
 //! counted in [`vanished`](crate::migrate::BackfillReport::vanished); when an item is already at
 //! the new key, nothing is written and the old item is reported as failed, naming both keys.
@@ -109,30 +111,28 @@ impl<E: Entity> Step<E> for Move {
     }
 }
 
-/// The condition that `item` is still as read: it exists with `E`'s type, and each attribute
-/// that a declared version of `E` writes ([`evolve::written_attributes`]: `versions`) has the
-/// value read or is still absent. Attributes of other services are carried to the new item as
-/// read (see [`move_item`]).
+/// The condition that `item` is still as read: it exists, every attribute it has (those of
+/// other services too, which the move carries to the new item) still has the value read, and
+/// each attribute that a declared version of `E` writes ([`evolve::written_attributes`]:
+/// `versions`) and the item lacks is still absent.
 fn unchanged<E: Entity>(item: &Item, versions: &[&'static str], ph: &mut Placeholders) -> String {
     let names = E::NAMES;
     let mut cond = String::from("attribute_exists(");
     ph.push_name(names.pk, &mut cond);
     cond.push(')');
-    let kind = Some(names.entity_type).filter(|_| names.has_entity_type());
-    for a in kind.into_iter().chain(versions.iter().copied()) {
-        match item.get(a) {
-            Some(v) => {
-                cond.push_str(" AND ");
-                ph.push_name(a, &mut cond);
-                cond.push_str(" = ");
-                ph.push_value(v.clone(), &mut cond);
-            }
-            None => {
-                cond.push_str(" AND attribute_not_exists(");
-                ph.push_name(a, &mut cond);
-                cond.push(')');
-            }
-        }
+    let mut read: Vec<(&String, &AttributeValue)> =
+        item.iter().filter(|(a, _)| **a != names.pk && **a != names.sk).collect();
+    read.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    for (a, v) in read {
+        cond.push_str(" AND ");
+        ph.push_name(a, &mut cond);
+        cond.push_str(" = ");
+        ph.push_value(v.clone(), &mut cond);
+    }
+    for a in versions.iter().filter(|a| !item.contains_key(**a)) {
+        cond.push_str(" AND attribute_not_exists(");
+        ph.push_name(a, &mut cond);
+        cond.push(')');
     }
     cond
 }
@@ -311,8 +311,16 @@ pub(crate) async fn move_item<E: Entity>(
         let (del_names, del_values) = (del_ph.take_names(), del_ph.take_values());
         let expressions = [("ConditionExpression", del_cond.as_str(), false, 0)];
         if let Err(e) = crate::limits::check_request(&expressions, del_names.as_ref(), del_values.as_ref()) {
+            // The condition must check every attribute the move carries, or a write made
+            // meanwhile would be lost: an item this wide cannot be moved in one transaction.
             let e = e.request("TransactWriteItems", E::TYPE, names.describe_key(&item));
-            return Ok((Outcome::Failed(e.to_string()), changed, 0.0));
+            let why = format!(
+                "{e}: a move checks each of the item's {} attributes, and each attribute {} declares that the \
+                 item lacks, so that a write made meanwhile is not lost; move this item by hand",
+                item.len(),
+                E::TYPE
+            );
+            return Ok((Outcome::Failed(why), changed, 0.0));
         }
         let delete = Delete::builder()
             .table_name(table.name())

@@ -465,8 +465,11 @@ impl Status {
 pub struct RunOptions {
     /// Stop after the migration with this id (it included); `None`: run to the end.
     pub to: Option<String>,
-    /// This runner's name in the record (`runner` by default); a step recorded as run by the
-    /// same name is taken over at once, whatever its heartbeat.
+    /// This runner's name in the record ([`default_worker`]: this machine and process, by
+    /// default); a step recorded as run by the same name is taken over at once, whatever its
+    /// heartbeat, and one run by another name only once its heartbeat is stale. Give the same
+    /// name to a process that takes over a step at once after a crash; never to two processes
+    /// that run at once.
     pub worker: String,
     /// Told of each step and page.
     pub observer: Arc<dyn Observer>,
@@ -474,8 +477,21 @@ pub struct RunOptions {
 
 impl Default for RunOptions {
     fn default() -> RunOptions {
-        RunOptions { to: None, worker: "runner".to_owned(), observer: Arc::new(Quiet) }
+        RunOptions { to: None, worker: default_worker(), observer: Arc::new(Quiet) }
     }
+}
+
+/// The default name of a runner: `<host>:<process id>` (the host from the `HOSTNAME`
+/// variable or `/etc/hostname`, `localhost` without either), so that two processes started at
+/// once (every instance of a service migrating on start-up) never take each other's step.
+pub fn default_worker() -> String {
+    let host = std::env::var("HOSTNAME")
+        .ok()
+        .or_else(|| std::fs::read_to_string("/etc/hostname").ok())
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "localhost".to_owned());
+    format!("{host}:{}", std::process::id())
 }
 
 impl fmt::Debug for RunOptions {
@@ -985,7 +1001,12 @@ impl Migrations {
                     any_stopped = true;
                     true
                 }
-                Status::Running { worker, .. } if *worker == options.worker => true,
+                // Recorded as run by this very worker: a run of it that stopped before its
+                // heartbeat went stale (a process restarted under the same name).
+                Status::Running { worker, .. } if *worker == options.worker => {
+                    any_stopped = true;
+                    true
+                }
                 Status::Running { worker, .. } => {
                     return Err(Error::Invalid {
                         reason: format!("migration {} is being run by {worker}; nothing started", m.id),

@@ -261,15 +261,25 @@ async fn cli_child() {
 
 /// Runs the command line in a child process: exit code, standard output, standard error.
 fn process(table: &Table, server: &LocalDynamoDb, args: &str) -> (i32, String, String) {
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
+    let (code, out, err, _) = process_with_pid(table, server, args);
+    (code, out, err)
+}
+
+/// As [`process`], with the child's process id.
+fn process_with_pid(table: &Table, server: &LocalDynamoDb, args: &str) -> (i32, String, String, u32) {
+    let child = std::process::Command::new(std::env::current_exe().unwrap())
         .args(["migrations_cli::cli_child", "--exact", "--ignored", "--nocapture", "--test-threads=1", "-q"])
         .env("MIGRATE_TABLE", table.name())
         .env("MIGRATE_ARGS", args)
         .env("DYNAMODB_ENDPOINT", server.endpoint())
-        .output()
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .unwrap();
+    let pid = child.id();
+    let out = child.wait_with_output().unwrap();
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr), pid)
 }
 
 #[tokio::test]
@@ -281,8 +291,13 @@ async fn the_command_line_runs_as_a_process() {
     assert_eq!(code, 0);
     assert!(out.contains(&format!("pending  0002-member-keys {BACKFILL_LINE}\n")), "{out}");
 
-    let (code, out, err) = process(&table, server, "apply --to 0002-member-keys");
+    let (code, out, err, pid) = process_with_pid(&table, server, "apply --to 0002-member-keys");
     assert_eq!(code, 0, "{out}\n{err}");
+    // Recorded under the default worker name: the machine and the process, so that two
+    // processes migrating at once never take each other's step.
+    let record = common::raw_item(&table, "_MIGRATION#0002-member-keys", "STEP").await.unwrap();
+    let host = dynamo_entity::migrate::default_worker().rsplit_once(':').unwrap().0.to_owned();
+    assert_eq!(record["worker"], aws_sdk_dynamodb::types::AttributeValue::S(format!("{host}:{pid}")));
     // Standard error is not a terminal: plain progress lines.
     assert!(err.contains("running 0001-member-indexes [layout]\n"), "{err}");
     assert!(err.contains("running 0002-member-keys [backfill]\n"), "{err}");
@@ -443,4 +458,44 @@ async fn migrations_declared_out_of_order_and_unknown_targets_are_refused() {
             other => panic!("{args:?}: {other:?}"),
         }
     }
+}
+
+/// Calls of the step of `resume_right_after_a_stop_continues_the_step_of_this_worker`.
+static SLOW_CALLS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// A run stopped while its heartbeat is still fresh (a process restarted at once, under the
+/// same worker name) is resumed by `resume`: the step is this worker's, so it is continued,
+/// not refused as "nothing to resume".
+#[tokio::test]
+async fn resume_right_after_a_stop_continues_the_step_of_this_worker() {
+    use std::sync::atomic::Ordering;
+    let table = common::table("migrate_resume_at_once", &[Member::SCHEMA, Team::SCHEMA]).await;
+    let declared = || {
+        Migrations::new(TableLayout::new(&[Member::SCHEMA, Team::SCHEMA]).unwrap())
+            .heartbeat(Duration::from_secs(10))
+            .custom("0001-slow", "a step that hangs the first time", |_| async {
+                if SLOW_CALLS.fetch_add(1, Ordering::SeqCst) == 0 {
+                    tokio::time::sleep(Duration::from_secs(600)).await;
+                }
+                Ok("done".to_owned())
+            })
+    };
+    let first = tokio::spawn({
+        let table = table.clone();
+        let declared = declared();
+        async move { declared.apply(&table, &dynamo_entity::migrate::RunOptions::default()).await }
+    });
+    while SLOW_CALLS.load(Ordering::SeqCst) == 0 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    first.abort();
+    assert!(first.await.unwrap_err().is_cancelled());
+    let status = declared().status(&table).await.unwrap();
+    assert_eq!(status[0].status.word(), "running", "its heartbeat is fresh");
+
+    let (result, text) = cli_with(&table, declared(), &["resume", "--progress", "off"]).await;
+    result.unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(SLOW_CALLS.load(Ordering::SeqCst), 2);
+    assert!(text.starts_with("1 migration(s) run\n"), "{text}");
+    assert_eq!(declared().status(&table).await.unwrap()[0].status.word(), "applied");
 }

@@ -171,6 +171,35 @@ async fn a_table_of_an_older_layout_is_brought_to_its_declaration_one_index_at_a
         other => panic!("{other:?}"),
     }
     assert_eq!(gsi_shapes(&table).await, shapes);
+    // Stale parts of it: the changed GSI3 (delete, then create as declared, which the table
+    // now has) and the time to live.
+    let name = table.name().to_owned();
+    for (keep, why) in [
+        (
+            (|c: &Change| matches!(c, Change::KeySchema { declared, .. } if declared.name == "GSI3"))
+                as fn(&Change) -> bool,
+            "it creates GSI3, which the table already has as declared",
+        ),
+        (
+            |c: &Change| matches!(c, Change::Ttl { .. }),
+            "it enables time to live on expires_at, which the table already has",
+        ),
+    ] {
+        let mut part = diff.clone();
+        part.changes.retain(keep);
+        assert_eq!(part.changes.len(), 1, "{part}");
+        match table.apply(&part, Wait::default()).await {
+            Err(e @ Error::Invalid { .. }) => assert_eq!(
+                e.to_string(),
+                format!(
+                    "invalid request: table {name}: nothing applied; the diff is older than the table ({why}): run \
+                     Table::diff again"
+                )
+            ),
+            other => panic!("{why}: {other:?}"),
+        }
+    }
+    assert_eq!(gsi_shapes(&table).await, shapes);
 
     let again = table.diff(&layout).await.unwrap();
     assert!(again.is_empty(), "{again}");
