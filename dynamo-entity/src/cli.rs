@@ -389,6 +389,17 @@ impl Lines {
     fn state(&self) -> std::sync::MutexGuard<'_, Option<StepProgress>> {
         self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+
+    /// The step's last progress line (when it read anything), then `last`.
+    fn step_ended(&self, last: &str) {
+        let progress = self.state().take();
+        if !self.quiet {
+            if let Some(p) = progress.filter(|p| p.read > 0) {
+                say(&self.out, &p.line());
+            }
+            say(&self.out, last);
+        }
+    }
 }
 
 impl Observer for Lines {
@@ -424,24 +435,12 @@ impl Observer for Lines {
     }
 
     fn step_finished(&self, id: &str, summary: &str) {
-        let last = self.state().take();
-        if !self.quiet {
-            if let Some(p) = last.filter(|p| p.read > 0) {
-                say(&self.out, &p.line());
-            }
-            say(&self.out, &format!("applied {id}: {summary}"));
-        }
+        self.step_ended(&format!("applied {id}: {summary}"));
     }
 
     fn step_failed(&self, id: &str, _: &Error) {
-        let last = self.state().take();
-        if !self.quiet {
-            if let Some(p) = last.filter(|p| p.read > 0) {
-                say(&self.out, &p.line());
-            }
-            // The error itself is the command's result, printed once by `main`.
-            say(&self.out, &format!("failed {id}"));
-        }
+        // The error itself is the command's result, printed once by `main`.
+        self.step_ended(&format!("failed {id}"));
     }
 }
 
