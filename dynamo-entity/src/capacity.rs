@@ -210,14 +210,27 @@ impl Capacity {
     /// `CapacityUnits` count as reads or writes as `write` says: the kind of the operation.
     pub fn from_consumed(consumed: &[ConsumedCapacity], write: bool) -> Capacity {
         let mut out = Capacity::default();
-        for c in consumed {
-            out += Capacity::from_one(c, write);
-        }
+        out.add_consumed(consumed, write);
         out
     }
 
     /// As [`Capacity::from_consumed`], for one entry.
     pub fn from_one(c: &ConsumedCapacity, write: bool) -> Capacity {
+        let mut out = Capacity::default();
+        out.add_one(c, write);
+        out
+    }
+
+    /// Adds what `consumed` reports (as [`Capacity::from_consumed`] reads it) to these units
+    /// in place, and returns its total: an index already held is added to without its name
+    /// being copied again, so metering a request allocates nothing once every index it
+    /// touches has been seen.
+    pub(crate) fn add_consumed(&mut self, consumed: &[ConsumedCapacity], write: bool) -> f64 {
+        consumed.iter().map(|c| self.add_one(c, write)).sum()
+    }
+
+    /// [`Capacity::add_consumed`] of one entry.
+    fn add_one(&mut self, c: &ConsumedCapacity, write: bool) -> f64 {
         let split = |read: Option<f64>, written: Option<f64>, total: Option<f64>| match (read, written) {
             (None, None) => {
                 let t = total.unwrap_or_default();
@@ -226,20 +239,33 @@ impl Capacity {
             (r, w) => Units { read: r.unwrap_or_default(), write: w.unwrap_or_default() },
         };
         let part = |p: &SdkCapacity| split(p.read_capacity_units, p.write_capacity_units, p.capacity_units);
-        let mut out = Capacity::default();
-        match &c.table {
-            Some(t) => out.table = part(t),
+        let table = match &c.table {
+            Some(t) => part(t),
             None if c.global_secondary_indexes.is_none() && c.local_secondary_indexes.is_none() => {
-                out.table = split(c.read_capacity_units, c.write_capacity_units, c.capacity_units);
+                split(c.read_capacity_units, c.write_capacity_units, c.capacity_units)
             }
-            None => {}
-        }
+            None => Units::default(),
+        };
+        self.table += table;
+        let mut total = table.total();
         for map in [&c.global_secondary_indexes, &c.local_secondary_indexes].into_iter().flatten() {
             for (name, p) in map {
-                *out.indexes.entry(name.clone()).or_default() += part(p);
+                let units = part(p);
+                total += units.total();
+                self.add_named(name, units);
             }
         }
-        out
+        total
+    }
+
+    /// Adds `units` to the index called `name`, copying the name only the first time.
+    fn add_named(&mut self, name: &str, units: Units) {
+        match self.indexes.get_mut(name) {
+            Some(held) => *held += units,
+            None => {
+                self.indexes.insert(name.to_owned(), units);
+            }
+        }
     }
 }
 
@@ -303,7 +329,7 @@ impl<'a> AddAssign<&'a Capacity> for Capacity {
     fn add_assign(&mut self, other: &'a Capacity) {
         self.table += other.table;
         for (name, units) in &other.indexes {
-            *self.indexes.entry(name.clone()).or_default() += *units;
+            self.add_named(name, *units);
         }
     }
 }
@@ -609,6 +635,20 @@ impl CapacityMeter {
         }
     }
 
+    /// Adds what DynamoDB reported for one request (its `ConsumedCapacity` entries, read as
+    /// [`Capacity::from_consumed`] reads them) to this meter and its parents, and returns the
+    /// request's total units. Nothing is allocated once the indexes it names have been seen.
+    pub(crate) fn record_consumed(&self, consumed: &[ConsumedCapacity], write: bool) -> f64 {
+        if consumed.is_empty() {
+            return 0.0;
+        }
+        let total = self.lock().add_consumed(consumed, write);
+        if let Some(parent) = &self.parent {
+            parent.record_consumed(consumed, write);
+        }
+        total
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Capacity> {
         // A panic while holding the lock cannot leave a half-added value behind that matters
         // more than losing the meter: keep counting.
@@ -725,5 +765,39 @@ mod tests {
         assert_eq!(child.take().write(), 6.0);
         assert_eq!(child.consumed(), Capacity::zero());
         assert_eq!(parent.consumed().index(Index::Gsi(1)), Units::writes(4.0));
+    }
+
+    #[test]
+    fn a_meter_adds_reports_in_place_and_returns_each_total() {
+        // Two tables in one response (a batch): table units, two GSIs and an LSI.
+        let first = ConsumedCapacity::builder()
+            .table_name("a")
+            .capacity_units(4.0)
+            .table(SdkCapacity::builder().capacity_units(1.0).build())
+            .global_secondary_indexes("GSI1", SdkCapacity::builder().capacity_units(1.0).build())
+            .global_secondary_indexes("ByEmail", SdkCapacity::builder().capacity_units(1.5).build())
+            .local_secondary_indexes("LSI1", SdkCapacity::builder().capacity_units(0.5).build())
+            .build();
+        let second = ConsumedCapacity::builder().table_name("b").capacity_units(2.0).build();
+        let both = [first, second];
+        let parent = Arc::new(CapacityMeter::default());
+        let child = CapacityMeter::child(Arc::clone(&parent));
+        assert_eq!(child.record_consumed(&both, true), 6.0);
+        assert_eq!(child.record_consumed(&both, true), 6.0);
+        assert_eq!(child.record_consumed(&[], true), 0.0);
+        let indexes = [("ByEmail", 3.0), ("GSI1", 2.0), ("LSI1", 1.0)];
+        let twice = Capacity {
+            table: Units::writes(6.0),
+            indexes: indexes.into_iter().map(|(n, u)| (n.to_owned(), Units::writes(u))).collect(),
+        };
+        assert_eq!(child.consumed(), twice);
+        assert_eq!(parent.consumed(), twice);
+        // The same as converting each report and adding it up.
+        let added = Capacity::from_consumed(&both, true) + Capacity::from_consumed(&both, true);
+        assert_eq!(added, twice);
+        let mut in_place = Capacity::from_consumed(&both, true);
+        in_place += &Capacity::from_consumed(&both, true);
+        assert_eq!(in_place, twice);
+        assert_eq!(in_place.indexes.keys().collect::<Vec<_>>(), ["ByEmail", "GSI1", "LSI1"]);
     }
 }

@@ -410,10 +410,16 @@ pub fn put_type_named(item: &mut Item, attribute: &'static str, entity: &'static
 
 /// Whether `item` (whose type attribute holds `found`) is an item of the entity with the type
 /// attribute names `names`, the type `entity` and the schema `schema`, for the dispatch of
-/// `#[derive(EntityEnum)]` and `#[derive(Collection)]`: the type is the entity's (for a table
-/// without a type attribute, any) and the primary key has the entity's templates' shape
+/// `#[derive(EntityEnum)]` and `#[derive(Collection)]` over the entities of `schemas` (the
+/// enum's or collection's, this one included): the type is the entity's (for a table without a
+/// type attribute, any) and the primary key has the entity's templates' shape
 /// ([`EntitySchema::fits_key`]), which tells apart entities that share a type value. Not
 /// generic, so that a listed type that is not an entity gives one error, not one more here.
+///
+/// In a typed table, an item whose type value no other listed entity has goes to this entity
+/// whatever its key (a key of another shape reaches it through the second pass, see
+/// [`is_entity_type`] and [`enum_misfit`], and its decoding reports the key), so its key is
+/// not matched against the templates here: the decoder checks it once.
 #[inline]
 pub fn is_entity(
     item: &Item,
@@ -421,8 +427,12 @@ pub fn is_entity(
     names: &AttributeNames,
     entity: &str,
     schema: &EntitySchema,
+    schemas: &[&'static EntitySchema],
 ) -> bool {
-    (!names.has_entity_type() || found == Some(entity)) && schema.fits_key(item)
+    if !names.has_entity_type() {
+        return schema.fits_key(item);
+    }
+    found == Some(entity) && (schemas.iter().filter(|s| s.name == entity).nth(1).is_none() || schema.fits_key(item))
 }
 
 /// Whether `item`'s type attribute names the entity (the dispatch's second pass, after

@@ -758,7 +758,22 @@ fn bench_collection<C: Collection + PartialEq + Debug>(
         assert_eq!(hand(items).expect("the page decodes by hand"), derived, "{name}: hand-written decode differs");
         assert_eq!(serde(items).expect("the page decodes through serde"), derived, "{name}: serde decode differs");
     }
-    if profile_mode().is_some() {
+    if let Some(way) = profile_mode() {
+        // `MARSHAL_PROFILE=<Collection>/<decode_derive|decode_hand|pair>`, as for an entity.
+        if let Some(way) = way.strip_prefix(name).and_then(|w| w.strip_prefix('/')) {
+            let derive = || pages.iter().for_each(|p| drop(black_box(C::from_items(p, Unknown::Skip).ok())));
+            let by_hand = || pages.iter().for_each(|p| drop(black_box(hand(p).ok())));
+            match way {
+                "decode_derive" => (0..profile_passes()).for_each(|_| derive()),
+                "decode_hand" => (0..profile_passes()).for_each(|_| by_hand()),
+                "pair" => {
+                    let d = interleaved(derive, by_hand, 30, Duration::from_millis(20));
+                    let n = pages.len() as f64;
+                    println!("pair {name} decode_vs_hand={:.3} page_ns={:.0}/{:.0}", d.0 / d.1, d.0 / n, d.1 / n);
+                }
+                _ => panic!("MARSHAL_PROFILE: unknown way {way:?}"),
+            }
+        }
         return Times::default();
     }
     let mut g = c.benchmark_group(name);

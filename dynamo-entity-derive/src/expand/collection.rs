@@ -77,7 +77,7 @@ fn from_collection(name: &syn::Ident, members: &[Member]) -> TokenStream {
         };
         decls.push(decl);
         arms.push(quote_spanned! {span=>
-            if ::dynamo_entity::__private::is_entity(item, ty, <#entity as ::dynamo_entity::__private::Entity>::NAMES, <#entity as ::dynamo_entity::__private::Entity>::TYPE, <#entity as ::dynamo_entity::__private::Entity>::SCHEMA) { #arm; continue; }
+            if ::dynamo_entity::__private::is_entity(item, ty, <#entity as ::dynamo_entity::__private::Entity>::NAMES, <#entity as ::dynamo_entity::__private::Entity>::TYPE, <#entity as ::dynamo_entity::__private::Entity>::SCHEMA, __schemas) { #arm; continue; }
         });
         type_arms.push(quote_spanned! {span=>
             if ::dynamo_entity::__private::is_entity_type(ty, <#entity as ::dynamo_entity::__private::Entity>::NAMES, <#entity as ::dynamo_entity::__private::Entity>::TYPE) { #arm; continue; }
@@ -93,10 +93,11 @@ fn from_collection(name: &syn::Ident, members: &[Member]) -> TokenStream {
                 unknown: ::dynamo_entity::collection::Unknown,
             ) -> ::core::result::Result<Self, ::dynamo_entity::__private::Error> {
                 #(#decls)*
+                let __schemas: &[&'static ::dynamo_entity::__private::EntitySchema] = &[#(#schemas),*];
                 for item in items {
                     let ty = ::dynamo_entity::__private::type_of_named(item, #names.entity_type);
                     #(#arms)*
-                    if let ::core::option::Option::Some(e) = ::dynamo_entity::__private::enum_misfit(item, ty, #names, &[#(#schemas),*]) {
+                    if let ::core::option::Option::Some(e) = ::dynamo_entity::__private::enum_misfit(item, ty, #names, __schemas) {
                         return ::core::result::Result::Err(e);
                     }
                     #(#type_arms)*
@@ -131,7 +132,7 @@ fn entity_enum(name: &syn::Ident, variants: &[Variant]) -> TokenStream {
                 .map(|v| ::core::option::Option::Some(Self::#ident(v)));
         };
         arms.push(quote_spanned! {span=>
-            if ::dynamo_entity::__private::is_entity(item, ty, <#ty as ::dynamo_entity::__private::Entity>::NAMES, <#ty as ::dynamo_entity::__private::Entity>::TYPE, <#ty as ::dynamo_entity::__private::Entity>::SCHEMA) { #decode }
+            if ::dynamo_entity::__private::is_entity(item, ty, <#ty as ::dynamo_entity::__private::Entity>::NAMES, <#ty as ::dynamo_entity::__private::Entity>::TYPE, <#ty as ::dynamo_entity::__private::Entity>::SCHEMA, __schemas) { #decode }
         });
         type_arms.push(quote_spanned! {span=>
             if ::dynamo_entity::__private::is_entity_type(ty, <#ty as ::dynamo_entity::__private::Entity>::NAMES, <#ty as ::dynamo_entity::__private::Entity>::TYPE) { #decode }
@@ -145,9 +146,10 @@ fn entity_enum(name: &syn::Ident, variants: &[Variant]) -> TokenStream {
             fn decode(
                 item: &::dynamo_entity::__private::Item,
             ) -> ::core::result::Result<::core::option::Option<Self>, ::dynamo_entity::__private::Error> {
+                let __schemas: &[&'static ::dynamo_entity::__private::EntitySchema] = &[#(#schemas),*];
                 let ty = ::dynamo_entity::__private::type_of_named(item, Self::NAMES.entity_type);
                 #(#arms)*
-                if let ::core::option::Option::Some(e) = ::dynamo_entity::__private::enum_misfit(item, ty, Self::NAMES, &[#(#schemas),*]) {
+                if let ::core::option::Option::Some(e) = ::dynamo_entity::__private::enum_misfit(item, ty, Self::NAMES, __schemas) {
                     return ::core::result::Result::Err(e);
                 }
                 #(#type_arms)*

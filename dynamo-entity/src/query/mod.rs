@@ -747,7 +747,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
             }
             let page_limit = self.options.request_limit(items.len());
             let resp = self.fetch(&parts, None, page_limit, start.take()).await?;
-            consumed += Capacity::from_consumed(resp.consumed_capacity.as_slice(), false);
+            consumed.add_consumed(resp.consumed_capacity.as_slice(), false);
             let last_key = resp.last_evaluated_key;
             let raw = resp.items.unwrap_or_default();
             let count = raw.len();

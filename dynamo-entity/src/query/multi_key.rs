@@ -534,7 +534,7 @@ impl<E: Entity> MultiKeyQuery<E> {
             };
             let request = self.request_of(page_parts, page_limit, start.take()).send_with(self.table.client());
             let resp = self.table.execute(call, request).await.map_err(|e| Error::sdk("Query", e))?;
-            consumed += Capacity::from_consumed(resp.consumed_capacity.as_slice(), false);
+            consumed.add_consumed(resp.consumed_capacity.as_slice(), false);
             let last_key = resp.last_evaluated_key;
             let raw = resp.items.unwrap_or_default();
             let count = raw.len();

@@ -728,7 +728,7 @@ impl<T: Send + 'static> ScanRequest<T> {
             }
             let page_limit = self.page_size.or(want.map(|w| i32::try_from(w).unwrap_or(i32::MAX)));
             let out = self.fetch(&parts, page_limit, start.take()).await?;
-            page.consumed += Capacity::from_consumed(out.consumed_capacity.as_slice(), false);
+            page.consumed.add_consumed(out.consumed_capacity.as_slice(), false);
             let scanned = u64::try_from(out.scanned_count).unwrap_or_default();
             let count = u64::try_from(out.count).unwrap_or_default();
             page.scanned += scanned;

@@ -150,7 +150,7 @@ pub(crate) async fn send<E: Entity, S>(
             });
             let responses = futures::future::try_join_all(requests).await?;
             for (&i, resp) in dry.iter().zip(responses) {
-                consumed += Capacity::from_consumed(resp.consumed_capacity.as_slice(), false);
+                consumed.add_consumed(resp.consumed_capacity.as_slice(), false);
                 let lane = &mut lanes[i];
                 lane.taken = lane.resume.clone();
                 for item in resp.items.unwrap_or_default() {

@@ -35,7 +35,6 @@ use aws_sdk_dynamodb::types::ConsumedCapacity;
 use tracing::Instrument;
 use tracing::field::Empty;
 
-use crate::capacity::Capacity;
 use crate::table::Table;
 
 /// What the span of one request names: the operation, the entity type, the index and the
@@ -171,9 +170,8 @@ impl Table {
             let result = request.await;
             match &result {
                 Ok(out) => {
-                    let capacity = Capacity::from_consumed(out.consumed(), O::WRITE);
-                    meter.record(&capacity);
-                    span.record("consumed", capacity.total());
+                    let total = meter.record_consumed(out.consumed(), O::WRITE);
+                    span.record("consumed", total);
                     span.record("outcome", "ok");
                 }
                 Err(_) => {
