@@ -1234,6 +1234,11 @@ fn primary_parts(schema: &EntitySchema, key: &PrimaryKey) -> Vec<(&'static str, 
     for (template, value) in [(schema.primary.pk, &key.pk), (schema.primary.sk, &key.sk)] {
         match value {
             AttributeValue::S(s) => {
+                // A template without placeholders (`META`) has no part to parse out: skip the
+                // parse, which would yield none.
+                if template.placeholders().next().is_none() {
+                    continue;
+                }
                 let Ok(parts) = template.parse(s) else { continue };
                 for ((field, form), part) in template.placeholders().zip(parts) {
                     let mut composite = String::with_capacity(part.len());

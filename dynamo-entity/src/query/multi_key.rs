@@ -81,15 +81,16 @@ impl<E> std::fmt::Debug for MultiKeySpec<E> {
 impl<E: Entity> MultiKeySpec<E> {
     /// Used by generated code: the index, the entity type name and the partition key
     /// attributes' values, in key schema order.
+    /// (The generated code passes an array: no vector is allocated only to be taken apart.)
     pub fn new(
         index: &'static MultiKeyIndex,
         entity: &'static str,
-        pk: Vec<Result<AttributeValue, ValueError>>,
+        pk: impl IntoIterator<Item = Result<AttributeValue, ValueError>>,
     ) -> Self {
         let mut spec = MultiKeySpec {
             index,
             entity,
-            pk: Vec::new(),
+            pk: Vec::with_capacity(index.pk.len()),
             sk: Vec::new(),
             range: None,
             error: None,
@@ -100,8 +101,8 @@ impl<E: Entity> MultiKeySpec<E> {
                 spec.pk.push(v);
             }
         }
-        let values: Vec<_> = index.pk.iter().zip(&spec.pk).collect();
-        if let Err(e) = check_aggregate(entity, E::NAMES.index_name(index.index).unwrap_or_default(), true, &values) {
+        let values = index.pk.iter().zip(&spec.pk);
+        if let Err(e) = check_aggregate(entity, E::NAMES.index_name(index.index).unwrap_or_default(), true, values) {
             spec.error.get_or_insert(e);
         }
         spec
@@ -111,12 +112,10 @@ impl<E: Entity> MultiKeySpec<E> {
     /// key attribute, if any) fit DynamoDB's aggregate limit on the sort key attributes; keeps
     /// the error otherwise.
     fn fits(&mut self, range: Option<&AttributeValue>) -> bool {
-        let mut values: Vec<_> = self.index.sk.iter().zip(&self.sk).collect();
-        if let (Some(a), Some(v)) = (self.next_sort(), range) {
-            values.push((a, v));
-        }
+        let next = self.next_sort().zip(range);
+        let values = self.index.sk.iter().zip(&self.sk).chain(next);
         let index = E::NAMES.index_name(self.index.index).unwrap_or_default();
-        match check_aggregate(self.entity, index, false, &values) {
+        match check_aggregate(self.entity, index, false, values) {
             Ok(()) => true,
             Err(e) => {
                 self.error.get_or_insert(e);
@@ -426,10 +425,22 @@ impl<E: Entity> MultiKeyQuery<E> {
         }
         let (expr, mut names, mut values) = self.spec.condition();
         let filter = self.options.render_filter(self.spec.entity, &mut names, &mut values)?;
-        let index = self.spec.index.index;
-        let keys: Vec<&str> = self.spec.index.pk.iter().chain(self.spec.index.sk).map(|a| a.attribute).collect();
-        let (projection, condition) = (self.table.projection(index), self.options.filter.as_ref());
-        super::projected::check_filter("Query", self.spec.entity, E::NAMES, index, &keys, projection, condition)?;
+        // Without a filter there is nothing to check against the index's keys and projection
+        // (`check_filter` passes at once): the list of key attributes is made only for one.
+        if let Some(condition) = self.options.filter.as_ref() {
+            let index = self.spec.index.index;
+            let keys: Vec<&str> = self.spec.index.pk.iter().chain(self.spec.index.sk).map(|a| a.attribute).collect();
+            let projection = self.table.projection(index);
+            super::projected::check_filter(
+                "Query",
+                self.spec.entity,
+                E::NAMES,
+                index,
+                &keys,
+                projection,
+                Some(condition),
+            )?;
+        }
         check_query(&expr, filter.as_deref(), &names, &values)
             .map_err(|e| e.request("Query", self.spec.entity, self.spec.partition()))?;
         Ok(Parts { expr, names, values, filter })
@@ -702,6 +713,12 @@ fn reversed(low: &AttributeValue, high: &AttributeValue) -> bool {
 
 /// Appends `i` in decimal (placeholder numbers), without the formatting machinery.
 fn push_index(out: &mut String, mut i: usize) {
+    if i < 10 {
+        // One digit, the usual case (`#p0`): no buffer.
+        // `i` is below 10, so the cast cannot truncate.
+        out.push(char::from(b'0' + i as u8));
+        return;
+    }
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     loop {

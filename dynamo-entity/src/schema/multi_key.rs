@@ -634,8 +634,8 @@ pub fn check_item(schema: &EntitySchema, item: &Item) -> Result<(), Error> {
                 let limit = if partition { MAX_PARTITION_KEY_BYTES } else { MAX_SORT_KEY_BYTES };
                 if bytes[side] > limit {
                     let index = schema.names.index_name(g.index).unwrap_or_default();
-                    let values: Vec<_> = attrs.iter().filter_map(|a| Some((a, item.get(a.attribute)?))).collect();
-                    check_aggregate(schema.name, index, partition, &values)?;
+                    let values = attrs.iter().filter_map(|a| Some((a, item.get(a.attribute)?)));
+                    check_aggregate(schema.name, index, partition, values)?;
                 }
             }
         }
@@ -687,8 +687,8 @@ pub fn check_update<'a>(schema: &EntitySchema, set: impl Fn(&str) -> Option<&'a 
     for g in schema.multi_gsis {
         let index = schema.names.index_name(g.index).unwrap_or_default();
         for (partition, attrs) in [(true, g.pk), (false, g.sk)] {
-            let values: Vec<_> = attrs.iter().filter_map(|a| Some((a, set(a.attribute)?))).collect();
-            check_aggregate(schema.name, index, partition, &values)?;
+            let values = attrs.iter().filter_map(|a| Some((a, set(a.attribute)?)));
+            check_aggregate(schema.name, index, partition, values)?;
         }
     }
     Ok(())
@@ -697,24 +697,25 @@ pub fn check_update<'a>(schema: &EntitySchema, set: impl Fn(&str) -> Option<&'a 
 /// Checks that the key attribute values of one side (`partition` or sort) of multi-attribute
 /// GSI `index` fit DynamoDB's aggregate limit together: 2,048 bytes for the partition key
 /// attributes, 1,024 for the sort key attributes, each value measured as DynamoDB measures
-/// it ([`value_size`]).
+/// it ([`value_size`]). `values` is walked once to measure, and again only to name the
+/// attributes of an error (no list of them is collected for a side that fits).
 ///
 /// # Errors
 /// [`Error::Key`] ([`KeyError::AggregateTooLong`]) naming the entity, the index and each
 /// attribute with its size.
-pub(crate) fn check_aggregate(
+pub(crate) fn check_aggregate<'a>(
     entity: &'static str,
     index: &'static str,
     partition: bool,
-    values: &[(&MultiKeyAttr, &AttributeValue)],
+    values: impl Iterator<Item = (&'a MultiKeyAttr, &'a AttributeValue)> + Clone,
 ) -> Result<(), Error> {
     let limit = if partition { MAX_PARTITION_KEY_BYTES } else { MAX_SORT_KEY_BYTES };
-    let bytes: usize = values.iter().map(|(_, v)| value_size(v)).sum();
+    let bytes: usize = values.clone().map(|(_, v)| value_size(v)).sum();
     if bytes <= limit {
         return Ok(());
     }
     let attributes =
-        values.iter().map(|(a, v)| format!("{} ({} bytes)", a.attribute, value_size(v))).collect::<Vec<_>>().join(", ");
+        values.map(|(a, v)| format!("{} ({} bytes)", a.attribute, value_size(v))).collect::<Vec<_>>().join(", ");
     Err(Error::Key(KeyError::AggregateTooLong {
         entity,
         index,

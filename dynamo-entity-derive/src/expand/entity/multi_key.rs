@@ -104,7 +104,7 @@ impl Gen<'_, '_> {
                     #builder(__de::MultiKeySpec::new(
                         &__DeSchema::#constant,
                         #name,
-                        ::std::vec![#(#values),*],
+                        [#(#values),*],
                     ))
                 }
             });
