@@ -158,33 +158,38 @@ impl Timestamp {
     /// [`TimestampError::Syntax`] for any other text, including impossible dates such as
     /// `2023-02-30`.
     pub fn parse(text: &str) -> Result<Timestamp, TimestampError> {
-        let err = || TimestampError::Syntax { text: text.to_owned() };
-        let b = text.as_bytes();
-        if b.len() != TIMESTAMP_LEN
-            || b[4] != b'-'
-            || b[7] != b'-'
-            || b[10] != b'T'
-            || b[13] != b':'
-            || b[16] != b':'
-            || b[19] != b'.'
-            || b[23] != b'Z'
-        {
-            return Err(err());
+        let syntax = || TimestampError::Syntax { text: text.to_owned() };
+        let b: &[u8; TIMESTAMP_LEN] = text.as_bytes().try_into().map_err(|_| syntax())?;
+        // Every byte checked first, then the fields read from their known places: a decode
+        // reads a timestamp per field, so this is hot (no loop, no bounds checks).
+        let dg = |i: usize| b[i].is_ascii_digit();
+        let well_formed = (b[4], b[7], b[10], b[13], b[16], b[19], b[23]) == (b'-', b'-', b'T', b':', b':', b'.', b'Z')
+            && dg(0)
+            && dg(1)
+            && dg(2)
+            && dg(3)
+            && dg(5)
+            && dg(6)
+            && dg(8)
+            && dg(9)
+            && dg(11)
+            && dg(12)
+            && dg(14)
+            && dg(15)
+            && dg(17)
+            && dg(18)
+            && dg(20)
+            && dg(21)
+            && dg(22);
+        if !well_formed {
+            return Err(syntax());
         }
-        let num = |r: std::ops::Range<usize>| -> Result<i64, TimestampError> {
-            let mut v = 0i64;
-            for &c in &b[r] {
-                if !c.is_ascii_digit() {
-                    return Err(err());
-                }
-                v = v * 10 + i64::from(c - b'0');
-            }
-            Ok(v)
-        };
-        let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-        let (hh, mm, ss, ms) = (num(11..13)?, num(14..16)?, num(17..19)?, num(20..23)?);
+        let digit = |i: usize| i64::from(b[i] - b'0');
+        let two = |i: usize| digit(i) * 10 + digit(i + 1);
+        let (y, m, d) = (two(0) * 100 + two(2), two(5), two(8));
+        let (hh, mm, ss, ms) = (two(11), two(14), two(17), two(20) * 10 + digit(22));
         if !(1..=12).contains(&m) || d < 1 || d > days_in_month(y, m) || hh > 23 || mm > 59 || ss > 59 {
-            return Err(err());
+            return Err(syntax());
         }
         let days = days_from_civil(y, m, d);
         Ok(Timestamp(days * 86_400_000 + hh * 3_600_000 + mm * 60_000 + ss * 1000 + ms))
@@ -580,6 +585,29 @@ mod tests {
         ] {
             assert!(matches!(Timestamp::parse(bad), Err(TimestampError::Syntax { .. })), "{bad}");
         }
+        // Anything but a digit at each digit's place, and the error keeps the text.
+        let good = "2026-05-01T12:34:56.789Z";
+        for at in [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22] {
+            for c in ["x", "/", ":", " "] {
+                let bad = format!("{}{c}{}", &good[..at], &good[at + 1..]);
+                assert_eq!(Timestamp::parse(&bad), Err(TimestampError::Syntax { text: bad.clone() }));
+            }
+        }
+        assert_eq!(
+            Timestamp::parse("2026-05-01T12:34:56.78éZ"),
+            Err(TimestampError::Syntax { text: "2026-05-01T12:34:56.78éZ".into() })
+        );
+    }
+
+    #[test]
+    fn the_text_form_reads_back_as_written() {
+        // 200,003 instants spread over the whole range, leap days and month ends included.
+        let step = (MAX_MILLIS - Timestamp::MIN.as_millis()) / 200_003;
+        for k in 0..=200_003 {
+            let t = Timestamp::from_millis(Timestamp::MIN.as_millis() + k * step).unwrap();
+            assert_eq!(Timestamp::parse(&t.to_string()), Ok(t));
+        }
+        assert_eq!(Timestamp::parse("2026-05-01T12:34:56.789Z").unwrap().as_millis(), 1_777_638_896_789);
     }
 
     #[test]
