@@ -629,24 +629,27 @@ impl CapacityMeter {
         if capacity.indexes.is_empty() && capacity.table == Units::default() {
             return;
         }
-        *self.lock() += capacity;
-        if let Some(parent) = &self.parent {
-            parent.record(capacity);
-        }
+        self.each_level(|held| *held += capacity);
     }
 
     /// Adds what DynamoDB reported for one request (its `ConsumedCapacity` entries, read as
     /// [`Capacity::from_consumed`] reads them) to this meter and its parents, and returns the
     /// request's total units. Nothing is allocated once the indexes it names have been seen.
     pub(crate) fn record_consumed(&self, consumed: &[ConsumedCapacity], write: bool) -> f64 {
-        if consumed.is_empty() {
-            return 0.0;
-        }
-        let total = self.lock().add_consumed(consumed, write);
-        if let Some(parent) = &self.parent {
-            parent.record_consumed(consumed, write);
+        let mut total = 0.0;
+        if !consumed.is_empty() {
+            self.each_level(|held| total = held.add_consumed(consumed, write));
         }
         total
+    }
+
+    /// Runs `add` on the units held by this meter, then by each of its parents in turn.
+    fn each_level(&self, mut add: impl FnMut(&mut Capacity)) {
+        let mut level = Some(self);
+        while let Some(meter) = level {
+            add(&mut meter.lock());
+            level = meter.parent.as_deref();
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Capacity> {
