@@ -8,7 +8,7 @@ use crate::collection::{is_internal_in, warn_unknown};
 pub use crate::collection::{type_of, type_of_named};
 pub use crate::error::Error;
 pub use crate::expr::{Field, Immutable, Mutable};
-pub use crate::key::support::{KeyContext, KeyMatcher, KeyWriter};
+pub use crate::key::support::{KeyContext, KeyMatcher, KeyText, KeyWriter};
 pub use crate::key::{
     Cardinality, KeyCase, KeyPart, KeyPartError, KeyStyle, KeyType, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES,
     PartForm, PartShape, Segment, ShardBy, Template, single_key_type,
@@ -36,25 +36,17 @@ pub use crate::versioning::{EpochSeconds, Maintained, TtlValue, VersionNumber};
 pub use aws_sdk_dynamodb::types::AttributeValue;
 pub use std::result::Result;
 
-/// A writer for a partition key (2,048-byte limit).
-#[inline(always)]
-pub fn pk_writer(entity: &'static str, attribute: &'static str, template: &'static Template) -> KeyWriter {
-    KeyWriter::new(KeyContext { entity, attribute, template, max_bytes: MAX_PARTITION_KEY_BYTES })
-}
+/// What a key writer of generated code returns: the key so far, or the boxed error of a part.
+pub type KeyResult<T> = Result<T, Box<crate::key::KeyError>>;
 
-/// The partition keys of every shard of a sharded partition key, in shard order: `write`
-/// writes the key of shard `i` (with [`ShardBy::Index`]).
+/// The partition keys of every shard of a sharded partition key of `ctx`, in shard order:
+/// `write` writes the key of shard `i` (with [`ShardBy::Index`]).
 pub fn shard_keys(
     count: u16,
-    mut write: impl FnMut(u16) -> Result<KeyWriter, Error>,
+    mut write: impl FnMut(u16) -> KeyResult<KeyText>,
+    ctx: &KeyContext,
 ) -> Result<Vec<AttributeValue>, Error> {
-    (0..count).map(|i| Ok(write(i)?.finish()?)).collect()
-}
-
-/// A writer for a sort key (1,024-byte limit).
-#[inline(always)]
-pub fn sk_writer(entity: &'static str, attribute: &'static str, template: &'static Template) -> KeyWriter {
-    KeyWriter::new(KeyContext { entity, attribute, template, max_bytes: MAX_SORT_KEY_BYTES })
+    (0..count).map(|i| Ok(write(i)?.finish(ctx)?)).collect()
 }
 
 /// Stores one field, leaving the attribute out when the value is absent.

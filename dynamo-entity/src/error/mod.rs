@@ -527,6 +527,15 @@ pub enum Error {
     },
 }
 
+/// A key error as boxed by the key writers of generated code (which keep their `Result`s the
+/// size of a key's text): [`Error::Key`].
+impl From<Box<KeyError>> for Error {
+    #[cold]
+    fn from(e: Box<KeyError>) -> Error {
+        Error::Key(*e)
+    }
+}
+
 impl Error {
     /// [`Error::UnexpectedItem`] for `item`, read as the entity enum or collection named
     /// `collection`, under the attribute names `names`.

@@ -42,6 +42,11 @@ impl IndexNames {
     }
 }
 
+/// The name of a template constant's key context: `PRIMARY_PK` → `PRIMARY_PK_CTX`.
+pub(super) fn ctx_name(tpl_const: &Ident) -> Ident {
+    format_ident!("{tpl_const}_CTX")
+}
+
 impl Gen<'_, '_> {
     /// A template as the runtime's `Template` constant.
     pub(super) fn template_expr(&self, t: &KeyTemplate) -> TokenStream {
@@ -73,7 +78,8 @@ impl Gen<'_, '_> {
         }
     }
 
-    /// A writer function for one template: generic over the part types, in template order.
+    /// A writer function for one template: generic over the part types, in template order;
+    /// and the template's key context, `<TEMPLATE>_CTX`, which its finishing takes.
     fn writer_fn(
         &self,
         fn_name: &Ident,
@@ -83,48 +89,57 @@ impl Gen<'_, '_> {
         partition: bool,
     ) -> TokenStream {
         let name = self.name;
-        let writer = if partition { quote!(__de::pk_writer) } else { quote!(__de::sk_writer) };
+        let limit = if partition { quote!(__de::MAX_PARTITION_KEY_BYTES) } else { quote!(__de::MAX_SORT_KEY_BYTES) };
+        let ctx_const = ctx_name(tpl_const);
         let attribute_expr = self.attr(role);
         let attribute = role.default_name();
         // One parameter per placeholder and shard suffix, in template order; a shard suffix
-        // takes what picks the shard (`ShardBy`).
-        let parts: Vec<bool> = t
+        // takes what picks the shard (`ShardBy`). Each is written with its segment's index in
+        // the template, a constant, so that the compiler walks the template at compile time.
+        let parts: Vec<(bool, usize)> = t
             .parsed
             .iter()
-            .flat_map(|p| &p.segments)
-            .filter_map(|s| match s {
+            .flat_map(|p| p.segments.iter().enumerate())
+            .filter_map(|(i, s)| match s {
                 Segment::Literal(_) => None,
-                Segment::Field { .. } => Some(false),
-                Segment::Shard { .. } => Some(true),
+                Segment::Field { .. } => Some((false, i)),
+                Segment::Shard { .. } => Some((true, i)),
             })
             .collect();
         let n = parts.len();
         let params: Vec<Ident> = (0..n).map(|i| format_ident!("p{i}")).collect();
         let generics: Vec<Ident> = (0..n).map(|i| format_ident!("P{i}")).collect();
         let doc = format!("Starts `{attribute}` = `{}`, writing the parts in template order.", t.source());
-        let writes = params
-            .iter()
-            .zip(&parts)
-            .map(|(p, shard)| if *shard { quote!(w.shard(#p)?;) } else { quote!(w.part(#p)?;) });
+        let writes = params.iter().zip(&parts).map(|(p, (shard, index))| {
+            let write = if *shard { quote!(shard) } else { quote!(part) };
+            quote!(k.#write(&Self::#ctx_const, #index, #p)?;)
+        });
         let param_types = generics
             .iter()
             .zip(&parts)
-            .map(|(g, shard)| if *shard { quote!(__de::ShardBy<'_, #g>) } else { quote!(&#g) });
+            .map(|(g, (shard, _))| if *shard { quote!(__de::ShardBy<'_, #g>) } else { quote!(&#g) });
         let body = if n == 0 {
-            quote!(__de::Result::Ok(#writer(#name, #attribute_expr, &Self::#tpl_const)))
+            quote!(__de::Result::Ok(__de::KeyText::start(&Self::#tpl_const)))
         } else {
             quote! {
-                let mut w = #writer(#name, #attribute_expr, &Self::#tpl_const);
+                let mut k = __de::KeyText::start(&Self::#tpl_const);
                 #( #writes )*
-                __de::Result::Ok(w)
+                __de::Result::Ok(k)
             }
         };
         quote! {
+            const #ctx_const: __de::KeyContext = __de::KeyContext {
+                entity: #name,
+                attribute: #attribute_expr,
+                template: &Self::#tpl_const,
+                max_bytes: #limit,
+            };
+
             #[doc = #doc]
             #[inline]
             fn #fn_name<#(#generics: __de::KeyPart + ?::core::marker::Sized),*>(
                 #(#params: #param_types),*
-            ) -> __de::Result<__de::KeyWriter, __de::Error> {
+            ) -> __de::KeyResult<__de::KeyText> {
                 #body
             }
         }
@@ -144,6 +159,7 @@ impl Gen<'_, '_> {
     pub(super) fn lsi_key_fns(&self, lsi: &LsiKeys, names: &IndexNames) -> TokenStream {
         let (n, ident) = (lsi.n, self.e.ident);
         let (sk_tpl, sk_fn) = (&names.sk_tpl, &names.sk_fn);
+        let sk_ctx = ctx_name(sk_tpl);
         let writer = self.writer_fn(sk_fn, sk_tpl, KeyRole::LsiSk(n), &lsi.sk, false);
         let fn_name = format_ident!("lsi{n}");
         let sk_parts = self.self_parts(&lsi.sk, quote!(this));
@@ -152,7 +168,7 @@ impl Gen<'_, '_> {
             /// The LSI's sort key of `this`; `None` when a part is `None`.
             #[inline]
             fn #fn_name(this: &#ident) -> __de::Result<::core::option::Option<__de::AttributeValue>, __de::Error> {
-                __de::Result::Ok(Self::#sk_fn(#(#sk_parts),*)?.finish_sparse()?)
+                __de::Result::Ok(Self::#sk_fn(#(#sk_parts),*)?.finish_sparse(&Self::#sk_ctx)?)
             }
         }
     }
@@ -163,6 +179,7 @@ impl Gen<'_, '_> {
         let IndexKind::Gsi(n) = index.kind else { unreachable!() };
         let fn_name = format_ident!("gsi{n}");
         let (pk_fn, sk_fn) = (&names.pk_fn, &names.sk_fn);
+        let (pk_ctx, sk_ctx) = (ctx_name(&names.pk_tpl), ctx_name(&names.sk_tpl));
         let pk_parts = self.self_parts(&index.pk, quote!(this));
         let sk_parts = self.self_parts(&index.sk, quote!(this));
         quote! {
@@ -173,8 +190,8 @@ impl Gen<'_, '_> {
                 __de::Error,
             > {
                 __de::Result::Ok((
-                    Self::#pk_fn(#(#pk_parts),*)?.finish_sparse()?,
-                    Self::#sk_fn(#(#sk_parts),*)?.finish_sparse()?,
+                    Self::#pk_fn(#(#pk_parts),*)?.finish_sparse(&Self::#pk_ctx)?,
+                    Self::#sk_fn(#(#sk_parts),*)?.finish_sparse(&Self::#sk_ctx)?,
                 ))
             }
         }
@@ -229,8 +246,8 @@ impl Gen<'_, '_> {
                 #(#params: &#generics),*
             ) -> __de::Result<__de::PrimaryKey, __de::Error> {
                 __de::Result::Ok(__de::PrimaryKey {
-                    pk: Self::primary_pk(#(#pk_args),*)?.finish()?,
-                    sk: Self::primary_sk(#(#sk_args),*)?.finish()?,
+                    pk: Self::primary_pk(#(#pk_args),*)?.finish(&Self::PRIMARY_PK_CTX)?,
+                    sk: Self::primary_sk(#(#sk_args),*)?.finish(&Self::PRIMARY_SK_CTX)?,
                 })
             }
 
@@ -253,12 +270,13 @@ impl Gen<'_, '_> {
                 #check_key
             }
 
-            /// Finishes a complete key, such as a query's partition key.
+            /// Finishes a complete key of `ctx`, such as a query's partition key.
             #[inline]
             fn finish(
-                w: __de::Result<__de::KeyWriter, __de::Error>,
+                k: __de::KeyResult<__de::KeyText>,
+                ctx: &__de::KeyContext,
             ) -> __de::Result<__de::AttributeValue, __de::Error> {
-                __de::Result::Ok(w?.finish()?)
+                __de::Result::Ok(k?.finish(ctx)?)
             }
         }
     }

@@ -338,7 +338,7 @@ mod tests {
         );
         assert!(out.contains("fnkey(user:&str,created_at:&Timestamp,line:&u16)"));
         assert!(out.contains("fnquery(user:&str)->__de::QuerySpec<Self,(Timestamp,String,u16,)>"));
-        assert!(out.contains("pk:Self::primary_pk(p0)?.finish()?,sk:Self::primary_sk(p1,p0,p2)?.finish()?"));
+        assert!(out.contains("pk:Self::primary_pk(p0)?.finish(&Self::PRIMARY_PK_CTX)?,sk:Self::primary_sk(p1,p0,p2)?.finish(&Self::PRIMARY_SK_CTX)?"));
         // Private struct: private functions; no GSIs: no GSI keys.
         assert!(out.contains("fnkey(") && !out.contains("pubfnkey("));
         assert!(out.contains("gsis:&[]"));
@@ -462,14 +462,14 @@ mod tests {
         assert!(out.contains(
             "pubfninverted(product_id:&<ProductIdas__de::KeyPart>::Arg,at:&u32)->__de::QuerySpec<Self,(String,)>"
         ));
-        assert!(out.contains("__de::QuerySpec::new(&__DeSchema::INVERTED,\"Wish\",__DeSchema::finish(__DeSchema::primary_sk(product_id,at)),)"));
+        assert!(out.contains("__de::QuerySpec::new(&__DeSchema::INVERTED,\"Wish\",__DeSchema::finish(__DeSchema::primary_sk(product_id,at),&__DeSchema::PRIMARY_SK_CTX),)"));
         // The partition key is also the index's sort key: a sort key's 1,024-byte limit.
-        assert!(out.contains(r#"letmutw=__de::sk_writer("Wish","PK",&Self::PRIMARY_PK);"#));
+        assert!(out.contains(r#"constPRIMARY_PK_CTX:__de::KeyContext=__de::KeyContext{entity:"Wish",attribute:"PK",template:&Self::PRIMARY_PK,max_bytes:__de::MAX_SORT_KEY_BYTES,};"#));
         assert!(!out.contains("compile_error"));
 
         let plain = expand(r#"#[entity(pk = "A#<id>", sk = "B")] struct A { id: String }"#);
         assert!(plain.contains("inverted:::core::option::Option::None"));
-        assert!(plain.contains(r#"__de::pk_writer("A","PK",&Self::PRIMARY_PK)"#));
+        assert!(plain.contains(r#"constPRIMARY_PK_CTX:__de::KeyContext=__de::KeyContext{entity:"A",attribute:"PK",template:&Self::PRIMARY_PK,max_bytes:__de::MAX_PARTITION_KEY_BYTES,};"#));
         assert!(!plain.contains("fninverted"));
     }
 
@@ -486,7 +486,10 @@ mod tests {
             "constLSI1:__de::IndexSchema=__de::IndexSchema{index:__de::Index::Lsi(1u8),pk:&Self::PRIMARY_PK,sk:&Self::LSI1_SK};"
         ));
         assert!(out.contains("lsis:&[Self::LSI1,Self::LSI3]"));
-        assert!(out.contains(r#"letmutw=__de::sk_writer("Order","LSI3SK",&Self::LSI3_SK);w.part(p0)?;w.part(p1)?;"#));
+        assert!(out.contains(r#"letmutk=__de::KeyText::start(&Self::LSI3_SK);k.part(&Self::LSI3_SK_CTX,1usize,p0)?;k.part(&Self::LSI3_SK_CTX,2usize,p1)?;"#));
+        assert!(out.contains(
+            r#"constLSI3_SK_CTX:__de::KeyContext=__de::KeyContext{entity:"Order",attribute:"LSI3SK",template:&Self::LSI3_SK,max_bytes:__de::MAX_SORT_KEY_BYTES,};"#
+        ));
         // to_item: one attribute per LSI, sparse; capacity counts it.
         assert!(out.contains("__de::Item::with_capacity(10usize)"));
         assert!(out.contains(r#"__de::put_lsi(&mutitem,"LSI1SK",__DeSchema::lsi1(self)?);"#));
@@ -496,7 +499,7 @@ mod tests {
         assert!(out.contains("pubfnlsi1(user_id:&str)->__de::QuerySpec<Self,(Timestamp,)>"));
         assert!(out.contains("pubfnlsi3(user_id:&str)->__de::QuerySpec<Self,(Option<Status>,u64,)>"));
         assert!(out.contains(
-            r#"__de::QuerySpec::new(&__DeSchema::LSI3,"Order",__DeSchema::finish(__DeSchema::primary_pk(user_id)),)"#
+            r#"__de::QuerySpec::new(&__DeSchema::LSI3,"Order",__DeSchema::finish(__DeSchema::primary_pk(user_id),&__DeSchema::PRIMARY_PK_CTX),)"#
         ));
         // Fields of an LSI sort key carry their part writer, so updates can rebuild it.
         assert!(out.contains("pubconstTOTAL:__de::Field<Self,u64>=__de::Field::new(\"total\",\"total\",::core::option::Option::Some(<u64as__de::KeyPart>::write_part))"));
@@ -520,11 +523,11 @@ mod tests {
         assert!(out.contains(
             "fngsi1_pk<P0:__de::KeyPart+?::core::marker::Sized,P1:__de::KeyPart+?::core::marker::Sized>(p0:&P0,p1:__de::ShardBy<'_,P1>)"
         ));
-        assert!(out.contains("w.part(p0)?;w.shard(p1)?;"));
+        assert!(out.contains("k.part(&Self::GSI1_PK_CTX,1usize,p0)?;k.shard(&Self::GSI1_PK_CTX,2usize,p1)?;"));
         assert!(out.contains("Self::gsi1_pk(&this.stage,__de::ShardBy::Source(&this.id))"));
         // The query takes the other parts and writes every shard's partition key.
         assert!(out.contains(
-            r#"__de::QuerySpec::sharded(&__DeSchema::GSI1,"Job",__de::shard_keys(8u16,|shard|__DeSchema::gsi1_pk(stage,__de::ShardBy::<str>::Index(shard))),)"#
+            r#"__de::QuerySpec::sharded(&__DeSchema::GSI1,"Job",__de::shard_keys(8u16,|shard|__DeSchema::gsi1_pk(stage,__de::ShardBy::<str>::Index(shard)),&__DeSchema::GSI1_PK_CTX),)"#
         ));
         assert!(out.contains("pubfngsi1(stage:&<Stageas__de::KeyPart>::Arg)"));
         // The source field's handle carries its part writer, so updates can rebuild the key.

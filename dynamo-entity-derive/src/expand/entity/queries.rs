@@ -86,6 +86,7 @@ impl Gen<'_, '_> {
         let vis = e.vis;
         let names = IndexNames::new(index.kind);
         let (schema, pk_fn) = (&names.schema, &names.pk_fn);
+        let pk_ctx = super::keys::ctx_name(&names.pk_tpl);
         let pk_fields: Vec<&Field> = index.pk.field_names().into_iter().map(|n| self.field(n)).collect();
         let params = Self::params(&pk_fields);
         let args = pk_fields.iter().map(|f| f.ident);
@@ -132,7 +133,7 @@ impl Gen<'_, '_> {
                     __de::QuerySpec::new(
                         &__DeSchema::#schema,
                         #name,
-                        __DeSchema::finish(__DeSchema::#pk_fn(#(#args),*)),
+                        __DeSchema::finish(__DeSchema::#pk_fn(#(#args),*), &__DeSchema::#pk_ctx),
                     )
                 }
             };
@@ -163,7 +164,7 @@ impl Gen<'_, '_> {
                 __de::QuerySpec::sharded(
                     &__DeSchema::#schema,
                     #name,
-                    __de::shard_keys(#count, |shard| __DeSchema::#pk_fn(#(#shard_args),*)),
+                    __de::shard_keys(#count, |shard| __DeSchema::#pk_fn(#(#shard_args),*), &__DeSchema::#pk_ctx),
                 )
             }
         }
@@ -209,7 +210,7 @@ impl Gen<'_, '_> {
                 __de::QuerySpec::new(
                     &__DeSchema::#schema,
                     #name,
-                    __DeSchema::finish(__DeSchema::primary_pk(#(#args),*)),
+                    __DeSchema::finish(__DeSchema::primary_pk(#(#args),*), &__DeSchema::PRIMARY_PK_CTX),
                 )
             }
         }
@@ -252,7 +253,7 @@ impl Gen<'_, '_> {
                 __de::QuerySpec::new(
                     &__DeSchema::INVERTED,
                     #name,
-                    __DeSchema::finish(__DeSchema::primary_sk(#(#args),*)),
+                    __DeSchema::finish(__DeSchema::primary_sk(#(#args),*), &__DeSchema::PRIMARY_SK_CTX),
                 )
             }
         }
