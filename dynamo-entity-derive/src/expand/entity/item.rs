@@ -44,12 +44,8 @@ impl Gen<'_, '_> {
         let stamp_schema_version = self.stamp_schema_version();
 
         let put_gsis = e.gsis.iter().map(|g| {
-            let f = format_ident!("{}", g.kind.key());
-            let (pk_attr, sk_attr) = (self.attr(g.kind.partition()), self.attr(g.kind.sort()));
-            quote! {
-                let (pk, sk) = __DeSchema::#f(self)?;
-                __de::put_gsi(&mut item, #pk_attr, pk, #sk_attr, sk);
-            }
+            let f = format_ident!("put_{}", g.kind.key());
+            quote!(__DeSchema::#f(&mut item, self)?;)
         });
         let put_lsis = e.lsis.iter().map(|l| {
             let f = format_ident!("lsi{}", l.n);
@@ -213,10 +209,8 @@ impl Gen<'_, '_> {
 
             #[cfg_attr(debug_assertions, inline)]
             fn to_item(&self) -> __de::Result<__de::Item, __de::Error> {
-                let __de::PrimaryKey { pk, sk } = __DeSchema::primary_key(#(#key_args),*)?;
                 let mut item = __de::Item::with_capacity(#capacity);
-                item.insert(::std::string::String::from(#pk_name), pk);
-                item.insert(::std::string::String::from(#sk_name), sk);
+                __DeSchema::put_primary_key(&mut item, #(#key_args),*)?;
                 #(#put_gsis)*
                 #(#put_lsis)*
                 #(#put_fields)*

@@ -180,9 +180,25 @@ impl Gen<'_, '_> {
         let fn_name = format_ident!("gsi{n}");
         let (pk_fn, sk_fn) = (&names.pk_fn, &names.sk_fn);
         let (pk_ctx, sk_ctx) = (ctx_name(&names.pk_tpl), ctx_name(&names.sk_tpl));
+        let put_fn = format_ident!("put_gsi{n}");
+        let (pk_attr, sk_attr) = (self.attr(index.kind.partition()), self.attr(index.kind.sort()));
         let pk_parts = self.self_parts(&index.pk, quote!(this));
         let sk_parts = self.self_parts(&index.sk, quote!(this));
         quote! {
+            /// Stores the GSI's partition and sort key of `this` in `item` when both are present
+            /// (a sparse index leaves both out), each from its writer into the item (an
+            /// encode's hot path).
+            #[inline]
+            fn #put_fn(item: &mut __de::Item, this: &#ident) -> __de::Result<(), __de::Error> {
+                let pk = Self::#pk_fn(#(#pk_parts),*)?.finish_sparse(&Self::#pk_ctx)?;
+                let sk = Self::#sk_fn(#(#sk_parts),*)?.finish_sparse(&Self::#sk_ctx)?;
+                if let (::core::option::Option::Some(pk), ::core::option::Option::Some(sk)) = (pk, sk) {
+                    item.insert(::std::string::String::from(#pk_attr), pk);
+                    item.insert(::std::string::String::from(#sk_attr), sk);
+                }
+                __de::Result::Ok(())
+            }
+
             /// The GSI's partition and sort key of `this`; `None` when a part is `None`.
             #[inline]
             fn #fn_name(this: &#ident) -> __de::Result<
@@ -233,6 +249,7 @@ impl Gen<'_, '_> {
                 .collect()
         };
         let (pk_args, sk_args) = (arg(&primary.pk), arg(&primary.sk));
+        let (pk_name, sk_name) = (self.attr(KeyRole::Pk), self.attr(KeyRole::Sk));
         let check_key = if e.attrs.table.is_some() {
             quote!(__de::check_key_named(item, Self::NAMES, #label, Self::primary_key(#(#params),*)))
         } else {
@@ -249,6 +266,21 @@ impl Gen<'_, '_> {
                     pk: Self::primary_pk(#(#pk_args),*)?.finish(&Self::PRIMARY_PK_CTX)?,
                     sk: Self::primary_sk(#(#sk_args),*)?.finish(&Self::PRIMARY_SK_CTX)?,
                 })
+            }
+
+            /// Encodes the primary key from its parts, as [`primary_key`](Self::primary_key),
+            /// into `item`: each key goes from its writer into the item, with no `PrimaryKey`
+            /// between them (an encode's hot path).
+            #[inline]
+            fn put_primary_key<#(#generics: __de::KeyPart + ?::core::marker::Sized),*>(
+                item: &mut __de::Item,
+                #(#params: &#generics),*
+            ) -> __de::Result<(), __de::Error> {
+                let pk = Self::primary_pk(#(#pk_args),*)?.finish(&Self::PRIMARY_PK_CTX)?;
+                item.insert(::std::string::String::from(#pk_name), pk);
+                let sk = Self::primary_sk(#(#sk_args),*)?.finish(&Self::PRIMARY_SK_CTX)?;
+                item.insert(::std::string::String::from(#sk_name), sk);
+                __de::Result::Ok(())
             }
 
             /// Whether an item read from the table has the primary key its fields give (an
