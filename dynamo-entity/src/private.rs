@@ -474,6 +474,21 @@ pub fn enum_misfit(
     (sharing.len() > 1).then(|| crate::schema::key_fits_no_entity(item, &sharing, names))
 }
 
+/// Stores a GSI's two key attributes when both are present (sparse index).
+#[inline]
+pub fn put_gsi(
+    item: &mut Item,
+    pk_attribute: &'static str,
+    pk: Option<AttributeValue>,
+    sk_attribute: &'static str,
+    sk: Option<AttributeValue>,
+) {
+    if let (Some(pk), Some(sk)) = (pk, sk) {
+        item.insert(pk_attribute.to_owned(), pk);
+        item.insert(sk_attribute.to_owned(), sk);
+    }
+}
+
 /// Stores an LSI's sort key attribute when it is present (sparse index); its partition key
 /// is the item's `PK`.
 #[inline]

@@ -249,13 +249,14 @@ impl KeyText {
     /// A key of `template`: its literal segments before the first placeholder.
     #[inline(always)]
     pub fn start(template: &'static Template) -> KeyText {
-        Self::with_room(template, 0).0
+        Self::with_room(template, None).0
     }
 
     /// The key's text before its first placeholder, with room for its literals and `parts`
-    /// bytes more; the index of the first segment that is not a literal.
+    /// bytes of placeholder text when known (else a guess, below); the index of the first
+    /// segment that is not a literal.
     #[inline(always)]
-    fn with_room(template: &'static Template, parts: usize) -> (KeyText, usize) {
+    fn with_room(template: &'static Template, parts: Option<usize>) -> (KeyText, usize) {
         // A key of one literal (`META`, `PROFILE`) is its text, allocated to size. Otherwise
         // the template's length with its placeholders' names, plus a little, usually holds the
         // key with its values: one allocation the size of the key (no growth, and none of the
@@ -265,10 +266,9 @@ impl KeyText {
         if let [Segment::Literal(l)] = template.segments {
             return (KeyText { out: (*l).to_owned(), absent: None }, 1);
         }
-        let room = if parts == 0 {
-            (template.source.len() + 8).max(crate::value::time::TIMESTAMP_LEN)
-        } else {
-            template.source.len() + parts
+        let room = match parts {
+            Some(parts) => template.source.len() + parts,
+            None => (template.source.len() + 8).max(crate::value::time::TIMESTAMP_LEN),
         };
         let mut out = String::with_capacity(room);
         let next = push_literals(&mut out, template, 0);
@@ -541,13 +541,13 @@ impl KeyWriter {
     /// As [`new`](Self::new), with room for the template's literals and `parts` bytes of
     /// placeholder text known in advance (an update rebuilding a key from encoded parts).
     pub(crate) fn sized(ctx: KeyContext, parts: usize) -> KeyWriter {
-        let (text, next) = KeyText::with_room(ctx.template, parts.max(1));
+        let (text, next) = KeyText::with_room(ctx.template, Some(parts));
         KeyWriter { ctx, text, next }
     }
 
     /// A writer for the key described by `ctx`.
     pub fn new(ctx: KeyContext) -> KeyWriter {
-        let (text, next) = KeyText::with_room(ctx.template, 0);
+        let (text, next) = KeyText::with_room(ctx.template, None);
         KeyWriter { ctx, text, next }
     }
 

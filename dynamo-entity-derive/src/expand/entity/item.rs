@@ -44,8 +44,12 @@ impl Gen<'_, '_> {
         let stamp_schema_version = self.stamp_schema_version();
 
         let put_gsis = e.gsis.iter().map(|g| {
-            let f = format_ident!("put_{}", g.kind.key());
-            quote!(__DeSchema::#f(&mut item, self)?;)
+            let f = format_ident!("{}", g.kind.key());
+            let (pk_attr, sk_attr) = (self.attr(g.kind.partition()), self.attr(g.kind.sort()));
+            quote! {
+                let (pk, sk) = __DeSchema::#f(self)?;
+                __de::put_gsi(&mut item, #pk_attr, pk, #sk_attr, sk);
+            }
         });
         let put_lsis = e.lsis.iter().map(|l| {
             let f = format_ident!("lsi{}", l.n);

@@ -180,25 +180,9 @@ impl Gen<'_, '_> {
         let fn_name = format_ident!("gsi{n}");
         let (pk_fn, sk_fn) = (&names.pk_fn, &names.sk_fn);
         let (pk_ctx, sk_ctx) = (ctx_name(&names.pk_tpl), ctx_name(&names.sk_tpl));
-        let put_fn = format_ident!("put_gsi{n}");
-        let (pk_attr, sk_attr) = (self.attr(index.kind.partition()), self.attr(index.kind.sort()));
         let pk_parts = self.self_parts(&index.pk, quote!(this));
         let sk_parts = self.self_parts(&index.sk, quote!(this));
         quote! {
-            /// Stores the GSI's partition and sort key of `this` in `item` when both are present
-            /// (a sparse index leaves both out), each from its writer into the item (an
-            /// encode's hot path).
-            #[inline]
-            fn #put_fn(item: &mut __de::Item, this: &#ident) -> __de::Result<(), __de::Error> {
-                let pk = Self::#pk_fn(#(#pk_parts),*)?.finish_sparse(&Self::#pk_ctx)?;
-                let sk = Self::#sk_fn(#(#sk_parts),*)?.finish_sparse(&Self::#sk_ctx)?;
-                if let (::core::option::Option::Some(pk), ::core::option::Option::Some(sk)) = (pk, sk) {
-                    item.insert(::std::string::String::from(#pk_attr), pk);
-                    item.insert(::std::string::String::from(#sk_attr), sk);
-                }
-                __de::Result::Ok(())
-            }
-
             /// The GSI's partition and sort key of `this`; `None` when a part is `None`.
             #[inline]
             fn #fn_name(this: &#ident) -> __de::Result<
