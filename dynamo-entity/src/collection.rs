@@ -26,6 +26,7 @@ use aws_sdk_dynamodb::operation::query::builders::QueryInputBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 
 use crate::error::{Error, ItemError};
+use crate::owner::{is_library_item, type_of_named};
 use crate::query::QuerySpec;
 use crate::schema::{AttributeNames, Entity, Index, Item, PrimaryKey, TYPE_ATTRIBUTE};
 pub use crate::schema::{Collection, EntityEnum, Unknown};
@@ -328,21 +329,19 @@ fn items_of<'a, E: Entity>(
 ) -> impl Iterator<Item = Result<&'a Item, (&'a Item, Error)>> + 'a {
     let known = known.or(E::TABLE_ENTITIES).unwrap_or(&[]);
     items.iter().filter_map(move |item| {
-        if is_type_of::<E>(item) {
+        if crate::owner::owns(E::SCHEMA, item) {
             return Some(Ok(item));
         }
-        E::SCHEMA.misfit(Some(known), crate::key::names::Index::Primary, item).map(|e| Err((item, e)))
+        crate::owner::misfit(E::SCHEMA, Some(known), crate::key::names::Index::Primary, item).map(|e| Err((item, e)))
     })
 }
 
 impl Items {
-    /// Whether `item` is a guard item of this table ([`is_internal_in`]).
+    /// Whether `item` is one of the library's own items ([`is_library_item`]), under this
+    /// table's key attributes and type attribute.
     fn internal(&self, item: &Item) -> bool {
-        if self.names.has_entity_type() {
-            is_internal_named(item, self.type_attribute)
-        } else {
-            is_internal_in(item, self.names)
-        }
+        let type_attribute = self.names.has_entity_type().then_some(self.type_attribute);
+        crate::owner::is_library_item_under(item, self.names.pk, self.names.sk, type_attribute)
     }
 
     /// Decodes the whole collection into `C`, skipping (with a warning) items of entity types
@@ -449,33 +448,15 @@ impl Items {
     }
 }
 
-/// Whether `item` is one of the library's own items (a uniqueness guard or a migration record,
-/// see [`reserved`](crate::schema::reserved)), which belong to no entity and are left out by
-/// collections, entity enums, table scans and stream decoding.
-pub fn is_internal(item: &Item) -> bool {
-    is_internal_named(item, TYPE_ATTRIBUTE)
-}
-
-/// [`is_internal`] for a table whose entity type attribute is `type_attribute`.
-pub fn is_internal_named(item: &Item, type_attribute: &str) -> bool {
-    type_of_named(item, type_attribute).is_some_and(crate::schema::reserved::is_reserved_type)
-}
-
-/// [`is_internal`] for a table with the attribute names `names`: by the type attribute, or in
-/// a table without one (`#[table(entity_type = none)]`), whose own items carry no type, by
-/// their keys (a guard's partition key `UNIQUE#<entity>#<attribute>#<value>` with sort key
-/// `UNIQUE`, a migration record's `_MIGRATION#<id>` or `_MIGRATIONS`).
-pub fn is_internal_in(item: &Item, names: &AttributeNames) -> bool {
-    crate::schema::is_library_item(item, names)
-}
-
 /// The error of an item that the entity enum `A` has no variant for.
 pub(crate) fn unexpected<A: EntityEnum>(item: &Item, names: &AttributeNames) -> Error {
     Error::unexpected_item(std::any::type_name::<A>().rsplit("::").next().unwrap_or_default(), item, names)
 }
 
+/// Logs an item a collection or enum leaves out because it names no entity of theirs (the
+/// library's own items are left out without a word).
 pub(crate) fn warn_unknown(item: &Item, names: &AttributeNames) {
-    if is_internal_in(item, names) {
+    if is_library_item(item, names) {
         return;
     }
     tracing::warn!(
@@ -485,21 +466,9 @@ pub(crate) fn warn_unknown(item: &Item, names: &AttributeNames) {
     );
 }
 
-/// The entity type attribute of an item, if it is a string.
+/// The entity type attribute (`_type`) of an item, if it is a string.
 pub fn type_of(item: &Item) -> Option<&str> {
     type_of_named(item, TYPE_ATTRIBUTE)
-}
-
-pub use crate::schema::reserved::type_of_named;
-
-/// Whether `item` is an item of `E`: by its type attribute, or in a table without one, by the
-/// shape of its key.
-/// Whether `item` is one of `E`'s: its type attribute names `E` (for a table without one,
-/// always) and its primary key has `E`'s key templates' shape, so that entities sharing a type
-/// value, or a table without a type attribute, are told apart by key shape
-/// ([`EntitySchema::owns`](crate::schema::EntitySchema::owns)).
-fn is_type_of<E: Entity>(item: &Item) -> bool {
-    E::SCHEMA.owns(item)
 }
 
 impl Table {
@@ -508,33 +477,5 @@ impl Table {
     /// partition's [`Items`], to decode as a [`Collection`] or item by item.
     pub fn collection<E: Entity, S>(&self, spec: QuerySpec<E, S>) -> CollectionRequest {
         CollectionRequest::new(self.clone(), spec)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const TYPELESS: AttributeNames = AttributeNames::DEFAULT.without_entity_type();
-
-    fn item(pk: &str, sk: &str) -> Item {
-        Item::from([
-            ("PK".to_owned(), AttributeValue::S(pk.to_owned())),
-            ("SK".to_owned(), AttributeValue::S(sk.to_owned())),
-        ])
-    }
-
-    #[test]
-    fn a_typeless_table_knows_guards_by_their_whole_key() {
-        let value = AttributeValue::S("a#b@example.com".to_owned());
-        let key = crate::unique::guard_key("User", "email", Some(&value)).unwrap().unwrap();
-        let pk = key.pk.as_s().unwrap().clone();
-        assert_eq!(pk, "UNIQUE#User#email#a%23b@example.com");
-        assert!(is_internal_in(&item(&pk, "UNIQUE"), &TYPELESS));
-        // Only a key `unique` writes: three parts after the prefix, sort key `UNIQUE`.
-        assert!(!is_internal_in(&item(&pk, "META"), &TYPELESS));
-        assert!(!is_internal_in(&item("UNIQUE#note", "UNIQUE"), &TYPELESS));
-        assert!(!is_internal_in(&item("UNIQUE#User#email", "UNIQUE"), &TYPELESS));
-        assert!(!is_internal_in(&item("UNIQUE#User#email#x#y", "UNIQUE"), &TYPELESS));
     }
 }

@@ -188,7 +188,8 @@ impl Table {
             }
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 let old = failed_put_item(e.err());
-                if let Some(other) = old.and_then(|o| V::Entity::NAMES.other_entity(o, V::Entity::TYPE)) {
+                if let Some(other) = old.and_then(|o| crate::owner::other_entity(V::Entity::NAMES, o, V::Entity::TYPE))
+                {
                     return Err(Error::WrongEntity {
                         expected: V::Entity::TYPE,
                         found: other,
@@ -296,7 +297,7 @@ impl Table {
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 let found = match e.err() {
                     DeleteItemError::ConditionalCheckFailedException(c) => {
-                        c.item().and_then(|o| E::NAMES.other_entity(o, E::TYPE)).flatten()
+                        c.item().and_then(|o| crate::owner::other_entity(E::NAMES, o, E::TYPE)).flatten()
                     }
                     _ => None,
                 };
@@ -425,7 +426,8 @@ impl Table {
             }
             Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
                 let old = failed_put_item(e.err());
-                if let Some(other) = old.and_then(|o| V::Entity::NAMES.other_entity(o, V::Entity::TYPE)) {
+                if let Some(other) = old.and_then(|o| crate::owner::other_entity(V::Entity::NAMES, o, V::Entity::TYPE))
+                {
                     return Err(Error::WrongEntity {
                         expected: V::Entity::TYPE,
                         found: other,

@@ -14,6 +14,7 @@ pub mod item;
 pub mod key;
 pub mod limits;
 pub mod migrate;
+pub mod owner;
 pub mod query;
 pub mod retry;
 pub mod schema;

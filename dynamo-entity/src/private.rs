@@ -4,8 +4,8 @@
 //! are thin entry points with the shapes the expansions need.
 
 pub use crate::collection::Unknown;
-use crate::collection::{is_internal_in, warn_unknown};
-pub use crate::collection::{type_of, type_of_named};
+pub use crate::collection::type_of;
+use crate::collection::warn_unknown;
 pub use crate::error::Error;
 pub use crate::expr::{Field, Immutable, Mutable};
 pub use crate::key::support::{KeyContext, KeyMatcher, KeyText, KeyWriter};
@@ -280,13 +280,13 @@ pub fn version_at<T: VersionNumber>(
     T::from_attribute(Some(value.unwrap_or(&zero))).map_err(|source| decode_error(item, entity, attribute, source))
 }
 
-/// Checks the entity type attribute.
+/// Checks the entity type attribute (see [`owner`](crate::owner)).
+///
+/// # Errors
+/// [`Error::WrongEntity`] naming the type found and the item's key.
 #[inline(always)]
 pub fn check_type(item: &Item, entity: &'static str) -> Result<(), Error> {
-    match item.get(TYPE_ATTRIBUTE) {
-        Some(AttributeValue::S(t)) if t == entity => Ok(()),
-        other => Err(wrong_entity(item, entity, other)),
-    }
+    crate::owner::check_type(item, item.get(TYPE_ATTRIBUTE), &AttributeNames::DEFAULT, entity)
 }
 
 /// Checks the entity type attribute `found`, picked from the item by [`pick_attributes`]
@@ -296,16 +296,7 @@ pub fn check_type(item: &Item, entity: &'static str) -> Result<(), Error> {
 /// [`Error::WrongEntity`] naming the type found and the item's key.
 #[inline(always)]
 pub fn check_type_at(item: &Item, found: Option<&AttributeValue>, entity: &'static str) -> Result<(), Error> {
-    match found {
-        Some(AttributeValue::S(t)) if t == entity => Ok(()),
-        other => Err(wrong_entity(item, entity, other)),
-    }
-}
-
-#[cold]
-#[inline(never)]
-fn wrong_entity(item: &Item, entity: &'static str, found: Option<&AttributeValue>) -> Error {
-    Error::WrongEntity { expected: entity, found: found.map(crate::schema::type_value_text), key: describe_key(item) }
+    crate::owner::check_type(item, found, &AttributeNames::DEFAULT, entity)
 }
 
 /// Checks that the decoded value's primary key is the item's `PK` / `SK`: an item whose
@@ -349,6 +340,7 @@ pub fn put_type(item: &mut Item, entity: &'static str) {
 
 /// Checks the entity type attribute `attribute` (the table's [`AttributeNames::entity_type`])
 /// of an item of a table with its own names; [`check_type`] is this with the default name.
+/// Nothing to check in a table without a type attribute.
 ///
 /// # Errors
 /// [`Error::WrongEntity`] naming the type found and the item's key under `names`.
@@ -357,10 +349,7 @@ pub fn check_type_named(item: &Item, names: &'static AttributeNames, entity: &'s
     if !names.has_entity_type() {
         return Ok(());
     }
-    match item.get(names.entity_type) {
-        Some(AttributeValue::S(t)) if t == entity => Ok(()),
-        _ => Err(crate::schema::wrong_entity(entity, item, names)),
-    }
+    crate::owner::check_type(item, item.get(names.entity_type), names, entity)
 }
 
 /// [`check_key`] for a table with its own key attribute names.
@@ -400,79 +389,7 @@ pub fn put_type_named(item: &mut Item, attribute: &'static str, entity: &'static
     }
 }
 
-/// Whether `item` (whose type attribute holds `found`) is an item of the entity with the type
-/// attribute names `names`, the type `entity` and the schema `schema`, for the dispatch of
-/// `#[derive(EntityEnum)]` and `#[derive(Collection)]` over the entities of `schemas` (the
-/// enum's or collection's, this one included): the type is the entity's (for a table without a
-/// type attribute, any) and the primary key has the entity's templates' shape
-/// ([`EntitySchema::fits_key`]), which tells apart entities that share a type value. Not
-/// generic, so that a listed type that is not an entity gives one error, not one more here.
-///
-/// In a typed table, an item whose type value no other listed entity has goes to this entity
-/// whatever its key (a key of another shape reaches it through the second pass, see
-/// [`is_entity_type`] and [`enum_misfit`], and its decoding reports the key), so its key is
-/// not matched against the templates here: the decoder checks it once.
-#[inline]
-pub fn is_entity(
-    item: &Item,
-    found: Option<&str>,
-    names: &AttributeNames,
-    entity: &str,
-    schema: &EntitySchema,
-    schemas: &[&'static EntitySchema],
-) -> bool {
-    if !names.has_entity_type() {
-        return schema.fits_key(item);
-    }
-    found == Some(entity) && (schemas.iter().filter(|s| s.name == entity).nth(1).is_none() || schema.fits_key(item))
-}
-
-/// Whether `item`'s type attribute names the entity (the dispatch's second pass, after
-/// [`is_entity`]: an item of the entity's type whose key has no entity's shape still goes to
-/// that entity, whose decoding reports what is wrong). Never for a table without a type
-/// attribute.
-#[inline]
-pub fn is_entity_type(found: Option<&str>, names: &AttributeNames, entity: &str) -> bool {
-    names.has_entity_type() && found == Some(entity)
-}
-
-/// The dispatch's check between its two passes (see [`is_entity_type`]), for an item whose
-/// primary key has the shape of no listed entity's templates, or that has no type value to
-/// pick one by. `None` when the item is for the second pass, or of no listed entity:
-/// - in a typed table, an item of type `found` that several entities of `schemas` (the enum's
-///   or collection's) store: [`Error::KeyFitsNoEntity`] listing them (when one does, it
-///   decodes the item and reports what is wrong with it);
-/// - in a typed table, an item without a string type value, or with one no listed entity
-///   has (the library's own items aside), whose primary key fits an entity's templates:
-///   [`Error::WrongEntity`] for that entity, as a get of it says;
-/// - in a table without a type attribute, an item whose keys begin as some entities'
-///   templates do (`ORDER#…` for `ORDER#<id>`), or have their segments with parts of
-///   another form: [`Error::KeyFitsNoEntity`] listing them.
-#[cold]
-pub fn enum_misfit(
-    item: &Item,
-    found: Option<&str>,
-    names: &AttributeNames,
-    schemas: &[&'static EntitySchema],
-) -> Option<Error> {
-    if !names.has_entity_type() {
-        let beginning: Vec<&EntitySchema> =
-            schemas.iter().copied().filter(|s| s.starts_as(item) || s.fits_loosely(item)).collect();
-        return (!beginning.is_empty()).then(|| crate::schema::key_fits_no_entity(item, &beginning, names));
-    }
-    // The entity whose key `item` is (by its parts' shapes, else by its segments alone).
-    let owner = || schemas.iter().find(|s| s.fits_key(item)).or_else(|| schemas.iter().find(|s| s.fits_loosely(item)));
-    let Some(found) = found else {
-        return Some(crate::schema::wrong_entity(owner()?.name, item, names));
-    };
-    let sharing: Vec<&EntitySchema> = schemas.iter().copied().filter(|s| s.name == found).collect();
-    if sharing.is_empty() && !crate::schema::reserved::is_reserved_type(found) {
-        // A type value no listed entity has, at a listed entity's key (which no other entity of
-        // the table can write): that key's item of the wrong type, as a get of it says.
-        return Some(crate::schema::wrong_entity(owner()?.name, item, names));
-    }
-    (sharing.len() > 1).then(|| crate::schema::key_fits_no_entity(item, &sharing, names))
-}
+pub use crate::owner::{dispatch, type_of_named};
 
 /// Stores a GSI's two key attributes when both are present (sparse index).
 #[inline]
@@ -571,7 +488,7 @@ pub fn unknown_item_named(
     collection: &'static str,
     unknown: Unknown,
 ) -> Result<(), Error> {
-    if is_internal_in(item, names) {
+    if crate::owner::is_library_item(item, names) {
         return Ok(());
     }
     match unknown {

@@ -496,7 +496,7 @@ fn put_plan<'a, E: Entity>(
     let schema = E::schema();
     let (key, item) = (&w.key, &w.item);
     let mut ph = Placeholders::default();
-    if let Some(found) = old.and_then(|o| E::NAMES.other_entity(o, E::TYPE)) {
+    if let Some(found) = old.and_then(|o| crate::owner::other_entity(E::NAMES, o, E::TYPE)) {
         return Err(Error::WrongEntity { expected: E::TYPE, found, key: E::NAMES.show_key(key) });
     }
     let (kind, mut expression) = match old {
@@ -996,6 +996,15 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_guard_key_is_the_librarys_own_item_in_a_table_without_a_type_attribute() {
+        let value = AttributeValue::S("a#b@example.com".to_owned());
+        let key = guard_key("User", "email", Some(&value)).unwrap().unwrap();
+        assert_eq!(key.pk, AttributeValue::S("UNIQUE#User#email#a%23b@example.com".to_owned()));
+        let item: Item = [("PK".to_owned(), key.pk), ("SK".to_owned(), key.sk)].into_iter().collect();
+        assert!(crate::owner::is_library_item(&item, &AttributeNames::DEFAULT.without_entity_type()));
+    }
 
     #[test]
     fn numbers_are_canonical() {

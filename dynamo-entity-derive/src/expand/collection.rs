@@ -42,10 +42,6 @@ fn from_collection(name: &syn::Ident, members: &[Member]) -> TokenStream {
     let mut finish = Vec::new();
     let mut types = Vec::new();
     let mut schemas = Vec::new();
-    // Items are matched by type and key shape first (entities may share a type value), then by
-    // type alone, so that an item of a known type whose key has no entity's shape is decoded by
-    // its type's entity and reports what is wrong.
-    let mut type_arms = Vec::new();
     // The entities of one collection share a table, so its first entity's attribute names name
     // the type attribute of all of them.
     let mut names = quote!(&::dynamo_entity::__private::AttributeNames::DEFAULT);
@@ -76,11 +72,9 @@ fn from_collection(name: &syn::Ident, members: &[Member]) -> TokenStream {
             ),
         };
         decls.push(decl);
+        // Which listed entity an item is, the library's one rule decides (`owner::dispatch`).
         arms.push(quote_spanned! {span=>
-            if ::dynamo_entity::__private::is_entity(item, ty, <#entity as ::dynamo_entity::__private::Entity>::NAMES, <#entity as ::dynamo_entity::__private::Entity>::TYPE, <#entity as ::dynamo_entity::__private::Entity>::SCHEMA, __schemas) { #arm; continue; }
-        });
-        type_arms.push(quote_spanned! {span=>
-            if ::dynamo_entity::__private::is_entity_type(ty, <#entity as ::dynamo_entity::__private::Entity>::NAMES, <#entity as ::dynamo_entity::__private::Entity>::TYPE) { #arm; continue; }
+            ::core::option::Option::Some(#i) => { #arm; }
         });
         finish.push(done);
     }
@@ -96,12 +90,10 @@ fn from_collection(name: &syn::Ident, members: &[Member]) -> TokenStream {
                 let __schemas: &[&'static ::dynamo_entity::__private::EntitySchema] = &[#(#schemas),*];
                 for item in items {
                     let ty = ::dynamo_entity::__private::type_of_named(item, #names.entity_type);
-                    #(#arms)*
-                    if let ::core::option::Option::Some(e) = ::dynamo_entity::__private::enum_misfit(item, ty, #names, __schemas) {
-                        return ::core::result::Result::Err(e);
+                    match ::dynamo_entity::__private::dispatch(item, ty, #names, __schemas)? {
+                        #(#arms)*
+                        _ => ::dynamo_entity::__private::unknown_item_named(item, #names, #name_str, unknown)?,
                     }
-                    #(#type_arms)*
-                    ::dynamo_entity::__private::unknown_item_named(item, #names, #name_str, unknown)?;
                 }
                 ::core::result::Result::Ok(Self { #(#finish),* })
             }
@@ -111,9 +103,8 @@ fn from_collection(name: &syn::Ident, members: &[Member]) -> TokenStream {
 
 /// `impl EntityEnum`: the variant whose entity type the item has.
 fn entity_enum(name: &syn::Ident, variants: &[Variant]) -> TokenStream {
-    // By type and key shape, then by type alone (see `from_collection`).
+    // The variant is the one `owner::dispatch` names.
     let mut arms = Vec::new();
-    let mut type_arms = Vec::new();
     let mut types = Vec::new();
     let mut schemas = Vec::new();
     // The variants' entities share a table: the first one's names name its type attribute.
@@ -132,10 +123,7 @@ fn entity_enum(name: &syn::Ident, variants: &[Variant]) -> TokenStream {
                 .map(|v| ::core::option::Option::Some(Self::#ident(v)));
         };
         arms.push(quote_spanned! {span=>
-            if ::dynamo_entity::__private::is_entity(item, ty, <#ty as ::dynamo_entity::__private::Entity>::NAMES, <#ty as ::dynamo_entity::__private::Entity>::TYPE, <#ty as ::dynamo_entity::__private::Entity>::SCHEMA, __schemas) { #decode }
-        });
-        type_arms.push(quote_spanned! {span=>
-            if ::dynamo_entity::__private::is_entity_type(ty, <#ty as ::dynamo_entity::__private::Entity>::NAMES, <#ty as ::dynamo_entity::__private::Entity>::TYPE) { #decode }
+            ::core::option::Option::Some(#i) => { #decode }
         });
     }
     quote! {
@@ -148,12 +136,10 @@ fn entity_enum(name: &syn::Ident, variants: &[Variant]) -> TokenStream {
             ) -> ::core::result::Result<::core::option::Option<Self>, ::dynamo_entity::__private::Error> {
                 let __schemas: &[&'static ::dynamo_entity::__private::EntitySchema] = &[#(#schemas),*];
                 let ty = ::dynamo_entity::__private::type_of_named(item, Self::NAMES.entity_type);
-                #(#arms)*
-                if let ::core::option::Option::Some(e) = ::dynamo_entity::__private::enum_misfit(item, ty, Self::NAMES, __schemas) {
-                    return ::core::result::Result::Err(e);
+                match ::dynamo_entity::__private::dispatch(item, ty, Self::NAMES, __schemas)? {
+                    #(#arms)*
+                    _ => ::core::result::Result::Ok(::core::option::Option::None),
                 }
-                #(#type_arms)*
-                ::core::result::Result::Ok(::core::option::Option::None)
             }
         }
     }

@@ -202,7 +202,7 @@ impl TableLayout {
         for item in &model.items {
             // By type value and key shape: entities may share a type value, and a table
             // declared with `entity_type = none` has no type attribute at all.
-            let schema = self.entities().iter().find(|e| e.owns(item));
+            let schema = self.entities().iter().find(|e| crate::owner::owns(e, item));
             let Some(schema) = schema else {
                 return Err(invalid(format!(
                     "sample item {} has entity type {}, which is no entity of the table",

@@ -551,6 +551,23 @@ impl Error {
         Error::UnexpectedItem { collection, found, key: names.describe_key(item) }
     }
 
+    /// [`Error::WrongEntity`] for `item`, read where an item of entity `expected` was wanted:
+    /// the error names what the item's type attribute under `names` holds (or its absence) and
+    /// the item's key.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn wrong_entity(
+        expected: &'static str,
+        item: &crate::value::Item,
+        names: &crate::key::names::AttributeNames,
+    ) -> Error {
+        Error::WrongEntity {
+            expected,
+            found: item.get(names.entity_type).map(type_value_text),
+            key: names.describe_key(item),
+        }
+    }
+
     /// A copy of an error found while a request was built (a key that does not encode, an
     /// invalid argument), kept by the builder and returned each time it is sent or rendered.
     /// Such errors are `Key`, `Encode` or `Invalid`; any other kind is copied as its text.
@@ -710,3 +727,13 @@ impl crate::limits::Exceeded {
 
 /// `Result<T, dynamo_entity::Error>`.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What an item's type attribute holds, for [`Error::WrongEntity`]: a string as it is, a number
+/// as `the number 1` (not to be taken for a type value), any other value by its type (`a value
+/// of type NULL`).
+pub(crate) fn type_value_text(v: &aws_sdk_dynamodb::types::AttributeValue) -> String {
+    match v {
+        aws_sdk_dynamodb::types::AttributeValue::N(n) => format!("the number {n}"),
+        other => crate::key::names::describe_value(other),
+    }
+}

@@ -211,20 +211,6 @@ impl AttributeNames {
         }
     }
 
-    /// The entity type of `item` when it is not `entity`: `Some(Some(name))`, or `Some(None)`
-    /// for an item without a string type attribute (under [`entity_type`](Self::entity_type));
-    /// `None` when it is `entity`. The check every write makes before it reports
-    /// `Error::WrongEntity`.
-    pub fn other_entity(&self, item: &Item, entity: &str) -> Option<Option<String>> {
-        if !self.has_entity_type() {
-            return None;
-        }
-        match item.get(self.entity_type) {
-            Some(AttributeValue::S(t)) if t == entity => None,
-            other => Some(other.map(describe_value)),
-        }
-    }
-
     /// Whether these are the [`DEFAULT`](Self::DEFAULT) names.
     pub fn is_default(&self) -> bool {
         *self == AttributeNames::DEFAULT

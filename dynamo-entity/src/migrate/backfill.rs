@@ -929,7 +929,7 @@ pub(crate) async fn update_item<'p, E: Entity>(
                     _ => None,
                 };
                 match now {
-                    Some(now) if crate::query::is_type(&now, E::SCHEMA) => item = now,
+                    Some(now) if crate::owner::is_type(&now, E::SCHEMA) => item = now,
                     // Deleted, or replaced by an item of another type: nothing to backfill.
                     _ => return Ok((Outcome::Vanished, changed, units)),
                 }

@@ -368,7 +368,7 @@ pub(crate) async fn move_item<E: Entity>(
                     }
                     if code(1) == "ConditionalCheckFailed" {
                         match reasons[1].item().filter(|i| !i.is_empty()) {
-                            Some(now) if crate::query::is_type(now, E::SCHEMA) => {
+                            Some(now) if crate::owner::is_type(now, E::SCHEMA) => {
                                 changed += 1;
                                 item = now.clone();
                             }

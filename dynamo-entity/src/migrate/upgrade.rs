@@ -357,7 +357,7 @@ async fn upgrade_item<E: Entity>(table: &Table, mut item: Item) -> Result<ItemDo
                             .item
                             .filter(|i| !i.is_empty());
                         match now {
-                            Some(now) if crate::query::is_type(&now, E::SCHEMA) => item = now,
+                            Some(now) if crate::owner::is_type(&now, E::SCHEMA) => item = now,
                             // Deleted, or replaced by an item of another type: nothing to upgrade.
                             _ => return Ok((Outcome::Vanished, changed, units)),
                         }

@@ -42,7 +42,7 @@
 mod cursor;
 pub mod multi_key;
 mod options;
-mod projected;
+pub(crate) mod projected;
 pub mod scan;
 mod seal;
 pub mod shard;
@@ -59,6 +59,7 @@ use crate::capacity::Capacity;
 use crate::error::{Error, ItemError};
 use crate::expr::Condition;
 use crate::key::{KeyContext, KeyError, KeyPart, KeyType, KeyWriter, MAX_SORT_KEY_BYTES};
+use crate::owner::Found;
 use crate::schema::{AttributeNames, Entity, EntitySchema, Index, IndexSchema, Item, PrimaryKey};
 use crate::table::{Call, Table};
 use cursor::Scope;
@@ -676,12 +677,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
         if let Some(shards) = &self.spec.shards {
             return crate::query::shard::send(self, shards, self.sk_condition()?).await;
         }
-        let page = self
-            .read(|item, found| match found {
-                Found::Whole => E::from_item(item).map(Slot::Whole),
-                Found::Projected => Ok(Slot::Projected(primary_key_of(item, E::NAMES))),
-            })
-            .await?;
+        let page = self.read(Slot::of).await?;
         let Page { items, mut skipped, cursor, consumed } = page;
         let items = self.hydrate(items, &mut skipped).await?;
         Ok(Page { items, skipped, cursor, consumed })
@@ -712,17 +708,17 @@ impl<E: Entity, S> QueryRequest<E, S> {
         }
     }
 
-    /// Whether `item`, read from the index queried, is one of this entity's, and how it is
-    /// taken (see [`found_in`]); an item of `E`'s type value that no entity of the table owns
-    /// is [`Error::KeyFitsNoEntity`] (see [`Table::misfit`]), reported rather than passed over.
+    /// Whether `item`, read from the index queried, is one of this entity's and how it is
+    /// taken, or the error that reports it: the [`owner`](crate::owner) rule.
     fn found(&self, item: &Item) -> Result<Option<Found>, Error> {
-        found_of::<E>(&self.table, self.spec.index.index, item)
+        let index = self.spec.index.index;
+        crate::owner::claim(E::SCHEMA, self.table.view_of::<E>(index), index, item)
     }
 
     /// Fills in the whole items of the projected ones of `slots`, in order (see [`hydrate`]);
     /// for a [lenient](Self::lenient) query, those that do not decode go to `skipped`.
     async fn hydrate(&self, slots: Vec<Slot<E>>, skipped: &mut Vec<ItemError>) -> Result<Vec<E>, Error> {
-        hydrate(&self.table, slots, self.options.lenient, skipped).await
+        hydrate(&self.table, self.spec.index.index, slots, self.options.lenient, skipped).await
     }
 
     /// The page loop of [`send`](Self::send) and [`send_keys`](Self::send_keys): each item of
@@ -987,85 +983,58 @@ impl<E: Entity, S> QueryRequest<E, S> {
     }
 }
 
-/// How an item of the queried entity came back from the index.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Found {
-    /// With its type attribute: the whole item (or as much as the projection holds).
-    Whole,
-    /// Without a type attribute, from a projection that leaves it out: its keys only.
-    Projected,
-}
-
-/// [`found_in`] on the handle `table`'s view of the table, for an item read from `index`:
-/// `Err` ([`Error::KeyFitsNoEntity`]) for an item of `E`'s type value that no entity of the
-/// table owns ([`Table::misfit`]), which reads report rather than pass over.
-fn found_of<E: Entity>(table: &Table, index: Index, item: &Item) -> Result<Option<Found>, Error> {
-    match found_in::<E>(table.projection(index), table.shares_type::<E>(), index, item) {
-        Some(found) => Ok(Some(found)),
-        None => table.misfit::<E>(index, item).map_or(Ok(None), Err),
-    }
-}
-
-/// An item of a page being read: decoded, or projected and still to be read whole.
+/// An item of a page being read: decoded, or projected and still to be read whole, or an index
+/// item whose projection is still to be learned ([`Found::Unsure`]).
 enum Slot<E> {
     Whole(E),
     Projected(PrimaryKey),
+    Unsure(Item),
 }
 
-/// Whether `item`, read from index `index` (whose projection is `projection`, when the handle
-/// knows it), is one of `E`'s, and how it is taken: the one rule of queries, multi-attribute
-/// GSI queries and index scans.
-///
-/// - An item of `E` (its type attribute names `E`; in a table without a type attribute, its
-///   primary key has the shape of `E`'s templates) read from the primary index, or from a
-///   secondary index whose projection holds everything `E` is decoded from
-///   ([`projected::covers`]; the projection unknown, when the item holds every such attribute,
-///   [`projected::complete`]), is [`Found::Whole`]; from any other secondary index it is
-///   [`Found::Projected`], read whole by its primary key, never decoded as a partial entity.
-/// - An item without a type attribute (a `KEYS_ONLY` projection, or an `INCLUDE` one without
-///   it) on a secondary index, whose primary key has the shape of `E`'s templates, is
-///   [`Found::Projected`].
-/// - An item whose type value `E` shares with other entities of the table (`shared`, from the
-///   table's layout) is `E`'s only when its primary key has the shape of `E`'s templates.
-/// - Any other item is another entity's: `None`.
-fn found_in<E: Entity>(
-    projection: Option<crate::schema::Projection>,
-    shared: bool,
-    index: Index,
-    item: &Item,
-) -> Option<Found> {
-    let schema = E::schema();
-    let ours = if E::NAMES.has_entity_type() {
-        match item.get(E::NAMES.entity_type) {
-            Some(AttributeValue::S(t)) => t == E::TYPE && (!shared || schema.fits_key(item)),
-            Some(_) => false,
-            None => return (index != Index::Primary && has_primary_shape(schema, item)).then_some(Found::Projected),
+impl<E: Entity> Slot<E> {
+    /// The slot of `item`, taken as `found` says.
+    fn of(item: &Item, found: Found) -> Result<Slot<E>, Error> {
+        match found {
+            Found::Whole => E::from_item(item).map(Slot::Whole),
+            Found::Projected => Ok(Slot::Projected(primary_key_of(item, E::NAMES))),
+            Found::Unsure => Ok(Slot::Unsure(item.clone())),
         }
-    } else {
-        schema.fits_key(item)
-    };
-    if !ours {
-        return None;
     }
-    if index == Index::Primary {
-        return Some(Found::Whole);
-    }
-    let covered = match projection {
-        Some(p) => projected::covers(schema, index, p),
-        None => projected::complete(schema, index, item),
-    };
-    Some(if covered { Found::Whole } else { Found::Projected })
 }
 
 /// Fills in the whole items of the projected ones of `slots` (read by their primary keys, see
-/// [`read_whole`]), in order; an item deleted since the index was read is left out. The
-/// whole items of a `lenient` read that do not decode go to `skipped`.
+/// [`read_whole`]), in order; an item deleted since the index was read is left out. An index
+/// item whose projection was unknown ([`Slot::Unsure`]) is decoded as it is when the table's
+/// projection of `index`, learned once per handle, holds the entity, and read whole otherwise.
+/// The whole items of a `lenient` read that do not decode go to `skipped`.
 async fn hydrate<E: Entity>(
     table: &Table,
-    slots: Vec<Slot<E>>,
+    index: Index,
+    mut slots: Vec<Slot<E>>,
     lenient: bool,
     skipped: &mut Vec<ItemError>,
 ) -> Result<Vec<E>, Error> {
+    if slots.iter().any(|s| matches!(s, Slot::Unsure(_))) {
+        let projection = table.learn_projection(E::NAMES, index).await.unwrap_or(crate::schema::Projection::KeysOnly);
+        let mut settled = Vec::with_capacity(slots.len());
+        for slot in slots {
+            let Slot::Unsure(item) = slot else {
+                settled.push(slot);
+                continue;
+            };
+            match crate::owner::taken(E::SCHEMA, index, Some(projection), &item) {
+                Found::Whole => match E::from_item(&item) {
+                    Ok(e) => settled.push(Slot::Whole(e)),
+                    Err(e) if lenient && ItemError::is_item_error(&e) => {
+                        skipped.push(ItemError::new(E::NAMES, item, e))
+                    }
+                    Err(e) => return Err(e),
+                },
+                _ => settled.push(Slot::Projected(primary_key_of(&item, E::NAMES))),
+            }
+        }
+        slots = settled;
+    }
     let keys: Vec<PrimaryKey> =
         slots.iter().filter_map(|s| if let Slot::Projected(k) = s { Some(k.clone()) } else { None }).collect();
     let mut whole =
@@ -1076,6 +1045,7 @@ async fn hydrate<E: Entity>(
             Slot::Whole(e) => out.push(e),
             // `None`: deleted since the index was read, or skipped.
             Slot::Projected(_) => out.extend(whole.next().flatten()),
+            Slot::Unsure(_) => {}
         }
     }
     Ok(out)
@@ -1121,18 +1091,6 @@ fn primary_key_of(item: &Item, names: &AttributeNames) -> PrimaryKey {
     PrimaryKey { pk: part(names.pk), sk: part(names.sk) }
 }
 
-/// Whether `item`'s primary key has the shape of `schema`'s primary key templates: how an
-/// index item without a type attribute is told to be the entity's.
-fn has_primary_shape(schema: &crate::schema::EntitySchema, item: &Item) -> bool {
-    let fits = |template: &crate::key::Template, attribute: &str| match (item.get(attribute), template.key_type) {
-        (Some(AttributeValue::S(s)), KeyType::S) => template.parse(s).is_ok(),
-        (Some(AttributeValue::N(_)), KeyType::N) => true,
-        (Some(AttributeValue::B(b)), KeyType::B) => !b.as_ref().is_empty(),
-        _ => false,
-    };
-    fits(schema.primary.pk, schema.names.pk) && fits(schema.primary.sk, schema.names.sk)
-}
-
 /// The `BETWEEN` bounds of the default query of sort key template `sk` of `schema`, when the
 /// part after its literal prefix has a fixed form (an unsigned integer, a time, a date; see
 /// [`narrowed_segment`](crate::schema::check::narrowed_segment)): its values all lie between
@@ -1174,16 +1132,6 @@ fn narrow_bounds(schema: &EntitySchema, sk: &crate::key::Template) -> Option<(St
 fn delimiter_and_next(sk: &crate::key::Template) -> (char, char) {
     let d = sk.style.delimiter;
     (d, char::from_u32(u32::from(d) + 1).unwrap_or(d))
-}
-
-/// Whether a query of `schema` keeps `item`: its type attribute names the entity; in a table
-/// without a type attribute, its primary key has the entity's templates' shape.
-pub(crate) fn is_type(item: &Item, schema: &EntitySchema) -> bool {
-    let names = schema.names;
-    if !names.has_entity_type() {
-        return schema.fits_key(item);
-    }
-    matches!(item.get(names.entity_type), Some(AttributeValue::S(t)) if t == schema.name)
 }
 
 /// The key attributes of `item` for an `ExclusiveStartKey` on `index`.

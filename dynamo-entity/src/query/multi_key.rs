@@ -32,11 +32,12 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use futures::{Stream, StreamExt, TryStreamExt};
 
 use super::options::{QueryOptions, check_query};
-use super::{Cursor, Found, Page, Slot, cursor, primary_key_of};
+use super::{Cursor, Page, Slot, cursor, primary_key_of};
 use crate::capacity::Capacity;
 use crate::error::{Error, ItemError};
 use crate::expr::Condition;
 use crate::key::{KeyError, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
+use crate::owner::Found;
 use crate::schema::multi_key::{MultiKeyAttr, MultiKeyIndex, check_aggregate, check_value};
 use crate::schema::{Entity, Item};
 use crate::table::{Call, Table};
@@ -470,10 +471,11 @@ impl<E: Entity> MultiKeyQuery<E> {
         }
     }
 
-    /// Whether `item` is one of this entity's, and whether it is read whole by its primary key:
-    /// as for the other indexes (see [`found_in`](super::found_in)), by the index's projection.
+    /// Whether `item` is one of this entity's and how it is taken, or the error that reports
+    /// it: the [`owner`](crate::owner) rule, as for the other indexes.
     fn found(&self, item: &Item) -> Result<Option<Found>, Error> {
-        super::found_of::<E>(&self.table, self.spec.index.index, item)
+        let index = self.spec.index.index;
+        crate::owner::claim(E::SCHEMA, self.table.view_of::<E>(index), index, item)
     }
 
     /// Reports the items of this entity type that do not decode instead of failing on them:
@@ -498,14 +500,10 @@ impl<E: Entity> MultiKeyQuery<E> {
     /// DynamoDB; [`Error::Decode`] naming the first item of this entity that does not decode
     /// (see [`lenient`](Self::lenient)).
     pub async fn send(&self) -> Result<Page<E>, Error> {
-        let page = self
-            .read(|item, found| match found {
-                Found::Whole => E::from_item(item).map(Slot::Whole),
-                Found::Projected => Ok(Slot::Projected(primary_key_of(item, E::NAMES))),
-            })
-            .await?;
+        let page = self.read(Slot::of).await?;
         let Page { items, mut skipped, cursor, consumed } = page;
-        let items = super::hydrate(&self.table, items, self.options.lenient, &mut skipped).await?;
+        let items =
+            super::hydrate(&self.table, self.spec.index.index, items, self.options.lenient, &mut skipped).await?;
         Ok(Page { items, skipped, cursor, consumed })
     }
 

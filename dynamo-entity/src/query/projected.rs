@@ -6,14 +6,14 @@
 //! stored one. Queries read such items whole by their primary keys instead (see
 //! [`QueryRequest::send`](crate::query::QueryRequest::send)).
 //!
-//! A handle that does not know the table's projections (neither
-//! [`Table::with_layout`](crate::Table::with_layout) nor
-//! [`Table::declared`](crate::Table::declared)) cannot tell an `INCLUDE` item from an `ALL`
-//! one whose `Option` fields are `None`: it decodes an index item as it is only when the item
-//! holds every attribute the entity reads ([`complete`]), and reads the others whole. Such a
-//! handle therefore never returns a silently partial entity, at the price of a `BatchGetItem`
-//! for items with absent optional fields; a handle that knows the layout reads whole only the
-//! items of an index whose projection leaves attributes out.
+//! The projection comes from the handle's layout ([`Table::with_layout`](crate::Table::with_layout),
+//! [`Table::declared`](crate::Table::declared)), else from the table declaration the entity
+//! names (`#[entity(table = ...)]`). Without either, an index item that holds every attribute
+//! the entity reads decodes as it is, one that lacks a field that is always stored is read
+//! whole, and one that lacks only `Option` fields' attributes ([`Holds::AllButOptional`]: each
+//! a `None`, or left out by an `INCLUDE` projection) makes the handle learn the table's
+//! projections once (`DescribeTable`); such an item is never read twice because a field is
+//! `None`. See [`owner`](crate::owner).
 //!
 //! A filter can read only what the index holds: the table's and the index's key attributes and
 //! the projected ones. [`check_filter`] refuses a filter on any other attribute before anything
@@ -106,10 +106,38 @@ pub(crate) fn covers(schema: &EntitySchema, index: Index, projection: Projection
 
 /// Whether `item`, read from secondary index `index` of a table whose projections are not
 /// known, holds every attribute an item of `schema` is decoded from ([`required`]): then it
-/// decodes to the whole entity whatever the projection is. An absent attribute may be a
-/// `None` or an attribute the projection leaves out; such an item is read whole.
+/// decodes to the whole entity whatever the projection is.
+#[cfg(test)]
 pub(crate) fn complete(schema: &EntitySchema, index: Index, item: &crate::schema::Item) -> bool {
-    required(schema, index).all(|a| item.contains_key(a))
+    holds(schema, index, item) == Holds::Everything
+}
+
+/// What an index item read through a projection that is not known holds of what `schema` is
+/// decoded from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Holds {
+    /// Every attribute: it decodes to the whole entity whatever the projection is.
+    Everything,
+    /// Not the attribute of a field that is always stored (or a constant attribute): the
+    /// projection leaves it out.
+    LessThanRequired,
+    /// Every attribute but some of `Option` fields: each is `None`, or left out by the
+    /// projection; the item alone cannot tell.
+    AllButOptional,
+}
+
+/// [`Holds`] of `item` for `schema`, read from `index`.
+pub(crate) fn holds(schema: &EntitySchema, index: Index, item: &crate::schema::Item) -> Holds {
+    let mut out = Holds::Everything;
+    for (attribute, optional) in required_fields(schema, index) {
+        if !item.contains_key(attribute) {
+            if !optional {
+                return Holds::LessThanRequired;
+            }
+            out = Holds::AllButOptional;
+        }
+    }
+    out
 }
 
 /// The attributes decoding an item of `schema` read from `index` needs, besides the keys:
@@ -119,11 +147,16 @@ pub(crate) fn complete(schema: &EntitySchema, index: Index, item: &crate::schema
 /// decoder checks: an item without it fails to decode, so a projection that leaves a constant
 /// out does not cover the entity, although its value is known from the declaration.
 fn required(schema: &EntitySchema, index: Index) -> impl Iterator<Item = &'static str> + '_ {
+    required_fields(schema, index).map(|(attribute, _)| attribute)
+}
+
+/// [`required`], each attribute with whether it is an `Option` field's (absent when `None`).
+fn required_fields(schema: &EntitySchema, index: Index) -> impl Iterator<Item = (&'static str, bool)> + '_ {
     let own = schema.index(index);
     let keys = [Some(schema.primary.pk), Some(schema.primary.sk), own.map(|i| i.pk), own.map(|i| i.sk)];
     let in_keys = move |field: &str| keys.into_iter().flatten().any(|t| schema.readable(t, field).is_some());
     let fields = schema.fields.iter().filter(move |f| !schema.key_only(f.field) && !in_keys(f.field));
-    fields.map(|f| f.attribute).chain(schema.constants.iter().map(|c| c.attribute))
+    fields.map(|f| (f.attribute, f.optional)).chain(schema.constants.iter().map(|c| (c.attribute, false)))
 }
 
 #[cfg(test)]

@@ -47,10 +47,11 @@ use futures::{Stream, StreamExt, TryStreamExt};
 use crate::capacity::Capacity;
 use crate::error::{Error, ItemError};
 use crate::expr::{Condition, Placeholders};
+use crate::owner::is_library_item;
+use crate::owner::type_of_named;
 use crate::query::cursor::{self, Scope};
-use crate::query::{Cursor, is_type, key_of, primary_key_of};
-use crate::schema::reserved::type_of_named;
-use crate::schema::{AttributeNames, Entity, EntityEnum, Index, Item, PrimaryKey, Projection, is_library_item};
+use crate::query::{Cursor, key_of, primary_key_of};
+use crate::schema::{AttributeNames, Entity, EntityEnum, Index, Item, PrimaryKey, Projection};
 use crate::table::{Call, Table};
 
 /// DynamoDB's limit on `TotalSegments` of a parallel scan.
@@ -180,11 +181,13 @@ struct IndexScan<T> {
     index: Index,
     classify: Classifier<T>,
     fetch: Fetcher<T>,
+    /// The index's projection as the scanned entity's reads know it ([`Table::projection_for`]).
+    projection: fn(&Table, Index) -> Option<Projection>,
 }
 
 impl<T> Clone for IndexScan<T> {
     fn clone(&self) -> Self {
-        IndexScan { index: self.index, classify: self.classify, fetch: self.fetch }
+        IndexScan { index: self.index, classify: self.classify, fetch: self.fetch, projection: self.projection }
     }
 }
 
@@ -200,10 +203,12 @@ fn classify_entity<E: Entity, const SHARED: bool>(
     index: Index,
     projection: Option<Projection>,
 ) -> Result<Option<ScanSlot<E>>, Error> {
-    match super::found_in::<E>(projection, SHARED, index, item) {
+    let view = crate::owner::View { known: None, shared: SHARED, projection };
+    match crate::owner::claim_own(E::SCHEMA, view, index, item) {
         None => Ok(None),
-        Some(super::Found::Whole) => E::from_item(item).map(|e| Some(ScanSlot::Done(e))),
-        Some(super::Found::Projected) => Ok(Some(ScanSlot::Fetch(primary_key_of(item, E::NAMES)))),
+        Some(crate::owner::Found::Whole) => E::from_item(item).map(|e| Some(ScanSlot::Done(e))),
+        // A scan reads an index item whose projection is not known whole.
+        Some(_) => Ok(Some(ScanSlot::Fetch(primary_key_of(item, E::NAMES)))),
     }
 }
 
@@ -226,11 +231,17 @@ fn fetch_entity<E: Entity>(
 /// entities of the table share that value, the shape of `E`'s key templates too); `None` for
 /// another entity's item.
 fn decode_entity<E: Entity, const SHARED: bool>(item: &Item) -> Result<Option<E>, Error> {
-    if is_type(item, E::SCHEMA) && (!SHARED || E::SCHEMA.fits_key(item)) {
+    if crate::owner::is_type(item, E::SCHEMA) && (!SHARED || crate::owner::fits_key(E::SCHEMA, item)) {
         E::from_item(item).map(Some)
     } else {
         Ok(None)
     }
+}
+
+/// [`Misfit`] of entity `E`: the [`owner`](crate::owner) rule among the entities the handle
+/// knows.
+fn misfit_of<E: Entity>(table: &Table, index: Index, item: &Item) -> Option<Error> {
+    crate::owner::misfit(E::SCHEMA, table.entities_of::<E>(), index, item)
 }
 
 /// The error of an item that an entity scan reads as its entity's but that no entity of the
@@ -532,6 +543,33 @@ impl<T: Send + 'static> ScanRequest<T> {
             let t = self.names.entity_type;
             text.push('(');
             match &self.types {
+                Some(types) if broad && types.starts.is_none() => {
+                    // Any key may be the entity's: only the library's own items, by their type
+                    // and the beginning of their keys, stay on the server (an item another
+                    // writer typed `_unique` at one of the entity's keys comes back, to be
+                    // reported).
+                    use crate::schema::reserved::{GUARD_PREFIX, GUARD_TYPE, MIGRATION_PREFIX, MIGRATION_TYPE};
+                    let guard = format!("{GUARD_PREFIX}{}", crate::key::DELIMITER);
+                    text.push_str("NOT (");
+                    let migration = MIGRATION_PREFIX.trim_end_matches(crate::key::DELIMITER);
+                    for (i, (ty, start)) in
+                        [(GUARD_TYPE, guard.as_str()), (MIGRATION_TYPE, migration)].iter().enumerate()
+                    {
+                        if i > 0 {
+                            text.push_str(" OR ");
+                        }
+                        text.push('(');
+                        ph.push_name(t, &mut text);
+                        text.push_str(" = ");
+                        ph.push_value(AttributeValue::S((*ty).to_owned()), &mut text);
+                        text.push_str(" AND begins_with(");
+                        ph.push_name(self.names.pk, &mut text);
+                        text.push_str(", ");
+                        ph.push_value(AttributeValue::S((*start).to_owned()), &mut text);
+                        text.push_str("))");
+                    }
+                    text.push(')');
+                }
                 Some(types) if broad && types.others.len() <= MAX_IN_OPERANDS => {
                     text.push_str("NOT (");
                     ph.push_name(t, &mut text);
@@ -592,7 +630,7 @@ impl<T: Send + 'static> ScanRequest<T> {
         if let (Some(on), Some(c)) = (&self.on, &self.filter) {
             // An entity scan of a secondary index (`index` is `E`'s only).
             let keys = [self.names.pk_of(on.index), self.names.sk_of(on.index)];
-            let projection = self.table.projection(on.index);
+            let projection = (on.projection)(&self.table, on.index);
             super::projected::check_filter("Scan", self.entity, self.names, on.index, &keys, projection, Some(c))?;
         }
         Ok(Parts { filter: (!text.is_empty()).then_some(text), names: ph.take_names(), values: ph.take_values() })
@@ -720,7 +758,11 @@ impl<T: Send + 'static> ScanRequest<T> {
             consumed: Capacity::default(),
         };
         let index = self.scanned_index();
-        let projection = if index == Index::Primary { None } else { self.table.projection(index) };
+        let projection = if index == Index::Primary {
+            None
+        } else {
+            self.on.as_ref().and_then(|on| (on.projection)(&self.table, index))
+        };
         loop {
             let want = self.limit.map(|l| l - slots.len());
             if want == Some(0) {
@@ -939,7 +981,7 @@ impl<E: Entity> ScanRequest<E> {
         }
         let classify =
             if self.table.shares_type::<E>() { classify_entity::<E, true> } else { classify_entity::<E, false> };
-        self.on = Some(IndexScan { index, classify, fetch: fetch_entity::<E> });
+        self.on = Some(IndexScan { index, classify, fetch: fetch_entity::<E>, projection: Table::projection_for::<E> });
         self
     }
 }
@@ -959,7 +1001,7 @@ impl Table {
     pub fn scan<E: Entity>(&self) -> ScanRequest<E> {
         let decode = if self.shares_type::<E>() { decode_entity::<E, true> } else { decode_entity::<E, false> };
         let mut scan = ScanRequest::new(self.clone(), E::NAMES, E::TYPE, E::TYPE.to_owned(), decode);
-        scan.misfit = Some(Table::misfit::<E>);
+        scan.misfit = Some(misfit_of::<E>);
         scan.types = self.entities_of::<E>().map(|known| {
             let starts = E::SCHEMA.key_beginnings();
             // Without a literal beginning of the partition key, an item of any other type may

@@ -55,7 +55,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use crate::capacity::Capacity;
 use crate::error::{Error, ItemError};
 use crate::query::cursor::{self, Position};
-use crate::query::{Cursor, Found, Page, QueryRequest, SkCondition, Slot, key_of, primary_key_of};
+use crate::query::{Cursor, Page, QueryRequest, SkCondition, Slot, key_of};
 use crate::schema::{Entity, Item};
 
 /// One shard's state while a page is merged.
@@ -186,8 +186,8 @@ pub(crate) async fn send<E: Entity, S>(
         let Some(item) = lane.buffer.pop_front() else { break };
         lane.taken = Position::After(key_of(&item, E::NAMES, index));
         let decoded = match req.found(&item) {
-            Ok(Some(Found::Projected)) => Ok(Slot::Projected(primary_key_of(&item, E::NAMES))),
-            Ok(_) => E::from_item(&item).map(Slot::Whole),
+            Ok(Some(found)) => Slot::of(&item, found),
+            Ok(None) => E::from_item(&item).map(Slot::Whole),
             Err(e) => Err(e),
         };
         match decoded {

@@ -264,6 +264,13 @@ pub trait Entity: Sized + Send + 'static {
     /// fits the key templates of none of them is reported ([`Error::KeyFitsNoEntity`]).
     const TABLE_ENTITIES: Option<&'static [&'static EntitySchema]> = None;
 
+    /// The secondary indexes of the table declaration that the entity names with
+    /// `#[entity(table = AppTable)]` (`<AppTable as TableDef>::INDEXES`), with their
+    /// projections; `None` without one. A read through an index whose projection holds
+    /// everything the entity is decoded from takes the index items as they are, even on a
+    /// handle made by [`Table::new`](crate::Table::new); see [`owner`](crate::owner).
+    const TABLE_INDEXES: Option<&'static [crate::schema::GsiDecl]> = None;
+
     /// The entity's key templates and fields ([`Entity::SCHEMA`]).
     fn schema() -> &'static EntitySchema {
         Self::SCHEMA

@@ -211,7 +211,7 @@ pub fn stored_version(item: &Item, schema: &EntitySchema) -> Result<Stored, Erro
     if names.has_entity_type() {
         match item.get(names.entity_type) {
             Some(AttributeValue::S(t)) if t == schema.name => {}
-            _ => return Err(crate::schema::wrong_entity(schema.name, item, names)),
+            _ => return Err(Error::wrong_entity(schema.name, item, names)),
         }
     }
     let stored = stored_schema_version(item, names, schema.name, sv.attribute)?;

@@ -18,8 +18,6 @@ use std::borrow::Cow;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use crate::error::Error;
-use crate::key::names::AttributeNames;
 use crate::key::{KeyPart, KeyType, PartForm, Segment, Template};
 use crate::schema::entity::{EntitySchema, IndexSchema};
 use crate::value::Item;
@@ -187,145 +185,6 @@ impl EntitySchema {
         Some((beginning(self.primary.pk)?, beginning(self.primary.sk)))
     }
 
-    /// Whether `item`'s primary key has this entity's key templates' shape
-    /// ([`Template::fits_shaped`] on `PK` and `SK`, under [`names`](EntitySchema::names), with
-    /// each field's [`shape`](crate::schema::FieldSchema::shape)): how the items of entities
-    /// that share a type value, or of a table without a type attribute, are told apart, by the
-    /// same part shapes as the table's compile-time collision checks (`V#LATEST` is not a
-    /// `V#<version>` of a `u64`).
-    pub fn fits_key(&self, item: &Item) -> bool {
-        self.primary_fits(item, true)
-    }
-
-    /// Whether `item`'s primary key has the segments of this entity's templates, whatever its
-    /// parts hold ([`Template::fits`]): the same literal segments and as many parts. Such an
-    /// item that does not [`fits_key`](Self::fits_key) is meant as this entity's key by a
-    /// writer whose parts have another form (a time as `2026-05-01T12:00:04Z`, an integer
-    /// without its padding), and reads report it rather than pass over it.
-    pub(crate) fn fits_loosely(&self, item: &Item) -> bool {
-        self.primary_fits(item, false)
-    }
-
-    /// Whether `item`'s `PK` and `SK` fit this entity's primary key templates: with each
-    /// field's [`shape`](crate::schema::FieldSchema::shape) when `shaped`, else whatever the
-    /// parts hold.
-    fn primary_fits(&self, item: &Item, shaped: bool) -> bool {
-        let shape = |field: &str| match self.fields.iter().find(|f| f.field == field) {
-            Some(f) if shaped => f.shape,
-            _ => crate::key::PartShape::Any,
-        };
-        let fits = |attribute: &str, t: &Template| item.get(attribute).is_some_and(|v| t.fits_shaped(v, shape));
-        fits(self.names.pk, self.primary.pk) && fits(self.names.sk, self.primary.sk)
-    }
-
-    /// Whether `item` is one of this entity's: its type attribute names the entity (for a
-    /// table without one, always) and its primary key has the entity's templates' shape.
-    pub fn owns(&self, item: &Item) -> bool {
-        let typed = !self.names.has_entity_type()
-            || matches!(item.get(self.names.entity_type), Some(AttributeValue::S(t)) if t == self.name);
-        typed && self.fits_key(item)
-    }
-
-    /// Whether the first segment of each of `item`'s primary key attributes begins as this
-    /// entity's templates do: equal to a leading literal segment (`ORDER` for
-    /// `ORDER#<day>#<id>`), or starting with the literal text before a leading placeholder
-    /// (`o` for `o<num>`, `user_` for `user_<id>`). `false` for a template that begins with a
-    /// bare placeholder, which any key fits.
-    pub(crate) fn starts_as(&self, item: &Item) -> bool {
-        let starts = |template: &Template, attribute: &str| {
-            let Some(AttributeValue::S(s)) = item.get(attribute) else { return false };
-            let first = s.split(template.style.delimiter).next().unwrap_or_default();
-            match template.segments.first() {
-                Some(Segment::Literal(l)) => first == *l,
-                Some(Segment::Part { prefix, suffix, .. }) if !prefix.is_empty() => {
-                    first.len() > prefix.len() + suffix.len() && first.starts_with(prefix) && first.ends_with(suffix)
-                }
-                _ => false,
-            }
-        };
-        starts(self.primary.pk, self.names.pk) && starts(self.primary.sk, self.names.sk)
-    }
-
-    /// The error of an item that a read of this entity finds among its own but that no entity
-    /// describes, so that it is reported rather than passed over; `None` for this entity's
-    /// items, another entity's, and the library's own. `known` holds the table's entities
-    /// (`None` when the handle does not know them). Such an item is:
-    ///
-    /// - one of this entity's type value whose primary key fits the templates of no entity of
-    ///   that value: [`Error::KeyFitsNoEntity`], listing the entities of the value (this one
-    ///   first when `known` leaves it out) with their templates;
-    /// - one of another entity's type value (`known` holding that entity) whose primary key
-    ///   fits this entity's templates and none of that value's: [`Error::WrongEntity`], as a
-    ///   get of its key says;
-    /// - one without a type value that names an entity (in a typed table: no type attribute,
-    ///   not a string, or, the table's entities known, a value none of them has; in a table
-    ///   without a type attribute, every item) whose keys begin as this entity's templates
-    ///   do ([`starts_as`](Self::starts_as)) or have their segments
-    ///   ([`fits_loosely`](Self::fits_loosely)): [`Error::WrongEntity`] when its primary key fits
-    ///   this entity's templates in a typed table (as a get of it says), else, unless another
-    ///   known entity's templates fit it (or, in a typed table, the table's entities are not
-    ///   known and the item was read from secondary index `index`, whose projection may leave
-    ///   the type out), [`Error::KeyFitsNoEntity`] listing the entities whose templates begin
-    ///   as its keys.
-    pub(crate) fn misfit(
-        &'static self,
-        known: Option<&[&'static EntitySchema]>,
-        index: crate::key::names::Index,
-        item: &Item,
-    ) -> Option<Error> {
-        let names = self.names;
-        if crate::schema::is_library_item(item, names) {
-            return None;
-        }
-        let all = known.unwrap_or(&[]);
-        let typed = names.has_entity_type();
-        let value = match item.get(names.entity_type) {
-            Some(AttributeValue::S(t))
-                if typed && (known.is_none() || t == self.name || all.iter().any(|e| e.name == t)) =>
-            {
-                Some(t.as_str())
-            }
-            _ => None,
-        };
-        let mut candidates: Vec<&EntitySchema> = match value {
-            // Another entity's type value. With the table's entities known, an item whose key
-            // fits this entity's templates and none of that type's is this key's item of the
-            // wrong type, as a get of it says.
-            Some(t) if t != self.name => {
-                let misplaced =
-                    known.is_some() && self.fits_key(item) && !all.iter().any(|e| e.name == t && e.fits_key(item));
-                return misplaced.then(|| wrong_entity(self.name, item, names));
-            }
-            Some(_) => {
-                if self.fits_key(item) || all.iter().any(|e| e.owns(item)) {
-                    return None;
-                }
-                all.iter().copied().filter(|e| e.name == self.name).collect()
-            }
-            None => {
-                if !self.starts_as(item) && !self.fits_loosely(item) {
-                    return None;
-                }
-                if self.fits_key(item) {
-                    // Untyped: this entity's item. Typed: this entity's key without its type.
-                    return typed.then(|| wrong_entity(self.name, item, names));
-                }
-                // Unknown entities: in a typed table, an item without its type read from a
-                // secondary index is most often another entity's, whose type the index's
-                // projection leaves out; on the table, every entity's items carry their type.
-                let projected = known.is_none() && typed && index != crate::key::names::Index::Primary;
-                if projected || all.iter().any(|e| e.fits_key(item)) {
-                    return None;
-                }
-                all.iter().copied().filter(|e| e.starts_as(item)).collect()
-            }
-        };
-        if !candidates.iter().any(|e| e.rust_name == self.rust_name && e.name == self.name) {
-            candidates.insert(0, self);
-        }
-        Some(key_fits_no_entity(item, &candidates, names))
-    }
-
     /// The templates that hold `field`, as `ATTR (`template`)` for messages.
     pub(crate) fn describe_holders(&self, field: &str) -> String {
         let holders: Vec<String> = self
@@ -335,43 +194,6 @@ impl EntitySchema {
             .collect();
         holders.join(", ")
     }
-}
-
-/// [`Error::WrongEntity`] for `item`, read where an item of entity `expected` was wanted: the
-/// error names the type value the item holds under `names` (or its absence) and its key.
-pub(crate) fn wrong_entity(expected: &'static str, item: &Item, names: &AttributeNames) -> Error {
-    Error::WrongEntity {
-        expected,
-        found: item.get(names.entity_type).map(type_value_text),
-        key: names.describe_key(item),
-    }
-}
-
-/// What an item's type attribute holds, for [`Error::WrongEntity`]: a string as it is, a
-/// number as `the number 1` (not to be taken for a type value), any other value by its type
-/// (`a value of type NULL`).
-pub(crate) fn type_value_text(v: &AttributeValue) -> String {
-    match v {
-        AttributeValue::N(n) => format!("the number {n}"),
-        other => crate::schema::describe_value(other),
-    }
-}
-
-/// [`Error::KeyFitsNoEntity`] for `item`, which belongs by its type value (or the first
-/// segment of its keys) to `entities`, under the attribute names `names`: the entities are
-/// listed with their primary key templates.
-pub(crate) fn key_fits_no_entity(item: &Item, entities: &[&EntitySchema], names: &AttributeNames) -> Error {
-    let found = match item.get(names.entity_type) {
-        Some(AttributeValue::S(t)) => Some(t.clone()),
-        _ => None,
-    };
-    let entities = entities
-        .iter()
-        .map(|e| {
-            format!("{} ({} `{}`, {} `{}`)", e.rust_name, names.pk, e.primary.pk.source, names.sk, e.primary.sk.source)
-        })
-        .collect();
-    Error::KeyFitsNoEntity { found, entities, key: names.describe_key(item) }
 }
 
 /// Reads a key field's value from the key that holds it, for an item without the field's own
@@ -534,12 +356,12 @@ mod tests {
         assert!(!SK.fits(&s("ORDER##o1")));
         assert!(G1SK.fits(&AttributeValue::N("7".into())) && !G1SK.fits(&s("7")));
         let it = item(&[("PK", s("USER#a")), ("SK", s("ORDER#d#o"))]);
-        assert!(SCHEMA.fits_key(&it));
-        assert!(!SCHEMA.fits_key(&item(&[("PK", s("USER#a")), ("SK", s("PROFILE"))])));
+        assert!(crate::owner::fits_key(&SCHEMA, &it));
+        assert!(!crate::owner::fits_key(&SCHEMA, &item(&[("PK", s("USER#a")), ("SK", s("PROFILE"))])));
         // Typed names: the type attribute must name the entity too.
-        assert!(!SCHEMA.owns(&it));
+        assert!(!crate::owner::owns(&SCHEMA, &it));
         let mut typed = it.clone();
         typed.insert("_type".into(), s("Order"));
-        assert!(SCHEMA.owns(&typed));
+        assert!(crate::owner::owns(&SCHEMA, &typed));
     }
 }

@@ -23,8 +23,6 @@ pub use collection::{Collection, EntityEnum, Unknown};
 pub use entity::*;
 pub use evolve::{SCHEMA_ATTRIBUTE, SchemaVersion};
 pub use key_fields::{KeyFields, KeyPartSource, part_from_keys};
-pub(crate) use key_fields::{key_fits_no_entity, type_value_text, wrong_entity};
 pub use layout::*;
 pub use member::{Admits, EntityOf};
 pub use multi_key::{KeyAttribute, MultiKeyAttr, MultiKeyIndex};
-pub use reserved::is_library_item;

@@ -11,6 +11,7 @@
 //! also added up on the handle's meter ([`Table::consumed`]).
 
 mod admin;
+mod describe;
 mod exec;
 pub mod render;
 
@@ -92,6 +93,10 @@ struct TableInner {
     shared_types: Arc<OnceLock<Vec<&'static str>>>,
     /// The entities of the table, when the layout is known. Shared with metered handles.
     entities: LayoutEntities,
+    /// The projections of the table's secondary indexes by index name, learned from
+    /// `DescribeTable` once, when a read needed one the handle did not know (`None` when that
+    /// request failed). Shared with every handle made from this one.
+    described: Arc<OnceLock<Option<BTreeMap<String, Projection>>>>,
 }
 
 impl<D> std::fmt::Debug for Table<D> {
@@ -115,6 +120,7 @@ impl Table {
                 projections: Arc::default(),
                 shared_types: Arc::default(),
                 entities: Arc::default(),
+                described: Arc::default(),
             }),
             decl: PhantomData,
         }
@@ -143,6 +149,7 @@ impl Table {
                 projections: Arc::new(OnceLock::from(layout.projections.clone())),
                 shared_types: Arc::new(OnceLock::from(layout.shared_types())),
                 entities: Arc::new(OnceLock::from(layout.entities.clone())),
+                described: Arc::clone(&self.inner.described),
             }),
             decl: PhantomData,
         }
@@ -185,21 +192,26 @@ impl Table {
         }
     }
 
-    /// [`Error::KeyFitsNoEntity`](crate::Error::KeyFitsNoEntity) when `item`, read as `E`'s,
-    /// read from `index`, is one that no entity of the table describes (see
-    /// `EntitySchema::misfit`): it has
-    /// `E`'s type value (in a table without a type attribute, keys that begin as `E`'s
-    /// templates do) but fits the key templates of none of the entities of that type value.
-    /// Also an item without a type value that names an entity whose keys begin as `E`'s
-    /// templates do. `None` for `E`'s items and another entity's (when neither the handle's
-    /// layout nor `E`'s table declaration is known, any item of another type value). Reads
-    /// report such an item instead of passing over it.
-    pub(crate) fn misfit<E: crate::Entity>(
-        &self,
-        index: crate::key::names::Index,
-        item: &crate::schema::Item,
-    ) -> Option<crate::Error> {
-        E::SCHEMA.misfit(self.entities_of::<E>(), index, item)
+    /// What a read of `E`'s items through `index` knows of the table, for the
+    /// [`owner`](crate::owner) rule.
+    pub(crate) fn view_of<E: crate::Entity>(&self, index: Index) -> crate::owner::View<'_> {
+        crate::owner::View {
+            known: self.entities_of::<E>(),
+            shared: self.shares_type::<E>(),
+            projection: self.projection_for::<E>(index),
+        }
+    }
+
+    /// The projection of secondary index `index` as a read of `E` knows it: from the handle's
+    /// layout, else from the table declaration `E` names (an index it does not list projects
+    /// everything), else as the handle learned it ([`learn_projection`](Self::learn_projection)).
+    pub(crate) fn projection_for<E: crate::Entity>(&self, index: Index) -> Option<Projection> {
+        self.projection(index)
+            .or_else(|| {
+                let declared = E::TABLE_INDEXES?;
+                Some(declared.iter().find(|d| d.index == index).map_or(Projection::All, |d| d.projection))
+            })
+            .or_else(|| self.described(E::NAMES, index))
     }
 
     /// The projection of secondary index `index`, when the handle knows the table's layout
@@ -207,6 +219,25 @@ impl Table {
     pub(crate) fn projection(&self, index: Index) -> Option<Projection> {
         let known = self.inner.projections.get()?;
         Some(known.get(&index).copied().unwrap_or(Projection::All))
+    }
+
+    /// The projection of `index` (named under `names`) as `DescribeTable` reported it, once
+    /// learned.
+    fn described(&self, names: &AttributeNames, index: Index) -> Option<Projection> {
+        let name = names.index_name(index)?;
+        self.inner.described.get()?.as_ref()?.get(name).copied()
+    }
+
+    /// The projection of `index` (named under `names`), learned from `DescribeTable` the first
+    /// time a handle (or any handle made from it) needs one it does not know; `None` when the
+    /// request fails (a role without `dynamodb:DescribeTable`) or the table has no such index.
+    /// One request per handle, however many reads ask.
+    pub(crate) async fn learn_projection(&self, names: &AttributeNames, index: Index) -> Option<Projection> {
+        if self.inner.described.get().is_none() {
+            let learned = describe::projections(self).await;
+            let _ = self.inner.described.set(learned);
+        }
+        self.described(names, index)
     }
 
     /// This handle bound to the table declaration `D`: the same table, client and capacity
@@ -270,6 +301,7 @@ impl<D> Table<D> {
                 projections: Arc::clone(&self.inner.projections),
                 shared_types: Arc::clone(&self.inner.shared_types),
                 entities: Arc::clone(&self.inner.entities),
+                described: Arc::clone(&self.inner.described),
             }),
             decl: PhantomData,
         }

@@ -443,7 +443,7 @@ async fn unique_fields_in_a_table_without_a_type_attribute() {
         if let Some(v) = AccountsItem::decode(&item).unwrap() {
             decoded.push(v);
         } else {
-            assert!(dynamo_entity::collection::is_internal_in(&item, Account::NAMES), "only the guard is nobody's");
+            assert!(dynamo_entity::owner::is_library_item(&item, Account::NAMES), "only the guard is nobody's");
         }
     }
     assert_eq!(decoded.len(), 2);
@@ -458,7 +458,7 @@ async fn unique_fields_in_a_table_without_a_type_attribute() {
     let guards: Vec<Item> = common::scan_all(&table)
         .await
         .into_iter()
-        .filter(|i| dynamo_entity::collection::is_internal_in(i, Account::NAMES))
+        .filter(|i| dynamo_entity::owner::is_library_item(i, Account::NAMES))
         .collect();
     assert_eq!(guards.len(), 1, "only bob's guard is left");
     assert_eq!(guards[0]["ownerPK"], s("USER#u2"));

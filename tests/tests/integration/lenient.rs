@@ -234,9 +234,10 @@ async fn collections_and_the_table_enum_report_undecodable_items_beside_the_rest
     assert_eq!(any[0], AnyItem::Order(order("u1", 0)));
     assert_skipped(&skipped, &BAD);
 
-    // An item of a type AnyItem has no variant for (and a guard item, the library's own):
-    // skipped with a warning by decode_each, refused by decode_each_strict, reported by
-    // decode_each_lenient after the undecodable ones, in sort-key order.
+    // An item of a type AnyItem has no variant for, and one typed as the library's guard items
+    // but not at a guard's key (`UNIQUE#…`): no guard, so reported too. Skipped with a warning
+    // by decode_each, refused by decode_each_strict, reported by decode_each_lenient after the
+    // undecodable ones, in sort-key order.
     let mut other: Item = [("PK", "USER#u1"), ("SK", "WISHLIST#1"), ("_type", "Wishlist")]
         .into_iter()
         .map(|(k, v)| (k.to_owned(), s(v)))
@@ -249,7 +250,13 @@ async fn collections_and_the_table_enum_report_undecodable_items_beside_the_rest
     let (any, skipped) = items.decode_each_lenient::<AnyItem>();
     assert_eq!(any.len(), 28);
     assert_skipped(&skipped[..3], &BAD);
-    assert_eq!(skipped.len(), 4);
+    assert_eq!(skipped.len(), 5);
+    assert_eq!(skipped[3].key, "PK=USER#u1 SK=UNIQUE");
+    assert_eq!(
+        skipped[3].error.to_string(),
+        "AnyItem does not hold items of entity type `_unique`: PK=USER#u1 SK=UNIQUE"
+    );
+    let skipped = [&skipped[..3], &skipped[4..]].concat();
     assert_eq!(skipped[3].key, "PK=USER#u1 SK=WISHLIST#1");
     assert_eq!(skipped[3].item, other);
     assert_eq!(
@@ -263,7 +270,7 @@ async fn collections_and_the_table_enum_report_undecodable_items_beside_the_rest
     let items = table.collection(Order::query("u1")).consistent_read().send().await.unwrap();
     let (_, skipped) = items.decode_each_lenient::<AnyItem>();
     assert_eq!(
-        skipped[3].error.to_string(),
+        skipped[4].error.to_string(),
         "AnyItem does not hold items without an entity type: PK=USER#u1 SK=WISHLIST#1"
     );
 

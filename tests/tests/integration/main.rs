@@ -46,6 +46,7 @@ mod names;
 mod native_keys;
 mod operations;
 mod orders;
+mod ownership;
 mod projected;
 mod projected_reads;
 mod properties;

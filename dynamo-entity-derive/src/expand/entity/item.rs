@@ -160,6 +160,8 @@ impl Gen<'_, '_> {
                     const NAMES: &'static __de::AttributeNames = __DeSchema::NAMES;
                     const TABLE_ENTITIES: ::core::option::Option<&'static [&'static __de::EntitySchema]> =
                         ::core::option::Option::Some(<#table as __de::TableDef>::ENTITIES);
+                    const TABLE_INDEXES: ::core::option::Option<&'static [__de::GsiDecl]> =
+                        ::core::option::Option::Some(<#table as __de::TableDef>::INDEXES);
                 },
             )
         } else {
