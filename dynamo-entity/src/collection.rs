@@ -28,6 +28,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use crate::error::{Error, ItemError};
 use crate::owner::{is_library_item, type_of_named};
 use crate::query::QuerySpec;
+use crate::query::pages::{Answer, Paging, read_page};
 use crate::schema::{AttributeNames, Entity, Index, Item, PrimaryKey, TYPE_ATTRIBUTE};
 pub use crate::schema::{Collection, EntityEnum, Unknown};
 use crate::table::{Call, Table};
@@ -71,23 +72,30 @@ impl CollectionRequest {
     /// when the whole items could not all be read.
     pub async fn send(self) -> Result<Items, Error> {
         let pk = self.pk.as_ref().map_err(Error::copy_of_build_error)?;
-        let mut items = Vec::new();
-        let mut start = None;
-        loop {
-            let call = Call::new("Query", "").index(self.names.index_name(self.index).unwrap_or(""));
-            let resp = self.table.execute(call, self.request(pk, start).send_with(self.table.client())).await.map_err(
-                |e| {
-                    let partition =
-                        format!("{}={}", self.names.pk_of(self.index), crate::key::names::describe_value(pk));
-                    Error::sdk("Query", e).on_partition("", &partition, &partition)
-                },
-            )?;
-            items.extend(resp.items.unwrap_or_default());
-            match resp.last_evaluated_key {
-                Some(k) => start = Some(k),
-                None => break,
-            }
-        }
+        let paging = Paging { limit: None, page_size: None, to_the_end: true, lenient: false };
+        let call = Call::new("Query", "").index(self.names.index_name(self.index).unwrap_or(""));
+        let this = &self;
+        // A collection has no cursor: it reads on to the end.
+        let loaded = read_page(
+            paging,
+            self.names,
+            None,
+            |_, start| {
+                let request = this.request(pk, start).send_with(this.table.client());
+                async move {
+                    let out = this.table.execute(call, request).await.map_err(|e| {
+                        let partition =
+                            format!("{}={}", this.names.pk_of(this.index), crate::key::names::describe_value(pk));
+                        Error::sdk("Query", e).on_partition("", &partition, &partition)
+                    })?;
+                    Ok(Answer::of_query(out))
+                }
+            },
+            |item: &mut Item| Ok(Some(std::mem::take(item))),
+            None,
+        )
+        .await?;
+        let items = loaded.items;
         let items = self.hydrate(items).await?;
         let entities = Some(self.table.layout_entities_shared());
         Ok(Items { items, type_attribute: self.names.entity_type, names: self.names, entities })

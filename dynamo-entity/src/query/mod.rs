@@ -42,6 +42,7 @@
 mod cursor;
 pub mod multi_key;
 mod options;
+pub(crate) mod pages;
 pub(crate) mod projected;
 pub mod scan;
 mod seal;
@@ -721,64 +722,38 @@ impl<E: Entity, S> QueryRequest<E, S> {
         hydrate(&self.table, self.spec.index.index, slots, self.options.lenient, skipped).await
     }
 
-    /// The page loop of [`send`](Self::send) and [`send_keys`](Self::send_keys): each item of
-    /// this entity the index returns becomes a `T` through `take`.
+    /// One page of [`send`](Self::send) and [`send_keys`](Self::send_keys), through the one page
+    /// loop ([`pages`]): each item of this entity the index returns becomes a `T` through `take`.
     async fn read<T>(&self, mut take: impl FnMut(&Item, Found) -> Result<T, Error>) -> Result<Page<T>, Error> {
         let pk = self.spec.pk.as_ref().map_err(Error::copy_of_build_error)?.clone();
         let sk = self.sk_condition()?;
         let scope = self.scope(cursor::scalar_text(&pk), &sk);
         let index = self.spec.index.index;
-        let mut start = match &self.options.after {
+        let start = match &self.options.after {
             Some(c) => Some(cursor::decode(c.as_str(), &scope, E::NAMES, index)?),
             None => None,
         };
         let parts = self.parts(pk, sk)?;
-
-        let mut items = Vec::new();
-        let mut skipped = Vec::new();
-        let mut consumed = Capacity::default();
-        loop {
-            if self.options.wanted(items.len()) == Some(0) {
-                return Ok(Page { items, skipped, cursor: None, consumed });
-            }
-            let page_limit = self.options.request_limit(items.len());
-            let resp = self.fetch(&parts, None, page_limit, start.take()).await?;
-            consumed.add_consumed(resp.consumed_capacity.as_slice(), false);
-            let last_key = resp.last_evaluated_key;
-            let raw = resp.items.unwrap_or_default();
-            let count = raw.len();
-            for (i, item) in raw.into_iter().enumerate() {
-                let taken = match self.found(&item) {
-                    Ok(Some(found)) => take(&item, found),
-                    Ok(None) => {
-                        tracing::debug!(entity = self.spec.entity, "query skipped an item of another entity type");
-                        continue;
-                    }
-                    Err(e) => Err(e),
-                };
-                match taken {
-                    Ok(value) => items.push(value),
-                    Err(e) if self.options.lenient && ItemError::is_item_error(&e) => {
-                        skipped.push(ItemError::new(E::NAMES, item, e));
-                        continue;
-                    }
-                    Err(e) => return Err(e),
+        let keys = key_attributes(E::NAMES, index);
+        let loaded = pages::read_page(
+            self.options.paging(),
+            E::NAMES,
+            start,
+            |limit, start| {
+                let answer = self.fetch(&parts, None, limit, start);
+                async move { answer.await.map(pages::Answer::of_query) }
+            },
+            |item: &mut Item| match self.found(item)? {
+                Some(found) => take(item, found).map(Some),
+                None => {
+                    tracing::debug!(entity = self.spec.entity, "query skipped an item of another entity type");
+                    Ok(None)
                 }
-                if Some(items.len()) == self.options.limit {
-                    let more = i + 1 < count || last_key.is_some();
-                    let cursor = more.then(|| Cursor(cursor::encode(&scope, &key_of(&item, E::NAMES, index))));
-                    return Ok(Page { items, skipped, cursor, consumed });
-                }
-            }
-            match last_key {
-                None => return Ok(Page { items, skipped, cursor: None, consumed }),
-                Some(k) if self.options.limit.is_none() => {
-                    let cursor = Some(Cursor(cursor::encode(&scope, &k)));
-                    return Ok(Page { items, skipped, cursor, consumed });
-                }
-                Some(k) => start = Some(k),
-            }
-        }
+            },
+            Some(&pages::Resume { scope: &scope, keys: &keys }),
+        )
+        .await?;
+        Ok(Page { items: loaded.items, skipped: loaded.skipped, cursor: loaded.cursor, consumed: loaded.consumed })
     }
 
     /// The key condition on partition `pk` and the sort-key condition `sk`, and the filter.
@@ -1134,13 +1109,19 @@ fn delimiter_and_next(sk: &crate::key::Template) -> (char, char) {
     (d, char::from_u32(u32::from(d) + 1).unwrap_or(d))
 }
 
-/// The key attributes of `item` for an `ExclusiveStartKey` on `index`.
-pub(crate) fn key_of(item: &Item, attribute_names: &AttributeNames, index: Index) -> Item {
+/// The key attributes of an `ExclusiveStartKey` on `index`: the table's, and the index's own.
+pub(crate) fn key_attributes(attribute_names: &AttributeNames, index: Index) -> Vec<&'static str> {
     let mut names = vec![attribute_names.pk, attribute_names.sk];
     if index != Index::Primary {
         names.push(attribute_names.pk_of(index));
         names.push(attribute_names.sk_of(index));
     }
+    names
+}
+
+/// The key attributes of `item` for an `ExclusiveStartKey` on `index`.
+pub(crate) fn key_of(item: &Item, attribute_names: &AttributeNames, index: Index) -> Item {
+    let names = key_attributes(attribute_names, index);
     names.into_iter().filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone()))).collect()
 }
 

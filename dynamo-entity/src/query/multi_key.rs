@@ -525,61 +525,33 @@ impl<E: Entity> MultiKeyQuery<E> {
         // The first page's request takes the parts; a later page's builds them again (the
         // same parts: building them once succeeded), rather than every page copying them.
         let mut parts = Some(self.parts()?);
-        let mut start = self.start()?;
+        let start = self.start()?;
         let scope = self.scope();
         let key_names = self.key_names();
-        let mut items = Vec::new();
-        let mut skipped = Vec::new();
-        let mut consumed = Capacity::default();
         let call = Call::new("Query", E::TYPE).index(E::NAMES.index_name(self.spec.index.index).unwrap_or(""));
-        let cursor = loop {
-            if self.options.wanted(items.len()) == Some(0) {
-                break None;
-            }
-            let page_limit = self.options.request_limit(items.len());
-            let page_parts = match parts.take() {
-                Some(p) => p,
-                None => self.parts()?,
-            };
-            let request = self.request_of(page_parts, page_limit, start.take()).send_with(self.table.client());
-            let resp = self.table.execute(call, request).await.map_err(|e| Error::sdk("Query", e))?;
-            consumed.add_consumed(resp.consumed_capacity.as_slice(), false);
-            let last_key = resp.last_evaluated_key;
-            let raw = resp.items.unwrap_or_default();
-            let count = raw.len();
-            let mut full = None;
-            for (i, item) in raw.into_iter().enumerate() {
-                let taken = match self.found(&item) {
-                    Ok(Some(found)) => take(&item, found),
-                    Ok(None) => continue,
-                    Err(e) => Err(e),
+        let loaded = super::pages::read_page(
+            self.options.paging(),
+            E::NAMES,
+            start,
+            |limit, start| {
+                let page_parts = match parts.take() {
+                    Some(p) => Ok(p),
+                    None => self.parts(),
                 };
-                match taken {
-                    Ok(value) => items.push(value),
-                    Err(e) if self.options.lenient && ItemError::is_item_error(&e) => {
-                        skipped.push(ItemError::new(E::NAMES, item, e));
-                        continue;
-                    }
-                    Err(e) => return Err(e),
+                async move {
+                    let request = self.request_of(page_parts?, limit, start).send_with(self.table.client());
+                    let out = self.table.execute(call, request).await.map_err(|e| Error::sdk("Query", e))?;
+                    Ok(super::pages::Answer::of_query(out))
                 }
-                if Some(items.len()) == self.options.limit {
-                    let more = i + 1 < count || last_key.is_some();
-                    let key: Item =
-                        key_names.iter().filter_map(|n| item.get(*n).map(|v| ((*n).to_owned(), v.clone()))).collect();
-                    full = Some(more.then(|| Cursor(cursor::encode(&scope, &key))));
-                    break;
-                }
-            }
-            if let Some(c) = full {
-                break c;
-            }
-            match last_key {
-                None => break None,
-                Some(k) if self.options.limit.is_none() => break Some(Cursor(cursor::encode(&scope, &k))),
-                Some(k) => start = Some(k),
-            }
-        };
-        Ok(Page { items, skipped, cursor, consumed })
+            },
+            |item: &mut Item| match self.found(item)? {
+                Some(found) => take(item, found).map(Some),
+                None => Ok(None),
+            },
+            Some(&super::pages::Resume { scope: &scope, keys: &key_names }),
+        )
+        .await?;
+        Ok(Page { items: loaded.items, skipped: loaded.skipped, cursor: loaded.cursor, consumed: loaded.consumed })
     }
 
     /// The first `Query` request [`send`](Self::send) would send, without sending it.

@@ -52,6 +52,11 @@ impl QueryOptions {
         if self.descending { "desc" } else { "asc" }
     }
 
+    /// How the page loop pages these options' reads ([`Paging`](super::pages::Paging)).
+    pub(crate) fn paging(&self) -> super::pages::Paging {
+        super::pages::Paging { limit: self.limit, page_size: self.page_size, to_the_end: false, lenient: self.lenient }
+    }
+
     /// How many more items the limit allows once `read` are read (`None`: no limit).
     pub(crate) fn wanted(&self, read: usize) -> Option<usize> {
         self.limit.map(|l| l.saturating_sub(read))
@@ -60,7 +65,7 @@ impl QueryOptions {
     /// The `Limit` of the next request once `read` items are read: the page size if set, else
     /// what the limit still wants (`None`: neither).
     pub(crate) fn request_limit(&self, read: usize) -> Option<i32> {
-        self.page_size.or(self.wanted(read).map(|w| i32::try_from(w).unwrap_or(i32::MAX)))
+        self.paging().request_limit(read)
     }
 
     /// The options of the page after one that read `read` items and ended at `cursor`: from

@@ -50,7 +50,7 @@ use crate::expr::{Condition, Placeholders};
 use crate::owner::is_library_item;
 use crate::owner::type_of_named;
 use crate::query::cursor::{self, Scope};
-use crate::query::{Cursor, key_of, primary_key_of};
+use crate::query::{Cursor, primary_key_of};
 use crate::schema::{AttributeNames, Entity, EntityEnum, Index, Item, PrimaryKey, Projection};
 use crate::table::{Call, Table};
 
@@ -742,20 +742,9 @@ impl<T: Send + 'static> ScanRequest<T> {
         }
         let parts = self.parts(true)?;
         let scope = self.scope(&parts);
-        let mut start = match &self.after {
+        let start = match &self.after {
             Some(c) => Some(cursor::decode_scan(c.as_str(), &scope, self.names, self.scanned_index())?),
             None => None,
-        };
-        let mut slots: Vec<ScanSlot<T>> = Vec::new();
-        let mut page = ScanPage {
-            items: Vec::new(),
-            cursor: None,
-            segment: self.segment.map(|(s, _)| s),
-            scanned: 0,
-            filtered_out: 0,
-            skipped: 0,
-            undecodable: Vec::new(),
-            consumed: Capacity::default(),
         };
         let index = self.scanned_index();
         let projection = if index == Index::Primary {
@@ -763,60 +752,54 @@ impl<T: Send + 'static> ScanRequest<T> {
         } else {
             self.on.as_ref().and_then(|on| (on.projection)(&self.table, index))
         };
-        loop {
-            let want = self.limit.map(|l| l - slots.len());
-            if want == Some(0) {
-                return self.finish(page, slots).await;
-            }
-            let page_limit = self.page_size.or(want.map(|w| i32::try_from(w).unwrap_or(i32::MAX)));
-            let out = self.fetch(&parts, page_limit, start.take()).await?;
-            page.consumed.add_consumed(out.consumed_capacity.as_slice(), false);
-            let scanned = u64::try_from(out.scanned_count).unwrap_or_default();
-            let count = u64::try_from(out.count).unwrap_or_default();
-            page.scanned += scanned;
-            page.filtered_out += scanned.saturating_sub(count);
-            let last_key = out.last_evaluated_key;
-            let raw = out.items.unwrap_or_default();
-            let n = raw.len();
-            for (i, item) in raw.into_iter().enumerate() {
+        let keys = super::key_attributes(self.names, index);
+        let paging = super::pages::Paging {
+            limit: self.limit,
+            page_size: self.page_size,
+            to_the_end: false,
+            lenient: self.lenient,
+        };
+        // Items passed over: other entities' and the library's own.
+        let mut passed = 0u64;
+        let loaded = super::pages::read_page(
+            paging,
+            self.names,
+            start,
+            |limit, start| {
+                let answer = self.fetch(&parts, limit, start);
+                async move { answer.await.map(super::pages::Answer::of_scan) }
+            },
+            |item: &mut Item| {
+                let item = &*item;
                 let slot = match &self.on {
-                    None => (self.decode)(&item).map(|d| d.map(ScanSlot::Done)),
-                    Some(on) => (on.classify)(&item, on.index, projection),
+                    None => (self.decode)(item).map(|d| d.map(ScanSlot::Done))?,
+                    Some(on) => (on.classify)(item, on.index, projection)?,
                 };
-                let slot = match slot {
-                    Ok(slot) => slot,
-                    Err(e) if self.lenient && ItemError::is_item_error(&e) => {
-                        page.undecodable.push(ItemError::new(self.names, item, e));
-                        continue;
-                    }
-                    Err(e) => return Err(e),
-                };
-                match slot {
-                    Some(v) => slots.push(v),
+                if slot.is_some() {
+                    return Ok(slot);
+                }
+                match self.unreported(item) {
+                    Some(e) => Err(e),
                     None => {
-                        match self.unreported(&item) {
-                            Some(e) if !self.lenient => return Err(e),
-                            Some(e) => page.undecodable.push(ItemError::new(self.names, item, e)),
-                            None => page.skipped += 1,
-                        }
-                        continue;
+                        passed += 1;
+                        Ok(None)
                     }
                 }
-                if Some(slots.len()) == self.limit {
-                    let more = i + 1 < n || last_key.is_some();
-                    page.cursor = more.then(|| Cursor(cursor::encode(&scope, &key_of(&item, self.names, index))));
-                    return self.finish(page, slots).await;
-                }
-            }
-            match last_key {
-                None => return self.finish(page, slots).await,
-                Some(k) if self.limit.is_none() => {
-                    page.cursor = Some(Cursor(cursor::encode(&scope, &k)));
-                    return self.finish(page, slots).await;
-                }
-                Some(k) => start = Some(k),
-            }
-        }
+            },
+            Some(&super::pages::Resume { scope: &scope, keys: &keys }),
+        )
+        .await?;
+        let page = ScanPage {
+            items: Vec::new(),
+            cursor: loaded.cursor,
+            segment: self.segment.map(|(s, _)| s),
+            scanned: loaded.scanned,
+            filtered_out: loaded.filtered_out,
+            skipped: passed,
+            undecodable: loaded.skipped,
+            consumed: loaded.consumed,
+        };
+        self.finish(page, loaded.items).await
     }
 
     /// The page with its items: the decoded ones, and the projected ones read whole by their

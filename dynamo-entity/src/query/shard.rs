@@ -53,8 +53,9 @@ use std::collections::VecDeque;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::capacity::Capacity;
-use crate::error::{Error, ItemError};
+use crate::error::Error;
 use crate::query::cursor::{self, Position};
+use crate::query::pages::{Settled, settle};
 use crate::query::{Cursor, Page, QueryRequest, SkCondition, Slot, key_of};
 use crate::schema::{Entity, Item};
 
@@ -185,17 +186,14 @@ pub(crate) async fn send<E: Entity, S>(
         let lane = &mut lanes[b];
         let Some(item) = lane.buffer.pop_front() else { break };
         lane.taken = Position::After(key_of(&item, E::NAMES, index));
-        let decoded = match req.found(&item) {
-            Ok(Some(found)) => Slot::of(&item, found),
-            Ok(None) => E::from_item(&item).map(Slot::Whole),
+        // Taken as every page loop takes an item (`pages::settle`).
+        let taken = match req.found(&item) {
+            Ok(Some(found)) => Slot::of(&item, found).map(Some),
+            Ok(None) => E::from_item(&item).map(|e| Some(Slot::Whole(e))),
             Err(e) => Err(e),
         };
-        match decoded {
-            Ok(value) => items.push(value),
-            Err(e) if req.options.lenient && ItemError::is_item_error(&e) => {
-                skipped.push(ItemError::new(E::NAMES, item, e))
-            }
-            Err(e) => return Err(e),
+        if let Settled::Kept(value) = settle(taken, item, req.options.lenient, E::NAMES, &mut skipped)? {
+            items.push(value);
         }
     }
 

@@ -1,0 +1,201 @@
+//! The one page loop: fetch an answer, ask what each item is, keep or report it, and say where
+//! the next page starts. Queries, multi-attribute GSI queries, scans (and each scan segment)
+//! and item collections read their pages through [`read_page`]; a sharded query merges its
+//! shards' answers and takes each item through the same [`settle`].
+//!
+//! | setting | pages end |
+//! |---|---|
+//! | a limit of `n` items | when `n` items are kept (several requests when needed), or the read ends |
+//! | no limit | after one DynamoDB answer (at most 1 MB read) |
+//! | to the end (a collection) | when DynamoDB returns no `LastEvaluatedKey` |
+//!
+//! An item that is not kept and not passed over is *reported*: a strict read fails on it, a
+//! lenient read returns it as an [`ItemError`] with its key. Whether an item is kept, passed
+//! over or reported is the caller's `take` (for entities, the [`owner`](crate::owner) rule).
+
+use std::future::Future;
+
+use crate::capacity::Capacity;
+use crate::error::{Error, ItemError};
+use crate::query::Cursor;
+use crate::query::cursor::{self, Scope};
+use crate::schema::{AttributeNames, Item};
+
+/// One answer of DynamoDB to a `Query` or `Scan` request, as the page loop needs it.
+pub(crate) struct Answer {
+    /// The items, in the order returned.
+    pub(crate) items: Vec<Item>,
+    /// `LastEvaluatedKey`.
+    pub(crate) last_key: Option<Item>,
+    /// The capacity the request consumed.
+    pub(crate) consumed: Capacity,
+    /// `ScannedCount`: the items the request evaluated.
+    pub(crate) scanned: u64,
+    /// `Count`: the items that passed the filter.
+    pub(crate) count: u64,
+}
+
+impl Answer {
+    /// The answer of a `Query`.
+    pub(crate) fn of_query(out: aws_sdk_dynamodb::operation::query::QueryOutput) -> Answer {
+        Answer {
+            consumed: Capacity::from_consumed(out.consumed_capacity.as_slice(), false),
+            scanned: u64::try_from(out.scanned_count).unwrap_or_default(),
+            count: u64::try_from(out.count).unwrap_or_default(),
+            items: out.items.unwrap_or_default(),
+            last_key: out.last_evaluated_key,
+        }
+    }
+
+    /// The answer of a `Scan`.
+    pub(crate) fn of_scan(out: aws_sdk_dynamodb::operation::scan::ScanOutput) -> Answer {
+        Answer {
+            consumed: Capacity::from_consumed(out.consumed_capacity.as_slice(), false),
+            scanned: u64::try_from(out.scanned_count).unwrap_or_default(),
+            count: u64::try_from(out.count).unwrap_or_default(),
+            items: out.items.unwrap_or_default(),
+            last_key: out.last_evaluated_key,
+        }
+    }
+}
+
+/// How a read pages (see the [module](self) documentation's table).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Paging {
+    /// The most items to keep in all.
+    pub(crate) limit: Option<usize>,
+    /// DynamoDB's `Limit`: the items one request evaluates.
+    pub(crate) page_size: Option<i32>,
+    /// Read until DynamoDB returns no `LastEvaluatedKey`, whatever the limit.
+    pub(crate) to_the_end: bool,
+    /// Report an item that does not decode rather than fail on it.
+    pub(crate) lenient: bool,
+}
+
+impl Paging {
+    /// The `Limit` of the next request once `kept` items are kept: the page size if set, else
+    /// what the limit still wants (`None`: neither).
+    pub(crate) fn request_limit(&self, kept: usize) -> Option<i32> {
+        let wanted = self.limit.map(|l| l.saturating_sub(kept));
+        self.page_size.or(wanted.map(|w| i32::try_from(w).unwrap_or(i32::MAX)))
+    }
+}
+
+/// One page: the items kept, those reported (lenient reads), where the next page starts, and
+/// what the requests consumed and evaluated.
+pub(crate) struct Loaded<T> {
+    pub(crate) items: Vec<T>,
+    pub(crate) skipped: Vec<ItemError>,
+    pub(crate) cursor: Option<Cursor>,
+    pub(crate) consumed: Capacity,
+    pub(crate) scanned: u64,
+    pub(crate) filtered_out: u64,
+}
+
+/// Where the next page starts: a cursor of the read's `scope` holding an `ExclusiveStartKey`
+/// of the attributes `keys` (the table's key and the read index's).
+pub(crate) struct Resume<'a> {
+    pub(crate) scope: &'a Scope,
+    pub(crate) keys: &'a [&'static str],
+}
+
+impl Resume<'_> {
+    /// The cursor after `item`, the last item a page kept.
+    fn after_item(&self, item: &Item) -> Cursor {
+        let key: Item = self.keys.iter().filter_map(|n| item.get(*n).map(|v| ((*n).to_owned(), v.clone()))).collect();
+        self.after_key(&key)
+    }
+
+    /// The cursor after DynamoDB's `LastEvaluatedKey`.
+    fn after_key(&self, key: &Item) -> Cursor {
+        Cursor(cursor::encode(self.scope, key))
+    }
+}
+
+/// What [`settle`] did with an item.
+pub(crate) enum Settled<T> {
+    Kept(T),
+    Passed,
+}
+
+/// `taken`, what a read's `take` made of `item`, settled: kept, passed over, reported as an
+/// [`ItemError`] in `skipped` when `lenient` (and the error is an item's), else the error.
+pub(crate) fn settle<T>(
+    taken: Result<Option<T>, Error>,
+    item: Item,
+    lenient: bool,
+    names: &AttributeNames,
+    skipped: &mut Vec<ItemError>,
+) -> Result<Settled<T>, Error> {
+    match taken {
+        Ok(Some(value)) => Ok(Settled::Kept(value)),
+        Ok(None) => Ok(Settled::Passed),
+        Err(e) if lenient && ItemError::is_item_error(&e) => {
+            skipped.push(ItemError::new(names, item, e));
+            Ok(Settled::Passed)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Reads one page from `start`: `fetch(limit, start)` sends a request, `take` says what each
+/// item is (`Ok(Some)` kept, `Ok(None)` passed over, `Err` reported; it may move the item out
+/// when it keeps it whole), `resume` writes cursors (none for a read `to_the_end`).
+/// See the [module](self) documentation.
+///
+/// # Errors
+/// What `fetch` returns; a reported item's error unless `paging.lenient`.
+pub(crate) async fn read_page<T, F, Fut>(
+    paging: Paging,
+    names: &AttributeNames,
+    mut start: Option<Item>,
+    mut fetch: F,
+    mut take: impl FnMut(&mut Item) -> Result<Option<T>, Error>,
+    resume: Option<&Resume<'_>>,
+) -> Result<Loaded<T>, Error>
+where
+    F: FnMut(Option<i32>, Option<Item>) -> Fut,
+    Fut: Future<Output = Result<Answer, Error>>,
+{
+    let mut page = Loaded {
+        items: Vec::new(),
+        skipped: Vec::new(),
+        cursor: None,
+        consumed: Capacity::default(),
+        scanned: 0,
+        filtered_out: 0,
+    };
+    loop {
+        if !paging.to_the_end && paging.limit == Some(page.items.len()) {
+            return Ok(page);
+        }
+        let answer = fetch(paging.request_limit(page.items.len()), start.take()).await?;
+        page.consumed += answer.consumed;
+        page.scanned += answer.scanned;
+        page.filtered_out += answer.scanned.saturating_sub(answer.count);
+        let last_key = answer.last_key;
+        let n = answer.items.len();
+        for (i, mut item) in answer.items.into_iter().enumerate() {
+            // The last item a limited page keeps: its key is where the next page resumes.
+            let filled = !paging.to_the_end && paging.limit == Some(page.items.len() + 1);
+            let cursor = resume.filter(|_| filled && (i + 1 < n || last_key.is_some())).map(|r| r.after_item(&item));
+            let taken = take(&mut item);
+            match settle(taken, item, paging.lenient, names, &mut page.skipped)? {
+                Settled::Kept(value) => page.items.push(value),
+                Settled::Passed => continue,
+            }
+            if filled {
+                page.cursor = cursor;
+                return Ok(page);
+            }
+        }
+        match last_key {
+            None => return Ok(page),
+            Some(k) if paging.limit.is_none() && !paging.to_the_end => {
+                page.cursor = resume.map(|r| r.after_key(&k));
+                return Ok(page);
+            }
+            Some(k) => start = Some(k),
+        }
+    }
+}
