@@ -22,7 +22,7 @@ pub use crate::value::Item;
 pub use collection::{Collection, EntityEnum, Unknown};
 pub use entity::*;
 pub use evolve::{SCHEMA_ATTRIBUTE, SchemaVersion};
-pub use key_fields::{KeyFields, KeyPartSource, part_from_keys};
+pub use key_fields::{KeyPartSource, part_from_keys};
 pub(crate) use key_fields::{key_fits_no_entity, type_value_text, wrong_entity};
 pub use layout::*;
 pub use member::{Admits, EntityOf};
