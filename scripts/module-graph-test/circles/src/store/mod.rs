@@ -1,0 +1,4 @@
+mod cache;
+mod disk;
+
+pub use self::cache::Cache;

@@ -1,0 +1,5 @@
+pub struct Tick(pub u64);
+
+pub fn now() -> Tick {
+    Tick(0)
+}
