@@ -717,16 +717,10 @@ pub(crate) fn check_value(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capacity::{Capacity, Units, WriteMode};
-    use crate::schema::{AttributeNames, Projection};
 
     const PK: &[MultiKeyAttr] = &[MultiKeyAttr { field: "tenant", attribute: "tenant", key_type: KeyType::S }];
     const SK: &[MultiKeyAttr] = &[MultiKeyAttr { field: "rank", attribute: "rank", key_type: KeyType::N }];
     const G: MultiKeyIndex = MultiKeyIndex { index: Index::Gsi(6), pk: PK, sk: SK };
-
-    fn item(pairs: &[(&str, AttributeValue)]) -> Item {
-        pairs.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect()
-    }
 
     #[test]
     fn empty_and_over_long_key_values_are_refused() {
