@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tests of scripts/module-graph on the fixture crate trees beside this file: the exact report
+"""Tests of scripts/module-graph on the fixture crate trees in fixtures/: the exact report
 and exit code for a tree with three planted file circles (through a nested folder, through
 `NAME.rs` beside `NAME/`, through a `#[path]` module), for the same tree without them, and for
 a tree rustc could not read.
@@ -19,13 +19,13 @@ CHECK = os.path.join(ROOT, "scripts", "module-graph")
 
 def run(*args):
     """Runs the check from the repository root on the fixtures named: (exit code, stdout, stderr)."""
-    srcs = [f"scripts/module-graph-test/{a}/src" for a in args]
+    srcs = [f"scripts/module-graph-test/fixtures/{a}/src" for a in args]
     done = subprocess.run([sys.executable, CHECK, *srcs], cwd=ROOT, capture_output=True, text=True, check=False)
     return done.returncode, done.stdout, done.stderr
 
 
 CIRCLES = """\
-scripts/module-graph-test/circles/src: 10 files, 7 imports between them, 3 file circle(s); 5 top-level modules, 2 module circle(s)
+scripts/module-graph-test/fixtures/circles/src: 10 files, 7 imports between them, 3 file circle(s); 5 top-level modules, 2 module circle(s)
    0 store        imports -
    1 batch        imports codec
    1 clock        imports shim
@@ -49,7 +49,7 @@ scripts/module-graph-test/circles/src: 10 files, 7 imports between them, 3 file 
 """
 
 CLEAN = """\
-scripts/module-graph-test/clean/src: 10 files, 4 imports between them, 0 file circle(s); 5 top-level modules, 0 module circle(s)
+scripts/module-graph-test/fixtures/clean/src: 10 files, 4 imports between them, 0 file circle(s); 5 top-level modules, 0 module circle(s)
   warning: store/stray.rs: no module declares this file, not read
    0 clock        imports -
    0 codec        imports -
@@ -59,7 +59,7 @@ scripts/module-graph-test/clean/src: 10 files, 4 imports between them, 0 file ci
 """
 
 DOT = """\
-digraph "scripts/module-graph-test/clean/src" {
+digraph "scripts/module-graph-test/fixtures/clean/src" {
   "batch/wire.rs" -> "batch.rs";
   "batch/wire.rs" -> "codec.rs";
   "shim_impl.rs" -> "clock.rs";
@@ -82,7 +82,7 @@ class ModuleGraph(unittest.TestCase):
 
     def test_the_graph_reads_nested_folders_and_files_beside_their_folder(self):
         done = subprocess.run(
-            [sys.executable, CHECK, "--dot", "scripts/module-graph-test/clean/src"],
+            [sys.executable, CHECK, "--dot", "scripts/module-graph-test/fixtures/clean/src"],
             cwd=ROOT,
             capture_output=True,
             text=True,
@@ -96,7 +96,7 @@ class ModuleGraph(unittest.TestCase):
             (
                 2,
                 "",
-                "scripts/module-graph-test/two-files/src: cannot read the crate: module `a` of lib.rs has two "
+                "scripts/module-graph-test/fixtures/two-files/src: cannot read the crate: module `a` of lib.rs has two "
                 "files: a.rs and a/mod.rs\n",
             ),
         )
