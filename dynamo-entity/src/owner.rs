@@ -369,7 +369,6 @@ pub(crate) fn claim_own(schema: &EntitySchema, view: View<'_>, index: Index, ite
 /// How an item of `schema` read from secondary index `index` is taken, by the index's
 /// `projection` when known, else by what the item holds.
 pub(crate) fn taken(schema: &EntitySchema, index: Index, projection: Option<Projection>, item: &Item) -> Found {
-    use crate::query::projected::{Holds, covers, holds};
     match projection {
         Some(p) if covers(schema, index, p) => Found::Whole,
         Some(_) => Found::Projected,
@@ -379,6 +378,76 @@ pub(crate) fn taken(schema: &EntitySchema, index: Index, projection: Option<Proj
             Holds::AllButOptional => Found::Unsure,
         },
     }
+}
+
+// --- what an index projection holds of an entity ----------------------------------------------
+
+/// Whether `projection` of `index` holds everything an item of `schema` is decoded from (see
+/// [`required`]): its fields' attributes, except those a key always projected into the index
+/// holds in a form they are read back from (the primary key, and the index's own keys), and
+/// its constant attributes, which decoding checks.
+pub(crate) fn covers(schema: &EntitySchema, index: Index, projection: Projection) -> bool {
+    let listed = match projection {
+        Projection::All => return true,
+        Projection::KeysOnly => &[][..],
+        Projection::Include(listed) => listed,
+    };
+    required(schema, index).all(|a| listed.contains(&a))
+}
+
+/// Whether `item`, read from secondary index `index` of a table whose projections are not
+/// known, holds every attribute an item of `schema` is decoded from ([`required`]): then it
+/// decodes to the whole entity whatever the projection is.
+#[cfg(test)]
+pub(crate) fn complete(schema: &EntitySchema, index: Index, item: &Item) -> bool {
+    holds(schema, index, item) == Holds::Everything
+}
+
+/// What an index item read through a projection that is not known holds of what `schema` is
+/// decoded from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Holds {
+    /// Every attribute: it decodes to the whole entity whatever the projection is.
+    Everything,
+    /// Not the attribute of a field that is always stored (or a constant attribute): the
+    /// projection leaves it out.
+    LessThanRequired,
+    /// Every attribute but some of `Option` fields: each is `None`, or left out by the
+    /// projection; the item alone cannot tell.
+    AllButOptional,
+}
+
+/// [`Holds`] of `item` for `schema`, read from `index`.
+pub(crate) fn holds(schema: &EntitySchema, index: Index, item: &Item) -> Holds {
+    let mut out = Holds::Everything;
+    for (attribute, optional) in required_fields(schema, index) {
+        if !item.contains_key(attribute) {
+            if !optional {
+                return Holds::LessThanRequired;
+            }
+            out = Holds::AllButOptional;
+        }
+    }
+    out
+}
+
+/// The attributes decoding an item of `schema` read from `index` needs, besides the keys:
+/// each field's attribute, unless the entity's writes leave it out (a key-only field) or a
+/// key in every index item (the primary key, `index`'s own keys) holds the field in a form it
+/// is read back from; and each constant attribute (`#[entity(constant(...))]`), which the
+/// decoder checks: an item without it fails to decode, so a projection that leaves a constant
+/// out does not cover the entity, although its value is known from the declaration.
+fn required(schema: &EntitySchema, index: Index) -> impl Iterator<Item = &'static str> + '_ {
+    required_fields(schema, index).map(|(attribute, _)| attribute)
+}
+
+/// [`required`], each attribute with whether it is an `Option` field's (absent when `None`).
+fn required_fields(schema: &EntitySchema, index: Index) -> impl Iterator<Item = (&'static str, bool)> + '_ {
+    let own = schema.index(index);
+    let keys = [Some(schema.primary.pk), Some(schema.primary.sk), own.map(|i| i.pk), own.map(|i| i.sk)];
+    let in_keys = move |field: &str| keys.into_iter().flatten().any(|t| schema.readable(t, field).is_some());
+    let fields = schema.fields.iter().filter(move |f| !schema.key_only(f.field) && !in_keys(f.field));
+    fields.map(|f| (f.attribute, f.optional)).chain(schema.constants.iter().map(|c| (c.attribute, false)))
 }
 
 // --- entity enums and collections ------------------------------------------------------------
@@ -479,6 +548,7 @@ pub(crate) fn other_entity(names: &AttributeNames, item: &Item, entity: &str) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schema::{ConstantSchema, ConstantValue};
 
     const UNTYPED_NAMES: AttributeNames = AttributeNames::DEFAULT.without_entity_type();
     const DEFAULT_NAMES: AttributeNames = AttributeNames::DEFAULT;
@@ -532,5 +602,54 @@ mod tests {
         assert_eq!(type_value(&item(&[("_type", "_migration")]), &names), None);
         assert_eq!(type_value(&item(&[("_type", "User")]), &names), Some("User"));
         assert_eq!(type_value(&item(&[("_type", "User")]), &UNTYPED_NAMES), None);
+    }
+
+    #[test]
+    fn constant_attributes_must_be_projected_too() {
+        let mut s = crate::schema::check::failed_schema("E");
+        assert!(covers(&s, Index::Gsi(1), Projection::KeysOnly), "nothing to read");
+        s.constants = &[ConstantSchema { attribute: "__edb_v__", value: ConstantValue::S("1") }];
+        assert!(!covers(&s, Index::Gsi(1), Projection::KeysOnly));
+        assert!(!covers(&s, Index::Gsi(1), Projection::Include(&["name"])));
+        assert!(covers(&s, Index::Gsi(1), Projection::Include(&["name", "__edb_v__"])));
+        assert!(covers(&s, Index::Gsi(1), Projection::All));
+    }
+
+    /// A handle without the layout decides from the item (`complete`) as one with it decides
+    /// from the projection (`covers`): an `INCLUDE` projection that leaves the constant
+    /// attribute out covers nothing, because decoding checks the constant and fails on an item
+    /// without it; so the index item is read whole either way.
+    #[test]
+    fn complete_agrees_with_covers_on_constant_attributes() {
+        static S: EntitySchema = EntitySchema {
+            constants: &[ConstantSchema { attribute: "__edb_v__", value: ConstantValue::S("1") }],
+            ..crate::schema::check::failed_schema("E")
+        };
+        let item = |attributes: &[&str]| -> crate::schema::Item {
+            attributes
+                .iter()
+                .map(|a| ((*a).to_owned(), aws_sdk_dynamodb::types::AttributeValue::S("x".into())))
+                .collect()
+        };
+        let keys = ["PK", "SK", "GSI1PK", "GSI1SK"];
+        let without = item(&[&keys[..], &["name"]].concat());
+        let with = item(&[&keys[..], &["name", "__edb_v__"]].concat());
+        assert_eq!(required(&S, Index::Gsi(1)).collect::<Vec<_>>(), ["__edb_v__"]);
+        assert_eq!(
+            (covers(&S, Index::Gsi(1), Projection::Include(&["name"])), complete(&S, Index::Gsi(1), &without)),
+            (false, false)
+        );
+        assert_eq!(
+            (
+                covers(&S, Index::Gsi(1), Projection::Include(&["name", "__edb_v__"])),
+                complete(&S, Index::Gsi(1), &with)
+            ),
+            (true, true)
+        );
+        let decoded = crate::__private::check_constants(&without, &S);
+        assert!(
+            matches!(decoded, Err(crate::error::Error::Decode { attribute: "__edb_v__", .. })),
+            "decoding needs the constant: {decoded:?}"
+        );
     }
 }

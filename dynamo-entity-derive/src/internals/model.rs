@@ -1,5 +1,6 @@
 //! What every derive knows about DynamoDB and the library's table layout, declared once: the
-//! limits, the kinds of index, the key attributes and their default names, and projections.
+//! limits, the kinds of index, the key attributes and their default names (with the attribute
+//! names they reserve), and projections.
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -190,6 +191,21 @@ impl KeyRole {
     }
 }
 
+/// Why an attribute name is reserved, if it is: the type attribute, or a key attribute under its
+/// default name.
+pub fn reserved(attribute: &str) -> Option<String> {
+    if attribute == "_type" {
+        return Some("the entity type name of every item".to_owned());
+    }
+    Some(match KeyRole::from_default_name(attribute)? {
+        KeyRole::Pk => "the table's partition key".to_owned(),
+        KeyRole::Sk => "the table's sort key".to_owned(),
+        KeyRole::GsiPk(n) => format!("the partition key of GSI{n}"),
+        KeyRole::GsiSk(n) => format!("the sort key of GSI{n}"),
+        KeyRole::LsiSk(n) => format!("the sort key of LSI{n}"),
+    })
+}
+
 /// What a secondary index of a table declaration projects.
 pub enum Projection {
     All,
@@ -219,5 +235,17 @@ mod tests {
         assert_eq!(IndexKind::Lsi(2).partition(), KeyRole::Pk);
         assert_eq!(IndexKind::Lsi(2).sort().default_name(), "LSI2SK");
         assert_eq!((IndexKind::Inverted.partition(), IndexKind::Inverted.sort()), (KeyRole::Sk, KeyRole::Pk));
+    }
+
+    #[test]
+    fn reserved_attributes() {
+        for a in ["PK", "SK", "_type", "GSI1PK", "GSI1SK", "GSI20PK", "GSI20SK", "GSI9SK", "LSI1SK", "LSI5SK"] {
+            assert!(reserved(a).is_some(), "{a}");
+        }
+        for a in
+            ["pk", "sk", "type", "GSI21PK", "GSI0PK", "GSI01PK", "GSIPK", "GSI1", "GSI1XK", "title", "LSI6SK", "LSI1PK"]
+        {
+            assert!(reserved(a).is_none(), "{a}");
+        }
     }
 }

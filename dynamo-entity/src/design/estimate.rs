@@ -39,7 +39,7 @@
 
 use super::views::project;
 use crate::capacity::{Capacity, IndexProjection, Units, WriteMode, index_write_units, item_size, write_units};
-use crate::schema::{Index, Item, TableLayout};
+use crate::schema::{AttributeNames, Index, Item, MultiKeyIndex, Projection, TableLayout};
 
 /// The storage DynamoDB counts for each item and each index entry besides its attributes, in
 /// bytes (the DynamoDB Developer Guide, "Item sizes and formats" and "Storage considerations
@@ -131,5 +131,69 @@ impl TableLayout {
             });
         }
         out
+    }
+}
+
+impl MultiKeyIndex {
+    /// The write units a write of an item costs in this index, as
+    /// [`capacity::write_in`](crate::capacity::write_in) counts them for a template GSI:
+    /// `before` and `after` are the item before and after the write (`None`: absent). The item
+    /// is in the index when it holds every key attribute; each write costs 1 unit per 1 KB of
+    /// the entry as `projection` holds it (the table's keys, the index's key attributes and the
+    /// projected ones): a changed key attribute costs a delete and a put, a rewrite under the
+    /// same key the larger of the two sizes (nothing, under `KEYS_ONLY` or `INCLUDE`, when the
+    /// entry is unchanged), and an item absent before and after nothing (sparse index). The
+    /// units are reported under the index's name in `names`.
+    pub fn write_capacity(
+        &self,
+        names: &AttributeNames,
+        projection: Projection,
+        before: Option<&Item>,
+        after: Option<&Item>,
+        mode: WriteMode,
+    ) -> Capacity {
+        let keys: Vec<&str> = self.attributes().map(|a| a.attribute).collect();
+        let projected = (self.index, projection).projected();
+        match index_write_units(names, &keys, projected, before, after, mode) {
+            Some(units) => Capacity::zero().with_index_in(names, self.index, Units::writes(units)),
+            None => Capacity::zero(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use aws_sdk_dynamodb::types::AttributeValue;
+
+    use super::*;
+    use crate::key::KeyType;
+    use crate::schema::MultiKeyAttr;
+
+    const PK: &[MultiKeyAttr] = &[MultiKeyAttr { field: "tenant", attribute: "tenant", key_type: KeyType::S }];
+    const SK: &[MultiKeyAttr] = &[MultiKeyAttr { field: "rank", attribute: "rank", key_type: KeyType::N }];
+    const G: MultiKeyIndex = MultiKeyIndex { index: Index::Gsi(6), pk: PK, sk: SK };
+
+    fn item(pairs: &[(&str, AttributeValue)]) -> Item {
+        pairs.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect()
+    }
+
+    #[test]
+    fn writes_cost_units_only_while_the_item_is_in_the_index() {
+        let s = |v: &str| AttributeValue::S(v.to_owned());
+        let n = |v: &str| AttributeValue::N(v.to_owned());
+        let names = &AttributeNames::DEFAULT;
+        let inside = item(&[("PK", s("a")), ("SK", s("b")), ("tenant", s("t")), ("rank", n("1"))]);
+        let moved = item(&[("PK", s("a")), ("SK", s("b")), ("tenant", s("t")), ("rank", n("2"))]);
+        let sparse = item(&[("PK", s("a")), ("SK", s("b")), ("tenant", s("t"))]);
+        let one = Capacity::zero().with_index(Index::Gsi(6), Units::writes(1.0));
+        let two = Capacity::zero().with_index(Index::Gsi(6), Units::writes(2.0));
+        let w =
+            |b: Option<&Item>, a: Option<&Item>| G.write_capacity(names, Projection::All, b, a, WriteMode::Standard);
+        assert_eq!(w(None, Some(&inside)), one);
+        assert_eq!(w(Some(&inside), Some(&inside)), one);
+        assert_eq!(w(Some(&inside), Some(&moved)), two);
+        assert_eq!(w(Some(&inside), Some(&sparse)), one);
+        assert_eq!(w(Some(&sparse), Some(&sparse)), Capacity::zero());
+        assert_eq!(w(Some(&inside), None), one);
     }
 }

@@ -1,4 +1,11 @@
 //! The [`Entity`] trait that `#[derive(Entity)]` implements, and the schema it describes.
+//!
+//! Every part of an [`EntitySchema`] is declared here, [`KeyFields`], [`SchemaVersion`] and
+//! [`MultiKeyIndex`] included: the modules that read key fields back from keys, upgrade earlier
+//! versions ([`evolve`](crate::schema::evolve)), check multi-attribute GSI keys
+//! ([`multi_key`](crate::schema::multi_key)), check a table's entities and lay the table out
+//! ([`TableLayout`](crate::schema::TableLayout)) build on these types, and this module imports
+//! none of them.
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -8,7 +15,6 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use crate::error::{Error, ItemError, Returned};
 use crate::key::names::{AttributeNames, Index, PrimaryKey};
 use crate::key::{KeyType, Template};
-use crate::schema::KeyFields;
 use crate::value::Item;
 
 /// The key templates of one index as an entity uses it.
@@ -142,7 +148,7 @@ pub struct EntitySchema {
     /// The GSIs keyed on the entity's own attributes (`#[entity(gsi6(pk(a, b), sk(c)))]`), by
     /// number; they write no key attribute of their own (see
     /// [`multi_key`](crate::schema::multi_key)).
-    pub multi_gsis: &'static [crate::schema::multi_key::MultiKeyIndex],
+    pub multi_gsis: &'static [MultiKeyIndex],
     /// The non-key fields.
     pub fields: &'static [FieldSchema],
     /// The `#[entity(version)]` field: the optimistic-locking version that every write checks
@@ -162,7 +168,7 @@ pub struct EntitySchema {
     /// The declared schema version (`#[entity(schema(version = N, from = Prev))]`), stamped
     /// on every item written; `None` for an entity without versions (see
     /// [`evolve`](crate::schema::evolve)).
-    pub schema_version: Option<crate::schema::evolve::SchemaVersion>,
+    pub schema_version: Option<SchemaVersion>,
     /// The attributes with one fixed value on every item (`#[entity(constant(...))]`), written
     /// by every write and checked by every read.
     pub constants: &'static [ConstantSchema],
@@ -231,6 +237,117 @@ impl EntitySchema {
     }
 }
 
+/// Whether an entity stores its key fields as attributes of their own besides its keys:
+/// `#[entity(key_fields = "attributes")]` (the default) or `#[entity(key_fields = "keys")]`.
+///
+/// Reads take a key field from the key that holds it whenever the item has no attribute of that
+/// name, whichever is chosen. Under [`KeyFields::Keys`] they also prefer the key when the
+/// item has both (see there).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyFields {
+    /// Every field is written as an attribute, key fields included (`PK = USER#alice` and
+    /// `id = alice`): filters, conditions and projections can name any field.
+    Attributes,
+    /// A key field that a key always holds (see [`EntitySchema::held_by_key`]) is written only
+    /// inside that key, as most hand-written single-table designs do: `PK = USER#alice`, no
+    /// `id` attribute. Conditions and filters on such a field find no attribute; updates of it
+    /// rewrite only the keys.
+    ///
+    /// Reads take such a field from the key that holds it even when the item also has an
+    /// attribute of that name (written by another client): the key is what updates rewrite
+    /// and what the indexes follow. An update leaves that attribute with its old value, as
+    /// DynamoDB has no update action that sets an attribute only where it exists (`SET`
+    /// would add it to every item); a client that reads the attribute needs
+    /// [`KeyFields::Attributes`], whose updates rewrite the key and the attribute together.
+    /// The attribute is read only when no key that holds the field is on the item or reads
+    /// back.
+    Keys,
+}
+
+/// An entity's declared schema version (`#[entity(schema(version = N, from = Prev))]`), in
+/// [`EntitySchema::schema_version`].
+#[derive(Debug, Clone, Copy)]
+pub struct SchemaVersion {
+    /// The attribute that holds the version on each item ([`SCHEMA_ATTRIBUTE`](crate::schema::evolve::SCHEMA_ATTRIBUTE)
+    /// by default).
+    pub attribute: &'static str,
+    /// The version this struct is (1 or more); every write of it stores this number.
+    pub version: u32,
+    /// The oldest version the chain of `from` structs declares: this struct's own when it has
+    /// no `from`. An item without the attribute reads as this version.
+    pub oldest: u32,
+    /// The Rust name of the struct of the previous version (`from`), `None` for the oldest.
+    pub from: Option<&'static str>,
+    /// The schema of that struct, `None` for the oldest: the chain of earlier versions, whose
+    /// attributes a migration of an item stored at one of them checks (see
+    /// [`written_attributes`](crate::schema::evolve::written_attributes)).
+    pub previous: Option<&'static EntitySchema>,
+}
+
+impl PartialEq for SchemaVersion {
+    /// Equal when every field is, the previous version's schema compared by its struct's name.
+    fn eq(&self, other: &SchemaVersion) -> bool {
+        self.attribute == other.attribute
+            && self.version == other.version
+            && self.oldest == other.oldest
+            && self.from == other.from
+            && self.previous.map(|s| s.rust_name) == other.previous.map(|s| s.rust_name)
+    }
+}
+
+impl Eq for SchemaVersion {}
+
+/// One key attribute of a multi-attribute GSI: the entity's field and the attribute storing it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MultiKeyAttr {
+    /// The Rust field name.
+    pub field: &'static str,
+    /// The attribute name in the item (after `rename` / `rename_all`).
+    pub attribute: &'static str,
+    /// Its DynamoDB type, from the field type's [`KeyAttribute`](crate::schema::multi_key::KeyAttribute)
+    /// implementation.
+    pub key_type: KeyType,
+}
+
+/// A GSI keyed on several of the item's own attributes, as one entity declares it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MultiKeyIndex {
+    /// Which GSI ([`Index::Gsi`]); its index name is the table's name for that number.
+    pub index: Index,
+    /// The partition key attributes, in key schema order (1 to 4).
+    pub pk: &'static [MultiKeyAttr],
+    /// The sort key attributes, in key schema order (0 to 4).
+    pub sk: &'static [MultiKeyAttr],
+}
+
+impl MultiKeyIndex {
+    /// Every key attribute: the partition key's, then the sort key's.
+    pub fn attributes(&self) -> impl Iterator<Item = &'static MultiKeyAttr> + 'static {
+        self.pk.iter().chain(self.sk)
+    }
+
+    /// How many key attributes the index has, both sides together.
+    pub const fn key_count(&self) -> usize {
+        self.pk.len() + self.sk.len()
+    }
+
+    /// Key attribute `k` in key schema order: the partition key's, then the sort key's
+    /// (`k < key_count()`), usable in constant evaluation where [`attributes`](Self::attributes)
+    /// is not.
+    pub const fn key(&self, k: usize) -> &'static MultiKeyAttr {
+        if k < self.pk.len() { &self.pk[k] } else { &self.sk[k - self.pk.len()] }
+    }
+
+    /// The key schema as text, `tenant (S), region (S) | status (S), createdAt (S)`, for
+    /// messages and reports.
+    pub fn describe(&self) -> String {
+        let side = |attrs: &[MultiKeyAttr]| {
+            attrs.iter().map(|a| format!("{} ({})", a.attribute, a.key_type)).collect::<Vec<_>>().join(", ")
+        };
+        if self.sk.is_empty() { side(self.pk) } else { format!("{} | {}", side(self.pk), side(self.sk)) }
+    }
+}
+
 /// A struct stored as items of one entity type in a single table. Implemented by
 /// `#[derive(Entity)]`; see the crate documentation for the attribute syntax.
 ///
@@ -269,7 +386,7 @@ pub trait Entity: Sized + Send + 'static {
     /// projections; `None` without one. A read through an index whose projection holds
     /// everything the entity is decoded from takes the index items as they are, even on a
     /// handle made by [`Table::new`](crate::Table::new); see [`owner`](crate::owner).
-    const TABLE_INDEXES: Option<&'static [crate::schema::GsiDecl]> = None;
+    const TABLE_INDEXES: Option<&'static [crate::schema::projection::GsiDecl]> = None;
 
     /// The entity's key templates and fields ([`Entity::SCHEMA`]).
     fn schema() -> &'static EntitySchema {

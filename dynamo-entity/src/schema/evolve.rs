@@ -104,41 +104,11 @@ use crate::error::Error;
 use crate::schema::{AttributeNames, Entity, EntitySchema, Item};
 use crate::value::Attribute;
 
+pub use crate::schema::entity::SchemaVersion;
+
 /// The attribute that holds an item's schema version unless the entity names another
 /// (`schema(version = N, attribute = "...")`): a DynamoDB number.
 pub const SCHEMA_ATTRIBUTE: &str = "_schema";
-
-/// An entity's declared schema version (`#[entity(schema(version = N, from = Prev))]`), in
-/// [`EntitySchema::schema_version`].
-#[derive(Debug, Clone, Copy)]
-pub struct SchemaVersion {
-    /// The attribute that holds the version on each item ([`SCHEMA_ATTRIBUTE`] by default).
-    pub attribute: &'static str,
-    /// The version this struct is (1 or more); every write of it stores this number.
-    pub version: u32,
-    /// The oldest version the chain of `from` structs declares: this struct's own when it has
-    /// no `from`. An item without the attribute reads as this version.
-    pub oldest: u32,
-    /// The Rust name of the struct of the previous version (`from`), `None` for the oldest.
-    pub from: Option<&'static str>,
-    /// The schema of that struct, `None` for the oldest: the chain of earlier versions, whose
-    /// attributes a migration of an item stored at one of them checks (see
-    /// [`written_attributes`]).
-    pub previous: Option<&'static EntitySchema>,
-}
-
-impl PartialEq for SchemaVersion {
-    /// Equal when every field is, the previous version's schema compared by its struct's name.
-    fn eq(&self, other: &SchemaVersion) -> bool {
-        self.attribute == other.attribute
-            && self.version == other.version
-            && self.oldest == other.oldest
-            && self.from == other.from
-            && self.previous.map(|s| s.rust_name) == other.previous.map(|s| s.rust_name)
-    }
-}
-
-impl Eq for SchemaVersion {}
 
 /// Every attribute that `schema` or an earlier version of its chain (`from`, `from`'s `from`,
 /// ...) writes, but the table's partition key, sort key and type attribute: each version's

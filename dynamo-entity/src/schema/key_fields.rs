@@ -19,35 +19,8 @@ use std::borrow::Cow;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::key::{KeyPart, KeyType, PartForm, Segment, Template};
-use crate::schema::entity::{EntitySchema, IndexSchema};
+use crate::schema::entity::{EntitySchema, IndexSchema, KeyFields};
 use crate::value::Item;
-
-/// Whether an entity stores its key fields as attributes of their own besides its keys:
-/// `#[entity(key_fields = "attributes")]` (the default) or `#[entity(key_fields = "keys")]`.
-///
-/// Reads take a key field from the key that holds it whenever the item has no attribute of that
-/// name, whichever is chosen. Under [`KeyFields::Keys`] they also prefer the key when the
-/// item has both (see there).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeyFields {
-    /// Every field is written as an attribute, key fields included (`PK = USER#alice` and
-    /// `id = alice`): filters, conditions and projections can name any field.
-    Attributes,
-    /// A key field that a key always holds (see [`EntitySchema::held_by_key`]) is written only
-    /// inside that key, as most hand-written single-table designs do: `PK = USER#alice`, no
-    /// `id` attribute. Conditions and filters on such a field find no attribute; updates of it
-    /// rewrite only the keys.
-    ///
-    /// Reads take such a field from the key that holds it even when the item also has an
-    /// attribute of that name (written by another client): the key is what updates rewrite
-    /// and what the indexes follow. An update leaves that attribute with its old value, as
-    /// DynamoDB has no update action that sets an attribute only where it exists (`SET`
-    /// would add it to every item); a client that reads the attribute needs
-    /// [`KeyFields::Attributes`], whose updates rewrite the key and the attribute together.
-    /// The attribute is read only when no key that holds the field is on the item or reads
-    /// back.
-    Keys,
-}
 
 /// Where a key field's value was found in an item's keys.
 #[derive(Debug, Clone, PartialEq, Eq)]

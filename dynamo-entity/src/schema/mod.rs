@@ -14,6 +14,7 @@ mod key_fields;
 mod layout;
 mod member;
 pub mod multi_key;
+mod projection;
 pub mod reserved;
 pub mod size;
 
@@ -22,7 +23,8 @@ pub use crate::value::Item;
 pub use collection::{Collection, EntityEnum, Unknown};
 pub use entity::*;
 pub use evolve::{SCHEMA_ATTRIBUTE, SchemaVersion};
-pub use key_fields::{KeyFields, KeyPartSource, part_from_keys};
+pub use key_fields::{KeyPartSource, part_from_keys};
 pub use layout::*;
 pub use member::{Admits, EntityOf};
 pub use multi_key::{KeyAttribute, MultiKeyAttr, MultiKeyIndex};
+pub use projection::{GsiDecl, Projection};

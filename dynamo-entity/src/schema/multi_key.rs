@@ -63,62 +63,16 @@ use crate::value::size::value_size;
 use crate::value::time::{Date, Timestamp};
 use crate::value::{Attribute, StoredType, ValueError};
 
+pub use crate::schema::entity::{MultiKeyAttr, MultiKeyIndex};
+
 /// The most attributes one side (partition or sort) of a multi-attribute GSI key may name.
 pub const MAX_KEY_ATTRIBUTES: usize = 4;
 
-/// One key attribute of a multi-attribute GSI: the entity's field and the attribute storing it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MultiKeyAttr {
-    /// The Rust field name.
-    pub field: &'static str,
-    /// The attribute name in the item (after `rename` / `rename_all`).
-    pub attribute: &'static str,
-    /// Its DynamoDB type, from the field type's [`KeyAttribute`] implementation.
-    pub key_type: KeyType,
-}
-
-/// A GSI keyed on several of the item's own attributes, as one entity declares it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MultiKeyIndex {
-    /// Which GSI ([`Index::Gsi`]); its index name is the table's name for that number.
-    pub index: Index,
-    /// The partition key attributes, in key schema order (1 to 4).
-    pub pk: &'static [MultiKeyAttr],
-    /// The sort key attributes, in key schema order (0 to 4).
-    pub sk: &'static [MultiKeyAttr],
-}
-
 impl MultiKeyIndex {
-    /// Every key attribute: the partition key's, then the sort key's.
-    pub fn attributes(&self) -> impl Iterator<Item = &'static MultiKeyAttr> + 'static {
-        self.pk.iter().chain(self.sk)
-    }
-
-    /// How many key attributes the index has, both sides together.
-    pub const fn key_count(&self) -> usize {
-        self.pk.len() + self.sk.len()
-    }
-
-    /// Key attribute `k` in key schema order: the partition key's, then the sort key's
-    /// (`k < key_count()`), usable in constant evaluation where [`attributes`](Self::attributes)
-    /// is not.
-    pub const fn key(&self, k: usize) -> &'static MultiKeyAttr {
-        if k < self.pk.len() { &self.pk[k] } else { &self.sk[k - self.pk.len()] }
-    }
-
     /// Whether `other` has the same key schema: the same attribute names and types on each side,
     /// in the same order (the field names may differ).
     pub const fn same_keys(&self, other: &MultiKeyIndex) -> bool {
         same_attrs(self.pk, other.pk) && same_attrs(self.sk, other.sk)
-    }
-
-    /// The key schema as text, `tenant (S), region (S) | status (S), createdAt (S)`, for
-    /// messages and reports.
-    pub fn describe(&self) -> String {
-        let side = |attrs: &[MultiKeyAttr]| {
-            attrs.iter().map(|a| format!("{} ({})", a.attribute, a.key_type)).collect::<Vec<_>>().join(", ")
-        };
-        if self.sk.is_empty() { side(self.pk) } else { format!("{} | {}", side(self.pk), side(self.sk)) }
     }
 }
 
@@ -760,67 +714,13 @@ pub(crate) fn check_value(
     }
 }
 
-impl MultiKeyIndex {
-    /// The write units a write of an item costs in this index, as
-    /// [`capacity::write_in`](crate::capacity::write_in) counts them for a template GSI:
-    /// `before` and `after` are the item before and after the write (`None`: absent). The item
-    /// is in the index when it holds every key attribute; each write costs 1 unit per 1 KB of
-    /// the entry as `projection` holds it (the table's keys, the index's key attributes and the
-    /// projected ones): a changed key attribute costs a delete and a put, a rewrite under the
-    /// same key the larger of the two sizes (nothing, under `KEYS_ONLY` or `INCLUDE`, when the
-    /// entry is unchanged), and an item absent before and after nothing (sparse index). The
-    /// units are reported under the index's name in `names`.
-    pub fn write_capacity(
-        &self,
-        names: &crate::schema::AttributeNames,
-        projection: crate::schema::Projection,
-        before: Option<&Item>,
-        after: Option<&Item>,
-        mode: crate::capacity::WriteMode,
-    ) -> crate::capacity::Capacity {
-        use crate::capacity::{Capacity, IndexProjection, Units, index_write_units};
-        let keys: Vec<&str> = self.attributes().map(|a| a.attribute).collect();
-        let projected = (self.index, projection).projected();
-        match index_write_units(names, &keys, projected, before, after, mode) {
-            Some(units) => Capacity::zero().with_index_in(names, self.index, Units::writes(units)),
-            None => Capacity::zero(),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capacity::{Capacity, Units, WriteMode};
-    use crate::schema::{AttributeNames, Projection};
 
     const PK: &[MultiKeyAttr] = &[MultiKeyAttr { field: "tenant", attribute: "tenant", key_type: KeyType::S }];
     const SK: &[MultiKeyAttr] = &[MultiKeyAttr { field: "rank", attribute: "rank", key_type: KeyType::N }];
     const G: MultiKeyIndex = MultiKeyIndex { index: Index::Gsi(6), pk: PK, sk: SK };
-
-    fn item(pairs: &[(&str, AttributeValue)]) -> Item {
-        pairs.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect()
-    }
-
-    #[test]
-    fn writes_cost_units_only_while_the_item_is_in_the_index() {
-        let s = |v: &str| AttributeValue::S(v.to_owned());
-        let n = |v: &str| AttributeValue::N(v.to_owned());
-        let names = &AttributeNames::DEFAULT;
-        let inside = item(&[("PK", s("a")), ("SK", s("b")), ("tenant", s("t")), ("rank", n("1"))]);
-        let moved = item(&[("PK", s("a")), ("SK", s("b")), ("tenant", s("t")), ("rank", n("2"))]);
-        let sparse = item(&[("PK", s("a")), ("SK", s("b")), ("tenant", s("t"))]);
-        let one = Capacity::zero().with_index(Index::Gsi(6), Units::writes(1.0));
-        let two = Capacity::zero().with_index(Index::Gsi(6), Units::writes(2.0));
-        let w =
-            |b: Option<&Item>, a: Option<&Item>| G.write_capacity(names, Projection::All, b, a, WriteMode::Standard);
-        assert_eq!(w(None, Some(&inside)), one);
-        assert_eq!(w(Some(&inside), Some(&inside)), one);
-        assert_eq!(w(Some(&inside), Some(&moved)), two);
-        assert_eq!(w(Some(&inside), Some(&sparse)), one);
-        assert_eq!(w(Some(&sparse), Some(&sparse)), Capacity::zero());
-        assert_eq!(w(Some(&inside), None), one);
-    }
 
     #[test]
     fn empty_and_over_long_key_values_are_refused() {

@@ -6,7 +6,7 @@
 //!
 //! | operation | rendered by | gives |
 //! |---|---|---|
-//! | [`Table::get`], [`Table::put`], [`Table::create`], [`Table::replace`], [`Table::delete`], [`Table::delete_if_version`] | [`Table::render`] ([`Render`]) | [`Request`]s |
+//! | [`Table::get`], [`Table::put`], [`Table::create`], [`Table::replace`], [`Table::delete`], [`Table::delete_if_version`] | [`Table::render`] ([`Render`](crate::item::Render)) | [`Request`]s |
 //! | [`UpdateRequest`](crate::update::UpdateRequest) | [`UpdateRequest::render`](crate::update::UpdateRequest::render) | `UpdateItemInput` |
 //! | [`QueryRequest`](crate::query::QueryRequest) | [`QueryRequest::render`](crate::query::QueryRequest::render) | `QueryInput` (the first page) |
 //! | [`TransactWrite`](crate::transact::TransactWrite) | [`TransactWrite::render`](crate::transact::TransactWrite::render) | `TransactWriteItemsInput` |
@@ -50,8 +50,6 @@ use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value};
 
 use crate::error::Error;
-#[cfg(doc)]
-use crate::item::Render;
 #[cfg(doc)]
 use crate::schema::Entity;
 #[cfg(doc)]

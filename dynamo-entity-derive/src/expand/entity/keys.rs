@@ -8,6 +8,7 @@ use syn::Ident;
 
 use super::Gen;
 use crate::internals::ast::entity::{IndexKeys, KeyTemplate, LsiKeys};
+use crate::internals::attr::key_style::{KeyCase, KeyStyleAttrs};
 use crate::internals::model::{IndexKind, KeyRole};
 use crate::internals::template::Segment;
 
@@ -47,14 +48,44 @@ pub(super) fn ctx_name(tpl_const: &Ident) -> Ident {
     format_ident!("{tpl_const}_CTX")
 }
 
+/// The runtime `KeyStyle` expression of the entity's key style.
+fn style_expr(style: &KeyStyleAttrs) -> TokenStream {
+    let case = match style.case() {
+        KeyCase::AsIs => quote!(__de::KeyCase::AsIs),
+        KeyCase::Lower => quote!(__de::KeyCase::Lower),
+        KeyCase::Upper => quote!(__de::KeyCase::Upper),
+    };
+    let escape = !style.verbatim.as_ref().is_some_and(|(v, _)| *v);
+    let delimiter = style.delimiter();
+    quote!(__de::KeyStyle { case: #case, escape: #escape, delimiter: #delimiter })
+}
+
+/// The runtime segment of one parsed segment, literal text in the entity's case.
+fn segment_expr(segment: &Segment, style: &KeyStyleAttrs) -> TokenStream {
+    match segment {
+        Segment::Literal(l) => {
+            let l = style.fold(l);
+            quote!(__de::Segment::Literal(#l))
+        }
+        Segment::Field { name, prefix, suffix, raw, .. } if prefix.is_empty() && suffix.is_empty() && !raw => {
+            quote!(__de::Segment::Field(#name))
+        }
+        Segment::Field { name, prefix, suffix, raw, .. } => {
+            let (prefix, suffix) = (style.fold(prefix), style.fold(suffix));
+            quote!(__de::Segment::Part { prefix: #prefix, field: #name, suffix: #suffix, raw: #raw })
+        }
+        Segment::Shard { field, count, .. } => quote!(__de::Segment::Shard { field: #field, count: #count }),
+    }
+}
+
 impl Gen<'_, '_> {
     /// A template as the runtime's `Template` constant.
     pub(super) fn template_expr(&self, t: &KeyTemplate) -> TokenStream {
         let source = t.source();
         let parsed = t.parsed.as_ref().expect("checked templates parse");
         let style = &self.e.attrs.key_style;
-        let segments = parsed.segments.iter().map(|s| crate::internals::key_style::segment_expr(s, style));
-        let style_expr = style.expr();
+        let segments = parsed.segments.iter().map(|s| segment_expr(s, style));
+        let style_expr = style_expr(style);
         // The partition's cardinality from its placeholders' types (a shard does not count).
         let cardinality = parsed.fields().map(|(name, _)| {
             let ty = self.field(name).ty;

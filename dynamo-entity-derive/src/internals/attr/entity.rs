@@ -85,7 +85,7 @@ pub struct EntityAttrs {
     /// [`super::schema`]).
     pub schema: Option<super::schema::SchemaAttr>,
     /// `key_case = "..."`, `key_values = "..."`: how values are written into keys.
-    pub key_style: crate::internals::key_style::KeyStyleAttrs,
+    pub key_style: super::key_style::KeyStyleAttrs,
     /// `constant(__edb_v__ = "1")`: attributes with one fixed value, written by every write and
     /// checked by every read.
     pub constants: Vec<ConstantAttr>,

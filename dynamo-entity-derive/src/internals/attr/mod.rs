@@ -5,6 +5,7 @@
 
 pub mod entity;
 pub mod key_part;
+pub mod key_style;
 pub mod schema;
 pub mod table;
 

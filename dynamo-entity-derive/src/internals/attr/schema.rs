@@ -1,16 +1,14 @@
 //! `#[entity(schema(version = N, from = Prev, attribute = "..."))]`: the entity's schema
 //! version, the struct of the version before it, and the attribute that holds the version on
-//! each item. Parsed here, checked by [`check`], expanded by `expand::entity::versions`; the
+//! each item. Parsed here, checked by `check::schema`, expanded by `expand::entity::versions`; the
 //! rules across the chain (the `from` struct is version `N - 1`, has the same type name, key
 //! templates and version attribute) are constant checks of the expansion, since only the
 //! compiler knows the other struct.
 
-use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
 use syn::{Ident, LitInt, LitStr, Token};
 
 use super::skip_value;
-use crate::internals::ast::entity::{Entity, attribute_span};
 use crate::internals::ctxt::Ctxt;
 
 /// The attribute that holds the version unless `attribute = "..."` names another (the
@@ -125,35 +123,6 @@ fn version_number(lit: Option<&LitInt>, expr: &syn::Expr, cx: &Ctxt) -> Option<u
         Err(_) => {
             cx.error_spanned_by(lit, format!("schema version `{lit}` is not a number from 1 to {}", u32::MAX));
             None
-        }
-    }
-}
-
-/// The rules of `schema(...)` within one struct: the version attribute is a valid name that
-/// no field's attribute uses.
-pub fn check(entity: &Entity, cx: &Ctxt) {
-    let Some(schema) = &entity.attrs.schema else { return };
-    let attribute = schema.attribute_name();
-    let span: Span = schema.attribute.as_ref().map_or_else(|| schema.key.span(), LitStr::span);
-    if attribute.is_empty() {
-        cx.error_at(span, "the schema version attribute cannot be empty: `attribute = \"...\"` names it");
-        return;
-    }
-    if let Some(why) = crate::internals::check::entity::reserved(&attribute) {
-        cx.error_at(span, format!("attribute `{attribute}` is reserved: it holds {why}; choose another name"));
-        return;
-    }
-    for field in &entity.fields {
-        if field.attribute == attribute {
-            cx.error_at(
-                attribute_span(field),
-                format!(
-                    "attribute `{attribute}` holds the schema version of every item of `{}` (`schema(version = N)`); \
-                     store this field under another name with `#[entity(rename = \"...\")]`, or name the version's \
-                     attribute with `schema(..., attribute = \"...\")`",
-                    entity.name
-                ),
-            );
         }
     }
 }

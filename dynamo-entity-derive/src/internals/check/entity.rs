@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use crate::internals::ast::entity::{Entity, attribute_span};
 use crate::internals::attr::entity::{GsiAttrs, Maintained};
 use crate::internals::ctxt::Ctxt;
-use crate::internals::model::{KeyRole, MAX_GSI, MAX_SORT_KEY_PARTS};
+use crate::internals::model::{KeyRole, MAX_GSI, MAX_SORT_KEY_PARTS, reserved};
 use crate::internals::suggest;
 use crate::internals::template;
 use crate::internals::types::{self, KeyPartType};
@@ -26,9 +26,9 @@ pub fn check(entity: &Entity, cx: &Ctxt) {
     attributes(entity, cx);
     unique_fields(entity, cx);
     maintained_fields(entity, cx);
-    crate::internals::attr::schema::check(entity, cx);
+    super::schema::check(entity, cx);
     handle_names(entity, cx);
-    crate::internals::key_style::check(entity, cx);
+    super::key_style::check(entity, cx);
     super::multi_key::check(entity, cx);
 }
 
@@ -365,20 +365,6 @@ fn attributes(entity: &Entity, cx: &Ctxt) {
     }
 }
 
-/// Why an attribute name is reserved, if it is.
-pub fn reserved(attribute: &str) -> Option<String> {
-    if attribute == "_type" {
-        return Some("the entity type name of every item".to_owned());
-    }
-    Some(match KeyRole::from_default_name(attribute)? {
-        KeyRole::Pk => "the table's partition key".to_owned(),
-        KeyRole::Sk => "the table's sort key".to_owned(),
-        KeyRole::GsiPk(n) => format!("the partition key of GSI{n}"),
-        KeyRole::GsiSk(n) => format!("the sort key of GSI{n}"),
-        KeyRole::LsiSk(n) => format!("the sort key of LSI{n}"),
-    })
-}
-
 /// Rule 8: a `#[entity(unique)]` field stores one scalar value (its guard item is keyed on it),
 /// so it cannot be `#[entity(serde)]` (any shape) and its type must hold one value.
 fn unique_fields(entity: &Entity, cx: &Ctxt) {
@@ -519,23 +505,6 @@ fn handle_names(entity: &Entity, cx: &Ctxt) {
                     field.name, entity.ident
                 ),
             );
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::reserved;
-
-    #[test]
-    fn reserved_attributes() {
-        for a in ["PK", "SK", "_type", "GSI1PK", "GSI1SK", "GSI20PK", "GSI20SK", "GSI9SK", "LSI1SK", "LSI5SK"] {
-            assert!(reserved(a).is_some(), "{a}");
-        }
-        for a in
-            ["pk", "sk", "type", "GSI21PK", "GSI0PK", "GSI01PK", "GSIPK", "GSI1", "GSI1XK", "title", "LSI6SK", "LSI1PK"]
-        {
-            assert!(reserved(a).is_none(), "{a}");
         }
     }
 }

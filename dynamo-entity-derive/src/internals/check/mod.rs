@@ -7,5 +7,7 @@
 pub mod collection;
 pub mod entity;
 pub mod key_part;
+pub mod key_style;
 pub mod multi_key;
+pub mod schema;
 pub mod table;
