@@ -3,7 +3,7 @@
 //! | Rust | DynamoDB |
 //! |---|---|
 //! | `String`, `&str`, [`Timestamp`] (24-byte UTC text), [`Date`] (`YYYY-MM-DD`), field-less enums | `S` |
-//! | integers, `f32`, `f64`, [`EpochSeconds`], [`EpochMillis`] | `N` (exact decimal text) |
+//! | integers, `f32`, `f64`, [`Decimal`] (all 38 digits), [`EpochSeconds`], [`EpochMillis`] | `N` (exact decimal text) |
 //! | `bool` | `BOOL` |
 //! | `Vec<u8>` | `B` |
 //! | `Vec<T>` (other `T`) | `L` |
@@ -21,10 +21,27 @@
 //! digits, any offset); an integer reads the integral forms `42.0` and `4.2E1` and refuses a
 //! fraction ([`ValueError::NotInteger`]); a set reads a list (`L`, a JavaScript array or Python
 //! list) whose elements are of its element type.
+//!
+//! A stored number is never rounded into a field: a number with more digits than the field's
+//! type keeps is refused with [`ValueError::Number`], which a read reports as
+//! [`Error::Decode`](crate::Error::Decode) naming the entity, the attribute and the item's key.
+//!
+//! | Field type | Reads a stored number when | Refused, for example |
+//! |---|---|---|
+//! | integers | it is integral and within the type's range (`42.0` and `4.2E1` read as 42) | `4.5`, `256` for a `u8` |
+//! | `f64`, `f32` | the float's shortest text (what this crate writes for it) has the same value (`0.1`, `4.2E1`, `1e-7`, any 15 digits for an `f64`, 6 for an `f32`), or the float holds the number exactly (2^60 as `1152921504606846976`) | `0.1234567890123456789` for an `f64`, `16777217` for an `f32` |
+//! | `rust_decimal::Decimal` (feature `rust_decimal`) | it holds the number exactly: a 96-bit coefficient (28 or 29 digits), at most 28 digits after the point | `1234567890.1234567890123456789012345678` |
+//! | [`Decimal`] | always: it holds every DynamoDB number | — |
 
+mod decimal;
+#[cfg(feature = "rust_decimal")]
+mod decimal_interop;
+mod float;
 pub mod size;
 pub mod time;
 mod time_interop;
+
+pub use decimal::{Decimal, DecimalError};
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::hash::Hash;
@@ -673,78 +690,6 @@ impl Attribute for u8 {
     }
 }
 
-macro_rules! float_attribute {
-    ($($t:ty),*) => {$(
-        impl Attribute for $t {
-            const STORED: StoredType = StoredType::N;
-
-            #[inline]
-            fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
-                float_text(f64::from(*self), *self).map(|t| Some(AttributeValue::N(t)))
-            }
-            #[inline]
-            fn from_attribute(value: Option<&AttributeValue>) -> Result<Self, ValueError> {
-                match value {
-                    Some(AttributeValue::N(n)) => n
-                        .parse::<$t>()
-                        .ok()
-                        .filter(|v| v.is_finite())
-                        .ok_or_else(|| ValueError::Number { text: n.clone(), ty: stringify!($t) }),
-                    Some(other) => Err(wrong("N", other)),
-                    None => Err(ValueError::Missing),
-                }
-            }
-        }
-    )*};
-}
-float_attribute!(f32, f64);
-
-/// The shortest text that reads back as the same float, checked against DynamoDB's range.
-fn float_text<T: std::fmt::Display>(wide: f64, v: T) -> Result<String, ValueError> {
-    let reason = if wide.is_nan() {
-        Some("NaN has no DynamoDB representation")
-    } else if wide.is_infinite() {
-        Some("infinity has no DynamoDB representation")
-    } else if wide.abs() >= 1e126 {
-        Some("a number's magnitude must be below 10^126")
-    } else if wide != 0.0 && wide.abs() < 1e-130 {
-        Some("a non-zero number's magnitude must be at least 10^-130")
-    } else {
-        None
-    };
-    match reason {
-        Some(reason) => Err(ValueError::NotRepresentable { value: format!("{wide:e}"), reason }),
-        None => Ok(v.to_string()),
-    }
-}
-
-/// `rust_decimal::Decimal` (feature `rust_decimal`): 28 significant digits at most, so every
-/// value fits DynamoDB's 38 and round-trips exactly. DynamoDB keeps a number's value, not its
-/// spelling: `1.50` is stored and read back as `1.5` (equal as a `Decimal`, scale 1 instead of
-/// 2); rescale after reading where the scale matters, such as for display.
-#[cfg(feature = "rust_decimal")]
-impl Attribute for rust_decimal::Decimal {
-    const STORED: StoredType = StoredType::N;
-
-    fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
-        Ok(Some(AttributeValue::N(self.to_string())))
-    }
-    fn from_attribute(value: Option<&AttributeValue>) -> Result<Self, ValueError> {
-        match value {
-            Some(AttributeValue::N(n)) => {
-                let parsed = if n.contains(['e', 'E']) {
-                    rust_decimal::Decimal::from_scientific(n)
-                } else {
-                    n.parse::<rust_decimal::Decimal>()
-                };
-                parsed.map_err(|_| ValueError::Number { text: n.clone(), ty: "Decimal" })
-            }
-            Some(other) => Err(wrong("N", other)),
-            None => Err(ValueError::Missing),
-        }
-    }
-}
-
 /// A number type that updates can add to or subtract from (`UpdateRequest::add`). Knows its
 /// range, so that an update that would leave it (a `u64` counter past `u64::MAX`, an unsigned
 /// counter below zero) is refused by DynamoDB through a condition instead of storing a number
@@ -780,18 +725,6 @@ macro_rules! integer_number {
     )*};
 }
 integer_number!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
-
-impl Number for f64 {
-    fn update_bounds(_: &Self, _: char) -> (Option<String>, Option<String>, bool) {
-        (None, None, true)
-    }
-}
-
-impl Number for f32 {
-    fn update_bounds(_: &Self, _: char) -> (Option<String>, Option<String>, bool) {
-        (None, None, true)
-    }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Sets

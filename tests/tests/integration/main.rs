@@ -22,6 +22,7 @@ mod bulk_upgrade;
 mod capacity;
 mod cases;
 mod collections;
+mod decimals;
 mod declared_handle;
 mod design;
 mod dispatch;
