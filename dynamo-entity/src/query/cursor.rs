@@ -11,6 +11,45 @@ use serde::{Deserialize, Serialize};
 use crate::error::Error;
 use crate::schema::{AttributeNames, Index, Item};
 
+/// A pagination cursor, bound to the query (entity, index, partition, sort order and sort-key
+/// condition) that returned it; its text is [`Cursor::as_str`] / [`Cursor::from`]. A cursor
+/// used with another query, or altered by accident (it carries a checksum of its contents), is
+/// rejected with [`Error::Cursor`].
+///
+/// This is the unsealed form: base64 of the key attributes of the item it resumes at, so
+/// anyone holding it can read them (another user's id, an e-mail address in a GSI key), and
+/// the checksum is no secret (a cursor forged with it can only point inside the query's own
+/// partition). Before handing a cursor to clients, seal it with the application's
+/// [`CursorKeys`](crate::query::CursorKeys) (authenticated encryption: opaque and unforgeable), and open what they send
+/// back with the same keys.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Cursor(pub(crate) String);
+
+impl Cursor {
+    /// The cursor's text (URL-safe base64).
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<String> for Cursor {
+    fn from(s: String) -> Cursor {
+        Cursor(s)
+    }
+}
+
+impl From<&str> for Cursor {
+    fn from(s: &str) -> Cursor {
+        Cursor(s.to_owned())
+    }
+}
+
+impl std::fmt::Display for Cursor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 const VERSION: u8 = 1;
 
 /// What a cursor is bound to: the entity type, the index and the partition key value.

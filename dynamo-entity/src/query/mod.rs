@@ -44,9 +44,13 @@ pub mod multi_key;
 mod options;
 pub(crate) mod pages;
 pub(crate) mod projected;
+mod range;
+mod rate;
 pub mod scan;
 mod seal;
 pub mod shard;
+mod sk_args;
+mod whole;
 
 use std::collections::HashMap;
 use std::marker::PhantomData;
@@ -59,142 +63,18 @@ use futures::{Stream, StreamExt, TryStreamExt};
 use crate::capacity::Capacity;
 use crate::error::{Error, ItemError};
 use crate::expr::Condition;
-use crate::key::{KeyContext, KeyError, KeyPart, KeyType, KeyWriter, MAX_SORT_KEY_BYTES};
+use crate::key::{KeyContext, KeyPart, KeyType, KeyWriter, MAX_SORT_KEY_BYTES};
 use crate::owner::Found;
-use crate::schema::{AttributeNames, Entity, EntitySchema, Index, IndexSchema, Item, PrimaryKey};
+use crate::schema::{AttributeNames, Entity, Index, IndexSchema, Item, PrimaryKey};
 use crate::table::{Call, Table};
+pub use cursor::Cursor;
 use cursor::Scope;
 use options::QueryOptions;
+use range::{delimiter_and_next, fixed_form_bounds};
 pub use seal::CursorKeys;
-
-/// Sort-key arguments: a leading subset (or all) of the parts of a sort key whose field types
-/// are the tuple `S`. Implemented for tuples of references `(&A::Arg, &B::Arg, …)`, for `()`
-/// and, for the first part alone, for `&A::Arg` itself (`sk_begins_with("2024")` as well as
-/// `sk_begins_with((&"2024",))`; `sk_eq("x")` for a one-part key).
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a value of this sort key, whose parts are `{S}`",
-    label = "expected references to the sort key's parts `{S}` in template order, found `{Self}`",
-    note = "give each part as the key function takes it (`&str` for a `String` part, `&Timestamp` for a \
-            `Timestamp`, `&u32` for a `u32`), one bare reference for a one-part key or for the first part alone, or a tuple `(&a, &b)` \
-            of leading parts; text is not a `Timestamp`: write `&Timestamp::parse(\"2024-05-01T00:00:00Z\")?`"
-)]
-pub trait SkArgs<S> {
-    /// How many parts these arguments give.
-    const PARTS: usize;
-    #[doc(hidden)]
-    fn write(&self, w: &mut KeyWriter) -> Result<(), KeyError>;
-}
-
-/// [`SkArgs`] that give every part of the sort key.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not the whole sort key, whose parts are `{S}`",
-    label = "expected a reference to each of the sort key's parts `{S}`, in template order",
-    note = "`sk_eq` takes every part (`&str` for a `String` part, `&Timestamp` for a `Timestamp`, one bare \
-            reference for a one-part key); for the leading parts only, use `sk_begins_with`"
-)]
-pub trait FullSk<S>: SkArgs<S> {}
-
-/// [`SkArgs`] that give a strict leading subset of the parts.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a leading part of the sort key, whose parts are `{S}`",
-    label = "expected references to the first parts of `{S}`, in template order, but not all of them",
-    note = "`sk_begins_with` takes the leading parts (`&str` for a `String` part, `&Timestamp` for a \
-            `Timestamp`: text is not a `Timestamp`, write `&Timestamp::parse(\"2024-05-01T00:00:00Z\")?`); \
-            with every part, use `sk_eq`"
-)]
-pub trait PartialSk<S>: SkArgs<S> {}
-
-macro_rules! one {
-    ($t:ident) => {
-        1
-    };
-}
-
-/// For the sort key `(T0, …, Tn)`: an impl of [`SkArgs`] for every leading subset of the parts
-/// (as a tuple of references `(&A0, …)`, each `Ai` the part's [`KeyPart::Arg`] by [`PartArg`]),
-/// marked [`PartialSk`] for strict subsets and [`FullSk`] for all. Each part is given as a pair
-/// `(Ti Ai)`: its type and its argument's.
-macro_rules! sk_args {
-    ([$(($all:ident $alla:ident)),+] [$(($given:ident $ga:ident))*]) => {
-        sk_args!(@impl [$($all),+] [$(($given $ga))*]);
-        impl<$($all: KeyPart,)+ $($ga: ?Sized + KeyPart + PartArg<$given::Arg>,)*> FullSk<($($all,)+)> for ($(&$ga,)*) {}
-    };
-    ([$(($all:ident $alla:ident)),+] [$(($given:ident $ga:ident))*] ($next:ident $nexta:ident) $(($rest:ident $resta:ident))*) => {
-        sk_args!(@impl [$($all),+] [$(($given $ga))*]);
-        impl<$($all: KeyPart,)+ $($ga: ?Sized + KeyPart + PartArg<$given::Arg>,)*> PartialSk<($($all,)+)> for ($(&$ga,)*) {}
-        sk_args!([$(($all $alla)),+] [$(($given $ga))* ($next $nexta)] $(($rest $resta))*);
-    };
-    (@impl [$($all:ident),+] [$(($given:ident $ga:ident))*]) => {
-        impl<$($all: KeyPart,)+ $($ga: ?Sized + KeyPart + PartArg<$given::Arg>,)*> SkArgs<($($all,)+)> for ($(&$ga,)*) {
-            const PARTS: usize = 0 $(+ one!($given))*;
-            #[allow(non_snake_case)]
-            fn write(&self, _w: &mut KeyWriter) -> Result<(), KeyError> {
-                let ($($given,)*) = self;
-                $(_w.part(*$given)?;)*
-                Ok(())
-            }
-        }
-    };
-}
-
-sk_args!([(T0 A0)] [] (T0 A0));
-sk_args!([(T0 A0), (T1 A1)] [] (T0 A0) (T1 A1));
-sk_args!([(T0 A0), (T1 A1), (T2 A2)] [] (T0 A0) (T1 A1) (T2 A2));
-sk_args!([(T0 A0), (T1 A1), (T2 A2), (T3 A3)] [] (T0 A0) (T1 A1) (T2 A2) (T3 A3));
-sk_args!([(T0 A0), (T1 A1), (T2 A2), (T3 A3), (T4 A4)] [] (T0 A0) (T1 A1) (T2 A2) (T3 A3) (T4 A4));
-sk_args!([(T0 A0), (T1 A1), (T2 A2), (T3 A3), (T4 A4), (T5 A5)] [] (T0 A0) (T1 A1) (T2 A2) (T3 A3) (T4 A4) (T5 A5));
-
-/// One sort-key argument `&A` for the part `P` (bare, or in a tuple): implemented for `A = P`
-/// only, and asked of `A = P::Arg` by the impls of [`SkArgs`]. It exists for its message:
-/// matching `&A` against `&P::Arg` in an impl header would report a wrong type as rustc's type
-/// mismatch (E0271, which reads backwards), where this bound names the part's type and how to
-/// give it.
-#[diagnostic::on_unimplemented(
-    message = "this sort key part takes a `&{P}`, not a `&{Self}`",
-    label = "expected `&{P}` for this part of the sort key, found `&{Self}`",
-    note = "give each part as the key function takes it: `&str` for a `String` part, `&u32` for a `u32`, \
-            `&Timestamp` for a `Timestamp` (text is not a `Timestamp`: write \
-            `&Timestamp::parse(\"2024-05-01T00:00:00Z\")?`), `&Date` for a `Date`"
-)]
-pub trait PartArg<P: ?Sized> {}
-impl<P: ?Sized> PartArg<P> for P {}
-
-// A one-part sort key also takes its part without a tuple.
-impl<T0: KeyPart, A: ?Sized + KeyPart + PartArg<T0::Arg>> SkArgs<(T0,)> for &A {
-    const PARTS: usize = 1;
-    fn write(&self, w: &mut KeyWriter) -> Result<(), KeyError> {
-        w.part(*self)
-    }
-}
-impl<T0: KeyPart, A: ?Sized + KeyPart + PartArg<T0::Arg>> FullSk<(T0,)> for &A {}
-
-// The first part of a longer sort key also stands alone, for `sk_begins_with("2024")` and the
-// range conditions: the same as the one-part tuple `(&"2024",)`.
-macro_rules! first_part {
-    ($($rest:ident),+) => {
-        impl<T0: KeyPart, $($rest: KeyPart,)+ A: ?Sized + KeyPart + PartArg<T0::Arg>> SkArgs<(T0, $($rest,)+)> for &A {
-            const PARTS: usize = 1;
-            fn write(&self, w: &mut KeyWriter) -> Result<(), KeyError> {
-                w.part(*self)
-            }
-        }
-        impl<T0: KeyPart, $($rest: KeyPart,)+ A: ?Sized + KeyPart + PartArg<T0::Arg>> PartialSk<(T0, $($rest,)+)> for &A {}
-    };
-}
-first_part!(T1);
-first_part!(T1, T2);
-first_part!(T1, T2, T3);
-first_part!(T1, T2, T3, T4);
-first_part!(T1, T2, T3, T4, T5);
-
-// A constant sort key (`META`) has no parts.
-impl SkArgs<()> for () {
-    const PARTS: usize = 0;
-    fn write(&self, _: &mut KeyWriter) -> Result<(), KeyError> {
-        Ok(())
-    }
-}
-impl FullSk<()> for () {}
+pub use sk_args::{FullSk, PartArg, PartialSk, SkArgs};
+pub(crate) use whole::read_whole;
+use whole::{Slot, hydrate};
 
 impl<E: Entity, T: KeyPart<Arg = [u8]>> QueryRequest<E, (T,)> {
     /// `begins_with(SK, prefix)` on a binary (`B`) sort key, a template that is exactly one
@@ -202,7 +82,7 @@ impl<E: Entity, T: KeyPart<Arg = [u8]>> QueryRequest<E, (T,)> {
     /// (DynamoDB compares binary keys bytewise). An empty prefix reads the whole partition.
     ///
     /// # Errors
-    /// When sent, [`Error::Key`] ([`KeyError::TooLong`]) for a prefix over the sort key's 1,024
+    /// When sent, [`Error::Key`] ([`KeyError::TooLong`](crate::key::KeyError::TooLong)) for a prefix over the sort key's 1,024
     /// bytes.
     pub fn sk_begins_with_bytes(self, prefix: &[u8]) -> Self {
         if prefix.is_empty() {
@@ -289,45 +169,6 @@ pub(crate) enum SkCondition {
     BeginsWithBinary(Vec<u8>),
     Cmp(&'static str, AttributeValue),
     Between(AttributeValue, AttributeValue),
-}
-
-/// A pagination cursor, bound to the query (entity, index, partition, sort order and sort-key
-/// condition) that returned it; its text is [`Cursor::as_str`] / [`Cursor::from`]. A cursor
-/// used with another query, or altered by accident (it carries a checksum of its contents), is
-/// rejected with [`Error::Cursor`].
-///
-/// This is the unsealed form: base64 of the key attributes of the item it resumes at, so
-/// anyone holding it can read them (another user's id, an e-mail address in a GSI key), and
-/// the checksum is no secret (a cursor forged with it can only point inside the query's own
-/// partition). Before handing a cursor to clients, seal it with the application's
-/// [`CursorKeys`] (authenticated encryption: opaque and unforgeable), and open what they send
-/// back with the same keys.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Cursor(String);
-
-impl Cursor {
-    /// The cursor's text (URL-safe base64).
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl From<String> for Cursor {
-    fn from(s: String) -> Cursor {
-        Cursor(s)
-    }
-}
-
-impl From<&str> for Cursor {
-    fn from(s: &str) -> Cursor {
-        Cursor(s.to_owned())
-    }
-}
-
-impl std::fmt::Display for Cursor {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
 }
 
 /// One page of query results.
@@ -958,155 +799,10 @@ impl<E: Entity, S> QueryRequest<E, S> {
     }
 }
 
-/// An item of a page being read: decoded, or projected and still to be read whole, or an index
-/// item whose projection is still to be learned ([`Found::Unsure`]).
-enum Slot<E> {
-    Whole(E),
-    Projected(PrimaryKey),
-    Unsure(Item),
-}
-
-impl<E: Entity> Slot<E> {
-    /// The slot of `item`, taken as `found` says.
-    fn of(item: &Item, found: Found) -> Result<Slot<E>, Error> {
-        match found {
-            Found::Whole => E::from_item(item).map(Slot::Whole),
-            Found::Projected => Ok(Slot::Projected(primary_key_of(item, E::NAMES))),
-            Found::Unsure => Ok(Slot::Unsure(item.clone())),
-        }
-    }
-}
-
-/// Fills in the whole items of the projected ones of `slots` (read by their primary keys, see
-/// [`read_whole`]), in order; an item deleted since the index was read is left out. An index
-/// item whose projection was unknown ([`Slot::Unsure`]) is decoded as it is when the table's
-/// projection of `index`, learned once per handle, holds the entity, and read whole otherwise.
-/// The whole items of a `lenient` read that do not decode go to `skipped`.
-async fn hydrate<E: Entity>(
-    table: &Table,
-    index: Index,
-    mut slots: Vec<Slot<E>>,
-    lenient: bool,
-    skipped: &mut Vec<ItemError>,
-) -> Result<Vec<E>, Error> {
-    if slots.iter().any(|s| matches!(s, Slot::Unsure(_))) {
-        let projection = table.learn_projection(E::NAMES, index).await.unwrap_or(crate::schema::Projection::KeysOnly);
-        let mut settled = Vec::with_capacity(slots.len());
-        for slot in slots {
-            let Slot::Unsure(item) = slot else {
-                settled.push(slot);
-                continue;
-            };
-            match crate::owner::taken(E::SCHEMA, index, Some(projection), &item) {
-                Found::Whole => match E::from_item(&item) {
-                    Ok(e) => settled.push(Slot::Whole(e)),
-                    Err(e) if lenient && ItemError::is_item_error(&e) => {
-                        skipped.push(ItemError::new(E::NAMES, item, e))
-                    }
-                    Err(e) => return Err(e),
-                },
-                _ => settled.push(Slot::Projected(primary_key_of(&item, E::NAMES))),
-            }
-        }
-        slots = settled;
-    }
-    let keys: Vec<PrimaryKey> =
-        slots.iter().filter_map(|s| if let Slot::Projected(k) = s { Some(k.clone()) } else { None }).collect();
-    let mut whole =
-        if keys.is_empty() { Vec::new() } else { read_whole(table, keys, lenient, skipped).await? }.into_iter();
-    let mut out = Vec::with_capacity(slots.len());
-    for slot in slots {
-        match slot {
-            Slot::Whole(e) => out.push(e),
-            // `None`: deleted since the index was read, or skipped.
-            Slot::Projected(_) => out.extend(whole.next().flatten()),
-            Slot::Unsure(_) => {}
-        }
-    }
-    Ok(out)
-}
-
-/// `E`'s items of `keys`, read whole (`BatchGetItem`, 100 keys a request, unprocessed keys
-/// retried), in the keys' order: `None` for a key with no item. Each item is decoded on its
-/// own: one that does not decode fails the read, or for a `lenient` read becomes an
-/// [`ItemError`] (its key, the item, the error) in `skipped` and a `None` here.
-///
-/// # Errors
-/// [`Error::Sdk`], [`Error::BatchGet`] as [`BatchGet::send`](crate::batch::BatchGet::send);
-/// the item's [`Error::Decode`] (or [`Error::WrongEntity`], ...) unless `lenient`.
-pub(crate) async fn read_whole<E: Entity>(
-    table: &Table,
-    keys: Vec<PrimaryKey>,
-    lenient: bool,
-    skipped: &mut Vec<ItemError>,
-) -> Result<Vec<Option<E>>, Error> {
-    let keys = keys.into_iter().map(|k| crate::schema::Key::<E>::new(Ok(k)));
-    let raw = table.batch_get(keys).send_raw().await?.into_result()?;
-    let mut out = Vec::with_capacity(raw.len());
-    for item in raw {
-        let Some(item) = item else {
-            out.push(None);
-            continue;
-        };
-        match E::from_item(&item) {
-            Ok(e) => out.push(Some(e)),
-            Err(e) if lenient && ItemError::is_item_error(&e) => {
-                skipped.push(ItemError::new(E::NAMES, item, e));
-                out.push(None);
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(out)
-}
-
 /// The primary key of `item` (absent attributes as NULL, which no key matches).
 fn primary_key_of(item: &Item, names: &AttributeNames) -> PrimaryKey {
     let part = |a: &str| item.get(a).cloned().unwrap_or(AttributeValue::Null(true));
     PrimaryKey { pk: part(names.pk), sk: part(names.sk) }
-}
-
-/// The `BETWEEN` bounds of the default query of sort key template `sk` of `schema`, when the
-/// part after its literal prefix has a fixed form (an unsigned integer, a time, a date; see
-/// [`narrowed_segment`](crate::schema::check::narrowed_segment)): its values all lie between
-/// the form with 0s and with 9s, so `BETWEEN prefix + 0s AND prefix + 9s + <the character after
-/// the delimiter>` reads them and their children (`prefix<value><delimiter>…`), without the
-/// sibling sort keys `begins_with` would match (`V#LATEST` beside `V#<version>`).
-///
-/// Computed once per template (a query of it is built often): the bounds are kept for the
-/// process's life, one pair per template that has them.
-fn fixed_form_bounds(
-    schema: &'static EntitySchema,
-    sk: &'static crate::key::Template,
-) -> Option<&'static (String, String)> {
-    type Bounds = Option<&'static (String, String)>;
-    static KNOWN: std::sync::OnceLock<std::sync::RwLock<HashMap<(usize, usize), Bounds>>> = std::sync::OnceLock::new();
-    let id = (std::ptr::from_ref(schema) as usize, std::ptr::from_ref(sk) as usize);
-    let known = KNOWN.get_or_init(Default::default);
-    if let Some(b) = known.read().unwrap_or_else(std::sync::PoisonError::into_inner).get(&id) {
-        return *b;
-    }
-    let bounds = narrow_bounds(schema, sk).map(|b| &*Box::leak(Box::new(b)));
-    *known.write().unwrap_or_else(std::sync::PoisonError::into_inner).entry(id).or_insert(bounds)
-}
-
-/// [`fixed_form_bounds`], computed.
-fn narrow_bounds(schema: &EntitySchema, sk: &crate::key::Template) -> Option<(String, String)> {
-    let prefix = sk.literal_prefix();
-    let k = sk.segments.iter().take_while(|s| matches!(s, crate::key::Segment::Literal(_))).count();
-    let field = crate::schema::check::narrowed_segment(schema, sk, k)?;
-    let form = schema.fields.iter().find(|x| x.field == field)?.shape.fixed_form()?;
-    let low: String = form.chars().map(|c| if c == '9' { '0' } else { c }).collect();
-    let (_, after) = delimiter_and_next(sk);
-    Some((format!("{prefix}{low}"), format!("{prefix}{form}{after}")))
-}
-
-/// The sort key's delimiter and the character right after it (`#` and `$` by default): a
-/// partial range bound `prefix` + delimiter lies before every key with those leading parts,
-/// `prefix` + the next character after all of them.
-fn delimiter_and_next(sk: &crate::key::Template) -> (char, char) {
-    let d = sk.style.delimiter;
-    (d, char::from_u32(u32::from(d) + 1).unwrap_or(d))
 }
 
 /// The key attributes of an `ExclusiveStartKey` on `index`: the table's, and the index's own.
@@ -1232,54 +928,5 @@ impl Table {
     /// [`MultiKeyQuery`](multi_key::MultiKeyQuery)).
     pub fn query<Q: IntoQuery>(&self, spec: Q) -> Q::Request {
         spec.into_request(self)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::key::{Cardinality, KeyStyle, PartShape, Segment, Template};
-    use crate::schema::FieldSchema;
-
-    const fn sk(delimiter: char) -> Template {
-        Template {
-            source: "V#<version>",
-            segments: &[Segment::Literal("V"), Segment::Field("version")],
-            key_type: KeyType::S,
-            cardinality: Cardinality::High,
-            style: KeyStyle { delimiter, ..KeyStyle::DEFAULT },
-        }
-    }
-
-    const fn schema() -> EntitySchema {
-        let mut s = crate::schema::check::failed_schema("Doc");
-        s.fields = &[FieldSchema {
-            field: "version",
-            attribute: "version",
-            optional: false,
-            unique: false,
-            shape: PartShape::Digits { width: 3, signed: false },
-            folded: false,
-            lossless: true,
-            stored: Some(crate::value::StoredType::N),
-        }];
-        s
-    }
-
-    static SCHEMA: EntitySchema = schema();
-    static HASH: Template = sk('#');
-    static PIPE: Template = sk('|');
-
-    #[test]
-    fn the_default_range_of_a_fixed_form_part_ends_after_the_delimiter() {
-        // `#` then `$`: every `V#<3 digits>…` (children too) lies in the range, `V#LATEST`
-        // (a letter) outside it.
-        assert_eq!(fixed_form_bounds(&SCHEMA, &HASH), Some(&("V#000".to_owned(), "V#999$".to_owned())));
-        // `|` then `}`: `$` would sort below `|`, leaving the children `V|<version>|…` out.
-        let pipe = fixed_form_bounds(&SCHEMA, &PIPE);
-        assert_eq!(pipe, Some(&("V|000".to_owned(), "V|999}".to_owned())));
-        assert!("V|999|COMMENT|1" < pipe.unwrap().1.as_str());
-        // Once per template: the same bounds, not computed again.
-        assert!(std::ptr::eq(pipe.unwrap(), fixed_form_bounds(&SCHEMA, &PIPE).unwrap()));
     }
 }

@@ -9,7 +9,7 @@ use crate::key::names::Index;
 /// What a secondary index copies from the table's items besides their keys: DynamoDB's
 /// `Projection`. Every query through the index returns only these attributes, so an entity
 /// read through an index that does not project all of its non-optional fields fails to decode
-/// ([`Error::Decode`]); [`Projection::All`] is the default.
+/// ([`Error::Decode`](crate::Error::Decode)); [`Projection::All`] is the default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Projection {
     /// `ALL`: every attribute (the index stores a full copy of each item).
