@@ -7,7 +7,6 @@ use std::marker::PhantomData;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::key::{KeyPartError, PartForm};
-use crate::schema::AttributeNames;
 use crate::value::{Attribute, ValueError};
 
 pub(crate) mod path;
@@ -427,39 +426,6 @@ impl Placeholders {
         self.values.insert(k, value);
     }
 
-    /// Writes `#t = :v` to `out`: the item's entity type attribute (`names.entity_type`) equals
-    /// `entity`, the guard of every conditional write that must not touch another entity's
-    /// item under the same key.
-    /// For a table without a type attribute, the key templates tell entities apart and the
-    /// guard is `attribute_exists(PK)`.
-    pub(crate) fn push_type_is(&mut self, names: &AttributeNames, entity: &'static str, out: &mut String) {
-        if !names.has_entity_type() {
-            out.push_str("attribute_exists(");
-            self.push_name(names.pk, out);
-            out.push(')');
-            return;
-        }
-        self.push_name(names.entity_type, out);
-        out.push_str(" = ");
-        self.push_value(AttributeValue::S(entity.to_owned()), out);
-    }
-    /// Appends the entity-type guard every write of an item of `entity` carries, for a write
-    /// that may create the item: `(attribute_not_exists(PK) OR <type> = entity)`.
-    pub(crate) fn push_absent_or_type(&mut self, names: &AttributeNames, entity: &'static str, out: &mut String) {
-        out.push_str("(attribute_not_exists(");
-        self.push_name(names.pk, out);
-        out.push_str(") OR ");
-        self.push_type_is(names, entity, out);
-        out.push(')');
-    }
-    /// Appends the entity-type guard of a write that requires the item:
-    /// `attribute_exists(PK) AND <type> = entity`.
-    pub(crate) fn push_present_and_type(&mut self, names: &AttributeNames, entity: &'static str, out: &mut String) {
-        out.push_str("attribute_exists(");
-        self.push_name(names.pk, out);
-        out.push_str(") AND ");
-        self.push_type_is(names, entity, out);
-    }
     /// A new placeholder (`:v0`, `:v1`, …) for `value`.
     pub fn value(&mut self, value: AttributeValue) -> String {
         let k = placeholder(":v", self.values.len());

@@ -208,7 +208,7 @@ impl Table {
     pub(crate) fn put_request<E: Entity>(&self, item: Item, expected: Option<u64>) -> PutItemInputBuilder {
         let mut ph = Placeholders::default();
         let mut condition = String::with_capacity(48);
-        ph.push_absent_or_type(E::NAMES, E::TYPE, &mut condition);
+        crate::owner::push_guard(crate::owner::Guard::AbsentOrIs, &mut ph, E::NAMES, E::TYPE, &mut condition);
         if let (Some(version), Some(expected)) = (&E::schema().version, expected) {
             let v = versioning::version_condition(version, expected, &mut ph);
             condition = format!("{condition} AND ({v})");
@@ -450,7 +450,7 @@ impl Table {
     pub(crate) fn replace_request<E: Entity>(&self, item: Item, expected: Option<u64>) -> PutItemInputBuilder {
         let mut ph = Placeholders::default();
         let mut condition = String::with_capacity(64);
-        ph.push_present_and_type(E::NAMES, E::TYPE, &mut condition);
+        crate::owner::push_guard(crate::owner::Guard::PresentAndIs, &mut ph, E::NAMES, E::TYPE, &mut condition);
         if let (Some(version), Some(expected)) = (&E::schema().version, expected) {
             condition.push_str(" AND ");
             condition.push_str(&versioning::version_condition(version, expected, &mut ph));

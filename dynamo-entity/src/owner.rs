@@ -545,6 +545,57 @@ pub(crate) fn other_entity(names: &AttributeNames, item: &Item, entity: &str) ->
     }
 }
 
+/// The entity guard every conditional write of an item of `entity` carries, written to `out`
+/// with its placeholders in `ph`: what DynamoDB checks, on the server, of the item a write would
+/// touch. Its answer when the guard fails is read by [`other_entity`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Guard {
+    /// `#t = :v`: the item is `entity`'s (in a table without a type attribute, the key
+    /// templates tell entities apart, and the guard is `attribute_exists(PK)`).
+    Is,
+    /// `(attribute_not_exists(PK) OR #t = :v)`: a write that may create the item.
+    AbsentOrIs,
+    /// `attribute_exists(PK) AND #t = :v`: a write that requires the item.
+    PresentAndIs,
+}
+
+/// Writes `guard` for `entity` under `names` to `out` (see [`Guard`]).
+pub(crate) fn push_guard(
+    guard: Guard,
+    ph: &mut crate::expr::Placeholders,
+    names: &AttributeNames,
+    entity: &'static str,
+    out: &mut String,
+) {
+    let is = |ph: &mut crate::expr::Placeholders, out: &mut String| {
+        if !names.has_entity_type() {
+            out.push_str("attribute_exists(");
+            ph.push_name(names.pk, out);
+            out.push(')');
+            return;
+        }
+        ph.push_name(names.entity_type, out);
+        out.push_str(" = ");
+        ph.push_value(AttributeValue::S(entity.to_owned()), out);
+    };
+    match guard {
+        Guard::Is => is(ph, out),
+        Guard::AbsentOrIs => {
+            out.push_str("(attribute_not_exists(");
+            ph.push_name(names.pk, out);
+            out.push_str(") OR ");
+            is(ph, out);
+            out.push(')');
+        }
+        Guard::PresentAndIs => {
+            out.push_str("attribute_exists(");
+            ph.push_name(names.pk, out);
+            out.push_str(") AND ");
+            is(ph, out);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -143,7 +143,7 @@ impl Cond {
     pub(crate) fn absent_or_type(names: &AttributeNames, entity: &'static str) -> Cond {
         let mut placeholders = Placeholders::default();
         let mut expression = String::with_capacity(48);
-        placeholders.push_absent_or_type(names, entity, &mut expression);
+        crate::owner::push_guard(crate::owner::Guard::AbsentOrIs, &mut placeholders, names, entity, &mut expression);
         Cond { expression, placeholders }
     }
 
@@ -151,7 +151,7 @@ impl Cond {
     pub(crate) fn present_and_type(names: &AttributeNames, entity: &'static str) -> Cond {
         let mut placeholders = Placeholders::default();
         let mut expression = String::with_capacity(48);
-        placeholders.push_present_and_type(names, entity, &mut expression);
+        crate::owner::push_guard(crate::owner::Guard::PresentAndIs, &mut placeholders, names, entity, &mut expression);
         Cond { expression, placeholders }
     }
 

@@ -503,7 +503,7 @@ fn put_plan<'a, E: Entity>(
         Some(old) => {
             let mut expression = unchanged(E::NAMES, schema.unique_fields(), old, &mut ph);
             expression.push_str(" AND ");
-            ph.push_type_is(E::NAMES, E::TYPE, &mut expression);
+            crate::owner::push_guard(crate::owner::Guard::Is, &mut ph, E::NAMES, E::TYPE, &mut expression);
             (ActionKind::Replace, expression)
         }
         None if must_exist => return Err(Error::NotFound { entity: E::TYPE, key: E::NAMES.show_key(key) }),

@@ -724,7 +724,7 @@ impl<E: Entity> UpdateRequest<E> {
         // half-written item, nor changes another entity's item under the same key.
         let mut cond = String::with_capacity(64 + guards.len());
         if self.upsert {
-            ph.push_absent_or_type(E::NAMES, E::TYPE, &mut cond);
+            crate::owner::push_guard(crate::owner::Guard::AbsentOrIs, &mut ph, E::NAMES, E::TYPE, &mut cond);
             if let Some(sv) = &E::schema().schema_version {
                 upsert::push_schema_guard(E::NAMES, sv, &mut ph, &mut cond);
             }
@@ -732,7 +732,7 @@ impl<E: Entity> UpdateRequest<E> {
             cond.push_str("attribute_exists(");
             ph.push_name(E::NAMES.pk, &mut cond);
             cond.push_str(") AND ");
-            ph.push_type_is(E::NAMES, E::TYPE, &mut cond);
+            crate::owner::push_guard(crate::owner::Guard::Is, &mut ph, E::NAMES, E::TYPE, &mut cond);
             // The fields are those of the entity's current schema version: an item stored at
             // an earlier one would keep its version and old attributes, and reads would decode
             // it as before, without this write (`Error::UpgradeRequired`).
