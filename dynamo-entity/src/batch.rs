@@ -71,7 +71,7 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemInput;
 use aws_sdk_dynamodb::operation::batch_get_item::builders::BatchGetItemInputBuilder;
@@ -79,11 +79,12 @@ use aws_sdk_dynamodb::operation::batch_write_item::BatchWriteItemInput;
 use aws_sdk_dynamodb::operation::batch_write_item::builders::BatchWriteItemFluentBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes, ReturnConsumedCapacity, WriteRequest};
 use futures::StreamExt;
+use tokio::time::Instant;
 
 use crate::capacity::Capacity;
 use crate::error::{Error, ItemError};
 use crate::schema::{Admits, AttributeNames, Entity, Item, Key, PrimaryKey};
-use crate::table::{Call, Table, Untyped};
+use crate::table::{Call, Next, Retrying, Table, Untyped};
 
 /// The most writes (puts and deletes) DynamoDB accepts in one `BatchWriteItem` request.
 pub const MAX_WRITE_ITEMS: usize = 25;
@@ -225,25 +226,19 @@ struct Run<'a, T> {
 }
 
 impl<T> Run<'_, T> {
-    /// The sleep before retry number `attempts` (1 for the first retry), or `None` when the
-    /// policy allows no further attempt.
-    fn next_delay(&self, attempts: u32) -> Option<Duration> {
-        let policy = &self.options.retry;
-        if attempts >= policy.max_attempts {
-            return None;
-        }
-        let delay = policy.jittered(attempts);
-        match policy.max_elapsed {
-            Some(limit) if self.started.elapsed() + delay > limit => None,
-            _ => Some(delay),
-        }
+    /// The attempts of one request of the batch (`operation` is its name): the batch's policy,
+    /// its `max_elapsed` counted from the start of the batch.
+    fn retrying(&self, operation: &'static str) -> Retrying {
+        Retrying::new(Call::new(operation, ""), self.options.retry).since(self.started)
     }
 }
 
-fn reason_after(attempts: u32, last_error: &Option<Arc<Error>>) -> UnprocessedReason {
+/// Why entries are left after `attempts` requests, the last of which failed with `last_error`
+/// (`None`: it was answered, with the entries unprocessed).
+fn reason_after(attempts: u32, last_error: Option<Arc<Error>>) -> UnprocessedReason {
     match (attempts, last_error) {
         (0, _) => UnprocessedReason::NotSent,
-        (attempts, Some(error)) => UnprocessedReason::Failed { attempts, error: Arc::clone(error) },
+        (attempts, Some(error)) => UnprocessedReason::Failed { attempts, error },
         (attempts, None) => UnprocessedReason::Unprocessed { attempts },
     }
 }
@@ -649,56 +644,55 @@ impl Run<'_, WriteOp> {
     /// Writes one request's worth of entries (the writes at the positions `pending`),
     /// re-sending what comes back unprocessed or fails with a retryable error. Each attempt's
     /// request is built from the writes' bytes (see `wire`): the writes stay in the batch.
-    async fn write_chunk(&self, mut pending: Vec<usize>) -> WriteReport {
-        let mut report = WriteReport::default();
-        let mut attempts = 0;
-        let mut last_error = None;
-        loop {
-            if self.stop.load(Ordering::Relaxed) {
-                report.leave(pending, reason_after(attempts, &last_error));
-                return report;
-            }
-            attempts += 1;
-            report.requests += 1;
-            if attempts > 1 {
-                report.retries += 1;
-            }
-            let call = Call::new("BatchWriteItem", "").attempt(attempts);
-            let writes = wire::joined(pending.iter().map(|&i| &self.entries[i].wire));
-            let body = wire::Body::new(self.table.name(), writes);
-            let request = write_request(self.table, Vec::new()).customize().interceptor(body).send();
-            match self.table.execute(call, request).await {
-                Ok(out) => {
-                    last_error = None;
-                    report.capacity +=
-                        Capacity::from_consumed(out.consumed_capacity.as_deref().unwrap_or_default(), true);
-                    let returned =
-                        out.unprocessed_items.and_then(|mut m| m.remove(self.table.name())).unwrap_or_default();
-                    let still = self.unprocessed_of(&pending, &returned);
-                    report.written += pending.len() - still.len();
-                    if still.is_empty() {
-                        return report;
+    async fn write_chunk(&self, pending: Vec<usize>) -> WriteReport {
+        let mut state = (pending, WriteReport::default());
+        // `Retry` carries the attempt's error (`None`: answered, with writes unprocessed).
+        let run = self.retrying("BatchWriteItem").run(&mut state, |(pending, report), attempt| {
+            Box::pin(async move {
+                report.backoff = attempt.slept;
+                if self.stop.load(Ordering::Relaxed) {
+                    let sent = attempt.number - 1;
+                    report.leave(std::mem::take(pending), reason_after(sent, attempt.previous.flatten()));
+                    return Ok(Next::Done(()));
+                }
+                report.requests += 1;
+                if attempt.number > 1 {
+                    report.retries += 1;
+                }
+                let writes = wire::joined(pending.iter().map(|&i| &self.entries[i].wire));
+                let body = wire::Body::new(self.table.name(), writes);
+                let request = write_request(self.table, Vec::new()).customize().interceptor(body).send();
+                match self.table.execute(attempt.call(), request).await {
+                    Ok(out) => {
+                        report.capacity +=
+                            Capacity::from_consumed(out.consumed_capacity.as_deref().unwrap_or_default(), true);
+                        let returned =
+                            out.unprocessed_items.and_then(|mut m| m.remove(self.table.name())).unwrap_or_default();
+                        let still = self.unprocessed_of(pending, &returned);
+                        report.written += pending.len() - still.len();
+                        *pending = still;
+                        if pending.is_empty() { Ok(Next::Done(())) } else { Ok(Next::Retry(None)) }
                     }
-                    pending = still;
+                    Err(err) if retryable(&err) => Ok(Next::Retry(Some(Arc::new(Error::sdk("BatchWriteItem", err))))),
+                    Err(err) => Err(Arc::new(Error::sdk("BatchWriteItem", err))),
                 }
-                Err(err) if retryable(&err) => {
-                    last_error = Some(Arc::new(Error::sdk("BatchWriteItem", err)));
-                }
-                Err(err) => {
-                    let error = Arc::new(Error::sdk("BatchWriteItem", err));
-                    self.stop.store(true, Ordering::Relaxed);
-                    report.leave(pending, UnprocessedReason::Failed { attempts, error: Arc::clone(&error) });
-                    report.fatal = Some(error);
-                    return report;
-                }
+            })
+        });
+        let outcome = run.await;
+        let (pending, mut report) = state;
+        match outcome {
+            Ok(Ok(())) => {}
+            // The policy allows no further attempt.
+            Ok(Err(last_error)) => report.leave(pending, reason_after(report.requests, last_error)),
+            // An error that retrying cannot fix stops the batch.
+            Err(error) => {
+                self.stop.store(true, Ordering::Relaxed);
+                let reason = UnprocessedReason::Failed { attempts: report.requests, error: Arc::clone(&error) };
+                report.leave(pending, reason);
+                report.fatal = Some(error);
             }
-            let Some(delay) = self.next_delay(attempts) else {
-                report.leave(pending, reason_after(attempts, &last_error));
-                return report;
-            };
-            tokio::time::sleep(delay).await;
-            report.backoff += delay;
         }
+        report
     }
 
     /// The positions of `pending` whose writes DynamoDB returned unprocessed, each once, in
@@ -1121,11 +1115,11 @@ impl Run<'_, GetEntry> {
     /// Reads one request's worth of keys, re-sending what comes back unprocessed.
     async fn get_chunk(
         &self,
-        mut pending: Vec<usize>,
+        pending: Vec<usize>,
         positions: &HashMap<KeyId<'_>, (usize, &'static str)>,
         consistent: bool,
     ) -> GetReport {
-        let mut report = GetReport {
+        let report = GetReport {
             found: Vec::with_capacity(pending.len()),
             left: Vec::new(),
             requests: 0,
@@ -1134,103 +1128,104 @@ impl Run<'_, GetEntry> {
             capacity: Capacity::default(),
             fatal: None,
         };
-        let mut attempts = 0;
-        let mut last_error = None;
-        loop {
-            if self.stop.load(Ordering::Relaxed) {
-                report.left.extend(pending.into_iter().map(|i| (i, reason_after(attempts, &last_error))));
-                return report;
-            }
-            attempts += 1;
-            report.requests += 1;
-            if attempts > 1 {
-                report.retries += 1;
-            }
-            let keys = pending.iter().map(|&i| self.entries[i].names.key_item(&self.entries[i].key)).collect();
-            // The key attribute names of the entries sent (one set for the entities of a table).
-            let mut names: Vec<&'static AttributeNames> = Vec::with_capacity(1);
-            for &i in &pending {
-                if !names.iter().any(|n| std::ptr::eq(*n, self.entries[i].names)) {
-                    names.push(self.entries[i].names);
+        let mut state = (pending, report);
+        // `Retry` carries the attempt's error (`None`: answered, with keys unprocessed).
+        let run = self.retrying("BatchGetItem").run(&mut state, |(pending, report), attempt| {
+            Box::pin(async move {
+                report.backoff = attempt.slept;
+                if self.stop.load(Ordering::Relaxed) {
+                    let reason = reason_after(attempt.number - 1, attempt.previous.flatten());
+                    report.left.extend(std::mem::take(pending).into_iter().map(|i| (i, reason.clone())));
+                    return Ok(Next::Done(()));
                 }
-            }
-            // The position of the key an item names.
-            let position_of = |item: &Item| -> Option<usize> {
-                names.iter().find_map(|n| {
-                    let id = key_id(item.get(n.pk), item.get(n.sk))?;
-                    positions.get(&id).map(|p| p.0)
-                })
-            };
-            let request = match get_request(self.table, keys, consistent) {
-                Ok(request) => request,
-                Err(e) => {
-                    report.fatal = Some(e);
-                    return report;
+                report.requests += 1;
+                if attempt.number > 1 {
+                    report.retries += 1;
                 }
-            };
-            let call = Call::new("BatchGetItem", "").attempt(attempts);
-            let result = self.table.execute(call, request.send_with(self.table.client())).await;
-            match result {
-                Ok(out) => {
-                    last_error = None;
-                    report.capacity +=
-                        Capacity::from_consumed(out.consumed_capacity.as_deref().unwrap_or_default(), false);
-                    let items = out.responses.and_then(|mut m| m.remove(self.table.name())).unwrap_or_default();
-                    let mut done = Vec::with_capacity(items.len());
-                    for item in items {
-                        match position_of(&item) {
-                            Some(i) => {
-                                done.push(i);
-                                report.found.push((i, item));
-                            }
-                            None => {
-                                let key = names
-                                    .first()
-                                    .map_or_else(|| crate::schema::describe_key(&item), |n| n.describe_key(&item));
-                                tracing::warn!(%key, "BatchGetItem returned an item that was not asked for")
-                            }
+                let keys = pending.iter().map(|&i| self.entries[i].names.key_item(&self.entries[i].key)).collect();
+                // The key attribute names of the entries sent (one set for the entities of a table).
+                let mut names: Vec<&'static AttributeNames> = Vec::with_capacity(1);
+                for &i in pending.iter() {
+                    if !names.iter().any(|n| std::ptr::eq(*n, self.entries[i].names)) {
+                        names.push(self.entries[i].names);
+                    }
+                }
+                // The position of the key an item names.
+                let position_of = |item: &Item| -> Option<usize> {
+                    names.iter().find_map(|n| {
+                        let id = key_id(item.get(n.pk), item.get(n.sk))?;
+                        positions.get(&id).map(|p| p.0)
+                    })
+                };
+                let request = match get_request(self.table, keys, consistent) {
+                    Ok(request) => request,
+                    Err(e) => {
+                        // A request that cannot be built stops this chunk only.
+                        report.fatal = Some(e);
+                        return Ok(Next::Done(()));
+                    }
+                };
+                let result = self.table.execute(attempt.call(), request.send_with(self.table.client())).await;
+                let out = match result {
+                    Ok(out) => out,
+                    Err(err) if retryable(&err) => {
+                        return Ok(Next::Retry(Some(Arc::new(Error::sdk("BatchGetItem", err)))));
+                    }
+                    Err(err) => return Err(Error::sdk("BatchGetItem", err)),
+                };
+                report.capacity += Capacity::from_consumed(out.consumed_capacity.as_deref().unwrap_or_default(), false);
+                let items = out.responses.and_then(|mut m| m.remove(self.table.name())).unwrap_or_default();
+                let mut done = Vec::with_capacity(items.len());
+                for item in items {
+                    match position_of(&item) {
+                        Some(i) => {
+                            done.push(i);
+                            report.found.push((i, item));
+                        }
+                        None => {
+                            let key = names
+                                .first()
+                                .map_or_else(|| crate::schema::describe_key(&item), |n| n.describe_key(&item));
+                            tracing::warn!(%key, "BatchGetItem returned an item that was not asked for")
                         }
                     }
-                    let returned = out
-                        .unprocessed_keys
-                        .and_then(|mut m| m.remove(self.table.name()))
-                        .map(|k| k.keys)
-                        .unwrap_or_default();
-                    let mut still = Vec::with_capacity(returned.len());
-                    for key in &returned {
-                        match position_of(key) {
-                            Some(i) if pending.contains(&i) => still.push(i),
-                            _ => {
-                                tracing::warn!(
-                                    ?key,
-                                    "UnprocessedKeys names a key that was not sent; re-reading them all"
-                                );
-                                still = pending.iter().copied().filter(|i| !done.contains(i)).collect();
-                                break;
-                            }
+                }
+                let returned = out
+                    .unprocessed_keys
+                    .and_then(|mut m| m.remove(self.table.name()))
+                    .map(|k| k.keys)
+                    .unwrap_or_default();
+                let mut still = Vec::with_capacity(returned.len());
+                for key in &returned {
+                    match position_of(key) {
+                        Some(i) if pending.contains(&i) => still.push(i),
+                        _ => {
+                            tracing::warn!(?key, "UnprocessedKeys names a key that was not sent; re-reading them all");
+                            still = pending.iter().copied().filter(|i| !done.contains(i)).collect();
+                            break;
                         }
                     }
-                    pending = still;
-                    if pending.is_empty() {
-                        return report;
-                    }
                 }
-                Err(err) if retryable(&err) => {
-                    last_error = Some(Arc::new(Error::sdk("BatchGetItem", err)));
-                }
-                Err(err) => {
-                    self.stop.store(true, Ordering::Relaxed);
-                    report.fatal = Some(Error::sdk("BatchGetItem", err));
-                    return report;
-                }
+                *pending = still;
+                if pending.is_empty() { Ok(Next::Done(())) } else { Ok(Next::Retry(None)) }
+            })
+        });
+        let outcome = run.await;
+        let (pending, mut report) = state;
+        match outcome {
+            Ok(Ok(())) => {}
+            // The policy allows no further attempt.
+            Ok(Err(last_error)) => {
+                let reason = reason_after(report.requests, last_error);
+                report.left.extend(pending.into_iter().map(|i| (i, reason.clone())));
             }
-            let Some(delay) = self.next_delay(attempts) else {
-                report.left.extend(pending.into_iter().map(|i| (i, reason_after(attempts, &last_error))));
-                return report;
-            };
-            tokio::time::sleep(delay).await;
-            report.backoff += delay;
+            // An error that retrying cannot fix stops the batch.
+            Err(error) => {
+                self.stop.store(true, Ordering::Relaxed);
+                report.fatal = Some(error);
+            }
         }
+        report
     }
 }
 

@@ -1,9 +1,11 @@
 //! The one retry policy of the library: exponential backoff with full jitter
 //! ([`RetryPolicy`]), used by batches for unprocessed items and failed requests, by
-//! transactions canceled only by conflicts or throttling, and by the read-then-write loops of
-//! unique fields. Each request also goes through the SDK's own retries (throttling, 5xx,
-//! timeouts) first; what the library retries is what the SDK reports as done but incomplete
-//! (`UnprocessedItems`, `UnprocessedKeys`, `TransactionConflict`) or failed after its retries.
+//! transactions canceled only by conflicts or throttling, by the read-then-write loops of
+//! unique fields, and by the requests of a migration pass that were throttled or failed. Each
+//! request also goes through the SDK's own retries (throttling, 5xx, timeouts) first; what the
+//! library retries is what the SDK reports as done but incomplete (`UnprocessedItems`,
+//! `UnprocessedKeys`, `TransactionConflict`) or failed after its retries. The one loop that
+//! sleeps this backoff between attempts is the request executor's (`table::exec::Retrying`).
 
 use std::time::Duration;
 
@@ -104,7 +106,7 @@ impl RetryPolicy {
         self.base_delay.saturating_mul(factor).min(self.max_delay)
     }
 
-    /// A random sleep in `[0, window(retry)]` (full jitter).
+    /// A random sleep in `[0, window(retry)]` (full jitter), drawn by the executor's retry loop.
     pub(crate) fn jittered(&self, retry: u32) -> Duration {
         let window = u64::try_from(self.window(retry).as_nanos()).unwrap_or(u64::MAX);
         Duration::from_nanos(fastrand::u64(0..=window))

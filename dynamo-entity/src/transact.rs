@@ -94,7 +94,7 @@ use crate::expr::{Condition, Placeholders};
 use crate::limits;
 use crate::retry::RetryPolicy;
 use crate::schema::{Admits, AttributeNames, Entity, Item, Key, PrimaryKey};
-use crate::table::{Call, Table, Untyped};
+use crate::table::{Call, Next, Retrying, Table, Untyped};
 use crate::update::{PreparedUpdate, UpdateRequest};
 use crate::value::size::{item_size, value_size};
 use crate::versioning;
@@ -433,17 +433,17 @@ fn common_entity(actions: &[Action]) -> &'static str {
     }
 }
 
-/// Sends `actions` as one `TransactWriteItems`, once (attempt number `attempt`, from 1, for
-/// the request's span), and returns the capacity it consumed (also recorded on `table`'s
+/// Sends `actions` as one `TransactWriteItems`, once (`call` names the request's span, with
+/// its attempt number), and returns the capacity it consumed (also recorded on `table`'s
 /// meter).
 pub(crate) async fn send_once(
     table: &Table,
     actions: &[Action],
     token: Option<&str>,
-    attempt: u32,
+    call: Call,
 ) -> Result<Capacity, Error> {
     let request = write_request(actions, token)?.send_with(table.client());
-    let result = table.execute(Call::new("TransactWriteItems", common_entity(actions)).attempt(attempt), request).await;
+    let result = table.execute(call, request).await;
     match result {
         Ok(out) => Ok(Capacity::from_consumed(out.consumed_capacity.as_deref().unwrap_or_default(), true)),
         Err(SdkError::ServiceError(e)) => match e.into_err() {
@@ -462,24 +462,28 @@ pub(crate) fn only_transient(reasons: &[CancellationReason]) -> bool {
     !reasons.is_empty() && reasons.iter().all(|r| r.code.is_transient())
 }
 
-/// Sends `actions`, resending up to `retries` times (with [`backoff`]) while the transaction is
-/// canceled by conflicts or throttling only.
+/// Sends `actions`, resending up to `retries` times (with [`RetryPolicy::CONFLICTS`]'s backoff)
+/// while the transaction is canceled by conflicts or throttling only.
 pub(crate) async fn send(
     table: &Table,
     actions: &[Action],
     token: Option<&str>,
     retries: u32,
 ) -> Result<Capacity, Error> {
-    let mut attempt = 0;
-    loop {
-        match send_once(table, actions, token, attempt + 1).await {
-            Err(Error::TransactionCanceled { reasons }) if attempt < retries && only_transient(&reasons) => {
-                tokio::time::sleep(RetryPolicy::CONFLICTS.jittered(attempt + 1)).await;
-                attempt += 1;
-            }
-            other => return other,
-        }
-    }
+    let call = Call::new("TransactWriteItems", common_entity(actions));
+    let policy = RetryPolicy::CONFLICTS.max_attempts(retries.saturating_add(1));
+    Retrying::new(call, policy)
+        .run(&mut (), |(), attempt| {
+            Box::pin(async move {
+                match send_once(table, actions, token, attempt.call()).await {
+                    Err(Error::TransactionCanceled { reasons }) if only_transient(&reasons) => {
+                        Ok(Next::Retry(Error::TransactionCanceled { reasons }))
+                    }
+                    other => other.map(Next::Done),
+                }
+            })
+        })
+        .await?
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -96,7 +96,7 @@ use crate::expr::{Condition, Field, Mutable, Placeholders};
 use crate::key::{MAX_PARTITION_KEY_BYTES, escape_into, unescape};
 use crate::retry::RetryPolicy;
 use crate::schema::{AttributeNames, Entity, EntitySchema, FieldSchema, Item, PK, PrimaryKey};
-use crate::table::{Call, Table};
+use crate::table::{Call, Next, Retrying, Table};
 use crate::transact::{
     Action, ActionKind, CancellationCode, CancellationReason, Cond, TransactWrite, only_transient, send_once,
 };
@@ -128,6 +128,13 @@ pub const GUARD_VALUE: &str = "value";
 /// Attempts at a guarded write: retries after a concurrent change of the item (the condition
 /// on the values read fails) and after conflicts or throttling.
 const ATTEMPTS: u32 = 10;
+
+/// The attempts of a guarded write of `E`: at most [`ATTEMPTS`], with
+/// [`RetryPolicy::CONFLICTS`]'s backoff between them. Its transaction's span names `E` (its
+/// guard actions are `E`'s too).
+fn guarded<E: Entity>() -> Retrying {
+    Retrying::new(Call::new("TransactWriteItems", E::TYPE), RetryPolicy::CONFLICTS.max_attempts(ATTEMPTS))
+}
 
 /// The text of a unique value in its guard key, before escaping: a string as it is, a number in
 /// plain canonical form, binary data as URL-safe base64, a bool as `true` / `false`. `None` for
@@ -369,10 +376,10 @@ impl<'a> Plan<'a> {
     /// is not this item's that failed, updates `foreign` and retries. A conflict or throttling
     /// is retried, and so is a failed condition of the entity action when `stale` says that it
     /// only checks the values read (the item changed since). Otherwise, or when the attempts are
-    /// used up, the cancellation is the error.
-    fn after_cancel(&mut self, reasons: Vec<CancellationReason>, attempt: u32, stale: bool) -> Next {
+    /// used up ([`guarded`]), the cancellation is the error.
+    fn after_cancel<T>(&mut self, reasons: Vec<CancellationReason>, stale: bool) -> Result<Next<T, Error>, Error> {
         if let Some(e) = self.violation(&reasons) {
-            return Next::Fail(e);
+            return Err(e);
         }
         let mut learned = false;
         for r in reasons.iter().filter(|r| r.code == CancellationCode::ConditionalCheckFailed) {
@@ -389,10 +396,8 @@ impl<'a> Plan<'a> {
             }
         }
         let retry = learned || only_transient(&reasons) || stale && entity_failed(&reasons).is_some();
-        if retry && attempt + 1 < ATTEMPTS {
-            return Next::Retry;
-        }
-        Next::Fail(Error::TransactionCanceled { reasons })
+        let canceled = Error::TransactionCanceled { reasons };
+        if retry { Ok(Next::Retry(canceled)) } else { Err(canceled) }
     }
 }
 
@@ -444,32 +449,25 @@ async fn read(
     Ok(resp.item.filter(|i| !i.is_empty()))
 }
 
-/// What to do after a guarded transaction was canceled.
-enum Next {
-    Retry,
-    Fail(Error),
-}
-
 /// [`Table::create`] of an entity with unique fields: `w` is the item, stamped for a create.
 pub(crate) async fn create<E: Entity>(table: &Table, w: &Stamped) -> Result<(), Error> {
     let key = &w.key;
     let mut plan = create_plan::<E>(table.name(), w)?;
-    let mut attempt = 0;
-    loop {
-        let reasons = match send_once(table, &plan.actions, None, attempt + 1).await {
-            Ok(_) => return Ok(()),
-            Err(Error::TransactionCanceled { reasons }) => reasons,
-            Err(e) => return Err(e),
-        };
-        if entity_failed(&reasons).is_some() {
-            return Err(Error::AlreadyExists { entity: E::TYPE, key: E::NAMES.show_key(key) });
-        }
-        match plan.after_cancel(reasons, attempt, false) {
-            Next::Retry => tokio::time::sleep(RetryPolicy::CONFLICTS.jittered(attempt + 1)).await,
-            Next::Fail(e) => return Err(e),
-        }
-        attempt += 1;
-    }
+    guarded::<E>()
+        .run(&mut plan, |plan, attempt| {
+            Box::pin(async move {
+                let reasons = match send_once(table, &plan.actions, None, attempt.call()).await {
+                    Ok(_) => return Ok(Next::Done(())),
+                    Err(Error::TransactionCanceled { reasons }) => reasons,
+                    Err(e) => return Err(e),
+                };
+                if entity_failed(&reasons).is_some() {
+                    return Err(Error::AlreadyExists { entity: E::TYPE, key: E::NAMES.show_key(key) });
+                }
+                plan.after_cancel(reasons, false)
+            })
+        })
+        .await?
 }
 
 /// The transaction of [`create`]: the entity, if absent, and a claim per present value.
@@ -562,31 +560,29 @@ pub(crate) fn render_write<E: Entity>(
 pub(crate) async fn put<E: Entity>(table: &Table, w: &Stamped, must_exist: bool) -> Result<Option<Item>, Error> {
     let schema = E::schema();
     let key = &w.key;
-    let mut foreign = HashSet::new();
-    let mut attempt = 0;
-    loop {
-        let old = read(table, E::TYPE, E::NAMES, key).await?;
-        let mut plan = put_plan::<E>(table.name(), w, old.as_ref(), must_exist, std::mem::take(&mut foreign))?;
-        let reasons = match send_once(table, &plan.actions, None, attempt + 1).await {
-            Ok(_) => return Ok(old),
-            Err(Error::TransactionCanceled { reasons }) => reasons,
-            Err(e) => return Err(e),
-        };
-        // A failed condition of the entity means that it changed since it was read: a new
-        // version is a lost race, anything else is read again.
-        if let (Some(expected), Some(r)) = (w.expected, entity_failed(&reasons)) {
-            if let Some(e) = versioning::conflict(schema, key, expected, r.item.as_ref()) {
-                return Err(e);
-            }
-        }
-        let next = plan.after_cancel(reasons, attempt, true);
-        foreign = std::mem::take(&mut plan.foreign);
-        match next {
-            Next::Retry => tokio::time::sleep(RetryPolicy::CONFLICTS.jittered(attempt + 1)).await,
-            Next::Fail(e) => return Err(e),
-        }
-        attempt += 1;
-    }
+    guarded::<E>()
+        .run(&mut HashSet::new(), |foreign, attempt| {
+            Box::pin(async move {
+                let old = read(table, E::TYPE, E::NAMES, key).await?;
+                let mut plan = put_plan::<E>(table.name(), w, old.as_ref(), must_exist, std::mem::take(foreign))?;
+                let reasons = match send_once(table, &plan.actions, None, attempt.call()).await {
+                    Ok(_) => return Ok(Next::Done(old)),
+                    Err(Error::TransactionCanceled { reasons }) => reasons,
+                    Err(e) => return Err(e),
+                };
+                // A failed condition of the entity means that it changed since it was read: a new
+                // version is a lost race, anything else is read again.
+                if let (Some(expected), Some(r)) = (w.expected, entity_failed(&reasons)) {
+                    if let Some(e) = versioning::conflict(schema, key, expected, r.item.as_ref()) {
+                        return Err(e);
+                    }
+                }
+                let next = plan.after_cancel(reasons, true);
+                *foreign = std::mem::take(&mut plan.foreign);
+                next
+            })
+        })
+        .await?
 }
 
 /// [`Table::delete`] of an entity with unique fields: the item and its guards.
@@ -597,42 +593,49 @@ pub(crate) async fn delete<E: Entity>(
     expected: Option<u64>,
 ) -> Result<Returned<Option<E>>, Error> {
     let schema = E::schema();
-    let mut foreign = HashSet::new();
-    let mut attempt = 0;
-    loop {
-        let Some(old) = read(table, E::TYPE, E::NAMES, &key).await? else {
-            return Ok(Returned::Decoded(None));
-        };
-        let mut ph = Placeholders::default();
-        let mut expression = unchanged(E::NAMES, schema.unique_fields(), &old, &mut ph);
-        if let (Some(version), Some(expected)) = (&schema.version, expected) {
-            if let Some(e) = versioning::conflict(schema, &key, expected, Some(&old)) {
-                return Err(e);
-            }
-            expression = format!("{expression} AND {}", versioning::version_condition(version, expected, &mut ph));
-        }
-        let mut plan = Plan::new(schema, table.name(), &key, std::mem::take(&mut foreign));
-        let cond = Cond { expression, placeholders: ph };
-        plan.actions.push(Action::delete(ActionKind::Delete, E::TYPE, E::NAMES, table.name(), &key, Some(cond))?);
-        plan.move_guards(schema.unique_fields(), Some(&old), &Item::new(), false)?;
-        let reasons = match send_once(table, &plan.actions, None, attempt + 1).await {
-            Ok(_) => return Ok(crate::schema::entity::returned::<E>(old).map(Some)),
-            Err(Error::TransactionCanceled { reasons }) => reasons,
-            Err(e) => return Err(e),
-        };
-        if let (Some(expected), Some(r)) = (expected, entity_failed(&reasons)) {
-            if let Some(e) = versioning::conflict(schema, &key, expected, r.item.as_ref()) {
-                return Err(e);
-            }
-        }
-        let next = plan.after_cancel(reasons, attempt, true);
-        foreign = std::mem::take(&mut plan.foreign);
-        match next {
-            Next::Retry => tokio::time::sleep(RetryPolicy::CONFLICTS.jittered(attempt + 1)).await,
-            Next::Fail(e) => return Err(e),
-        }
-        attempt += 1;
-    }
+    let key = &key;
+    guarded::<E>()
+        .run(&mut HashSet::new(), |foreign, attempt| {
+            Box::pin(async move {
+                let Some(old) = read(table, E::TYPE, E::NAMES, key).await? else {
+                    return Ok(Next::Done(Returned::Decoded(None)));
+                };
+                let mut ph = Placeholders::default();
+                let mut expression = unchanged(E::NAMES, schema.unique_fields(), &old, &mut ph);
+                if let (Some(version), Some(expected)) = (&schema.version, expected) {
+                    if let Some(e) = versioning::conflict(schema, key, expected, Some(&old)) {
+                        return Err(e);
+                    }
+                    expression =
+                        format!("{expression} AND {}", versioning::version_condition(version, expected, &mut ph));
+                }
+                let mut plan = Plan::new(schema, table.name(), key, std::mem::take(foreign));
+                let cond = Cond { expression, placeholders: ph };
+                plan.actions.push(Action::delete(
+                    ActionKind::Delete,
+                    E::TYPE,
+                    E::NAMES,
+                    table.name(),
+                    key,
+                    Some(cond),
+                )?);
+                plan.move_guards(schema.unique_fields(), Some(&old), &Item::new(), false)?;
+                let reasons = match send_once(table, &plan.actions, None, attempt.call()).await {
+                    Ok(_) => return Ok(Next::Done(crate::schema::entity::returned::<E>(old).map(Some))),
+                    Err(Error::TransactionCanceled { reasons }) => reasons,
+                    Err(e) => return Err(e),
+                };
+                if let (Some(expected), Some(r)) = (expected, entity_failed(&reasons)) {
+                    if let Some(e) = versioning::conflict(schema, key, expected, r.item.as_ref()) {
+                        return Err(e);
+                    }
+                }
+                let next = plan.after_cancel(reasons, true);
+                *foreign = std::mem::take(&mut plan.foreign);
+                next
+            })
+        })
+        .await?
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -757,45 +760,44 @@ impl<E: Entity> UniqueUpdate<E> {
     pub async fn send(self) -> Result<(), Error> {
         let UniqueParts { prepared, table, key, fields, new } = self.parts()?;
         let schema = E::schema();
-        let mut foreign = HashSet::new();
-        let mut attempt = 0;
-        loop {
-            let Some(old) = read(&table, E::TYPE, E::NAMES, &key).await? else {
-                return Err(Error::NotFound { entity: E::TYPE, key: prepared.key_text() });
-            };
-            let mut plan =
-                update_plan(schema, &table, &key, &prepared, &fields, &old, &new, std::mem::take(&mut foreign))?;
-            let reasons = match send_once(&table, &plan.actions, None, attempt + 1).await {
-                Ok(_) => return Ok(()),
-                Err(Error::TransactionCanceled { reasons }) => reasons,
-                Err(e) => return Err(e),
-            };
-            // The update failed its condition: the item is gone (NotFound), its unique values
-            // changed since the read (retry), or the update's own condition does not hold.
-            let mut stale = false;
-            if let (None, Some(r)) = (plan.violation(&reasons), entity_failed(&reasons)) {
-                let Some(now) = &r.item else {
-                    return Err(Error::NotFound { entity: E::TYPE, key: prepared.key_text() });
-                };
-                // A version that changed is a lost race, whatever else changed.
-                if let Some((version, expected)) = &prepared.version {
-                    if versioning::mismatch(version, *expected, Some(now)).is_some() {
-                        return Err(prepared.failure(Some(now.clone())));
+        let (prepared, table, key, fields, new) = (&prepared, &table, &key, &fields, &new);
+        guarded::<E>()
+            .run(&mut HashSet::new(), |foreign, attempt| {
+                Box::pin(async move {
+                    let Some(old) = read(table, E::TYPE, E::NAMES, key).await? else {
+                        return Err(Error::NotFound { entity: E::TYPE, key: prepared.key_text() });
+                    };
+                    let mut plan =
+                        update_plan(schema, table, key, prepared, fields, &old, new, std::mem::take(foreign))?;
+                    let reasons = match send_once(table, &plan.actions, None, attempt.call()).await {
+                        Ok(_) => return Ok(Next::Done(())),
+                        Err(Error::TransactionCanceled { reasons }) => reasons,
+                        Err(e) => return Err(e),
+                    };
+                    // The update failed its condition: the item is gone (NotFound), its unique values
+                    // changed since the read (retry), or the update's own condition does not hold.
+                    let mut stale = false;
+                    if let (None, Some(r)) = (plan.violation(&reasons), entity_failed(&reasons)) {
+                        let Some(now) = &r.item else {
+                            return Err(Error::NotFound { entity: E::TYPE, key: prepared.key_text() });
+                        };
+                        // A version that changed is a lost race, whatever else changed.
+                        if let Some((version, expected)) = &prepared.version {
+                            if versioning::mismatch(version, *expected, Some(now)).is_some() {
+                                return Err(prepared.failure(Some(now.clone())));
+                            }
+                        }
+                        stale = fields.iter().any(|f| now.get(f.attribute) != old.get(f.attribute));
+                        if !stale {
+                            return Err(prepared.failure(Some(now.clone())));
+                        }
                     }
-                }
-                stale = fields.iter().any(|f| now.get(f.attribute) != old.get(f.attribute));
-                if !stale {
-                    return Err(prepared.failure(Some(now.clone())));
-                }
-            }
-            let next = plan.after_cancel(reasons, attempt, stale);
-            foreign = std::mem::take(&mut plan.foreign);
-            match next {
-                Next::Retry => tokio::time::sleep(RetryPolicy::CONFLICTS.jittered(attempt + 1)).await,
-                Next::Fail(e) => return Err(e),
-            }
-            attempt += 1;
-        }
+                    let next = plan.after_cancel(reasons, stale);
+                    *foreign = std::mem::take(&mut plan.foreign);
+                    next
+                })
+            })
+            .await?
     }
 }
 

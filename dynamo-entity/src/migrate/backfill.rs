@@ -75,7 +75,7 @@ use crate::expr::Placeholders;
 use crate::query::scan::ReadRate;
 use crate::schema::evolve;
 use crate::schema::{AttributeNames, Entity, EntitySchema, Item};
-use crate::table::{Call, Table};
+use crate::table::{Call, Next, Retrying, Table};
 
 /// Milliseconds since the Unix epoch, by this machine's clock.
 fn now_ms() -> u64 {
@@ -419,31 +419,34 @@ impl<E: Entity> Backfill<E> {
             Some((expr, mut ph)) => (Some(expr), ph.take_names(), ph.take_values()),
             None => (None, None, None),
         };
-        let mut retries = 0;
-        loop {
-            let request = self
-                .table
-                .client()
-                .put_item()
-                .table_name(self.table.name())
-                .set_item(Some(item.clone()))
-                .set_condition_expression(expr.clone())
-                .set_expression_attribute_names(names.clone())
-                .set_expression_attribute_values(values.clone())
-                .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
-                .send();
-            match self.table.execute(Call::new("PutItem", MIGRATION_TYPE).attempt(retries + 1), request).await {
-                Ok(_) => return Ok(true),
-                Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => return Ok(false),
-                // A checkpoint re-sent after it was applied fails its version condition: the
-                // segment is then claimed again from the checkpoint, as after a lost lease.
-                Err(e) if crate::retry::retryable(&e) && retries + 1 < RETRY.max_attempts => {
-                    retries += 1;
-                    tokio::time::sleep(RETRY.jittered(retries)).await;
-                }
-                Err(e) => return Err(Error::sdk("PutItem", e)),
-            }
-        }
+        let (item, expr, names, values) = (&item, &expr, &names, &values);
+        Retrying::new(Call::new("PutItem", MIGRATION_TYPE), RETRY)
+            .run(&mut (), |(), attempt| {
+                Box::pin(async move {
+                    let request = self
+                        .table
+                        .client()
+                        .put_item()
+                        .table_name(self.table.name())
+                        .set_item(Some(item.clone()))
+                        .set_condition_expression(expr.clone())
+                        .set_expression_attribute_names(names.clone())
+                        .set_expression_attribute_values(values.clone())
+                        .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+                        .send();
+                    match self.table.execute(attempt.call(), request).await {
+                        Ok(_) => Ok(Next::Done(true)),
+                        Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
+                            Ok(Next::Done(false))
+                        }
+                        // A checkpoint re-sent after it was applied fails its version condition: the
+                        // segment is then claimed again from the checkpoint, as after a lost lease.
+                        Err(e) if crate::retry::retryable(&e) => Ok(Next::Retry(Error::sdk("PutItem", e))),
+                        Err(e) => Err(Error::sdk("PutItem", e)),
+                    }
+                })
+            })
+            .await?
     }
 
     /// Writes the checkpoint of `state` (with its version one more than the stored one, this
@@ -896,55 +899,60 @@ impl<E: Entity> Backfill<E> {
 /// [`Error::Sdk`] for any other refusal by DynamoDB.
 pub(crate) async fn update_item<'p, E: Entity>(
     table: &Table,
-    mut item: Item,
-    plan: impl Fn(&Item) -> Result<Option<UpdatePlan<'p>>, Error>,
+    item: Item,
+    plan: impl Fn(&Item) -> Result<Option<UpdatePlan<'p>>, Error> + Sync,
 ) -> Result<ItemDone, Error> {
-    let mut changed = 0;
-    let mut units = 0.0;
-    let mut retries = 0;
-    let mut attempt = 0;
-    while attempt < ATTEMPTS {
-        attempt += 1;
-        let mut plan = match plan(&item) {
-            Ok(Some(plan)) => plan,
-            Ok(None) => return Ok((Outcome::Skipped, changed, units)),
-            Err(e) => return Ok((Outcome::Failed(e.to_string()), changed, units)),
-        };
-        if matches!(evolve::stored_version(&item, E::SCHEMA), Ok(evolve::Stored::Earlier)) {
-            plan.watch_every_version(E::SCHEMA);
-        }
-        let request = match plan.request::<E>(table, &item) {
-            Ok(request) => request,
-            Err(e) => return Ok((Outcome::Failed(e.to_string()), changed, units)),
-        };
-        match table.execute(Call::new("UpdateItem", E::TYPE), request.send()).await {
-            Ok(out) => {
-                units += Capacity::from_consumed(out.consumed_capacity.as_slice(), true).write();
-                return Ok((Outcome::Updated, changed, units));
-            }
-            Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
-                changed += 1;
-                let now = match e.err() {
-                    UpdateItemError::ConditionalCheckFailedException(c) => c.item().filter(|i| !i.is_empty()).cloned(),
-                    _ => None,
+    let plan = &plan;
+    // The item as last read, the conditions that failed, the write units consumed.
+    let mut state = (item, 0u64, 0.0);
+    Retrying::new(Call::new("UpdateItem", E::TYPE), RETRY)
+        .run(&mut state, |(item, changed, units), attempt| {
+            Box::pin(async move {
+                let done = |outcome| Ok(Next::Done((outcome, *changed, *units)));
+                let mut plan = match plan(item) {
+                    Ok(Some(plan)) => plan,
+                    Ok(None) => return done(Outcome::Skipped),
+                    Err(e) => return done(Outcome::Failed(e.to_string())),
                 };
-                match now {
-                    Some(now) if crate::owner::is_type(&now, E::SCHEMA) => item = now,
-                    // Deleted, or replaced by an item of another type: nothing to backfill.
-                    _ => return Ok((Outcome::Vanished, changed, units)),
+                if matches!(evolve::stored_version(item, E::SCHEMA), Ok(evolve::Stored::Earlier)) {
+                    plan.watch_every_version(E::SCHEMA);
                 }
-            }
-            Err(e) if crate::retry::retryable(&e) && retries + 1 < RETRY.max_attempts => {
-                // Throttling or a server error, after the SDK's own retries: the update may
-                // or may not have been applied; sent again, its condition tells.
-                retries += 1;
-                attempt -= 1;
-                tokio::time::sleep(RETRY.jittered(retries)).await;
-            }
-            Err(e) => return Err(Error::sdk("UpdateItem", e)),
-        }
-    }
-    Ok((Outcome::Failed(format!("the item changed {ATTEMPTS} times while it was backfilled")), changed, units))
+                let request = match plan.request::<E>(table, item) {
+                    Ok(request) => request,
+                    Err(e) => return done(Outcome::Failed(e.to_string())),
+                };
+                match table.execute(attempt.call(), request.send()).await {
+                    Ok(out) => {
+                        *units += Capacity::from_consumed(out.consumed_capacity.as_slice(), true).write();
+                        Ok(Next::Done((Outcome::Updated, *changed, *units)))
+                    }
+                    Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
+                        *changed += 1;
+                        let now = match e.err() {
+                            UpdateItemError::ConditionalCheckFailedException(c) => {
+                                c.item().filter(|i| !i.is_empty()).cloned()
+                            }
+                            _ => None,
+                        };
+                        match now {
+                            Some(now) if crate::owner::is_type(&now, E::SCHEMA) => *item = now,
+                            // Deleted, or replaced by an item of another type: nothing to backfill.
+                            _ => return Ok(Next::Done((Outcome::Vanished, *changed, *units))),
+                        }
+                        if *changed < u64::from(ATTEMPTS) {
+                            return Ok(Next::Again);
+                        }
+                        let why = format!("the item changed {ATTEMPTS} times while it was backfilled");
+                        Ok(Next::Done((Outcome::Failed(why), *changed, *units)))
+                    }
+                    // Throttling or a server error, after the SDK's own retries: the update may
+                    // or may not have been applied; sent again, its condition tells.
+                    Err(e) if crate::retry::retryable(&e) => Ok(Next::Retry(Error::sdk("UpdateItem", e))),
+                    Err(e) => Err(Error::sdk("UpdateItem", e)),
+                }
+            })
+        })
+        .await?
 }
 
 /// The update of one item: the key attributes to set and to remove, and the attributes its

@@ -56,7 +56,7 @@ use crate::expr::Placeholders;
 use crate::migrate::backfill::{ATTEMPTS, Backfill, ItemDone, Outcome, RETRY, Step};
 use crate::schema::evolve;
 use crate::schema::{Entity, EntitySchema, Item};
-use crate::table::{Call, Table};
+use crate::table::{Call, Next, Retrying, Table};
 use crate::unique::{OWNER_PK, OWNER_SK};
 
 impl Table {
@@ -250,158 +250,167 @@ async fn landed<E: Entity>(table: &Table, new: &Item) -> Result<bool, Error> {
 pub(crate) async fn move_item<E: Entity>(
     table: &Table,
     mover: &Mover,
-    mut item: Item,
+    item: Item,
 ) -> Result<(Outcome, u64, f64), Error> {
     let names = E::NAMES;
     let invalid = |e: String| Error::Invalid { reason: e };
     let versions = evolve::written_attributes(E::SCHEMA);
-    let mut changed = 0;
-    let mut retries = 0;
-    let mut attempt = 0;
-    // Whether a request of this move may have been applied without its answer arriving.
-    let mut ambiguous = false;
-    while attempt < ATTEMPTS {
-        attempt += 1;
-        let (mut new_item, new_schema) = match mover(&item) {
-            Ok(None) => return Ok((Outcome::Skipped, changed, 0.0)),
-            Ok(Some(n)) => n,
-            Err(e @ Error::Invalid { .. }) => return Err(e),
-            Err(e) => return Ok((Outcome::Failed(e.to_string()), changed, 0.0)),
-        };
-        // The attributes no declared version of either entity writes (another service's) move
-        // with the item, as read.
-        let new_versions = evolve::written_attributes(new_schema);
-        let foreign = |k: &str| {
-            k != names.pk
-                && k != names.sk
-                && k != names.entity_type
-                && versions.binary_search(&k).is_err()
-                && new_versions.binary_search(&k).is_err()
-        };
-        for (k, v) in &item {
-            if foreign(k) && !new_item.contains_key(k) {
-                new_item.insert(k.clone(), v.clone());
-            }
-        }
-        if let Err(e) = crate::schema::size::check_item_size_in(names, E::TYPE, &new_item) {
-            return Ok((Outcome::Failed(e.to_string()), changed, 0.0));
-        }
-        let old_key = key_of(&item, names.pk, names.sk);
-        if key_of(&new_item, names.pk, names.sk) == old_key {
-            // The template change gives this item the key it has: nothing to move.
-            return Ok((Outcome::Skipped, changed, 0.0));
-        }
-        let (guards, guard_keys) = match guard_moves::<E>(table, &item, &new_item, new_schema) {
-            Ok(g) => g,
-            Err(e) => return Ok((Outcome::Failed(e.to_string()), changed, 0.0)),
-        };
-        let mut put_ph = Placeholders::default();
-        let mut put_cond = String::from("attribute_not_exists(");
-        put_ph.push_name(names.pk, &mut put_cond);
-        put_cond.push(')');
-        let put = Put::builder()
-            .table_name(table.name())
-            .set_item(Some(new_item.clone()))
-            .condition_expression(put_cond)
-            .set_expression_attribute_names(put_ph.take_names())
-            .build()
-            .map_err(|e| invalid(e.to_string()))?;
-        let mut del_ph = Placeholders::default();
-        let del_cond = unchanged::<E>(&item, &versions, &mut del_ph);
-        let (del_names, del_values) = (del_ph.take_names(), del_ph.take_values());
-        let expressions = [("ConditionExpression", del_cond.as_str(), false, 0)];
-        if let Err(e) = crate::limits::check_request(&expressions, del_names.as_ref(), del_values.as_ref()) {
-            // The condition must check every attribute the move carries, or a write made
-            // meanwhile would be lost: an item this wide cannot be moved in one transaction.
-            let e = e.request("TransactWriteItems", E::TYPE, names.describe_key(&item));
-            let why = format!(
-                "{e}: a move checks each of the item's {} attributes, and each attribute {} declares that the \
-                 item lacks, so that a write made meanwhile is not lost; move this item by hand",
-                item.len(),
-                E::TYPE
-            );
-            return Ok((Outcome::Failed(why), changed, 0.0));
-        }
-        let delete = Delete::builder()
-            .table_name(table.name())
-            .set_key(Some(old_key))
-            .condition_expression(del_cond)
-            .set_expression_attribute_names(del_names)
-            .set_expression_attribute_values(del_values)
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-            .build()
-            .map_err(|e| invalid(e.to_string()))?;
-        let mut items =
-            vec![TransactWriteItem::builder().put(put).build(), TransactWriteItem::builder().delete(delete).build()];
-        items.extend(guards);
-        let request = table
-            .client()
-            .transact_write_items()
-            .set_transact_items(Some(items))
-            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
-            .send();
-        match table.execute(Call::new("TransactWriteItems", E::TYPE), request).await {
-            Ok(out) => {
-                let units = Capacity::from_consumed(out.consumed_capacity.as_deref().unwrap_or_default(), true).write();
-                return Ok((Outcome::Updated, changed, units));
-            }
-            Err(e) if crate::retry::retryable(&e) && retries + 1 < MOVE_RETRIES => {
-                // Throttling or a server error: the move may or may not have been applied; sent
-                // again, its conditions tell.
-                ambiguous |= !matches!(&e, SdkError::ServiceError(s) if is_throttling(s.err()));
-                retries += 1;
-                attempt -= 1;
-                tokio::time::sleep(RETRY.jittered(retries)).await;
-            }
-            Err(SdkError::ServiceError(e)) => match e.into_err() {
-                TransactWriteItemsError::TransactionCanceledException(c) => {
-                    let reasons = c.cancellation_reasons();
-                    let code = |i: usize| reasons.get(i).and_then(|r| r.code()).unwrap_or("None");
-                    if let Some(g) = (2..reasons.len()).find(|i| code(*i) == "ConditionalCheckFailed") {
-                        if code(1) != "ConditionalCheckFailed" {
-                            let why = format!(
-                                "its unique guard {} belongs to another item; nothing was moved",
-                                guard_keys.get(g - 2).map_or("?", String::as_str)
-                            );
-                            return Ok((Outcome::Failed(why), changed, 0.0));
-                        }
-                    }
-                    if code(1) == "ConditionalCheckFailed" {
-                        match reasons[1].item().filter(|i| !i.is_empty()) {
-                            Some(now) if crate::owner::is_type(now, E::SCHEMA) => {
-                                changed += 1;
-                                item = now.clone();
-                            }
-                            _ if ambiguous && landed::<E>(table, &new_item).await? => {
-                                // An earlier attempt moved it; its answer was lost.
-                                return Ok((Outcome::Updated, changed, 0.0));
-                            }
-                            _ => return Ok((Outcome::Vanished, changed + 1, 0.0)),
-                        }
-                    } else if code(0) == "ConditionalCheckFailed" {
-                        let why = format!(
-                            "an item is already at its new key {}; neither was changed",
-                            names.describe_key(&new_item)
-                        );
-                        return Ok((Outcome::Failed(why), changed, 0.0));
-                    } else {
-                        // A conflicting transaction or throttling: try again, without counting
-                        // an attempt (bounded by the retries).
-                        if retries + 1 >= MOVE_RETRIES {
-                            let why = format!("the move was canceled {} times by conflicts", retries + 1);
-                            return Ok((Outcome::Failed(why), changed, 0.0));
-                        }
-                        retries += 1;
-                        attempt -= 1;
-                        tokio::time::sleep(RETRY.jittered(retries)).await;
+    let (invalid, versions) = (&invalid, &versions);
+    // The item as last read, how many times it changed, and whether a request of this move may
+    // have been applied without its answer arriving.
+    let mut state = (item, 0u64, false);
+    // `Retry` carries the answer if the policy allows no further attempt.
+    let outcome = Retrying::new(Call::new("TransactWriteItems", E::TYPE), RETRY.max_attempts(MOVE_RETRIES))
+        .run(&mut state, |(item, changed, ambiguous), attempt| {
+            Box::pin(async move {
+                let changed_now = *changed;
+                let done = |outcome| Ok(Next::Done((outcome, changed_now, 0.0)));
+                let (mut new_item, new_schema) = match mover(item) {
+                    Ok(None) => return done(Outcome::Skipped),
+                    Ok(Some(n)) => n,
+                    Err(e @ Error::Invalid { .. }) => return Err(e),
+                    Err(e) => return done(Outcome::Failed(e.to_string())),
+                };
+                // The attributes no declared version of either entity writes (another service's) move
+                // with the item, as read.
+                let new_versions = evolve::written_attributes(new_schema);
+                let foreign = |k: &str| {
+                    k != names.pk
+                        && k != names.sk
+                        && k != names.entity_type
+                        && versions.binary_search(&k).is_err()
+                        && new_versions.binary_search(&k).is_err()
+                };
+                for (k, v) in item.iter() {
+                    if foreign(k) && !new_item.contains_key(k) {
+                        new_item.insert(k.clone(), v.clone());
                     }
                 }
-                other => return Err(Error::sdk("TransactWriteItems", other)),
-            },
-            Err(e) => return Err(Error::sdk("TransactWriteItems", e)),
-        }
+                if let Err(e) = crate::schema::size::check_item_size_in(names, E::TYPE, &new_item) {
+                    return done(Outcome::Failed(e.to_string()));
+                }
+                let old_key = key_of(item, names.pk, names.sk);
+                if key_of(&new_item, names.pk, names.sk) == old_key {
+                    // The template change gives this item the key it has: nothing to move.
+                    return done(Outcome::Skipped);
+                }
+                let (guards, guard_keys) = match guard_moves::<E>(table, item, &new_item, new_schema) {
+                    Ok(g) => g,
+                    Err(e) => return done(Outcome::Failed(e.to_string())),
+                };
+                let mut put_ph = Placeholders::default();
+                let mut put_cond = String::from("attribute_not_exists(");
+                put_ph.push_name(names.pk, &mut put_cond);
+                put_cond.push(')');
+                let put = Put::builder()
+                    .table_name(table.name())
+                    .set_item(Some(new_item.clone()))
+                    .condition_expression(put_cond)
+                    .set_expression_attribute_names(put_ph.take_names())
+                    .build()
+                    .map_err(|e| invalid(e.to_string()))?;
+                let mut del_ph = Placeholders::default();
+                let del_cond = unchanged::<E>(item, versions, &mut del_ph);
+                let (del_names, del_values) = (del_ph.take_names(), del_ph.take_values());
+                let expressions = [("ConditionExpression", del_cond.as_str(), false, 0)];
+                if let Err(e) = crate::limits::check_request(&expressions, del_names.as_ref(), del_values.as_ref()) {
+                    // The condition must check every attribute the move carries, or a write made
+                    // meanwhile would be lost: an item this wide cannot be moved in one transaction.
+                    let e = e.request("TransactWriteItems", E::TYPE, names.describe_key(item));
+                    let why = format!(
+                        "{e}: a move checks each of the item's {} attributes, and each attribute {} declares that the \
+                         item lacks, so that a write made meanwhile is not lost; move this item by hand",
+                        item.len(),
+                        E::TYPE
+                    );
+                    return done(Outcome::Failed(why));
+                }
+                let delete = Delete::builder()
+                    .table_name(table.name())
+                    .set_key(Some(old_key))
+                    .condition_expression(del_cond)
+                    .set_expression_attribute_names(del_names)
+                    .set_expression_attribute_values(del_values)
+                    .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+                    .build()
+                    .map_err(|e| invalid(e.to_string()))?;
+                let mut items = vec![
+                    TransactWriteItem::builder().put(put).build(),
+                    TransactWriteItem::builder().delete(delete).build(),
+                ];
+                items.extend(guards);
+                let request = table
+                    .client()
+                    .transact_write_items()
+                    .set_transact_items(Some(items))
+                    .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+                    .send();
+                match table.execute(attempt.call(), request).await {
+                    Ok(out) => {
+                        let units =
+                            Capacity::from_consumed(out.consumed_capacity.as_deref().unwrap_or_default(), true).write();
+                        Ok(Next::Done((Outcome::Updated, *changed, units)))
+                    }
+                    Err(e) if crate::retry::retryable(&e) => {
+                        // Throttling or a server error: the move may or may not have been applied; sent
+                        // again, its conditions tell.
+                        *ambiguous |= !matches!(&e, SdkError::ServiceError(s) if is_throttling(s.err()));
+                        Ok(Next::Retry(Err(Error::sdk("TransactWriteItems", e))))
+                    }
+                    Err(SdkError::ServiceError(e)) => match e.into_err() {
+                        TransactWriteItemsError::TransactionCanceledException(c) => {
+                            let reasons = c.cancellation_reasons();
+                            let code = |i: usize| reasons.get(i).and_then(|r| r.code()).unwrap_or("None");
+                            if let Some(g) = (2..reasons.len()).find(|i| code(*i) == "ConditionalCheckFailed") {
+                                if code(1) != "ConditionalCheckFailed" {
+                                    let why = format!(
+                                        "its unique guard {} belongs to another item; nothing was moved",
+                                        guard_keys.get(g - 2).map_or("?", String::as_str)
+                                    );
+                                    return done(Outcome::Failed(why));
+                                }
+                            }
+                            if code(1) == "ConditionalCheckFailed" {
+                                match reasons[1].item().filter(|i| !i.is_empty()) {
+                                    Some(now) if crate::owner::is_type(now, E::SCHEMA) => {
+                                        *changed += 1;
+                                        *item = now.clone();
+                                    }
+                                    _ if *ambiguous && landed::<E>(table, &new_item).await? => {
+                                        // An earlier attempt moved it; its answer was lost.
+                                        return Ok(Next::Done((Outcome::Updated, *changed, 0.0)));
+                                    }
+                                    _ => return Ok(Next::Done((Outcome::Vanished, *changed + 1, 0.0))),
+                                }
+                                if *changed < u64::from(ATTEMPTS) {
+                                    return Ok(Next::Again);
+                                }
+                                let why = format!("the item changed {ATTEMPTS} times while it was moved");
+                                Ok(Next::Done((Outcome::Failed(why), *changed, 0.0)))
+                            } else if code(0) == "ConditionalCheckFailed" {
+                                let why = format!(
+                                    "an item is already at its new key {}; neither was changed",
+                                    names.describe_key(&new_item)
+                                );
+                                done(Outcome::Failed(why))
+                            } else {
+                                // A conflicting transaction or throttling: try again, without counting
+                                // an attempt (bounded by the retries).
+                                let why = format!("the move was canceled {} times by conflicts", attempt.retries + 1);
+                                Ok(Next::Retry(Ok((Outcome::Failed(why), *changed, 0.0))))
+                            }
+                        }
+                        other => Err(Error::sdk("TransactWriteItems", other)),
+                    },
+                    Err(e) => Err(Error::sdk("TransactWriteItems", e)),
+                }
+            })
+        })
+        .await?;
+    match outcome {
+        Ok(done) => Ok(done),
+        Err(last) => last,
     }
-    Ok((Outcome::Failed(format!("the item changed {ATTEMPTS} times while it was moved")), changed, 0.0))
 }
 
 /// Whether `e` is throttling (a request DynamoDB refused, so never applied).

@@ -66,7 +66,7 @@ use crate::expr::Placeholders;
 use crate::migrate::backfill::{ATTEMPTS, Backfill, ItemDone, Outcome, RETRY, Step};
 use crate::schema::evolve::{self, SchemaVersion};
 use crate::schema::{Entity, Item, Key};
-use crate::table::{Call, Table};
+use crate::table::{Call, Next, Retrying, Table};
 
 /// What [`Table::upgrade`] did with the stored item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,11 +121,16 @@ impl Table {
     /// before sending; [`Error::Sdk`]. A failed condition is not an error: it is
     /// [`WriteBack::Changed`] or [`WriteBack::Deleted`].
     pub async fn upgrade<E: Entity>(&self, item: &Item) -> Result<Upgraded<E>, Error> {
-        self.upgrade_counted::<E>(item).await.map(|(up, _)| up)
+        self.upgrade_counted::<E>(item, Call::new("UpdateItem", E::TYPE)).await.map(|(up, _)| up)
     }
 
-    /// [`Table::upgrade`], with the write units its `UpdateItem` consumed (0 without one).
-    pub(crate) async fn upgrade_counted<E: Entity>(&self, item: &Item) -> Result<(Upgraded<E>, f64), Error> {
+    /// [`Table::upgrade`], with the write units its `UpdateItem` consumed (0 without one);
+    /// `call` names the request's span (its attempt number).
+    pub(crate) async fn upgrade_counted<E: Entity>(
+        &self,
+        item: &Item,
+        call: Call,
+    ) -> Result<(Upgraded<E>, f64), Error> {
         let sv = schema_version::<E>()?;
         let stored = evolve::stored_schema_version(item, E::NAMES, E::TYPE, sv.attribute)?;
         let value = E::from_item(item)?;
@@ -134,7 +139,7 @@ impl Table {
         }
         let Plan { request, set, remove, value: written } = self.upgrade_plan::<E>(item, &value)?;
         let send = request.send_with(self.client());
-        match self.execute(Call::new("UpdateItem", E::TYPE), send).await {
+        match self.execute(call, send).await {
             Ok(out) => {
                 let units = crate::capacity::Capacity::from_consumed(out.consumed_capacity.as_slice(), true).write();
                 Ok((Upgraded { value: written, stored, write_back: WriteBack::Written }, units))
@@ -323,72 +328,75 @@ impl<E: Entity> Step<E> for Upgrade {
 
 /// The step of a bulk upgrade for one item: its outcome, how many conditions failed, and the
 /// write units consumed.
-async fn upgrade_item<E: Entity>(table: &Table, mut item: Item) -> Result<ItemDone, Error> {
-    let (mut changed, mut units, mut retries) = (0, 0.0, 0);
-    let mut attempt = 0;
-    while attempt < ATTEMPTS {
-        attempt += 1;
-        match table.upgrade_counted::<E>(&item).await {
-            Ok((up, used)) => {
-                units += used;
-                match up.write_back {
-                    WriteBack::Written => return Ok((Outcome::Updated, changed, units)),
-                    WriteBack::Current => return Ok((Outcome::Skipped, changed, units)),
-                    WriteBack::Deleted => return Ok((Outcome::Vanished, changed, units)),
-                    WriteBack::Changed => {
-                        changed += 1;
-                        let names = E::NAMES;
-                        let key: Item = [names.pk, names.sk]
-                            .into_iter()
-                            .filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone())))
-                            .collect();
-                        let request = table
-                            .client()
-                            .get_item()
-                            .table_name(table.name())
-                            .set_key(Some(key))
-                            .consistent_read(true)
-                            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
-                            .send();
-                        let now = table
-                            .execute(Call::new("GetItem", E::TYPE), request)
-                            .await
-                            .map_err(|e| Error::sdk("GetItem", e))?
-                            .item
-                            .filter(|i| !i.is_empty());
-                        match now {
-                            Some(now) if crate::owner::is_type(&now, E::SCHEMA) => item = now,
-                            // Deleted, or replaced by an item of another type: nothing to upgrade.
-                            _ => return Ok((Outcome::Vanished, changed, units)),
-                        }
+async fn upgrade_item<E: Entity>(table: &Table, item: Item) -> Result<ItemDone, Error> {
+    // The item as last read, the conditions that failed, the write units consumed.
+    let mut state = (item, 0u64, 0.0);
+    Retrying::new(Call::new("UpdateItem", E::TYPE), RETRY)
+        .run(&mut state, |(item, changed, units), attempt| {
+            Box::pin(async move {
+                match table.upgrade_counted::<E>(item, attempt.call()).await {
+                    Ok((up, used)) => {
+                        *units += used;
+                        let outcome = match up.write_back {
+                            WriteBack::Written => Outcome::Updated,
+                            WriteBack::Current => Outcome::Skipped,
+                            WriteBack::Deleted => Outcome::Vanished,
+                            WriteBack::Changed => {
+                                *changed += 1;
+                                let names = E::NAMES;
+                                let key: Item = [names.pk, names.sk]
+                                    .into_iter()
+                                    .filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone())))
+                                    .collect();
+                                let request = table
+                                    .client()
+                                    .get_item()
+                                    .table_name(table.name())
+                                    .set_key(Some(key))
+                                    .consistent_read(true)
+                                    .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+                                    .send();
+                                let now = table
+                                    .execute(Call::new("GetItem", E::TYPE), request)
+                                    .await
+                                    .map_err(|e| Error::sdk("GetItem", e))?
+                                    .item
+                                    .filter(|i| !i.is_empty());
+                                match now {
+                                    Some(now) if crate::owner::is_type(&now, E::SCHEMA) => *item = now,
+                                    // Deleted, or replaced by an item of another type: nothing to upgrade.
+                                    _ => return Ok(Next::Done((Outcome::Vanished, *changed, *units))),
+                                }
+                                if *changed < u64::from(ATTEMPTS) {
+                                    return Ok(Next::Again);
+                                }
+                                Outcome::Failed(format!("the item changed {ATTEMPTS} times while it was upgraded"))
+                            }
+                        };
+                        Ok(Next::Done((outcome, *changed, *units)))
                     }
+                    // Throttling or a server error after the SDK's own retries: sent again, the write's
+                    // condition tells whether the first one was applied (then it is ours: `Written`).
+                    Err(e) if e.is_retryable() => Ok(Next::Retry(e)),
+                    // The item's own trouble (it does not decode, its upgrade does not encode or breaks a
+                    // limit): reported, and the pass goes on.
+                    Err(
+                        e @ (Error::Key(_)
+                        | Error::KeyParse(_)
+                        | Error::Decode { .. }
+                        | Error::WrongEntity { .. }
+                        | Error::SchemaVersion { .. }
+                        | Error::Encode { .. }
+                        | Error::Invalid { .. }
+                        | Error::ItemTooLarge { .. }
+                        | Error::LimitExceeded { .. }
+                        | Error::OutOfRange { .. }),
+                    ) => Ok(Next::Done((Outcome::Failed(e.to_string()), *changed, *units))),
+                    Err(e) => Err(e),
                 }
-            }
-            // Throttling or a server error after the SDK's own retries: sent again, the write's
-            // condition tells whether the first one was applied (then it is ours: `Written`).
-            Err(e) if e.is_retryable() && retries + 1 < RETRY.max_attempts => {
-                retries += 1;
-                attempt -= 1;
-                tokio::time::sleep(RETRY.jittered(retries)).await;
-            }
-            // The item's own trouble (it does not decode, its upgrade does not encode or breaks a
-            // limit): reported, and the pass goes on.
-            Err(
-                e @ (Error::Key(_)
-                | Error::KeyParse(_)
-                | Error::Decode { .. }
-                | Error::WrongEntity { .. }
-                | Error::SchemaVersion { .. }
-                | Error::Encode { .. }
-                | Error::Invalid { .. }
-                | Error::ItemTooLarge { .. }
-                | Error::LimitExceeded { .. }
-                | Error::OutOfRange { .. }),
-            ) => return Ok((Outcome::Failed(e.to_string()), changed, units)),
-            Err(e) => return Err(e),
-        }
-    }
-    Ok((Outcome::Failed(format!("the item changed {ATTEMPTS} times while it was upgraded")), changed, units))
+            })
+        })
+        .await?
 }
 
 /// `E`'s declared schema version.

@@ -15,7 +15,7 @@ mod describe;
 mod exec;
 pub mod render;
 
-pub(crate) use exec::Call;
+pub(crate) use exec::{Call, Next, Retrying};
 
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
