@@ -297,7 +297,7 @@ impl Retrying {
                 Next::Done(answer) => return Ok(Ok(answer)),
                 Next::Again => {}
                 Next::Retry(reason) => {
-                    let Some(delay) = self.backoff(retries + 1) else {
+                    let Some(delay) = self.backoff(retries.saturating_add(1)) else {
                         return Ok(Err(reason));
                     };
                     tracing::debug!(
@@ -310,8 +310,8 @@ impl Retrying {
                         "sending again after a backoff"
                     );
                     tokio::time::sleep(delay).await;
-                    retries += 1;
-                    slept += delay;
+                    retries = retries.saturating_add(1);
+                    slept = slept.saturating_add(delay);
                     previous = Some(reason);
                 }
             }
