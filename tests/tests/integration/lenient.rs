@@ -147,7 +147,7 @@ async fn lenient_pages_report_each_undecodable_item_once() {
             break;
         }
     }
-    // `limit` is a total for `pages()` too: one page of 10.
+    // `max_items` is a total for `pages()` too: one page of 10.
     let limited: Vec<_> =
         table.query(Order::query("u1")).consistent_read().max_items(10).lenient().pages().try_collect().await.unwrap();
     assert_eq!(limited.len(), 1);
@@ -176,8 +176,8 @@ async fn lenient_pages_report_each_undecodable_item_once() {
     assert_skipped(&all.skipped, &BAD);
     assert!(all.cursor.is_none());
 
-    // A limit counts decoded items.
-    let first = table.query(Order::query("u1")).consistent_read().page_items(5).lenient().all().await.unwrap();
+    // `max_items` counts decoded items.
+    let first = table.query(Order::query("u1")).consistent_read().max_items(5).lenient().all().await.unwrap();
     assert_eq!(first.items, [0, 1, 2, 3, 6].map(|i| order("u1", i)).to_vec());
     assert_skipped(&first.skipped, &[4, 5]);
 
