@@ -218,7 +218,7 @@ async fn lib_phase(phase: &str, t: &Table, w: &Workload, part: Range<usize>) -> 
         "query" => {
             for q in part {
                 let cat = CATEGORIES[q % CATEGORIES.len()];
-                let page = t.query(Skill::gsi1(cat)).descending().limit(PAGE).send().await?;
+                let page = t.query(Skill::gsi1(cat)).descending().max_items(PAGE).send().await?;
                 check(page.items == w.top[q % CATEGORIES.len()], || format!("query {cat}"))?;
             }
         }

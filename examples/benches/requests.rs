@@ -73,7 +73,7 @@ fn lib_update(t: &Table, id: &SkillId, at: Timestamp) -> aws_sdk_dynamodb::opera
 }
 
 fn lib_query(t: &Table, category: &str) -> aws_sdk_dynamodb::operation::query::QueryInput {
-    t.query(Skill::gsi1(category)).descending().limit(20).render().expect("renders")
+    t.query(Skill::gsi1(category)).descending().max_items(20).render().expect("renders")
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -63,7 +63,7 @@ fn child(mode: &str, table: &str, n: usize) -> Res<()> {
         let table = Table::new(LocalDynamoDb::shared().await?.client(), table);
         let query = || table.query(Review::query(&SkillId(SKILL.to_owned())));
         // Set up the client and its connection before the baseline.
-        let first = query().limit(1).send().await?;
+        let first = query().max_items(1).send().await?;
         assert_eq!(first.items.len(), 1);
         drop(first);
 

@@ -15,7 +15,7 @@ pub struct Ticket {
 
 async fn use_it(table: &Table) {
     let _ = table.query(Ticket::gsi6("acme", "eu")).send().await;
-    let _ = table.query(Ticket::gsi6("acme", "eu").status_eq("open").created_at_gt(&5)).limit(2).send().await;
+    let _ = table.query(Ticket::gsi6("acme", "eu").status_eq("open").created_at_gt(&5)).max_items(2).send().await;
     let _ = table.query(Ticket::gsi6("acme", "eu").status_begins_with("op")).lenient().all().await;
     let _ = table.query(Ticket::gsi6("acme", "eu").status_eq("open").created_at_between(&1, &9)).send_keys().await;
 }

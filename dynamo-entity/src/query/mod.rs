@@ -1,10 +1,10 @@
 //! Typed queries: one partition of one index, with sort-key conditions typed by the fields of
-//! the sort key template, order, limit and cursors.
+//! the sort key template, order, item counts and cursors.
 //!
 //! ```ignore
 //! // GSI1PK = CAT#documents, GSI1SK (downloads, type N) descending, 20 items.
-//! let top = table.query(Skill::gsi1("documents")).descending().limit(20).send().await?;
-//! let next = table.query(Skill::gsi1("documents")).descending().limit(20).after(top.cursor.unwrap()).send().await?;
+//! let top = table.query(Skill::gsi1("documents")).descending().page_items(20).send().await?;
+//! let next = table.query(Skill::gsi1("documents")).descending().page_items(20).after(top.cursor.unwrap()).send().await?;
 //! ```
 //!
 //! # Sort-key conditions
@@ -185,7 +185,7 @@ pub struct Page<E> {
     /// the cursor may lead to an empty last page.
     pub cursor: Option<Cursor>,
     /// The capacity the page's `Query` requests consumed, as DynamoDB reported it (summed when
-    /// reaching [`limit`](QueryRequest::limit) took several requests): read units of the index
+    /// filling the page took several requests): read units of the index
     /// queried. See [`capacity`](crate::capacity).
     pub consumed: Capacity,
 }
@@ -208,7 +208,7 @@ pub struct QueryRequest<E, S> {
     table: Table,
     pub(crate) spec: QuerySpec<E, S>,
     sk: Option<Result<SkCondition, Error>>,
-    /// Order, limit, page size, consistency, cursor, filter, lenience.
+    /// Order, item counts, page size, consistency, cursor, filter, lenience.
     pub(crate) options: QueryOptions,
 }
 
@@ -387,8 +387,8 @@ impl<E: Entity, S> QueryRequest<E, S> {
 
     /// Only return items for which `condition` holds (`FilterExpression`). DynamoDB applies the
     /// filter after reading, so filtered-out items still consume read capacity and count against
-    /// [`page_size`](Self::page_size); [`limit`](Self::limit) counts matching items only, reading
-    /// on until it has them. Several calls are combined with AND.
+    /// [`page_size`](Self::page_size); [`page_items`](Self::page_items) and
+    /// [`max_items`](Self::max_items) count matching items only, reading on until they have them. Several calls are combined with AND.
     ///
     /// # Filters on a projected index
     /// DynamoDB applies the filter to the index's items, which hold only what the index's
@@ -428,22 +428,79 @@ impl<E: Entity, S> QueryRequest<E, S> {
         self
     }
 
-    /// The most items of this entity the query returns, in all, whichever way it is read:
+    /// The most items of this entity the query returns in all, whichever way it is read:
     /// [`send`](Self::send) returns one page of at most `n` (it keeps reading DynamoDB's pages
     /// until it has `n` or the partition is exhausted; the page's cursor resumes right after the
     /// last item returned), [`pages`](Self::pages) yields pages that hold at most `n` together,
-    /// and [`stream`](Self::stream) / [`all`](Self::all) at most `n` items.
+    /// and [`stream`](Self::stream) / [`all`](Self::all) at most `n` items. Items of other
+    /// entities and items a [`filter`](Self::filter) leaves out are not counted.
     ///
-    /// Not DynamoDB's `Limit`, which caps the items one request *evaluates* (before the entity
-    /// type check and any filter): that is [`page_size`](Self::page_size). For pages of `n`
-    /// items each, send with `limit(n)` and [`after`](Self::after) the previous page's cursor.
-    pub fn limit(mut self, n: usize) -> Self {
-        self.options.limit = Some(n);
+    /// With [`page_items`](Self::page_items), each page holds up to that many of the `n`.
+    ///
+    /// ```
+    /// # async fn newest(table: dynamo_entity::Table) -> Result<(), dynamo_entity::Error> {
+    /// # use dynamo_entity::Entity;
+    /// # #[derive(Entity, Debug, Clone)]
+    /// # #[entity(pk = "USER#<user>", sk = "ORDER#<at>")]
+    /// # struct Order { user: String, at: u64 }
+    /// let newest: Vec<Order> = table.query(Order::query("u1")).descending().max_items(20).all().await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn max_items(mut self, n: usize) -> Self {
+        self.options.counts.max_items = Some(n);
         self
     }
 
-    /// DynamoDB's `Limit`: how many items one request evaluates (before any filtering). By
-    /// default each request asks for what is still needed to reach [`limit`](Self::limit).
+    /// Pages of up to `n` decoded items of this entity: [`send`](Self::send) returns one page of
+    /// at most `n` (reading on, request after request, until it has `n` or the partition is
+    /// exhausted), and its cursor resumes right after the page's last item; each page of
+    /// [`pages`](Self::pages) holds up to `n` and continues from the one before, so no item
+    /// comes twice. [`stream`](Self::stream) and [`all`](Self::all) still read every item (up
+    /// to [`max_items`](Self::max_items)), `n` at a time.
+    ///
+    /// ```
+    /// # async fn by_threes(table: dynamo_entity::Table) -> Result<(), dynamo_entity::Error> {
+    /// # use dynamo_entity::Entity;
+    /// # use futures::TryStreamExt;
+    /// # #[derive(Entity, Debug, Clone)]
+    /// # #[entity(pk = "USER#<user>", sk = "ORDER#<at>")]
+    /// # struct Order { user: String, at: u64 }
+    /// let mut pages = std::pin::pin!(table.query(Order::query("u1")).page_items(3).pages());
+    /// while let Some(page) = pages.try_next().await? {
+    ///     assert!(page.items.len() <= 3);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn page_items(mut self, n: usize) -> Self {
+        self.options.counts.page_items = Some(n);
+        self
+    }
+
+    /// Deprecated: the total of [`max_items`](Self::max_items), which it sets. It once meant
+    /// the items of each page, which is now [`page_items`](Self::page_items).
+    ///
+    /// ```compile_fail
+    /// #![deny(deprecated)]
+    /// fn old<E: dynamo_entity::Entity, S>(q: dynamo_entity::query::QueryRequest<E, S>) {
+    ///     let _ = q.limit(3);
+    /// }
+    /// ```
+    /// ```
+    /// #![deny(deprecated)]
+    /// fn new<E: dynamo_entity::Entity, S>(q: dynamo_entity::query::QueryRequest<E, S>) {
+    ///     let _ = q.max_items(3).page_items(3);
+    /// }
+    /// ```
+    #[deprecated(note = "ambiguous: use `max_items(n)` for the most items in all (what `limit` does), or \
+                         `page_items(n)` for pages of up to n items")]
+    pub fn limit(self, n: usize) -> Self {
+        self.max_items(n)
+    }
+
+    /// DynamoDB's `Limit`: how many items one request evaluates, before the entity type check
+    /// and any filter; not a count of the items returned (that is
+    /// [`page_items`](Self::page_items) or [`max_items`](Self::max_items)). By default each
+    /// request asks for what the page still needs.
     pub fn page_size(mut self, n: i32) -> Self {
         self.options.page_size(n);
         self
@@ -496,8 +553,9 @@ impl<E: Entity, S> QueryRequest<E, S> {
         LenientQuery(self)
     }
 
-    /// Runs the query and returns one page: up to [`limit`](Self::limit) items, or without a
-    /// limit one DynamoDB response's worth (at most 1 MB read).
+    /// Runs the query and returns one page: up to [`page_items`](Self::page_items) items (and
+    /// at most [`max_items`](Self::max_items)), or without either one DynamoDB response's worth
+    /// (at most 1 MB read).
     ///
     /// Through a GSI, LSI or inverted index whose projection leaves attributes out
     /// (`KEYS_ONLY`, or `INCLUDE` without the entity type attribute), an index item carries no
@@ -739,7 +797,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
     }
 
     /// The first `Query` request [`send`](Self::send) would send, built by the same code,
-    /// without sending it: the key condition, filter, names and values, limit and start key
+    /// without sending it: the key condition, filter, names and values, `Limit` and start key
     /// (from [`after`](Self::after)). For a sharded query, the request of the first shard.
     /// [`Request::to_json`](crate::table::render::Request::to_json) gives a deterministic text for
     /// snapshot tests.
@@ -768,29 +826,32 @@ impl<E: Entity, S> QueryRequest<E, S> {
     }
 
     /// Every page, lazily: each page is requested when the stream is polled past the previous
-    /// one, so at most one page is held at a time. With a [`limit`](Self::limit), the pages
-    /// together hold at most that many items (the first page holds up to all of them: its
-    /// [`send`](Self::send) reads on until it has them), and the stream ends there.
+    /// one, so at most one page is held at a time. Each page holds up to
+    /// [`page_items`](Self::page_items) items and starts at the cursor of the one before; with
+    /// [`max_items`](Self::max_items), the pages together hold at most that many items and the
+    /// stream ends there. Without `page_items`, a page with `max_items` reads on until it has
+    /// all of them, and one without either is one DynamoDB answer.
     pub fn pages(self) -> impl Stream<Item = Result<Page<E>, Error>> {
         futures::stream::try_unfold(Some(self), |state| async move {
             let Some(req) = state else { return Ok(None) };
             let page = req.send().await?;
-            // From the page's cursor, with what the limit leaves for the pages after this one.
+            // From the page's cursor, with what the total leaves for the pages after this one.
             let next = req.options.next_page(page.cursor.as_ref(), page.items.len());
             Ok(Some((page, next.map(|options| QueryRequest { options, ..req }))))
         })
     }
 
-    /// Every item of the partition (up to [`limit`](Self::limit) if set), page by page.
+    /// Every item of the partition (up to [`max_items`](Self::max_items) if set), page by
+    /// page ([`page_items`](Self::page_items) at a time, if set).
     pub fn stream(self) -> impl Stream<Item = Result<E, Error>> {
         let mut req = self;
-        // Pages are unlimited; the overall limit is applied to the stream.
-        let limit = req.options.limit.take();
+        // Pages keep their own size; the total is applied to the stream.
+        let limit = req.options.counts.max_items.take();
         let s = req.pages().map_ok(|p| futures::stream::iter(p.items.into_iter().map(Ok))).try_flatten();
         s.take(limit.unwrap_or(usize::MAX))
     }
 
-    /// Every item of the partition (up to [`limit`](Self::limit) if set), collected.
+    /// Every item of the partition (up to [`max_items`](Self::max_items) if set), collected.
     ///
     /// # Errors
     /// As [`send`](Self::send).
@@ -826,12 +887,13 @@ pub(crate) fn key_of(item: &Item, attribute_names: &AttributeNames, index: Index
 ///
 /// Each such item is an [`ItemError`] with its key, the item as read and the decode error, in
 /// [`Page::skipped`]; the items that decode are in [`Page::items`] as usual. The
-/// [`limit`](QueryRequest::limit) counts the items that decode, and a cursor resumes after the
+/// [`page_items`](QueryRequest::page_items) and [`max_items`](QueryRequest::max_items) count
+/// the items that decode, and a cursor resumes after the
 /// last item the page holds: no item is reported twice or passed over. Items of other entity
 /// types are left out, as by a strict query.
 ///
 /// ```ignore
-/// let page = table.query(User::query("u1")).limit(20).lenient().send().await?;
+/// let page = table.query(User::query("u1")).page_items(20).lenient().send().await?;
 /// for bad in &page.skipped {
 ///     tracing::warn!(key = %bad.key, error = %bad.error, "skipped an item");
 /// }
@@ -856,16 +918,14 @@ impl<E: Entity, S> LenientQuery<E, S> {
 
     /// Every item of the partition, page by page: `Ok(Ok(item))` for an item that decodes,
     /// `Ok(Err(item_error))` for one that does not, `Err` when a request fails. Up to
-    /// [`limit`](QueryRequest::limit) decoded items, if set, and the undecodable items read
-    /// before the last of them. Within a page, the decoded items come first, then the skipped
-    /// ones.
+    /// [`max_items`](QueryRequest::max_items) decoded items, if set, and the undecodable items
+    /// read before the last of them. Within a page, the decoded items come first, then the
+    /// skipped ones.
     pub fn stream(self) -> impl Stream<Item = Result<Result<E, ItemError>, Error>> {
-        // With a limit, the first page holds exactly the items wanted (a page reads on until it
-        // has `limit` decoded items or the partition ends).
-        let pages = self.0.options.lenient_pages();
+        // The pages end at the total themselves (a page reads on until it has its decoded
+        // items or the partition ends).
         self.0
             .pages()
-            .take(pages)
             .map_ok(|p| {
                 let decoded = p.items.into_iter().map(|e| Ok(Ok(e)));
                 futures::stream::iter(decoded.chain(p.skipped.into_iter().map(|e| Ok(Err(e)))))
@@ -873,16 +933,15 @@ impl<E: Entity, S> LenientQuery<E, S> {
             .try_flatten()
     }
 
-    /// Every item of the partition (up to [`limit`](QueryRequest::limit) decoded items if set),
+    /// Every item of the partition (up to [`max_items`](QueryRequest::max_items) decoded items if set),
     /// collected into one page: `items` and `skipped` of every page read, the capacity summed,
     /// no cursor.
     ///
     /// # Errors
     /// As [`QueryRequest::send`], except for items that do not decode.
     pub async fn all(self) -> Result<Page<E>, Error> {
-        let pages = self.0.options.lenient_pages();
         let mut all = Page { items: Vec::new(), skipped: Vec::new(), cursor: None, consumed: Capacity::default() };
-        let mut stream = std::pin::pin!(self.0.pages().take(pages));
+        let mut stream = std::pin::pin!(self.0.pages());
         while let Some(page) = stream.try_next().await? {
             all.consumed += page.consumed;
             all.skipped.extend(page.skipped);

@@ -10,7 +10,7 @@
 //! let page = table
 //!     .query(Ticket::gsi6("acme", "eu").status_eq(&Status::Open).created_at_gt(&since))
 //!     .descending()
-//!     .limit(20)
+//!     .page_items(20)
 //!     .send()
 //!     .await?;
 //! ```
@@ -20,7 +20,7 @@
 //! `_begins_with` for a string attribute), after which no condition follows. So a range before
 //! an equality, a condition that skips a sort key attribute, or a second range do not compile:
 //! exactly the key conditions DynamoDB accepts. The query is then run with [`Table::query`] and
-//! has the options of any query: order, limit, page size, cursors bound to it, filters, pages and
+//! has the options of any query: order, item counts, page size, cursors bound to it, filters, pages and
 //! streams.
 
 use std::collections::HashMap;
@@ -316,7 +316,7 @@ impl<E: Entity> MultiKeySpec<E> {
 pub struct MultiKeyQuery<E> {
     table: Table,
     spec: MultiKeySpec<E>,
-    /// Order, limit, page size, cursor, filter, lenience (a GSI is read eventually consistent).
+    /// Order, item counts, page size, cursor, filter, lenience (a GSI is read eventually consistent).
     options: QueryOptions,
 }
 
@@ -365,14 +365,49 @@ impl<E: Entity> MultiKeyQuery<E> {
         self
     }
 
-    /// At most `n` items: requests are repeated until `n` items of this entity are read or the
-    /// index holds no more, and the page's cursor then resumes after the last one.
-    pub fn limit(mut self, n: usize) -> Self {
-        self.options.limit = Some(n);
+    /// The most items of this entity the query returns in all, whichever way it is read, as
+    /// [`QueryRequest::max_items`](super::QueryRequest::max_items): [`send`](Self::send) reads
+    /// on until it has `n` or the index holds no more, [`pages`](Self::pages) yield at most `n`
+    /// together, [`stream`](Self::stream) and [`all`](Self::all) at most `n`.
+    pub fn max_items(mut self, n: usize) -> Self {
+        self.options.counts.max_items = Some(n);
         self
     }
 
-    /// DynamoDB's `Limit` per request: how many items each request evaluates.
+    /// Pages of up to `n` decoded items of this entity, as
+    /// [`QueryRequest::page_items`](super::QueryRequest::page_items): each page of
+    /// [`pages`](Self::pages) (and [`send`](Self::send)) holds up to `n` and its cursor resumes
+    /// right after its last item; [`stream`](Self::stream) and [`all`](Self::all) read every
+    /// item (up to [`max_items`](Self::max_items)).
+    pub fn page_items(mut self, n: usize) -> Self {
+        self.options.counts.page_items = Some(n);
+        self
+    }
+
+    /// Deprecated: the total of [`max_items`](Self::max_items), which it sets. It once meant
+    /// the items of each page, which is now [`page_items`](Self::page_items).
+    ///
+    /// ```compile_fail
+    /// #![deny(deprecated)]
+    /// fn old<E: dynamo_entity::Entity>(q: dynamo_entity::query::multi_key::MultiKeyQuery<E>) {
+    ///     let _ = q.limit(3);
+    /// }
+    /// ```
+    /// ```
+    /// #![deny(deprecated)]
+    /// fn new<E: dynamo_entity::Entity>(q: dynamo_entity::query::multi_key::MultiKeyQuery<E>) {
+    ///     let _ = q.max_items(3).page_items(3);
+    /// }
+    /// ```
+    #[deprecated(note = "ambiguous: use `max_items(n)` for the most items in all (what `limit` does), or \
+                         `page_items(n)` for pages of up to n items")]
+    pub fn limit(self, n: usize) -> Self {
+        self.max_items(n)
+    }
+
+    /// DynamoDB's `Limit`: how many items one request evaluates, before the entity type check
+    /// and any filter; not a count of the items returned (that is
+    /// [`page_items`](Self::page_items) or [`max_items`](Self::max_items)).
     pub fn page_size(mut self, n: i32) -> Self {
         self.options.page_size(n);
         self
@@ -487,8 +522,9 @@ impl<E: Entity> MultiKeyQuery<E> {
         LenientMultiKeyQuery(self)
     }
 
-    /// Runs the query and returns one page: up to [`limit`](Self::limit) items of this entity,
-    /// or without a limit one DynamoDB response's worth (at most 1 MB read). Items the index
+    /// Runs the query and returns one page: up to [`page_items`](Self::page_items) items of this
+    /// entity (and at most [`max_items`](Self::max_items)), or without either one DynamoDB
+    /// response's worth (at most 1 MB read). Items the index
     /// holds without their entity type attribute (a `KEYS_ONLY` or `INCLUDE` projection) are
     /// read whole by their primary keys (`BatchGetItem`), in the index's order. To read the
     /// keys alone, without that second read, use [`send_keys`](Self::send_keys).
@@ -575,16 +611,17 @@ impl<E: Entity> MultiKeyQuery<E> {
         })
     }
 
-    /// Every item matching the key condition (up to [`limit`](Self::limit) if set), page by
-    /// page.
+    /// Every item matching the key condition (up to [`max_items`](Self::max_items) if set),
+    /// page by page ([`page_items`](Self::page_items) at a time, if set).
     pub fn stream(self) -> impl Stream<Item = Result<E, Error>> {
         let mut req = self;
-        let limit = req.options.limit.take();
+        let limit = req.options.counts.max_items.take();
         let s = req.pages().map_ok(|p| futures::stream::iter(p.items.into_iter().map(Ok))).try_flatten();
         s.take(limit.unwrap_or(usize::MAX))
     }
 
-    /// Every item matching the key condition (up to [`limit`](Self::limit) if set), collected.
+    /// Every item matching the key condition (up to [`max_items`](Self::max_items) if set),
+    /// collected.
     ///
     /// # Errors
     /// As [`send`](Self::send).
@@ -598,7 +635,8 @@ impl<E: Entity> MultiKeyQuery<E> {
 ///
 /// As [`LenientQuery`](super::LenientQuery) for the other indexes: each such item is an
 /// [`ItemError`] with its key, the item as read and the decode error, in [`Page::skipped`];
-/// the [`limit`](MultiKeyQuery::limit) counts the items that decode, and a cursor resumes after
+/// [`page_items`](MultiKeyQuery::page_items) and [`max_items`](MultiKeyQuery::max_items) count
+/// the items that decode, and a cursor resumes after
 /// the last item the page holds, so no item is reported twice or passed over.
 #[must_use = "a query does nothing until it is sent"]
 pub struct LenientMultiKeyQuery<E>(MultiKeyQuery<E>);
@@ -620,14 +658,12 @@ impl<E: Entity> LenientMultiKeyQuery<E> {
 
     /// Every item matching the key condition, page by page: `Ok(Ok(item))` for an item that
     /// decodes, `Ok(Err(item_error))` for one that does not, `Err` when a request fails. Up to
-    /// [`limit`](MultiKeyQuery::limit) decoded items, if set, and the undecodable items read
-    /// before the last of them. Within a page, the decoded items come first, then the skipped
-    /// ones.
+    /// [`max_items`](MultiKeyQuery::max_items) decoded items, if set, and the undecodable items
+    /// read before the last of them. Within a page, the decoded items come first, then the
+    /// skipped ones.
     pub fn stream(self) -> impl Stream<Item = Result<Result<E, ItemError>, Error>> {
-        let pages = self.0.options.lenient_pages();
         self.0
             .pages()
-            .take(pages)
             .map_ok(|p| {
                 let decoded = p.items.into_iter().map(|e| Ok(Ok(e)));
                 futures::stream::iter(decoded.chain(p.skipped.into_iter().map(|e| Ok(Err(e)))))
@@ -635,16 +671,15 @@ impl<E: Entity> LenientMultiKeyQuery<E> {
             .try_flatten()
     }
 
-    /// Every item matching the key condition (up to [`limit`](MultiKeyQuery::limit) decoded
-    /// items if set), collected into one page: `items` and `skipped` of every page read, the
+    /// Every item matching the key condition (up to [`max_items`](MultiKeyQuery::max_items)
+    /// decoded items if set), collected into one page: `items` and `skipped` of every page read, the
     /// capacity summed, no cursor.
     ///
     /// # Errors
     /// As [`MultiKeyQuery::send`], except for items that do not decode.
     pub async fn all(self) -> Result<Page<E>, Error> {
-        let pages = self.0.options.lenient_pages();
         let mut all = Page { items: Vec::new(), skipped: Vec::new(), cursor: None, consumed: Capacity::default() };
-        let mut stream = std::pin::pin!(self.0.pages().take(pages));
+        let mut stream = std::pin::pin!(self.0.pages());
         while let Some(page) = stream.try_next().await? {
             all.consumed += page.consumed;
             all.skipped.extend(page.skipped);

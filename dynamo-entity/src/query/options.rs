@@ -1,4 +1,4 @@
-//! The options every query builder shares, whatever index it reads: order, limit, page size,
+//! The options every query builder shares, whatever index it reads: order, item counts, page size,
 //! read consistency, start cursor, filter and lenience. [`QueryRequest`](super::QueryRequest)
 //! and [`MultiKeyQuery`](super::multi_key::MultiKeyQuery) hold one [`QueryOptions`] each; their
 //! public setters (with their own docs) delegate to it, so each option's logic is written once.
@@ -8,18 +8,19 @@ use std::collections::HashMap;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::Cursor;
+use super::pages::ItemCounts;
 use crate::error::Error;
 use crate::expr::{Condition, Placeholders};
 use crate::limits::{self, Exceeded};
 
-/// The options of one query; the defaults are DynamoDB's (ascending, no limit, eventually
+/// The options of one query; the defaults are DynamoDB's (ascending, no item count, eventually
 /// consistent, from the start, no filter) and a page fails on an item that does not decode.
 #[derive(Clone, Default)]
 pub(crate) struct QueryOptions {
     /// `ScanIndexForward = false`.
     pub(crate) descending: bool,
-    /// The most items of the entity the query returns, in all.
-    pub(crate) limit: Option<usize>,
+    /// The most items of the entity the query returns, in all and on each page.
+    pub(crate) counts: ItemCounts,
     /// DynamoDB's `Limit`: the items one request evaluates.
     pub(crate) page_size: Option<i32>,
     /// `ConsistentRead`.
@@ -54,35 +55,26 @@ impl QueryOptions {
 
     /// How the page loop pages these options' reads ([`Paging`](super::pages::Paging)).
     pub(crate) fn paging(&self) -> super::pages::Paging {
-        super::pages::Paging { limit: self.limit, page_size: self.page_size, to_the_end: false, lenient: self.lenient }
+        super::pages::Paging {
+            limit: self.counts.page_limit(),
+            page_size: self.page_size,
+            to_the_end: false,
+            lenient: self.lenient,
+        }
     }
 
-    /// How many more items the limit allows once `read` are read (`None`: no limit).
-    pub(crate) fn wanted(&self, read: usize) -> Option<usize> {
-        self.limit.map(|l| l.saturating_sub(read))
-    }
-
-    /// The `Limit` of the next request once `read` items are read: the page size if set, else
-    /// what the limit still wants (`None`: neither).
+    /// The `Limit` of the next request once `read` items of the page are read: the page size if
+    /// set, else what the page still wants (`None`: neither).
     pub(crate) fn request_limit(&self, read: usize) -> Option<i32> {
         self.paging().request_limit(read)
     }
 
     /// The options of the page after one that read `read` items and ended at `cursor`: from
-    /// the cursor, with what the limit leaves; `None` when there is no next page (no cursor,
-    /// or the limit is reached).
+    /// the cursor, with what the total leaves; `None` when there is no next page (no cursor,
+    /// or the total is reached).
     pub(crate) fn next_page(&self, cursor: Option<&Cursor>, read: usize) -> Option<QueryOptions> {
-        let left = self.wanted(read);
-        match (cursor, left) {
-            (_, Some(0)) | (None, _) => None,
-            (Some(c), left) => Some(QueryOptions { after: Some(c.clone()), limit: left, ..self.clone() }),
-        }
-    }
-
-    /// How many pages a lenient query's `stream` and `all` read: one with a limit (its
-    /// `send` reads on until it has the limit's items), every page without.
-    pub(crate) fn lenient_pages(&self) -> usize {
-        if self.limit.is_some() { 1 } else { usize::MAX }
+        let counts = self.counts.after(read)?;
+        cursor.map(|c| QueryOptions { after: Some(c.clone()), counts, ..self.clone() })
     }
 
     /// The filter's `FilterExpression` text, its names and values added to `names` and
@@ -128,21 +120,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn limits_page_sizes_and_next_pages() {
+    fn item_counts_page_sizes_and_next_pages() {
         let mut o = QueryOptions::default();
-        assert_eq!((o.order(), o.request_limit(0), o.lenient_pages()), ("asc", None, usize::MAX));
-        o.limit = Some(25);
-        assert_eq!((o.wanted(10), o.request_limit(10), o.lenient_pages()), (Some(15), Some(15), 1));
+        assert_eq!((o.order(), o.request_limit(0)), ("asc", None));
+        o.counts.max_items = Some(25);
+        assert_eq!((o.counts.page_limit(), o.request_limit(10)), (Some(25), Some(15)));
+        o.counts.page_items = Some(10);
+        assert_eq!((o.counts.page_limit(), o.request_limit(4)), (Some(10), Some(6)), "a page of 10 items");
         o.page_size(0);
-        assert_eq!((o.page_size, o.request_limit(10)), (Some(1), Some(1)), "a Limit of 0 is refused by DynamoDB");
+        assert_eq!((o.page_size, o.request_limit(4)), (Some(1), Some(1)), "a Limit of 0 is refused by DynamoDB");
         o.page_size(7);
         o.descending = true;
         let c = Cursor::from("c1");
-        let next = o.next_page(Some(&c), 10).map(|n| (n.order(), n.after.map(|a| a.to_string()), n.limit, n.page_size));
-        assert_eq!(next, Some(("desc", Some("c1".to_owned()), Some(15), Some(7))));
-        assert!(o.next_page(Some(&c), 25).is_none(), "the limit is reached");
+        let next = o
+            .next_page(Some(&c), 10)
+            .map(|n| (n.order(), n.after.map(|a| a.to_string()), n.counts, n.counts.page_limit(), n.page_size));
+        let counts = ItemCounts { max_items: Some(15), page_items: Some(10) };
+        assert_eq!(next, Some(("desc", Some("c1".to_owned()), counts, Some(10), Some(7))));
+        let last = o.next_page(Some(&c), 20).map(|n| (n.counts, n.counts.page_limit()));
+        assert_eq!(last, Some((ItemCounts { max_items: Some(5), page_items: Some(10) }, Some(5))), "3 + 2 of 5");
+        assert!(o.next_page(Some(&c), 25).is_none(), "the total is reached");
         assert!(o.next_page(None, 10).is_none(), "no cursor: the last page");
-        o.limit = None;
-        assert_eq!(o.next_page(Some(&c), 10).map(|n| n.limit), Some(None));
+        o.counts.max_items = None;
+        assert_eq!(
+            o.next_page(Some(&c), 10).map(|n| n.counts),
+            Some(ItemCounts { max_items: None, page_items: Some(10) })
+        );
     }
 }

@@ -7,6 +7,9 @@
 //! |---|---|
 //! | a limit of `n` items | when `n` items are kept (several requests when needed), or the read ends |
 //! | no limit | after one DynamoDB answer (at most 1 MB read) |
+//!
+//! A page's limit comes from the read's [`ItemCounts`]: the fewer of the items a page holds
+//! (`page_items`) and the items the read still returns in all (`max_items`).
 //! | to the end (a collection) | when DynamoDB returns no `LastEvaluatedKey` |
 //!
 //! An item that is not kept and not passed over is *reported*: a strict read fails on it, a
@@ -59,10 +62,41 @@ impl Answer {
     }
 }
 
+/// How many decoded items a read returns: `max_items` in all (over every page), `page_items`
+/// on each page. Neither counts DynamoDB's `Limit` (`page_size`), which caps the items one
+/// request evaluates.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct ItemCounts {
+    /// The most items the read returns in all (`None`: no total).
+    pub(crate) max_items: Option<usize>,
+    /// The most items one page holds (`None`: a page ends after one DynamoDB answer, or at the
+    /// total).
+    pub(crate) page_items: Option<usize>,
+}
+
+impl ItemCounts {
+    /// The most items the next page keeps: the fewer of `page_items` and `max_items`.
+    pub(crate) fn page_limit(&self) -> Option<usize> {
+        match (self.max_items, self.page_items) {
+            (Some(total), Some(page)) => Some(total.min(page)),
+            (total, page) => total.or(page),
+        }
+    }
+
+    /// The counts of the page after one that kept `kept` items: the total less `kept`; `None`
+    /// when the total is reached.
+    pub(crate) fn after(&self, kept: usize) -> Option<ItemCounts> {
+        match self.max_items.map(|m| m.saturating_sub(kept)) {
+            Some(0) => None,
+            max_items => Some(ItemCounts { max_items, ..*self }),
+        }
+    }
+}
+
 /// How a read pages (see the [module](self) documentation's table).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Paging {
-    /// The most items to keep in all.
+    /// The most items this page keeps ([`ItemCounts::page_limit`]).
     pub(crate) limit: Option<usize>,
     /// DynamoDB's `Limit`: the items one request evaluates.
     pub(crate) page_size: Option<i32>,

@@ -30,7 +30,7 @@
 //! [`lenient`](ScanRequest::lenient) (it is reported in [`ScanPage::undecodable`]) or
 //! [`skip_unknown`](ScanRequest::skip_unknown) (counted in `skipped`). Nothing is left out
 //! silently: `scanned = items + filtered_out + skipped + undecodable` for each page that a
-//! [`limit`](ScanRequest::limit) does not cut.
+//! [`page_items`](ScanRequest::page_items) or [`max_items`](ScanRequest::max_items) does not cut.
 //!
 //! An item of the scanned entity type that does not decode is an error naming its key
 //! ([`Error::Decode`]): a scan never drops such an item.
@@ -49,6 +49,7 @@ use crate::expr::{Condition, Placeholders};
 use crate::owner::is_library_item;
 use crate::owner::type_of_named;
 use crate::query::cursor::{self, Scope};
+use crate::query::pages::ItemCounts;
 use crate::query::{Cursor, primary_key_of};
 use crate::schema::{AttributeNames, Entity, EntityEnum, Index, Item, PrimaryKey, Projection};
 use crate::table::{Call, Table};
@@ -201,7 +202,8 @@ pub struct ScanRequest<T> {
     decode: Decoder<T>,
     filter: Option<Condition>,
     consistent: bool,
-    limit: Option<usize>,
+    /// The decoded items returned in all and on each page.
+    counts: ItemCounts,
     page_size: Option<i32>,
     segment: Option<(u32, u32)>,
     parallel: Option<u32>,
@@ -258,7 +260,7 @@ impl<T> Clone for ScanRequest<T> {
             decode: self.decode,
             filter: self.filter.clone(),
             consistent: self.consistent,
-            limit: self.limit,
+            counts: self.counts,
             page_size: self.page_size,
             segment: self.segment,
             parallel: self.parallel,
@@ -310,7 +312,7 @@ impl<T: Send + 'static> ScanRequest<T> {
             decode,
             filter: None,
             consistent: false,
-            limit: None,
+            counts: ItemCounts::default(),
             page_size: None,
             segment: None,
             parallel: None,
@@ -366,8 +368,8 @@ impl<T: Send + 'static> ScanRequest<T> {
     /// [`undecodable`](ScanPage::undecodable), with its key and error, beside the items that
     /// decoded, instead of failing the scan. Read it with [`send`](Self::send),
     /// [`pages`](Self::pages) or [`all_lenient`](Self::all_lenient); [`stream`](Self::stream)
-    /// and [`all`](Self::all) yield items only and stay strict. [`limit`](Self::limit) counts
-    /// the decoded items.
+    /// and [`all`](Self::all) yield items only and stay strict. [`page_items`](Self::page_items)
+    /// and [`max_items`](Self::max_items) count the decoded items.
     pub fn lenient(mut self) -> Self {
         self.lenient = true;
         self
@@ -384,15 +386,53 @@ impl<T: Send + 'static> ScanRequest<T> {
         self
     }
 
-    /// Return at most `n` items. [`send`](Self::send) reads on until it has `n` or the scan
-    /// (segment) is exhausted, and the page's cursor resumes right after the last item returned.
-    pub fn limit(mut self, n: usize) -> Self {
-        self.limit = Some(n);
+    /// The most items the scan returns in all, whichever way it is read: [`send`](Self::send)
+    /// returns one page of at most `n` (it reads on until it has `n` or the scan or segment is
+    /// exhausted; the page's cursor resumes right after the last item returned),
+    /// [`pages`](Self::pages) yields pages that hold at most `n` together, and
+    /// [`stream`](Self::stream) / [`all`](Self::all) at most `n` items. Of a
+    /// [`parallel`](Self::parallel) scan's pages, the one that reaches `n` is cut to it and has
+    /// no cursor.
+    pub fn max_items(mut self, n: usize) -> Self {
+        self.counts.max_items = Some(n);
         self
     }
 
-    /// DynamoDB's `Limit`: how many items one `Scan` request reads (before filtering); by
-    /// default, up to 1 MB of items a request.
+    /// Pages of up to `n` decoded items: [`send`](Self::send) returns one page of at most `n`
+    /// (reading on until it has `n` or the scan or segment is exhausted) whose cursor resumes
+    /// right after its last item; each page of [`pages`](Self::pages) holds up to `n` and
+    /// continues from the one before. [`stream`](Self::stream) and [`all`](Self::all) read every
+    /// item (up to [`max_items`](Self::max_items)), `n` at a time.
+    pub fn page_items(mut self, n: usize) -> Self {
+        self.counts.page_items = Some(n);
+        self
+    }
+
+    /// Deprecated: the total of [`max_items`](Self::max_items), which it sets. It once meant
+    /// the items of each page, which is now [`page_items`](Self::page_items).
+    ///
+    /// ```compile_fail
+    /// #![deny(deprecated)]
+    /// fn old<T: Send + 'static>(scan: dynamo_entity::query::scan::ScanRequest<T>) {
+    ///     let _ = scan.limit(3);
+    /// }
+    /// ```
+    /// ```
+    /// #![deny(deprecated)]
+    /// fn new<T: Send + 'static>(scan: dynamo_entity::query::scan::ScanRequest<T>) {
+    ///     let _ = scan.max_items(3).page_items(3);
+    /// }
+    /// ```
+    #[deprecated(note = "ambiguous: use `max_items(n)` for the most items in all (what `limit` does), or \
+                         `page_items(n)` for pages of up to n items")]
+    pub fn limit(self, n: usize) -> Self {
+        self.max_items(n)
+    }
+
+    /// DynamoDB's `Limit`: how many items one `Scan` request reads, before the entity type
+    /// filter and any other; not a count of the items returned (that is
+    /// [`page_items`](Self::page_items) or [`max_items`](Self::max_items)). By default, up to
+    /// 1 MB of items a request.
     pub fn page_size(mut self, n: i32) -> Self {
         self.page_size = Some(n.max(1));
         self
@@ -662,8 +702,9 @@ impl<T: Send + 'static> ScanRequest<T> {
         })
     }
 
-    /// Runs the scan (or its segment) and returns one page: up to [`limit`](Self::limit) items,
-    /// or without a limit one DynamoDB response's worth (at most 1 MB read).
+    /// Runs the scan (or its segment) and returns one page: up to
+    /// [`page_items`](Self::page_items) items (and at most [`max_items`](Self::max_items)), or
+    /// without either one DynamoDB response's worth (at most 1 MB read).
     ///
     /// # Errors
     /// [`Error::Invalid`] for a [`parallel`](Self::parallel) scan (read it with
@@ -695,7 +736,7 @@ impl<T: Send + 'static> ScanRequest<T> {
         };
         let keys = super::key_attributes(self.names, index);
         let paging = super::pages::Paging {
-            limit: self.limit,
+            limit: self.counts.page_limit(),
             page_size: self.page_size,
             to_the_end: false,
             lenient: self.lenient,
@@ -783,7 +824,7 @@ impl<T: Send + 'static> ScanRequest<T> {
             Some(c) => Some(cursor::decode_scan(c.as_str(), &req.scope(&parts), req.names, req.scanned_index())?),
             None => None,
         };
-        let limit = req.page_size.or(req.limit.map(|w| i32::try_from(w).unwrap_or(i32::MAX)));
+        let limit = req.page_size.or(req.counts.page_limit().map(|w| i32::try_from(w).unwrap_or(i32::MAX)));
         crate::table::render::built(req.request(&parts, limit, start).build())
     }
 
@@ -792,7 +833,11 @@ impl<T: Send + 'static> ScanRequest<T> {
         futures::stream::try_unfold(Some(self), |state| async move {
             let Some(req) = state else { return Ok(None) };
             let page = req.send().await?;
-            let next = page.cursor.clone().map(|c| ScanRequest { after: Some(c), ..req });
+            // From the page's cursor, with what the total leaves for the pages after this one.
+            let next = match (req.counts.after(page.items.len()), page.cursor.clone()) {
+                (Some(counts), Some(c)) => Some(ScanRequest { after: Some(c), counts, ..req }),
+                _ => None,
+            };
             Ok(Some((page, next)))
         })
     }
@@ -800,7 +845,9 @@ impl<T: Send + 'static> ScanRequest<T> {
     /// Every page, lazily. A [`parallel`](Self::parallel) scan reads up to
     /// [`concurrency`](Self::concurrency) segments at a time and yields their pages as they
     /// come (each segment holds at most one page in flight); a segment that fails ends the
-    /// stream with its error.
+    /// stream with its error. Each page holds up to [`page_items`](Self::page_items) items;
+    /// with [`max_items`](Self::max_items) the pages hold at most that many together (of a
+    /// parallel scan, the page that reaches it is cut to it and has no cursor).
     pub fn pages(self) -> impl Stream<Item = Result<ScanPage<T>, Error>> + Send {
         match self.parallel {
             None => self.pages_of_one().boxed(),
@@ -816,30 +863,35 @@ impl<T: Send + 'static> ScanRequest<T> {
                     return futures::stream::once(async move { Err(e) }).boxed();
                 }
                 let concurrency = self.concurrency.unwrap_or(total as usize);
+                let max_items = self.counts.max_items;
                 let segments = (0..total).map(move |s| {
                     let mut req = self.clone();
                     req.parallel = None;
-                    req.limit = None;
                     req.segment = Some((s, total));
                     req.pages_of_one().boxed()
                 });
-                futures::stream::iter(segments).flatten_unordered(concurrency).boxed()
+                let pages = futures::stream::iter(segments).flatten_unordered(concurrency);
+                match max_items {
+                    None => pages.boxed(),
+                    Some(max) => cut_at(pages, max).boxed(),
+                }
             }
         }
     }
 
-    /// Every item (up to [`limit`](Self::limit) if set), page by page. The stream is strict
+    /// Every item (up to [`max_items`](Self::max_items) if set), page by page. The stream is strict
     /// even for a [`lenient`](Self::lenient) scan: an item that does not decode ends it with
     /// its error (read a lenient scan with [`pages`](Self::pages) or
     /// [`all_lenient`](Self::all_lenient), which return such items).
     pub fn stream(self) -> impl Stream<Item = Result<T, Error>> + Send {
-        let limit = self.limit;
-        let req = ScanRequest { limit: None, lenient: false, ..self };
+        let limit = self.counts.max_items;
+        let counts = ItemCounts { max_items: None, ..self.counts };
+        let req = ScanRequest { counts, lenient: false, ..self };
         let s = req.pages().map_ok(|p| futures::stream::iter(p.items.into_iter().map(Ok))).try_flatten();
         s.take(limit.unwrap_or(usize::MAX))
     }
 
-    /// Every item (up to [`limit`](Self::limit) if set), collected.
+    /// Every item (up to [`max_items`](Self::max_items) if set), collected.
     ///
     /// # Errors
     /// As [`send`](Self::send).
@@ -847,7 +899,7 @@ impl<T: Send + 'static> ScanRequest<T> {
         self.stream().try_collect().await
     }
 
-    /// Every item of a [`lenient`](Self::lenient) scan (up to [`limit`](Self::limit) if set)
+    /// Every item of a [`lenient`](Self::lenient) scan (up to [`max_items`](Self::max_items) if set)
     /// with every item that did not decode, collected from all pages (of all segments).
     ///
     /// # Errors
@@ -861,6 +913,31 @@ impl<T: Send + 'static> ScanRequest<T> {
         }
         Ok((items, undecodable))
     }
+}
+
+/// The pages of a parallel scan's segments, `pages`, ended once they hold `max` items: the page
+/// that goes past `max` is cut to it, and its cursor (which would pass over the items cut) is
+/// dropped.
+fn cut_at<T, P>(pages: P, max: usize) -> impl Stream<Item = Result<ScanPage<T>, Error>> + Send
+where
+    T: Send + 'static,
+    P: Stream<Item = Result<ScanPage<T>, Error>> + Send,
+{
+    pages.scan(max, |left, page| {
+        let page = match page {
+            _ if *left == 0 => return futures::future::ready(None),
+            Ok(mut page) => {
+                if page.items.len() > *left {
+                    page.items.truncate(*left);
+                    page.cursor = None;
+                }
+                *left -= page.items.len();
+                Ok(page)
+            }
+            Err(e) => Err(e),
+        };
+        futures::future::ready(Some(page))
+    })
 }
 
 impl<E: Entity> ScanRequest<E> {

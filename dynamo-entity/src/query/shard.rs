@@ -12,8 +12,8 @@
 //! struct Skill { id: SkillId, status: SkillStatus, submitted_at: Option<Timestamp>, /* ... */ }
 //!
 //! // The query takes the other parts; it reads SKILL#pending#0 ... SKILL#pending#7.
-//! let page = table.query(Skill::gsi4(&SkillStatus::Pending)).limit(20).send().await?;
-//! let next = table.query(Skill::gsi4(&SkillStatus::Pending)).limit(20).after(page.cursor).send().await?;
+//! let page = table.query(Skill::gsi4(&SkillStatus::Pending)).page_items(20).send().await?;
+//! let next = table.query(Skill::gsi4(&SkillStatus::Pending)).page_items(20).after(page.cursor).send().await?;
 //! ```
 //!
 //! # The shard number
@@ -29,11 +29,12 @@
 //! A query of a sharded index sends one `Query` per shard, concurrently, with the same
 //! key condition, sort-key condition and filter, and merges the shards' items in sort-key
 //! order (ascending, or descending after [`descending`](crate::query::QueryRequest::descending);
-//! items with equal sort keys come in shard order). With a [`limit`](crate::query::QueryRequest::limit)
-//! of `L`, each shard is asked for up to `L` items (or the
+//! items with equal sort keys come in shard order). With pages of `L` items
+//! ([`page_items`](crate::query::QueryRequest::page_items), or what is left of
+//! [`max_items`](crate::query::QueryRequest::max_items)), each shard is asked for up to `L` items (or the
 //! [`page_size`](crate::query::QueryRequest::page_size)), so a page reads up to `N × L` items: the
 //! price of reading `N` partitions in order. Shards that run dry before the page is full are
-//! read again. Without a limit, a page is what one round of requests allows to merge safely.
+//! read again. Without either, a page is what one round of requests allows to merge safely.
 //! The page's [`consumed`](crate::Page::consumed()) capacity is the sum over every shard's
 //! requests.
 //!
@@ -130,14 +131,14 @@ pub(crate) async fn send<E: Entity, S>(
     let mut consumed = Capacity::default();
     let mut rounds = 0usize;
     loop {
-        if Some(items.len()) == req.options.limit {
+        if Some(items.len()) == req.options.counts.page_limit() {
             break;
         }
         // Every shard that may hold the next item must have one at hand before any is taken.
         let dry: Vec<usize> =
             (0..lanes.len()).filter(|&i| lanes[i].buffer.is_empty() && lanes[i].resume != Position::Done).collect();
         if !dry.is_empty() {
-            if req.options.limit.is_none() && rounds > 0 {
+            if req.options.counts.page_limit().is_none() && rounds > 0 {
                 break;
             }
             rounds += 1;

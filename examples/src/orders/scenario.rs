@@ -242,7 +242,7 @@ pub async fn run(
             let page = table
                 .query(Order::gsi2(&first.id))
                 .descending()
-                .limit(20)
+                .page_items(20)
                 .after(cursor)
                 .send()
                 .await
@@ -306,7 +306,7 @@ pub async fn run(
         table.get_consistent(User::key(&first.id)).await.map_err(failed(p))?.map(|u| u.order_count),
     );
     check(p, counts == (Some(3), Some(first.order_count + 2)), || format!("order counts {counts:?}"))?;
-    let newest = table.query(Order::gsi2(&first.id)).descending().limit(2).send().await.map_err(failed(p))?;
+    let newest = table.query(Order::gsi2(&first.id)).descending().max_items(2).send().await.map_err(failed(p))?;
     check(p, newest.items == vec![placed[4].clone(), placed[3].clone()], || format!("newest {:?}", newest.items))?;
 
     // The stream handler over every record written since the stream was turned on.

@@ -84,7 +84,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
     in_category.sort_by_key(|s| std::cmp::Reverse(s.downloads));
     let p = "a category's top 20 skills by downloads";
     let top = timed!(reports, p, {
-        let page = table.query(Skill::gsi1(category)).descending().limit(20).send().await.map_err(failed(p))?;
+        let page = table.query(Skill::gsi1(category)).descending().max_items(20).send().await.map_err(failed(p))?;
         (page.items.len(), page)
     });
     let got: Vec<u64> = top.items.iter().map(|s| s.downloads).collect();
@@ -103,7 +103,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
             let page = table
                 .query(Skill::gsi1(category))
                 .descending()
-                .limit(7)
+                .page_items(7)
                 .after(cursor)
                 .send()
                 .await
@@ -167,8 +167,13 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
     live_expect.sort_by_key(|s| std::cmp::Reverse(s.submitted_at));
     let p = "the live marketplace (GSI4 SKILL#approved), newest 25";
     let live = timed!(reports, p, {
-        let got =
-            table.query(Skill::gsi4(&SkillStatus::Approved)).descending().limit(25).send().await.map_err(failed(p))?;
+        let got = table
+            .query(Skill::gsi4(&SkillStatus::Approved))
+            .descending()
+            .max_items(25)
+            .send()
+            .await
+            .map_err(failed(p))?;
         (got.items.len(), got.items)
     });
     check(p, live.iter().collect::<Vec<_>>() == live_expect.iter().take(25).copied().collect::<Vec<_>>(), || {
@@ -347,7 +352,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
         data.users.iter().map(|u| if u.id == skill.seller_id { u.sales + 1 } else { u.sales }).collect();
     sales.sort_unstable_by(|a, b| b.cmp(a));
     let top = timed!(reports, p, {
-        let page = table.query(User::gsi5()).descending().limit(10).send().await.map_err(failed(p))?;
+        let page = table.query(User::gsi5()).descending().max_items(10).send().await.map_err(failed(p))?;
         (page.items.len(), page.items)
     });
     let got: Vec<u64> = top.iter().map(|u| u.sales).collect();

@@ -168,7 +168,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
             let page = table
                 .query(Order::query(&big.id))
                 .descending()
-                .limit(20)
+                .page_items(20)
                 .after(cursor)
                 .send()
                 .await
@@ -202,7 +202,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
     let p = "paid orders, newest 10 (GSI1 STATUS#paid)";
     let got = timed!(reports, p, {
         let page =
-            table.query(Order::gsi1(&OrderStatus::Paid)).descending().limit(10).send().await.map_err(failed(p))?;
+            table.query(Order::gsi1(&OrderStatus::Paid)).descending().max_items(10).send().await.map_err(failed(p))?;
         (page.items.len(), page.items)
     });
     let mut paid: Vec<&Order> = data.orders.iter().filter(|o| o.status == OrderStatus::Paid).collect();
@@ -217,8 +217,13 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
         let mut got: Vec<WishlistItem> = Vec::new();
         let mut cursor = None;
         loop {
-            let page =
-                table.query(WishlistItem::inverted(popular)).limit(10).after(cursor).send().await.map_err(failed(p))?;
+            let page = table
+                .query(WishlistItem::inverted(popular))
+                .page_items(10)
+                .after(cursor)
+                .send()
+                .await
+                .map_err(failed(p))?;
             got.extend(page.items);
             match page.cursor {
                 Some(c) => cursor = Some(c),

@@ -185,7 +185,7 @@ async fn cursors_page_through_binary_keys() {
         let mut cursor = None;
         let mut pages = 0;
         loop {
-            let mut req = table.query(Blob::query(OWNER)).limit(3).after(cursor.take());
+            let mut req = table.query(Blob::query(OWNER)).page_items(3).after(cursor.take());
             if descending {
                 req = req.descending();
             }
@@ -201,7 +201,7 @@ async fn cursors_page_through_binary_keys() {
         assert_eq!((seen, pages), (want, 3), "descending: {descending}");
     }
     // A GSI's cursor too (GSI1: tag 0xaa holds the even positions and the other owner's 0x80).
-    let first = table.query(Blob::gsi1(&[0xaa])).limit(2).send().await.unwrap();
+    let first = table.query(Blob::gsi1(&[0xaa])).page_items(2).send().await.unwrap();
     assert_eq!(digests(&first.items), at(&[0, 2]));
     let rest = table.query(Blob::gsi1(&[0xaa])).after(first.cursor().cloned()).all().await.unwrap();
     // The other owner's blob at 0x80 is in GSI1 too.
@@ -354,9 +354,9 @@ async fn batches_and_projected_queries_take_binary_keys() {
     assert_eq!(read.items, vec![Some(shelved(6)), Some(shelved(0)), Some(shelved(3)), None]);
 
     // The keys-only GSI1, newest digest first, three a page: whole items, every page.
-    let page = table.query(Shelved::gsi1("s")).descending().limit(3).send().await.unwrap();
+    let page = table.query(Shelved::gsi1("s")).descending().page_items(3).send().await.unwrap();
     assert_eq!(page.items, vec![shelved(7), shelved(6), shelved(5)]);
-    let next = table.query(Shelved::gsi1("s")).descending().limit(3).after(page.cursor).send().await.unwrap();
+    let next = table.query(Shelved::gsi1("s")).descending().page_items(3).after(page.cursor).send().await.unwrap();
     assert_eq!(next.items, vec![shelved(4), shelved(3), shelved(2)]);
     assert_eq!(digests_of(&table.query(Shelved::gsi1("s")).all().await.unwrap()), at(&[0, 1, 2, 3, 4, 5, 6, 7]));
 

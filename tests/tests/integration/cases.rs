@@ -85,7 +85,7 @@ async fn case_k03_numbers_in_string_keys_sort_as_numbers() {
     for n in [1, 2, 9, 10, 100] {
         table.put(&Version { doc: "d".into(), n }).await.unwrap();
     }
-    let latest = table.query(Version::query("d")).descending().limit(1).send().await.unwrap();
+    let latest = table.query(Version::query("d")).descending().max_items(1).send().await.unwrap();
     assert_eq!(latest.items, vec![Version { doc: "d".into(), n: 100 }]);
     assert!(latest.cursor.is_some());
 
@@ -217,10 +217,10 @@ async fn case_k07_limit_counts_matching_items_not_evaluated_ones() {
         table.put(&ShopOrder { shop: "s".into(), n, flagged: n >= 8 }).await.unwrap();
     }
     let query = || table.query(ShopOrder::query("s")).filter(ShopOrder::FLAGGED.eq(&true)).page_size(3);
-    let first = query().limit(2).send().await.unwrap();
+    let first = query().page_items(2).send().await.unwrap();
     assert_eq!(first.items.iter().map(|o| o.n).collect::<Vec<_>>(), vec![8, 9]);
     let cursor = first.cursor.expect("more items may follow");
-    let rest = query().limit(2).after(cursor).send().await.unwrap();
+    let rest = query().page_items(2).after(cursor).send().await.unwrap();
     assert_eq!(rest.items.iter().map(|o| o.n).collect::<Vec<_>>(), vec![10]);
     assert_eq!(rest.cursor, None);
 
@@ -248,7 +248,7 @@ async fn case_k08_gsi_cursor_keeps_the_table_key_and_is_bound_to_its_query() {
     let mut cursor = None;
     let mut gsi_cursor = None;
     loop {
-        let page = table.query(Member::gsi1("same@example.test")).limit(2).after(cursor).send().await.unwrap();
+        let page = table.query(Member::gsi1("same@example.test")).page_items(2).after(cursor).send().await.unwrap();
         assert!(page.items.len() <= 2);
         seen.extend(page.items.into_iter().map(|m| m.id));
         match page.cursor {

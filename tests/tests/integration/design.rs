@@ -128,8 +128,13 @@ async fn dynamodb_accepts_the_table_the_template_describes() {
     let table = dynamo_entity::Table::new(client, name);
     let data = skill_exchange::Dataset::generate(3, skill_exchange::Sizes::SMALL);
     skill_exchange::scenario::load(&table, &data, 8).await.unwrap();
-    let top =
-        table.query(skill_exchange::Skill::gsi1(&data.skills[0].category)).descending().limit(3).send().await.unwrap();
+    let top = table
+        .query(skill_exchange::Skill::gsi1(&data.skills[0].category))
+        .descending()
+        .max_items(3)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(top.items.len(), 3.min(data.skills.iter().filter(|s| s.category == data.skills[0].category).count()));
 }
 

@@ -804,7 +804,7 @@ async fn reads_tell_entities_apart_by_the_shapes_of_their_key_parts() {
     assert_eq!(chat.query(Message::query("t1")).consistent_read().all().await.unwrap(), messages);
     let page = chat.query(Message::query("t1")).consistent_read().lenient().all().await.unwrap();
     assert_eq!((page.items.len(), page.skipped.len()), (3, 0));
-    let newest = chat.query(Message::query("t1")).consistent_read().descending().limit(2).send().await.unwrap();
+    let newest = chat.query(Message::query("t1")).consistent_read().descending().max_items(2).send().await.unwrap();
     assert_eq!(newest.items, [messages[2].clone(), messages[1].clone()]);
     assert!(newest.cursor.is_some());
     let mut scanned = chat.scan::<Message>().consistent_read().all().await.unwrap();

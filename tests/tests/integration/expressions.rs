@@ -64,7 +64,7 @@ async fn query_filters_use_every_condition_form() {
             .unwrap()),
         vec![0, 8]
     );
-    assert_eq!(ids(q().filter(Note::SCORE.gt(&6).not()).limit(3).send().await.unwrap().items), vec![0, 1, 2]);
+    assert_eq!(ids(q().filter(Note::SCORE.gt(&6).not()).max_items(3).send().await.unwrap().items), vec![0, 1, 2]);
     let err = q().filter(Note::SCORE.is_in(&[])).all().await.unwrap_err();
     assert!(matches!(err, Error::Encode { field: "score", .. }), "{err:?}");
 }
@@ -288,16 +288,16 @@ async fn cursors_and_ranges_are_checked_before_sending() {
     for i in 0..6 {
         table.put(&note(&format!("n{i}"), i)).await.unwrap();
     }
-    let page = table.query(Note::gsi1("o")).limit(2).send().await.unwrap();
+    let page = table.query(Note::gsi1("o")).page_items(2).send().await.unwrap();
     let cursor = page.cursor.unwrap();
-    let err = table.query(Note::gsi1("o")).descending().limit(2).after(cursor.clone()).send().await.unwrap_err();
+    let err = table.query(Note::gsi1("o")).descending().page_items(2).after(cursor.clone()).send().await.unwrap_err();
     assert_eq!(
         err.to_string(),
         "invalid cursor: it belongs to a query of Note on GSI1 partition S:OWNER#o with another sort order or sort-key condition"
     );
     let err = table.query(Note::gsi1("o")).sk_ge(&3).after(cursor.clone()).send().await.unwrap_err();
     assert!(matches!(err, Error::Cursor { .. }), "{err:?}");
-    let next = table.query(Note::gsi1("o")).limit(2).after(cursor).send().await.unwrap();
+    let next = table.query(Note::gsi1("o")).page_items(2).after(cursor).send().await.unwrap();
     assert_eq!(next.items.iter().map(|n| n.score).collect::<Vec<_>>(), vec![2, 3]);
 
     let err = table.query(Note::gsi1("o")).sk_between(&5, &1).all().await.unwrap_err();

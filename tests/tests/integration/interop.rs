@@ -216,7 +216,8 @@ async fn seed004_written_by_the_javascript_sdk_reads_back() {
     let mut pages = Vec::new();
     let mut cursor = None;
     loop {
-        let page = table.query(UserOrder::query("user0")).descending().limit(20).after(cursor).send().await.unwrap();
+        let page =
+            table.query(UserOrder::query("user0")).descending().page_items(20).after(cursor).send().await.unwrap();
         pages.push(page.items);
         cursor = page.cursor;
         if cursor.is_none() {
@@ -399,8 +400,8 @@ async fn seed002_written_by_boto3_reads_back() {
     assert_eq!(expected.len(), 50);
 
     // User 42's orders, 20 a page: the query reads only orders (`begins_with(SK, "ORDER#")`).
-    let first = table.query(Order::query("42")).limit(20).send().await.unwrap();
-    let second = table.query(Order::query("42")).limit(20).after(first.cursor.clone()).send().await.unwrap();
+    let first = table.query(Order::query("42")).page_items(20).send().await.unwrap();
+    let second = table.query(Order::query("42")).page_items(20).after(first.cursor.clone()).send().await.unwrap();
     let all: Vec<Order> = (0..25).map(|j| order("42", j)).collect();
     assert_eq!((first.items.as_slice(), second.items.as_slice(), second.cursor), (&all[..20], &all[20..], None));
 

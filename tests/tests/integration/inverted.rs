@@ -117,7 +117,7 @@ async fn pagination_through_the_inverted_index() {
         let mut pages = Vec::new();
         let mut cursor = None;
         loop {
-            let mut q = table.query(Wish::inverted("p7")).limit(7).after(cursor);
+            let mut q = table.query(Wish::inverted("p7")).page_items(7).after(cursor);
             if descending {
                 q = q.descending();
             }
@@ -138,7 +138,7 @@ async fn pagination_through_the_inverted_index() {
     }
 
     // A cursor of p7's partition does not open p8's.
-    let first = table.query(Wish::inverted("p7")).limit(3).send().await.unwrap();
+    let first = table.query(Wish::inverted("p7")).page_items(3).send().await.unwrap();
     let err = table.query(Wish::inverted("p8")).after(first.cursor.clone()).send().await.unwrap_err();
     assert!(matches!(err, Error::Cursor { .. }), "{err:?}");
     // Nor the primary-index query of the same entity.

@@ -200,27 +200,27 @@ fn is_cursor_error(r: &Result<dynamo_entity::Page<Member>, Error>) -> bool {
 #[tokio::test]
 async fn a_cursor_of_another_query_is_refused() {
     let table = paged_table("keyspace_cursor_swap").await;
-    let first = table.query(Member::query("o")).limit(1).send().await.unwrap();
+    let first = table.query(Member::query("o")).page_items(1).send().await.unwrap();
     let cursor = first.cursor.clone().unwrap();
     // It works for its own query.
-    let next = table.query(Member::query("o")).limit(1).after(cursor.clone()).send().await.unwrap();
+    let next = table.query(Member::query("o")).page_items(1).after(cursor.clone()).send().await.unwrap();
     assert_eq!(next.items[0].user, "u1");
     // Another partition, another order, another sort-key condition, another entity: refused.
-    let other_partition = table.query(Member::query("p")).limit(1).after(cursor.clone()).send().await;
+    let other_partition = table.query(Member::query("p")).page_items(1).after(cursor.clone()).send().await;
     assert!(is_cursor_error(&other_partition), "{other_partition:?}");
-    let other_order = table.query(Member::query("o")).descending().limit(1).after(cursor.clone()).send().await;
+    let other_order = table.query(Member::query("o")).descending().page_items(1).after(cursor.clone()).send().await;
     assert!(is_cursor_error(&other_order), "{other_order:?}");
     let other_condition =
-        table.query(Member::query("o")).sk_begins_with(("u0",)).limit(1).after(cursor.clone()).send().await;
+        table.query(Member::query("o")).sk_begins_with(("u0",)).page_items(1).after(cursor.clone()).send().await;
     assert!(is_cursor_error(&other_condition), "{other_condition:?}");
-    let other_entity = table.query(Account::query("o")).limit(1).after(cursor.clone()).send().await;
+    let other_entity = table.query(Account::query("o")).page_items(1).after(cursor.clone()).send().await;
     assert!(matches!(other_entity, Err(Error::Cursor { .. })), "{other_entity:?}");
 }
 
 #[tokio::test]
 async fn an_altered_cursor_is_refused() {
     let table = paged_table("keyspace_cursor_flip").await;
-    let query = || table.query(Member::query("o")).limit(1);
+    let query = || table.query(Member::query("o")).max_items(1);
     let cursor = query().send().await.unwrap().cursor.unwrap();
     let original = cursor.as_str().to_owned();
 

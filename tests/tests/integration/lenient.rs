@@ -139,7 +139,7 @@ async fn lenient_pages_report_each_undecodable_item_once() {
     let mut pages = Vec::new();
     let mut after = None;
     loop {
-        let query = table.query(Order::query("u1")).consistent_read().limit(10).after(after.take());
+        let query = table.query(Order::query("u1")).consistent_read().page_items(10).after(after.take());
         let page = query.lenient().send().await.unwrap();
         after = page.cursor.clone();
         pages.push(page);
@@ -147,9 +147,9 @@ async fn lenient_pages_report_each_undecodable_item_once() {
             break;
         }
     }
-    // `limit` is a total for `pages()` too: one page of 10.
+    // `max_items` is a total for `pages()` too: one page of 10.
     let limited: Vec<_> =
-        table.query(Order::query("u1")).consistent_read().limit(10).lenient().pages().try_collect().await.unwrap();
+        table.query(Order::query("u1")).consistent_read().max_items(10).lenient().pages().try_collect().await.unwrap();
     assert_eq!(limited.len(), 1);
     assert_eq!(limited[0].items, pages[0].items);
     assert_skipped(&limited[0].skipped, &[4, 5]);
@@ -176,13 +176,13 @@ async fn lenient_pages_report_each_undecodable_item_once() {
     assert_skipped(&all.skipped, &BAD);
     assert!(all.cursor.is_none());
 
-    // A limit counts decoded items.
-    let first = table.query(Order::query("u1")).consistent_read().limit(5).lenient().all().await.unwrap();
+    // `max_items` counts decoded items.
+    let first = table.query(Order::query("u1")).consistent_read().max_items(5).lenient().all().await.unwrap();
     assert_eq!(first.items, [0, 1, 2, 3, 6].map(|i| order("u1", i)).to_vec());
     assert_skipped(&first.skipped, &[4, 5]);
 
     let limited: Vec<Result<Order, ItemError>> =
-        table.query(Order::query("u1")).consistent_read().limit(5).lenient().stream().try_collect().await.unwrap();
+        table.query(Order::query("u1")).consistent_read().max_items(5).lenient().stream().try_collect().await.unwrap();
     assert_eq!(limited.iter().filter(|r| r.is_ok()).count(), 5);
     assert_skipped(&limited.into_iter().filter_map(Result::err).collect::<Vec<_>>(), &[4, 5]);
 

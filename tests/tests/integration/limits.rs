@@ -216,7 +216,7 @@ async fn limit_is_a_total_for_send_pages_stream_and_all() {
         table.put(&counter(&format!("c{i}"))).await.unwrap();
     }
     let ids = |items: Vec<Counter>| items.into_iter().map(|c| c.id).collect::<Vec<_>>();
-    let q = || table.query(Counter::gsi1()).limit(5);
+    let q = || table.query(Counter::gsi1()).max_items(5);
     let page = q().send().await.unwrap();
     assert_eq!(ids(page.items), vec!["c0", "c1", "c2", "c3", "c4"]);
     // Pages of 2 evaluated items each (`page_size`), 5 items in all.

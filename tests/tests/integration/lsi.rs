@@ -173,7 +173,7 @@ async fn pagination_through_an_lsi() {
         let mut pages: Vec<Vec<u32>> = Vec::new();
         let mut cursor = None;
         loop {
-            let mut q = table.query(Order::lsi1("u1")).limit(5).after(cursor);
+            let mut q = table.query(Order::lsi1("u1")).page_items(5).after(cursor);
             if descending {
                 q = q.descending();
             }
@@ -193,7 +193,7 @@ async fn pagination_through_an_lsi() {
         assert_eq!(pages.concat(), expect, "descending: {descending}");
     }
     // A cursor of LSI1 opens neither the primary-index query nor another LSI of the partition.
-    let first = table.query(Order::lsi1("u1")).limit(3).send().await.unwrap();
+    let first = table.query(Order::lsi1("u1")).page_items(3).send().await.unwrap();
     let err = table.query(Order::query("u1")).after(first.cursor.clone()).send().await.unwrap_err();
     assert!(matches!(err, Error::Cursor { .. }), "{err:?}");
     let err = table.query(Order::lsi3("u1")).after(first.cursor).send().await.unwrap_err();

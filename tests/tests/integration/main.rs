@@ -33,6 +33,7 @@ mod expressions;
 mod faults;
 mod interop;
 mod inverted;
+mod item_counts;
 mod key_fields;
 mod keyspace;
 mod lenient;

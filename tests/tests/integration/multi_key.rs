@@ -238,14 +238,14 @@ async fn every_accepted_key_condition_returns_exactly_its_items() {
     // The handle bound to the declaration takes the same key conditions.
     let desk = table.clone().declared::<Desk>();
     assert_eq!(ids(&desk.query(q().status_eq(&open).created_at_gt(&200)).all().await.unwrap()), ["t4", "t8"]);
-    assert_eq!(ids(&desk.query(q()).descending().limit(2).send().await.unwrap().items), ["t8", "t4"]);
+    assert_eq!(ids(&desk.query(q()).descending().max_items(2).send().await.unwrap().items), ["t8", "t4"]);
 }
 
 #[tokio::test]
 async fn the_key_condition_is_rendered_as_dynamodb_takes_it() {
     let server = LocalDynamoDb::shared().await.expect("DynamoDB Local is available");
     let table = Table::new(server.client(), "desk");
-    let req = table.query(Ticket::gsi6("acme", "eu").status_eq(&Status::Open).created_at_between(&1, &9)).limit(3);
+    let req = table.query(Ticket::gsi6("acme", "eu").status_eq(&Status::Open).created_at_between(&1, &9)).max_items(3);
     let input = req.render().unwrap();
     assert_eq!(input.index_name(), Some("GSI6"));
     assert_eq!(
@@ -278,7 +278,8 @@ async fn pages_resume_with_cursors_bound_to_their_query() {
     let mut cursor = None;
     let mut pages = 0;
     loop {
-        let page = table.query(Ticket::gsi6("acme", "eu")).descending().limit(3).after(cursor).send().await.unwrap();
+        let page =
+            table.query(Ticket::gsi6("acme", "eu")).descending().page_items(3).after(cursor).send().await.unwrap();
         pages += 1;
         seen.extend(page.items.iter().map(|t| t.id.clone()));
         match page.cursor {
@@ -299,16 +300,17 @@ async fn pages_resume_with_cursors_bound_to_their_query() {
         .unwrap();
     let flat: Vec<String> = streamed.concat();
     assert_eq!(flat, ["t1", "t2", "t3", "t4", "t8"]);
-    let stream: Vec<Ticket> = table.query(Ticket::gsi6("acme", "eu")).limit(4).stream().try_collect().await.unwrap();
+    let stream: Vec<Ticket> =
+        table.query(Ticket::gsi6("acme", "eu")).max_items(4).stream().try_collect().await.unwrap();
     assert_eq!(ids(&stream), ["t5", "t6", "t1", "t2"]);
     // A cursor of one query is refused by another (other partition, other condition).
-    let first = table.query(Ticket::gsi6("acme", "eu")).limit(2).send().await.unwrap();
+    let first = table.query(Ticket::gsi6("acme", "eu")).page_items(2).send().await.unwrap();
     let c = first.cursor.unwrap();
     let other = table.query(Ticket::gsi6("acme", "us")).after(c.clone()).send().await.unwrap_err();
     assert!(matches!(other, Error::Cursor { .. }), "{other:?}");
     let cond = table.query(Ticket::gsi6("acme", "eu").status_eq(&Status::Open)).after(c.clone()).send().await;
     assert!(matches!(cond, Err(Error::Cursor { .. })), "{cond:?}");
-    let next = table.query(Ticket::gsi6("acme", "eu")).limit(2).after(c).send().await.unwrap();
+    let next = table.query(Ticket::gsi6("acme", "eu")).page_items(2).after(c).send().await.unwrap();
     assert_eq!(ids(&next.items), ["t1", "t2"]);
 }
 
@@ -561,12 +563,12 @@ async fn lenient_queries_and_keys_only_pages() {
     assert_eq!(skipped, [("PK=TICKET#t3 SK=META", true)]);
     assert_eq!(page.cursor, None);
     // Two decoded items a page: t3 is reported once, on the page that read it.
-    let first = table.query(open()).limit(2).lenient().send().await.unwrap();
+    let first = table.query(open()).page_items(2).lenient().send().await.unwrap();
     assert_eq!((ids(&first.items), first.skipped.len()), (vec!["t1", "t2"], 0));
-    let second = table.query(open()).limit(2).after(first.cursor.clone()).lenient().send().await.unwrap();
+    let second = table.query(open()).page_items(2).after(first.cursor.clone()).lenient().send().await.unwrap();
     assert_eq!(ids(&second.items), ["t4", "t8"]);
     assert_eq!(second.skipped.iter().map(|e| e.key.as_str()).collect::<Vec<_>>(), ["PK=TICKET#t3 SK=META"]);
-    let pages: Vec<_> = table.query(open()).limit(2).lenient().pages().try_collect().await.unwrap();
+    let pages: Vec<_> = table.query(open()).max_items(2).lenient().pages().try_collect().await.unwrap();
     assert_eq!(pages.len(), 1);
     let all = table.query(open()).lenient().all().await.unwrap();
     assert_eq!((ids(&all.items), all.skipped.len(), all.cursor), (vec!["t1", "t2", "t4", "t8"], 1, None));
@@ -591,7 +593,7 @@ async fn lenient_queries_and_keys_only_pages() {
     got.sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
     assert_eq!(got, ["t2", "t5"].map(key_of));
     // The same cursor as `send` where both read the same items.
-    let us = || table.query(Ticket::gsi6("acme", "us")).limit(1);
+    let us = || table.query(Ticket::gsi6("acme", "us")).max_items(1);
     let keys = us().send_keys().await.unwrap();
     let items = us().send().await.unwrap();
     assert_eq!(encoded(&keys.items), [key_of(&items.items[0].id)]);

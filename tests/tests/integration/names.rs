@@ -302,7 +302,7 @@ macro_rules! pages {
         let mut pages = Vec::new();
         let mut cursor = None;
         loop {
-            let page = $table.query($spec).limit($limit).after(cursor).send().await.unwrap();
+            let page = $table.query($spec).page_items($limit).after(cursor).send().await.unwrap();
             pages.push(page.items.iter().map($map).collect::<Vec<_>>());
             match page.cursor {
                 Some(c) => cursor = Some(c),

@@ -204,7 +204,7 @@ async fn query_sort_key_conditions_on_a_composite_key() {
     );
     assert_eq!(kinds(q().sk_gt((&ts(days[2]), &0)).all().await.unwrap()), vec!["2025-01-03T00:00:00.000Z/7"]);
     // Descending with a limit and a cursor.
-    let first = q().descending().limit(4).send().await.unwrap();
+    let first = q().descending().page_items(4).send().await.unwrap();
     assert_eq!(first.items.len(), 4);
     assert_eq!(first.items[0].kind, "2025-01-03T00:00:00.000Z/7");
     let rest = q().descending().after(first.cursor.clone()).all().await.unwrap();
@@ -259,7 +259,8 @@ async fn query_a_numeric_gsi_sort_key_and_stream_pages() {
     let streamed: Vec<Account> =
         table.query(Account::gsi1(&Plan::Free)).page_size(2).stream().try_collect().await.unwrap();
     assert_eq!(streamed.iter().map(|a| a.seats).collect::<Vec<_>>(), vec![0, 15, 30, 45, 60]);
-    let limited: Vec<Account> = table.query(Account::gsi1(&Plan::Free)).limit(3).stream().try_collect().await.unwrap();
+    let limited: Vec<Account> =
+        table.query(Account::gsi1(&Plan::Free)).max_items(3).stream().try_collect().await.unwrap();
     assert_eq!(limited.len(), 3);
 }
 

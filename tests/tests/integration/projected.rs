@@ -67,11 +67,11 @@ async fn a_keys_only_gsi_reads_the_whole_items() {
     assert_eq!(names, ["GSI1PK", "GSI1SK", "PK", "SK"]);
 
     injector.reset_records();
-    let first = table.query(Task::gsi1("x")).limit(3).send().await.unwrap();
+    let first = table.query(Task::gsi1("x")).page_items(3).send().await.unwrap();
     assert_eq!(first.items, tasks[..3].to_vec());
     let ops: Vec<String> = injector.requests().into_iter().map(|r| r.operation).collect();
     assert_eq!(ops, ["Query", "BatchGetItem"]);
-    let rest = table.query(Task::gsi1("x")).limit(3).after(first.cursor).send().await.unwrap();
+    let rest = table.query(Task::gsi1("x")).page_items(3).after(first.cursor).send().await.unwrap();
     assert_eq!(rest.items, tasks[3..].to_vec());
     assert_eq!(rest.cursor, None);
     assert_eq!(
@@ -103,7 +103,7 @@ async fn a_keys_only_inverted_index_reads_the_followers() {
     table.put(&task(1)).await.unwrap();
     let fans = table.query(Follow::inverted("star")).all().await.unwrap();
     assert_eq!(fans, vec![follows[1].clone(), follows[2].clone(), follows[0].clone()]);
-    let page = table.query(Follow::inverted("star")).limit(2).send().await.unwrap();
+    let page = table.query(Follow::inverted("star")).max_items(2).send().await.unwrap();
     assert_eq!(page.items, vec![follows[1].clone(), follows[2].clone()]);
     assert!(page.cursor.is_some());
 }
@@ -119,7 +119,7 @@ async fn sealed_cursors_page_and_reveal_nothing() {
     let table = table("projected_sealed", &injector).await;
     let tasks: Vec<Task> = (0..5).map(|i| Task { id: format!("alice{i}@example.com"), ..task(i) }).collect();
     table.batch_put(&tasks).await.unwrap().check().unwrap();
-    let q = || table.query(Task::gsi1("x")).limit(2);
+    let q = || table.query(Task::gsi1("x")).max_items(2);
     let first = q().send().await.unwrap();
     let plain = first.cursor.clone().unwrap();
     // The plain cursor shows the next item's key; the sealed one shows nothing of it.

@@ -86,7 +86,7 @@ async fn a_sharded_query_through_a_keys_only_index_reads_the_whole_items() {
     injector.reset_records();
     // Before: every index item (no type attribute) was skipped as another entity's.
     assert_eq!(table.query(Job::gsi1()).all().await.unwrap(), by_rank);
-    let first = table.query(Job::gsi1()).limit(5).send().await.unwrap();
+    let first = table.query(Job::gsi1()).page_items(5).send().await.unwrap();
     assert_eq!(first.items, by_rank[..5].to_vec());
     let rest = table.query(Job::gsi1()).after(first.cursor).send().await.unwrap();
     assert_eq!(rest.items, by_rank[5..].to_vec());
@@ -249,11 +249,11 @@ async fn a_scan_of_a_projected_index_reads_the_whole_items() {
     assert_eq!(rendered.expression_attribute_values().unwrap()[":v1"], AttributeValue::S("S".into()));
 
     // Pages of 3 with cursors: every job once.
-    let first = table.scan::<Job>().index(Index::Gsi(1)).limit(3).send().await.unwrap();
+    let first = table.scan::<Job>().index(Index::Gsi(1)).page_items(3).send().await.unwrap();
     assert_eq!(first.items, page.items[..3].to_vec());
-    let second = table.scan::<Job>().index(Index::Gsi(1)).limit(3).after(first.cursor).send().await.unwrap();
+    let second = table.scan::<Job>().index(Index::Gsi(1)).page_items(3).after(first.cursor).send().await.unwrap();
     assert_eq!(second.items, page.items[3..6].to_vec());
-    let third = table.scan::<Job>().index(Index::Gsi(1)).limit(3).after(second.cursor).send().await.unwrap();
+    let third = table.scan::<Job>().index(Index::Gsi(1)).page_items(3).after(second.cursor).send().await.unwrap();
     assert_eq!(third.items, page.items[6..].to_vec());
     assert_eq!(third.cursor, None);
 

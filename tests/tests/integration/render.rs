@@ -212,7 +212,13 @@ async fn query_with_sort_key_condition_filter_and_cursor() {
         live.put(&Review { skill: "s1".into(), at, user: user.into(), stars }).await.unwrap();
     }
     let query = |table: &Table, after: Option<Cursor>| {
-        table.query(Review::query("s1")).sk_ge((&6,)).filter(Review::STARS.ge(&3)).descending().limit(1).after(after)
+        table
+            .query(Review::query("s1"))
+            .sk_ge((&6,))
+            .filter(Review::STARS.ge(&3))
+            .descending()
+            .page_items(1)
+            .after(after)
     };
     let first = query(&live, None).send().await.unwrap();
     assert_eq!(first.items.iter().map(|r| r.at).collect::<Vec<_>>(), [9]);

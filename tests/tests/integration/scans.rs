@@ -95,13 +95,13 @@ async fn an_entity_scan_returns_every_item_of_the_entity_and_counts_the_others()
 #[tokio::test]
 async fn a_scan_cursor_resumes_its_scan_and_no_other() {
     let table = loaded("scan_cursor").await;
-    let first = table.scan::<User>().limit(7).send().await.unwrap();
+    let first = table.scan::<User>().page_items(7).send().await.unwrap();
     assert_eq!(first.items.len(), 7);
     let cursor = first.cursor.clone().expect("more users follow");
     let mut seen: Vec<User> = first.items;
     let mut next = Some(cursor.clone());
     while let Some(c) = next {
-        let page = table.scan::<User>().limit(7).after(c).send().await.unwrap();
+        let page = table.scan::<User>().page_items(7).after(c).send().await.unwrap();
         seen.extend(page.items);
         next = page.cursor;
     }
@@ -185,7 +185,7 @@ async fn a_parallel_scan_reads_every_segment_with_bounded_concurrency() {
     let names: BTreeMap<String, String> = rendered.expression_attribute_names.unwrap().into_iter().collect();
     assert_eq!(names.into_values().collect::<Vec<_>>(), ["_type", "PK", "SK"]);
 
-    let limited = table.scan::<User>().parallel(3).limit(11).all().await.unwrap();
+    let limited = table.scan::<User>().parallel(3).max_items(11).all().await.unwrap();
     assert_eq!(limited.len(), 11);
 
     for bad in [

@@ -81,7 +81,7 @@ async fn page_through<S>(make: impl Fn() -> QueryRequest<Job, S>, limit: usize) 
     let mut cursor: Option<Cursor> = None;
     let mut pages = 0;
     loop {
-        let page = make().limit(limit).after(cursor.take()).send().await.expect("a page");
+        let page = make().page_items(limit).after(cursor.take()).send().await.expect("a page");
         assert!(page.items.len() <= limit, "page of {} items over the limit {limit}", page.items.len());
         pages += 1;
         out.extend(ids(&page.items));
@@ -146,7 +146,7 @@ async fn pages_in_both_orders_are_the_sorted_list() {
     let got = table.query(Job::gsi1(&Stage::Done)).descending().all().await.unwrap();
     assert_eq!(ids(&got), expected(&all, |j| j.stage == Stage::Done, true));
     // One page of exactly everything ends without a cursor.
-    let page = table.query(Job::gsi1(&Stage::Queued)).limit(120).send().await.unwrap();
+    let page = table.query(Job::gsi1(&Stage::Queued)).max_items(120).send().await.unwrap();
     assert_eq!(ids(&page.items), queued);
     assert_eq!(page.cursor, None);
 }
@@ -186,25 +186,26 @@ async fn sort_key_conditions_and_filters_apply_to_every_shard() {
 #[tokio::test]
 async fn the_cursor_is_bound_to_its_query_and_refuses_tampering() {
     let (table, _) = seeded("shard_cursor").await;
-    let page = table.query(Job::gsi1(&Stage::Queued)).limit(5).send().await.unwrap();
+    let page = table.query(Job::gsi1(&Stage::Queued)).page_items(5).send().await.unwrap();
     let cursor = page.cursor.clone().expect("more pages");
     let cursor_error = |r: Result<dynamo_entity::Page<Job>, Error>| match r {
         Err(Error::Cursor { reason }) => reason,
         other => panic!("expected a cursor error, got {other:?}"),
     };
 
-    let other_stage = table.query(Job::gsi1(&Stage::Running)).limit(5).after(cursor.clone()).send().await;
+    let other_stage = table.query(Job::gsi1(&Stage::Running)).page_items(5).after(cursor.clone()).send().await;
     let reason = cursor_error(other_stage);
     assert!(
         reason.starts_with("it belongs to a query of Job on GSI1 partition S:JOBS#queued#0..S:JOBS#queued#7 (8 shards), not of Job on GSI1 partition S:JOBS#running#0..S:JOBS#running#7 (8 shards)"),
         "{reason}"
     );
-    let reversed = table.query(Job::gsi1(&Stage::Queued)).descending().limit(5).after(cursor.clone()).send().await;
+    let reversed = table.query(Job::gsi1(&Stage::Queued)).descending().page_items(5).after(cursor.clone()).send().await;
     assert_eq!(
         cursor_error(reversed),
         "it belongs to a query of Job on GSI1 partition S:JOBS#queued#0..S:JOBS#queued#7 (8 shards) with another sort order or sort-key condition"
     );
-    let narrowed = table.query(Job::gsi1(&Stage::Queued)).sk_gt((&5u32,)).limit(5).after(cursor.clone()).send().await;
+    let narrowed =
+        table.query(Job::gsi1(&Stage::Queued)).sk_gt((&5u32,)).page_items(5).after(cursor.clone()).send().await;
     assert!(cursor_error(narrowed).ends_with("with another sort order or sort-key condition"));
 
     // A cursor of a query of one partition, and the other way round.
@@ -213,7 +214,7 @@ async fn the_cursor_is_bound_to_its_query_and_refuses_tampering() {
     let plain = Cursor::from(URL_SAFE_NO_PAD.encode(
         r#"{"v":1,"e":"Job","i":"primary","p":"S:JOB#j0000","q":"x","k":[["PK","S","JOB#j0000"],["SK","S","META"]]}"#,
     ));
-    let wrong_kind = table.query(Job::gsi1(&Stage::Queued)).limit(5).after(plain).send().await;
+    let wrong_kind = table.query(Job::gsi1(&Stage::Queued)).page_items(5).after(plain).send().await;
     assert_eq!(cursor_error(wrong_kind), "it is the cursor of a query of one partition, not of a sharded query");
     let wrong_kind = table.query(Job::query("j0000")).after(cursor.clone()).send().await;
     assert_eq!(cursor_error(wrong_kind), "it is the cursor of a sharded query, not of a query of one partition");
@@ -233,7 +234,7 @@ async fn the_cursor_is_bound_to_its_query_and_refuses_tampering() {
         }
     }
     let forged = Cursor::from(URL_SAFE_NO_PAD.encode(wire.to_string()));
-    let reason = cursor_error(table.query(Job::gsi1(&Stage::Queued)).limit(5).after(forged).send().await);
+    let reason = cursor_error(table.query(Job::gsi1(&Stage::Queued)).page_items(5).after(forged).send().await);
     assert_eq!(
         reason,
         format!(
@@ -245,15 +246,15 @@ async fn the_cursor_is_bound_to_its_query_and_refuses_tampering() {
     let mut wire: serde_json::Value = serde_json::from_str(&json).unwrap();
     wire["s"].as_array_mut().unwrap().pop();
     let short = Cursor::from(URL_SAFE_NO_PAD.encode(wire.to_string()));
-    let reason = cursor_error(table.query(Job::gsi1(&Stage::Queued)).limit(5).after(short).send().await);
+    let reason = cursor_error(table.query(Job::gsi1(&Stage::Queued)).page_items(5).after(short).send().await);
     assert_eq!(reason, "it has 7 shard positions, but the query has 8 shards");
     let garbage = table.query(Job::gsi1(&Stage::Queued)).after(Cursor::from("not a cursor")).send().await;
     assert_eq!(cursor_error(garbage), "not a cursor of this library (bad encoding)");
 
     // The genuine cursor still works: the second page follows the first.
-    let next = table.query(Job::gsi1(&Stage::Queued)).limit(5).after(cursor).send().await.unwrap();
+    let next = table.query(Job::gsi1(&Stage::Queued)).page_items(5).after(cursor).send().await.unwrap();
     let both: Vec<String> = ids(&page.items).into_iter().chain(ids(&next.items)).collect();
-    let all = table.query(Job::gsi1(&Stage::Queued)).limit(10).send().await.unwrap();
+    let all = table.query(Job::gsi1(&Stage::Queued)).max_items(10).send().await.unwrap();
     assert_eq!(both, ids(&all.items));
 }
 
@@ -354,10 +355,10 @@ async fn a_page_reads_every_shard_and_reports_their_summed_capacity() {
     let (table, _) = seeded("shard_capacity").await;
     // Eight requests, one per shard, each reading at most 10 small items (under 4 KB):
     // 0.5 read units each, eventually consistent.
-    let page = table.query(Job::gsi1(&Stage::Queued)).limit(10).send().await.unwrap();
+    let page = table.query(Job::gsi1(&Stage::Queued)).max_items(10).send().await.unwrap();
     assert_eq!(page.items.len(), 10);
     assert_eq!(page.consumed, Capacity::zero().with_index(Index::Gsi(1), Units::reads(4.0)));
     // Sixteen shards: sixteen requests.
-    let page = table.query(Job::gsi3()).limit(3).send().await.unwrap();
+    let page = table.query(Job::gsi3()).max_items(3).send().await.unwrap();
     assert_eq!(page.consumed, Capacity::zero().with_index(Index::Gsi(3), Units::reads(8.0)));
 }

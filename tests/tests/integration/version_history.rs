@@ -67,7 +67,10 @@ async fn versions_and_the_latest_copy_read_back_apart_without_an_opt_in() {
     let page = table.query(DocVersion::query("d1")).send().await.unwrap();
     assert_eq!(page.items, versions);
     assert!(page.skipped.is_empty());
-    assert_eq!(table.query(DocVersion::query("d1")).descending().limit(1).all().await.unwrap(), [versions[3].clone()]);
+    assert_eq!(
+        table.query(DocVersion::query("d1")).descending().max_items(1).all().await.unwrap(),
+        [versions[3].clone()]
+    );
     assert_eq!(table.query(Touch::query("d1")).all().await.unwrap(), [touch]);
     // The latest copy, by its key.
     assert_eq!(table.get(DocLatest::key("d1")).await.unwrap(), Some(latest));
