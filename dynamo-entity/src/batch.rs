@@ -84,7 +84,7 @@ use tokio::time::Instant;
 use crate::capacity::Capacity;
 use crate::error::{Error, ItemError};
 use crate::schema::{Admits, AttributeNames, Entity, Item, Key, PrimaryKey};
-use crate::table::{Call, Next, Retrying, Table, Untyped};
+use crate::table::{Call, Next, Op, Retrying, Table, Untyped};
 
 /// The most writes (puts and deletes) DynamoDB accepts in one `BatchWriteItem` request.
 pub const MAX_WRITE_ITEMS: usize = 25;
@@ -1229,24 +1229,29 @@ impl Run<'_, GetEntry> {
     }
 }
 
-impl Table {
+impl<D> Table<D> {
     /// Puts every value with [`Table::batch_write`] and the default settings.
     ///
     /// # Errors
     /// As [`BatchWrite::send`](crate::batch::BatchWrite::send).
-    pub async fn batch_put<E: Entity>(&self, values: &[E]) -> Result<crate::batch::BatchWriteOutcome, Error> {
-        self.batch_write().put_all(values).send().await
+    pub fn batch_put<'a, E: Entity + Sync>(&self, values: &'a [E]) -> Op<'a, BatchWriteOutcome>
+    where
+        D: Admits<E>,
+    {
+        let table = self.untyped();
+        Box::pin(async move { table.batch_write().put_all(values).send().await })
     }
 
     /// Reads the items of these keys of one entity type, as `BatchGetItem` requests of at most
     /// 100 keys, with unprocessed keys retried; the items come back in the order of the keys.
     /// See [`BatchGet`].
-    pub fn batch_get<E: Entity>(&self, keys: impl IntoIterator<Item = Key<E>>) -> crate::batch::BatchGet<E> {
-        crate::batch::BatchGet::new(self.clone(), keys)
+    pub fn batch_get<E: Entity>(&self, keys: impl IntoIterator<Item = Key<E>>) -> BatchGet<E>
+    where
+        D: Admits<E>,
+    {
+        BatchGet::new(self.untyped(), keys)
     }
-}
 
-impl<D> Table<D> {
     /// A batch of puts and deletes of any entity types and any number of items, sent as
     /// `BatchWriteItem` requests of at most 25 writes, with unprocessed items retried; see
     /// [`BatchWrite`] and the [`batch`](crate::batch) module. On a declared handle

@@ -479,11 +479,15 @@ pub fn type_of(item: &Item) -> Option<&str> {
     type_of_named(item, TYPE_ATTRIBUTE)
 }
 
-impl Table {
+impl<D> Table<D> {
     /// A query of a whole partition (an item collection), every entity type included, from the
     /// same `E::query(...)` / `E::gsiN(...)` that selects the partition; it returns the
-    /// partition's [`Items`], to decode as a [`Collection`] or item by item.
-    pub fn collection<E: Entity, S>(&self, spec: QuerySpec<E, S>) -> CollectionRequest {
-        CollectionRequest::new(self.clone(), spec)
+    /// partition's [`Items`], to decode as a [`Collection`] or item by item. On a declared
+    /// handle (`Table<D>`), of a partition that an entity of `D` keys.
+    pub fn collection<E: Entity, S>(&self, spec: QuerySpec<E, S>) -> CollectionRequest
+    where
+        D: crate::schema::Admits<E>,
+    {
+        CollectionRequest::new(self.untyped(), spec)
     }
 }

@@ -16,7 +16,7 @@ use crate::expr::Placeholders;
 use crate::schema::entity::{returned, returned_option};
 use crate::schema::{Admits, AttributeNames, Entity, Item, Key, PrimaryKey, VersionSchema};
 use crate::table::render::{Request, built};
-use crate::table::{Call, RETURN_OLD_ON_FAILURE, Table, Untyped};
+use crate::table::{Call, Op, RETURN_OLD_ON_FAILURE, Table, Untyped};
 use crate::versioning::{self, Stamped, Writable};
 
 /// Which of the three `PutItem` writes an operation is.
@@ -124,25 +124,8 @@ impl Table {
 }
 
 impl Table {
-    /// Reads one item by primary key (`GetItem`, eventually consistent; see
-    /// [`Table::get_consistent`]). `Ok(None)` when there is no such item.
-    ///
-    /// # Errors
-    /// The key's encoding error before sending; [`Error::Sdk`]; [`Error::WrongEntity`] when the
-    /// item under that key is of another entity type; [`Error::Decode`].
-    pub async fn get<E: Entity>(&self, key: Key<E>) -> Result<Option<E>, Error> {
-        self.get_with(key, false).await
-    }
-
-    /// As [`Table::get`], strongly consistent (twice the read capacity).
-    ///
-    /// # Errors
-    /// As [`Table::get`].
-    pub async fn get_consistent<E: Entity>(&self, key: Key<E>) -> Result<Option<E>, Error> {
-        self.get_with(key, true).await
-    }
-
-    async fn get_with<E: Entity>(&self, key: Key<E>, consistent: bool) -> Result<Option<E>, Error> {
+    /// The body of [`Table::get`] and [`Table::get_consistent`].
+    pub(crate) async fn get_with<E: Entity>(&self, key: Key<E>, consistent: bool) -> Result<Option<E>, Error> {
         let key = key.into_encoded()?;
         let request = self.get_request(E::NAMES, &key, consistent).send_with(self.client());
         let resp = self
@@ -152,25 +135,8 @@ impl Table {
         resp.item.map(|item| E::from_item(&item)).transpose()
     }
 
-    /// Writes `value` (`&E`, or `&mut E`: see [`Writable`]), creating the item or replacing the
-    /// item of `E` with the same primary key (`PutItem`, on the condition that no item has the
-    /// key or that it is of `E`'s type).
-    ///
-    /// # Errors
-    /// [`Error::Key`] / [`Error::Encode`] / [`Error::ItemTooLarge`] (over DynamoDB's 400 KB)
-    /// before sending; [`Error::WrongEntity`] when the item under that key is of another entity
-    /// type (nothing is written); [`Error::Sdk`].
-    ///
-    /// An entity with unique fields is read first and written in a transaction that moves the
-    /// guards of changed values ([`unique`](crate::unique)); a value that belongs to another
-    /// item is [`Error::UniqueViolation`].
-    ///
-    /// A versioned entity (`#[entity(version)]`) is written only if the stored version is the
-    /// value's (for version 0: no item, or one without a version), and stored with the next
-    /// version; otherwise [`Error::VersionConflict`] and nothing is written. `updated_at` is set
-    /// to now, `created_at` is stored as the value holds it. See
-    /// [`versioning`].
-    pub async fn put<V: Writable>(&self, mut value: V) -> Result<(), Error> {
+    /// The body of [`Table::put`].
+    pub(crate) async fn put_value<V: Writable>(&self, mut value: V) -> Result<(), Error> {
         let (key, expected, request) = match self.put_plan(value.value(), PutKind::Put)? {
             PutPlan::Unique(w) => {
                 let stored = value.decode_stored(&w.item)?;
@@ -229,21 +195,8 @@ impl Table {
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
     }
 
-    /// Writes `value` only if no item has its primary key (`PutItem` with
-    /// `attribute_not_exists(PK)`): the idempotent-write pattern. A retry of the same write
-    /// gets [`Error::AlreadyExists`] and changes nothing.
-    ///
-    /// # Errors
-    /// [`Error::AlreadyExists`]; otherwise as [`Table::put`].
-    ///
-    /// An entity with unique fields is written in one transaction with a guard item per unique
-    /// value ([`unique`](crate::unique)); a value that belongs to another item is
-    /// [`Error::UniqueViolation`].
-    ///
-    /// A versioned entity is stored with version 1, whatever `value` holds; `created_at` and
-    /// `updated_at` are set to now. With `&mut E`, `value` gets them (see [`Writable`] and
-    /// [`versioning`]).
-    pub async fn create<V: Writable>(&self, mut value: V) -> Result<(), Error> {
+    /// The body of [`Table::create`].
+    pub(crate) async fn create_value<V: Writable>(&self, mut value: V) -> Result<(), Error> {
         let (key, request) = match self.put_plan(value.value(), PutKind::Create)? {
             PutPlan::Unique(w) => {
                 let stored = value.decode_stored(&w.item)?;
@@ -276,18 +229,8 @@ impl Table {
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
     }
 
-    /// Deletes the item with this key (`DeleteItem`) and returns it as it was, `None` when there
-    /// was none. Returning the old item costs no extra capacity. A deleted item that does not
-    /// decode as `E` is `Ok(Returned::Undecodable(..))`: it is deleted all the same, and the
-    /// call succeeded (see [`Returned`]).
-    ///
-    /// # Errors
-    /// The key's encoding error before sending; [`Error::Sdk`]; [`Error::WrongEntity`] when the
-    /// item under that key is of another entity type (nothing is deleted).
-    ///
-    /// An entity with unique fields is read first and deleted in one transaction with its
-    /// guard items ([`unique`](crate::unique)).
-    pub async fn delete<E: Entity>(&self, key: Key<E>) -> Result<Returned<Option<E>>, Error> {
+    /// The body of [`Table::delete`].
+    pub(crate) async fn delete_key<E: Entity>(&self, key: Key<E>) -> Result<Returned<Option<E>>, Error> {
         let (key, request) = match self.delete_plan(key, None)? {
             DeletePlan::Unique(key) => return crate::unique::delete(self, key, None).await,
             DeletePlan::Single { key, request } => (key, request),
@@ -329,17 +272,12 @@ impl Table {
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
     }
 
-    /// Deletes the item with this key only if its stored version (`#[entity(version)]`) is
-    /// `version`, the version it was read with (`DeleteItem` conditional on `version = :v`; for
-    /// 0, on an item without a version), and returns it as it was (a deleted item that does not
-    /// decode: `Ok(Returned::Undecodable(..))`, see [`Returned`]). [`Table::delete`] deletes
-    /// whatever the version. See [`versioning`].
-    ///
-    /// # Errors
-    /// [`Error::Invalid`] before sending for an entity without a version field;
-    /// [`Error::NotFound`] when there is no item; [`Error::VersionConflict`] when the stored
-    /// version differs (nothing is deleted); otherwise as [`Table::delete`].
-    pub async fn delete_if_version<E: Entity>(&self, key: Key<E>, version: u64) -> Result<Returned<E>, Error> {
+    /// The body of [`Table::delete_if_version`].
+    pub(crate) async fn delete_key_if_version<E: Entity>(
+        &self,
+        key: Key<E>,
+        version: u64,
+    ) -> Result<Returned<E>, Error> {
         let not_found = |key: &PrimaryKey| Error::NotFound { entity: E::TYPE, key: E::NAMES.show_key(key) };
         let (key, request) = match self.delete_plan(key, Some(version))? {
             DeletePlan::Unique(key) => {
@@ -391,24 +329,8 @@ impl Table {
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
     }
 
-    /// Writes `value` only if an item with its primary key exists (`PutItem` with
-    /// `attribute_exists(PK)`), and returns that item as it was (`ReturnValues = ALL_OLD`, no
-    /// extra capacity).
-    ///
-    /// # Errors
-    /// [`Error::NotFound`] when there is no such item; [`Error::WrongEntity`] when the item
-    /// under that key is of another entity type (nothing is written: the condition also
-    /// requires the stored type attribute to be `E`'s); otherwise as [`Table::put`]. A replaced
-    /// item that was not a valid `E` is `Ok(Returned::Undecodable(..))`: the write was applied
-    /// (see [`Returned`]).
-    ///
-    /// An entity with unique fields is read first and written in a transaction that moves the
-    /// guards of changed values ([`unique`](crate::unique)).
-    ///
-    /// A versioned entity is written only if the stored version is the value's, with the next
-    /// version, as by [`Table::put`]; otherwise [`Error::VersionConflict`] (an item that does
-    /// not exist is [`Error::NotFound`]).
-    pub async fn replace<V: Writable>(&self, mut value: V) -> Result<Returned<V::Entity>, Error> {
+    /// The body of [`Table::replace`].
+    pub(crate) async fn replace_value<V: Writable>(&self, mut value: V) -> Result<Returned<V::Entity>, Error> {
         let (key, expected, request) = match self.put_plan(value.value(), PutKind::Replace)? {
             PutPlan::Unique(w) => {
                 let stored = value.decode_stored(&w.item)?;
@@ -471,6 +393,142 @@ fn failed_put_item(e: &PutItemError) -> Option<&Item> {
 // Single-item operations
 
 impl<D> Table<D> {
+    /// Reads one item by primary key (`GetItem`, eventually consistent; see
+    /// [`Table::get_consistent`]). `Ok(None)` when there is no such item.
+    ///
+    /// # Errors
+    /// The key's encoding error before sending; [`Error::Sdk`]; [`Error::WrongEntity`] when the
+    /// item under that key is of another entity type; [`Error::Decode`].
+    pub fn get<E: Entity>(&self, key: Key<E>) -> Op<'static, Option<E>>
+    where
+        D: Admits<E>,
+    {
+        let table = self.untyped();
+        Box::pin(async move { table.get_with(key, false).await })
+    }
+
+    /// As [`Table::get`], strongly consistent (twice the read capacity).
+    ///
+    /// # Errors
+    /// As [`Table::get`].
+    pub fn get_consistent<E: Entity>(&self, key: Key<E>) -> Op<'static, Option<E>>
+    where
+        D: Admits<E>,
+    {
+        let table = self.untyped();
+        Box::pin(async move { table.get_with(key, true).await })
+    }
+
+    /// Writes `value` (`&E`, or `&mut E`: see [`Writable`]), creating the item or replacing the
+    /// item of `E` with the same primary key (`PutItem`, on the condition that no item has the
+    /// key or that it is of `E`'s type).
+    ///
+    /// # Errors
+    /// [`Error::Key`] / [`Error::Encode`] / [`Error::ItemTooLarge`] (over DynamoDB's 400 KB)
+    /// before sending; [`Error::WrongEntity`] when the item under that key is of another entity
+    /// type (nothing is written); [`Error::Sdk`].
+    ///
+    /// An entity with unique fields is read first and written in a transaction that moves the
+    /// guards of changed values ([`unique`](crate::unique)); a value that belongs to another
+    /// item is [`Error::UniqueViolation`].
+    ///
+    /// A versioned entity (`#[entity(version)]`) is written only if the stored version is the
+    /// value's (for version 0: no item, or one without a version), and stored with the next
+    /// version; otherwise [`Error::VersionConflict`] and nothing is written. `updated_at` is set
+    /// to now, `created_at` is stored as the value holds it. See
+    /// [`versioning`].
+    pub fn put<'a, V: Writable + Send + 'a>(&self, value: V) -> Op<'a, ()>
+    where
+        D: Admits<V::Entity>,
+    {
+        let table = self.untyped();
+        Box::pin(async move { table.put_value(value).await })
+    }
+
+    /// Writes `value` only if no item has its primary key (`PutItem` with
+    /// `attribute_not_exists(PK)`): the idempotent-write pattern. A retry of the same write
+    /// gets [`Error::AlreadyExists`] and changes nothing.
+    ///
+    /// # Errors
+    /// [`Error::AlreadyExists`]; otherwise as [`Table::put`].
+    ///
+    /// An entity with unique fields is written in one transaction with a guard item per unique
+    /// value ([`unique`](crate::unique)); a value that belongs to another item is
+    /// [`Error::UniqueViolation`].
+    ///
+    /// A versioned entity is stored with version 1, whatever `value` holds; `created_at` and
+    /// `updated_at` are set to now. With `&mut E`, `value` gets them (see [`Writable`] and
+    /// [`versioning`]).
+    pub fn create<'a, V: Writable + Send + 'a>(&self, value: V) -> Op<'a, ()>
+    where
+        D: Admits<V::Entity>,
+    {
+        let table = self.untyped();
+        Box::pin(async move { table.create_value(value).await })
+    }
+
+    /// Deletes the item with this key (`DeleteItem`) and returns it as it was, `None` when there
+    /// was none. Returning the old item costs no extra capacity. A deleted item that does not
+    /// decode as `E` is `Ok(Returned::Undecodable(..))`: it is deleted all the same, and the
+    /// call succeeded (see [`Returned`]).
+    ///
+    /// # Errors
+    /// The key's encoding error before sending; [`Error::Sdk`]; [`Error::WrongEntity`] when the
+    /// item under that key is of another entity type (nothing is deleted).
+    ///
+    /// An entity with unique fields is read first and deleted in one transaction with its
+    /// guard items ([`unique`](crate::unique)).
+    pub fn delete<E: Entity>(&self, key: Key<E>) -> Op<'static, Returned<Option<E>>>
+    where
+        D: Admits<E>,
+    {
+        let table = self.untyped();
+        Box::pin(async move { table.delete_key(key).await })
+    }
+
+    /// Deletes the item with this key only if its stored version (`#[entity(version)]`) is
+    /// `version`, the version it was read with (`DeleteItem` conditional on `version = :v`; for
+    /// 0, on an item without a version), and returns it as it was (a deleted item that does not
+    /// decode: `Ok(Returned::Undecodable(..))`, see [`Returned`]). [`Table::delete`] deletes
+    /// whatever the version. See [`versioning`].
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] before sending for an entity without a version field;
+    /// [`Error::NotFound`] when there is no item; [`Error::VersionConflict`] when the stored
+    /// version differs (nothing is deleted); otherwise as [`Table::delete`].
+    pub fn delete_if_version<E: Entity>(&self, key: Key<E>, version: u64) -> Op<'static, Returned<E>>
+    where
+        D: Admits<E>,
+    {
+        let table = self.untyped();
+        Box::pin(async move { table.delete_key_if_version(key, version).await })
+    }
+
+    /// Writes `value` only if an item with its primary key exists (`PutItem` with
+    /// `attribute_exists(PK)`), and returns that item as it was (`ReturnValues = ALL_OLD`, no
+    /// extra capacity).
+    ///
+    /// # Errors
+    /// [`Error::NotFound`] when there is no such item; [`Error::WrongEntity`] when the item
+    /// under that key is of another entity type (nothing is written: the condition also
+    /// requires the stored type attribute to be `E`'s); otherwise as [`Table::put`]. A replaced
+    /// item that was not a valid `E` is `Ok(Returned::Undecodable(..))`: the write was applied
+    /// (see [`Returned`]).
+    ///
+    /// An entity with unique fields is read first and written in a transaction that moves the
+    /// guards of changed values ([`unique`](crate::unique)).
+    ///
+    /// A versioned entity is written only if the stored version is the value's, with the next
+    /// version, as by [`Table::put`]; otherwise [`Error::VersionConflict`] (an item that does
+    /// not exist is [`Error::NotFound`]).
+    pub fn replace<'a, V: Writable + Send + 'a>(&self, value: V) -> Op<'a, Returned<V::Entity>>
+    where
+        D: Admits<V::Entity>,
+    {
+        let table = self.untyped();
+        Box::pin(async move { table.replace_value(value).await })
+    }
+
     /// The requests of this table's single-item operations, rendered without sending; see
     /// [`Render`] and the [`render`](crate::table::render) module. On a declared handle
     /// (`Table<D>`), of `D`'s entities only.

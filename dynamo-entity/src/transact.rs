@@ -94,7 +94,7 @@ use crate::expr::{Condition, Placeholders};
 use crate::limits;
 use crate::retry::RetryPolicy;
 use crate::schema::{Admits, AttributeNames, Entity, Item, Key, PrimaryKey};
-use crate::table::{Call, Next, Retrying, Table, Untyped};
+use crate::table::{Call, Next, Op, Retrying, Table, Untyped};
 use crate::update::{PreparedUpdate, UpdateRequest};
 use crate::value::size::{item_size, value_size};
 use crate::versioning;
@@ -968,7 +968,7 @@ impl<D> Table<D> {
     }
 }
 
-impl Table {
+impl<D> Table<D> {
     /// A consistent read of up to 100 items of entity type `E` (`TransactGetItems`): one
     /// `Option` per key, in order, `None` for a missing item. Costs 2 RCU per 4 KB of each item;
     /// the reads are serializable with every transaction and write.
@@ -979,17 +979,25 @@ impl Table {
     /// [`MAX_ACTIONS`];
     /// [`Error::ResponseTooLarge`] when the items total more than the 4 MB one answer holds
     /// (known only to DynamoDB: nothing was read).
-    pub async fn transact_get_many<E: Entity>(
+    ///
+    /// On a declared handle (`Table<D>`), of `D`'s entities only.
+    pub fn transact_get_many<'a, E: Entity>(
         &self,
-        keys: impl IntoIterator<Item = Key<E>>,
-    ) -> Result<Vec<Option<E>>, Error> {
-        let mut gets = Vec::new();
-        for key in keys {
-            let key = key.into_encoded()?;
-            let text = E::NAMES.show_key(&key);
-            gets.push(GetAction { entity: E::TYPE, names: E::NAMES, table: self.name().to_owned(), text, key });
-        }
-        get_items(self, &gets).await?.into_iter().map(decode::<E>).collect()
+        keys: impl IntoIterator<Item = Key<E>> + Send + 'a,
+    ) -> Op<'a, Vec<Option<E>>>
+    where
+        D: Admits<E>,
+    {
+        let table = self.untyped();
+        Box::pin(async move {
+            let mut gets = Vec::new();
+            for key in keys {
+                let key = key.into_encoded()?;
+                let text = E::NAMES.show_key(&key);
+                gets.push(GetAction { entity: E::TYPE, names: E::NAMES, table: table.name().to_owned(), text, key });
+            }
+            get_items(&table, &gets).await?.into_iter().map(decode::<E>).collect()
+        })
     }
 }
 

@@ -40,6 +40,7 @@
 //! See [`shard`].
 
 mod cursor;
+mod lenient;
 pub mod multi_key;
 mod options;
 pub(crate) mod pages;
@@ -60,16 +61,17 @@ use aws_sdk_dynamodb::operation::query::builders::QueryInputBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use futures::{Stream, StreamExt, TryStreamExt};
 
-use crate::capacity::Capacity;
 use crate::error::{Error, ItemError};
 use crate::expr::Condition;
 use crate::key::{KeyContext, KeyPart, KeyType, KeyWriter, MAX_SORT_KEY_BYTES};
 use crate::owner::Found;
-use crate::schema::{AttributeNames, Entity, Index, IndexSchema, Item, PrimaryKey};
+use crate::schema::{Admits, AttributeNames, Entity, Index, IndexSchema, Item, PrimaryKey};
 use crate::table::{Call, Table};
 pub use cursor::Cursor;
 use cursor::Scope;
+pub use lenient::{Lenient, PagedRead};
 use options::QueryOptions;
+pub use pages::Page;
 use range::{delimiter_and_next, fixed_form_bounds};
 pub use seal::CursorKeys;
 pub use sk_args::{FullSk, PartArg, PartialSk, SkArgs};
@@ -169,37 +171,6 @@ pub(crate) enum SkCondition {
     BeginsWithBinary(Vec<u8>),
     Cmp(&'static str, AttributeValue),
     Between(AttributeValue, AttributeValue),
-}
-
-/// One page of query results.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Page<E> {
-    /// The items, in sort-key order (reversed for a descending query).
-    pub items: Vec<E>,
-    /// The items of the page's entity type that do not decode, each with its key, the item and
-    /// the error, in the order read: filled by a [lenient](QueryRequest::lenient) query only
-    /// (a strict query fails on the first such item instead), so empty otherwise.
-    pub skipped: Vec<ItemError>,
-    /// Where the next page starts; `None` when the partition is known to be exhausted. When a
-    /// page ends exactly where DynamoDB stopped reading, more items may or may not follow, and
-    /// the cursor may lead to an empty last page.
-    pub cursor: Option<Cursor>,
-    /// The capacity the page's `Query` requests consumed, as DynamoDB reported it (summed when
-    /// filling the page took several requests): read units of the index
-    /// queried. See [`capacity`](crate::capacity).
-    pub consumed: Capacity,
-}
-
-impl<E> Page<E> {
-    /// The capacity the page consumed; see [`Page::consumed`](Page#structfield.consumed).
-    pub fn consumed(&self) -> &Capacity {
-        &self.consumed
-    }
-
-    /// The cursor of the next page, if any.
-    pub fn cursor(&self) -> Option<&Cursor> {
-        self.cursor.as_ref()
-    }
 }
 
 /// A query ready to run on a table; from [`Table::query`].
@@ -545,12 +516,11 @@ impl<E: Entity, S> QueryRequest<E, S> {
         Some(SkCondition::BeginsWith(prefix))
     }
 
-    /// Reports the items of this entity type that do not decode instead of failing on them:
+    /// Reports the items of this entity type that it cannot return instead of failing on them:
     /// each becomes an [`ItemError`] (its key, the item, the error) in [`Page::skipped`], beside
-    /// the items that decoded. Set the other options first; see [`LenientQuery`].
-    pub fn lenient(mut self) -> LenientQuery<E, S> {
-        self.options.lenient = true;
-        LenientQuery(self)
+    /// the items that decoded. Set the other options first; see [`Lenient`].
+    pub fn lenient(self) -> Lenient<Self> {
+        Lenient::new(self)
     }
 
     /// Runs the query and returns one page: up to [`page_items`](Self::page_items) items (and
@@ -577,10 +547,10 @@ impl<E: Entity, S> QueryRequest<E, S> {
         if let Some(shards) = &self.spec.shards {
             return crate::query::shard::send(self, shards, self.sk_condition()?).await;
         }
-        let page = self.read(Slot::of).await?;
-        let Page { items, mut skipped, cursor, consumed } = page;
-        let items = self.hydrate(items, &mut skipped).await?;
-        Ok(Page { items, skipped, cursor, consumed })
+        let mut page = self.read(Slot::of).await?;
+        let slots = std::mem::take(&mut page.items);
+        let items = self.hydrate(slots, &mut page.skipped).await?;
+        Ok(page.with_items(items))
     }
 
     /// As [`send`](Self::send), returning the primary keys of the items instead of the items:
@@ -594,7 +564,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
             let page = crate::query::shard::send(self, shards, self.sk_condition()?).await?;
             let keys = page.items.iter().map(|e| e.primary_key().map(|k| crate::schema::Key::new(Ok(k))));
             let items = keys.collect::<Result<_, _>>()?;
-            return Ok(Page { items, skipped: page.skipped, cursor: page.cursor, consumed: page.consumed });
+            return Ok(page.with_items(items));
         }
         self.read(|item, _| Ok(crate::schema::Key::new(Ok(primary_key_of(item, E::NAMES))))).await
     }
@@ -634,7 +604,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
         };
         let parts = self.parts(pk, sk)?;
         let keys = key_attributes(E::NAMES, index);
-        let loaded = pages::read_page(
+        pages::read_page(
             self.options.paging(),
             E::NAMES,
             start,
@@ -651,8 +621,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
             },
             Some(&pages::Resume { scope: &scope, keys: &keys }),
         )
-        .await?;
-        Ok(Page { items: loaded.items, skipped: loaded.skipped, cursor: loaded.cursor, consumed: loaded.consumed })
+        .await
     }
 
     /// The key condition on partition `pk` and the sort-key condition `sk`, and the filter.
@@ -882,82 +851,9 @@ pub(crate) fn key_of(item: &Item, attribute_names: &AttributeNames, index: Index
     names.into_iter().filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone()))).collect()
 }
 
-/// A query that reports the items of its entity type that do not decode instead of failing
-/// on them; from [`QueryRequest::lenient`].
-///
-/// Each such item is an [`ItemError`] with its key, the item as read and the decode error, in
-/// [`Page::skipped`]; the items that decode are in [`Page::items`] as usual. The
-/// [`page_items`](QueryRequest::page_items) and [`max_items`](QueryRequest::max_items) count
-/// the items that decode, and a cursor resumes after the
-/// last item the page holds: no item is reported twice or passed over. Items of other entity
-/// types are left out, as by a strict query.
-///
-/// ```ignore
-/// let page = table.query(User::query("u1")).page_items(20).lenient().send().await?;
-/// for bad in &page.skipped {
-///     tracing::warn!(key = %bad.key, error = %bad.error, "skipped an item");
-/// }
-/// ```
-#[must_use = "a query does nothing until it is sent"]
-pub struct LenientQuery<E, S>(QueryRequest<E, S>);
-
-impl<E: Entity, S> LenientQuery<E, S> {
-    /// One page, as [`QueryRequest::send`], with the items that do not decode in
-    /// [`Page::skipped`].
-    ///
-    /// # Errors
-    /// As [`QueryRequest::send`], except for items that do not decode.
-    pub async fn send(&self) -> Result<Page<E>, Error> {
-        self.0.send().await
-    }
-
-    /// Every page, lazily, as [`QueryRequest::pages`], each with its skipped items.
-    pub fn pages(self) -> impl Stream<Item = Result<Page<E>, Error>> {
-        self.0.pages()
-    }
-
-    /// Every item of the partition, page by page: `Ok(Ok(item))` for an item that decodes,
-    /// `Ok(Err(item_error))` for one that does not, `Err` when a request fails. Up to
-    /// [`max_items`](QueryRequest::max_items) decoded items, if set, and the undecodable items
-    /// read before the last of them. Within a page, the decoded items come first, then the
-    /// skipped ones.
-    pub fn stream(self) -> impl Stream<Item = Result<Result<E, ItemError>, Error>> {
-        // The pages end at the total themselves (a page reads on until it has its decoded
-        // items or the partition ends).
-        self.0
-            .pages()
-            .map_ok(|p| {
-                let decoded = p.items.into_iter().map(|e| Ok(Ok(e)));
-                futures::stream::iter(decoded.chain(p.skipped.into_iter().map(|e| Ok(Err(e)))))
-            })
-            .try_flatten()
-    }
-
-    /// Every item of the partition (up to [`max_items`](QueryRequest::max_items) decoded items if set),
-    /// collected into one page: `items` and `skipped` of every page read, the capacity summed,
-    /// no cursor.
-    ///
-    /// # Errors
-    /// As [`QueryRequest::send`], except for items that do not decode.
-    pub async fn all(self) -> Result<Page<E>, Error> {
-        let mut all = Page { items: Vec::new(), skipped: Vec::new(), cursor: None, consumed: Capacity::default() };
-        let mut stream = std::pin::pin!(self.0.pages());
-        while let Some(page) = stream.try_next().await? {
-            all.consumed += page.consumed;
-            all.skipped.extend(page.skipped);
-            all.items.extend(page.items);
-        }
-        Ok(all)
-    }
-
-    /// The first `Query` request, as [`QueryRequest::render`].
-    ///
-    /// # Errors
-    /// As [`QueryRequest::render`].
-    pub fn render(&self) -> Result<QueryInput, Error> {
-        self.0.render()
-    }
-}
+/// The lenient query of [`QueryRequest::lenient`], by its former name.
+#[deprecated(since = "0.1.0", note = "every lenient read is a `Lenient<R>`: use `query::Lenient<QueryRequest<E, S>>`")]
+pub type LenientQuery<E, S> = Lenient<QueryRequest<E, S>>;
 
 /// What [`Table::query`] runs: a [`QuerySpec`] (one partition of an index keyed on key
 /// templates, giving a [`QueryRequest`]) or a [`MultiKeySpec`](multi_key::MultiKeySpec) (a
@@ -981,11 +877,15 @@ impl<E: Entity, S> IntoQuery for QuerySpec<E, S> {
     }
 }
 
-impl Table {
+impl<D> Table<D> {
     /// A query of one partition of one index, from the generated `E::query(...)`,
     /// `E::gsiN(...)` (a [`QueryRequest`]), or of a multi-attribute GSI (a
-    /// [`MultiKeyQuery`](multi_key::MultiKeyQuery)).
-    pub fn query<Q: IntoQuery>(&self, spec: Q) -> Q::Request {
-        spec.into_request(self)
+    /// [`MultiKeyQuery`](multi_key::MultiKeyQuery)). On a declared handle (`Table<D>`), of
+    /// `D`'s entities only.
+    pub fn query<Q: IntoQuery>(&self, spec: Q) -> Q::Request
+    where
+        D: Admits<Q::Entity>,
+    {
+        spec.into_request(&self.untyped())
     }
 }

@@ -33,8 +33,7 @@ use futures::{Stream, StreamExt, TryStreamExt};
 
 use super::options::{QueryOptions, check_query};
 use super::{Cursor, Page, Slot, cursor, primary_key_of};
-use crate::capacity::Capacity;
-use crate::error::{Error, ItemError};
+use crate::error::Error;
 use crate::expr::Condition;
 use crate::key::{KeyError, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
 use crate::owner::Found;
@@ -317,7 +316,7 @@ pub struct MultiKeyQuery<E> {
     table: Table,
     spec: MultiKeySpec<E>,
     /// Order, item counts, page size, cursor, filter, lenience (a GSI is read eventually consistent).
-    options: QueryOptions,
+    pub(crate) options: QueryOptions,
 }
 
 /// The parts of the query's requests that its pages share.
@@ -516,10 +515,9 @@ impl<E: Entity> MultiKeyQuery<E> {
     /// Reports the items of this entity type that do not decode instead of failing on them:
     /// each becomes an [`ItemError`] (its key, the item, the error) in [`Page::skipped`], beside
     /// the items that decoded, as [`QueryRequest::lenient`](super::QueryRequest::lenient) does.
-    /// Set the other options first; see [`LenientMultiKeyQuery`].
-    pub fn lenient(mut self) -> LenientMultiKeyQuery<E> {
-        self.options.lenient = true;
-        LenientMultiKeyQuery(self)
+    /// Set the other options first; see [`Lenient`](super::Lenient).
+    pub fn lenient(self) -> super::Lenient<Self> {
+        super::Lenient::new(self)
     }
 
     /// Runs the query and returns one page: up to [`page_items`](Self::page_items) items of this
@@ -536,11 +534,11 @@ impl<E: Entity> MultiKeyQuery<E> {
     /// DynamoDB; [`Error::Decode`] naming the first item of this entity that does not decode
     /// (see [`lenient`](Self::lenient)).
     pub async fn send(&self) -> Result<Page<E>, Error> {
-        let page = self.read(Slot::of).await?;
-        let Page { items, mut skipped, cursor, consumed } = page;
+        let mut page = self.read(Slot::of).await?;
+        let slots = std::mem::take(&mut page.items);
         let items =
-            super::hydrate(&self.table, self.spec.index.index, items, self.options.lenient, &mut skipped).await?;
-        Ok(Page { items, skipped, cursor, consumed })
+            super::hydrate(&self.table, self.spec.index.index, slots, self.options.lenient, &mut page.skipped).await?;
+        Ok(page.with_items(items))
     }
 
     /// As [`send`](Self::send), returning the primary keys of the items instead of the items:
@@ -565,7 +563,7 @@ impl<E: Entity> MultiKeyQuery<E> {
         let scope = self.scope();
         let key_names = self.key_names();
         let call = Call::new("Query", E::TYPE).index(E::NAMES.index_name(self.spec.index.index).unwrap_or(""));
-        let loaded = super::pages::read_page(
+        super::pages::read_page(
             self.options.paging(),
             E::NAMES,
             start,
@@ -586,8 +584,7 @@ impl<E: Entity> MultiKeyQuery<E> {
             },
             Some(&super::pages::Resume { scope: &scope, keys: &key_names }),
         )
-        .await?;
-        Ok(Page { items: loaded.items, skipped: loaded.skipped, cursor: loaded.cursor, consumed: loaded.consumed })
+        .await
     }
 
     /// The first `Query` request [`send`](Self::send) would send, without sending it.
@@ -630,72 +627,9 @@ impl<E: Entity> MultiKeyQuery<E> {
     }
 }
 
-/// A query of a multi-attribute GSI that reports the items of its entity type that do not
-/// decode instead of failing on them; from [`MultiKeyQuery::lenient`].
-///
-/// As [`LenientQuery`](super::LenientQuery) for the other indexes: each such item is an
-/// [`ItemError`] with its key, the item as read and the decode error, in [`Page::skipped`];
-/// [`page_items`](MultiKeyQuery::page_items) and [`max_items`](MultiKeyQuery::max_items) count
-/// the items that decode, and a cursor resumes after
-/// the last item the page holds, so no item is reported twice or passed over.
-#[must_use = "a query does nothing until it is sent"]
-pub struct LenientMultiKeyQuery<E>(MultiKeyQuery<E>);
-
-impl<E: Entity> LenientMultiKeyQuery<E> {
-    /// One page, as [`MultiKeyQuery::send`], with the items that do not decode in
-    /// [`Page::skipped`].
-    ///
-    /// # Errors
-    /// As [`MultiKeyQuery::send`], except for items that do not decode.
-    pub async fn send(&self) -> Result<Page<E>, Error> {
-        self.0.send().await
-    }
-
-    /// Every page, lazily, as [`MultiKeyQuery::pages`], each with its skipped items.
-    pub fn pages(self) -> impl Stream<Item = Result<Page<E>, Error>> {
-        self.0.pages()
-    }
-
-    /// Every item matching the key condition, page by page: `Ok(Ok(item))` for an item that
-    /// decodes, `Ok(Err(item_error))` for one that does not, `Err` when a request fails. Up to
-    /// [`max_items`](MultiKeyQuery::max_items) decoded items, if set, and the undecodable items
-    /// read before the last of them. Within a page, the decoded items come first, then the
-    /// skipped ones.
-    pub fn stream(self) -> impl Stream<Item = Result<Result<E, ItemError>, Error>> {
-        self.0
-            .pages()
-            .map_ok(|p| {
-                let decoded = p.items.into_iter().map(|e| Ok(Ok(e)));
-                futures::stream::iter(decoded.chain(p.skipped.into_iter().map(|e| Ok(Err(e)))))
-            })
-            .try_flatten()
-    }
-
-    /// Every item matching the key condition (up to [`max_items`](MultiKeyQuery::max_items)
-    /// decoded items if set), collected into one page: `items` and `skipped` of every page read, the
-    /// capacity summed, no cursor.
-    ///
-    /// # Errors
-    /// As [`MultiKeyQuery::send`], except for items that do not decode.
-    pub async fn all(self) -> Result<Page<E>, Error> {
-        let mut all = Page { items: Vec::new(), skipped: Vec::new(), cursor: None, consumed: Capacity::default() };
-        let mut stream = std::pin::pin!(self.0.pages());
-        while let Some(page) = stream.try_next().await? {
-            all.consumed += page.consumed;
-            all.skipped.extend(page.skipped);
-            all.items.extend(page.items);
-        }
-        Ok(all)
-    }
-
-    /// The first `Query` request, as [`MultiKeyQuery::render`].
-    ///
-    /// # Errors
-    /// As [`MultiKeyQuery::render`].
-    pub fn render(&self) -> Result<QueryInput, Error> {
-        self.0.render()
-    }
-}
+/// The lenient multi-attribute query of [`MultiKeyQuery::lenient`], by its former name.
+#[deprecated(since = "0.1.0", note = "every lenient read is a `Lenient<R>`: use `query::Lenient<MultiKeyQuery<E>>`")]
+pub type LenientMultiKeyQuery<E> = super::Lenient<MultiKeyQuery<E>>;
 
 impl<E: Entity> super::IntoQuery for MultiKeySpec<E> {
     type Entity = E;

@@ -115,15 +115,113 @@ impl Paging {
     }
 }
 
-/// One page: the items kept, those reported (lenient reads), where the next page starts, and
-/// what the requests consumed and evaluated.
-pub(crate) struct Loaded<T> {
-    pub(crate) items: Vec<T>,
-    pub(crate) skipped: Vec<ItemError>,
-    pub(crate) cursor: Option<Cursor>,
-    pub(crate) consumed: Capacity,
-    pub(crate) scanned: u64,
-    pub(crate) filtered_out: u64,
+/// One page of a read: of a query, a multi-attribute query, a scan or a scan segment.
+///
+/// | field | holds |
+/// |---|---|
+/// | `items` | the items kept, in the order read (sort-key order for a query) |
+/// | `skipped` | the items reported instead of returned, each with its key and why (a lenient read; a strict read fails on the first) |
+/// | `cursor` | where the next page starts; `None` once the read is exhausted |
+/// | `consumed` | the capacity the page's requests consumed, as DynamoDB reported it |
+/// | `segment` | the scan segment the page comes from (`None` for a query or an unsegmented scan) |
+/// | `scanned` | the items DynamoDB evaluated (`ScannedCount`, summed over the page's requests) |
+/// | `filtered_out` | the items evaluated that the `FilterExpression` left out |
+/// | `passed_over` | the items returned that the page leaves out by design: the library's own guard and migration items, other entities' items, and with `skip_unknown` items of types an enum has no variant for |
+///
+/// Every item DynamoDB returned for the page is in exactly one of `items`, `skipped` and
+/// `passed_over` (a projected index item whose whole item was deleted before it was read is
+/// in none).
+///
+/// ```
+/// let page: dynamo_entity::Page<String> = dynamo_entity::Page::default();
+/// assert!(page.items.is_empty() && page.skipped.is_empty() && page.cursor.is_none());
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page<T> {
+    /// The items, in the order read: sort-key order for a query (reversed for a descending
+    /// one), partition-hash order (no order to rely on) for a scan.
+    pub items: Vec<T>,
+    /// The items of the read's entity type (or enum) that are not among `items`, each with its
+    /// key, the item as read and the error: filled by a lenient read
+    /// ([`QueryRequest::lenient`](crate::query::QueryRequest::lenient),
+    /// [`ScanRequest::lenient`](crate::query::scan::ScanRequest::lenient)); a strict read fails
+    /// on the first such item instead, so it is empty otherwise.
+    pub skipped: Vec<ItemError>,
+    /// Where the next page starts; `None` when the read is known to be exhausted. When a page
+    /// ends exactly where DynamoDB stopped reading, more items may or may not follow, and the
+    /// cursor may lead to an empty last page.
+    pub cursor: Option<Cursor>,
+    /// The capacity the page's requests consumed, as DynamoDB reported it (summed when filling
+    /// the page took several requests). See [`capacity`](crate::capacity).
+    pub consumed: Capacity,
+    /// The segment the page comes from (`Segment`), for a parallel or segment scan.
+    pub segment: Option<u32>,
+    /// Items DynamoDB evaluated for the page (`ScannedCount`, summed over its requests).
+    pub scanned: u64,
+    /// Items evaluated that the `FilterExpression` left out: for an entity scan, items of other
+    /// entity types too.
+    pub filtered_out: u64,
+    /// Items returned that the page leaves out by design: the library's own guard and
+    /// migration items, items of other entities (in a query of a shared partition, or of
+    /// entities sharing the scanned one's type value), and, with
+    /// [`skip_unknown`](crate::query::scan::ScanRequest::skip_unknown), items of types the
+    /// scanned enum has no variant for.
+    pub passed_over: u64,
+}
+
+impl<T> Default for Page<T> {
+    fn default() -> Page<T> {
+        Page {
+            items: Vec::new(),
+            skipped: Vec::new(),
+            cursor: None,
+            consumed: Capacity::default(),
+            segment: None,
+            scanned: 0,
+            filtered_out: 0,
+            passed_over: 0,
+        }
+    }
+}
+
+impl<T> Page<T> {
+    /// The capacity the page consumed; see [`Page::consumed`](Page#structfield.consumed).
+    pub fn consumed(&self) -> &Capacity {
+        &self.consumed
+    }
+
+    /// The cursor of the next page, if any.
+    pub fn cursor(&self) -> Option<&Cursor> {
+        self.cursor.as_ref()
+    }
+
+    /// The page with `items` in place of its items, everything else kept.
+    pub(crate) fn with_items<U>(self, items: Vec<U>) -> Page<U> {
+        Page {
+            items,
+            skipped: self.skipped,
+            cursor: self.cursor,
+            consumed: self.consumed,
+            segment: self.segment,
+            scanned: self.scanned,
+            filtered_out: self.filtered_out,
+            passed_over: self.passed_over,
+        }
+    }
+
+    /// Adds `next`, a later page of the same read, to this one: its items and reports after
+    /// these, its counts and capacity added, its cursor (and segment) kept. What a lenient
+    /// read's `all` collects.
+    pub(crate) fn absorb(&mut self, next: Page<T>) {
+        self.items.extend(next.items);
+        self.skipped.extend(next.skipped);
+        self.consumed += next.consumed;
+        self.scanned += next.scanned;
+        self.filtered_out += next.filtered_out;
+        self.passed_over += next.passed_over;
+        self.cursor = next.cursor;
+        self.segment = next.segment;
+    }
 }
 
 /// Where the next page starts: a cursor of the read's `scope` holding an `ExclusiveStartKey`
@@ -148,8 +246,12 @@ impl Resume<'_> {
 
 /// What [`settle`] did with an item.
 pub(crate) enum Settled<T> {
+    /// Returned.
     Kept(T),
+    /// Left out by design (counted in [`Page::passed_over`]).
     Passed,
+    /// Reported in [`Page::skipped`].
+    Reported,
 }
 
 /// `taken`, what a read's `take` made of `item`, settled: kept, passed over, reported as an
@@ -166,7 +268,7 @@ pub(crate) fn settle<T>(
         Ok(None) => Ok(Settled::Passed),
         Err(e) if lenient && ItemError::is_item_error(&e) => {
             skipped.push(ItemError::new(names, item, e));
-            Ok(Settled::Passed)
+            Ok(Settled::Reported)
         }
         Err(e) => Err(e),
     }
@@ -186,19 +288,12 @@ pub(crate) async fn read_page<T, F, Fut>(
     mut fetch: F,
     mut take: impl FnMut(&mut Item) -> Result<Option<T>, Error>,
     resume: Option<&Resume<'_>>,
-) -> Result<Loaded<T>, Error>
+) -> Result<Page<T>, Error>
 where
     F: FnMut(Option<i32>, Option<Item>) -> Fut,
     Fut: Future<Output = Result<Answer, Error>>,
 {
-    let mut page = Loaded {
-        items: Vec::new(),
-        skipped: Vec::new(),
-        cursor: None,
-        consumed: Capacity::default(),
-        scanned: 0,
-        filtered_out: 0,
-    };
+    let mut page = Page::default();
     loop {
         if !paging.to_the_end && paging.limit == Some(page.items.len()) {
             return Ok(page);
@@ -216,7 +311,11 @@ where
             let taken = take(&mut item);
             match settle(taken, item, paging.lenient, names, &mut page.skipped)? {
                 Settled::Kept(value) => page.items.push(value),
-                Settled::Passed => continue,
+                Settled::Passed => {
+                    page.passed_over += 1;
+                    continue;
+                }
+                Settled::Reported => continue,
             }
             if filled {
                 page.cursor = cursor;

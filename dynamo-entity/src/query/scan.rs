@@ -19,17 +19,17 @@
 //! An entity scan selects its entity's items with a `FilterExpression` on the entity type
 //! attribute (`(#type = :type OR attribute_not_exists(#type))`, with the
 //! [`filter`](ScanRequest::filter) ANDed to it), so DynamoDB reads every item and returns only
-//! those: [`ScanPage::scanned`] counts the items read (DynamoDB's `ScannedCount`),
-//! [`ScanPage::filtered_out`] those the filter left out (items of other entity types, and of
+//! those: [`Page::scanned`] counts the items read (DynamoDB's `ScannedCount`),
+//! [`Page::filtered_out`] those the filter left out (items of other entity types, and of
 //! this one that the filter rejected). An item without a type attribute comes back: one with
 //! the entity's key is reported as a get reports it ([`Error::WrongEntity`]), any other is
-//! counted in [`ScanPage::skipped`]. A scan of the
+//! counted in [`Page::passed_over`]. A scan of the
 //! table-level enum has no type filter: the library's own items (uniqueness guards, migration
-//! records) are counted in [`ScanPage::skipped`], and an item of a type the enum does not name
+//! records) are counted in [`Page::passed_over`], and an item of a type the enum does not name
 //! fails the scan ([`Error::UnexpectedItem`]) unless the scan is
-//! [`lenient`](ScanRequest::lenient) (it is reported in [`ScanPage::undecodable`]) or
-//! [`skip_unknown`](ScanRequest::skip_unknown) (counted in `skipped`). Nothing is left out
-//! silently: `scanned = items + filtered_out + skipped + undecodable` for each page that a
+//! [`lenient`](ScanRequest::lenient) (it is reported in [`Page::skipped`]) or
+//! [`skip_unknown`](ScanRequest::skip_unknown) (counted in `passed_over`). Nothing is left out
+//! silently: `scanned = items + filtered_out + passed_over + skipped` for each page that a
 //! [`page_items`](ScanRequest::page_items) or [`max_items`](ScanRequest::max_items) does not cut.
 //!
 //! An item of the scanned entity type that does not decode is an error naming its key
@@ -50,8 +50,8 @@ use crate::owner::is_library_item;
 use crate::owner::type_of_named;
 use crate::query::cursor::{self, Scope};
 use crate::query::pages::ItemCounts;
-use crate::query::{Cursor, primary_key_of};
-use crate::schema::{AttributeNames, Entity, EntityEnum, Index, Item, PrimaryKey, Projection};
+use crate::query::{Cursor, Lenient, Page, primary_key_of};
+use crate::schema::{Admits, AttributeNames, Entity, EntityEnum, Index, Item, PrimaryKey, Projection, TableItems};
 use crate::table::{Call, Table};
 
 pub use super::rate::ReadRate;
@@ -59,35 +59,13 @@ pub use super::rate::ReadRate;
 /// DynamoDB's limit on `TotalSegments` of a parallel scan.
 pub const MAX_TOTAL_SEGMENTS: u32 = 1_000_000;
 
-/// One page of a scan.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ScanPage<T> {
-    /// The items, in the order DynamoDB returned them (by partition key hash: no order to rely
-    /// on).
-    pub items: Vec<T>,
-    /// Where the next page of this scan (or of this segment, for a parallel scan) starts;
-    /// `None` when it is exhausted.
-    pub cursor: Option<Cursor>,
-    /// The segment the page comes from (`Segment`), for a parallel or segment scan.
-    pub segment: Option<u32>,
-    /// Items DynamoDB read for the page (`ScannedCount`, summed over its requests).
-    pub scanned: u64,
-    /// Items read that the `FilterExpression` left out: for an entity scan, items of other
-    /// entity types and items the [`filter`](ScanRequest::filter) rejected.
-    pub filtered_out: u64,
-    /// Items returned that the page leaves out by design: in a scan of an entity enum, the
-    /// library's own guard and migration items, and with
-    /// [`skip_unknown`](ScanRequest::skip_unknown) the items of types the enum has no variant
-    /// for; in an entity scan, items of other entities sharing the type value (told apart by
-    /// key shape).
-    pub skipped: u64,
-    /// The items of the scanned type that did not decode, each with its key and error, in a
-    /// [`lenient`](ScanRequest::lenient) scan (always empty otherwise: a strict scan fails on
-    /// the first one).
-    pub undecodable: Vec<ItemError>,
-    /// The capacity the page's `Scan` requests consumed, as DynamoDB reported it.
-    pub consumed: Capacity,
-}
+/// A page of a scan, by its former name: every read's page is a [`Page`] (the scan's former
+/// `skipped` count is [`Page::passed_over`], its `undecodable` items are [`Page::skipped`]).
+#[deprecated(
+    since = "0.1.0",
+    note = "every read's page is a `Page<T>`: `undecodable` is now `skipped`, `skipped` is `passed_over`"
+)]
+pub type ScanPage<T> = Page<T>;
 
 /// One raw page of one segment: what the backfills work from.
 pub(crate) struct RawPage {
@@ -215,7 +193,7 @@ pub struct ScanRequest<T> {
     /// An error found while the scan was built, returned when it is sent.
     error: Option<Error>,
     /// Items that do not decode are reported in the page instead of failing the scan.
-    lenient: bool,
+    pub(crate) lenient: bool,
     /// For a scan of an entity enum, the enum's name: an item it has no variant for is an
     /// error ([`Error::UnexpectedItem`]) unless [`skip_unknown`](ScanRequest::skip_unknown).
     enum_name: Option<&'static str>,
@@ -337,7 +315,7 @@ impl<T: Send + 'static> ScanRequest<T> {
 
     /// Only return items for which `condition` holds (`FilterExpression`, ANDed to the entity
     /// type filter of an entity scan). Items it rejects are still read and paid for, and are
-    /// counted in [`ScanPage::filtered_out`]. Several calls are combined with AND.
+    /// counted in [`Page::filtered_out`]. Several calls are combined with AND.
     ///
     /// A scan of a secondary index ([`index`](Self::index)) whose projection leaves attributes
     /// out (`KEYS_ONLY`, `INCLUDE`) reads index items, which hold only the table's and the
@@ -364,22 +342,20 @@ impl<T: Send + 'static> ScanRequest<T> {
     }
 
     /// A lenient scan: an item of the scanned type that does not decode (a missing or
-    /// mistyped attribute, a key that does not parse) is reported in its page's
-    /// [`undecodable`](ScanPage::undecodable), with its key and error, beside the items that
-    /// decoded, instead of failing the scan. Read it with [`send`](Self::send),
-    /// [`pages`](Self::pages) or [`all_lenient`](Self::all_lenient); [`stream`](Self::stream)
-    /// and [`all`](Self::all) yield items only and stay strict. [`page_items`](Self::page_items)
-    /// and [`max_items`](Self::max_items) count the decoded items.
-    pub fn lenient(mut self) -> Self {
-        self.lenient = true;
-        self
+    /// mistyped attribute, a key that does not parse), and in a scan of an enum an item of a
+    /// type it has no variant for, is reported in its page's [`skipped`](Page::skipped), with
+    /// its key and error, beside the items that decoded, instead of failing the scan. Set the
+    /// other options first; see [`Lenient`]. [`page_items`](Self::page_items) and
+    /// [`max_items`](Self::max_items) count the decoded items.
+    pub fn lenient(self) -> Lenient<Self> {
+        Lenient::new(self)
     }
 
     /// For a scan of an entity enum ([`Table::scan_table`]): count the items of entity types
-    /// the enum has no variant for in [`ScanPage::skipped`] instead of failing the scan with
+    /// the enum has no variant for in [`Page::passed_over`] instead of failing the scan with
     /// [`Error::UnexpectedItem`] (or, in a [`lenient`](Self::lenient) scan, reporting each in
-    /// [`undecodable`](ScanPage::undecodable)), and log each with `tracing` at `WARN`. The
-    /// library's own guard and migration items are counted in `skipped` in any case. An entity
+    /// [`skipped`](Page::skipped)), and log each with `tracing` at `WARN`. The library's own
+    /// guard and migration items are counted in `passed_over` in any case. An entity
     /// scan selects its type with its filter, and ignores this.
     pub fn skip_unknown(mut self) -> Self {
         self.skip_unknown = true;
@@ -449,7 +425,7 @@ impl<T: Send + 'static> ScanRequest<T> {
     /// A parallel scan in `total` segments, read concurrently by [`pages`](Self::pages),
     /// [`stream`](Self::stream) and [`all`](Self::all) (at most
     /// [`concurrency`](Self::concurrency) segments at a time, `total` by default); each page says
-    /// its [`segment`](ScanPage::segment) and carries that segment's cursor.
+    /// its [`segment`](Page::segment) and carries that segment's cursor.
     pub fn parallel(mut self, total: u32) -> Self {
         self.parallel = Some(total);
         self
@@ -671,7 +647,7 @@ impl<T: Send + 'static> ScanRequest<T> {
     /// an entity enum, one of a type the enum does not name (unless
     /// [`skip_unknown`](Self::skip_unknown), which logs it); in an entity scan, one of the
     /// entity's type value that no entity of the table owns. `None`: another entity's item,
-    /// or one of the library's own, counted in `skipped`.
+    /// or one of the library's own, counted in `passed_over`.
     fn unreported(&self, item: &Item) -> Option<Error> {
         match (self.enum_name, self.misfit) {
             (Some(_), _) if is_library_item(item, self.names) => None,
@@ -713,7 +689,7 @@ impl<T: Send + 'static> ScanRequest<T> {
     /// an attribute the scanned index does not project, before anything is sent;
     /// [`Error::Sdk`] from DynamoDB; [`Error::Decode`] naming the key of an item of the scanned
     /// type that does not decode.
-    pub async fn send(&self) -> Result<ScanPage<T>, Error> {
+    pub async fn send(&self) -> Result<Page<T>, Error> {
         self.check_segments()?;
         if self.parallel.is_some() {
             return Err(Error::Invalid {
@@ -741,9 +717,7 @@ impl<T: Send + 'static> ScanRequest<T> {
             to_the_end: false,
             lenient: self.lenient,
         };
-        // Items passed over: other entities' and the library's own.
-        let mut passed = 0u64;
-        let loaded = super::pages::read_page(
+        let mut page = super::pages::read_page(
             paging,
             self.names,
             start,
@@ -762,38 +736,27 @@ impl<T: Send + 'static> ScanRequest<T> {
                 }
                 match self.unreported(item) {
                     Some(e) => Err(e),
-                    None => {
-                        passed += 1;
-                        Ok(None)
-                    }
+                    None => Ok(None),
                 }
             },
             Some(&super::pages::Resume { scope: &scope, keys: &keys }),
         )
         .await?;
-        let page = ScanPage {
-            items: Vec::new(),
-            cursor: loaded.cursor,
-            segment: self.segment.map(|(s, _)| s),
-            scanned: loaded.scanned,
-            filtered_out: loaded.filtered_out,
-            skipped: passed,
-            undecodable: loaded.skipped,
-            consumed: loaded.consumed,
-        };
-        self.finish(page, loaded.items).await
+        page.segment = self.segment.map(|(s, _)| s);
+        let slots = std::mem::take(&mut page.items);
+        self.finish(page.with_items(Vec::new()), slots).await
     }
 
     /// The page with its items: the decoded ones, and the projected ones read whole by their
     /// primary keys (in the scan's order; an item deleted since the index was read is left
     /// out).
-    async fn finish(&self, mut page: ScanPage<T>, slots: Vec<ScanSlot<T>>) -> Result<ScanPage<T>, Error> {
+    async fn finish(&self, mut page: Page<T>, slots: Vec<ScanSlot<T>>) -> Result<Page<T>, Error> {
         let keys: Vec<PrimaryKey> =
             slots.iter().filter_map(|s| if let ScanSlot::Fetch(k) = s { Some(k.clone()) } else { None }).collect();
         let mut whole = match (&self.on, keys.is_empty()) {
             (Some(on), false) => {
                 let (whole, undecodable) = (on.fetch)(self.table.clone(), keys, self.lenient).await?;
-                page.undecodable.extend(undecodable);
+                page.skipped.extend(undecodable);
                 whole.into_iter()
             }
             _ => Vec::new().into_iter(),
@@ -829,7 +792,7 @@ impl<T: Send + 'static> ScanRequest<T> {
     }
 
     /// The pages of one segment (or of an unsegmented scan), lazily.
-    fn pages_of_one(self) -> impl Stream<Item = Result<ScanPage<T>, Error>> + Send {
+    fn pages_of_one(self) -> impl Stream<Item = Result<Page<T>, Error>> + Send {
         futures::stream::try_unfold(Some(self), |state| async move {
             let Some(req) = state else { return Ok(None) };
             let page = req.send().await?;
@@ -848,7 +811,7 @@ impl<T: Send + 'static> ScanRequest<T> {
     /// stream with its error. Each page holds up to [`page_items`](Self::page_items) items;
     /// with [`max_items`](Self::max_items) the pages hold at most that many together (of a
     /// parallel scan, the page that reaches it is cut to it and has no cursor).
-    pub fn pages(self) -> impl Stream<Item = Result<ScanPage<T>, Error>> + Send {
+    pub fn pages(self) -> impl Stream<Item = Result<Page<T>, Error>> + Send {
         match self.parallel {
             None => self.pages_of_one().boxed(),
             Some(total) => {
@@ -879,10 +842,9 @@ impl<T: Send + 'static> ScanRequest<T> {
         }
     }
 
-    /// Every item (up to [`max_items`](Self::max_items) if set), page by page. The stream is strict
-    /// even for a [`lenient`](Self::lenient) scan: an item that does not decode ends it with
-    /// its error (read a lenient scan with [`pages`](Self::pages) or
-    /// [`all_lenient`](Self::all_lenient), which return such items).
+    /// Every item (up to [`max_items`](Self::max_items) if set), page by page. An item that
+    /// does not decode ends it with its error (a [`lenient`](Self::lenient) scan's stream
+    /// yields such items).
     pub fn stream(self) -> impl Stream<Item = Result<T, Error>> + Send {
         let limit = self.counts.max_items;
         let counts = ItemCounts { max_items: None, ..self.counts };
@@ -899,29 +861,25 @@ impl<T: Send + 'static> ScanRequest<T> {
         self.stream().try_collect().await
     }
 
-    /// Every item of a [`lenient`](Self::lenient) scan (up to [`max_items`](Self::max_items) if set)
-    /// with every item that did not decode, collected from all pages (of all segments).
+    /// Every item of the scan as [`lenient`](Self::lenient) reads it, with every item it
+    /// reported, as a pair.
     ///
     /// # Errors
-    /// As [`send`](Self::send), except for the items that do not decode.
+    /// As [`send`](Self::send), except for the items reported.
+    #[deprecated(since = "0.1.0", note = "use `.lenient().all()`, which returns a `Page` (its `items` and `skipped`)")]
     pub async fn all_lenient(self) -> Result<(Vec<T>, Vec<ItemError>), Error> {
-        let mut pages = std::pin::pin!(self.lenient().pages());
-        let (mut items, mut undecodable) = (Vec::new(), Vec::new());
-        while let Some(page) = pages.try_next().await? {
-            items.extend(page.items);
-            undecodable.extend(page.undecodable);
-        }
-        Ok((items, undecodable))
+        let page = self.lenient().all().await?;
+        Ok((page.items, page.skipped))
     }
 }
 
 /// The pages of a parallel scan's segments, `pages`, ended once they hold `max` items: the page
 /// that goes past `max` is cut to it, and its cursor (which would pass over the items cut) is
 /// dropped.
-fn cut_at<T, P>(pages: P, max: usize) -> impl Stream<Item = Result<ScanPage<T>, Error>> + Send
+fn cut_at<T, P>(pages: P, max: usize) -> impl Stream<Item = Result<Page<T>, Error>> + Send
 where
     T: Send + 'static,
-    P: Stream<Item = Result<ScanPage<T>, Error>> + Send,
+    P: Stream<Item = Result<Page<T>, Error>> + Send,
 {
     pages.scan(max, |left, page| {
         let page = match page {
@@ -987,7 +945,7 @@ impl<E: Entity> ScanRequest<E> {
     }
 }
 
-impl Table {
+impl<D> Table<D> {
     /// A scan of every item of entity `E` in the table (see [`ScanRequest`] and the
     /// [module](crate::query::scan) documentation). Scans are for maintenance; the design lint
     /// flags scans registered as reads.
@@ -998,12 +956,15 @@ impl Table {
     /// declaration `E` names (`#[entity(table = AppTable)]`, see
     /// [`Entity::TABLE_ENTITIES`]). An item of `E`'s type value that fits the key templates of
     /// none of them is reported ([`Error::KeyFitsNoEntity`]). Without either, such an item of
-    /// another entity fails the scan with the decode error of its key.
-    pub fn scan<E: Entity>(&self) -> ScanRequest<E> {
-        let decode = if self.shares_type::<E>() { decode_entity::<E, true> } else { decode_entity::<E, false> };
-        let mut scan = ScanRequest::new(self.clone(), E::NAMES, E::TYPE, E::TYPE.to_owned(), decode);
-        scan.misfit = Some(misfit_of::<E>);
-        scan.types = self.entities_of::<E>().map(|known| {
+    /// another entity fails the scan with the decode error of its key. On a declared handle
+    /// (`Table<D>`), of `D`'s entities only.
+    pub fn scan<E: Entity>(&self) -> ScanRequest<E>
+    where
+        D: Admits<E>,
+    {
+        let table = self.untyped();
+        let decode = if table.shares_type::<E>() { decode_entity::<E, true> } else { decode_entity::<E, false> };
+        let types = table.entities_of::<E>().map(|known| {
             let starts = E::SCHEMA.key_beginnings();
             // Without a literal beginning of the partition key, an item of any other type may
             // sit at one of the entity's keys: only the library's own items stay on the server.
@@ -1016,6 +977,9 @@ impl Table {
             others.dedup();
             Arc::new(TypeFilter { others, starts })
         });
+        let mut scan = ScanRequest::new(table, E::NAMES, E::TYPE, E::TYPE.to_owned(), decode);
+        scan.misfit = Some(misfit_of::<E>);
+        scan.types = types;
         scan
     }
 
@@ -1023,12 +987,18 @@ impl Table {
     /// (such as the `<Table>Item` enum of `#[derive(TableDef)]`) for its type. An item `T` has
     /// no variant for fails the scan with [`Error::UnexpectedItem`] naming its type and key
     /// (a [`lenient`](ScanRequest::lenient) scan reports it in
-    /// [`undecodable`](ScanPage::undecodable), a scan with
-    /// [`skip_unknown`](ScanRequest::skip_unknown) counts it in [`skipped`](ScanPage::skipped)):
+    /// [`skipped`](Page::skipped), a scan with
+    /// [`skip_unknown`](ScanRequest::skip_unknown) counts it in [`passed_over`](Page::passed_over)):
     /// a table scan never returns fewer items than the table holds unless asked to. The
     /// library's own guard and migration items are counted in `skipped`.
-    pub fn scan_table<T: EntityEnum + Send + 'static>(&self) -> ScanRequest<T> {
-        let mut scan = ScanRequest::new(self.clone(), T::NAMES, "", T::TYPES.join("|"), T::decode);
+    ///
+    /// On a declared handle (`Table<D>`), `T` is `D`'s own item enum and needs no naming:
+    /// `shop.scan_table().all().await?`.
+    pub fn scan_table<T: EntityEnum + Send + 'static>(&self) -> ScanRequest<T>
+    where
+        D: TableItems<T>,
+    {
+        let mut scan = ScanRequest::new(self.untyped(), T::NAMES, "", T::TYPES.join("|"), T::decode);
         scan.enum_name = Some(std::any::type_name::<T>().rsplit("::").next().unwrap_or_default());
         scan
     }

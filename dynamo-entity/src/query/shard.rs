@@ -128,6 +128,7 @@ pub(crate) async fn send<E: Entity, S>(
     // Projected index items (no type attribute) are read whole at the end, in merge order.
     let mut items: Vec<Slot<E>> = Vec::new();
     let mut skipped = Vec::new();
+    let mut passed_over = 0u64;
     let mut consumed = Capacity::default();
     let mut rounds = 0usize;
     loop {
@@ -193,8 +194,10 @@ pub(crate) async fn send<E: Entity, S>(
             Ok(None) => E::from_item(&item).map(|e| Some(Slot::Whole(e))),
             Err(e) => Err(e),
         };
-        if let Settled::Kept(value) = settle(taken, item, req.options.lenient, E::NAMES, &mut skipped)? {
-            items.push(value);
+        match settle(taken, item, req.options.lenient, E::NAMES, &mut skipped)? {
+            Settled::Kept(value) => items.push(value),
+            Settled::Passed => passed_over += 1,
+            Settled::Reported => {}
         }
     }
 
@@ -205,7 +208,7 @@ pub(crate) async fn send<E: Entity, S>(
         Some(Cursor::from(cursor::encode_sharded(&scope, &positions)))
     };
     let items = req.hydrate(items, &mut skipped).await?;
-    Ok(Page { items, skipped, cursor, consumed })
+    Ok(Page { items, skipped, cursor, consumed, passed_over, ..Page::default() })
 }
 
 #[cfg(test)]

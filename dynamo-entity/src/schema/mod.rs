@@ -25,6 +25,6 @@ pub use entity::*;
 pub use evolve::{SCHEMA_ATTRIBUTE, SchemaVersion};
 pub use key_fields::{KeyPartSource, part_from_keys};
 pub use layout::*;
-pub use member::{Admits, EntityOf};
+pub use member::{Admits, EntityOf, TableItems};
 pub use multi_key::{KeyAttribute, MultiKeyAttr, MultiKeyIndex};
 pub use projection::{GsiDecl, Projection};

@@ -14,7 +14,7 @@ use crate::table::{Call, Table};
 #[cfg(doc)]
 use crate::versioning;
 
-impl Table {
+impl<D> Table<D> {
     /// Creates this table for the given entities: `PK` / `SK`, every GSI any of them uses
     /// (`GSI<n>` on `GSI<n>PK` / `GSI<n>SK`, projection ALL; a multi-attribute GSI on its
     /// attributes, several `HASH` and `RANGE` elements), the inverted index

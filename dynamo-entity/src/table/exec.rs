@@ -147,7 +147,7 @@ consumed_none!(
     DeleteTableOutput
 );
 
-impl Table {
+impl<D> Table<D> {
     /// Sends one request (`request` is the SDK's `send()` future) inside the span of `call`,
     /// and records the capacity its answer reports on this handle's meter. The answer is
     /// returned as the SDK gave it: interpreting it is the operation's.

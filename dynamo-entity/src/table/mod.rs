@@ -30,6 +30,21 @@ use crate::capacity::{Capacity, CapacityMeter};
 use crate::schema::Entity;
 use crate::schema::{AttributeNames, Index, PrimaryKey, Projection, TableLayout};
 
+/// The future of an operation that sends a request: boxed, so that its type does not repeat
+/// the operation's bounds. An entity the handle's declaration does not list is then one
+/// compile error, at the argument, not a second one at the call's future and a third at its
+/// `.await`. It is `Send`; a value written by reference (`put(&value)`, `batch_put`) must
+/// then be `Sync`, as an entity of plain fields is.
+///
+/// ```no_run
+/// # async fn f<E: dynamo_entity::Entity>(table: dynamo_entity::Table, key: dynamo_entity::Key<E>) -> dynamo_entity::Result<()> {
+/// let op: dynamo_entity::table::Op<'static, Option<E>> = table.get(key);
+/// let user = op.await?; // `None` when there is no such item
+/// # Ok(())
+/// # }
+/// ```
+pub type Op<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = Result<T, crate::Error>> + Send + 'a>>;
+
 /// The entities of a handle's layout, once known: set at most once, shared by the handle's
 /// clones and by what its reads return.
 pub(crate) type LayoutEntities = Arc<OnceLock<Vec<&'static crate::schema::EntitySchema>>>;
@@ -73,6 +88,9 @@ pub enum Untyped {}
 
 /// The untyped handle's builders accept every entity.
 impl<E> crate::schema::Admits<E> for Untyped {}
+
+/// The untyped handle scans a table into any entity enum.
+impl<T: crate::schema::EntityEnum> crate::schema::TableItems<T> for Untyped {}
 
 impl<D> Clone for Table<D> {
     fn clone(&self) -> Self {
@@ -153,14 +171,6 @@ impl Table {
             }),
             decl: PhantomData,
         }
-    }
-
-    /// Records the projections of `layout` on this handle and its clones, unless a layout is
-    /// already known.
-    pub(crate) fn learn_layout(&self, layout: &TableLayout) {
-        let _ = self.inner.projections.set(layout.projections.clone());
-        let _ = self.inner.shared_types.set(layout.shared_types());
-        let _ = self.inner.entities.set(layout.entities.clone());
     }
 
     /// The entities of the handle's layout ([`Table::with_layout`], [`Table::declared`]),
@@ -260,6 +270,14 @@ impl Table {
 }
 
 impl<D> Table<D> {
+    /// Records the projections of `layout` on this handle and its clones, unless a layout is
+    /// already known.
+    pub(crate) fn learn_layout(&self, layout: &TableLayout) {
+        let _ = self.inner.projections.set(layout.projections.clone());
+        let _ = self.inner.shared_types.set(layout.shared_types());
+        let _ = self.inner.entities.set(layout.entities.clone());
+    }
+
     /// The untyped handle on the same table, client and capacity meter: it accepts every
     /// entity (for the operations a declared handle does not offer, such as transactions and
     /// the admin and migration operations). One reference count; nothing is sent.

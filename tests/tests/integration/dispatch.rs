@@ -209,7 +209,8 @@ async fn entities_sharing_a_type_value_are_told_apart_by_key() {
         let err = handle.query(UserOrder::query("alice")).consistent_read().all().await.unwrap_err();
         assert_eq!(err.to_string(), misfit);
     }
-    let (lines, undecodable) = table.scan::<Order>().all_lenient().await.unwrap();
+    let dynamo_entity::Page { items: lines, skipped: undecodable, .. } =
+        table.scan::<Order>().lenient().all().await.unwrap();
     assert_eq!((lines.len(), undecodable.len()), (2, 1));
     assert_eq!(undecodable[0].key, "PK=USER#alice SK=ORDER#2026-05-29");
     assert_eq!(undecodable[0].error.to_string(), misfit);
@@ -613,7 +614,8 @@ async fn reads_report_items_that_no_entity_describes() {
     assert_eq!(skipped.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), [wrong]);
     // An entity scan lets items without a type attribute through its filter, and reports it.
     assert_eq!(plain.scan::<UserOrder>().all().await.unwrap_err().to_string(), wrong);
-    let (lines, undecodable) = plain.scan::<UserOrder>().all_lenient().await.unwrap();
+    let dynamo_entity::Page { items: lines, skipped: undecodable, .. } =
+        plain.scan::<UserOrder>().lenient().all().await.unwrap();
     assert_eq!((lines.len(), undecodable.len()), (1, 1));
     assert_eq!(undecodable[0].error.to_string(), wrong);
 
@@ -632,7 +634,8 @@ async fn reads_report_items_that_no_entity_describes() {
     let page = plain.query(Line::query(&7)).consistent_read().lenient().all().await.unwrap();
     assert_eq!(page.items, [Line { num: 7, line: 1, qty: 3 }]);
     assert_eq!(page.skipped.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), [misfit]);
-    let (_, undecodable) = plain.scan::<Line>().all_lenient().await.unwrap();
+    let dynamo_entity::Page { items: _, skipped: undecodable, .. } =
+        plain.scan::<Line>().lenient().all().await.unwrap();
     assert_eq!(undecodable.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), [misfit]);
     let items = plain.collection(Line::query(&7)).consistent_read().send().await.unwrap();
     assert_eq!(items.all::<Line>().unwrap_err().to_string(), misfit);
@@ -703,7 +706,8 @@ async fn a_handle_without_the_layout_reports_only_what_it_can_tell() {
     let page = plain.query(GOrder::query("u1")).consistent_read().lenient().all().await.unwrap();
     assert_eq!(page.items, [order]);
     assert_eq!(page.skipped.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), [misfit]);
-    let (_, undecodable) = plain.scan::<GOrder>().all_lenient().await.unwrap();
+    let dynamo_entity::Page { items: _, skipped: undecodable, .. } =
+        plain.scan::<GOrder>().lenient().all().await.unwrap();
     assert_eq!(undecodable.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), [misfit]);
 }
 
@@ -832,7 +836,8 @@ async fn reads_tell_entities_apart_by_the_shapes_of_their_key_parts() {
     assert_eq!(page.skipped.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), want);
     let err = chat.query(Message::query("t1")).consistent_read().all().await.unwrap_err();
     assert_eq!(err.to_string(), want[0]);
-    let (scanned, undecodable) = chat.scan::<Message>().consistent_read().all_lenient().await.unwrap();
+    let dynamo_entity::Page { items: scanned, skipped: undecodable, .. } =
+        chat.scan::<Message>().consistent_read().lenient().all().await.unwrap();
     assert_eq!(scanned.len(), 3);
     let mut reported: Vec<String> = undecodable.iter().map(|e| e.error.to_string()).collect();
     reported.sort();
@@ -915,7 +920,8 @@ async fn queries_and_scans_report_items_at_the_entitys_keys_typed_otherwise() {
     assert_eq!(reported(&page.skipped), sorted);
     let err = table.query(UserOrder::query("u1")).consistent_read().all().await.unwrap_err();
     assert!(matches!(err, dynamo_entity::Error::WrongEntity { .. }), "{err:?}");
-    let (lines, undecodable) = table.scan::<UserOrder>().consistent_read().all_lenient().await.unwrap();
+    let dynamo_entity::Page { items: lines, skipped: undecodable, .. } =
+        table.scan::<UserOrder>().consistent_read().lenient().all().await.unwrap();
     assert_eq!(lines.len(), 3);
     assert_eq!(reported(&undecodable), sorted);
     assert!(table.scan::<UserOrder>().consistent_read().all().await.is_err());
@@ -936,7 +942,8 @@ async fn queries_and_scans_report_items_at_the_entitys_keys_typed_otherwise() {
 
     // A user's scan passes over those typed otherwise (their keys are not a user's), and
     // reports the one typed as a user, which does not decode as one.
-    let (users, undecodable) = table.scan::<User>().consistent_read().all_lenient().await.unwrap();
+    let dynamo_entity::Page { items: users, skipped: undecodable, .. } =
+        table.scan::<User>().consistent_read().lenient().all().await.unwrap();
     assert_eq!(users.len(), 1);
     assert_eq!(
         reported(&undecodable),
@@ -1052,7 +1059,8 @@ async fn case_folded_keys_tell_entities_apart_by_their_parts_shapes() {
     kinds.sort();
     assert_eq!(kinds, ["closed", "opened"]);
     assert_eq!(table.scan::<Summary>().consistent_read().all().await.unwrap(), std::slice::from_ref(&summary));
-    let (all, undecodable) = table.scan_table::<LowItem>().consistent_read().all_lenient().await.unwrap();
+    let dynamo_entity::Page { items: all, skipped: undecodable, .. } =
+        table.scan_table::<LowItem>().consistent_read().lenient().all().await.unwrap();
     assert_eq!((all.len(), undecodable.len()), (5, 0));
     let desk = table.collection(Summary::query("d")).consistent_read().send().await.unwrap();
     assert_eq!(desk.decode_each::<LowItem>().unwrap().len(), 3);
@@ -1088,7 +1096,8 @@ async fn items_at_keys_that_begin_with_a_placeholder_are_reported_whatever_their
     let page = table.query(TMessage::query("t1")).consistent_read().lenient().all().await.unwrap();
     assert_eq!(page.items, std::slice::from_ref(&message));
     assert_eq!(page.skipped.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), want);
-    let (scanned, undecodable) = table.scan::<TMessage>().consistent_read().all_lenient().await.unwrap();
+    let dynamo_entity::Page { items: scanned, skipped: undecodable, .. } =
+        table.scan::<TMessage>().consistent_read().lenient().all().await.unwrap();
     assert_eq!(scanned, [message]);
     let mut reported: Vec<String> = undecodable.iter().map(|e| e.error.to_string()).collect();
     reported.sort();
@@ -1210,7 +1219,8 @@ async fn variant_names_are_compared_as_keys_store_them() {
     assert!(common::raw_item(&table, "s#x", "über").await.is_some());
     let page = table.query(Step::query("x")).consistent_read().lenient().all().await.unwrap();
     assert_eq!((page.items.len(), page.skipped.len()), (2, 0));
-    let (scanned, undecodable) = table.scan::<Step>().consistent_read().all_lenient().await.unwrap();
+    let dynamo_entity::Page { items: scanned, skipped: undecodable, .. } =
+        table.scan::<Step>().consistent_read().lenient().all().await.unwrap();
     assert_eq!((scanned.len(), undecodable.len()), (2, 0));
     assert_eq!(table.scan_table::<StagesItem>().consistent_read().all().await.unwrap().len(), 3);
     let items = table.collection(Step::query("x")).consistent_read().send().await.unwrap();
@@ -1228,7 +1238,8 @@ async fn variant_names_are_compared_as_keys_store_them() {
     assert!(common::raw_item(&table, "R|x", "a%7Cb").await.is_some());
     let page = table.query(Hop::query("x")).consistent_read().lenient().all().await.unwrap();
     assert_eq!((page.items.len(), page.skipped.len()), (2, 0));
-    let (scanned, undecodable) = table.scan::<Hop>().consistent_read().all_lenient().await.unwrap();
+    let dynamo_entity::Page { items: scanned, skipped: undecodable, .. } =
+        table.scan::<Hop>().consistent_read().lenient().all().await.unwrap();
     assert_eq!((scanned.len(), undecodable.len()), (2, 0));
     assert_eq!(table.scan_table::<RoutesItem>().consistent_read().all().await.unwrap().len(), 3);
     let items = table.collection(Hop::query("x")).consistent_read().send().await.unwrap();
@@ -1284,14 +1295,16 @@ async fn a_scan_reports_items_typed_otherwise_at_keys_that_begin_with_a_placehol
         .iter()
         .map(|(id, _, found)| format!("item PK=t1#USER#{id} SK=PROFILE has entity type {found}, expected TUSER"))
         .collect();
-    let (users, undecodable) = table.scan::<TUser>().consistent_read().all_lenient().await.unwrap();
+    let dynamo_entity::Page { items: users, skipped: undecodable, .. } =
+        table.scan::<TUser>().consistent_read().lenient().all().await.unwrap();
     assert_eq!(users.len(), 1);
     let mut reported: Vec<String> = undecodable.iter().map(|e| e.error.to_string()).collect();
     reported.sort();
     assert_eq!(reported, want);
     // The organisation's scan reports the one typed as an organisation, which does not decode
     // as one, and passes over the others.
-    let (orgs, undecodable) = table.scan::<Org>().consistent_read().all_lenient().await.unwrap();
+    let dynamo_entity::Page { items: orgs, skipped: undecodable, .. } =
+        table.scan::<Org>().consistent_read().lenient().all().await.unwrap();
     assert_eq!(orgs.len(), 1);
     assert_eq!(undecodable.iter().map(|e| e.key.as_str()).collect::<Vec<_>>(), ["PK=t1#USER#u1 SK=PROFILE"]);
     assert!(

@@ -5,7 +5,6 @@
 
 use std::collections::BTreeSet;
 
-use dynamo_entity::query::scan::ScanPage;
 use dynamo_entity::{Entity, Page, Table, TableDef};
 use dynamo_entity_local::{LocalDynamoDb, unique_table_name};
 use futures::TryStreamExt;
@@ -49,7 +48,7 @@ fn shape(pages: &[Page<Reading>]) -> (Vec<Vec<u32>>, Vec<bool>) {
 }
 
 /// As [`shape`], for scan pages.
-fn scan_shape(pages: &[ScanPage<Reading>]) -> (Vec<Vec<u32>>, Vec<bool>) {
+fn scan_shape(pages: &[dynamo_entity::Page<Reading>]) -> (Vec<Vec<u32>>, Vec<bool>) {
     (
         pages.iter().map(|p| p.items.iter().map(|r| r.at).collect()).collect(),
         pages.iter().map(|p| p.cursor.is_some()).collect(),
@@ -137,7 +136,7 @@ async fn scan_pages_of_n_items_and_totals() {
     let every: BTreeSet<u32> = (0..READINGS).collect();
 
     // A scan's order is the table's hash order: the pages' sizes and their union are exact.
-    let pages: Vec<ScanPage<Reading>> = s().page_items(3).pages().try_collect().await.unwrap();
+    let pages: Vec<dynamo_entity::Page<Reading>> = s().page_items(3).pages().try_collect().await.unwrap();
     let (ids, cursors) = scan_shape(&pages);
     assert_eq!((ids.iter().map(Vec::len).collect::<Vec<_>>(), cursors), (vec![3, 3, 2], vec![true, true, false]));
     let seen: Vec<u32> = ids.concat();
@@ -147,26 +146,29 @@ async fn scan_pages_of_n_items_and_totals() {
         assert_eq!(times(&resumed.items), times(&next.items));
     }
 
-    let total: Vec<ScanPage<Reading>> = s().max_items(3).pages().try_collect().await.unwrap();
+    let total: Vec<dynamo_entity::Page<Reading>> = s().max_items(3).pages().try_collect().await.unwrap();
     assert_eq!(scan_shape(&total), (vec![ids[0].clone()], vec![true]));
-    let both: Vec<ScanPage<Reading>> = s().page_items(3).max_items(5).pages().try_collect().await.unwrap();
+    let both: Vec<dynamo_entity::Page<Reading>> = s().page_items(3).max_items(5).pages().try_collect().await.unwrap();
     assert_eq!(scan_shape(&both), (vec![ids[0].clone(), ids[1][..2].to_vec()], vec![true, true]));
 
     assert_eq!(times(&s().page_items(3).all().await.unwrap()), seen);
     assert_eq!(times(&s().page_items(3).max_items(5).all().await.unwrap()), seen[..5]);
-    let (lenient, undecodable) = s().page_items(3).all_lenient().await.unwrap();
+    let dynamo_entity::Page { items: lenient, skipped: undecodable, .. } =
+        s().page_items(3).lenient().all().await.unwrap();
     assert_eq!((times(&lenient), undecodable.len()), (seen.clone(), 0));
 
     // A parallel scan: pages of up to 3 from each segment, and at most `max_items` in all.
-    let parallel: Vec<ScanPage<Reading>> = s().parallel(2).page_items(3).pages().try_collect().await.unwrap();
+    let parallel: Vec<dynamo_entity::Page<Reading>> =
+        s().parallel(2).page_items(3).pages().try_collect().await.unwrap();
     assert!(parallel.iter().all(|p| p.items.len() <= 3), "{:?}", scan_shape(&parallel));
     let all: Vec<u32> = parallel.iter().flat_map(|p| times(&p.items)).collect();
     assert_eq!((all.len(), all.into_iter().collect::<BTreeSet<u32>>()), (8, every));
-    let cut: Vec<ScanPage<Reading>> = s().parallel(2).page_items(3).max_items(5).pages().try_collect().await.unwrap();
+    let cut: Vec<dynamo_entity::Page<Reading>> =
+        s().parallel(2).page_items(3).max_items(5).pages().try_collect().await.unwrap();
     assert_eq!(cut.iter().map(|p| p.items.len()).sum::<usize>(), 5, "{:?}", scan_shape(&cut));
     assert_eq!(s().parallel(2).max_items(5).all().await.unwrap().len(), 5);
 
     #[allow(deprecated)]
-    let old: Vec<ScanPage<Reading>> = s().limit(3).pages().try_collect().await.unwrap();
+    let old: Vec<dynamo_entity::Page<Reading>> = s().limit(3).pages().try_collect().await.unwrap();
     assert_eq!(scan_shape(&old), (vec![ids[0].clone()], vec![true]));
 }

@@ -209,14 +209,16 @@ async fn every_read_of_a_typed_table_reports_items_of_no_entity_at_an_entitys_ke
     // Scan of the entity.
     let err = table.scan::<Row>().consistent_read().all().await.unwrap_err();
     assert!(expected_reports().iter().any(|(_, e)| *e == err.to_string()), "scan: {err}");
-    let (rows, skipped) = table.scan::<Row>().consistent_read().lenient().all_lenient().await.unwrap();
+    let dynamo_entity::Page { items: rows, skipped, .. } =
+        table.scan::<Row>().consistent_read().lenient().all().await.unwrap();
     assert_eq!(seqs(&rows), valid);
     assert_eq!(reported(&skipped), expected_reports());
 
     // Scan of the table into its item enum: 7 rows and the account decode, 6 reported.
     let err = table.scan_table::<AnyItem>().consistent_read().all().await.unwrap_err();
     assert!(expected_reports().iter().any(|(_, e)| *e == err.to_string()), "scan_table: {err}");
-    let (items, skipped) = table.scan_table::<AnyItem>().consistent_read().lenient().all_lenient().await.unwrap();
+    let dynamo_entity::Page { items, skipped, .. } =
+        table.scan_table::<AnyItem>().consistent_read().lenient().all().await.unwrap();
     assert_eq!(items.len(), VALID as usize + 1);
     assert_eq!(reported(&skipped), expected_reports());
 
@@ -287,7 +289,8 @@ async fn a_table_without_a_type_attribute_reads_every_item_at_an_entitys_key_as_
     }
     let rows = table.query(Row::query("a1")).consistent_read().all().await.unwrap();
     assert_eq!(rows.iter().map(|r| r.seq).collect::<Vec<_>>(), (1..=13).collect::<Vec<_>>());
-    let (rows, skipped) = table.scan::<Row>().consistent_read().lenient().all_lenient().await.unwrap();
+    let dynamo_entity::Page { items: rows, skipped, .. } =
+        table.scan::<Row>().consistent_read().lenient().all().await.unwrap();
     assert_eq!((rows.len(), skipped.len()), (13, 0));
     let items = table.scan_table::<AnyItem>().consistent_read().all().await.unwrap();
     assert_eq!(items.len(), 14);

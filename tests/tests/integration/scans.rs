@@ -7,7 +7,6 @@ use crate::common;
 use std::collections::{BTreeMap, BTreeSet};
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use dynamo_entity::query::scan::ScanPage;
 use dynamo_entity::{Entity, Error, Table, TableDef};
 use futures::TryStreamExt;
 
@@ -72,14 +71,14 @@ async fn an_entity_scan_returns_every_item_of_the_entity_and_counts_the_others()
     assert_eq!(users, (0..USERS).map(user).collect::<Vec<_>>());
 
     // Pages of 10 items read: every item is read once, and each page accounts for all it read.
-    let pages: Vec<ScanPage<User>> = table.scan::<User>().page_size(10).pages().try_collect().await.unwrap();
+    let pages: Vec<dynamo_entity::Page<User>> = table.scan::<User>().page_size(10).pages().try_collect().await.unwrap();
     let scanned: u64 = pages.iter().map(|p| p.scanned).sum();
     let filtered: u64 = pages.iter().map(|p| p.filtered_out).sum();
     let returned: usize = pages.iter().map(|p| p.items.len()).sum();
     assert_eq!((scanned, filtered, returned), ((USERS + ORDERS) as u64, ORDERS as u64, USERS));
     for p in &pages {
-        assert_eq!(p.scanned, p.items.len() as u64 + p.filtered_out + p.skipped);
-        assert_eq!(p.skipped, 0);
+        assert_eq!(p.scanned, p.items.len() as u64 + p.filtered_out + p.passed_over);
+        assert_eq!(p.passed_over, 0);
         assert_eq!(p.segment, None);
         assert_eq!(p.consumed.read() > 0.0, p.scanned > 0, "a page that read items reports its read units");
     }
@@ -145,7 +144,7 @@ async fn a_scan_cursor_resumes_its_scan_and_no_other() {
 #[tokio::test]
 async fn a_parallel_scan_reads_every_segment_with_bounded_concurrency() {
     let table = loaded("scan_parallel").await;
-    let pages: Vec<ScanPage<User>> = table
+    let pages: Vec<dynamo_entity::Page<User>> = table
         .scan::<User>()
         .parallel(4)
         .concurrency(2)
@@ -203,7 +202,7 @@ async fn the_read_rate_limit_holds_over_a_parallel_scan() {
     let table = loaded("scan_rate").await;
     let rate = 4.0;
     let started = std::time::Instant::now();
-    let pages: Vec<ScanPage<User>> = table
+    let pages: Vec<dynamo_entity::Page<User>> = table
         .scan::<User>()
         .parallel(2)
         .page_size(2)
@@ -281,11 +280,11 @@ async fn a_table_scan_decodes_every_entity_and_refuses_or_reports_unknown_types(
     raw_put(&table, &[("PK", "_MIGRATION#m1"), ("SK", "RUN"), ("_type", "_migration")]).await;
 
     // Without an item of another type, the strict default reads every entity item.
-    let pages: Vec<ScanPage<ShopItem>> = table.scan_table::<ShopItem>().pages().try_collect().await.unwrap();
+    let pages: Vec<dynamo_entity::Page<ShopItem>> = table.scan_table::<ShopItem>().pages().try_collect().await.unwrap();
     let items: Vec<ShopItem> = pages.iter().flat_map(|p| p.items.clone()).collect();
     assert_eq!(count(&items), (USERS, ORDERS));
-    assert_eq!(pages.iter().map(|p| p.skipped).sum::<u64>(), 2, "the guard and the migration record");
-    assert_eq!(pages.iter().map(|p| p.undecodable.len()).sum::<usize>(), 0);
+    assert_eq!(pages.iter().map(|p| p.passed_over).sum::<u64>(), 2, "the guard and the migration record");
+    assert_eq!(pages.iter().map(|p| p.skipped.len()).sum::<usize>(), 0);
 
     // An item of a type the enum does not name: the default scan fails, naming it.
     raw_put(&table, &[("PK", "OTHER#1"), ("SK", "X"), ("_type", "Coupon")]).await;
@@ -295,7 +294,8 @@ async fn a_table_scan_decodes_every_entity_and_refuses_or_reports_unknown_types(
     assert!(matches!(err, Error::UnexpectedItem { collection: "ShopItem", found: Some(ref t), .. } if t == "Coupon"));
 
     // Lenient: reported beside the items, with its key and the item as read.
-    let (items, undecodable) = table.scan_table::<ShopItem>().parallel(3).all_lenient().await.unwrap();
+    let dynamo_entity::Page { items, skipped: undecodable, .. } =
+        table.scan_table::<ShopItem>().parallel(3).lenient().all().await.unwrap();
     assert_eq!(count(&items), (USERS, ORDERS));
     assert_eq!(undecodable.len(), 1);
     assert_eq!(undecodable[0].key, "PK=OTHER#1 SK=X");
@@ -303,11 +303,11 @@ async fn a_table_scan_decodes_every_entity_and_refuses_or_reports_unknown_types(
     assert!(matches!(undecodable[0].error, Error::UnexpectedItem { .. }));
 
     // skip_unknown: the caller's choice, counted with the library's own items.
-    let pages: Vec<ScanPage<ShopItem>> =
+    let pages: Vec<dynamo_entity::Page<ShopItem>> =
         table.scan_table::<ShopItem>().skip_unknown().pages().try_collect().await.unwrap();
     let items: Vec<ShopItem> = pages.iter().flat_map(|p| p.items.clone()).collect();
     assert_eq!(count(&items), (USERS, ORDERS));
-    assert_eq!(pages.iter().map(|p| p.skipped).sum::<u64>(), 3, "the Coupon item, the guard and the record");
+    assert_eq!(pages.iter().map(|p| p.passed_over).sum::<u64>(), 3, "the Coupon item, the guard and the record");
     assert_eq!(pages.iter().map(|p| p.filtered_out).sum::<u64>(), 0);
     assert_eq!(pages.iter().map(|p| p.scanned).sum::<u64>(), (USERS + ORDERS + 3) as u64);
 }

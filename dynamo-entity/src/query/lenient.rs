@@ -1,0 +1,185 @@
+//! Lenient reads: a query, a multi-attribute query or a scan that reports the items it cannot
+//! return instead of failing on the first. One wrapper, [`Lenient`], for every paged read; one
+//! result shape, the [`Page`], whose `skipped` lists each reported item with its key and why.
+//!
+//! | read | strict (the default) | `.lenient()` |
+//! |---|---|---|
+//! | an item of the read's entity that does not decode | fails the read | reported in `skipped` |
+//! | an item at the entity's key that no entity owns ([`owner`](crate::owner)) | fails the read | reported in `skipped` |
+//! | an item of another entity, the library's own items | passed over (`passed_over`) | passed over (`passed_over`) |
+//! | an item of a type a scanned enum has no variant for | fails the scan | reported (with `skip_unknown`: passed over) |
+//!
+//! [`page_items`](crate::query::QueryRequest::page_items) and
+//! [`max_items`](crate::query::QueryRequest::max_items) count the items returned, not those
+//! reported; a cursor resumes after the last item a page holds, so no item is reported twice.
+
+use aws_sdk_dynamodb::operation::query::QueryInput;
+use aws_sdk_dynamodb::operation::scan::ScanInput;
+use futures::{Stream, StreamExt, TryStreamExt};
+
+use crate::error::{Error, ItemError};
+use crate::query::QueryRequest;
+use crate::query::multi_key::MultiKeyQuery;
+use crate::query::pages::Page;
+use crate::query::scan::ScanRequest;
+use crate::schema::Entity;
+
+mod seal {
+    pub trait Sealed {}
+}
+
+/// A read that pages: [`QueryRequest`], [`MultiKeyQuery`] and [`ScanRequest`]. What a
+/// [`Lenient`] read wraps. Sealed: the library's reads implement it, no other type can.
+pub trait PagedRead: seal::Sealed + Sized {
+    /// What the read returns (an entity, or an entity enum for a table scan).
+    type Item;
+    /// The first request, rendered ([`QueryInput`] or [`ScanInput`]).
+    type Input;
+    /// The read, set to report rather than fail.
+    #[doc(hidden)]
+    fn reporting(self) -> Self;
+    /// One page from the read's cursor.
+    #[doc(hidden)]
+    fn first_page(&self) -> impl Future<Output = Result<Page<Self::Item>, Error>>;
+    /// Every page, lazily.
+    #[doc(hidden)]
+    fn every_page(self) -> impl Stream<Item = Result<Page<Self::Item>, Error>>;
+    /// The first request, without sending it.
+    #[doc(hidden)]
+    fn first_request(&self) -> Result<Self::Input, Error>;
+}
+
+/// A read that reports each item it cannot return in its page's
+/// [`skipped`](Page#structfield.skipped) (its key, the item as read, the error) instead of
+/// failing on it; from `.lenient()` of a [`QueryRequest`], a [`MultiKeyQuery`] or a
+/// [`ScanRequest`]. Set the read's other options first. See the [module](self) documentation
+/// for what is reported.
+///
+/// ```no_run
+/// # async fn f<E: dynamo_entity::Entity, S>(table: dynamo_entity::Table, spec: dynamo_entity::query::QuerySpec<E, S>) -> dynamo_entity::Result<()> {
+/// let page = table.query(spec).page_items(20).lenient().send().await?;
+/// for bad in &page.skipped {
+///     tracing::warn!(key = %bad.key, error = %bad.error, "skipped an item");
+/// }
+/// # Ok(())
+/// # }
+/// ```
+#[must_use = "a read does nothing until it is sent"]
+#[derive(Debug, Clone)]
+pub struct Lenient<R>(R);
+
+impl<R: PagedRead> Lenient<R> {
+    /// `read`, lenient.
+    pub(crate) fn new(read: R) -> Lenient<R> {
+        Lenient(read.reporting())
+    }
+
+    /// One page, as the read's own `send`, with the items it cannot return in
+    /// [`skipped`](Page#structfield.skipped).
+    ///
+    /// # Errors
+    /// As the read's `send`, except for the items reported.
+    pub async fn send(&self) -> Result<Page<R::Item>, Error> {
+        self.0.first_page().await
+    }
+
+    /// Every page, lazily, as the read's own `pages`, each with its reported items.
+    pub fn pages(self) -> impl Stream<Item = Result<Page<R::Item>, Error>> {
+        self.0.every_page()
+    }
+
+    /// Every item, page by page: `Ok(Ok(item))` for an item returned, `Ok(Err(item_error))`
+    /// for one reported, `Err` when a request fails. Within a page, the items returned come
+    /// first, then those reported. Up to the read's `max_items` returned items, if set, and
+    /// the items reported before the last of them.
+    pub fn stream(self) -> impl Stream<Item = Result<Result<R::Item, ItemError>, Error>> {
+        self.0
+            .every_page()
+            .map_ok(|p| {
+                let returned = p.items.into_iter().map(|e| Ok(Ok(e)));
+                futures::stream::iter(returned.chain(p.skipped.into_iter().map(|e| Ok(Err(e)))))
+            })
+            .try_flatten()
+    }
+
+    /// Every page collected into one: the items and reports of every page in order, the
+    /// counts and capacity summed, no cursor (up to the read's `max_items` returned items).
+    ///
+    /// # Errors
+    /// As the read's `send`, except for the items reported.
+    pub async fn all(self) -> Result<Page<R::Item>, Error> {
+        let mut all = Page::default();
+        let mut pages = std::pin::pin!(self.0.every_page());
+        while let Some(page) = pages.next().await {
+            all.absorb(page?);
+        }
+        all.cursor = None;
+        all.segment = None;
+        Ok(all)
+    }
+
+    /// The first request, as the read's own `render`.
+    ///
+    /// # Errors
+    /// As the read's `render`.
+    pub fn render(&self) -> Result<R::Input, Error> {
+        self.0.first_request()
+    }
+}
+
+impl<E, S> seal::Sealed for QueryRequest<E, S> {}
+impl<E: Entity, S> PagedRead for QueryRequest<E, S> {
+    type Item = E;
+    type Input = QueryInput;
+    fn reporting(mut self) -> Self {
+        self.options.lenient = true;
+        self
+    }
+    fn first_page(&self) -> impl Future<Output = Result<Page<E>, Error>> {
+        self.send()
+    }
+    fn every_page(self) -> impl Stream<Item = Result<Page<E>, Error>> {
+        self.pages()
+    }
+    fn first_request(&self) -> Result<QueryInput, Error> {
+        self.render()
+    }
+}
+
+impl<E> seal::Sealed for MultiKeyQuery<E> {}
+impl<E: Entity> PagedRead for MultiKeyQuery<E> {
+    type Item = E;
+    type Input = QueryInput;
+    fn reporting(mut self) -> Self {
+        self.options.lenient = true;
+        self
+    }
+    fn first_page(&self) -> impl Future<Output = Result<Page<E>, Error>> {
+        self.send()
+    }
+    fn every_page(self) -> impl Stream<Item = Result<Page<E>, Error>> {
+        self.pages()
+    }
+    fn first_request(&self) -> Result<QueryInput, Error> {
+        self.render()
+    }
+}
+
+impl<T> seal::Sealed for ScanRequest<T> {}
+impl<T: Send + 'static> PagedRead for ScanRequest<T> {
+    type Item = T;
+    type Input = ScanInput;
+    fn reporting(mut self) -> Self {
+        self.lenient = true;
+        self
+    }
+    fn first_page(&self) -> impl Future<Output = Result<Page<T>, Error>> {
+        self.send()
+    }
+    fn every_page(self) -> impl Stream<Item = Result<Page<T>, Error>> {
+        self.pages()
+    }
+    fn first_request(&self) -> Result<ScanInput, Error> {
+        self.render()
+    }
+}
