@@ -50,7 +50,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 
 use crate::error::Error;
 use crate::expr::Placeholders;
-use crate::migrate::backfill::{Backfill, BackfillReport, MIGRATION_TYPE, PageDone, PageObserver, migration_items};
+use crate::migrate::pass::{Backfill, BackfillReport, MIGRATION_TYPE, PageDone, PageObserver, migration_items};
 use crate::migrate::diff::Wait;
 use crate::migrate::native::NativeKeys;
 use crate::schema::{Entity, Item, TableLayout};
