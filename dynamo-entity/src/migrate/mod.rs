@@ -7,6 +7,11 @@
 //! bulk upgrades of every item of an entity ([`Table::upgrade_all`]), and
 //! the [`runner`] that applies a table's declared migrations in order and records each.
 //!
+//! Inside, the engine is named for what it is: the pass over an entity's items (segments,
+//! checkpoints, leases, the report: the folder `pass/`, whose builder and report [`backfill`]
+//! names) apart from its
+//! steps (`steps/`: the index keys, [`rekey`], [`upgrade`], [`native`]), each a file of its own.
+//!
 //! This room sits above [`table`](crate::table) and [`query`](crate::query): it uses the scans
 //! of [`query::scan`](crate::query::scan) and sends every request through the table's one
 //! executor.
@@ -19,12 +24,14 @@
 
 pub mod backfill;
 pub mod diff;
-pub mod native;
-pub mod rekey;
+mod pass;
 pub mod runner;
-pub mod upgrade;
+mod steps;
 
-pub use backfill::{Backfill, BackfillReport, PageDone, PageObserver};
+// The steps keep the public paths they have always had.
+pub use steps::{native, rekey, upgrade};
+
 pub use diff::{Change, IndexShape, Plan, Step, TableDiff, Wait};
 pub use native::{NativeKeys, NativeKeysReport};
+pub use pass::{Backfill, BackfillReport, PageDone, PageObserver};
 pub use runner::{Applied, Kind, MigrationStatus, Migrations, Observer, RunOptions, Status, default_worker};

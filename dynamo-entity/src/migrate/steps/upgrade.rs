@@ -63,7 +63,8 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, ReturnValu
 
 use crate::error::Error;
 use crate::expr::Placeholders;
-use crate::migrate::backfill::{ATTEMPTS, Backfill, ItemDone, Outcome, RETRY, Step};
+use crate::migrate::pass::Backfill;
+use crate::migrate::pass::step::{ATTEMPTS, ItemDone, Outcome, RETRY, Step};
 use crate::schema::evolve::{self, SchemaVersion};
 use crate::schema::{Entity, Item, Key};
 use crate::table::{Call, Next, Retrying, Table};
@@ -306,9 +307,7 @@ impl Table {
     /// The run fails with [`Error::Invalid`] before reading anything when `E` declares no
     /// schema version (`#[entity(schema(version = N))]`).
     pub fn upgrade_all<E: Entity>(&self, id: impl Into<String>) -> Backfill<E> {
-        let mut backfill = self.backfill::<E>(id);
-        backfill.step = std::sync::Arc::new(Upgrade);
-        backfill
+        Backfill::new(self, id.into(), std::sync::Arc::new(Upgrade))
     }
 }
 

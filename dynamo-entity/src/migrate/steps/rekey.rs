@@ -53,7 +53,8 @@ use aws_sdk_dynamodb::types::{
 use crate::capacity::Capacity;
 use crate::error::Error;
 use crate::expr::Placeholders;
-use crate::migrate::backfill::{ATTEMPTS, Backfill, ItemDone, Outcome, RETRY, Step};
+use crate::migrate::pass::Backfill;
+use crate::migrate::pass::step::{ATTEMPTS, ItemDone, Outcome, RETRY, Step};
 use crate::schema::evolve;
 use crate::schema::{Entity, EntitySchema, Item};
 use crate::table::{Call, Next, Retrying, Table};
@@ -92,9 +93,7 @@ impl Table {
             let new = convert(Old::from_item(item)?);
             new.to_item().map(|i| Some((i, New::SCHEMA)))
         });
-        let mut backfill = self.backfill::<Old>(id);
-        backfill.step = Arc::new(Move(mover));
-        backfill
+        Backfill::new(self, id.into(), Arc::new(Move(mover)))
     }
 }
 

@@ -37,8 +37,10 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, Select};
 
 use crate::error::Error;
 use crate::expr::Placeholders;
-use crate::migrate::backfill::{Backfill, BackfillReport, ItemDone, Step, UpdatePlan};
 use crate::migrate::diff::{Change, Wait};
+use crate::migrate::pass::step::{ItemDone, Step};
+use crate::migrate::pass::{Backfill, BackfillReport};
+use crate::migrate::steps::conditional_update::{UpdatePlan, update_item};
 use crate::schema::{Entity, Index, Item, TableLayout};
 use crate::table::{Call, Table};
 
@@ -82,10 +84,10 @@ impl NativeSpec {
 }
 
 /// The step of the fill and strip passes: each item's update, planned by
-/// [`NativeSpec::plan`], in the backfill's conditional update loop.
+/// [`NativeSpec::plan`], in the conditional update loop it shares with the key backfill.
 impl<E: Entity> Step<E> for NativeSpec {
     fn item<'a>(&'a self, table: &'a Table, item: Item) -> futures::future::BoxFuture<'a, Result<ItemDone, Error>> {
-        Box::pin(crate::migrate::backfill::update_item::<E>(table, item, |item| self.plan::<E>(item)))
+        Box::pin(update_item::<E>(table, item, |item| self.plan::<E>(item)))
     }
 }
 
@@ -232,9 +234,7 @@ impl<E: Entity> NativeKeys<E> {
     }
 
     fn pass(&self, id: String, spec: NativeSpec) -> Backfill<E> {
-        let mut backfill = (self.configure)(self.table.backfill::<E>(id));
-        backfill.step = Arc::new(spec);
-        backfill
+        (self.configure)(Backfill::new(&self.table, id, Arc::new(spec)))
     }
 
     /// The fill pass, as its checkpoints record it (`None` before it started).

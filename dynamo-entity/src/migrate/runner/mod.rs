@@ -1,0 +1,278 @@
+//! The migration runner: a table's migrations declared in the application's code as one ordered
+//! list with ids, and the record the table keeps of each (applied, running, or stopped with its
+//! checkpoint).
+//!
+//! ```ignore
+//! let migrations = Migrations::new(AppTable::layout()?)
+//!     .apply_layout("2026-03-gsi3")                                   // create GSI3 (UpdateTable)
+//!     .backfill::<Review>("2026-03-review-gsi3", |b| b.segments(8))   // fill its keys
+//!     .rekey::<MemberV1, Member>("2026-04-members-into-teams", Member::from, |b| b)
+//!     .custom("2026-05-drop-drafts", "delete the draft items", |table| async move { Ok(String::new()) });
+//! migrations.apply(&table, &RunOptions::default()).await?;   // runs what is not applied yet
+//! for s in migrations.status(&table).await? { println!("{s}"); }
+//! ```
+//!
+//! # The record
+//! Each migration has the item `_MIGRATION#<id>` / `STEP` in the table (under the table's
+//! partition and sort key attributes, entity type `_migration`, which no entity scan or query
+//! returns), beside the checkpoint items of a backfill or re-keying of the same id: its kind,
+//! `status` (`running`, `applied` or `failed`), the worker running it, a heartbeat the runner
+//! renews while the step runs ([`Migrations::heartbeat`]), the start and end times, and a
+//! one-line summary or error. A step recorded `running` whose heartbeat is older than three
+//! heartbeat periods was stopped (its process killed or its future dropped), as is a `failed`
+//! one: [`Status::Stopped`], with the backfill's checkpoint. [`Migrations::apply`] and
+//! [`Migrations::resume`] continue it (a backfill or re-keying from its checkpoint; an index
+//! step by comparing the table with the declaration again; a custom step from its start, so it
+//! must be idempotent).
+//!
+//! A pass over an entity's items that ends with items it could not migrate (they do not
+//! decode, or their condition kept failing) is not applied: the step fails with
+//! [`Error::ItemsFailed`], which names the first of them, and is recorded `failed`. Once they
+//! are mended, `resume` runs the pass again: a new run of the backfill, which skips the items
+//! already migrated.
+//!
+//! The table also lists every migration a runner started, one item `_MIGRATIONS` / `ID#<id>`
+//! each (its id and kind), so that [`Migrations::status`] reads the records of migrations no
+//! longer declared too ([`Status::Undeclared`]) with one `Query`.
+//!
+//! Migrations run one at a time, in the declared order; a step another runner is running
+//! (a fresh heartbeat) is not started twice (the step's record is claimed with a conditional
+//! write).
+
+mod kind;
+mod options;
+mod record;
+mod run;
+mod status;
+mod steps;
+
+use std::collections::HashSet;
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use kind::Kind;
+pub use options::{Observer, RunOptions, default_worker};
+pub use run::Applied;
+pub use status::{MigrationStatus, Status};
+
+use crate::error::Error;
+use crate::migrate::diff::Wait;
+use crate::migrate::pass::{Backfill, PageObserver};
+use crate::migrate::runner::steps::{
+    BackfillStep, Configure, CustomFn, CustomStep, LayoutStep, Make, MakeNative, NativeStep, Step,
+};
+use crate::schema::{Entity, TableLayout};
+use crate::table::Table;
+
+/// One declared migration.
+struct Migration {
+    id: String,
+    kind: Kind,
+    step: Box<dyn Step>,
+}
+
+/// A table's migrations, in the order they run; see the [module documentation](self).
+pub struct Migrations {
+    layout: TableLayout,
+    steps: Vec<Migration>,
+    heartbeat: Duration,
+    wait: Wait,
+}
+
+impl fmt::Debug for Migrations {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Migrations").field("ids", &self.ids().collect::<Vec<_>>()).finish_non_exhaustive()
+    }
+}
+
+impl Migrations {
+    /// No migrations yet, for the table declared by `layout` (its partition and sort key
+    /// attribute names hold the records; its layout is what [`apply_layout`](Self::apply_layout)
+    /// steps apply and the command line exports).
+    pub fn new(layout: TableLayout) -> Migrations {
+        Migrations { layout, steps: Vec::new(), heartbeat: Duration::from_secs(5), wait: Wait::default() }
+    }
+
+    /// The declared layout.
+    pub fn layout(&self) -> &TableLayout {
+        &self.layout
+    }
+
+    /// The migration ids, in order.
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.steps.iter().map(|m| m.id.as_str())
+    }
+
+    /// How often a running step renews its heartbeat (5 s by default); a step whose heartbeat
+    /// is older than three periods counts as stopped.
+    #[must_use]
+    pub fn heartbeat(mut self, period: Duration) -> Migrations {
+        self.heartbeat = period.max(Duration::from_millis(50));
+        self
+    }
+
+    /// How [`apply_layout`](Self::apply_layout) steps wait for each index ([`Wait::default`]).
+    #[must_use]
+    pub fn wait(mut self, wait: Wait) -> Migrations {
+        self.wait = wait;
+        self
+    }
+
+    fn push(mut self, id: String, kind: Kind, step: Box<dyn Step>) -> Migrations {
+        self.steps.push(Migration { id, kind, step });
+        self
+    }
+
+    /// Adds the step `id` of `kind` that runs the [`Backfill`] `make` returns for the table and
+    /// the step's id (a backfill, a re-keying or a bulk upgrade), described by `what`.
+    fn backfill_step<E: Entity>(
+        self,
+        id: impl Into<String>,
+        kind: Kind,
+        what: String,
+        make: impl Fn(&Table, &str) -> Backfill<E> + Send + Sync + 'static,
+    ) -> Migrations {
+        let make: Make<E> = Arc::new(make);
+        self.push(id.into(), kind, Box::new(BackfillStep { make, what, kind }))
+    }
+
+    /// Adds a backfill of entity `E`'s secondary index keys ([`Table::backfill`]) with the id
+    /// `id`; `configure` sets its segments, concurrency, read rate or worker.
+    #[must_use]
+    pub fn backfill<E: Entity>(
+        self,
+        id: impl Into<String>,
+        configure: impl Fn(Backfill<E>) -> Backfill<E> + Send + Sync + 'static,
+    ) -> Migrations {
+        let what = format!("backfill the secondary index keys of {} items", E::TYPE);
+        self.backfill_step(id, Kind::Backfill, what, move |table, id| configure(table.backfill::<E>(id)))
+    }
+
+    /// Adds a re-keying of `Old`'s items to `New`'s primary key ([`Table::rekey`]), converting
+    /// each with `convert`; `configure` as for [`backfill`](Self::backfill).
+    #[must_use]
+    pub fn rekey<Old: Entity, New: Entity>(
+        self,
+        id: impl Into<String>,
+        convert: impl Fn(Old) -> New + Send + Sync + 'static,
+        configure: impl Fn(Backfill<Old>) -> Backfill<Old> + Send + Sync + 'static,
+    ) -> Migrations {
+        let convert = Arc::new(convert);
+        let what = format!("move the {} items to their new primary key", Old::TYPE);
+        self.backfill_step(id, Kind::Rekey, what, move |table, id| {
+            let convert = Arc::clone(&convert);
+            configure(table.rekey::<Old, New>(id, move |o| convert(o)))
+        })
+    }
+
+    /// Adds a bulk upgrade of entity `E` ([`Table::upgrade_all`]): every item written at an
+    /// earlier schema version is written back at the current one, conditionally on the stored
+    /// item being unchanged; resumable like a backfill. `configure` as for
+    /// [`backfill`](Self::backfill).
+    ///
+    /// [`Table::upgrade_all`]: crate::Table::upgrade_all
+    #[must_use]
+    pub fn upgrade<E: Entity>(
+        self,
+        id: impl Into<String>,
+        configure: impl Fn(Backfill<E>) -> Backfill<E> + Send + Sync + 'static,
+    ) -> Migrations {
+        let what = format!("write every {} item back at its current schema version", E::TYPE);
+        self.backfill_step(id, Kind::Upgrade, what, move |table, id| configure(table.upgrade_all::<E>(id)))
+    }
+
+    /// Adds the move of entity `E`'s access pattern from the template GSI `from` to the native
+    /// multi-attribute GSI `to` ([`Table::native_keys`], with the declared layout); with
+    /// `drop_old`, the old synthetic key attributes are then removed and the old GSI deleted.
+    /// `configure` sets the passes' segments, concurrency, read rate or worker.
+    ///
+    /// [`Table::native_keys`]: crate::Table::native_keys
+    #[must_use]
+    pub fn native_keys<E: Entity>(
+        self,
+        id: impl Into<String>,
+        from: crate::schema::Index,
+        to: crate::schema::Index,
+        drop_old: bool,
+        configure: impl Fn(Backfill<E>) -> Backfill<E> + Send + Sync + 'static,
+    ) -> Migrations {
+        let layout = self.layout.clone();
+        let wait = self.wait;
+        let configure: Configure<E> = Arc::new(configure);
+        let make: MakeNative<E> = Arc::new(move |table: &Table, id: &str, pages: Option<PageObserver>| {
+            let configure = Arc::clone(&configure);
+            let n = table.native_keys::<E>(id, &layout, from, to).wait(wait).configure(move |b| {
+                let b = configure(b);
+                match &pages {
+                    Some(pages) => {
+                        let pages = Arc::clone(pages);
+                        b.on_page(move |p| pages(p))
+                    }
+                    None => b,
+                }
+            });
+            if drop_old { n.drop_old() } else { n }
+        });
+        let what = format!(
+            "move the {} access pattern from {from} to the native multi-attribute {to}{}",
+            E::TYPE,
+            if drop_old { ", then remove the old keys and index" } else { "" }
+        );
+        self.push(id.into(), Kind::NativeKeys, Box::new(NativeStep { make, what }))
+    }
+
+    /// Adds a step that brings the table's indexes and time to live to the declared layout
+    /// ([`Table::diff`], then [`Table::apply`]: GSIs deleted and created one at a time, waiting
+    /// for each as [`wait`](Self::wait) says). It fails, changing nothing, when the difference
+    /// needs a person (a table key or LSI change).
+    ///
+    /// [`Table::diff`]: crate::Table::diff
+    /// [`Table::apply`]: crate::Table::apply
+    #[must_use]
+    pub fn apply_layout(self, id: impl Into<String>) -> Migrations {
+        let step = LayoutStep { layout: self.layout.clone(), wait: self.wait };
+        self.push(id.into(), Kind::Layout, Box::new(step))
+    }
+
+    /// Adds a step of the application's own: `f` gets the table and returns a one-line summary
+    /// of what it did. A stopped custom step runs again from its start: make it idempotent.
+    #[must_use]
+    pub fn custom<F, Fut>(self, id: impl Into<String>, description: impl Into<String>, f: F) -> Migrations
+    where
+        F: Fn(Table) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<String, Error>> + Send + 'static,
+    {
+        let f: CustomFn = Arc::new(move |t| Box::pin(f(t)));
+        self.push(id.into(), Kind::Custom, Box::new(CustomStep { description: description.into(), f }))
+    }
+
+    /// Every id is non-empty and declared once, and `to` names one.
+    fn check(&self, to: Option<&str>) -> Result<(), Error> {
+        let mut seen = HashSet::new();
+        for m in &self.steps {
+            if m.id.is_empty() {
+                return Err(Error::Invalid { reason: "migrations: a migration id is empty".to_owned() });
+            }
+            if !seen.insert(m.id.as_str()) {
+                return Err(Error::Invalid { reason: format!("migrations: the id {:?} is declared twice", m.id) });
+            }
+        }
+        if let Some(to) = to {
+            if !seen.contains(to) {
+                return Err(Error::Invalid { reason: format!("migrations: no migration has the id {to:?}") });
+            }
+        }
+        if self.layout.key_type(self.layout.names().pk) != crate::key::KeyType::S {
+            return Err(Error::Invalid {
+                reason: format!(
+                    "migrations: the records are stored under {} = _MIGRATION#<id>, but {} of this table is not a string",
+                    self.layout.names().pk,
+                    self.layout.names().pk
+                ),
+            });
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,261 @@
+//! Running the declared migrations: where each stands ([`Migrations::status`]), what a run
+//! would do ([`Migrations::plan`]), and the run itself ([`Migrations::apply`],
+//! [`Migrations::resume`]), one migration at a time, each recorded while it runs.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use crate::error::Error;
+use crate::migrate::runner::options::RunOptions;
+use crate::migrate::runner::record::{Guard, Record, now_ms};
+use crate::migrate::runner::status::{MigrationStatus, Status};
+use crate::migrate::runner::{Migration, Migrations};
+use crate::schema::Item;
+use crate::table::Table;
+
+/// One step a run did: its id and summary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Applied {
+    /// The migration id.
+    pub id: String,
+    /// What it did.
+    pub summary: String,
+}
+
+impl Migrations {
+    /// Where each declared migration stands, in order (one `GetItem` each, and the checkpoint
+    /// of a started backfill or re-keying), then each migration the table records as started
+    /// that is no longer declared ([`Status::Undeclared`], by id; one `Query` of the table's
+    /// list of migrations and a `GetItem` each).
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] for an id declared twice or empty, or a malformed record;
+    /// [`Error::Sdk`].
+    pub async fn status(&self, table: &Table) -> Result<Vec<MigrationStatus>, Error> {
+        self.check(None)?;
+        let mut out = Vec::with_capacity(self.steps.len());
+        for m in &self.steps {
+            out.push(self.status_of(table, m).await?);
+        }
+        let declared: HashSet<&str> = self.ids().collect();
+        for (id, kind) in self.registered(table).await? {
+            if declared.contains(id.as_str()) {
+                continue;
+            }
+            let Some(item) = self.record(table, &id).await? else { continue };
+            let s = |name: &str| item.get(name).and_then(|v| v.as_s().ok()).cloned();
+            let recorded = s("status").unwrap_or_default();
+            let text = s(if recorded == "failed" { "error" } else { "summary" });
+            out.push(MigrationStatus {
+                id,
+                kind,
+                description: "no longer declared".to_owned(),
+                status: Status::Undeclared { recorded, text },
+            });
+        }
+        Ok(out)
+    }
+
+    async fn status_of(&self, table: &Table, m: &Migration) -> Result<MigrationStatus, Error> {
+        let record = self.record(table, &m.id).await?;
+        let s = |item: &Item, name: &str| item.get(name).and_then(|v| v.as_s().ok()).cloned();
+        let n = |item: &Item, name: &str| {
+            item.get(name).and_then(|v| v.as_n().ok()).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0)
+        };
+        let status = match record {
+            None => Status::Pending,
+            Some(item) => match s(&item, "status").as_deref() {
+                Some("applied") => {
+                    Status::Applied { at_ms: n(&item, "heartbeat"), summary: s(&item, "summary").unwrap_or_default() }
+                }
+                Some("running") if n(&item, "heartbeat") >= self.stale_before() => Status::Running {
+                    worker: s(&item, "worker").unwrap_or_default(),
+                    checkpoint: m.step.checkpoint(table, &m.id).await?,
+                },
+                Some("running" | "failed") => {
+                    Status::Stopped { error: s(&item, "error"), checkpoint: m.step.checkpoint(table, &m.id).await? }
+                }
+                other => {
+                    return Err(Error::Invalid {
+                        reason: format!("migration {}: its record has the status {other:?}", m.id),
+                    });
+                }
+            },
+        };
+        Ok(MigrationStatus { id: m.id.clone(), kind: m.kind, description: m.step.describe(), status })
+    }
+
+    /// What [`apply`](Self::apply) would do, without changing anything: for each migration not
+    /// applied yet (up to `to`), its id and lines that say what it would send (an index step
+    /// lists its `UpdateTable` steps; a backfill its scan and where its checkpoint stands).
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] for an id declared twice, a `to` no migration has, or a migration never
+    /// run declared before one already run (see [`apply`](Self::apply)); as
+    /// [`status`](Self::status).
+    pub async fn plan(&self, table: &Table, to: Option<&str>) -> Result<Vec<(String, Vec<String>)>, Error> {
+        self.check(to)?;
+        let statuses = self.status_in_order(table).await?;
+        let mut out = Vec::new();
+        for (m, st) in self.steps.iter().zip(statuses) {
+            if !matches!(st.status, Status::Applied { .. }) {
+                let mut lines = m.step.plan(table, &m.id).await?;
+                if let Status::Running { worker, .. } = &st.status {
+                    lines.insert(0, format!("now being run by {worker}"));
+                }
+                out.push((m.id.clone(), lines));
+            }
+            if Some(m.id.as_str()) == to {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Runs, in order, every migration not applied yet (up to `options.to`), each recorded as
+    /// `running` while it runs and `applied` once done; a stopped one continues from its
+    /// checkpoint. Returns the steps done by this call.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] for an id declared twice, a `to` no migration has, a migration never
+    /// run declared before one already run (it would run after a migration declared after
+    /// it: nothing is started), or when a step is being run by another worker (nothing after
+    /// it is started); the error of a step (recorded as `failed`, with
+    /// the steps before it applied: run again to continue), among them
+    /// [`Error::ItemsFailed`] for a backfill, re-keying, bulk upgrade or native-key pass that
+    /// ended with items it could not migrate (run again, the pass retries those items).
+    pub async fn apply(&self, table: &Table, options: &RunOptions) -> Result<Vec<Applied>, Error> {
+        self.check(options.to.as_deref())?;
+        self.run(table, options, false).await
+    }
+
+    /// Continues the migrations that were stopped (a killed process, a dropped run, a failure),
+    /// in order, and nothing else.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when no migration is stopped; otherwise as [`apply`](Self::apply).
+    pub async fn resume(&self, table: &Table, options: &RunOptions) -> Result<Vec<Applied>, Error> {
+        self.check(options.to.as_deref())?;
+        self.run(table, options, true).await
+    }
+
+    /// Where each declared migration stands, in the declared order, after checking that order
+    /// against the table's records: a migration never started may not be declared before one
+    /// already started (applied, running or stopped), which ran without it.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] naming both migrations; as [`status`](Self::status).
+    async fn status_in_order(&self, table: &Table) -> Result<Vec<MigrationStatus>, Error> {
+        let mut statuses = Vec::with_capacity(self.steps.len());
+        for m in &self.steps {
+            statuses.push(self.status_of(table, m).await?);
+        }
+        let mut first_pending: Option<&str> = None;
+        for st in &statuses {
+            match (&st.status, first_pending) {
+                (Status::Pending, None) => first_pending = Some(&st.id),
+                (Status::Pending, Some(_)) => {}
+                (started, Some(pending)) => {
+                    return Err(Error::Invalid {
+                        reason: format!(
+                            "migrations: {pending} is declared before {}, but {} is {} and {pending} was never run: \
+                             migrations run in their declared order, so declare a new migration after every one \
+                             already run; nothing started",
+                            st.id,
+                            st.id,
+                            started.word()
+                        ),
+                    });
+                }
+                (_, None) => {}
+            }
+        }
+        Ok(statuses)
+    }
+
+    async fn run(&self, table: &Table, options: &RunOptions, stopped_only: bool) -> Result<Vec<Applied>, Error> {
+        self.status_in_order(table).await?;
+        let mut done = Vec::new();
+        let mut any_stopped = false;
+        for m in &self.steps {
+            let st = self.status_of(table, m).await?;
+            let run = match &st.status {
+                Status::Applied { .. } | Status::Undeclared { .. } => false,
+                Status::Stopped { .. } => {
+                    any_stopped = true;
+                    true
+                }
+                // Recorded as run by this very worker: a run of it that stopped before its
+                // heartbeat went stale (a process restarted under the same name).
+                Status::Running { worker, .. } if *worker == options.worker => {
+                    any_stopped = true;
+                    true
+                }
+                Status::Running { worker, .. } => {
+                    return Err(Error::Invalid {
+                        reason: format!("migration {} is being run by {worker}; nothing started", m.id),
+                    });
+                }
+                Status::Pending => !stopped_only,
+            };
+            if run {
+                done.push(self.run_one(table, m, options).await?);
+            }
+            if Some(m.id.as_str()) == options.to.as_deref() {
+                break;
+            }
+        }
+        if stopped_only && !any_stopped {
+            return Err(Error::Invalid { reason: "migrations: no migration is stopped; nothing to resume".to_owned() });
+        }
+        Ok(done)
+    }
+
+    async fn run_one(&self, table: &Table, m: &Migration, options: &RunOptions) -> Result<Applied, Error> {
+        let started = now_ms();
+        let worker = options.worker.as_str();
+        let running = || Record { status: "running", worker, started, text: None };
+        // Registered before the record is claimed: a registration that fails leaves no record
+        // `running` with no worker to finish it (the entry only names the migration).
+        self.register(table, m).await?;
+        if !self.write(table, m, running(), Guard::Claim).await? {
+            return Err(Error::Invalid {
+                reason: format!("migration {} is being run by another worker; nothing started", m.id),
+            });
+        }
+        tracing::info!(target: "dynamo_entity", migration = %m.id, kind = %m.kind, "migration started");
+        let step = m.step.run(table, &m.id, Arc::clone(&options.observer));
+        let beat = async {
+            loop {
+                tokio::time::sleep(self.heartbeat).await;
+                // A heartbeat that fails is tried again at the next period.
+                if let Err(e) = self.write(table, m, running(), Guard::Held).await {
+                    tracing::warn!(target: "dynamo_entity", migration = %m.id, error = %e, "heartbeat not written");
+                }
+            }
+        };
+        futures::pin_mut!(beat);
+        let result = match futures::future::select(step, beat).await {
+            futures::future::Either::Left((r, _)) => r,
+            futures::future::Either::Right(((), step)) => step.await,
+        };
+        match result {
+            Ok(summary) => {
+                let record = Record { status: "applied", worker, started, text: Some(summary.clone()) };
+                self.write(table, m, record, Guard::None).await?;
+                options.observer.step_finished(&m.id, &summary);
+                tracing::info!(target: "dynamo_entity", migration = %m.id, %summary, "migration applied");
+                Ok(Applied { id: m.id.clone(), summary })
+            }
+            Err(e) => {
+                options.observer.step_failed(&m.id, &e);
+                let record = Record { status: "failed", worker, started, text: Some(e.to_string()) };
+                // The step's error is the one to report; a failure to record it is logged.
+                if let Err(w) = self.write(table, m, record, Guard::None).await {
+                    tracing::warn!(target: "dynamo_entity", migration = %m.id, error = %w, "failure not recorded");
+                }
+                Err(e)
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! Where each migration stands ([`Status`], one line of [`MigrationStatus`]).
+
+use std::fmt;
+
+use crate::migrate::pass::BackfillReport;
+use crate::migrate::runner::kind::Kind;
+
+/// Where one migration stands, as the table records it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Status {
+    /// Not started.
+    Pending,
+    /// Being run by `worker` (its heartbeat is fresh).
+    Running {
+        /// The worker running it.
+        worker: String,
+        /// Its checkpoint (a backfill or re-keying).
+        checkpoint: Option<BackfillReport>,
+    },
+    /// Started and stopped before it was done: its process was killed, its run dropped, or it
+    /// failed with `error`. [`Migrations::resume`](super::Migrations::resume) continues it.
+    Stopped {
+        /// The error it failed with, if it failed.
+        error: Option<String>,
+        /// Its checkpoint (a backfill or re-keying).
+        checkpoint: Option<BackfillReport>,
+    },
+    /// Done.
+    Applied {
+        /// When it was done, in milliseconds since the Unix epoch.
+        at_ms: u64,
+        /// What it did.
+        summary: String,
+    },
+    /// Recorded in the table but no longer declared (its step was removed from the code, or
+    /// the table is shared with another program's migrations). Nothing runs it.
+    Undeclared {
+        /// What its record says: `running`, `applied` or `failed`.
+        recorded: String,
+        /// Its summary (applied) or error (failed), if any.
+        text: Option<String>,
+    },
+}
+
+/// One line of [`Migrations::status`](super::Migrations::status).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MigrationStatus {
+    /// The migration id.
+    pub id: String,
+    /// Its kind.
+    pub kind: Kind,
+    /// What it does.
+    pub description: String,
+    /// Where it stands.
+    pub status: Status,
+}
+
+impl fmt::Display for MigrationStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let checkpoint = |c: &Option<BackfillReport>| {
+            c.as_ref().map_or(String::new(), |r| {
+                let done = r.completed;
+                format!(
+                    " (checkpoint: run {}, {} scanned, {} updated, {} skipped{}{})",
+                    r.run,
+                    r.scanned,
+                    r.updated,
+                    r.skipped,
+                    if r.failed > 0 { format!(", {} failed", r.failed) } else { String::new() },
+                    if done { ", every segment done" } else { "" }
+                )
+            })
+        };
+        write!(f, "{:<8} {} [{}] {}", self.status.word(), self.id, self.kind, self.description)?;
+        match &self.status {
+            Status::Pending => Ok(()),
+            Status::Running { worker, checkpoint: c } => write!(f, ": run by {worker}{}", checkpoint(c)),
+            Status::Stopped { error, checkpoint: c } => {
+                write!(f, ":{}", checkpoint(c))?;
+                if let Some(e) = error {
+                    write!(f, " failed: {e}")?;
+                }
+                Ok(())
+            }
+            Status::Applied { summary, .. } => write!(f, ": {summary}"),
+            Status::Undeclared { recorded, text } => {
+                write!(f, ": recorded {recorded}")?;
+                if let Some(t) = text {
+                    write!(f, ": {t}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Status {
+    /// `pending`, `running`, `stopped`, `applied` or `undeclared`.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Status::Undeclared { .. } => "undeclared",
+            Status::Pending => "pending",
+            Status::Running { .. } => "running",
+            Status::Stopped { .. } => "stopped",
+            Status::Applied { .. } => "applied",
+        }
+    }
+}

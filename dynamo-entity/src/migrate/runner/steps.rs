@@ -1,0 +1,221 @@
+//! The kinds of step a migration runs, behind one object-safe face ([`Step`]): a pass over an
+//! entity's items (a backfill, re-keying or bulk upgrade: [`BackfillStep`]), a native-key
+//! migration ([`NativeStep`]), the table's layout ([`LayoutStep`]) and a step of the
+//! application's own ([`CustomStep`]).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use crate::error::Error;
+use crate::migrate::diff::Wait;
+use crate::migrate::pass::{Backfill, BackfillReport, PageDone, PageObserver};
+use crate::migrate::runner::kind::Kind;
+use crate::migrate::runner::options::Observer;
+use crate::migrate::steps::native::NativeKeys;
+use crate::schema::{Entity, TableLayout};
+use crate::table::{Call, Table};
+
+/// A boxed future that may be sent between threads.
+pub(super) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// The steps a migration's kind runs, behind one object-safe face.
+pub(super) trait Step: Send + Sync {
+    /// What the step does, in one line.
+    fn describe(&self) -> String;
+    /// Runs the step as migration `id` (or continues it), telling `obs`; returns its summary.
+    fn run<'a>(&'a self, table: &'a Table, id: &'a str, obs: Arc<dyn Observer>)
+    -> BoxFuture<'a, Result<String, Error>>;
+    /// Where its pass stands by its checkpoints (a pass over items only).
+    fn checkpoint<'a>(&'a self, table: &'a Table, id: &'a str) -> BoxFuture<'a, Result<Option<BackfillReport>, Error>>;
+    /// What a run would do, in lines, without changing anything.
+    fn plan<'a>(&'a self, table: &'a Table, id: &'a str) -> BoxFuture<'a, Result<Vec<String>, Error>>;
+}
+
+/// What a migration's `configure` closure does to each pass.
+pub(super) type Configure<E> = Arc<dyn Fn(Backfill<E>) -> Backfill<E> + Send + Sync>;
+/// Makes the step's pass for the table and the step's id.
+pub(super) type Make<E> = Arc<dyn Fn(&Table, &str) -> Backfill<E> + Send + Sync>;
+
+/// A backfill or a re-keying: both are a [`Backfill`] of entity `E`.
+pub(super) struct BackfillStep<E> {
+    pub(super) make: Make<E>,
+    pub(super) what: String,
+    pub(super) kind: Kind,
+}
+
+impl<E: Entity> Step for BackfillStep<E> {
+    fn describe(&self) -> String {
+        self.what.clone()
+    }
+
+    fn run<'a>(
+        &'a self,
+        table: &'a Table,
+        id: &'a str,
+        obs: Arc<dyn Observer>,
+    ) -> BoxFuture<'a, Result<String, Error>> {
+        Box::pin(async move {
+            let backfill = (self.make)(table, id);
+            let done = backfill.status().await?.map_or(0, |r| if r.completed { 0 } else { r.scanned });
+            obs.step_started(id, self.kind, item_count(table).await?, done);
+            let owned = id.to_owned();
+            let report = backfill.on_page(move |p| obs.page(&owned, p)).run_to_the_end().await?;
+            Ok(report.to_string())
+        })
+    }
+
+    fn checkpoint<'a>(&'a self, table: &'a Table, id: &'a str) -> BoxFuture<'a, Result<Option<BackfillReport>, Error>> {
+        Box::pin(async move { (self.make)(table, id).status().await })
+    }
+
+    fn plan<'a>(&'a self, table: &'a Table, id: &'a str) -> BoxFuture<'a, Result<Vec<String>, Error>> {
+        Box::pin(async move {
+            let backfill = (self.make)(table, id);
+            let count = item_count(table).await?.map_or_else(|| "the table".to_owned(), |n| format!("~{n} items"));
+            let mut lines =
+                vec![format!("{}: a parallel scan of {count}, a conditional write per item to change", self.what)];
+            if let Some(r) = backfill.status().await? {
+                if r.completed && r.failed > 0 {
+                    lines.push(format!("a new run, to retry the {} item(s) that failed: {r}", r.failed));
+                } else if r.completed {
+                    lines.push(format!("already done by its checkpoints: {r}"));
+                } else {
+                    lines.push(format!("resumes from its checkpoints: {r}"));
+                }
+            }
+            Ok(lines)
+        })
+    }
+}
+
+/// Makes the step's [`NativeKeys`]; its passes tell their pages to the observer given.
+pub(super) type MakeNative<E> = Arc<dyn Fn(&Table, &str, Option<PageObserver>) -> NativeKeys<E> + Send + Sync>;
+
+/// A template GSI replaced by a native multi-attribute GSI.
+pub(super) struct NativeStep<E> {
+    pub(super) make: MakeNative<E>,
+    pub(super) what: String,
+}
+
+impl<E: Entity> Step for NativeStep<E> {
+    fn describe(&self) -> String {
+        self.what.clone()
+    }
+
+    fn run<'a>(
+        &'a self,
+        table: &'a Table,
+        id: &'a str,
+        obs: Arc<dyn Observer>,
+    ) -> BoxFuture<'a, Result<String, Error>> {
+        Box::pin(async move {
+            obs.step_started(id, Kind::NativeKeys, None, 0);
+            let owned = id.to_owned();
+            let pages: PageObserver = Arc::new(move |p: &PageDone| obs.page(&owned, p));
+            Ok((self.make)(table, id, Some(pages)).run().await?.to_string())
+        })
+    }
+
+    fn checkpoint<'a>(&'a self, table: &'a Table, id: &'a str) -> BoxFuture<'a, Result<Option<BackfillReport>, Error>> {
+        Box::pin(async move { (self.make)(table, id, None).status().await })
+    }
+
+    fn plan<'a>(&'a self, table: &'a Table, id: &'a str) -> BoxFuture<'a, Result<Vec<String>, Error>> {
+        Box::pin(async move {
+            let mut lines = vec![format!(
+                "{}: create the index if missing, a parallel scan writing the attributes items lack, a verifying scan",
+                self.what
+            )];
+            if let Some(r) = (self.make)(table, id, None).status().await? {
+                lines.push(format!("fill pass checkpoint: {r}"));
+            }
+            Ok(lines)
+        })
+    }
+}
+
+/// The table's indexes and TTL brought to the layout.
+pub(super) struct LayoutStep {
+    pub(super) layout: TableLayout,
+    pub(super) wait: Wait,
+}
+
+impl Step for LayoutStep {
+    fn describe(&self) -> String {
+        "bring the table's indexes and time to live to the declared layout".to_owned()
+    }
+
+    fn run<'a>(
+        &'a self,
+        table: &'a Table,
+        id: &'a str,
+        obs: Arc<dyn Observer>,
+    ) -> BoxFuture<'a, Result<String, Error>> {
+        Box::pin(async move {
+            obs.step_started(id, Kind::Layout, None, 0);
+            let diff = table.diff(&self.layout).await?;
+            let steps = table.apply(&diff, self.wait).await?;
+            Ok(if steps.is_empty() {
+                "the table already matched its declaration".to_owned()
+            } else {
+                steps.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+            })
+        })
+    }
+
+    fn checkpoint<'a>(&'a self, _: &'a Table, _: &'a str) -> BoxFuture<'a, Result<Option<BackfillReport>, Error>> {
+        Box::pin(async { Ok(None) })
+    }
+
+    fn plan<'a>(&'a self, table: &'a Table, _: &'a str) -> BoxFuture<'a, Result<Vec<String>, Error>> {
+        Box::pin(async move {
+            let plan = table.diff(&self.layout).await?.plan();
+            let text = plan.to_string();
+            Ok(text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect())
+        })
+    }
+}
+
+/// The application's own step: gets the table, returns a one-line summary.
+pub(super) type CustomFn = Arc<dyn Fn(Table) -> BoxFuture<'static, Result<String, Error>> + Send + Sync>;
+
+pub(super) struct CustomStep {
+    pub(super) description: String,
+    pub(super) f: CustomFn,
+}
+
+impl Step for CustomStep {
+    fn describe(&self) -> String {
+        self.description.clone()
+    }
+
+    fn run<'a>(
+        &'a self,
+        table: &'a Table,
+        id: &'a str,
+        obs: Arc<dyn Observer>,
+    ) -> BoxFuture<'a, Result<String, Error>> {
+        Box::pin(async move {
+            obs.step_started(id, Kind::Custom, None, 0);
+            (self.f)(table.clone()).await
+        })
+    }
+
+    fn checkpoint<'a>(&'a self, _: &'a Table, _: &'a str) -> BoxFuture<'a, Result<Option<BackfillReport>, Error>> {
+        Box::pin(async { Ok(None) })
+    }
+
+    fn plan<'a>(&'a self, _: &'a Table, _: &'a str) -> BoxFuture<'a, Result<Vec<String>, Error>> {
+        Box::pin(async move { Ok(vec![format!("{} (the application's own step)", self.description)]) })
+    }
+}
+
+/// `ItemCount` of `DescribeTable`: the estimate of a scan's length.
+async fn item_count(table: &Table) -> Result<Option<u64>, Error> {
+    let out = table
+        .execute(Call::new("DescribeTable", ""), table.client().describe_table().table_name(table.name()).send())
+        .await
+        .map_err(|e| Error::sdk("DescribeTable", e))?;
+    Ok(out.table.and_then(|t| t.item_count).and_then(|n| u64::try_from(n).ok()))
+}
