@@ -408,7 +408,7 @@ impl Default for Wait {
     }
 }
 
-impl Table {
+impl<D> Table<D> {
     async fn describe(&self) -> Result<TableDescription, Error> {
         let out = self
             .execute(Call::new("DescribeTable", ""), self.client().describe_table().table_name(self.name()).send())

@@ -23,11 +23,14 @@ impl<E: Entity> Step<E> for Keys {
     }
 }
 
-impl Table {
+impl<D> Table<D> {
     /// A backfill of the secondary index keys of every item of entity `E`, recorded under the
     /// migration id `id` (see [`backfill`](crate::migrate::backfill)).
-    pub fn backfill<E: Entity>(&self, id: impl Into<String>) -> Backfill<E> {
-        Backfill::new(self, id.into(), Arc::new(Keys(KeyAttributes::of::<E>())))
+    pub fn backfill<E: Entity>(&self, id: impl Into<String>) -> Backfill<E>
+    where
+        D: crate::schema::Admits<E>,
+    {
+        Backfill::new(&self.untyped(), id.into(), Arc::new(Keys(KeyAttributes::of::<E>())))
     }
 }
 

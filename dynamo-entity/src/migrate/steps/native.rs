@@ -150,7 +150,7 @@ impl fmt::Display for NativeKeysReport {
     }
 }
 
-impl Table {
+impl<D> Table<D> {
     /// The move of entity `E`'s access pattern from the template GSI `from` (its synthetic
     /// `GSI<n>PK` / `GSI<n>SK` attributes) to the native multi-attribute GSI `to` that `E`
     /// declares, recorded under the migration id `id`; `layout` is the table's declaration
@@ -162,9 +162,12 @@ impl Table {
         layout: &TableLayout,
         from: Index,
         to: Index,
-    ) -> NativeKeys<E> {
+    ) -> NativeKeys<E>
+    where
+        D: crate::schema::Admits<E>,
+    {
         NativeKeys {
-            table: self.clone(),
+            table: self.untyped(),
             id: id.into(),
             layout: layout.clone(),
             from,

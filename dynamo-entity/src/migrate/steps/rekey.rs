@@ -60,7 +60,7 @@ use crate::schema::{Entity, EntitySchema, Item};
 use crate::table::{Call, Next, Retrying, Table};
 use crate::unique::{OWNER_PK, OWNER_SK};
 
-impl Table {
+impl<D> Table<D> {
     /// A re-keying of every item of entity `Old` to the primary key of `New` (see
     /// [`rekey`](crate::migrate::rekey)), converting each value with `convert`, recorded
     /// under the migration id `id`. `Old` and `New` are usually two versions of one entity,
@@ -73,7 +73,10 @@ impl Table {
         &self,
         id: impl Into<String>,
         convert: impl Fn(Old) -> New + Send + Sync + 'static,
-    ) -> Backfill<Old> {
+    ) -> Backfill<Old>
+    where
+        D: crate::schema::Admits<Old> + crate::schema::Admits<New>,
+    {
         let refusal = if Old::TYPE != New::TYPE {
             Some(format!(
                 "re-keying {} to {}: the two must share one entity type name (`#[entity(name = \"...\")]`)",
@@ -93,7 +96,7 @@ impl Table {
             let new = convert(Old::from_item(item)?);
             new.to_item().map(|i| Some((i, New::SCHEMA)))
         });
-        Backfill::new(self, id.into(), Arc::new(Move(mover)))
+        Backfill::new(&self.untyped(), id.into(), Arc::new(Move(mover)))
     }
 }
 

@@ -66,8 +66,8 @@ use crate::expr::Placeholders;
 use crate::migrate::pass::Backfill;
 use crate::migrate::pass::step::{ATTEMPTS, ItemDone, Outcome, RETRY, Step};
 use crate::schema::evolve::{self, SchemaVersion};
-use crate::schema::{Entity, Item, Key};
-use crate::table::{Call, Next, Retrying, Table};
+use crate::schema::{Admits, Entity, Item, Key};
+use crate::table::{Call, Next, Op, Retrying, Table};
 
 /// What [`Table::upgrade`] did with the stored item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,20 +108,8 @@ struct Plan<E> {
 }
 
 impl Table {
-    /// Decodes `item` (an item of `E` **as read**, of any declared schema version), upgrades
-    /// it in memory, and, when its stored version is an earlier one, writes the upgraded item
-    /// back on the condition that the stored item is still `item` (see
-    /// [`migrate::upgrade`](crate::migrate::upgrade)). An item at the current version is
-    /// returned without a request.
-    ///
-    /// # Errors
-    /// [`Error::Invalid`] for an entity without `#[entity(schema(version = N))]`, or whose
-    /// upgrade changes a unique field; the decode errors of [`Entity::from_item`]
-    /// ([`Error::SchemaVersion`], [`Error::Decode`], [`Error::WrongEntity`]); the encoding
-    /// errors of [`Entity::to_item`], [`Error::ItemTooLarge`] and [`Error::LimitExceeded`]
-    /// before sending; [`Error::Sdk`]. A failed condition is not an error: it is
-    /// [`WriteBack::Changed`] or [`WriteBack::Deleted`].
-    pub async fn upgrade<E: Entity>(&self, item: &Item) -> Result<Upgraded<E>, Error> {
+    /// The body of [`Table::upgrade`].
+    pub(crate) async fn upgrade_item_now<E: Entity>(&self, item: &Item) -> Result<Upgraded<E>, Error> {
         self.upgrade_counted::<E>(item, Call::new("UpdateItem", E::TYPE)).await.map(|(up, _)| up)
     }
 
@@ -168,19 +156,15 @@ impl Table {
         }
     }
 
-    /// Reads the item of `key` (`GetItem`, strongly consistent) and upgrades it as
-    /// [`Table::upgrade`] does. `Ok(None)` when there is no such item.
-    ///
-    /// # Errors
-    /// The key's encoding error before sending; as [`Table::upgrade`].
-    pub async fn upgrade_key<E: Entity>(&self, key: Key<E>) -> Result<Option<Upgraded<E>>, Error> {
+    /// The body of [`Table::upgrade_key`].
+    pub(crate) async fn upgrade_key_now<E: Entity>(&self, key: Key<E>) -> Result<Option<Upgraded<E>>, Error> {
         schema_version::<E>()?;
         let key = key.into_encoded()?;
         let request = self.get_request(E::NAMES, &key, true).send_with(self.client());
         let resp = self.execute(Call::new("GetItem", E::TYPE), request).await.map_err(|e| Error::sdk("GetItem", e))?;
         match resp.item.filter(|i| !i.is_empty()) {
             None => Ok(None),
-            Some(item) => self.upgrade::<E>(&item).await.map(Some),
+            Some(item) => self.upgrade_item_now::<E>(&item).await.map(Some),
         }
     }
 
@@ -288,7 +272,41 @@ impl Table {
     }
 }
 
-impl Table {
+impl<D> Table<D> {
+    /// Decodes `item` (an item of `E` **as read**, of any declared schema version), upgrades
+    /// it in memory, and, when its stored version is an earlier one, writes the upgraded item
+    /// back on the condition that the stored item is still `item` (see
+    /// [`migrate::upgrade`](crate::migrate::upgrade)). An item at the current version is
+    /// returned without a request.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] for an entity without `#[entity(schema(version = N))]`, or whose
+    /// upgrade changes a unique field; the decode errors of [`Entity::from_item`]
+    /// ([`Error::SchemaVersion`], [`Error::Decode`], [`Error::WrongEntity`]); the encoding
+    /// errors of [`Entity::to_item`], [`Error::ItemTooLarge`] and [`Error::LimitExceeded`]
+    /// before sending; [`Error::Sdk`]. A failed condition is not an error: it is
+    /// [`WriteBack::Changed`] or [`WriteBack::Deleted`].
+    pub fn upgrade<'a, E: Entity>(&self, item: &'a Item) -> Op<'a, Upgraded<E>>
+    where
+        D: Admits<E>,
+    {
+        let table = self.untyped();
+        Box::pin(async move { table.upgrade_item_now(item).await })
+    }
+
+    /// Reads the item of `key` (`GetItem`, strongly consistent) and upgrades it as
+    /// [`Table::upgrade`] does. `Ok(None)` when there is no such item.
+    ///
+    /// # Errors
+    /// The key's encoding error before sending; as [`Table::upgrade`].
+    pub fn upgrade_key<E: Entity>(&self, key: Key<E>) -> Op<'static, Option<Upgraded<E>>>
+    where
+        D: Admits<E>,
+    {
+        let table = self.untyped();
+        Box::pin(async move { table.upgrade_key_now(key).await })
+    }
+
     /// A bulk upgrade: every item of entity `E` written at an earlier schema version is
     /// written back at its current one, recorded under the migration id `id`.
     ///
@@ -306,8 +324,11 @@ impl Table {
     ///
     /// The run fails with [`Error::Invalid`] before reading anything when `E` declares no
     /// schema version (`#[entity(schema(version = N))]`).
-    pub fn upgrade_all<E: Entity>(&self, id: impl Into<String>) -> Backfill<E> {
-        Backfill::new(self, id.into(), std::sync::Arc::new(Upgrade))
+    pub fn upgrade_all<E: Entity>(&self, id: impl Into<String>) -> Backfill<E>
+    where
+        D: Admits<E>,
+    {
+        Backfill::new(&self.untyped(), id.into(), std::sync::Arc::new(Upgrade))
     }
 }
 
