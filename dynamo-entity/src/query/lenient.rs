@@ -127,59 +127,32 @@ impl<R: PagedRead> Lenient<R> {
     }
 }
 
-impl<E, S> seal::Sealed for QueryRequest<E, S> {}
-impl<E: Entity, S> PagedRead for QueryRequest<E, S> {
-    type Item = E;
-    type Input = QueryInput;
-    fn reporting(mut self) -> Self {
-        self.options.lenient = true;
-        self
-    }
-    fn first_page(&self) -> impl Future<Output = Result<Page<E>, Error>> {
-        self.send()
-    }
-    fn every_page(self) -> impl Stream<Item = Result<Page<E>, Error>> {
-        self.pages()
-    }
-    fn first_request(&self) -> Result<QueryInput, Error> {
-        self.render()
-    }
+/// The [`PagedRead`] of a read type whose `send`, `pages` and `render` are its own and whose
+/// lenient flag is `$flag`.
+macro_rules! paged_read {
+    ([$($generics:tt)*] $read:ty => $item:ty, $input:ty, |$r:ident| $flag:expr) => {
+        impl<$($generics)*> seal::Sealed for $read {}
+        impl<$($generics)*> PagedRead for $read {
+            type Item = $item;
+            type Input = $input;
+            fn reporting(mut self) -> Self {
+                let $r = &mut self;
+                $flag = true;
+                self
+            }
+            fn first_page(&self) -> impl Future<Output = Result<Page<$item>, Error>> {
+                self.send()
+            }
+            fn every_page(self) -> impl Stream<Item = Result<Page<$item>, Error>> {
+                self.pages()
+            }
+            fn first_request(&self) -> Result<$input, Error> {
+                self.render()
+            }
+        }
+    };
 }
 
-impl<E> seal::Sealed for MultiKeyQuery<E> {}
-impl<E: Entity> PagedRead for MultiKeyQuery<E> {
-    type Item = E;
-    type Input = QueryInput;
-    fn reporting(mut self) -> Self {
-        self.options.lenient = true;
-        self
-    }
-    fn first_page(&self) -> impl Future<Output = Result<Page<E>, Error>> {
-        self.send()
-    }
-    fn every_page(self) -> impl Stream<Item = Result<Page<E>, Error>> {
-        self.pages()
-    }
-    fn first_request(&self) -> Result<QueryInput, Error> {
-        self.render()
-    }
-}
-
-impl<T> seal::Sealed for ScanRequest<T> {}
-impl<T: Send + 'static> PagedRead for ScanRequest<T> {
-    type Item = T;
-    type Input = ScanInput;
-    fn reporting(mut self) -> Self {
-        self.lenient = true;
-        self
-    }
-    fn first_page(&self) -> impl Future<Output = Result<Page<T>, Error>> {
-        self.send()
-    }
-    fn every_page(self) -> impl Stream<Item = Result<Page<T>, Error>> {
-        self.pages()
-    }
-    fn first_request(&self) -> Result<ScanInput, Error> {
-        self.render()
-    }
-}
+paged_read!([E: Entity, S] QueryRequest<E, S> => E, QueryInput, |r| r.options.lenient);
+paged_read!([E: Entity] MultiKeyQuery<E> => E, QueryInput, |r| r.options.lenient);
+paged_read!([T: Send + 'static] ScanRequest<T> => T, ScanInput, |r| r.lenient);
