@@ -46,6 +46,7 @@ mod escape;
 mod integer;
 pub mod names;
 mod part;
+pub(crate) mod rebuild;
 mod shape;
 mod shard;
 mod str_eq;
