@@ -2,14 +2,16 @@
 //! [`KeyText`] writes a key of a constant template one part at a time, [`KeyWriter`] does the
 //! same keeping the template and the position (keys written at run time), [`KeyMatcher`]
 //! compares a stored key with the values a template gives without writing it, [`KeyContext`]
-//! names where a key is being written for errors, [`str_eq`] compares names in constant
-//! evaluation. Not a public API.
+//! names where a key is being written for errors; [`str_eq`] (from `str_eq.rs`) compares names
+//! in constant evaluation. Not a public API.
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::{
     KeyError, KeyPart, KeyPartError, KeyType, PartForm, Segment, ShardBy, Template, affixed, shard_of, shard_width,
 };
+
+pub use super::str_eq::str_eq;
 
 /// Where a key is being written, for error messages.
 #[derive(Debug, Clone, Copy)]
@@ -666,20 +668,4 @@ impl KeyWriter {
         self.text.check_len(&self.ctx).map_err(|e| *e)?;
         Ok((self.text.out, self.next))
     }
-}
-
-/// Byte equality of two strings, usable in constant evaluation.
-pub const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }

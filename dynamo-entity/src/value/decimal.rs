@@ -12,6 +12,7 @@ use std::str::FromStr;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
+use super::number::{NumberText, write_plain};
 use super::{Attribute, Number, SetElement, StoredType, ValueError, list_elements, wrong};
 
 /// The most significant digits a DynamoDB number has.
@@ -233,9 +234,6 @@ impl Decimal {
             out.push('0');
             return;
         }
-        if self.negative {
-            out.push('-');
-        }
         let mut buf = [0u8; 39];
         let mut at = buf.len();
         let mut c = self.coefficient;
@@ -246,23 +244,7 @@ impl Decimal {
         }
         // ASCII digits only.
         let digits = std::str::from_utf8(&buf[at..]).unwrap_or_default();
-        let exponent = i64::from(self.exponent);
-        if exponent >= 0 {
-            out.push_str(digits);
-            out.extend(std::iter::repeat_n('0', exponent as usize));
-            return;
-        }
-        let point = digits.len() as i64 + exponent; // digits before the point
-        if point > 0 {
-            let (int, frac) = digits.split_at(point as usize);
-            out.push_str(int);
-            out.push('.');
-            out.push_str(frac);
-        } else {
-            out.push_str("0.");
-            out.extend(std::iter::repeat_n('0', (-point) as usize));
-            out.push_str(digits);
-        }
+        write_plain(out, self.negative, digits, i64::from(self.exponent));
     }
 
     /// Whether this number equals the binary float `v` exactly (not its shortest text: `0.1`
@@ -389,67 +371,30 @@ impl FromStr for Decimal {
     type Err = DecimalError;
 
     fn from_str(text: &str) -> Result<Decimal, DecimalError> {
-        let not_a_number = || DecimalError::NotANumber { text: text.to_owned() };
-        let bytes = text.as_bytes();
-        let (negative, mut i) = match bytes.first() {
-            Some(b'-') => (true, 1),
-            Some(b'+') => (false, 1),
-            _ => (false, 0),
-        };
+        let number = NumberText::parse(text).ok_or_else(|| DecimalError::NotANumber { text: text.to_owned() })?;
         let mut coefficient: u128 = 0;
         let mut digits: u64 = 0; // significant digits, up to the last non-zero one
         let mut zeros: u64 = 0; // zeros after the last non-zero digit
-        let mut fraction: u64 = 0; // digits after the point
-        let (mut any, mut point) = (false, false);
-        while let Some(&b) = bytes.get(i) {
-            match b {
-                b'0'..=b'9' => {
-                    any = true;
-                    fraction += u64::from(point);
-                    if b == b'0' {
-                        zeros += u64::from(digits > 0);
-                    } else {
-                        let total = digits + zeros + 1;
-                        if total <= u64::from(MAX_DIGITS) {
-                            coefficient = coefficient * 10u128.pow(zeros as u32 + 1) + u128::from(b - b'0');
-                        }
-                        (digits, zeros) = (total, 0);
-                    }
+        for b in number.digits() {
+            if b == b'0' {
+                zeros += u64::from(digits > 0);
+            } else {
+                let total = digits + zeros + 1;
+                if total <= u64::from(MAX_DIGITS) {
+                    coefficient = coefficient * 10u128.pow(zeros as u32 + 1) + u128::from(b - b'0');
                 }
-                b'.' if !point => point = true,
-                b'e' | b'E' => break,
-                _ => return Err(not_a_number()),
-            }
-            i += 1;
-        }
-        let mut exponent: i64 = 0;
-        if i < bytes.len() {
-            let (exp_negative, rest) = match bytes.get(i + 1) {
-                Some(b'-') => (true, &bytes[i + 2..]),
-                Some(b'+') => (false, &bytes[i + 2..]),
-                _ => (false, &bytes[i + 1..]),
-            };
-            if rest.is_empty() || !rest.iter().all(u8::is_ascii_digit) {
-                return Err(not_a_number());
-            }
-            // Far beyond any range; the bound keeps the sum below from overflowing.
-            for &d in rest {
-                exponent = (exponent * 10 + i64::from(d - b'0')).min(1 << 40);
-            }
-            if exp_negative {
-                exponent = -exponent;
+                (digits, zeros) = (total, 0);
             }
         }
-        if !any {
-            return Err(not_a_number());
-        }
+        let fraction = number.frac.len() as u64; // digits after the point
+        let exponent = number.exponent_clamped();
         if digits > u64::from(MAX_DIGITS) {
             return Err(DecimalError::TooManyDigits { text: text.to_owned(), digits });
         }
         if digits == 0 {
             return Ok(Decimal::ZERO);
         }
-        Decimal::checked(negative, coefficient, exponent + zeros as i64 - fraction as i64)
+        Decimal::checked(number.negative, coefficient, exponent + zeros as i64 - fraction as i64)
             .ok_or_else(|| DecimalError::OutOfRange { text: text.to_owned() })
     }
 }
