@@ -6,7 +6,6 @@ pub mod capacity;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod collection;
-pub mod declared;
 pub mod design;
 pub mod error;
 pub mod expr;

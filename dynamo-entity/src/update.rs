@@ -766,9 +766,12 @@ fn push_all(out: &mut String, pieces: &[&str]) {
     }
 }
 
-impl Table {
+impl<D> Table<D> {
     /// An update of the item with this key (`UpdateItem`); see [`UpdateRequest`].
-    pub fn update<E: Entity>(&self, key: Key<E>) -> UpdateRequest<E> {
-        UpdateRequest::new(self.clone(), key)
+    pub fn update<E: Entity>(&self, key: Key<E>) -> UpdateRequest<E>
+    where
+        D: crate::schema::Admits<E>,
+    {
+        UpdateRequest::new(self.untyped(), key)
     }
 }

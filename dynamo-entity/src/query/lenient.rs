@@ -13,27 +13,22 @@
 //! [`max_items`](crate::query::QueryRequest::max_items) count the items returned, not those
 //! reported; a cursor resumes after the last item a page holds, so no item is reported twice.
 
-use aws_sdk_dynamodb::operation::query::QueryInput;
-use aws_sdk_dynamodb::operation::scan::ScanInput;
 use futures::{Stream, StreamExt, TryStreamExt};
 
 use crate::error::{Error, ItemError};
-use crate::query::QueryRequest;
-use crate::query::multi_key::MultiKeyQuery;
 use crate::query::pages::Page;
-use crate::query::scan::ScanRequest;
-use crate::schema::Entity;
+#[cfg(doc)]
+use crate::query::{QueryRequest, multi_key::MultiKeyQuery, scan::ScanRequest};
 
-mod seal {
-    pub trait Sealed {}
-}
+/// Keeps [`PagedRead`] to the library's reads.
+pub trait Sealed {}
 
 /// A read that pages: [`QueryRequest`], [`MultiKeyQuery`] and [`ScanRequest`]. What a
 /// [`Lenient`] read wraps. Sealed: the library's reads implement it, no other type can.
-pub trait PagedRead: seal::Sealed + Sized {
+pub trait PagedRead: Sealed + Sized {
     /// What the read returns (an entity, or an entity enum for a table scan).
     type Item;
-    /// The first request, rendered ([`QueryInput`] or [`ScanInput`]).
+    /// The first request, rendered (`QueryInput` or `ScanInput`).
     type Input;
     /// The read, set to report rather than fail.
     #[doc(hidden)]
@@ -52,8 +47,19 @@ pub trait PagedRead: seal::Sealed + Sized {
 /// A read that reports each item it cannot return in its page's
 /// [`skipped`](Page#structfield.skipped) (its key, the item as read, the error) instead of
 /// failing on it; from `.lenient()` of a [`QueryRequest`], a [`MultiKeyQuery`] or a
-/// [`ScanRequest`]. Set the read's other options first. See the [module](self) documentation
-/// for what is reported.
+/// [`ScanRequest`]. Set the read's other options first.
+///
+/// | read | strict (the default) | `.lenient()` |
+/// |---|---|---|
+/// | an item of the read's entity that does not decode | fails the read | reported in `skipped` |
+/// | an item at the entity's key that no entity owns ([`owner`](crate::owner)) | fails the read | reported in `skipped` |
+/// | an item of another entity, the library's own items | passed over (`passed_over`) | passed over (`passed_over`) |
+/// | an item of a type a scanned enum has no variant for | fails the scan | reported (with `skip_unknown`: passed over) |
+///
+/// [`page_items`](crate::query::QueryRequest::page_items) and
+/// [`max_items`](crate::query::QueryRequest::max_items) count the items returned, not those
+/// reported; a cursor resumes after the last item a page holds, so no item is reported twice.
+///
 ///
 /// ```no_run
 /// # async fn f<E: dynamo_entity::Entity, S>(table: dynamo_entity::Table, spec: dynamo_entity::query::QuerySpec<E, S>) -> dynamo_entity::Result<()> {
@@ -128,11 +134,11 @@ impl<R: PagedRead> Lenient<R> {
 }
 
 /// The [`PagedRead`] of a read type whose `send`, `pages` and `render` are its own and whose
-/// lenient flag is `$flag`.
+/// lenient flag is `$flag`; invoked beside each read type.
 macro_rules! paged_read {
     ([$($generics:tt)*] $read:ty => $item:ty, $input:ty, |$r:ident| $flag:expr) => {
-        impl<$($generics)*> seal::Sealed for $read {}
-        impl<$($generics)*> PagedRead for $read {
+        impl<$($generics)*> $crate::query::lenient::Sealed for $read {}
+        impl<$($generics)*> $crate::query::lenient::PagedRead for $read {
             type Item = $item;
             type Input = $input;
             fn reporting(mut self) -> Self {
@@ -140,19 +146,20 @@ macro_rules! paged_read {
                 $flag = true;
                 self
             }
-            fn first_page(&self) -> impl Future<Output = Result<Page<$item>, Error>> {
+            fn first_page(
+                &self,
+            ) -> impl ::std::future::Future<Output = Result<$crate::query::Page<$item>, $crate::Error>> {
                 self.send()
             }
-            fn every_page(self) -> impl Stream<Item = Result<Page<$item>, Error>> {
+            fn every_page(
+                self,
+            ) -> impl ::futures::Stream<Item = Result<$crate::query::Page<$item>, $crate::Error>> {
                 self.pages()
             }
-            fn first_request(&self) -> Result<$input, Error> {
+            fn first_request(&self) -> Result<$input, $crate::Error> {
                 self.render()
             }
         }
     };
 }
-
-paged_read!([E: Entity, S] QueryRequest<E, S> => E, QueryInput, |r| r.options.lenient);
-paged_read!([E: Entity] MultiKeyQuery<E> => E, QueryInput, |r| r.options.lenient);
-paged_read!([T: Send + 'static] ScanRequest<T> => T, ScanInput, |r| r.lenient);
+pub(crate) use paged_read;

@@ -851,6 +851,8 @@ pub(crate) fn key_of(item: &Item, attribute_names: &AttributeNames, index: Index
     names.into_iter().filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone()))).collect()
 }
 
+lenient::paged_read!([E: Entity, S] QueryRequest<E, S> => E, QueryInput, |r| r.options.lenient);
+
 /// The lenient query of [`QueryRequest::lenient`], by its former name.
 #[deprecated(since = "0.1.0", note = "every lenient read is a `Lenient<R>`: use `query::Lenient<QueryRequest<E, S>>`")]
 pub type LenientQuery<E, S> = Lenient<QueryRequest<E, S>>;

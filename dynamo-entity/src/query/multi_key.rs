@@ -513,7 +513,8 @@ impl<E: Entity> MultiKeyQuery<E> {
     }
 
     /// Reports the items of this entity type that do not decode instead of failing on them:
-    /// each becomes an [`ItemError`] (its key, the item, the error) in [`Page::skipped`], beside
+    /// each becomes an [`ItemError`](crate::error::ItemError) (its key, the item, the error) in
+    /// [`Page::skipped`], beside
     /// the items that decoded, as [`QueryRequest::lenient`](super::QueryRequest::lenient) does.
     /// Set the other options first; see [`Lenient`](super::Lenient).
     pub fn lenient(self) -> super::Lenient<Self> {
@@ -626,6 +627,8 @@ impl<E: Entity> MultiKeyQuery<E> {
         self.stream().try_collect().await
     }
 }
+
+super::lenient::paged_read!([E: Entity] MultiKeyQuery<E> => E, QueryInput, |r| r.options.lenient);
 
 /// The lenient multi-attribute query of [`MultiKeyQuery::lenient`], by its former name.
 #[deprecated(since = "0.1.0", note = "every lenient read is a `Lenient<R>`: use `query::Lenient<MultiKeyQuery<E>>`")]

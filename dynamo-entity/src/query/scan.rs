@@ -873,6 +873,8 @@ impl<T: Send + 'static> ScanRequest<T> {
     }
 }
 
+super::lenient::paged_read!([T: Send + 'static] ScanRequest<T> => T, ScanInput, |r| r.lenient);
+
 /// The pages of a parallel scan's segments, `pages`, ended once they hold `max` items: the page
 /// that goes past `max` is cut to it, and its cursor (which would pass over the items cut) is
 /// dropped.

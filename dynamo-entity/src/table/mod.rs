@@ -59,21 +59,22 @@ pub(crate) type LayoutEntities = Arc<OnceLock<Vec<&'static crate::schema::Entity
 /// ```
 ///
 /// # Untyped and declared handles
-/// `Table` is `Table<Untyped>`: a handle that accepts every entity, each written with the
-/// attribute names its own declaration gives it. It stays the handle of [`Table::new`] and of
-/// the admin and migration operations, and every program written for it keeps compiling.
+/// Every operation is defined once, on `Table<D>`, and accepts an entity `E` when `D` admits
+/// it ([`Admits`](crate::schema::Admits)):
 ///
-/// `Table<D>`, for a table declaration `D` (`#[derive(TableDef)]`), made by [`Table::declared`],
-/// accepts only the entities `D` lists in `entities(...)`: an entity left out, or one of
-/// another declaration, is a compile error naming both (see
-/// [`EntityOf`](crate::schema::EntityOf)). The entities a declaration lists are checked at
-/// compile time to use its attribute names and type attribute, so everything a `Table<D>`
-/// writes carries `D`'s names. Its operations are those of [`declared`](crate::declared), and
-/// the builders that mix entities ([`transact`](Table::transact),
-/// [`transact_get`](Table::transact_get), [`batch_write`](Table::batch_write),
-/// [`batch_get_mixed`](Table::batch_get_mixed), [`render`](Table::render)) carry `D` and accept
-/// only its entities (see [`Admits`](crate::schema::Admits)); [`Table::untyped`] gives the
-/// untyped handle on the same table and meter for the rest.
+/// | handle | made by | admits |
+/// |---|---|---|
+/// | `Table` (`Table<Untyped>`) | [`Table::new`] | every entity, each written with the attribute names its own declaration gives it |
+/// | `Table<D>`, `D` a `#[derive(TableDef)]` | [`Table::declared`] | the entities `D` lists in `entities(...)`; any other is a compile error naming both (see [`EntityOf`](crate::schema::EntityOf)) |
+///
+/// The entities a declaration lists are checked at compile time to use its attribute names
+/// and type attribute, so everything a `Table<D>` writes carries `D`'s names. The builders
+/// that mix entities ([`transact`](Table::transact), [`transact_get`](Table::transact_get),
+/// [`batch_write`](Table::batch_write), [`batch_get_mixed`](Table::batch_get_mixed),
+/// [`render`](Table::render)) carry `D` and ask the same of each entity added.
+/// [`Table::untyped`] gives the untyped handle on the same table and meter. A program written
+/// for `Table::new` moves to a declared handle by adding `.declared::<D>()`: its calls stay as
+/// they are, and an entity the declaration misses becomes a compile error.
 pub struct Table<D = Untyped> {
     // One reference count for the whole handle: every request builder (`update`, `query`, ...)
     // clones it.

@@ -4,7 +4,7 @@
 use crate::error::Error;
 use crate::expr::Field;
 use crate::schema::{Entity, PrimaryKey};
-use crate::table::Table;
+use crate::table::{Op, Table};
 #[cfg(doc)]
 use crate::transact::CancellationCode;
 use crate::transact::{Action, ActionKind, Cond, TransactWrite};
@@ -51,15 +51,8 @@ impl<D> TransactWrite<D> {
 }
 
 impl Table {
-    /// The item of entity `E` that holds `value` in the unique `field`, through the value's
-    /// guard item: two strongly consistent reads (the guard, then its owner). `None` when no
-    /// item holds the value.
-    ///
-    /// # Errors
-    /// [`Error::Invalid`] / [`Error::Key`] / [`Error::Encode`] for a value that cannot be
-    /// unique; [`Error::Sdk`]; [`Error::WrongEntity`] / [`Error::Decode`] for an owner that does
-    /// not decode.
-    pub async fn get_by_unique<E: Entity, T: Attribute>(
+    /// The body of [`Table::get_by_unique`].
+    pub(crate) async fn get_by_unique_now<E: Entity, T: Attribute>(
         &self,
         field: Field<E, T, Unique>,
         value: &T,
@@ -88,5 +81,27 @@ impl Table {
             return Ok(None);
         }
         E::from_item(&item).map(Some)
+    }
+}
+
+impl<D> Table<D> {
+    /// The item of entity `E` that holds `value` in the unique `field`, through the value's
+    /// guard item: two strongly consistent reads (the guard, then its owner). `None` when no
+    /// item holds the value.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] / [`Error::Key`] / [`Error::Encode`] for a value that cannot be
+    /// unique; [`Error::Sdk`]; [`Error::WrongEntity`] / [`Error::Decode`] for an owner that does
+    /// not decode.
+    pub fn get_by_unique<'a, E: Entity, T: Attribute + Sync>(
+        &self,
+        field: Field<E, T, Unique>,
+        value: &'a T,
+    ) -> Op<'a, Option<E>>
+    where
+        D: crate::schema::Admits<E>,
+    {
+        let table = self.untyped();
+        Box::pin(async move { table.get_by_unique_now(field, value).await })
     }
 }

@@ -164,11 +164,14 @@ impl<E: Entity> UpsertRequest<E> {
     }
 }
 
-impl Table {
+impl<D> Table<D> {
     /// An update of the item with this key that creates it when it is absent (`UpdateItem`
     /// without `attribute_exists`); see [`UpsertRequest`] and the [module documentation](self).
-    pub fn upsert<E: Entity>(&self, key: Key<E>) -> UpsertRequest<E> {
-        UpsertRequest { update: UpdateRequest::new(self.clone(), key).upserting() }
+    pub fn upsert<E: Entity>(&self, key: Key<E>) -> UpsertRequest<E>
+    where
+        D: crate::schema::Admits<E>,
+    {
+        UpsertRequest { update: UpdateRequest::new(self.untyped(), key).upserting() }
     }
 
     /// A counter in one call: adds `amount` to a number field of the item with this key,
@@ -184,7 +187,10 @@ impl Table {
         key: Key<E>,
         field: Field<E, T, Mutable>,
         amount: T,
-    ) -> UpsertRequest<E> {
+    ) -> UpsertRequest<E>
+    where
+        D: crate::schema::Admits<E>,
+    {
         let upsert = self.upsert(key).add(field, &amount);
         if E::schema().version.is_some() { upsert.any_version() } else { upsert }
     }
