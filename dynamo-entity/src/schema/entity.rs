@@ -359,7 +359,10 @@ impl MultiKeyIndex {
 /// `schema(version = N, from = Prev)` declares a versioned schema: every write stamps `N`, and
 /// [`from_item`](Entity::from_item) reads items of every earlier declared version (see
 /// [`evolve`](crate::schema::evolve)).
-pub trait Entity: Sized + Send + 'static {
+///
+/// An entity is `Send + Sync`: the future of every operation is `Send` (it can be spawned), and
+/// it holds the value written by reference.
+pub trait Entity: Sized + Send + Sync + 'static {
     /// The entity type name, stored in [`TYPE_ATTRIBUTE`](crate::key::names::TYPE_ATTRIBUTE) on every item.
     const TYPE: &'static str;
 
