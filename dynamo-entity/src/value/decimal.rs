@@ -10,10 +10,7 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::str::FromStr;
 
-use aws_sdk_dynamodb::types::AttributeValue;
-
 use super::number::{NumberText, write_plain};
-use super::{Attribute, Number, SetElement, StoredType, ValueError, list_elements, wrong};
 
 /// The most significant digits a DynamoDB number has.
 pub const MAX_DIGITS: u32 = 38;
@@ -162,7 +159,7 @@ impl Decimal {
     }
 
     /// `±magnitude × 10^exponent`, normalized (trailing zeros moved into the exponent).
-    fn from_parts(negative: bool, mut magnitude: u128, mut exponent: i64) -> Result<Decimal, Refused> {
+    pub(super) fn from_parts(negative: bool, mut magnitude: u128, mut exponent: i64) -> Result<Decimal, Refused> {
         if magnitude == 0 {
             return Ok(Decimal::ZERO);
         }
@@ -284,7 +281,7 @@ impl Decimal {
     }
 
     /// The magnitude `c × 10^e` as an integer, when it is one and fits `u128`.
-    fn integral_magnitude(&self, ty: &'static str) -> Result<u128, DecimalError> {
+    pub(super) fn integral_magnitude(&self, ty: &'static str) -> Result<u128, DecimalError> {
         if self.exponent < 0 {
             return Err(DecimalError::NotInteger { value: *self, ty });
         }
@@ -296,7 +293,7 @@ impl Decimal {
 }
 
 /// Why [`Decimal::from_parts`] refused a number (the caller knows its text).
-enum Refused {
+pub(super) enum Refused {
     /// The count of significant digits, over 38.
     Digits(u64),
     /// Outside DynamoDB's range.
@@ -399,139 +396,19 @@ impl FromStr for Decimal {
     }
 }
 
-macro_rules! from_integer {
-    ($($t:ty),*) => {$(
-        /// Every value fits (at most 20 digits).
-        impl From<$t> for Decimal {
-            fn from(v: $t) -> Decimal {
-                // At most 20 digits and below 10^20: always within DynamoDB's rules.
-                Decimal::from_parts(v < 0, v.unsigned_abs() as u128, 0).unwrap_or(Decimal::ZERO)
-            }
-        }
-    )*};
-}
-from_integer!(i8, i16, i32, i64, isize);
-
-macro_rules! from_unsigned {
-    ($($t:ty),*) => {$(
-        /// Every value fits (at most 20 digits).
-        impl From<$t> for Decimal {
-            fn from(v: $t) -> Decimal {
-                Decimal::from_parts(false, v as u128, 0).unwrap_or(Decimal::ZERO)
-            }
-        }
-    )*};
-}
-from_unsigned!(u8, u16, u32, u64, usize);
-
-/// # Errors
-/// [`DecimalError::TooManyDigits`] for a value with 39 significant digits (magnitude from
-/// 10^38, trailing zeros aside).
-impl TryFrom<i128> for Decimal {
-    type Error = DecimalError;
-    fn try_from(v: i128) -> Result<Decimal, DecimalError> {
-        Decimal::new(v, 0)
-    }
-}
-
-/// # Errors
-/// [`DecimalError::TooManyDigits`] for a value with 39 significant digits (from 10^38,
-/// trailing zeros aside).
-impl TryFrom<u128> for Decimal {
-    type Error = DecimalError;
-    fn try_from(v: u128) -> Result<Decimal, DecimalError> {
-        Decimal::from_parts(false, v, 0).map_err(|_| DecimalError::TooManyDigits { text: v.to_string(), digits: 39 })
-    }
-}
-
-macro_rules! into_integer {
-    ($($t:ty),*) => {$(
-        /// The integer of the same value.
-        ///
-        /// # Errors
-        /// [`DecimalError::NotInteger`] for a number with a fractional part (`2.5`), never
-        /// rounded; [`DecimalError::DoesNotFit`] outside the type's range.
-        impl TryFrom<Decimal> for $t {
-            type Error = DecimalError;
-            fn try_from(d: Decimal) -> Result<$t, DecimalError> {
-                let ty = stringify!($t);
-                let magnitude = d.integral_magnitude(ty)?;
-                let fits = if d.negative {
-                    i128::try_from(magnitude).ok().and_then(|m| <$t>::try_from(-m).ok())
-                } else {
-                    <$t>::try_from(magnitude).ok()
-                };
-                fits.ok_or(DecimalError::DoesNotFit { value: d, ty })
-            }
-        }
-    )*};
-}
-into_integer!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
-
-/// Stored as a number (`N`) in canonical text; reads any DynamoDB number exactly.
-impl Attribute for Decimal {
-    const STORED: StoredType = StoredType::N;
-
-    /// Never an error: every `Decimal` is a number DynamoDB holds.
-    fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
-        let mut s = String::with_capacity(24);
-        self.write_to(&mut s);
-        Ok(Some(AttributeValue::N(s)))
-    }
-
-    /// # Errors
-    /// [`ValueError::WrongType`] for anything but a number; [`ValueError::Number`] for number
-    /// text DynamoDB would not hold (more than 38 significant digits, out of range), which a
-    /// table never returns.
-    fn from_attribute(value: Option<&AttributeValue>) -> Result<Self, ValueError> {
-        match value {
-            Some(AttributeValue::N(n)) => from_number_text(n),
-            Some(other) => Err(wrong("N", other)),
-            None => Err(ValueError::Missing),
-        }
-    }
-}
-
-fn from_number_text(n: &str) -> Result<Decimal, ValueError> {
-    n.parse().map_err(|_| ValueError::Number { text: n.to_owned(), ty: "Decimal" })
-}
-
-/// A number set (`NS`) element; a list (`L`) of numbers reads too.
-impl SetElement for Decimal {
-    const SET_TYPE: &'static str = "NS";
-    fn __to_set(items: Vec<&Self>) -> Result<AttributeValue, ValueError> {
-        Ok(AttributeValue::Ns(items.into_iter().map(Decimal::to_string).collect()))
-    }
-    fn __from_set(value: &AttributeValue) -> Result<Vec<Self>, ValueError> {
-        match value {
-            AttributeValue::Ns(v) => v.iter().map(|n| from_number_text(n)).collect(),
-            AttributeValue::L(items) => {
-                list_elements(items, "NS", |v| v.as_n().ok())?.into_iter().map(|n| from_number_text(n)).collect()
-            }
-            other => Err(wrong("NS", other)),
-        }
-    }
-}
-
-/// An update may add to or subtract from a `Decimal` field; DynamoDB computes exactly and
-/// refuses a result of more than 38 significant digits or out of range (a
-/// `ValidationException`), so no bound is needed.
-impl Number for Decimal {
-    fn update_bounds(_: &Self, _: char) -> (Option<String>, Option<String>, bool) {
-        (None, None, true)
-    }
-}
-
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
+    use crate::value::Attribute;
     use std::collections::{BTreeSet, HashSet};
 
-    fn d(text: &str) -> Decimal {
+    /// The decimal of `text`, which must parse.
+    pub(in crate::value) fn d(text: &str) -> Decimal {
         text.parse().unwrap_or_else(|e| panic!("{text}: {e}"))
     }
 
-    const DIGITS38: &str = "1234567890.1234567890123456789012345678";
+    /// A number of 38 significant digits.
+    pub(in crate::value) const DIGITS38: &str = "1234567890.1234567890123456789012345678";
 
     #[test]
     fn reads_every_notation() {
@@ -662,42 +539,6 @@ mod tests {
     }
 
     #[test]
-    fn integer_conversions() {
-        assert_eq!(Decimal::from(0u8), Decimal::ZERO);
-        assert_eq!(Decimal::from(-4200i32).to_string(), "-4200");
-        assert_eq!(Decimal::from(i64::MIN).to_string(), i64::MIN.to_string());
-        assert_eq!(Decimal::from(u64::MAX).to_string(), u64::MAX.to_string());
-        assert_eq!(Decimal::from(usize::MAX).to_string(), usize::MAX.to_string());
-        let wide = 10u128.pow(38) - 1;
-        assert_eq!(Decimal::try_from(wide).map(|v| v.to_string()), Ok(wide.to_string()));
-        assert_eq!(Decimal::try_from(u128::MAX / 1000 * 1000).map(|v| v.digits()), Ok(36));
-        assert_eq!(
-            Decimal::try_from(u128::MAX),
-            Err(DecimalError::TooManyDigits { text: u128::MAX.to_string(), digits: 39 })
-        );
-        assert_eq!(Decimal::try_from(-(wide as i128)).map(|v| v.to_string()), Ok(format!("-{wide}")));
-
-        assert_eq!(i64::try_from(d("4.2E1")), Ok(42));
-        assert_eq!(i64::try_from(d("-9223372036854775808")), Ok(i64::MIN));
-        assert_eq!(u64::try_from(d("18446744073709551615")), Ok(u64::MAX));
-        assert_eq!(u64::try_from(d("-0")), Ok(0));
-        assert_eq!(u128::try_from(d("1E+37")), Ok(10u128.pow(37)));
-        assert_eq!(i64::try_from(d("2.5")), Err(DecimalError::NotInteger { value: d("2.5"), ty: "i64" }));
-        assert_eq!(u64::try_from(d("1E-130")), Err(DecimalError::NotInteger { value: d("1E-130"), ty: "u64" }));
-        assert_eq!(u64::try_from(d("-1")), Err(DecimalError::DoesNotFit { value: d("-1"), ty: "u64" }));
-        assert_eq!(
-            i64::try_from(d("9223372036854775808")),
-            Err(DecimalError::DoesNotFit { value: d("9223372036854775808"), ty: "i64" })
-        );
-        assert_eq!(u8::try_from(d("256")), Err(DecimalError::DoesNotFit { value: d("256"), ty: "u8" }));
-        assert_eq!(u128::try_from(Decimal::MAX), Err(DecimalError::DoesNotFit { value: Decimal::MAX, ty: "u128" }));
-        assert_eq!(
-            DecimalError::NotInteger { value: d("2.5"), ty: "i64" }.to_string(),
-            "2.5 is not an integer, as i64 needs"
-        );
-    }
-
-    #[test]
     fn equals_floats_exactly() {
         assert!(d("0.5").equals_float(0.5));
         assert!(d("-0.375").equals_float(-0.375));
@@ -712,36 +553,6 @@ mod tests {
         assert!(d("0.0009765625").equals_float(2f64.powi(-10)));
         assert!(d("1E+22").equals_float(1e22));
         assert!(!d("1E+23").equals_float(1e23), "1e23 is not a float");
-    }
-
-    #[test]
-    fn stored_as_number() {
-        let n = |t: &str| AttributeValue::N(t.to_owned());
-        assert_eq!(d(DIGITS38).to_attribute(), Ok(Some(n(DIGITS38))));
-        assert_eq!(d("-0").to_attribute(), Ok(Some(n("0"))));
-        for text in ["42", "42.0", "4.2E1", "0042", "+42"] {
-            assert_eq!(Decimal::from_attribute(Some(&n(text))), Ok(Decimal::from(42)), "{text}");
-        }
-        assert_eq!(Decimal::from_attribute(Some(&n(DIGITS38))), Ok(d(DIGITS38)));
-        let many = "1234567890.12345678901234567890123456789";
-        assert_eq!(
-            Decimal::from_attribute(Some(&n(many))),
-            Err(ValueError::Number { text: many.into(), ty: "Decimal" })
-        );
-        assert_eq!(
-            Decimal::from_attribute(Some(&AttributeValue::S("1".into()))),
-            Err(ValueError::WrongType { expected: "N", found: "S" })
-        );
-        assert_eq!(Decimal::from_attribute(None), Err(ValueError::Missing));
-        assert_eq!(Option::<Decimal>::from_attribute(None), Ok(None));
-
-        let set: BTreeSet<Decimal> = [d("1.5"), d("-2")].into();
-        assert_eq!(set.to_attribute(), Ok(Some(AttributeValue::Ns(vec!["-2".into(), "1.5".into()]))));
-        assert_eq!(
-            BTreeSet::<Decimal>::from_attribute(Some(&AttributeValue::Ns(vec!["1.50".into(), "-2E0".into()]))),
-            Ok(set.clone())
-        );
-        assert_eq!(BTreeSet::<Decimal>::from_attribute(Some(&AttributeValue::L(vec![n("1.5"), n("-2")]))), Ok(set));
     }
 
     /// A decimal as its sign, digits and exponent, compared by an independent rule: both

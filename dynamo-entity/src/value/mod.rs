@@ -35,6 +35,7 @@
 
 mod attribute;
 mod decimal;
+mod decimal_convert;
 #[cfg(feature = "rust_decimal")]
 mod decimal_interop;
 mod float;
