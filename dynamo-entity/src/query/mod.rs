@@ -668,6 +668,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
             }
         }
 
+        self.options.counts.check(self.options.page_size, "Query", self.spec.entity)?;
         let filter = self.options.render_filter(self.spec.entity, &mut names, &mut values)?;
         let keys = [E::NAMES.pk_of(index), E::NAMES.sk_of(index)];
         let projection = self.table.projection(index);
@@ -814,8 +815,12 @@ impl<E: Entity, S> QueryRequest<E, S> {
     /// page ([`page_items`](Self::page_items) at a time, if set).
     pub fn stream(self) -> impl Stream<Item = Result<E, Error>> {
         let mut req = self;
-        // Pages keep their own size; the total is applied to the stream.
-        let limit = req.options.counts.max_items.take();
+        // Pages keep their own size; the total is applied to the stream (a total of 0 stays
+        // on the pages, which refuse it).
+        let limit = req.options.counts.max_items.filter(|&n| n > 0);
+        if limit.is_some() {
+            req.options.counts.max_items = None;
+        }
         let s = req.pages().map_ok(|p| futures::stream::iter(p.items.into_iter().map(Ok))).try_flatten();
         s.take(limit.unwrap_or(usize::MAX))
     }

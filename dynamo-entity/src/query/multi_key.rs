@@ -476,6 +476,7 @@ impl<E: Entity> MultiKeyQuery<E> {
                 Some(condition),
             )?;
         }
+        self.options.counts.check(self.options.page_size, "Query", self.spec.entity)?;
         check_query(&expr, filter.as_deref(), &names, &values)
             .map_err(|e| e.request("Query", self.spec.entity, self.spec.partition()))?;
         Ok(Parts { expr, names, values, filter })
@@ -613,7 +614,11 @@ impl<E: Entity> MultiKeyQuery<E> {
     /// page by page ([`page_items`](Self::page_items) at a time, if set).
     pub fn stream(self) -> impl Stream<Item = Result<E, Error>> {
         let mut req = self;
-        let limit = req.options.counts.max_items.take();
+        // A total of 0 stays on the pages, which refuse it.
+        let limit = req.options.counts.max_items.filter(|&n| n > 0);
+        if limit.is_some() {
+            req.options.counts.max_items = None;
+        }
         let s = req.pages().map_ok(|p| futures::stream::iter(p.items.into_iter().map(Ok))).try_flatten();
         s.take(limit.unwrap_or(usize::MAX))
     }

@@ -43,9 +43,10 @@ impl QueryOptions {
         });
     }
 
-    /// Sets DynamoDB's `Limit` to `n`, at least 1 (DynamoDB refuses a `Limit` of 0).
+    /// Sets DynamoDB's `Limit` to `n` (a read refuses one below 1 before sending, see
+    /// [`ItemCounts::check`]).
     pub(crate) fn page_size(&mut self, n: i32) {
-        self.page_size = Some(n.max(1));
+        self.page_size = Some(n);
     }
 
     /// `asc` or `desc`: the order, as a query's cursor fingerprint names it.
@@ -128,7 +129,8 @@ mod tests {
         o.counts.page_items = Some(10);
         assert_eq!((o.counts.page_limit(), o.request_limit(4)), (Some(10), Some(6)), "a page of 10 items");
         o.page_size(0);
-        assert_eq!((o.page_size, o.request_limit(4)), (Some(1), Some(1)), "a Limit of 0 is refused by DynamoDB");
+        let refused = o.counts.check(o.page_size, "Query", "Row").unwrap_err().to_string();
+        assert!(refused.ends_with("Query of Row: page_size(0): DynamoDB's Limit is at least 1"), "{refused}");
         o.page_size(7);
         o.descending = true;
         let c = Cursor::from("c1");

@@ -75,6 +75,34 @@ pub(crate) struct ItemCounts {
 }
 
 impl ItemCounts {
+    /// Refuses counts that would end a read without reading it: a `page_items` or
+    /// `max_items` of 0 (a page that keeps no item is full before anything is read, and would
+    /// say the read is over), and a `page_size` (DynamoDB's `Limit`) below 1, which DynamoDB
+    /// refuses. `read` names the read (`Query`, `Scan`) and `entity` its entity.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] naming the setting and the value.
+    pub(crate) fn check(&self, page_size: Option<i32>, read: &str, entity: &str) -> Result<(), Error> {
+        let zero = match (self.page_items, self.max_items) {
+            (Some(0), _) => Some("page_items(0)"),
+            (_, Some(0)) => Some("max_items(0)"),
+            _ => None,
+        };
+        if let Some(setting) = zero {
+            return Err(Error::Invalid {
+                reason: format!(
+                    "{read} of {entity}: {setting} would end the read before reading anything; give at least 1"
+                ),
+            });
+        }
+        match page_size {
+            Some(n) if n < 1 => Err(Error::Invalid {
+                reason: format!("{read} of {entity}: page_size({n}): DynamoDB's Limit is at least 1"),
+            }),
+            _ => Ok(()),
+        }
+    }
+
     /// The most items the next page keeps: the fewer of `page_items` and `max_items`.
     pub(crate) fn page_limit(&self) -> Option<usize> {
         match (self.max_items, self.page_items) {
@@ -129,8 +157,10 @@ impl Paging {
 /// | `passed_over` | the items returned that the page leaves out by design: the library's own guard and migration items, other entities' items, and with `skip_unknown` items of types an enum has no variant for |
 ///
 /// Every item DynamoDB returned for the page is in exactly one of `items`, `skipped` and
-/// `passed_over` (a projected index item whose whole item was deleted before it was read is
-/// in none).
+/// `passed_over`, with two exceptions: a page that `page_items` or `max_items` ends before
+/// the end of a DynamoDB answer leaves the rest of that answer to the next page (its cursor
+/// resumes right after the last item kept, so they are read again there), and a projected
+/// index item whose whole item was deleted before it was read is in none.
 ///
 /// ```
 /// let page: dynamo_entity::Page<String> = dynamo_entity::Page::default();

@@ -172,3 +172,42 @@ async fn scan_pages_of_n_items_and_totals() {
     let old: Vec<dynamo_entity::Page<Reading>> = s().limit(3).pages().try_collect().await.unwrap();
     assert_eq!(scan_shape(&old), (vec![ids[0].clone()], vec![true]));
 }
+
+/// A count of 0, or a `Limit` below 1, would end a read before it reads anything (and say it
+/// is over): every read refuses it before sending, naming the setting; nothing is rounded.
+#[tokio::test]
+async fn counts_that_would_read_nothing_are_refused_before_sending() {
+    let table = table("counts_zero").await;
+    let recorder = dynamo_entity_local::fault::FaultInjector::new(1);
+    let recorded = Table::new(recorder.client(table.client()), table.name());
+    let q = || recorded.query(Reading::query("s1"));
+    let s = || recorded.scan::<Reading>();
+    let refused = |e: dynamo_entity::Error| match e {
+        dynamo_entity::Error::Invalid { reason } => reason,
+        other => panic!("expected Error::Invalid, got {other}"),
+    };
+    let page_items = "page_items(0) would end the read before reading anything; give at least 1";
+    let max_items = "max_items(0) would end the read before reading anything; give at least 1";
+
+    assert_eq!(refused(q().page_items(0).send().await.unwrap_err()), format!("Query of Reading: {page_items}"));
+    assert_eq!(refused(q().max_items(0).lenient().all().await.unwrap_err()), format!("Query of Reading: {max_items}"));
+    assert_eq!(refused(q().max_items(0).all().await.unwrap_err()), format!("Query of Reading: {max_items}"));
+    assert_eq!(
+        refused(q().page_size(0).all().await.unwrap_err()),
+        "Query of Reading: page_size(0): DynamoDB's Limit is at least 1"
+    );
+    let gsi = || recorded.query(Reading::gsi6("north"));
+    assert_eq!(refused(gsi().page_items(0).all().await.unwrap_err()), format!("Query of Reading: {page_items}"));
+    assert_eq!(refused(s().page_items(0).send().await.unwrap_err()), format!("Scan of Reading: {page_items}"));
+    assert_eq!(refused(s().max_items(0).parallel(2).all().await.unwrap_err()), format!("Scan of Reading: {max_items}"));
+    assert_eq!(
+        refused(s().page_size(-1).render().unwrap_err()),
+        "Scan of Reading: page_size(-1): DynamoDB's Limit is at least 1"
+    );
+    assert_eq!(
+        refused(s().parallel(2).concurrency(0).all().await.unwrap_err()),
+        "a scan of Reading: concurrency(0) would read no segment; give at least 1"
+    );
+    // Nothing was sent.
+    assert_eq!(recorder.requests().len(), 0);
+}

@@ -108,7 +108,7 @@ impl<D> Table<D> {
     /// [`skipped`](Page::skipped), a scan with
     /// [`skip_unknown`](ScanRequest::skip_unknown) counts it in [`passed_over`](Page::passed_over)):
     /// a table scan never returns fewer items than the table holds unless asked to. The
-    /// library's own guard and migration items are counted in `skipped`.
+    /// library's own guard and migration items are counted in `passed_over`.
     ///
     /// On a declared handle (`Table<D>`), `T` is `D`'s own item enum and needs no naming:
     /// `shop.scan_table().all().await?`.

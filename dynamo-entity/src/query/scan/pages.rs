@@ -65,8 +65,9 @@ impl<T: Send + 'static> ScanRequest<T> {
     /// does not decode ends it with its error (a [`lenient`](Self::lenient) scan's stream
     /// yields such items).
     pub fn stream(self) -> impl Stream<Item = Result<T, Error>> + Send {
-        let limit = self.counts.max_items;
-        let counts = ItemCounts { max_items: None, ..self.counts };
+        // The total is applied to the stream; a total of 0 stays on the pages, which refuse it.
+        let limit = self.counts.max_items.filter(|&n| n > 0);
+        let counts = if limit.is_some() { ItemCounts { max_items: None, ..self.counts } } else { self.counts };
         let req = ScanRequest { counts, lenient: false, ..self };
         let s = req.pages().map_ok(|p| futures::stream::iter(p.items.into_iter().map(Ok))).try_flatten();
         s.take(limit.unwrap_or(usize::MAX))

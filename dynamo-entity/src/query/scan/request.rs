@@ -48,7 +48,7 @@ pub struct ScanRequest<T> {
     /// For a scan of an entity enum, the enum's name: an item it has no variant for is an
     /// error ([`Error::UnexpectedItem`]) unless [`skip_unknown`](ScanRequest::skip_unknown).
     pub(super) enum_name: Option<&'static str>,
-    /// Items of entity types the enum does not name are counted in `skipped`.
+    /// Items of entity types the enum does not name are counted in `passed_over`.
     pub(super) skip_unknown: bool,
     /// For an entity scan, the entity and the error of an item read as its own: an item of
     /// its type value that no entity of the table owns is reported, not skipped.
@@ -231,9 +231,10 @@ impl<T: Send + 'static> ScanRequest<T> {
     /// DynamoDB's `Limit`: how many items one `Scan` request reads, before the entity type
     /// filter and any other; not a count of the items returned (that is
     /// [`page_items`](Self::page_items) or [`max_items`](Self::max_items)). By default, up to
-    /// 1 MB of items a request.
+    /// 1 MB of items a request. At least 1: a scan with a smaller one is refused before
+    /// anything is sent ([`Error::Invalid`]).
     pub fn page_size(mut self, n: i32) -> Self {
-        self.page_size = Some(n.max(1));
+        self.page_size = Some(n);
         self
     }
 
@@ -254,10 +255,10 @@ impl<T: Send + 'static> ScanRequest<T> {
         self
     }
 
-    /// How many segments of a [`parallel`](Self::parallel) scan are read at a time (at least
-    /// 1).
+    /// How many segments of a [`parallel`](Self::parallel) scan are read at a time. At least
+    /// 1: a scan with 0 is refused before anything is sent ([`Error::Invalid`]).
     pub fn concurrency(mut self, n: usize) -> Self {
-        self.concurrency = Some(n.max(1));
+        self.concurrency = Some(n);
         self
     }
 
@@ -283,6 +284,10 @@ impl<T: Send + 'static> ScanRequest<T> {
         let invalid = |reason: String| Err(Error::Invalid { reason });
         if let Some(e) = &self.error {
             return Err(e.copy_of_build_error());
+        }
+        self.counts.check(self.page_size, "Scan", &self.label)?;
+        if self.concurrency == Some(0) {
+            return invalid(format!("a scan of {}: concurrency(0) would read no segment; give at least 1", self.label));
         }
         if let (true, Some(on)) = (self.consistent, &self.on) {
             if !on.index.is_local() {
