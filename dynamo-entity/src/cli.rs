@@ -278,14 +278,14 @@ impl MigrationCli {
             Command::Apply { to, worker } => {
                 let observer = progress_observer(args.progress, terminal, progress);
                 let worker = worker.unwrap_or_else(crate::migrate::runner::default_worker);
-                let options = RunOptions { to, worker, observer };
+                let options = RunOptions { to, worker, observer, ..RunOptions::default() };
                 let done = self.migrations.apply(&self.table, &options).await?;
                 self.report_done(&out, done.len()).await?;
             }
             Command::Resume { worker } => {
                 let observer = progress_observer(args.progress, terminal, progress);
                 let worker = worker.unwrap_or_else(crate::migrate::runner::default_worker);
-                let options = RunOptions { to: None, worker, observer };
+                let options = RunOptions { to: None, worker, observer, ..RunOptions::default() };
                 let done = self.migrations.resume(&self.table, &options).await?;
                 self.report_done(&out, done.len()).await?;
             }

@@ -282,6 +282,28 @@ pub enum Error {
         /// The first failures (at most 100): each item's key (`PK=… SK=…`) and why.
         failures: Vec<(String, String)>,
     },
+    /// A migration runner ([`Migrations::apply`](crate::migrate::Migrations::apply) or
+    /// `resume`) lost its claim on the step it was running: its heartbeat found the step's record
+    /// (`_MIGRATION#<id>` / `STEP`) no longer `running` under its name, because another runner
+    /// took the step over after this one's heartbeat went stale (a process paused, or cut off
+    /// from DynamoDB, for three heartbeat periods). This runner stopped the step (its future is
+    /// dropped: a pass writes nothing more, a custom step is not polled again) and did not
+    /// record it applied; the record is the other runner's. Nothing after it was started.
+    #[error(
+        "migration {id}: the runner {worker} lost its claim on the step to {}; it stopped the step and did not \
+         record it applied",
+        holder_text(holder.as_deref(), recorded.as_deref())
+    )]
+    MigrationTakenOver {
+        /// The migration id.
+        id: String,
+        /// This runner's worker name.
+        worker: String,
+        /// The worker the step's record names now; `None` when the record is gone.
+        holder: Option<String>,
+        /// The status that record says (`running`, `applied` or `failed`), if any.
+        recorded: Option<String>,
+    },
     /// A scan of a native multi-attribute GSI (declared `#[entity(gsiN(pk(...), sk(...)))]`),
     /// which [`ScanRequest::index`](crate::query::scan::ScanRequest::index) does not read;
     /// query the index with the entity's generated `gsiN(...)` builder instead. Nothing was
@@ -666,6 +688,15 @@ impl Error {
             Error::Sdk { source, .. } => service::retryable(source),
             _ => false,
         }
+    }
+}
+
+/// Who holds a migration step taken over, as [`Error::MigrationTakenOver`] says it.
+fn holder_text(holder: Option<&str>, recorded: Option<&str>) -> String {
+    match (holder, recorded) {
+        (Some(h), Some(r)) => format!("{h} (its record says {r} by {h})"),
+        (Some(h), None) => h.to_owned(),
+        (None, _) => "nobody: its record is gone".to_owned(),
     }
 }
 

@@ -826,7 +826,7 @@ async fn a_backfill_resumes_after_its_process_is_killed() {
 const WORKERS_ID: &str = "workers";
 
 /// The segment checkpoint items of backfill `id` (one `Query` of its partition).
-async fn checkpoints(table: &Table, id: &str) -> Vec<Item> {
+pub(crate) async fn checkpoints(table: &Table, id: &str) -> Vec<Item> {
     let out = table
         .client()
         .query()

@@ -54,6 +54,7 @@ mod projected_reads;
 mod properties;
 mod rekey_faults;
 mod render;
+mod runner_identity;
 mod scans;
 mod schema_versions;
 mod service_errors;

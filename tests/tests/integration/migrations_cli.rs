@@ -298,6 +298,12 @@ async fn the_command_line_runs_as_a_process() {
     let record = common::raw_item(&table, "_MIGRATION#0002-member-keys", "STEP").await.unwrap();
     let host = dynamo_entity::migrate::default_worker().rsplit_once(':').unwrap().0.to_owned();
     assert_eq!(record["worker"], aws_sdk_dynamodb::types::AttributeValue::S(format!("{host}:{pid}")));
+    // The same name holds the backfill's segment leases: every segment was the process's own.
+    let segments = crate::backfills::checkpoints(&table, "0002-member-keys").await;
+    assert_eq!(segments.len(), 4);
+    for segment in &segments {
+        assert_eq!(segment["owner"], aws_sdk_dynamodb::types::AttributeValue::S(format!("{host}:{pid}")));
+    }
     // Standard error is not a terminal: plain progress lines.
     assert!(err.contains("running 0001-member-indexes [layout]\n"), "{err}");
     assert!(err.contains("running 0002-member-keys [backfill]\n"), "{err}");

@@ -45,6 +45,14 @@ impl Lease {
         !s.done && (s.owner.is_none() || s.owner.as_deref() == Some(self.worker.as_str()) || s.lease_until < now)
     }
 
+    /// Whether this worker's lease of segment `s` ends within a quarter of a lease from `now`
+    /// (milliseconds since the Unix epoch), or ended: a page that took that long, or a process
+    /// paused meanwhile, renews it (or finds it taken) before it writes anything more.
+    pub(super) fn ending(&self, s: &SegmentState, now: u64) -> bool {
+        let margin = u64::try_from((self.length / 4).as_millis()).unwrap_or(u64::MAX);
+        now.saturating_add(margin) >= s.lease_until
+    }
+
     /// Writes the checkpoint of `state` (with its version one more than the stored one, this
     /// worker as owner and a new lease) if the stored item is still the one read (`version`)
     /// and, unless this write `claim`s the segment, still held by this worker; `Ok(false)` when

@@ -126,7 +126,16 @@ impl<E: Entity> Backfill<E> {
     /// workers hold the remaining segments, and returns when every segment is done.
     ///
     /// Without it, the backfill runs as the worker `local` with a 60 s lease: a process that
-    /// resumes after a crash takes its segments back at once.
+    /// resumes after a crash takes its segments back at once. Run by the migration runner
+    /// ([`Migrations`](crate::migrate::Migrations)), a pass runs as the runner's own worker
+    /// ([`RunOptions::worker`](crate::migrate::RunOptions::worker), this machine and process by
+    /// default) with its lease ([`RunOptions::lease`](crate::migrate::RunOptions::lease)),
+    /// whatever its `configure` closure set here.
+    ///
+    /// A worker whose lease was taken over (its checkpoint's condition fails: the segment's
+    /// owner or write counter changed) writes nothing more in that segment, neither items nor
+    /// checkpoints; before it writes a page's items with less than a quarter of its lease left
+    /// (a slow page, a paused process), it renews the lease first.
     pub fn worker(mut self, name: impl Into<String>, lease: Duration) -> Self {
         self.lease = Lease::of(name.into(), lease);
         self

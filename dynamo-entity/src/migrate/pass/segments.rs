@@ -80,6 +80,12 @@ impl<E: Entity> Backfill<E> {
         let first = if state.started { state.last_key.clone() } else { None };
         let mut page = scan.raw_page(first).await?;
         loop {
+            // A lease about to end (a slow page, a paused process) is renewed before the page's
+            // items are written: a segment another worker took is left to it.
+            if self.lease.ending(&state, now_ms()) && !self.lease.write(checkpoints, run, &mut state, false).await? {
+                self.lost(&state);
+                return Ok(());
+            }
             let mut counts = Counts { read_units: page.consumed.read(), ..Counts::default() };
             counts.scanned = page.items.len() as u64;
             let examined = page.examined;
@@ -126,13 +132,7 @@ impl<E: Entity> Backfill<E> {
                 (held?, Some(next))
             };
             if !held {
-                tracing::warn!(
-                    target: "dynamo_entity",
-                    backfill = %self.id,
-                    segment = state.segment,
-                    worker = %self.lease.worker,
-                    "another worker took the segment's lease; it reads the last page again"
-                );
+                self.lost(&state);
                 return Ok(());
             }
             if let Some(observer) = &self.observer {
@@ -158,5 +158,17 @@ impl<E: Entity> Backfill<E> {
                 Some(next) => page = next?,
             }
         }
+    }
+
+    /// Logs that another worker took segment `state`'s lease: this worker stops working on it
+    /// (the new owner reads again the page whose checkpoint this worker could not write).
+    fn lost(&self, state: &SegmentState) {
+        tracing::warn!(
+            target: "dynamo_entity",
+            backfill = %self.id,
+            segment = state.segment,
+            worker = %self.lease.worker,
+            "another worker took the segment's lease; this worker leaves the segment to it"
+        );
     }
 }

@@ -38,6 +38,20 @@
 //! Migrations run one at a time, in the declared order; a step another runner is running
 //! (a fresh heartbeat) is not started twice (the step's record is claimed with a conditional
 //! write).
+//!
+//! # Two runners, one step
+//! Each runner has its own worker name ([`RunOptions::worker`]: this machine and process by
+//! default), in the step's record and in the segment leases of the step's passes, so that two
+//! processes never take each other's claims for their own. A runner renews its claim every
+//! heartbeat period, and before its step goes on once a period has passed (a process that was
+//! paused renews it before anything else); it does not poll its step while its claim was last
+//! confirmed two periods ago or more. A runner whose heartbeat finds the record taken over (its
+//! heartbeat was stale for three periods, and another runner claimed the step) drops the step's
+//! future and fails with [`Error::MigrationTakenOver`], naming the runner holding the step; its
+//! `applied` (or `failed`) record is only written while it holds the claim. Requests a step
+//! sent before the pause may still land: the passes' writes are guarded by their segment leases
+//! (a worker whose lease was taken writes nothing more in that segment), but a custom step's are
+//! not, so a custom step must be idempotent.
 
 mod kind;
 mod options;
@@ -59,9 +73,9 @@ pub use status::{MigrationStatus, Status};
 
 use crate::error::Error;
 use crate::migrate::diff::Wait;
-use crate::migrate::pass::{Backfill, PageObserver};
+use crate::migrate::pass::Backfill;
 use crate::migrate::runner::steps::{
-    BackfillStep, Configure, CustomFn, CustomStep, LayoutStep, Make, MakeNative, NativeStep, Step,
+    BackfillStep, Configure, CustomFn, CustomStep, LayoutStep, Make, MakeNative, NativeStep, RunnerPasses, Step,
 };
 use crate::schema::{Entity, TableLayout};
 use crate::table::Table;
@@ -139,7 +153,8 @@ impl Migrations {
     }
 
     /// Adds a backfill of entity `E`'s secondary index keys ([`Table::backfill`]) with the id
-    /// `id`; `configure` sets its segments, concurrency, read rate or worker.
+    /// `id`; `configure` sets its segments, concurrency, page size or read rate (the pass runs
+    /// as the runner's worker, [`RunOptions::worker`], with its lease, [`RunOptions::lease`]).
     #[must_use]
     pub fn backfill<E: Entity>(
         self,
@@ -186,7 +201,8 @@ impl Migrations {
     /// Adds the move of entity `E`'s access pattern from the template GSI `from` to the native
     /// multi-attribute GSI `to` ([`Table::native_keys`], with the declared layout); with
     /// `drop_old`, the old synthetic key attributes are then removed and the old GSI deleted.
-    /// `configure` sets the passes' segments, concurrency, read rate or worker.
+    /// `configure` sets the passes' segments, concurrency, page size or read rate (they run as
+    /// the runner's worker, [`RunOptions::worker`]).
     ///
     /// [`Table::native_keys`]: crate::Table::native_keys
     #[must_use]
@@ -201,14 +217,15 @@ impl Migrations {
         let layout = self.layout.clone();
         let wait = self.wait;
         let configure: Configure<E> = Arc::new(configure);
-        let make: MakeNative<E> = Arc::new(move |table: &Table, id: &str, pages: Option<PageObserver>| {
+        let make: MakeNative<E> = Arc::new(move |table: &Table, id: &str, runner: Option<RunnerPasses>| {
             let configure = Arc::clone(&configure);
             let n = table.native_keys::<E>(id, &layout, from, to).wait(wait).configure(move |b| {
                 let b = configure(b);
-                match &pages {
-                    Some(pages) => {
+                match &runner {
+                    // The runner's identity, whatever `configure` set: its segments are its own.
+                    Some(RunnerPasses { pages, worker, lease }) => {
                         let pages = Arc::clone(pages);
-                        b.on_page(move |p| pages(p))
+                        b.on_page(move |p| pages(p)).worker(worker.clone(), *lease)
                     }
                     None => b,
                 }

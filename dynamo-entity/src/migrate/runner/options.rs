@@ -1,8 +1,9 @@
 //! How a run of the migrations runs ([`RunOptions`]): up to which migration, under which
-//! worker name ([`default_worker`]), told to whom ([`Observer`]).
+//! worker name ([`default_worker`]) and segment lease, told to whom ([`Observer`]).
 
 use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::error::Error;
 use crate::migrate::pass::PageDone;
@@ -49,16 +50,31 @@ pub struct RunOptions {
     /// heartbeat, and one run by another name only once its heartbeat is stale. Give the same
     /// name to a process that takes over a step at once after a crash; never to two processes
     /// that run at once.
+    ///
+    /// It is also the worker whose name the passes of the run's steps (a backfill, re-keying,
+    /// bulk upgrade or native-key pass) write into the leases of their segments, whatever
+    /// their `configure` closure set with [`Backfill::worker`]: two runners never take each
+    /// other's segments for their own.
+    ///
+    /// [`Backfill::worker`]: crate::migrate::Backfill::worker
     pub worker: String,
+    /// How long a segment of a step's pass stays this runner's after its last checkpoint
+    /// (60 s by default; at least 100 ms): another runner that took the step over waits that
+    /// long before it continues the segment. It must exceed the time one page takes (its scan
+    /// and its writes).
+    pub lease: Duration,
     /// Told of each step and page.
     pub observer: Arc<dyn Observer>,
 }
 
 impl Default for RunOptions {
     fn default() -> RunOptions {
-        RunOptions { to: None, worker: default_worker(), observer: Arc::new(Quiet) }
+        RunOptions { to: None, worker: default_worker(), lease: DEFAULT_LEASE, observer: Arc::new(Quiet) }
     }
 }
+
+/// The segment lease of a run's passes by default.
+const DEFAULT_LEASE: Duration = Duration::from_secs(60);
 
 /// The default name of a runner: `<host>:<process id>` (the host from the `HOSTNAME`
 /// variable or `/etc/hostname`, `localhost` without either), so that two processes started at
@@ -75,6 +91,10 @@ pub fn default_worker() -> String {
 
 impl fmt::Debug for RunOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RunOptions").field("to", &self.to).field("worker", &self.worker).finish_non_exhaustive()
+        f.debug_struct("RunOptions")
+            .field("to", &self.to)
+            .field("worker", &self.worker)
+            .field("lease", &self.lease)
+            .finish_non_exhaustive()
     }
 }

@@ -31,10 +31,9 @@ pub(super) enum Guard {
     /// Only if no other worker runs the step: its record is absent, not `running`, `running`
     /// with a stale heartbeat, or run by this worker.
     Claim,
-    /// Only if this worker still runs it (a heartbeat: never over the final record).
+    /// Only if this worker still runs it: a heartbeat, and the final record (`applied` or
+    /// `failed`), never over another runner's record.
     Held,
-    /// No condition.
-    None,
 }
 
 /// The fields of a record write.
@@ -115,14 +114,11 @@ impl Migrations {
                 cond.push_str(" AND ");
                 equals(&mut ph, &mut cond, "worker", " = ", AttributeValue::S(fields.worker.to_owned()));
             }
-            Guard::None => {}
         }
-        if !cond.is_empty() {
-            request = request
-                .condition_expression(cond)
-                .set_expression_attribute_names(ph.take_names())
-                .set_expression_attribute_values(ph.take_values());
-        }
+        request = request
+            .condition_expression(cond)
+            .set_expression_attribute_names(ph.take_names())
+            .set_expression_attribute_values(ph.take_values());
         match table.execute(Call::new("PutItem", MIGRATION_TYPE), request.send()).await {
             Ok(_) => Ok(true),
             Err(aws_sdk_dynamodb::error::SdkError::ServiceError(e))
@@ -132,6 +128,40 @@ impl Migrations {
             }
             Err(e) => Err(Error::sdk("PutItem", e)),
         }
+    }
+
+    /// The error of a runner `worker` that lost its claim on `m`: who the record names now and
+    /// its status (read strongly consistently; a failed read leaves them unknown).
+    pub(super) async fn taken_over(&self, table: &Table, m: &Migration, worker: &str) -> Error {
+        let record = match self.record(table, &m.id).await {
+            Ok(record) => record,
+            Err(e) => {
+                tracing::warn!(target: "dynamo_entity", migration = %m.id, error = %e, "record not read");
+                None
+            }
+        };
+        let s = |name: &str| record.as_ref().and_then(|r| r.get(name)).and_then(|v| v.as_s().ok()).cloned();
+        Error::MigrationTakenOver {
+            id: m.id.clone(),
+            worker: worker.to_owned(),
+            holder: s("worker"),
+            recorded: s("status"),
+        }
+    }
+
+    /// Whether `m`'s record says it was applied by this run (`worker`, started at `started`):
+    /// the runner's own `applied` write, resent after DynamoDB applied it, fails its condition.
+    pub(super) async fn recorded_applied(
+        &self,
+        table: &Table,
+        m: &Migration,
+        worker: &str,
+        started: u64,
+    ) -> Result<bool, Error> {
+        let Some(item) = self.record(table, &m.id).await? else { return Ok(false) };
+        let s = |name: &str| item.get(name).and_then(|v| v.as_s().ok()).map(String::as_str);
+        let n = |name: &str| item.get(name).and_then(|v| v.as_n().ok()).and_then(|v| v.parse::<u64>().ok());
+        Ok(s("status") == Some("applied") && s("worker") == Some(worker) && n("started") == Some(started))
     }
 
     /// Heartbeats older than this (milliseconds since the Unix epoch) are stale.

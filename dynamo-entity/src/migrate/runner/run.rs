@@ -3,12 +3,15 @@
 //! [`Migrations::resume`]), one migration at a time, each recorded while it runs.
 
 use std::collections::HashSet;
-use std::sync::Arc;
+use std::task::Poll;
+
+use tokio::time::Instant;
 
 use crate::error::Error;
 use crate::migrate::runner::options::RunOptions;
 use crate::migrate::runner::record::{Guard, Record, now_ms};
 use crate::migrate::runner::status::{MigrationStatus, Status};
+use crate::migrate::runner::steps::BoxFuture;
 use crate::migrate::runner::{Migration, Migrations};
 use crate::schema::Item;
 use crate::table::Table;
@@ -123,7 +126,9 @@ impl Migrations {
     /// it is started); the error of a step (recorded as `failed`, with
     /// the steps before it applied: run again to continue), among them
     /// [`Error::ItemsFailed`] for a backfill, re-keying, bulk upgrade or native-key pass that
-    /// ended with items it could not migrate (run again, the pass retries those items).
+    /// ended with items it could not migrate (run again, the pass retries those items);
+    /// [`Error::MigrationTakenOver`] when another runner took the step over while this one
+    /// was paused or cut off (the step is stopped and not recorded applied by this runner).
     pub async fn apply(&self, table: &Table, options: &RunOptions) -> Result<Vec<Applied>, Error> {
         self.check(options.to.as_deref())?;
         self.run(table, options, false).await
@@ -218,44 +223,128 @@ impl Migrations {
         // Registered before the record is claimed: a registration that fails leaves no record
         // `running` with no worker to finish it (the entry only names the migration).
         self.register(table, m).await?;
+        let claimed_at = Instant::now();
         if !self.write(table, m, running(), Guard::Claim).await? {
             return Err(Error::Invalid {
                 reason: format!("migration {} is being run by another worker; nothing started", m.id),
             });
         }
         tracing::info!(target: "dynamo_entity", migration = %m.id, kind = %m.kind, "migration started");
-        let step = m.step.run(table, &m.id, Arc::clone(&options.observer));
-        let beat = async {
-            loop {
-                tokio::time::sleep(self.heartbeat).await;
-                // A heartbeat that fails is tried again at the next period.
-                if let Err(e) = self.write(table, m, running(), Guard::Held).await {
-                    tracing::warn!(target: "dynamo_entity", migration = %m.id, error = %e, "heartbeat not written");
-                }
+        let step = m.step.run(table, &m.id, options);
+        let result = match self.while_held(table, m, step, claimed_at, running).await {
+            Held::Done(result) => result,
+            Held::Lost => {
+                let e = self.taken_over(table, m, worker).await;
+                options.observer.step_failed(&m.id, &e);
+                tracing::warn!(target: "dynamo_entity", migration = %m.id, error = %e, "migration taken over");
+                return Err(e);
             }
-        };
-        futures::pin_mut!(beat);
-        let result = match futures::future::select(step, beat).await {
-            futures::future::Either::Left((r, _)) => r,
-            futures::future::Either::Right(((), step)) => step.await,
         };
         match result {
             Ok(summary) => {
                 let record = Record { status: "applied", worker, started, text: Some(summary.clone()) };
-                self.write(table, m, record, Guard::None).await?;
+                // Only while this runner still holds the step; a write resent after it was
+                // applied finds its own record.
+                if !self.write(table, m, record, Guard::Held).await?
+                    && !self.recorded_applied(table, m, worker, started).await?
+                {
+                    let e = self.taken_over(table, m, worker).await;
+                    options.observer.step_failed(&m.id, &e);
+                    return Err(e);
+                }
                 options.observer.step_finished(&m.id, &summary);
                 tracing::info!(target: "dynamo_entity", migration = %m.id, %summary, "migration applied");
                 Ok(Applied { id: m.id.clone(), summary })
             }
             Err(e) => {
-                options.observer.step_failed(&m.id, &e);
                 let record = Record { status: "failed", worker, started, text: Some(e.to_string()) };
-                // The step's error is the one to report; a failure to record it is logged.
-                if let Err(w) = self.write(table, m, record, Guard::None).await {
-                    tracing::warn!(target: "dynamo_entity", migration = %m.id, error = %w, "failure not recorded");
+                // The step's error is the one to report; a failure to record it is logged. A
+                // record another runner holds now is left to it.
+                match self.write(table, m, record, Guard::Held).await {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        tracing::warn!(target: "dynamo_entity", migration = %m.id, error = %e, "step failed after it was taken over");
+                        let e = self.taken_over(table, m, worker).await;
+                        options.observer.step_failed(&m.id, &e);
+                        return Err(e);
+                    }
+                    Err(w) => {
+                        tracing::warn!(target: "dynamo_entity", migration = %m.id, error = %w, "failure not recorded");
+                    }
                 }
+                options.observer.step_failed(&m.id, &e);
                 Err(e)
             }
         }
     }
+
+    /// Polls `step` while this runner holds the claim on `m`'s record, renewing it every
+    /// heartbeat period, and before the step is polled again once a period has passed (a
+    /// process paused or starved renews its claim before its step goes on). The step is not
+    /// polled while the claim was last confirmed two periods ago or more (another runner takes
+    /// a step over three periods after its last heartbeat); a heartbeat that fails is tried
+    /// again a quarter period later. [`Held::Lost`], with the step dropped, when a heartbeat
+    /// finds the record no longer this runner's.
+    async fn while_held<'r>(
+        &self,
+        table: &Table,
+        m: &Migration,
+        step: BoxFuture<'_, Result<String, Error>>,
+        claimed_at: Instant,
+        running: impl Fn() -> Record<'r>,
+    ) -> Held {
+        let period = self.heartbeat;
+        let mut step = step;
+        let mut confirmed = claimed_at;
+        let mut next_beat = claimed_at + period;
+        loop {
+            let now = Instant::now();
+            if now >= next_beat {
+                let sent = Instant::now();
+                match self.write(table, m, running(), Guard::Held).await {
+                    Ok(true) => {
+                        confirmed = sent;
+                        next_beat = sent + period;
+                    }
+                    Ok(false) => return Held::Lost,
+                    Err(e) => {
+                        tracing::warn!(target: "dynamo_entity", migration = %m.id, error = %e, "heartbeat not written");
+                        next_beat = Instant::now() + period / 4;
+                    }
+                }
+                continue;
+            }
+            let runnable_until = confirmed + period * 2;
+            if now >= runnable_until {
+                // The claim is not confirmed: the step waits for the next heartbeat.
+                tokio::time::sleep_until(next_beat).await;
+                continue;
+            }
+            let deadline = next_beat.min(runnable_until);
+            let sleep = tokio::time::sleep_until(deadline);
+            futures::pin_mut!(sleep);
+            let polled = std::future::poll_fn(|cx| {
+                // Checked before the step is polled: after a pause, the claim is renewed first.
+                if Instant::now() >= deadline {
+                    return Poll::Ready(None);
+                }
+                if let Poll::Ready(r) = step.as_mut().poll(cx) {
+                    return Poll::Ready(Some(r));
+                }
+                sleep.as_mut().poll(cx).map(|()| None)
+            })
+            .await;
+            if let Some(result) = polled {
+                return Held::Done(result);
+            }
+        }
+    }
+}
+
+/// How a step run under a claim ended.
+enum Held {
+    /// The step ended, with its result.
+    Done(Result<String, Error>),
+    /// Another runner took the step over; the step was dropped.
+    Lost,
 }

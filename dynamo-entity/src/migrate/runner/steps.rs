@@ -11,7 +11,7 @@ use crate::error::Error;
 use crate::migrate::diff::Wait;
 use crate::migrate::pass::{Backfill, BackfillReport, PageDone, PageObserver};
 use crate::migrate::runner::kind::Kind;
-use crate::migrate::runner::options::Observer;
+use crate::migrate::runner::options::RunOptions;
 use crate::migrate::steps::native::NativeKeys;
 use crate::schema::{Entity, TableLayout};
 use crate::table::{Call, Table};
@@ -23,9 +23,14 @@ pub(super) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 pub(super) trait Step: Send + Sync {
     /// What the step does, in one line.
     fn describe(&self) -> String;
-    /// Runs the step as migration `id` (or continues it), telling `obs`; returns its summary.
-    fn run<'a>(&'a self, table: &'a Table, id: &'a str, obs: Arc<dyn Observer>)
-    -> BoxFuture<'a, Result<String, Error>>;
+    /// Runs the step as migration `id` (or continues it) as the runner `options` name (the
+    /// worker of its passes' segment leases), telling its observer; returns its summary.
+    fn run<'a>(
+        &'a self,
+        table: &'a Table,
+        id: &'a str,
+        options: &'a RunOptions,
+    ) -> BoxFuture<'a, Result<String, Error>>;
     /// Where its pass stands by its checkpoints (a pass over items only).
     fn checkpoint<'a>(&'a self, table: &'a Table, id: &'a str) -> BoxFuture<'a, Result<Option<BackfillReport>, Error>>;
     /// What a run would do, in lines, without changing anything.
@@ -53,10 +58,12 @@ impl<E: Entity> Step for BackfillStep<E> {
         &'a self,
         table: &'a Table,
         id: &'a str,
-        obs: Arc<dyn Observer>,
+        options: &'a RunOptions,
     ) -> BoxFuture<'a, Result<String, Error>> {
         Box::pin(async move {
-            let backfill = (self.make)(table, id);
+            let obs = Arc::clone(&options.observer);
+            // The runner's identity, whatever `configure` set: its segments are its own.
+            let backfill = (self.make)(table, id).worker(options.worker.clone(), options.lease);
             let done = backfill.status().await?.map_or(0, |r| if r.completed { 0 } else { r.scanned });
             obs.step_started(id, self.kind, item_count(table).await?, done);
             let owned = id.to_owned();
@@ -89,8 +96,17 @@ impl<E: Entity> Step for BackfillStep<E> {
     }
 }
 
-/// Makes the step's [`NativeKeys`]; its passes tell their pages to the observer given.
-pub(super) type MakeNative<E> = Arc<dyn Fn(&Table, &str, Option<PageObserver>) -> NativeKeys<E> + Send + Sync>;
+/// What a runner sets on the passes of a native-key step it runs: their page observer, and the
+/// runner's worker and lease for their segments.
+pub(super) struct RunnerPasses {
+    pub(super) pages: PageObserver,
+    pub(super) worker: String,
+    pub(super) lease: std::time::Duration,
+}
+
+/// Makes the step's [`NativeKeys`]; run by a runner, its passes are set as [`RunnerPasses`]
+/// says.
+pub(super) type MakeNative<E> = Arc<dyn Fn(&Table, &str, Option<RunnerPasses>) -> NativeKeys<E> + Send + Sync>;
 
 /// A template GSI replaced by a native multi-attribute GSI.
 pub(super) struct NativeStep<E> {
@@ -107,13 +123,15 @@ impl<E: Entity> Step for NativeStep<E> {
         &'a self,
         table: &'a Table,
         id: &'a str,
-        obs: Arc<dyn Observer>,
+        options: &'a RunOptions,
     ) -> BoxFuture<'a, Result<String, Error>> {
         Box::pin(async move {
+            let obs = Arc::clone(&options.observer);
             obs.step_started(id, Kind::NativeKeys, None, 0);
             let owned = id.to_owned();
             let pages: PageObserver = Arc::new(move |p: &PageDone| obs.page(&owned, p));
-            Ok((self.make)(table, id, Some(pages)).run().await?.to_string())
+            let runner = RunnerPasses { pages, worker: options.worker.clone(), lease: options.lease };
+            Ok((self.make)(table, id, Some(runner)).run().await?.to_string())
         })
     }
 
@@ -150,10 +168,10 @@ impl Step for LayoutStep {
         &'a self,
         table: &'a Table,
         id: &'a str,
-        obs: Arc<dyn Observer>,
+        options: &'a RunOptions,
     ) -> BoxFuture<'a, Result<String, Error>> {
         Box::pin(async move {
-            obs.step_started(id, Kind::Layout, None, 0);
+            options.observer.step_started(id, Kind::Layout, None, 0);
             let diff = table.diff(&self.layout).await?;
             let steps = table.apply(&diff, self.wait).await?;
             Ok(if steps.is_empty() {
@@ -194,10 +212,10 @@ impl Step for CustomStep {
         &'a self,
         table: &'a Table,
         id: &'a str,
-        obs: Arc<dyn Observer>,
+        options: &'a RunOptions,
     ) -> BoxFuture<'a, Result<String, Error>> {
         Box::pin(async move {
-            obs.step_started(id, Kind::Custom, None, 0);
+            options.observer.step_started(id, Kind::Custom, None, 0);
             (self.f)(table.clone()).await
         })
     }
