@@ -160,9 +160,10 @@ impl std::fmt::Debug for MigrationCli {
 
 impl MigrationCli {
     /// The command line `name` (the binary's name, for the usage text) for `table` and its
-    /// `migrations`.
-    pub fn new(name: impl Into<String>, table: Table, migrations: Migrations) -> MigrationCli {
+    /// `migrations`, through an untyped or a declared handle.
+    pub fn new<D>(name: impl Into<String>, table: Table<D>, migrations: Migrations) -> MigrationCli {
         let title = table.name().to_owned();
+        let table = table.untyped();
         MigrationCli { name: name.into(), table, migrations, title, samples: Vec::new(), workbench: None }
     }
 

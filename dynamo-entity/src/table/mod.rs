@@ -280,9 +280,9 @@ impl<D> Table<D> {
     }
 
     /// The untyped handle on the same table, client and capacity meter: it accepts every
-    /// entity. A declared handle offers every operation itself; the migration runner
-    /// ([`Migrations`](crate::migrate::runner::Migrations)) and [`Table::with_layout`] take
-    /// the untyped one. One reference count; nothing is sent.
+    /// entity. A declared handle offers every operation itself, and the migration runner
+    /// ([`Migrations`](crate::migrate::runner::Migrations)) takes either. One reference count;
+    /// nothing is sent.
     pub fn untyped(&self) -> Table {
         Table { inner: Arc::clone(&self.inner), decl: PhantomData }
     }

@@ -211,3 +211,26 @@ async fn counts_that_would_read_nothing_are_refused_before_sending() {
     // Nothing was sent.
     assert_eq!(recorder.requests().len(), 0);
 }
+
+/// The migration runner takes a declared handle as it takes an untyped one: the same table,
+/// the same records.
+#[tokio::test]
+async fn the_migration_runner_runs_through_a_declared_handle() {
+    use dynamo_entity::migrate::runner::{Migrations, RunOptions};
+    let table = table("counts_runner_declared").await;
+    let plant = table.clone().declared::<Plant>();
+    let migrations = Migrations::new(Plant::layout().unwrap()).backfill::<Reading>("0001-reading-keys", |b| b).custom(
+        "0002-note",
+        "a step that names its table",
+        |t| async move { Ok(t.name().to_owned()) },
+    );
+    let applied = migrations.apply(&plant, &RunOptions::default()).await.unwrap();
+    let ids: Vec<&str> = applied.iter().map(|a| a.id.as_str()).collect();
+    assert_eq!(ids, ["0001-reading-keys", "0002-note"]);
+    assert_eq!(applied[1].summary, table.name());
+    let through_declared: Vec<&str> =
+        migrations.status(&plant).await.unwrap().iter().map(|s| s.status.word()).collect();
+    let through_untyped: Vec<&str> = migrations.status(&table).await.unwrap().iter().map(|s| s.status.word()).collect();
+    assert_eq!(through_declared, ["applied", "applied"]);
+    assert_eq!(through_untyped, ["applied", "applied"]);
+}

@@ -34,7 +34,8 @@ impl Migrations {
     /// # Errors
     /// [`Error::Invalid`] for an id declared twice or empty, or a malformed record;
     /// [`Error::Sdk`].
-    pub async fn status(&self, table: &Table) -> Result<Vec<MigrationStatus>, Error> {
+    pub async fn status<D>(&self, table: &Table<D>) -> Result<Vec<MigrationStatus>, Error> {
+        let table = &table.untyped();
         self.check(None)?;
         let mut out = Vec::with_capacity(self.steps.len());
         for m in &self.steps {
@@ -96,7 +97,8 @@ impl Migrations {
     /// [`Error::Invalid`] for an id declared twice, a `to` no migration has, or a migration never
     /// run declared before one already run (see [`apply`](Self::apply)); as
     /// [`status`](Self::status).
-    pub async fn plan(&self, table: &Table, to: Option<&str>) -> Result<Vec<(String, Vec<String>)>, Error> {
+    pub async fn plan<D>(&self, table: &Table<D>, to: Option<&str>) -> Result<Vec<(String, Vec<String>)>, Error> {
+        let table = &table.untyped();
         self.check(to)?;
         let statuses = self.status_in_order(table).await?;
         let mut out = Vec::new();
@@ -129,7 +131,8 @@ impl Migrations {
     /// ended with items it could not migrate (run again, the pass retries those items);
     /// [`Error::MigrationTakenOver`] when another runner took the step over while this one
     /// was paused or cut off (the step is stopped and not recorded applied by this runner).
-    pub async fn apply(&self, table: &Table, options: &RunOptions) -> Result<Vec<Applied>, Error> {
+    pub async fn apply<D>(&self, table: &Table<D>, options: &RunOptions) -> Result<Vec<Applied>, Error> {
+        let table = &table.untyped();
         self.check(options.to.as_deref())?;
         self.run(table, options, false).await
     }
@@ -139,7 +142,8 @@ impl Migrations {
     ///
     /// # Errors
     /// [`Error::Invalid`] when no migration is stopped; otherwise as [`apply`](Self::apply).
-    pub async fn resume(&self, table: &Table, options: &RunOptions) -> Result<Vec<Applied>, Error> {
+    pub async fn resume<D>(&self, table: &Table<D>, options: &RunOptions) -> Result<Vec<Applied>, Error> {
+        let table = &table.untyped();
         self.check(options.to.as_deref())?;
         self.run(table, options, true).await
     }
