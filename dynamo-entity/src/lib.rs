@@ -24,6 +24,7 @@ pub mod unique;
 pub mod update;
 pub mod value;
 pub mod versioning;
+pub mod write_token;
 
 #[doc(hidden)]
 #[path = "private.rs"]

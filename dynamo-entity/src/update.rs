@@ -20,9 +20,11 @@ use crate::key::rebuild::PartText;
 use crate::key::{KeyPartError, PartForm};
 use crate::limits;
 use crate::schema::{Entity, EntitySchema, Key, PrimaryKey, VersionSchema};
+use crate::table::resend::Sent;
 use crate::table::{Call, RETURN_OLD_ON_FAILURE, Table};
 use crate::value::{Attribute, Number};
 use crate::versioning;
+use crate::write_token::{Seen, WriteToken};
 use build::Built;
 
 #[derive(Debug)]
@@ -538,36 +540,68 @@ impl<E: Entity> UpdateRequest<E> {
     }
 
     async fn send_returning(self, returning: ReturnValue) -> Result<Returned<E>, Error> {
-        let item = self.send_item(returning).await?;
-        Ok(crate::schema::entity::returned::<E>(item))
+        Ok(match self.send_item(returning).await? {
+            Ok(item) => crate::schema::entity::returned::<E>(item),
+            Err(key) => Returned::Lost { entity: E::TYPE, key },
+        })
     }
 
     /// As [`send_returning`](Self::send_returning), for `ALL_OLD` of a write that may have
     /// created the item (an upsert): `None` when there was none.
     pub(crate) async fn send_returning_option(self, returning: ReturnValue) -> Result<Returned<Option<E>>, Error> {
-        let item = self.send_item(returning).await?;
-        Ok(crate::schema::entity::returned_option::<E>(Some(item)))
+        Ok(match self.send_item(returning).await? {
+            Ok(item) => crate::schema::entity::returned_option::<E>(Some(item)),
+            Err(key) => Returned::Lost { entity: E::TYPE, key },
+        })
     }
 
-    /// Sends the update; the item it returns (empty when none).
-    async fn send_item(self, returning: ReturnValue) -> Result<crate::schema::Item, Error> {
+    /// Sends the update; the item it returns (empty when none), or `Err(key text)` when a
+    /// resend found it applied by an earlier attempt whose answer, and so the item it
+    /// returns, was lost (see [`write_token`](crate::write_token)).
+    async fn send_item(self, returning: ReturnValue) -> Result<Result<crate::schema::Item, String>, Error> {
         let (mut p, table) = self.prepare()?;
         p.keep_key_text();
-        let result = table
-            .execute(Call::new("UpdateItem", E::TYPE), p.request(&table, returning).send_with(table.client()))
-            .await;
-        match result {
-            Ok(resp) => Ok(resp.attributes.unwrap_or_default()),
-            Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
+        let token = WriteToken::new();
+        let key = p.key.clone();
+        if table.writes().tokens {
+            let names = p.names.get_or_insert_with(HashMap::new);
+            let values = p.values.get_or_insert_with(HashMap::new);
+            let shift = crate::write_token::shift_history(names, values, &token);
+            p.update = crate::write_token::with_shift(&p.update, shift);
+        }
+        let new_item = returning == ReturnValue::AllNew;
+        let request = p.request(&table, returning);
+        let unknown = |p: &PreparedUpdate, e| {
+            table.outcome_unknown("UpdateItem", E::TYPE, p.key_text(), key.clone(), token, false, e)
+        };
+        let (e, resent) = match table.send_write_request(Call::new("UpdateItem", E::TYPE), request, &token, true).await
+        {
+            Sent::Answered { result: Ok(resp), .. } => return Ok(Ok(resp.attributes.unwrap_or_default())),
+            Sent::Answered { result: Err(e), resent } => (e, resent),
+            Sent::Unknown(e) => return Err(unknown(&p, e)),
+        };
+        match e {
+            SdkError::ServiceError(e) if e.err().is_conditional_check_failed_exception() => {
                 let old = match e.err() {
                     aws_sdk_dynamodb::operation::update_item::UpdateItemError::ConditionalCheckFailedException(c) => {
                         c.item().filter(|i| !i.is_empty()).cloned()
                     }
                     _ => None,
                 };
+                if resent {
+                    match crate::write_token::seen(old.as_ref(), &token) {
+                        // The item as the earlier attempt left it: what `ALL_NEW` returns.
+                        Seen::Applied { latest: true } if new_item => {
+                            return Ok(Ok(old.unwrap_or_default()));
+                        }
+                        Seen::Applied { .. } => return Ok(Err(p.key_text())),
+                        Seen::CannotTell => return Err(unknown(&p, SdkError::ServiceError(e))),
+                        Seen::NotApplied => {}
+                    }
+                }
                 Err(p.failure(old))
             }
-            Err(SdkError::ServiceError(e)) if crate::error::service::operand_type_refused(e.err()) => {
+            SdkError::ServiceError(e) if crate::error::service::operand_type_refused(e.err()) => {
                 Err(Error::StoredTypeMismatch {
                     operation: "UpdateItem",
                     entity: E::TYPE,
@@ -576,7 +610,7 @@ impl<E: Entity> UpdateRequest<E> {
                     source: Box::new(e.into_err().into()),
                 })
             }
-            Err(e) => Err(Error::sdk("UpdateItem", e).on_partition(E::TYPE, &p.key_text(), p.partition_text())),
+            e => Err(Error::sdk("UpdateItem", e).on_partition(E::TYPE, &p.key_text(), p.partition_text())),
         }
     }
 }

@@ -14,6 +14,7 @@ mod admin;
 mod describe;
 mod exec;
 pub mod render;
+pub(crate) mod resend;
 
 pub(crate) use exec::{Call, Next, Retrying};
 
@@ -116,6 +117,8 @@ struct TableInner {
     /// `DescribeTable` once, when a read needed one the handle did not know (`None` when that
     /// request failed). Shared with every handle made from this one.
     described: Arc<OnceLock<Option<BTreeMap<String, Projection>>>>,
+    /// How single-item writes are sent (see [`resend`]). Shared with metered handles.
+    writes: Arc<resend::Writes>,
 }
 
 impl<D> std::fmt::Debug for Table<D> {
@@ -131,6 +134,7 @@ impl<D> std::fmt::Debug for Table<D> {
 impl Table {
     /// A handle on table `name` through `client`. Nothing is sent.
     pub fn new(client: Client, name: impl Into<String>) -> Table {
+        let writes = Arc::new(resend::Writes::of(&client));
         Table {
             inner: Arc::new(TableInner {
                 client,
@@ -140,6 +144,7 @@ impl Table {
                 shared_types: Arc::default(),
                 entities: Arc::default(),
                 described: Arc::default(),
+                writes,
             }),
             decl: PhantomData,
         }
@@ -169,6 +174,7 @@ impl Table {
                 shared_types: Arc::new(OnceLock::from(layout.shared_types())),
                 entities: Arc::new(OnceLock::from(layout.entities.clone())),
                 described: Arc::clone(&self.inner.described),
+                writes: Arc::clone(&self.inner.writes),
             }),
             decl: PhantomData,
         }
@@ -322,6 +328,7 @@ impl<D> Table<D> {
                 shared_types: Arc::clone(&self.inner.shared_types),
                 entities: Arc::clone(&self.inner.entities),
                 described: Arc::clone(&self.inner.described),
+                writes: Arc::clone(&self.inner.writes),
             }),
             decl: PhantomData,
         }
@@ -335,6 +342,48 @@ impl<D> Table<D> {
     /// The table name.
     pub fn name(&self) -> &str {
         &self.inner.name
+    }
+
+    /// A handle on the same table (same client, name, meter and layout) whose writes add
+    /// nothing to the items: no write history (`_w1` to `_w4`, see
+    /// [`write_token`](crate::write_token)). For a table whose items other programs read or
+    /// validate and where no attribute may be added.
+    ///
+    /// What it changes:
+    ///
+    /// | | with write tokens (the default) | without |
+    /// |---|---|---|
+    /// | attributes added to an item | `_w1` to `_w4`, 76 bytes | none |
+    /// | a single-item write whose answer is lost | sent again; applied once | not sent again: [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown) |
+    /// | [`Table::resolve`] of it | applied or not, from the item's history | [`Resolved::CannotTell`](crate::write_token::Resolved) (a delete: whether the item is gone) |
+    /// | a throttled write | sent again | sent again |
+    ///
+    /// ```
+    /// # async fn f(table: dynamo_entity::Table) {
+    /// let plain = table.without_write_tokens();
+    /// # let _ = plain;
+    /// # }
+    /// ```
+    pub fn without_write_tokens(&self) -> Table<D> {
+        let writes = resend::Writes { tokens: false, ..(*self.inner.writes).clone() };
+        Table {
+            inner: Arc::new(TableInner {
+                client: self.inner.client.clone(),
+                name: Arc::clone(&self.inner.name),
+                meter: Arc::clone(&self.inner.meter),
+                projections: Arc::clone(&self.inner.projections),
+                shared_types: Arc::clone(&self.inner.shared_types),
+                entities: Arc::clone(&self.inner.entities),
+                described: Arc::clone(&self.inner.described),
+                writes: Arc::new(writes),
+            }),
+            decl: PhantomData,
+        }
+    }
+
+    /// How the handle sends its single-item writes.
+    pub(crate) fn writes(&self) -> &resend::Writes {
+        &self.inner.writes
     }
 }
 
