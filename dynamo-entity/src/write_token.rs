@@ -15,9 +15,10 @@
 //! | `_w2`, `_w3`, `_w4` | the tokens of the three writes before it |
 //!
 //! A token is 8 bytes of the writer's clock (milliseconds since 1970, big-endian) and 8 random
-//! bytes, made once per call. An update shifts the history (`_w1` to `_w2`, ...); a put, create
-//! or replace writes its token into all four (a put replaces the whole item, so what came
-//! before it is gone). The four attributes add 76 bytes to an item (DynamoDB counts each name
+//! bytes, made once per call. An update shifts the history (`_w1` to `_w2`, ...; an entry it
+//! lacks becomes 16 zero bytes); a put, create or replace starts it again with its token in
+//! `_w1` (a put replaces the whole item, so what came before it is gone). The history adds 19
+//! bytes to an item a put wrote, and 76 once four updates followed (DynamoDB counts each name
 //! and value): capacity changes only when they take an item across a 1 KB boundary (writes) or
 //! a 4 KB one (reads).
 //!
@@ -51,8 +52,10 @@
 //!   resend, the library cannot tell, and says so.
 //! * Clocks: the writers' clocks must agree within [`RESEND_MARGIN`], and a write must be
 //!   applied within it of being sent.
-//! * A put by another client (without the history) erases it: a resend that follows it is
-//!   applied again, as if it came after that put.
+//! * A put erases the history: a resend that follows another writer's put is judged against
+//!   the put's item, as if it came after it (an update is applied to it; a create finds it and
+//!   answers [`Error::AlreadyExists`](crate::Error::AlreadyExists)). The earlier attempt's
+//!   effect is gone with the item the put replaced.
 //! * [`Table::without_write_tokens`](crate::Table::without_write_tokens) adds nothing to items:
 //!   then a write whose answer is lost is not sent again ([`Error::OutcomeUnknown`]).
 
@@ -141,11 +144,10 @@ fn now_millis() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
 
-/// Writes `token` into every entry of the history of `item`, the whole item a put writes.
+/// Starts the history of `item`, the whole item a put writes, with `token`: a put replaces the
+/// item, and what the history held goes with it (see the module's limits).
 pub(crate) fn put_history(item: &mut Item, token: &WriteToken) {
-    for attribute in HISTORY {
-        item.insert(attribute.to_owned(), token.value());
-    }
+    item.insert(HISTORY[0].to_owned(), token.value());
 }
 
 /// The `SET` actions that shift an item's history and make `token` its latest entry, with their
@@ -187,7 +189,11 @@ pub(crate) fn resend_condition(
     token: &WriteToken,
     with_token: bool,
 ) -> String {
-    add_names(names);
+    if with_token {
+        add_names(names);
+    } else {
+        names.insert(HISTORY_NAMES[3].to_owned(), HISTORY[3].to_owned());
+    }
     values.insert(":wf".to_owned(), token.floor().value());
     let reaches_back = "(attribute_not_exists(#w4) OR #w4 < :wf)";
     let own = if with_token {
@@ -294,6 +300,16 @@ pub enum Resolved {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_history_a_put_started_reaches_back_to_the_put() {
+        let ours = WriteToken::at(10_000, 7);
+        // A put just before the write, then up to three updates: complete since the put.
+        let mut item = item(&[WriteToken::at(9_990, 1)]);
+        assert_eq!(seen(Some(&item), &ours), Seen::NotApplied);
+        item.insert(HISTORY[3].to_owned(), WriteToken([0; 16]).value());
+        assert_eq!(seen(Some(&item), &ours), Seen::NotApplied);
+    }
 
     fn item(entries: &[WriteToken]) -> Item {
         let mut item = Item::new();

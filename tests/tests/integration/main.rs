@@ -27,6 +27,7 @@ mod declared_handle;
 mod design;
 mod dispatch;
 mod elements;
+mod exactly_once;
 mod executor;
 mod exports;
 mod expressions;
