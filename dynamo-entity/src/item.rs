@@ -70,9 +70,13 @@ impl Table {
         if E::schema().has_unique() {
             return Ok(PutPlan::Unique(w));
         }
-        let Stamped { key, mut item, expected, .. } = w;
+        let Stamped { key, mut item, expected, size } = w;
         if let Some(token) = token {
             crate::write_token::put_history(&mut item, token);
+            // The 400 KB limit counts the history too.
+            if size + crate::write_token::PUT_HISTORY_BYTES > crate::schema::size::MAX_ITEM_BYTES {
+                crate::schema::size::check_item_size_in(E::NAMES, E::TYPE, &item)?;
+            }
         }
         let request = match kind {
             PutKind::Put => self.put_request::<E>(item, expected),
@@ -668,6 +672,10 @@ impl<D> Table<D> {
 ///
 /// From a declared handle ([`Table<D>`](Table)) it is a `Render<'_, D>`, which accepts only the
 /// entities `D` lists ([`Admits`]): another entity is a compile error.
+///
+/// The requests leave out the write history that sending adds on a handle with write tokens
+/// ([`write_token`](crate::write_token)): a put's `_w1` (19 bytes of item), counted against the
+/// 400 KB limit when sent.
 pub struct Render<'a, D = Untyped> {
     table: &'a Table<D>,
 }

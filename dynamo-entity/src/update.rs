@@ -438,7 +438,13 @@ impl<E: Entity> UpdateRequest<E> {
     ///
     /// # Errors
     /// [`Error::Invalid`] / [`Error::Key`] / [`Error::Encode`]: nothing can be sent.
-    pub(crate) fn prepare(mut self) -> Result<(PreparedUpdate, Table), Error> {
+    pub(crate) fn prepare(self) -> Result<(PreparedUpdate, Table), Error> {
+        self.prepare_with(None)
+    }
+
+    /// As [`prepare`](Self::prepare); with `token`, the update also shifts the item's write
+    /// history ([`write_token`](crate::write_token)), counted against the limits.
+    fn prepare_with(mut self, token: Option<&WriteToken>) -> Result<(PreparedUpdate, Table), Error> {
         if let Some(e) = self.error {
             return Err(e);
         }
@@ -456,7 +462,17 @@ impl<E: Entity> UpdateRequest<E> {
             })
         })?;
         let version = self.maintain()?;
-        let Built { update, condition, placeholders: mut ph, library: added, set_bytes } = self.build()?;
+        let Built { mut update, condition, placeholders: mut ph, library: added, mut set_bytes } = self.build()?;
+        let (mut names, mut values) = (ph.take_names(), ph.take_values());
+        if let Some(token) = token {
+            let shift = crate::write_token::shift_history(
+                names.get_or_insert_with(HashMap::new),
+                values.get_or_insert_with(HashMap::new),
+                token,
+            );
+            update = crate::write_token::with_shift(&update, shift);
+            set_bytes += crate::write_token::HISTORY_BYTES;
+        }
         let key = self.key?;
         let arith = self
             .actions
@@ -487,8 +503,8 @@ impl<E: Entity> UpdateRequest<E> {
             },
             update,
             condition,
-            names: ph.take_names(),
-            values: ph.take_values(),
+            names,
+            values,
         };
         // The updated item holds the key, the type attribute (which the condition requires, or
         // an upsert writes) and what the update sets: when they alone are over 400 KB,
@@ -531,6 +547,10 @@ impl<E: Entity> UpdateRequest<E> {
     /// (the time is now). [`Request::to_json`](crate::table::render::Request::to_json) gives a
     /// deterministic text for snapshot tests.
     ///
+    /// It leaves out the write history that `send` adds on a handle with write tokens
+    /// ([`write_token`](crate::write_token)): four `SET` actions (about 130 bytes of update
+    /// expression, 76 bytes of item), which `send` counts against DynamoDB's limits.
+    ///
     /// # Errors
     /// As [`send`](Self::send) before sending.
     pub fn render(self) -> Result<UpdateItemInput, Error> {
@@ -559,16 +579,11 @@ impl<E: Entity> UpdateRequest<E> {
     /// resend found it applied by an earlier attempt whose answer, and so the item it
     /// returns, was lost (see [`write_token`](crate::write_token)).
     async fn send_item(self, returning: ReturnValue) -> Result<Result<crate::schema::Item, String>, Error> {
-        let (mut p, table) = self.prepare()?;
-        p.keep_key_text();
         let token = WriteToken::new();
+        let history = self.table.writes().tokens.then_some(&token);
+        let (mut p, table) = self.prepare_with(history)?;
+        p.keep_key_text();
         let key = p.key.clone();
-        if table.writes().tokens {
-            let names = p.names.get_or_insert_with(HashMap::new);
-            let values = p.values.get_or_insert_with(HashMap::new);
-            let shift = crate::write_token::shift_history(names, values, &token);
-            p.update = crate::write_token::with_shift(&p.update, shift);
-        }
         let new_item = returning == ReturnValue::AllNew;
         let request = p.request(&table, returning);
         let unknown = |p: &PreparedUpdate, e| {

@@ -68,6 +68,12 @@ use crate::schema::Item;
 /// The attributes of an item's write history, newest first.
 pub const HISTORY: [&str; 4] = ["_w1", "_w2", "_w3", "_w4"];
 
+/// The bytes a put's history adds to an item by DynamoDB's rules: `_w1` and 16 bytes.
+pub(crate) const PUT_HISTORY_BYTES: usize = 3 + 16;
+
+/// The bytes a whole history adds to an item: four names of 3 bytes and four 16-byte tokens.
+pub(crate) const HISTORY_BYTES: usize = 4 * PUT_HISTORY_BYTES;
+
 /// Their placeholders in the library's expressions.
 const HISTORY_NAMES: [&str; 4] = ["#w1", "#w2", "#w3", "#w4"];
 

@@ -308,3 +308,30 @@ async fn items_carry_a_four_entry_write_history_unless_the_handle_has_none() {
     assert_eq!(plain.resolve(pending(&e)).await.unwrap(), Resolved::CannotTell);
     assert_eq!(stored(&plain, "a").await.unwrap().balance, 6);
 }
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "NOTE#<id>", sk = "META")]
+struct Note {
+    id: String,
+    body: String,
+}
+
+#[tokio::test]
+async fn the_write_history_counts_against_the_400_kb_item_limit() {
+    let plain = common::table("once_limits", &[Note::schema()]).await;
+    let bare = plain.without_write_tokens();
+    // `PK` + `NOTE#a` + `SK` + `META` (14 bytes), `_type` + `Note` (9), `id` + `a` (3) and
+    // `body` (4): 30 bytes besides the body's value.
+    let note = |n: usize| Note { id: "a".into(), body: "x".repeat(n) };
+    // A put adds `_w1` and its 16 bytes: 19.
+    let err = plain.put(&note(409_600 - 30 - 19 + 1)).await.unwrap_err();
+    assert!(matches!(err, Error::ItemTooLarge { size: 409_601, limit: 409_600, .. }), "{err:?}");
+    plain.put(&note(409_600 - 30 - 19)).await.unwrap();
+    // Without the history, the entity's own 409,600 bytes fit.
+    bare.put(&note(409_600 - 30)).await.unwrap();
+    // An update sets the whole history: 76 bytes beside the key (14), type (9) and body (4).
+    let set = |t: &Table, n: usize| t.update(Note::key("a")).set(Note::BODY, &"y".repeat(n));
+    let err = set(&plain, 409_600 - 27 - 76 + 1).send().await.unwrap_err();
+    assert!(matches!(err, Error::ItemTooLarge { size: 409_601, limit: 409_600, .. }), "{err:?}");
+    assert!(set(&bare, 409_600 - 27 - 76 + 1).render().is_ok());
+}
