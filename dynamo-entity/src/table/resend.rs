@@ -105,13 +105,17 @@ impl Table {
     where
         O: Consumed + Send + 'static,
         E: ProvideErrorMetadata + Send + 'static,
-        F: FnMut(bool) -> BoxFuture<'static, Result<O, SdkError<E, HttpResponse>>> + Send,
+        F: FnMut(bool) -> Attempt<O, E> + Send,
     {
         let tokens = self.writes().tokens;
+        let attempts = self.writes().policy.max_attempts;
         let mut lost = false;
         let run = Retrying::new(call, self.writes().policy).run(&mut lost, |lost, attempt| {
             let sent = self.execute(attempt.call(), request(*lost));
-            Box::pin(resolve_attempt(sent, lost, tokens))
+            // A lost answer is resent at once (the fewer writes reach the item meanwhile, the
+            // surer the resend's answer), within the policy's number of attempts.
+            let again = attempt.number < attempts;
+            Box::pin(resolve_attempt(sent, lost, tokens, again))
         });
         match run.await {
             Ok(Ok(sent)) => sent,
@@ -127,6 +131,7 @@ async fn resolve_attempt<O, E: ProvideErrorMetadata>(
     sent: impl Future<Output = Result<O, SdkError<E, HttpResponse>>>,
     lost: &mut bool,
     tokens: bool,
+    again: bool,
 ) -> Result<Next<Sent<O, E>, SdkError<E, HttpResponse>>, std::convert::Infallible> {
     let error = match sent.await {
         Ok(answer) => return Ok(Next::Done(Sent::Answered { result: Ok(answer), resent: *lost })),
@@ -135,13 +140,16 @@ async fn resolve_attempt<O, E: ProvideErrorMetadata>(
     Ok(match attempted(&error) {
         Attempted::Answered => Next::Done(Sent::Answered { result: Err(error), resent: *lost }),
         Attempted::NotApplied => Next::Retry(error),
-        Attempted::Lost if tokens => {
+        Attempted::Lost if tokens && again => {
             *lost = true;
-            Next::Retry(error)
+            Next::Again
         }
         Attempted::Lost => Next::Done(Sent::Unknown(error)),
     })
 }
+
+/// The future of one attempt of a single-item write: the SDK's answer.
+pub(crate) type Attempt<O, E> = BoxFuture<'static, Result<O, SdkError<E, HttpResponse>>>;
 
 /// A single-item write request the resend loop can send again: the SDK's input builders of
 /// `PutItem`, `UpdateItem` and `DeleteItem`.
@@ -155,7 +163,7 @@ pub(crate) trait WriteRequest: Clone + Send + 'static {
     /// item when it fails.
     fn resend(self, token: &WriteToken, with_token: bool) -> Self;
     /// Sends it through `client`.
-    fn send(self, client: Client) -> BoxFuture<'static, Result<Self::Output, SdkError<Self::Error, HttpResponse>>>;
+    fn send(self, client: Client) -> Attempt<Self::Output, Self::Error>;
 }
 
 macro_rules! write_request {
@@ -178,7 +186,7 @@ macro_rules! write_request {
                     .set_expression_attribute_values(Some(values))
                     .return_values_on_condition_check_failure(crate::table::RETURN_OLD_ON_FAILURE)
             }
-            fn send(self, client: Client) -> BoxFuture<'static, Result<$output, SdkError<$error, HttpResponse>>> {
+            fn send(self, client: Client) -> Attempt<$output, $error> {
                 Box::pin(async move { self.send_with(&client).await })
             }
         }

@@ -335,3 +335,173 @@ async fn the_write_history_counts_against_the_400_kb_item_limit() {
     assert!(matches!(err, Error::ItemTooLarge { size: 409_601, limit: 409_600, .. }), "{err:?}");
     assert!(set(&bare, 409_600 - 27 - 76 + 1).render().is_ok());
 }
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "COUNTER#<id>", sk = "META")]
+struct Counter {
+    id: u32,
+    count: u64,
+}
+
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "LOG#<task>", sk = "META")]
+struct Log {
+    task: u32,
+    entries: Vec<String>,
+}
+
+/// What one kind of write came to under load, for one item.
+#[derive(Debug, Default, Clone)]
+struct Tally {
+    /// Applied for sure: `Ok`, or `resolve` said `Applied`.
+    applied: i64,
+    /// `resolve` said `CannotTell`: applied or not.
+    unsure: i64,
+}
+
+/// The load test of issue 30: 128 tasks write counters (`add`), accounts (a debit on the
+/// condition `balance >= amount`) and per-task logs (`append`) through a client that loses 3% of
+/// the answers after DynamoDB applied the write, fails 1% before it, and throttles 5%. Every
+/// `OutcomeUnknown` is resolved at once. Afterwards the stored counters, balances and logs are
+/// exactly what the `Ok`s and the `Applied` resolutions say (within the `CannotTell` ones, which
+/// are counted and reported), and no log holds an entry twice. `ONCE_LOAD_SECS` (default 5)
+/// sets the duration; BENCHMARKS.md runs it for 30 s.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn under_load_with_lost_answers_every_write_is_applied_once() {
+    use std::collections::BTreeMap;
+    use std::sync::{Arc, Mutex};
+    let secs: u64 = std::env::var("ONCE_LOAD_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(5);
+    let (tasks, counters, accounts) = (128u32, 256u32, 64u32);
+    let plain = common::table("once_load", &[Counter::schema(), Account::schema(), Log::schema()]).await;
+    for id in 0..counters {
+        plain.put(&Counter { id, count: 0 }).await.unwrap();
+    }
+    for id in 0..accounts {
+        plain.put(&account(&id.to_string(), 1_000_000)).await.unwrap();
+    }
+    for task in 0..tasks {
+        plain.put(&Log { task, entries: vec![] }).await.unwrap();
+    }
+    let faults = FaultInjector::new(30);
+    for op in ["UpdateItem"] {
+        faults.add(FaultRule::new(Fault::InternalServerErrorAfterApplying).on(op).rate(0.03));
+        faults.add(FaultRule::new(Fault::InternalServerError).on(op).rate(0.01));
+        faults.add(FaultRule::new(Fault::Throttling).on(op).rate(0.05));
+    }
+    let faulty = Table::new(faults.client(plain.client()), plain.name());
+
+    #[derive(Default)]
+    struct Seen {
+        counters: BTreeMap<u32, Tally>,
+        accounts: BTreeMap<u32, Tally>,
+        logs: BTreeMap<u32, (Vec<String>, Vec<String>)>,
+        outcomes: BTreeMap<&'static str, u64>,
+    }
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    let mut handles = Vec::new();
+    for task in 0..tasks {
+        let (faulty, plain, seen) = (faulty.clone(), plain.clone(), Arc::clone(&seen));
+        handles.push(tokio::spawn(async move {
+            let mut rng = fastrand::Rng::with_seed(u64::from(task));
+            let mut n = 0u32;
+            while std::time::Instant::now() < until {
+                n += 1;
+                let pick = rng.u32(0..10);
+                let (result, kind, target, amount, entry) = if pick < 4 {
+                    let id = rng.u32(0..counters);
+                    let r = faulty.update(Counter::key(&id)).add(Counter::COUNT, &1).send().await.map(drop);
+                    (r, 0, id, 1, String::new())
+                } else if pick < 7 {
+                    let id = rng.u32(0..accounts);
+                    let amount = i64::from(rng.u32(1..10));
+                    let r = faulty
+                        .update(Account::key(&id.to_string()))
+                        .add(Account::BALANCE, &-amount)
+                        .condition(Account::BALANCE.ge(&amount))
+                        .send()
+                        .await
+                        .map(drop);
+                    (r, 1, id, amount, String::new())
+                } else {
+                    let entry = format!("{task}-{n}");
+                    let r =
+                        faulty.update(Log::key(&task)).append(Log::ENTRIES, &[entry.clone()]).send().await.map(drop);
+                    (r, 2, task, 0, entry)
+                };
+                let outcome = match &result {
+                    Ok(()) => "ok",
+                    Err(e @ Error::OutcomeUnknown { .. }) => match plain.resolve(e.pending().unwrap()).await.unwrap() {
+                        Resolved::Applied => "unknown, resolved applied",
+                        Resolved::NotApplied => "unknown, resolved not applied",
+                        _ => "unknown, cannot tell",
+                    },
+                    Err(Error::Throttled { .. }) => "throttled (not applied)",
+                    Err(Error::ConditionFailed { .. }) => "condition failed (not applied)",
+                    Err(other) => panic!("an error that is neither 'not applied' nor unknown: {other}"),
+                };
+                let mut seen = seen.lock().unwrap();
+                *seen.outcomes.entry(outcome).or_default() += 1;
+                let applied = matches!(outcome, "ok" | "unknown, resolved applied");
+                let unsure = outcome == "unknown, cannot tell";
+                let tally = match kind {
+                    0 => seen.counters.entry(target).or_default(),
+                    1 => seen.accounts.entry(target).or_default(),
+                    _ => {
+                        let log = seen.logs.entry(target).or_default();
+                        if applied {
+                            log.0.push(entry);
+                        } else if unsure {
+                            log.1.push(entry);
+                        }
+                        continue;
+                    }
+                };
+                if applied {
+                    tally.applied += amount;
+                } else if unsure {
+                    tally.unsure += amount;
+                }
+            }
+        }));
+    }
+    for handle in handles {
+        handle.await.unwrap();
+    }
+    let seen = seen.lock().unwrap();
+    let within = |stored: i64, tally: &Tally, what: &str| {
+        assert!(
+            (tally.applied..=tally.applied + tally.unsure).contains(&stored),
+            "{what}: stored {stored}, applied {} (+{} cannot tell)",
+            tally.applied,
+            tally.unsure
+        );
+    };
+    for (id, tally) in &seen.counters {
+        let count = plain.get_consistent(Counter::key(id)).await.unwrap().unwrap().count;
+        within(count as i64, tally, &format!("counter {id}"));
+    }
+    for (id, tally) in &seen.accounts {
+        let balance = stored(&plain, &id.to_string()).await.unwrap().balance;
+        within(1_000_000 - balance, tally, &format!("account {id}"));
+    }
+    for (task, (applied, unsure)) in &seen.logs {
+        let entries = plain.get_consistent(Log::key(task)).await.unwrap().unwrap().entries;
+        let mut distinct = entries.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), entries.len(), "log {task}: an entry appended twice");
+        let mut certain: Vec<String> = entries.iter().filter(|e| !unsure.contains(e)).cloned().collect();
+        let mut expected = applied.clone();
+        certain.sort();
+        expected.sort();
+        assert_eq!(certain, expected, "log {task}");
+    }
+    let counts = faults.counts();
+    let total: u64 = seen.outcomes.values().sum();
+    eprintln!(
+        "exactly-once load, {tasks} tasks, {secs} s: {total} writes {:?}; faults: {} lost after applying or before, {} throttled, of {} requests",
+        seen.outcomes, counts.server_errors, counts.throttling, counts.requests
+    );
+    assert!(counts.server_errors > 0 && total > 0);
+}
