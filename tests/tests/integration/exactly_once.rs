@@ -360,7 +360,8 @@ struct Tally {
 }
 
 /// The load test of issue 30: 128 tasks write counters (`add`), accounts (a debit on the
-/// condition `balance >= amount`) and per-task logs (`append`) through a client that loses 3% of
+/// condition `balance >= amount`), per-task logs (`append`) and new receipts (`create`, which
+/// must never answer `AlreadyExists`) through a client that loses 3% of
 /// the answers after DynamoDB applied the write, fails 1% before it, and throttles 5%. Every
 /// `OutcomeUnknown` is resolved at once. Afterwards the stored counters, balances and logs are
 /// exactly what the `Ok`s and the `Applied` resolutions say (within the `CannotTell` ones, which
@@ -372,7 +373,8 @@ async fn under_load_with_lost_answers_every_write_is_applied_once() {
     use std::sync::{Arc, Mutex};
     let secs: u64 = std::env::var("ONCE_LOAD_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(5);
     let (tasks, counters, accounts) = (128u32, 256u32, 64u32);
-    let plain = common::table("once_load", &[Counter::schema(), Account::schema(), Log::schema()]).await;
+    let plain =
+        common::table("once_load", &[Counter::schema(), Account::schema(), Log::schema(), Note::schema()]).await;
     for id in 0..counters {
         plain.put(&Counter { id, count: 0 }).await.unwrap();
     }
@@ -383,7 +385,7 @@ async fn under_load_with_lost_answers_every_write_is_applied_once() {
         plain.put(&Log { task, entries: vec![] }).await.unwrap();
     }
     let faults = FaultInjector::new(30);
-    for op in ["UpdateItem"] {
+    for op in ["UpdateItem", "PutItem"] {
         faults.add(FaultRule::new(Fault::InternalServerErrorAfterApplying).on(op).rate(0.03));
         faults.add(FaultRule::new(Fault::InternalServerError).on(op).rate(0.01));
         faults.add(FaultRule::new(Fault::Throttling).on(op).rate(0.05));
@@ -395,6 +397,7 @@ async fn under_load_with_lost_answers_every_write_is_applied_once() {
         counters: BTreeMap<u32, Tally>,
         accounts: BTreeMap<u32, Tally>,
         logs: BTreeMap<u32, (Vec<String>, Vec<String>)>,
+        receipts: (Vec<String>, Vec<String>),
         outcomes: BTreeMap<&'static str, u64>,
     }
     let seen = Arc::new(Mutex::new(Seen::default()));
@@ -408,7 +411,12 @@ async fn under_load_with_lost_answers_every_write_is_applied_once() {
             while std::time::Instant::now() < until {
                 n += 1;
                 let pick = rng.u32(0..10);
-                let (result, kind, target, amount, entry) = if pick < 4 {
+                let (result, kind, target, amount, entry) = if pick == 9 {
+                    // A create of a new receipt: applied once, never AlreadyExists.
+                    let id = format!("R{task}-{n}");
+                    let r = faulty.create(&Note { id: id.clone(), body: String::new() }).await;
+                    (r, 3, task, 0, id)
+                } else if pick < 4 {
                     let id = rng.u32(0..counters);
                     let r = faulty.update(Counter::key(&id)).add(Counter::COUNT, &1).send().await.map(drop);
                     (r, 0, id, 1, String::new())
@@ -447,6 +455,15 @@ async fn under_load_with_lost_answers_every_write_is_applied_once() {
                 let tally = match kind {
                     0 => seen.counters.entry(target).or_default(),
                     1 => seen.accounts.entry(target).or_default(),
+                    3 => {
+                        let receipts = &mut seen.receipts;
+                        if applied {
+                            receipts.0.push(entry);
+                        } else if unsure {
+                            receipts.1.push(entry);
+                        }
+                        continue;
+                    }
                     _ => {
                         let log = seen.logs.entry(target).or_default();
                         if applied {
@@ -497,6 +514,14 @@ async fn under_load_with_lost_answers_every_write_is_applied_once() {
         expected.sort();
         assert_eq!(certain, expected, "log {task}");
     }
+    let (receipts, unsure) = &seen.receipts;
+    let mut stored_receipts: Vec<String> =
+        plain.scan::<Note>().all().await.unwrap().into_iter().map(|r| r.id).collect();
+    stored_receipts.retain(|id| !unsure.contains(id));
+    stored_receipts.sort();
+    let mut expected = receipts.clone();
+    expected.sort();
+    assert_eq!(stored_receipts, expected, "receipts");
     let counts = faults.counts();
     let total: u64 = seen.outcomes.values().sum();
     eprintln!(
