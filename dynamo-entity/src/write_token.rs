@@ -36,9 +36,9 @@
 //! |---|---|
 //! | holds the token | the first attempt was applied: `Ok`, with the item it left when its token is the latest (an update's new item); with [`Returned::Lost`](crate::error::Returned::Lost) where the returned item is not known |
 //! | reaches back, without the token | it was not applied: the write's own error (version conflict, condition failed, ...) |
-//! | is too recent to tell (four writes since the first attempt) | [`Error::OutcomeUnknown`] |
+//! | is too recent to tell (four writes since the first attempt) | [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown) |
 //!
-//! When every attempt lost its answer, the write is [`Error::OutcomeUnknown`] too. Its
+//! When every attempt lost its answer, the write is [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown) too. Its
 //! [`Pending`] goes to [`Table::resolve`](crate::Table::resolve), which reads the item
 //! (strongly consistent) and answers [`Resolved`].
 //!
@@ -57,7 +57,7 @@
 //!   answers [`Error::AlreadyExists`](crate::Error::AlreadyExists)). The earlier attempt's
 //!   effect is gone with the item the put replaced.
 //! * [`Table::without_write_tokens`](crate::Table::without_write_tokens) adds nothing to items:
-//!   then a write whose answer is lost is not sent again ([`Error::OutcomeUnknown`]).
+//!   then a write whose answer is lost is not sent again ([`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown)).
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -240,7 +240,7 @@ pub(crate) fn seen(item: Option<&Item>, token: &WriteToken) -> Seen {
 }
 
 /// What the library knows of a write whose outcome it could not learn, to find it later with
-/// [`Table::resolve`](crate::Table::resolve). Carried by [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown).
+/// [`Table::resolve`](crate::Table::resolve). Carried by [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown)(crate::Error::OutcomeUnknown).
 ///
 /// ```
 /// use dynamo_entity::Error;
