@@ -21,6 +21,16 @@ use crate::table::{Call, Op, RETURN_OLD_ON_FAILURE, Table, Untyped};
 use crate::versioning::{self, Stamped, Writable};
 use crate::write_token::{Seen, WriteToken};
 
+/// What the `PutItem` of a put, create or replace came to ([`Table::send_put`]).
+enum PutAnswer {
+    /// Applied by this attempt, with the item it returned (`ReturnValues = ALL_OLD`), if any.
+    Applied(Option<Item>),
+    /// Applied by an earlier attempt whose answer was lost; what it returned went with it.
+    AppliedEarlier,
+    /// Not applied: the condition failed on the stored item (`None`: no item).
+    ConditionFailed(Option<Item>),
+}
+
 /// Which of the three `PutItem` writes an operation is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum PutKind {
@@ -159,31 +169,14 @@ impl Table {
             PutPlan::Single { key, expected, request } => (key, expected, request),
         };
         let stored = value.decode_stored(planned_item(&request))?;
-        let call = Call::new("PutItem", V::Entity::TYPE);
-        let (e, resent) = match self.send_write_request(call, request, &token, true).await {
-            Sent::Answered { result: Ok(_), .. } => {
+        match self.send_put::<V::Entity>(&key, request, token).await? {
+            PutAnswer::Applied(_) | PutAnswer::AppliedEarlier => {
                 value.set_stored(stored);
-                return Ok(());
+                Ok(())
             }
-            Sent::Answered { result: Err(e), resent } => (e, resent),
-            Sent::Unknown(e) => return Err(self.put_unknown::<V::Entity, _>(&key, token, e)),
-        };
-        match e {
-            SdkError::ServiceError(e) if e.err().is_conditional_check_failed_exception() => {
-                let old = failed_put_item(e.err());
-                if resent {
-                    match crate::write_token::seen(old, &token) {
-                        Seen::Applied { .. } => {
-                            value.set_stored(stored);
-                            return Ok(());
-                        }
-                        Seen::CannotTell => {
-                            return Err(self.put_unknown::<V::Entity, _>(&key, token, SdkError::ServiceError(e)));
-                        }
-                        Seen::NotApplied => {}
-                    }
-                }
-                if let Some(other) = old.and_then(|o| crate::owner::other_entity(V::Entity::NAMES, o, V::Entity::TYPE))
+            PutAnswer::ConditionFailed(old) => {
+                if let Some(other) =
+                    old.as_ref().and_then(|o| crate::owner::other_entity(V::Entity::NAMES, o, V::Entity::TYPE))
                 {
                     return Err(Error::WrongEntity {
                         expected: V::Entity::TYPE,
@@ -192,9 +185,44 @@ impl Table {
                     });
                 }
                 // Otherwise the stored version is not the value's.
-                Err(versioning::lost(V::Entity::schema(), &key, expected.unwrap_or_default(), old))
+                Err(versioning::lost(V::Entity::schema(), &key, expected.unwrap_or_default(), old.as_ref()))
             }
-            e => Err(Error::sdk("PutItem", e).on_item(V::Entity::TYPE, V::Entity::NAMES, &key)),
+        }
+    }
+
+    /// Sends the `PutItem` of a put, create or replace of `E` at `key` with `token` (see
+    /// [`write_token`](crate::write_token)): what it came to, judged once for the three.
+    ///
+    /// # Errors
+    /// [`Error::OutcomeUnknown`] when the answer was lost or the history cannot tell; an SDK
+    /// error other than a failed condition.
+    async fn send_put<E: Entity>(
+        &self,
+        key: &PrimaryKey,
+        request: PutItemInputBuilder,
+        token: WriteToken,
+    ) -> Result<PutAnswer, Error> {
+        let call = Call::new("PutItem", E::TYPE);
+        let (e, resent) = match self.send_write_request(call, request, &token, true).await {
+            Sent::Answered { result: Ok(resp), .. } => return Ok(PutAnswer::Applied(resp.attributes)),
+            Sent::Answered { result: Err(e), resent } => (e, resent),
+            Sent::Unknown(e) => return Err(self.put_unknown::<E, _>(key, token, e)),
+        };
+        match e {
+            SdkError::ServiceError(e) if e.err().is_conditional_check_failed_exception() => {
+                let old = failed_put_item(e.err());
+                if resent {
+                    match crate::write_token::seen(old, &token) {
+                        Seen::Applied { .. } => return Ok(PutAnswer::AppliedEarlier),
+                        Seen::CannotTell => {
+                            return Err(self.put_unknown::<E, _>(key, token, SdkError::ServiceError(e)));
+                        }
+                        Seen::NotApplied => {}
+                    }
+                }
+                Ok(PutAnswer::ConditionFailed(old.cloned()))
+            }
+            e => Err(Error::sdk("PutItem", e).on_item(E::TYPE, E::NAMES, key)),
         }
     }
 
@@ -258,32 +286,14 @@ impl Table {
             PutPlan::Single { key, request, .. } => (key, request),
         };
         let stored = value.decode_stored(planned_item(&request))?;
-        let call = Call::new("PutItem", V::Entity::TYPE);
-        let (e, resent) = match self.send_write_request(call, request, &token, true).await {
-            Sent::Answered { result: Ok(_), .. } => {
+        match self.send_put::<V::Entity>(&key, request, token).await? {
+            PutAnswer::Applied(_) | PutAnswer::AppliedEarlier => {
                 value.set_stored(stored);
-                return Ok(());
+                Ok(())
             }
-            Sent::Answered { result: Err(e), resent } => (e, resent),
-            Sent::Unknown(e) => return Err(self.put_unknown::<V::Entity, _>(&key, token, e)),
-        };
-        match e {
-            SdkError::ServiceError(e) if e.err().is_conditional_check_failed_exception() => {
-                if resent {
-                    match crate::write_token::seen(failed_put_item(e.err()), &token) {
-                        Seen::Applied { .. } => {
-                            value.set_stored(stored);
-                            return Ok(());
-                        }
-                        Seen::CannotTell => {
-                            return Err(self.put_unknown::<V::Entity, _>(&key, token, SdkError::ServiceError(e)));
-                        }
-                        Seen::NotApplied => {}
-                    }
-                }
+            PutAnswer::ConditionFailed(_) => {
                 Err(Error::AlreadyExists { entity: V::Entity::TYPE, key: V::Entity::NAMES.show_key(&key) })
             }
-            e => Err(Error::sdk("PutItem", e).on_item(V::Entity::TYPE, V::Entity::NAMES, &key)),
         }
     }
 
@@ -434,35 +444,19 @@ impl Table {
             PutPlan::Single { key, expected, request } => (key, expected, request),
         };
         let stored = value.decode_stored(planned_item(&request))?;
-        let call = Call::new("PutItem", V::Entity::TYPE);
-        let (e, resent) = match self.send_write_request(call, request, &token, true).await {
-            Sent::Answered { result: Ok(resp), .. } => {
+        match self.send_put::<V::Entity>(&key, request, token).await? {
+            PutAnswer::Applied(old) => {
                 value.set_stored(stored);
-                return Ok(returned::<V::Entity>(resp.attributes.unwrap_or_default()));
+                Ok(returned::<V::Entity>(old.unwrap_or_default()))
             }
-            Sent::Answered { result: Err(e), resent } => (e, resent),
-            Sent::Unknown(e) => return Err(self.put_unknown::<V::Entity, _>(&key, token, e)),
-        };
-        match e {
-            SdkError::ServiceError(e) if e.err().is_conditional_check_failed_exception() => {
-                let old = failed_put_item(e.err());
-                if resent {
-                    match crate::write_token::seen(old, &token) {
-                        // The item it replaced went with the lost answer.
-                        Seen::Applied { .. } => {
-                            value.set_stored(stored);
-                            return Ok(Returned::Lost {
-                                entity: V::Entity::TYPE,
-                                key: V::Entity::NAMES.show_key(&key),
-                            });
-                        }
-                        Seen::CannotTell => {
-                            return Err(self.put_unknown::<V::Entity, _>(&key, token, SdkError::ServiceError(e)));
-                        }
-                        Seen::NotApplied => {}
-                    }
-                }
-                if let Some(other) = old.and_then(|o| crate::owner::other_entity(V::Entity::NAMES, o, V::Entity::TYPE))
+            // The item it replaced went with the lost answer.
+            PutAnswer::AppliedEarlier => {
+                value.set_stored(stored);
+                Ok(Returned::Lost { entity: V::Entity::TYPE, key: V::Entity::NAMES.show_key(&key) })
+            }
+            PutAnswer::ConditionFailed(old) => {
+                if let Some(other) =
+                    old.as_ref().and_then(|o| crate::owner::other_entity(V::Entity::NAMES, o, V::Entity::TYPE))
                 {
                     return Err(Error::WrongEntity {
                         expected: V::Entity::TYPE,
@@ -472,12 +466,11 @@ impl Table {
                 }
                 match (old, expected) {
                     (Some(old), Some(expected)) => {
-                        Err(versioning::lost(V::Entity::schema(), &key, expected, Some(old)))
+                        Err(versioning::lost(V::Entity::schema(), &key, expected, Some(&old)))
                     }
                     _ => Err(Error::NotFound { entity: V::Entity::TYPE, key: V::Entity::NAMES.show_key(&key) }),
                 }
             }
-            e => Err(Error::sdk("PutItem", e).on_item(V::Entity::TYPE, V::Entity::NAMES, &key)),
         }
     }
 

@@ -398,7 +398,7 @@ async fn under_load_with_lost_answers_every_write_is_applied_once() {
         accounts: BTreeMap<u32, Tally>,
         logs: BTreeMap<u32, (Vec<String>, Vec<String>)>,
         receipts: (Vec<String>, Vec<String>),
-        outcomes: BTreeMap<&'static str, u64>,
+        outcomes: BTreeMap<String, u64>,
     }
     let seen = Arc::new(Mutex::new(Seen::default()));
     let until = std::time::Instant::now() + std::time::Duration::from_secs(secs);
@@ -449,7 +449,8 @@ async fn under_load_with_lost_answers_every_write_is_applied_once() {
                     Err(other) => panic!("an error that is neither 'not applied' nor unknown: {other}"),
                 };
                 let mut seen = seen.lock().unwrap();
-                *seen.outcomes.entry(outcome).or_default() += 1;
+                let name = ["counter", "debit", "append", "create"][kind];
+                *seen.outcomes.entry(format!("{name}: {outcome}")).or_default() += 1;
                 let applied = matches!(outcome, "ok" | "unknown, resolved applied");
                 let unsure = outcome == "unknown, cannot tell";
                 let tally = match kind {
