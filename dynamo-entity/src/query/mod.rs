@@ -69,7 +69,7 @@ use crate::schema::{Admits, AttributeNames, Entity, Index, IndexSchema, Item, Pr
 use crate::table::{Call, Table};
 pub use cursor::Cursor;
 use cursor::Scope;
-pub use lenient::{Lenient, PagedRead};
+pub use lenient::{Decoded, Lenient, PagedRead};
 use options::QueryOptions;
 pub use pages::Page;
 use range::{delimiter_and_next, fixed_form_bounds};
