@@ -35,6 +35,17 @@ fn review(skill: &str, id: u32) -> Review {
     }
 }
 
+fn ann() -> User {
+    User {
+        id: UserId("u1".into()),
+        name: "Ann".into(),
+        email: "ann@example.test".into(),
+        verified: true,
+        sales: 0,
+        created_at: Timestamp::parse("2025-01-01T00:00:00.000Z").unwrap(),
+    }
+}
+
 #[tokio::test]
 async fn a_struct_collection_from_one_query() {
     let table = common::table("collection_struct", &schemas()).await;
@@ -60,14 +71,7 @@ async fn a_struct_collection_from_one_query() {
 #[tokio::test]
 async fn unknown_items_are_skipped_or_rejected() {
     let table = common::table("collection_unknown", &schemas()).await;
-    let user = User {
-        id: UserId("u1".into()),
-        name: "Ann".into(),
-        email: "ann@example.test".into(),
-        verified: true,
-        sales: 0,
-        created_at: Timestamp::parse("2025-01-01T00:00:00.000Z").unwrap(),
-    };
+    let user = ann();
     table.put(&user).await.unwrap();
     // An item of a type UserPage does not name, in the user's partition.
     let mut stray = review("x", 1).to_item().unwrap();
@@ -132,14 +136,7 @@ fn lenient_decodes_account_for_every_item() {
     broken.insert("rating".into(), s("five"));
     let guard = [("PK", "UNIQUE#Skill#title#t"), ("SK", "UNIQUE"), ("_type", "_unique")];
     let guard = guard.into_iter().map(|(k, v)| (k.to_owned(), s(v))).collect();
-    let user = User {
-        id: UserId("u1".into()),
-        name: "Ann".into(),
-        email: "ann@example.test".into(),
-        verified: true,
-        sales: 0,
-        created_at: Timestamp::parse("2025-01-01T00:00:00.000Z").unwrap(),
-    };
+    let user = ann();
     let items = Items::from(vec![
         skill("s1").to_item().unwrap(),
         review("s1", 1).to_item().unwrap(),
