@@ -206,6 +206,22 @@ impl<A: EntityEnum> Change<A> {
 /// as an [`ItemError`] with its key, beside the change instead of failing on the record: the
 /// choice a [lenient query](crate::query::QueryRequest::lenient) makes, so that one item another
 /// writer left undecodable does not stop a stream handler. From [`Change::lenient`].
+///
+/// ```
+/// use dynamo_entity::stream::{Change, ChangeKind};
+/// # use dynamo_entity::{Entity, EntityEnum};
+/// # #[derive(Entity, Debug, Clone, PartialEq)]
+/// # #[entity(pk = "USER#<id>", sk = "PROFILE")]
+/// # struct Profile { id: String }
+/// # #[derive(EntityEnum, Debug, PartialEq)]
+/// # enum AnyItem { Profile(Profile) }
+/// let image = Profile { id: "u1".into() }.to_item()?;
+/// let keys = Profile { id: "u1".into() }.primary_key()?.to_item();
+/// let decoded = Change::<AnyItem>::lenient().from_images(ChangeKind::Insert, &keys, None, Some(&image))?;
+/// assert_eq!(decoded.value.and_then(|c| c.new), Some(AnyItem::Profile(Profile { id: "u1".into() })));
+/// assert!(decoded.skipped.is_empty());
+/// # Ok::<(), dynamo_entity::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct LenientChange<A>(PhantomData<fn() -> A>);
 

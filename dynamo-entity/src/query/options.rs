@@ -148,6 +148,17 @@ macro_rules! read_setters {
         /// DynamoDB takes them in the key condition only (the builder's `<field>_eq`, `_gt`, ...
         /// conditions).
         ///
+        /// ```
+        /// # async fn paid(table: dynamo_entity::Table) -> Result<(), dynamo_entity::Error> {
+        /// # use dynamo_entity::Entity;
+        /// # #[derive(Entity, Debug, Clone)]
+        /// # #[entity(pk = "USER#<user>", sk = "ORDER#<at>")]
+        /// # struct Order { user: String, at: u64, total: u64 }
+        /// let large: Vec<Order> = table.query(Order::query("u1")).filter(Order::TOTAL.gt(&100)).all().await?;
+        /// let all_large: Vec<Order> = table.scan::<Order>().filter(Order::TOTAL.gt(&100)).all().await?;
+        /// # Ok(()) }
+        /// ```
+        ///
         /// [`Error::FilterNotProjected`]: crate::Error::FilterNotProjected
         /// [`Error::Sdk`]: crate::Error::Sdk
         /// [`Error::Invalid`]: crate::Error::Invalid
@@ -279,6 +290,17 @@ macro_rules! read_setters {
         /// partition (or segment), order and conditions. A cursor of another read is refused with
         /// [`Error::Cursor`](crate::Error::Cursor) when the read is sent; `None` starts from the
         /// beginning.
+        ///
+        /// ```
+        /// # async fn two_pages(table: dynamo_entity::Table) -> Result<(), dynamo_entity::Error> {
+        /// # use dynamo_entity::Entity;
+        /// # #[derive(Entity, Debug, Clone)]
+        /// # #[entity(pk = "USER#<user>", sk = "ORDER#<at>")]
+        /// # struct Order { user: String, at: u64 }
+        /// let first = table.query(Order::query("u1")).page_items(10).send().await?;
+        /// let second = table.query(Order::query("u1")).page_items(10).after(first.cursor).send().await?;
+        /// # Ok(()) }
+        /// ```
         pub fn after(mut self, cursor: impl Into<Option<$crate::Cursor>>) -> Self {
             self.options.after = cursor.into();
             self
