@@ -28,7 +28,7 @@ pub use crate::schema::{
     AttributeNames, ConstantSchema, ConstantValue, Entity, EntitySchema, FieldSchema, Index, IndexSchema, Item, Key,
     KeyFields, PrimaryKey, TYPE_ATTRIBUTE, VersionSchema, describe_key,
 };
-pub use crate::schema::{EntityOf, GsiDecl, Projection, TableDef};
+pub use crate::schema::{EntityOf, GsiDecl, Projection, TableDef, TableItems};
 pub use crate::table::Table;
 pub use crate::unique::Unique;
 pub use crate::value::{Attribute, StoredType, ValueError, serde_from_attribute, serde_to_attribute};

@@ -16,8 +16,11 @@
 //! Records of entity types the enum does not name decode to `Ok(None)`, so a handler can
 //! subscribe to a table holding entities it does not care about.
 
+use std::marker::PhantomData;
+
 use crate::collection::EntityEnum;
 use crate::error::{Error, ItemError};
+use crate::query::Decoded;
 use crate::schema::Item;
 
 /// What happened to the item.
@@ -68,7 +71,7 @@ impl<A: EntityEnum> Change<A> {
     /// The decode error of an image of a named type, and [`Error::WrongEntity`] for an image
     /// without a type value `A` names (none, not a string, or one no entity has) at the key of
     /// an entity it names, as a get of that key says
-    /// ([`from_images_lenient`](Self::from_images_lenient) reports both beside the change);
+    /// ([`Change::lenient`]`().from_images(..)` reports both beside the change);
     /// [`Error::Invalid`] for a record without keys or images.
     pub fn from_images(
         kind: ChangeKind,
@@ -79,24 +82,45 @@ impl<A: EntityEnum> Change<A> {
         Self::images(kind, keys, old, new, None)
     }
 
-    /// As [`from_images`](Self::from_images), reporting an image of a named type that does not
-    /// decode as an [`ItemError`] (with its key) beside the change instead of failing on the
-    /// record: that side of the change is `None`, and the record is `None` when no side
-    /// decodes. The choice [`QueryRequest::lenient`](crate::query::QueryRequest::lenient) makes
-    /// for queries, so that one item another writer left undecodable does not stop a stream
-    /// handler.
+    /// The decodes of a record that report an image of a named type that does not decode (with
+    /// its key) instead of failing on the record; see [`LenientChange`].
+    ///
+    /// ```
+    /// use dynamo_entity::stream::{Change, ChangeKind};
+    /// # use dynamo_entity::{Entity, EntityEnum};
+    /// # #[derive(Entity, Debug, Clone, PartialEq)]
+    /// # #[entity(pk = "USER#<id>", sk = "PROFILE")]
+    /// # struct Profile { id: String, name: String }
+    /// # #[derive(EntityEnum, Debug, PartialEq)]
+    /// # enum AnyItem { Profile(Profile) }
+    /// let mut image = Profile { id: "u1".into(), name: "Ann".into() }.to_item()?;
+    /// image.remove("name");
+    /// let keys = [("PK", "USER#u1"), ("SK", "PROFILE")]
+    ///     .map(|(k, v)| (k.to_owned(), aws_sdk_dynamodb::types::AttributeValue::S(v.to_owned())))
+    ///     .into();
+    /// let decoded = Change::<AnyItem>::lenient().from_images(ChangeKind::Insert, &keys, None, Some(&image))?;
+    /// assert_eq!((decoded.value, decoded.skipped[0].key.as_str()), (None, "PK=USER#u1 SK=PROFILE"));
+    /// # Ok::<(), dynamo_entity::Error>(())
+    /// ```
+    pub fn lenient() -> LenientChange<A> {
+        LenientChange(PhantomData)
+    }
+
+    /// As [`Change::lenient`]`().from_images(..)`, as a pair.
     ///
     /// # Errors
     /// [`Error::Invalid`] for a record without keys or images.
+    #[deprecated(
+        since = "0.1.0",
+        note = "use `Change::lenient().from_images(..)`, which returns a `Decoded` (its `value` and `skipped`)"
+    )]
     pub fn from_images_lenient(
         kind: ChangeKind,
         keys: &Item,
         old: Option<&Item>,
         new: Option<&Item>,
     ) -> Result<(Option<Self>, Vec<ItemError>), Error> {
-        let mut skipped = Vec::new();
-        let change = Self::images(kind, keys, old, new, Some(&mut skipped))?;
-        Ok((change, skipped))
+        Self::lenient().from_images(kind, keys, old, new).map(Decoded::into_pair)
     }
 
     /// Decodes the images; with `skipped`, an image that does not decode is pushed there and
@@ -175,5 +199,48 @@ impl<A: EntityEnum> Change<A> {
         let old = convert(data.old_image.as_ref());
         let new = convert(data.new_image.as_ref());
         Change::from_images(kind, &keys, old.as_ref(), new.as_ref())
+    }
+}
+
+/// The decodes of a stream record that report an image of a named type that does not decode,
+/// as an [`ItemError`] with its key, beside the change instead of failing on the record: the
+/// choice a [lenient query](crate::query::QueryRequest::lenient) makes, so that one item another
+/// writer left undecodable does not stop a stream handler. From [`Change::lenient`].
+///
+/// ```
+/// use dynamo_entity::stream::{Change, ChangeKind};
+/// # use dynamo_entity::{Entity, EntityEnum};
+/// # #[derive(Entity, Debug, Clone, PartialEq)]
+/// # #[entity(pk = "USER#<id>", sk = "PROFILE")]
+/// # struct Profile { id: String }
+/// # #[derive(EntityEnum, Debug, PartialEq)]
+/// # enum AnyItem { Profile(Profile) }
+/// let image = Profile { id: "u1".into() }.to_item()?;
+/// let keys = Profile { id: "u1".into() }.primary_key()?.to_item();
+/// let decoded = Change::<AnyItem>::lenient().from_images(ChangeKind::Insert, &keys, None, Some(&image))?;
+/// assert_eq!(decoded.value.and_then(|c| c.new), Some(AnyItem::Profile(Profile { id: "u1".into() })));
+/// assert!(decoded.skipped.is_empty());
+/// # Ok::<(), dynamo_entity::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct LenientChange<A>(PhantomData<fn() -> A>);
+
+impl<A: EntityEnum> LenientChange<A> {
+    /// As [`Change::from_images`]: the change in `value`, each image that does not decode in
+    /// `skipped`. That side of the change is `None`, and `value` is `None` when no side
+    /// decodes.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] for a record without keys or images.
+    pub fn from_images(
+        &self,
+        kind: ChangeKind,
+        keys: &Item,
+        old: Option<&Item>,
+        new: Option<&Item>,
+    ) -> Result<Decoded<Option<Change<A>>>, Error> {
+        let mut skipped = Vec::new();
+        let value = Change::images(kind, keys, old, new, Some(&mut skipped))?;
+        Ok(Decoded { value, skipped })
     }
 }

@@ -287,9 +287,9 @@ pub fn decode_everything(items: &[Item]) {
         }
     }
     let _ = collection.decode::<SkillPage>();
-    let _ = collection.decode_strict::<SkillPage>();
+    let _ = collection.strict().decode::<SkillPage>();
     let _ = collection.decode::<UserPage>();
-    let _ = collection.decode_strict::<UserPage>();
+    let _ = collection.strict().decode::<UserPage>();
     let _ = collection.all::<Skill>();
     let _ = collection.one::<User>();
     let _ = collection.one::<Coupon>();

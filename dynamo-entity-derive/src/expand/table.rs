@@ -123,6 +123,11 @@ pub fn declaration(table: &Table) -> TokenStream {
             const HIERARCHY: &'static [(usize, usize)] = &[#(#hierarchy),*];
             type Item = #item;
         }
+        // The one enum a `Table<Table>` handle scans into (not a blanket impl over
+        // `TableDef::Item`: another enum would then be a bare type mismatch, not the trait's
+        // message).
+        #[automatically_derived]
+        impl ::dynamo_entity::__private::TableItems<#item> for #name {}
         #(#members)*
         #enum_item
     }

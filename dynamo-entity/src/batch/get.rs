@@ -21,6 +21,8 @@ use crate::table::{Table, Untyped};
 #[must_use = "a batch does nothing until it is sent"]
 pub struct BatchGet<E> {
     core: GetCore,
+    /// Report the items that do not decode in the outcome's `skipped` instead of failing.
+    lenient: bool,
     _entity: PhantomData<fn() -> E>,
 }
 
@@ -100,7 +102,8 @@ macro_rules! get_options {
 impl<E: Entity> BatchGet<E> {
     pub(crate) fn new(table: Table, keys: impl IntoIterator<Item = Key<E>>) -> Self {
         let keys = keys.into_iter().map(GetEntry::new).collect();
-        BatchGet { core: GetCore { table, keys, options: Options::default(), consistent: false }, _entity: PhantomData }
+        let core = GetCore { table, keys, options: Options::default(), consistent: false };
+        BatchGet { core, lenient: false, _entity: PhantomData }
     }
 
     /// Adds more keys.
@@ -111,6 +114,29 @@ impl<E: Entity> BatchGet<E> {
 
     get_options!();
 
+    /// A lenient batch get: an item that does not decode as `E` does not fail the batch; its
+    /// slot in `items` is `None` and it is reported, with its position among the keys, in the
+    /// outcome's [`skipped`](BatchGetOutcome::skipped), as a lenient query reports such items in
+    /// its page's. The other items decode as in a strict batch get. For tables that other
+    /// clients also write, where one malformed item must not hide the rest.
+    ///
+    /// ```no_run
+    /// # use dynamo_entity::{Entity, Table};
+    /// # #[derive(Entity, Debug, Clone)]
+    /// # #[entity(pk = "USER#<id>", sk = "PROFILE")]
+    /// # struct Profile { id: String }
+    /// # async fn f(table: Table) -> dynamo_entity::Result<()> {
+    /// let outcome = table.batch_get([Profile::key("u1"), Profile::key("u2")]).lenient().send().await?;
+    /// for (position, bad) in &outcome.skipped {
+    ///     tracing::warn!(position, key = %bad.key, error = %bad.error, "an item that does not decode");
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn lenient(mut self) -> Self {
+        self.lenient = true;
+        self
+    }
+
     /// Reads every key: see the [module documentation](crate::batch). The items come back in the
     /// order of the keys.
     ///
@@ -118,42 +144,43 @@ impl<E: Entity> BatchGet<E> {
     /// Before sending: a key's encoding error, [`Error::DuplicateKey`]. After:
     /// [`Error::Sdk`] when a request failed with an error that retrying cannot fix (nothing
     /// read is returned then: reading again is safe); [`Error::WrongEntity`] /
-    /// [`Error::Decode`] when an item does not decode as `E` (the whole batch fails then; see
-    /// [`send_lenient`](Self::send_lenient) to keep the items that do).
+    /// [`Error::Decode`] when an item does not decode as `E` (the whole batch fails then, unless
+    /// it is [`lenient`](Self::lenient)).
     pub async fn send(self) -> Result<BatchGetOutcome<E>, Error> {
         let mut raw = self.core.send().await?;
-        let items = std::mem::take(&mut raw.items)
-            .into_iter()
-            .map(|item| item.map(|item| E::from_item(&item)).transpose())
-            .collect::<Result<Vec<Option<E>>, Error>>()?;
-        Ok(raw.with_items(items))
+        let mut skipped = Vec::new();
+        let mut items = Vec::with_capacity(raw.items.len());
+        for (position, item) in std::mem::take(&mut raw.items).into_iter().enumerate() {
+            let Some(item) = item else {
+                items.push(None);
+                continue;
+            };
+            match E::from_item(&item) {
+                Ok(decoded) => items.push(Some(decoded)),
+                Err(error) if self.lenient => {
+                    skipped.push((position, ItemError::new(E::NAMES, item, error)));
+                    items.push(None);
+                }
+                Err(error) => return Err(error),
+            }
+        }
+        let mut outcome = raw.with_items(items);
+        outcome.skipped = skipped;
+        Ok(outcome)
     }
 
-    /// As [`send`](Self::send), but an item that does not decode as `E` does not fail the batch:
-    /// its slot in `items` is `None` and it is reported, with its position among the keys, in
-    /// the second element, in position order. The other items decode as in `send`. For tables
-    /// that other clients also write, where one malformed item must not hide the rest.
+    /// As [`lenient().send()`](Self::lenient), with the reported items beside the outcome.
     ///
     /// # Errors
     /// As [`send`](Self::send), without the decoding errors.
+    #[deprecated(
+        since = "0.1.0",
+        note = "use `.lenient().send()`, whose outcome holds the reported items in `skipped`"
+    )]
     pub async fn send_lenient(self) -> Result<(BatchGetOutcome<E>, Vec<(usize, ItemError)>), Error> {
-        let mut raw = self.core.send().await?;
-        let mut undecodable = Vec::new();
-        let items = std::mem::take(&mut raw.items)
-            .into_iter()
-            .enumerate()
-            .map(|(position, item)| {
-                let item = item?;
-                match E::from_item(&item) {
-                    Ok(decoded) => Some(decoded),
-                    Err(error) => {
-                        undecodable.push((position, ItemError::new(E::NAMES, item, error)));
-                        None
-                    }
-                }
-            })
-            .collect();
-        Ok((raw.with_items(items), undecodable))
+        let mut outcome = self.lenient().send().await?;
+        let skipped = std::mem::take(&mut outcome.skipped);
+        Ok((outcome, skipped))
     }
 
     /// As [`send`](Self::send), the items raw, not decoded: for reads that decode each item on

@@ -51,6 +51,7 @@ impl GetCore {
         let mut outcome = BatchGetOutcome {
             items: vec![None; keys.len()],
             unprocessed: Vec::new(),
+            skipped: Vec::new(),
             requests: 0,
             retries: 0,
             backoff: Duration::ZERO,

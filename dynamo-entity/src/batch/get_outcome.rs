@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use crate::capacity::Capacity;
-use crate::error::{Error, UnprocessedKey};
+use crate::error::{Error, ItemError, UnprocessedKey};
 use crate::schema::{Entity, Key};
 
 /// What a batch get read: `items[i]` is the item of the `i`-th key (input order), `None` when
@@ -17,6 +17,11 @@ pub struct BatchGetOutcome<T> {
     pub items: Vec<Option<T>>,
     /// Keys not read, in position order.
     pub unprocessed: Vec<UnprocessedKey>,
+    /// The items read that a [`lenient`](crate::batch::BatchGet::lenient) batch get reports
+    /// instead of returning (their slots in `items` are `None`): each with its position among
+    /// the keys (0-based) and its key, the item as read and why it does not decode, in position
+    /// order. Empty otherwise: a strict batch get fails on the first such item.
+    pub skipped: Vec<(usize, ItemError)>,
     /// `BatchGetItem` requests sent, retries included (the SDK's own retries are not counted).
     pub requests: u32,
     /// Of those requests, how many re-sent unprocessed or failed keys.
@@ -56,6 +61,7 @@ impl<T> BatchGetOutcome<T> {
         BatchGetOutcome {
             items,
             unprocessed: self.unprocessed,
+            skipped: self.skipped,
             requests: self.requests,
             retries: self.retries,
             backoff: self.backoff,

@@ -1,6 +1,8 @@
 //! Lenient reads: a query, a multi-attribute query or a scan that reports the items it cannot
 //! return instead of failing on the first. One wrapper, [`Lenient`], for every paged read; one
 //! result shape, the [`Page`], whose `skipped` lists each reported item with its key and why.
+//! A lenient decode that returns one value rather than a list (a collection, the one item of an
+//! entity, a stream record) returns it in a [`Decoded`], whose `skipped` is the same list.
 //!
 //! | read | strict (the default) | `.lenient()` |
 //! |---|---|---|
@@ -19,6 +21,45 @@ use crate::error::{Error, ItemError};
 use crate::query::pages::Page;
 #[cfg(doc)]
 use crate::query::{QueryRequest, multi_key::MultiKeyQuery, scan::ScanRequest};
+
+/// What a lenient decode of one value returns: the value decoded from the items that decode,
+/// and each item left out of it, reported with its key, the item as read and the error: the
+/// shape of a [`Page`]'s `items` and `skipped`, for a value that is not a list.
+///
+/// | from | `value` |
+/// |---|---|
+/// | [`LenientItems::one`](crate::collection::LenientItems::one) | the one item of the entity, if it decodes |
+/// | [`LenientItems::decode`](crate::collection::LenientItems::decode) | the collection, from the items that decode |
+/// | [`LenientChange::from_images`](crate::stream::LenientChange::from_images) | the stream record, if a side of it decodes |
+///
+/// ```
+/// use dynamo_entity::collection::Items;
+/// use dynamo_entity::query::Decoded;
+/// # use dynamo_entity::Entity;
+/// # #[derive(Entity, Debug, Clone, PartialEq)]
+/// # #[entity(pk = "USER#<id>", sk = "PROFILE")]
+/// # struct Profile { id: String }
+/// let items = Items::from(vec![Profile { id: "u1".into() }.to_item()?]);
+/// let Decoded { value, skipped } = items.lenient().one::<Profile>()?;
+/// assert_eq!((value, skipped.len()), (Some(Profile { id: "u1".into() }), 0));
+/// # Ok::<(), dynamo_entity::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[must_use = "the items in `skipped` were not decoded: look at them"]
+pub struct Decoded<T> {
+    /// What the items that decode make.
+    pub value: T,
+    /// The items left out of `value`, each with its key, the item as read and why, in the order
+    /// read.
+    pub skipped: Vec<ItemError>,
+}
+
+impl<T> Decoded<T> {
+    /// `value` and `skipped` as a pair: what the `_lenient` decodes returned before.
+    pub(crate) fn into_pair(self) -> (T, Vec<ItemError>) {
+        (self.value, self.skipped)
+    }
+}
 
 /// Keeps [`PagedRead`] to the library's reads.
 pub trait Sealed {}

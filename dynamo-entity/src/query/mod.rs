@@ -42,7 +42,7 @@
 mod cursor;
 mod lenient;
 pub mod multi_key;
-mod options;
+pub(crate) mod options;
 pub(crate) mod pages;
 pub(crate) mod projected;
 mod range;
@@ -62,14 +62,13 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use futures::{Stream, StreamExt, TryStreamExt};
 
 use crate::error::{Error, ItemError};
-use crate::expr::Condition;
 use crate::key::{KeyContext, KeyPart, KeyType, KeyWriter, MAX_SORT_KEY_BYTES};
 use crate::owner::Found;
 use crate::schema::{Admits, AttributeNames, Entity, Index, IndexSchema, Item, PrimaryKey};
 use crate::table::{Call, Table};
 pub use cursor::Cursor;
 use cursor::Scope;
-pub use lenient::{Lenient, PagedRead};
+pub use lenient::{Decoded, Lenient, PagedRead};
 use options::QueryOptions;
 pub use pages::Page;
 use range::{delimiter_and_next, fixed_form_bounds};
@@ -356,140 +355,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
         self.with(cond)
     }
 
-    /// Only return items for which `condition` holds (`FilterExpression`). DynamoDB applies the
-    /// filter after reading, so filtered-out items still consume read capacity and count against
-    /// [`page_size`](Self::page_size); [`page_items`](Self::page_items) and
-    /// [`max_items`](Self::max_items) count matching items only, reading on until they have them. Several calls are combined with AND.
-    ///
-    /// # Filters on a projected index
-    /// DynamoDB applies the filter to the index's items, which hold only what the index's
-    /// projection copies: the table's key attributes, the index's own key attributes, and for
-    /// `INCLUDE` the listed attributes (`KEYS_ONLY`: none). A filter on any other attribute is
-    /// refused by DynamoDB; the library refuses it before sending, when [`send`](Self::send)
-    /// or [`render`](Self::render) is called, with [`Error::FilterNotProjected`] naming the
-    /// entity, the index, its projection and the attributes. Only a path's top-level attribute
-    /// counts: a filter on a map entry `a.b` or a list element `a[2]` needs `a` projected. A
-    /// field that is a part of a key template is no exception: `rank` in `gsi1_sk = "<rank>"` is
-    /// in `GSI1SK`, but the filter reads the attribute `rank`, which a `KEYS_ONLY` index does not
-    /// hold (use a sort-key condition such as [`sk_ge`](Self::sk_ge) instead).
-    ///
-    /// Instead, filter the items after reading them (a query of such an index reads the whole
-    /// items, see [`send`](Self::send)), or project the attribute into the index
-    /// (`gsi1(projection = include(title))` in the table declaration).
-    ///
-    /// The check needs the projection: a handle bound to its declaration
-    /// ([`Table::declared`]), one given the layout ([`Table::with_layout`]) or one that created
-    /// the table from it ([`Table::create_table_from`]). An untyped handle without a layout
-    /// sends the filter as it is, and DynamoDB's refusal comes back as [`Error::Sdk`]
-    /// (`ValidationException`).
-    pub fn filter(mut self, condition: Condition) -> Self {
-        self.options.filter(condition);
-        self
-    }
-
-    /// Newest / highest sort key first (`ScanIndexForward = false`).
-    pub fn descending(mut self) -> Self {
-        self.options.descending = true;
-        self
-    }
-
-    /// Lowest sort key first (the default).
-    pub fn ascending(mut self) -> Self {
-        self.options.descending = false;
-        self
-    }
-
-    /// The most items of this entity the query returns in all, whichever way it is read:
-    /// [`send`](Self::send) returns one page of at most `n` (it keeps reading DynamoDB's pages
-    /// until it has `n` or the partition is exhausted; the page's cursor resumes right after the
-    /// last item returned), [`pages`](Self::pages) yields pages that hold at most `n` together,
-    /// and [`stream`](Self::stream) / [`all`](Self::all) at most `n` items. Items of other
-    /// entities and items a [`filter`](Self::filter) leaves out are not counted.
-    ///
-    /// With [`page_items`](Self::page_items), each page holds up to that many of the `n`.
-    ///
-    /// ```
-    /// # async fn newest(table: dynamo_entity::Table) -> Result<(), dynamo_entity::Error> {
-    /// # use dynamo_entity::Entity;
-    /// # #[derive(Entity, Debug, Clone)]
-    /// # #[entity(pk = "USER#<user>", sk = "ORDER#<at>")]
-    /// # struct Order { user: String, at: u64 }
-    /// let newest: Vec<Order> = table.query(Order::query("u1")).descending().max_items(20).all().await?;
-    /// # Ok(()) }
-    /// ```
-    pub fn max_items(mut self, n: usize) -> Self {
-        self.options.counts.max_items = Some(n);
-        self
-    }
-
-    /// Pages of up to `n` decoded items of this entity: [`send`](Self::send) returns one page of
-    /// at most `n` (reading on, request after request, until it has `n` or the partition is
-    /// exhausted), and its cursor resumes right after the page's last item; each page of
-    /// [`pages`](Self::pages) holds up to `n` and continues from the one before, so no item
-    /// comes twice. [`stream`](Self::stream) and [`all`](Self::all) still read every item (up
-    /// to [`max_items`](Self::max_items)), `n` at a time.
-    ///
-    /// ```
-    /// # async fn by_threes(table: dynamo_entity::Table) -> Result<(), dynamo_entity::Error> {
-    /// # use dynamo_entity::Entity;
-    /// # use futures::TryStreamExt;
-    /// # #[derive(Entity, Debug, Clone)]
-    /// # #[entity(pk = "USER#<user>", sk = "ORDER#<at>")]
-    /// # struct Order { user: String, at: u64 }
-    /// let mut pages = std::pin::pin!(table.query(Order::query("u1")).page_items(3).pages());
-    /// while let Some(page) = pages.try_next().await? {
-    ///     assert!(page.items.len() <= 3);
-    /// }
-    /// # Ok(()) }
-    /// ```
-    pub fn page_items(mut self, n: usize) -> Self {
-        self.options.counts.page_items = Some(n);
-        self
-    }
-
-    /// Deprecated: the total of [`max_items`](Self::max_items), which it sets. It once meant
-    /// the items of each page, which is now [`page_items`](Self::page_items).
-    ///
-    /// ```compile_fail
-    /// #![deny(deprecated)]
-    /// fn old<E: dynamo_entity::Entity, S>(q: dynamo_entity::query::QueryRequest<E, S>) {
-    ///     let _ = q.limit(3);
-    /// }
-    /// ```
-    /// ```
-    /// #![deny(deprecated)]
-    /// fn new<E: dynamo_entity::Entity, S>(q: dynamo_entity::query::QueryRequest<E, S>) {
-    ///     let _ = q.max_items(3).page_items(3);
-    /// }
-    /// ```
-    #[deprecated(note = "ambiguous: use `max_items(n)` for the most items in all (what `limit` does), or \
-                         `page_items(n)` for pages of up to n items")]
-    pub fn limit(self, n: usize) -> Self {
-        self.max_items(n)
-    }
-
-    /// DynamoDB's `Limit`: how many items one request evaluates, before the entity type check
-    /// and any filter; not a count of the items returned (that is
-    /// [`page_items`](Self::page_items) or [`max_items`](Self::max_items)). By default each
-    /// request asks for what the page still needs.
-    pub fn page_size(mut self, n: i32) -> Self {
-        self.options.page_size(n);
-        self
-    }
-
-    /// Strongly consistent reads (the primary index and LSIs; GSIs are always eventually
-    /// consistent, and DynamoDB refuses the request with a `ValidationException`).
-    /// Twice the read capacity of the default eventually consistent read.
-    pub fn consistent_read(mut self) -> Self {
-        self.options.consistent = true;
-        self
-    }
-
-    /// Start after `cursor` (from a previous page of the same query).
-    pub fn after(mut self, cursor: impl Into<Option<Cursor>>) -> Self {
-        self.options.after = cursor.into();
-        self
-    }
+    options::read_setters!("dynamo_entity::query::QueryRequest<E, S>", "<E: dynamo_entity::Entity, S>"; filter descending ascending max_items page_items limit page_size consistent_read after);
 
     /// What a cursor of this query is bound to; `partition` names the partition (or shards).
     pub(crate) fn scope(&self, partition: String, sk: &Option<SkCondition>) -> Scope {

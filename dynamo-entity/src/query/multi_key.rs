@@ -32,9 +32,8 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use futures::{Stream, StreamExt, TryStreamExt};
 
 use super::options::{QueryOptions, check_query};
-use super::{Cursor, Page, Slot, cursor, primary_key_of};
+use super::{Page, Slot, cursor, primary_key_of};
 use crate::error::Error;
-use crate::expr::Condition;
 use crate::key::{KeyError, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
 use crate::owner::Found;
 use crate::schema::multi_key::{MultiKeyAttr, MultiKeyIndex, check_aggregate, check_value};
@@ -332,93 +331,7 @@ impl<E: Entity> MultiKeyQuery<E> {
         MultiKeyQuery { table, spec, options: QueryOptions::default() }
     }
 
-    /// Adds a `FilterExpression`: applied after the key condition, it reduces what is returned,
-    /// not what is read (read capacity counts every item the key condition matched). Several
-    /// calls are combined with AND.
-    ///
-    /// Through an index whose projection leaves attributes out (`KEYS_ONLY`, `INCLUDE`), the
-    /// filter may read only the table's key attributes, the index's key attributes and the
-    /// projected ones; a filter on another attribute (of a path, its top-level attribute) is
-    /// refused before sending with [`Error::FilterNotProjected`] when the handle knows the
-    /// projection. Filter after reading, or project the attribute; see
-    /// [`QueryRequest::filter`](super::QueryRequest::filter).
-    ///
-    /// A filter on one of the index's own key attributes (the fields it is keyed on) is refused
-    /// before sending with [`Error::Invalid`], whatever the projection: DynamoDB takes them in
-    /// the key condition only (the builder's `<field>_eq`, `_gt`, ... conditions).
-    pub fn filter(mut self, condition: Condition) -> Self {
-        self.options.filter(condition);
-        self
-    }
-
-    /// Highest sort key first (`ScanIndexForward = false`): the last sort key attribute after
-    /// the first, each in its type's order (numbers numerically, strings by UTF-8 bytes).
-    pub fn descending(mut self) -> Self {
-        self.options.descending = true;
-        self
-    }
-
-    /// Lowest sort key first (the default).
-    pub fn ascending(mut self) -> Self {
-        self.options.descending = false;
-        self
-    }
-
-    /// The most items of this entity the query returns in all, whichever way it is read, as
-    /// [`QueryRequest::max_items`](super::QueryRequest::max_items): [`send`](Self::send) reads
-    /// on until it has `n` or the index holds no more, [`pages`](Self::pages) yield at most `n`
-    /// together, [`stream`](Self::stream) and [`all`](Self::all) at most `n`.
-    pub fn max_items(mut self, n: usize) -> Self {
-        self.options.counts.max_items = Some(n);
-        self
-    }
-
-    /// Pages of up to `n` decoded items of this entity, as
-    /// [`QueryRequest::page_items`](super::QueryRequest::page_items): each page of
-    /// [`pages`](Self::pages) (and [`send`](Self::send)) holds up to `n` and its cursor resumes
-    /// right after its last item; [`stream`](Self::stream) and [`all`](Self::all) read every
-    /// item (up to [`max_items`](Self::max_items)).
-    pub fn page_items(mut self, n: usize) -> Self {
-        self.options.counts.page_items = Some(n);
-        self
-    }
-
-    /// Deprecated: the total of [`max_items`](Self::max_items), which it sets. It once meant
-    /// the items of each page, which is now [`page_items`](Self::page_items).
-    ///
-    /// ```compile_fail
-    /// #![deny(deprecated)]
-    /// fn old<E: dynamo_entity::Entity>(q: dynamo_entity::query::multi_key::MultiKeyQuery<E>) {
-    ///     let _ = q.limit(3);
-    /// }
-    /// ```
-    /// ```
-    /// #![deny(deprecated)]
-    /// fn new<E: dynamo_entity::Entity>(q: dynamo_entity::query::multi_key::MultiKeyQuery<E>) {
-    ///     let _ = q.max_items(3).page_items(3);
-    /// }
-    /// ```
-    #[deprecated(note = "ambiguous: use `max_items(n)` for the most items in all (what `limit` does), or \
-                         `page_items(n)` for pages of up to n items")]
-    pub fn limit(self, n: usize) -> Self {
-        self.max_items(n)
-    }
-
-    /// DynamoDB's `Limit`: how many items one request evaluates, before the entity type check
-    /// and any filter; not a count of the items returned (that is
-    /// [`page_items`](Self::page_items) or [`max_items`](Self::max_items)).
-    pub fn page_size(mut self, n: i32) -> Self {
-        self.options.page_size(n);
-        self
-    }
-
-    /// Resumes after the position of `cursor`, which must come from this same query (entity,
-    /// index, partition key values, order and key condition); another is refused with
-    /// [`Error::Cursor`].
-    pub fn after(mut self, cursor: impl Into<Option<Cursor>>) -> Self {
-        self.options.after = cursor.into();
-        self
-    }
+    super::options::read_setters!("dynamo_entity::query::multi_key::MultiKeyQuery<E>", "<E: dynamo_entity::Entity>"; filter descending ascending max_items page_items limit page_size after);
 
     fn scope(&self) -> cursor::Scope {
         let s = &self.spec;

@@ -35,8 +35,11 @@
 //! [`page_size`](crate::query::QueryRequest::page_size)), so a page reads up to `N × L` items: the
 //! price of reading `N` partitions in order. Shards that run dry before the page is full are
 //! read again. Without either, a page is what one round of requests allows to merge safely.
-//! The page's [`consumed`](crate::Page::consumed()) capacity is the sum over every shard's
-//! requests.
+//! The page's [`consumed`](crate::Page::consumed()) capacity, its
+//! [`scanned`](crate::Page#structfield.scanned) and its
+//! [`filtered_out`](crate::Page#structfield.filtered_out) counts are the sums over every
+//! shard's requests (an item a shard read for this page and the next page takes is read, and
+//! counted, again there).
 //!
 //! The page's one [`Cursor`] records where every shard stands (exhausted, not started, or the
 //! key of the last item taken from it). It is bound to the entity, the index, the shards'
@@ -56,7 +59,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use crate::capacity::Capacity;
 use crate::error::Error;
 use crate::query::cursor::{self, Position};
-use crate::query::pages::{Settled, settle};
+use crate::query::pages::{Answer, Settled, settle};
 use crate::query::{Cursor, Page, QueryRequest, SkCondition, Slot, key_of};
 use crate::schema::{Entity, Item};
 
@@ -130,6 +133,8 @@ pub(crate) async fn send<E: Entity, S>(
     let mut skipped = Vec::new();
     let mut passed_over = 0u64;
     let mut consumed = Capacity::default();
+    // `ScannedCount` summed over every shard's requests, and what their filter left out.
+    let (mut scanned, mut filtered_out) = (0u64, 0u64);
     let mut rounds = 0usize;
     loop {
         if Some(items.len()) == req.options.counts.page_limit() {
@@ -153,10 +158,13 @@ pub(crate) async fn send<E: Entity, S>(
             });
             let responses = futures::future::try_join_all(requests).await?;
             for (&i, resp) in dry.iter().zip(responses) {
-                consumed.add_consumed(resp.consumed_capacity.as_slice(), false);
+                let answer = Answer::of_query(resp);
+                consumed += answer.consumed;
+                scanned += answer.scanned;
+                filtered_out += answer.scanned.saturating_sub(answer.count);
                 let lane = &mut lanes[i];
                 lane.taken = lane.resume.clone();
-                for item in resp.items.unwrap_or_default() {
+                for item in answer.items {
                     // Kept: this entity's items, and those to report (`Err`).
                     if !matches!(req.found(&item), Ok(None)) {
                         lane.buffer.push_back(item);
@@ -164,7 +172,7 @@ pub(crate) async fn send<E: Entity, S>(
                         tracing::debug!(entity, "sharded query skipped an item of another entity type");
                     }
                 }
-                lane.resume = resp.last_evaluated_key.map_or(Position::Done, Position::After);
+                lane.resume = answer.last_key.map_or(Position::Done, Position::After);
             }
             continue;
         }
@@ -208,7 +216,7 @@ pub(crate) async fn send<E: Entity, S>(
         Some(Cursor::from(cursor::encode_sharded(&scope, &positions)))
     };
     let items = req.hydrate(items, &mut skipped).await?;
-    Ok(Page { items, skipped, cursor, consumed, passed_over, ..Page::default() })
+    Ok(Page { items, skipped, cursor, consumed, segment: None, scanned, filtered_out, passed_over })
 }
 
 #[cfg(test)]

@@ -37,12 +37,13 @@ impl<D: super::TableDef, E: EntityOf<D>> Admits<E> for D {}
 /// The item enums a handle's declaration `Self` scans a table into
 /// ([`Table::scan_table`](crate::Table::scan_table)): any [`EntityEnum`](crate::EntityEnum)
 /// for the untyped handle, the declaration's own item enum (`D::Item`) for a table declaration,
-/// so that `shop.scan_table()` needs no type argument.
+/// so that `shop.scan_table()` needs no type argument. `#[derive(TableDef)]` implements it for
+/// its item enum, and by nothing else: scanning a `Table<D>` into another enum is a compile
+/// error that names `D`, the enum and the fix.
 #[diagnostic::on_unimplemented(
     message = "`{T}` is not the item enum of table `{Self}`",
-    label = "a `Table<{Self}>` scans into `{Self}`'s own item enum",
-    note = "leave the type argument out (`table.scan_table()`), or scan from an untyped `Table` (`table.untyped()`)"
+    label = "a `Table<{Self}>` scans into `{Self}`'s own item enum, not `{T}`",
+    note = "leave the type argument out (`table.scan_table()`) to scan into the enum `#[derive(TableDef)]` \
+            generates for `{Self}`, or scan from an untyped `Table` (`table.untyped().scan_table::<{T}>()`)"
 )]
 pub trait TableItems<T> {}
-
-impl<D: super::TableDef> TableItems<D::Item> for D {}

@@ -195,7 +195,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
         let c = table.collection(Skill::query(busiest)).send().await.map_err(failed(p))?;
         (c.items().len(), c)
     });
-    let page: SkillPage = collection.decode_strict().map_err(failed(p))?;
+    let page: SkillPage = collection.strict().decode().map_err(failed(p))?;
     let mut expect_reviews: Vec<&Review> = data.reviews.iter().filter(|r| &r.skill_id == busiest).collect();
     expect_reviews.sort_by_key(|r| r.id);
     check(p, Some(&page.skill) == data.skills.iter().find(|s| &s.id == busiest), || format!("skill {:?}", page.skill))?;

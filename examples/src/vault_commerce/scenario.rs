@@ -143,7 +143,7 @@ pub async fn run(table: &Table, data: &Dataset) -> Result<Vec<PatternReport>, Mi
         .ok_or_else(|| Mismatch { pattern: p, detail: "no users".into() })?;
     let page = timed!(reports, p, {
         let c = table.collection(User::query(&user.id)).send().await.map_err(failed(p))?;
-        let page: AccountPage = c.decode_strict().map_err(failed(p))?;
+        let page: AccountPage = c.strict().decode().map_err(failed(p))?;
         (c.items().len(), page)
     });
     let expect = AccountPage {
@@ -295,7 +295,7 @@ async fn check_renamed(
     orders: usize,
 ) -> Result<(), Mismatch> {
     let page: AccountPage =
-        table.collection(User::query(user)).send().await.map_err(failed(p))?.decode_strict().map_err(failed(p))?;
+        table.collection(User::query(user)).send().await.map_err(failed(p))?.strict().decode().map_err(failed(p))?;
     check(p, page.profile.name == name, || format!("profile name {:?}", page.profile.name))?;
     check(p, page.orders.len() == orders, || format!("{} orders, expected {orders}", page.orders.len()))?;
     let stale = page.orders.iter().filter(|o| o.customer_name != name).count();

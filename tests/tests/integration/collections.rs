@@ -3,7 +3,7 @@
 use crate::common;
 
 use dynamo_entity::collection::Items;
-use dynamo_entity::{Entity, Error, Timestamp};
+use dynamo_entity::{Entity, Error, Page, Timestamp};
 use dynamo_entity_examples::skill_exchange::{
     AnyItem, Review, Skill, SkillId, SkillPage, SkillStatus, User, UserId, UserPage, schemas,
 };
@@ -35,6 +35,17 @@ fn review(skill: &str, id: u32) -> Review {
     }
 }
 
+fn ann() -> User {
+    User {
+        id: UserId("u1".into()),
+        name: "Ann".into(),
+        email: "ann@example.test".into(),
+        verified: true,
+        sales: 0,
+        created_at: Timestamp::parse("2025-01-01T00:00:00.000Z").unwrap(),
+    }
+}
+
 #[tokio::test]
 async fn a_struct_collection_from_one_query() {
     let table = common::table("collection_struct", &schemas()).await;
@@ -60,14 +71,7 @@ async fn a_struct_collection_from_one_query() {
 #[tokio::test]
 async fn unknown_items_are_skipped_or_rejected() {
     let table = common::table("collection_unknown", &schemas()).await;
-    let user = User {
-        id: UserId("u1".into()),
-        name: "Ann".into(),
-        email: "ann@example.test".into(),
-        verified: true,
-        sales: 0,
-        created_at: Timestamp::parse("2025-01-01T00:00:00.000Z").unwrap(),
-    };
+    let user = ann();
     table.put(&user).await.unwrap();
     // An item of a type UserPage does not name, in the user's partition.
     let mut stray = review("x", 1).to_item().unwrap();
@@ -79,7 +83,7 @@ async fn unknown_items_are_skipped_or_rejected() {
     assert_eq!(c.items().len(), 2);
     let page: UserPage = c.decode().unwrap();
     assert_eq!(page, UserPage { user: user.clone(), badges: vec![] });
-    let err = c.decode_strict::<UserPage>().unwrap_err();
+    let err = c.strict().decode::<UserPage>().unwrap_err();
     assert_eq!(err.to_string(), "UserPage does not hold items of entity type `Review`: PK=USER#u1 SK=NOTE#1");
 
     // Two profiles in one partition: a single-item field refuses the second.
@@ -110,7 +114,7 @@ async fn the_table_enum_decodes_any_item() {
     let err = items.decode_each::<AnyItem>().unwrap_err();
     let wrong = "item PK=SKILL#s9 SK=REVIEW#0000000001 has entity type Legacy, expected Review";
     assert_eq!(err.to_string(), wrong);
-    let (mut decoded, skipped) = items.decode_each_lenient::<AnyItem>();
+    let Page { items: mut decoded, skipped, .. } = items.lenient().decode_each::<AnyItem>();
     decoded.sort_by_key(|i| format!("{i:?}"));
     assert_eq!(decoded, vec![AnyItem::Review(review("s1", 1)), AnyItem::Skill(skill("s1"))]);
     assert_eq!(skipped.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), [wrong]);
@@ -118,4 +122,45 @@ async fn the_table_enum_decodes_any_item() {
         <AnyItem as dynamo_entity::EntityEnum>::TYPES,
         &["User", "Badge", "Skill", "Review", "Purchase", "Coupon", "Redemption"]
     );
+}
+
+/// Every item of a collection is in exactly one of a lenient decode's `items`, `skipped` and
+/// `passed_over`: the review that does not decode is reported, the library's guard item and the
+/// items of other entities are passed over (and counted), the rest decode.
+#[test]
+fn lenient_decodes_account_for_every_item() {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    use dynamo_entity::query::Decoded;
+    let s = |v: &str| AttributeValue::S(v.to_owned());
+    let mut broken = review("s1", 2).to_item().unwrap();
+    broken.insert("rating".into(), s("five"));
+    let guard = [("PK", "UNIQUE#Skill#title#t"), ("SK", "UNIQUE"), ("_type", "_unique")];
+    let guard = guard.into_iter().map(|(k, v)| (k.to_owned(), s(v))).collect();
+    let user = ann();
+    let items = Items::from(vec![
+        skill("s1").to_item().unwrap(),
+        review("s1", 1).to_item().unwrap(),
+        broken,
+        guard,
+        user.to_item().unwrap(),
+    ]);
+    let broken_key = "PK=SKILL#s1 SK=REVIEW#0000000002";
+
+    let reviews = items.lenient().all::<Review>();
+    assert_eq!(reviews.items, [review("s1", 1)]);
+    assert_eq!(reviews.skipped.iter().map(|e| e.key.as_str()).collect::<Vec<_>>(), [broken_key]);
+    assert_eq!(reviews.passed_over, 3, "the skill, the guard item and the user");
+
+    let every = items.lenient().decode_each::<AnyItem>();
+    assert_eq!(every.items, [AnyItem::Skill(skill("s1")), AnyItem::Review(review("s1", 1)), AnyItem::User(user)]);
+    assert_eq!(every.skipped.iter().map(|e| e.key.as_str()).collect::<Vec<_>>(), [broken_key]);
+    assert_eq!(every.passed_over, 1, "the guard item");
+
+    let Decoded { value, skipped } = items.lenient().one::<Skill>().unwrap();
+    assert_eq!((value, skipped.len()), (Some(skill("s1")), 0));
+    let Decoded { value, skipped } = items.lenient().decode::<SkillPage>().unwrap();
+    assert_eq!(value, SkillPage { skill: skill("s1"), reviews: vec![review("s1", 1)] });
+    assert_eq!(skipped.iter().map(|e| e.key.as_str()).collect::<Vec<_>>(), [broken_key]);
+    let strict = items.strict().decode_each::<AnyItem>().unwrap_err();
+    assert!(matches!(&strict, Error::Decode { entity: "Review", attribute: "rating", key, .. } if key == broken_key));
 }

@@ -8,7 +8,8 @@ use crate::common;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_entity::collection::Items;
-use dynamo_entity::{Entity, EntityEnum, Item, Table, TableDef};
+use dynamo_entity::query::Decoded;
+use dynamo_entity::{Entity, EntityEnum, Item, Page, Table, TableDef};
 use dynamo_entity_local::{LocalDynamoDb, unique_table_name};
 
 fn s(v: &str) -> AttributeValue {
@@ -160,7 +161,7 @@ async fn entities_sharing_a_type_value_are_told_apart_by_key() {
     let mut lines: Vec<String> = items.all::<UserOrder>().unwrap().into_iter().map(|o| o.order_id).collect();
     lines.sort();
     assert_eq!(lines, ["abc123", "o2"]);
-    let (decoded, skipped) = items.all_lenient::<UserOrder>();
+    let Page { items: decoded, skipped, .. } = items.lenient().all::<UserOrder>();
     assert_eq!((decoded.len(), skipped.len()), (2, 0));
     let one = Items::with_type_attribute(common::scan_all(&table).await, "entityType");
     assert!(one.one::<Order>().unwrap_err().to_string().starts_with("invalid request: expected one ORDER"));
@@ -220,17 +221,17 @@ async fn entities_sharing_a_type_value_are_told_apart_by_key() {
     let items = plain.collection(UserOrder::query("alice")).consistent_read().send().await.unwrap();
     assert_eq!(items.all::<UserOrder>().unwrap_err().to_string(), misfit);
     assert_eq!(items.one::<Order>().unwrap_err().to_string(), misfit);
-    let (lines, skipped) = items.all_lenient::<UserOrder>();
+    let Page { items: lines, skipped, .. } = items.lenient().all::<UserOrder>();
     assert_eq!((lines.len(), skipped.len()), (2, 1));
     assert_eq!(skipped[0].error.to_string(), misfit);
-    let (one, skipped) = items.one_lenient::<Order>().unwrap();
+    let Decoded { value: one, skipped } = items.lenient().one::<Order>().unwrap();
     assert_eq!((one, skipped.len()), (None, 1));
     // A collection of both entities of the type value reports it as the enum does.
     assert_eq!(items.decode::<AliceLines>().unwrap_err().to_string(), misfit);
-    let (lines, skipped) = items.decode_lenient::<AliceLines>().unwrap();
+    let Decoded { value: lines, skipped } = items.lenient().decode::<AliceLines>().unwrap();
     assert_eq!((lines.orders.len(), lines.lines.len()), (0, 2));
     assert_eq!(skipped.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), [misfit]);
-    let (decoded, skipped) = items.decode_each_lenient::<TypedItem>();
+    let Page { items: decoded, skipped, .. } = items.lenient().decode_each::<TypedItem>();
     assert_eq!(decoded.len(), 2);
     assert_eq!(skipped.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), [misfit]);
 }
@@ -272,16 +273,17 @@ async fn a_table_without_a_type_attribute_dispatches_by_key() {
             .send()
             .await
             .unwrap()
-            .decode_each_strict::<UntypedItem>()
+            .strict()
+            .decode_each::<UntypedItem>()
             .unwrap(),
         page
     );
     // An item whose key matches no entity's templates: `decode_each` skips it (with a warning),
-    // `decode_each_strict` refuses it, naming its key.
+    // `strict().decode_each` refuses it, naming its key.
     put_raw(&table, &[("PK", s("USER#42")), ("SK", s("NOTE#1")), ("text", s("call back"))]).await;
     let items = table.collection(Profile::query("42")).consistent_read().send().await.unwrap();
     assert_eq!(items.decode_each::<UntypedItem>().unwrap(), page);
-    let err = items.decode_each_strict::<UntypedItem>().unwrap_err();
+    let err = items.strict().decode_each::<UntypedItem>().unwrap_err();
     assert_eq!(err.to_string(), "UntypedItem does not hold items without an entity type: PK=USER#42 SK=NOTE#1");
     // An entity query passes over the note (of no declared kind), and reports an item that
     // begins as an order's key but does not fit its template.
@@ -332,12 +334,12 @@ async fn items_one_lenient_reports_the_item_that_does_not_decode() {
     put_raw(&table, &[("PK", s("USER#7")), ("SK", s("ORDER#o1")), ("total", n("1.5")), ("status", s("PAID"))]).await;
     let items = table.collection(Profile::query("7")).consistent_read().send().await.unwrap();
     assert!(matches!(items.one::<Profile>(), Err(dynamo_entity::Error::Decode { .. })));
-    let (profile, skipped) = items.one_lenient::<Profile>().unwrap();
+    let Decoded { value: profile, skipped } = items.lenient().one::<Profile>().unwrap();
     assert_eq!(profile, None);
     assert_eq!(skipped.len(), 1);
     assert_eq!(skipped[0].key, "PK=USER#7 SK=PROFILE");
     let order = Order { user_id: "7".into(), order_id: "o1".into(), total: 1.5, status: "PAID".into() };
-    let (found, skipped) = items.one_lenient::<Order>().unwrap();
+    let Decoded { value: found, skipped } = items.lenient().one::<Order>().unwrap();
     assert_eq!((found, skipped.len()), (Some(order), 0));
 }
 
@@ -568,7 +570,7 @@ async fn reads_report_items_that_no_entity_describes() {
     let misfit = "an item of entity type `NOTE` fits the key templates of none of its entities, Note (PK \
                   `USER#<user_id>`, SK `NOTE#<n>`): PK=USER#u1 SK=NOTE#a#b";
     assert_eq!(items.all::<plain::Note>().unwrap_err().to_string(), misfit);
-    let (notes, skipped) = items.all_lenient::<plain::Note>();
+    let Page { items: notes, skipped, .. } = items.lenient().all::<plain::Note>();
     assert_eq!(notes, [plain::Note { user_id: "u1".into(), n: "a".into(), text: "ok".into() }]);
     assert_eq!(skipped.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), [misfit]);
 
@@ -603,13 +605,13 @@ async fn reads_report_items_that_no_entity_describes() {
     assert_eq!(page.skipped.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), [wrong]);
     let items = plain.collection(UserOrder::query("alice")).consistent_read().send().await.unwrap();
     assert_eq!(items.all::<UserOrder>().unwrap_err().to_string(), wrong);
-    let (lines, skipped) = items.all_lenient::<UserOrder>();
+    let Page { items: lines, skipped, .. } = items.lenient().all::<UserOrder>();
     assert_eq!((lines.len(), skipped.len()), (1, 1));
     // The table enum takes it for the entity whose key it has, and says why it is not one.
     let raw = common::raw_item(&plain, "USER#alice", "ORDER#2026-05-20#o9").await.unwrap();
     assert_eq!(TypedItem::decode(&raw).unwrap_err().to_string(), wrong);
     assert_eq!(items.decode_each::<TypedItem>().unwrap_err().to_string(), wrong);
-    let (decoded, skipped) = items.decode_each_lenient::<TypedItem>();
+    let Page { items: decoded, skipped, .. } = items.lenient().decode_each::<TypedItem>();
     assert_eq!(decoded.len(), 1);
     assert_eq!(skipped.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), [wrong]);
     // An entity scan lets items without a type attribute through its filter, and reports it.
@@ -640,7 +642,7 @@ async fn reads_report_items_that_no_entity_describes() {
     let items = plain.collection(Line::query(&7)).consistent_read().send().await.unwrap();
     assert_eq!(items.all::<Line>().unwrap_err().to_string(), misfit);
     assert_eq!(items.decode_each::<LinesItem>().unwrap_err().to_string(), misfit);
-    let (decoded, skipped) = items.decode_each_lenient::<LinesItem>();
+    let Page { items: decoded, skipped, .. } = items.lenient().decode_each::<LinesItem>();
     assert_eq!(decoded, [LinesItem::Line(Line { num: 7, line: 1, qty: 3 })]);
     assert_eq!(skipped.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), [misfit]);
 
@@ -816,7 +818,7 @@ async fn reads_tell_entities_apart_by_the_shapes_of_their_key_parts() {
     assert_eq!(scanned, messages);
     let thread = chat.collection(Message::query("t1")).consistent_read().send().await.unwrap();
     assert_eq!(thread.all::<Message>().unwrap(), messages);
-    assert_eq!(thread.decode_each_strict::<ChatItem>().unwrap().len(), 4);
+    assert_eq!(thread.strict().decode_each::<ChatItem>().unwrap().len(), 4);
     assert_eq!(chat.scan_table::<ChatItem>().consistent_read().all().await.unwrap().len(), 4);
 
     // Two messages as other writers form the time (Python's `isoformat()`, JavaScript without
@@ -843,10 +845,10 @@ async fn reads_tell_entities_apart_by_the_shapes_of_their_key_parts() {
     reported.sort();
     assert_eq!(reported, want);
     let thread = chat.collection(Message::query("t1")).consistent_read().send().await.unwrap();
-    let (decoded, skipped) = thread.decode_each_lenient::<ChatItem>();
+    let Page { items: decoded, skipped, .. } = thread.lenient().decode_each::<ChatItem>();
     assert_eq!(decoded.len(), 4);
     assert_eq!(skipped.iter().map(|e| e.error.to_string()).collect::<Vec<_>>(), want);
-    let (lines, skipped) = thread.all_lenient::<Message>();
+    let Page { items: lines, skipped, .. } = thread.lenient().all::<Message>();
     assert_eq!((lines, skipped.len()), (messages, 2));
 }
 
@@ -930,7 +932,7 @@ async fn queries_and_scans_report_items_at_the_entitys_keys_typed_otherwise() {
     let items = table.collection(UserOrder::query("u1")).consistent_read().send().await.unwrap();
     let err = items.decode_each::<ShopItem>().unwrap_err();
     assert_eq!(err.to_string(), expected[1].1, "the first in sort key order");
-    let (decoded, skipped) = items.decode_each_lenient::<ShopItem>();
+    let Page { items: decoded, skipped, .. } = items.lenient().decode_each::<ShopItem>();
     assert_eq!(decoded.len(), 4, "the user and three lines");
     let mut want = sorted[..3].to_vec();
     let user_typed = "PK=USER#u1 SK=ORDER#2026-06-02#oU";
@@ -1224,7 +1226,7 @@ async fn variant_names_are_compared_as_keys_store_them() {
     assert_eq!((scanned.len(), undecodable.len()), (2, 0));
     assert_eq!(table.scan_table::<StagesItem>().consistent_read().all().await.unwrap().len(), 3);
     let items = table.collection(Step::query("x")).consistent_read().send().await.unwrap();
-    assert_eq!(items.decode_each_strict::<StagesItem>().unwrap().len(), 3);
+    assert_eq!(items.strict().decode_each::<StagesItem>().unwrap().len(), 3);
 
     let table = create("dispatch_routes", &Routes::layout().unwrap()).await;
     let hops = vec![
@@ -1243,7 +1245,7 @@ async fn variant_names_are_compared_as_keys_store_them() {
     assert_eq!((scanned.len(), undecodable.len()), (2, 0));
     assert_eq!(table.scan_table::<RoutesItem>().consistent_read().all().await.unwrap().len(), 3);
     let items = table.collection(Hop::query("x")).consistent_read().send().await.unwrap();
-    assert_eq!(items.decode_each_strict::<RoutesItem>().unwrap().len(), 3);
+    assert_eq!(items.strict().decode_each::<RoutesItem>().unwrap().len(), 3);
 }
 
 /// An item collection read through a `KEYS_ONLY` index of a table without a type attribute
@@ -1268,8 +1270,8 @@ async fn a_collection_through_a_keys_only_index_of_an_untyped_table_reads_whole_
         all.sort_by(|a, b| a.id.cmp(&b.id));
         assert_eq!(all, docs);
         assert_eq!(items.all::<Note>().unwrap(), std::slice::from_ref(&note));
-        assert_eq!(items.decode_each_strict::<InvItem>().unwrap().len(), 3);
-        let (decoded, skipped) = items.decode_each_lenient::<InvItem>();
+        assert_eq!(items.strict().decode_each::<InvItem>().unwrap().len(), 3);
+        let Page { items: decoded, skipped, .. } = items.lenient().decode_each::<InvItem>();
         assert_eq!((decoded.len(), skipped.len()), (3, 0));
     }
 }

@@ -10,9 +10,10 @@ use std::collections::BTreeSet;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_entity::error::ItemError;
+use dynamo_entity::query::Decoded;
 use dynamo_entity::value::ValueError;
 use dynamo_entity::value::time::{Date, EpochMillis, EpochSeconds};
-use dynamo_entity::{Collection, Entity, EntityEnum, Error, Item, Table, Timestamp};
+use dynamo_entity::{Collection, Entity, EntityEnum, Error, Item, Page, Table, Timestamp};
 use futures::TryStreamExt;
 
 /// A user's order, sorted by day inside the user's partition.
@@ -217,18 +218,18 @@ async fn collections_and_the_table_enum_report_undecodable_items_beside_the_rest
     assert!(matches!(items.decode_each::<AnyItem>(), Err(Error::Decode { ref key, .. }) if *key == key_of(4)));
 
     let decoded: Vec<Order> = (0..30).filter(|i| !BAD.contains(i)).map(|i| order("u1", i)).collect();
-    let (orders, skipped) = items.all_lenient::<Order>();
+    let Page { items: orders, skipped, .. } = items.lenient().all::<Order>();
     assert_eq!(orders, decoded);
     assert_skipped(&skipped, &BAD);
 
-    let (account, skipped) = items.decode_lenient::<Account>().unwrap();
+    let Decoded { value: account, skipped } = items.lenient().decode::<Account>().unwrap();
     assert_eq!(
         account,
         Account { profile: Profile { user: "u1".into(), name: "Ann".into() }, orders: decoded.clone() }
     );
     assert_skipped(&skipped, &BAD);
 
-    let (any, skipped) = items.decode_each_lenient::<AnyItem>();
+    let Page { items: any, skipped, .. } = items.lenient().decode_each::<AnyItem>();
     assert_eq!(any.len(), 28);
     assert_eq!(any.iter().filter(|a| matches!(a, AnyItem::Profile(_))).count(), 1);
     assert_eq!(any[0], AnyItem::Order(order("u1", 0)));
@@ -236,7 +237,7 @@ async fn collections_and_the_table_enum_report_undecodable_items_beside_the_rest
 
     // An item of a type AnyItem has no variant for, and one typed as the library's guard items
     // but not at a guard's key (`UNIQUE#…`): no guard, so reported too. Skipped with a warning
-    // by decode_each, refused by decode_each_strict, reported by decode_each_lenient after the
+    // by decode_each, refused by strict().decode_each, reported by lenient().decode_each after the
     // undecodable ones, in sort-key order.
     let mut other: Item = [("PK", "USER#u1"), ("SK", "WISHLIST#1"), ("_type", "Wishlist")]
         .into_iter()
@@ -247,7 +248,7 @@ async fn collections_and_the_table_enum_report_undecodable_items_beside_the_rest
     raw_put(&table, guard.into_iter().map(|(k, v)| (k.to_owned(), s(v))).collect()).await;
     let items = table.collection(Order::query("u1")).consistent_read().send().await.unwrap();
     assert_eq!(items.items().len(), 33);
-    let (any, skipped) = items.decode_each_lenient::<AnyItem>();
+    let Page { items: any, skipped, .. } = items.lenient().decode_each::<AnyItem>();
     assert_eq!(any.len(), 28);
     assert_skipped(&skipped[..3], &BAD);
     assert_eq!(skipped.len(), 5);
@@ -263,12 +264,12 @@ async fn collections_and_the_table_enum_report_undecodable_items_beside_the_rest
         skipped[3].error.to_string(),
         "AnyItem does not hold items of entity type `Wishlist`: PK=USER#u1 SK=WISHLIST#1"
     );
-    let strict = items.decode_each_strict::<AnyItem>();
+    let strict = items.strict().decode_each::<AnyItem>();
     assert!(matches!(strict, Err(Error::Decode { ref key, .. }) if *key == key_of(4)), "{strict:?}");
     other.remove("_type");
     raw_put(&table, other).await;
     let items = table.collection(Order::query("u1")).consistent_read().send().await.unwrap();
-    let (_, skipped) = items.decode_each_lenient::<AnyItem>();
+    let Page { items: _, skipped, .. } = items.lenient().decode_each::<AnyItem>();
     assert_eq!(
         skipped[4].error.to_string(),
         "AnyItem does not hold items without an entity type: PK=USER#u1 SK=WISHLIST#1"
@@ -280,7 +281,7 @@ async fn collections_and_the_table_enum_report_undecodable_items_beside_the_rest
     raw_put(&table, profile).await;
     let items = table.collection(Order::query("u1")).consistent_read().send().await.unwrap();
     assert!(matches!(
-        items.decode_lenient::<Account>(),
+        items.lenient().decode::<Account>(),
         Err(Error::MissingItem { collection: "Account", field: "profile", .. })
     ));
 }
@@ -370,7 +371,7 @@ async fn a_lenient_scan_reports_each_undecodable_item_beside_the_rest() {
     assert_skipped(&reported, &BAD);
 }
 
-/// A strict batch get fails on an undecodable item, naming its key; `send_lenient` returns the
+/// A strict batch get fails on an undecodable item, naming its key; a lenient one returns the
 /// other items in key order, `None` in the undecodable ones' slots, and reports each of them
 /// with its position among the keys. A missing key stays `None` and is not reported.
 #[tokio::test]
@@ -386,7 +387,8 @@ async fn a_lenient_batch_get_keeps_the_items_that_decode() {
     let err = table.batch_get(keys()).consistent_read().send().await.unwrap_err();
     assert!(matches!(err, Error::Decode { entity: "Order", attribute: "total", .. }), "{err}");
 
-    let (outcome, undecodable) = table.batch_get(keys()).consistent_read().send_lenient().await.unwrap();
+    let mut outcome = table.batch_get(keys()).consistent_read().lenient().send().await.unwrap();
+    let undecodable = std::mem::take(&mut outcome.skipped);
     assert!(outcome.is_complete());
     assert_eq!(outcome.items, vec![Some(order("u1", 3)), None, None, Some(order("u1", 6)), None, None]);
     assert_eq!(undecodable.iter().map(|(position, _)| *position).collect::<Vec<_>>(), [1, 2, 5]);

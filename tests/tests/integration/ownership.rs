@@ -12,8 +12,9 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_entity::error::ItemError;
+use dynamo_entity::query::Decoded;
 use dynamo_entity::stream::{Change, ChangeKind};
-use dynamo_entity::{Collection, Entity, EntityEnum, Error, Item, Table, TableDef};
+use dynamo_entity::{Collection, Entity, EntityEnum, Error, Item, Page, Table, TableDef};
 use dynamo_entity_local::{LocalDynamoDb, unique_table_name};
 
 fn s(v: &str) -> AttributeValue {
@@ -225,16 +226,16 @@ async fn every_read_of_a_typed_table_reports_items_of_no_entity_at_an_entitys_ke
     // The item collection, as a collection and item by item.
     let items = table.collection(Row::query("a1")).consistent_read().send().await.unwrap();
     assert_eq!(items.decode::<Book>().unwrap_err().to_string(), first_plant_error());
-    assert_eq!(items.decode_strict::<Book>().unwrap_err().to_string(), first_plant_error());
-    let (book, skipped) = items.decode_lenient::<Book>().unwrap();
+    assert_eq!(items.strict().decode::<Book>().unwrap_err().to_string(), first_plant_error());
+    let Decoded { value: book, skipped } = items.lenient().decode::<Book>().unwrap();
     assert_eq!(seqs(&book.rows), valid);
     assert_eq!(reported(&skipped), expected_reports());
     assert_eq!(items.decode_each::<AnyItem>().unwrap_err().to_string(), first_plant_error());
-    let (each, skipped) = items.decode_each_lenient::<AnyItem>();
+    let Page { items: each, skipped, .. } = items.lenient().decode_each::<AnyItem>();
     assert_eq!(each.len(), VALID as usize + 1);
     assert_eq!(reported(&skipped), expected_reports());
     assert_eq!(items.all::<Row>().unwrap_err().to_string(), first_plant_error());
-    let (rows, skipped) = items.all_lenient::<Row>();
+    let Page { items: rows, skipped, .. } = items.lenient().all::<Row>();
     assert_eq!(seqs(&rows), valid);
     assert_eq!(reported(&skipped), expected_reports());
 
@@ -242,10 +243,10 @@ async fn every_read_of_a_typed_table_reports_items_of_no_entity_at_an_entitys_ke
     let keys = (1..=13).map(|seq| Row::key("a1", &seq));
     let err = table.batch_get(keys).consistent_read().send().await.unwrap_err();
     assert_eq!(err.to_string(), first_plant_error());
-    let (outcome, skipped) =
-        table.batch_get((1..=13).map(|seq| Row::key("a1", &seq))).consistent_read().send_lenient().await.unwrap();
+    let outcome =
+        table.batch_get((1..=13).map(|seq| Row::key("a1", &seq))).consistent_read().lenient().send().await.unwrap();
     assert_eq!(outcome.items.iter().filter(|i| i.is_some()).count(), VALID as usize);
-    let skipped: Vec<ItemError> = skipped.into_iter().map(|(_, e)| e).collect();
+    let skipped: Vec<ItemError> = outcome.skipped.into_iter().map(|(_, e)| e).collect();
     assert_eq!(reported(&skipped), expected_reports());
     for (seq, _, found) in plants() {
         let err = table.transact_get().get(Row::key("a1", &seq)).send().await.unwrap_err();
@@ -263,8 +264,8 @@ async fn every_read_of_a_typed_table_reports_items_of_no_entity_at_an_entitys_ke
             image.iter().filter(|(k, _)| *k == "PK" || *k == "SK").map(|(k, v)| (k.clone(), v.clone())).collect();
         let err = Change::<AnyItem>::from_images(ChangeKind::Insert, &keys, None, Some(&image)).unwrap_err();
         assert_eq!(err.to_string(), wrong_entity(seq, &found), "stream image of row {seq}");
-        let (change, skipped) =
-            Change::<AnyItem>::from_images_lenient(ChangeKind::Insert, &keys, None, Some(&image)).unwrap();
+        let Decoded { value: change, skipped } =
+            Change::<AnyItem>::lenient().from_images(ChangeKind::Insert, &keys, None, Some(&image)).unwrap();
         assert_eq!(change, None, "stream image of row {seq}");
         assert_eq!(reported(&skipped), vec![(row_key(seq), wrong_entity(seq, &found))]);
     }
@@ -295,7 +296,7 @@ async fn a_table_without_a_type_attribute_reads_every_item_at_an_entitys_key_as_
     let items = table.scan_table::<AnyItem>().consistent_read().all().await.unwrap();
     assert_eq!(items.len(), 14);
     let items = table.collection(Row::query("a1")).consistent_read().send().await.unwrap();
-    assert_eq!(items.decode_each_strict::<AnyItem>().unwrap().len(), 14);
+    assert_eq!(items.strict().decode_each::<AnyItem>().unwrap().len(), 14);
 }
 
 #[tokio::test]

@@ -362,3 +362,22 @@ async fn a_page_reads_every_shard_and_reports_their_summed_capacity() {
     let page = table.query(Job::gsi3()).max_items(3).send().await.unwrap();
     assert_eq!(page.consumed, Capacity::zero().with_index(Index::Gsi(3), Units::reads(8.0)));
 }
+
+/// A sharded page counts what its shards' requests evaluated (`scanned`, DynamoDB's
+/// `ScannedCount` summed over the shards) and what the filter left out (`filtered_out`), as the
+/// page of an unsharded query does.
+#[tokio::test]
+async fn a_sharded_page_sums_the_scanned_and_filtered_counts_of_its_shards() {
+    let (table, all) = seeded("shard_counts").await;
+    // 120 queued jobs over 8 shards; the filter keeps alice's (every fifth job): 24. Without
+    // item counts, one round reads every shard to its end: 8 requests evaluating 120 items.
+    let alice = Job::OWNER.eq(&"alice".to_owned());
+    let page = table.query(Job::gsi1(&Stage::Queued)).filter(alice).send().await.unwrap();
+    let want = expected(&all, |j| j.stage == Stage::Queued && j.owner == "alice", false);
+    assert_eq!(want.len(), 24);
+    assert_eq!(ids(&page.items), want);
+    assert_eq!((page.scanned, page.filtered_out, page.passed_over, page.cursor), (120, 96, 0, None));
+    // Without a filter nothing is filtered out.
+    let page = table.query(Job::gsi1(&Stage::Running)).send().await.unwrap();
+    assert_eq!((page.items.len(), page.scanned, page.filtered_out), (120, 120, 0));
+}

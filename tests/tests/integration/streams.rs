@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use aws_sdk_dynamodb::types::{StreamSpecification, StreamViewType};
 use aws_sdk_dynamodbstreams::types::ShardIteratorType;
+use dynamo_entity::query::Decoded;
 use dynamo_entity::stream::{Change, ChangeKind};
 use dynamo_entity::{Entity, Timestamp};
 use dynamo_entity_examples::skill_exchange::{AnyItem, Skill, SkillId, SkillStatus, UserId, schemas};
@@ -187,8 +188,8 @@ fn an_item_overwritten_by_another_entity_keeps_the_named_side() {
     let err = Change::<AnyItem>::from_images(ChangeKind::Modify, &keys, Some(&item), Some(&legacy)).unwrap_err();
     assert_eq!(err.to_string(), wrong);
     // Lenient, the named side is kept and the other reported.
-    let (change, skipped) =
-        Change::<AnyItem>::from_images_lenient(ChangeKind::Modify, &keys, Some(&item), Some(&legacy)).unwrap();
+    let Decoded { value: change, skipped } =
+        Change::<AnyItem>::lenient().from_images(ChangeKind::Modify, &keys, Some(&item), Some(&legacy)).unwrap();
     assert_eq!(
         change,
         Some(Change {
@@ -219,8 +220,8 @@ fn a_lenient_record_reports_an_image_that_does_not_decode() {
     let err = Change::<AnyItem>::from_images(ChangeKind::Modify, &keys, Some(&item), Some(&broken)).unwrap_err();
     assert!(matches!(err, dynamo_entity::Error::Decode { .. }), "{err:?}");
     // Lenient: the side that decodes is kept, the other is reported with its key.
-    let (change, skipped) =
-        Change::<AnyItem>::from_images_lenient(ChangeKind::Modify, &keys, Some(&item), Some(&broken)).unwrap();
+    let Decoded { value: change, skipped } =
+        Change::<AnyItem>::lenient().from_images(ChangeKind::Modify, &keys, Some(&item), Some(&broken)).unwrap();
     assert_eq!(
         change,
         Some(Change {
@@ -234,7 +235,7 @@ fn a_lenient_record_reports_an_image_that_does_not_decode() {
     assert_eq!((skipped[0].key.as_str(), &skipped[0].item), ("PK=SKILL#s1 SK=META", &broken));
     assert!(matches!(skipped[0].error, dynamo_entity::Error::Decode { .. }), "{:?}", skipped[0].error);
     // No side decodes: no change, one report.
-    let (change, skipped) =
-        Change::<AnyItem>::from_images_lenient(ChangeKind::Insert, &keys, None, Some(&broken)).unwrap();
+    let Decoded { value: change, skipped } =
+        Change::<AnyItem>::lenient().from_images(ChangeKind::Insert, &keys, None, Some(&broken)).unwrap();
     assert_eq!((change, skipped.len()), (None, 1));
 }

@@ -31,8 +31,10 @@ pub(super) trait Step: Send + Sync {
         id: &'a str,
         options: &'a RunOptions,
     ) -> BoxFuture<'a, Result<String, Error>>;
-    /// Where its pass stands by its checkpoints (a pass over items only).
-    fn checkpoint<'a>(&'a self, table: &'a Table, id: &'a str) -> BoxFuture<'a, Result<Option<BackfillReport>, Error>>;
+    /// Where its pass stands by its checkpoints; `None` for a step that is no pass over items.
+    fn checkpoint<'a>(&'a self, _: &'a Table, _: &'a str) -> BoxFuture<'a, Result<Option<BackfillReport>, Error>> {
+        Box::pin(async { Ok(None) })
+    }
     /// What a run would do, in lines, without changing anything.
     fn plan<'a>(&'a self, table: &'a Table, id: &'a str) -> BoxFuture<'a, Result<Vec<String>, Error>>;
 }
@@ -61,13 +63,12 @@ impl<E: Entity> Step for BackfillStep<E> {
         options: &'a RunOptions,
     ) -> BoxFuture<'a, Result<String, Error>> {
         Box::pin(async move {
-            let obs = Arc::clone(&options.observer);
-            // The runner's identity, whatever `configure` set: its segments are its own.
-            let backfill = (self.make)(table, id).worker(options.worker.clone(), options.lease);
+            let backfill = (self.make)(table, id);
             let done = backfill.status().await?.map_or(0, |r| if r.completed { 0 } else { r.scanned });
-            obs.step_started(id, self.kind, item_count(table).await?, done);
-            let owned = id.to_owned();
-            let report = backfill.on_page(move |p| obs.page(&owned, p)).run_to_the_end().await?;
+            let passes = RunnerPasses::start(options, id, self.kind, item_count(table).await?, done);
+            // The runner's identity, whatever `configure` set: its segments are its own.
+            let backfill = backfill.worker(passes.worker, passes.lease);
+            let report = backfill.on_page(move |p| (passes.pages)(p)).run_to_the_end().await?;
             Ok(report.to_string())
         })
     }
@@ -96,12 +97,25 @@ impl<E: Entity> Step for BackfillStep<E> {
     }
 }
 
-/// What a runner sets on the passes of a native-key step it runs: their page observer, and the
-/// runner's worker and lease for their segments.
+/// What a runner sets on the passes of a step it runs: their page observer, and the runner's
+/// worker and lease for their segments.
 pub(super) struct RunnerPasses {
     pub(super) pages: PageObserver,
     pub(super) worker: String,
     pub(super) lease: std::time::Duration,
+}
+
+impl RunnerPasses {
+    /// Tells the runner's observer that step `id` (of `kind`) starts, with the table's estimated
+    /// item count and the items its checkpoints say are done; returns what the runner sets on the
+    /// step's passes (a step with none drops it): a page observer that tells the same observer,
+    /// and the runner's worker and lease. Every kind of step starts with it.
+    fn start(options: &RunOptions, id: &str, kind: Kind, items: Option<u64>, done: u64) -> RunnerPasses {
+        options.observer.step_started(id, kind, items, done);
+        let (obs, owned) = (Arc::clone(&options.observer), id.to_owned());
+        let pages: PageObserver = Arc::new(move |p: &PageDone| obs.page(&owned, p));
+        RunnerPasses { pages, worker: options.worker.clone(), lease: options.lease }
+    }
 }
 
 /// Makes the step's [`NativeKeys`]; run by a runner, its passes are set as [`RunnerPasses`]
@@ -126,12 +140,8 @@ impl<E: Entity> Step for NativeStep<E> {
         options: &'a RunOptions,
     ) -> BoxFuture<'a, Result<String, Error>> {
         Box::pin(async move {
-            let obs = Arc::clone(&options.observer);
-            obs.step_started(id, Kind::NativeKeys, None, 0);
-            let owned = id.to_owned();
-            let pages: PageObserver = Arc::new(move |p: &PageDone| obs.page(&owned, p));
-            let runner = RunnerPasses { pages, worker: options.worker.clone(), lease: options.lease };
-            Ok((self.make)(table, id, Some(runner)).run().await?.to_string())
+            let passes = RunnerPasses::start(options, id, Kind::NativeKeys, None, 0);
+            Ok((self.make)(table, id, Some(passes)).run().await?.to_string())
         })
     }
 
@@ -171,7 +181,7 @@ impl Step for LayoutStep {
         options: &'a RunOptions,
     ) -> BoxFuture<'a, Result<String, Error>> {
         Box::pin(async move {
-            options.observer.step_started(id, Kind::Layout, None, 0);
+            RunnerPasses::start(options, id, Kind::Layout, None, 0);
             let diff = table.diff(&self.layout).await?;
             let steps = table.apply(&diff, self.wait).await?;
             Ok(if steps.is_empty() {
@@ -180,10 +190,6 @@ impl Step for LayoutStep {
                 steps.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
             })
         })
-    }
-
-    fn checkpoint<'a>(&'a self, _: &'a Table, _: &'a str) -> BoxFuture<'a, Result<Option<BackfillReport>, Error>> {
-        Box::pin(async { Ok(None) })
     }
 
     fn plan<'a>(&'a self, table: &'a Table, _: &'a str) -> BoxFuture<'a, Result<Vec<String>, Error>> {
@@ -215,13 +221,9 @@ impl Step for CustomStep {
         options: &'a RunOptions,
     ) -> BoxFuture<'a, Result<String, Error>> {
         Box::pin(async move {
-            options.observer.step_started(id, Kind::Custom, None, 0);
+            RunnerPasses::start(options, id, Kind::Custom, None, 0);
             (self.f)(table.clone()).await
         })
-    }
-
-    fn checkpoint<'a>(&'a self, _: &'a Table, _: &'a str) -> BoxFuture<'a, Result<Option<BackfillReport>, Error>> {
-        Box::pin(async { Ok(None) })
     }
 
     fn plan<'a>(&'a self, _: &'a Table, _: &'a str) -> BoxFuture<'a, Result<Vec<String>, Error>> {

@@ -1,8 +1,10 @@
 //! The conditional `UpdateItem` of one item's attributes, planned again from the item as it now
 //! is while the application changes it: the write of the key backfill (`gsi_keys.rs`) and of the
-//! native-key passes (`native.rs`).
+//! native-key passes (`native.rs`), and the retry of every pass step's conditional write of an
+//! item ([`write_item`], which the bulk upgrade's `upgrade.rs` uses too).
 
 use std::borrow::Cow;
+use std::marker::PhantomData;
 
 use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
@@ -16,11 +18,85 @@ use crate::schema::evolve;
 use crate::schema::{Entity, EntitySchema, Item};
 use crate::table::{Call, Next, Retrying, Table};
 
+/// What one attempt of a conditional write of an item did (see [`write_item`]).
+pub(crate) enum Tried {
+    /// The item is done with: its outcome, and the write units the attempt consumed.
+    Done(Outcome, f64),
+    /// The write's condition failed: the item changed since it was read. It is as it now is
+    /// (`None`: deleted), and the attempt consumed these write units.
+    Changed(Option<Item>, f64),
+    /// Throttling or a server error after the SDK's own retries: the write may or may not have
+    /// been applied; sent again after a backoff, its condition tells.
+    Retry(Error),
+}
+
+/// One attempt of a pass's conditional write of an item of entity `E`: what [`write_item`]
+/// retries.
+pub(crate) trait ItemWrite<E>: Sync {
+    /// What the pass does to an item, as the failure of an item that kept changing says it
+    /// (`backfilled`, `upgraded`).
+    const DOES: &'static str;
+
+    /// Writes `item` (as last read) once, its request's span named by `call`.
+    ///
+    /// # Errors
+    /// A refusal by DynamoDB that sending again cannot fix; it stops the pass.
+    fn attempt<'a>(
+        &'a self,
+        table: &'a Table,
+        item: &'a Item,
+        call: Call,
+    ) -> impl Future<Output = Result<Tried, Error>> + Send + 'a;
+}
+
+/// Writes `item` (of entity `E`) with `write`, again from the item as it now is each time its
+/// condition finds it changed (up to [`ATTEMPTS`] times; deleted or replaced by another
+/// entity's item, it has vanished), and again after a backoff on throttling and server errors
+/// ([`RETRY`]). The loop of every pass step that writes items conditionally: the key backfill
+/// (`gsi_keys.rs`), the native-key passes (`native.rs`) and the bulk upgrade (`upgrade.rs`).
+///
+/// # Errors
+/// What an attempt returns; the last error when the retries run out.
+pub(crate) async fn write_item<E: Entity, W: ItemWrite<E>>(
+    table: &Table,
+    item: Item,
+    write: &W,
+) -> Result<ItemDone, Error> {
+    // The item as last read, the conditions that failed, the write units consumed.
+    let mut state = (item, 0u64, 0.0);
+    Retrying::new(Call::new("UpdateItem", E::TYPE), RETRY)
+        .run(&mut state, |(item, changed, units), attempt| {
+            Box::pin(async move {
+                match write.attempt(table, item, attempt.call()).await? {
+                    Tried::Done(outcome, used) => {
+                        *units += used;
+                        Ok::<_, Error>(Next::Done((outcome, *changed, *units)))
+                    }
+                    Tried::Changed(now, used) => {
+                        *units += used;
+                        *changed += 1;
+                        match now {
+                            Some(now) if crate::owner::is_type(&now, E::SCHEMA) => *item = now,
+                            // Deleted, or replaced by an item of another type: nothing to write.
+                            _ => return Ok(Next::Done((Outcome::Vanished, *changed, *units))),
+                        }
+                        if *changed < u64::from(ATTEMPTS) {
+                            return Ok(Next::Again);
+                        }
+                        let why = format!("the item changed {ATTEMPTS} times while it was {}", W::DOES);
+                        Ok(Next::Done((Outcome::Failed(why), *changed, *units)))
+                    }
+                    Tried::Retry(e) => Ok(Next::Retry(e)),
+                }
+            })
+        })
+        .await?
+}
+
 /// Writes `item` (of entity `E`) as `plan` says: an `UpdateItem` on the condition that the item
 /// is still as read, planned again from the item as it now is each time that condition fails
-/// (`ReturnValuesOnConditionCheckFailure = ALL_OLD`), at most [`ATTEMPTS`] times; throttling
-/// and server errors are retried (the condition tells whether an earlier try was applied).
-/// The loop of the key backfill (`gsi_keys.rs`) and of the native-key passes (`native.rs`).
+/// (`ReturnValuesOnConditionCheckFailure = ALL_OLD`), as [`write_item`] retries it. The write
+/// of the key backfill (`gsi_keys.rs`) and of the native-key passes (`native.rs`).
 ///
 /// # Errors
 /// [`Error::Sdk`] for any other refusal by DynamoDB.
@@ -29,57 +105,45 @@ pub(crate) async fn update_item<'p, E: Entity>(
     item: Item,
     plan: impl Fn(&Item) -> Result<Option<UpdatePlan<'p>>, Error> + Sync,
 ) -> Result<ItemDone, Error> {
-    let plan = &plan;
-    // The item as last read, the conditions that failed, the write units consumed.
-    let mut state = (item, 0u64, 0.0);
-    Retrying::new(Call::new("UpdateItem", E::TYPE), RETRY)
-        .run(&mut state, |(item, changed, units), attempt| {
-            Box::pin(async move {
-                let done = |outcome| Ok(Next::Done((outcome, *changed, *units)));
-                let mut plan = match plan(item) {
-                    Ok(Some(plan)) => plan,
-                    Ok(None) => return done(Outcome::Skipped),
-                    Err(e) => return done(Outcome::Failed(e.to_string())),
+    write_item::<E, _>(table, item, &Planned(plan, PhantomData)).await
+}
+
+/// The write of [`update_item`]: the update `.0` plans from the item as read (borrowing `'p`).
+struct Planned<'p, P>(P, PhantomData<&'p ()>);
+
+impl<'p, E: Entity, P: Fn(&Item) -> Result<Option<UpdatePlan<'p>>, Error> + Sync> ItemWrite<E> for Planned<'p, P> {
+    const DOES: &'static str = "backfilled";
+
+    async fn attempt(&self, table: &Table, item: &Item, call: Call) -> Result<Tried, Error> {
+        let failed = |e: Error| Ok(Tried::Done(Outcome::Failed(e.to_string()), 0.0));
+        let mut plan = match (self.0)(item) {
+            Ok(Some(plan)) => plan,
+            Ok(None) => return Ok(Tried::Done(Outcome::Skipped, 0.0)),
+            Err(e) => return failed(e),
+        };
+        if matches!(evolve::stored_version(item, E::SCHEMA), Ok(evolve::Stored::Earlier)) {
+            plan.watch_every_version(E::SCHEMA);
+        }
+        let request = match plan.request::<E>(table, item) {
+            Ok(request) => request,
+            Err(e) => return failed(e),
+        };
+        match table.execute(call, request.send()).await {
+            Ok(out) => {
+                let units = Capacity::from_consumed(out.consumed_capacity.as_slice(), true).write();
+                Ok(Tried::Done(Outcome::Updated, units))
+            }
+            Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
+                let now = match e.err() {
+                    UpdateItemError::ConditionalCheckFailedException(c) => c.item().filter(|i| !i.is_empty()).cloned(),
+                    _ => None,
                 };
-                if matches!(evolve::stored_version(item, E::SCHEMA), Ok(evolve::Stored::Earlier)) {
-                    plan.watch_every_version(E::SCHEMA);
-                }
-                let request = match plan.request::<E>(table, item) {
-                    Ok(request) => request,
-                    Err(e) => return done(Outcome::Failed(e.to_string())),
-                };
-                match table.execute(attempt.call(), request.send()).await {
-                    Ok(out) => {
-                        *units += Capacity::from_consumed(out.consumed_capacity.as_slice(), true).write();
-                        Ok(Next::Done((Outcome::Updated, *changed, *units)))
-                    }
-                    Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
-                        *changed += 1;
-                        let now = match e.err() {
-                            UpdateItemError::ConditionalCheckFailedException(c) => {
-                                c.item().filter(|i| !i.is_empty()).cloned()
-                            }
-                            _ => None,
-                        };
-                        match now {
-                            Some(now) if crate::owner::is_type(&now, E::SCHEMA) => *item = now,
-                            // Deleted, or replaced by an item of another type: nothing to backfill.
-                            _ => return Ok(Next::Done((Outcome::Vanished, *changed, *units))),
-                        }
-                        if *changed < u64::from(ATTEMPTS) {
-                            return Ok(Next::Again);
-                        }
-                        let why = format!("the item changed {ATTEMPTS} times while it was backfilled");
-                        Ok(Next::Done((Outcome::Failed(why), *changed, *units)))
-                    }
-                    // Throttling or a server error, after the SDK's own retries: the update may
-                    // or may not have been applied; sent again, its condition tells.
-                    Err(e) if crate::retry::retryable(&e) => Ok(Next::Retry(Error::sdk("UpdateItem", e))),
-                    Err(e) => Err(Error::sdk("UpdateItem", e)),
-                }
-            })
-        })
-        .await?
+                Ok(Tried::Changed(now, 0.0))
+            }
+            Err(e) if crate::retry::retryable(&e) => Ok(Tried::Retry(Error::sdk("UpdateItem", e))),
+            Err(e) => Err(Error::sdk("UpdateItem", e)),
+        }
+    }
 }
 
 /// The update of one item: the key attributes to set and to remove, and the attributes its

@@ -64,10 +64,11 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, ReturnValu
 use crate::error::Error;
 use crate::expr::Placeholders;
 use crate::migrate::pass::Backfill;
-use crate::migrate::pass::step::{ATTEMPTS, ItemDone, Outcome, RETRY, Step};
+use crate::migrate::pass::step::{ItemDone, Outcome, Step};
+use crate::migrate::steps::conditional_update::{ItemWrite, Tried, write_item};
 use crate::schema::evolve::{self, SchemaVersion};
 use crate::schema::{Admits, Entity, Item, Key};
-use crate::table::{Call, Next, Op, Retrying, Table};
+use crate::table::{Call, Op, Table};
 
 /// What [`Table::upgrade`] did with the stored item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -347,76 +348,60 @@ impl<E: Entity> Step<E> for Upgrade {
 }
 
 /// The step of a bulk upgrade for one item: its outcome, how many conditions failed, and the
-/// write units consumed.
+/// write units consumed; retried as every pass's conditional write is ([`write_item`]).
 async fn upgrade_item<E: Entity>(table: &Table, item: Item) -> Result<ItemDone, Error> {
-    // The item as last read, the conditions that failed, the write units consumed.
-    let mut state = (item, 0u64, 0.0);
-    Retrying::new(Call::new("UpdateItem", E::TYPE), RETRY)
-        .run(&mut state, |(item, changed, units), attempt| {
-            Box::pin(async move {
-                match table.upgrade_counted::<E>(item, attempt.call()).await {
-                    Ok((up, used)) => {
-                        *units += used;
-                        let outcome = match up.write_back {
-                            WriteBack::Written => Outcome::Updated,
-                            WriteBack::Current => Outcome::Skipped,
-                            WriteBack::Deleted => Outcome::Vanished,
-                            WriteBack::Changed => {
-                                *changed += 1;
-                                let names = E::NAMES;
-                                let key: Item = [names.pk, names.sk]
-                                    .into_iter()
-                                    .filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone())))
-                                    .collect();
-                                let request = table
-                                    .client()
-                                    .get_item()
-                                    .table_name(table.name())
-                                    .set_key(Some(key))
-                                    .consistent_read(true)
-                                    .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
-                                    .send();
-                                let now = table
-                                    .execute(Call::new("GetItem", E::TYPE), request)
-                                    .await
-                                    .map_err(|e| Error::sdk("GetItem", e))?
-                                    .item
-                                    .filter(|i| !i.is_empty());
-                                match now {
-                                    Some(now) if crate::owner::is_type(&now, E::SCHEMA) => *item = now,
-                                    // Deleted, or replaced by an item of another type: nothing to upgrade.
-                                    _ => return Ok(Next::Done((Outcome::Vanished, *changed, *units))),
-                                }
-                                if *changed < u64::from(ATTEMPTS) {
-                                    return Ok(Next::Again);
-                                }
-                                Outcome::Failed(format!("the item changed {ATTEMPTS} times while it was upgraded"))
-                            }
-                        };
-                        Ok(Next::Done((outcome, *changed, *units)))
-                    }
-                    // Throttling or a server error after the SDK's own retries: sent again, the write's
-                    // condition tells whether the first one was applied (then it is ours: `Written`).
-                    Err(e) if e.is_retryable() => Ok(Next::Retry(e)),
-                    // The item's own trouble (it does not decode, its upgrade does not encode or breaks a
-                    // limit): reported, and the pass goes on.
-                    Err(
-                        e @ (Error::Key(_)
-                        | Error::KeyParse(_)
-                        | Error::Decode { .. }
-                        | Error::WrongEntity { .. }
-                        | Error::SchemaVersion { .. }
-                        | Error::Encode { .. }
-                        | Error::Invalid { .. }
-                        | Error::ItemTooLarge { .. }
-                        | Error::LimitExceeded { .. }
-                        | Error::OutOfRange { .. }),
-                    ) => Ok(Next::Done((Outcome::Failed(e.to_string()), *changed, *units))),
-                    Err(e) => Err(e),
-                }
-            })
-        })
-        .await?
+    write_item::<E, _>(table, item, &Upgrade).await
+}
+
+impl<E: Entity> ItemWrite<E> for Upgrade {
+    const DOES: &'static str = "upgraded";
+
+    async fn attempt(&self, table: &Table, item: &Item, call: Call) -> Result<Tried, Error> {
+        match table.upgrade_counted::<E>(item, call).await {
+            Ok((up, used)) => match up.write_back {
+                WriteBack::Written => Ok(Tried::Done(Outcome::Updated, used)),
+                WriteBack::Current => Ok(Tried::Done(Outcome::Skipped, used)),
+                WriteBack::Deleted => Ok(Tried::Done(Outcome::Vanished, used)),
+                // The condition does not return the item: read it as it now is.
+                WriteBack::Changed => Ok(Tried::Changed(read_again::<E>(table, item).await?, used)),
+            },
+            // Throttling or a server error after the SDK's own retries: sent again, the write's
+            // condition tells whether the first one was applied (then it is ours: `Written`).
+            Err(e) if e.is_retryable() => Ok(Tried::Retry(e)),
+            // The item's own trouble (it does not decode, its upgrade does not encode or breaks a
+            // limit): reported, and the pass goes on.
+            Err(
+                e @ (Error::Key(_)
+                | Error::KeyParse(_)
+                | Error::Decode { .. }
+                | Error::WrongEntity { .. }
+                | Error::SchemaVersion { .. }
+                | Error::Encode { .. }
+                | Error::Invalid { .. }
+                | Error::ItemTooLarge { .. }
+                | Error::LimitExceeded { .. }
+                | Error::OutOfRange { .. }),
+            ) => Ok(Tried::Done(Outcome::Failed(e.to_string()), 0.0)),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// `item` as it is now stored (`GetItem` of its key, strongly consistent); `None` once deleted.
+async fn read_again<E: Entity>(table: &Table, item: &Item) -> Result<Option<Item>, Error> {
+    let names = E::NAMES;
+    let key: Item =
+        [names.pk, names.sk].into_iter().filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone()))).collect();
+    let request = table
+        .client()
+        .get_item()
+        .table_name(table.name())
+        .set_key(Some(key))
+        .consistent_read(true)
+        .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+        .send();
+    let out = table.execute(Call::new("GetItem", E::TYPE), request).await.map_err(|e| Error::sdk("GetItem", e))?;
+    Ok(out.item.filter(|i| !i.is_empty()))
 }
 
 /// `E`'s declared schema version.

@@ -16,10 +16,10 @@ impl<T: Send + 'static> ScanRequest<T> {
             let Some(req) = state else { return Ok(None) };
             let page = req.send().await?;
             // From the page's cursor, with what the total leaves for the pages after this one.
-            let next = match (req.counts.after(page.items.len()), page.cursor.clone()) {
-                (Some(counts), Some(c)) => Some(ScanRequest { after: Some(c), counts, ..req }),
-                _ => None,
-            };
+            let next = req
+                .options
+                .next_page(page.cursor.as_ref(), page.items.len())
+                .map(|options| ScanRequest { options, ..req });
             Ok(Some((page, next)))
         })
     }
@@ -37,7 +37,7 @@ impl<T: Send + 'static> ScanRequest<T> {
                 if let Err(e) = self.check_segments() {
                     return futures::stream::once(async move { Err(e) }).boxed();
                 }
-                if self.after.is_some() {
+                if self.options.after.is_some() {
                     let e = Error::Invalid {
                         reason: "a cursor belongs to one segment: resume it with segment(s, total).after(cursor)"
                             .to_owned(),
@@ -45,7 +45,7 @@ impl<T: Send + 'static> ScanRequest<T> {
                     return futures::stream::once(async move { Err(e) }).boxed();
                 }
                 let concurrency = self.concurrency.unwrap_or(total as usize);
-                let max_items = self.counts.max_items;
+                let max_items = self.options.counts.max_items;
                 let segments = (0..total).map(move |s| {
                     let mut req = self.clone();
                     req.parallel = None;
@@ -66,9 +66,12 @@ impl<T: Send + 'static> ScanRequest<T> {
     /// yields such items).
     pub fn stream(self) -> impl Stream<Item = Result<T, Error>> + Send {
         // The total is applied to the stream; a total of 0 stays on the pages, which refuse it.
-        let limit = self.counts.max_items.filter(|&n| n > 0);
-        let counts = if limit.is_some() { ItemCounts { max_items: None, ..self.counts } } else { self.counts };
-        let req = ScanRequest { counts, lenient: false, ..self };
+        let limit = self.options.counts.max_items.filter(|&n| n > 0);
+        let mut req = self;
+        if limit.is_some() {
+            req.options.counts = ItemCounts { max_items: None, ..req.options.counts };
+        }
+        req.options.lenient = false;
         let s = req.pages().map_ok(|p| futures::stream::iter(p.items.into_iter().map(Ok))).try_flatten();
         s.take(limit.unwrap_or(usize::MAX))
     }
@@ -93,7 +96,7 @@ impl<T: Send + 'static> ScanRequest<T> {
     }
 }
 
-crate::query::lenient::paged_read!([T: Send + 'static] ScanRequest<T> => T, ScanInput, |r| r.lenient);
+crate::query::lenient::paged_read!([T: Send + 'static] ScanRequest<T> => T, ScanInput, |r| r.options.lenient);
 
 /// The pages of a parallel scan's segments, `pages`, ended once they hold `max` items: the page
 /// that goes past `max` is cut to it, and its cursor (which would pass over the items cut) is

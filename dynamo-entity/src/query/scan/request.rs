@@ -4,15 +4,14 @@
 use std::sync::Arc;
 
 use crate::error::Error;
-use crate::expr::Condition;
+use crate::query::Lenient;
 #[cfg(doc)]
 use crate::query::Page;
-use crate::query::pages::ItemCounts;
+use crate::query::options::QueryOptions;
 use crate::query::rate::ReadRate;
 use crate::query::scan::decode::{Decoder, Misfit};
 use crate::query::scan::filter::TypeFilter;
 use crate::query::scan::index::{IndexScan, classify_entity, fetch_entity};
-use crate::query::{Cursor, Lenient};
 use crate::schema::{AttributeNames, Entity, Index};
 use crate::table::Table;
 
@@ -29,22 +28,16 @@ pub struct ScanRequest<T> {
     /// What cursors name: the entity type, or the enum's types joined.
     pub(super) label: String,
     pub(super) decode: Decoder<T>,
-    pub(super) filter: Option<Condition>,
-    pub(super) consistent: bool,
-    /// The decoded items returned in all and on each page.
-    pub(super) counts: ItemCounts,
-    pub(super) page_size: Option<i32>,
+    /// Filter, consistency, item counts, page size, cursor, lenience (a scan has no order).
+    pub(crate) options: QueryOptions,
     pub(super) segment: Option<(u32, u32)>,
     pub(super) parallel: Option<u32>,
     pub(super) concurrency: Option<usize>,
     pub(super) rate: Option<Arc<ReadRate>>,
-    pub(super) after: Option<Cursor>,
     /// The secondary index scanned ([`ScanRequest::index`]); `None`: the table.
     pub(super) on: Option<IndexScan<T>>,
     /// An error found while the scan was built, returned when it is sent.
     pub(super) error: Option<Error>,
-    /// Items that do not decode are reported in the page instead of failing the scan.
-    pub(crate) lenient: bool,
     /// For a scan of an entity enum, the enum's name: an item it has no variant for is an
     /// error ([`Error::UnexpectedItem`]) unless [`skip_unknown`](ScanRequest::skip_unknown).
     pub(super) enum_name: Option<&'static str>,
@@ -66,18 +59,13 @@ impl<T> Clone for ScanRequest<T> {
             entity: self.entity,
             label: self.label.clone(),
             decode: self.decode,
-            filter: self.filter.clone(),
-            consistent: self.consistent,
-            counts: self.counts,
-            page_size: self.page_size,
+            options: self.options.clone(),
             segment: self.segment,
             parallel: self.parallel,
             concurrency: self.concurrency,
             rate: self.rate.clone(),
-            after: self.after.clone(),
             on: self.on.clone(),
             error: self.error.as_ref().map(Error::copy_of_build_error),
-            lenient: self.lenient,
             enum_name: self.enum_name,
             skip_unknown: self.skip_unknown,
             misfit: self.misfit,
@@ -111,18 +99,13 @@ impl<T: Send + 'static> ScanRequest<T> {
             entity,
             label,
             decode,
-            filter: None,
-            consistent: false,
-            counts: ItemCounts::default(),
-            page_size: None,
+            options: QueryOptions::default(),
             segment: None,
             parallel: None,
             concurrency: None,
             rate: None,
-            after: None,
             on: None,
             error: None,
-            lenient: false,
             enum_name: None,
             skip_unknown: false,
             misfit: None,
@@ -136,33 +119,7 @@ impl<T: Send + 'static> ScanRequest<T> {
         self.on.as_ref().map_or(Index::Primary, |o| o.index)
     }
 
-    /// Only return items for which `condition` holds (`FilterExpression`, ANDed to the entity
-    /// type filter of an entity scan). Items it rejects are still read and paid for, and are
-    /// counted in [`Page::filtered_out`]. Several calls are combined with AND.
-    ///
-    /// A scan of a secondary index ([`index`](Self::index)) whose projection leaves attributes
-    /// out (`KEYS_ONLY`, `INCLUDE`) reads index items, which hold only the table's and the
-    /// index's key attributes and the projected ones: a filter on another attribute (of a
-    /// path, its top-level attribute) is refused before sending with
-    /// [`Error::FilterNotProjected`] when the handle knows the projection, as for a query
-    /// ([`QueryRequest::filter`](crate::query::QueryRequest::filter)).
-    /// DynamoDB Local evaluates such a filter against the table's whole item, so its answer
-    /// would not tell what a scan of the index holds. Filter after reading, or project the
-    /// attribute.
-    pub fn filter(mut self, condition: Condition) -> Self {
-        self.filter = Some(match self.filter.take() {
-            Some(c) => c.and(condition),
-            None => condition,
-        });
-        self
-    }
-
-    /// Strongly consistent reads: every item as of its last acknowledged write, at twice the
-    /// read capacity of the default eventually consistent scan.
-    pub fn consistent_read(mut self) -> Self {
-        self.consistent = true;
-        self
-    }
+    crate::query::options::read_setters!("dynamo_entity::query::scan::ScanRequest<T>", "<T: Send + 'static>"; filter consistent_read max_items page_items limit page_size after);
 
     /// A lenient scan: an item of the scanned type that does not decode (a missing or
     /// mistyped attribute, a key that does not parse), and in a scan of an enum an item of a
@@ -182,59 +139,6 @@ impl<T: Send + 'static> ScanRequest<T> {
     /// scan selects its type with its filter, and ignores this.
     pub fn skip_unknown(mut self) -> Self {
         self.skip_unknown = true;
-        self
-    }
-
-    /// The most items the scan returns in all, whichever way it is read: [`send`](Self::send)
-    /// returns one page of at most `n` (it reads on until it has `n` or the scan or segment is
-    /// exhausted; the page's cursor resumes right after the last item returned),
-    /// [`pages`](Self::pages) yields pages that hold at most `n` together, and
-    /// [`stream`](Self::stream) / [`all`](Self::all) at most `n` items. Of a
-    /// [`parallel`](Self::parallel) scan's pages, the one that reaches `n` is cut to it and has
-    /// no cursor.
-    pub fn max_items(mut self, n: usize) -> Self {
-        self.counts.max_items = Some(n);
-        self
-    }
-
-    /// Pages of up to `n` decoded items: [`send`](Self::send) returns one page of at most `n`
-    /// (reading on until it has `n` or the scan or segment is exhausted) whose cursor resumes
-    /// right after its last item; each page of [`pages`](Self::pages) holds up to `n` and
-    /// continues from the one before. [`stream`](Self::stream) and [`all`](Self::all) read every
-    /// item (up to [`max_items`](Self::max_items)), `n` at a time.
-    pub fn page_items(mut self, n: usize) -> Self {
-        self.counts.page_items = Some(n);
-        self
-    }
-
-    /// Deprecated: the total of [`max_items`](Self::max_items), which it sets. It once meant
-    /// the items of each page, which is now [`page_items`](Self::page_items).
-    ///
-    /// ```compile_fail
-    /// #![deny(deprecated)]
-    /// fn old<T: Send + 'static>(scan: dynamo_entity::query::scan::ScanRequest<T>) {
-    ///     let _ = scan.limit(3);
-    /// }
-    /// ```
-    /// ```
-    /// #![deny(deprecated)]
-    /// fn new<T: Send + 'static>(scan: dynamo_entity::query::scan::ScanRequest<T>) {
-    ///     let _ = scan.max_items(3).page_items(3);
-    /// }
-    /// ```
-    #[deprecated(note = "ambiguous: use `max_items(n)` for the most items in all (what `limit` does), or \
-                         `page_items(n)` for pages of up to n items")]
-    pub fn limit(self, n: usize) -> Self {
-        self.max_items(n)
-    }
-
-    /// DynamoDB's `Limit`: how many items one `Scan` request reads, before the entity type
-    /// filter and any other; not a count of the items returned (that is
-    /// [`page_items`](Self::page_items) or [`max_items`](Self::max_items)). By default, up to
-    /// 1 MB of items a request. At least 1: a scan with a smaller one is refused before
-    /// anything is sent ([`Error::Invalid`]).
-    pub fn page_size(mut self, n: i32) -> Self {
-        self.page_size = Some(n);
         self
     }
 
@@ -274,22 +178,16 @@ impl<T: Send + 'static> ScanRequest<T> {
         self
     }
 
-    /// Start after `cursor` (from a page of the same scan, and the same segment).
-    pub fn after(mut self, cursor: impl Into<Option<Cursor>>) -> Self {
-        self.after = cursor.into();
-        self
-    }
-
     pub(super) fn check_segments(&self) -> Result<(), Error> {
         let invalid = |reason: String| Err(Error::Invalid { reason });
         if let Some(e) = &self.error {
             return Err(e.copy_of_build_error());
         }
-        self.counts.check(self.page_size, "Scan", &self.label)?;
+        self.options.counts.check(self.options.page_size, "Scan", &self.label)?;
         if self.concurrency == Some(0) {
             return invalid(format!("a scan of {}: concurrency(0) would read no segment; give at least 1", self.label));
         }
-        if let (true, Some(on)) = (self.consistent, &self.on) {
+        if let (true, Some(on)) = (self.options.consistent, &self.on) {
             if !on.index.is_local() {
                 return invalid(format!(
                     "a scan of {} on {} cannot be strongly consistent: DynamoDB reads a global secondary index \

@@ -13,7 +13,7 @@ use crate::expr::Placeholders;
 use crate::owner::{is_library_item, type_of_named};
 use crate::query::Page;
 use crate::query::cursor::{self, Scope};
-use crate::query::pages::{Answer, Paging, Resume, read_page};
+use crate::query::pages::{Answer, Resume, read_page};
 use crate::query::scan::filter::push_type_filter;
 use crate::query::scan::index::ScanSlot;
 use crate::query::scan::request::ScanRequest;
@@ -47,7 +47,7 @@ impl<T: Send + 'static> ScanRequest<T> {
         if !self.entity.is_empty() && self.names.has_entity_type() {
             push_type_filter(self.entity, self.names, self.types.as_deref(), broad, &mut ph, &mut text);
         }
-        if let Some(c) = &self.filter {
+        if let Some(c) = &self.options.filter {
             let rendered = c.render(&mut ph).map_err(|(field, source)| Error::Encode {
                 entity: if self.entity.is_empty() { "scan" } else { self.entity },
                 field,
@@ -56,7 +56,7 @@ impl<T: Send + 'static> ScanRequest<T> {
             })?;
             text = if text.is_empty() { rendered } else { format!("{text} AND ({rendered})") };
         }
-        if let (Some(on), Some(c)) = (&self.on, &self.filter) {
+        if let (Some(on), Some(c)) = (&self.on, &self.options.filter) {
             // An entity scan of a secondary index (`index` is `E`'s only).
             let keys = [self.names.pk_of(on.index), self.names.sk_of(on.index)];
             let projection = (on.projection)(&self.table, on.index);
@@ -86,7 +86,7 @@ impl<T: Send + 'static> ScanRequest<T> {
                 Some((s, t)) => format!("segment {s}/{t}"),
                 None => "table".to_owned(),
             },
-            query: cursor::fingerprint(&format!("{:?}|{values:?}|{}", parts.filter, self.consistent)),
+            query: cursor::fingerprint(&format!("{:?}|{values:?}|{}", parts.filter, self.options.consistent)),
         }
     }
 
@@ -97,7 +97,7 @@ impl<T: Send + 'static> ScanRequest<T> {
             .set_filter_expression(parts.filter.clone())
             .set_expression_attribute_names(parts.names.clone())
             .set_expression_attribute_values(parts.values.clone())
-            .consistent_read(self.consistent)
+            .consistent_read(self.options.consistent)
             .set_limit(limit)
             .set_segment(self.segment.map(|(s, _)| s as i32))
             .set_total_segments(self.segment.map(|(_, t)| t as i32))
@@ -149,7 +149,7 @@ impl<T: Send + 'static> ScanRequest<T> {
     pub(crate) async fn raw_page(&self, start: Option<Item>) -> Result<RawPage, Error> {
         self.check_segments()?;
         let parts = self.parts(false)?;
-        let out = self.fetch(&parts, self.page_size, start).await?;
+        let out = self.fetch(&parts, self.options.page_size, start).await?;
         Ok(RawPage {
             consumed: Capacity::from_consumed(out.consumed_capacity.as_slice(), false),
             examined: u64::try_from(out.scanned_count).unwrap_or_default(),
@@ -180,7 +180,7 @@ impl<T: Send + 'static> ScanRequest<T> {
         }
         let parts = self.parts(true)?;
         let scope = self.scope(&parts);
-        let start = match &self.after {
+        let start = match &self.options.after {
             Some(c) => Some(cursor::decode_scan(c.as_str(), &scope, self.names, self.scanned_index())?),
             None => None,
         };
@@ -191,14 +191,8 @@ impl<T: Send + 'static> ScanRequest<T> {
             self.on.as_ref().and_then(|on| (on.projection)(&self.table, index))
         };
         let keys = crate::query::key_attributes(self.names, index);
-        let paging = Paging {
-            limit: self.counts.page_limit(),
-            page_size: self.page_size,
-            to_the_end: false,
-            lenient: self.lenient,
-        };
         let mut page = read_page(
-            paging,
+            self.options.paging(),
             self.names,
             start,
             |limit, start| {
@@ -235,7 +229,7 @@ impl<T: Send + 'static> ScanRequest<T> {
             slots.iter().filter_map(|s| if let ScanSlot::Fetch(k) = s { Some(k.clone()) } else { None }).collect();
         let mut whole = match (&self.on, keys.is_empty()) {
             (Some(on), false) => {
-                let (whole, undecodable) = (on.fetch)(self.table.clone(), keys, self.lenient).await?;
+                let (whole, undecodable) = (on.fetch)(self.table.clone(), keys, self.options.lenient).await?;
                 page.skipped.extend(undecodable);
                 whole.into_iter()
             }
@@ -263,11 +257,11 @@ impl<T: Send + 'static> ScanRequest<T> {
         }
         req.check_segments()?;
         let parts = req.parts(true)?;
-        let start = match &req.after {
+        let start = match &req.options.after {
             Some(c) => Some(cursor::decode_scan(c.as_str(), &req.scope(&parts), req.names, req.scanned_index())?),
             None => None,
         };
-        let limit = req.page_size.or(req.counts.page_limit().map(|w| i32::try_from(w).unwrap_or(i32::MAX)));
+        let limit = req.options.request_limit(0);
         crate::table::render::built(req.request(&parts, limit, start).build())
     }
 }
