@@ -37,7 +37,12 @@ impl RequestToken {
     /// A token made by the library: the 32 hexadecimal digits of a new [`WriteToken`] (the
     /// clock in milliseconds, then 8 random bytes), first sent now.
     pub(crate) fn new() -> RequestToken {
-        let text = WriteToken::new().bytes().iter().map(|b| format!("{b:02x}")).collect();
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut text = String::with_capacity(32);
+        for b in WriteToken::new().bytes() {
+            text.push(char::from(HEX[usize::from(b >> 4)]));
+            text.push(char::from(HEX[usize::from(b & 0xf)]));
+        }
         RequestToken { text, first_sent: Instant::now() }
     }
 
