@@ -58,7 +58,7 @@
 //!   applied within it of being sent.
 //! * A put erases the history: a resend that follows another writer's put is judged against
 //!   the put's item, as if it came after it (an update is applied to it; a create finds it and
-//!   answers [`Error::AlreadyExists`]). The earlier attempt's
+//!   answers [`Error::AlreadyExists`](crate::Error::AlreadyExists)). The earlier attempt's
 //!   effect is gone with the item the put replaced.
 //! * [`Table::without_write_tokens`](crate::Table::without_write_tokens) adds nothing to items:
 //!   then a write whose answer is lost is not sent again ([`Error::OutcomeUnknown`]).
@@ -67,8 +67,6 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-#[cfg(doc)]
-use crate::error::Error;
 use crate::schema::Item;
 
 /// The attributes of an item's write history, newest first.
@@ -240,7 +238,7 @@ pub(crate) fn seen(item: Option<&Item>, token: &WriteToken) -> Seen {
 }
 
 /// What the library knows of a write whose outcome it could not learn, to find it later with
-/// [`Table::resolve`](crate::Table::resolve). Carried by [`Error::OutcomeUnknown`].
+/// [`Table::resolve`](crate::Table::resolve). Carried by [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown).
 ///
 /// ```
 /// use dynamo_entity::Error;
