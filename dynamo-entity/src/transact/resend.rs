@@ -115,6 +115,11 @@ fn attempted(error: &SdkError<TransactWriteItemsError, HttpResponse>) -> Attempt
 /// retries, in the one retry loop: as many attempts as the SDK client's retry configuration
 /// allows (3 by default), each one the same request. Every request has `call`'s span: the
 /// attempts of one request are one attempt of the operation.
+///
+/// A lost answer is resent after the policy's backoff, not at once as a single-item write's is:
+/// the token makes the resend's answer certain whatever other writes reach the items meanwhile,
+/// and an attempt that meets its own earlier one still in progress
+/// (`TransactionInProgressException`) must wait for it.
 pub(crate) async fn send_request(table: &Table, call: Call, request: &TransactWriteItemsInputBuilder) -> Sent {
     let client = table.write_client();
     let mut lost = false;
