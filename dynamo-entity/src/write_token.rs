@@ -42,6 +42,10 @@
 //! [`Pending`] goes to [`Table::resolve`](crate::Table::resolve), which reads the item
 //! (strongly consistent) and answers [`Resolved`].
 //!
+//! Transactions and the writes of entities with unique fields (`TransactWriteItems`) add
+//! nothing to items: DynamoDB's `ClientRequestToken` makes their resends safe (see
+//! [`transact`](crate::transact)).
+//!
 //! A delete leaves no item to hold its token: its resend is conditional on the history only (an
 //! item still there with an old history was not deleted by it); an absent item answers
 //! [`Returned::Lost`](crate::error::Returned::Lost).
@@ -262,6 +266,15 @@ pub(crate) enum PendingWrite {
     /// A single-item write: the item's primary key attributes, the write's token (`None` on a
     /// handle without write tokens) and whether it was a delete.
     Item { key: Item, token: WriteToken, tokens: bool, delete: bool },
+    /// A `TransactWriteItems` (a transaction, or a write of an entity with unique fields): the
+    /// request as it was sent, with its `ClientRequestToken` (`token`), and when its first
+    /// attempt was sent (DynamoDB's idempotency window counts from then; see
+    /// [`transact`](crate::transact)).
+    Transaction {
+        request: Box<aws_sdk_dynamodb::operation::transact_write_items::builders::TransactWriteItemsInputBuilder>,
+        token: String,
+        first_sent: std::time::Instant,
+    },
 }
 
 impl Pending {
@@ -280,10 +293,22 @@ impl Pending {
         &self.key_text
     }
 
-    /// The write's token (see [`WriteToken`]).
-    pub fn token(&self) -> WriteToken {
+    /// The write token of a single-item write (see [`WriteToken`]); `None` for a
+    /// `TransactWriteItems`, which [`request_token`](Self::request_token) identifies.
+    pub fn token(&self) -> Option<WriteToken> {
         match &self.write {
-            PendingWrite::Item { token, .. } => *token,
+            PendingWrite::Item { token, .. } => Some(*token),
+            PendingWrite::Transaction { .. } => None,
+        }
+    }
+
+    /// The `ClientRequestToken` of a `TransactWriteItems` (yours, from
+    /// [`TransactWrite::client_request_token`](crate::transact::TransactWrite::client_request_token),
+    /// or the one the library made for the call); `None` for a single-item write.
+    pub fn request_token(&self) -> Option<&str> {
+        match &self.write {
+            PendingWrite::Item { .. } => None,
+            PendingWrite::Transaction { token, .. } => Some(token),
         }
     }
 }
@@ -292,14 +317,19 @@ impl Pending {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Resolved {
-    /// The write was applied, once. Do not send it again.
+    /// The write was applied, once. Do not send it again. For a `TransactWriteItems`, either an
+    /// earlier attempt applied it or [`Table::resolve`](crate::Table::resolve) did, by sending
+    /// it again with its token: it is complete either way.
     Applied,
-    /// The write was not applied. Sending it again is safe.
+    /// The write was not applied. Sending it again is safe. For a `TransactWriteItems`: sent
+    /// again with its token, it was canceled (a condition does not hold now), and nothing of it
+    /// was applied.
     NotApplied,
     /// The table cannot tell: four other writes reached the item since (its history no longer
     /// reaches back to this write), or the handle writes no history
     /// ([`Table::without_write_tokens`](crate::Table::without_write_tokens)). Compare the item
-    /// with what the write would have done.
+    /// with what the write would have done. For a `TransactWriteItems`: its token's idempotency
+    /// window is over (see [`transact`](crate::transact)).
     CannotTell,
 }
 

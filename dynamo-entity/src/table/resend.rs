@@ -260,7 +260,9 @@ impl Table {
 impl<D> Table<D> {
     /// Whether a write whose outcome was unknown ([`Error::OutcomeUnknown`]) was applied: reads
     /// the item (`GetItem`, strongly consistent, its key and write history only: 0.5 read
-    /// units per 4 KB of the whole item, as DynamoDB charges a projected read).
+    /// units per 4 KB of the whole item, as DynamoDB charges a projected read). A
+    /// `TransactWriteItems` is sent again instead, with its token (a resend of an applied one
+    /// costs 2 read units per 4 KB of each item, as DynamoDB charges a token's replay).
     ///
     /// | the write | the item | the answer |
     /// |---|---|---|
@@ -270,6 +272,9 @@ impl<D> Table<D> {
     /// | delete, `delete_if_version` | no item | [`Resolved::Applied`]: the item is gone (by this write or another) |
     /// | | an item whose history reaches back to before the write | [`Resolved::NotApplied`] |
     /// | | an item written since | [`Resolved::CannotTell`] |
+    /// | a transaction, a write of an entity with unique fields (`TransactWriteItems`) | within [`TOKEN_WINDOW`](crate::transact::TOKEN_WINDOW) (9 minutes) of its first attempt: sent again with its `ClientRequestToken`, and applied | [`Resolved::Applied`]: once, by an earlier attempt or by this one (resolve completes it) |
+    /// | | sent again, canceled (a condition does not hold now) | [`Resolved::NotApplied`] |
+    /// | | after the window | [`Resolved::CannotTell`] |
     ///
     /// ```no_run
     /// # async fn f(table: dynamo_entity::Table, e: dynamo_entity::Error) -> Result<(), dynamo_entity::Error> {
@@ -286,9 +291,17 @@ impl<D> Table<D> {
     /// ```
     ///
     /// # Errors
-    /// [`Error::Sdk`] when the read fails.
+    /// [`Error::Sdk`] when the read fails (for a `TransactWriteItems`, when its resend is refused,
+    /// such as throttled on every attempt); [`Error::OutcomeUnknown`], with the same pending
+    /// write, when every attempt of a `TransactWriteItems`' resend lost its answer. Either way,
+    /// resolve again.
     pub async fn resolve(&self, pending: &Pending) -> Result<Resolved, Error> {
-        let PendingWrite::Item { key, token, tokens, delete } = &pending.write;
+        let (key, token, tokens, delete) = match &pending.write {
+            PendingWrite::Item { key, token, tokens, delete } => (key, token, tokens, delete),
+            PendingWrite::Transaction { request, first_sent, .. } => {
+                return crate::transact::resolve(&self.untyped(), pending, request, *first_sent).await;
+            }
+        };
         let mut names = Vec::with_capacity(HISTORY.len() + key.len());
         names.extend(key.keys().map(String::as_str));
         names.extend(HISTORY);
