@@ -433,8 +433,12 @@ async fn under_load_with_lost_answers_every_write_is_applied_once() {
                     (r, 1, id, amount, String::new())
                 } else {
                     let entry = format!("{task}-{n}");
-                    let r =
-                        faulty.update(Log::key(&task)).append(Log::ENTRIES, &[entry.clone()]).send().await.map(drop);
+                    let r = faulty
+                        .update(Log::key(&task))
+                        .append(Log::ENTRIES, std::slice::from_ref(&entry))
+                        .send()
+                        .await
+                        .map(drop);
                     (r, 2, task, 0, entry)
                 };
                 let outcome = match &result {
@@ -486,7 +490,7 @@ async fn under_load_with_lost_answers_every_write_is_applied_once() {
     for handle in handles {
         handle.await.unwrap();
     }
-    let seen = seen.lock().unwrap();
+    let seen = std::mem::take(&mut *seen.lock().unwrap());
     let within = |stored: i64, tally: &Tally, what: &str| {
         assert!(
             (tally.applied..=tally.applied + tally.unsure).contains(&stored),
