@@ -3,7 +3,7 @@
 //! declaration whose checks across entities run in constant evaluation).
 //!
 //! Use them through the `dynamo-entity` crate, which re-exports them and documents the attribute
-//! syntax. The generated code only calls `::dynamo_entity::__private`, so a user needs no other
+//! syntax on the traits they implement (`Entity`, `KeyPart`, `TableDef`). The generated code only calls `::dynamo_entity::__private`, so a user needs no other
 //! dependency.
 //!
 //! Every derive is one `pipeline`, laid out like serde_derive and thiserror: `internals`
@@ -26,7 +26,8 @@ use crate::internals::ast::table::Table;
 
 /// Implements `dynamo_entity::Entity` and generates typed key, query and field-handle functions.
 ///
-/// See the `dynamo-entity` crate documentation for the attributes.
+/// The attributes are documented on the trait `dynamo_entity::Entity`
+/// ([docs.rs](https://docs.rs/dynamo-entity/latest/dynamo_entity/trait.Entity.html)).
 #[proc_macro_derive(Entity, attributes(entity))]
 pub fn derive_entity(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
@@ -36,7 +37,8 @@ pub fn derive_entity(input: TokenStream) -> TokenStream {
 /// Implements `dynamo_entity::KeyPart` and `dynamo_entity::Attribute` for a newtype or a
 /// field-less enum.
 ///
-/// See the `dynamo-entity` crate documentation for the attributes.
+/// The attributes are documented on the trait `dynamo_entity::KeyPart`
+/// ([docs.rs](https://docs.rs/dynamo-entity/latest/dynamo_entity/trait.KeyPart.html)).
 #[proc_macro_derive(KeyPart, attributes(key_part))]
 pub fn derive_key_part(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
@@ -47,7 +49,8 @@ pub fn derive_key_part(input: TokenStream) -> TokenStream {
 /// collection by entity type (`E`: exactly one, `Option<E>`: at most one, `Vec<E>`: any number).
 /// An enum over entity types derives [`EntityEnum`](macro@EntityEnum) instead.
 ///
-/// See the `dynamo-entity` crate documentation.
+/// See the module `dynamo_entity::collection`
+/// ([docs.rs](https://docs.rs/dynamo-entity/latest/dynamo_entity/collection/index.html)).
 #[proc_macro_derive(Collection)]
 pub fn derive_collection(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
@@ -63,7 +66,8 @@ pub fn derive_collection(input: TokenStream) -> TokenStream {
 /// Implements `dynamo_entity::EntityEnum` for an enum whose variants each hold one entity type:
 /// any item of those types decodes as the variant of its type.
 ///
-/// See the `dynamo-entity` crate documentation.
+/// See the module `dynamo_entity::collection`
+/// ([docs.rs](https://docs.rs/dynamo-entity/latest/dynamo_entity/collection/index.html)).
 #[proc_macro_derive(EntityEnum)]
 pub fn derive_entity_enum(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
@@ -92,7 +96,8 @@ fn shape_error(span: proc_macro2::Span, message: &str) -> TokenStream {
 /// shared type name, every GSI and LSI an entity writes is declared, one type per key
 /// attribute), and generates the table-level entity enum `<Name>Item`.
 ///
-/// See the `dynamo-entity` crate documentation for the attributes.
+/// The attributes are documented on the trait `dynamo_entity::TableDef`
+/// ([docs.rs](https://docs.rs/dynamo-entity/latest/dynamo_entity/trait.TableDef.html)).
 #[proc_macro_derive(TableDef, attributes(table))]
 pub fn derive_table_def(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

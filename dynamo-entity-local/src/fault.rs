@@ -259,12 +259,13 @@ pub struct FaultRule {
     operation: Option<String>,
     times: Option<u64>,
     rate: f64,
+    answer_after: Option<std::time::Duration>,
 }
 
 impl FaultRule {
     /// A rule that applies `fault` to every request of every operation, until limited.
     pub fn new(fault: Fault) -> FaultRule {
-        FaultRule { fault, operation: None, times: None, rate: 1.0 }
+        FaultRule { fault, operation: None, times: None, rate: 1.0, answer_after: None }
     }
 
     /// Only requests of this DynamoDB operation (`BatchWriteItem`, `PutItem`, ...: the part of
@@ -277,6 +278,22 @@ impl FaultRule {
     /// Fires at most `n` times (the next `n` requests it applies to, with a rate of 1).
     pub fn times(mut self, n: u64) -> FaultRule {
         self.times = Some(n);
+        self
+    }
+
+    /// [`Fault::InternalServerErrorAfterApplying`] only: the server's answer is held this long
+    /// after the request was applied before the 500 is sent, so that a test can write the
+    /// item in between (another writer between an applied attempt and its resend).
+    ///
+    /// ```
+    /// use dynamo_entity_local::fault::{Fault, FaultRule};
+    /// let rule = FaultRule::new(Fault::InternalServerErrorAfterApplying)
+    ///     .on("UpdateItem")
+    ///     .times(1)
+    ///     .answer_after(std::time::Duration::from_millis(300));
+    /// ```
+    pub fn answer_after(mut self, delay: std::time::Duration) -> FaultRule {
+        self.answer_after = Some(delay);
         self
     }
 
@@ -506,7 +523,7 @@ impl FaultInjector {
                 Fault::Throttling => Plan::Error(Injected::Throttling),
                 Fault::InternalServerError => Plan::Error(Injected::InternalServerError),
                 Fault::Service(error) => Plan::Service(error.clone()),
-                Fault::InternalServerErrorAfterApplying => Plan::ErrorAfterForward,
+                Fault::InternalServerErrorAfterApplying => Plan::ErrorAfterForward(rule.answer_after),
                 Fault::TransactionConflict => {
                     let actions = parsed
                         .as_ref()
@@ -529,7 +546,7 @@ impl FaultInjector {
             Plan::Unprocessed(split) => Some(Injected::Unprocessed { items: split.claimed.len() }),
             Plan::Error(kind) => Some(*kind),
             Plan::Service(error) => Some(error.injected()),
-            Plan::ErrorAfterForward => Some(Injected::InternalServerErrorAfterApplying),
+            Plan::ErrorAfterForward(_) => Some(Injected::InternalServerErrorAfterApplying),
         };
         let counts = &mut state.counts;
         counts.requests += 1;
@@ -540,7 +557,7 @@ impl FaultInjector {
                 counts.unprocessed_responses += 1;
                 counts.unprocessed_items += split.claimed.len() as u64;
             }
-            Plan::ErrorAfterForward => {
+            Plan::ErrorAfterForward(_) => {
                 counts.forwarded += 1;
                 counts.server_errors += 1;
             }
@@ -574,7 +591,8 @@ enum Plan {
     Unprocessed(Split),
     Error(Injected),
     Service(ServiceError),
-    ErrorAfterForward,
+    /// Forward, then answer HTTP 500 (after holding the answer this long).
+    ErrorAfterForward(Option<std::time::Duration>),
 }
 
 /// A batch request with some entries taken out.
@@ -904,10 +922,13 @@ impl HttpConnector for FaultyConnector {
                 Plan::Forward => inner.call(request).await,
                 Plan::Error(kind) => error_response(kind),
                 Plan::Service(error) => json_response(error.status, &error.body()),
-                Plan::ErrorAfterForward => {
+                Plan::ErrorAfterForward(delay) => {
                     // Read the whole answer, so that the server has finished with the request.
                     let mut response = inner.call(request).await?;
                     ByteStream::new(response.take_body()).collect().await.map_err(connector_error)?;
+                    if let Some(delay) = delay {
+                        tokio::time::sleep(delay).await;
+                    }
                     error_response(Injected::InternalServerError)
                 }
                 Plan::Unprocessed(split) => {

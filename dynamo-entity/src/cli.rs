@@ -2,11 +2,25 @@
 //! `status`, `plan`, `apply` and `resume` of its declared [`Migrations`], and the exports of its
 //! table declaration (`cloudformation`, `workbench`, `design`, `lint`).
 //!
-//! ```ignore
+//! ```no_run
 //! // src/bin/migrate.rs of the application
-//! #[tokio::main]
-//! async fn main() -> std::process::ExitCode {
-//!     let table = Table::new(aws_sdk_dynamodb::Client::new(&aws_config::load_from_env().await), "app");
+//! use dynamo_entity::cli::MigrationCli;
+//! use dynamo_entity::migrate::Migrations;
+//! use dynamo_entity::{Entity, Table, TableDef};
+//!
+//! #[derive(Entity, Debug, Clone)]
+//! #[entity(pk = "SKILL#<skill_id>", sk = "REVIEW#<id>", gsi3 = "AUTHOR#<author>", gsi3_sk = "<id>")]
+//! pub struct Review { pub skill_id: String, pub id: String, pub author: String }
+//!
+//! #[derive(TableDef)]
+//! #[table(entities(Review), gsi3)]
+//! pub struct AppTable;
+//!
+//! // The binary's `main` builds the client as every AWS SDK application does
+//! // (`aws_sdk_dynamodb::Client::new(&aws_config::load_from_env().await)`, crate aws-config)
+//! // and returns what this returns.
+//! async fn migrate(client: aws_sdk_dynamodb::Client) -> std::process::ExitCode {
+//!     let table = Table::new(client, "app");
 //!     let migrations = Migrations::new(AppTable::layout().unwrap())
 //!         .apply_layout("0001-gsi3")
 //!         .backfill::<Review>("0002-review-gsi3", |b| b.segments(8));

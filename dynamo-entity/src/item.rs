@@ -16,8 +16,20 @@ use crate::expr::Placeholders;
 use crate::schema::entity::{returned, returned_option};
 use crate::schema::{Admits, AttributeNames, Entity, Item, Key, PrimaryKey, VersionSchema};
 use crate::table::render::{Request, built};
+use crate::table::resend::Sent;
 use crate::table::{Call, Op, RETURN_OLD_ON_FAILURE, Table, Untyped};
 use crate::versioning::{self, Stamped, Writable};
+use crate::write_token::{Seen, WriteToken};
+
+/// What the `PutItem` of a put, create or replace came to ([`Table::send_put`]).
+enum PutAnswer {
+    /// Applied by this attempt, with the item it returned (`ReturnValues = ALL_OLD`), if any.
+    Applied(Option<Item>),
+    /// Applied by an earlier attempt whose answer was lost; what it returned went with it.
+    AppliedEarlier,
+    /// Not applied: the condition failed on the stored item (`None`: no item).
+    ConditionFailed(Option<Item>),
+}
 
 /// Which of the three `PutItem` writes an operation is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,12 +73,21 @@ fn planned_item(request: &PutItemInputBuilder) -> &Item {
 impl Table {
     /// The plan of a put, create or replace of `value`: stamped (version, timestamps) and
     /// encoded once.
-    fn put_plan<E: Entity>(&self, value: &E, kind: PutKind) -> Result<PutPlan, Error> {
+    /// `token`: the write's, added to the item's write history ([`write_token`](crate::write_token));
+    /// `None` for a rendered request or a handle without write tokens.
+    fn put_plan<E: Entity>(&self, value: &E, kind: PutKind, token: Option<&WriteToken>) -> Result<PutPlan, Error> {
         let w = versioning::stamp(value, kind == PutKind::Create)?;
         if E::schema().has_unique() {
             return Ok(PutPlan::Unique(w));
         }
-        let Stamped { key, item, expected, .. } = w;
+        let Stamped { key, mut item, expected, size } = w;
+        if let Some(token) = token {
+            crate::write_token::put_history(&mut item, token);
+            // The 400 KB limit counts the history too.
+            if size + crate::write_token::PUT_HISTORY_BYTES > crate::schema::size::MAX_ITEM_BYTES {
+                crate::schema::size::check_item_size_in(E::NAMES, E::TYPE, &item)?;
+            }
+        }
         let request = match kind {
             PutKind::Put => self.put_request::<E>(item, expected),
             PutKind::Create => self.create_request(E::NAMES, item),
@@ -137,7 +158,8 @@ impl Table {
 
     /// The body of [`Table::put`].
     pub(crate) async fn put_value<V: Writable>(&self, mut value: V) -> Result<(), Error> {
-        let (key, expected, request) = match self.put_plan(value.value(), PutKind::Put)? {
+        let token = WriteToken::new();
+        let (key, expected, request) = match self.put_plan(value.value(), PutKind::Put, self.tokens(&token))? {
             PutPlan::Unique(w) => {
                 let stored = value.decode_stored(&w.item)?;
                 crate::unique::put::<V::Entity>(self, &w, false).await?;
@@ -147,14 +169,14 @@ impl Table {
             PutPlan::Single { key, expected, request } => (key, expected, request),
         };
         let stored = value.decode_stored(planned_item(&request))?;
-        match self.execute(Call::new("PutItem", V::Entity::TYPE), request.send_with(self.client())).await {
-            Ok(_) => {
+        match self.send_put::<V::Entity>(&key, request, token).await? {
+            PutAnswer::Applied(_) | PutAnswer::AppliedEarlier => {
                 value.set_stored(stored);
                 Ok(())
             }
-            Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
-                let old = failed_put_item(e.err());
-                if let Some(other) = old.and_then(|o| crate::owner::other_entity(V::Entity::NAMES, o, V::Entity::TYPE))
+            PutAnswer::ConditionFailed(old) => {
+                if let Some(other) =
+                    old.as_ref().and_then(|o| crate::owner::other_entity(V::Entity::NAMES, o, V::Entity::TYPE))
                 {
                     return Err(Error::WrongEntity {
                         expected: V::Entity::TYPE,
@@ -163,10 +185,66 @@ impl Table {
                     });
                 }
                 // Otherwise the stored version is not the value's.
-                Err(versioning::lost(V::Entity::schema(), &key, expected.unwrap_or_default(), old))
+                Err(versioning::lost(V::Entity::schema(), &key, expected.unwrap_or_default(), old.as_ref()))
             }
-            Err(e) => Err(Error::sdk("PutItem", e).on_item(V::Entity::TYPE, V::Entity::NAMES, &key)),
         }
+    }
+
+    /// Sends the `PutItem` of a put, create or replace of `E` at `key` with `token` (see
+    /// [`write_token`](crate::write_token)): what it came to, judged once for the three.
+    ///
+    /// # Errors
+    /// [`Error::OutcomeUnknown`] when the answer was lost or the history cannot tell; an SDK
+    /// error other than a failed condition.
+    async fn send_put<E: Entity>(
+        &self,
+        key: &PrimaryKey,
+        request: PutItemInputBuilder,
+        token: WriteToken,
+    ) -> Result<PutAnswer, Error> {
+        let call = Call::new("PutItem", E::TYPE);
+        let (e, resent) = match self.send_write_request(call, request, &token, true).await {
+            Sent::Answered { result: Ok(resp), .. } => return Ok(PutAnswer::Applied(resp.attributes)),
+            Sent::Answered { result: Err(e), resent } => (e, resent),
+            Sent::Unknown(e) => return Err(self.put_unknown::<E, _>(key, token, e)),
+        };
+        match e {
+            SdkError::ServiceError(e) if e.err().is_conditional_check_failed_exception() => {
+                let old = failed_put_item(e.err());
+                if resent {
+                    match crate::write_token::seen(old, &token) {
+                        Seen::Applied { .. } => return Ok(PutAnswer::AppliedEarlier),
+                        Seen::CannotTell => {
+                            return Err(self.put_unknown::<E, _>(key, token, SdkError::ServiceError(e)));
+                        }
+                        Seen::NotApplied => {}
+                    }
+                }
+                Ok(PutAnswer::ConditionFailed(old.cloned()))
+            }
+            e => Err(Error::sdk("PutItem", e).on_item(E::TYPE, E::NAMES, key)),
+        }
+    }
+
+    /// The write token to add to a write, `None` on a handle without write tokens.
+    fn tokens<'t>(&self, token: &'t WriteToken) -> Option<&'t WriteToken> {
+        self.writes().tokens.then_some(token)
+    }
+
+    /// [`Error::OutcomeUnknown`] of a `PutItem` of `E` at `key`.
+    fn put_unknown<E: Entity, S>(&self, key: &PrimaryKey, token: WriteToken, e: S) -> Error
+    where
+        aws_sdk_dynamodb::Error: From<S>,
+    {
+        self.outcome_unknown("PutItem", E::TYPE, E::NAMES.show_key(key), E::NAMES.key_item(key), token, false, e)
+    }
+
+    /// [`Error::OutcomeUnknown`] of a `DeleteItem` of `E` at `key`.
+    fn delete_unknown<E: Entity, S>(&self, key: &PrimaryKey, token: WriteToken, e: S) -> Error
+    where
+        aws_sdk_dynamodb::Error: From<S>,
+    {
+        self.outcome_unknown("DeleteItem", E::TYPE, E::NAMES.show_key(key), E::NAMES.key_item(key), token, true, e)
     }
 
     /// The `PutItem` of [`Table::put`] of a stamped item of `E` (no unique fields): it never
@@ -197,7 +275,8 @@ impl Table {
 
     /// The body of [`Table::create`].
     pub(crate) async fn create_value<V: Writable>(&self, mut value: V) -> Result<(), Error> {
-        let (key, request) = match self.put_plan(value.value(), PutKind::Create)? {
+        let token = WriteToken::new();
+        let (key, request) = match self.put_plan(value.value(), PutKind::Create, self.tokens(&token))? {
             PutPlan::Unique(w) => {
                 let stored = value.decode_stored(&w.item)?;
                 crate::unique::create::<V::Entity>(self, &w).await?;
@@ -207,15 +286,14 @@ impl Table {
             PutPlan::Single { key, request, .. } => (key, request),
         };
         let stored = value.decode_stored(planned_item(&request))?;
-        match self.execute(Call::new("PutItem", V::Entity::TYPE), request.send_with(self.client())).await {
-            Ok(_) => {
+        match self.send_put::<V::Entity>(&key, request, token).await? {
+            PutAnswer::Applied(_) | PutAnswer::AppliedEarlier => {
                 value.set_stored(stored);
                 Ok(())
             }
-            Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
+            PutAnswer::ConditionFailed(_) => {
                 Err(Error::AlreadyExists { entity: V::Entity::TYPE, key: V::Entity::NAMES.show_key(&key) })
             }
-            Err(e) => Err(Error::sdk("PutItem", e).on_item(V::Entity::TYPE, V::Entity::NAMES, &key)),
         }
     }
 
@@ -235,18 +313,30 @@ impl Table {
             DeletePlan::Unique(key) => return crate::unique::delete(self, key, None).await,
             DeletePlan::Single { key, request } => (key, request),
         };
-        match self.execute(Call::new("DeleteItem", E::TYPE), request.send_with(self.client())).await {
-            Ok(resp) => Ok(returned_option::<E>(resp.attributes)),
-            Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
-                let found = match e.err() {
-                    DeleteItemError::ConditionalCheckFailedException(c) => {
-                        c.item().and_then(|o| crate::owner::other_entity(E::NAMES, o, E::TYPE)).flatten()
-                    }
+        let token = WriteToken::new();
+        let (e, resent) = match self.send_write_request(Call::new("DeleteItem", E::TYPE), request, &token, false).await
+        {
+            // A resend that found no item: the earlier attempt deleted it, or it was gone.
+            Sent::Answered { result: Ok(resp), resent: true } if resp.attributes.is_none() => {
+                return Ok(Returned::Lost { entity: E::TYPE, key: E::NAMES.show_key(&key) });
+            }
+            Sent::Answered { result: Ok(resp), .. } => return Ok(returned_option::<E>(resp.attributes)),
+            Sent::Answered { result: Err(e), resent } => (e, resent),
+            Sent::Unknown(e) => return Err(self.delete_unknown::<E, _>(&key, token, e)),
+        };
+        match e {
+            SdkError::ServiceError(e) if e.err().is_conditional_check_failed_exception() => {
+                let old = match e.err() {
+                    DeleteItemError::ConditionalCheckFailedException(c) => c.item().filter(|i| !i.is_empty()),
                     _ => None,
                 };
+                if resent && deleted_since(old, &token) {
+                    return Err(self.delete_unknown::<E, _>(&key, token, SdkError::ServiceError(e)));
+                }
+                let found = old.and_then(|o| crate::owner::other_entity(E::NAMES, o, E::TYPE)).flatten();
                 Err(Error::WrongEntity { expected: E::TYPE, found, key: E::NAMES.show_key(&key) })
             }
-            Err(e) => Err(Error::sdk("DeleteItem", e).on_item(E::TYPE, E::NAMES, &key)),
+            e => Err(Error::sdk("DeleteItem", e).on_item(E::TYPE, E::NAMES, &key)),
         }
     }
 
@@ -288,19 +378,31 @@ impl Table {
             }
             DeletePlan::Single { key, request } => (key, request),
         };
-        match self.execute(Call::new("DeleteItem", E::TYPE), request.send_with(self.client())).await {
-            Ok(resp) => Ok(returned::<E>(resp.attributes.unwrap_or_default())),
-            Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
+        let token = WriteToken::new();
+        let (e, resent) = match self.send_write_request(Call::new("DeleteItem", E::TYPE), request, &token, false).await
+        {
+            Sent::Answered { result: Ok(resp), .. } => return Ok(returned::<E>(resp.attributes.unwrap_or_default())),
+            Sent::Answered { result: Err(e), resent } => (e, resent),
+            Sent::Unknown(e) => return Err(self.delete_unknown::<E, _>(&key, token, e)),
+        };
+        match e {
+            SdkError::ServiceError(e) if e.err().is_conditional_check_failed_exception() => {
                 let stored = match e.err() {
                     DeleteItemError::ConditionalCheckFailedException(c) => c.item().filter(|i| !i.is_empty()),
                     _ => None,
                 };
                 match stored {
-                    Some(old) => Err(versioning::lost(E::schema(), &key, version, Some(old))),
+                    // A resend that found no item: the earlier attempt deleted it (or another
+                    // writer did, after it was sent).
+                    None if resent => Ok(Returned::Lost { entity: E::TYPE, key: E::NAMES.show_key(&key) }),
                     None => Err(not_found(&key)),
+                    Some(_) if resent && deleted_since(stored, &token) => {
+                        Err(self.delete_unknown::<E, _>(&key, token, SdkError::ServiceError(e)))
+                    }
+                    Some(old) => Err(versioning::lost(E::schema(), &key, version, Some(old))),
                 }
             }
-            Err(e) => Err(Error::sdk("DeleteItem", e).on_item(E::TYPE, E::NAMES, &key)),
+            e => Err(Error::sdk("DeleteItem", e).on_item(E::TYPE, E::NAMES, &key)),
         }
     }
 
@@ -331,7 +433,8 @@ impl Table {
 
     /// The body of [`Table::replace`].
     pub(crate) async fn replace_value<V: Writable>(&self, mut value: V) -> Result<Returned<V::Entity>, Error> {
-        let (key, expected, request) = match self.put_plan(value.value(), PutKind::Replace)? {
+        let token = WriteToken::new();
+        let (key, expected, request) = match self.put_plan(value.value(), PutKind::Replace, self.tokens(&token))? {
             PutPlan::Unique(w) => {
                 let stored = value.decode_stored(&w.item)?;
                 let old = crate::unique::put::<V::Entity>(self, &w, true).await?;
@@ -341,14 +444,19 @@ impl Table {
             PutPlan::Single { key, expected, request } => (key, expected, request),
         };
         let stored = value.decode_stored(planned_item(&request))?;
-        match self.execute(Call::new("PutItem", V::Entity::TYPE), request.send_with(self.client())).await {
-            Ok(resp) => {
+        match self.send_put::<V::Entity>(&key, request, token).await? {
+            PutAnswer::Applied(old) => {
                 value.set_stored(stored);
-                Ok(returned::<V::Entity>(resp.attributes.unwrap_or_default()))
+                Ok(returned::<V::Entity>(old.unwrap_or_default()))
             }
-            Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
-                let old = failed_put_item(e.err());
-                if let Some(other) = old.and_then(|o| crate::owner::other_entity(V::Entity::NAMES, o, V::Entity::TYPE))
+            // The item it replaced went with the lost answer.
+            PutAnswer::AppliedEarlier => {
+                value.set_stored(stored);
+                Ok(Returned::Lost { entity: V::Entity::TYPE, key: V::Entity::NAMES.show_key(&key) })
+            }
+            PutAnswer::ConditionFailed(old) => {
+                if let Some(other) =
+                    old.as_ref().and_then(|o| crate::owner::other_entity(V::Entity::NAMES, o, V::Entity::TYPE))
                 {
                     return Err(Error::WrongEntity {
                         expected: V::Entity::TYPE,
@@ -358,12 +466,11 @@ impl Table {
                 }
                 match (old, expected) {
                     (Some(old), Some(expected)) => {
-                        Err(versioning::lost(V::Entity::schema(), &key, expected, Some(old)))
+                        Err(versioning::lost(V::Entity::schema(), &key, expected, Some(&old)))
                     }
                     _ => Err(Error::NotFound { entity: V::Entity::TYPE, key: V::Entity::NAMES.show_key(&key) }),
                 }
             }
-            Err(e) => Err(Error::sdk("PutItem", e).on_item(V::Entity::TYPE, V::Entity::NAMES, &key)),
         }
     }
 
@@ -379,6 +486,14 @@ impl Table {
         }
         self.conditional_put(item, condition, ph).return_values(ReturnValue::AllOld)
     }
+}
+
+/// Whether the item a delete's resend found (`ReturnValuesOnConditionCheckFailure = ALL_OLD`)
+/// may have been written since the delete's first attempt: its write history is too recent to
+/// say it was there before, so the first attempt may have deleted it and another writer
+/// written it again.
+fn deleted_since(item: Option<&Item>, token: &WriteToken) -> bool {
+    crate::write_token::seen(item, &WriteToken::at(token.millis(), 0)) != Seen::NotApplied
 }
 
 /// The stored item that a `PutItem` with `ReturnValuesOnConditionCheckFailure = ALL_OLD` got
@@ -550,6 +665,10 @@ impl<D> Table<D> {
 ///
 /// From a declared handle ([`Table<D>`](Table)) it is a `Render<'_, D>`, which accepts only the
 /// entities `D` lists ([`Admits`]): another entity is a compile error.
+///
+/// The requests leave out the write history that sending adds on a handle with write tokens
+/// ([`write_token`](crate::write_token)): a put's `_w1` (19 bytes of item), counted against the
+/// 400 KB limit when sent.
 pub struct Render<'a, D = Untyped> {
     table: &'a Table<D>,
 }
@@ -604,7 +723,7 @@ impl<D> Render<'_, D> {
         D: Admits<E>,
     {
         let table = &self.table.untyped();
-        table.render_put::<E>(table.put_plan(value, PutKind::Put)?, PutKind::Put)
+        table.render_put::<E>(table.put_plan(value, PutKind::Put, None)?, PutKind::Put)
     }
 
     /// The requests of [`Table::create`].
@@ -616,7 +735,7 @@ impl<D> Render<'_, D> {
         D: Admits<E>,
     {
         let table = &self.table.untyped();
-        table.render_put::<E>(table.put_plan(value, PutKind::Create)?, PutKind::Create)
+        table.render_put::<E>(table.put_plan(value, PutKind::Create, None)?, PutKind::Create)
     }
 
     /// The requests of [`Table::replace`].
@@ -628,7 +747,7 @@ impl<D> Render<'_, D> {
         D: Admits<E>,
     {
         let table = &self.table.untyped();
-        table.render_put::<E>(table.put_plan(value, PutKind::Replace)?, PutKind::Replace)
+        table.render_put::<E>(table.put_plan(value, PutKind::Replace, None)?, PutKind::Replace)
     }
 
     /// The requests of [`Table::delete`].

@@ -1,9 +1,11 @@
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 pub mod batch;
 pub mod capacity;
 #[cfg(feature = "cli")]
+#[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
 pub mod cli;
 pub mod collection;
 pub mod design;
@@ -24,6 +26,7 @@ pub mod unique;
 pub mod update;
 pub mod value;
 pub mod versioning;
+pub mod write_token;
 
 #[doc(hidden)]
 #[path = "private.rs"]

@@ -4,13 +4,28 @@
 //! A stream record carries the event type and, depending on the stream's view type, the item's
 //! keys, its new image and its old image. [`Change`] holds them decoded:
 //!
-//! ```ignore
+//! ```no_run
+//! use dynamo_entity::stream::{Change, ChangeKind};
+//! use dynamo_entity::{Entity, EntityEnum};
+//!
+//! #[derive(Entity, Debug, Clone, PartialEq)]
+//! #[entity(pk = "ORDER#<id>", sk = "META")]
+//! struct Order { id: String, total: u64 }
+//!
+//! #[derive(EntityEnum, Debug, Clone, PartialEq)]
+//! enum AnyItem { Order(Order) }
+//!
+//! # async fn ship(_order: Order) -> dynamo_entity::Result<()> { Ok(()) }
+//! # #[cfg(feature = "aws-lambda-events")]
+//! # async fn handle(event: aws_lambda_events::event::dynamodb::Event) -> dynamo_entity::Result<()> {
 //! for record in &event.records {                          // aws_lambda_events (feature `aws-lambda-events`)
 //!     match Change::<AnyItem>::from_lambda(record)? {
 //!         Some(Change { kind: ChangeKind::Insert, new: Some(AnyItem::Order(order)), .. }) => ship(order).await?,
 //!         _ => {}
 //!     }
 //! }
+//! # Ok(())
+//! # }
 //! ```
 //!
 //! Records of entity types the enum does not name decode to `Ok(None)`, so a handler can
@@ -163,6 +178,7 @@ impl<A: EntityEnum> Change<A> {
     /// # Errors
     /// As [`Change::from_images`]; [`Error::Invalid`] for an unknown event name.
     #[cfg(feature = "aws-lambda-events")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "aws-lambda-events")))]
     pub fn from_lambda(record: &aws_lambda_events::event::dynamodb::EventRecord) -> Result<Option<Self>, Error> {
         let kind = ChangeKind::parse(&record.event_name)?;
         let convert = |image: &serde_dynamo::Item| -> Item { image.clone().into() };
@@ -179,6 +195,7 @@ impl<A: EntityEnum> Change<A> {
     /// As [`Change::from_images`]; [`Error::Invalid`] for a record without an event name or
     /// stream data.
     #[cfg(feature = "aws-sdk-dynamodbstreams")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "aws-sdk-dynamodbstreams")))]
     pub fn from_sdk(record: &aws_sdk_dynamodbstreams::types::Record) -> Result<Option<Self>, Error> {
         use std::collections::HashMap;
         type StreamItem = HashMap<String, aws_sdk_dynamodbstreams::types::AttributeValue>;

@@ -58,7 +58,8 @@
 //!
 //! * [`Table::create`]: the entity (if absent) and a guard per present value. A taken value is
 //!   [`Error::UniqueViolation`] naming the entity type, field and value; an existing entity is
-//!   [`Error::AlreadyExists`] (checked first: a retried create reports `AlreadyExists`).
+//!   [`Error::AlreadyExists`] (checked first: a second call of the same create reports
+//!   `AlreadyExists`; the library's own resend of a lost answer does not, see below).
 //! * [`Table::put`] (create or replace) and [`Table::replace`] (must exist): read the stored item
 //!   (strongly consistent, 1 RCU per 4 KB), then in one transaction write the entity on the
 //!   condition that its unique values are still the ones read, release the guards of values
@@ -76,6 +77,15 @@
 //! Transactions canceled by conflicts with concurrent writes (`TransactionConflict`) or by
 //! throttling are resent with backoff within the same 10 attempts; nothing is written by a
 //! canceled transaction.
+//!
+//! Each transaction carries a `ClientRequestToken` made for it and is sent again with it when
+//! its answer is lost, so it is applied once (see [exactly
+//! once](crate::transact#exactly-once)): a create whose first attempt was applied answers
+//! `Ok`, not `AlreadyExists`, and leaves one guard per value and one owner. A transaction
+//! planned again after a cancellation gets a new token. When every attempt lost its answer, the
+//! write is [`Error::OutcomeUnknown`], named by the entity and its key;
+//! [`Table::resolve`](crate::Table::resolve) sends the same transaction again with its token
+//! (within 9 minutes) and says whether it was applied.
 //!
 //! Entities stored before a field became unique have no guards. They keep working: releasing
 //! a guard that is absent succeeds, and [`Table::put`] and [`Table::replace`] claim the guard of

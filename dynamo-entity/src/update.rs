@@ -20,9 +20,11 @@ use crate::key::rebuild::PartText;
 use crate::key::{KeyPartError, PartForm};
 use crate::limits;
 use crate::schema::{Entity, EntitySchema, Key, PrimaryKey, VersionSchema};
+use crate::table::resend::Sent;
 use crate::table::{Call, RETURN_OLD_ON_FAILURE, Table};
 use crate::value::{Attribute, Number};
 use crate::versioning;
+use crate::write_token::{Seen, WriteToken};
 use build::Built;
 
 #[derive(Debug)]
@@ -436,7 +438,13 @@ impl<E: Entity> UpdateRequest<E> {
     ///
     /// # Errors
     /// [`Error::Invalid`] / [`Error::Key`] / [`Error::Encode`]: nothing can be sent.
-    pub(crate) fn prepare(mut self) -> Result<(PreparedUpdate, Table), Error> {
+    pub(crate) fn prepare(self) -> Result<(PreparedUpdate, Table), Error> {
+        self.prepare_with(None)
+    }
+
+    /// As [`prepare`](Self::prepare); with `token`, the update also shifts the item's write
+    /// history ([`write_token`](crate::write_token)), counted against the limits.
+    fn prepare_with(mut self, token: Option<&WriteToken>) -> Result<(PreparedUpdate, Table), Error> {
         if let Some(e) = self.error {
             return Err(e);
         }
@@ -454,7 +462,17 @@ impl<E: Entity> UpdateRequest<E> {
             })
         })?;
         let version = self.maintain()?;
-        let Built { update, condition, placeholders: mut ph, library: added, set_bytes } = self.build()?;
+        let Built { mut update, condition, placeholders: mut ph, library: added, mut set_bytes } = self.build()?;
+        let (mut names, mut values) = (ph.take_names(), ph.take_values());
+        if let Some(token) = token {
+            let shift = crate::write_token::shift_history(
+                names.get_or_insert_with(HashMap::new),
+                values.get_or_insert_with(HashMap::new),
+                token,
+            );
+            update = crate::write_token::with_shift(&update, shift);
+            set_bytes += crate::write_token::HISTORY_BYTES;
+        }
         let key = self.key?;
         let arith = self
             .actions
@@ -485,8 +503,8 @@ impl<E: Entity> UpdateRequest<E> {
             },
             update,
             condition,
-            names: ph.take_names(),
-            values: ph.take_values(),
+            names,
+            values,
         };
         // The updated item holds the key, the type attribute (which the condition requires, or
         // an upsert writes) and what the update sets: when they alone are over 400 KB,
@@ -529,6 +547,10 @@ impl<E: Entity> UpdateRequest<E> {
     /// (the time is now). [`Request::to_json`](crate::table::render::Request::to_json) gives a
     /// deterministic text for snapshot tests.
     ///
+    /// It leaves out the write history that `send` adds on a handle with write tokens
+    /// ([`write_token`](crate::write_token)): four `SET` actions (about 130 bytes of update
+    /// expression, 76 bytes of item), which `send` counts against DynamoDB's limits.
+    ///
     /// # Errors
     /// As [`send`](Self::send) before sending.
     pub fn render(self) -> Result<UpdateItemInput, Error> {
@@ -538,36 +560,63 @@ impl<E: Entity> UpdateRequest<E> {
     }
 
     async fn send_returning(self, returning: ReturnValue) -> Result<Returned<E>, Error> {
-        let item = self.send_item(returning).await?;
-        Ok(crate::schema::entity::returned::<E>(item))
+        Ok(match self.send_item(returning).await? {
+            Ok(item) => crate::schema::entity::returned::<E>(item),
+            Err(key) => Returned::Lost { entity: E::TYPE, key },
+        })
     }
 
     /// As [`send_returning`](Self::send_returning), for `ALL_OLD` of a write that may have
     /// created the item (an upsert): `None` when there was none.
     pub(crate) async fn send_returning_option(self, returning: ReturnValue) -> Result<Returned<Option<E>>, Error> {
-        let item = self.send_item(returning).await?;
-        Ok(crate::schema::entity::returned_option::<E>(Some(item)))
+        Ok(match self.send_item(returning).await? {
+            Ok(item) => crate::schema::entity::returned_option::<E>(Some(item)),
+            Err(key) => Returned::Lost { entity: E::TYPE, key },
+        })
     }
 
-    /// Sends the update; the item it returns (empty when none).
-    async fn send_item(self, returning: ReturnValue) -> Result<crate::schema::Item, Error> {
-        let (mut p, table) = self.prepare()?;
+    /// Sends the update; the item it returns (empty when none), or `Err(key text)` when a
+    /// resend found it applied by an earlier attempt whose answer, and so the item it
+    /// returns, was lost (see [`write_token`](crate::write_token)).
+    async fn send_item(self, returning: ReturnValue) -> Result<Result<crate::schema::Item, String>, Error> {
+        let token = WriteToken::new();
+        let history = self.table.writes().tokens.then_some(&token);
+        let (mut p, table) = self.prepare_with(history)?;
         p.keep_key_text();
-        let result = table
-            .execute(Call::new("UpdateItem", E::TYPE), p.request(&table, returning).send_with(table.client()))
-            .await;
-        match result {
-            Ok(resp) => Ok(resp.attributes.unwrap_or_default()),
-            Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
+        let key = p.key.clone();
+        let new_item = returning == ReturnValue::AllNew;
+        let request = p.request(&table, returning);
+        let unknown = |p: &PreparedUpdate, e| {
+            table.outcome_unknown("UpdateItem", E::TYPE, p.key_text(), key.clone(), token, false, e)
+        };
+        let (e, resent) = match table.send_write_request(Call::new("UpdateItem", E::TYPE), request, &token, true).await
+        {
+            Sent::Answered { result: Ok(resp), .. } => return Ok(Ok(resp.attributes.unwrap_or_default())),
+            Sent::Answered { result: Err(e), resent } => (e, resent),
+            Sent::Unknown(e) => return Err(unknown(&p, e)),
+        };
+        match e {
+            SdkError::ServiceError(e) if e.err().is_conditional_check_failed_exception() => {
                 let old = match e.err() {
                     aws_sdk_dynamodb::operation::update_item::UpdateItemError::ConditionalCheckFailedException(c) => {
                         c.item().filter(|i| !i.is_empty()).cloned()
                     }
                     _ => None,
                 };
+                if resent {
+                    match crate::write_token::seen(old.as_ref(), &token) {
+                        // The item as the earlier attempt left it: what `ALL_NEW` returns.
+                        Seen::Applied { latest: true } if new_item => {
+                            return Ok(Ok(old.unwrap_or_default()));
+                        }
+                        Seen::Applied { .. } => return Ok(Err(p.key_text())),
+                        Seen::CannotTell => return Err(unknown(&p, SdkError::ServiceError(e))),
+                        Seen::NotApplied => {}
+                    }
+                }
                 Err(p.failure(old))
             }
-            Err(SdkError::ServiceError(e)) if crate::error::service::operand_type_refused(e.err()) => {
+            SdkError::ServiceError(e) if crate::error::service::operand_type_refused(e.err()) => {
                 Err(Error::StoredTypeMismatch {
                     operation: "UpdateItem",
                     entity: E::TYPE,
@@ -576,7 +625,7 @@ impl<E: Entity> UpdateRequest<E> {
                     source: Box::new(e.into_err().into()),
                 })
             }
-            Err(e) => Err(Error::sdk("UpdateItem", e).on_partition(E::TYPE, &p.key_text(), p.partition_text())),
+            e => Err(Error::sdk("UpdateItem", e).on_partition(E::TYPE, &p.key_text(), p.partition_text())),
         }
     }
 }

@@ -439,9 +439,10 @@ fn block(n: usize, blocks: usize, k: usize) -> Range<usize> {
 /// both sides now sample the machine at the same times. Run as one half per side (10 to 20
 /// seconds each), the same-shape `create` and `put` phases came out anywhere from 0.78 to 1.47
 /// in one run, with what else the machine (DynamoDB Local's JVM included) did during one half
-/// and not the other (BENCHMARKS.md). The batch phase stays one `BatchWriteItem` run of all its
-/// items per side (the library checks and encodes the whole batch before it sends anything, so
-/// splitting the batch would change what is measured); its order alternates by round.
+/// and not the other (`docs/benchmarks-notebook.md`, "End to end against DynamoDB Local"). The
+/// batch phase stays one `BatchWriteItem` run of all its items per side (the library checks
+/// and encodes the whole batch before it sends anything, so splitting the batch would change
+/// what is measured); its order alternates by round.
 ///
 /// Returns the samples `[phase][0 = library, 1 = hand-written]`.
 async fn round(client: &Client, w: &Workload, r: usize, blocks: usize) -> Res<Vec<[Sample; 2]>> {

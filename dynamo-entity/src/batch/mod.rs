@@ -33,6 +33,28 @@
 //!
 //! Positions are 0-based: the order in which entries were added to the batch.
 //!
+//! # Lost answers: what a batch guarantees
+//!
+//! DynamoDB may apply a request and lose its answer (an HTTP 5xx, a timeout). `BatchWriteItem`
+//! takes no condition, so a batch's writes carry no write token (see
+//! [`write_token`](crate::write_token)); what makes sending one again safe is that each put
+//! and each delete is idempotent for its item: a put writes the same whole item again, a delete
+//! deletes the same key again.
+//!
+//! | a write | what is guaranteed |
+//! |---|---|
+//! | counted in [`written`](BatchWriteOutcome::written) | applied at least once; the item is as if written once, unless another writer wrote that key between two attempts that carried it (the later attempt then overwrites that write: a put brings the batch's item back, a delete deletes the other writer's item) |
+//! | in [`unprocessed`](BatchWriteOutcome::unprocessed), [`maybe_written`](UnprocessedWrite::maybe_written) `false` | not applied by this batch |
+//! | in `unprocessed`, `maybe_written` `true` | an attempt that carried it lost its answer: it may have been applied (at least once, as above) |
+//!
+//! A request whose answer was lost is sent again: by the SDK's own retries (3 attempts by
+//! default), then by the batch's [`RetryPolicy`]. The batch keeps the SDK's retries (unlike
+//! single-item writes and transactions, which the library sends one attempt at a time): a
+//! resend is safe here, and the SDK's attempts keep their budget within each of the batch's.
+//! An interceptor sees each of the SDK's attempts, so a lost answer is known even when a later
+//! attempt answers. Writes whose effect must not repeat (counters, list appends, conditional
+//! writes) belong in [`Table::update`] or [`Table::transact`], which are applied once.
+//!
 //! ```no_run
 //! use dynamo_entity::{Entity, Table};
 //!
@@ -69,6 +91,7 @@ mod get_core;
 mod get_outcome;
 mod get_run;
 mod key_id;
+mod lost;
 mod run;
 mod wire;
 mod write;

@@ -197,7 +197,10 @@ impl<D> BatchWrite<D> {
                 *total += report.capacity.total();
             }
             outcome.consumed += report.capacity;
-            outcome.unprocessed.extend(report.left.into_iter().map(|(i, reason)| ops[i].unprocessed(i, reason)));
+            let maybe = &report.maybe_written;
+            outcome
+                .unprocessed
+                .extend(report.left.into_iter().map(|(i, reason)| ops[i].unprocessed(i, reason, maybe.contains(&i))));
             if fatal.is_none() {
                 fatal = report.fatal;
             }

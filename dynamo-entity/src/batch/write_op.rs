@@ -93,8 +93,14 @@ impl WriteOp {
         })
     }
 
-    /// The report of this write, not written for `reason`.
-    pub(super) fn unprocessed(&self, position: usize, reason: UnprocessedReason) -> UnprocessedWrite {
+    /// The report of this write, not acknowledged for `reason` (`maybe_written`: an attempt
+    /// that carried it lost its answer).
+    pub(super) fn unprocessed(
+        &self,
+        position: usize,
+        reason: UnprocessedReason,
+        maybe_written: bool,
+    ) -> UnprocessedWrite {
         let request = self.request();
         UnprocessedWrite {
             position,
@@ -103,6 +109,7 @@ impl WriteOp {
             key: self.key.clone(),
             kind: self.kind,
             reason,
+            maybe_written,
             request,
         }
     }

@@ -1,7 +1,7 @@
 //! The sending of one `BatchWriteItem` request's writes: the request, its retries of what comes
 //! back unprocessed, and the report of what was written and what was left.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -10,6 +10,7 @@ use aws_sdk_dynamodb::operation::batch_write_item::builders::BatchWriteItemFluen
 use aws_sdk_dynamodb::types::{ReturnConsumedCapacity, WriteRequest};
 
 use crate::batch::key_id::{KeyId, entry_id};
+use crate::batch::lost::LostAnswer;
 use crate::batch::run::{Run, reason_after};
 use crate::batch::wire;
 use crate::batch::write_op::{WriteOp, write_request_key};
@@ -31,6 +32,9 @@ pub(super) fn write_request(table: &Table, requests: Vec<WriteRequest>) -> Batch
 pub(super) struct WriteReport {
     pub(super) written: usize,
     pub(super) left: Vec<(usize, UnprocessedReason)>,
+    /// The positions of the writes an attempt that lost its answer carried: DynamoDB may have
+    /// applied them (see [`LostAnswer`]).
+    pub(super) maybe_written: BTreeSet<usize>,
     pub(super) requests: u32,
     pub(super) retries: u32,
     pub(super) backoff: Duration,
@@ -65,8 +69,17 @@ impl Run<'_, WriteOp> {
                 }
                 let writes = wire::joined(pending.iter().map(|&i| &self.entries[i].wire));
                 let body = wire::Body::new(self.table.name(), writes);
-                let request = write_request(self.table, Vec::new()).customize().interceptor(body).send();
-                match self.table.execute(attempt.call(), request).await {
+                let lost = LostAnswer::default();
+                let request = write_request(self.table, Vec::new())
+                    .customize()
+                    .interceptor(body)
+                    .interceptor(lost.clone())
+                    .send();
+                let answer = self.table.execute(attempt.call(), request).await;
+                if lost.lost() {
+                    report.maybe_written.extend(pending.iter().copied());
+                }
+                match answer {
                     Ok(out) => {
                         report.capacity +=
                             Capacity::from_consumed(out.consumed_capacity.as_deref().unwrap_or_default(), true);

@@ -7,16 +7,35 @@
 //! whose variants each hold one entity decodes any item of those types (a table-level enum of
 //! every entity serves scans, stream records and exports).
 //!
-//! ```ignore
+//! ```no_run
+//! use dynamo_entity::{Collection, Entity, EntityEnum, Table};
+//!
+//! #[derive(Entity, Debug, Clone)]
+//! #[entity(pk = "USER#<id>", sk = "PROFILE")]
+//! struct User { id: String, name: String }
+//!
+//! #[derive(Entity, Debug, Clone)]
+//! #[entity(pk = "SKILL#<id>", sk = "META")]
+//! struct Skill { id: String, title: String }
+//!
+//! #[derive(Entity, Debug, Clone)]
+//! #[entity(pk = "SKILL#<skill_id>", sk = "REVIEW#<id>")]
+//! struct Review { skill_id: String, id: String, stars: u8 }
+//!
 //! #[derive(Collection)]
 //! struct SkillPage { skill: Skill, reviews: Vec<Review> }
 //!
-//! // PK = SKILL#<id>: the skill (SK = META) and its reviews (SK = REVIEW#…) in one query.
-//! let page: SkillPage = table.collection(Skill::query(&id)).send().await?.decode()?;
-//!
 //! #[derive(EntityEnum)]
 //! enum AnyItem { User(User), Skill(Skill), Review(Review) }
+//!
+//! # async fn f(table: Table, id: &str) -> dynamo_entity::Result<()> {
+//! // PK = SKILL#<id>: the skill (SK = META) and its reviews (SK = REVIEW#…) in one query.
+//! let collection = table.collection(Skill::query(id)).send().await?;
+//! let page: SkillPage = collection.decode()?;
 //! let items: Vec<AnyItem> = collection.decode_each()?;
+//! # let _ = (page, items);
+//! # Ok(())
+//! # }
 //! ```
 
 mod items;

@@ -2,12 +2,28 @@
 //! application registers, for the single-table design mistakes that cost throughput or money
 //! at scale.
 //!
-//! ```ignore
-//! let layout = TableLayout::new(&[User::schema(), Skill::schema()])?
+//! ```
+//! use dynamo_entity::design::lint::LintKind;
+//! use dynamo_entity::schema::{Read, TableLayout};
+//! use dynamo_entity::{Entity, KeyPart, Timestamp};
+//!
+//! #[derive(KeyPart, Debug, Clone, Copy, PartialEq)]
+//! enum Status { Draft, Pending, Approved }
+//!
+//! #[derive(Entity, Debug, Clone)]
+//! #[entity(pk = "SKILL#<id>", sk = "META", gsi4 = "SKILL#<status>", gsi4_sk = "<submitted_at>")]
+//! struct Skill { id: String, status: Status, submitted_at: Option<Timestamp> }
+//!
+//! # fn main() -> dynamo_entity::Result<()> {
+//! let layout = TableLayout::new(&[Skill::schema()])?
 //!     .reads([Read::scan("admin: every skill", Skill::TYPE)]);
-//! for lint in layout.lint() {
+//! let lints = layout.lint();
+//! for lint in &lints {
 //!     println!("{lint}"); // Skill GSI4 hot partition: ...
 //! }
+//! assert!(lints.iter().any(|l| l.kind == LintKind::HotPartition));
+//! # Ok(())
+//! # }
 //! ```
 //!
 //! # Rules

@@ -5,11 +5,34 @@
 //! entity-to-index diagram as SVG ([`diagram`]), the HTML design page that shows them all
 //! ([`html`]), and the whole table's write and storage estimates ([`estimate`]).
 //!
-//! ```ignore
-//! let layout = TableLayout::new(&[User::schema(), Skill::schema(), Review::schema()])?;
-//! let cfn = layout.cloudformation("skill-exchange");       // AWS::DynamoDB::Table as JSON
-//! let doc = layout.markdown("Skill Exchange");             // the access-pattern matrix
-//! let page = layout.html("Skill Exchange", model.items());  // the design page, from samples
+//! ```
+//! use dynamo_entity::schema::TableLayout;
+//! use dynamo_entity::{Entity, TableDef};
+//!
+//! #[derive(Entity, Debug, Clone)]
+//! #[entity(pk = "USER#<id>", sk = "PROFILE")]
+//! pub struct User { pub id: String, pub name: String }
+//!
+//! #[derive(Entity, Debug, Clone)]
+//! #[entity(pk = "USER#<user_id>", sk = "BADGE#<badge>")]
+//! pub struct Badge { pub user_id: String, pub badge: String }
+//!
+//! #[derive(TableDef)]
+//! #[table(entities(User, Badge))]
+//! pub struct Profiles;
+//!
+//! # fn main() -> dynamo_entity::Result<()> {
+//! let layout: TableLayout = Profiles::layout()?;           // or TableLayout::new(&[User::schema(), ...])
+//! let cfn = layout.cloudformation("profiles");             // AWS::DynamoDB::Table as JSON
+//! let doc = layout.markdown("Profiles");                   // the access-pattern matrix
+//! let user = User { id: "u1".into(), name: "Ann".into() };
+//! let badge = Badge { user_id: "u1".into(), badge: "mentor".into() };
+//! let items = vec![user.to_item()?, badge.to_item()?];     // sample items, as stored
+//! let page = layout.html("Profiles", &items);              // the design page: write it to DESIGN.html
+//! assert!(doc.contains("USER#<id>") && page.contains("BADGE#mentor"));
+//! # let _ = cfn;
+//! # Ok(())
+//! # }
 //! ```
 
 pub mod diagram;

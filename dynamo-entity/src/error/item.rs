@@ -128,6 +128,16 @@ pub enum Returned<T> {
     Decoded(T),
     /// The returned item does not decode; the write was applied all the same.
     Undecodable(ItemError),
+    /// The write was applied, but the item it returns went with an answer DynamoDB sent and
+    /// the client never received: a resend found the write applied by an earlier attempt,
+    /// with other writes after it, or the item deleted (see
+    /// [`write_token`](crate::write_token)). Read the item to see it now.
+    Lost {
+        /// The entity type written.
+        entity: &'static str,
+        /// The item's primary key, as `PK=… SK=…`.
+        key: String,
+    },
 }
 
 impl<T> Returned<T> {
@@ -143,6 +153,9 @@ impl<T> Returned<T> {
         match self {
             Returned::Decoded(v) => Ok(v),
             Returned::Undecodable(e) => Err(e),
+            Returned::Lost { entity, key } => {
+                Err(ItemError { key: key.clone(), item: Item::new(), error: Error::ReturnedLost { entity, key } })
+            }
         }
     }
 
@@ -150,7 +163,7 @@ impl<T> Returned<T> {
     pub fn ok(self) -> Option<T> {
         match self {
             Returned::Decoded(v) => Some(v),
-            Returned::Undecodable(_) => None,
+            Returned::Undecodable(_) | Returned::Lost { .. } => None,
         }
     }
 
@@ -158,14 +171,14 @@ impl<T> Returned<T> {
     pub fn decoded(&self) -> Option<&T> {
         match self {
             Returned::Decoded(v) => Some(v),
-            Returned::Undecodable(_) => None,
+            Returned::Undecodable(_) | Returned::Lost { .. } => None,
         }
     }
 
     /// The decode problem, `None` when the item decoded.
     pub fn problem(&self) -> Option<&ItemError> {
         match self {
-            Returned::Decoded(_) => None,
+            Returned::Decoded(_) | Returned::Lost { .. } => None,
             Returned::Undecodable(e) => Some(e),
         }
     }
@@ -180,6 +193,7 @@ impl<T> Returned<T> {
         match self {
             Returned::Decoded(v) => Returned::Decoded(f(v)),
             Returned::Undecodable(e) => Returned::Undecodable(e),
+            Returned::Lost { entity, key } => Returned::Lost { entity, key },
         }
     }
 
@@ -193,6 +207,9 @@ impl<T> Returned<T> {
         match self {
             Returned::Decoded(v) => v,
             Returned::Undecodable(e) => panic!("the write was applied, but {e}"),
+            Returned::Lost { entity, key } => {
+                panic!("the write of {entity} {key} was applied, but the item it returns was lost with its answer")
+            }
         }
     }
 }

@@ -536,6 +536,41 @@ pub enum Error {
         #[source]
         source: Box<aws_sdk_dynamodb::Error>,
     },
+    /// The write may or may not have been applied: every attempt that could have been applied
+    /// lost its answer (an HTTP 5xx, a timeout, a connection failure), or a resend found the
+    /// item's write history too recent to tell (four other writes since; see
+    /// [`write_token`](crate::write_token)). Do not send it again blindly:
+    /// [`Table::resolve`](crate::Table::resolve)`(error.pending())` reads the table and says
+    /// whether it was applied.
+    #[error(
+        "DynamoDB {operation} of {entity} {key}: the answer was lost and the write may have been applied; \
+         Table::resolve(error.pending()) reads the table and says whether it was ({})",
+        service::text(source)
+    )]
+    OutcomeUnknown {
+        /// The DynamoDB operation, such as `UpdateItem`.
+        operation: &'static str,
+        /// The entity type written.
+        entity: &'static str,
+        /// The item's primary key, as `PK=… SK=…`.
+        key: String,
+        /// What identifies the write, for [`Table::resolve`](crate::Table::resolve).
+        pending: Box<crate::write_token::Pending>,
+        /// The last attempt's error.
+        #[source]
+        source: Box<aws_sdk_dynamodb::Error>,
+    },
+    /// The write was applied, but the item it returns was lost with DynamoDB's answer: a resend
+    /// found the write applied by an earlier attempt (see [`write_token`](crate::write_token)).
+    /// From [`Returned::into_result`] of a [`Returned::Lost`]. Read the item to see it; do not
+    /// send the write again.
+    #[error("the write of {entity} {key} was applied, but the item it returns was lost with DynamoDB's answer")]
+    ReturnedLost {
+        /// The entity type written.
+        entity: &'static str,
+        /// The item's primary key, as `PK=… SK=…`.
+        key: String,
+    },
     /// The SDK or DynamoDB returned an error; the service error is kept as the source. The text
     /// is the error's code, DynamoDB's message and the request id, or for a failure before an
     /// answer (timeout, connection), its chain of causes.
@@ -674,6 +709,15 @@ impl Error {
                 Error::ReplicatedWriteConflict { operation, entity, key: key.to_owned(), source }
             }
             other => other,
+        }
+    }
+
+    /// What identifies a write whose outcome is unknown ([`Error::OutcomeUnknown`]), for
+    /// [`Table::resolve`](crate::Table::resolve); `None` for every other error.
+    pub fn pending(&self) -> Option<&crate::write_token::Pending> {
+        match self {
+            Error::OutcomeUnknown { pending, .. } => Some(pending),
+            _ => None,
         }
     }
 

@@ -84,6 +84,12 @@ pub struct UnprocessedWrite {
     pub kind: WriteKind,
     /// Why it was not written.
     pub reason: UnprocessedReason,
+    /// An attempt that carried this write lost its answer (HTTP 5xx, a timeout, a connection
+    /// failure), possibly one of the SDK's own retries: DynamoDB may have applied it all the
+    /// same, whatever the later answers said. Either way, sending it again
+    /// ([`BatchWrite::resubmit`](crate::batch::BatchWrite::resubmit)) leaves the item as if
+    /// written once (see [`batch`](crate::batch)).
+    pub maybe_written: bool,
     pub(crate) names: &'static AttributeNames,
     pub(crate) request: WriteRequest,
 }
@@ -98,7 +104,11 @@ impl UnprocessedWrite {
 impl fmt::Display for UnprocessedWrite {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let key = self.names.show_key(&self.key);
-        write!(f, "{} {} {key} (position {}): {}", self.kind, self.entity, self.position, self.reason)
+        write!(f, "{} {} {key} (position {}): {}", self.kind, self.entity, self.position, self.reason)?;
+        if self.maybe_written {
+            f.write_str("; an attempt that carried it lost its answer, so it may have been written")?;
+        }
+        Ok(())
     }
 }
 
@@ -106,7 +116,10 @@ impl fmt::Display for UnprocessedWrite {
 ///
 /// `written + unprocessed.len()` is the number of entries of the batch. `written` counts only
 /// writes that DynamoDB acknowledged (in a response that did not list them as unprocessed);
-/// every other entry is in `unprocessed`, in position order.
+/// every other entry is in `unprocessed`, in position order. An entry of `unprocessed` is not
+/// stored by this batch, unless its [`maybe_written`](UnprocessedWrite::maybe_written) says
+/// that an attempt that carried it lost its answer ([`maybe_written`](Self::maybe_written)
+/// counts them).
 #[derive(Debug, Clone, Default)]
 #[must_use = "a batch write may leave items unprocessed: check `unprocessed`, or call `check`"]
 pub struct BatchWriteOutcome {
@@ -135,6 +148,14 @@ impl BatchWriteOutcome {
         self.unprocessed.is_empty()
     }
 
+    /// How many of the writes in [`unprocessed`](Self::unprocessed) may have been applied all
+    /// the same: an attempt that carried them lost its answer
+    /// ([`UnprocessedWrite::maybe_written`]). The table holds between `written` and
+    /// `written + maybe_written()` of the batch's writes.
+    pub fn maybe_written(&self) -> usize {
+        self.unprocessed.iter().filter(|u| u.maybe_written).count()
+    }
+
     /// `Ok(())` when every write was done: `table.batch_put(&items).await?.check()?`.
     ///
     /// # Errors
@@ -153,6 +174,10 @@ impl BatchWriteOutcome {
 pub(crate) fn write_failure_message(outcome: &BatchWriteOutcome, source: Option<&Arc<Error>>) -> String {
     let mut message =
         format!("batch write incomplete: {} written, {} not written", outcome.written, outcome.unprocessed.len());
+    match outcome.maybe_written() {
+        0 => {}
+        n => message.push_str(&format!(" ({n} of them may have been: an attempt lost its answer)")),
+    }
     if let Some(first) = outcome.unprocessed.first() {
         message.push_str(&format!("; first: {first}"));
     }

@@ -16,7 +16,8 @@
 //!   and as `-` followed by the zero-padded offset `value - MIN` when negative, so `-` (which sorts
 //!   before every digit) puts negatives first, in order. String order of the key then equals
 //!   numeric order of the part.
-//! * **Fixed-width time.** [`Timestamp`] parts are `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+//! * **Fixed-width time.** [`Timestamp`] parts are `YYYY-MM-DDTHH:MM:SS.mmmZ`, and
+//!   [`Date`](crate::value::time::Date) parts `YYYY-MM-DD`: string order equals time order.
 //! * **Single numeric keys are numbers.** A template that is exactly one placeholder of a numeric
 //!   type (such as `<downloads>`) is stored as a DynamoDB number (type `N`), unpadded.
 //! * **Single binary keys are binary.** A template that is exactly one placeholder of a binary
@@ -24,7 +25,14 @@
 //!   they are, compared bytewise by DynamoDB. A binary value fills only such a whole-key
 //!   template; inside a composite key it is refused ([`KeyPartError::Binary`]). While a key is
 //!   built, its bytes are carried as lowercase hexadecimal text (two digits a byte, which keeps
-//!   byte order and prefixes), turned into the bytes when the key is finished.
+//!   byte order and prefixes), turned into the bytes when the key is finished. Binary keys are
+//!   whole key attributes: such a template (`sk = "<digest>"`, a GSI's `gsi1_sk = "<digest>"`) or
+//!   a `Vec<u8>` field in a multi-attribute GSI key. The table declaration names such an
+//!   attribute `B` (`gsi2(sk = B)`). Sort keys compare byte by byte, and
+//!   [`sk_begins_with_bytes(&[..])`](crate::query::QueryRequest::sk_begins_with_bytes) takes a
+//!   byte prefix. A `Vec<u8>` beside literal text in a composite template (`FILE#<digest>`) is
+//!   a compile error: write the bytes as text with a [`KeyPart`] newtype (hexadecimal or
+//!   base64) instead.
 //! * **No empty or oversize keys.** An empty part (an empty string or byte buffer), a missing
 //!   part, a partition key over 2,048 bytes or a sort key over 1,024 bytes (DynamoDB's limits,
 //!   UTF-8 bytes for a string key, raw bytes for a binary key) is an error before any request is
@@ -33,6 +41,16 @@
 //! * **Write sharding.** A segment `<shard(field, N)>` in a GSI partition key template is the
 //!   shard number of the item: [`shard_of`] of `field`'s encoded key part, `N` shards, written
 //!   zero-padded to the width of `N - 1` (see [`Segment::Shard`]).
+//!
+//! * **Sparse indexes.** A GSI's key attributes are written only when every part of both its
+//!   templates is present: an `Option::None` part leaves the item out of that sparse index, and
+//!   an update that makes a part `None` removes them. An LSI's sort key `LSI<n>SK` likewise.
+//! * **Queries.** A query with the whole sort key uses `=`; a partial one uses `begins_with` on
+//!   a prefix that ends at a delimiter, so `ORDER#1` never matches `ORDER#10` and `ORDER#` never
+//!   matches `ORDERLINE#` (see [`query`](crate::query)).
+//! * **The entity type.** Every item carries its entity type in `_type` (or the table's type
+//!   attribute). Decoding dispatches on it, and on the key templates where entities share a
+//!   type value or the table has none (`entity_type = none`).
 //!
 //! String parts compare by their encoded UTF-8 bytes. Because the delimiter `#` (0x23) sorts
 //! after the control characters, space, `!` and `"`, tuple order of composite keys matches part

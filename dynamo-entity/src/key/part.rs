@@ -148,6 +148,11 @@ pub enum KeyPartError {
 ///
 /// Implemented for `String`, `str`, all integer types, `bool`, [`Timestamp`], [`Date`], `Option<T>`
 /// (for sparse GSI keys only), and by `#[derive(KeyPart)]` for newtypes and field-less enums.
+///
+/// `#[derive(KeyPart)]` makes a newtype (`struct SkillId(String)`) or a field-less enum usable
+/// as a key part and an attribute ([`Attribute`](crate::Attribute)). Enum variants are stored
+/// in `snake_case` unless `#[key_part(rename_all = "...")]` (on the enum) or
+/// `#[key_part(rename = "...")]` (on a variant) say otherwise.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot fill a key template placeholder",
     label = "used in a key template, so it must implement `KeyPart`",

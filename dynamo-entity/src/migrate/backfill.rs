@@ -1,11 +1,20 @@
 //! Index backfills: after an entity gains or changes a secondary index template, write the new
 //! key attributes of every item of that entity already in the table.
 //!
-//! ```ignore
+//! ```no_run
+//! use dynamo_entity::{Entity, Table};
+//!
+//! #[derive(Entity, Debug, Clone)]
+//! #[entity(pk = "MEMBER#<id>", sk = "META", gsi2 = "TEAM#<team>", gsi2_sk = "<rank>")]
+//! pub struct Member { pub id: String, pub team: String, pub rank: u32 }
+//!
+//! # async fn f(table: Table) -> dynamo_entity::Result<()> {
 //! // Member gained `gsi2 = "TEAM#<team>", gsi2_sk = "<rank>"`: fill GSI2PK / GSI2SK of the
 //! // members written before, 8 segments, 4 at a time, at most 500 read units a second.
 //! let report = table.backfill::<Member>("member-gsi2").segments(8).concurrency(4).read_rate(500.0).run().await?;
 //! println!("{report}");
+//! # Ok(())
+//! # }
 //! ```
 //!
 //! # The pass and its steps

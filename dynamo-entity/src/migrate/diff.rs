@@ -2,12 +2,28 @@
 //! `DescribeTable` and `DescribeTimeToLive` report, [`TableDiff::plan`] says what
 //! [`Table::apply`] would do about it, and [`Table::apply`] does it.
 //!
-//! ```ignore
+//! ```no_run
+//! use std::time::Duration;
+//!
+//! use dynamo_entity::migrate::Wait;
+//! use dynamo_entity::{Entity, Table, TableDef};
+//!
+//! #[derive(Entity, Debug, Clone)]
+//! #[entity(pk = "SKILL#<id>", sk = "META", gsi1 = "CAT#<category>", gsi1_sk = "<id>")]
+//! pub struct Skill { pub id: String, pub category: String }
+//!
+//! #[derive(TableDef)]
+//! #[table(entities(Skill), gsi1(projection = keys_only))]
+//! pub struct SkillExchange;
+//!
+//! # async fn f(table: Table) -> dynamo_entity::Result<()> {
 //! let diff = table.diff(&SkillExchange::layout()?).await?;
 //! print!("{diff}");                 // what differs
 //! print!("{}", diff.plan());        // what apply would send (plan mode: nothing is sent)
-//! table.apply(&diff, Duration::from_secs(600)).await?;
+//! table.apply(&diff, Wait { timeout: Duration::from_secs(600), ..Wait::default() }).await?;
 //! assert!(table.diff(&SkillExchange::layout()?).await?.is_empty());
+//! # Ok(())
+//! # }
 //! ```
 //!
 //! DynamoDB creates or deletes one GSI per `UpdateTable`, and only while the table and its

@@ -1,10 +1,22 @@
 //! Typed queries: one partition of one index, with sort-key conditions typed by the fields of
 //! the sort key template, order, item counts and cursors.
 //!
-//! ```ignore
+//! ```no_run
+//! use dynamo_entity::{Entity, Table};
+//!
+//! #[derive(Entity, Debug, Clone)]
+//! #[entity(pk = "SKILL#<id>", sk = "META", gsi1 = "CAT#<category>", gsi1_sk = "<downloads>")]
+//! struct Skill { id: String, category: String, downloads: u64 }
+//!
+//! # async fn f(table: Table) -> dynamo_entity::Result<()> {
 //! // GSI1PK = CAT#documents, GSI1SK (downloads, type N) descending, 20 items.
 //! let top = table.query(Skill::gsi1("documents")).descending().page_items(20).send().await?;
-//! let next = table.query(Skill::gsi1("documents")).descending().page_items(20).after(top.cursor.unwrap()).send().await?;
+//! if let Some(cursor) = top.cursor {
+//!     let next = table.query(Skill::gsi1("documents")).descending().page_items(20).after(cursor).send().await?;
+//! #   let _ = next;
+//! }
+//! # Ok(())
+//! # }
 //! ```
 //!
 //! # Sort-key conditions

@@ -5,21 +5,50 @@
 //! names each with `=`) and returns a builder typed by the index, whose methods follow the sort
 //! key attributes in order:
 //!
-//! ```ignore
-//! // tenant = :p0 AND region = :p1 AND status = :s0 AND created_at > :s1
+//! ```no_run
+//! use dynamo_entity::{Entity, KeyPart, Table, TableDef, Timestamp};
+//!
+//! #[derive(KeyPart, Debug, Clone, Copy, PartialEq, Eq)]
+//! pub enum Status { Open, Closed }
+//!
+//! #[derive(Entity, Debug, Clone)]
+//! #[entity(pk = "TICKET#<id>", sk = "META", table = Desk, rename_all = "camelCase",
+//!          gsi6(pk(tenant, region), sk(status, created_at)))]
+//! pub struct Ticket {
+//!     pub id: String,
+//!     pub tenant: String,
+//!     pub region: String,
+//!     pub status: Option<Status>, // `None`: not in GSI6 (sparse)
+//!     pub created_at: Timestamp,
+//! }
+//!
+//! #[derive(TableDef)]
+//! #[table(entities(Ticket), gsi6(projection = all))]
+//! pub struct Desk;
+//!
+//! # async fn run(table: Table, since: Timestamp, from: Timestamp, to: Timestamp) -> dynamo_entity::Result<()> {
+//! // tenant = :p0 AND region = :p1 AND status = :s0 AND createdAt > :s1
 //! let page = table
 //!     .query(Ticket::gsi6("acme", "eu").status_eq(&Status::Open).created_at_gt(&since))
 //!     .descending()
 //!     .page_items(20)
 //!     .send()
 //!     .await?;
+//! // tenant = :p0 AND region = :p1 AND status = :s0 AND createdAt BETWEEN :lo AND :hi
+//! let open: Vec<Ticket> = table
+//!     .query(Ticket::gsi6("acme", "eu").status_eq(&Status::Open).created_at_between(&from, &to))
+//!     .all()
+//!     .await?;
+//! # let _ = (page, open);
+//! # Ok(())
+//! # }
 //! ```
 //!
 //! At each step the builder offers `<field>_eq` on the next sort key attribute (then the one
 //! after it), or one range condition on it (`_lt`, `_le`, `_gt`, `_ge`, `_between`, and
-//! `_begins_with` for a string attribute), after which no condition follows. So a range before
-//! an equality, a condition that skips a sort key attribute, or a second range do not compile:
-//! exactly the key conditions DynamoDB accepts. The query is then run with [`Table::query`] and
+//! `_begins_with` for a string or binary attribute), after which no condition follows. So a
+//! range before an equality, a condition that skips a sort key attribute, or a second range do
+//! not compile: exactly the key conditions DynamoDB accepts. The query is then run with [`Table::query`] and
 //! has the options of any query: order, item counts, page size, cursors bound to it, filters, pages and
 //! streams.
 

@@ -5,16 +5,31 @@
 //! every item with one value in one partition, and a partition serves at most 1,000 write and
 //! 3,000 read units a second. A shard segment spreads it:
 //!
-//! ```ignore
-//! #[derive(Entity)]
+//! ```no_run
+//! use dynamo_entity::{Entity, KeyPart, Table, Timestamp};
+//!
+//! #[derive(KeyPart, Debug, Clone, Copy, PartialEq)]
+//! enum SkillStatus { Draft, Pending, Approved }
+//!
+//! #[derive(Entity, Debug, Clone)]
 //! #[entity(pk = "SKILL#<id>", sk = "META",
 //!          gsi4 = "SKILL#<status>#<shard(id, 8)>", gsi4_sk = "<submitted_at>")]
-//! struct Skill { id: SkillId, status: SkillStatus, submitted_at: Option<Timestamp>, /* ... */ }
+//! struct Skill { id: String, status: SkillStatus, submitted_at: Option<Timestamp> }
 //!
+//! # async fn f(table: Table) -> dynamo_entity::Result<()> {
 //! // The query takes the other parts; it reads SKILL#pending#0 ... SKILL#pending#7.
 //! let page = table.query(Skill::gsi4(&SkillStatus::Pending)).page_items(20).send().await?;
 //! let next = table.query(Skill::gsi4(&SkillStatus::Pending)).page_items(20).after(page.cursor).send().await?;
+//! # let _ = next;
+//! # Ok(())
+//! # }
 //! ```
+//!
+//! # The shard segment
+//! `<shard(field, N)>` is a segment of a GSI partition key template, `N` from 2 to 100. The
+//! source field must always be present (not an `Option`), must not be a part of the same key,
+//! and must not be one the library rewrites (`version`, `updated_at`, `ttl`). The shard is in no
+//! primary key and no sort key.
 //!
 //! # The shard number
 //! `<shard(field, N)>` is written as [`shard_of`](crate::key::shard_of)`(part, N)`: FNV-1a

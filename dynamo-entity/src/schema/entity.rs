@@ -349,19 +349,134 @@ impl MultiKeyIndex {
 }
 
 /// A struct stored as items of one entity type in a single table. Implemented by
-/// `#[derive(Entity)]`; see the crate documentation for the attribute syntax.
-///
-/// Field attributes: `#[entity(rename = "...")]` (the attribute name), `#[entity(serde)]`
-/// (stored through serde), `#[entity(unique)]` (a value only one item may hold, see
-/// [`unique`](crate::unique)), and the attributes the library maintains, each on at most one
-/// field: `#[entity(version)]`, `#[entity(created_at)]`, `#[entity(updated_at)]` and
-/// `#[entity(ttl)]` (see [`versioning`](crate::versioning)). The struct attribute
-/// `schema(version = N, from = Prev)` declares a versioned schema: every write stamps `N`, and
-/// [`from_item`](Entity::from_item) reads items of every earlier declared version (see
-/// [`evolve`](crate::schema::evolve)).
+/// `#[derive(Entity)]`, whose attributes follow.
 ///
 /// An entity is `Send + Sync`: the future of every operation is `Send` (it can be spawned), and
 /// it holds the value written by reference.
+///
+/// # `#[derive(Entity)]`
+///
+/// On a struct with named fields. Struct attributes, `#[entity(...)]`:
+///
+/// | key | meaning |
+/// |---|---|
+/// | `pk = "..."`, `sk = "..."` | the primary key templates (both required), stored in `PK` / `SK` |
+/// | `gsi1 = "..."` … `gsi20 = "..."` | a GSI's partition key template, stored in `GSI<n>PK` |
+/// | `gsi1_sk = "..."` … `gsi20_sk = "..."` | its sort key template (required with `gsiN`), stored in `GSI<n>SK` |
+/// | `gsi1(pk(a, b), sk(c, d))` … `gsi20(...)` | a native multi-attribute GSI: keyed on the item's own fields (1 to 4 in `pk(...)`, 0 to 4 in `sk(...)`, their attribute names after renames), no synthetic key attribute; the field types give the key types (`String`, integers, `Timestamp`, `KeyPart` types: `S` or `N`; `Option` for a sparse index). Generates `E::gsi<n>(a, b)` returning a builder with `<field>_eq`, `_lt`, `_le`, `_gt`, `_ge`, `_between`, `_begins_with` per sort key field; see [`schema::multi_key`](crate::schema::multi_key) |
+/// | `lsi1 = "..."` … `lsi5 = "..."` | an LSI's sort key template, stored in `LSI<n>SK`; its partition key is the entity's `pk` (stored in `PK`); generates `E::lsi<n>(..)` |
+/// | `name = "..."` | the entity type name stored in `_type` (default: the struct's name) |
+/// | `inverted` | the entity is also read from its sort key's end, through the table's inverted index `INVERTED` (partition key `SK`, sort key `PK`); generates `E::inverted(..)` |
+/// | `rename_all = "camelCase"` | the attribute names of fields without `rename`, by serde's case rules: `lowercase`, `UPPERCASE`, `snake_case`, `SCREAMING_SNAKE_CASE`, `kebab-case`, `SCREAMING-KEBAB-CASE`, `camelCase`, `PascalCase` (`created_at` is stored as `createdAt`) |
+/// | `key_fields = "keys"` | key fields are written only inside the keys that hold them (`PK = USER#alice`, no `id` attribute), as most hand-written single-table designs store them; the default `"attributes"` also writes each as an attribute of its own. Reads take a key field from its key whenever the item has no attribute of that name, either way |
+/// | `key_case = "lower"` | the whole key is lowercased, literals and values (`"upper"`: uppercased; default `"as_is"`), as ElectroDB writes keys; queries fold the values they are given. A key field is read back from such a key only when it is `#[entity(folded)]` (it then takes the value in the key's case: `alice` for `Alice`) or an integer; other key fields are read from their attributes. With `key_fields = "keys"`, every such field must be one of those (a compile error names the field otherwise) |
+/// | `key_values = "verbatim"` | values are written into keys as they are, not escaped (default `"escaped"`: the delimiter and `%` become `%23` and `%25`, or `%7C` for `\|`), to match writers that never escape; a value holding the delimiter is refused before sending ([`KeyPartError::Delimiter`](crate::key::KeyPartError::Delimiter)) |
+/// | `delimiter = "\|"` | the character between the segments of every key of the entity (default `#`), for keys such as `USER\|123`: templates are split at it, values escape or refuse it, `begins_with` prefixes end at it. One ASCII punctuation character other than `%`, `<`, `>`, `(`, `)`, `:`, `,` and `_`; the entities of one table share one delimiter (a compile error of `#[derive(TableDef)]` otherwise) |
+/// | `constant(__edb_v__ = "1")` | attributes with one fixed value (a string, number or `true`/`false` literal) on every item, as ElectroDB's `__edb_v__` or DynamoDB Toolbox's `_et`: every write stores them, every read checks them (missing or another value: [`Error::Decode`] naming the attribute); several may be listed |
+/// | `table = AppTable` | the entity belongs to the `#[derive(TableDef)]` type `AppTable` and uses its attribute and index names (`<AppTable as TableDef>::NAMES`) for every item, key, query, guard item and cursor; without it, the default names `PK`, `SK`, `_type`, `GSI<n>PK` … of this page |
+/// | `schema(version = 3, from = SkillV2)` | the entity's schema version, stored on every item it writes (in `_schema`, or `attribute = "..."`); `from` names the `#[derive(Entity)]` struct of the version before (same `name`, same primary key templates) and `impl From<SkillV2> for Skill` is the upgrade step. Every read decodes any declared version and upgrades it in memory (see [`from_item`](Entity::from_item)); an item without the attribute reads as the oldest; a newer one is [`Error::SchemaVersion`]; [`Table::upgrade`](crate::Table::upgrade) writes an upgraded item back on the condition that it is unchanged. See [`evolve`](crate::schema::evolve) |
+///
+/// Field attributes, `#[entity(...)]` on a field:
+///
+/// | key | meaning |
+/// |---|---|
+/// | `rename = "attr"` | the attribute name |
+/// | `serde` | stores a nested type through serde |
+/// | `unique` | a value only one item of the entity may hold, kept by a guard item (see [`unique`](crate::unique)) |
+/// | `version` | optimistic locking (see [`versioning`](crate::versioning)) |
+/// | `created_at`, `updated_at` | times the library maintains (see [`versioning`](crate::versioning)) |
+/// | `ttl` | the time-to-live attribute, stored as epoch seconds (see [`versioning`](crate::versioning)) |
+/// | `folded` | a key field read back from a case-folded key, in that key's case (see `key_case`) |
+///
+/// `version`, `created_at`, `updated_at` and `ttl` are each on at most one field.
+///
+/// # Indexes
+///
+/// GSIs are the table's, not the entity's: `gsi1` of every entity is the same index `GSI1` on
+/// `GSI1PK` / `GSI1SK` (overloaded). So the entities that share a number must agree on its key
+/// types (a single numeric placeholder is `N`, anything else `S`); `Table::create_table` refuses
+/// entities that disagree. A GSI may instead be keyed natively on up to four of the item's own
+/// attributes per side: see [`schema::multi_key`](crate::schema::multi_key). A GSI partition key
+/// may be spread over `N` partitions with a segment `<shard(field, N)>`: see
+/// [`query::shard`](crate::query::shard).
+///
+/// **The inverted index.** `#[entity(pk = "USER#<user_id>", sk = "WISHLIST#<sku>", inverted)]`
+/// gives the table a GSI named `INVERTED` ([`Index::Inverted`]) whose partition key is the table's
+/// `SK` and whose sort key is its `PK`, so it writes no attributes of its own. A many-to-many
+/// relationship stored as an adjacency list (one item per edge, in the partition of one end, keyed
+/// on the id of the other end) is then read from both ends: `WishlistItem::query(&user)` lists a
+/// user's products, and `WishlistItem::inverted(&sku)` the users who wish for a product (`SK =
+/// WISHLIST#<sku>`, sorted by `PK`), with sort-key conditions on the partition key's parts
+/// (`.sk_between(&low, &high)` on user ids) and cursors as for any query. `inverted(..)` takes
+/// every part of the sort key (the whole `SK` is the index's partition key), so the sort key needs
+/// a placeholder, and the partition key, which becomes the index's sort key, at most six. The
+/// index is not sparse: every item of the table has a `PK` and an `SK`, so every item is in it
+/// (projection ALL). Its cost: each write of any item is also a write in the index (write capacity
+/// and storage double), and a `PK` is limited to a sort key's 1,024 bytes instead of 2,048,
+/// checked before sending for the keys of `inverted` entities (DynamoDB refuses the writes of
+/// other entities whose `PK` is longer).
+///
+/// **Local secondary indexes.** `#[entity(pk = "USER#<user_id>", sk = "ORDER#<id>", lsi1 =
+/// "<placed_at>")]` gives the table the LSI `LSI1` ([`Index::Lsi`]), keyed on the table's `PK` and
+/// the attribute `LSI1SK`, which holds the `lsi1` template (a single numeric placeholder is `N`,
+/// anything else `S`; a sort key has at most six placeholders and a constant one is a compile
+/// error). `Order::lsi1(&user_id)` takes the parts of the primary partition key and queries that
+/// item collection sorted by `LSI1SK`, with sort-key conditions on the template's parts
+/// (`.sk_between(&from, &to)`), cursors, both orders and strongly consistent reads
+/// (`.consistent_read()`), which GSIs do not offer. Like a GSI, it is sparse: an `Option` part
+/// that is `None` leaves `LSI1SK` out of the item, and the item out of the index; an update that
+/// sets a field of the template rewrites `LSI1SK` alone (setting every field of the template, as
+/// for GSI keys), and one that makes a part `None` removes it. `lsiN` numbers the table's index,
+/// shared by every entity that uses it, which must agree on its type. DynamoDB's rules: at most 5
+/// LSIs a table, created only with the table (`CreateTable`), never added or removed later; and in
+/// a table with an LSI, the items of one partition key value (table items and index entries
+/// together) may hold at most 10 GB, after which writes to that `PK` fail. Each write of an item
+/// that is in an LSI also writes its index entry (write capacity as for a GSI entry, see
+/// [`capacity`](crate::capacity)).
+///
+/// # Key fields from the keys
+///
+/// A field that fills a placeholder and has no attribute on the item is decoded from the first key
+/// that holds it (`PK`, `SK`, each GSI's keys, each LSI's sort key), by reversing the template and
+/// the part's encoding. An item with neither the attribute nor such a key is an [`Error::Decode`]
+/// naming the entity, the attribute, the item's key and the keys that would hold the field. With
+/// `key_fields = "keys"`, a field is left out of the item when a key always holds it: a primary
+/// key field, or a field of a GSI or LSI whose other parts are not `Option`s (a `None` part leaves
+/// the whole index key out); updates of such a field rewrite only its keys, and conditions or
+/// filters on it find no attribute.
+///
+/// # What is generated
+///
+/// For the `Skill` of the crate's first page:
+///
+/// * `Skill::key(&id)`: the typed primary key ([`Key`]), arguments in template order (`&str` for
+///   `String` fields).
+/// * `Skill::query(&id)` (primary index) and `Skill::gsi1(category)`, `Skill::gsi4(&status)`: the
+///   partition to query ([`QuerySpec`](crate::query::QuerySpec)), typed by the sort key's fields
+///   for the sort-key conditions of [`QueryRequest`](crate::query::QueryRequest); `E::lsiN(..)`
+///   for each LSI, with the primary partition key's arguments.
+/// * `Skill::STATUS`, `Skill::DOWNLOADS`, …: typed field handles ([`Field`](crate::Field)) for
+///   updates and conditions; primary key fields have no setter.
+/// * `impl Entity for Skill`: the item encoder and decoder ([`to_item`](Entity::to_item),
+///   [`from_item`](Entity::from_item)).
+///
+/// # Compile errors
+///
+/// Each points at the offending tokens (the cases are in the repository's `tests/ui/`): a
+/// placeholder that names no field, a key part of a type that cannot sort (a float, a `Vec`), an
+/// `Option` in the primary key, a malformed template. The checks across the entities of one table
+/// (keys that can collide, undeclared indexes, key attribute types) are those of
+/// [`TableDef`](crate::TableDef).
+///
+/// # The other derives
+///
+/// `#[derive(KeyPart)]` makes a newtype (`struct SkillId(String)`) or a field-less enum usable as
+/// a key part and an attribute ([`KeyPart`](crate::KeyPart)); enum variants are stored in
+/// `snake_case` unless `#[key_part(rename_all = "...")]` or `#[key_part(rename = "...")]` say
+/// otherwise. `#[derive(Collection)]` decodes an item collection into a struct (`SkillPage { skill:
+/// Skill, reviews: Vec<Review> }`), and `#[derive(EntityEnum)]` any item into an enum of entity
+/// types (a table-level enum); see [`collection`](crate::collection). Each derive implements the
+/// trait of its name.
 pub trait Entity: Sized + Send + Sync + 'static {
     /// The entity type name, stored in [`TYPE_ATTRIBUTE`](crate::key::names::TYPE_ATTRIBUTE) on every item.
     const TYPE: &'static str;

@@ -331,17 +331,162 @@ fn multi_gsis_of(
 }
 
 /// A table declared with `#[derive(TableDef)]`: its entities and secondary indexes, checked
-/// together at compile time (`#[derive(TableDef)]`'s compile-time layout checks), and the table-level
-/// entity enum.
+/// together at compile time, and the table-level entity enum.
 ///
-/// ```ignore
+/// ```rust,no_run
+/// use dynamo_entity::{Entity, Table, TableDef};
+///
+/// #[derive(Entity, Debug, Clone)]
+/// #[entity(pk = "USER#<id>", sk = "PROFILE", gsi1 = "EMAIL#<email>", gsi1_sk = "USER")]
+/// pub struct User { pub id: String, pub email: String }
+///
+/// #[derive(Entity, Debug, Clone)]
+/// #[entity(pk = "SKILL#<id>", sk = "META", rename_all = "camelCase",
+///          gsi2 = "CAT#<category>", gsi2_sk = "<id>", gsi3 = "SELLER#<seller_id>", gsi3_sk = "<downloads>")]
+/// pub struct Skill {
+///     pub id: String,
+///     pub category: String,
+///     pub seller_id: String,
+///     pub title: String,
+///     pub price_cents: u64,
+///     pub downloads: u64,
+/// }
+///
+/// #[derive(Entity, Debug, Clone)]
+/// #[entity(pk = "SKILL#<skill_id>", sk = "REVIEW#<id>", lsi1 = "<rating>")]
+/// pub struct Review { pub skill_id: String, pub id: String, pub rating: u8 }
+///
 /// #[derive(TableDef)]
-/// #[table(entities(User, Skill, Review), gsi1(projection = all), gsi2(projection = keys_only))]
-/// pub struct SkillExchange;                     // also generates `enum SkillExchangeItem`
+/// #[table(
+///     entities(User, Skill, Review),
+///     gsi1(projection = all),                        // an index the entities write
+///     gsi2(projection = include(title, priceCents)), // INCLUDE: attribute names, `_type` added
+///     gsi3(projection = keys_only, sk = N),          // declared key type (S, N or B)
+///     lsi1(projection = all),                        // an LSI: `PK` / `LSI1SK`, created with the table
+///     item(name = AnyItem, derive(Debug, Clone)),    // the enum's name (default `<Name>Item`)
+/// )]
+/// pub struct SkillExchange;
 ///
-/// table.create_table_from(&SkillExchange::layout()?).await?;
-/// let any: Vec<SkillExchangeItem> = collection.decode_each()?;
+/// # async fn f(table: Table, id: String) -> dynamo_entity::Result<()> {
+/// let layout = SkillExchange::layout()?;
+/// table.create_table_from(&layout).await?;        // CreateTable with the declared projections
+/// let items: Vec<AnyItem> = table.collection(User::query(&id)).send().await?.decode_each()?;
+/// let lints = layout.lint();                      // hot partitions, scans, filters on the type
+/// # let _ = (items, lints);
+/// # Ok(())
+/// # }
 /// ```
+///
+/// # `#[derive(TableDef)]`
+///
+/// | key | meaning |
+/// |---|---|
+/// | `entities(A, B, ...)` | the entity types (required); each becomes a variant of the generated enum |
+/// | `gsi1(...)` … `gsi20(...)` | a GSI: `projection = all` (default), `keys_only` or `include(attr, ...)`; `pk = S\|N\|B`, `sk = S\|N\|B` fix its key types |
+/// | `lsi1(...)` … `lsi5(...)` | an LSI (`PK` / `LSI<n>SK`): `projection = ...` as for a GSI; `sk = S\|N\|B` fixes its sort key type (its partition key is `PK`, so `pk = ...` is an error) |
+/// | `inverted(projection = ...)` | the inverted index (`SK` / `PK`) of `#[entity(inverted)]` entities |
+/// | `item = Name`, `item(name = Name, derive(...))` | the generated enum (an `#[derive(EntityEnum)]` enum) and its extra derives |
+/// | `pk = "..."`, `sk = "..."` | the table's partition and sort key attributes (default `PK`, `SK`) |
+/// | `entity_type = "..."` | the entity type attribute on every item (default `_type`; `type_attribute` is the same key) |
+/// | `entity_type = none` | no type attribute at all (tables written by clients that store none): items are told apart by their key templates alone, which the checks below prove disjoint; writes store no type and their conditions guard on `attribute_exists(PK)` only; the entities must say `table = ...` |
+/// | `gsiN(name = "...", pk = "...", sk = "...")` | GSI N's index name (default `GSI<n>`) and key attributes (default `GSI<n>PK` / `GSI<n>SK`); a name and a type together: `pk = "gsi1pk": N` |
+/// | `lsiN(name = "...", sk = "...")` | LSI N's index name (default `LSI<n>`) and sort key attribute (default `LSI<n>SK`); its partition key is the table's |
+/// | `inverted(name = "...")` | the inverted index's name (default `INVERTED`); it is keyed on the table's `sk` / `pk` |
+/// | `hierarchy(Parent(Child, ...), ...)` | a sort-key hierarchy, opted into: the parent's `begins_with` on its sort key's literal prefix is meant to read its children's items (`V#<version>` reads `V#<version>#COMMENT#<id>`), so the prefix check lets the entities of one hierarchy read each other's items on the table; key collisions are still errors, as is a child the parent's query cannot read |
+///
+/// It implements this trait: [`layout`](TableDef::layout) gives the [`TableLayout`], whose
+/// CloudFormation export and [`Table::create_table_from`](crate::Table::create_table_from) carry
+/// the projections. `create_table_from` sends the LSIs as `LocalSecondaryIndexes`, and the
+/// CloudFormation export lists them under that key, since an LSI exists only if it is created with
+/// its table. The layout also exports a NoSQL Workbench model, a Markdown access-pattern matrix
+/// and an HTML design page, and lints the design: see [`design`](crate::design).
+///
+/// # The checks
+///
+/// Each of these is a compile error, reported together and pointing at the entity in
+/// `entities(...)`:
+///
+/// * two entities that can produce the same primary key (`USER#<id>` / `PROFILE` twice);
+/// * a prefix collision: in a partition both can share, one entity's query adds
+///   `begins_with(SK, "ORDER#")` and the other's sort keys (`ORDER#<id>#LINE#<n>`) start with it
+///   (checked on the table and each declared index);
+/// * two entities with the same type name whose keys can collide (entities may share a type value,
+///   such as `ORDER` for an order and a user's order line, when their key templates tell them
+///   apart: the item enum and `#[derive(Collection)]` dispatch by type and key shape), or different
+///   TTL attributes;
+/// * an entity that writes a GSI or an LSI (or queries the inverted index) the table does not
+///   declare;
+/// * a key attribute stored as `S` by one entity and `N` by another, or not as declared;
+/// * an `include(...)` attribute that no entity writing the index stores.
+///
+/// Keys are compared as they are stored. A placeholder matches the segments its type can write
+/// ([`KeyPart::SHAPE`](crate::KeyPart::SHAPE)): a `String` any one `#`-separated segment, a `u64`
+/// exactly 20 digits (so `V#<version>` and `V#LATEST` never collide), a `#[derive(KeyPart)]` enum
+/// its variant names, a `Timestamp` its 24-character form (never `META`). Integers in a number
+/// key, or unpadded (`<n:raw>`), are plain decimal of any width. A case-folded key compares
+/// without case (a `bool` writes `TRUE` in an uppercased key).
+///
+/// A query of an entity through a `keys_only` or `include(...)` index returns whole entities: the
+/// index items are told to be the entity's by their primary key's shape, and the whole items are
+/// then read by their keys (`BatchGetItem`, in the index's order; an item deleted between the two
+/// reads is left out). That costs a second read per page; `send_keys()` returns the primary keys
+/// alone, and an index with `projection = all` needs no second read.
+///
+/// # Attribute and index names
+///
+/// Tables designed for ElectroDB or DynamoDB Toolbox often use lower-case key attributes, their own
+/// type attribute and named indexes. Declare the names on the table and point each entity at it:
+///
+/// ```rust,no_run
+/// use dynamo_entity::{Entity, TableDef};
+///
+/// #[derive(Entity)]
+/// #[entity(table = Shop, pk = "USER#<id>", sk = "PROFILE", gsi1 = "EMAIL#<email>", gsi1_sk = "USER")]
+/// pub struct User { pub id: String, pub email: String }
+///
+/// #[derive(TableDef)]
+/// #[table(
+///     entities(User),
+///     pk = "pk", sk = "sk", entity_type = "__edb_e__",
+///     gsi1(name = "ByEmail", pk = "gsi1pk", sk = "gsi1sk", projection = all),
+///     inverted(name = "ByTarget"),
+/// )]
+/// pub struct Shop;
+/// ```
+///
+/// Items of `User` are then `{pk, sk, __edb_e__, gsi1pk, gsi1sk, id, email}`, its queries go to
+/// the index `ByEmail`, and `Shop::layout()` creates, exports (CloudFormation, NoSQL Workbench,
+/// design document, design page) and lints the table under these names. The names are `&'static
+/// str` constants ([`AttributeNames`]), so they cost nothing at run time.
+///
+/// Compile errors, each pointing at the offending name: an empty attribute name or one over
+/// DynamoDB's 255 bytes; an index name that is not 3 to 255 characters of `a-z A-Z 0-9 _ . -`; two
+/// roles sharing an attribute (such as `pk` and `sk`, or a GSI key and the type attribute); two
+/// indexes with one name; a name for a key an index does not own (the inverted index's keys, an
+/// LSI's partition key). And, pointing at the entity in `entities(...)`: an entity without
+/// `table = Shop` (its items would get the default names), and a field stored in one of the
+/// table's key or type attributes (its value and the key would overwrite each other). Pointing at
+/// `Shop` in `#[entity(table = Shop)]`: an entity that `Shop` does not list in `entities(...)`
+/// (its keys would escape the table's checks).
+///
+/// # A handle bound to the declaration
+///
+/// `Table::new(client, "shop").declared::<Shop>()` is a `Table<Shop>` (see
+/// [`Table::declared`](crate::Table::declared)). Each operation is defined once, on `Table<D>`,
+/// and accepts the entities `D` admits: `Shop`'s entities for a `Table<Shop>`, which are checked
+/// to use its names, so everything it writes carries them. Any other entity is a compile error
+/// naming the table and the entity ("`Invoice` is not an entity of table `Shop`", with the advice
+/// to add it to `entities(...)`). `Table` alone is `Table<Untyped>`, the handle that accepts every
+/// entity; `table.untyped()` gives it from a declared handle (same table and capacity meter).
+/// `shop.scan_table()` scans into `Shop`'s item enum without naming it.
+///
+/// At run time, a batch or a transaction that mixes entities of differently named tables on one
+/// table is refused before sending ([`Error::Invalid`](crate::Error::Invalid)), as is
+/// `create_table` for such a list. The guard items of `#[entity(unique)]` fields use the table's
+/// key and type attributes too (type value `_unique`, sort key `UNIQUE`; in a table with
+/// `entity_type = none` they carry no type and are told apart by that key); their own attributes
+/// keep fixed names: `entity`, `field`, `value`, `ownerPK` and `ownerSK` (the owner item's key), so
+/// avoid those as key attribute names.
 pub trait TableDef {
     /// The name of the declaring type, for messages.
     const NAME: &'static str;

@@ -6,7 +6,10 @@
 //! Such an index has no synthetic key attribute: the item's fields are the key, so nothing is
 //! concatenated, escaped or padded, and an update of a field moves the item inside the index
 //! with no key to rewrite. An item that lacks any of the index's key attributes (an `Option`
-//! field that is `None`) is not in the index (sparse).
+//! field that is `None`) is not in the index (sparse). The table declares the index as any GSI
+//! (`gsi6(projection = ...)`), and [`Table::create_table_from`](crate::Table::create_table_from)
+//! sends its key schema. The query builder `E::gsi6(..)` is in
+//! [`query::multi_key`](crate::query::multi_key), with an example.
 //!
 //! DynamoDB's rules, which the library checks:
 //! * at most [`MAX_KEY_ATTRIBUTES`] partition key attributes and as many sort key attributes
@@ -36,6 +39,25 @@
 //!   library check the whole key. A query's values are checked the same way before sending (the
 //!   partition key values together, the sort key equalities with the range condition's
 //!   value).
+//!
+//! # Entities that do not declare the index
+//!
+//! DynamoDB indexes every item holding all of an index's key attributes, whichever entity wrote
+//! it. It refuses every write of an item holding one of them with another type. So the table's
+//! declaration refuses, at compile time, an entity that does not declare the index but stores
+//! one of its key attribute names with another type (a `u64` `tenant`, a `bool`, a number
+//! constant), or stores all of them ([`undeclared_multi_gsi`]).
+//! [`TableLayout::new`](crate::schema::TableLayout::new) (and so `create_table`) runs the same
+//! check.
+//!
+//! Storing some of them with the index's types is allowed: such items never enter the index.
+//! DynamoDB still validates those attributes as key attributes on every write (a string must
+//! not be empty, the sizes must fit). Only the declaring entities' writes are checked for that
+//! before sending; the other entity's bad value comes back as DynamoDB's `ValidationException`.
+//!
+//! The type is known from the field's Rust type ([`Attribute::STORED`]). A `#[entity(serde)]`
+//! field, a raw `AttributeValue` and a hand-written `Attribute` that does not set `STORED` are
+//! not checked.
 //!
 //! # Stored values are compared as they are
 //!

@@ -1,5 +1,22 @@
 //! [`Table`]: the operations on one DynamoDB table.
 //!
+//! | | |
+//! |---|---|
+//! | [`Table::get`], [`Table::put`], [`Table::create`], [`Table::replace`], [`Table::delete`] | one item; `create` is create-if-absent ([`Error::AlreadyExists`](crate::Error::AlreadyExists)), `replace` must-exist ([`Error::NotFound`](crate::Error::NotFound)); a write DynamoDB applied is never an `Err`: the item it returns comes as [`Returned`](crate::error::Returned), decoded or with its decode problem |
+//! | [`Table::update`] | typed `UpdateItem`: set, remove, add, subtract, append, prepend, set insert / delete, set-if-absent, conditions; keeps GSI and LSI keys in step |
+//! | [`Table::query`], [`Table::collection`] | one partition of one index: typed sort-key conditions, filters, order, item counts (`max_items`, `page_items`), cursors, streams of pages or items; a whole item collection; strict by default, or [lenient](crate::query::QueryRequest::lenient) (each item that does not decode reported as an [`ItemError`](crate::error::ItemError) with its key, beside the rest) |
+//! | [`Table::transact`], [`Table::transact_get`] | `TransactWriteItems` (up to 100 actions) with typed cancellation reasons; `TransactGetItems` |
+//! | [`Table::batch_write`], [`Table::batch_get`] | any number of items in requests of 25 writes / 100 reads, unprocessed items retried with backoff and returned typed |
+//! | [`stream::Change`](crate::stream::Change) | DynamoDB Streams records decoded into a table-level entity enum |
+//! | [`Table::upgrade`], [`Table::upgrade_key`] | an item of an earlier schema version (every read upgrades it in memory) written back at the current one, only if the stored item is still the one read; see [`evolve`](crate::schema::evolve) and [`migrate::upgrade`](crate::migrate::upgrade) |
+//! | `dynamo_entity_local::LocalDynamoDb` | DynamoDB Local for tests and examples, and a fault-injecting HTTP layer: the crate `dynamo-entity-local`, a dev-dependency |
+//! | [`TableLayout::workbench`](crate::schema::TableLayout::workbench) | the table as an AWS NoSQL Workbench data model (format 3.0): one facet per entity with sample items, the GSIs and their projections; see [`design::workbench`](crate::design::workbench) |
+//! | [`TableLayout::html`](crate::schema::TableLayout::html) | the design page: one self-contained HTML file of the access patterns with their capacity (per shard `Query` and for a sharded pattern's whole answer), the entity-to-index diagram, the item collections and index views of sample items, the keys and the lint findings; see [`design::html`](crate::design::html) |
+//! | [`TableLayout::lint`](crate::schema::TableLayout::lint) | the design lint: hot partitions (offering write sharding), unbounded item collections without a sort key, reads that filter on the entity type, scans used for reads, unpadded integers in sort keys, template GSIs that native multi-attribute keys would serve, the inverted index's cost; see [`design::lint`](crate::design::lint) |
+//! | [`TableLayout::write_capacity`](crate::schema::TableLayout::write_capacity), [`TableLayout::storage`](crate::schema::TableLayout::storage) | what one write costs in the table and in every index (template and multi-attribute GSIs, LSIs, the inverted index, each by its projection), and the storage of sample items per index; see [`design::estimate`](crate::design::estimate) |
+//! | [`capacity`](crate::capacity) | capacity-unit estimates by DynamoDB's rules; the consumed capacity of every operation ([`Table::consumed`], [`Table::metered`] for one operation's figure, [`Page::consumed`](crate::Page::consumed), the batch outcomes, [`TransactWrite::send_with_capacity`](crate::transact::TransactWrite::send_with_capacity)) |
+//! | [`render`] | the exact SDK request of any operation, built without sending ([`Table::render`], `render()` on every builder), with a deterministic JSON form for snapshot tests |
+//!
 //! Every request goes through one executor, which opens a `tracing` span named `dynamodb`
 //! (target `dynamo_entity`) with the fields `operation` (such as `PutItem`), `table`, `entity`
 //! (the entity type; empty for a request of several types), `index` (a query's index name;
@@ -14,6 +31,7 @@ mod admin;
 mod describe;
 mod exec;
 pub mod render;
+pub(crate) mod resend;
 
 pub(crate) use exec::{Call, Next, Retrying};
 
@@ -116,6 +134,8 @@ struct TableInner {
     /// `DescribeTable` once, when a read needed one the handle did not know (`None` when that
     /// request failed). Shared with every handle made from this one.
     described: Arc<OnceLock<Option<BTreeMap<String, Projection>>>>,
+    /// How single-item writes are sent (see [`resend`]). Shared with metered handles.
+    writes: Arc<resend::Writes>,
 }
 
 impl<D> std::fmt::Debug for Table<D> {
@@ -131,6 +151,7 @@ impl<D> std::fmt::Debug for Table<D> {
 impl Table {
     /// A handle on table `name` through `client`. Nothing is sent.
     pub fn new(client: Client, name: impl Into<String>) -> Table {
+        let writes = Arc::new(resend::Writes::of(&client));
         Table {
             inner: Arc::new(TableInner {
                 client,
@@ -140,6 +161,7 @@ impl Table {
                 shared_types: Arc::default(),
                 entities: Arc::default(),
                 described: Arc::default(),
+                writes,
             }),
             decl: PhantomData,
         }
@@ -169,6 +191,7 @@ impl Table {
                 shared_types: Arc::new(OnceLock::from(layout.shared_types())),
                 entities: Arc::new(OnceLock::from(layout.entities.clone())),
                 described: Arc::clone(&self.inner.described),
+                writes: Arc::clone(&self.inner.writes),
             }),
             decl: PhantomData,
         }
@@ -255,10 +278,27 @@ impl Table {
     /// meter, whose operations accept only the entities `D` lists (see the
     /// [type's documentation](Table#untyped-and-declared-handles)). Nothing is sent.
     ///
-    /// ```ignore
+    /// ```no_run
+    /// use dynamo_entity::{Entity, Table, TableDef};
+    ///
+    /// #[derive(Entity, Debug, Clone)]
+    /// #[entity(pk = "USER#<id>", sk = "PROFILE")]
+    /// pub struct User { pub id: String }
+    ///
+    /// #[derive(Entity, Debug, Clone)]
+    /// #[entity(pk = "INVOICE#<id>", sk = "META")]
+    /// pub struct Invoice { pub id: String }
+    ///
+    /// #[derive(TableDef)]
+    /// #[table(entities(User))]
+    /// pub struct Shop;
+    ///
+    /// # async fn f(client: aws_sdk_dynamodb::Client) -> dynamo_entity::Result<()> {
     /// let shop: Table<Shop> = Table::new(client, "shop").declared();
-    /// shop.put(&user).await?;      // `User` is in `#[table(entities(User, ...))]` of `Shop`
-    /// shop.put(&invoice).await?;   // compile error: `Invoice` is not an entity of table `Shop`
+    /// shop.put(&User { id: "u1".into() }).await?; // `User` is in `#[table(entities(User))]` of `Shop`
+    /// // shop.put(&Invoice { .. }) does not compile: `Invoice` is not an entity of table `Shop`
+    /// # Ok(())
+    /// # }
     /// ```
     pub fn declared<D: crate::schema::TableDef>(self) -> Table<D> {
         // The declaration's projections: a query through an `INCLUDE` or `KEYS_ONLY` index
@@ -322,6 +362,7 @@ impl<D> Table<D> {
                 shared_types: Arc::clone(&self.inner.shared_types),
                 entities: Arc::clone(&self.inner.entities),
                 described: Arc::clone(&self.inner.described),
+                writes: Arc::clone(&self.inner.writes),
             }),
             decl: PhantomData,
         }
@@ -335,6 +376,48 @@ impl<D> Table<D> {
     /// The table name.
     pub fn name(&self) -> &str {
         &self.inner.name
+    }
+
+    /// A handle on the same table (same client, name, meter and layout) whose writes add
+    /// nothing to the items: no write history (`_w1` to `_w4`, see
+    /// [`write_token`](crate::write_token)). For a table whose items other programs read or
+    /// validate and where no attribute may be added.
+    ///
+    /// What it changes:
+    ///
+    /// | | with write tokens (the default) | without |
+    /// |---|---|---|
+    /// | attributes added to an item | `_w1` to `_w4`, 76 bytes | none |
+    /// | a single-item write whose answer is lost | sent again; applied once | not sent again: [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown) |
+    /// | [`Table::resolve`] of it | applied or not, from the item's history | [`Resolved::CannotTell`](crate::write_token::Resolved) (a delete: whether the item is gone) |
+    /// | a throttled write | sent again | sent again |
+    ///
+    /// ```
+    /// # async fn f(table: dynamo_entity::Table) {
+    /// let plain = table.without_write_tokens();
+    /// # let _ = plain;
+    /// # }
+    /// ```
+    pub fn without_write_tokens(&self) -> Table<D> {
+        let writes = resend::Writes { tokens: false, ..(*self.inner.writes).clone() };
+        Table {
+            inner: Arc::new(TableInner {
+                client: self.inner.client.clone(),
+                name: Arc::clone(&self.inner.name),
+                meter: Arc::clone(&self.inner.meter),
+                projections: Arc::clone(&self.inner.projections),
+                shared_types: Arc::clone(&self.inner.shared_types),
+                entities: Arc::clone(&self.inner.entities),
+                described: Arc::clone(&self.inner.described),
+                writes: Arc::new(writes),
+            }),
+            decl: PhantomData,
+        }
+    }
+
+    /// How the handle sends its single-item writes.
+    pub(crate) fn writes(&self) -> &resend::Writes {
+        &self.inner.writes
     }
 }
 

@@ -42,13 +42,55 @@
 //!   condition check costs a transactional read of the checked item. Each GSI entry written
 //!   costs twice too. See [`capacity`](crate::capacity) for estimates and
 //!   [`TransactWrite::send_with_capacity`] for the figure DynamoDB reports.
-//! * **Idempotent retries.** With a [client request
-//!   token](TransactWrite::client_request_token), resending the same request within 10 minutes
-//!   does not apply it twice: DynamoDB answers success without writing again. The same token
+//! * **Idempotent retries.** A request with a `ClientRequestToken`, sent again within 10
+//!   minutes, is answered as the first success without being applied again. The same token
 //!   with a different request is an `IdempotentParameterMismatchException` ([`Error::Sdk`]).
+//!   See *Exactly once* below.
 //! * **Conflicts.** A transaction that meets another transaction or write on one of its items
 //!   may be canceled with [`CancellationCode::TransactionConflict`]. Nothing was written, so
 //!   sending it again is safe; [`TransactWrite::retry_conflicts`] does so with backoff.
+//!
+//! # Exactly once
+//!
+//! DynamoDB may apply a transaction and lose its answer (an HTTP 5xx, a timeout, a reset
+//! connection); sent again, it would be applied again (an `add` counted twice). So every
+//! `TransactWriteItems` the library sends (a [`TransactWrite`], and each write of an entity
+//! with unique fields) carries a `ClientRequestToken`: yours
+//! ([`TransactWrite::client_request_token`]), or one made for the call (32 hexadecimal
+//! digits: the clock in milliseconds and 8 random bytes). The library sends it itself, one
+//! attempt at a time (the SDK's retries are off for it), as many attempts as the SDK client's
+//! retry configuration allows (3 by default):
+//!
+//! | an attempt's answer | the library |
+//! |---|---|
+//! | success | done: `Ok`, whether this attempt applied it or an earlier one did (DynamoDB answers the resend of an applied request as its first success) |
+//! | `TransactionCanceledException` | nothing was applied, by any attempt: [`Error::TransactionCanceled`] (or a retry, see *Conflicts*) |
+//! | throttled | not applied: the same request again |
+//! | lost: HTTP 5xx, a timeout, a connection failure, `TransactionInProgressException` | the same request with the same token again |
+//! | another error, before any answer was lost | not applied: [`Error::Sdk`] |
+//! | every attempt lost its answer (or another error came after a lost one) | [`Error::OutcomeUnknown`] |
+//!
+//! A request that must change before it is sent again (a unique-field write reads the item
+//! again after a race and plans a new transaction) gets a new token, and only after DynamoDB
+//! canceled the previous one: a request that may have been applied is never replaced.
+//!
+//! [`Error::OutcomeUnknown`] carries the request and its token;
+//! [`Table::resolve`]`(error.pending())` sends it again with the token within
+//! [`TOKEN_WINDOW`] (9 minutes) of its first attempt, and answers
+//! [`Resolved::Applied`](crate::write_token::Resolved::Applied) when it succeeds: applied once,
+//! by the lost attempt or by resolve itself, which so completes a transaction that was not
+//! applied; [`Resolved::NotApplied`](crate::write_token::Resolved::NotApplied) when it is
+//! canceled (its conditions do not hold now; nothing of it was applied). After the window,
+//! DynamoDB treats the token as new, so resolve answers
+//! [`Resolved::CannotTell`](crate::write_token::Resolved::CannotTell) and sends nothing.
+//!
+//! Limits: DynamoDB keeps a token for 10 minutes after the first request that used it
+//! completed; with your own token, the window counts from this call's first attempt, so a token
+//! you used in an earlier call ends its window sooner. A token made by the library is unique
+//! to the call: sending the same [`TransactWrite`] twice (two calls) applies it twice; give it
+//! your own token (derived from what identifies the operation) to make the calls idempotent.
+//! A resend DynamoDB answers from its token reports the capacity DynamoDB reports for it (read
+//! units, not the write units of the first success).
 //!
 //! # Versioned entities and maintained timestamps
 //!
@@ -77,6 +119,7 @@ mod action;
 mod cond;
 mod get;
 mod named;
+mod resend;
 mod send;
 mod write;
 
@@ -85,6 +128,8 @@ pub(crate) use action::Action;
 pub(crate) use cond::Cond;
 pub use get::TransactGet;
 pub use named::MAX_ACTIONS;
+pub use resend::TOKEN_WINDOW;
+pub(crate) use resend::{RequestToken, resolve};
 pub(crate) use send::{only_transient, send_once, write_request};
 pub use write::{MAX_TOKEN_CHARS, TransactWrite};
 

@@ -1,5 +1,6 @@
 //! The sending of a transaction's write actions: the `TransactWriteItems` request, checked before
-//! it is sent, and the resending of a transaction cancelled by conflicts or throttling only.
+//! it is sent, with its `ClientRequestToken` (see [`resend`](crate::transact::resend)), and the
+//! resending of a transaction cancelled by conflicts or throttling only.
 
 use std::collections::HashMap;
 
@@ -15,6 +16,7 @@ use crate::retry::RetryPolicy;
 use crate::table::{Call, Next, Retrying, Table};
 use crate::transact::action::Action;
 use crate::transact::named::{cancellation, check_actions};
+use crate::transact::resend::{RequestToken, Sent, outcome_unknown, send_request};
 use crate::value::size::{item_size, value_size};
 
 /// The `TransactWriteItems` request of `actions`, checked as [`send_once`] checks it.
@@ -58,26 +60,35 @@ fn common_entity(actions: &[Action]) -> &'static str {
     }
 }
 
-/// Sends `actions` as one `TransactWriteItems`, once (`call` names the request's span, with
-/// its attempt number), and returns the capacity it consumed (also recorded on `table`'s
-/// meter).
+/// Sends `actions` as one `TransactWriteItems` with `token` (`call` names the request's span,
+/// with its attempt number), and returns the capacity it consumed (also recorded on `table`'s
+/// meter). An attempt that lost its answer is sent again with the same token
+/// ([`send_request`]).
+///
+/// # Errors
+/// [`Error::TransactionCanceled`] (nothing applied); [`Error::OutcomeUnknown`] when it may have
+/// been applied (named by its first action's entity and key); [`Error::Sdk`] (or
+/// [`Error::Throttled`]) for a request refused before any attempt lost its answer.
 pub(crate) async fn send_once(
     table: &Table,
     actions: &[Action],
-    token: Option<&str>,
+    token: &RequestToken,
     call: Call,
 ) -> Result<Capacity, Error> {
-    let request = write_request(actions, token)?.send_with(table.client());
-    let result = table.execute(call, request).await;
-    match result {
-        Ok(out) => Ok(Capacity::from_consumed(out.consumed_capacity.as_deref().unwrap_or_default(), true)),
-        Err(SdkError::ServiceError(e)) => match e.into_err() {
+    let request = write_request(actions, Some(&token.text))?;
+    match send_request(table, call, &request).await {
+        Sent::Applied(out) => Ok(Capacity::from_consumed(out.consumed_capacity.as_deref().unwrap_or_default(), true)),
+        Sent::Canceled(SdkError::ServiceError(e)) => match e.into_err() {
             TransactWriteItemsError::TransactionCanceledException(c) => {
                 Err(cancellation(actions, c.cancellation_reasons()))
             }
             other => Err(Error::sdk("TransactWriteItems", other)),
         },
-        Err(e) => Err(Error::sdk("TransactWriteItems", e)),
+        Sent::Canceled(e) | Sent::Refused(e) => Err(Error::sdk("TransactWriteItems", e)),
+        Sent::Unknown(e) => {
+            let (entity, key) = actions.first().map_or(("", String::new()), |a| (a.entity, a.key.clone()));
+            Err(outcome_unknown(entity, key, request, token, e))
+        }
     }
 }
 
@@ -87,12 +98,14 @@ pub(crate) fn only_transient(reasons: &[CancellationReason]) -> bool {
     !reasons.is_empty() && reasons.iter().all(|r| r.code.is_transient())
 }
 
-/// Sends `actions`, resending up to `retries` times (with [`RetryPolicy::CONFLICTS`]'s backoff)
-/// while the transaction is canceled by conflicts or throttling only.
+/// Sends `actions` with `token`, resending up to `retries` times (with
+/// [`RetryPolicy::CONFLICTS`]'s backoff) while the transaction is canceled by conflicts or
+/// throttling only. The request does not change, and a canceled one was not applied: every
+/// resend carries the same token.
 pub(crate) async fn send(
     table: &Table,
     actions: &[Action],
-    token: Option<&str>,
+    token: &RequestToken,
     retries: u32,
 ) -> Result<Capacity, Error> {
     let call = Call::new("TransactWriteItems", common_entity(actions));

@@ -13,6 +13,7 @@ use crate::schema::{Admits, Entity, Key};
 use crate::table::{Table, Untyped};
 use crate::transact::action::{Action, invalid};
 use crate::transact::cond::Cond;
+use crate::transact::resend::RequestToken;
 use crate::transact::send::{send, write_request};
 use crate::update::UpdateRequest;
 use crate::versioning;
@@ -211,12 +212,15 @@ impl<D> TransactWrite<D> {
         self.push(action)
     }
 
-    /// Makes the request idempotent: sending a request with the same token again within 10
-    /// minutes of its first completion succeeds without applying it twice. 1 to 36 characters
-    /// ([`MAX_TOKEN_CHARS`]); a retry must carry the same actions, or DynamoDB answers
-    /// `IdempotentParameterMismatchException`. A token is not tied to a table (DynamoDB Local shares
-    /// tokens between all tables of a server): derive it from what identifies the operation,
-    /// such as the key of the purchase being recorded.
+    /// The request's `ClientRequestToken`, instead of the one the library makes for each call
+    /// (see [exactly once](crate::transact#exactly-once)): DynamoDB answers a request sent again
+    /// with the same token within 10 minutes of its first completion as that first success,
+    /// without applying it twice, so a token derived from what identifies the operation (such as
+    /// the key of the purchase being recorded) makes a second call safe too, from another
+    /// process included. 1 to 36 characters ([`MAX_TOKEN_CHARS`]); a token sent with other
+    /// actions within the window is refused (`IdempotentParameterMismatchException`,
+    /// [`Error::Sdk`]). A token is not tied to a table (DynamoDB Local shares tokens between all
+    /// tables of a server).
     pub fn client_request_token(mut self, token: impl Into<String>) -> Self {
         let token = token.into();
         let chars = token.chars().count();
@@ -248,12 +252,16 @@ impl<D> TransactWrite<D> {
         self.actions.is_empty()
     }
 
-    /// Sends the transaction.
+    /// Sends the transaction, with its `ClientRequestToken` (yours, or one made for this call),
+    /// sent again with the same token when an answer is lost: applied once (see [exactly
+    /// once](crate::transact#exactly-once)).
     ///
     /// # Errors
     /// Before sending: the first mistake made while building, [`Error::Invalid`] for no action,
     /// more than [`MAX_ACTIONS`](crate::transact::MAX_ACTIONS) actions, or two actions on one item. From DynamoDB:
     /// [`Error::TransactionCanceled`] (nothing written) with the failed actions;
+    /// [`Error::OutcomeUnknown`] when every attempt lost its answer (it may have been applied:
+    /// [`Table::resolve`] tells, named by the first action's entity and key);
     /// [`Error::Sdk`] for anything else (such as a request over 4 MB, or a reused token).
     pub async fn send(self) -> Result<(), Error> {
         self.send_with_capacity().await.map(drop)
@@ -270,11 +278,13 @@ impl<D> TransactWrite<D> {
         if let Some(e) = self.error {
             return Err(e);
         }
-        send(&self.table, &self.actions, self.token.as_deref(), self.retries).await
+        let token = self.token.as_deref().map_or_else(RequestToken::new, RequestToken::given);
+        send(&self.table, &self.actions, &token, self.retries).await
     }
 
     /// The `TransactWriteItems` request [`send`](Self::send) would send, built by the same
-    /// code, without sending it. [`Request::to_json`](crate::table::render::Request::to_json) gives a
+    /// code, without sending it. Without [`client_request_token`](Self::client_request_token)
+    /// it has no `ClientRequestToken`: `send` makes one for each call. [`Request::to_json`](crate::table::render::Request::to_json) gives a
     /// deterministic text for snapshot tests.
     ///
     /// # Errors

@@ -9,7 +9,7 @@ use crate::error::Error;
 use crate::expr::{Condition, Field, Mutable, Placeholders};
 use crate::schema::{Entity, EntitySchema, FieldSchema, Item, PrimaryKey};
 use crate::table::{Next, Table};
-use crate::transact::{Action, send_once};
+use crate::transact::{Action, RequestToken, send_once};
 use crate::unique::Unique;
 use crate::unique::plan::{Plan, entity_failed, unchanged};
 use crate::unique::write::{guarded, read};
@@ -135,7 +135,9 @@ impl<E: Entity> UniqueUpdate<E> {
     /// [`Error::NotFound`] when there is no item with this key; [`Error::ConditionFailed`] when
     /// the update's condition does not hold; [`Error::VersionConflict`] when the stored version
     /// is not the one given to [`UpdateRequest::if_version`]; [`Error::TransactionCanceled`]
-    /// when the item kept changing or conflicting over 10 attempts; [`Error::Sdk`].
+    /// when the item kept changing or conflicting over 10 attempts; [`Error::OutcomeUnknown`]
+    /// when every attempt of a transaction lost its answer (it may have been applied:
+    /// [`Table::resolve`](crate::Table::resolve) tells); [`Error::Sdk`].
     pub async fn send(self) -> Result<(), Error> {
         let UniqueParts { prepared, table, key, fields, new } = self.parts()?;
         let schema = E::schema();
@@ -148,7 +150,7 @@ impl<E: Entity> UniqueUpdate<E> {
                     };
                     let mut plan =
                         update_plan(schema, table, key, prepared, fields, &old, new, std::mem::take(foreign))?;
-                    let reasons = match send_once(table, &plan.actions, None, attempt.call()).await {
+                    let reasons = match send_once(table, &plan.actions, &RequestToken::new(), attempt.call()).await {
                         Ok(_) => return Ok(Next::Done(())),
                         Err(Error::TransactionCanceled { reasons }) => reasons,
                         Err(e) => return Err(e),

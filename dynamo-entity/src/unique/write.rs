@@ -10,7 +10,7 @@ use crate::expr::Placeholders;
 use crate::retry::RetryPolicy;
 use crate::schema::{AttributeNames, Entity, Item, PrimaryKey};
 use crate::table::{Call, Next, Retrying, Table};
-use crate::transact::{Action, ActionKind, Cond, send_once};
+use crate::transact::{Action, ActionKind, Cond, RequestToken, send_once};
 use crate::unique::plan::{Plan, create_plan, entity_failed, put_plan, unchanged};
 use crate::versioning::{self, Stamped};
 
@@ -44,7 +44,7 @@ pub(crate) async fn create<E: Entity>(table: &Table, w: &Stamped) -> Result<(), 
     guarded::<E>()
         .run(&mut plan, |plan, attempt| {
             Box::pin(async move {
-                let reasons = match send_once(table, &plan.actions, None, attempt.call()).await {
+                let reasons = match send_once(table, &plan.actions, &RequestToken::new(), attempt.call()).await {
                     Ok(_) => return Ok(Next::Done(())),
                     Err(Error::TransactionCanceled { reasons }) => reasons,
                     Err(e) => return Err(e),
@@ -103,7 +103,7 @@ pub(crate) async fn put<E: Entity>(table: &Table, w: &Stamped, must_exist: bool)
             Box::pin(async move {
                 let old = read(table, E::TYPE, E::NAMES, key).await?;
                 let mut plan = put_plan::<E>(table.name(), w, old.as_ref(), must_exist, std::mem::take(foreign))?;
-                let reasons = match send_once(table, &plan.actions, None, attempt.call()).await {
+                let reasons = match send_once(table, &plan.actions, &RequestToken::new(), attempt.call()).await {
                     Ok(_) => return Ok(Next::Done(old)),
                     Err(Error::TransactionCanceled { reasons }) => reasons,
                     Err(e) => return Err(e),
@@ -158,7 +158,7 @@ pub(crate) async fn delete<E: Entity>(
                     Some(cond),
                 )?);
                 plan.move_guards(schema.unique_fields(), Some(&old), &Item::new(), false)?;
-                let reasons = match send_once(table, &plan.actions, None, attempt.call()).await {
+                let reasons = match send_once(table, &plan.actions, &RequestToken::new(), attempt.call()).await {
                     Ok(_) => return Ok(Next::Done(crate::schema::entity::returned::<E>(old).map(Some))),
                     Err(Error::TransactionCanceled { reasons }) => reasons,
                     Err(e) => return Err(e),

@@ -12,6 +12,7 @@ const TY: &str = "rust_decimal::Decimal";
 
 /// Every `rust_decimal::Decimal` fits: at most 29 significant digits (a 96-bit coefficient),
 /// a magnitude from 10^-28 to below 8·10^28.
+#[cfg_attr(docsrs, doc(cfg(feature = "rust_decimal")))]
 impl From<rust_decimal::Decimal> for Decimal {
     fn from(d: rust_decimal::Decimal) -> Decimal {
         Decimal::new(d.mantissa(), -(d.scale() as i32)).unwrap_or(Decimal::ZERO)
@@ -23,6 +24,7 @@ impl From<rust_decimal::Decimal> for Decimal {
 /// # Errors
 /// [`DecimalError::DoesNotFit`] when the number needs more than `rust_decimal`'s 96-bit
 /// coefficient (about 28 digits) or more than 28 digits after the point.
+#[cfg_attr(docsrs, doc(cfg(feature = "rust_decimal")))]
 impl TryFrom<Decimal> for rust_decimal::Decimal {
     type Error = DecimalError;
     fn try_from(d: Decimal) -> Result<rust_decimal::Decimal, DecimalError> {
@@ -44,6 +46,7 @@ impl TryFrom<Decimal> for rust_decimal::Decimal {
 ///
 /// A stored number reads only when `rust_decimal` holds it exactly; one with more digits than
 /// that (another client may store 38) is refused, never rounded: read it as a [`Decimal`].
+#[cfg_attr(docsrs, doc(cfg(feature = "rust_decimal")))]
 impl Attribute for rust_decimal::Decimal {
     const STORED: StoredType = StoredType::N;
 

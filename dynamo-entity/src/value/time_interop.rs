@@ -20,6 +20,7 @@ fn millis_of_nanos(nanos: i128) -> Result<Timestamp, TimestampError> {
 mod chrono_conversions {
     use super::*;
 
+    #[cfg_attr(docsrs, doc(cfg(feature = "chrono")))]
     impl From<Timestamp> for chrono::DateTime<chrono::Utc> {
         fn from(t: Timestamp) -> Self {
             // Every instant of the years 0000 to 9999 is within chrono's range.
@@ -27,6 +28,7 @@ mod chrono_conversions {
         }
     }
 
+    #[cfg_attr(docsrs, doc(cfg(feature = "chrono")))]
     impl<Tz: chrono::TimeZone> TryFrom<chrono::DateTime<Tz>> for Timestamp {
         type Error = TimestampError;
         fn try_from(t: chrono::DateTime<Tz>) -> Result<Timestamp, TimestampError> {
@@ -34,12 +36,14 @@ mod chrono_conversions {
         }
     }
 
+    #[cfg_attr(docsrs, doc(cfg(feature = "chrono")))]
     impl From<Date> for chrono::NaiveDate {
         fn from(d: Date) -> Self {
             chrono::NaiveDate::from_ymd_opt(d.year(), d.month(), d.day()).unwrap_or_default()
         }
     }
 
+    #[cfg_attr(docsrs, doc(cfg(feature = "chrono")))]
     impl TryFrom<chrono::NaiveDate> for Date {
         type Error = TimestampError;
         fn try_from(d: chrono::NaiveDate) -> Result<Date, TimestampError> {
@@ -53,6 +57,7 @@ mod chrono_conversions {
 mod time_conversions {
     use super::*;
 
+    #[cfg_attr(docsrs, doc(cfg(feature = "time")))]
     impl From<Timestamp> for time::OffsetDateTime {
         fn from(t: Timestamp) -> Self {
             // Every instant of the years 0000 to 9999 is within time's range.
@@ -61,6 +66,7 @@ mod time_conversions {
         }
     }
 
+    #[cfg_attr(docsrs, doc(cfg(feature = "time")))]
     impl TryFrom<time::OffsetDateTime> for Timestamp {
         type Error = TimestampError;
         fn try_from(t: time::OffsetDateTime) -> Result<Timestamp, TimestampError> {
@@ -68,6 +74,7 @@ mod time_conversions {
         }
     }
 
+    #[cfg_attr(docsrs, doc(cfg(feature = "time")))]
     impl From<Date> for time::Date {
         fn from(d: Date) -> Self {
             let month = time::Month::try_from(d.month() as u8).unwrap_or(time::Month::January);
@@ -75,6 +82,7 @@ mod time_conversions {
         }
     }
 
+    #[cfg_attr(docsrs, doc(cfg(feature = "time")))]
     impl TryFrom<time::Date> for Date {
         type Error = TimestampError;
         fn try_from(d: time::Date) -> Result<Date, TimestampError> {
@@ -88,6 +96,7 @@ mod jiff_conversions {
     use super::*;
 
     /// Fails for the last 26 hours of 9999 (jiff's timestamps end at 9999-12-30T22:00:00.999999999Z).
+    #[cfg_attr(docsrs, doc(cfg(feature = "jiff")))]
     impl TryFrom<Timestamp> for jiff::Timestamp {
         type Error = TimestampError;
         fn try_from(t: Timestamp) -> Result<jiff::Timestamp, TimestampError> {
@@ -96,6 +105,7 @@ mod jiff_conversions {
         }
     }
 
+    #[cfg_attr(docsrs, doc(cfg(feature = "jiff")))]
     impl TryFrom<jiff::Timestamp> for Timestamp {
         type Error = TimestampError;
         fn try_from(t: jiff::Timestamp) -> Result<Timestamp, TimestampError> {
@@ -103,12 +113,14 @@ mod jiff_conversions {
         }
     }
 
+    #[cfg_attr(docsrs, doc(cfg(feature = "jiff")))]
     impl From<Date> for jiff::civil::Date {
         fn from(d: Date) -> Self {
             jiff::civil::Date::new(d.year() as i16, d.month() as i8, d.day() as i8).unwrap_or(jiff::civil::Date::ZERO)
         }
     }
 
+    #[cfg_attr(docsrs, doc(cfg(feature = "jiff")))]
     impl TryFrom<jiff::civil::Date> for Date {
         type Error = TimestampError;
         fn try_from(d: jiff::civil::Date) -> Result<Date, TimestampError> {

@@ -107,6 +107,7 @@ fn undecodable<T: std::fmt::Debug>(returned: Returned<T>) -> ItemError {
     match returned {
         Returned::Undecodable(e) => e,
         Returned::Decoded(v) => panic!("expected an undecodable item, got {v:?}"),
+        Returned::Lost { key, .. } => panic!("expected an undecodable item, got a lost one at {key}"),
     }
 }
 

@@ -45,6 +45,7 @@ async fn raw(table: &Table<Store>, pk: &str) -> Option<Item> {
         .await
         .unwrap()
         .item
+        .map(crate::common::without_history)
 }
 
 #[tokio::test]

@@ -27,6 +27,8 @@ mod declared_handle;
 mod design;
 mod dispatch;
 mod elements;
+mod exactly_once;
+mod exactly_once_tx;
 mod executor;
 mod exports;
 mod expressions;

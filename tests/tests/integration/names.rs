@@ -127,6 +127,7 @@ async fn raw(table: &Table, pk: &str, sk: &str) -> Option<Item> {
         .await
         .unwrap()
         .item
+        .map(common::without_history)
 }
 
 fn names(item: &Item) -> BTreeSet<&str> {

@@ -2,7 +2,32 @@
 //! list with ids, and the record the table keeps of each (applied, running, or stopped with its
 //! checkpoint).
 //!
-//! ```ignore
+//! ```no_run
+//! use dynamo_entity::migrate::{Migrations, RunOptions};
+//! use dynamo_entity::{Entity, Table, TableDef};
+//!
+//! #[derive(Entity, Debug, Clone)]
+//! #[entity(pk = "SKILL#<skill_id>", sk = "REVIEW#<id>", gsi3 = "AUTHOR#<author>", gsi3_sk = "<id>")]
+//! pub struct Review { pub skill_id: String, pub id: String, pub author: String }
+//!
+//! /// A member as the launch stored it, in a partition of its own.
+//! #[derive(Entity, Debug, Clone)]
+//! #[entity(pk = "MEMBER#<id>", sk = "META")]
+//! pub struct MemberV1 { pub id: String, pub team: String }
+//!
+//! #[derive(Entity, Debug, Clone)]
+//! #[entity(pk = "TEAM#<team>", sk = "MEMBER#<id>")]
+//! pub struct Member { pub id: String, pub team: String }
+//!
+//! impl From<MemberV1> for Member {
+//!     fn from(m: MemberV1) -> Member { Member { id: m.id, team: m.team } }
+//! }
+//!
+//! #[derive(TableDef)]
+//! #[table(entities(Review, Member), gsi3)]
+//! pub struct AppTable;
+//!
+//! # async fn f(table: Table) -> dynamo_entity::Result<()> {
 //! let migrations = Migrations::new(AppTable::layout()?)
 //!     .apply_layout("2026-03-gsi3")                                   // create GSI3 (UpdateTable)
 //!     .backfill::<Review>("2026-03-review-gsi3", |b| b.segments(8))   // fill its keys
@@ -10,7 +35,39 @@
 //!     .custom("2026-05-drop-drafts", "delete the draft items", |table| async move { Ok(String::new()) });
 //! migrations.apply(&table, &RunOptions::default()).await?;   // runs what is not applied yet
 //! for s in migrations.status(&table).await? { println!("{s}"); }
+//! # Ok(())
+//! # }
 //! ```
+//!
+//! # The steps
+//!
+//! | step | what it does |
+//! |---|---|
+//! | [`backfill::<E>(id, configure)`](Migrations::backfill) | writes the secondary index keys of every item of `E` ([`Table::backfill`]) |
+//! | [`rekey::<Old, New>(id, convert, configure)`](Migrations::rekey) | moves every item of `Old` to `New`'s primary key, unique guards included ([`Table::rekey`]) |
+//! | [`upgrade::<E>(id, configure)`](Migrations::upgrade) | writes every item of `E` stored at an earlier schema version back at the current one ([`Table::upgrade_all`]) |
+//! | [`native_keys::<E>(id, from, to, drop_old, configure)`](Migrations::native_keys) | moves `E`'s access pattern from the template GSI `from` to the native multi-attribute GSI `to`: create, fill, verify; with `drop_old` also strip the old key attributes and delete `from` ([`Table::native_keys`]) |
+//! | [`apply_layout(id)`](Migrations::apply_layout) | brings the table's GSIs and TTL to the declared layout, one `UpdateTable` at a time ([`Table::diff`], [`Table::apply`]) |
+//! | [`custom(id, description, f)`](Migrations::custom) | a step of the application's own, run again from its start after a stop |
+//!
+//! Until an `upgrade` step has run, reads upgrade an item of an earlier version in memory, and
+//! an `update` or upsert through the current struct refuses it with
+//! [`Error::UpgradeRequired`], writing nothing: its fields are the current version's, the item
+//! would keep its old version and attributes, and reads would not see the write. Upgrade the
+//! item first ([`Table::upgrade`], or this step).
+//!
+//! The scanning steps (the first four) resume from per-segment checkpoints, written after each
+//! page. A migration never run may not be declared before one already run: `apply` and `plan`
+//! refuse. The same runner is a command line an application embeds in a binary of its own:
+//! `cli::MigrationCli` (feature `cli`).
+//!
+//! [`Table::backfill`]: crate::Table::backfill
+//! [`Table::rekey`]: crate::Table::rekey
+//! [`Table::upgrade_all`]: crate::Table::upgrade_all
+//! [`Table::upgrade`]: crate::Table::upgrade
+//! [`Table::native_keys`]: crate::Table::native_keys
+//! [`Table::diff`]: crate::Table::diff
+//! [`Table::apply`]: crate::Table::apply
 //!
 //! # The record
 //! Each migration has the item `_MIGRATION#<id>` / `STEP` in the table (under the table's
@@ -27,7 +84,8 @@
 //!
 //! A pass over an entity's items that ends with items it could not migrate (they do not
 //! decode, or their condition kept failing) is not applied: the step fails with
-//! [`Error::ItemsFailed`], which names the first of them, and is recorded `failed`. Once they
+//! [`Error::ItemsFailed`], which names the first of them and why (the command line exits 1),
+//! and is recorded `failed` ([`Migrations::status`] shows it stopped). Once they
 //! are mended, `resume` runs the pass again: a new run of the backfill, which skips the items
 //! already migrated.
 //!

@@ -2,10 +2,25 @@
 //! `GSI1SK` strings built from key templates) moves to a native multi-attribute GSI keyed on
 //! the item's own attributes (see [`multi_key`](crate::schema::multi_key)).
 //!
-//! ```ignore
+//! ```no_run
+//! use dynamo_entity::{Entity, Index, Table, TableDef};
+//!
 //! // Order declared `gsi1 = "CUST#<customer>", gsi1_sk = "<placed>"`; it now declares
 //! // `gsi2(pk(customer), sk(placed))` instead.
+//! #[derive(Entity, Debug, Clone)]
+//! #[entity(pk = "ORDER#<id>", sk = "META", table = Shop, gsi2(pk(customer), sk(placed)))]
+//! pub struct Order { pub id: String, pub customer: String, pub placed: u64 }
+//!
+//! #[derive(TableDef)]
+//! #[table(entities(Order), gsi2)]
+//! pub struct Shop;
+//!
+//! # async fn f(table: Table) -> dynamo_entity::Result<()> {
+//! let layout = Shop::layout()?;
 //! let report = table.native_keys::<Order>("orders-native", &layout, Index::Gsi(1), Index::Gsi(2)).drop_old().run().await?;
+//! println!("{report}");
+//! # Ok(())
+//! # }
 //! ```
 //!
 //! [`NativeKeys::run`] does, in order, each step resumable and idempotent:

@@ -1,9 +1,27 @@
 //! Re-keying: after an entity's primary key template changes, move each of its items to its
 //! new key.
 //!
-//! ```ignore
+//! ```no_run
+//! use dynamo_entity::{Entity, Table};
+//!
+//! #[derive(Entity, Debug, Clone)]
+//! #[entity(pk = "MEMBER#<id>", sk = "META")]
+//! pub struct MemberV1 { pub id: String, pub team: String }
+//!
+//! #[derive(Entity, Debug, Clone)]
+//! #[entity(pk = "TEAM#<team>", sk = "MEMBER#<id>")]
+//! pub struct Member { pub id: String, pub team: String }
+//!
+//! impl From<MemberV1> for Member {
+//!     fn from(m: MemberV1) -> Member { Member { id: m.id, team: m.team } }
+//! }
+//!
+//! # async fn f(table: Table) -> dynamo_entity::Result<()> {
 //! // Members move from `MEMBER#<id>` / `META` to their team's partition, `TEAM#<team>` / `MEMBER#<id>`.
 //! let report = table.rekey::<MemberV1, Member>("member-into-teams", Member::from).segments(8).run().await?;
+//! println!("{report}");
+//! # Ok(())
+//! # }
 //! ```
 //!
 //! A re-keying is a [`Backfill`] whose step for each item is a move: the scan reads the items

@@ -8,11 +8,38 @@
 //! the design lint flags ([`Read::scan`](crate::schema::Read::scan)). Every access pattern of
 //! the application should be a query of one partition.
 //!
-//! ```ignore
-//! // Every Skill, 4 segments at a time, at most 100 read units per second.
+//! ```no_run
+//! use dynamo_entity::{Entity, Table, TableDef};
+//! use futures::TryStreamExt;
+//!
+//! #[derive(Entity, Debug, Clone)]
+//! #[entity(pk = "SKILL#<id>", sk = "META")]
+//! pub struct Skill { pub id: String, pub title: String }
+//!
+//! #[derive(Entity, Debug, Clone)]
+//! #[entity(pk = "SKILL#<skill_id>", sk = "REVIEW#<id>")]
+//! pub struct Review { pub skill_id: String, pub id: String, pub stars: u8 }
+//!
+//! #[derive(TableDef)]
+//! #[table(entities(Skill, Review))]
+//! pub struct SkillExchange;            // also generates `enum SkillExchangeItem`
+//!
+//! # async fn f(table: Table) -> dynamo_entity::Result<()> {
+//! // Every Skill: 8 segments, 4 at a time, at most 100 read units per second.
 //! let skills: Vec<Skill> = table.scan::<Skill>().parallel(8).concurrency(4).read_rate(100.0).all().await?;
-//! // Every item of the table, decoded by its entity type.
-//! let mut pages = table.scan_table::<SkillExchangeItem>().pages();
+//! // Every item of the table, decoded by its entity type, page by page.
+//! let mut pages = std::pin::pin!(table.scan_table::<SkillExchangeItem>().pages());
+//! while let Some(page) = pages.try_next().await? {
+//!     for item in page.items {
+//!         match item {
+//!             SkillExchangeItem::Skill(skill) => println!("skill {}", skill.title),
+//!             SkillExchangeItem::Review(review) => println!("{} stars", review.stars),
+//!         }
+//!     }
+//! }
+//! # let _ = skills;
+//! # Ok(())
+//! # }
 //! ```
 //!
 //! # What a page reports

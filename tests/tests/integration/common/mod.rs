@@ -15,7 +15,17 @@ pub async fn table(test: &str, entities: &[&'static EntitySchema]) -> Table {
     table
 }
 
-/// The raw item stored under `pk` / `sk`, read with the SDK alone.
+/// `item` without the write history the library adds to what it writes (`_w1` to `_w4`, see
+/// `dynamo_entity::write_token`): the tests of stored items compare what the entity wrote;
+/// `exactly_once` tests the history.
+pub fn without_history(mut item: dynamo_entity::Item) -> dynamo_entity::Item {
+    for attribute in dynamo_entity::write_token::HISTORY {
+        item.remove(attribute);
+    }
+    item
+}
+
+/// The raw item stored under `pk` / `sk`, read with the SDK alone, without the write history.
 pub async fn raw_item(table: &Table, pk: &str, sk: &str) -> Option<dynamo_entity::Item> {
     use aws_sdk_dynamodb::types::AttributeValue;
     table
@@ -29,10 +39,11 @@ pub async fn raw_item(table: &Table, pk: &str, sk: &str) -> Option<dynamo_entity
         .await
         .expect("GetItem succeeds")
         .item
+        .map(without_history)
 }
 
 /// Every item of the table, read with the SDK alone: strongly consistent `Scan` pages until
-/// `LastEvaluatedKey` is absent, in the order DynamoDB returns them.
+/// `LastEvaluatedKey` is absent, in the order DynamoDB returns them; without the write history.
 pub async fn scan_all(table: &Table) -> Vec<dynamo_entity::Item> {
     let mut items = Vec::new();
     let mut start = None;
@@ -46,7 +57,7 @@ pub async fn scan_all(table: &Table) -> Vec<dynamo_entity::Item> {
             .send()
             .await
             .expect("Scan succeeds");
-        items.extend(page.items.unwrap_or_default());
+        items.extend(page.items.unwrap_or_default().into_iter().map(without_history));
         match page.last_evaluated_key {
             Some(key) => start = Some(key),
             None => return items,

@@ -1,0 +1,343 @@
+//! The attempts of one single-item write (`PutItem`, `UpdateItem`, `DeleteItem`), sent by the
+//! library itself so that it knows when an attempt lost its answer: see
+//! [`write_token`](crate::write_token) for what a resend carries and how its answer is read.
+//!
+//! The SDK's own retries are off for these requests (the handle keeps a client without them,
+//! [`Table::write_client`]); the attempts go through the one retry loop,
+//! [`Retrying::run`](crate::table::exec::Retrying), with as many attempts as the SDK client's
+//! retry configuration allows (3 by default).
+
+use std::future::Future;
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::config::http::HttpResponse;
+use aws_sdk_dynamodb::config::retry::RetryConfig;
+use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
+use futures::future::BoxFuture;
+
+use crate::error::Error;
+use crate::retry::RetryPolicy;
+use crate::schema::Item;
+use crate::table::Table;
+use crate::table::exec::{Call, Consumed, Next, Retrying};
+use crate::write_token::{HISTORY, Pending, PendingWrite, Resolved, Seen, WriteToken};
+
+/// How a handle sends its single-item writes, shared by its clones.
+#[derive(Debug, Clone)]
+pub(crate) struct Writes {
+    /// The handle's client with the SDK's retries off.
+    pub(crate) client: Client,
+    /// Whether writes carry write tokens ([`Table::without_write_tokens`]).
+    pub(crate) tokens: bool,
+    /// The attempts of one write: the SDK client's number of attempts, the library's backoff.
+    pub(crate) policy: RetryPolicy,
+}
+
+impl Writes {
+    /// The writes of a handle on `client`: with tokens, as many attempts as `client` allows.
+    pub(crate) fn of(client: &Client) -> Writes {
+        let config = client.config();
+        let attempts = config.retry_config().map_or(3, RetryConfig::max_attempts);
+        let client = Client::from_conf(config.to_builder().retry_config(RetryConfig::disabled()).build());
+        Writes { client, tokens: true, policy: RetryPolicy::DEFAULT.max_attempts(attempts) }
+    }
+}
+
+/// What became of one attempt's request, for the resend loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Attempted {
+    /// Throttled or refused for a replicated write in progress: not applied, send it again.
+    NotApplied,
+    /// No answer, or a server error (HTTP 5xx): DynamoDB may have applied it.
+    Lost,
+    /// An answer that says what DynamoDB did (success, a failed condition, a refusal).
+    Answered,
+}
+
+/// The error codes that say a request was not applied and may be sent again.
+const NOT_APPLIED: [&str; 4] = [
+    "ThrottlingException",
+    "ProvisionedThroughputExceededException",
+    "RequestLimitExceeded",
+    "ReplicatedWriteConflictException",
+];
+
+fn attempted<E: ProvideErrorMetadata>(error: &SdkError<E, HttpResponse>) -> Attempted {
+    match error {
+        SdkError::ServiceError(e) => {
+            if e.err().code().is_some_and(|c| NOT_APPLIED.contains(&c)) {
+                Attempted::NotApplied
+            } else if e.raw().status().is_server_error() {
+                Attempted::Lost
+            } else {
+                Attempted::Answered
+            }
+        }
+        SdkError::ConstructionFailure(_) => Attempted::Answered,
+        // A timeout, a connection that failed or an answer that could not be read: the request
+        // may have reached DynamoDB.
+        _ => Attempted::Lost,
+    }
+}
+
+/// How a single-item write ended.
+#[derive(Debug)]
+pub(crate) enum Sent<O, E> {
+    /// DynamoDB answered. `resent`: an earlier attempt lost its answer, so this one carried the
+    /// resend condition ([`write_token::resend_condition`](crate::write_token::resend_condition)),
+    /// and a failed condition must be read with [`write_token::seen`](crate::write_token::seen).
+    Answered { result: Result<O, SdkError<E, HttpResponse>>, resent: bool },
+    /// The write may have been applied: the last attempt lost its answer, or an earlier one did
+    /// and no resend got an answer (or the handle sends no resends, having no write tokens).
+    Unknown(SdkError<E, HttpResponse>),
+}
+
+impl Table {
+    /// The handle's client for single-item writes: its client with the SDK's retries off.
+    pub(crate) fn write_client(&self) -> &Client {
+        &self.writes().client
+    }
+
+    /// Sends a single-item write: `request(resend)` makes each attempt's request (`resend`:
+    /// an earlier attempt lost its answer). Throttled attempts are sent again as they are; one
+    /// that lost its answer is sent again as a resend when the handle has write tokens.
+    pub(crate) async fn send_write<O, E, F>(&self, call: Call, mut request: F) -> Sent<O, E>
+    where
+        O: Consumed + Send + 'static,
+        E: ProvideErrorMetadata + Send + 'static,
+        F: FnMut(bool) -> Attempt<O, E> + Send,
+    {
+        let tokens = self.writes().tokens;
+        let attempts = self.writes().policy.max_attempts;
+        let mut lost = false;
+        let run = Retrying::new(call, self.writes().policy).run(&mut lost, |lost, attempt| {
+            let sent = self.execute(attempt.call(), request(*lost));
+            // A lost answer is resent at once (the fewer writes reach the item meanwhile, the
+            // surer the resend's answer), within the policy's number of attempts.
+            let again = attempt.number < attempts;
+            Box::pin(resolve_attempt(sent, lost, tokens, again))
+        });
+        match run.await {
+            Ok(Ok(sent)) => sent,
+            Ok(Err(error)) if lost => Sent::Unknown(error),
+            Ok(Err(error)) => Sent::Answered { result: Err(error), resent: false },
+            Err(never) => match never {},
+        }
+    }
+}
+
+/// One attempt: its request's answer, as the retry loop takes it.
+async fn resolve_attempt<O, E: ProvideErrorMetadata>(
+    sent: impl Future<Output = Result<O, SdkError<E, HttpResponse>>>,
+    lost: &mut bool,
+    tokens: bool,
+    again: bool,
+) -> Result<Next<Sent<O, E>, SdkError<E, HttpResponse>>, std::convert::Infallible> {
+    let error = match sent.await {
+        Ok(answer) => return Ok(Next::Done(Sent::Answered { result: Ok(answer), resent: *lost })),
+        Err(error) => error,
+    };
+    Ok(match attempted(&error) {
+        Attempted::Answered => Next::Done(Sent::Answered { result: Err(error), resent: *lost }),
+        Attempted::NotApplied => Next::Retry(error),
+        Attempted::Lost if tokens && again => {
+            *lost = true;
+            Next::Again
+        }
+        Attempted::Lost => Next::Done(Sent::Unknown(error)),
+    })
+}
+
+/// The future of one attempt of a single-item write: the SDK's answer.
+pub(crate) type Attempt<O, E> = BoxFuture<'static, Result<O, SdkError<E, HttpResponse>>>;
+
+/// A single-item write request the resend loop can send again: the SDK's input builders of
+/// `PutItem`, `UpdateItem` and `DeleteItem`.
+pub(crate) trait WriteRequest: Clone + Send + 'static {
+    /// The SDK's answer.
+    type Output: Consumed + Send + 'static;
+    /// The SDK's operation error.
+    type Error: ProvideErrorMetadata + Send + 'static;
+    /// The request as a resend of the write with `token` sends it: its condition ANDed with
+    /// [`write_token::resend_condition`](crate::write_token::resend_condition), returning the
+    /// item when it fails.
+    fn resend(self, token: &WriteToken, with_token: bool) -> Self;
+    /// Sends it through `client`.
+    fn send(self, client: Client) -> Attempt<Self::Output, Self::Error>;
+}
+
+macro_rules! write_request {
+    ($($builder:ty => $output:ty, $error:ty;)*) => {$(
+        impl WriteRequest for $builder {
+            type Output = $output;
+            type Error = $error;
+            fn resend(self, token: &WriteToken, with_token: bool) -> Self {
+                let mut names = self.get_expression_attribute_names().clone().unwrap_or_default();
+                let mut values = self.get_expression_attribute_values().clone().unwrap_or_default();
+                let condition = crate::write_token::resend_condition(
+                    self.get_condition_expression().as_deref(),
+                    &mut names,
+                    &mut values,
+                    token,
+                    with_token,
+                );
+                self.condition_expression(condition)
+                    .set_expression_attribute_names(Some(names))
+                    .set_expression_attribute_values(Some(values))
+                    .return_values_on_condition_check_failure(crate::table::RETURN_OLD_ON_FAILURE)
+            }
+            fn send(self, client: Client) -> Attempt<$output, $error> {
+                Box::pin(async move { self.send_with(&client).await })
+            }
+        }
+    )*};
+}
+
+write_request!(
+    aws_sdk_dynamodb::operation::put_item::builders::PutItemInputBuilder =>
+        aws_sdk_dynamodb::operation::put_item::PutItemOutput,
+        aws_sdk_dynamodb::operation::put_item::PutItemError;
+    aws_sdk_dynamodb::operation::update_item::builders::UpdateItemInputBuilder =>
+        aws_sdk_dynamodb::operation::update_item::UpdateItemOutput,
+        aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+    aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemInputBuilder =>
+        aws_sdk_dynamodb::operation::delete_item::DeleteItemOutput,
+        aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
+);
+
+impl Table {
+    /// Sends the single-item write `request` of the write with `token` (see
+    /// [`send_write`](Self::send_write)): a resend carries the resend condition (`with_token`:
+    /// the token's; a delete's checks the history only).
+    pub(crate) async fn send_write_request<R: WriteRequest>(
+        &self,
+        call: Call,
+        request: R,
+        token: &WriteToken,
+        with_token: bool,
+    ) -> Sent<R::Output, R::Error> {
+        let client = self.write_client().clone();
+        let token = *token;
+        self.send_write(call, move |resend| {
+            let request = if resend { request.clone().resend(&token, with_token) } else { request.clone() };
+            request.send(client.clone())
+        })
+        .await
+    }
+
+    /// [`Error::OutcomeUnknown`] for the write with `token` of the item `key` (its primary key
+    /// attributes; `key_text` as `PK=… SK=…`), from the error of its last attempt.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn outcome_unknown<E>(
+        &self,
+        operation: &'static str,
+        entity: &'static str,
+        key_text: String,
+        key: Item,
+        token: WriteToken,
+        delete: bool,
+        error: E,
+    ) -> Error
+    where
+        aws_sdk_dynamodb::Error: From<E>,
+    {
+        let pending = Pending {
+            operation,
+            entity,
+            key_text: key_text.clone(),
+            write: PendingWrite::Item { key, token, tokens: self.writes().tokens, delete },
+        };
+        Error::OutcomeUnknown {
+            operation,
+            entity,
+            key: key_text,
+            pending: Box::new(pending),
+            source: Box::new(aws_sdk_dynamodb::Error::from(error)),
+        }
+    }
+}
+
+impl<D> Table<D> {
+    /// Whether a write whose outcome was unknown ([`Error::OutcomeUnknown`]) was applied: reads
+    /// the item (`GetItem`, strongly consistent, its key and write history only: 0.5 read
+    /// units per 4 KB of the whole item, as DynamoDB charges a projected read). A
+    /// `TransactWriteItems` is sent again instead, with its token (a resend of an applied one
+    /// costs 2 read units per 4 KB of each item, as DynamoDB charges a token's replay).
+    ///
+    /// | the write | the item | the answer |
+    /// |---|---|---|
+    /// | put, create, replace, update | its history holds the write's token | [`Resolved::Applied`] |
+    /// | | no item, or a history reaching back to before the write, without it | [`Resolved::NotApplied`] |
+    /// | | four writes since (or a handle without write tokens) | [`Resolved::CannotTell`] |
+    /// | delete, `delete_if_version` | no item | [`Resolved::Applied`]: the item is gone (by this write or another) |
+    /// | | an item whose history reaches back to before the write | [`Resolved::NotApplied`] |
+    /// | | an item written since | [`Resolved::CannotTell`] |
+    /// | a transaction, a write of an entity with unique fields (`TransactWriteItems`) | within [`TOKEN_WINDOW`](crate::transact::TOKEN_WINDOW) (9 minutes) of its first attempt: sent again with its `ClientRequestToken`, and applied | [`Resolved::Applied`]: once, by an earlier attempt or by this one (resolve completes it) |
+    /// | | sent again, canceled (a condition does not hold now) | [`Resolved::NotApplied`] |
+    /// | | after the window | [`Resolved::CannotTell`] |
+    ///
+    /// ```no_run
+    /// # async fn f(table: dynamo_entity::Table, e: dynamo_entity::Error) -> Result<(), dynamo_entity::Error> {
+    /// use dynamo_entity::write_token::Resolved;
+    /// if let Some(pending) = e.pending() {
+    ///     match table.resolve(pending).await? {
+    ///         Resolved::Applied => { /* done: do not send it again */ }
+    ///         Resolved::NotApplied => { /* safe to send again */ }
+    ///         _ => { /* compare the item with what the write would have done */ }
+    ///     }
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Sdk`] when the read fails (for a `TransactWriteItems`, when its resend is refused,
+    /// such as throttled on every attempt); [`Error::OutcomeUnknown`], with the same pending
+    /// write, when every attempt of a `TransactWriteItems`' resend lost its answer. Either way,
+    /// resolve again.
+    pub async fn resolve(&self, pending: &Pending) -> Result<Resolved, Error> {
+        let (key, token, tokens, delete) = match &pending.write {
+            PendingWrite::Item { key, token, tokens, delete } => (key, token, tokens, delete),
+            PendingWrite::Transaction { request, first_sent, .. } => {
+                return crate::transact::resolve(&self.untyped(), pending, request, *first_sent).await;
+            }
+        };
+        let mut names = Vec::with_capacity(HISTORY.len() + key.len());
+        names.extend(key.keys().map(String::as_str));
+        names.extend(HISTORY);
+        let mut request = aws_sdk_dynamodb::operation::get_item::GetItemInput::builder()
+            .table_name(self.name())
+            .set_key(Some(key.clone()))
+            .consistent_read(true)
+            .return_consumed_capacity(aws_sdk_dynamodb::types::ReturnConsumedCapacity::Indexes);
+        let mut projection = String::new();
+        for (i, name) in names.iter().enumerate() {
+            if i > 0 {
+                projection.push_str(", ");
+            }
+            let placeholder = format!("#r{i}");
+            projection.push_str(&placeholder);
+            request = request.expression_attribute_names(placeholder, *name);
+        }
+        request = request.projection_expression(projection);
+        let read = self
+            .execute(Call::new("GetItem", pending.entity), request.send_with(self.client()))
+            .await
+            .map_err(|e| Error::sdk("GetItem", e))?;
+        let item = read.item.filter(|i| !i.is_empty());
+        Ok(match (item, *delete) {
+            (None, true) => Resolved::Applied,
+            (Some(_), _) if !*tokens => Resolved::CannotTell,
+            (None, false) if !*tokens => Resolved::CannotTell,
+            (item, true) => match crate::write_token::seen(item.as_ref(), &WriteToken::at(token.millis(), 0)) {
+                Seen::NotApplied => Resolved::NotApplied,
+                _ => Resolved::CannotTell,
+            },
+            (item, false) => match crate::write_token::seen(item.as_ref(), token) {
+                Seen::Applied { .. } => Resolved::Applied,
+                Seen::NotApplied => Resolved::NotApplied,
+                Seen::CannotTell => Resolved::CannotTell,
+            },
+        })
+    }
+}
