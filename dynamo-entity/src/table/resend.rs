@@ -257,50 +257,12 @@ impl Table {
     }
 }
 
-impl<D> Table<D> {
-    /// Whether a write whose outcome was unknown ([`Error::OutcomeUnknown`]) was applied: reads
-    /// the item (`GetItem`, strongly consistent, its key and write history only: 0.5 read
-    /// units per 4 KB of the whole item, as DynamoDB charges a projected read). A
-    /// `TransactWriteItems` is sent again instead, with its token (a resend of an applied one
-    /// costs 2 read units per 4 KB of each item, as DynamoDB charges a token's replay).
-    ///
-    /// | the write | the item | the answer |
-    /// |---|---|---|
-    /// | put, create, replace, update | its history holds the write's token | [`Resolved::Applied`] |
-    /// | | no item, or a history reaching back to before the write, without it | [`Resolved::NotApplied`] |
-    /// | | four writes since (or a handle without write tokens) | [`Resolved::CannotTell`] |
-    /// | delete, `delete_if_version` | no item | [`Resolved::Applied`]: the item is gone (by this write or another) |
-    /// | | an item whose history reaches back to before the write | [`Resolved::NotApplied`] |
-    /// | | an item written since | [`Resolved::CannotTell`] |
-    /// | a transaction, a write of an entity with unique fields (`TransactWriteItems`) | within [`TOKEN_WINDOW`](crate::transact::TOKEN_WINDOW) (9 minutes) of its first attempt: sent again with its `ClientRequestToken`, and applied | [`Resolved::Applied`]: once, by an earlier attempt or by this one (resolve completes it) |
-    /// | | sent again, canceled (a condition does not hold now) | [`Resolved::NotApplied`] |
-    /// | | after the window | [`Resolved::CannotTell`] |
-    ///
-    /// ```no_run
-    /// # async fn f(table: dynamo_entity::Table, e: dynamo_entity::Error) -> Result<(), dynamo_entity::Error> {
-    /// use dynamo_entity::write_token::Resolved;
-    /// if let Some(pending) = e.pending() {
-    ///     match table.resolve(pending).await? {
-    ///         Resolved::Applied => { /* done: do not send it again */ }
-    ///         Resolved::NotApplied => { /* safe to send again */ }
-    ///         _ => { /* compare the item with what the write would have done */ }
-    ///     }
-    /// }
-    /// # Ok(())
-    /// # }
-    /// ```
-    ///
-    /// # Errors
-    /// [`Error::Sdk`] when the read fails (for a `TransactWriteItems`, when its resend is refused,
-    /// such as throttled on every attempt); [`Error::OutcomeUnknown`], with the same pending
-    /// write, when every attempt of a `TransactWriteItems`' resend lost its answer. Either way,
-    /// resolve again.
-    pub async fn resolve(&self, pending: &Pending) -> Result<Resolved, Error> {
+impl Table {
+    /// The item part of [`Table::resolve`]: reads the item and its write history.
+    pub(crate) async fn resolve_item(&self, pending: &Pending) -> Result<Resolved, Error> {
         let (key, token, tokens, delete) = match &pending.write {
             PendingWrite::Item { key, token, tokens, delete } => (key, token, tokens, delete),
-            PendingWrite::Transaction { request, first_sent, .. } => {
-                return crate::transact::resolve(&self.untyped(), pending, request, *first_sent).await;
-            }
+            PendingWrite::Transaction { .. } => return Ok(Resolved::CannotTell),
         };
         let mut names = Vec::with_capacity(HISTORY.len() + key.len());
         names.extend(key.keys().map(String::as_str));

@@ -128,8 +128,8 @@ pub(crate) use action::Action;
 pub(crate) use cond::Cond;
 pub use get::TransactGet;
 pub use named::MAX_ACTIONS;
+pub(crate) use resend::RequestToken;
 pub use resend::TOKEN_WINDOW;
-pub(crate) use resend::{RequestToken, resolve};
 pub(crate) use send::{only_transient, send_once, write_request};
 pub use write::{MAX_TOKEN_CHARS, TransactWrite};
 
