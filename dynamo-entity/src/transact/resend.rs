@@ -217,7 +217,7 @@ impl<D> Table<D> {
     /// | delete, `delete_if_version` | no item | [`Resolved::Applied`]: the item is gone (by this write or another) |
     /// | | an item whose history reaches back to before the write | [`Resolved::NotApplied`] |
     /// | | an item written since | [`Resolved::CannotTell`] |
-    /// | a transaction, a write of an entity with unique fields (`TransactWriteItems`) | within [`TOKEN_WINDOW`](crate::transact::TOKEN_WINDOW) (9 minutes) of its first attempt: sent again with its `ClientRequestToken`, and applied | [`Resolved::Applied`]: once, by an earlier attempt or by this one (resolve completes it) |
+    /// | a transaction, a write of an entity with unique fields (`TransactWriteItems`) | within [`TOKEN_WINDOW`] (9 minutes) of its first attempt: sent again with its `ClientRequestToken`, and applied | [`Resolved::Applied`]: once, by an earlier attempt or by this one (resolve completes it) |
     /// | | sent again, canceled (a condition does not hold now) | [`Resolved::NotApplied`] |
     /// | | after the window | [`Resolved::CannotTell`] |
     ///
