@@ -42,16 +42,7 @@ async fn tables(test: &str) -> (Table, Table, FaultInjector) {
     (plain, faulty, faults)
 }
 
-/// The fault on every request of `operation` from now on (`times`: only the first ones).
-fn lose(faults: &FaultInjector, fault: Fault, operation: &str, times: Option<u64>) {
-    faults.clear_rules();
-    faults.reset_records();
-    let rule = FaultRule::new(fault).on(operation);
-    faults.add(match times {
-        Some(n) => rule.times(n),
-        None => rule,
-    });
-}
+use crate::common::lose;
 
 async fn stored(plain: &Table, id: &str) -> Option<Account> {
     plain.get_consistent(Account::key(id)).await.unwrap()

@@ -108,16 +108,7 @@ async fn tables(test: &str) -> (Table, Table, FaultInjector, Tokens) {
     (plain, faulty, faults, tokens)
 }
 
-/// `fault` on every `operation` request from now on (`times`: only the first ones).
-fn lose(faults: &FaultInjector, fault: Fault, operation: &str, times: Option<u64>) {
-    faults.clear_rules();
-    faults.reset_records();
-    let rule = FaultRule::new(fault).on(operation);
-    faults.add(match times {
-        Some(n) => rule.times(n),
-        None => rule,
-    });
-}
+use crate::common::lose;
 
 /// The whole table: `PK` to the item's attributes that say what it is (an account's balance, a
 /// receipt's amount, a user's e-mail, a guard's owner), write histories left out.

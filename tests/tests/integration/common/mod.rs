@@ -105,3 +105,20 @@ pub mod insta {
     }
     pub(crate) use {assert_json_snapshot, assert_snapshot, named};
 }
+
+/// Clears `faults`' rules and records, then puts `fault` on every `operation` request from now
+/// on (`times`: only the first ones). For the exactly-once tests.
+pub fn lose(
+    faults: &dynamo_entity_local::fault::FaultInjector,
+    fault: dynamo_entity_local::fault::Fault,
+    operation: &str,
+    times: Option<u64>,
+) {
+    faults.clear_rules();
+    faults.reset_records();
+    let rule = dynamo_entity_local::fault::FaultRule::new(fault).on(operation);
+    faults.add(match times {
+        Some(n) => rule.times(n),
+        None => rule,
+    });
+}
