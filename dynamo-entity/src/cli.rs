@@ -32,14 +32,24 @@
 //! $ migrate status                 # pending / running / stopped / applied, one line a migration
 //! $ migrate plan [--to ID]         # what apply would do; nothing is changed
 //! $ migrate apply [--to ID] [--worker NAME]
-//! $ migrate resume [--worker NAME] # continue the stopped migrations only
+//! $ migrate resume [--worker NAME] # continue the stopped migrations only (none: exit 0)
 //! $ migrate cloudformation [--table-name NAME] | workbench | design [--html] | lint
 //! ```
 //!
 //! A backfill or re-keying shows a progress bar with its rate and estimated time left when
 //! standard error is a terminal, and plain progress lines (at most one a second a step)
-//! otherwise (`--progress bar|lines|off` chooses). Exit codes: 0 success, 1 a failed command
-//! (or lint findings), 2 a usage error.
+//! otherwise (`--progress bar|lines|off` chooses).
+//!
+//! | exit code | when |
+//! |---|---|
+//! | 0 | the command succeeded; `resume` with nothing stopped ("nothing to resume"); `lint` with warnings or advice only |
+//! | 1 | a command failed; a step is being run by a worker that is alive; `lint` found an error ([`Severity::Error`]) |
+//! | 2 | the arguments were not understood |
+//!
+//! `apply` and `resume` after a crash: a step the dead process was running stays recorded as
+//! `running` until its heartbeat is three periods old (15 s by default; `status` shows the
+//! heartbeat's age). Both wait that out, saying so, and take the step over. `--worker NAME`
+//! with the dead worker's name takes it over at once.
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
@@ -49,6 +59,7 @@ use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+use crate::design::lint::Severity;
 use crate::design::workbench::WorkbenchModel;
 use crate::error::Error;
 use crate::migrate::PageDone;
@@ -114,7 +125,8 @@ enum Command {
         #[arg(long)]
         html: bool,
     },
-    /// The design lint; exits with 1 when it finds something.
+    /// The design lint: one line per finding, `error:`, `warning:` or `advice:` first; exits
+    /// with 1 only when a finding is an error.
     Lint,
 }
 
@@ -137,8 +149,8 @@ pub enum CliError {
     /// A command failed.
     #[error("{0}")]
     Failed(#[from] Error),
-    /// `lint` found this many problems (they were written out).
-    #[error("the design lint found {0} problem(s)")]
+    /// `lint` found this many errors (they were written out, with the other findings).
+    #[error("the design lint found {0} error(s) (severity error; warnings and advice do not fail it)")]
     Findings(usize),
 }
 
@@ -235,7 +247,7 @@ impl MigrationCli {
     /// # Errors
     /// [`CliError::Usage`] for arguments clap refuses (`--help` is not an error: the help is
     /// written to `out`); [`CliError::Failed`] for a command that failed; [`CliError::Findings`]
-    /// when `lint` finds problems.
+    /// when `lint` finds errors ([`Severity::Error`]; warnings and advice are only written out).
     pub async fn run<I, T>(&self, args: I, out: impl Write + Send + 'static) -> Result<(), CliError>
     where
         I: IntoIterator<Item = T>,
@@ -325,12 +337,23 @@ impl MigrationCli {
             Command::Lint => {
                 let lints = layout.lint();
                 for l in &lints {
-                    say(&out, &l.to_string());
+                    say(&out, &format!("{}: {l}", l.severity()));
                 }
-                if !lints.is_empty() {
-                    return Err(CliError::Findings(lints.len()));
+                let count = |s: Severity| lints.iter().filter(|l| l.severity() == s).count();
+                let errors = count(Severity::Error);
+                let plural = |n: usize, word: &str| if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") };
+                say(
+                    &out,
+                    &format!(
+                        "{}, {}, {} advice",
+                        plural(errors, "error"),
+                        plural(count(Severity::Warning), "warning"),
+                        count(Severity::Advice)
+                    ),
+                );
+                if errors > 0 {
+                    return Err(CliError::Findings(errors));
                 }
-                say(&out, "no findings");
             }
         }
         Ok(())
@@ -457,6 +480,27 @@ impl Observer for Lines {
         // The error itself is the command's result, printed once by `main`.
         self.step_ended(&format!("failed {id}"));
     }
+
+    // Not progress: written even with `--progress off`.
+    fn waiting(&self, id: &str, worker: &str, wait: Duration) {
+        say(&self.out, &waiting_line(id, worker, wait));
+    }
+
+    fn nothing_to_resume(&self) {
+        say(&self.out, NOTHING_TO_RESUME);
+    }
+}
+
+/// What `resume` says when no migration is stopped (it exits with 0).
+const NOTHING_TO_RESUME: &str = "nothing to resume: no migration is stopped";
+
+/// What a run says while it waits out another worker's heartbeat.
+fn waiting_line(id: &str, worker: &str, wait: Duration) -> String {
+    format!(
+        "{id} is recorded as run by {worker}: waiting {:.1} s for its heartbeat to go stale, then taking the step \
+         over (`--worker {worker}` takes it over at once)",
+        wait.as_secs_f64()
+    )
 }
 
 /// A progress bar on standard error (indicatif), with the rate and the time left.
@@ -499,5 +543,13 @@ impl Observer for Bar {
             bar.abandon();
         }
         eprintln!("failed {id}");
+    }
+
+    fn waiting(&self, id: &str, worker: &str, wait: Duration) {
+        eprintln!("{}", waiting_line(id, worker, wait));
+    }
+
+    fn nothing_to_resume(&self) {
+        eprintln!("{NOTHING_TO_RESUME}");
     }
 }

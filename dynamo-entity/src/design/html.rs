@@ -99,6 +99,8 @@ ul.reads li::marker { content: '\\25B8  '; color: #1f5fa8; }
 .entity-type { font-weight: 600; }
 .absent { color: #52606d; }
 .lint { color: #8a3b00; }
+.lint.error { color: #a61b1b; }
+.lint.advice { color: #3d4f63; }
 .none { color: #52606d; font-style: italic; }
 nav a { margin-right: 12px; }
 .diagram-box { overflow-x: auto; }
@@ -319,11 +321,12 @@ impl TableLayout {
             for l in lints {
                 let _ = writeln!(
                     h,
-                    "<li class=\"lint\"><strong>{}</strong> {} {}: {}</li>",
+                    "<li class=\"lint {severity}\"><strong>{severity}: {}</strong> {} {}: {}</li>",
                     escape(&l.kind.to_string()),
                     escape(l.entity),
                     escape(index_name(l.index)),
-                    code_spans(&l.message)
+                    code_spans(&l.message),
+                    severity = l.severity(),
                 );
             }
             h.push_str("</ul>\n");

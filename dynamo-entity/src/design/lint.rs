@@ -113,6 +113,57 @@ impl fmt::Display for LintKind {
     }
 }
 
+/// How much a [`Lint`] matters. The command line's `lint` (feature `cli`) fails only on
+/// [`Severity::Error`].
+///
+/// | severity | meaning | rules |
+/// |---|---|---|
+/// | [`Error`](Severity::Error) | a limit DynamoDB enforces caps the design: it cannot grow with the table | [`HotPartition`](LintKind::HotPartition) |
+/// | [`Warning`](Severity::Warning) | it works, and costs capacity or order it need not | [`UnboundedCollection`](LintKind::UnboundedCollection), [`TypeFilter`](LintKind::TypeFilter), [`ScanRead`](LintKind::ScanRead), [`UnpaddedSortKey`](LintKind::UnpaddedSortKey) |
+/// | [`Advice`](Severity::Advice) | a choice with a cost to weigh, often made on purpose | [`MultiAttributeKey`](LintKind::MultiAttributeKey), [`InvertedCost`](LintKind::InvertedCost) |
+///
+/// Severities order from the least to the most serious.
+///
+/// ```
+/// use dynamo_entity::design::lint::{LintKind, Severity};
+/// assert_eq!(LintKind::HotPartition.severity(), Severity::Error);
+/// assert_eq!(LintKind::MultiAttributeKey.severity(), Severity::Advice);
+/// assert!(Severity::Warning < Severity::Error);
+/// assert_eq!(Severity::Warning.to_string(), "warning");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Severity {
+    /// A design choice with a cost to weigh.
+    Advice,
+    /// Capacity or order the design spends and need not.
+    Warning,
+    /// A limit DynamoDB enforces caps the design.
+    Error,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Advice => "advice",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        })
+    }
+}
+
+impl LintKind {
+    /// The rule's severity (see [`Severity`]'s table).
+    pub fn severity(self) -> Severity {
+        match self {
+            LintKind::HotPartition => Severity::Error,
+            LintKind::UnboundedCollection | LintKind::TypeFilter | LintKind::ScanRead | LintKind::UnpaddedSortKey => {
+                Severity::Warning
+            }
+            LintKind::MultiAttributeKey | LintKind::InvertedCost => Severity::Advice,
+        }
+    }
+}
+
 /// One finding of [`TableLayout::lint`]: the entity and index concerned, the rule, and a
 /// message that says what is wrong and how to fix it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -125,6 +176,20 @@ pub struct Lint {
     pub kind: LintKind,
     /// What is wrong and the suggested fix.
     pub message: String,
+}
+
+impl Lint {
+    /// Its rule's severity ([`LintKind::severity`]).
+    ///
+    /// ```
+    /// use dynamo_entity::design::lint::{Lint, LintKind, Severity};
+    /// use dynamo_entity::schema::Index;
+    /// let lint = Lint { entity: "User", index: Index::Gsi(5), kind: LintKind::HotPartition, message: String::new() };
+    /// assert_eq!(lint.severity(), Severity::Error);
+    /// ```
+    pub fn severity(&self) -> Severity {
+        self.kind.severity()
+    }
 }
 
 impl fmt::Display for Lint {

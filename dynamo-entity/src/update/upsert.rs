@@ -34,8 +34,8 @@
 //!   [`Error::UpgradeRequired`]: the upsert's fields are those of version `N`, and the item, still
 //!   stamped with its old version, would be read as the old struct and lose them. Upgrade it
 //!   first ([`Table::upgrade_key`](crate::Table::upgrade_key)). An item of a version newer than
-//!   `N` is [`Error::SchemaVersion`]. A plain [`update`](crate::Table::update) keeps its documented
-//!   behaviour (it leaves the stored version as it is).
+//!   `N` is [`Error::SchemaVersion`]. A plain [`update`](crate::Table::update) refuses such an
+//!   item the same way ([`Error::UpgradeRequired`], nothing written).
 //! * `set_if_absent` on a field of a GSI or LSI key is allowed only when no field of that
 //!   index's keys is an `Option` (the key of an existing item is then kept whole with
 //!   `if_not_exists`, and the new item's is built from the values given).

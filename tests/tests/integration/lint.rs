@@ -1,10 +1,14 @@
 //! `TableLayout::lint`: the exact findings for Skill Exchange and for small layouts built to
 //! trigger (or just miss) each rule.
 
-use dynamo_entity::design::lint::{Lint, LintKind};
+use crate::migrations_cli::Buffer;
+
+use dynamo_entity::cli::{CliError, MigrationCli};
+use dynamo_entity::design::lint::{Lint, LintKind, Severity};
+use dynamo_entity::migrate::Migrations;
 use dynamo_entity::schema::Read;
 use dynamo_entity::schema::TableLayout;
-use dynamo_entity::{Entity, Index, KeyPart, Timestamp};
+use dynamo_entity::{Entity, Index, KeyPart, Table, Timestamp};
 use dynamo_entity_examples::skill_exchange::schemas;
 
 #[derive(KeyPart, Debug, Clone, Copy, PartialEq)]
@@ -331,4 +335,75 @@ fn a_constant_sort_key_is_one_hot_partition_of_the_inverted_index() {
             }
         ]
     );
+}
+
+#[test]
+fn each_rule_has_a_severity_and_skill_exchange_has_one_error() {
+    let all = TableLayout::new(&schemas()).unwrap().lint();
+    let severities: Vec<(&str, Index, Severity)> = all.iter().map(|l| (l.entity, l.index, l.severity())).collect();
+    assert_eq!(
+        severities,
+        vec![
+            ("User", Index::Gsi(5), Severity::Error),
+            ("Skill", Index::Gsi(2), Severity::Advice),
+            ("Purchase", Index::Gsi(3), Severity::Advice),
+        ]
+    );
+    let rules = [
+        (LintKind::HotPartition, Severity::Error),
+        (LintKind::UnboundedCollection, Severity::Warning),
+        (LintKind::TypeFilter, Severity::Warning),
+        (LintKind::ScanRead, Severity::Warning),
+        (LintKind::UnpaddedSortKey, Severity::Warning),
+        (LintKind::MultiAttributeKey, Severity::Advice),
+        (LintKind::InvertedCost, Severity::Advice),
+    ];
+    for (kind, severity) in rules {
+        assert_eq!(kind.severity(), severity, "{kind}");
+    }
+}
+
+/// `migrate lint` on `layout`: its result and its output. The lint sends nothing, so the
+/// handle's client points nowhere.
+async fn lint_cli(layout: TableLayout) -> (Result<(), CliError>, String) {
+    let config = aws_sdk_dynamodb::Config::builder()
+        .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+        .region(aws_sdk_dynamodb::config::Region::new("us-east-1"))
+        .build();
+    let table = Table::new(aws_sdk_dynamodb::Client::from_conf(config), "lint-only");
+    let out = Buffer::default();
+    let cli = MigrationCli::new("migrate", table, Migrations::new(layout));
+    let result = cli.run(["migrate", "lint"], out.clone()).await;
+    (result, out.text())
+}
+
+#[tokio::test]
+async fn the_command_line_lint_fails_only_on_errors() {
+    // A warning alone: written out, and the command succeeds.
+    let (result, text) = lint_cli(TableLayout::new(&[Member::schema()]).unwrap()).await;
+    assert!(result.is_ok(), "{result:?}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(lines[0].starts_with("warning: Member GSI1 unbounded item collection without a sort key: every Member"));
+    assert_eq!(lines[1], "0 errors, 1 warning, 0 advice");
+
+    // Advice alone (the inverted index's cost): the command succeeds.
+    let (result, text) = lint_cli(TableLayout::new(&[Membership::schema()]).unwrap()).await;
+    assert!(result.is_ok(), "{result:?}");
+    assert_eq!(text.lines().last(), Some("0 errors, 0 warnings, 1 advice"), "{text}");
+    assert!(text.starts_with("advice: Membership "), "{text}");
+
+    // Skill Exchange: the leaderboard's hot partition is an error, the two multi-attribute key
+    // suggestions are advice; the command fails with exit code 1 for the one error.
+    let (result, text) = lint_cli(TableLayout::new(&schemas()).unwrap()).await;
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    assert!(lines[0].starts_with("error: User GSI5 hot partition: "));
+    assert!(lines[1].starts_with("advice: Skill GSI2 multi-attribute key suggested: "));
+    assert!(lines[2].starts_with("advice: Purchase GSI3 multi-attribute key suggested: "));
+    assert_eq!(lines[3], "1 error, 0 warnings, 2 advice");
+    match result {
+        Err(e @ CliError::Findings(1)) => assert_eq!(e.exit_code(), 1),
+        other => panic!("expected one error finding, got {other:?}"),
+    }
 }

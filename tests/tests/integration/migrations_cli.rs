@@ -203,15 +203,10 @@ async fn the_command_line_shows_status_plans_applies_and_resumes_migrations() {
     assert!(report.scanned >= N && report.scanned <= N + 40, "{report}");
     assert_eq!(report.updated + report.skipped, report.scanned);
 
-    // nothing stopped now: resume refuses
-    let (result, _) = cli(&table, &["resume"]).await;
-    match result {
-        Err(e @ CliError::Failed(_)) => {
-            assert_eq!(e.to_string(), "invalid request: migrations: no migration is stopped; nothing to resume");
-            assert_eq!(e.exit_code(), 1);
-        }
-        other => panic!("{other:?}"),
-    }
+    // Nothing stopped now: resume runs nothing and succeeds (exit code 0), saying so, so a
+    // deploy script can resume on every start.
+    let text = ok(&table, &["resume"]).await;
+    assert!(text.starts_with("nothing to resume: no migration is stopped\n0 migration(s) run\n"), "{text}");
 
     // apply: the custom step, once
     let text = ok(&table, &["apply", "--progress", "off"]).await;
@@ -504,4 +499,93 @@ async fn resume_right_after_a_stop_continues_the_step_of_this_worker() {
     assert_eq!(SLOW_CALLS.load(Ordering::SeqCst), 2);
     assert!(text.starts_with("1 migration(s) run\n"), "{text}");
     assert_eq!(declared().status(&table).await.unwrap()[0].status.word(), "applied");
+}
+
+static HELD_CALLS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// After a crash, the step stays recorded as run by the dead worker until its heartbeat is three
+/// periods old: `status` shows the heartbeat's age, and `resume` under another worker name (a
+/// restarted process) waits that out, says so, and takes the step over. A worker that is alive
+/// keeps its step: `resume` fails, naming it, and nothing runs twice.
+#[tokio::test]
+async fn resume_after_a_crash_waits_out_the_dead_worker_and_refuses_a_live_one() {
+    use std::sync::atomic::Ordering;
+    let table = common::table("migrate_resume_after_crash", &[Member::SCHEMA, Team::SCHEMA]).await;
+    let declared = || {
+        Migrations::new(TableLayout::new(&[Member::SCHEMA, Team::SCHEMA]).unwrap())
+            .heartbeat(Duration::from_millis(400))
+            .custom("0001-held", "a step that hangs the first two times", |_| async {
+                if HELD_CALLS.fetch_add(1, Ordering::SeqCst) < 2 {
+                    tokio::time::sleep(Duration::from_secs(600)).await;
+                }
+                Ok("done".to_owned())
+            })
+    };
+    let start = |worker: &str| {
+        let table = table.clone();
+        let declared = declared();
+        let options = dynamo_entity::migrate::RunOptions { worker: worker.to_owned(), ..Default::default() };
+        tokio::spawn(async move { declared.apply(&table, &options).await })
+    };
+
+    // A live worker: vm:1 runs the step and renews its heartbeat; vm:2's resume fails.
+    let live = start("vm:1");
+    while HELD_CALLS.load(Ordering::SeqCst) == 0 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let line = declared().status(&table).await.unwrap()[0].to_string();
+    assert!(
+        line.starts_with(
+            "running  0001-held [custom] a step that hangs the first two times: run by vm:1, heartbeat 0."
+        ),
+        "{line}"
+    );
+    assert!(line.ends_with(" s ago (stopped once 1.2 s old)"), "{line}");
+    let (result, text) = cli_with(&table, declared(), &["resume", "--worker", "vm:2", "--progress", "off"]).await;
+    assert!(text.starts_with("0001-held is recorded as run by vm:1: waiting "), "{text}");
+    assert!(
+        text.contains(
+            " s for its heartbeat to go stale, then taking the step over (`--worker vm:1` takes it over at once)\n"
+        ),
+        "{text}"
+    );
+    match result {
+        Err(e @ CliError::Failed(_)) => {
+            assert!(
+                e.to_string().contains("migration 0001-held is being run by vm:1, which renewed its heartbeat "),
+                "{e}"
+            );
+            assert!(
+                e.to_string().ends_with(" ms ago: it is alive; nothing started (run again once it is done)"),
+                "{e}"
+            );
+            assert_eq!(e.exit_code(), 1);
+        }
+        other => panic!("{other:?}\n{text}"),
+    }
+    assert_eq!(HELD_CALLS.load(Ordering::SeqCst), 1, "the live worker's step did not run twice");
+
+    // The crash: vm:1 dies (its task is dropped) and vm:3 starts it again; it dies too, at once.
+    live.abort();
+    assert!(live.await.unwrap_err().is_cancelled());
+    let dead = start("vm:3");
+    while HELD_CALLS.load(Ordering::SeqCst) < 2 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    dead.abort();
+    assert!(dead.await.unwrap_err().is_cancelled());
+    assert_eq!(declared().status(&table).await.unwrap()[0].status.word(), "running", "its heartbeat is fresh");
+
+    // A restarted process, another worker name: resume waits out vm:3's heartbeat, then runs it.
+    let started = std::time::Instant::now();
+    let (result, text) = cli_with(&table, declared(), &["resume", "--worker", "vm:4", "--progress", "off"]).await;
+    result.unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let waited = started.elapsed();
+    assert!(text.starts_with("0001-held is recorded as run by vm:3: waiting "), "{text}");
+    assert!(
+        text.contains("\n1 migration(s) run\napplied  0001-held [custom] a step that hangs the first two times: done"),
+        "{text}"
+    );
+    assert!(waited < Duration::from_secs(5), "waited at most three heartbeat periods: {waited:?}");
+    assert_eq!(HELD_CALLS.load(Ordering::SeqCst), 3);
 }

@@ -31,6 +31,14 @@ pub trait Observer: Send + Sync {
     fn step_failed(&self, id: &str, error: &Error) {
         let _ = (id, error);
     }
+    /// The step `id` is recorded as run by `worker`, and the run waits `wait` for that worker's
+    /// heartbeat to go stale before it takes the step over (the worker died, or the run fails
+    /// if it renews its heartbeat).
+    fn waiting(&self, id: &str, worker: &str, wait: Duration) {
+        let _ = (id, worker, wait);
+    }
+    /// [`Migrations::resume`](super::Migrations::resume) found no step stopped, and ran nothing.
+    fn nothing_to_resume(&self) {}
 }
 
 /// An observer that is told nothing.

@@ -5,6 +5,8 @@
 use std::collections::HashSet;
 use std::task::Poll;
 
+use std::time::Duration;
+
 use tokio::time::Instant;
 
 use crate::error::Error;
@@ -75,6 +77,8 @@ impl Migrations {
                 Some("running") if n(&item, "heartbeat") >= self.stale_before() => Status::Running {
                     worker: s(&item, "worker").unwrap_or_default(),
                     checkpoint: m.step.checkpoint(table, &m.id).await?,
+                    heartbeat_at_ms: n(&item, "heartbeat"),
+                    stale_after: self.heartbeat * 3,
                 },
                 Some("running" | "failed") => {
                     Status::Stopped { error: s(&item, "error"), checkpoint: m.step.checkpoint(table, &m.id).await? }
@@ -124,8 +128,9 @@ impl Migrations {
     /// # Errors
     /// [`Error::Invalid`] for an id declared twice, a `to` no migration has, a migration never
     /// run declared before one already run (it would run after a migration declared after
-    /// it: nothing is started), or when a step is being run by another worker (nothing after
-    /// it is started); the error of a step (recorded as `failed`, with
+    /// it: nothing is started), or when a step is being run by another worker that is alive
+    /// (nothing after it is started; a worker that died is waited out and taken over, see
+    /// [`resume`](Self::resume)); the error of a step (recorded as `failed`, with
     /// the steps before it applied: run again to continue), among them
     /// [`Error::ItemsFailed`] for a backfill, re-keying, bulk upgrade or native-key pass that
     /// ended with items it could not migrate (run again, the pass retries those items);
@@ -138,10 +143,18 @@ impl Migrations {
     }
 
     /// Continues the migrations that were stopped (a killed process, a dropped run, a failure),
-    /// in order, and nothing else.
+    /// in order, and nothing else. A step still recorded as run by a worker that died is taken
+    /// over once its heartbeat is stale: the run waits for that, three heartbeat periods at
+    /// most (15 s by default), and tells the observer ([`Observer::waiting`]). With no step
+    /// stopped, it runs nothing, returns an empty list and tells the observer
+    /// ([`Observer::nothing_to_resume`]): a deploy script that resumes on every start needs no
+    /// special case.
+    ///
+    /// [`Observer::waiting`]: crate::migrate::runner::Observer::waiting
+    /// [`Observer::nothing_to_resume`]: crate::migrate::runner::Observer::nothing_to_resume
     ///
     /// # Errors
-    /// [`Error::Invalid`] when no migration is stopped; otherwise as [`apply`](Self::apply).
+    /// As [`apply`](Self::apply).
     pub async fn resume<D>(&self, table: &Table<D>, options: &RunOptions) -> Result<Vec<Applied>, Error> {
         let table = &table.untyped();
         self.check(options.to.as_deref())?;
@@ -200,10 +213,10 @@ impl Migrations {
                     any_stopped = true;
                     true
                 }
-                Status::Running { worker, .. } => {
-                    return Err(Error::Invalid {
-                        reason: format!("migration {} is being run by {worker}; nothing started", m.id),
-                    });
+                Status::Running { worker, heartbeat_at_ms, .. } => {
+                    let stopped = self.wait_out(table, m, worker, *heartbeat_at_ms, options).await?;
+                    any_stopped |= stopped;
+                    stopped
                 }
                 Status::Pending => !stopped_only,
             };
@@ -215,9 +228,60 @@ impl Migrations {
             }
         }
         if stopped_only && !any_stopped {
-            return Err(Error::Invalid { reason: "migrations: no migration is stopped; nothing to resume".to_owned() });
+            options.observer.nothing_to_resume();
         }
         Ok(done)
+    }
+
+    /// A step recorded `running` by another worker, whose heartbeat was last renewed at
+    /// `heartbeat_at_ms`: waits until that heartbeat is stale (three heartbeat periods old, at
+    /// most that long), then looks again. `Ok(true)`: the worker is gone, and this run takes the
+    /// step over; `Ok(false)`: the worker finished it meanwhile.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when the worker renewed its heartbeat meanwhile: it is alive, and
+    /// nothing is started.
+    async fn wait_out(
+        &self,
+        table: &Table,
+        m: &Migration,
+        worker: &str,
+        heartbeat_at_ms: u64,
+        options: &RunOptions,
+    ) -> Result<bool, Error> {
+        let stale_at = heartbeat_at_ms.saturating_add(u64::try_from((self.heartbeat * 3).as_millis()).unwrap_or(0));
+        // Two looks at most: a clock that lags the worker's may find it fresh once more.
+        for _ in 0..2 {
+            let wait = Duration::from_millis(stale_at.saturating_sub(now_ms()) + 50);
+            options.observer.waiting(&m.id, worker, wait);
+            tracing::info!(target: "dynamo_entity", migration = %m.id, worker, wait_ms = wait.as_millis() as u64,
+                "waiting for another worker's heartbeat to go stale");
+            tokio::time::sleep(wait).await;
+            match self.status_of(table, m).await?.status {
+                Status::Applied { .. } => return Ok(false),
+                Status::Running { worker: now, heartbeat_at_ms: renewed, .. }
+                    if now != worker || renewed > heartbeat_at_ms =>
+                {
+                    let age = now_ms().saturating_sub(renewed);
+                    return Err(Error::Invalid {
+                        reason: format!(
+                            "migration {} is being run by {now}, which renewed its heartbeat {age} ms ago: it is \
+                             alive; nothing started (run again once it is done)",
+                            m.id
+                        ),
+                    });
+                }
+                Status::Running { .. } => continue,
+                _ => return Ok(true),
+            }
+        }
+        Err(Error::Invalid {
+            reason: format!(
+                "migration {} is still recorded as run by {worker}, whose heartbeat should be stale by this \
+                 machine's clock: the clocks disagree; nothing started (`--worker {worker}` takes it over)",
+                m.id
+            ),
+        })
     }
 
     async fn run_one(&self, table: &Table, m: &Migration, options: &RunOptions) -> Result<Applied, Error> {

@@ -1,6 +1,7 @@
 //! Where each migration stands ([`Status`], one line of [`MigrationStatus`]).
 
 use std::fmt;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::migrate::pass::BackfillReport;
 use crate::migrate::runner::kind::Kind;
@@ -10,12 +11,18 @@ use crate::migrate::runner::kind::Kind;
 pub enum Status {
     /// Not started.
     Pending,
-    /// Being run by `worker` (its heartbeat is fresh).
+    /// Being run by `worker`: its heartbeat is fresh. A worker whose process died still shows
+    /// here until its heartbeat is `stale_after` old; then the step is [`Status::Stopped`].
     Running {
         /// The worker running it.
         worker: String,
         /// Its checkpoint (a backfill or re-keying).
         checkpoint: Option<BackfillReport>,
+        /// When the worker last renewed its heartbeat, in milliseconds since the Unix epoch.
+        heartbeat_at_ms: u64,
+        /// How old a heartbeat must be for the step to count as stopped: three heartbeat
+        /// periods ([`Migrations::heartbeat`](super::Migrations::heartbeat)).
+        stale_after: Duration,
     },
     /// Started and stopped before it was done: its process was killed, its run dropped, or it
     /// failed with `error`. [`Migrations::resume`](super::Migrations::resume) continues it.
@@ -74,7 +81,18 @@ impl fmt::Display for MigrationStatus {
         write!(f, "{:<8} {} [{}] {}", self.status.word(), self.id, self.kind, self.description)?;
         match &self.status {
             Status::Pending => Ok(()),
-            Status::Running { worker, checkpoint: c } => write!(f, ": run by {worker}{}", checkpoint(c)),
+            Status::Running { worker, checkpoint: c, heartbeat_at_ms, stale_after } => {
+                let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis());
+                let age = now.saturating_sub(u128::from(*heartbeat_at_ms));
+                write!(
+                    f,
+                    ": run by {worker}, heartbeat {}.{} s ago (stopped once {} s old){}",
+                    age / 1000,
+                    age % 1000 / 100,
+                    stale_after.as_secs_f64(),
+                    checkpoint(c)
+                )
+            }
             Status::Stopped { error, checkpoint: c } => {
                 write!(f, ":{}", checkpoint(c))?;
                 if let Some(e) = error {
