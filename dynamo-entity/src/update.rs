@@ -448,9 +448,6 @@ impl<E: Entity> UpdateRequest<E> {
         if let Some(e) = self.error {
             return Err(e);
         }
-        if self.upsert {
-            upsert::refuse_unique(E::schema())?;
-        }
         if self.actions.is_empty() && self.parts.is_empty() {
             return Err(Error::Invalid { reason: format!("an update of {} must change at least one field", E::TYPE) });
         }
@@ -462,7 +459,12 @@ impl<E: Entity> UpdateRequest<E> {
             })
         })?;
         let version = self.maintain()?;
-        let Built { mut update, condition, placeholders: mut ph, library: added, mut set_bytes } = self.build()?;
+        let Built { mut update, condition, placeholders: mut ph, library: added, mut set_bytes, cannot_create } =
+            self.build()?;
+        if self.upsert && cannot_create.is_none() {
+            // An upsert that can create its item: not of an entity with a required unique field.
+            upsert::refuse_unique(E::schema())?;
+        }
         let (mut names, mut values) = (ph.take_names(), ph.take_values());
         if let Some(token) = token {
             let shift = crate::write_token::shift_history(
@@ -485,7 +487,8 @@ impl<E: Entity> UpdateRequest<E> {
             })
             .collect();
         let prepared = PreparedUpdate {
-            creates: self.upsert,
+            creates: self.upsert && cannot_create.is_none(),
+            cannot_create,
             schema: E::schema().schema_version.map(|_| E::schema()),
             arith,
             version,
@@ -688,6 +691,9 @@ impl PreparedUpdate {
     pub(crate) fn failure(&self, old: Option<crate::schema::Item>) -> Error {
         let (entity, key) = (self.entity, self.key_text());
         let Some(old) = old else {
+            if let Some(reason) = &self.cannot_create {
+                return Error::CannotCreate { entity, key, reason: reason.clone() };
+            }
             if !self.creates {
                 return Error::NotFound { entity, key };
             }
@@ -766,6 +772,8 @@ fn out_of_range(stored: &str, _op: char, _amount: &str, bounds: &(Option<String>
 pub(crate) struct PreparedUpdate {
     /// An upsert: a failed condition with no item is not [`Error::NotFound`].
     pub creates: bool,
+    /// An upsert that cannot create its item (see [`Error::CannotCreate`]): why.
+    pub cannot_create: Option<String>,
     /// The schema of an updated or upserted entity with a schema version, whose condition
     /// requires a stored item of that version: to explain a failed condition
     /// ([`Error::UpgradeRequired`]).

@@ -40,6 +40,19 @@ pub enum Error {
         /// The item's primary key, as `PK=… SK=…`.
         key: String,
     },
+    /// An upsert (or increment) found no item, and cannot create one: the item it would create
+    /// is not a valid `entity` (`reason`: a field that is not an `Option` was given no value).
+    /// Nothing was written. Such an upsert changes an existing item with only the fields it
+    /// writes; give the missing fields a value (`set`, `set_if_absent`) for it to create one.
+    #[error("{entity} {key} does not exist, and the upsert cannot create it: {reason}")]
+    CannotCreate {
+        /// The entity type name.
+        entity: &'static str,
+        /// The item's primary key, as `PK=… SK=…`.
+        key: String,
+        /// Why the item it would create is not valid (the decode error).
+        reason: String,
+    },
     /// A write's condition expression was not met (`ConditionalCheckFailedException`).
     #[error("the condition on {entity} {key} was not met")]
     ConditionFailed {

@@ -160,6 +160,64 @@ impl<D> TransactWrite<D> {
         self.push(action)
     }
 
+    /// Upserts: the update of [`Table::upsert`], which creates the item when it is absent (see
+    /// [`upsert`](crate::update::upsert)), as one action. Its condition is the upsert's: an
+    /// item of another entity under the key, a version or a range guard that fails, or (for an
+    /// upsert that cannot create its item, see [`Error::CannotCreate`]) an absent item cancels
+    /// the transaction: [`Error::TransactionCanceled`], `ConditionalCheckFailed` for this
+    /// action (with no item when it was absent).
+    ///
+    /// ```no_run
+    /// # use dynamo_entity::{Entity, Table};
+    /// #[derive(Entity, Debug, Clone)]
+    /// #[entity(pk = "SKILL#<id>", sk = "COUNTER#<shard>")]
+    /// struct SalesShard { id: String, shard: u8, sales: u64 }
+    /// #[derive(Entity, Debug, Clone)]
+    /// #[entity(pk = "SKILL#<id>", sk = "PURCHASE#<buyer>")]
+    /// struct Purchase { id: String, buyer: String, price: u64 }
+    /// # async fn demo(table: Table) -> dynamo_entity::Result<()> {
+    /// let purchase = Purchase { id: "s1".into(), buyer: "u9".into(), price: 30 };
+    /// table.transact()
+    ///     .create(&purchase)
+    ///     .upsert(table.upsert(SalesShard::key("s1", &3)).add(SalesShard::SALES, &1))
+    ///     .send().await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn upsert<E: Entity>(self, upsert: crate::update::upsert::UpsertRequest<E>) -> Self
+    where
+        D: Admits<E>,
+    {
+        self.update(upsert.into_update())
+    }
+
+    /// A counter as one action: [`Table::increment`]'s upsert (`add`, creating the item when
+    /// it is absent and can be created; see [`upsert`](Self::upsert)).
+    ///
+    /// ```no_run
+    /// # use dynamo_entity::{Entity, Table};
+    /// #[derive(Entity, Debug, Clone)]
+    /// #[entity(pk = "SKILL#<id>", sk = "COUNTER#<shard>")]
+    /// struct SalesShard { id: String, shard: u8, sales: u64 }
+    /// # async fn demo(table: Table) -> dynamo_entity::Result<()> {
+    /// table.transact()
+    ///     .increment(SalesShard::key("s1", &3), SalesShard::SALES, 1)
+    ///     .increment(SalesShard::key("s2", &0), SalesShard::SALES, 1)
+    ///     .send().await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn increment<E: Entity, T: crate::value::Number>(
+        self,
+        key: Key<E>,
+        field: crate::expr::Field<E, T, crate::expr::Mutable>,
+        amount: T,
+    ) -> Self
+    where
+        D: Admits<E>,
+    {
+        let upsert = crate::update::upsert::increment(self.table.clone(), key, field, &amount);
+        self.update(upsert.into_update())
+    }
+
     /// Deletes the item with this key (no condition: deleting a missing item succeeds).
     ///
     /// Not for entities with unique fields (an error at [`send`](Self::send)): use

@@ -30,6 +30,9 @@ pub(super) struct Built {
     /// The size, by the item-size rules ([`value_size`]), of the attributes the update sets
     /// outright, names and values: the updated item holds them whatever it held before.
     pub(super) set_bytes: usize,
+    /// An upsert whose item, were it absent, would not be a valid entity: why. It is sent as an
+    /// update of an existing item ([`Error::CannotCreate`] when there is none).
+    pub(super) cannot_create: Option<String>,
 }
 
 /// The clauses of an `UpdateExpression` while they are written, and what writing them learns.
@@ -116,18 +119,21 @@ impl<E: Entity> UpdateRequest<E> {
         }
         self.write_actions(&mut ph, &mut c);
         self.rewrite_index_keys(&mut ph, &mut c)?;
+        let mut cannot_create = None;
         if self.upsert {
             // An upsert creates the item when absent: every attribute of the item it would
-            // create that is not written above is written `if_not_exists`.
+            // create that is not written above is written `if_not_exists`. When that item would
+            // not be valid, the upsert changes an existing item only.
             let key = self.key.as_ref().ok();
-            upsert::create_missing::<E>(key, created, &c.written, &mut ph, &mut c.sets)?;
+            cannot_create = upsert::create_missing::<E>(key, created, &c.written, &mut ph, &mut c.sets)?;
         }
         let expr = c.expression();
         if expr.is_empty() {
             return Err(Error::Invalid { reason: format!("an update of {} must change at least one field", E::TYPE) });
         }
-        let (condition, library) = self.condition_expression(&mut ph, &c.guards)?;
-        Ok(Built { update: expr, condition, placeholders: ph, library, set_bytes: c.set_bytes })
+        let creates = self.upsert && cannot_create.is_none();
+        let (condition, library) = self.condition_expression(&mut ph, &c.guards, creates)?;
+        Ok(Built { update: expr, condition, placeholders: ph, library, set_bytes: c.set_bytes, cannot_create })
     }
 
     /// Refuses two actions on one attribute, which DynamoDB refuses: two entries or elements
@@ -349,15 +355,20 @@ impl<E: Entity> UpdateRequest<E> {
         Ok(())
     }
 
-    /// The `ConditionExpression`: the item exists and is of this entity type (an upsert: is
-    /// absent or of this type), at the entity's schema version, the range guards, the version
-    /// check, then the caller's condition. Returns it with how many bytes at its start the
-    /// library wrote.
-    fn condition_expression(&self, ph: &mut Placeholders, guards: &str) -> Result<(String, usize), Error> {
+    /// The `ConditionExpression`: the item exists and is of this entity type (an upsert that
+    /// `creates`: is absent or of this type), at the entity's schema version, the range guards,
+    /// the version check, then the caller's condition. Returns it with how many bytes at its
+    /// start the library wrote.
+    fn condition_expression(
+        &self,
+        ph: &mut Placeholders,
+        guards: &str,
+        creates: bool,
+    ) -> Result<(String, usize), Error> {
         // The item must exist and be of this entity type: an update never creates a
         // half-written item, nor changes another entity's item under the same key.
         let mut cond = String::with_capacity(64 + guards.len());
-        if self.upsert {
+        if creates {
             crate::owner::push_guard(crate::owner::Guard::AbsentOrIs, ph, E::NAMES, E::TYPE, &mut cond);
             if let Some(sv) = &E::schema().schema_version {
                 upsert::push_schema_guard(E::NAMES, sv, ph, &mut cond);

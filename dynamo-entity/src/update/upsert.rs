@@ -6,9 +6,11 @@
 //! * The item it would create is the key, the entity type attribute and the values the update
 //!   gives: `set` and `set_if_absent` values, `add` / `subtract` amounts counted from 0, appended
 //!   lists, added set elements, the version (`1`) and the `created_at` / `updated_at` times.
-//!   It must decode as the entity: every field that is not an `Option` (nor a set, which may be
-//!   empty) needs a value, or the request is [`Error::Invalid`] before sending, naming the field.
-//!   Use [`set_if_absent`](UpsertRequest::set_if_absent) for a value that only a new item takes.
+//!   When it decodes as the entity, the upsert creates it if absent. When it does not (a field
+//!   that is not an `Option`, nor a set, has no value), the upsert changes an existing item
+//!   only, with just the fields it writes (`attribute_exists(PK)`), and an absent item is
+//!   [`Error::CannotCreate`], naming the field; nothing is created half-written. Use
+//!   [`set_if_absent`](UpsertRequest::set_if_absent) for a value that only a new item takes.
 //! * Every attribute of that item that the update does not write itself (the key fields'
 //!   attributes, the type attribute, GSI and LSI keys built from unchanged fields, `created_at`)
 //!   is written `SET a = if_not_exists(a, value)`: an existing item keeps what it has.
@@ -18,10 +20,13 @@
 //!   increments from N tasks leave N, whoever created the item.
 //!
 //! What an upsert refuses, before sending:
-//! * An entity with an `#[entity(unique)]` field that is not an `Option`: the item it creates
-//!   would hold a value that no guard item claims (see [`unique`](crate::unique)); create such
-//!   items with `create` and change them with `update`. An optional unique field is left as it
-//!   is (its handle is `Field<E, T, Unique>`, which no upsert method takes).
+//! * Creating an item of an entity with an `#[entity(unique)]` field that is not an `Option`:
+//!   the item would hold a value that no guard item claims (see [`unique`](crate::unique)).
+//!   No upsert method takes a unique field's handle (`Field<E, T, Unique>`), so such an upsert
+//!   cannot create its item and changes an existing one only ([`Error::CannotCreate`] when
+//!   absent); one whose item would decode all the same (a defaulted field) is
+//!   [`Error::Invalid`]. Create such items with `create`. An optional unique field is left as
+//!   it is.
 //! * A versioned entity (`#[entity(version)]`) needs `if_version(v)` or `any_version()`, as an
 //!   update does; `if_version(0)` creates the item or changes one stored without a version, a
 //!   higher version requires the item. Both store the next version (`1` for a new item).
@@ -162,6 +167,22 @@ impl<E: Entity> UpsertRequest<E> {
     pub fn render(self) -> Result<UpdateItemInput, Error> {
         self.update.render()
     }
+
+    /// The update this upsert is (for a transaction's action).
+    pub(crate) fn into_update(self) -> UpdateRequest<E> {
+        self.update
+    }
+}
+
+/// The upsert of [`Table::increment`] on `table`: `add`, and `any_version` for a versioned entity.
+pub(crate) fn increment<E: Entity, T: Number>(
+    table: Table,
+    key: Key<E>,
+    field: Field<E, T, Mutable>,
+    amount: &T,
+) -> UpsertRequest<E> {
+    let upsert = UpsertRequest { update: UpdateRequest::new(table, key).upserting() }.add(field, amount);
+    if E::schema().version.is_some() { upsert.any_version() } else { upsert }
 }
 
 impl<D> Table<D> {
@@ -180,8 +201,11 @@ impl<D> Table<D> {
     ///
     /// The same as `upsert(key).add(field, &amount)`, and for a versioned entity
     /// `.any_version()` too (a counter does not depend on what was read). Other changes can be
-    /// chained before sending. The entity's other fields must be `Option`s (or be given with
-    /// [`UpsertRequest::set_if_absent`]), since a new item holds only the key and the counter.
+    /// chained before sending. A new item holds only the key, the counter and what the chained
+    /// changes give: when the entity has other fields that are not `Option`s, the increment
+    /// changes an existing item only, and an absent one is [`Error::CannotCreate`] (give those
+    /// fields with [`UpsertRequest::set_if_absent`] to create it). In a transaction:
+    /// [`TransactWrite::increment`](crate::transact::TransactWrite::increment).
     pub fn increment<E: Entity, T: Number>(
         &self,
         key: Key<E>,
@@ -191,8 +215,7 @@ impl<D> Table<D> {
     where
         D: crate::schema::Admits<E>,
     {
-        let upsert = self.upsert(key).add(field, &amount);
-        if E::schema().version.is_some() { upsert.any_version() } else { upsert }
+        increment(self.untyped(), key, field, &amount)
     }
 }
 
@@ -274,16 +297,17 @@ pub(super) fn created_item(actions: &[(&'static str, &'static str, Action)]) -> 
 /// Writes `SET a = if_not_exists(a, v)` for every attribute of the item the upsert would create
 /// (`created`, completed with the key, the type attribute and `created_at`, decoded as `E` and
 /// encoded again, so that key fields and index keys are there) that the update does not write
-/// itself (`written`).
+/// itself (`written`). When that item does not decode as `E` (a field that is not an `Option`
+/// has no value), writes nothing and returns why: the upsert then changes an existing item only.
 pub(super) fn create_missing<E: Entity>(
     key: Option<&PrimaryKey>,
     created: Option<Item>,
     written: &[&'static str],
     ph: &mut Placeholders,
     sets: &mut String,
-) -> Result<(), Error> {
+) -> Result<Option<String>, Error> {
     // Without a key, the request fails on the key's own error.
-    let (Some(key), Some(mut created)) = (key, created) else { return Ok(()) };
+    let (Some(key), Some(mut created)) = (key, created) else { return Ok(None) };
     let schema = E::schema();
     created.insert(E::NAMES.pk.to_owned(), key.pk.clone());
     created.insert(E::NAMES.sk.to_owned(), key.sk.clone());
@@ -301,14 +325,16 @@ pub(super) fn create_missing<E: Entity>(
     for c in schema.constants {
         created.insert(c.attribute.to_owned(), c.value.to_attribute());
     }
-    let value = E::from_item(&created).map_err(|e| Error::Invalid {
-        reason: format!(
-            "an upsert of {} creates the item when it is absent, and the item it would create is not a valid {}: {e}; \
-             give every field that is not an Option a value (set, set_if_absent, add)",
-            E::TYPE,
-            E::TYPE
-        ),
-    })?;
+    let value = match E::from_item(&created) {
+        Ok(value) => value,
+        Err(e) => {
+            return Ok(Some(format!(
+                "the item it would create is not a valid {}: {e}; give every field that is not an Option a value \
+                 (set, set_if_absent, add)",
+                E::TYPE
+            )));
+        }
+    };
     let item = value.to_item()?;
     // In attribute order, so that the request is the same from one build to the next.
     let mut missing: Vec<(&String, &AttributeValue)> = item
@@ -324,5 +350,5 @@ pub(super) fn create_missing<E: Entity>(
         let v = ph.value(v.clone());
         push_all(next(sets), &[&n, " = if_not_exists(", &n, ", ", &v, ")"]);
     }
-    Ok(())
+    Ok(None)
 }

@@ -153,6 +153,75 @@ async fn any_failed_action_cancels_all_and_is_named() {
     assert_eq!(table.get_consistent(Account::key("a")).await.unwrap(), None);
 }
 
+/// A split counter's shard: only the key and the count, so an increment creates it.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "ACCOUNT#<id>", sk = "SALES#<shard>")]
+struct SalesShard {
+    id: String,
+    shard: u8,
+    sales: u64,
+}
+
+#[tokio::test]
+async fn transactions_upsert_and_increment_with_only_the_fields_they_write() {
+    let table = common::table("tx_upsert", &[Account::schema(), SalesShard::schema(), Order::schema()]).await;
+    table.create(&account("a", 10)).await.unwrap();
+    // An order, a counter shard that does not exist yet (the increment creates it) and an
+    // existing Account, whose other fields are not Options: its increment needs only `balance`.
+    table
+        .transact()
+        .create(&order("o1", 30))
+        .increment(SalesShard::key("a", &3), SalesShard::SALES, 1)
+        .increment(Account::key("a"), Account::BALANCE, 30)
+        .send()
+        .await
+        .unwrap();
+    let shard = |n: u8| table.get_consistent(SalesShard::key("a", &n));
+    assert_eq!(shard(3).await.unwrap(), Some(SalesShard { id: "a".into(), shard: 3, sales: 1 }));
+    assert_eq!(table.get_consistent(Account::key("a")).await.unwrap(), Some(account("a", 40)));
+    assert_eq!(table.get_consistent(Order::key("u1", "o1")).await.unwrap(), Some(order("o1", 30)));
+
+    // An upsert action with its own changes.
+    table
+        .transact()
+        .upsert(table.upsert(SalesShard::key("a", &3)).add(SalesShard::SALES, &2))
+        .upsert(table.upsert(Account::key("a")).subtract(Account::BALANCE, &5).set(Account::STATUS, &"held".into()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(shard(3).await.unwrap().unwrap().sales, 3);
+    let a = table.get_consistent(Account::key("a")).await.unwrap().unwrap();
+    assert_eq!((a.balance, a.status.as_str()), (35, "held"));
+
+    // An absent Account cannot be created from its balance alone: the transaction is canceled
+    // for that action, with no item, and nothing is written (the new shard neither).
+    let err = table
+        .transact()
+        .increment(SalesShard::key("a", &4), SalesShard::SALES, 1)
+        .increment(Account::key("nobody"), Account::BALANCE, 1)
+        .send()
+        .await
+        .unwrap_err();
+    let reasons = canceled(err);
+    let summary: Vec<(usize, ActionKind, &str, &str, CancellationCode, bool)> = reasons
+        .iter()
+        .map(|r| (r.index, r.action, r.entity, r.key.as_str(), r.code.clone(), r.item.is_some()))
+        .collect();
+    assert_eq!(
+        summary,
+        vec![(
+            1,
+            ActionKind::Update,
+            "Account",
+            "PK=ACCOUNT#nobody SK=META",
+            CancellationCode::ConditionalCheckFailed,
+            false
+        )]
+    );
+    assert_eq!(shard(4).await.unwrap(), None);
+    assert_eq!(table.get_consistent(Account::key("nobody")).await.unwrap(), None);
+}
+
 // Checks before sending ----------------------------------------------------------------------
 
 #[tokio::test]

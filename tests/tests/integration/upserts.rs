@@ -221,15 +221,27 @@ async fn an_upsert_refuses_what_it_cannot_create_or_guard() {
     let table =
         common::table("upsert_refusals", &[Player::schema(), Account::schema(), Card::schema(), PageViews::schema()])
             .await;
-    // A new Player needs a league: refused before sending, naming the field.
+    // A new Player needs a league: the upsert cannot create one, so it changes an existing
+    // Player only. None is there: `CannotCreate`, naming the field, and nothing written.
+    let request = table.upsert(Player::key("p1")).add(Player::POINTS, &1).render().unwrap();
+    assert!(request.condition_expression().unwrap().starts_with("attribute_exists("), "{request:?}");
+    assert!(!request.update_expression().unwrap().contains("if_not_exists(league"), "{request:?}");
     let err = table.upsert(Player::key("p1")).add(Player::POINTS, &1).send().await.unwrap_err();
-    let Error::Invalid { reason } = &err else { panic!("{err:?}") };
-    assert!(
-        reason.starts_with("an upsert of Player creates the item when it is absent, and the item it would create is not a valid Player: "),
-        "{reason}"
-    );
+    let Error::CannotCreate { entity: "Player", key, reason } = &err else { panic!("{err:?}") };
+    assert_eq!(key, "PK=PLAYER#p1 SK=STATS");
+    assert!(reason.starts_with("the item it would create is not a valid Player: "), "{reason}");
     assert!(reason.contains("league"), "{reason}");
     assert!(reason.ends_with("give every field that is not an Option a value (set, set_if_absent, add)"), "{reason}");
+    assert_eq!(common::raw_item(&table, "PLAYER#p1", "STATS").await, None);
+    // An existing Player: the increment needs only the field it writes, and keeps the GSI sort
+    // key built from it in step.
+    let p1 = Player { id: "p1".into(), league: "gold".into(), points: 4, motto: None };
+    table.put(&p1).await.unwrap();
+    let after = table.increment(Player::key("p1"), Player::POINTS, 3).send().await.unwrap().ok().unwrap();
+    assert_eq!(after, Player { points: 7, ..p1.clone() });
+    let raw = common::raw_item(&table, "PLAYER#p1", "STATS").await.unwrap();
+    assert_eq!(raw["GSI1SK"], AttributeValue::N("7".to_owned()));
+    assert_eq!(raw["GSI1PK"], AttributeValue::S("LEAGUE#gold".to_owned()));
     // A field of an index key with an optional part, given only for a new item: an existing
     // item's key could not be kept right. Refused as for every update.
     let err = table.upsert(Card::key("c1")).set_if_absent(Card::DECK, &"d".to_owned()).render().unwrap_err();
@@ -258,16 +270,20 @@ async fn an_upsert_refuses_what_it_cannot_create_or_guard() {
         "{err:?}"
     );
     assert_eq!(table.get(PageViews::key("p")).await.unwrap(), None);
-    // A unique field that is not an Option: no guard item could be written.
+    // A unique field that is not an Option: no upsert can give it a value, so the increment
+    // cannot create the item (it would have no guard item); it changes an existing one only.
     let err = table.increment(Account::key("a1"), Account::LOGINS, 1).send().await.unwrap_err();
-    let Error::Invalid { reason } = &err else { panic!("{err:?}") };
-    assert_eq!(
-        reason,
-        "Account cannot be upserted: its unique field `email` would be created without the guard item that claims \
-         its value; create the item with `create` and change it with `update`"
-    );
-    // Only the card was written.
-    assert_eq!(common::scan_all(&table).await.len(), 1);
+    let Error::CannotCreate { entity: "Account", key, reason } = &err else { panic!("{err:?}") };
+    assert_eq!(key, "PK=USER#a1 SK=PROFILE");
+    assert!(reason.contains("email"), "{reason}");
+    // Only the player (put above) and the card were written.
+    assert_eq!(common::scan_all(&table).await.len(), 2);
+    // An existing Account: the increment needs only `logins`; its guard item stays as it is.
+    table.create(&Account { id: "a1".into(), email: "a1@example.test".into(), logins: 2 }).await.unwrap();
+    let before = common::scan_all(&table).await.len();
+    let after = table.increment(Account::key("a1"), Account::LOGINS, 1).send().await.unwrap().ok().unwrap();
+    assert_eq!(after, Account { id: "a1".into(), email: "a1@example.test".into(), logins: 3 });
+    assert_eq!(common::scan_all(&table).await.len(), before);
 
     // Another entity's item under the same key is not taken over.
     let visitor_table = common::table("upsert_other_entity", &[Visitor::schema(), Account::schema()]).await;
