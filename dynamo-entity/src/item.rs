@@ -84,7 +84,7 @@ impl Table {
         if let Some(token) = token {
             crate::write_token::put_history(&mut item, token);
             // The 400 KB limit counts the history too.
-            if size + crate::write_token::PUT_HISTORY_BYTES > crate::schema::size::MAX_ITEM_BYTES {
+            if size + crate::write_token::HISTORY_BYTES > crate::schema::size::MAX_ITEM_BYTES {
                 crate::schema::size::check_item_size_in(E::NAMES, E::TYPE, &item)?;
             }
         }
@@ -203,20 +203,19 @@ impl Table {
         token: WriteToken,
     ) -> Result<PutAnswer, Error> {
         let call = Call::new("PutItem", E::TYPE);
-        let (e, resent) = match self.send_write_request(call, request, &token, true).await {
+        let (e, lost) = match self.send_write_request(call, request, &token, true).await {
             Sent::Answered { result: Ok(resp), .. } => return Ok(PutAnswer::Applied(resp.attributes)),
-            Sent::Answered { result: Err(e), resent } => (e, resent),
+            Sent::Answered { result: Err(e), lost } => (e, lost),
             Sent::Unknown(e) => return Err(self.put_unknown::<E, _>(key, token, e)),
         };
         match e {
             SdkError::ServiceError(e) if e.err().is_conditional_check_failed_exception() => {
                 let old = failed_put_item(e.err());
-                if resent {
+                if let Some(lost) = lost {
+                    // No item: one the earlier attempt wrote may have been deleted since.
                     match crate::write_token::seen(old, &token) {
                         Seen::Applied { .. } => return Ok(PutAnswer::AppliedEarlier),
-                        Seen::CannotTell => {
-                            return Err(self.put_unknown::<E, _>(key, token, SdkError::ServiceError(e)));
-                        }
+                        Seen::CannotTell => return Err(self.put_unknown::<E, _>(key, token, *lost)),
                         Seen::NotApplied => {}
                     }
                 }
@@ -314,14 +313,13 @@ impl Table {
             DeletePlan::Single { key, request } => (key, request),
         };
         let token = WriteToken::new();
-        let (e, resent) = match self.send_write_request(Call::new("DeleteItem", E::TYPE), request, &token, false).await
-        {
+        let (e, lost) = match self.send_write_request(Call::new("DeleteItem", E::TYPE), request, &token, false).await {
             // A resend that found no item: the earlier attempt deleted it, or it was gone.
-            Sent::Answered { result: Ok(resp), resent: true } if resp.attributes.is_none() => {
+            Sent::Answered { result: Ok(resp), lost: Some(_) } if resp.attributes.is_none() => {
                 return Ok(Returned::Lost { entity: E::TYPE, key: E::NAMES.show_key(&key) });
             }
             Sent::Answered { result: Ok(resp), .. } => return Ok(returned_option::<E>(resp.attributes)),
-            Sent::Answered { result: Err(e), resent } => (e, resent),
+            Sent::Answered { result: Err(e), lost } => (e, lost),
             Sent::Unknown(e) => return Err(self.delete_unknown::<E, _>(&key, token, e)),
         };
         match e {
@@ -330,8 +328,8 @@ impl Table {
                     DeleteItemError::ConditionalCheckFailedException(c) => c.item().filter(|i| !i.is_empty()),
                     _ => None,
                 };
-                if resent && deleted_since(old, &token) {
-                    return Err(self.delete_unknown::<E, _>(&key, token, SdkError::ServiceError(e)));
+                if let Some(lost) = lost.filter(|_| deleted_since(old, &token)) {
+                    return Err(self.delete_unknown::<E, _>(&key, token, *lost));
                 }
                 let found = old.and_then(|o| crate::owner::other_entity(E::NAMES, o, E::TYPE)).flatten();
                 Err(Error::WrongEntity { expected: E::TYPE, found, key: E::NAMES.show_key(&key) })
@@ -379,12 +377,12 @@ impl Table {
             DeletePlan::Single { key, request } => (key, request),
         };
         let token = WriteToken::new();
-        let (e, resent) = match self.send_write_request(Call::new("DeleteItem", E::TYPE), request, &token, false).await
-        {
+        let (e, lost) = match self.send_write_request(Call::new("DeleteItem", E::TYPE), request, &token, false).await {
             Sent::Answered { result: Ok(resp), .. } => return Ok(returned::<E>(resp.attributes.unwrap_or_default())),
-            Sent::Answered { result: Err(e), resent } => (e, resent),
+            Sent::Answered { result: Err(e), lost } => (e, lost),
             Sent::Unknown(e) => return Err(self.delete_unknown::<E, _>(&key, token, e)),
         };
+        let resent = lost.is_some();
         match e {
             SdkError::ServiceError(e) if e.err().is_conditional_check_failed_exception() => {
                 let stored = match e.err() {
@@ -396,9 +394,10 @@ impl Table {
                     // writer did, after it was sent).
                     None if resent => Ok(Returned::Lost { entity: E::TYPE, key: E::NAMES.show_key(&key) }),
                     None => Err(not_found(&key)),
-                    Some(_) if resent && deleted_since(stored, &token) => {
-                        Err(self.delete_unknown::<E, _>(&key, token, SdkError::ServiceError(e)))
-                    }
+                    Some(_) if resent && deleted_since(stored, &token) => match lost {
+                        Some(lost) => Err(self.delete_unknown::<E, _>(&key, token, *lost)),
+                        None => Err(self.delete_unknown::<E, _>(&key, token, SdkError::ServiceError(e))),
+                    },
                     Some(old) => Err(versioning::lost(E::schema(), &key, version, Some(old))),
                 }
             }

@@ -592,10 +592,9 @@ impl<E: Entity> UpdateRequest<E> {
         let unknown = |p: &PreparedUpdate, e| {
             table.outcome_unknown("UpdateItem", E::TYPE, p.key_text(), key.clone(), token, false, e)
         };
-        let (e, resent) = match table.send_write_request(Call::new("UpdateItem", E::TYPE), request, &token, true).await
-        {
+        let (e, lost) = match table.send_write_request(Call::new("UpdateItem", E::TYPE), request, &token, true).await {
             Sent::Answered { result: Ok(resp), .. } => return Ok(Ok(resp.attributes.unwrap_or_default())),
-            Sent::Answered { result: Err(e), resent } => (e, resent),
+            Sent::Answered { result: Err(e), lost } => (e, lost),
             Sent::Unknown(e) => return Err(unknown(&p, e)),
         };
         match e {
@@ -606,14 +605,15 @@ impl<E: Entity> UpdateRequest<E> {
                     }
                     _ => None,
                 };
-                if resent {
+                if let Some(lost) = lost {
+                    // No item: the earlier attempt may have updated one deleted since.
                     match crate::write_token::seen(old.as_ref(), &token) {
                         // The item as the earlier attempt left it: what `ALL_NEW` returns.
                         Seen::Applied { latest: true } if new_item => {
                             return Ok(Ok(old.unwrap_or_default()));
                         }
                         Seen::Applied { .. } => return Ok(Err(p.key_text())),
-                        Seen::CannotTell => return Err(unknown(&p, SdkError::ServiceError(e))),
+                        Seen::CannotTell => return Err(unknown(&p, *lost)),
                         Seen::NotApplied => {}
                     }
                 }

@@ -15,12 +15,16 @@
 //! | `_w2`, `_w3`, `_w4` | the tokens of the three writes before it |
 //!
 //! A token is 8 bytes of the writer's clock (milliseconds since 1970, big-endian) and 8 random
-//! bytes, made once per call. An update shifts the history (`_w1` to `_w2`, ...; an entry it
-//! lacks becomes 16 zero bytes); a put, create or replace starts it again with its token in
-//! `_w1` (a put replaces the whole item, so what came before it is gone). The history adds 19
-//! bytes to an item a put wrote, and 76 once four updates followed (DynamoDB counts each name
-//! and value): capacity changes only when they take an item across a 1 KB boundary (writes) or
-//! a 4 KB one (reads).
+//! bytes, made once per call (so every attempt of the call is sent after its time).
+//!
+//! | write | the history it leaves |
+//! |---|---|
+//! | update, upsert, increment | shifted: its token in `_w1`, `_w1` in `_w2`, and so on; an entry the item lacked becomes 16 zero bytes ("no write through the library before") |
+//! | put, create, replace | started again: its token in `_w1`, and its time (random part zero) in `_w2` to `_w4`: the history reaches back to this put and no further, since a put replaces the whole item |
+//!
+//! The history adds 76 bytes to every item the library writes (DynamoDB counts each name and
+//! value): capacity changes only when that takes an item across a 1 KB boundary (writes) or a
+//! 4 KB one (reads).
 //!
 //! # What a resend does
 //!
@@ -36,11 +40,20 @@
 //! |---|---|
 //! | holds the token | the first attempt was applied: `Ok`, with the item it left when its token is the latest (an update's new item); with [`Returned::Lost`](crate::error::Returned::Lost) where the returned item is not known |
 //! | reaches back, without the token | it was not applied: the write's own error (version conflict, condition failed, ...) |
-//! | is too recent to tell (four writes since the first attempt) | [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown) |
+//! | is too recent to tell: its oldest entry is less than [`RESEND_MARGIN`] older than the first attempt (four writes, or a put, within that margin before the first attempt or after it) | [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown) |
+//! | there is no item (an update or replace, which needs one; a versioned put) | [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown): the first attempt may have been applied to an item deleted since |
 //!
 //! When every attempt lost its answer, the write is [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown) too. Its
-//! [`Pending`] goes to [`Table::resolve`](crate::Table::resolve), which reads the item
-//! (strongly consistent) and answers [`Resolved`].
+//! source is the error of the first attempt that lost its answer. Its [`Pending`] goes to
+//! [`Table::resolve`](crate::Table::resolve) on a handle of the same table, which reads the
+//! item (strongly consistent) and answers [`Resolved`].
+//!
+//! # Attempts
+//!
+//! A write gets as many attempts as the handle's SDK client allows (its retry configuration's
+//! `max_attempts`: 3 by default in the SDK's standard mode); the library sends them itself,
+//! with the SDK's own retries off for these requests. A throttled attempt waits the library's
+//! backoff ([`retry`](crate::retry)); an attempt that lost its answer is resent at once.
 //!
 //! Transactions and the writes of entities with unique fields (`TransactWriteItems`) add
 //! nothing to items: DynamoDB's `ClientRequestToken` makes their resends safe (see
@@ -52,16 +65,13 @@
 //!
 //! # Limits
 //!
-//! * Four writes: when four other writes reach the item between the first attempt and the
-//!   resend, the library cannot tell, and says so.
-//! * Clocks: the writers' clocks must agree within [`RESEND_MARGIN`], and a write must be
-//!   applied within it of being sent.
-//! * A put erases the history: a resend that follows another writer's put is judged against
-//!   the put's item, as if it came after it (an update is applied to it; a create finds it and
-//!   answers [`Error::AlreadyExists`](crate::Error::AlreadyExists)). The earlier attempt's
-//!   effect is gone with the item the put replaced.
-//! * [`Table::without_write_tokens`](crate::Table::without_write_tokens) adds nothing to items:
-//!   then a write whose answer is lost is not sent again ([`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown)).
+//! | case | what happens |
+//! |---|---|
+//! | a busy or new item: four writes, or a put (a create), within [`RESEND_MARGIN`] (1 s) before the first attempt or after it | the library cannot tell, and says so ([`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown); [`Resolved::CannotTell`]), even for an attempt that was not applied. An item written four times a second or more cannot recover a lost answer this way |
+//! | clocks | the writers' clocks must agree within [`RESEND_MARGIN`], and a write must be applied within it of being sent |
+//! | another writer deletes the item between the first attempt and the resend | DynamoDB keeps nothing of a deleted item. A resend of a write that may create the item (put, create, upsert, increment) finds none and creates it, as if it came after the delete, even when the first attempt was applied before it. A write that needs the item says [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown); a delete answers [`Returned::Lost`](crate::error::Returned::Lost) |
+//! | a writer that is not the library replaces the item (a `PutItem` of its own) | its item has no history: a resend finds none and is judged as not applied |
+//! | [`Table::without_write_tokens`](crate::Table::without_write_tokens) | adds nothing to items: a write whose answer is lost is not sent again ([`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown)) |
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -72,11 +82,9 @@ use crate::schema::Item;
 /// The attributes of an item's write history, newest first.
 pub const HISTORY: [&str; 4] = ["_w1", "_w2", "_w3", "_w4"];
 
-/// The bytes a put's history adds to an item by DynamoDB's rules: `_w1` and 16 bytes.
-pub(crate) const PUT_HISTORY_BYTES: usize = 3 + 16;
-
-/// The bytes a whole history adds to an item: four names of 3 bytes and four 16-byte tokens.
-pub(crate) const HISTORY_BYTES: usize = 4 * PUT_HISTORY_BYTES;
+/// The bytes a history adds to an item by DynamoDB's rules: four names of 3 bytes and four
+/// 16-byte tokens.
+pub(crate) const HISTORY_BYTES: usize = 4 * (3 + 16);
 
 /// Their placeholders in the library's expressions.
 const HISTORY_NAMES: [&str; 4] = ["#w1", "#w2", "#w3", "#w4"];
@@ -154,10 +162,15 @@ fn now_millis() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
 
-/// Starts the history of `item`, the whole item a put writes, with `token`: a put replaces the
-/// item, and what the history held goes with it (see the module's limits).
+/// Starts the history of `item`, the whole item a put writes, with `token` in `_w1` and the
+/// token's time (random part zero) in `_w2` to `_w4`: the history reaches back to the put and
+/// no further (a put replaces the item, and what the history held goes with it).
 pub(crate) fn put_history(item: &mut Item, token: &WriteToken) {
     item.insert(HISTORY[0].to_owned(), token.value());
+    let start = WriteToken::at(token.millis(), 0).value();
+    for attribute in &HISTORY[1..] {
+        item.insert((*attribute).to_owned(), start.clone());
+    }
 }
 
 /// The `SET` actions that shift an item's history and make `token` its latest entry, with their
@@ -225,13 +238,14 @@ pub(crate) enum Seen {
     Applied { latest: bool },
     /// The history reaches back to before the write and does not hold it: not applied.
     NotApplied,
-    /// Four writes since: the history cannot tell.
+    /// The history is too recent (a busy item, or a put after the write), or there is no item
+    /// (the write may have been applied to one deleted since): it cannot tell.
     CannotTell,
 }
 
 /// What the history of `item` (`None`: no item) says of the write with `token`.
 pub(crate) fn seen(item: Option<&Item>, token: &WriteToken) -> Seen {
-    let Some(item) = item else { return Seen::NotApplied };
+    let Some(item) = item else { return Seen::CannotTell };
     let entries: Vec<Option<WriteToken>> = HISTORY.iter().map(|a| item.get(*a).and_then(WriteToken::read)).collect();
     if let Some(at) = entries.iter().position(|e| e.as_ref() == Some(token)) {
         return Seen::Applied { latest: at == 0 };
@@ -244,7 +258,8 @@ pub(crate) fn seen(item: Option<&Item>, token: &WriteToken) -> Seen {
 }
 
 /// What the library knows of a write whose outcome it could not learn, to find it later with
-/// [`Table::resolve`](crate::Table::resolve). Carried by [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown)(crate::Error::OutcomeUnknown).
+/// [`Table::resolve`](crate::Table::resolve), on a handle of the same table. Carried by
+/// [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown).
 ///
 /// ```
 /// use dynamo_entity::Error;
@@ -254,6 +269,8 @@ pub(crate) fn seen(item: Option<&Item>, token: &WriteToken) -> Seen {
 /// ```
 #[derive(Debug, Clone)]
 pub struct Pending {
+    /// The table of the handle that sent it.
+    pub(crate) table: String,
     pub(crate) operation: &'static str,
     pub(crate) entity: &'static str,
     pub(crate) key_text: String,
@@ -278,6 +295,11 @@ pub(crate) enum PendingWrite {
 }
 
 impl Pending {
+    /// The table written (the name of the handle that sent it).
+    pub fn table(&self) -> &str {
+        &self.table
+    }
+
     /// The DynamoDB operation, such as `UpdateItem`.
     pub fn operation(&self) -> &'static str {
         self.operation
@@ -325,10 +347,11 @@ pub enum Resolved {
     /// again with its token, it was canceled (a condition does not hold now), and nothing of it
     /// was applied.
     NotApplied,
-    /// The table cannot tell: four other writes reached the item since (its history no longer
-    /// reaches back to this write), or the handle writes no history
-    /// ([`Table::without_write_tokens`](crate::Table::without_write_tokens)). Compare the item
-    /// with what the write would have done. For a `TransactWriteItems`: its token's idempotency
+    /// The table cannot tell: the item's history is too recent (four writes, or a put, within
+    /// [`RESEND_MARGIN`] of the write: see the [module's limits](self#limits)), there is no item
+    /// (a write that needs one may have been applied to an item deleted since), or the handle
+    /// writes no history ([`Table::without_write_tokens`](crate::Table::without_write_tokens)).
+    /// Compare the item with what the write would have done. For a `TransactWriteItems`: its token's idempotency
     /// window is over (see [`transact`](crate::transact)).
     CannotTell,
 }
@@ -338,13 +361,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_history_a_put_started_reaches_back_to_the_put() {
+    fn a_history_a_put_started_reaches_back_to_the_put_and_no_further() {
         let ours = WriteToken::at(10_000, 7);
-        // A put just before the write, then up to three updates: complete since the put.
-        let mut item = item(&[WriteToken::at(9_990, 1)]);
-        assert_eq!(seen(Some(&item), &ours), Seen::NotApplied);
-        item.insert(HISTORY[3].to_owned(), WriteToken([0; 16]).value());
-        assert_eq!(seen(Some(&item), &ours), Seen::NotApplied);
+        let put = |ms: u64| {
+            let mut item = Item::new();
+            put_history(&mut item, &WriteToken::at(ms, 1));
+            item
+        };
+        // A put 10 ms before the write: within the margin, it may have come after the write
+        // and replaced what it did. A put 1.5 s before: the history covers the write.
+        assert_eq!(seen(Some(&put(9_990)), &ours), Seen::CannotTell);
+        assert_eq!(seen(Some(&put(8_500)), &ours), Seen::NotApplied);
+        // Its entries: the token, then its time three times.
+        let stored = put(8_500);
+        let entries: Vec<Option<WriteToken>> =
+            HISTORY.iter().map(|a| stored.get(*a).and_then(WriteToken::read)).collect();
+        let start = Some(WriteToken::at(8_500, 0));
+        assert_eq!(entries, vec![Some(WriteToken::at(8_500, 1)), start, start, start]);
+        // Three updates after an old put still reach back to it; the newest three are recent.
+        let updated = item(&[
+            WriteToken::at(10_003, 1),
+            WriteToken::at(10_002, 1),
+            WriteToken::at(10_001, 1),
+            WriteToken::at(8_500, 1),
+        ]);
+        assert_eq!(seen(Some(&updated), &ours), Seen::NotApplied);
     }
 
     fn item(entries: &[WriteToken]) -> Item {
@@ -362,8 +403,9 @@ mod tests {
         // Ours is the latest, or a later write came after it.
         assert_eq!(seen(Some(&item(&[ours, before(9_000)])), &ours), Seen::Applied { latest: true });
         assert_eq!(seen(Some(&item(&[before(10_001), ours])), &ours), Seen::Applied { latest: false });
-        // No item, no history, or a history reaching back past the margin: not applied.
-        assert_eq!(seen(None, &ours), Seen::NotApplied);
+        // No item: it may have been deleted after the write was applied.
+        assert_eq!(seen(None, &ours), Seen::CannotTell);
+        // No history (another client's item), or a history reaching back past the margin.
         assert_eq!(seen(Some(&Item::new()), &ours), Seen::NotApplied);
         let old = [before(10_002), before(10_001), before(9_500), before(8_999)];
         assert_eq!(seen(Some(&item(&old)), &ours), Seen::NotApplied);

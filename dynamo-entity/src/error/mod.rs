@@ -550,9 +550,10 @@ pub enum Error {
         source: Box<aws_sdk_dynamodb::Error>,
     },
     /// The write may or may not have been applied: every attempt that could have been applied
-    /// lost its answer (an HTTP 5xx, a timeout, a connection failure), or a resend found the
-    /// item's write history too recent to tell (four other writes since; see
-    /// [`write_token`](crate::write_token)). Do not send it again blindly:
+    /// lost its answer (an HTTP 5xx, a timeout, a connection failure), or a resend could not
+    /// tell from the item's write history (a busy item, a put since, or no item where the write
+    /// needs one; see [`write_token`](crate::write_token)). `source` is the error of the first
+    /// attempt that lost its answer. Do not send it again blindly:
     /// [`Table::resolve`](crate::Table::resolve)`(error.pending())` reads the table and says
     /// whether it was applied.
     #[error(

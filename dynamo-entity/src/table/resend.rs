@@ -83,10 +83,12 @@ fn attempted<E: ProvideErrorMetadata>(error: &SdkError<E, HttpResponse>) -> Atte
 /// How a single-item write ended.
 #[derive(Debug)]
 pub(crate) enum Sent<O, E> {
-    /// DynamoDB answered. `resent`: an earlier attempt lost its answer, so this one carried the
-    /// resend condition ([`write_token::resend_condition`](crate::write_token::resend_condition)),
-    /// and a failed condition must be read with [`write_token::seen`](crate::write_token::seen).
-    Answered { result: Result<O, SdkError<E, HttpResponse>>, resent: bool },
+    /// DynamoDB answered. `lost`: the error of an earlier attempt that lost its answer (the
+    /// first one), so this one carried the resend condition
+    /// ([`write_token::resend_condition`](crate::write_token::resend_condition)), and a failed
+    /// condition must be read with [`write_token::seen`](crate::write_token::seen); an
+    /// [`Error::OutcomeUnknown`] then names that lost attempt's error as its source.
+    Answered { result: Result<O, SdkError<E, HttpResponse>>, lost: Option<Box<SdkError<E, HttpResponse>>> },
     /// The write may have been applied: the last attempt lost its answer, or an earlier one did
     /// and no resend got an answer (or the handle sends no resends, having no write tokens).
     Unknown(SdkError<E, HttpResponse>),
@@ -109,42 +111,51 @@ impl Table {
     {
         let tokens = self.writes().tokens;
         let attempts = self.writes().policy.max_attempts;
-        let mut lost = false;
+        let mut lost: Option<SdkError<E, HttpResponse>> = None;
         let run = Retrying::new(call, self.writes().policy).run(&mut lost, |lost, attempt| {
-            let sent = self.execute(attempt.call(), request(*lost));
+            let sent = self.execute(attempt.call(), request(lost.is_some()));
             // A lost answer is resent at once (the fewer writes reach the item meanwhile, the
             // surer the resend's answer), within the policy's number of attempts.
             let again = attempt.number < attempts;
             Box::pin(resolve_attempt(sent, lost, tokens, again))
         });
-        match run.await {
-            Ok(Ok(sent)) => sent,
-            Ok(Err(error)) if lost => Sent::Unknown(error),
-            Ok(Err(error)) => Sent::Answered { result: Err(error), resent: false },
+        let result = run.await;
+        match result {
+            Ok(Ok(Sent::Answered { result, .. })) => Sent::Answered { result, lost: lost.map(Box::new) },
+            Ok(Ok(unknown)) => unknown,
+            // Throttled on every attempt: not applied. After a lost attempt, that one may have
+            // been, and its error says more.
+            Ok(Err(error)) => match lost {
+                Some(lost) => Sent::Unknown(lost),
+                None => Sent::Answered { result: Err(error), lost: None },
+            },
             Err(never) => match never {},
         }
     }
 }
 
-/// One attempt: its request's answer, as the retry loop takes it.
+/// One attempt: its request's answer, as the retry loop takes it. `lost` keeps the error of
+/// the first attempt that lost its answer; an answered attempt's [`Sent::Answered`] gets it
+/// from there once the loop is done.
 async fn resolve_attempt<O, E: ProvideErrorMetadata>(
     sent: impl Future<Output = Result<O, SdkError<E, HttpResponse>>>,
-    lost: &mut bool,
+    lost: &mut Option<SdkError<E, HttpResponse>>,
     tokens: bool,
     again: bool,
 ) -> Result<Next<Sent<O, E>, SdkError<E, HttpResponse>>, std::convert::Infallible> {
     let error = match sent.await {
-        Ok(answer) => return Ok(Next::Done(Sent::Answered { result: Ok(answer), resent: *lost })),
+        Ok(answer) => return Ok(Next::Done(Sent::Answered { result: Ok(answer), lost: None })),
         Err(error) => error,
     };
     Ok(match attempted(&error) {
-        Attempted::Answered => Next::Done(Sent::Answered { result: Err(error), resent: *lost }),
+        Attempted::Answered => Next::Done(Sent::Answered { result: Err(error), lost: None }),
         Attempted::NotApplied => Next::Retry(error),
         Attempted::Lost if tokens && again => {
-            *lost = true;
+            lost.get_or_insert(error);
             Next::Again
         }
-        Attempted::Lost => Next::Done(Sent::Unknown(error)),
+        // The last attempt lost its answer too: the first lost one is the source.
+        Attempted::Lost => Next::Done(Sent::Unknown(lost.take().unwrap_or(error))),
     })
 }
 
@@ -242,6 +253,7 @@ impl Table {
         aws_sdk_dynamodb::Error: From<E>,
     {
         let pending = Pending {
+            table: self.name().to_owned(),
             operation,
             entity,
             key_text: key_text.clone(),

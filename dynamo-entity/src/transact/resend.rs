@@ -152,9 +152,10 @@ pub(crate) async fn send_request(table: &Table, call: Call, request: &TransactWr
     }
 }
 
-/// [`Error::OutcomeUnknown`] of `request`, sent with `token`, about `entity` `key` (its first
-/// action's), from the error of its last attempt.
+/// [`Error::OutcomeUnknown`] of `request`, sent with `token` by a handle of `table`, about
+/// `entity` `key` (its first action's), from the error of its last attempt.
 pub(crate) fn outcome_unknown(
+    table: &Table,
     entity: &'static str,
     key: String,
     request: TransactWriteItemsInputBuilder,
@@ -166,7 +167,8 @@ pub(crate) fn outcome_unknown(
         token: token.text.clone(),
         first_sent: token.first_sent,
     };
-    let pending = Pending { operation: "TransactWriteItems", entity, key_text: key, write };
+    let pending =
+        Pending { table: table.name().to_owned(), operation: "TransactWriteItems", entity, key_text: key, write };
     unknown_again(&pending, error)
 }
 
@@ -212,8 +214,8 @@ impl<D> Table<D> {
     /// | the write | the item | the answer |
     /// |---|---|---|
     /// | put, create, replace, update | its history holds the write's token | [`Resolved::Applied`] |
-    /// | | no item, or a history reaching back to before the write, without it | [`Resolved::NotApplied`] |
-    /// | | four writes since (or a handle without write tokens) | [`Resolved::CannotTell`] |
+    /// | | a history reaching back to before the write, without it (or no history: another client's item) | [`Resolved::NotApplied`] |
+    /// | | a history too recent to tell (four writes or a put within [`RESEND_MARGIN`](crate::write_token::RESEND_MARGIN) of the write), no item (it may have been deleted since), or a handle without write tokens | [`Resolved::CannotTell`] |
     /// | delete, `delete_if_version` | no item | [`Resolved::Applied`]: the item is gone (by this write or another) |
     /// | | an item whose history reaches back to before the write | [`Resolved::NotApplied`] |
     /// | | an item written since | [`Resolved::CannotTell`] |
@@ -236,11 +238,24 @@ impl<D> Table<D> {
     /// ```
     ///
     /// # Errors
-    /// [`Error::Sdk`] when the read fails (for a `TransactWriteItems`, when its resend is refused,
+    /// [`Error::Invalid`] when `pending` was sent to another table than this handle's (nothing
+    /// is read); [`Error::Sdk`] when the read fails (for a `TransactWriteItems`, when its resend is refused,
     /// such as throttled on every attempt); [`Error::OutcomeUnknown`], with the same pending
     /// write, when every attempt of a `TransactWriteItems`' resend lost its answer. Either way,
     /// resolve again.
     pub async fn resolve(&self, pending: &Pending) -> Result<Resolved, Error> {
+        if pending.table != self.name() {
+            return Err(Error::Invalid {
+                reason: format!(
+                    "the {} of {} {} was sent to table {}: resolve it with a handle of that table, not of {}",
+                    pending.operation,
+                    pending.entity,
+                    pending.key_text,
+                    pending.table,
+                    self.name()
+                ),
+            });
+        }
         match &pending.write {
             PendingWrite::Transaction { request, first_sent, .. } => {
                 resolve(&self.untyped(), pending, request, *first_sent).await
@@ -278,7 +293,16 @@ mod tests {
             .transact_items(TransactWriteItem::builder().condition_check(check).build())
             .client_request_token("t");
         let write = PendingWrite::Transaction { request: Box::new(request.clone()), token: "t".into(), first_sent };
-        (Pending { operation: "TransactWriteItems", entity: "Note", key_text: "PK=N#1 SK=N".into(), write }, request)
+        (
+            Pending {
+                table: "t".into(),
+                operation: "TransactWriteItems",
+                entity: "Note",
+                key_text: "PK=N#1 SK=N".into(),
+                write,
+            },
+            request,
+        )
     }
 
     #[tokio::test]

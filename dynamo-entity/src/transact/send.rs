@@ -87,7 +87,7 @@ pub(crate) async fn send_once(
         Sent::Canceled(e) | Sent::Refused(e) => Err(Error::sdk("TransactWriteItems", e)),
         Sent::Unknown(e) => {
             let (entity, key) = actions.first().map_or(("", String::new()), |a| (a.entity, a.key.clone()));
-            Err(outcome_unknown(entity, key, request, token, e))
+            Err(outcome_unknown(table, entity, key, request, token, e))
         }
     }
 }

@@ -174,6 +174,9 @@ async fn writes_whose_answer_is_lost_once_report_what_the_first_attempt_did() {
 async fn a_write_not_applied_before_its_lost_answer_is_applied_by_the_resend() {
     let (plain, faulty, faults) = tables("once_not_applied").await;
     plain.put(&account("a", 100)).await.unwrap();
+    plain.put(&account("b", 20)).await.unwrap();
+    // Within the margin of the puts, a resend could not tell (see `a_resend_right_after_a_put`).
+    tokio::time::sleep(dynamo_entity::write_token::RESEND_MARGIN).await;
     // A 500 before DynamoDB saw the request: the resend's condition holds, and it is applied.
     lose(&faults, Fault::InternalServerError, "UpdateItem", Some(1));
     let debited = faulty.update(Account::key("a")).add(Account::BALANCE, &-30).send().await.unwrap();
@@ -183,7 +186,6 @@ async fn a_write_not_applied_before_its_lost_answer_is_applied_by_the_resend() {
     assert_eq!((counts.requests, counts.forwarded, counts.server_errors), (2, 1, 1));
 
     // The resend's own condition is judged as any condition: the debit no longer fits.
-    plain.put(&account("b", 20)).await.unwrap();
     lose(&faults, Fault::InternalServerError, "UpdateItem", Some(1));
     let refused = faulty
         .update(Account::key("b"))
@@ -212,7 +214,9 @@ async fn every_attempt_lost_is_an_unknown_outcome_that_resolve_answers() {
     assert_eq!(stored(&plain, "a").await.unwrap().balance, 70, "applied once, not three times");
     assert_eq!(plain.resolve(pending(&e)).await.unwrap(), Resolved::Applied);
 
-    // Never applied: resolve says so, and the item is as it was.
+    // Never applied: resolve says so, and the item is as it was (once its history reaches
+    // back past the margin).
+    tokio::time::sleep(dynamo_entity::write_token::RESEND_MARGIN).await;
     lose(&faults, Fault::InternalServerError, "UpdateItem", None);
     let e = faulty.update(Account::key("a")).add(Account::BALANCE, &-30).send().await.unwrap_err();
     assert_eq!(plain.resolve(pending(&e)).await.unwrap(), Resolved::NotApplied);
@@ -276,20 +280,37 @@ async fn items_carry_a_four_entry_write_history_unless_the_handle_has_none() {
     let history = |item: &dynamo_entity::Item| -> Vec<Vec<u8>> {
         HISTORY.iter().map(|a| item[*a].as_b().unwrap().as_ref().to_vec()).collect()
     };
-    // A put starts the history with its token; each update shifts it, filling what it lacks
-    // with zeros.
-    let put = raw(&plain).await;
-    let first = put[HISTORY[0]].as_b().unwrap().as_ref().to_vec();
+    // A put starts the history with its token, and its time (random part zero) in the three
+    // older entries: the history reaches back to the put. Each update shifts it.
+    let put = history(&raw(&plain).await);
+    let first = put[0].clone();
     assert_eq!(first.len(), 16);
-    assert!(HISTORY[1..].iter().all(|a| !put.contains_key(*a)), "{put:?}");
+    let start: Vec<u8> = first[..8].iter().copied().chain([0u8; 8]).collect();
+    assert_eq!(&put[1..], &[start.clone(), start.clone(), start.clone()]);
     plain.update(Account::key("a")).add(Account::BALANCE, &1).send().await.unwrap();
     let updated = history(&raw(&plain).await);
     assert_eq!(updated[1], first);
-    assert_eq!(&updated[2..], &[vec![0u8; 16], vec![0u8; 16]]);
+    assert_eq!(&updated[2..], &[start.clone(), start.clone()]);
     assert_ne!(updated[0], first);
+    // An update of an item without a history (another client's) fills what it lacks with zeros.
+    let bare = plain.without_write_tokens();
+    bare.put(&account("z", 1)).await.unwrap();
+    plain.update(Account::key("z")).add(Account::BALANCE, &1).send().await.unwrap();
+    let item = plain
+        .client()
+        .get_item()
+        .table_name(plain.name())
+        .key("PK", AttributeValue::S("ACCOUNT#z".into()))
+        .key("SK", AttributeValue::S("META".into()))
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap()
+        .item
+        .unwrap();
+    assert_eq!(&history(&item)[1..], &[vec![0u8; 16], vec![0u8; 16], vec![0u8; 16]]);
 
     // Without write tokens: nothing added, and a lost answer is not sent again.
-    let bare = plain.without_write_tokens();
     bare.put(&account("a", 5)).await.unwrap();
     let item = raw(&plain).await;
     assert!(HISTORY.iter().all(|a| !item.contains_key(*a)), "{item:?}");
@@ -298,6 +319,128 @@ async fn items_carry_a_four_entry_write_history_unless_the_handle_has_none() {
     assert_eq!(faults.counts().requests, 1, "not sent again");
     assert_eq!(plain.resolve(pending(&e)).await.unwrap(), Resolved::CannotTell);
     assert_eq!(stored(&plain, "a").await.unwrap().balance, 6);
+}
+
+/// The first attempt of `operation` is applied and its answer held for 400 ms, then lost.
+fn held(faults: &FaultInjector, operation: &str) {
+    faults.clear_rules();
+    faults.reset_records();
+    faults.add(
+        FaultRule::new(Fault::InternalServerErrorAfterApplying)
+            .on(operation)
+            .times(1)
+            .answer_after(std::time::Duration::from_millis(400)),
+    );
+}
+
+/// Waits until `plain` holds `want` for account `id`.
+async fn until(plain: &Table, id: &str, want: impl Fn(Option<Account>) -> bool) {
+    while !want(stored(plain, id).await) {
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+}
+
+/// Whether `e` is an unknown outcome whose source is the lost attempt's `InternalServerError`.
+fn lost_to_a_server_error(e: &Error) -> bool {
+    matches!(e, Error::OutcomeUnknown { source, .. } if matches!(**source, aws_sdk_dynamodb::Error::InternalServerError(_)))
+}
+
+/// Another writer's put or delete between a write's applied first attempt and its resend: the
+/// resend neither applies the write again nor reports it as failed; it says it cannot tell.
+#[tokio::test]
+async fn a_put_or_delete_by_another_writer_before_the_resend_is_an_unknown_outcome() {
+    let (plain, faulty, faults) = tables("once_races").await;
+
+    // A lost delete, then another writer creates the item again: the new item stays.
+    plain.put(&account("a", 100)).await.unwrap();
+    held(&faults, "DeleteItem");
+    let other = tokio::spawn({
+        let plain = plain.clone();
+        async move {
+            until(&plain, "a", |a| a.is_none()).await;
+            plain.create(&account("a", 999)).await.unwrap();
+        }
+    });
+    let e = faulty.delete(Account::key("a")).await.unwrap_err();
+    other.await.unwrap();
+    assert!(lost_to_a_server_error(&e), "{e:?}");
+    assert_eq!(stored(&plain, "a").await, Some(account("a", 999)));
+    assert_eq!(plain.resolve(pending(&e)).await.unwrap(), Resolved::CannotTell);
+
+    // A lost debit, then another writer deletes the item: not NotFound.
+    plain.put(&account("b", 100)).await.unwrap();
+    held(&faults, "UpdateItem");
+    let other = tokio::spawn({
+        let plain = plain.clone();
+        async move {
+            until(&plain, "b", |b| b.is_some_and(|b| b.balance == 70)).await;
+            plain.delete(Account::key("b")).await.unwrap();
+        }
+    });
+    let e = faulty.update(Account::key("b")).add(Account::BALANCE, &-30).send().await.unwrap_err();
+    other.await.unwrap();
+    assert!(
+        matches!(&e, Error::OutcomeUnknown { operation: "UpdateItem", entity: "Account", key, .. } if key == "PK=ACCOUNT#b SK=META"),
+        "{e:?}"
+    );
+    assert!(lost_to_a_server_error(&e), "{e:?}");
+    assert_eq!(stored(&plain, "b").await, None);
+    assert_eq!(plain.resolve(pending(&e)).await.unwrap(), Resolved::CannotTell);
+
+    // A lost versioned put (version 1 to 2), then another writer reads version 2 and puts 3:
+    // not a VersionConflict, which would have the change made again.
+    plain.put(&Doc { id: "f".into(), body: "v1".into(), version: 0 }).await.unwrap();
+    held(&faults, "PutItem");
+    let other = tokio::spawn({
+        let plain = plain.clone();
+        async move {
+            loop {
+                let doc = plain.get_consistent(Doc::key("f")).await.unwrap().unwrap();
+                if doc.version == 2 {
+                    plain.put(&Doc { body: "theirs".into(), ..doc }).await.unwrap();
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            }
+        }
+    });
+    let e = faulty.put(&Doc { id: "f".into(), body: "mine".into(), version: 1 }).await.unwrap_err();
+    other.await.unwrap();
+    assert!(matches!(&e, Error::OutcomeUnknown { operation: "PutItem", entity: "Doc", .. }), "{e:?}");
+    let doc = plain.get_consistent(Doc::key("f")).await.unwrap().unwrap();
+    assert_eq!((doc.body.as_str(), doc.version), ("theirs", 3));
+}
+
+/// A write whose answer is lost within the margin of a put (a create, then at once an update)
+/// cannot be told from one the put replaced: the resend says so, even when nothing was applied.
+#[tokio::test]
+async fn a_resend_right_after_a_put_is_an_unknown_outcome() {
+    let (plain, faulty, faults) = tables("once_after_put").await;
+    plain.put(&account("a", 100)).await.unwrap();
+    lose(&faults, Fault::InternalServerError, "UpdateItem", Some(1));
+    let e = faulty.update(Account::key("a")).add(Account::BALANCE, &-30).send().await.unwrap_err();
+    assert!(lost_to_a_server_error(&e), "{e:?}");
+    assert_eq!(plain.resolve(pending(&e)).await.unwrap(), Resolved::CannotTell);
+    assert_eq!(stored(&plain, "a").await.unwrap().balance, 100, "not applied");
+}
+
+#[tokio::test]
+async fn resolve_takes_a_handle_of_the_table_written() {
+    let (plain, faulty, faults) = tables("once_resolve_table").await;
+    plain.put(&account("e", 1)).await.unwrap();
+    lose(&faults, Fault::InternalServerErrorAfterApplying, "UpdateItem", None);
+    let e = faulty.update(Account::key("e")).add(Account::BALANCE, &1).send().await.unwrap_err();
+    assert_eq!(pending(&e).table(), plain.name());
+    let other = common::table("once_resolve_other", &[Account::schema()]).await;
+    let err = other.resolve(pending(&e)).await.unwrap_err();
+    let expected = format!(
+        "the UpdateItem of Account PK=ACCOUNT#e SK=META was sent to table {}: resolve it with a handle of that table, \
+         not of {}",
+        plain.name(),
+        other.name()
+    );
+    assert!(matches!(&err, Error::Invalid { reason } if *reason == expected), "{err:?}");
+    assert_eq!(plain.resolve(pending(&e)).await.unwrap(), Resolved::Applied);
 }
 
 #[derive(Entity, Debug, Clone, PartialEq)]
@@ -314,10 +457,10 @@ async fn the_write_history_counts_against_the_400_kb_item_limit() {
     // `PK` + `NOTE#a` + `SK` + `META` (14 bytes), `_type` + `Note` (9), `id` + `a` (3) and
     // `body` (4): 30 bytes besides the body's value.
     let note = |n: usize| Note { id: "a".into(), body: "x".repeat(n) };
-    // A put adds `_w1` and its 16 bytes: 19.
-    let err = plain.put(&note(409_600 - 30 - 19 + 1)).await.unwrap_err();
+    // A put adds the whole history: four names of 3 bytes and four 16-byte entries, 76.
+    let err = plain.put(&note(409_600 - 30 - 76 + 1)).await.unwrap_err();
     assert!(matches!(err, Error::ItemTooLarge { size: 409_601, limit: 409_600, .. }), "{err:?}");
-    plain.put(&note(409_600 - 30 - 19)).await.unwrap();
+    plain.put(&note(409_600 - 30 - 76)).await.unwrap();
     // Without the history, the entity's own 409,600 bytes fit.
     bare.put(&note(409_600 - 30)).await.unwrap();
     // An update sets the whole history: 76 bytes beside the key (14), type (9) and body (4).
