@@ -82,7 +82,7 @@ impl Table {
         }
         let Stamped { key, mut item, expected, size } = w;
         if let Some(token) = token {
-            crate::write_token::put_history(&mut item, token);
+            crate::write_token::put_history(&mut item, token, kind == PutKind::Create);
             // The 400 KB limit counts the history too.
             if size + crate::write_token::HISTORY_BYTES > crate::schema::size::MAX_ITEM_BYTES {
                 crate::schema::size::check_item_size_in(E::NAMES, E::TYPE, &item)?;
@@ -492,7 +492,7 @@ impl Table {
 /// say it was there before, so the first attempt may have deleted it and another writer
 /// written it again.
 fn deleted_since(item: Option<&Item>, token: &WriteToken) -> bool {
-    crate::write_token::seen(item, &WriteToken::at(token.millis(), 0)) != Seen::NotApplied
+    item.is_none_or(|item| crate::write_token::seen_by_delete(item, token) != Seen::NotApplied)
 }
 
 /// The stored item that a `PutItem` with `ReturnValuesOnConditionCheckFailure = ALL_OLD` got

@@ -20,7 +20,8 @@
 //! | write | the history it leaves |
 //! |---|---|
 //! | update, upsert, increment | shifted: its token in `_w1`, `_w1` in `_w2`, and so on; an entry the item lacked becomes 16 zero bytes ("no write through the library before") |
-//! | put, create, replace | started again: its token in `_w1`, and its time (random part zero) in `_w2` to `_w4`: the history reaches back to this put and no further, since a put replaces the whole item |
+//! | create | started: its token in `_w1`, zeros in `_w2` to `_w4` (a create replaced nothing) |
+//! | put, replace | started again: its token in `_w1`, and its time (random part zero) in `_w2` to `_w4`: the history reaches back to this put and no further, since a put replaces the whole item |
 //!
 //! The history adds 76 bytes to every item the library writes (DynamoDB counts each name and
 //! value): capacity changes only when that takes an item across a 1 KB boundary (writes) or a
@@ -40,7 +41,7 @@
 //! |---|---|
 //! | holds the token | the first attempt was applied: `Ok`, with the item it left when its token is the latest (an update's new item); with [`Returned::Lost`](crate::error::Returned::Lost) where the returned item is not known |
 //! | reaches back, without the token | it was not applied: the write's own error (version conflict, condition failed, ...) |
-//! | is too recent to tell: its oldest entry is less than [`RESEND_MARGIN`] older than the first attempt (four writes, or a put, within that margin before the first attempt or after it) | [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown) |
+//! | is too recent to tell: its oldest entry is less than [`RESEND_MARGIN`] older than the first attempt (four writes, or a put or replace, within that margin before the first attempt or after it) | [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown) |
 //! | there is no item (an update or replace, which needs one; a versioned put) | [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown): the first attempt may have been applied to an item deleted since |
 //!
 //! When every attempt lost its answer, the write is [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown) too. Its
@@ -59,15 +60,17 @@
 //! nothing to items: DynamoDB's `ClientRequestToken` makes their resends safe (see
 //! [`transact`](crate::transact)).
 //!
-//! A delete leaves no item to hold its token: its resend is conditional on the history only (an
-//! item still there with an old history was not deleted by it); an absent item answers
-//! [`Returned::Lost`](crate::error::Returned::Lost).
+//! A delete leaves no item to hold its token: its resend is conditional on the history only. An
+//! item still there whose oldest real entry (the one before the zeros: its creation, for an
+//! item created since) is older than the first attempt by the margin was not deleted by it; an
+//! item created or put since may stand where the delete removed one, and the library cannot
+//! tell. An absent item answers [`Returned::Lost`](crate::error::Returned::Lost).
 //!
 //! # Limits
 //!
 //! | case | what happens |
 //! |---|---|
-//! | a busy or new item: four writes, or a put (a create), within [`RESEND_MARGIN`] (1 s) before the first attempt or after it | the library cannot tell, and says so ([`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown); [`Resolved::CannotTell`]), even for an attempt that was not applied. An item written four times a second or more cannot recover a lost answer this way |
+//! | a busy item: four writes, or a put or replace, within [`RESEND_MARGIN`] (1 s) before the first attempt or after it (for a delete, also a create) | the library cannot tell, and says so ([`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown); [`Resolved::CannotTell`]), even for an attempt that was not applied. An item written four times a second or more cannot recover a lost answer this way |
 //! | clocks | the writers' clocks must agree within [`RESEND_MARGIN`], and a write must be applied within it of being sent |
 //! | another writer deletes the item between the first attempt and the resend | DynamoDB keeps nothing of a deleted item. A resend of a write that may create the item (put, create, upsert, increment) finds none and creates it, as if it came after the delete, even when the first attempt was applied before it. A write that needs the item says [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown); a delete answers [`Returned::Lost`](crate::error::Returned::Lost) |
 //! | a writer that is not the library replaces the item (a `PutItem` of its own) | its item has no history: a resend finds none and is judged as not applied |
@@ -162,12 +165,14 @@ fn now_millis() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
 
-/// Starts the history of `item`, the whole item a put writes, with `token` in `_w1` and the
-/// token's time (random part zero) in `_w2` to `_w4`: the history reaches back to the put and
-/// no further (a put replaces the item, and what the history held goes with it).
-pub(crate) fn put_history(item: &mut Item, token: &WriteToken) {
+/// Starts the history of `item`, the whole item a put writes, with `token` in `_w1`. A create
+/// (`created`: written only where there was no item) replaced nothing: `_w2` to `_w4` are zero,
+/// as an update leaves them on an item without a history. A put or replace may have replaced an
+/// item, and what its history held goes with it: `_w2` to `_w4` hold the token's time (random
+/// part zero), so the history reaches back to the put and no further.
+pub(crate) fn put_history(item: &mut Item, token: &WriteToken, created: bool) {
     item.insert(HISTORY[0].to_owned(), token.value());
-    let start = WriteToken::at(token.millis(), 0).value();
+    let start = if created { WriteToken([0; 16]) } else { WriteToken::at(token.millis(), 0) }.value();
     for attribute in &HISTORY[1..] {
         item.insert((*attribute).to_owned(), start.clone());
     }
@@ -212,18 +217,18 @@ pub(crate) fn resend_condition(
     token: &WriteToken,
     with_token: bool,
 ) -> String {
-    if with_token {
-        add_names(names);
-    } else {
-        names.insert(HISTORY_NAMES[3].to_owned(), HISTORY[3].to_owned());
-    }
+    add_names(names);
     values.insert(":wf".to_owned(), token.floor().value());
-    let reaches_back = "(attribute_not_exists(#w4) OR #w4 < :wf)";
     let own = if with_token {
         values.insert(":wt".to_owned(), token.value());
-        format!("NOT (:wt IN (#w1, #w2, #w3, #w4)) AND {reaches_back}")
+        "NOT (:wt IN (#w1, #w2, #w3, #w4)) AND (attribute_not_exists(#w4) OR #w4 < :wf)".to_owned()
     } else {
-        reaches_back.to_owned()
+        // A delete: the item's oldest real entry (the last before the zeros, which an item
+        // created since would start with) is older than the floor, or it has no history.
+        values.insert(":wz".to_owned(), WriteToken([0; 16]).value());
+        "(attribute_not_exists(#w1) OR (#w4 > :wz AND #w4 < :wf) OR (#w4 = :wz AND #w3 > :wz AND #w3 < :wf) \
+         OR (#w3 = :wz AND #w2 > :wz AND #w2 < :wf) OR (#w2 = :wz AND #w1 < :wf))"
+            .to_owned()
     };
     match condition {
         Some(c) if !c.is_empty() => format!("({c}) AND {own}"),
@@ -241,6 +246,22 @@ pub(crate) enum Seen {
     /// The history is too recent (a busy item, or a put after the write), or there is no item
     /// (the write may have been applied to one deleted since): it cannot tell.
     CannotTell,
+}
+
+/// What the history of `item` says of a delete with `token` whose resend found it: whether
+/// it was written since the delete's first attempt (`CannotTell`: it may have been deleted by
+/// it and created again) or its oldest real entry (the last before the zeros an item created
+/// since starts with) is older than the floor (`NotApplied`). An item without a history is
+/// judged not deleted by it.
+pub(crate) fn seen_by_delete(item: &Item, token: &WriteToken) -> Seen {
+    let entries: Vec<Option<WriteToken>> = HISTORY.iter().map(|a| item.get(*a).and_then(WriteToken::read)).collect();
+    let zero = WriteToken([0; 16]);
+    let oldest = entries.iter().flatten().take_while(|e| **e != zero).last();
+    match oldest {
+        None => Seen::NotApplied,
+        Some(oldest) if *oldest < token.floor() => Seen::NotApplied,
+        Some(_) => Seen::CannotTell,
+    }
 }
 
 /// What the history of `item` (`None`: no item) says of the write with `token`.
@@ -365,7 +386,7 @@ mod tests {
         let ours = WriteToken::at(10_000, 7);
         let put = |ms: u64| {
             let mut item = Item::new();
-            put_history(&mut item, &WriteToken::at(ms, 1));
+            put_history(&mut item, &WriteToken::at(ms, 1), false);
             item
         };
         // A put 10 ms before the write: within the margin, it may have come after the write
@@ -394,6 +415,31 @@ mod tests {
             item.insert((*attribute).to_owned(), token.value());
         }
         item
+    }
+
+    #[test]
+    fn a_created_history_reaches_back_to_the_start_but_not_for_a_delete() {
+        let ours = WriteToken::at(10_000, 7);
+        let mut created = Item::new();
+        put_history(&mut created, &WriteToken::at(9_990, 1), true);
+        let entries: Vec<Option<WriteToken>> =
+            HISTORY.iter().map(|a| created.get(*a).and_then(WriteToken::read)).collect();
+        let zero = Some(WriteToken([0; 16]));
+        assert_eq!(entries, vec![Some(WriteToken::at(9_990, 1)), zero, zero, zero]);
+        // A create replaced nothing: a write judged against it was not applied before it.
+        assert_eq!(seen(Some(&created), &ours), Seen::NotApplied);
+        // A delete may have removed the item this one was created in the place of.
+        assert_eq!(seen_by_delete(&created, &ours), Seen::CannotTell);
+        let mut old = Item::new();
+        put_history(&mut old, &WriteToken::at(8_000, 1), true);
+        assert_eq!(seen_by_delete(&old, &ours), Seen::NotApplied);
+        // Updated twice since its creation at 8,000: still created long before.
+        let updated = item(&[WriteToken::at(10_002, 1), WriteToken::at(9_500, 1), WriteToken::at(8_000, 1)]);
+        let mut updated = updated;
+        updated.insert(HISTORY[3].to_owned(), WriteToken([0; 16]).value());
+        assert_eq!(seen_by_delete(&updated, &ours), Seen::NotApplied);
+        // Another client's item, without a history.
+        assert_eq!(seen_by_delete(&Item::new(), &ours), Seen::NotApplied);
     }
 
     #[test]

@@ -303,7 +303,7 @@ impl Table {
             (None, true) => Resolved::Applied,
             (Some(_), _) if !*tokens => Resolved::CannotTell,
             (None, false) if !*tokens => Resolved::CannotTell,
-            (item, true) => match crate::write_token::seen(item.as_ref(), &WriteToken::at(token.millis(), 0)) {
+            (Some(item), true) => match crate::write_token::seen_by_delete(&item, token) {
                 Seen::NotApplied => Resolved::NotApplied,
                 _ => Resolved::CannotTell,
             },

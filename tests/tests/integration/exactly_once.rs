@@ -411,10 +411,11 @@ async fn a_put_or_delete_by_another_writer_before_the_resend_is_an_unknown_outco
     assert_eq!((doc.body.as_str(), doc.version), ("theirs", 3));
 }
 
-/// A write whose answer is lost within the margin of a put (a create, then at once an update)
-/// cannot be told from one the put replaced: the resend says so, even when nothing was applied.
+/// A write whose answer is lost within the margin of a put cannot be told from one the put
+/// replaced: the resend says so, even when nothing was applied. A create replaced nothing: a
+/// write right after one is judged as usual.
 #[tokio::test]
-async fn a_resend_right_after_a_put_is_an_unknown_outcome() {
+async fn a_resend_right_after_a_put_is_an_unknown_outcome_and_after_a_create_is_not() {
     let (plain, faulty, faults) = tables("once_after_put").await;
     plain.put(&account("a", 100)).await.unwrap();
     lose(&faults, Fault::InternalServerError, "UpdateItem", Some(1));
@@ -422,6 +423,16 @@ async fn a_resend_right_after_a_put_is_an_unknown_outcome() {
     assert!(lost_to_a_server_error(&e), "{e:?}");
     assert_eq!(plain.resolve(pending(&e)).await.unwrap(), Resolved::CannotTell);
     assert_eq!(stored(&plain, "a").await.unwrap().balance, 100, "not applied");
+
+    plain.create(&account("c", 100)).await.unwrap();
+    lose(&faults, Fault::InternalServerError, "UpdateItem", Some(1));
+    let debited = faulty.update(Account::key("c")).add(Account::BALANCE, &-30).send().await.unwrap();
+    assert_eq!(debited.unwrap().balance, 70);
+    // A second create of the same key, its answer lost: AlreadyExists, as without a fault.
+    lose(&faults, Fault::InternalServerError, "PutItem", Some(1));
+    let e = faulty.create(&account("c", 5)).await.unwrap_err();
+    assert!(matches!(&e, Error::AlreadyExists { entity: "Account", key } if key == "PK=ACCOUNT#c SK=META"), "{e:?}");
+    assert_eq!(stored(&plain, "c").await.unwrap().balance, 70);
 }
 
 #[tokio::test]
