@@ -1,14 +1,45 @@
-//! Test tooling for [`dynamo_entity`]: DynamoDB Local for tests, examples and benchmarks
-//! ([`LocalDynamoDb`]), and a fault-injecting HTTP layer for the AWS SDK's DynamoDB client
-//! ([`fault`]). It starts processes (`java`, `npm`) and makes system calls, so it is a crate of
-//! its own that applications take as a dev-dependency only:
+//! Test tooling for [`dynamo_entity`]: two DynamoDB engines for tests, examples and benchmarks
+//! behind one harness ([`LocalDynamoDb`], [`Engine`]), and a fault-injecting HTTP layer for the
+//! AWS SDK's DynamoDB client ([`fault`]) that works with either. It starts processes (`java`,
+//! `npm`) and makes system calls, so it is a crate of its own that applications take as a
+//! dev-dependency only:
 //!
 //! ```toml
 //! [dev-dependencies]
 //! dynamo-entity-local = "0.1"
 //! ```
 //!
-//! [`LocalDynamoDb::shared`] hands out one DynamoDB Local server per process: either the one named
+//! # A database of its own for each test, without Java
+//!
+//! [`embedded`] gives a client of a fresh, empty database of Dynoxide (DynamoDB on SQLite, in
+//! Rust) embedded in the test process: no Java, no child process, about a millisecond (see the
+//! `embedded_clients` benchmark). The database lives as long as the client.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let table = dynamo_entity::Table::new(dynamo_entity_local::embedded()?, "orders");
+//! # let _ = table;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Two engines
+//!
+//! - [`Engine::DynamoDbLocal`]: AWS's DynamoDB Local, a `java` process (the default).
+//! - [`Engine::Dynoxide`]: Dynoxide embedded in the process (feature `dynoxide`, on by default).
+//!
+//! Choose one in code with [`LocalDynamoDb::start`], or for the process-wide server of
+//! [`LocalDynamoDb::shared`] with the environment variable `DYNAMO_ENTITY_ENGINE`
+//! (`dynamodb-local` or `dynoxide`; `DYNAMODB_ENDPOINT`, when set, still names the server).
+//! Both serve DynamoDB's HTTP protocol on a port of `127.0.0.1`, so clients, the [`fault`] layer
+//! and programs in other languages reach either the same way. Where one departs from DynamoDB's
+//! documented behaviour is in [`DIVERGENCES`]; tests ask [`Engine::diverges`] rather than
+//! expecting one engine's behaviour.
+//!
+//! # The shared server
+//!
+//! [`LocalDynamoDb::shared`] hands out one server per process: either the one named
 //! by the `DYNAMODB_ENDPOINT` environment variable (for instance a server started by
 //! `scripts/dynamodb-local start auto`, shared by every test binary of a run), or a `java` process
 //! that this crate starts on first use and that dies with the process.
@@ -25,6 +56,8 @@
 //!
 //! # Features
 //!
+//! - `dynoxide` (default): [`Engine::Dynoxide`] and [`embedded`], the embedded engine (crate
+//!   `dynoxide-rs` with SQLite compiled from source and its HTTP server).
 //! - `aws-sdk-dynamodbstreams`: `LocalDynamoDb::streams_client` and
 //!   `ClientBuilder::build_streams`, DynamoDB Streams clients of the same server.
 //!
