@@ -35,7 +35,7 @@ async fn main() {
     let first = fresh_client_and_first_request().await;
     first
         .create_table()
-        .table_name("t")
+        .table_name("notes")
         .attribute_definitions(
             AttributeDefinition::builder().attribute_name("PK").attribute_type(ScalarAttributeType::S).build().unwrap(),
         )
@@ -44,7 +44,7 @@ async fn main() {
         .send()
         .await
         .expect("CreateTable succeeds");
-    assert_eq!(first.list_tables().send().await.unwrap().table_names(), ["t"]);
+    assert_eq!(first.list_tables().send().await.unwrap().table_names(), ["notes"]);
     drop(fresh_client_and_first_request().await);
     drop(first);
 
