@@ -1,4 +1,5 @@
-//! Fault injection at the SDK's HTTP layer, for tests against a real DynamoDB (Local) endpoint.
+//! Fault injection at the SDK's HTTP layer, for tests against a real engine's endpoint (DynamoDB
+//! Local or the embedded Dynoxide, see [`Engine`](crate::Engine)).
 //! No mock database: every request that is not answered by a fault
 //! goes to the server.
 //!
@@ -45,8 +46,9 @@
 //!   the SDK's standard retry mode, 3 attempts by default) behave as they would with DynamoDB.
 //!   A batch only sees such an error when every one of the SDK's attempts got one.
 //! - *What differs:* a request whose entries were removed is re-serialized after the SDK signed
-//!   it, so its signature no longer matches its body. DynamoDB Local does not check signatures;
-//!   DynamoDB would reject the request, so the injector is for DynamoDB Local only. A response
+//!   it, so its signature no longer matches its body. Neither engine of this crate checks
+//!   signatures (DynamoDB Local and Dynoxide check only that they are there); DynamoDB would
+//!   reject the request, so the injector is for the local engines only. A response
 //!   whose body is changed loses its `x-amz-crc32` header (the Rust SDK does not check it) and
 //!   gets a new `content-length`. When all of a request's entries are claimed unprocessed, the
 //!   synthesized response has no `ConsumedCapacity`. Positions in [`Pick::Positions`] count the

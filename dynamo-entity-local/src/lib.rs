@@ -1,14 +1,45 @@
-//! Test tooling for [`dynamo_entity`]: DynamoDB Local for tests, examples and benchmarks
-//! ([`LocalDynamoDb`]), and a fault-injecting HTTP layer for the AWS SDK's DynamoDB client
-//! ([`fault`]). It starts processes (`java`, `npm`) and makes system calls, so it is a crate of
-//! its own that applications take as a dev-dependency only:
+//! Test tooling for [`dynamo_entity`]: two DynamoDB engines for tests, examples and benchmarks
+//! behind one harness ([`LocalDynamoDb`], [`Engine`]), and a fault-injecting HTTP layer for the
+//! AWS SDK's DynamoDB client ([`fault`]) that works with either. It starts processes (`java`,
+//! `npm`) and makes system calls, so it is a crate of its own that applications take as a
+//! dev-dependency only:
 //!
 //! ```toml
 //! [dev-dependencies]
 //! dynamo-entity-local = "0.1"
 //! ```
 //!
-//! [`LocalDynamoDb::shared`] hands out one DynamoDB Local server per process: either the one named
+//! # A database of its own for each test, without Java
+//!
+//! [`embedded`] gives a client of a fresh, empty database of Dynoxide (DynamoDB on SQLite, in
+//! Rust) embedded in the test process: no Java, no child process, about a millisecond (see the
+//! `embedded_clients` benchmark). The database lives as long as the client.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let table = dynamo_entity::Table::new(dynamo_entity_local::embedded()?, "orders");
+//! # let _ = table;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Two engines
+//!
+//! - [`Engine::DynamoDbLocal`]: AWS's DynamoDB Local, a `java` process (the default).
+//! - [`Engine::Dynoxide`]: Dynoxide embedded in the process (feature `dynoxide`, on by default).
+//!
+//! Choose one in code with [`LocalDynamoDb::start`], or for the process-wide server of
+//! [`LocalDynamoDb::shared`] with the environment variable `DYNAMO_ENTITY_ENGINE`
+//! (`dynamodb-local` or `dynoxide`; `DYNAMODB_ENDPOINT`, when set, still names the server).
+//! Both serve DynamoDB's HTTP protocol on a port of `127.0.0.1`, so clients, the [`fault`] layer
+//! and programs in other languages reach either the same way. Where one departs from DynamoDB's
+//! documented behaviour is in [`DIVERGENCES`]; tests ask [`Engine::diverges`] rather than
+//! expecting one engine's behaviour.
+//!
+//! # The shared server
+//!
+//! [`LocalDynamoDb::shared`] hands out one server per process: either the one named
 //! by the `DYNAMODB_ENDPOINT` environment variable (for instance a server started by
 //! `scripts/dynamodb-local start auto`, shared by every test binary of a run), or a `java` process
 //! that this crate starts on first use and that dies with the process.
@@ -25,6 +56,8 @@
 //!
 //! # Features
 //!
+//! - `dynoxide` (default): [`Engine::Dynoxide`] and [`embedded`], the embedded engine (crate
+//!   `dynoxide-rs` with SQLite compiled from source and its HTTP server).
 //! - `aws-sdk-dynamodbstreams`: `LocalDynamoDb::streams_client` and
 //!   `ClientBuilder::build_streams`, DynamoDB Streams clients of the same server.
 //!
@@ -64,7 +97,14 @@
 //!   (7.7 s against 10.8 s): the C2 compiler and G1 compete with it for the two cores.
 #![warn(missing_docs)]
 
+mod divergence;
+#[cfg(feature = "dynoxide")]
+mod embedded;
+mod engine;
 pub mod fault;
+
+pub use divergence::{DIVERGENCES, Divergence};
+pub use engine::{ENGINE_ENV, Engine};
 
 use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};
@@ -111,17 +151,35 @@ const LOG_MAX_AGE: Duration = Duration::from_secs(24 * 60 * 60);
 /// [crate documentation](crate) for what DynamoDB Local is and how it is run.
 #[derive(Debug)]
 pub struct LocalDynamoDb {
+    /// The endpoint of the default database (access key id [`DEFAULT_ACCESS_KEY_ID`], region
+    /// [`DEFAULT_REGION`]).
     endpoint: String,
-    /// The `java` process started by this crate, or `None` for an endpoint from `DYNAMODB_ENDPOINT`.
+    /// The `java` process started by this crate, or `None` for an endpoint from
+    /// `DYNAMODB_ENDPOINT` or an embedded engine.
     pid: Option<u32>,
+    engine: Engine,
+    /// The databases of an embedded engine started by this crate.
+    #[cfg(feature = "dynoxide")]
+    embedded: Option<Embedded>,
+}
+
+/// An embedded engine's databases and its default one.
+#[cfg(feature = "dynoxide")]
+#[derive(Debug)]
+struct Embedded {
+    databases: Arc<embedded::EmbeddedDatabases>,
+    default: Arc<embedded::EmbeddedServer>,
 }
 
 impl LocalDynamoDb {
-    /// The process-wide shared server.
+    /// The process-wide shared server, of the engine named by `DYNAMO_ENTITY_ENGINE`
+    /// ([`Engine::from_env`]: DynamoDB Local unless it says `dynoxide`).
     ///
     /// If the environment variable `DYNAMODB_ENDPOINT` is set and not empty, its value is used
-    /// as the endpoint and no process is started (nor is the endpoint checked). Otherwise the
-    /// first call starts one DynamoDB Local (`java -jar DynamoDBLocal.jar -inMemory ...`) on a free
+    /// as the endpoint and nothing is started (nor is the endpoint checked); `DYNAMO_ENTITY_ENGINE`
+    /// then tells which engine serves it. Otherwise, with [`Engine::Dynoxide`], the first call
+    /// starts the embedded engine in this process (see [`LocalDynamoDb::start`]), and with
+    /// [`Engine::DynamoDbLocal`] it starts one DynamoDB Local (`java -jar DynamoDBLocal.jar -inMemory ...`) on a free
     /// port of `127.0.0.1`, installing DynamoDB Local first if needed, and waits until it answers
     /// `ListTables`, for at most 60 s. Concurrent and later calls, from any thread or Tokio
     /// runtime, wait for and then share that server.
@@ -143,6 +201,9 @@ impl LocalDynamoDb {
     ///   exits before answering (for instance a Java older than 17), [`LocalError::NotReady`]
     ///   when it does not answer within 60 s, [`LocalError::PortTaken`] when another program kept
     ///   taking the chosen port, [`LocalError::Io`] for file system errors.
+    /// - [`LocalError::UnknownEngine`] when `DYNAMO_ENTITY_ENGINE` names no engine,
+    ///   [`LocalError::EngineNotBuilt`] when it names Dynoxide and the `dynoxide` feature is off,
+    ///   [`LocalError::Embedded`] when the embedded engine cannot open its database.
     /// - [`LocalError::EarlierFailure`] on every call after a failed start: the failure is
     ///   remembered, so that a broken setup costs one timeout per process, not one per test.
     pub async fn shared() -> Result<&'static LocalDynamoDb, LocalError> {
@@ -161,15 +222,20 @@ impl LocalDynamoDb {
                 if let Some(message) = FAILED.get() {
                     return Err(LocalError::EarlierFailure(message.clone()));
                 }
-                if let Some(endpoint) = std::env::var(ENDPOINT_ENV)
-                    .ok()
-                    .map(|value| value.trim().to_owned())
-                    .filter(|value| !value.is_empty())
-                {
-                    tracing::debug!(%endpoint, "using DynamoDB Local from {ENDPOINT_ENV}");
-                    return Ok(LocalDynamoDb { endpoint, pid: None });
-                }
-                let started = start_server().await;
+                let started = match Engine::from_env() {
+                    Ok(engine) => match std::env::var(ENDPOINT_ENV)
+                        .ok()
+                        .map(|value| value.trim().to_owned())
+                        .filter(|value| !value.is_empty())
+                    {
+                        Some(endpoint) => {
+                            tracing::debug!(%endpoint, %engine, "using the endpoint of {ENDPOINT_ENV}");
+                            Ok(LocalDynamoDb::at(endpoint, None, engine))
+                        }
+                        None => LocalDynamoDb::start(engine).await,
+                    },
+                    Err(error) => Err(error),
+                };
                 if let Err(error) = &started {
                     let _ = FAILED.set(error.to_string());
                 }
@@ -178,17 +244,87 @@ impl LocalDynamoDb {
             .await
     }
 
-    /// The endpoint URL, such as `http://127.0.0.1:41234`.
+    /// A new server of `engine`, of its own (not the shared one).
+    ///
+    /// - [`Engine::Dynoxide`]: new, empty, in-memory databases, embedded in this process: the
+    ///   default one is served at once on a free port of `127.0.0.1`, those of other access key
+    ///   ids and regions ([`LocalDynamoDb::client_builder`]) on first use, each on a port of its
+    ///   own. Their servers run on a Tokio runtime that this crate keeps for the process (not the
+    ///   caller's, which may end first), and each stops when this handle and every client made
+    ///   from it are dropped. Nothing is installed, no process is started; it takes about a
+    ///   millisecond. Needs the `dynoxide` feature (on by default).
+    /// - [`Engine::DynamoDbLocal`]: a new `java` process, started as [`LocalDynamoDb::shared`]
+    ///   starts one; it runs until this process ends, even when the handle is dropped.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use dynamo_entity_local::{Engine, LocalDynamoDb};
+    /// let server = LocalDynamoDb::start(Engine::Dynoxide).await?;
+    /// let tables = server.client().list_tables().send().await?;
+    /// assert!(tables.table_names().is_empty());
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Those of [`LocalDynamoDb::shared`] but [`LocalError::EarlierFailure`] and
+    /// [`LocalError::UnknownEngine`].
+    pub async fn start(engine: Engine) -> Result<LocalDynamoDb, LocalError> {
+        match engine {
+            Engine::DynamoDbLocal => start_server().await,
+            #[cfg(feature = "dynoxide")]
+            Engine::Dynoxide => {
+                let databases = Arc::new(embedded::EmbeddedDatabases::default());
+                let default = databases.server(DEFAULT_ACCESS_KEY_ID, DEFAULT_REGION)?;
+                tracing::debug!(endpoint = default.endpoint(), "started the embedded Dynoxide");
+                let mut server = LocalDynamoDb::at(default.endpoint().to_owned(), None, engine);
+                server.embedded = Some(Embedded { databases, default });
+                Ok(server)
+            }
+            #[cfg(not(feature = "dynoxide"))]
+            Engine::Dynoxide => Err(LocalError::EngineNotBuilt(engine)),
+        }
+    }
+
+    /// A handle to a server at `endpoint`, with no embedded database.
+    fn at(endpoint: String, pid: Option<u32>, engine: Engine) -> LocalDynamoDb {
+        LocalDynamoDb {
+            endpoint,
+            pid,
+            engine,
+            #[cfg(feature = "dynoxide")]
+            embedded: None,
+        }
+    }
+
+    /// The endpoint URL of the default database, such as `http://127.0.0.1:41234`. (With the
+    /// embedded engine, the databases of other access key ids and regions have endpoints of
+    /// their own; [`LocalDynamoDb::client_builder`] finds them.)
     #[must_use]
     pub fn endpoint(&self) -> &str {
         &self.endpoint
     }
 
     /// The process id of the `java` process this crate started, or `None` when the endpoint
-    /// came from `DYNAMODB_ENDPOINT`.
+    /// came from `DYNAMODB_ENDPOINT` or the engine is embedded.
     #[must_use]
     pub fn pid(&self) -> Option<u32> {
         self.pid
+    }
+
+    /// The engine serving this endpoint (for an endpoint from `DYNAMODB_ENDPOINT`, the one
+    /// `DYNAMO_ENTITY_ENGINE` names).
+    #[must_use]
+    pub fn engine(&self) -> Engine {
+        self.engine
+    }
+
+    /// True if this server's engine has `divergence` ([`Engine::diverges`]).
+    #[must_use]
+    pub fn diverges(&self, divergence: Divergence) -> bool {
+        self.engine.diverges(divergence)
     }
 
     /// A new client for this endpoint.
@@ -205,11 +341,18 @@ impl LocalDynamoDb {
     /// Make a client per Tokio runtime (with `#[tokio::test]`, one per test) rather than keeping
     /// one in a static: pooled HTTP connections are driven by tasks on the runtime that opened
     /// them and break once that runtime has shut down.
+    ///
+    /// With the embedded engine, the client keeps its database's server running for as long as
+    /// it exists.
     #[must_use]
     pub fn client(&self) -> aws_sdk_dynamodb::Client {
-        aws_sdk_dynamodb::Client::from_conf(
-            config_builder(&self.endpoint, DEFAULT_ACCESS_KEY_ID, DEFAULT_REGION).build(),
-        )
+        let config = config_builder(&self.endpoint, DEFAULT_ACCESS_KEY_ID, DEFAULT_REGION);
+        #[cfg(feature = "dynoxide")]
+        let config = match &self.embedded {
+            Some(embedded) => config.interceptor(embedded::KeepsServer::new(Arc::clone(&embedded.default))),
+            None => config,
+        };
+        aws_sdk_dynamodb::Client::from_conf(config.build())
     }
 
     /// A builder of clients for this endpoint with a chosen access key id and region, that is
@@ -227,6 +370,12 @@ impl LocalDynamoDb {
     /// ```
     #[must_use]
     pub fn client_builder(&self) -> ClientBuilder {
+        #[cfg(feature = "dynoxide")]
+        if let Some(embedded) = &self.embedded {
+            let mut builder = ClientBuilder::new(&self.endpoint);
+            builder.embedded = Some(Arc::clone(&embedded.databases));
+            return builder;
+        }
         ClientBuilder::new(&self.endpoint)
     }
 
@@ -236,7 +385,11 @@ impl LocalDynamoDb {
     #[cfg(feature = "aws-sdk-dynamodbstreams")]
     #[must_use]
     pub fn streams_client(&self) -> aws_sdk_dynamodbstreams::Client {
-        streams_client(&self.endpoint, DEFAULT_ACCESS_KEY_ID, DEFAULT_REGION)
+        #[cfg(feature = "dynoxide")]
+        let keep = self.embedded.as_ref().map(|embedded| embedded::KeepsServer::new(Arc::clone(&embedded.default)));
+        #[cfg(not(feature = "dynoxide"))]
+        let keep = None;
+        streams_client(&self.endpoint, DEFAULT_ACCESS_KEY_ID, DEFAULT_REGION, keep)
     }
 }
 
@@ -263,6 +416,10 @@ pub struct ClientBuilder {
     endpoint: String,
     access_key_id: String,
     region: String,
+    /// With the embedded engine, its databases: the endpoint depends on the access key id and
+    /// region.
+    #[cfg(feature = "dynoxide")]
+    embedded: Option<Arc<embedded::EmbeddedDatabases>>,
 }
 
 impl ClientBuilder {
@@ -275,6 +432,8 @@ impl ClientBuilder {
             endpoint: endpoint.into(),
             access_key_id: DEFAULT_ACCESS_KEY_ID.to_owned(),
             region: DEFAULT_REGION.to_owned(),
+            #[cfg(feature = "dynoxide")]
+            embedded: None,
         }
     }
 
@@ -294,7 +453,8 @@ impl ClientBuilder {
         self
     }
 
-    /// The endpoint URL the clients connect to.
+    /// The endpoint URL the clients connect to (with the embedded engine, that of its default
+    /// database; the clients of another access key id or region connect to their own).
     #[must_use]
     pub fn endpoint(&self) -> &str {
         &self.endpoint
@@ -308,9 +468,16 @@ impl ClientBuilder {
     /// [`LocalError::InvalidAccessKeyId`] or [`LocalError::InvalidRegion`] when the access key id
     /// or the region is not of the form described at [`ClientBuilder::access_key_id`] and
     /// [`ClientBuilder::region`].
+    /// With the embedded engine, also [`LocalError::Embedded`] when the database of a new access
+    /// key id and region cannot be opened.
     pub fn config(&self) -> Result<aws_sdk_dynamodb::config::Builder, LocalError> {
         self.check()?;
-        Ok(config_builder(&self.endpoint, &self.access_key_id, &self.region))
+        let (endpoint, keep) = self.resolve()?;
+        let config = config_builder(&endpoint, &self.access_key_id, &self.region);
+        Ok(match keep {
+            Some(keep) => config.interceptor(keep),
+            None => config,
+        })
     }
 
     /// A DynamoDB client of the chosen database.
@@ -331,7 +498,19 @@ impl ClientBuilder {
     #[cfg(feature = "aws-sdk-dynamodbstreams")]
     pub fn build_streams(&self) -> Result<aws_sdk_dynamodbstreams::Client, LocalError> {
         self.check()?;
-        Ok(streams_client(&self.endpoint, &self.access_key_id, &self.region))
+        let (endpoint, keep) = self.resolve()?;
+        Ok(streams_client(&endpoint, &self.access_key_id, &self.region, keep))
+    }
+
+    /// The endpoint of the chosen database and, with the embedded engine, the hold on its server
+    /// that its clients keep.
+    fn resolve(&self) -> Result<(String, Option<KeepsServer>), LocalError> {
+        #[cfg(feature = "dynoxide")]
+        if let Some(databases) = &self.embedded {
+            let server = databases.server(&self.access_key_id, &self.region)?;
+            return Ok((server.endpoint().to_owned(), Some(embedded::KeepsServer::new(server))));
+        }
+        Ok((self.endpoint.clone(), None))
     }
 
     fn check(&self) -> Result<(), LocalError> {
@@ -344,6 +523,50 @@ impl ClientBuilder {
             return Err(LocalError::InvalidRegion(region.clone()));
         }
         Ok(())
+    }
+}
+
+/// A client of a new, empty database of the embedded engine ([`Engine::Dynoxide`]): one line
+/// for a test that wants a database of its own, without Java and in about a millisecond.
+///
+/// The database is in memory and is served on a free port of `127.0.0.1` by this process (on a
+/// Tokio runtime this crate keeps, so the caller's runtime may be of any kind and may end first).
+/// The server stops when the client and every client built from its configuration (such as a
+/// [`fault::FaultInjector`]'s) are dropped. Nothing is sent before the first request. Needs the
+/// `dynoxide` feature (on by default).
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let client = dynamo_entity_local::embedded()?;
+/// let tables = client.list_tables().send().await?;
+/// assert!(tables.table_names().is_empty()); // a fresh database
+/// # Ok(())
+/// # }
+/// ```
+///
+/// # Errors
+///
+/// [`LocalError::Embedded`] when Dynoxide cannot open an in-memory database, [`LocalError::Io`]
+/// when no port of `127.0.0.1` can be bound or the runtime cannot be built.
+#[cfg(feature = "dynoxide")]
+pub fn embedded() -> Result<aws_sdk_dynamodb::Client, LocalError> {
+    let server = embedded::EmbeddedServer::start()?;
+    let config = config_builder(server.endpoint(), DEFAULT_ACCESS_KEY_ID, DEFAULT_REGION)
+        .interceptor(embedded::KeepsServer::new(server));
+    Ok(aws_sdk_dynamodb::Client::from_conf(config.build()))
+}
+
+// The hold of a client on an embedded server; a stand-in without the `dynoxide` feature.
+#[cfg(feature = "dynoxide")]
+use embedded::KeepsServer;
+#[cfg(not(feature = "dynoxide"))]
+#[derive(Debug, Clone)]
+struct KeepsServer;
+#[cfg(not(feature = "dynoxide"))]
+impl aws_smithy_runtime_api::client::interceptors::Intercept for KeepsServer {
+    fn name(&self) -> &'static str {
+        "nothing"
     }
 }
 
@@ -494,6 +717,19 @@ pub enum LocalError {
     /// the region.
     #[error("a region is 1 to 64 ASCII letters, digits and `-`, not {0:?}")]
     InvalidRegion(String),
+
+    /// `DYNAMO_ENTITY_ENGINE` (or a string parsed as an [`Engine`]) names no engine; the name.
+    #[error("{ENGINE_ENV} names no engine: {0:?} (known: dynamodb-local, dynoxide)")]
+    UnknownEngine(String),
+
+    /// The engine was chosen but is not built in: [`Engine::Dynoxide`] without this crate's
+    /// `dynoxide` feature.
+    #[error("the {0} engine is not built in: enable the `dynoxide` feature of dynamo-entity-local")]
+    EngineNotBuilt(Engine),
+
+    /// The embedded engine could not open a database; Dynoxide's message.
+    #[error("Dynoxide could not open an in-memory database: {0}")]
+    Embedded(String),
 }
 
 fn io_error(context: impl Into<String>) -> impl FnOnce(io::Error) -> LocalError {
@@ -516,7 +752,12 @@ fn config_builder(endpoint: &str, access_key_id: &str, region: &str) -> aws_sdk_
 }
 
 #[cfg(feature = "aws-sdk-dynamodbstreams")]
-fn streams_client(endpoint: &str, access_key_id: &str, region: &str) -> aws_sdk_dynamodbstreams::Client {
+fn streams_client(
+    endpoint: &str,
+    access_key_id: &str,
+    region: &str,
+    keep: Option<KeepsServer>,
+) -> aws_sdk_dynamodbstreams::Client {
     use aws_sdk_dynamodbstreams::config;
     let config = aws_sdk_dynamodbstreams::Config::builder()
         .behavior_version(config::BehaviorVersion::latest())
@@ -528,9 +769,12 @@ fn streams_client(endpoint: &str, access_key_id: &str, region: &str) -> aws_sdk_
             None,
             CREDENTIALS_PROVIDER,
         ))
-        .endpoint_url(endpoint)
-        .build();
-    aws_sdk_dynamodbstreams::Client::from_conf(config)
+        .endpoint_url(endpoint);
+    let config = match keep {
+        Some(keep) => config.interceptor(keep),
+        None => config,
+    };
+    aws_sdk_dynamodbstreams::Client::from_conf(config.build())
 }
 
 // --- starting the server ------------------------------------------------------------------
@@ -611,7 +855,7 @@ async fn start_once() -> Result<LocalDynamoDb, Attempt> {
                 return Err(Attempt::PortLost(LocalError::PortTaken { port: spawned.port }));
             }
             tracing::info!(elapsed = ?started.elapsed(), %endpoint, "DynamoDB Local is ready");
-            return Ok(LocalDynamoDb { endpoint, pid: Some(spawned.pid) });
+            return Ok(LocalDynamoDb::at(endpoint, Some(spawned.pid), Engine::DynamoDbLocal));
         }
         if started.elapsed() >= READY_TIMEOUT {
             spawned.kill();

@@ -15,6 +15,54 @@ pub async fn table(test: &str, entities: &[&'static EntitySchema]) -> Table {
     table
 }
 
+/// True if the engine of this run (`DYNAMO_ENTITY_ENGINE`) departs from DynamoDB's documented
+/// behaviour as `divergence` says: tests assert DynamoDB's behaviour, or the engine's where it
+/// diverges (`dynamo_entity_local::DIVERGENCES`).
+pub async fn diverges(divergence: dynamo_entity_local::Divergence) -> bool {
+    LocalDynamoDb::shared().await.expect("DynamoDB Local is available").diverges(divergence)
+}
+
+/// `item` with the elements of every set (`SS`, `NS`, `BS`), at any depth, in one order, and
+/// every number in one form (`1.5E-3` and `0.0015` alike): DynamoDB keeps a set, not the order
+/// of its elements ("The order of the values within a set is not preserved",
+/// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.NamingRulesDataTypes.html#HowItWorks.DataTypes.SetTypes),
+/// and a number, not the text it was sent as (engines answer `1.5E-3` or `0.0015`).
+pub fn sets_sorted(item: dynamo_entity::Item) -> dynamo_entity::Item {
+    item.into_iter().map(|(name, value)| (name, value_sets_sorted(value))).collect()
+}
+
+/// `value` with the elements of its sets sorted, at any depth (see [`sets_sorted`]).
+pub fn value_sets_sorted(value: aws_sdk_dynamodb::types::AttributeValue) -> aws_sdk_dynamodb::types::AttributeValue {
+    use aws_sdk_dynamodb::types::AttributeValue as AV;
+    match value {
+        AV::Ss(mut v) => {
+            v.sort();
+            AV::Ss(v)
+        }
+        AV::Ns(v) => {
+            let mut v: Vec<String> = v.into_iter().map(number_form).collect();
+            v.sort();
+            AV::Ns(v)
+        }
+        AV::N(n) => AV::N(number_form(n)),
+        AV::Bs(mut v) => {
+            v.sort_by(|a, b| a.as_ref().cmp(b.as_ref()));
+            AV::Bs(v)
+        }
+        AV::L(v) => AV::L(v.into_iter().map(value_sets_sorted).collect()),
+        AV::M(m) => AV::M(sets_sorted(m)),
+        other => other,
+    }
+}
+
+/// A number's text in one form (exact decimal, no exponent, no trailing zeros) when it fits a
+/// `rust_decimal::Decimal`; otherwise as it is.
+fn number_form(text: String) -> String {
+    use std::str::FromStr;
+    let parsed = rust_decimal::Decimal::from_str(&text).or_else(|_| rust_decimal::Decimal::from_scientific(&text));
+    parsed.map_or(text, |n| n.normalize().to_string())
+}
+
 /// `item` without the write history the library adds to what it writes (`_w1` to `_w4`, see
 /// `dynamo_entity::write_token`): the tests of stored items compare what the entity wrote;
 /// `exactly_once` tests the history.
