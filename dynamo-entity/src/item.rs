@@ -82,9 +82,9 @@ impl Table {
         }
         let Stamped { key, mut item, expected, size } = w;
         if let Some(token) = token {
-            crate::write_token::put_history(&mut item, token, kind == PutKind::Create);
+            crate::write_token::put_history(&mut item, token);
             // The 400 KB limit counts the history too.
-            if size + crate::write_token::HISTORY_BYTES > crate::schema::size::MAX_ITEM_BYTES {
+            if size + crate::write_token::PUT_HISTORY_BYTES > crate::schema::size::MAX_ITEM_BYTES {
                 crate::schema::size::check_item_size_in(E::NAMES, E::TYPE, &item)?;
             }
         }
@@ -203,19 +203,21 @@ impl Table {
         token: WriteToken,
     ) -> Result<PutAnswer, Error> {
         let call = Call::new("PutItem", E::TYPE);
-        let (e, lost) = match self.send_write_request(call, request, &token, true).await {
+        let item = E::NAMES.show_key(key);
+        let answered = self.writes().answered.before(&item);
+        let (e, lost) = match self.send_write_request(call, request, &token, E::NAMES.pk, &item, answered, true).await {
             Sent::Answered { result: Ok(resp), .. } => return Ok(PutAnswer::Applied(resp.attributes)),
             Sent::Answered { result: Err(e), lost } => (e, lost),
-            Sent::Unknown(e) => return Err(self.put_unknown::<E, _>(key, token, e)),
+            Sent::Unknown(e) => return Err(self.put_unknown::<E, _>(key, token, answered, e)),
         };
         match e {
             SdkError::ServiceError(e) if e.err().is_conditional_check_failed_exception() => {
                 let old = failed_put_item(e.err());
                 if let Some(lost) = lost {
                     // No item: one the earlier attempt wrote may have been deleted since.
-                    match crate::write_token::seen(old, &token) {
+                    match crate::write_token::seen(old, &token, answered.as_ref()) {
                         Seen::Applied { .. } => return Ok(PutAnswer::AppliedEarlier),
-                        Seen::CannotTell => return Err(self.put_unknown::<E, _>(key, token, *lost)),
+                        Seen::CannotTell => return Err(self.put_unknown::<E, _>(key, token, answered, *lost)),
                         Seen::NotApplied => {}
                     }
                 }
@@ -231,19 +233,33 @@ impl Table {
     }
 
     /// [`Error::OutcomeUnknown`] of a `PutItem` of `E` at `key`.
-    fn put_unknown<E: Entity, S>(&self, key: &PrimaryKey, token: WriteToken, e: S) -> Error
+    fn put_unknown<E: Entity, S>(
+        &self,
+        key: &PrimaryKey,
+        token: WriteToken,
+        answered: Option<WriteToken>,
+        e: S,
+    ) -> Error
     where
         aws_sdk_dynamodb::Error: From<S>,
     {
-        self.outcome_unknown("PutItem", E::TYPE, E::NAMES.show_key(key), E::NAMES.key_item(key), token, false, e)
+        let (text, item) = (E::NAMES.show_key(key), E::NAMES.key_item(key));
+        self.outcome_unknown("PutItem", E::TYPE, text, item, token, answered, false, e)
     }
 
     /// [`Error::OutcomeUnknown`] of a `DeleteItem` of `E` at `key`.
-    fn delete_unknown<E: Entity, S>(&self, key: &PrimaryKey, token: WriteToken, e: S) -> Error
+    fn delete_unknown<E: Entity, S>(
+        &self,
+        key: &PrimaryKey,
+        token: WriteToken,
+        answered: Option<WriteToken>,
+        e: S,
+    ) -> Error
     where
         aws_sdk_dynamodb::Error: From<S>,
     {
-        self.outcome_unknown("DeleteItem", E::TYPE, E::NAMES.show_key(key), E::NAMES.key_item(key), token, true, e)
+        let (text, item) = (E::NAMES.show_key(key), E::NAMES.key_item(key));
+        self.outcome_unknown("DeleteItem", E::TYPE, text, item, token, answered, true, e)
     }
 
     /// The `PutItem` of [`Table::put`] of a stamped item of `E` (no unique fields): it never
@@ -313,14 +329,19 @@ impl Table {
             DeletePlan::Single { key, request } => (key, request),
         };
         let token = WriteToken::new();
-        let (e, lost) = match self.send_write_request(Call::new("DeleteItem", E::TYPE), request, &token, false).await {
+        let item = E::NAMES.show_key(&key);
+        let answered = self.writes().answered.before(&item);
+        let (e, lost) = match self
+            .send_write_request(Call::new("DeleteItem", E::TYPE), request, &token, E::NAMES.pk, &item, answered, false)
+            .await
+        {
             // A resend that found no item: the earlier attempt deleted it, or it was gone.
             Sent::Answered { result: Ok(resp), lost: Some(_) } if resp.attributes.is_none() => {
                 return Ok(Returned::Lost { entity: E::TYPE, key: E::NAMES.show_key(&key) });
             }
             Sent::Answered { result: Ok(resp), .. } => return Ok(returned_option::<E>(resp.attributes)),
             Sent::Answered { result: Err(e), lost } => (e, lost),
-            Sent::Unknown(e) => return Err(self.delete_unknown::<E, _>(&key, token, e)),
+            Sent::Unknown(e) => return Err(self.delete_unknown::<E, _>(&key, token, answered, e)),
         };
         match e {
             SdkError::ServiceError(e) if e.err().is_conditional_check_failed_exception() => {
@@ -328,8 +349,8 @@ impl Table {
                     DeleteItemError::ConditionalCheckFailedException(c) => c.item().filter(|i| !i.is_empty()),
                     _ => None,
                 };
-                if let Some(lost) = lost.filter(|_| deleted_since(old, &token)) {
-                    return Err(self.delete_unknown::<E, _>(&key, token, *lost));
+                if let Some(lost) = lost.filter(|_| deleted_since(old, &token, answered.as_ref())) {
+                    return Err(self.delete_unknown::<E, _>(&key, token, answered, *lost));
                 }
                 let found = old.and_then(|o| crate::owner::other_entity(E::NAMES, o, E::TYPE)).flatten();
                 Err(Error::WrongEntity { expected: E::TYPE, found, key: E::NAMES.show_key(&key) })
@@ -377,10 +398,15 @@ impl Table {
             DeletePlan::Single { key, request } => (key, request),
         };
         let token = WriteToken::new();
-        let (e, lost) = match self.send_write_request(Call::new("DeleteItem", E::TYPE), request, &token, false).await {
+        let item = E::NAMES.show_key(&key);
+        let answered = self.writes().answered.before(&item);
+        let (e, lost) = match self
+            .send_write_request(Call::new("DeleteItem", E::TYPE), request, &token, E::NAMES.pk, &item, answered, false)
+            .await
+        {
             Sent::Answered { result: Ok(resp), .. } => return Ok(returned::<E>(resp.attributes.unwrap_or_default())),
             Sent::Answered { result: Err(e), lost } => (e, lost),
-            Sent::Unknown(e) => return Err(self.delete_unknown::<E, _>(&key, token, e)),
+            Sent::Unknown(e) => return Err(self.delete_unknown::<E, _>(&key, token, answered, e)),
         };
         let resent = lost.is_some();
         match e {
@@ -394,9 +420,9 @@ impl Table {
                     // writer did, after it was sent).
                     None if resent => Ok(Returned::Lost { entity: E::TYPE, key: E::NAMES.show_key(&key) }),
                     None => Err(not_found(&key)),
-                    Some(_) if resent && deleted_since(stored, &token) => match lost {
-                        Some(lost) => Err(self.delete_unknown::<E, _>(&key, token, *lost)),
-                        None => Err(self.delete_unknown::<E, _>(&key, token, SdkError::ServiceError(e))),
+                    Some(_) if resent && deleted_since(stored, &token, answered.as_ref()) => match lost {
+                        Some(lost) => Err(self.delete_unknown::<E, _>(&key, token, answered, *lost)),
+                        None => Err(self.delete_unknown::<E, _>(&key, token, answered, SdkError::ServiceError(e))),
                     },
                     Some(old) => Err(versioning::lost(E::schema(), &key, version, Some(old))),
                 }
@@ -491,8 +517,8 @@ impl Table {
 /// may have been written since the delete's first attempt: its write history is too recent to
 /// say it was there before, so the first attempt may have deleted it and another writer
 /// written it again.
-fn deleted_since(item: Option<&Item>, token: &WriteToken) -> bool {
-    item.is_none_or(|item| crate::write_token::seen_by_delete(item, token) != Seen::NotApplied)
+fn deleted_since(item: Option<&Item>, token: &WriteToken, answered: Option<&WriteToken>) -> bool {
+    item.is_none_or(|item| crate::write_token::seen_by_delete(item, token, answered) != Seen::NotApplied)
 }
 
 /// The stored item that a `PutItem` with `ReturnValuesOnConditionCheckFailure = ALL_OLD` got
@@ -540,7 +566,9 @@ impl<D> Table<D> {
     /// # Errors
     /// [`Error::Key`] / [`Error::Encode`] / [`Error::ItemTooLarge`] (over DynamoDB's 400 KB)
     /// before sending; [`Error::WrongEntity`] when the item under that key is of another entity
-    /// type (nothing is written); [`Error::Sdk`].
+    /// type (nothing is written); [`Error::OutcomeUnknown`] when an attempt lost its answer and
+    /// the library cannot tell whether it was applied (see [`write_token`](crate::write_token));
+    /// [`Error::Sdk`].
     ///
     /// An entity with unique fields is read first and written in a transaction that moves the
     /// guards of changed values ([`unique`](crate::unique)); a value that belongs to another
@@ -588,7 +616,11 @@ impl<D> Table<D> {
     ///
     /// # Errors
     /// The key's encoding error before sending; [`Error::Sdk`]; [`Error::WrongEntity`] when the
-    /// item under that key is of another entity type (nothing is deleted).
+    /// item under that key is of another entity type (nothing is deleted);
+    /// [`Error::OutcomeUnknown`] when an attempt lost its answer and the library cannot tell
+    /// whether it was applied (see [`write_token`](crate::write_token)). A resend that finds no
+    /// item answers `Ok(Returned::Lost { .. })`: the item is gone, and which write removed it is
+    /// not known.
     ///
     /// An entity with unique fields is read first and deleted in one transaction with its
     /// guard items ([`unique`](crate::unique)).

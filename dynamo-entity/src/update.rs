@@ -529,7 +529,9 @@ impl<E: Entity> UpdateRequest<E> {
     /// key and the values set over 400 KB) / [`Error::LimitExceeded`] before sending;
     /// [`Error::NotFound`] when there is no item with this key; [`Error::ConditionFailed`] when
     /// the condition does not hold; [`Error::UpgradeRequired`] (nothing written) when the item
-    /// is stored at an earlier schema version of a versioned entity; [`Error::Sdk`].
+    /// is stored at an earlier schema version of a versioned entity;
+    /// [`Error::OutcomeUnknown`] when an attempt lost its answer and the library cannot tell
+    /// whether it was applied (see [`write_token`](crate::write_token)); [`Error::Sdk`].
     pub async fn send(self) -> Result<Returned<E>, Error> {
         self.send_returning(ReturnValue::AllNew).await
     }
@@ -589,10 +591,15 @@ impl<E: Entity> UpdateRequest<E> {
         let key = p.key.clone();
         let new_item = returning == ReturnValue::AllNew;
         let request = p.request(&table, returning);
+        let item = p.key_text();
+        let answered = table.writes().answered.before(&item);
         let unknown = |p: &PreparedUpdate, e| {
-            table.outcome_unknown("UpdateItem", E::TYPE, p.key_text(), key.clone(), token, false, e)
+            table.outcome_unknown("UpdateItem", E::TYPE, p.key_text(), key.clone(), token, answered, false, e)
         };
-        let (e, lost) = match table.send_write_request(Call::new("UpdateItem", E::TYPE), request, &token, true).await {
+        let (e, lost) = match table
+            .send_write_request(Call::new("UpdateItem", E::TYPE), request, &token, E::NAMES.pk, &item, answered, true)
+            .await
+        {
             Sent::Answered { result: Ok(resp), .. } => return Ok(Ok(resp.attributes.unwrap_or_default())),
             Sent::Answered { result: Err(e), lost } => (e, lost),
             Sent::Unknown(e) => return Err(unknown(&p, e)),
@@ -607,7 +614,7 @@ impl<E: Entity> UpdateRequest<E> {
                 };
                 if let Some(lost) = lost {
                     // No item: the earlier attempt may have updated one deleted since.
-                    match crate::write_token::seen(old.as_ref(), &token) {
+                    match crate::write_token::seen(old.as_ref(), &token, answered.as_ref()) {
                         // The item as the earlier attempt left it: what `ALL_NEW` returns.
                         Seen::Applied { latest: true } if new_item => {
                             return Ok(Ok(old.unwrap_or_default()));

@@ -19,35 +19,49 @@
 //!
 //! | write | the history it leaves |
 //! |---|---|
-//! | update, upsert, increment | shifted: its token in `_w1`, `_w1` in `_w2`, and so on; an entry the item lacked becomes 16 zero bytes ("no write through the library before") |
-//! | create | started: its token in `_w1`, zeros in `_w2` to `_w4` (a create replaced nothing) |
-//! | put, replace | started again: its token in `_w1`, and its time (random part zero) in `_w2` to `_w4`: the history reaches back to this put and no further, since a put replaces the whole item |
+//! | update, upsert, increment | shifted: its token in `_w1`, `_w1` in `_w2`, and so on; an entry the item lacked becomes 16 zero bytes |
+//! | put, create, replace | started again: its token in `_w1` alone (the write replaces the whole item, and its history with it) |
 //!
-//! The history adds 76 bytes to every item the library writes (DynamoDB counts each name and
-//! value): capacity changes only when that takes an item across a 1 KB boundary (writes) or a
-//! 4 KB one (reads).
+//! The history adds 19 bytes to an item a put wrote, and 76 once updates followed (DynamoDB
+//! counts each name and value): capacity changes only when that takes an item across a 1 KB
+//! boundary (writes) or a 4 KB one (reads).
 //!
-//! # What a resend does
+//! **How far a history reaches back.** Its real entries come first, newest first; zeros and
+//! absent entries after them say nothing about what came before. The history reaches back to
+//! its oldest real entry and no further: the item may have been put, created, or deleted and
+//! created again just before it. It also reaches back to before a write when it holds the token
+//! of a write to the item that the same handle (or a clone of it) got an answer for before that
+//! write's first attempt: that one was applied first. An item with no history at all (written
+//! by another client, a transaction, a batch or a handle without write tokens) is judged as if
+//! its history reached back (see the limits).
 //!
-//! | the attempt before | the library |
+//! # Each attempt's condition
+//!
+//! | attempt | the library adds to the write's own condition |
 //! |---|---|
-//! | throttled (`ProvisionedThroughputExceededException`, `ThrottlingException`, `RequestLimitExceeded`), or a `ReplicatedWriteConflictException` | sends the same request again: it was not applied |
-//! | lost its answer (HTTP 5xx, a timeout, a connection failure) | sends it again with one more condition: the token is not in the history, and the history reaches back to before the first attempt (its oldest entry is over [`RESEND_MARGIN`] older than the first attempt) |
+//! | the first | the token is not in the history (a first attempt that reaches DynamoDB after its own resend was applied is refused) |
+//! | after a throttled one (`ProvisionedThroughputExceededException`, `ThrottlingException`, `RequestLimitExceeded`, `ReplicatedWriteConflictException`) | the same: the throttled attempt was not applied |
+//! | after one that lost its answer (HTTP 5xx, a timeout, a connection failure): a resend, sent at once | the token is not in the history, and the history reaches back to before the first attempt (by over [`RESEND_MARGIN`], or to a write the handle got an answer for before it), or there is no item |
 //!
-//! When that condition fails, DynamoDB returns the item (`ReturnValuesOnConditionCheckFailure =
+//! When a resend's condition fails, DynamoDB returns the item (`ReturnValuesOnConditionCheckFailure =
 //! ALL_OLD`) and the library reads its history:
 //!
-//! | the history | the answer |
+//! | the item | the answer |
 //! |---|---|
-//! | holds the token | the first attempt was applied: `Ok`, with the item it left when its token is the latest (an update's new item); with [`Returned::Lost`](crate::error::Returned::Lost) where the returned item is not known |
-//! | reaches back, without the token | it was not applied: the write's own error (version conflict, condition failed, ...) |
-//! | is too recent to tell: its oldest entry is less than [`RESEND_MARGIN`] older than the first attempt (four writes, or a put or replace, within that margin before the first attempt or after it) | [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown) |
-//! | there is no item (an update or replace, which needs one; a versioned put) | [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown): the first attempt may have been applied to an item deleted since |
+//! | its history holds the token | the first attempt was applied: `Ok`, with the item it left when its token is the latest (an update's new item); with [`Returned::Lost`](crate::error::Returned::Lost) where the returned item is not known |
+//! | its history reaches back, without the token | it was not applied: the write's own error (version conflict, condition failed, ...) |
+//! | its history is too recent to tell (four writes, or another handle's put or create, within [`RESEND_MARGIN`] before the first attempt or after it) | [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown) |
+//! | there is none (an update or replace, which needs one; a versioned put) | [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown): the first attempt may have been applied to an item deleted since |
 //!
 //! When every attempt lost its answer, the write is [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown) too. Its
 //! source is the error of the first attempt that lost its answer. Its [`Pending`] goes to
 //! [`Table::resolve`](crate::Table::resolve) on a handle of the same table, which reads the
-//! item (strongly consistent) and answers [`Resolved`].
+//! item (strongly consistent) and answers [`Resolved`] by the same rules.
+//!
+//! A delete leaves no item to hold its token: its resend is conditional on the history only
+//! (it reaches back to before the first attempt, or there is no item). An item whose history
+//! is too recent may stand where the delete removed one: [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown).
+//! An absent item answers [`Returned::Lost`](crate::error::Returned::Lost).
 //!
 //! # Attempts
 //!
@@ -56,24 +70,20 @@
 //! with the SDK's own retries off for these requests. A throttled attempt waits the library's
 //! backoff ([`retry`](crate::retry)); an attempt that lost its answer is resent at once.
 //!
-//! Transactions and the writes of entities with unique fields (`TransactWriteItems`) add
-//! nothing to items: DynamoDB's `ClientRequestToken` makes their resends safe (see
-//! [`transact`](crate::transact)).
-//!
-//! A delete leaves no item to hold its token: its resend is conditional on the history only. An
-//! item still there whose oldest real entry (the one before the zeros: its creation, for an
-//! item created since) is older than the first attempt by the margin was not deleted by it; an
-//! item created or put since may stand where the delete removed one, and the library cannot
-//! tell. An absent item answers [`Returned::Lost`](crate::error::Returned::Lost).
+//! Transactions, batch writes and the writes of entities with unique fields add nothing to
+//! items: DynamoDB's `ClientRequestToken` makes a transaction's resends safe (see
+//! [`transact`](crate::transact)), and a batch says which writes may have been applied
+//! ([`batch`](crate::batch)). A put of theirs leaves an item with no history.
 //!
 //! # Limits
 //!
 //! | case | what happens |
 //! |---|---|
-//! | a busy item: four writes, or a put or replace, within [`RESEND_MARGIN`] (1 s) before the first attempt or after it (for a delete, also a create) | the library cannot tell, and says so ([`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown); [`Resolved::CannotTell`]), even for an attempt that was not applied. An item written four times a second or more cannot recover a lost answer this way |
+//! | a busy or new item: four writes, or another handle's put or create, within [`RESEND_MARGIN`] (1 s) before the first attempt or after it | the library cannot tell, and says so ([`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown); [`Resolved::CannotTell`]), even for an attempt that was not applied. An item written four times a second or more cannot recover a lost answer this way |
+//! | a writer that writes no history (another client, a transaction, a batch write, a handle without write tokens) replaces the item, or deletes and creates it, between the first attempt and the resend | its item has no history: the resend judges the first attempt not applied, and a write applied before the replacement is applied again to the new item (a delete deletes it) |
 //! | clocks and delays | the writers' clocks must agree within [`RESEND_MARGIN`], and a write must be applied within it of its call's start, when its token is made. A write throttled for longer (its attempts wait out their backoff) is applied later than its token says; four such late writes to one item could push a concurrent write's token out of the history unseen |
 //! | another writer deletes the item between the first attempt and the resend | DynamoDB keeps nothing of a deleted item. A resend of a write that may create the item (put, create, upsert, increment) finds none and creates it, as if it came after the delete, even when the first attempt was applied before it. A write that needs the item says [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown); a delete answers [`Returned::Lost`](crate::error::Returned::Lost) |
-//! | a writer that is not the library replaces the item (a `PutItem` of its own) | its item has no history: a resend finds none and is judged as not applied |
+//! | a delete's first attempt that reaches DynamoDB after its resend | it carries no token to refuse it: it deletes what stands at the key then |
 //! | [`Table::without_write_tokens`](crate::Table::without_write_tokens) | adds nothing to items: a write whose answer is lost is not sent again ([`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown)) |
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -85,9 +95,11 @@ use crate::schema::Item;
 /// The attributes of an item's write history, newest first.
 pub const HISTORY: [&str; 4] = ["_w1", "_w2", "_w3", "_w4"];
 
-/// The bytes a history adds to an item by DynamoDB's rules: four names of 3 bytes and four
-/// 16-byte tokens.
-pub(crate) const HISTORY_BYTES: usize = 4 * (3 + 16);
+/// The bytes a put's history adds to an item by DynamoDB's rules: `_w1` and 16 bytes.
+pub(crate) const PUT_HISTORY_BYTES: usize = 3 + 16;
+
+/// The bytes a whole history adds to an item: four names of 3 bytes and four 16-byte tokens.
+pub(crate) const HISTORY_BYTES: usize = 4 * PUT_HISTORY_BYTES;
 
 /// Their placeholders in the library's expressions.
 const HISTORY_NAMES: [&str; 4] = ["#w1", "#w2", "#w3", "#w4"];
@@ -165,17 +177,11 @@ fn now_millis() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
 
-/// Starts the history of `item`, the whole item a put writes, with `token` in `_w1`. A create
-/// (`created`: written only where there was no item) replaced nothing: `_w2` to `_w4` are zero,
-/// as an update leaves them on an item without a history. A put or replace may have replaced an
-/// item, and what its history held goes with it: `_w2` to `_w4` hold the token's time (random
-/// part zero), so the history reaches back to the put and no further.
-pub(crate) fn put_history(item: &mut Item, token: &WriteToken, created: bool) {
+/// Starts the history of `item`, the whole item a put, create or replace writes, with `token`
+/// in `_w1`: the write replaces the item, and what its history held goes with it. The history
+/// then reaches back to this write and no further (see [`seen`]).
+pub(crate) fn put_history(item: &mut Item, token: &WriteToken) {
     item.insert(HISTORY[0].to_owned(), token.value());
-    let start = if created { WriteToken([0; 16]) } else { WriteToken::at(token.millis(), 0) }.value();
-    for attribute in &HISTORY[1..] {
-        item.insert((*attribute).to_owned(), start.clone());
-    }
 }
 
 /// The `SET` actions that shift an item's history and make `token` its latest entry, with their
@@ -207,33 +213,94 @@ fn add_names(names: &mut std::collections::HashMap<String, String>) {
     }
 }
 
-/// The condition a resend adds to its own, ANDed, with its names and values: the token is not
-/// in the history, and the history reaches back to before the first attempt. A delete
-/// (`with_token: false`) checks the history only.
-pub(crate) fn resend_condition(
+/// Which attempt of a write a condition is for ([`guard`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Attempt {
+    /// The first attempt of a write that leaves its token: the token is not in the history
+    /// yet (a first attempt that reaches DynamoDB after its own resend was applied is refused).
+    First,
+    /// A resend of a write that leaves its token: not in the history, and the history reaches
+    /// back to before the first attempt (or there is no item, which a write that needs one
+    /// refuses by its own condition).
+    Resend,
+    /// A resend of a delete: the history reaches back to before the first attempt, or there
+    /// is no item.
+    DeleteResend,
+}
+
+/// The history's part of `attempt`'s condition, ANDed to the write's own `condition`, with its
+/// names and values; `key` is a key attribute of the item (an item that exists has it);
+/// `answered` the token of the item's write the handle got an answer for before the first
+/// attempt.
+///
+/// The history reaches back to before the first attempt when it holds `answered`, when its
+/// oldest real entry (the last present and not zero: entries are the newest first, zeros after
+/// the real ones) is older than the token's floor, or when the item has none (written by a
+/// client that writes no history: see the limits). Zero entries reach back to nothing: the item
+/// may have been deleted and created again just before.
+pub(crate) fn guard(
     condition: Option<&str>,
     names: &mut std::collections::HashMap<String, String>,
     values: &mut std::collections::HashMap<String, AttributeValue>,
     token: &WriteToken,
-    with_token: bool,
+    key: &str,
+    answered: Option<&WriteToken>,
+    attempt: Attempt,
 ) -> String {
     add_names(names);
-    values.insert(":wf".to_owned(), token.floor().value());
-    let own = if with_token {
+    let not_in = "NOT (:wt IN (#w1, #w2, #w3, #w4))";
+    if attempt != Attempt::DeleteResend {
         values.insert(":wt".to_owned(), token.value());
-        "NOT (:wt IN (#w1, #w2, #w3, #w4)) AND (attribute_not_exists(#w4) OR #w4 < :wf)".to_owned()
+    }
+    let own = if attempt == Attempt::First {
+        not_in.to_owned()
     } else {
-        // A delete: the item's oldest real entry (the last before the zeros, which an item
-        // created since would start with) is older than the floor, or it has no history.
+        names.insert("#wk".to_owned(), key.to_owned());
+        values.insert(":wf".to_owned(), token.floor().value());
         values.insert(":wz".to_owned(), WriteToken([0; 16]).value());
-        "(attribute_not_exists(#w1) OR (#w4 > :wz AND #w4 < :wf) OR (#w4 = :wz AND #w3 > :wz AND #w3 < :wf) \
-         OR (#w3 = :wz AND #w2 > :wz AND #w2 < :wf) OR (#w2 = :wz AND #w1 < :wf))"
-            .to_owned()
+        let known = match answered {
+            Some(answered) => {
+                values.insert(":wa".to_owned(), answered.value());
+                " OR :wa IN (#w1, #w2, #w3, #w4)"
+            }
+            None => "",
+        };
+        let reaches_back = format!(
+            "(attribute_not_exists(#wk) OR attribute_not_exists(#w1){known} OR (#w4 > :wz AND #w4 < :wf) \
+             OR ((attribute_not_exists(#w4) OR #w4 = :wz) AND #w3 > :wz AND #w3 < :wf) \
+             OR ((attribute_not_exists(#w3) OR #w3 = :wz) AND #w2 > :wz AND #w2 < :wf) \
+             OR ((attribute_not_exists(#w2) OR #w2 = :wz) AND #w1 > :wz AND #w1 < :wf))"
+        );
+        if attempt == Attempt::Resend { format!("{not_in} AND {reaches_back}") } else { reaches_back }
     };
     match condition {
+        // DynamoDB refuses redundant parentheses: a condition in one pair keeps it alone.
+        Some(c) if enclosed(c) => format!("{c} AND {own}"),
         Some(c) if !c.is_empty() => format!("({c}) AND {own}"),
         _ => own,
     }
+}
+
+/// Whether `c` is enclosed whole in one pair of parentheses, as `(a OR b)` is and `(a) OR (b)`
+/// is not.
+fn enclosed(c: &str) -> bool {
+    if !c.starts_with('(') {
+        return false;
+    }
+    let mut depth = 0usize;
+    for (i, b) in c.bytes().enumerate() {
+        match b {
+            b'(' => depth += 1,
+            b')' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i == c.len() - 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// What an item's history says of the write with `token`.
@@ -243,39 +310,45 @@ pub(crate) enum Seen {
     Applied { latest: bool },
     /// The history reaches back to before the write and does not hold it: not applied.
     NotApplied,
-    /// The history is too recent (a busy item, or a put after the write), or there is no item
-    /// (the write may have been applied to one deleted since): it cannot tell.
+    /// The history is too recent (a busy item, a put or create since), there is none (another
+    /// client's write), or there is no item (the write may have been applied to one deleted
+    /// since): it cannot tell.
     CannotTell,
 }
 
-/// What the history of `item` says of a delete with `token` whose resend found it: whether
-/// it was written since the delete's first attempt (`CannotTell`: it may have been deleted by
-/// it and created again) or its oldest real entry (the last before the zeros an item created
-/// since starts with) is older than the floor (`NotApplied`). An item without a history is
-/// judged not deleted by it.
-pub(crate) fn seen_by_delete(item: &Item, token: &WriteToken) -> Seen {
-    let entries: Vec<Option<WriteToken>> = HISTORY.iter().map(|a| item.get(*a).and_then(WriteToken::read)).collect();
-    let zero = WriteToken([0; 16]);
-    let oldest = entries.iter().flatten().take_while(|e| **e != zero).last();
-    match oldest {
-        None => Seen::NotApplied,
-        Some(oldest) if *oldest < token.floor() => Seen::NotApplied,
-        Some(_) => Seen::CannotTell,
-    }
+/// The entries of `item`'s history, newest first (`None`: absent, or not a token).
+fn entries(item: &Item) -> [Option<WriteToken>; 4] {
+    HISTORY.map(|a| item.get(a).and_then(WriteToken::read))
 }
 
-/// What the history of `item` (`None`: no item) says of the write with `token`.
-pub(crate) fn seen(item: Option<&Item>, token: &WriteToken) -> Seen {
+/// Whether the history `entries` reaches back to before the write with `token` (see [`guard`]):
+/// it holds `answered`, its oldest real entry (the last present and not zero) is older than the
+/// token's floor, or there is none (no `_w1`).
+fn reaches_back(entries: &[Option<WriteToken>; 4], token: &WriteToken, answered: Option<&WriteToken>) -> bool {
+    if entries[0].is_none() || answered.is_some_and(|a| entries.contains(&Some(*a))) {
+        return true;
+    }
+    let zero = WriteToken([0; 16]);
+    let oldest = entries.iter().map_while(|e| e.filter(|t| *t != zero)).last();
+    oldest.is_some_and(|oldest| oldest < token.floor())
+}
+
+/// What the history of `item` (`None`: no item) says of the write with `token` (`answered`: see
+/// [`guard`]).
+pub(crate) fn seen(item: Option<&Item>, token: &WriteToken, answered: Option<&WriteToken>) -> Seen {
     let Some(item) = item else { return Seen::CannotTell };
-    let entries: Vec<Option<WriteToken>> = HISTORY.iter().map(|a| item.get(*a).and_then(WriteToken::read)).collect();
+    let entries = entries(item);
     if let Some(at) = entries.iter().position(|e| e.as_ref() == Some(token)) {
         return Seen::Applied { latest: at == 0 };
     }
-    match entries[3] {
-        None => Seen::NotApplied,
-        Some(oldest) if oldest < token.floor() => Seen::NotApplied,
-        Some(_) => Seen::CannotTell,
-    }
+    if reaches_back(&entries, token, answered) { Seen::NotApplied } else { Seen::CannotTell }
+}
+
+/// What the history of `item`, which a delete with `token` found still there, says of it: not
+/// applied when the history reaches back to before the delete; otherwise the item may stand
+/// where the delete removed one.
+pub(crate) fn seen_by_delete(item: &Item, token: &WriteToken, answered: Option<&WriteToken>) -> Seen {
+    if reaches_back(&entries(item), token, answered) { Seen::NotApplied } else { Seen::CannotTell }
 }
 
 /// What the library knows of a write whose outcome it could not learn, to find it later with
@@ -303,7 +376,7 @@ pub struct Pending {
 pub(crate) enum PendingWrite {
     /// A single-item write: the item's primary key attributes, the write's token (`None` on a
     /// handle without write tokens) and whether it was a delete.
-    Item { key: Item, token: WriteToken, tokens: bool, delete: bool },
+    Item { key: Item, token: WriteToken, tokens: bool, delete: bool, answered: Option<WriteToken> },
     /// A `TransactWriteItems` (a transaction, or a write of an entity with unique fields): the
     /// request as it was sent, with its `ClientRequestToken` (`token`), and when its first
     /// attempt was sent (DynamoDB's idempotency window counts from then; see
@@ -381,34 +454,6 @@ pub enum Resolved {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_history_a_put_started_reaches_back_to_the_put_and_no_further() {
-        let ours = WriteToken::at(10_000, 7);
-        let put = |ms: u64| {
-            let mut item = Item::new();
-            put_history(&mut item, &WriteToken::at(ms, 1), false);
-            item
-        };
-        // A put 10 ms before the write: within the margin, it may have come after the write
-        // and replaced what it did. A put 1.5 s before: the history covers the write.
-        assert_eq!(seen(Some(&put(9_990)), &ours), Seen::CannotTell);
-        assert_eq!(seen(Some(&put(8_500)), &ours), Seen::NotApplied);
-        // Its entries: the token, then its time three times.
-        let stored = put(8_500);
-        let entries: Vec<Option<WriteToken>> =
-            HISTORY.iter().map(|a| stored.get(*a).and_then(WriteToken::read)).collect();
-        let start = Some(WriteToken::at(8_500, 0));
-        assert_eq!(entries, vec![Some(WriteToken::at(8_500, 1)), start, start, start]);
-        // Three updates after an old put still reach back to it; the newest three are recent.
-        let updated = item(&[
-            WriteToken::at(10_003, 1),
-            WriteToken::at(10_002, 1),
-            WriteToken::at(10_001, 1),
-            WriteToken::at(8_500, 1),
-        ]);
-        assert_eq!(seen(Some(&updated), &ours), Seen::NotApplied);
-    }
-
     fn item(entries: &[WriteToken]) -> Item {
         let mut item = Item::new();
         for (attribute, token) in HISTORY.iter().zip(entries) {
@@ -417,47 +462,56 @@ mod tests {
         item
     }
 
-    #[test]
-    fn a_created_history_reaches_back_to_the_start_but_not_for_a_delete() {
-        let ours = WriteToken::at(10_000, 7);
-        let mut created = Item::new();
-        put_history(&mut created, &WriteToken::at(9_990, 1), true);
-        let entries: Vec<Option<WriteToken>> =
-            HISTORY.iter().map(|a| created.get(*a).and_then(WriteToken::read)).collect();
-        let zero = Some(WriteToken([0; 16]));
-        assert_eq!(entries, vec![Some(WriteToken::at(9_990, 1)), zero, zero, zero]);
-        // A create replaced nothing: a write judged against it was not applied before it.
-        assert_eq!(seen(Some(&created), &ours), Seen::NotApplied);
-        // A delete may have removed the item this one was created in the place of.
-        assert_eq!(seen_by_delete(&created, &ours), Seen::CannotTell);
-        let mut old = Item::new();
-        put_history(&mut old, &WriteToken::at(8_000, 1), true);
-        assert_eq!(seen_by_delete(&old, &ours), Seen::NotApplied);
-        // Updated twice since its creation at 8,000: still created long before.
-        let updated = item(&[WriteToken::at(10_002, 1), WriteToken::at(9_500, 1), WriteToken::at(8_000, 1)]);
-        let mut updated = updated;
-        updated.insert(HISTORY[3].to_owned(), WriteToken([0; 16]).value());
-        assert_eq!(seen_by_delete(&updated, &ours), Seen::NotApplied);
-        // Another client's item, without a history.
-        assert_eq!(seen_by_delete(&Item::new(), &ours), Seen::NotApplied);
-    }
+    const ZERO: WriteToken = WriteToken([0; 16]);
 
     #[test]
     fn the_history_says_applied_not_applied_or_cannot_tell() {
         let ours = WriteToken::at(10_000, 7);
-        let before = |ms: u64| WriteToken::at(ms, 1);
+        let at = |ms: u64| WriteToken::at(ms, 1);
         // Ours is the latest, or a later write came after it.
-        assert_eq!(seen(Some(&item(&[ours, before(9_000)])), &ours), Seen::Applied { latest: true });
-        assert_eq!(seen(Some(&item(&[before(10_001), ours])), &ours), Seen::Applied { latest: false });
-        // No item: it may have been deleted after the write was applied.
-        assert_eq!(seen(None, &ours), Seen::CannotTell);
-        // No history (another client's item), or a history reaching back past the margin.
-        assert_eq!(seen(Some(&Item::new()), &ours), Seen::NotApplied);
-        let old = [before(10_002), before(10_001), before(9_500), before(8_999)];
-        assert_eq!(seen(Some(&item(&old)), &ours), Seen::NotApplied);
-        // The oldest entry inside the margin: four writes since, maybe ours among those pushed out.
-        let recent = [before(10_003), before(10_002), before(10_001), before(9_000)];
-        assert_eq!(seen(Some(&item(&recent)), &ours), Seen::CannotTell);
+        assert_eq!(seen(Some(&item(&[ours, at(9_000)])), &ours, None), Seen::Applied { latest: true });
+        assert_eq!(seen(Some(&item(&[at(10_001), ours])), &ours, None), Seen::Applied { latest: false });
+        // A full history whose oldest entry is past the margin: not applied.
+        let old = [at(10_002), at(10_001), at(9_500), at(8_999)];
+        assert_eq!(seen(Some(&item(&old)), &ours, None), Seen::NotApplied);
+        // Four writes within the margin: ours may be among those pushed out.
+        let recent = [at(10_003), at(10_002), at(10_001), at(9_000)];
+        assert_eq!(seen(Some(&item(&recent)), &ours, None), Seen::CannotTell);
+        // No item: it may have been deleted after the write. No history: another client's item,
+        // judged not applied (a limit of the module).
+        assert_eq!(seen(None, &ours, None), Seen::CannotTell);
+        assert_eq!(seen(Some(&Item::new()), &ours, None), Seen::NotApplied);
+        // A recent history that holds a write the handle got an answer for before the first
+        // attempt reaches back to before it.
+        let answered = at(9_990);
+        assert_eq!(seen(Some(&item(&[answered])), &ours, None), Seen::CannotTell);
+        assert_eq!(seen(Some(&item(&[answered])), &ours, Some(&answered)), Seen::NotApplied);
+        assert_eq!(seen(Some(&item(&[at(9_995), answered, ZERO, ZERO])), &ours, Some(&answered)), Seen::NotApplied);
+    }
+
+    #[test]
+    fn a_history_reaches_back_to_its_oldest_real_entry_and_no_further() {
+        let ours = WriteToken::at(10_000, 7);
+        let at = |ms: u64| WriteToken::at(ms, 1);
+        // A put or create: `_w1` alone, its own time the history's start.
+        let mut put = Item::new();
+        put_history(&mut put, &at(9_990));
+        assert_eq!(put.len(), 1);
+        assert_eq!(seen(Some(&put), &ours, None), Seen::CannotTell, "10 ms before: it may have replaced the write");
+        let mut old = Item::new();
+        put_history(&mut old, &at(8_500));
+        assert_eq!(seen(Some(&old), &ours, None), Seen::NotApplied);
+        // Updates after it fill the entries they lack with zeros, which reach back to nothing.
+        assert_eq!(seen(Some(&item(&[at(10_003), at(9_990), ZERO, ZERO])), &ours, None), Seen::CannotTell);
+        assert_eq!(seen(Some(&item(&[at(10_003), at(10_001), at(8_500), ZERO])), &ours, None), Seen::NotApplied);
+        // A delete judges the same history without a token of its own.
+        assert_eq!(seen_by_delete(&item(&[at(9_990), ZERO, ZERO, ZERO]), &ours, None), Seen::CannotTell);
+        assert_eq!(seen_by_delete(&item(&[at(10_003), at(8_500), ZERO, ZERO]), &ours, None), Seen::NotApplied);
+        assert_eq!(seen_by_delete(&Item::new(), &ours, None), Seen::NotApplied);
+        // A value that is not a token ends the real entries.
+        let mut odd = item(&[at(10_003)]);
+        odd.insert(HISTORY[1].to_owned(), AttributeValue::S("x".into()));
+        assert_eq!(seen(Some(&odd), &ours, None), Seen::CannotTell);
     }
 
     #[test]
@@ -473,5 +527,42 @@ mod tests {
         assert_eq!(with_shift("SET a = :v REMOVE b", "S"), "SET S, a = :v REMOVE b");
         assert_eq!(with_shift("REMOVE b", "S"), "SET S REMOVE b");
         assert_eq!(with_shift("ADD n :one", "S"), "SET S ADD n :one");
+    }
+
+    #[test]
+    fn a_condition_in_one_pair_of_parentheses_is_not_wrapped_again() {
+        assert!(enclosed("(a OR b)"));
+        assert!(enclosed("((a) OR (b))"));
+        assert!(!enclosed("(a) OR (b)"));
+        assert!(!enclosed("attribute_not_exists(#pk)"));
+        let token = WriteToken::at(10_000, 7);
+        let (mut names, mut values) = (Default::default(), Default::default());
+        let first = guard(Some("(a OR b)"), &mut names, &mut values, &token, "PK", None, Attempt::First);
+        assert_eq!(first, "(a OR b) AND NOT (:wt IN (#w1, #w2, #w3, #w4))");
+    }
+
+    #[test]
+    fn each_attempt_has_its_guard() {
+        let token = WriteToken::at(10_000, 7);
+        let (mut names, mut values) = (Default::default(), Default::default());
+        let first = guard(Some("a = :a"), &mut names, &mut values, &token, "PK", None, Attempt::First);
+        assert_eq!(first, "(a = :a) AND NOT (:wt IN (#w1, #w2, #w3, #w4))");
+        assert_eq!(values.len(), 1);
+        let resend =
+            guard(None, &mut names, &mut values, &token, "PK", Some(&WriteToken::at(9_990, 1)), Attempt::Resend);
+        assert!(
+            resend.starts_with(
+                "NOT (:wt IN (#w1, #w2, #w3, #w4)) AND (attribute_not_exists(#wk) OR attribute_not_exists(#w1) OR :wa IN \
+                 (#w1, #w2, #w3, #w4) OR "
+            ),
+            "{resend}"
+        );
+        assert_eq!(names.get("#wk").map(String::as_str), Some("PK"));
+        assert_eq!(values.get(":wf"), Some(&WriteToken::at(9_000, 0).value()));
+        let delete = guard(None, &mut names, &mut values, &token, "PK", None, Attempt::DeleteResend);
+        assert!(
+            delete.starts_with("(attribute_not_exists(#wk) OR attribute_not_exists(#w1) OR (#w4 > :wz"),
+            "{delete}"
+        );
     }
 }

@@ -570,7 +570,7 @@ pub enum Error {
         key: String,
         /// What identifies the write, for [`Table::resolve`](crate::Table::resolve).
         pending: Box<crate::write_token::Pending>,
-        /// The last attempt's error.
+        /// The error of the first attempt that lost its answer.
         #[source]
         source: Box<aws_sdk_dynamodb::Error>,
     },

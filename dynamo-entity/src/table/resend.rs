@@ -7,7 +7,10 @@
 //! [`Retrying::run`](crate::table::exec::Retrying), with as many attempts as the SDK client's
 //! retry configuration allows (3 by default).
 
+use std::collections::HashMap;
 use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::http::HttpResponse;
@@ -31,6 +34,8 @@ pub(crate) struct Writes {
     pub(crate) tokens: bool,
     /// The attempts of one write: the SDK client's number of attempts, the library's backoff.
     pub(crate) policy: RetryPolicy,
+    /// The writes this handle (and its clones) got answers for a moment ago.
+    pub(crate) answered: Arc<Answered>,
 }
 
 impl Writes {
@@ -39,7 +44,49 @@ impl Writes {
         let config = client.config();
         let attempts = config.retry_config().map_or(3, RetryConfig::max_attempts);
         let client = Client::from_conf(config.to_builder().retry_config(RetryConfig::disabled()).build());
-        Writes { client, tokens: true, policy: RetryPolicy::DEFAULT.max_attempts(attempts) }
+        Writes { client, tokens: true, policy: RetryPolicy::DEFAULT.max_attempts(attempts), answered: Arc::default() }
+    }
+}
+
+/// The writes a handle got answers for in the last moments, by item (its key as `PK=… SK=…`):
+/// the token of the latest one of each item. A write answered before another write's first
+/// attempt was sent was applied before it; a history that holds its token reaches back to
+/// before that other write, however recent the token's time (see
+/// [`write_token`](crate::write_token)). Entries are kept for twice
+/// [`RESEND_MARGIN`](crate::write_token::RESEND_MARGIN): an older answer's token is past the
+/// margin anyway.
+#[derive(Debug, Default)]
+pub(crate) struct Answered {
+    recent: Mutex<HashMap<String, (WriteToken, Instant)>>,
+}
+
+impl Answered {
+    /// How long an answer is kept.
+    const KEEP: Duration = Duration::from_secs(2 * crate::write_token::RESEND_MARGIN.as_secs());
+
+    fn recent(&self) -> std::sync::MutexGuard<'_, HashMap<String, (WriteToken, Instant)>> {
+        self.recent.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The token of the latest write of `key` answered in the last moments.
+    pub(crate) fn before(&self, key: &str) -> Option<WriteToken> {
+        self.recent().get(key).filter(|(_, at)| at.elapsed() < Self::KEEP).map(|(token, _)| *token)
+    }
+
+    /// A write of `key` with `token` was answered (`None`: a delete, the item is gone).
+    fn record(&self, key: &str, token: Option<WriteToken>) {
+        let mut recent = self.recent();
+        if recent.len() >= 4096 {
+            recent.retain(|_, (_, at)| at.elapsed() < Self::KEEP);
+        }
+        match token {
+            Some(token) => {
+                recent.insert(key.to_owned(), (token, Instant::now()));
+            }
+            None => {
+                recent.remove(key);
+            }
+        }
     }
 }
 
@@ -85,7 +132,7 @@ fn attempted<E: ProvideErrorMetadata>(error: &SdkError<E, HttpResponse>) -> Atte
 pub(crate) enum Sent<O, E> {
     /// DynamoDB answered. `lost`: the error of an earlier attempt that lost its answer (the
     /// first one), so this one carried the resend condition
-    /// ([`write_token::resend_condition`](crate::write_token::resend_condition)), and a failed
+    /// ([`write_token::guard`](crate::write_token::guard)), and a failed
     /// condition must be read with [`write_token::seen`](crate::write_token::seen); an
     /// [`Error::OutcomeUnknown`] then names that lost attempt's error as its source.
     Answered { result: Result<O, SdkError<E, HttpResponse>>, lost: Option<Box<SdkError<E, HttpResponse>>> },
@@ -169,10 +216,16 @@ pub(crate) trait WriteRequest: Clone + Send + 'static {
     type Output: Consumed + Send + 'static;
     /// The SDK's operation error.
     type Error: ProvideErrorMetadata + Send + 'static;
-    /// The request as a resend of the write with `token` sends it: its condition ANDed with
-    /// [`write_token::resend_condition`](crate::write_token::resend_condition), returning the
+    /// The request as `attempt` of the write with `token` sends it: its condition ANDed with
+    /// [`write_token::guard`](crate::write_token::guard) (`key`: a key attribute), returning the
     /// item when it fails.
-    fn resend(self, token: &WriteToken, with_token: bool) -> Self;
+    fn guarded(
+        self,
+        token: &WriteToken,
+        key: &str,
+        answered: Option<&WriteToken>,
+        attempt: crate::write_token::Attempt,
+    ) -> Self;
     /// Sends it through `client`.
     fn send(self, client: Client) -> Attempt<Self::Output, Self::Error>;
 }
@@ -182,15 +235,23 @@ macro_rules! write_request {
         impl WriteRequest for $builder {
             type Output = $output;
             type Error = $error;
-            fn resend(self, token: &WriteToken, with_token: bool) -> Self {
+            fn guarded(
+                self,
+                token: &WriteToken,
+                key: &str,
+                answered: Option<&WriteToken>,
+                attempt: crate::write_token::Attempt,
+            ) -> Self {
                 let mut names = self.get_expression_attribute_names().clone().unwrap_or_default();
                 let mut values = self.get_expression_attribute_values().clone().unwrap_or_default();
-                let condition = crate::write_token::resend_condition(
+                let condition = crate::write_token::guard(
                     self.get_condition_expression().as_deref(),
                     &mut names,
                     &mut values,
                     token,
-                    with_token,
+                    key,
+                    answered,
+                    attempt,
                 );
                 self.condition_expression(condition)
                     .set_expression_attribute_names(Some(names))
@@ -218,26 +279,52 @@ write_request!(
 
 impl Table {
     /// Sends the single-item write `request` of the write with `token` (see
-    /// [`send_write`](Self::send_write)): a resend carries the resend condition (`with_token`:
-    /// the token's; a delete's checks the history only).
+    /// [`send_write`](Self::send_write)) on the item `item` (its key as `PK=… SK=…`), whose key
+    /// attribute is `key`, each attempt with its guard
+    /// ([`write_token::guard`](crate::write_token::guard)): a write that leaves its token
+    /// (`with_token`) guards every attempt against its token being in the history already, a
+    /// resend also against a history too recent to tell; a delete guards its resends only.
+    /// `answered`: the item's write this handle got an answer for before
+    /// ([`Answered::before`], taken before the call). A handle without write tokens sends the
+    /// request as it is.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) async fn send_write_request<R: WriteRequest>(
         &self,
         call: Call,
         request: R,
         token: &WriteToken,
+        key: &'static str,
+        item: &str,
+        answered: Option<WriteToken>,
         with_token: bool,
     ) -> Sent<R::Output, R::Error> {
+        use crate::write_token::Attempt;
         let client = self.write_client().clone();
-        let token = *token;
-        self.send_write(call, move |resend| {
-            let request = if resend { request.clone().resend(&token, with_token) } else { request.clone() };
-            request.send(client.clone())
-        })
-        .await
+        let (token, tokens) = (*token, self.writes().tokens);
+        let sent = self
+            .send_write(call, move |resend| {
+                let attempt = match (resend, with_token) {
+                    (false, true) => Some(Attempt::First),
+                    (false, false) => None,
+                    (true, true) => Some(Attempt::Resend),
+                    (true, false) => Some(Attempt::DeleteResend),
+                };
+                let request = match attempt.filter(|_| tokens) {
+                    Some(attempt) => request.clone().guarded(&token, key, answered.as_ref(), attempt),
+                    None => request.clone(),
+                };
+                request.send(client.clone())
+            })
+            .await;
+        if tokens && matches!(sent, Sent::Answered { result: Ok(_), .. }) {
+            self.writes().answered.record(item, with_token.then_some(token));
+        }
+        sent
     }
 
     /// [`Error::OutcomeUnknown`] for the write with `token` of the item `key` (its primary key
-    /// attributes; `key_text` as `PK=… SK=…`), from the error of its last attempt.
+    /// attributes; `key_text` as `PK=… SK=…`; `answered`: as for
+    /// [`send_write_request`](Self::send_write_request)), from `error`.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn outcome_unknown<E>(
         &self,
@@ -246,6 +333,7 @@ impl Table {
         key_text: String,
         key: Item,
         token: WriteToken,
+        answered: Option<WriteToken>,
         delete: bool,
         error: E,
     ) -> Error
@@ -257,7 +345,7 @@ impl Table {
             operation,
             entity,
             key_text: key_text.clone(),
-            write: PendingWrite::Item { key, token, tokens: self.writes().tokens, delete },
+            write: PendingWrite::Item { key, token, tokens: self.writes().tokens, delete, answered },
         };
         Error::OutcomeUnknown {
             operation,
@@ -272,8 +360,8 @@ impl Table {
 impl Table {
     /// The item part of [`Table::resolve`]: reads the item and its write history.
     pub(crate) async fn resolve_item(&self, pending: &Pending) -> Result<Resolved, Error> {
-        let (key, token, tokens, delete) = match &pending.write {
-            PendingWrite::Item { key, token, tokens, delete } => (key, token, tokens, delete),
+        let (key, token, tokens, delete, answered) = match &pending.write {
+            PendingWrite::Item { key, token, tokens, delete, answered } => (key, token, tokens, delete, answered),
             PendingWrite::Transaction { .. } => return Ok(Resolved::CannotTell),
         };
         let mut names = Vec::with_capacity(HISTORY.len() + key.len());
@@ -303,11 +391,11 @@ impl Table {
             (None, true) => Resolved::Applied,
             (Some(_), _) if !*tokens => Resolved::CannotTell,
             (None, false) if !*tokens => Resolved::CannotTell,
-            (Some(item), true) => match crate::write_token::seen_by_delete(&item, token) {
+            (Some(item), true) => match crate::write_token::seen_by_delete(&item, token, answered.as_ref()) {
                 Seen::NotApplied => Resolved::NotApplied,
                 _ => Resolved::CannotTell,
             },
-            (item, false) => match crate::write_token::seen(item.as_ref(), token) {
+            (item, false) => match crate::write_token::seen(item.as_ref(), token, answered.as_ref()) {
                 Seen::Applied { .. } => Resolved::Applied,
                 Seen::NotApplied => Resolved::NotApplied,
                 Seen::CannotTell => Resolved::CannotTell,

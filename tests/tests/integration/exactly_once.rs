@@ -281,17 +281,16 @@ async fn items_carry_a_four_entry_write_history_unless_the_handle_has_none() {
     let history = |item: &dynamo_entity::Item| -> Vec<Vec<u8>> {
         HISTORY.iter().map(|a| item[*a].as_b().unwrap().as_ref().to_vec()).collect()
     };
-    // A put starts the history with its token, and its time (random part zero) in the three
-    // older entries: the history reaches back to the put. Each update shifts it.
-    let put = history(&raw(&plain, "a").await);
-    let first = put[0].clone();
+    // A put starts the history with its token alone; each update shifts it, filling what it
+    // lacks with zeros.
+    let put = raw(&plain, "a").await;
+    let first = put[HISTORY[0]].as_b().unwrap().as_ref().to_vec();
     assert_eq!(first.len(), 16);
-    let start: Vec<u8> = first[..8].iter().copied().chain([0u8; 8]).collect();
-    assert_eq!(&put[1..], &[start.clone(), start.clone(), start.clone()]);
+    assert!(HISTORY[1..].iter().all(|a| !put.contains_key(*a)), "{put:?}");
     plain.update(Account::key("a")).add(Account::BALANCE, &1).send().await.unwrap();
     let updated = history(&raw(&plain, "a").await);
     assert_eq!(updated[1], first);
-    assert_eq!(&updated[2..], &[start.clone(), start.clone()]);
+    assert_eq!(&updated[2..], &[vec![0u8; 16], vec![0u8; 16]]);
     assert_ne!(updated[0], first);
     // An update of an item without a history (another client's) fills what it lacks with zeros.
     let bare = plain.without_write_tokens();
@@ -376,6 +375,24 @@ async fn a_put_or_delete_by_another_writer_before_the_resend_is_an_unknown_outco
     assert_eq!(stored(&plain, "b").await, None);
     assert_eq!(plain.resolve(pending(&e)).await.unwrap(), Resolved::CannotTell);
 
+    // A lost debit, then another writer deletes the item and creates it again: the resend does
+    // not debit the new item too.
+    plain.put(&account("d", 100)).await.unwrap();
+    held(&faults, "UpdateItem");
+    let other = tokio::spawn({
+        let plain = plain.clone();
+        async move {
+            until(&plain, "d", |d| d.is_some_and(|d| d.balance == 70)).await;
+            plain.delete(Account::key("d")).await.unwrap();
+            plain.create(&account("d", 500)).await.unwrap();
+        }
+    });
+    let e = faulty.update(Account::key("d")).add(Account::BALANCE, &-30).send().await.unwrap_err();
+    other.await.unwrap();
+    assert!(lost_to_a_server_error(&e), "{e:?}");
+    assert_eq!(stored(&plain, "d").await, Some(account("d", 500)));
+    assert_eq!(plain.resolve(pending(&e)).await.unwrap(), Resolved::CannotTell);
+
     // A lost versioned put (version 1 to 2), then another writer reads version 2 and puts 3:
     // not a VersionConflict, which would have the change made again.
     plain.put(&Doc { id: "f".into(), body: "v1".into(), version: 0 }).await.unwrap();
@@ -400,11 +417,12 @@ async fn a_put_or_delete_by_another_writer_before_the_resend_is_an_unknown_outco
     assert_eq!((doc.body.as_str(), doc.version), ("theirs", 3));
 }
 
-/// A write whose answer is lost within the margin of a put cannot be told from one the put
-/// replaced: the resend says so, even when nothing was applied. A create replaced nothing: a
-/// write right after one is judged as usual.
+/// A write whose answer is lost within the margin of another handle's put or create cannot be
+/// told from one the put replaced (or one applied to an item deleted and created again): the
+/// resend says so, even when nothing was applied. A write the same handle got an answer for
+/// before is known to have come first: a write right after it is judged as usual.
 #[tokio::test]
-async fn a_resend_right_after_a_put_is_an_unknown_outcome_and_after_a_create_is_not() {
+async fn a_resend_right_after_another_writers_put_is_unknown_and_after_its_own_is_judged() {
     let (plain, faulty, faults) = tables("once_after_put").await;
     plain.put(&account("a", 100)).await.unwrap();
     lose(&faults, Fault::InternalServerError, "UpdateItem", Some(1));
@@ -412,8 +430,14 @@ async fn a_resend_right_after_a_put_is_an_unknown_outcome_and_after_a_create_is_
     assert!(lost_to_a_server_error(&e), "{e:?}");
     assert_eq!(plain.resolve(pending(&e)).await.unwrap(), Resolved::CannotTell);
     assert_eq!(stored(&plain, "a").await.unwrap().balance, 100, "not applied");
+    plain.create(&account("b", 100)).await.unwrap();
+    lose(&faults, Fault::InternalServerError, "UpdateItem", Some(1));
+    let e = faulty.update(Account::key("b")).add(Account::BALANCE, &-30).send().await.unwrap_err();
+    assert!(lost_to_a_server_error(&e), "{e:?}");
 
-    plain.create(&account("c", 100)).await.unwrap();
+    // The faulty handle's own create, answered: its update right after is resent and applied.
+    faults.clear_rules();
+    faulty.create(&account("c", 100)).await.unwrap();
     lose(&faults, Fault::InternalServerError, "UpdateItem", Some(1));
     let debited = faulty.update(Account::key("c")).add(Account::BALANCE, &-30).send().await.unwrap();
     assert_eq!(debited.unwrap().balance, 70);
@@ -457,10 +481,10 @@ async fn the_write_history_counts_against_the_400_kb_item_limit() {
     // `PK` + `NOTE#a` + `SK` + `META` (14 bytes), `_type` + `Note` (9), `id` + `a` (3) and
     // `body` (4): 30 bytes besides the body's value.
     let note = |n: usize| Note { id: "a".into(), body: "x".repeat(n) };
-    // A put adds the whole history: four names of 3 bytes and four 16-byte entries, 76.
-    let err = plain.put(&note(409_600 - 30 - 76 + 1)).await.unwrap_err();
+    // A put adds `_w1` and its 16 bytes: 19.
+    let err = plain.put(&note(409_600 - 30 - 19 + 1)).await.unwrap_err();
     assert!(matches!(err, Error::ItemTooLarge { size: 409_601, limit: 409_600, .. }), "{err:?}");
-    plain.put(&note(409_600 - 30 - 76)).await.unwrap();
+    plain.put(&note(409_600 - 30 - 19)).await.unwrap();
     // Without the history, the entity's own 409,600 bytes fit.
     bare.put(&note(409_600 - 30)).await.unwrap();
     // An update sets the whole history: 76 bytes beside the key (14), type (9) and body (4).
