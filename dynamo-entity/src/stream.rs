@@ -33,6 +33,18 @@
 
 use std::marker::PhantomData;
 
+#[cfg(feature = "aws-lambda-events")]
+#[cfg_attr(docsrs, doc(cfg(feature = "aws-lambda-events")))]
+pub mod lambda;
+#[cfg(feature = "aws-sdk-dynamodbstreams")]
+mod reader;
+mod view;
+
+#[cfg(feature = "aws-sdk-dynamodbstreams")]
+#[cfg_attr(docsrs, doc(cfg(feature = "aws-sdk-dynamodbstreams")))]
+pub use reader::{StartAt, StreamReader, StreamRecord};
+pub use view::StreamViewType;
+
 use crate::collection::EntityEnum;
 use crate::error::{Error, ItemError};
 use crate::query::Decoded;
