@@ -42,7 +42,7 @@ mod view;
 
 #[cfg(feature = "aws-sdk-dynamodbstreams")]
 #[cfg_attr(docsrs, doc(cfg(feature = "aws-sdk-dynamodbstreams")))]
-pub use reader::{StartAt, StreamReader, StreamRecord};
+pub use reader::{ReadError, StartAt, StreamReader, StreamRecord};
 pub use view::StreamViewType;
 
 use crate::collection::EntityEnum;
@@ -209,26 +209,34 @@ impl<A: EntityEnum> Change<A> {
     #[cfg(feature = "aws-sdk-dynamodbstreams")]
     #[cfg_attr(docsrs, doc(cfg(feature = "aws-sdk-dynamodbstreams")))]
     pub fn from_sdk(record: &aws_sdk_dynamodbstreams::types::Record) -> Result<Option<Self>, Error> {
-        use std::collections::HashMap;
-        type StreamItem = HashMap<String, aws_sdk_dynamodbstreams::types::AttributeValue>;
-        let kind = ChangeKind::parse(
-            record
-                .event_name()
-                .ok_or_else(|| Error::Invalid { reason: "a stream record without an event name".into() })?
-                .as_str(),
-        )?;
-        let data =
-            record.dynamodb().ok_or_else(|| Error::Invalid { reason: "a stream record without stream data".into() })?;
-        let convert = |image: Option<&StreamItem>| -> Option<Item> {
-            image.map(|i| {
-                i.iter().map(|(k, v)| (k.clone(), serde_dynamo::AttributeValue::from(v.clone()).into())).collect()
-            })
-        };
-        let keys = convert(data.keys.as_ref()).unwrap_or_default();
-        let old = convert(data.old_image.as_ref());
-        let new = convert(data.new_image.as_ref());
+        let (kind, keys, old, new) = sdk_parts(record)?;
         Change::from_images(kind, &keys, old.as_ref(), new.as_ref())
     }
+}
+
+/// The event type, keys and images of an `aws-sdk-dynamodbstreams` record.
+///
+/// # Errors
+/// [`Error::Invalid`] for a record without an event name or stream data, or an unknown event
+/// name.
+#[cfg(feature = "aws-sdk-dynamodbstreams")]
+pub(crate) fn sdk_parts(
+    record: &aws_sdk_dynamodbstreams::types::Record,
+) -> Result<(ChangeKind, Item, Option<Item>, Option<Item>), Error> {
+    use std::collections::HashMap;
+    type StreamItem = HashMap<String, aws_sdk_dynamodbstreams::types::AttributeValue>;
+    let kind = ChangeKind::parse(
+        record
+            .event_name()
+            .ok_or_else(|| Error::Invalid { reason: "a stream record without an event name".into() })?
+            .as_str(),
+    )?;
+    let data = record.dynamodb().ok_or_else(|| Error::Invalid { reason: "a stream record without stream data".into() })?;
+    let convert = |image: Option<&StreamItem>| -> Option<Item> {
+        image.map(|i| i.iter().map(|(k, v)| (k.clone(), serde_dynamo::AttributeValue::from(v.clone()).into())).collect())
+    };
+    let keys = convert(data.keys.as_ref()).unwrap_or_default();
+    Ok((kind, keys, convert(data.old_image.as_ref()), convert(data.new_image.as_ref())))
 }
 
 /// The decodes of a stream record that report an image of a named type that does not decode,
