@@ -231,9 +231,11 @@ pub(crate) fn sdk_parts(
             .ok_or_else(|| Error::Invalid { reason: "a stream record without an event name".into() })?
             .as_str(),
     )?;
-    let data = record.dynamodb().ok_or_else(|| Error::Invalid { reason: "a stream record without stream data".into() })?;
+    let data =
+        record.dynamodb().ok_or_else(|| Error::Invalid { reason: "a stream record without stream data".into() })?;
     let convert = |image: Option<&StreamItem>| -> Option<Item> {
-        image.map(|i| i.iter().map(|(k, v)| (k.clone(), serde_dynamo::AttributeValue::from(v.clone()).into())).collect())
+        image
+            .map(|i| i.iter().map(|(k, v)| (k.clone(), serde_dynamo::AttributeValue::from(v.clone()).into())).collect())
     };
     let keys = convert(data.keys.as_ref()).unwrap_or_default();
     Ok((kind, keys, convert(data.old_image.as_ref()), convert(data.new_image.as_ref())))

@@ -443,8 +443,7 @@ impl<A: EntityEnum> StreamReader<A> {
             .send()
             .await
             .map_err(|e| self.error("GetShardIterator", e))?;
-        out.shard_iterator
-            .ok_or_else(|| ReadError::NoIterator { stream: self.arn.clone(), shard_id: shard.id.clone() })
+        out.shard_iterator.ok_or_else(|| ReadError::NoIterator { stream: self.arn.clone(), shard_id: shard.id.clone() })
     }
 
     fn error<E>(&self, operation: &'static str, e: E) -> ReadError

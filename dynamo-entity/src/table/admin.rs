@@ -240,10 +240,7 @@ impl<D> Table<D> {
             .await
             .map_err(|e| Error::sdk("DescribeTable", e))?;
         let table = resp.table;
-        let enabled = table
-            .as_ref()
-            .and_then(|t| t.stream_specification())
-            .is_some_and(|s| s.stream_enabled());
+        let enabled = table.as_ref().and_then(|t| t.stream_specification()).is_some_and(|s| s.stream_enabled());
         Ok(table.and_then(|t| t.latest_stream_arn).filter(|_| enabled))
     }
 
