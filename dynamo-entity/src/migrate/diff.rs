@@ -608,10 +608,9 @@ impl<D> Table<D> {
                 Step::DisableStream if stream.take().is_none() => {
                     Some("it disables the stream, which the table no longer has".to_owned())
                 }
-                Step::EnableStream(v) => match stream.replace(*v) {
-                    Some(had) => Some(format!("it enables a stream of view type {v}, and the table has one of {had}")),
-                    None => None,
-                },
+                Step::EnableStream(v) => stream
+                    .replace(*v)
+                    .map(|had| format!("it enables a stream of view type {v}, and the table has one of {had}")),
                 Step::DeleteIndex(name) if !present.remove(name.as_str()) => {
                     Some(format!("it deletes {name}, which the table no longer has"))
                 }

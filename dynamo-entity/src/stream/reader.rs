@@ -8,7 +8,7 @@
 //! `DescribeStream`, reads a parent before its children, and reads each shard with
 //! `GetShardIterator` and `GetRecords`.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use aws_sdk_dynamodbstreams::Client;
 use aws_sdk_dynamodbstreams::error::DisplayErrorContext;
@@ -82,7 +82,7 @@ pub enum ReadError {
         sequence_number: String,
         /// The decode error.
         #[source]
-        source: Error,
+        source: Box<Error>,
     },
 }
 
@@ -256,15 +256,15 @@ impl<A: EntityEnum> StreamReader<A> {
         if !self.described {
             self.describe().await?;
         }
-        let mut caught_up = vec![false; self.shards.len()];
+        // The open shards read to their latest record in this call.
+        let mut caught_up: HashSet<usize> = HashSet::new();
         for round in 0..2 {
-            caught_up.resize(self.shards.len(), false);
             // Each pass reads every readable shard once; a shard read to its end may make its
             // children readable, so passes go on while shards finish.
             loop {
                 let mut finished = false;
                 for i in 0..self.shards.len() {
-                    if self.shards[i].done || caught_up[i] || !self.readable(i) {
+                    if self.shards[i].done || caught_up.contains(&i) || !self.readable(i) {
                         continue;
                     }
                     let records = self.read_shard(i).await?;
@@ -275,7 +275,7 @@ impl<A: EntityEnum> StreamReader<A> {
                     if self.shards[i].done {
                         finished = true;
                     } else {
-                        caught_up[i] = true;
+                        caught_up.insert(i);
                     }
                 }
                 if !finished {
@@ -328,7 +328,7 @@ impl<A: EntityEnum> StreamReader<A> {
                     out.push(StreamRecord { shard_id, sequence_number: seq, change: d.value, skipped: d.skipped });
                 }
                 Err(_) if !out.is_empty() => break,
-                Err(source) => return Err(ReadError::Decode { shard_id, sequence_number: seq, source }),
+                Err(e) => return Err(ReadError::Decode { shard_id, sequence_number: seq, source: Box::new(e) }),
             }
         }
         Ok(out)

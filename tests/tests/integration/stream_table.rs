@@ -68,7 +68,7 @@ async fn create_table_from_a_declared_stream_enables_it() {
 
     // A table created without one has no ARN to read.
     let plain = new_table("stream_create_plain", &PlainCounters::layout().unwrap()).await;
-    assert_eq!(described_stream(&plain).await.0, false);
+    assert!(!described_stream(&plain).await.0);
     assert_eq!(plain.stream_arn().await.unwrap(), None);
 }
 
@@ -133,7 +133,7 @@ async fn diff_and_apply_enable_and_change_the_stream() {
     let diff = table.diff(&none).await.unwrap();
     assert_eq!(diff.changes, [DiffChange::Stream { declared: None, actual: Some(StreamViewType::NewAndOldImages) }]);
     assert_eq!(table.apply(&diff, wait()).await.unwrap(), [Step::DisableStream]);
-    assert_eq!(described_stream(&table).await.0, false);
+    assert!(!described_stream(&table).await.0);
     assert_eq!(table.stream_arn().await.unwrap(), None);
     assert_eq!(table.diff(&none).await.unwrap().changes, []);
 }
@@ -151,6 +151,9 @@ fn the_cloudformation_export_has_the_stream() {
         serde_json::json!({ "StreamViewType": "KEYS_ONLY" })
     );
 }
+
+/// One change of a counter: its kind, `n` before and `n` after.
+type Write = (ChangeKind, Option<u64>, Option<u64>);
 
 /// Reads `reader` until it has caught up twice in a row (DynamoDB Local may publish a record
 /// a moment after the write).
@@ -189,7 +192,7 @@ async fn the_reader_reads_every_write_in_order_per_item() {
     let mut reader = StreamReader::<CounterItem>::new(streams().await, arn.clone()).limit(2);
     let records = read_all(&mut reader).await;
     assert_eq!(records.len(), 13);
-    let mut per_item: BTreeMap<String, Vec<(ChangeKind, Option<u64>, Option<u64>)>> = BTreeMap::new();
+    let mut per_item: BTreeMap<String, Vec<Write>> = BTreeMap::new();
     let n = |c: &Option<CounterItem>| c.as_ref().map(|CounterItem::Counter(c)| c.n);
     for r in &records {
         let change = r.change.as_ref().expect("a Counter change");
