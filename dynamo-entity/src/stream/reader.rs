@@ -348,48 +348,58 @@ impl<A: EntityEnum> StreamReader<A> {
                 .await
                 .map_err(|e| self.error("DescribeStream", e))?;
             let Some(description) = out.stream_description else { break };
-            for shard in description.shards() {
-                let Some(id) = shard.shard_id() else { continue };
-                if self.shards.iter().any(|s| s.id == id) {
-                    continue;
-                }
-                let closed = shard.sequence_number_range().and_then(|r| r.ending_sequence_number()).is_some();
-                let (from, done) = match self.resume.get(id) {
-                    Some(seq) => (Position::After(seq.clone()), false),
-                    // `LATEST` applies to the shards open when the reader starts; later shards
-                    // hold only changes made since, from their start.
-                    None if first && self.start == StartAt::Latest => (Position::Latest, closed),
-                    None => (Position::TrimHorizon, false),
-                };
-                self.shards.push(Shard {
-                    id: id.to_owned(),
-                    parent: shard.parent_shard_id().map(str::to_owned),
-                    closed,
-                    iterator: None,
-                    from,
-                    done,
-                });
-            }
+            self.add_shards(description.shards(), first);
             match description.last_evaluated_shard_id {
                 Some(last) => start = Some(last),
                 None => break,
             }
         }
-        // The ancestors of a shard with a position were read before it.
+        self.ancestors_done();
+        self.described = true;
+        Ok(())
+    }
+
+    /// Adds the shards of a `DescribeStream` page not known yet, each from its position
+    /// (`first`: the reader's first description, where `LATEST` applies).
+    fn add_shards(&mut self, shards: &[aws_sdk_dynamodbstreams::types::Shard], first: bool) {
+        for shard in shards {
+            let Some(id) = shard.shard_id() else { continue };
+            if self.shards.iter().any(|s| s.id == id) {
+                continue;
+            }
+            let closed = shard.sequence_number_range().and_then(|r| r.ending_sequence_number()).is_some();
+            let (from, done) = match self.resume.get(id) {
+                Some(seq) => (Position::After(seq.clone()), false),
+                // `LATEST` applies to the shards open when the reader starts; later shards
+                // hold only changes made since, from their start.
+                None if first && self.start == StartAt::Latest => (Position::Latest, closed),
+                None => (Position::TrimHorizon, false),
+            };
+            self.shards.push(Shard {
+                id: id.to_owned(),
+                parent: shard.parent_shard_id().map(str::to_owned),
+                closed,
+                iterator: None,
+                from,
+                done,
+            });
+        }
+    }
+
+    /// Marks the ancestors of each shard with a position as read: they were read before it.
+    fn ancestors_done(&mut self) {
         for id in self.resume.keys() {
             let mut parent = self.shards.iter().find(|s| &s.id == id).and_then(|s| s.parent.clone());
             while let Some(p) = parent {
                 match self.shards.iter_mut().find(|s| s.id == p) {
-                    Some(s) => {
+                    Some(s) if !s.done => {
                         s.done = true;
                         parent = s.parent.clone();
                     }
-                    None => break,
+                    _ => break,
                 }
             }
         }
-        self.described = true;
-        Ok(())
     }
 
     /// Reads shard `i` once (a closed shard until it returns records or ends): its records,
@@ -457,4 +467,110 @@ impl<A: EntityEnum> StreamReader<A> {
 /// A record's sequence number (empty when the record has none).
 fn sequence_number(record: &Record) -> String {
     record.dynamodb().and_then(|d| d.sequence_number()).unwrap_or_default().to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use aws_sdk_dynamodbstreams::types::{SequenceNumberRange, Shard as SdkShard};
+
+    use super::*;
+    use crate::schema::Item;
+
+    /// An enum of no entity: the shard bookkeeping does not decode.
+    #[derive(Debug, PartialEq)]
+    struct AnyItem;
+
+    impl EntityEnum for AnyItem {
+        const TYPES: &'static [&'static str] = &[];
+
+        fn decode(_: &Item) -> Result<Option<Self>, Error> {
+            Ok(None)
+        }
+    }
+
+    /// A sleep for the client, which is never used: these tests send nothing.
+    #[derive(Debug)]
+    struct TokioSleep;
+
+    impl aws_sdk_dynamodbstreams::config::AsyncSleep for TokioSleep {
+        fn sleep(&self, duration: std::time::Duration) -> aws_sdk_dynamodbstreams::config::Sleep {
+            aws_sdk_dynamodbstreams::config::Sleep::new(tokio::time::sleep(duration))
+        }
+    }
+
+    fn reader() -> StreamReader<AnyItem> {
+        let config = aws_sdk_dynamodbstreams::Config::builder()
+            .behavior_version(aws_sdk_dynamodbstreams::config::BehaviorVersion::latest())
+            .sleep_impl(aws_sdk_dynamodbstreams::config::SharedAsyncSleep::new(TokioSleep))
+            .build();
+        StreamReader::new(Client::from_conf(config), "arn:stream")
+    }
+
+    /// A shard `id`, child of `parent`, closed when it has an ending sequence number.
+    fn shard(id: &str, parent: Option<&str>, closed: bool) -> SdkShard {
+        let range = SequenceNumberRange::builder()
+            .starting_sequence_number("100")
+            .set_ending_sequence_number(closed.then(|| "900".to_owned()))
+            .build();
+        SdkShard::builder()
+            .shard_id(id)
+            .set_parent_shard_id(parent.map(str::to_owned))
+            .sequence_number_range(range)
+            .build()
+    }
+
+    fn state(r: &StreamReader<AnyItem>) -> Vec<(String, bool, bool, Position)> {
+        (0..r.shards.len())
+            .map(|i| (r.shards[i].id.clone(), r.shards[i].done, r.readable(i), r.shards[i].from.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn children_are_read_after_their_parents() {
+        let mut r = reader();
+        // Listed child first: its parent is still to read, so only the parent is readable.
+        r.add_shards(&[shard("b", Some("a"), false), shard("a", None, true), shard("c", Some("gone"), false)], true);
+        assert_eq!(
+            state(&r),
+            [
+                ("b".into(), false, false, Position::TrimHorizon),
+                ("a".into(), false, true, Position::TrimHorizon),
+                // A parent the stream no longer lists (trimmed) does not hold its child back.
+                ("c".into(), false, true, Position::TrimHorizon),
+            ]
+        );
+        r.shards[1].done = true;
+        assert!(r.readable(0));
+    }
+
+    #[test]
+    fn latest_skips_closed_shards_of_the_first_description_only() {
+        let mut r = reader().start_at(StartAt::Latest);
+        r.add_shards(&[shard("a", None, true), shard("b", Some("a"), false)], true);
+        r.add_shards(&[shard("c", Some("b"), false)], false);
+        assert_eq!(
+            state(&r),
+            [
+                ("a".into(), true, true, Position::Latest),
+                ("b".into(), false, true, Position::Latest),
+                ("c".into(), false, false, Position::TrimHorizon),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_position_resumes_its_shard_and_passes_its_ancestors() {
+        let mut r = reader().after("c", "555");
+        r.add_shards(&[shard("a", None, true), shard("b", Some("a"), true), shard("c", Some("b"), false)], true);
+        r.ancestors_done();
+        assert_eq!(
+            state(&r),
+            [
+                ("a".into(), true, true, Position::TrimHorizon),
+                ("b".into(), true, true, Position::TrimHorizon),
+                ("c".into(), false, true, Position::After("555".into())),
+            ]
+        );
+        assert_eq!(r.positions(), [("c".to_owned(), "555".to_owned())]);
+    }
 }
