@@ -1,5 +1,5 @@
 //! The table as its declaration defines it: [`TableLayout`] (key attributes and their types,
-//! GSIs, LSIs, the inverted index, projections, TTL), built from the entities' schemas by
+//! GSIs, LSIs, the inverted index, projections, TTL, the stream), built from the entities' schemas by
 //! [`TableLayout::new`] or from a `#[derive(TableDef)]` declaration ([`TableDef`],
 //! [`TableLayout::declared`]). The reports drawn from it (CloudFormation, NoSQL Workbench,
 //! Markdown, lint) are in [`design`](crate::design).

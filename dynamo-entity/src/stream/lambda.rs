@@ -50,6 +50,28 @@ use crate::stream::Change;
 
 /// What [`handle`] does with a record that does not decode into the entity enum (an image of a
 /// named entity type with a missing or mistyped attribute, an unknown event name).
+///
+/// ```
+/// use aws_lambda_events::event::dynamodb::{Event, EventRecord};
+/// use dynamo_entity::stream::lambda::{Undecodable, handle};
+/// # use dynamo_entity::{Entity, EntityEnum};
+/// # #[derive(Entity, Debug, Clone, PartialEq)]
+/// # #[entity(pk = "ORDER#<id>", sk = "META")]
+/// # struct Order { id: String }
+/// # #[derive(EntityEnum, Debug, Clone, PartialEq)]
+/// # enum AnyItem { Order(Order) }
+/// # futures::executor::block_on(async {
+/// let mut record = EventRecord::default();
+/// record.event_name = "TRUNCATE".into(); // no such event: the record does not decode
+/// record.change.sequence_number = Some("100".into());
+/// let mut event = Event::default();
+/// event.records.push(record);
+/// let outcome = handle::<AnyItem, _, _, _>(&event, Undecodable::Skip, |_, _| async { Ok::<(), String>(()) }).await;
+/// assert!(outcome.response.batch_item_failures.is_empty());
+/// assert_eq!(outcome.skipped[0].0, "100");
+/// assert_eq!(outcome.skipped[0].1.to_string(), "invalid request: unknown stream event name `TRUNCATE`");
+/// # });
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Undecodable {
     /// The record fails: it is reported as the batch's failure and the records after it are
@@ -61,7 +83,7 @@ pub enum Undecodable {
     Skip,
 }
 
-/// Why a record failed.
+/// Why a record failed: [`BatchOutcome::failure`] (see [`handle`]'s example).
 #[derive(Debug)]
 pub enum RecordFailure<E> {
     /// It does not decode ([`Undecodable::Fail`]).
@@ -79,7 +101,8 @@ impl<E: fmt::Display> fmt::Display for RecordFailure<E> {
     }
 }
 
-/// What [`handle`] did with a batch.
+/// What [`handle`] did with a batch (see its example): return [`BatchOutcome::response`]
+/// from the function.
 #[derive(Debug)]
 pub struct BatchOutcome<E> {
     /// The answer to return from the function: no `batchItemFailures` when every record was

@@ -20,6 +20,21 @@ use crate::error::{Error, ItemError};
 use crate::stream::{Change, sdk_parts};
 
 /// Where a [`StreamReader`] starts in a shard it has no position for.
+///
+/// ```no_run
+/// use dynamo_entity::stream::{StartAt, StreamReader};
+/// # use dynamo_entity::{Entity, EntityEnum};
+/// # #[derive(Entity, Debug, Clone, PartialEq)]
+/// # #[entity(pk = "ORDER#<id>", sk = "META")]
+/// # struct Order { id: String }
+/// # #[derive(EntityEnum, Debug, Clone, PartialEq)]
+/// # enum AnyItem { Order(Order) }
+/// # fn f(streams: aws_sdk_dynamodbstreams::Client, arn: String) {
+/// // Only what changes from now on.
+/// let reader = StreamReader::<AnyItem>::new(streams, arn).start_at(StartAt::Latest);
+/// # let _ = reader;
+/// # }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum StartAt {
     /// `TRIM_HORIZON`: the oldest record the stream keeps (DynamoDB keeps records 24 hours).
@@ -30,7 +45,8 @@ pub enum StartAt {
     Latest,
 }
 
-/// One stream record, decoded, with where it is in the stream.
+/// One stream record, decoded, with where it is in the stream: from
+/// [`StreamReader::next_batch`] (see the example there).
 #[derive(Debug, Clone, PartialEq)]
 pub struct StreamRecord<A> {
     /// The shard it was read from.
@@ -47,6 +63,27 @@ pub struct StreamRecord<A> {
 }
 
 /// Why [`StreamReader::next_batch`] failed.
+///
+/// ```no_run
+/// use dynamo_entity::stream::{ReadError, StreamReader};
+/// # use dynamo_entity::{Entity, EntityEnum};
+/// # #[derive(Entity, Debug, Clone, PartialEq)]
+/// # #[entity(pk = "ORDER#<id>", sk = "META")]
+/// # struct Order { id: String }
+/// # #[derive(EntityEnum, Debug, Clone, PartialEq)]
+/// # enum AnyItem { Order(Order) }
+/// # async fn f(mut reader: StreamReader<AnyItem>) -> Result<(), ReadError> {
+/// match reader.next_batch().await {
+///     Ok(batch) => println!("{} records", batch.len()),
+///     Err(ReadError::Decode { sequence_number, source, .. }) => {
+///         eprintln!("record {sequence_number} does not decode: {source}");
+///         reader.skip_failed(); // or keep failing on it until the data is fixed
+///     }
+///     Err(e) => return Err(e), // a request failed: the next call tries again
+/// }
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
     /// A DynamoDB Streams request failed (such as `TrimmedDataAccessException`: records older
@@ -243,7 +280,9 @@ impl<A: EntityEnum> StreamReader<A> {
     /// The next records, in stream order within each shard and with each shard's records after
     /// its parent's: the records of one `GetRecords` of the first shard that has any. Empty
     /// when the reader has caught up (every closed shard read to its end, every open shard to
-    /// its latest record); call again later for new changes (new shards are discovered then).
+    /// its latest record); call again later for new changes. An empty answer costs one
+    /// `DescribeStream` besides the `GetRecords` (to find the shards opened since), so poll
+    /// no faster than DynamoDB Streams allows (about once a second).
     ///
     /// # Errors
     /// [`ReadError::Streams`] when a request fails (an expired iterator is renewed, not an
@@ -406,6 +445,7 @@ impl<A: EntityEnum> StreamReader<A> {
     /// the shard marked done at its end.
     async fn read_shard(&mut self, i: usize) -> Result<Vec<Record>, ReadError> {
         // A closed shard can answer with no records before its end; an open one has no more.
+        let mut renewed = false;
         for _ in 0..10_000 {
             let iterator = match self.shards[i].iterator.clone() {
                 Some(it) => it,
@@ -417,6 +457,19 @@ impl<A: EntityEnum> StreamReader<A> {
                     // Iterators expire after 15 minutes unused: a new one from the same position
                     // (after the last record returned; a shard not read from yet starts again
                     // at its start position).
+                    self.shards[i].iterator = None;
+                    continue;
+                }
+                Err(e)
+                    if !renewed
+                        && self.shards[i].from == Position::TrimHorizon
+                        && matches!(e.as_service_error(), Some(GetRecordsError::TrimmedDataAccessException(_))) =>
+                {
+                    // Nothing read from the shard yet, and its oldest records were trimmed
+                    // since the iterator was made: the trim horizon is now further on. (From
+                    // a record read, or from `LATEST`, the error is returned: records the
+                    // reader should have returned are gone.)
+                    renewed = true;
                     self.shards[i].iterator = None;
                     continue;
                 }
