@@ -34,9 +34,9 @@
 //! The stream itself is declared with the table (`#[table(stream = new_and_old_images)]`, or
 //! [`TableLayout::stream`](crate::schema::TableLayout::stream) with a [`StreamViewType`]), so
 //! that `create_table_from`, the CloudFormation export, `Table::diff` and `Table::apply` carry
-//! it. Two consumers decode into the table's enum: [`StreamReader`] (feature
+//! it. Two consumers decode into the table's enum: `StreamReader` (feature
 //! `aws-sdk-dynamodbstreams`) reads the stream itself, shard by shard, parents before children;
-//! [`lambda::handle`] (feature `aws-lambda-events`) handles a Lambda batch and answers
+//! `lambda::handle` (feature `aws-lambda-events`) handles a Lambda batch and answers
 //! `batchItemFailures` as Lambda reads them for a stream source.
 
 use std::marker::PhantomData;

@@ -218,7 +218,7 @@ impl<D> Table<D> {
     }
 
     /// The ARN of the table's latest stream (`DescribeTable`'s `LatestStreamArn`), which a
-    /// [`StreamReader`](crate::stream::StreamReader) reads; `None` when the table has no
+    /// `stream::StreamReader` (feature `aws-sdk-dynamodbstreams`) reads; `None` when the table has no
     /// enabled stream (a disabled stream stays readable for 24 hours under its old ARN).
     ///
     /// ```no_run
