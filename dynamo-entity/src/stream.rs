@@ -30,8 +30,28 @@
 //!
 //! Records of entity types the enum does not name decode to `Ok(None)`, so a handler can
 //! subscribe to a table holding entities it does not care about.
+//!
+//! The stream itself is declared with the table (`#[table(stream = new_and_old_images)]`, or
+//! [`TableLayout::stream`](crate::schema::TableLayout::stream) with a [`StreamViewType`]), so
+//! that `create_table_from`, the CloudFormation export, `Table::diff` and `Table::apply` carry
+//! it. Two consumers decode into the table's enum: `StreamReader` (feature
+//! `aws-sdk-dynamodbstreams`) reads the stream itself, shard by shard, parents before children;
+//! `lambda::handle` (feature `aws-lambda-events`) handles a Lambda batch and answers
+//! `batchItemFailures` as Lambda reads them for a stream source.
 
 use std::marker::PhantomData;
+
+#[cfg(feature = "aws-lambda-events")]
+#[cfg_attr(docsrs, doc(cfg(feature = "aws-lambda-events")))]
+pub mod lambda;
+#[cfg(feature = "aws-sdk-dynamodbstreams")]
+mod reader;
+mod view;
+
+#[cfg(feature = "aws-sdk-dynamodbstreams")]
+#[cfg_attr(docsrs, doc(cfg(feature = "aws-sdk-dynamodbstreams")))]
+pub use reader::{ReadError, StartAt, StreamReader, StreamRecord};
+pub use view::StreamViewType;
 
 use crate::collection::EntityEnum;
 use crate::error::{Error, ItemError};
@@ -197,26 +217,36 @@ impl<A: EntityEnum> Change<A> {
     #[cfg(feature = "aws-sdk-dynamodbstreams")]
     #[cfg_attr(docsrs, doc(cfg(feature = "aws-sdk-dynamodbstreams")))]
     pub fn from_sdk(record: &aws_sdk_dynamodbstreams::types::Record) -> Result<Option<Self>, Error> {
-        use std::collections::HashMap;
-        type StreamItem = HashMap<String, aws_sdk_dynamodbstreams::types::AttributeValue>;
-        let kind = ChangeKind::parse(
-            record
-                .event_name()
-                .ok_or_else(|| Error::Invalid { reason: "a stream record without an event name".into() })?
-                .as_str(),
-        )?;
-        let data =
-            record.dynamodb().ok_or_else(|| Error::Invalid { reason: "a stream record without stream data".into() })?;
-        let convert = |image: Option<&StreamItem>| -> Option<Item> {
-            image.map(|i| {
-                i.iter().map(|(k, v)| (k.clone(), serde_dynamo::AttributeValue::from(v.clone()).into())).collect()
-            })
-        };
-        let keys = convert(data.keys.as_ref()).unwrap_or_default();
-        let old = convert(data.old_image.as_ref());
-        let new = convert(data.new_image.as_ref());
+        let (kind, keys, old, new) = sdk_parts(record)?;
         Change::from_images(kind, &keys, old.as_ref(), new.as_ref())
     }
+}
+
+/// The event type, keys and images of an `aws-sdk-dynamodbstreams` record.
+///
+/// # Errors
+/// [`Error::Invalid`] for a record without an event name or stream data, or an unknown event
+/// name.
+#[cfg(feature = "aws-sdk-dynamodbstreams")]
+pub(crate) fn sdk_parts(
+    record: &aws_sdk_dynamodbstreams::types::Record,
+) -> Result<(ChangeKind, Item, Option<Item>, Option<Item>), Error> {
+    use std::collections::HashMap;
+    type StreamItem = HashMap<String, aws_sdk_dynamodbstreams::types::AttributeValue>;
+    let kind = ChangeKind::parse(
+        record
+            .event_name()
+            .ok_or_else(|| Error::Invalid { reason: "a stream record without an event name".into() })?
+            .as_str(),
+    )?;
+    let data =
+        record.dynamodb().ok_or_else(|| Error::Invalid { reason: "a stream record without stream data".into() })?;
+    let convert = |image: Option<&StreamItem>| -> Option<Item> {
+        image
+            .map(|i| i.iter().map(|(k, v)| (k.clone(), serde_dynamo::AttributeValue::from(v.clone()).into())).collect())
+    };
+    let keys = convert(data.keys.as_ref()).unwrap_or_default();
+    Ok((kind, keys, convert(data.old_image.as_ref()), convert(data.new_image.as_ref())))
 }
 
 /// The decodes of a stream record that report an image of a named type that does not decode,

@@ -113,6 +113,10 @@ pub fn declaration(table: &Table) -> TokenStream {
         children.iter().filter_map(move |c| Some((position(parent)?, position(c)?))).map(|(p, c)| quote!((#p, #c)))
     });
     let names_tokens = names_tokens(&table.names, decl);
+    let stream = match &decl.stream {
+        Some(v) => quote!(::core::option::Option::Some(::dynamo_entity::stream::StreamViewType::#v)),
+        None => quote!(::core::option::Option::None),
+    };
     quote! {
         #[automatically_derived]
         impl ::dynamo_entity::__private::TableDef for #name {
@@ -121,6 +125,7 @@ pub fn declaration(table: &Table) -> TokenStream {
             const ENTITIES: &'static [&'static ::dynamo_entity::__private::EntitySchema] = &[#(#schemas),*];
             const INDEXES: &'static [::dynamo_entity::__private::GsiDecl] = &[#(#indexes),*];
             const HIERARCHY: &'static [(usize, usize)] = &[#(#hierarchy),*];
+            const STREAM: ::core::option::Option<::dynamo_entity::stream::StreamViewType> = #stream;
             type Item = #item;
         }
         // The one enum a `Table<Table>` handle scans into (not a blanket impl over

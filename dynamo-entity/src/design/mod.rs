@@ -84,7 +84,8 @@ impl TableLayout {
     /// every GSI with its projection (ALL unless the table declaration says otherwise, see
     /// [`TableLayout::projection`]; the inverted index last, keyed `SK` / `PK`), every LSI
     /// (`LocalSecondaryIndexes`, keyed `PK` / `LSI<n>SK`, with its projection), on-demand
-    /// billing, and TTL when an entity declares it.
+    /// billing, TTL when an entity declares it, and the declared stream
+    /// (`StreamSpecification.StreamViewType`, see [`TableLayout::stream`]).
     pub fn cloudformation(&self, table_name: &str) -> Value {
         let key = |name: &str, ty: &str| json!({ "AttributeName": name, "KeyType": ty });
         let definitions: Vec<Value> = self
@@ -118,6 +119,9 @@ impl TableLayout {
         }
         if let Some(ttl) = self.ttl {
             properties["TimeToLiveSpecification"] = json!({ "AttributeName": ttl, "Enabled": true });
+        }
+        if let Some(view) = self.stream_view_type() {
+            properties["StreamSpecification"] = json!({ "StreamViewType": view.as_str() });
         }
         let logical: String = table_name
             .split(|c: char| !c.is_ascii_alphanumeric())

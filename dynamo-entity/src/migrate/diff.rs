@@ -1,5 +1,6 @@
 //! The table against its declaration: [`Table::diff`] compares a [`TableLayout`] with what
-//! `DescribeTable` and `DescribeTimeToLive` report, [`TableDiff::plan`] says what
+//! `DescribeTable` and `DescribeTimeToLive` report (indexes, TTL and, when the layout declares
+//! it, the stream), [`TableDiff::plan`] says what
 //! [`Table::apply`] would do about it, and [`Table::apply`] does it.
 //!
 //! ```no_run
@@ -31,6 +32,11 @@
 //! deleted and created again, then backfilled by DynamoDB from the table's items). LSIs and the
 //! table's own key schema can only be set when the table is created: a difference there is
 //! reported and planned as a manual step, which [`Table::apply`] refuses to start with.
+//!
+//! A stream's view type cannot be changed in place either: a stream of another view type is
+//! disabled, then a new stream is enabled (`UpdateTable` with `StreamSpecification`, twice).
+//! The new stream has a new ARN; consumers of the old one read it to its end (DynamoDB keeps
+//! its records for 24 hours) and start on the new one.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt;
@@ -39,12 +45,13 @@ use std::time::{Duration, Instant};
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, CreateGlobalSecondaryIndexAction, DeleteGlobalSecondaryIndexAction,
     GlobalSecondaryIndexUpdate, IndexStatus, KeySchemaElement, KeyType as SdkKeyType, ProvisionedThroughput,
-    TableDescription, TableStatus, TimeToLiveSpecification, TimeToLiveStatus,
+    StreamSpecification, TableDescription, TableStatus, TimeToLiveSpecification, TimeToLiveStatus,
 };
 
 use crate::error::Error;
 use crate::key::KeyType;
 use crate::schema::{Index, TableLayout};
+use crate::stream::StreamViewType;
 use crate::table::{Call, Table};
 
 /// The shape of one secondary index, as declared or as the table has it: what [`Table::diff`]
@@ -138,6 +145,14 @@ pub enum Change {
         /// As `DescribeTimeToLive` reports it (enabled or being enabled).
         actual: Option<String>,
     },
+    /// The stream differs (`None`: no enabled stream); reported only when the layout declares
+    /// the stream ([`TableLayout::declares_stream`]).
+    Stream {
+        /// As declared ([`TableLayout::stream`], or `None` for [`TableLayout::without_stream`]).
+        declared: Option<StreamViewType>,
+        /// As `DescribeTable` reports it (`StreamSpecification`).
+        actual: Option<StreamViewType>,
+    },
 }
 
 impl fmt::Display for Change {
@@ -168,6 +183,10 @@ impl fmt::Display for Change {
                 declared.as_deref().unwrap_or("disabled"),
                 actual.as_deref().unwrap_or("disabled")
             ),
+            Change::Stream { declared, actual } => {
+                let show = |v: &Option<StreamViewType>| v.map_or("no stream", StreamViewType::as_str);
+                write!(f, "stream: declared {}, table has {}", show(declared), show(actual))
+            }
         }
     }
 }
@@ -233,6 +252,15 @@ impl TableDiff {
                         rest.push(Step::EnableTtl(d.clone()));
                     }
                 }
+                Change::Stream { declared, actual } => {
+                    // DynamoDB changes no view type in place: the old stream goes first.
+                    if actual.is_some() {
+                        rest.push(Step::DisableStream);
+                    }
+                    if let Some(d) = declared {
+                        rest.push(Step::EnableStream(*d));
+                    }
+                }
             }
         }
         let mut steps = deletes;
@@ -267,6 +295,11 @@ pub enum Step {
     DisableTtl(String),
     /// `UpdateTimeToLive` enabling TTL on this attribute.
     EnableTtl(String),
+    /// `UpdateTable` disabling the table's stream, then waiting until the table is `ACTIVE`.
+    DisableStream,
+    /// `UpdateTable` enabling a stream of this view type, then waiting until the table is
+    /// `ACTIVE` with it.
+    EnableStream(StreamViewType),
     /// A difference no request can resolve on the existing table.
     Manual(String),
 }
@@ -278,13 +311,17 @@ impl fmt::Display for Step {
             Step::CreateIndex(s) => write!(f, "UpdateTable: create {s}, wait until it is ACTIVE"),
             Step::DisableTtl(a) => write!(f, "UpdateTimeToLive: disable time to live on {a}"),
             Step::EnableTtl(a) => write!(f, "UpdateTimeToLive: enable time to live on {a}"),
+            Step::DisableStream => write!(f, "UpdateTable: disable the stream, wait until the table is ACTIVE"),
+            Step::EnableStream(v) => {
+                write!(f, "UpdateTable: enable a stream of view type {v}, wait until the table is ACTIVE")
+            }
             Step::Manual(r) => write!(f, "manual: {r}"),
         }
     }
 }
 
 /// What [`Table::apply`] does for a [`TableDiff`], in order: index deletions, then creations
-/// (one per `UpdateTable`), then TTL; manual steps last.
+/// (one per `UpdateTable`), then TTL and the stream; manual steps last.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
     /// The table name.
@@ -363,6 +400,14 @@ fn declared_indexes(layout: &TableLayout) -> BTreeMap<String, IndexShape> {
             (name, shape)
         }))
         .collect()
+}
+
+/// The described table's enabled stream, by view type.
+fn actual_stream(desc: &TableDescription) -> Option<StreamViewType> {
+    desc.stream_specification()
+        .filter(|s| s.stream_enabled())
+        .and_then(|s| s.stream_view_type())
+        .and_then(|v| StreamViewType::parse(v.as_str()))
 }
 
 /// The shape of every secondary index of the described table, by name.
@@ -451,7 +496,8 @@ impl<D> Table<D> {
     /// Compares this table (`DescribeTable`, `DescribeTimeToLive`) with the declared `layout`
     /// (such as `AppTable::layout()` of `#[derive(TableDef)]`): the table's key schema, every
     /// secondary index (missing, extra, key schema with the attribute types, projection with its
-    /// non-key attributes) and the time-to-live attribute. Nothing is changed.
+    /// non-key attributes), the time-to-live attribute and, when the layout declares it
+    /// ([`TableLayout::declares_stream`]), the stream's view type. Nothing is changed.
     ///
     /// # Errors
     /// [`Error::Sdk`] (such as `ResourceNotFoundException` for a table that does not exist).
@@ -500,6 +546,12 @@ impl<D> Table<D> {
         if declared_ttl != ttl {
             changes.push(Change::Ttl { declared: declared_ttl, actual: ttl });
         }
+        let actual_stream = actual_stream(&desc);
+        if let Some(declared) = layout.stream {
+            if declared != actual_stream {
+                changes.push(Change::Stream { declared, actual: actual_stream });
+            }
+        }
         let provisioned = match desc.billing_mode_summary().and_then(|b| b.billing_mode()) {
             Some(BillingMode::PayPerRequest) => None,
             _ => desc.provisioned_throughput().and_then(|p| {
@@ -514,13 +566,15 @@ impl<D> Table<D> {
     /// says: each GSI deletion, then each creation, in its own `UpdateTable` (DynamoDB allows
     /// one GSI created or deleted per request), waiting after each until the index is gone or
     /// `ACTIVE` and the table `ACTIVE` (polling `DescribeTable` every `wait.poll`, at most
-    /// `wait.timeout` a step); then the TTL changes (`UpdateTimeToLive`). A new GSI of a
+    /// `wait.timeout` a step); then the TTL changes (`UpdateTimeToLive`), then the stream
+    /// (`UpdateTable` with `StreamSpecification`: the old stream disabled, then the declared
+    /// one enabled, waiting until the table is `ACTIVE` after each). A new GSI of a
     /// provisioned table gets the table's provisioned throughput. Returns the steps done.
     ///
     /// # Errors
     /// [`Error::Invalid`] before anything is sent when the plan has manual steps (listed), or
     /// when the diff is older than the table (an index it creates is there already, one it
-    /// deletes is gone, a time to live it sets is set: it was applied before, or the table
+    /// deletes is gone, a time to live or stream it sets is set: it was applied before, or the table
     /// changed since), or
     /// when a step does not finish within `wait.timeout` (the steps before it are done; run
     /// [`Table::diff`] again to see what remains); [`Error::Sdk`].
@@ -549,7 +603,14 @@ impl<D> Table<D> {
             if plan.steps.iter().any(|s| matches!(s, Step::DisableTtl(_) | Step::EnableTtl(_))) {
                 ttl = Some(self.ttl_attribute().await?);
             }
+            let mut stream = actual_stream(&now);
             let stale = plan.steps.iter().find_map(|step| match step {
+                Step::DisableStream if stream.take().is_none() => {
+                    Some("it disables the stream, which the table no longer has".to_owned())
+                }
+                Step::EnableStream(v) => stream
+                    .replace(*v)
+                    .map(|had| format!("it enables a stream of view type {v}, and the table has one of {had}")),
                 Step::DeleteIndex(name) if !present.remove(name.as_str()) => {
                     Some(format!("it deletes {name}, which the table no longer has"))
                 }
@@ -661,6 +722,24 @@ impl<D> Table<D> {
                     .await
                     .map_err(|e| Error::sdk("UpdateTimeToLive", e))?;
                 }
+                Step::DisableStream | Step::EnableStream(_) => {
+                    let view = match step {
+                        Step::EnableStream(v) => Some(*v),
+                        _ => None,
+                    };
+                    let spec = StreamSpecification::builder()
+                        .stream_enabled(view.is_some())
+                        .set_stream_view_type(view.map(StreamViewType::to_sdk))
+                        .build()
+                        .map_err(|e| Error::Invalid { reason: e.to_string() })?;
+                    self.execute(
+                        Call::new("UpdateTable", ""),
+                        self.client().update_table().table_name(self.name()).stream_specification(spec).send(),
+                    )
+                    .await
+                    .map_err(|e| Error::sdk("UpdateTable", e))?;
+                    self.wait_for_stream(view, wait).await?;
+                }
                 Step::Manual(_) => {}
             }
         }
@@ -684,6 +763,28 @@ impl<D> Table<D> {
         .await
         .map_err(|e| Error::sdk("UpdateTable", e))?;
         Ok(())
+    }
+
+    /// Polls `DescribeTable` until the table is `ACTIVE` with stream `view` (`None`: none).
+    async fn wait_for_stream(&self, view: Option<StreamViewType>, wait: Wait) -> Result<(), Error> {
+        let started = Instant::now();
+        loop {
+            let desc = self.describe().await?;
+            if desc.table_status() == Some(&TableStatus::Active) && actual_stream(&desc) == view {
+                return Ok(());
+            }
+            if started.elapsed() >= wait.timeout {
+                return Err(Error::Invalid {
+                    reason: format!(
+                        "table {}: the stream did not become {} within {:?}",
+                        self.name(),
+                        view.map_or("disabled", StreamViewType::as_str),
+                        wait.timeout
+                    ),
+                });
+            }
+            tokio::time::sleep(wait.poll).await;
+        }
     }
 
     /// Polls `DescribeTable` until the table is `ACTIVE` and GSI `name` is `ACTIVE` (`present`)

@@ -1,5 +1,5 @@
 //! The table as its declaration defines it: [`TableLayout`] (key attributes and their types,
-//! GSIs, LSIs, the inverted index, projections, TTL), built from the entities' schemas by
+//! GSIs, LSIs, the inverted index, projections, TTL, the stream), built from the entities' schemas by
 //! [`TableLayout::new`] or from a `#[derive(TableDef)]` declaration ([`TableDef`],
 //! [`TableLayout::declared`]). The reports drawn from it (CloudFormation, NoSQL Workbench,
 //! Markdown, lint) are in [`design`](crate::design).
@@ -10,6 +10,7 @@ use crate::error::Error;
 use crate::key::KeyType;
 use crate::schema::projection::{GsiDecl, Projection};
 use crate::schema::{AttributeNames, EntitySchema, Index, MultiKeyIndex};
+use crate::stream::StreamViewType;
 
 /// The key attributes, GSIs and TTL attribute of one table, as its entities define them.
 #[derive(Debug, Clone)]
@@ -31,6 +32,10 @@ pub struct TableLayout {
     /// The reads the application registered besides the generated queries, for the design
     /// lint (see [`TableLayout::reads`]).
     pub(crate) reads: Vec<Read>,
+    /// The declared stream: `None` when the declaration says nothing about it (the table's
+    /// stream is then left as it is), `Some(None)` for no stream, `Some(Some(v))` for a stream
+    /// of view type `v`.
+    pub(crate) stream: Option<Option<StreamViewType>>,
 }
 
 impl TableLayout {
@@ -156,6 +161,7 @@ impl TableLayout {
             ttl: ttl.map(|(a, _)| a),
             projections: BTreeMap::new(),
             reads: Vec::new(),
+            stream: None,
         })
     }
 
@@ -262,6 +268,70 @@ impl TableLayout {
     /// The multi-attribute GSI `index`, if the table has one.
     pub fn multi_gsi(&self, index: Index) -> Option<&MultiKeyIndex> {
         self.multi_gsis.iter().find(|g| g.index == index)
+    }
+
+    /// Declares the table's DynamoDB stream with view type `view` (what each record carries):
+    /// [`Table::create_table_from`](crate::Table::create_table_from) enables it
+    /// (`StreamSpecification`), the [CloudFormation export](TableLayout::cloudformation) has
+    /// it, [`Table::diff`](crate::Table::diff) reports a table without it or with another view
+    /// type, and [`Table::apply`](crate::Table::apply) enables it (disabling the old stream
+    /// first when the view type differs: DynamoDB does not change a view type in place).
+    /// `#[derive(TableDef)]` declares it with `#[table(stream = new_and_old_images)]`.
+    ///
+    /// ```
+    /// use dynamo_entity::schema::TableLayout;
+    /// use dynamo_entity::stream::StreamViewType;
+    /// # use dynamo_entity::Entity;
+    /// # #[derive(Entity, Debug, Clone)]
+    /// # #[entity(pk = "USER#<id>", sk = "PROFILE")]
+    /// # struct User { id: String }
+    ///
+    /// let layout = TableLayout::new(&[User::schema()])?.stream(StreamViewType::NewAndOldImages);
+    /// assert_eq!(layout.stream_view_type(), Some(StreamViewType::NewAndOldImages));
+    /// let cfn = layout.cloudformation("users");
+    /// let spec = &cfn["Resources"]["UsersTable"]["Properties"]["StreamSpecification"];
+    /// assert_eq!(spec["StreamViewType"], "NEW_AND_OLD_IMAGES");
+    /// # Ok::<(), dynamo_entity::Error>(())
+    /// ```
+    #[must_use]
+    pub fn stream(mut self, view: StreamViewType) -> TableLayout {
+        self.stream = Some(Some(view));
+        self
+    }
+
+    /// Declares that the table has no stream: [`Table::diff`](crate::Table::diff) reports a
+    /// stream the table has, and [`Table::apply`](crate::Table::apply) disables it (its
+    /// consumers stop receiving records). Without this or [`TableLayout::stream`], the
+    /// declaration says nothing about the stream and `diff` leaves it out, so that a stream
+    /// enabled elsewhere (a Lambda trigger's template) is not disabled by a migration.
+    ///
+    /// ```
+    /// # use dynamo_entity::schema::TableLayout;
+    /// # use dynamo_entity::Entity;
+    /// # #[derive(Entity, Debug, Clone)]
+    /// # #[entity(pk = "USER#<id>", sk = "PROFILE")]
+    /// # struct User { id: String }
+    /// let layout = TableLayout::new(&[User::schema()])?.without_stream();
+    /// assert_eq!(layout.stream_view_type(), None);
+    /// assert!(layout.declares_stream());
+    /// # Ok::<(), dynamo_entity::Error>(())
+    /// ```
+    #[must_use]
+    pub fn without_stream(mut self) -> TableLayout {
+        self.stream = Some(None);
+        self
+    }
+
+    /// The declared stream's view type; `None` without a declared stream.
+    pub fn stream_view_type(&self) -> Option<StreamViewType> {
+        self.stream.flatten()
+    }
+
+    /// Whether the declaration says anything about the stream ([`TableLayout::stream`] or
+    /// [`TableLayout::without_stream`]); [`Table::diff`](crate::Table::diff) compares the
+    /// table's stream only then.
+    pub fn declares_stream(&self) -> bool {
+        self.stream.is_some()
     }
 }
 
@@ -392,6 +462,7 @@ fn multi_gsis_of(
 /// | `gsiN(name = "...", pk = "...", sk = "...")` | GSI N's index name (default `GSI<n>`) and key attributes (default `GSI<n>PK` / `GSI<n>SK`); a name and a type together: `pk = "gsi1pk": N` |
 /// | `lsiN(name = "...", sk = "...")` | LSI N's index name (default `LSI<n>`) and sort key attribute (default `LSI<n>SK`); its partition key is the table's |
 /// | `inverted(name = "...")` | the inverted index's name (default `INVERTED`); it is keyed on the table's `sk` / `pk` |
+/// | `stream = new_and_old_images` | the table's DynamoDB stream and its view type (`keys_only`, `new_image`, `old_image`, `new_and_old_images`), see [`TableLayout::stream`]; without it the declaration leaves the stream alone |
 /// | `hierarchy(Parent(Child, ...), ...)` | a sort-key hierarchy, opted into: the parent's `begins_with` on its sort key's literal prefix is meant to read its children's items (`V#<version>` reads `V#<version>#COMMENT#<id>`), so the prefix check lets the entities of one hierarchy read each other's items on the table; key collisions are still errors, as is a child the parent's query cannot read |
 ///
 /// It implements this trait: [`layout`](TableDef::layout) gives the [`TableLayout`], whose
@@ -507,6 +578,10 @@ pub trait TableDef {
     /// hierarchy may read each other's items on the table (see
     /// [`TableLayout::declared_with_hierarchy`]). Empty unless declared.
     const HIERARCHY: &'static [(usize, usize)] = &[];
+    /// The declared stream's view type, `#[table(stream = new_and_old_images)]` (or
+    /// `keys_only`, `new_image`, `old_image`); `None` unless declared, and then the layout
+    /// says nothing about the stream (see [`TableLayout::stream`]).
+    const STREAM: Option<StreamViewType> = None;
     /// The generated enum with one variant per entity, decoding any item of the table by its
     /// entity type attribute.
     type Item: crate::schema::EntityEnum;
@@ -530,6 +605,9 @@ pub trait TableDef {
             });
         }
         layout.names = Self::NAMES;
+        if let Some(view) = Self::STREAM {
+            layout = layout.stream(view);
+        }
         Ok(layout)
     }
 }

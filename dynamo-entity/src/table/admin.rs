@@ -3,7 +3,7 @@
 
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType as SdkKeyType,
-    LocalSecondaryIndex, TimeToLiveSpecification,
+    LocalSecondaryIndex, StreamSpecification, TimeToLiveSpecification,
 };
 
 use crate::error::Error;
@@ -45,7 +45,9 @@ impl<D> Table<D> {
     /// Creates this table from a layout, such as the one of a `#[derive(TableDef)]` declaration
     /// ([`TableDef::layout`](crate::TableDef::layout)): as [`Table::create_table`], with the
     /// layout's indexes, key types and projections ([`TableLayout::projection`]): the GSIs in
-    /// `GlobalSecondaryIndexes`, the LSIs ([`Index::Lsi`]) in `LocalSecondaryIndexes`.
+    /// `GlobalSecondaryIndexes`, the LSIs ([`Index::Lsi`]) in `LocalSecondaryIndexes`, and
+    /// the declared stream ([`TableLayout::stream`]) in `StreamSpecification` (its ARN is then
+    /// [`Table::stream_arn`]).
     ///
     /// # Errors
     /// [`Error::Sdk`] (for example when the table exists, or an `INCLUDE` projection names a
@@ -124,6 +126,16 @@ impl<D> Table<D> {
             }
             indexes.push(builder.build().map_err(|e| Error::Invalid { reason: e.to_string() })?);
         }
+        let stream = match layout.stream_view_type() {
+            Some(view) => Some(
+                StreamSpecification::builder()
+                    .stream_enabled(true)
+                    .stream_view_type(view.to_sdk())
+                    .build()
+                    .map_err(|e| Error::Invalid { reason: e.to_string() })?,
+            ),
+            None => None,
+        };
         self.execute(
             Call::new("CreateTable", ""),
             self.inner
@@ -136,6 +148,7 @@ impl<D> Table<D> {
                 .set_global_secondary_indexes((!indexes.is_empty()).then_some(indexes))
                 .set_local_secondary_indexes((!locals.is_empty()).then_some(locals))
                 .billing_mode(BillingMode::PayPerRequest)
+                .set_stream_specification(stream)
                 .send(),
         )
         .await
@@ -202,6 +215,33 @@ impl<D> Table<D> {
             tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         }
         Err(Error::Invalid { reason: format!("table {} did not become ACTIVE within 60 s", self.inner.name) })
+    }
+
+    /// The ARN of the table's latest stream (`DescribeTable`'s `LatestStreamArn`), which a
+    /// `stream::StreamReader` (feature `aws-sdk-dynamodbstreams`) reads; `None` when the table has no
+    /// enabled stream (a disabled stream stays readable for 24 hours under its old ARN).
+    ///
+    /// ```no_run
+    /// # async fn f(table: dynamo_entity::Table) -> dynamo_entity::Result<()> {
+    /// let arn = table.stream_arn().await?.expect("the table declares a stream");
+    /// # let _ = arn;
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Sdk`] (such as `ResourceNotFoundException` for a table that does not exist).
+    pub async fn stream_arn(&self) -> Result<Option<String>, Error> {
+        let resp = self
+            .execute(
+                Call::new("DescribeTable", ""),
+                self.inner.client.describe_table().table_name(&*self.inner.name).send(),
+            )
+            .await
+            .map_err(|e| Error::sdk("DescribeTable", e))?;
+        let table = resp.table;
+        let enabled = table.as_ref().and_then(|t| t.stream_specification()).is_some_and(|s| s.stream_enabled());
+        Ok(table.and_then(|t| t.latest_stream_arn).filter(|_| enabled))
     }
 
     /// Deletes the table (`DeleteTable`).

@@ -64,6 +64,7 @@ mod sharding;
 mod skill_exchange;
 mod skill_exchange_migration;
 mod soak;
+mod stream_table;
 mod streams;
 mod table_decl;
 mod table_diff;

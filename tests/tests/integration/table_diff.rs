@@ -112,6 +112,7 @@ async fn a_table_of_an_older_layout_is_brought_to_its_declaration_one_index_at_a
                 format!("projection {} {} -> {}", declared.name, actual.projection, declared.projection)
             }
             Change::Ttl { declared, actual } => format!("ttl {actual:?} -> {declared:?}"),
+            Change::Stream { declared, actual } => format!("stream {actual:?} -> {declared:?}"),
             Change::TableKey { .. } => "table key".to_owned(),
         })
         .collect();

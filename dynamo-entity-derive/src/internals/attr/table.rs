@@ -11,10 +11,11 @@ use crate::internals::model::{IndexKind, MAX_GSI, MAX_LSI, Projection};
 use crate::internals::suggest;
 
 /// The keys of `#[table(...)]`, for suggestions.
-const KEYS: [&str; 9] = ["entities", "gsi1", "inverted", "item", "pk", "sk", "entity_type", "lsi1", "hierarchy"];
+const KEYS: [&str; 10] =
+    ["entities", "gsi1", "inverted", "item", "pk", "sk", "entity_type", "lsi1", "hierarchy", "stream"];
 /// The keys of `#[table(...)]`, for messages.
 const KEY_LIST: &str = "`entities(...)`, `gsi1(...)` to `gsi20(...)`, `lsi1(...)` to `lsi5(...)`, `inverted(...)`, \
-                        `item(...)`, `pk = \"...\"`, `sk = \"...\"`, `entity_type = \"...\"`, `hierarchy(...)`";
+                        `item(...)`, `pk = \"...\"`, `sk = \"...\"`, `entity_type = \"...\"`, `hierarchy(...)`, `stream = ...`";
 
 /// One declared secondary index: `gsiN(...)`, `lsiN(...)` or `inverted(...)`.
 pub struct IndexDecl {
@@ -62,7 +63,18 @@ pub struct Decl {
     /// `hierarchy(Parent(Child, ...), ...)`: the entities whose items the query of a parent is
     /// meant to read (its `begins_with` on the sort key reads its children's items too).
     pub hierarchy: Vec<(Path, Vec<Path>)>,
+    /// `stream = new_and_old_images`: the stream's view type, as the variant of
+    /// `StreamViewType` (`KeysOnly`, `NewImage`, `OldImage`, `NewAndOldImages`).
+    pub stream: Option<Ident>,
 }
+
+/// The view types `stream = ...` takes, and the `StreamViewType` variant of each.
+const STREAM_VIEWS: [(&str, &str); 4] = [
+    ("keys_only", "KeysOnly"),
+    ("new_image", "NewImage"),
+    ("old_image", "OldImage"),
+    ("new_and_old_images", "NewAndOldImages"),
+];
 
 /// Parses the `#[table(...)]` attributes of `input`.
 pub fn table_attrs(input: &DeriveInput, cx: &Ctxt) -> Decl {
@@ -94,6 +106,21 @@ pub fn table_attrs(input: &DeriveInput, cx: &Ctxt) -> Decl {
             }
             if key == "item" {
                 return parse_item(&meta, &mut decl, cx);
+            }
+            if key == "stream" {
+                // `stream = new_and_old_images`
+                let view: Ident = meta.value()?.parse()?;
+                match STREAM_VIEWS.iter().find(|(k, _)| view == k) {
+                    Some((_, variant)) => decl.stream = Some(Ident::new(variant, view.span())),
+                    None => cx.error_spanned_by(
+                        &view,
+                        format!(
+                            "unknown stream view type `{view}`; expected `keys_only`, `new_image`, `old_image` or \
+                             `new_and_old_images`"
+                        ),
+                    ),
+                }
+                return Ok(());
             }
             if key == "hierarchy" {
                 // `hierarchy(Version(Comment, Latest), Order(Line))`
