@@ -29,9 +29,10 @@
 //! **How far a history reaches back.** Its real entries come first, newest first; zeros and
 //! absent entries after them say nothing about what came before. The history reaches back to
 //! its oldest real entry and no further: the item may have been put, created, or deleted and
-//! created again just before it. It also reaches back to before a write when it holds the token
-//! of a write to the item that the same handle (or a clone of it) got an answer for before that
-//! write's first attempt: that one was applied first. An item with no history at all (written
+//! created again just before it. It also reaches back to before a write when its oldest real
+//! entry is the token of a write to the item that the same handle (or a clone of it) got an
+//! answer for before that write's first attempt: that one was applied first, and every entry
+//! after it came after it. An item with no history at all (written
 //! by another client, a transaction, a batch or a handle without write tokens) is judged as if
 //! its history reached back (see the limits).
 //!
@@ -39,7 +40,7 @@
 //!
 //! | attempt | the library adds to the write's own condition |
 //! |---|---|
-//! | the first | the token is not in the history (a first attempt that reaches DynamoDB after its own resend was applied is refused) |
+//! | the first | the token is not in the history (a first attempt that reaches DynamoDB after its own resend was applied is refused, while the history holds the token) |
 //! | after a throttled one (`ProvisionedThroughputExceededException`, `ThrottlingException`, `RequestLimitExceeded`, `ReplicatedWriteConflictException`) | the same: the throttled attempt was not applied |
 //! | after one that lost its answer (HTTP 5xx, a timeout, a connection failure): a resend, sent at once | the token is not in the history, and the history reaches back to before the first attempt (by over [`RESEND_MARGIN`], or to a write the handle got an answer for before it), or there is no item |
 //!
@@ -83,7 +84,7 @@
 //! | a writer that writes no history (another client, a transaction, a batch write, a handle without write tokens) replaces the item, or deletes and creates it, between the first attempt and the resend | its item has no history: the resend judges the first attempt not applied, and a write applied before the replacement is applied again to the new item (a delete deletes it) |
 //! | clocks and delays | the writers' clocks must agree within [`RESEND_MARGIN`], and a write must be applied within it of its call's start, when its token is made. A write throttled for longer (its attempts wait out their backoff) is applied later than its token says; four such late writes to one item could push a concurrent write's token out of the history unseen |
 //! | another writer deletes the item between the first attempt and the resend | DynamoDB keeps nothing of a deleted item. A resend of a write that may create the item (put, create, upsert, increment) finds none and creates it, as if it came after the delete, even when the first attempt was applied before it. A write that needs the item says [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown); a delete answers [`Returned::Lost`](crate::error::Returned::Lost) |
-//! | a delete's first attempt that reaches DynamoDB after its resend | it carries no token to refuse it: it deletes what stands at the key then |
+//! | a first attempt that reaches DynamoDB late, after its resend was applied and answered (a request the network held past the client's attempt timeout) | it is refused while the history holds its token. Once four more writes pushed the token out, a put replaced the item or a delete removed it, it is applied again. A delete's first attempt carries no token: it deletes what stands at the key then |
 //! | [`Table::without_write_tokens`](crate::Table::without_write_tokens) | adds nothing to items: a write whose answer is lost is not sent again ([`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown)) |
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -233,11 +234,11 @@ pub(crate) enum Attempt {
 /// `answered` the token of the item's write the handle got an answer for before the first
 /// attempt.
 ///
-/// The history reaches back to before the first attempt when it holds `answered`, when its
-/// oldest real entry (the last present and not zero: entries are the newest first, zeros after
-/// the real ones) is older than the token's floor, or when the item has none (written by a
-/// client that writes no history: see the limits). Zero entries reach back to nothing: the item
-/// may have been deleted and created again just before.
+/// The history reaches back to before the first attempt when its oldest real entry (the last
+/// present and not zero: entries are the newest first, zeros after the real ones) is older than
+/// the token's floor or is `answered`, or when the item has none (written by a client that
+/// writes no history: see the limits). Zero entries reach back to nothing: the item may have
+/// been deleted and created again just before.
 pub(crate) fn guard(
     condition: Option<&str>,
     names: &mut std::collections::HashMap<String, String>,
@@ -258,10 +259,13 @@ pub(crate) fn guard(
         names.insert("#wk".to_owned(), key.to_owned());
         values.insert(":wf".to_owned(), token.floor().value());
         values.insert(":wz".to_owned(), WriteToken([0; 16]).value());
+        // The answered write as the oldest real entry: every entry after it came after it.
         let known = match answered {
             Some(answered) => {
                 values.insert(":wa".to_owned(), answered.value());
-                " OR :wa IN (#w1, #w2, #w3, #w4)"
+                " OR #w4 = :wa OR ((attribute_not_exists(#w4) OR #w4 = :wz) AND #w3 = :wa) \
+                 OR ((attribute_not_exists(#w3) OR #w3 = :wz) AND #w2 = :wa) \
+                 OR ((attribute_not_exists(#w2) OR #w2 = :wz) AND #w1 = :wa)"
             }
             None => "",
         };
@@ -322,15 +326,15 @@ fn entries(item: &Item) -> [Option<WriteToken>; 4] {
 }
 
 /// Whether the history `entries` reaches back to before the write with `token` (see [`guard`]):
-/// it holds `answered`, its oldest real entry (the last present and not zero) is older than the
+/// its oldest real entry (the last present and not zero) is `answered` or older than the
 /// token's floor, or there is none (no `_w1`).
 fn reaches_back(entries: &[Option<WriteToken>; 4], token: &WriteToken, answered: Option<&WriteToken>) -> bool {
-    if entries[0].is_none() || answered.is_some_and(|a| entries.contains(&Some(*a))) {
+    if entries[0].is_none() {
         return true;
     }
     let zero = WriteToken([0; 16]);
     let oldest = entries.iter().map_while(|e| e.filter(|t| *t != zero)).last();
-    oldest.is_some_and(|oldest| oldest < token.floor())
+    oldest.is_some_and(|oldest| oldest < token.floor() || Some(&oldest) == answered)
 }
 
 /// What the history of `item` (`None`: no item) says of the write with `token` (`answered`: see
@@ -487,6 +491,9 @@ mod tests {
         assert_eq!(seen(Some(&item(&[answered])), &ours, None), Seen::CannotTell);
         assert_eq!(seen(Some(&item(&[answered])), &ours, Some(&answered)), Seen::NotApplied);
         assert_eq!(seen(Some(&item(&[at(9_995), answered, ZERO, ZERO])), &ours, Some(&answered)), Seen::NotApplied);
+        // Only as the oldest real entry: a token that came back after newer ones (a late
+        // attempt applied again) says nothing of what came before it.
+        assert_eq!(seen(Some(&item(&[answered, at(9_995), at(9_993)])), &ours, Some(&answered)), Seen::CannotTell);
     }
 
     #[test]
@@ -552,8 +559,8 @@ mod tests {
             guard(None, &mut names, &mut values, &token, "PK", Some(&WriteToken::at(9_990, 1)), Attempt::Resend);
         assert!(
             resend.starts_with(
-                "NOT (:wt IN (#w1, #w2, #w3, #w4)) AND (attribute_not_exists(#wk) OR attribute_not_exists(#w1) OR :wa IN \
-                 (#w1, #w2, #w3, #w4) OR "
+                "NOT (:wt IN (#w1, #w2, #w3, #w4)) AND (attribute_not_exists(#wk) OR attribute_not_exists(#w1) OR #w4 = \
+                 :wa OR "
             ),
             "{resend}"
         );

@@ -14,7 +14,7 @@ use crate::key::{KeyError, KeyPart, KeyWriter};
     label = "expected references to the sort key's parts `{S}` in template order, found `{Self}`",
     note = "give each part as the key function takes it (`&str` for a `String` part, `&Timestamp` for a \
             `Timestamp`, `&u32` for a `u32`), one bare reference for a one-part key or for the first part alone, or a tuple `(&a, &b)` \
-            of leading parts; text is not a `Timestamp`: write `&Timestamp::parse(\"2024-05-01T00:00:00Z\")?`"
+            of leading parts; text is not a `Timestamp`: write `&\"2024-05-01T00:00:00Z\".parse::<Timestamp>()?`"
 )]
 pub trait SkArgs<S> {
     /// How many parts these arguments give.
@@ -37,7 +37,7 @@ pub trait FullSk<S>: SkArgs<S> {}
     message = "`{Self}` is not a leading part of the sort key, whose parts are `{S}`",
     label = "expected references to the first parts of `{S}`, in template order, but not all of them",
     note = "`sk_begins_with` takes the leading parts (`&str` for a `String` part, `&Timestamp` for a \
-            `Timestamp`: text is not a `Timestamp`, write `&Timestamp::parse(\"2024-05-01T00:00:00Z\")?`); \
+            `Timestamp`: text is not a `Timestamp`, write `&\"2024-05-01T00:00:00Z\".parse::<Timestamp>()?`); \
             with every part, use `sk_eq`"
 )]
 pub trait PartialSk<S>: SkArgs<S> {}
@@ -92,7 +92,7 @@ sk_args!([(T0 A0), (T1 A1), (T2 A2), (T3 A3), (T4 A4), (T5 A5)] [] (T0 A0) (T1 A
     label = "expected `&{P}` for this part of the sort key, found `&{Self}`",
     note = "give each part as the key function takes it: `&str` for a `String` part, `&u32` for a `u32`, \
             `&Timestamp` for a `Timestamp` (text is not a `Timestamp`: write \
-            `&Timestamp::parse(\"2024-05-01T00:00:00Z\")?`), `&Date` for a `Date`"
+            `&\"2024-05-01T00:00:00Z\".parse::<Timestamp>()?`), `&Date` for a `Date`"
 )]
 pub trait PartArg<P: ?Sized> {}
 impl<P: ?Sized> PartArg<P> for P {}
