@@ -46,12 +46,12 @@ use std::marker::PhantomData;
 pub mod lambda;
 #[cfg(feature = "aws-sdk-dynamodbstreams")]
 mod reader;
-mod view;
 
 #[cfg(feature = "aws-sdk-dynamodbstreams")]
 #[cfg_attr(docsrs, doc(cfg(feature = "aws-sdk-dynamodbstreams")))]
 pub use reader::{ReadError, StartAt, StreamReader, StreamRecord};
-pub use view::StreamViewType;
+// Declared with the table (`schema`), which the stream module reads from.
+pub use crate::schema::StreamViewType;
 
 use crate::collection::EntityEnum;
 use crate::error::{Error, ItemError};

@@ -50,8 +50,8 @@ use aws_sdk_dynamodb::types::{
 
 use crate::error::Error;
 use crate::key::KeyType;
+use crate::schema::StreamViewType;
 use crate::schema::{Index, TableLayout};
-use crate::stream::StreamViewType;
 use crate::table::{Call, Table};
 
 /// The shape of one secondary index, as declared or as the table has it: what [`Table::diff`]

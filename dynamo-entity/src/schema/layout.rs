@@ -8,9 +8,9 @@ use std::collections::BTreeMap;
 
 use crate::error::Error;
 use crate::key::KeyType;
+use crate::schema::StreamViewType;
 use crate::schema::projection::{GsiDecl, Projection};
 use crate::schema::{AttributeNames, EntitySchema, Index, MultiKeyIndex};
-use crate::stream::StreamViewType;
 
 /// The key attributes, GSIs and TTL attribute of one table, as its entities define them.
 #[derive(Debug, Clone)]

@@ -17,6 +17,7 @@ pub mod multi_key;
 mod projection;
 pub mod reserved;
 pub mod size;
+mod stream_view;
 
 pub use crate::key::names::*;
 pub use crate::value::Item;
@@ -28,3 +29,4 @@ pub use layout::*;
 pub use member::{Admits, EntityOf, TableItems};
 pub use multi_key::{KeyAttribute, MultiKeyAttr, MultiKeyIndex};
 pub use projection::{GsiDecl, Projection};
+pub use stream_view::StreamViewType;
