@@ -515,7 +515,7 @@ impl<E: Entity> UpdateRequest<E> {
         // allowed size").
         let type_bytes = if E::NAMES.has_entity_type() { E::NAMES.entity_type.len() + E::TYPE.len() } else { 0 };
         crate::schema::size::check_update_size(E::NAMES, E::TYPE, &prepared.key, set_bytes + type_bytes)?;
-        prepared.check_limits(added)?;
+        prepared.check_limits(added, token)?;
         Ok((prepared, self.table))
     }
 
@@ -643,13 +643,35 @@ impl<E: Entity> UpdateRequest<E> {
 impl PreparedUpdate {
     /// Checks DynamoDB's limits on the update's expressions and substitutions (see
     /// [`limits`](crate::limits)); the condition's first `library` bytes are the library's own.
-    pub(crate) fn check_limits(&self, library: usize) -> Result<(), Error> {
+    /// With `token`, the condition is checked as the write's largest attempt sends it: a
+    /// resend, with the history's guard ([`write_token::guard`](crate::write_token::guard)),
+    /// counted as the library's own.
+    pub(crate) fn check_limits(&self, library: usize, token: Option<&WriteToken>) -> Result<(), Error> {
+        let error = |e: limits::Exceeded| e.request("UpdateItem", self.entity, self.key_text());
+        let Some(token) = token else {
+            let expressions = [
+                ("UpdateExpression", self.update.as_str(), true, 0),
+                ("ConditionExpression", self.condition.as_str(), false, library),
+            ];
+            return limits::check_request(&expressions, self.names.as_ref(), self.values.as_ref()).map_err(error);
+        };
+        let (mut names, mut values) = (self.names.clone().unwrap_or_default(), self.values.clone().unwrap_or_default());
+        let own = crate::write_token::guard_own(
+            &mut names,
+            &mut values,
+            token,
+            self.attribute_names.pk,
+            Some(token),
+            crate::write_token::Attempt::Resend,
+        );
+        // The guard first, so that the library's share is one prefix.
+        let condition = if self.condition.is_empty() { own.clone() } else { format!("{own} AND ({})", self.condition) };
+        let share = if self.condition.is_empty() { own.len() } else { own.len() + 6 + library };
         let expressions = [
             ("UpdateExpression", self.update.as_str(), true, 0),
-            ("ConditionExpression", self.condition.as_str(), false, library),
+            ("ConditionExpression", condition.as_str(), false, share),
         ];
-        limits::check_request(&expressions, self.names.as_ref(), self.values.as_ref())
-            .map_err(|e| e.request("UpdateItem", self.entity, self.key_text()))
+        limits::check_request(&expressions, Some(&names), Some(&values)).map_err(error)
     }
 
     /// The key as `PK=… SK=…`, for errors: built from the key when asked, unless

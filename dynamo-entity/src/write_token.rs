@@ -29,10 +29,9 @@
 //! **How far a history reaches back.** Its real entries come first, newest first; zeros and
 //! absent entries after them say nothing about what came before. The history reaches back to
 //! its oldest real entry and no further: the item may have been put, created, or deleted and
-//! created again just before it. It also reaches back to before a write when its oldest real
-//! entry is the token of a write to the item that the same handle (or a clone of it) got an
-//! answer for before that write's first attempt: that one was applied first, and every entry
-//! after it came after it. An item with no history at all (written
+//! created again just before it. It also reaches back to before a write when it holds the token
+//! of a write to the item that the same handle (or a clone of it) got an answer for before that
+//! write's first attempt, followed by an older entry or none: that one was applied first. An item with no history at all (written
 //! by another client, a transaction, a batch or a handle without write tokens) is judged as if
 //! its history reached back (see the limits).
 //!
@@ -236,11 +235,29 @@ pub(crate) enum Attempt {
 ///
 /// The history reaches back to before the first attempt when its oldest real entry (the last
 /// present and not zero: entries are the newest first, zeros after the real ones) is older than
-/// the token's floor or is `answered`, or when the item has none (written by a client that
-/// writes no history: see the limits). Zero entries reach back to nothing: the item may have
+/// the token's floor, when it holds `answered` followed by an older entry (or none), or when
+/// the item has none (written by a client that writes no history: see the limits). Zero entries reach back to nothing: the item may have
 /// been deleted and created again just before.
 pub(crate) fn guard(
     condition: Option<&str>,
+    names: &mut std::collections::HashMap<String, String>,
+    values: &mut std::collections::HashMap<String, AttributeValue>,
+    token: &WriteToken,
+    key: &str,
+    answered: Option<&WriteToken>,
+    attempt: Attempt,
+) -> String {
+    let own = guard_own(names, values, token, key, answered, attempt);
+    match condition {
+        // DynamoDB refuses redundant parentheses: a condition in one pair keeps it alone.
+        Some(c) if enclosed(c) => format!("{c} AND {own}"),
+        Some(c) if !c.is_empty() => format!("({c}) AND {own}"),
+        _ => own,
+    }
+}
+
+/// The history's part of [`guard`] alone, with its names and values.
+pub(crate) fn guard_own(
     names: &mut std::collections::HashMap<String, String>,
     values: &mut std::collections::HashMap<String, AttributeValue>,
     token: &WriteToken,
@@ -253,19 +270,20 @@ pub(crate) fn guard(
     if attempt != Attempt::DeleteResend {
         values.insert(":wt".to_owned(), token.value());
     }
-    let own = if attempt == Attempt::First {
+    if attempt == Attempt::First {
         not_in.to_owned()
     } else {
         names.insert("#wk".to_owned(), key.to_owned());
         values.insert(":wf".to_owned(), token.floor().value());
         values.insert(":wz".to_owned(), WriteToken([0; 16]).value());
-        // The answered write as the oldest real entry: every entry after it came after it.
+        // The answered write, with the entry after it older than it (a late attempt applied
+        // again would stand before newer entries).
         let known = match answered {
             Some(answered) => {
                 values.insert(":wa".to_owned(), answered.value());
-                " OR #w4 = :wa OR ((attribute_not_exists(#w4) OR #w4 = :wz) AND #w3 = :wa) \
-                 OR ((attribute_not_exists(#w3) OR #w3 = :wz) AND #w2 = :wa) \
-                 OR ((attribute_not_exists(#w2) OR #w2 = :wz) AND #w1 = :wa)"
+                " OR #w4 = :wa OR (#w3 = :wa AND (attribute_not_exists(#w4) OR #w4 < :wa)) \
+                 OR (#w2 = :wa AND (attribute_not_exists(#w3) OR #w3 < :wa)) \
+                 OR (#w1 = :wa AND (attribute_not_exists(#w2) OR #w2 < :wa))"
             }
             None => "",
         };
@@ -276,12 +294,6 @@ pub(crate) fn guard(
              OR ((attribute_not_exists(#w2) OR #w2 = :wz) AND #w1 > :wz AND #w1 < :wf))"
         );
         if attempt == Attempt::Resend { format!("{not_in} AND {reaches_back}") } else { reaches_back }
-    };
-    match condition {
-        // DynamoDB refuses redundant parentheses: a condition in one pair keeps it alone.
-        Some(c) if enclosed(c) => format!("{c} AND {own}"),
-        Some(c) if !c.is_empty() => format!("({c}) AND {own}"),
-        _ => own,
     }
 }
 
@@ -326,15 +338,20 @@ fn entries(item: &Item) -> [Option<WriteToken>; 4] {
 }
 
 /// Whether the history `entries` reaches back to before the write with `token` (see [`guard`]):
-/// its oldest real entry (the last present and not zero) is `answered` or older than the
-/// token's floor, or there is none (no `_w1`).
+/// it holds `answered` with an older entry (or none) after it, its oldest real entry (the last
+/// present and not zero) is older than the token's floor, or there is none (no `_w1`).
 fn reaches_back(entries: &[Option<WriteToken>; 4], token: &WriteToken, answered: Option<&WriteToken>) -> bool {
     if entries[0].is_none() {
         return true;
     }
+    if let Some(at) = answered.and_then(|a| entries.iter().position(|e| e.as_ref() == Some(a))) {
+        if entries.get(at + 1).and_then(|e| e.as_ref()).is_none_or(|next| Some(next) < answered) {
+            return true;
+        }
+    }
     let zero = WriteToken([0; 16]);
     let oldest = entries.iter().map_while(|e| e.filter(|t| *t != zero)).last();
-    oldest.is_some_and(|oldest| oldest < token.floor() || Some(&oldest) == answered)
+    oldest.is_some_and(|oldest| oldest < token.floor())
 }
 
 /// What the history of `item` (`None`: no item) says of the write with `token` (`answered`: see
@@ -491,8 +508,9 @@ mod tests {
         assert_eq!(seen(Some(&item(&[answered])), &ours, None), Seen::CannotTell);
         assert_eq!(seen(Some(&item(&[answered])), &ours, Some(&answered)), Seen::NotApplied);
         assert_eq!(seen(Some(&item(&[at(9_995), answered, ZERO, ZERO])), &ours, Some(&answered)), Seen::NotApplied);
-        // Only as the oldest real entry: a token that came back after newer ones (a late
-        // attempt applied again) says nothing of what came before it.
+        assert_eq!(seen(Some(&item(&[at(9_997), answered, at(9_980)])), &ours, Some(&answered)), Seen::NotApplied);
+        // Not before newer entries: a token that came back after them (a late attempt applied
+        // again) says nothing of what came before it.
         assert_eq!(seen(Some(&item(&[answered, at(9_995), at(9_993)])), &ours, Some(&answered)), Seen::CannotTell);
     }
 
@@ -560,7 +578,7 @@ mod tests {
         assert!(
             resend.starts_with(
                 "NOT (:wt IN (#w1, #w2, #w3, #w4)) AND (attribute_not_exists(#wk) OR attribute_not_exists(#w1) OR #w4 = \
-                 :wa OR "
+                 :wa OR (#w3 = :wa AND "
             ),
             "{resend}"
         );

@@ -793,7 +793,7 @@ fn library_share(library: usize, limit: crate::limits::Limit) -> String {
         return String::new();
     }
     format!(
-        ", of which the library's own guards (entity type, ranges of add/subtract, version) account for {library} {}",
+        ", of which the library's own guards (entity type, ranges of add/subtract, version, write history) account for {library} {}",
         limit.unit()
     )
 }

@@ -42,19 +42,21 @@ fn any_score(n: i64) -> Condition {
 async fn update_condition_at_300_operators_with_the_library_guards_named() {
     let (table, injector) = recorded("limits_operators").await;
     table.put(&counter("c")).await.unwrap();
-    // The library writes 6 operators: `attribute_exists(PK) AND type = :t` and the range guard
-    // of `add` on a u64, `AND (NOT hits > :max)`. Joining the caller's condition takes one
-    // `AND`; 147 comparisons joined by OR are 293: 300 in all, which DynamoDB Local accepts.
-    let at_limit = table.update(Counter::key("c")).add(Counter::HITS, &1).condition(any_score(147));
+    // Without write tokens, the library writes 6 operators: `attribute_exists(PK) AND type = :t`
+    // and the range guard of `add` on a u64, `AND (NOT hits > :max)`. Joining the caller's
+    // condition takes one `AND`; 147 comparisons joined by OR are 293: 300 in all, which
+    // DynamoDB Local accepts.
+    let bare = table.without_write_tokens();
+    let at_limit = bare.update(Counter::key("c")).add(Counter::HITS, &1).condition(any_score(147));
     let condition = at_limit.render().unwrap().condition_expression.unwrap();
     assert!(condition.starts_with("attribute_exists(#n1) AND #n2 = :v3 AND (NOT #n0 > :v1) AND ("), "{condition}");
     let updated =
-        table.update(Counter::key("c")).add(Counter::HITS, &1).condition(any_score(147)).send().await.unwrap().unwrap();
+        bare.update(Counter::key("c")).add(Counter::HITS, &1).condition(any_score(147)).send().await.unwrap().unwrap();
     assert_eq!(updated.hits, 1);
 
     // One more operator (a NOT) is refused before sending, naming the library's share.
     injector.reset_records();
-    let err = table.update(Counter::key("c")).add(Counter::HITS, &1).condition(any_score(147).not().not()).send().await;
+    let err = bare.update(Counter::key("c")).add(Counter::HITS, &1).condition(any_score(147).not().not()).send().await;
     let err = err.unwrap_err();
     let Error::LimitExceeded { limit, ref part, measured, max, library, operation, entity, ref key } = err else {
         panic!("{err:?}")
@@ -67,8 +69,20 @@ async fn update_condition_at_300_operators_with_the_library_guards_named() {
         err.to_string(),
         "UpdateItem of Counter PK=COUNTER#c SK=META: ConditionExpression has 302 operators and functions, over \
          DynamoDB's limit of 300 (operators per expression), of which the library's own guards (entity type, ranges \
-         of add/subtract, version) account for 6 operators and functions; nothing was sent"
+         of add/subtract, version, write history) account for 6 operators and functions; nothing was sent"
     );
+    assert_eq!(injector.counts().requests, 0, "{:?}", injector.requests());
+
+    // With write tokens, a resend's guard on the history takes 55 more: the condition is checked
+    // as the largest attempt sends it, 61 operators the library's. 119 comparisons and a NOT
+    // are 238: 300 in all.
+    let with_history = |condition| table.update(Counter::key("c")).add(Counter::HITS, &1).condition(condition);
+    let updated = with_history(any_score(119).not()).send().await;
+    assert!(matches!(updated, Err(Error::ConditionFailed { .. })), "sent and evaluated: {updated:?}");
+    injector.reset_records();
+    let err = with_history(any_score(119).not().not()).send().await.unwrap_err();
+    let Error::LimitExceeded { limit, measured, library, .. } = err else { panic!("{err:?}") };
+    assert_eq!((limit, measured, library), (Limit::Operators, 301, 61));
     assert_eq!(injector.counts().requests, 0, "{:?}", injector.requests());
     assert_eq!(table.get(Counter::key("c")).await.unwrap().unwrap().hits, 1);
 }
@@ -131,9 +145,11 @@ async fn condition_with_values_substituted_at_1_mb() {
     let (table, injector) = recorded("limits_substituted").await;
     table.put(&counter("c")).await.unwrap();
     // The expression's length, each name used and each value used (by the item-size rules):
-    // measured on the request with an empty value, the rest is the value's room.
+    // measured on the request with an empty value, the rest is the value's room. Without write
+    // tokens: the rendered request is what is sent.
+    let bare = table.without_write_tokens();
     let update = |n: usize| {
-        table.update(Counter::key("c")).set(Counter::SCORE, &1).condition(Counter::BIG.eq(&Some("x".repeat(n))))
+        bare.update(Counter::key("c")).set(Counter::SCORE, &1).condition(Counter::BIG.eq(&Some("x".repeat(n))))
     };
     let probe = update(0).render().unwrap();
     let condition = probe.condition_expression.unwrap();
@@ -163,6 +179,17 @@ async fn condition_with_values_substituted_at_1_mb() {
         (limit, part.as_str(), measured, max),
         (Limit::SubstitutedSize, "ConditionExpression", 1024 * 1024 + 1, 1024 * 1024)
     );
+    assert_eq!(injector.counts().requests, 0);
+    // With write tokens, the history's guard counts too: the request that fitted is refused
+    // before sending.
+    let err = table
+        .update(Counter::key("c"))
+        .set(Counter::SCORE, &1)
+        .condition(Counter::BIG.eq(&Some("x".repeat(room))))
+        .send()
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::LimitExceeded { limit: Limit::SubstitutedSize, .. }), "{err:?}");
     assert_eq!(injector.counts().requests, 0);
 }
 
