@@ -93,8 +93,15 @@ fn runtime() -> Result<&'static tokio::runtime::Handle, LocalError> {
         .enable_time()
         .build()
         .map_err(io_error("could not build the Tokio runtime of Dynoxide"))?;
-    // Two threads racing here build two runtimes; the loser's is dropped (no task ran on it).
-    Ok(RUNTIME.get_or_init(|| built).handle())
+    // Two threads racing here build two runtimes. The loser's ran no task; it is shut down in
+    // the background, since dropping a runtime from within an async context panics.
+    if let Err(loser) = RUNTIME.set(built) {
+        loser.shutdown_background();
+    }
+    match RUNTIME.get() {
+        Some(runtime) => Ok(runtime.handle()),
+        None => Err(io_error("could not keep the Tokio runtime of Dynoxide")(std::io::Error::other("unset"))),
+    }
 }
 
 /// The databases of one embedded engine: one per access key id and region, as DynamoDB Local
