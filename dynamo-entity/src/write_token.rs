@@ -236,8 +236,8 @@ pub(crate) enum Attempt {
 /// The history reaches back to before the first attempt when its oldest real entry (the last
 /// present and not zero: entries are the newest first, zeros after the real ones) is older than
 /// the token's floor, when it holds `answered` followed by an older entry (or none), or when
-/// the item has none (written by a client that writes no history: see the limits). Zero entries reach back to nothing: the item may have
-/// been deleted and created again just before.
+/// the item has none (written by a client that writes no history: see the limits). Zero
+/// entries reach back to nothing: the item may have been deleted and created again just before.
 pub(crate) fn guard(
     condition: Option<&str>,
     names: &mut std::collections::HashMap<String, String>,

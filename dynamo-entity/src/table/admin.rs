@@ -189,16 +189,21 @@ impl<D> Table<D> {
         Ok(())
     }
 
+    /// The table's description (`DescribeTable`).
+    async fn describe_now(&self) -> Result<Option<aws_sdk_dynamodb::types::TableDescription>, Error> {
+        let resp = self
+            .execute(
+                Call::new("DescribeTable", ""),
+                self.inner.client.describe_table().table_name(&*self.inner.name).send(),
+            )
+            .await
+            .map_err(|e| Error::sdk("DescribeTable", e))?;
+        Ok(resp.table)
+    }
+
     async fn wait_active(&self) -> Result<(), Error> {
         for _ in 0..600 {
-            let resp = self
-                .execute(
-                    Call::new("DescribeTable", ""),
-                    self.inner.client.describe_table().table_name(&*self.inner.name).send(),
-                )
-                .await
-                .map_err(|e| Error::sdk("DescribeTable", e))?;
-            let table = resp.table;
+            let table = self.describe_now().await?;
             let active =
                 table.as_ref().and_then(|t| t.table_status()) == Some(&aws_sdk_dynamodb::types::TableStatus::Active);
             let gsis_active = table
@@ -232,14 +237,7 @@ impl<D> Table<D> {
     /// # Errors
     /// [`Error::Sdk`] (such as `ResourceNotFoundException` for a table that does not exist).
     pub async fn stream_arn(&self) -> Result<Option<String>, Error> {
-        let resp = self
-            .execute(
-                Call::new("DescribeTable", ""),
-                self.inner.client.describe_table().table_name(&*self.inner.name).send(),
-            )
-            .await
-            .map_err(|e| Error::sdk("DescribeTable", e))?;
-        let table = resp.table;
+        let table = self.describe_now().await?;
         let enabled = table.as_ref().and_then(|t| t.stream_specification()).is_some_and(|s| s.stream_enabled());
         Ok(table.and_then(|t| t.latest_stream_arn).filter(|_| enabled))
     }
