@@ -517,10 +517,14 @@ struct Tally {
     unsure: i64,
 }
 
+/// How long `Fault::ArrivesLate` holds a request in the load test.
+const LATE: std::time::Duration = std::time::Duration::from_millis(150);
+
 /// The load test of issue 30: 128 tasks write counters (`add`), accounts (a debit on the
 /// condition `balance >= amount`), per-task logs (`append`) and new receipts (`create`, which
 /// must never answer `AlreadyExists`) through a client that loses 3% of
-/// the answers after DynamoDB applied the write, fails 1% before it, and throttles 5%. Every
+/// the answers after DynamoDB applied the write, fails 1% before it, holds 1% back until after
+/// the resend ([`Fault::ArrivesLate`]), and throttles 5%. Every
 /// `OutcomeUnknown` is resolved at once. Afterwards the stored counters, balances and logs are
 /// exactly what the `Ok`s and the `Applied` resolutions say (within the `CannotTell` ones, which
 /// are counted and reported), and no log holds an entry twice. `ONCE_LOAD_SECS` (default 5)
@@ -546,6 +550,8 @@ async fn under_load_with_lost_answers_every_write_is_applied_once() {
     for op in ["UpdateItem", "PutItem"] {
         faults.add(FaultRule::new(Fault::InternalServerErrorAfterApplying).on(op).rate(0.03));
         faults.add(FaultRule::new(Fault::InternalServerError).on(op).rate(0.01));
+        // Held by the network and forwarded after the resend: refused once a newer write is in.
+        faults.add(FaultRule::new(Fault::ArrivesLate(LATE)).on(op).rate(0.01));
         faults.add(FaultRule::new(Fault::Throttling).on(op).rate(0.05));
     }
     let faulty = Table::new(faults.client(plain.client()), plain.name());
@@ -608,6 +614,7 @@ async fn under_load_with_lost_answers_every_write_is_applied_once() {
                     },
                     Err(Error::Throttled { .. }) => "throttled (not applied)",
                     Err(Error::ConditionFailed { .. }) => "condition failed (not applied)",
+                    Err(Error::Contended { .. }) => "contended (not applied)",
                     Err(other) => panic!("an error that is neither 'not applied' nor unknown: {other}"),
                 };
                 let mut seen = seen.lock().unwrap();
@@ -648,6 +655,8 @@ async fn under_load_with_lost_answers_every_write_is_applied_once() {
     for handle in handles {
         handle.await.unwrap();
     }
+    // The late attempts still held arrive.
+    tokio::time::sleep(LATE * 3).await;
     let seen = std::mem::take(&mut *seen.lock().unwrap());
     let within = |stored: i64, tally: &Tally, what: &str| {
         assert!(
