@@ -432,12 +432,87 @@ impl Table {
 }
 
 impl Table {
-    /// The item part of [`Table::resolve`]: reads the item and its write history.
+    /// The item part of [`Table::resolve`]: fences the item, then reads its write history.
+    ///
+    /// The fence is an `UpdateItem` of the history alone, with a token newer than the write's
+    /// (and than the item's latest), on the condition that the item exists: once it is applied,
+    /// a copy of the write still held by the network is refused (see
+    /// [`write_token`](crate::write_token)), so the answer stays true. It returns the item as it
+    /// was before the fence (`ALL_OLD`), whose history is judged.
     pub(crate) async fn resolve_item(&self, pending: &Pending) -> Result<Resolved, Error> {
         let (key, token, tokens, delete, answered) = match &pending.write {
             PendingWrite::Item { key, token, tokens, delete, answered } => (key, token, tokens, delete, answered),
             PendingWrite::Transaction { .. } => return Ok(Resolved::CannotTell),
         };
+        let item = if *tokens { self.fence(pending, key, token).await? } else { self.read_item(pending, key).await? };
+        Ok(match (item, *delete) {
+            (None, true) => Resolved::Applied,
+            (Some(_), _) if !*tokens => Resolved::CannotTell,
+            (None, false) if !*tokens => Resolved::CannotTell,
+            (Some(item), true) => match crate::write_token::seen_by_delete(&item, token, answered.as_ref()) {
+                Seen::NotApplied => Resolved::NotApplied,
+                _ => Resolved::CannotTell,
+            },
+            (item, false) => match crate::write_token::seen(item.as_ref(), token, answered.as_ref()) {
+                Seen::Applied { .. } => Resolved::Applied,
+                Seen::NotApplied => Resolved::NotApplied,
+                Seen::CannotTell => Resolved::CannotTell,
+            },
+        })
+    }
+
+    /// Fences the item at `key` against the write with `token` (see
+    /// [`resolve_item`](Self::resolve_item)): the item before the fence, `None` when there is
+    /// none. Sent without the SDK's retries: a fence whose answer is lost is an error (resolve
+    /// again).
+    async fn fence(&self, pending: &Pending, key: &Item, token: &WriteToken) -> Result<Option<Item>, Error> {
+        use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+        let mut fence = token.above();
+        let Some(exists) = key.keys().next() else { return Ok(None) };
+        for _ in 0..=ORDER_ROUNDS {
+            let mut names = HashMap::new();
+            let mut values = HashMap::new();
+            let shift = crate::write_token::shift_history(&mut names, &mut values, &fence);
+            names.insert("#wk".to_owned(), exists.clone());
+            let request = aws_sdk_dynamodb::operation::update_item::UpdateItemInput::builder()
+                .table_name(self.name())
+                .set_key(Some(key.clone()))
+                .update_expression(format!("SET {shift}"))
+                .condition_expression("attribute_exists(#wk) AND (attribute_not_exists(#w1) OR #w1 < :wt)")
+                .set_expression_attribute_names(Some(names))
+                .set_expression_attribute_values(Some(values))
+                .return_values(aws_sdk_dynamodb::types::ReturnValue::AllOld)
+                .return_values_on_condition_check_failure(crate::table::RETURN_OLD_ON_FAILURE)
+                .return_consumed_capacity(aws_sdk_dynamodb::types::ReturnConsumedCapacity::Indexes);
+            let sent =
+                self.execute(Call::new("UpdateItem", pending.entity), request.send_with(self.write_client())).await;
+            match sent {
+                Ok(out) => return Ok(out.attributes.filter(|i| !i.is_empty())),
+                Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
+                    let old = match e.err() {
+                        UpdateItemError::ConditionalCheckFailedException(c) => c.item().filter(|i| !i.is_empty()),
+                        _ => None,
+                    };
+                    // No item; or one whose latest token is newer than the fence (a clock ahead).
+                    match old.and_then(crate::write_token::latest) {
+                        None if old.is_none() => return Ok(None),
+                        Some(latest) if latest >= fence => fence = latest.above(),
+                        _ => return Ok(old.cloned()),
+                    }
+                }
+                Err(e) => return Err(Error::sdk("UpdateItem", e)),
+            }
+        }
+        Err(Error::Contended {
+            operation: "UpdateItem",
+            entity: pending.entity,
+            key: pending.key_text.clone(),
+            rounds: ORDER_ROUNDS,
+        })
+    }
+
+    /// The item at `key`, its key and write history only (strongly consistent).
+    async fn read_item(&self, pending: &Pending, key: &Item) -> Result<Option<Item>, Error> {
         let mut names = Vec::with_capacity(HISTORY.len() + key.len());
         names.extend(key.keys().map(String::as_str));
         names.extend(HISTORY);
@@ -460,20 +535,6 @@ impl Table {
             .execute(Call::new("GetItem", pending.entity), request.send_with(self.client()))
             .await
             .map_err(|e| Error::sdk("GetItem", e))?;
-        let item = read.item.filter(|i| !i.is_empty());
-        Ok(match (item, *delete) {
-            (None, true) => Resolved::Applied,
-            (Some(_), _) if !*tokens => Resolved::CannotTell,
-            (None, false) if !*tokens => Resolved::CannotTell,
-            (Some(item), true) => match crate::write_token::seen_by_delete(&item, token, answered.as_ref()) {
-                Seen::NotApplied => Resolved::NotApplied,
-                _ => Resolved::CannotTell,
-            },
-            (item, false) => match crate::write_token::seen(item.as_ref(), token, answered.as_ref()) {
-                Seen::Applied { .. } => Resolved::Applied,
-                Seen::NotApplied => Resolved::NotApplied,
-                Seen::CannotTell => Resolved::CannotTell,
-            },
-        })
+        Ok(read.item.filter(|i| !i.is_empty()))
     }
 }

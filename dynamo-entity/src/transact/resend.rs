@@ -205,10 +205,17 @@ pub(crate) async fn resolve(
 // The one door of resolution, here rather than in `table`: it dispatches to the item read
 // (`table::resend`) or to the transaction's resend above, and `table` does not import `transact`.
 impl<D> Table<D> {
-    /// Whether a write whose outcome was unknown ([`Error::OutcomeUnknown`]) was applied: reads
-    /// the item (`GetItem`, strongly consistent, its key and write history only: 0.5 read
-    /// units per 4 KB of the whole item, as DynamoDB charges a projected read). A
-    /// `TransactWriteItems` is sent again instead, with its token (a resend of an applied one
+    /// Whether a write whose outcome was unknown ([`Error::OutcomeUnknown`]) was applied.
+    ///
+    /// For a single-item write, it first **fences** the item: an `UpdateItem` of the write
+    /// history alone, with a token newer than the write's, on the condition that the item
+    /// exists. A copy of the write still held by the network is refused once the fence is in
+    /// (see [`write_token`](crate::write_token)), so `NotApplied` stays true. The fence returns
+    /// the item as it was (`ALL_OLD`), and its history is judged. It costs a write of the item
+    /// (1 write unit per 1 KB) and adds the fence to the history. On a handle without write
+    /// tokens, it reads the item instead (`GetItem`, strongly consistent, key and history only).
+    ///
+    /// A `TransactWriteItems` is sent again instead, with its token (a resend of an applied one
     /// costs 2 read units per 4 KB of each item, as DynamoDB charges a token's replay).
     ///
     /// | the write | the item | the answer |
@@ -239,7 +246,9 @@ impl<D> Table<D> {
     ///
     /// # Errors
     /// [`Error::Invalid`] when `pending` was sent to another table than this handle's (nothing
-    /// is read); [`Error::Sdk`] when the read fails (for a `TransactWriteItems`, when its resend is refused,
+    /// is read); [`Error::Contended`] when newer writes came first each time the fence was
+    /// sent; [`Error::Sdk`] when the fence or the read fails (the fence is sent without the SDK's
+    /// retries) (for a `TransactWriteItems`, when its resend is refused,
     /// such as throttled on every attempt); [`Error::OutcomeUnknown`], with the same pending
     /// write, when every attempt of a `TransactWriteItems`' resend lost its answer. Either way,
     /// resolve again.

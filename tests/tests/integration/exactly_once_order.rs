@@ -162,3 +162,42 @@ async fn a_write_older_than_the_items_latest_is_sent_again_with_a_newer_token() 
     assert_eq!(faults.counts().requests, 2);
     assert_eq!(balance(&plain, "a").await, None);
 }
+
+#[tokio::test]
+async fn resolve_fences_a_write_still_in_flight_so_its_answer_stays_true() {
+    let (plain, faulty, faults) = tables("order_resolve_fence").await;
+    plain.put(&account("a", 100)).await.unwrap();
+    // The history must reach back past the margin for a "not applied".
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
+
+    // Every attempt of the debit is held by the network, and arrives after the resolve.
+    let held = Duration::from_millis(1_500);
+    lose(&faults, Fault::ArrivesLate(held), "UpdateItem", None);
+    let e = faulty
+        .update(Account::key("a"))
+        .add(Account::BALANCE, &-30)
+        .condition(Account::BALANCE.ge(&30))
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(faults.counts().requests, 3);
+    let resolved = plain.resolve(e.pending().unwrap()).await.unwrap();
+    assert_eq!(resolved, dynamo_entity::write_token::Resolved::NotApplied);
+    // The held copies land, and are refused: the resolve's fence is newer than their token.
+    tokio::time::sleep(held + Duration::from_millis(500)).await;
+    assert_eq!(balance(&plain, "a").await, Some(100));
+    // Sent again, as `NotApplied` allows: applied once.
+    plain
+        .update(Account::key("a"))
+        .add(Account::BALANCE, &-30)
+        .condition(Account::BALANCE.ge(&30))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(balance(&plain, "a").await, Some(70));
+    // The fence is in the history: a token newer than the debit's, then the put's.
+    let item = raw(&plain, "a").await.unwrap();
+    let token = e.pending().unwrap().token().unwrap().bytes().to_vec();
+    let fence = item[HISTORY[1]].as_b().unwrap().as_ref().to_vec();
+    assert!(fence > token);
+}
