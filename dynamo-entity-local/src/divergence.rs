@@ -171,6 +171,14 @@ divergences! {
         documented: "a query of a global secondary index sees only the attributes projected into it; naming another one is a `ValidationException`",
         source: "https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/GSI.html#GSI.Projections",
     },
+    /// Seen with Dynoxide 3.2.0 (`stream_table` test): its stream has one shard per table, and
+    /// `DescribeStream` gives it the sequence number of its latest record as its end.
+    OpenShardReportedClosed {
+        engine: Dynoxide,
+        behaviour: "`DescribeStream` reports the open shard of a table's stream with an `EndingSequenceNumber` (its latest record's) once it holds a record, yet later writes still go to it; a reader from `LATEST` therefore skips it as closed and reads none of them",
+        documented: "a shard with an `EndingSequenceNumber` is closed and receives no more records; an open shard has a `StartingSequenceNumber` only",
+        source: "https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_streams_DescribeStream.html",
+    },
     /// Seen with Dynoxide 3.2.0 (`upserts` test).
     AllOldOfAbsentItemIsItsKey {
         engine: Dynoxide,

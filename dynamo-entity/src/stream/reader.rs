@@ -135,13 +135,42 @@ enum Position {
 struct Shard {
     id: String,
     parent: Option<String>,
-    /// Closed: it has an ending sequence number (DynamoDB writes no more to it).
-    closed: bool,
+    /// The ending sequence number, when `DescribeStream` gave one: the shard is closed
+    /// (DynamoDB writes no more to it) and this is its last record's sequence number.
+    ending: Option<String>,
     iterator: Option<String>,
     /// Where a new iterator starts: the start position, or after the last record returned.
     from: Position,
     /// Read to its end (or skipped).
     done: bool,
+}
+
+impl Shard {
+    /// Whether the reader has returned every record of the shard it may hold: the shard is
+    /// open (what it has now was read), or closed and the reader is past its ending sequence
+    /// number or started at `LATEST`.
+    fn at_end(&self) -> bool {
+        let Some(ending) = &self.ending else { return true };
+        match &self.from {
+            Position::TrimHorizon => false,
+            Position::Latest => true,
+            Position::After(seq) => at_or_after(seq, ending),
+        }
+    }
+}
+
+/// Whether sequence number `seq` is `other` or a later one. Sequence numbers are decimal numbers
+/// of 21 to 40 digits, too long for `u128`: compared by length, then digit by digit. `false` when
+/// either is not a number.
+fn at_or_after(seq: &str, other: &str) -> bool {
+    let digits = |s: &str| {
+        let s = s.trim_start_matches('0');
+        s.bytes().all(|b| b.is_ascii_digit()).then_some(s.to_owned())
+    };
+    match (digits(seq), digits(other)) {
+        (Some(a), Some(b)) => (a.len(), a.as_str()) >= (b.len(), b.as_str()),
+        _ => false,
+    }
 }
 
 /// Reads a table's stream into the table's entity enum `A`: shard discovery, parents before
@@ -399,14 +428,20 @@ impl<A: EntityEnum> StreamReader<A> {
     }
 
     /// Adds the shards of a `DescribeStream` page not known yet, each from its position
-    /// (`first`: the reader's first description, where `LATEST` applies).
+    /// (`first`: the reader's first description, where `LATEST` applies), and notes the end of
+    /// a known shard that has closed since.
     fn add_shards(&mut self, shards: &[aws_sdk_dynamodbstreams::types::Shard], first: bool) {
         for shard in shards {
             let Some(id) = shard.shard_id() else { continue };
-            if self.shards.iter().any(|s| s.id == id) {
+            let ending = shard.sequence_number_range().and_then(|r| r.ending_sequence_number()).map(str::to_owned);
+            if let Some(known) = self.shards.iter_mut().find(|s| s.id == id) {
+                // An open shard closes once, and its end does not move after.
+                if known.ending.is_none() {
+                    known.ending = ending;
+                }
                 continue;
             }
-            let closed = shard.sequence_number_range().and_then(|r| r.ending_sequence_number()).is_some();
+            let closed = ending.is_some();
             let (from, done) = match self.resume.get(id) {
                 Some(seq) => (Position::After(seq.clone()), false),
                 // `LATEST` applies to the shards open when the reader starts; later shards
@@ -417,7 +452,7 @@ impl<A: EntityEnum> StreamReader<A> {
             self.shards.push(Shard {
                 id: id.to_owned(),
                 parent: shard.parent_shard_id().map(str::to_owned),
-                closed,
+                ending,
                 iterator: None,
                 from,
                 done,
@@ -441,10 +476,15 @@ impl<A: EntityEnum> StreamReader<A> {
         }
     }
 
-    /// Reads shard `i` once (a closed shard until it returns records or ends): its records,
-    /// the shard marked done at its end.
+    /// Reads shard `i` once (a closed shard until it returns records, ends, or the reader is at
+    /// its ending sequence number): its records, the shard marked done at its end.
     async fn read_shard(&mut self, i: usize) -> Result<Vec<Record>, ReadError> {
         // A closed shard can answer with no records before its end; an open one has no more.
+        // At the end of a closed shard (its last record returned, or from `LATEST`), DynamoDB
+        // answers the next `GetRecords` with no `NextShardIterator` ("If set to null, the shard
+        // has been closed and the requested iterator will not return any more data",
+        // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_streams_GetRecords.html);
+        // an empty page with an iterator there is not sent again at once: the next call does.
         let mut renewed = false;
         for _ in 0..10_000 {
             let iterator = match self.shards[i].iterator.clone() {
@@ -481,7 +521,7 @@ impl<A: EntityEnum> StreamReader<A> {
             if shard.iterator.is_none() {
                 shard.done = true;
             }
-            if !records.is_empty() || shard.done || !shard.closed {
+            if !records.is_empty() || shard.done || shard.at_end() {
                 return Ok(records);
             }
         }
@@ -625,5 +665,34 @@ mod tests {
             ]
         );
         assert_eq!(r.positions(), [("c".to_owned(), "555".to_owned())]);
+    }
+
+    #[test]
+    fn sequence_numbers_compare_as_numbers_of_any_length() {
+        assert!(at_or_after("100000000000000000010", "100000000000000000009"));
+        assert!(at_or_after("100000000000000000009", "100000000000000000009"));
+        assert!(!at_or_after("100000000000000000009", "100000000000000000010"));
+        // 40 digits, more than u128 holds.
+        assert!(at_or_after("9000000000000000000000000000000000000000", "100000000000000000009"));
+        assert!(!at_or_after("99", "0100"));
+        assert!(!at_or_after("12a", "1"));
+    }
+
+    #[test]
+    fn a_closed_shard_is_at_its_end_from_its_last_record_or_latest() {
+        let mut r = reader();
+        r.add_shards(&[shard("a", None, false)], true);
+        // Open: what it has now was read.
+        assert!(r.shards[0].at_end());
+        // A later description reports it closed at 900.
+        r.add_shards(&[shard("a", None, true)], false);
+        assert_eq!(r.shards[0].ending.as_deref(), Some("900"));
+        assert!(!r.shards[0].at_end());
+        r.shards[0].from = Position::After("899".into());
+        assert!(!r.shards[0].at_end());
+        r.shards[0].from = Position::After("900".into());
+        assert!(r.shards[0].at_end());
+        r.shards[0].from = Position::Latest;
+        assert!(r.shards[0].at_end());
     }
 }

@@ -2,7 +2,7 @@
 //! subscriber sees them; and the entity-type guard of `replace`.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use dynamo_entity::{Entity, Error};
 use tracing::Subscriber;
@@ -43,12 +43,52 @@ impl Visit for FieldText {
     }
 }
 
-/// A layer that keeps the fields of every closed `dynamodb` span, in closing order.
+/// The process-wide layer that keeps the fields of every closed `dynamodb` span of the tables a
+/// test watches ([`Spans::watch`]), by table, in closing order.
+///
+/// Why one subscriber for the whole test process, not one per test installed with
+/// `tracing::subscriber::set_default`: `tracing` caches whether a callsite (the `info_span!` of
+/// the request executor) is enabled once for the process, and while a single thread-local
+/// subscriber exists it computes that from the subscriber of whichever thread registers the
+/// callsite first. A test without one running in parallel (on Dynoxide, where requests are fast,
+/// one test's first request often races the other's `set_default`) cached "never", and the
+/// watching test lost the spans of its first requests (tokio-rs/tracing#3611). With one global
+/// subscriber every thread sees the same one.
 #[derive(Clone, Default)]
-struct Spans(Arc<Mutex<Vec<Fields>>>);
+struct Spans(Arc<Mutex<BTreeMap<String, Vec<Fields>>>>);
+
+impl Spans {
+    /// The process's collector, installed as the global subscriber on first use.
+    fn global() -> Spans {
+        static SPANS: OnceLock<Spans> = OnceLock::new();
+        SPANS
+            .get_or_init(|| {
+                let spans = Spans::default();
+                tracing::subscriber::set_global_default(tracing_subscriber::registry().with(spans.clone()))
+                    .expect("no other test sets a global subscriber");
+                spans
+            })
+            .clone()
+    }
+
+    /// From now on, keeps the `dynamodb` spans of table `name` (none of those closed before).
+    fn watch(&self, name: &str) {
+        self.0.lock().unwrap().insert(name.to_owned(), Vec::new());
+        // A callsite registered before the global subscriber was set may have cached "never".
+        tracing::callsite::rebuild_interest_cache();
+    }
+
+    /// The spans of table `name` closed since [`Spans::watch`], in closing order.
+    fn of(&self, name: &str) -> Vec<Fields> {
+        self.0.lock().unwrap().get(name).cloned().unwrap_or_default()
+    }
+}
 
 impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Spans {
     fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+        if attrs.metadata().name() != "dynamodb" {
+            return;
+        }
         let mut fields = FieldText::default();
         attrs.record(&mut fields);
         if let Some(span) = ctx.span(id) {
@@ -68,8 +108,10 @@ impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Spans {
         if let Some(span) = ctx.span(&id)
             && span.name() == "dynamodb"
             && let Some(fields) = span.extensions_mut().remove::<FieldText>()
+            && let Some(table) = fields.0.get("table")
+            && let Some(closed) = self.0.lock().unwrap().get_mut(table)
         {
-            self.0.lock().unwrap().push(fields.0);
+            closed.push(fields.0);
         }
     }
 }
@@ -84,12 +126,10 @@ fn note(id: &str, owner: &str) -> Note {
 
 #[tokio::test]
 async fn every_request_opens_a_span_with_its_operation_entity_index_and_capacity() {
+    let spans = Spans::global();
     let table = common::table("executor_spans", &[Note::schema()]).await;
-    let spans = Spans::default();
-    let subscriber = tracing_subscriber::registry().with(spans.clone());
-    // `#[tokio::test]` runs on one thread, so the thread's default subscriber sees every span.
-    let _guard = tracing::subscriber::set_default(subscriber);
     let name = table.name().to_owned();
+    spans.watch(&name);
 
     table.put(&note("n1", "ann")).await.unwrap();
     let page = table.query(Note::gsi1("ann")).send().await.unwrap();
@@ -97,7 +137,7 @@ async fn every_request_opens_a_span_with_its_operation_entity_index_and_capacity
     let outcome = table.batch_put(&[note("n2", "bob"), note("n3", "bob"), note("n4", "cy")]).await.unwrap();
     assert_eq!(outcome.written, 3);
 
-    let seen = spans.0.lock().unwrap().clone();
+    let seen = spans.of(&name);
     assert_eq!(
         seen,
         vec![
@@ -134,14 +174,14 @@ async fn every_request_opens_a_span_with_its_operation_entity_index_and_capacity
 
 #[tokio::test]
 async fn a_failed_request_closes_its_span_as_an_error() {
+    let spans = Spans::global();
     let table = common::table("executor_error", &[Note::schema()]).await;
-    let spans = Spans::default();
-    let _guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(spans.clone()));
+    spans.watch(table.name());
     table.create(&note("n1", "ann")).await.unwrap();
     let again = table.create(&note("n1", "ann")).await.unwrap_err();
     assert!(matches!(again, Error::AlreadyExists { entity: "Note", .. }), "{again}");
     let outcomes: Vec<(String, String)> =
-        spans.0.lock().unwrap().iter().map(|f| (f["operation"].clone(), f["outcome"].clone())).collect();
+        spans.of(table.name()).iter().map(|f| (f["operation"].clone(), f["outcome"].clone())).collect();
     assert_eq!(outcomes, vec![("PutItem".to_owned(), "ok".to_owned()), ("PutItem".to_owned(), "error".to_owned())]);
 }
 

@@ -12,7 +12,9 @@ use dynamo_entity::schema::TableLayout;
 use dynamo_entity::stream::lambda::{RecordFailure, Undecodable, handle};
 use dynamo_entity::stream::{Change, ChangeKind, ReadError, StartAt, StreamReader, StreamViewType};
 use dynamo_entity::{Entity, Error, Table, TableDef};
-use dynamo_entity_local::{LocalDynamoDb, unique_table_name};
+use dynamo_entity_local::{Divergence, LocalDynamoDb, unique_table_name};
+
+use crate::common;
 
 #[derive(Entity, Debug, Clone, PartialEq)]
 #[entity(pk = "COUNTER#<id>", sk = "META")]
@@ -155,13 +157,28 @@ fn the_cloudformation_export_has_the_stream() {
 /// One change of a counter: its kind, `n` before and `n` after.
 type Write = (ChangeKind, Option<u64>, Option<u64>);
 
+/// The longest one `next_batch` may take here: a few requests to a local engine. A reader that
+/// keeps asking for records that do not come fails the test with this message instead of
+/// hanging it.
+const BATCH_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// `reader.next_batch()`, failing the test if it takes more than [`BATCH_TIMEOUT`].
+async fn next_batch(
+    reader: &mut StreamReader<CounterItem>,
+) -> Result<Vec<dynamo_entity::stream::StreamRecord<CounterItem>>, ReadError> {
+    match tokio::time::timeout(BATCH_TIMEOUT, reader.next_batch()).await {
+        Ok(batch) => batch,
+        Err(_) => panic!("StreamReader::next_batch took more than {BATCH_TIMEOUT:?}: it keeps reading a shard"),
+    }
+}
+
 /// Reads `reader` until it has caught up twice in a row (DynamoDB Local may publish a record
 /// a moment after the write).
 async fn read_all(reader: &mut StreamReader<CounterItem>) -> Vec<dynamo_entity::stream::StreamRecord<CounterItem>> {
     let mut out = Vec::new();
     let mut empty = 0;
     while empty < 2 {
-        let batch = reader.next_batch().await.unwrap();
+        let batch = next_batch(reader).await.unwrap();
         if batch.is_empty() {
             empty += 1;
             tokio::time::sleep(Duration::from_millis(200)).await;
@@ -183,7 +200,7 @@ async fn the_reader_reads_every_write_in_order_per_item() {
     table.put(&Counter { id: "c0".into(), n: 9 }).await.unwrap();
     tokio::time::sleep(Duration::from_millis(300)).await;
     let mut latest = StreamReader::<CounterItem>::new(streams().await, arn.clone()).start_at(StartAt::Latest);
-    assert_eq!(latest.next_batch().await.unwrap(), []);
+    assert_eq!(next_batch(&mut latest).await.unwrap(), []);
 
     // 3 more counters, each written 4 times (1 insert, 3 modifies), interleaved; then c2 deleted.
     for n in 0..4u64 {
@@ -232,16 +249,20 @@ async fn the_reader_reads_every_write_in_order_per_item() {
     let last = records.last().unwrap();
     assert!(reader.positions().contains(&(last.shard_id.clone(), last.sequence_number.clone())));
 
-    // The LATEST reader: the same changes but c0's.
+    // The LATEST reader: the same changes but c0's. A shard that `DescribeStream` reports with
+    // an `EndingSequenceNumber` is closed ("can no longer receive more data",
+    // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_streams_DescribeStream.html),
+    // so a reader from LATEST skips it: Dynoxide reports its one open shard so once it holds c0.
     assert_eq!(records[0].change.as_ref().unwrap().key, "PK=COUNTER#c0 SK=META");
-    assert_eq!(read_all(&mut latest).await, records[1..]);
+    let expected = if common::diverges(Divergence::OpenShardReportedClosed).await { &[][..] } else { &records[1..] };
+    assert_eq!(read_all(&mut latest).await, expected);
 
     // A reader resumed after the checkpoint reads only what comes after it.
     let mut resumed = StreamReader::<CounterItem>::new(streams().await, arn.clone());
     for (shard, seq) in reader.positions() {
         resumed = resumed.after(shard, seq);
     }
-    assert_eq!(resumed.next_batch().await.unwrap(), []);
+    assert_eq!(next_batch(&mut resumed).await.unwrap(), []);
     table.put(&Counter { id: "c4".into(), n: 7 }).await.unwrap();
     let more = read_all(&mut resumed).await;
     let changes: Vec<Change<CounterItem>> = more.into_iter().map(|r| r.change.unwrap()).collect();
@@ -269,15 +290,15 @@ async fn a_strict_reader_stops_at_an_undecodable_record_and_a_lenient_one_report
     tokio::time::sleep(Duration::from_millis(300)).await;
 
     let mut strict = StreamReader::<CounterItem>::new(streams().await, arn.clone());
-    let first = strict.next_batch().await.unwrap();
+    let first = next_batch(&mut strict).await.unwrap();
     let ids: Vec<String> = first.iter().map(|r| r.change.as_ref().unwrap().key.clone()).collect();
     assert_eq!(ids, ["PK=COUNTER#a SK=META"]);
-    let err = strict.next_batch().await.unwrap_err();
+    let err = next_batch(&mut strict).await.unwrap_err();
     let ReadError::Decode { sequence_number, .. } = &err else { panic!("{err}") };
     let failed = sequence_number.clone();
     // It fails on the same record again until it is skipped.
     assert!(
-        matches!(strict.next_batch().await, Err(ReadError::Decode { sequence_number, .. }) if sequence_number == failed)
+        matches!(next_batch(&mut strict).await, Err(ReadError::Decode { sequence_number, .. }) if sequence_number == failed)
     );
     assert_eq!(strict.skip_failed().map(|(_, seq)| seq), Some(failed.clone()));
     let rest = read_all(&mut strict).await;
