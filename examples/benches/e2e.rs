@@ -41,7 +41,9 @@
 //! (1: each side runs the whole phase in one go, as before 2026-12-03).
 //!
 //! For a profiler: `E2E_PROFILE=<phase>` or `hand-<phase>` with `E2E_PROFILE_REQUESTS=N` runs
-//! that phase alone, N requests, after a setup that does not depend on N (see `profile`).
+//! that phase alone, N requests, after a setup that does not depend on N (see `profile`);
+//! `E2E_NO_TOKENS=1` runs the library's side without write tokens
+//! (`Table::without_write_tokens`), to count what exactly once costs.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -507,10 +509,15 @@ async fn profile(client: &Client, which: &str) -> Res<()> {
     let top = CATEGORIES.iter().map(|c| expected_top(&stored, c)).collect();
     let w = Workload { sizes, skills, batch: make_skills('b', sizes.batch), top };
     let all = 0..units(phase, &w);
+    // `E2E_NO_TOKENS=1`: the library's side without write tokens, to count what they cost.
+    let lib = match std::env::var_os("E2E_NO_TOKENS") {
+        Some(_) => table.without_write_tokens(),
+        None => table.clone(),
+    };
     let done = if hand {
         hand_phase(phase, client, table.name(), &w, all).await
     } else {
-        lib_phase(phase, &table, &w, all).await
+        lib_phase(phase, &lib, &w, all).await
     };
     let _ = table.delete_table().await;
     done

@@ -218,7 +218,7 @@ pub(crate) type Attempt<O, E> = BoxFuture<'static, Result<O, SdkError<E, HttpRes
 
 /// A single-item write request the resend loop can send again: the SDK's input builders of
 /// `PutItem`, `UpdateItem` and `DeleteItem`.
-pub(crate) trait WriteRequest: Clone + Send + 'static {
+pub(crate) trait WriteRequest: Clone + Send + Sync + 'static {
     /// The SDK's answer.
     type Output: Consumed + Send + 'static;
     /// The SDK's operation error.
@@ -354,10 +354,10 @@ impl Table {
         let mut rounds = 0;
         loop {
             let round = *token;
-            let request = request.clone();
-            let client = client.clone();
+            let (request, client) = (&request, &client);
             let sent = self
                 .send_write(call, move |resend| {
+                    // One copy an attempt: the SDK takes the request it sends.
                     let request = request.clone();
                     let request = match tokens {
                         true => {
