@@ -29,6 +29,8 @@ pub use crate::schema::{
     KeyFields, PrimaryKey, TYPE_ATTRIBUTE, VersionSchema, describe_key,
 };
 pub use crate::schema::{EntityOf, GsiDecl, Projection, TableDef, TableItems};
+pub use crate::query::vector::VectorSearch;
+pub use crate::schema::vector::{Distance, SearchAttribute, VectorIndex, search_key_type};
 pub use crate::table::Table;
 pub use crate::unique::Unique;
 pub use crate::value::{Attribute, StoredType, ValueError, serde_from_attribute, serde_to_attribute};

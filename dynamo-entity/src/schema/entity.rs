@@ -172,6 +172,9 @@ pub struct EntitySchema {
     /// The attributes with one fixed value on every item (`#[entity(constant(...))]`), written
     /// by every write and checked by every read.
     pub constants: &'static [ConstantSchema],
+    /// The vector indexes of the entity's `Vec<f32>` fields (`#[entity(vector(...))]`), searched
+    /// with `SearchVectors` (see [`query::vector`](crate::query::vector)).
+    pub vectors: &'static [crate::schema::vector::VectorIndex],
 }
 
 /// The `#[entity(version)]` field of an entity.
