@@ -115,6 +115,14 @@ macro_rules! divergences {
 }
 
 divergences! {
+    /// Seen with DynamoDB Local 3.3.0 (`vector_search` tests): it answers `SearchVectors` with
+    /// `UnknownOperationException`, and takes a `CreateTable` with `VectorIndexes` without them.
+    NoVectorSearch {
+        engine: DynamoDbLocal,
+        behaviour: "has no vector search: `SearchVectors` is an unknown operation, and `CreateTable` leaves the `VectorIndexes` out of the table",
+        documented: "a table may have vector indexes, and `SearchVectors` returns the items of one nearest a query vector with their scores",
+        source: "https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/vector-search.html",
+    },
     /// Seen with DynamoDB Local 3.3.0 (`capacity` and `scans` tests).
     EmptyReadsCostNothing {
         engine: DynamoDbLocal,

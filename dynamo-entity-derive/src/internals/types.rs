@@ -36,6 +36,15 @@ pub fn option_inner(ty: &Type) -> Option<&Type> {
     })
 }
 
+/// Whether `ty` is `Vec<f32>` or `Option<Vec<f32>>`: what a vector index's field may be.
+pub fn is_vector(ty: &Type) -> bool {
+    let ty = option_inner(ty).unwrap_or(ty);
+    match generic_args(ty, "Vec").as_deref() {
+        Some([one]) => matches!(last_segment(one), Some((name, None)) if name == "f32"),
+        _ => false,
+    }
+}
+
 /// The type arguments of `ty` when it is a path ending in `name` with `<...>` arguments.
 fn generic_args<'t>(ty: &'t Type, name: &str) -> Option<Vec<&'t Type>> {
     let (last, args) = last_segment(ty)?;

@@ -73,4 +73,5 @@ mod unique;
 mod upserts;
 mod vault_commerce;
 mod version_history;
+mod vector_search;
 mod versioning;

@@ -112,6 +112,7 @@ fn generate(e: &Entity) -> TokenStream {
     let entity_impl = g.entity_impl();
     let query_items = g.query_items();
     let field_handles = g.field_handles();
+    let vector_search_fns = g.vector_search_fns();
     let schema_chain = g.schema_chain_checks();
     // `#[entity(table = T)]`: T must list the entity, or its keys escape T's checks. A constant
     // that fails to evaluate, spanned on `T`.
@@ -161,6 +162,7 @@ fn generate(e: &Entity) -> TokenStream {
             impl #ident #where_clause {
                 #query_items
                 #field_handles
+                #vector_search_fns
             }
         };
     }

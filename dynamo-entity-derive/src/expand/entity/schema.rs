@@ -158,6 +158,8 @@ impl Gen<'_, '_> {
         });
         let (multi_items, multi_consts) = self.multi_schema_items();
         items.extend(multi_items);
+        let (vector_items, vector_consts) = self.vector_items();
+        items.extend(vector_items);
         items.extend(quote! {
             const SCHEMA: __de::EntitySchema = __de::EntitySchema {
                 name: #name,
@@ -177,9 +179,89 @@ impl Gen<'_, '_> {
                 key_fields: #key_fields,
                 schema_version: #schema_version,
                 constants: &[#(#constants),*],
+                vectors: &[#(Self::#vector_consts),*],
             };
         });
         items.extend(self.primary_key_fns());
         items
+    }
+
+    /// Each `#[entity(vector(...))]` field's `VectorIndex` constant (`VECTOR_<FIELD>`) and its
+    /// search function (`search_<field>`), and the constants' names.
+    fn vector_items(&self) -> (TokenStream, Vec<syn::Ident>) {
+
+        let e = self.e;
+        let mut items = TokenStream::new();
+        let mut consts = Vec::new();
+        for f in &e.fields {
+            let Some(v) = &f.vector else { continue };
+            let constant = quote::format_ident!("VECTOR_{}", f.name.to_uppercase());
+            let (field, attribute) = (&f.name, &f.attribute);
+            let name = v.index.as_ref().map(syn::LitStr::value).unwrap_or_default();
+            let dimensions = v.dimensions.as_ref().and_then(|(_, n)| *n).unwrap_or(1) as u32;
+            let distance = quote::format_ident!("{}", v.distance.unwrap_or("Cosine"));
+            let search_attr = |ident: &syn::Ident| {
+                let wanted = syn::ext::IdentExt::unraw(ident).to_string();
+                let other = e.fields.iter().find(|o| o.name == wanted)?;
+                let (ofield, oattr, ty) = (&other.name, &other.attribute, other.ty);
+                let message = format!(
+                    "search schema attribute `{ofield}` of vector index `{name}` must be stored as a string, number or binary"
+                );
+                Some(quote_spanned! {ident.span()=>
+                    __de::SearchAttribute {
+                        field: #ofield,
+                        attribute: #oattr,
+                        key_type: match __de::search_key_type(<#ty as __de::Attribute>::STORED) {
+                            ::core::option::Option::Some(t) => t,
+                            ::core::option::Option::None => ::core::panic!(#message),
+                        },
+                    }
+                })
+            };
+            let hash = match v.hash.as_ref().and_then(search_attr) {
+                Some(h) => quote!(::core::option::Option::Some(#h)),
+                None => quote!(::core::option::Option::None),
+            };
+            let filters: Vec<TokenStream> = v.filters.iter().filter_map(search_attr).collect();
+            items.extend(quote! {
+                /// The vector index on this field.
+                const #constant: __de::VectorIndex = __de::VectorIndex {
+                    name: #name,
+                    field: #field,
+                    attribute: #attribute,
+                    dimensions: #dimensions,
+                    distance: __de::Distance::#distance,
+                    hash: #hash,
+                    filters: &[#(#filters),*],
+                };
+            });
+            consts.push(constant);
+        }
+        (items, consts)
+    }
+
+    /// Each `#[entity(vector(...))]` field's search function, `search_<field>(vector)`, in the
+    /// entity's own `impl`.
+    pub(super) fn vector_search_fns(&self) -> TokenStream {
+        let mut out = TokenStream::new();
+        for f in &self.e.fields {
+            let Some(v) = &f.vector else { continue };
+            let constant = quote::format_ident!("VECTOR_{}", f.name.to_uppercase());
+            let search = quote::format_ident!("search_{}", f.name);
+            let name = v.index.as_ref().map(syn::LitStr::value).unwrap_or_default();
+            let doc = format!(
+                "A search of vector index `{name}` (field `{}`) for the items nearest `vector`, which has the index's \
+                 dimensions; send it with `Table::search`.",
+                f.name
+            );
+            let vis = f.vis;
+            out.extend(quote! {
+                #[doc = #doc]
+                #vis fn #search(vector: impl ::core::convert::Into<::std::vec::Vec<f32>>) -> __de::VectorSearch<Self> {
+                    __de::VectorSearch::new(&__DeSchema::#constant, vector.into())
+                }
+            });
+        }
+        out
     }
 }
