@@ -14,6 +14,7 @@ pub use crate::key::{
     PartForm, PartShape, Segment, ShardBy, Template, single_key_type,
 };
 pub use crate::query::multi_key::{MultiKeyQuery, MultiKeySpec};
+pub use crate::query::vector::VectorSearch;
 pub use crate::query::{IntoQuery, QuerySpec};
 pub use crate::schema::check::*;
 pub use crate::schema::evolve::{
@@ -24,13 +25,12 @@ pub use crate::schema::multi_key::{
     BeginsWith, KeyAttribute, MultiKeyAttr, MultiKeyIndex, RangeIsLast, StringKey, check_item as check_multi_keys,
     first_multi_user, key_type_of, multi_keys_disagree, template_and_multi, undeclared_multi_gsi, uses_multi_gsi,
 };
+pub use crate::schema::vector::{Distance, SearchAttribute, VectorIndex, search_key_type};
 pub use crate::schema::{
     AttributeNames, ConstantSchema, ConstantValue, Entity, EntitySchema, FieldSchema, Index, IndexSchema, Item, Key,
     KeyFields, PrimaryKey, TYPE_ATTRIBUTE, VersionSchema, describe_key,
 };
 pub use crate::schema::{EntityOf, GsiDecl, Projection, TableDef, TableItems};
-pub use crate::query::vector::VectorSearch;
-pub use crate::schema::vector::{Distance, SearchAttribute, VectorIndex, search_key_type};
 pub use crate::table::Table;
 pub use crate::unique::Unique;
 pub use crate::value::{Attribute, StoredType, ValueError, serde_from_attribute, serde_to_attribute};

@@ -147,7 +147,9 @@ impl TableLayout {
         if !self.vectors.is_empty() {
             let vectors = self.vectors.iter().map(|v| {
                 let mut schema: Vec<Value> = Vec::new();
-                for (a, kind) in v.hash.iter().map(|h| (h, "HASH")).chain(v.filters.iter().map(|f| (f, "INLINE_FILTER"))) {
+                for (a, kind) in
+                    v.hash.iter().map(|h| (h, "HASH")).chain(v.filters.iter().map(|f| (f, "INLINE_FILTER")))
+                {
                     schema.push(json!({ "AttributeName": a.attribute, "SearchSchemaElementType": kind }));
                 }
                 let mut index = json!({

@@ -50,9 +50,9 @@ use aws_sdk_dynamodb::types::{
 
 use crate::error::Error;
 use crate::key::KeyType;
+use crate::migrate::vector_diff::{self, VectorIndexShape};
 use crate::schema::StreamViewType;
 use crate::schema::{Index, TableLayout};
-use crate::migrate::vector_diff::{self, VectorIndexShape};
 use crate::table::{Call, Table};
 
 /// The shape of one secondary index, as declared or as the table has it: what [`Table::diff`]

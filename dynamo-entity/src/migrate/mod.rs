@@ -33,7 +33,7 @@ pub mod vector_diff;
 pub use steps::{native, rekey, upgrade};
 
 pub use diff::{Change, IndexShape, Plan, Step, TableDiff, Wait};
-pub use vector_diff::VectorIndexShape;
 pub use native::{NativeKeys, NativeKeysReport};
 pub use pass::{Backfill, BackfillReport, PageDone, PageObserver};
 pub use runner::{Applied, Kind, MigrationStatus, Migrations, Observer, RunOptions, Status, default_worker};
+pub use vector_diff::VectorIndexShape;

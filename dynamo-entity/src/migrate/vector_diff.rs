@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, CreateVectorIndexAction, DeleteVectorIndexAction, SearchSchemaElementType,
-    TableDescription, VectorAttributeDefinition, VectorIndexUpdate,
+    AttributeDefinition, CreateVectorIndexAction, DeleteVectorIndexAction, SearchSchemaElementType, TableDescription,
+    VectorAttributeDefinition, VectorIndexUpdate,
 };
 
 use crate::error::Error;
@@ -37,7 +37,11 @@ pub struct VectorIndexShape {
 
 impl fmt::Display for VectorIndexShape {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "vector index {} on {} ({} dimensions, {})", self.name, self.attribute, self.dimensions, self.distance)?;
+        write!(
+            f,
+            "vector index {} on {} ({} dimensions, {})",
+            self.name, self.attribute, self.dimensions, self.distance
+        )?;
         if let Some((a, t)) = &self.hash {
             write!(f, ", hash {a} ({t})")?;
         }
@@ -131,7 +135,9 @@ pub(crate) fn create(shape: &VectorIndexShape) -> Result<(Vec<AttributeDefinitio
         .map(|h| (h, SearchSchemaElementType::Hash))
         .chain(shape.filters.iter().map(|f| (f, SearchSchemaElementType::InlineFilter)));
     for ((a, t), kind) in elements {
-        defs.push(AttributeDefinition::builder().attribute_name(a).attribute_type(t.scalar()).build().map_err(invalid)?);
+        defs.push(
+            AttributeDefinition::builder().attribute_name(a).attribute_type(t.scalar()).build().map_err(invalid)?,
+        );
         schema.push(
             SearchSchemaElement::builder()
                 .attribute_name(a)
@@ -144,7 +150,9 @@ pub(crate) fn create(shape: &VectorIndexShape) -> Result<(Vec<AttributeDefinitio
         .ok_or_else(|| Error::Invalid { reason: format!("unknown distance function {}", shape.distance) })?;
     let action = CreateVectorIndexAction::builder()
         .index_name(&shape.name)
-        .vector_attribute(VectorAttributeDefinition::builder().attribute_name(&shape.attribute).build().map_err(invalid)?)
+        .vector_attribute(
+            VectorAttributeDefinition::builder().attribute_name(&shape.attribute).build().map_err(invalid)?,
+        )
         .set_search_schema((!schema.is_empty()).then_some(schema))
         .projection(Projection::All.to_sdk())
         .dimensions(i64::from(shape.dimensions))

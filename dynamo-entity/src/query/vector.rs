@@ -215,9 +215,7 @@ impl<E: Entity> SearchRequest<E> {
             )));
         };
         if self.filters.iter().any(|(a, _)| *a == attribute) {
-            return Err(invalid(format!(
-                "{attribute} is filtered twice; DynamoDB takes one condition per attribute"
-            )));
+            return Err(invalid(format!("{attribute} is filtered twice; DynamoDB takes one condition per attribute")));
         }
         let encoded = value
             .to_attribute()
@@ -263,11 +261,7 @@ impl<E: Entity> SearchRequest<E> {
     fn skip(&self) -> Result<u32, Error> {
         let Some(cursor) = &self.after else { return Ok(0) };
         let bad = || Error::Cursor {
-            reason: format!(
-                "{cursor} is not a cursor of this search of {} on {}",
-                E::SCHEMA.label,
-                self.index.name
-            ),
+            reason: format!("{cursor} is not a cursor of this search of {} on {}", E::SCHEMA.label, self.index.name),
         };
         let text = cursor.as_str().strip_prefix("vs1.").ok_or_else(bad)?;
         let (returned, print) = text.split_once('.').ok_or_else(bad)?;
@@ -362,7 +356,9 @@ impl<E: Entity> SearchRequest<E> {
         let mut condition = Vec::new();
         for (i, (a, v)) in self.filters.iter().enumerate() {
             condition.push(format!("#f{i} = :f{i}"));
-            b = b.expression_attribute_names(format!("#f{i}"), *a).expression_attribute_values(format!(":f{i}"), v.clone());
+            b = b
+                .expression_attribute_names(format!("#f{i}"), *a)
+                .expression_attribute_values(format!(":f{i}"), v.clone());
         }
         if !condition.is_empty() {
             b = b.search_condition_expression(condition.join(" AND "));

@@ -832,7 +832,10 @@ fn vectors_of(entities: &[&'static EntitySchema]) -> Result<Vec<VectorIndex>, Er
                     && a.dimensions == b.dimensions
                     && a.distance == b.distance
                     && a.hash.map(|h| (h.attribute, h.key_type)) == b.hash.map(|h| (h.attribute, h.key_type))
-                    && a.filters.iter().map(|f| (f.attribute, f.key_type)).eq(b.filters.iter().map(|f| (f.attribute, f.key_type)))
+                    && a.filters
+                        .iter()
+                        .map(|f| (f.attribute, f.key_type))
+                        .eq(b.filters.iter().map(|f| (f.attribute, f.key_type)))
             };
             match out.iter().find(|(o, _)| o.name == v.name) {
                 Some((o, owner)) if !same(o, v) => {
@@ -840,7 +843,14 @@ fn vectors_of(entities: &[&'static EntitySchema]) -> Result<Vec<VectorIndex>, Er
                         reason: format!(
                             "vector index {} is declared by {owner} on attribute {} ({} dimensions, {}) and by {} on \
                              attribute {} ({} dimensions, {}) with another shape; one index has one shape",
-                            v.name, o.attribute, o.dimensions, o.distance, e.name, v.attribute, v.dimensions, v.distance
+                            v.name,
+                            o.attribute,
+                            o.dimensions,
+                            o.distance,
+                            e.name,
+                            v.attribute,
+                            v.dimensions,
+                            v.distance
                         ),
                     });
                 }

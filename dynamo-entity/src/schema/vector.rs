@@ -178,7 +178,9 @@ impl VectorIndex {
         let invalid = |e: aws_sdk_dynamodb::error::BuildError| crate::Error::Invalid { reason: e.to_string() };
         Sdk::builder()
             .index_name(self.name)
-            .vector_attribute(VectorAttributeDefinition::builder().attribute_name(self.attribute).build().map_err(invalid)?)
+            .vector_attribute(
+                VectorAttributeDefinition::builder().attribute_name(self.attribute).build().map_err(invalid)?,
+            )
             .set_search_schema(self.search_schema()?)
             .projection(crate::schema::Projection::All.to_sdk())
             .dimensions(i64::from(self.dimensions))

@@ -72,6 +72,6 @@ mod transactions;
 mod unique;
 mod upserts;
 mod vault_commerce;
-mod version_history;
 mod vector_search;
+mod version_history;
 mod versioning;

@@ -189,7 +189,6 @@ impl Gen<'_, '_> {
     /// Each `#[entity(vector(...))]` field's `VectorIndex` constant (`VECTOR_<FIELD>`) and its
     /// search function (`search_<field>`), and the constants' names.
     fn vector_items(&self) -> (TokenStream, Vec<syn::Ident>) {
-
         let e = self.e;
         let mut items = TokenStream::new();
         let mut consts = Vec::new();

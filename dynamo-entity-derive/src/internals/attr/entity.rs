@@ -444,7 +444,10 @@ pub fn field_attrs(attrs: &[Attribute], cx: &Ctxt) -> FieldAttrs {
             let key = ident.to_string();
             if key == "vector" {
                 if out.vector.is_some() {
-                    cx.error_spanned_by(&ident, "duplicate `vector`: a field holds one vector; declare one index a field");
+                    cx.error_spanned_by(
+                        &ident,
+                        "duplicate `vector`: a field holds one vector; declare one index a field",
+                    );
                     return skip_value(&meta);
                 }
                 out.vector = Some(super::vector::parse(&meta, ident.span(), cx)?);

@@ -39,8 +39,13 @@ pub fn parse(meta: &ParseNestedMeta, span: Span, cx: &Ctxt) -> syn::Result<Vecto
         };
         let key = ident.to_string();
         if !KEYS.contains(&key.as_str()) {
-            let hint = suggest::closest(&key, KEYS.iter().copied()).map(|s| format!("did you mean `{s}`? ")).unwrap_or_default();
-            cx.error_spanned_by(&ident, format!("unknown key `{key}` in `vector(...)`; {hint}expected {}", suggest::list(&KEYS)));
+            let hint = suggest::closest(&key, KEYS.iter().copied())
+                .map(|s| format!("did you mean `{s}`? "))
+                .unwrap_or_default();
+            cx.error_spanned_by(
+                &ident,
+                format!("unknown key `{key}` in `vector(...)`; {hint}expected {}", suggest::list(&KEYS)),
+            );
             return skip_value(&inner);
         }
         if seen.contains(&key) {
@@ -72,7 +77,10 @@ pub fn parse(meta: &ParseNestedMeta, span: Span, cx: &Ctxt) -> syn::Result<Vecto
                         let names: Vec<&str> = DISTANCES.iter().map(|(w, _)| *w).collect();
                         cx.error_spanned_by(
                             &expr,
-                            format!("unknown distance function; expected {} (DynamoDB's COSINE, EUCLIDEAN, DOT_PRODUCT)", suggest::list(&names)),
+                            format!(
+                                "unknown distance function; expected {} (DynamoDB's COSINE, EUCLIDEAN, DOT_PRODUCT)",
+                                suggest::list(&names)
+                            ),
                         );
                     }
                 }

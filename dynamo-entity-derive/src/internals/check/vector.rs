@@ -67,7 +67,10 @@ pub fn check(entity: &Entity, cx: &Ctxt) {
             }
             seen.push(name.clone());
             if name == f.name {
-                cx.error_spanned_by(ident, format!("`{name}` is the vector itself; the search schema holds other fields"));
+                cx.error_spanned_by(
+                    ident,
+                    format!("`{name}` is the vector itself; the search schema holds other fields"),
+                );
                 continue;
             }
             match entity.fields.iter().find(|o| o.name == name) {
