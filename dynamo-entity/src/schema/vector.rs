@@ -173,7 +173,7 @@ impl VectorIndex {
     }
 
     /// The index in DynamoDB's shape, for `CreateTable` and `UpdateTable`.
-    pub(crate) fn to_sdk(&self) -> Result<aws_sdk_dynamodb::types::VectorIndex, crate::Error> {
+    pub(crate) fn to_sdk(self) -> Result<aws_sdk_dynamodb::types::VectorIndex, crate::Error> {
         use aws_sdk_dynamodb::types::{VectorAttributeDefinition, VectorIndex as Sdk};
         let invalid = |e: aws_sdk_dynamodb::error::BuildError| crate::Error::Invalid { reason: e.to_string() };
         Sdk::builder()
