@@ -132,6 +132,11 @@ pub enum Fault {
     /// HTTP 500 `InternalServerError`: the case where DynamoDB did the work but the client
     /// never learnt it, which only idempotent requests survive.
     InternalServerErrorAfterApplying,
+    /// The client is answered HTTP 500 `InternalServerError` at once, and the request **is
+    /// forwarded this long after**, its answer dropped: a request the network held past the
+    /// client's attempt timeout, arriving after the client sent it again. Needs a Tokio
+    /// runtime (the forward is a spawned task).
+    ArrivesLate(std::time::Duration),
     /// `TransactWriteItems` only: HTTP 400 `TransactionCanceledException` with the reason
     /// `TransactionConflict` for the first action and `None` for the others, not forwarded. A
     /// rule with this fault does not fire on other operations.
@@ -325,6 +330,9 @@ pub enum Injected {
     ServiceError,
     /// Forwarded, then answered HTTP 500 `InternalServerError` instead of the server's answer.
     InternalServerErrorAfterApplying,
+    /// Answered HTTP 500 `InternalServerError` at once and forwarded later
+    /// ([`Fault::ArrivesLate`]).
+    ArrivesLate,
     /// Answered HTTP 400 `TransactionCanceledException` (`TransactionConflict`) for a
     /// transaction of this many actions.
     TransactionConflict {
@@ -526,6 +534,7 @@ impl FaultInjector {
                 Fault::InternalServerError => Plan::Error(Injected::InternalServerError),
                 Fault::Service(error) => Plan::Service(error.clone()),
                 Fault::InternalServerErrorAfterApplying => Plan::ErrorAfterForward(rule.answer_after),
+                Fault::ArrivesLate(delay) => Plan::ForwardLater(*delay),
                 Fault::TransactionConflict => {
                     let actions = parsed
                         .as_ref()
@@ -549,6 +558,7 @@ impl FaultInjector {
             Plan::Error(kind) => Some(*kind),
             Plan::Service(error) => Some(error.injected()),
             Plan::ErrorAfterForward(_) => Some(Injected::InternalServerErrorAfterApplying),
+            Plan::ForwardLater(_) => Some(Injected::ArrivesLate),
         };
         let counts = &mut state.counts;
         counts.requests += 1;
@@ -559,7 +569,7 @@ impl FaultInjector {
                 counts.unprocessed_responses += 1;
                 counts.unprocessed_items += split.claimed.len() as u64;
             }
-            Plan::ErrorAfterForward(_) => {
+            Plan::ErrorAfterForward(_) | Plan::ForwardLater(_) => {
                 counts.forwarded += 1;
                 counts.server_errors += 1;
             }
@@ -595,6 +605,8 @@ enum Plan {
     Service(ServiceError),
     /// Forward, then answer HTTP 500 (after holding the answer this long).
     ErrorAfterForward(Option<std::time::Duration>),
+    /// Answer HTTP 500 now, forward after this long.
+    ForwardLater(std::time::Duration),
 }
 
 /// A batch request with some entries taken out.
@@ -931,6 +943,18 @@ impl HttpConnector for FaultyConnector {
                     if let Some(delay) = delay {
                         tokio::time::sleep(delay).await;
                     }
+                    error_response(Injected::InternalServerError)
+                }
+                Plan::ForwardLater(delay) => {
+                    let late = request
+                        .try_clone()
+                        .ok_or_else(|| connector_error("a request body that cannot be sent twice"))?;
+                    tokio::spawn(async move {
+                        tokio::time::sleep(delay).await;
+                        if let Ok(mut response) = inner.call(late).await {
+                            let _ = ByteStream::new(response.take_body()).collect().await;
+                        }
+                    });
                     error_response(Injected::InternalServerError)
                 }
                 Plan::Unprocessed(split) => {

@@ -205,11 +205,14 @@ impl Table {
         let call = Call::new("PutItem", E::TYPE);
         let item = E::NAMES.show_key(key);
         let answered = self.writes().answered.before(&item);
-        let (e, lost) = match self.send_write_request(call, request, &token, E::NAMES.pk, &item, answered, true).await {
-            Sent::Answered { result: Ok(resp), .. } => return Ok(PutAnswer::Applied(resp.attributes)),
-            Sent::Answered { result: Err(e), lost } => (e, lost),
-            Sent::Unknown(e) => return Err(self.put_unknown::<E, _>(key, token, answered, e)),
-        };
+        let mut token = token;
+        let (e, lost) =
+            match self.send_write_request(call, request, &mut token, E::NAMES.pk, &item, answered, true).await {
+                Sent::Contended => return Err(contended("PutItem", E::TYPE, item)),
+                Sent::Answered { result: Ok(resp), .. } => return Ok(PutAnswer::Applied(resp.attributes)),
+                Sent::Answered { result: Err(e), lost } => (e, lost),
+                Sent::Unknown(e) => return Err(self.put_unknown::<E, _>(key, token, answered, e)),
+            };
         match e {
             SdkError::ServiceError(e) if e.err().is_conditional_check_failed_exception() => {
                 let old = failed_put_item(e.err());
@@ -328,13 +331,22 @@ impl Table {
             DeletePlan::Unique(key) => return crate::unique::delete(self, key, None).await,
             DeletePlan::Single { key, request } => (key, request),
         };
-        let token = WriteToken::new();
+        let mut token = WriteToken::new();
         let item = E::NAMES.show_key(&key);
         let answered = self.writes().answered.before(&item);
         let (e, lost) = match self
-            .send_write_request(Call::new("DeleteItem", E::TYPE), request, &token, E::NAMES.pk, &item, answered, false)
+            .send_write_request(
+                Call::new("DeleteItem", E::TYPE),
+                request,
+                &mut token,
+                E::NAMES.pk,
+                &item,
+                answered,
+                false,
+            )
             .await
         {
+            Sent::Contended => return Err(contended("DeleteItem", E::TYPE, item)),
             // A resend that found no item: the earlier attempt deleted it, or it was gone.
             Sent::Answered { result: Ok(resp), lost: Some(_) } if resp.attributes.is_none() => {
                 return Ok(Returned::Lost { entity: E::TYPE, key: E::NAMES.show_key(&key) });
@@ -397,13 +409,22 @@ impl Table {
             }
             DeletePlan::Single { key, request } => (key, request),
         };
-        let token = WriteToken::new();
+        let mut token = WriteToken::new();
         let item = E::NAMES.show_key(&key);
         let answered = self.writes().answered.before(&item);
         let (e, lost) = match self
-            .send_write_request(Call::new("DeleteItem", E::TYPE), request, &token, E::NAMES.pk, &item, answered, false)
+            .send_write_request(
+                Call::new("DeleteItem", E::TYPE),
+                request,
+                &mut token,
+                E::NAMES.pk,
+                &item,
+                answered,
+                false,
+            )
             .await
         {
+            Sent::Contended => return Err(contended("DeleteItem", E::TYPE, item)),
             Sent::Answered { result: Ok(resp), .. } => return Ok(returned::<E>(resp.attributes.unwrap_or_default())),
             Sent::Answered { result: Err(e), lost } => (e, lost),
             Sent::Unknown(e) => return Err(self.delete_unknown::<E, _>(&key, token, answered, e)),
@@ -517,6 +538,11 @@ impl Table {
 /// may have been written since the delete's first attempt: its write history is too recent to
 /// say it was there before, so the first attempt may have deleted it and another writer
 /// written it again.
+/// [`Error::Contended`] for a write of `entity` at `key` (as `PK=… SK=…`).
+fn contended(operation: &'static str, entity: &'static str, key: String) -> Error {
+    Error::Contended { operation, entity, key, rounds: crate::table::resend::ORDER_ROUNDS }
+}
+
 fn deleted_since(item: Option<&Item>, token: &WriteToken, answered: Option<&WriteToken>) -> bool {
     item.is_none_or(|item| crate::write_token::seen_by_delete(item, token, answered) != Seen::NotApplied)
 }

@@ -593,16 +593,29 @@ impl<E: Entity> UpdateRequest<E> {
         let request = p.request(&table, returning);
         let item = p.key_text();
         let answered = table.writes().answered.before(&item);
-        let unknown = |p: &PreparedUpdate, e| {
+        let unknown = |p: &PreparedUpdate, token, e| {
             table.outcome_unknown("UpdateItem", E::TYPE, p.key_text(), key.clone(), token, answered, false, e)
         };
+        let mut token = token;
         let (e, lost) = match table
-            .send_write_request(Call::new("UpdateItem", E::TYPE), request, &token, E::NAMES.pk, &item, answered, true)
+            .send_write_request(
+                Call::new("UpdateItem", E::TYPE),
+                request,
+                &mut token,
+                E::NAMES.pk,
+                &item,
+                answered,
+                true,
+            )
             .await
         {
+            Sent::Contended => {
+                let rounds = crate::table::resend::ORDER_ROUNDS;
+                return Err(Error::Contended { operation: "UpdateItem", entity: E::TYPE, key: item, rounds });
+            }
             Sent::Answered { result: Ok(resp), .. } => return Ok(Ok(resp.attributes.unwrap_or_default())),
             Sent::Answered { result: Err(e), lost } => (e, lost),
-            Sent::Unknown(e) => return Err(unknown(&p, e)),
+            Sent::Unknown(e) => return Err(unknown(&p, token, e)),
         };
         match e {
             SdkError::ServiceError(e) if e.err().is_conditional_check_failed_exception() => {
@@ -620,7 +633,7 @@ impl<E: Entity> UpdateRequest<E> {
                             return Ok(Ok(old.unwrap_or_default()));
                         }
                         Seen::Applied { .. } => return Ok(Err(p.key_text())),
-                        Seen::CannotTell => return Err(unknown(&p, *lost)),
+                        Seen::CannotTell => return Err(unknown(&p, token, *lost)),
                         Seen::NotApplied => {}
                     }
                 }

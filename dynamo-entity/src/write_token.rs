@@ -15,7 +15,19 @@
 //! | `_w2`, `_w3`, `_w4` | the tokens of the three writes before it |
 //!
 //! A token is 8 bytes of the writer's clock (milliseconds since 1970, big-endian) and 8 random
-//! bytes, made once per call (so every attempt of the call is sent after its time).
+//! bytes, made once per call (so every attempt of the call is sent after its time). Tokens
+//! compare as DynamoDB compares binary values, byte by byte: by time first.
+//!
+//! **The history is in the order of the writes.** Every write the library sends requires the
+//! item's latest token (`_w1`) to be older than its own, or absent. So the entries are in
+//! order, newest first, and a request that reaches DynamoDB after a newer write of the item is
+//! refused, however many writes came after it.
+//!
+//! | a write's token is not newer than the item's latest | the library |
+//! |---|---|
+//! | another writer's clock is ahead, or it wrote in the same millisecond | sends the write again with a token a millisecond after the item's latest: one more request |
+//! | the handle (or a clone) wrote the item a moment ago | makes the token newer than that write's before it sends anything (the [answered writes](#how-far-a-history-reaches-back)) |
+//! | newer writes came first 8 times in a row | stops: [`Error::Contended`](crate::Error::Contended), not applied, retryable |
 //!
 //! | write | the history it leaves |
 //! |---|---|
@@ -39,9 +51,9 @@
 //!
 //! | attempt | the library adds to the write's own condition |
 //! |---|---|
-//! | the first | the token is not in the history (a first attempt that reaches DynamoDB after its own resend was applied is refused, while the history holds the token) |
+//! | the first | the item's latest token is older than the write's, or there is none: the token is not in the history, and a first attempt that reaches DynamoDB after a newer write (its own resend among them) is refused |
 //! | after a throttled one (`ProvisionedThroughputExceededException`, `ThrottlingException`, `RequestLimitExceeded`, `ReplicatedWriteConflictException`) | the same: the throttled attempt was not applied |
-//! | after one that lost its answer (HTTP 5xx, a timeout, a connection failure): a resend, sent at once | the token is not in the history, and the history reaches back to before the first attempt (by over [`RESEND_MARGIN`], or to a write the handle got an answer for before it), or there is no item |
+//! | after one that lost its answer (HTTP 5xx, a timeout, a connection failure): a resend, sent at once | the same, and the history reaches back to before the first attempt (by over [`RESEND_MARGIN`], or to a write the handle got an answer for before it), or there is no item |
 //!
 //! When a resend's condition fails, DynamoDB returns the item (`ReturnValuesOnConditionCheckFailure =
 //! ALL_OLD`) and the library reads its history:
@@ -49,7 +61,7 @@
 //! | the item | the answer |
 //! |---|---|
 //! | its history holds the token | the first attempt was applied: `Ok`, with the item it left when its token is the latest (an update's new item); with [`Returned::Lost`](crate::error::Returned::Lost) where the returned item is not known |
-//! | its history reaches back, without the token | it was not applied: the write's own error (version conflict, condition failed, ...) |
+//! | its history reaches back, without the token | it was not applied, and never will be once the latest token is newer than the write's: the write is sent again with a newer token (as above); otherwise the write's own condition failed (version conflict, condition failed, ...) |
 //! | its history is too recent to tell (four writes, or another handle's put or create, within [`RESEND_MARGIN`] before the first attempt or after it) | [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown) |
 //! | there is none (an update or replace, which needs one; a versioned put) | [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown): the first attempt may have been applied to an item deleted since |
 //!
@@ -58,8 +70,9 @@
 //! [`Table::resolve`](crate::Table::resolve) on a handle of the same table, which reads the
 //! item (strongly consistent) and answers [`Resolved`] by the same rules.
 //!
-//! A delete leaves no item to hold its token: its resend is conditional on the history only
-//! (it reaches back to before the first attempt, or there is no item). An item whose history
+//! A delete leaves no item to hold its token: it is conditional on the order alone, and its
+//! resend also on the history reaching back to before the first attempt (or there being no
+//! item). An item whose history
 //! is too recent may stand where the delete removed one: [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown).
 //! An absent item answers [`Returned::Lost`](crate::error::Returned::Lost).
 //!
@@ -81,9 +94,9 @@
 //! |---|---|
 //! | a busy or new item: four writes, or another handle's put or create, within [`RESEND_MARGIN`] (1 s) before the first attempt or after it | the library cannot tell, and says so ([`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown); [`Resolved::CannotTell`]), even for an attempt that was not applied. An item written four times a second or more cannot recover a lost answer this way |
 //! | a writer that writes no history (another client, a transaction, a batch write, a handle without write tokens) replaces the item, or deletes and creates it, between the first attempt and the resend | its item has no history: the resend judges the first attempt not applied, and a write applied before the replacement is applied again to the new item (a delete deletes it) |
-//! | clocks and delays | the writers' clocks must agree within [`RESEND_MARGIN`], and a write must be applied within it of its call's start, when its token is made. A write throttled for longer (its attempts wait out their backoff) is applied later than its token says; four such late writes to one item could push a concurrent write's token out of the history unseen |
+//! | clocks | a resend judges "not applied" from how far the history reaches back, by the writers' clocks: they must agree within [`RESEND_MARGIN`]. A writer whose clock is ahead pushes the item's tokens ahead: the other writers' writes of that item take one more request each until their clocks pass it |
 //! | another writer deletes the item between the first attempt and the resend | DynamoDB keeps nothing of a deleted item. A resend of a write that may create the item (put, create, upsert, increment) finds none and creates it, as if it came after the delete, even when the first attempt was applied before it. A write that needs the item says [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown); a delete answers [`Returned::Lost`](crate::error::Returned::Lost) |
-//! | a first attempt that reaches DynamoDB late, after its resend was applied and answered (a request the network held past the client's attempt timeout) | it is refused while the history holds its token. Once four more writes pushed the token out, a put replaced the item or a delete removed it, it is applied again. A delete's first attempt carries no token: it deletes what stands at the key then |
+//! | an attempt that reaches DynamoDB late (a request the network held past the client's attempt timeout, sent again meanwhile) | it is refused once any newer write of the item was applied, its own resend among them. It is applied again only when the item was deleted since, or replaced by a writer that writes no history: a put creates the item again, a delete deletes what stands there |
 //! | [`Table::without_write_tokens`](crate::Table::without_write_tokens) | adds nothing to items: a write whose answer is lost is not sent again ([`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown)) |
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -142,6 +155,13 @@ impl WriteToken {
         WriteToken::at(self.millis().saturating_sub(RESEND_MARGIN.as_millis() as u64), 0)
     }
 
+    /// A new token newer than `self`: now, or a millisecond after `self` when the clock is not
+    /// past it (another writer's clock ahead of this one's, or two writes within a
+    /// millisecond).
+    pub(crate) fn above(&self) -> WriteToken {
+        WriteToken::at(now_millis().max(self.millis().saturating_add(1)), fastrand::u64(..))
+    }
+
     /// The 16 bytes, as stored.
     pub fn bytes(&self) -> [u8; 16] {
         self.0
@@ -154,7 +174,8 @@ impl WriteToken {
         u64::from_be_bytes(at)
     }
 
-    fn value(&self) -> AttributeValue {
+    /// The token as DynamoDB stores it: a binary value.
+    pub(crate) fn value(&self) -> AttributeValue {
         AttributeValue::B(aws_sdk_dynamodb::primitives::Blob::new(self.0.to_vec()))
     }
 
@@ -216,16 +237,14 @@ fn add_names(names: &mut std::collections::HashMap<String, String>) {
 /// Which attempt of a write a condition is for ([`guard`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Attempt {
-    /// The first attempt of a write that leaves its token: the token is not in the history
-    /// yet (a first attempt that reaches DynamoDB after its own resend was applied is refused).
+    /// The first attempt of a write, or one sent again after a throttled attempt: the item's
+    /// latest token is older than the write's (so a first attempt that reaches DynamoDB after
+    /// a newer write, its own resend among them, is refused).
     First,
-    /// A resend of a write that leaves its token: not in the history, and the history reaches
+    /// A resend after an attempt that lost its answer: as the first, and the history reaches
     /// back to before the first attempt (or there is no item, which a write that needs one
     /// refuses by its own condition).
     Resend,
-    /// A resend of a delete: the history reaches back to before the first attempt, or there
-    /// is no item.
-    DeleteResend,
 }
 
 /// The history's part of `attempt`'s condition, ANDed to the write's own `condition`, with its
@@ -265,36 +284,35 @@ pub(crate) fn guard_own(
     answered: Option<&WriteToken>,
     attempt: Attempt,
 ) -> String {
-    add_names(names);
-    let not_in = "NOT (:wt IN (#w1, #w2, #w3, #w4))";
-    if attempt != Attempt::DeleteResend {
-        values.insert(":wt".to_owned(), token.value());
-    }
+    names.insert(HISTORY_NAMES[0].to_owned(), HISTORY[0].to_owned());
+    values.insert(":wt".to_owned(), token.value());
+    // Every write's token is newer than the item's latest: a history's entries are in order,
+    // newest first, and a late attempt is refused once a newer write was applied.
+    let order = "(attribute_not_exists(#w1) OR #w1 < :wt)";
     if attempt == Attempt::First {
-        not_in.to_owned()
-    } else {
-        names.insert("#wk".to_owned(), key.to_owned());
-        values.insert(":wf".to_owned(), token.floor().value());
-        values.insert(":wz".to_owned(), WriteToken([0; 16]).value());
-        // The answered write, with the entry after it older than it (a late attempt applied
-        // again would stand before newer entries).
-        let known = match answered {
-            Some(answered) => {
-                values.insert(":wa".to_owned(), answered.value());
-                " OR #w4 = :wa OR (#w3 = :wa AND (attribute_not_exists(#w4) OR #w4 < :wa)) \
-                 OR (#w2 = :wa AND (attribute_not_exists(#w3) OR #w3 < :wa)) \
-                 OR (#w1 = :wa AND (attribute_not_exists(#w2) OR #w2 < :wa))"
-            }
-            None => "",
-        };
-        let reaches_back = format!(
-            "(attribute_not_exists(#wk) OR attribute_not_exists(#w1){known} OR (#w4 > :wz AND #w4 < :wf) \
-             OR ((attribute_not_exists(#w4) OR #w4 = :wz) AND #w3 > :wz AND #w3 < :wf) \
-             OR ((attribute_not_exists(#w3) OR #w3 = :wz) AND #w2 > :wz AND #w2 < :wf) \
-             OR ((attribute_not_exists(#w2) OR #w2 = :wz) AND #w1 > :wz AND #w1 < :wf))"
-        );
-        if attempt == Attempt::Resend { format!("{not_in} AND {reaches_back}") } else { reaches_back }
+        return order.to_owned();
     }
+    add_names(names);
+    names.insert("#wk".to_owned(), key.to_owned());
+    values.insert(":wf".to_owned(), token.floor().value());
+    values.insert(":wz".to_owned(), WriteToken([0; 16]).value());
+    // The answered write, with the entry after it older than it (a late attempt applied
+    // again would stand before newer entries).
+    let known = match answered {
+        Some(answered) => {
+            values.insert(":wa".to_owned(), answered.value());
+            " OR #w4 = :wa OR (#w3 = :wa AND (attribute_not_exists(#w4) OR #w4 < :wa)) \
+             OR (#w2 = :wa AND (attribute_not_exists(#w3) OR #w3 < :wa)) \
+             OR (#w1 = :wa AND (attribute_not_exists(#w2) OR #w2 < :wa))"
+        }
+        None => "",
+    };
+    format!(
+        "{order} AND (attribute_not_exists(#wk) OR attribute_not_exists(#w1){known} OR (#w4 > :wz AND #w4 < :wf) \
+         OR ((attribute_not_exists(#w4) OR #w4 = :wz) AND #w3 > :wz AND #w3 < :wf) \
+         OR ((attribute_not_exists(#w3) OR #w3 = :wz) AND #w2 > :wz AND #w2 < :wf) \
+         OR ((attribute_not_exists(#w2) OR #w2 = :wz) AND #w1 > :wz AND #w1 < :wf))"
+    )
 }
 
 /// Whether `c` is enclosed whole in one pair of parentheses, as `(a OR b)` is and `(a) OR (b)`
@@ -335,6 +353,11 @@ pub(crate) enum Seen {
 /// The entries of `item`'s history, newest first (`None`: absent, or not a token).
 fn entries(item: &Item) -> [Option<WriteToken>; 4] {
     HISTORY.map(|a| item.get(a).and_then(WriteToken::read))
+}
+
+/// The latest entry of `item`'s history (`_w1`), when it holds a token.
+pub(crate) fn latest(item: &Item) -> Option<WriteToken> {
+    item.get(HISTORY[0]).and_then(WriteToken::read)
 }
 
 /// Whether the history `entries` reaches back to before the write with `token` (see [`guard`]):
@@ -563,7 +586,7 @@ mod tests {
         let token = WriteToken::at(10_000, 7);
         let (mut names, mut values) = (Default::default(), Default::default());
         let first = guard(Some("(a OR b)"), &mut names, &mut values, &token, "PK", None, Attempt::First);
-        assert_eq!(first, "(a OR b) AND NOT (:wt IN (#w1, #w2, #w3, #w4))");
+        assert_eq!(first, "(a OR b) AND (attribute_not_exists(#w1) OR #w1 < :wt)");
     }
 
     #[test]
@@ -571,23 +594,41 @@ mod tests {
         let token = WriteToken::at(10_000, 7);
         let (mut names, mut values) = (Default::default(), Default::default());
         let first = guard(Some("a = :a"), &mut names, &mut values, &token, "PK", None, Attempt::First);
-        assert_eq!(first, "(a = :a) AND NOT (:wt IN (#w1, #w2, #w3, #w4))");
+        assert_eq!(first, "(a = :a) AND (attribute_not_exists(#w1) OR #w1 < :wt)");
         assert_eq!(values.len(), 1);
+        assert_eq!(values.get(":wt"), Some(&token.value()));
         let resend =
             guard(None, &mut names, &mut values, &token, "PK", Some(&WriteToken::at(9_990, 1)), Attempt::Resend);
         assert!(
             resend.starts_with(
-                "NOT (:wt IN (#w1, #w2, #w3, #w4)) AND (attribute_not_exists(#wk) OR attribute_not_exists(#w1) OR #w4 = \
-                 :wa OR (#w3 = :wa AND "
+                "(attribute_not_exists(#w1) OR #w1 < :wt) AND (attribute_not_exists(#wk) OR attribute_not_exists(#w1) \
+                 OR #w4 = :wa OR (#w3 = :wa AND "
             ),
             "{resend}"
         );
         assert_eq!(names.get("#wk").map(String::as_str), Some("PK"));
         assert_eq!(values.get(":wf"), Some(&WriteToken::at(9_000, 0).value()));
-        let delete = guard(None, &mut names, &mut values, &token, "PK", None, Attempt::DeleteResend);
+        let plain = guard(None, &mut names, &mut values, &token, "PK", None, Attempt::Resend);
         assert!(
-            delete.starts_with("(attribute_not_exists(#wk) OR attribute_not_exists(#w1) OR (#w4 > :wz"),
-            "{delete}"
+            plain.starts_with(
+                "(attribute_not_exists(#w1) OR #w1 < :wt) AND (attribute_not_exists(#wk) OR \
+                 attribute_not_exists(#w1) OR (#w4 > :wz"
+            ),
+            "{plain}"
         );
+    }
+
+    #[test]
+    fn a_token_above_another_is_newer_even_when_the_clock_is_behind() {
+        let ahead = WriteToken::at(now_millis() + 60_000, u64::MAX);
+        let above = ahead.above();
+        assert!(above > ahead);
+        assert_eq!(above.millis(), ahead.millis() + 1);
+        let behind = WriteToken::at(1_000, 5);
+        assert!(behind.above().millis() >= now_millis() - 1_000);
+        let mut item = Item::new();
+        assert_eq!(latest(&item), None);
+        put_history(&mut item, &ahead);
+        assert_eq!(latest(&item), Some(ahead));
     }
 }

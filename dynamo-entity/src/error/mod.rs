@@ -549,6 +549,24 @@ pub enum Error {
         #[source]
         source: Box<aws_sdk_dynamodb::Error>,
     },
+    /// The write was not applied: each time it was sent, another writer's write of the item with
+    /// a newer write token had been applied first (the history of an item is kept in the order
+    /// of its writes; see [`write_token`](crate::write_token)). The library sends it again with a
+    /// newer token [`rounds`](Error::Contended::rounds) times before it says so. Retryable
+    /// ([`Error::is_retryable`]): the item is written faster than this write gets through.
+    #[error(
+        "DynamoDB {operation} of {entity} {key}: newer writes of the item came first {rounds} times; not applied, retryable"
+    )]
+    Contended {
+        /// The DynamoDB operation, such as `UpdateItem`.
+        operation: &'static str,
+        /// The entity type written.
+        entity: &'static str,
+        /// The item's primary key, as `PK=… SK=…`.
+        key: String,
+        /// How many times the write was sent with a newer token.
+        rounds: u32,
+    },
     /// The write may or may not have been applied: every attempt that could have been applied
     /// lost its answer (an HTTP 5xx, a timeout, a connection failure), or a resend could not
     /// tell from the item's write history (a busy item, a put since, or no item where the write
@@ -767,12 +785,13 @@ impl Error {
 
     /// Whether sending the same request again may succeed: throttling
     /// ([`Error::Throttled`]), a replicated write conflict ([`Error::ReplicatedWriteConflict`]),
+    /// newer writes that came first ([`Error::Contended`]),
     /// DynamoDB's server errors (`InternalServerError`, `ServiceUnavailable`), timeouts and
     /// connection failures. The batches retry these with their
     /// [`RetryPolicy`](crate::retry::RetryPolicy); nothing else is retried.
     pub fn is_retryable(&self) -> bool {
         match self {
-            Error::Throttled { .. } | Error::ReplicatedWriteConflict { .. } => true,
+            Error::Throttled { .. } | Error::ReplicatedWriteConflict { .. } | Error::Contended { .. } => true,
             Error::Sdk { source, .. } => service::retryable(source),
             _ => false,
         }

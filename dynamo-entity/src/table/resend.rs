@@ -139,7 +139,14 @@ pub(crate) enum Sent<O, E> {
     /// The write may have been applied: the last attempt lost its answer, or an earlier one did
     /// and no resend got an answer (or the handle sends no resends, having no write tokens).
     Unknown(SdkError<E, HttpResponse>),
+    /// Not applied: newer writes of other writers were applied first, [`ORDER_ROUNDS`] times, each
+    /// time the write was sent with a token above the item's latest.
+    Contended,
 }
+
+/// How many times a write refused because the item's latest token was not older than its own
+/// is sent again with a newer token ([`Table::send_write_request`]).
+pub(crate) const ORDER_ROUNDS: u32 = 8;
 
 impl Table {
     /// The handle's client for single-item writes: its client with the SDK's retries off.
@@ -228,13 +235,43 @@ pub(crate) trait WriteRequest: Clone + Send + 'static {
     ) -> Self;
     /// Sends it through `client`.
     fn send(self, client: Client) -> Attempt<Self::Output, Self::Error>;
+    /// The item DynamoDB returned with a failed condition (`ALL_OLD`), when there was one.
+    fn refused(error: &SdkError<Self::Error, HttpResponse>) -> Option<&Item>;
+}
+
+/// A request's own copy of the write's token: a put's item holds it in `_w1`; an update's
+/// history shift and every guard take it from `:wt`, which [`write_token::guard`](crate::write_token::guard) sets.
+trait Stamp {
+    /// The request with `token` wherever it holds the token.
+    fn stamp(self, token: &WriteToken) -> Self;
+}
+
+impl Stamp for aws_sdk_dynamodb::operation::put_item::builders::PutItemInputBuilder {
+    fn stamp(self, token: &WriteToken) -> Self {
+        match self.get_item().as_ref().is_some_and(|item| item.contains_key(HISTORY[0])) {
+            true => self.item(HISTORY[0], token.value()),
+            false => self,
+        }
+    }
+}
+
+impl Stamp for aws_sdk_dynamodb::operation::update_item::builders::UpdateItemInputBuilder {
+    fn stamp(self, _: &WriteToken) -> Self {
+        self
+    }
+}
+
+impl Stamp for aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemInputBuilder {
+    fn stamp(self, _: &WriteToken) -> Self {
+        self
+    }
 }
 
 macro_rules! write_request {
-    ($($builder:ty => $output:ty, $error:ty;)*) => {$(
-        impl WriteRequest for $builder {
-            type Output = $output;
-            type Error = $error;
+    ($($operation:ident: $builder:ident => $output:ident, $error:ident;)*) => {$(
+        impl WriteRequest for aws_sdk_dynamodb::operation::$operation::builders::$builder {
+            type Output = aws_sdk_dynamodb::operation::$operation::$output;
+            type Error = aws_sdk_dynamodb::operation::$operation::$error;
             fn guarded(
                 self,
                 token: &WriteToken,
@@ -253,46 +290,56 @@ macro_rules! write_request {
                     answered,
                     attempt,
                 );
-                self.condition_expression(condition)
+                Stamp::stamp(self, token)
+                    .condition_expression(condition)
                     .set_expression_attribute_names(Some(names))
                     .set_expression_attribute_values(Some(values))
                     .return_values_on_condition_check_failure(crate::table::RETURN_OLD_ON_FAILURE)
             }
-            fn send(self, client: Client) -> Attempt<$output, $error> {
+            fn send(self, client: Client) -> Attempt<Self::Output, Self::Error> {
                 Box::pin(async move { self.send_with(&client).await })
+            }
+            fn refused(error: &SdkError<Self::Error, HttpResponse>) -> Option<&Item> {
+                match error {
+                    SdkError::ServiceError(e) => match e.err() {
+                        aws_sdk_dynamodb::operation::$operation::$error::ConditionalCheckFailedException(c) => {
+                            c.item().filter(|i| !i.is_empty())
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                }
             }
         }
     )*};
 }
 
 write_request!(
-    aws_sdk_dynamodb::operation::put_item::builders::PutItemInputBuilder =>
-        aws_sdk_dynamodb::operation::put_item::PutItemOutput,
-        aws_sdk_dynamodb::operation::put_item::PutItemError;
-    aws_sdk_dynamodb::operation::update_item::builders::UpdateItemInputBuilder =>
-        aws_sdk_dynamodb::operation::update_item::UpdateItemOutput,
-        aws_sdk_dynamodb::operation::update_item::UpdateItemError;
-    aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemInputBuilder =>
-        aws_sdk_dynamodb::operation::delete_item::DeleteItemOutput,
-        aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
+    put_item: PutItemInputBuilder => PutItemOutput, PutItemError;
+    update_item: UpdateItemInputBuilder => UpdateItemOutput, UpdateItemError;
+    delete_item: DeleteItemInputBuilder => DeleteItemOutput, DeleteItemError;
 );
 
 impl Table {
     /// Sends the single-item write `request` of the write with `token` (see
     /// [`send_write`](Self::send_write)) on the item `item` (its key as `PK=… SK=…`), whose key
     /// attribute is `key`, each attempt with its guard
-    /// ([`write_token::guard`](crate::write_token::guard)): a write that leaves its token
-    /// (`with_token`) guards every attempt against its token being in the history already, a
-    /// resend also against a history too recent to tell; a delete guards its resends only.
-    /// `answered`: the item's write this handle got an answer for before
-    /// ([`Answered::before`], taken before the call). A handle without write tokens sends the
-    /// request as it is.
+    /// ([`write_token::guard`](crate::write_token::guard)): the item's latest token older than
+    /// the write's; a resend also refuses a history too recent to tell. `with_token`: the write
+    /// leaves its token (not a delete). `answered`: the item's write this handle got an answer
+    /// for before ([`Answered::before`], taken before the call). A handle without write tokens
+    /// sends the request as it is.
+    ///
+    /// A write refused because the item's latest token is not older than its own, and not
+    /// applied (no attempt lost its answer, or the history says so), is sent again with a
+    /// newer `token` (it ends as the token of the write's last round), at most
+    /// [`ORDER_ROUNDS`] times.
     #[allow(clippy::too_many_arguments)]
     pub(crate) async fn send_write_request<R: WriteRequest>(
         &self,
         call: Call,
         request: R,
-        token: &WriteToken,
+        token: &mut WriteToken,
         key: &'static str,
         item: &str,
         answered: Option<WriteToken>,
@@ -300,26 +347,53 @@ impl Table {
     ) -> Sent<R::Output, R::Error> {
         use crate::write_token::Attempt;
         let client = self.write_client().clone();
-        let (token, tokens) = (*token, self.writes().tokens);
-        let sent = self
-            .send_write(call, move |resend| {
-                let attempt = match (resend, with_token) {
-                    (false, true) => Some(Attempt::First),
-                    (false, false) => None,
-                    (true, true) => Some(Attempt::Resend),
-                    (true, false) => Some(Attempt::DeleteResend),
-                };
-                let request = match attempt.filter(|_| tokens) {
-                    Some(attempt) => request.clone().guarded(&token, key, answered.as_ref(), attempt),
-                    None => request.clone(),
-                };
-                request.send(client.clone())
-            })
-            .await;
-        if tokens && matches!(sent, Sent::Answered { result: Ok(_), .. }) {
-            self.writes().answered.record(item, with_token.then_some(token));
+        let tokens = self.writes().tokens;
+        if let Some(answered) = answered.filter(|a| tokens && *a >= *token) {
+            *token = answered.above();
         }
-        sent
+        let mut rounds = 0;
+        loop {
+            let round = *token;
+            let request = request.clone();
+            let client = client.clone();
+            let sent = self
+                .send_write(call, move |resend| {
+                    let request = request.clone();
+                    let request = match tokens {
+                        true => {
+                            let attempt = if resend { Attempt::Resend } else { Attempt::First };
+                            request.guarded(&round, key, answered.as_ref(), attempt)
+                        }
+                        false => request,
+                    };
+                    request.send(client.clone())
+                })
+                .await;
+            if let Sent::Answered { result: Err(error), lost } = &sent {
+                let newer = R::refused(error)
+                    .filter(|_| tokens)
+                    .and_then(|old| crate::write_token::latest(old).filter(|l| *l >= round).map(|l| (old, l)));
+                if let Some((old, newer)) = newer {
+                    let applied = match (lost, with_token) {
+                        (None, _) => Seen::NotApplied,
+                        (Some(_), true) => crate::write_token::seen(Some(old), &round, answered.as_ref()),
+                        (Some(_), false) => crate::write_token::seen_by_delete(old, &round, answered.as_ref()),
+                    };
+                    if applied == Seen::NotApplied {
+                        if rounds == ORDER_ROUNDS {
+                            return Sent::Contended;
+                        }
+                        rounds += 1;
+                        *token = newer.above();
+                        continue;
+                    }
+                }
+            }
+            if tokens && matches!(sent, Sent::Answered { result: Ok(_), .. }) {
+                self.writes().answered.record(item, with_token.then_some(*token));
+            }
+            return sent;
+        }
     }
 
     /// [`Error::OutcomeUnknown`] for the write with `token` of the item `key` (its primary key

@@ -28,6 +28,7 @@ mod design;
 mod dispatch;
 mod elements;
 mod exactly_once;
+mod exactly_once_order;
 mod exactly_once_tx;
 mod executor;
 mod exports;
