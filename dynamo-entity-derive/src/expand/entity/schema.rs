@@ -199,20 +199,18 @@ impl Gen<'_, '_> {
             let name = v.index.as_ref().map(syn::LitStr::value).unwrap_or_default();
             let dimensions = v.dimensions.as_ref().and_then(|(_, n)| *n).unwrap_or(1) as u32;
             let distance = quote::format_ident!("{}", v.distance.unwrap_or("Cosine"));
+            // A type that cannot be a search attribute fails `vector_type_checks`; `S` stands in.
             let search_attr = |ident: &syn::Ident| {
                 let wanted = syn::ext::IdentExt::unraw(ident).to_string();
                 let other = e.fields.iter().find(|o| o.name == wanted)?;
                 let (ofield, oattr, ty) = (&other.name, &other.attribute, other.ty);
-                let message = format!(
-                    "search schema attribute `{ofield}` of vector index `{name}` must be stored as a string, number or binary"
-                );
                 Some(quote_spanned! {ident.span()=>
                     __de::SearchAttribute {
                         field: #ofield,
                         attribute: #oattr,
                         key_type: match __de::search_key_type(<#ty as __de::Attribute>::STORED) {
                             ::core::option::Option::Some(t) => t,
-                            ::core::option::Option::None => ::core::panic!(#message),
+                            ::core::option::Option::None => __de::KeyType::S,
                         },
                     }
                 })
@@ -237,6 +235,36 @@ impl Gen<'_, '_> {
             consts.push(constant);
         }
         (items, consts)
+    }
+
+    /// For each search schema attribute of a vector index, a constant that fails to evaluate,
+    /// spanned on the name in `hash = ..` or `filters(..)`, when the field's type is stored as
+    /// neither a string, a number nor binary (`Attribute::STORED`): a type the check pass
+    /// cannot tell by its name (`bool`, `Vec`, maps and sets are refused there).
+    pub(super) fn vector_type_checks(&self) -> TokenStream {
+        let e = self.e;
+        let mut out = TokenStream::new();
+        for f in &e.fields {
+            let Some(v) = &f.vector else { continue };
+            let index = v.index.as_ref().map(syn::LitStr::value).unwrap_or_default();
+            for ident in v.hash.iter().chain(&v.filters) {
+                let wanted = syn::ext::IdentExt::unraw(ident).to_string();
+                let Some(other) = e.fields.iter().find(|o| o.name == wanted) else { continue };
+                let ty = other.ty;
+                let message = format!(
+                    "field `{wanted}` is in the search schema of vector index `{index}`, but its type `{}` is stored \
+                     as neither a string, a number nor binary (its `Attribute::STORED`); a search schema attribute \
+                     is S, N or B",
+                    quote!(#ty).to_string().replace(' ', "")
+                );
+                out.extend(quote_spanned! {ident.span()=>
+                    const _: () = if __de::search_key_type(<#ty as __de::Attribute>::STORED).is_none() {
+                        ::core::panic!(#message)
+                    };
+                });
+            }
+        }
+        out
     }
 
     /// Each `#[entity(vector(...))]` field's search function, `search_<field>(vector)`, in the

@@ -75,10 +75,15 @@ pub fn parse(meta: &ParseNestedMeta, span: Span, cx: &Ctxt) -> syn::Result<Vecto
                     Some((_, variant)) => out.distance = Some(variant),
                     None => {
                         let names: Vec<&str> = DISTANCES.iter().map(|(w, _)| *w).collect();
+                        let hint = name
+                            .as_deref()
+                            .and_then(|n| suggest::closest(&n.to_ascii_lowercase(), names.iter().copied()))
+                            .map(|s| format!("did you mean `{s}`? "))
+                            .unwrap_or_default();
                         cx.error_spanned_by(
                             &expr,
                             format!(
-                                "unknown distance function; expected {} (DynamoDB's COSINE, EUCLIDEAN, DOT_PRODUCT)",
+                                "unknown distance function; {hint}expected {} (DynamoDB's COSINE, EUCLIDEAN, DOT_PRODUCT)",
                                 suggest::list(&names)
                             ),
                         );
@@ -104,13 +109,15 @@ pub fn parse(meta: &ParseNestedMeta, span: Span, cx: &Ctxt) -> syn::Result<Vecto
         }
         Ok(())
     })?;
-    if out.index.is_none() {
+    // A key written with a wrong value has its own error; only a key not written is missing.
+    let missing = |key: &str| !seen.iter().any(|k| k == key);
+    if missing("index") {
         cx.error_at(span, "`vector(...)` needs `index = \"...\"`: the vector index's name");
     }
-    if out.dimensions.is_none() {
+    if missing("dimensions") {
         cx.error_at(span, "`vector(...)` needs `dimensions = N`: the number of elements of every vector (1 to 4096)");
     }
-    if out.distance.is_none() {
+    if missing("distance") {
         cx.error_at(span, "`vector(...)` needs `distance = cosine`, `euclidean` or `dot_product`");
     }
     Ok(out)

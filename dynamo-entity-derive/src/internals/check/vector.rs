@@ -82,7 +82,17 @@ pub fn check(entity: &Entity, cx: &Ctxt) {
                     ident,
                     format!("field `{name}` is stored through serde; a search schema attribute is a string, number or binary"),
                 ),
-                Some(_) => {}
+                Some(o) => {
+                    if let Some(why) = types::scalar_rejection(o.ty) {
+                        cx.error_spanned_by(
+                            ident,
+                            format!(
+                                "field `{name}` is {why}; a search schema attribute is a string, number or binary \
+                                 (`String`, an integer, a float, `Vec<u8>` or a key part type)"
+                            ),
+                        );
+                    }
+                }
                 None => {
                     let all: Vec<&str> = entity.fields.iter().map(|o| o.name.as_str()).collect();
                     let hint = suggest::closest(&name, all.iter().copied())
