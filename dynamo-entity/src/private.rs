@@ -63,6 +63,41 @@ pub fn put_field<T: Attribute>(
     store(item, entity, field, attribute, value.to_attribute())
 }
 
+/// What a vector index's field may be: `Vec<f32>` or `Option<Vec<f32>>`.
+pub trait VectorField: Attribute {
+    /// The vector, or `None` when absent.
+    fn elements(&self) -> Option<&[f32]>;
+}
+
+impl VectorField for Vec<f32> {
+    fn elements(&self) -> Option<&[f32]> {
+        Some(self)
+    }
+}
+
+impl VectorField for Option<Vec<f32>> {
+    fn elements(&self) -> Option<&[f32]> {
+        self.as_deref()
+    }
+}
+
+/// Stores the field of vector index `index` after checking it (its length is the index's
+/// dimensions, its elements finite), naming the item's key (already in `item`) on an error.
+#[inline]
+pub fn put_vector<T: VectorField>(
+    item: &mut Item,
+    names: &AttributeNames,
+    entity: &'static str,
+    index: &crate::schema::vector::VectorIndex,
+    value: &T,
+) -> Result<(), Error> {
+    if let Some(elements) = value.elements() {
+        let key = || names.describe_key(item);
+        crate::schema::vector::check_vector(index, entity, &key, elements.iter().map(|x| Ok(*x)))?;
+    }
+    put_field(item, entity, index.field, index.attribute, value)
+}
+
 /// Stores one `#[entity(serde)]` field.
 #[inline]
 pub fn put_serde<T: serde::Serialize>(

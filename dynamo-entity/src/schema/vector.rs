@@ -237,6 +237,74 @@ pub fn billed_item_size(item: &Item, indexes: &[VectorIndex]) -> usize {
         .sum()
 }
 
+/// Checks a vector before it is written: DynamoDB refuses an item whose vector attribute
+/// has another number of elements than its index's dimensions, and a vector is a list of
+/// 32-bit floats, each finite. `elements` are the vector's elements, each a finite-or-not
+/// `f32`, or the text of an element that is no `f32` at all; `key` describes the item's key.
+///
+/// # Errors
+/// [`Error::Encode`](crate::Error::Encode) naming the entity, the field and the attribute,
+/// whose [`ValueError::Invalid`](crate::value::ValueError::Invalid) names the item's key,
+/// the index and the length or the element.
+pub(crate) fn check_vector<I>(
+    index: &VectorIndex,
+    entity: &'static str,
+    key: &dyn Fn() -> String,
+    elements: I,
+) -> Result<(), crate::Error>
+where
+    I: ExactSizeIterator<Item = Result<f32, String>>,
+{
+    let fail = |what: String| crate::Error::Encode {
+        entity,
+        field: index.field,
+        attribute: index.attribute,
+        source: crate::value::ValueError::Invalid(format!("item {}: {what}", key())),
+    };
+    if elements.len() != index.dimensions as usize {
+        return Err(fail(format!(
+            "a vector of {} elements, but vector index `{}` has {} dimensions (DynamoDB refuses the write)",
+            elements.len(),
+            index.name,
+            index.dimensions
+        )));
+    }
+    for (at, element) in elements.enumerate() {
+        match element {
+            Ok(x) if x.is_finite() => {}
+            Ok(x) => return Err(fail(format!("element {at} is {x}; a vector's elements are finite numbers"))),
+            Err(text) => {
+                return Err(fail(format!("element {at} is {text}; a vector's elements are finite 32-bit numbers")));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// [`check_vector`] of a vector attribute as encoded (a list of numbers), when `attribute` is
+/// the vector attribute of one of `schema`'s indexes; anything else passes.
+///
+/// # Errors
+/// As [`check_vector`]; a value that is not a list is a vector of 0 elements.
+pub(crate) fn check_vector_attribute(
+    schema: &crate::schema::EntitySchema,
+    attribute: &str,
+    value: &aws_sdk_dynamodb::types::AttributeValue,
+    key: &dyn Fn() -> String,
+) -> Result<(), crate::Error> {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    let Some(index) = schema.vectors.iter().find(|v| v.attribute == attribute) else { return Ok(()) };
+    let list: &[AttributeValue] = match value {
+        AttributeValue::L(list) => list,
+        _ => &[],
+    };
+    let element = |v: &AttributeValue| match v {
+        AttributeValue::N(text) => text.parse::<f32>().map_err(|_| text.clone()),
+        other => Err(format!("a value of type {}", crate::value::type_name(other))),
+    };
+    check_vector(index, schema.name, key, list.iter().map(element))
+}
+
 /// The key type of a search schema attribute stored as `stored`, or `None` when it cannot be
 /// one (a list, a map, a boolean, a set). For generated code.
 #[doc(hidden)]
