@@ -122,7 +122,7 @@ divergences! {
         engine: DynamoDbLocal,
         behaviour: "has no vector search: `SearchVectors` is an unknown operation; `CreateTable` leaves the `VectorIndexes` out of the table, and refuses the table when their search schema attributes are in `AttributeDefinitions`",
         documented: "a table may have vector indexes, and `SearchVectors` returns the items of one nearest a query vector with their scores",
-        source: "https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/vector-search.html",
+        source: "https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/VectorSearchWorkingWith.html",
     },
     /// Seen with DynamoDB Local 3.3.0 (`capacity` and `scans` tests).
     EmptyReadsCostNothing {

@@ -2,7 +2,7 @@
 //! their scores, filters on the search schema, pages by cursor, the checks made before sending,
 //! and the vector index in `DescribeTable` (`Table::diff`).
 //!
-//! DynamoDB's behaviour (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/vector-search.html):
+//! DynamoDB's behaviour (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/VectorSearchWorkingWith.html):
 //! `SearchVectors` returns the `TopK` items nearest the query vector, nearest first, each with
 //! its score (`EUCLIDEAN`: the straight-line distance). DynamoDB Local has no vector search
 //! (`Divergence::NoVectorSearch`): there each search is `Error::Unsupported`, and the table
@@ -224,4 +224,82 @@ async fn the_table_has_the_declared_vector_index() {
     created.expect("the table is created");
     let diff = table.diff(&layout).await.expect("the diff");
     assert!(diff.is_empty(), "{diff}");
+}
+
+/// `Table::apply` creates a declared vector index on a table without it (`UpdateTable` with
+/// `VectorIndexUpdates`), after which `Table::diff` finds nothing. DynamoDB Local, which has no
+/// vector indexes (`Divergence::NoVectorSearch`), refuses the table's search schema attribute
+/// definitions, and the diff stays as it was.
+#[tokio::test]
+async fn apply_adds_a_declared_vector_index() {
+    use dynamo_entity::migrate::Wait;
+    use std::time::Duration;
+
+    let server = dynamo_entity_local::LocalDynamoDb::shared().await.expect("an engine");
+    let table = Table::new(server.client(), dynamo_entity_local::unique_table_name("vector_apply"));
+    table.create_table(&[]).await.expect("a table without indexes");
+    let layout = TableLayout::new(&[VecDoc::schema()]).expect("the layout");
+    let diff = table.diff(&layout).await.expect("the diff");
+    assert_eq!(diff.changes.len(), 1, "{diff}");
+    assert!(matches!(&diff.changes[0], Change::MissingVectorIndex(s) if s.name == "VecDocsByPoint"), "{diff}");
+
+    let applied =
+        table.apply(&diff, Wait { timeout: Duration::from_secs(120), poll: Duration::from_millis(100) }).await;
+    if common::diverges(Divergence::NoVectorSearch).await {
+        assert!(matches!(&applied, Err(Error::Sdk { operation: "UpdateTable", .. })), "{applied:?}");
+        assert_eq!(table.diff(&layout).await.expect("the diff"), diff, "nothing changed");
+        return;
+    }
+    let steps = applied.expect("the index is created");
+    assert_eq!(steps.len(), 1, "{steps:?}");
+    let after = table.diff(&layout).await.expect("the diff");
+    assert!(after.is_empty(), "{after}");
+}
+
+fn encode_error<T: std::fmt::Debug>(result: Result<T, Error>) -> String {
+    match result {
+        Err(e @ Error::Encode { entity: "VecDoc", field: "point", attribute: "point", .. }) => e.to_string(),
+        other => panic!("expected Error::Encode of VecDoc.point, got {other:?}"),
+    }
+}
+
+/// A written vector has exactly the index's dimensions, each element finite: DynamoDB refuses
+/// the write of another (its developer guide, "Writing items with vector data"). Checked before
+/// sending, for a put and for an update's `SET`, naming the item's key.
+#[tokio::test]
+async fn writes_check_the_vector() {
+    let server = dynamo_entity_local::LocalDynamoDb::shared().await.expect("an engine");
+    // Nothing is sent: the table need not exist.
+    let table = Table::new(server.client(), dynamo_entity_local::unique_table_name("vector_writes"));
+    let mut long = doc("x", "acme", "en", [1.0, 2.0]);
+    long.point.push(3.0);
+    assert_eq!(
+        encode_error(table.render().put(&long)),
+        "cannot encode VecDoc.point (attribute `point`): item PK=VDOC#x SK=META: a vector of 3 elements, but vector \
+         index `VecDocsByPoint` has 2 dimensions (DynamoDB refuses the write)"
+    );
+    assert_eq!(
+        encode_error(table.put(&long).await),
+        "cannot encode VecDoc.point (attribute `point`): item PK=VDOC#x SK=META: a vector of 3 elements, but vector \
+         index `VecDocsByPoint` has 2 dimensions (DynamoDB refuses the write)"
+    );
+    let infinite = doc("y", "acme", "en", [f32::INFINITY, 0.0]);
+    assert_eq!(
+        encode_error(table.render().create(&infinite)),
+        "cannot encode VecDoc.point (attribute `point`): item PK=VDOC#y SK=META: element 0 is inf; a vector's \
+         elements are finite numbers"
+    );
+    assert_eq!(
+        encode_error(table.update(VecDoc::key("z")).set(VecDoc::POINT, &vec![1.0]).render()),
+        "cannot encode VecDoc.point (attribute `point`): item PK=VDOC#z SK=META: a vector of 1 elements, but vector \
+         index `VecDocsByPoint` has 2 dimensions (DynamoDB refuses the write)"
+    );
+    let nan = table.update(VecDoc::key("z")).set(VecDoc::POINT, &vec![0.0, f32::NAN]).render();
+    assert_eq!(
+        encode_error(nan),
+        "cannot encode VecDoc.point (attribute `point`): item PK=VDOC#z SK=META: DynamoDB cannot hold NaN: NaN has no \
+         DynamoDB representation"
+    );
+    // The right length and finite elements pass.
+    assert!(table.render().put(&doc("w", "acme", "en", [0.5, -0.5])).is_ok());
 }
