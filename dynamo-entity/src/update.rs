@@ -193,7 +193,9 @@ impl<E: Entity> UpdateRequest<E> {
                     Ok(key) => E::NAMES.show_key(key),
                     Err(_) => "<key not encoded>".to_owned(),
                 };
-                if let Err(e) = crate::schema::vector::check_vector_attribute(E::schema(), field.attribute, &v, &key) {
+                if let Err(e) =
+                    crate::schema::vector::check_vector_attribute(E::SCHEMA.vectors, E::TYPE, field.attribute, &v, &key)
+                {
                     self.fail(e);
                 }
                 self.actions.push((field.name, field.attribute, Action::Set(v)))
@@ -292,7 +294,9 @@ impl<E: Entity> UpdateRequest<E> {
                     Ok(key) => E::NAMES.show_key(key),
                     Err(_) => "<key not encoded>".to_owned(),
                 };
-                if let Err(e) = crate::schema::vector::check_vector_attribute(E::schema(), field.attribute, &v, &key) {
+                if let Err(e) =
+                    crate::schema::vector::check_vector_attribute(E::SCHEMA.vectors, E::TYPE, field.attribute, &v, &key)
+                {
                     self.fail(e);
                 }
                 self.actions.push((field.name, field.attribute, Action::SetIfNotExists(v)))

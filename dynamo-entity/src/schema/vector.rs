@@ -281,19 +281,21 @@ where
     Ok(())
 }
 
-/// [`check_vector`] of a vector attribute as encoded (a list of numbers), when `attribute` is
-/// the vector attribute of one of `schema`'s indexes; anything else passes.
+/// [`check_vector`] of a vector attribute of entity `entity` as encoded (a list of numbers),
+/// when `attribute` is the vector attribute of one of its indexes `vectors`; anything else
+/// passes.
 ///
 /// # Errors
 /// As [`check_vector`]; a value that is not a list is a vector of 0 elements.
 pub(crate) fn check_vector_attribute(
-    schema: &crate::schema::EntitySchema,
+    vectors: &[VectorIndex],
+    entity: &'static str,
     attribute: &str,
     value: &aws_sdk_dynamodb::types::AttributeValue,
     key: &dyn Fn() -> String,
 ) -> Result<(), crate::Error> {
     use aws_sdk_dynamodb::types::AttributeValue;
-    let Some(index) = schema.vectors.iter().find(|v| v.attribute == attribute) else { return Ok(()) };
+    let Some(index) = vectors.iter().find(|v| v.attribute == attribute) else { return Ok(()) };
     let list: &[AttributeValue] = match value {
         AttributeValue::L(list) => list,
         _ => &[],
@@ -302,7 +304,7 @@ pub(crate) fn check_vector_attribute(
         AttributeValue::N(text) => text.parse::<f32>().map_err(|_| text.clone()),
         other => Err(format!("a value of type {}", crate::value::type_name(other))),
     };
-    check_vector(index, schema.name, key, list.iter().map(element))
+    check_vector(index, entity, key, list.iter().map(element))
 }
 
 /// The key type of a search schema attribute stored as `stored`, or `None` when it cannot be
