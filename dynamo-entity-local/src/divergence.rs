@@ -115,6 +115,15 @@ macro_rules! divergences {
 }
 
 divergences! {
+    /// Seen with DynamoDB Local 3.3.0 (`vector_search` tests): it answers `SearchVectors` with
+    /// `UnknownOperationException`; it drops the `VectorIndexes` of a `CreateTable`, and then refuses
+    /// their search schema attributes in `AttributeDefinitions` (not in any key schema).
+    NoVectorSearch {
+        engine: DynamoDbLocal,
+        behaviour: "has no vector search: `SearchVectors` is an unknown operation; `CreateTable` leaves the `VectorIndexes` out of the table, and refuses the table when their search schema attributes are in `AttributeDefinitions`",
+        documented: "a table may have vector indexes, and `SearchVectors` returns the items of one nearest a query vector with their scores",
+        source: "https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/VectorSearchWorkingWith.html",
+    },
     /// Seen with DynamoDB Local 3.3.0 (`capacity` and `scans` tests).
     EmptyReadsCostNothing {
         engine: DynamoDbLocal,

@@ -14,6 +14,7 @@ pub use crate::key::{
     PartForm, PartShape, Segment, ShardBy, Template, single_key_type,
 };
 pub use crate::query::multi_key::{MultiKeyQuery, MultiKeySpec};
+pub use crate::query::vector::VectorSearch;
 pub use crate::query::{IntoQuery, QuerySpec};
 pub use crate::schema::check::*;
 pub use crate::schema::evolve::{
@@ -24,6 +25,7 @@ pub use crate::schema::multi_key::{
     BeginsWith, KeyAttribute, MultiKeyAttr, MultiKeyIndex, RangeIsLast, StringKey, check_item as check_multi_keys,
     first_multi_user, key_type_of, multi_keys_disagree, template_and_multi, undeclared_multi_gsi, uses_multi_gsi,
 };
+pub use crate::schema::vector::{Distance, SearchAttribute, VectorIndex, search_key_type};
 pub use crate::schema::{
     AttributeNames, ConstantSchema, ConstantValue, Entity, EntitySchema, FieldSchema, Index, IndexSchema, Item, Key,
     KeyFields, PrimaryKey, TYPE_ATTRIBUTE, VersionSchema, describe_key,
@@ -59,6 +61,41 @@ pub fn put_field<T: Attribute>(
     value: &T,
 ) -> Result<(), Error> {
     store(item, entity, field, attribute, value.to_attribute())
+}
+
+/// What a vector index's field may be: `Vec<f32>` or `Option<Vec<f32>>`.
+pub trait VectorField: Attribute {
+    /// The vector, or `None` when absent.
+    fn elements(&self) -> Option<&[f32]>;
+}
+
+impl VectorField for Vec<f32> {
+    fn elements(&self) -> Option<&[f32]> {
+        Some(self)
+    }
+}
+
+impl VectorField for Option<Vec<f32>> {
+    fn elements(&self) -> Option<&[f32]> {
+        self.as_deref()
+    }
+}
+
+/// Stores the field of vector index `index` after checking it (its length is the index's
+/// dimensions, its elements finite), naming the item's key (already in `item`) on an error.
+#[inline]
+pub fn put_vector<T: VectorField>(
+    item: &mut Item,
+    names: &AttributeNames,
+    entity: &'static str,
+    index: &crate::schema::vector::VectorIndex,
+    value: &T,
+) -> Result<(), Error> {
+    if let Some(elements) = value.elements() {
+        let key = || names.describe_key(item);
+        crate::schema::vector::check_vector(index, entity, &key, elements.iter().map(|x| Ok(*x)))?;
+    }
+    put_field(item, entity, index.field, index.attribute, value)
 }
 
 /// Stores one `#[entity(serde)]` field.

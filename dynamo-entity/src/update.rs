@@ -189,10 +189,23 @@ impl<E: Entity> UpdateRequest<E> {
                 if let Err(e) = crate::schema::multi_key::check_attribute(E::schema(), field.attribute, &v) {
                     self.fail(e);
                 }
+                let key = || match &self.key {
+                    Ok(key) => E::NAMES.show_key(key),
+                    Err(_) => "<key not encoded>".to_owned(),
+                };
+                if let Err(e) =
+                    crate::schema::vector::check_vector_attribute(E::SCHEMA.vectors, E::TYPE, field.attribute, &v, &key)
+                {
+                    self.fail(e);
+                }
                 self.actions.push((field.name, field.attribute, Action::Set(v)))
             }
             Ok(None) => self.actions.push((field.name, field.attribute, Action::Remove)),
-            Err(source) => {
+            Err(mut source) => {
+                // A vector's element that is no finite number: the item's key too.
+                if let (true, Ok(key)) = (E::SCHEMA.vectors.iter().any(|v| v.attribute == field.attribute), &self.key) {
+                    source = crate::value::ValueError::Invalid(format!("item {}: {source}", E::NAMES.show_key(key)));
+                }
                 self.fail(Error::Encode { entity: E::TYPE, field: field.name, attribute: field.attribute, source })
             }
         }
@@ -275,6 +288,15 @@ impl<E: Entity> UpdateRequest<E> {
         match value.to_attribute() {
             Ok(Some(v)) => {
                 if let Err(e) = crate::schema::multi_key::check_attribute(E::schema(), field.attribute, &v) {
+                    self.fail(e);
+                }
+                let key = || match &self.key {
+                    Ok(key) => E::NAMES.show_key(key),
+                    Err(_) => "<key not encoded>".to_owned(),
+                };
+                if let Err(e) =
+                    crate::schema::vector::check_vector_attribute(E::SCHEMA.vectors, E::TYPE, field.attribute, &v, &key)
+                {
                     self.fail(e);
                 }
                 self.actions.push((field.name, field.attribute, Action::SetIfNotExists(v)))

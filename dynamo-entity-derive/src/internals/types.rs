@@ -36,6 +36,30 @@ pub fn option_inner(ty: &Type) -> Option<&Type> {
     })
 }
 
+/// Whether `ty` is `Vec<f32>` or `Option<Vec<f32>>`: what a vector index's field may be.
+pub fn is_vector(ty: &Type) -> bool {
+    let ty = option_inner(ty).unwrap_or(ty);
+    match generic_args(ty, "Vec").as_deref() {
+        Some([one]) => matches!(last_segment(one), Some((name, None)) if name == "f32"),
+        _ => false,
+    }
+}
+
+/// What `ty` stores when, by its name alone, that is not one string, number or binary value (a
+/// bool, a list, a map, a set), or `None`: a search schema attribute's type. Another path type
+/// is checked by the constant its `Attribute` impl declares (`Attribute::STORED`).
+pub fn scalar_rejection(ty: &Type) -> Option<String> {
+    let inner = option_inner(ty).unwrap_or(ty);
+    let (name, _) = last_segment(inner)?;
+    match name.as_str() {
+        "bool" => Some("a `bool`, stored as BOOL".to_owned()),
+        "Vec" if !is_bytes(inner) => Some("a `Vec`, stored as a list (L)".to_owned()),
+        "HashMap" | "BTreeMap" => Some(format!("a `{name}`, stored as a map (M)")),
+        "HashSet" | "BTreeSet" => Some(format!("a `{name}`, stored as a set")),
+        _ => None,
+    }
+}
+
 /// The type arguments of `ty` when it is a path ending in `name` with `<...>` arguments.
 fn generic_args<'t>(ty: &'t Type, name: &str) -> Option<Vec<&'t Type>> {
     let (last, args) = last_segment(ty)?;

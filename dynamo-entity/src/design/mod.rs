@@ -85,7 +85,28 @@ impl TableLayout {
     /// [`TableLayout::projection`]; the inverted index last, keyed `SK` / `PK`), every LSI
     /// (`LocalSecondaryIndexes`, keyed `PK` / `LSI<n>SK`, with its projection), on-demand
     /// billing, TTL when an entity declares it, and the declared stream
-    /// (`StreamSpecification.StreamViewType`, see [`TableLayout::stream`]).
+    /// (`StreamSpecification.StreamViewType`, see [`TableLayout::stream`]). The vector indexes
+    /// ([`TableLayout::vector_indexes`]) are in `VectorIndexes`, in the shape of `CreateTable`
+    /// (`IndexName`, `VectorAttribute`, `SearchSchema`, `Projection`, `Dimensions`,
+    /// `DistanceFunction`), their search schema attributes in `AttributeDefinitions`.
+    ///
+    /// ```
+    /// # use dynamo_entity::{Entity, schema::TableLayout};
+    /// #[derive(Entity, Debug, Clone)]
+    /// #[entity(pk = "DOC#<id>", sk = "META")]
+    /// struct Doc {
+    ///     id: String,
+    ///     tenant: String,
+    ///     #[entity(vector(index = "DocsByMeaning", dimensions = 2, distance = cosine, hash = tenant))]
+    ///     embedding: Vec<f32>,
+    /// }
+    /// let cfn = TableLayout::new(&[Doc::schema()])?.cloudformation("docs");
+    /// let props = &cfn["Resources"]["DocsTable"]["Properties"];
+    /// assert_eq!(props["VectorIndexes"][0]["Dimensions"], 2);
+    /// assert_eq!(props["VectorIndexes"][0]["SearchSchema"][0]["SearchSchemaElementType"], "HASH");
+    /// assert_eq!(props["AttributeDefinitions"][2]["AttributeName"], "tenant");
+    /// # Ok::<(), dynamo_entity::Error>(())
+    /// ```
     pub fn cloudformation(&self, table_name: &str) -> Value {
         let key = |name: &str, ty: &str| json!({ "AttributeName": name, "KeyType": ty });
         let definitions: Vec<Value> = self
@@ -93,6 +114,12 @@ impl TableLayout {
             .into_iter()
             .map(|a| json!({ "AttributeName": a, "AttributeType": self.key_type(a).to_string() }))
             .collect();
+        let mut definitions = definitions;
+        for a in self.vectors.iter().flat_map(|v| v.search_attributes()) {
+            if !definitions.iter().any(|d| d["AttributeName"] == a.attribute) {
+                definitions.push(json!({ "AttributeName": a.attribute, "AttributeType": a.key_type.to_string() }));
+            }
+        }
         let names = self.names;
         let index_json = |i: Index| {
             json!({
@@ -116,6 +143,28 @@ impl TableLayout {
         }
         if !lsis.is_empty() {
             properties["LocalSecondaryIndexes"] = Value::Array(lsis);
+        }
+        if !self.vectors.is_empty() {
+            let vectors = self.vectors.iter().map(|v| {
+                let mut schema: Vec<Value> = Vec::new();
+                for (a, kind) in
+                    v.hash.iter().map(|h| (h, "HASH")).chain(v.filters.iter().map(|f| (f, "INLINE_FILTER")))
+                {
+                    schema.push(json!({ "AttributeName": a.attribute, "SearchSchemaElementType": kind }));
+                }
+                let mut index = json!({
+                    "IndexName": v.name,
+                    "VectorAttribute": { "AttributeName": v.attribute },
+                    "Projection": { "ProjectionType": "ALL" },
+                    "Dimensions": v.dimensions,
+                    "DistanceFunction": v.distance.as_str(),
+                });
+                if !schema.is_empty() {
+                    index["SearchSchema"] = Value::Array(schema);
+                }
+                index
+            });
+            properties["VectorIndexes"] = Value::Array(vectors.collect());
         }
         if let Some(ttl) = self.ttl {
             properties["TimeToLiveSpecification"] = json!({ "AttributeName": ttl, "Enabled": true });

@@ -603,6 +603,22 @@ pub enum Error {
         /// The item's primary key, as `PK=… SK=…`.
         key: String,
     },
+    /// The engine answered that it does not know the operation (`UnknownOperationException`):
+    /// DynamoDB Local has no `SearchVectors`, for one (see
+    /// [`query::vector`](crate::query::vector)). Nothing was read or written; the same request
+    /// fails again on that engine. DynamoDB and Dynoxide implement it.
+    #[error(
+        "{operation} is not supported by this DynamoDB engine (it answered {}); DynamoDB and Dynoxide implement it, \
+         DynamoDB Local does not",
+        service::text(source)
+    )]
+    Unsupported {
+        /// The DynamoDB operation, such as `SearchVectors`.
+        operation: &'static str,
+        /// The engine's answer.
+        #[source]
+        source: Box<aws_sdk_dynamodb::Error>,
+    },
     /// The SDK or DynamoDB returned an error; the service error is kept as the source. The text
     /// is the error's code, DynamoDB's message and the request id, or for a failure before an
     /// answer (timeout, connection), its chain of causes.
@@ -708,6 +724,20 @@ impl Error {
             };
         }
         Error::Sdk { operation, source: Box::new(source) }
+    }
+
+    /// [`Error::sdk`], but [`Error::Unsupported`] when the engine does not know `operation`
+    /// (`UnknownOperationException`, DynamoDB Local's answer to an operation it lacks).
+    pub(crate) fn sdk_or_unsupported<E>(operation: &'static str, err: E) -> Error
+    where
+        aws_sdk_dynamodb::Error: From<E>,
+    {
+        use aws_sdk_dynamodb::error::ProvideErrorMetadata;
+        let source = aws_sdk_dynamodb::Error::from(err);
+        if source.code() == Some("UnknownOperationException") {
+            return Error::Unsupported { operation, source: Box::new(source) };
+        }
+        Error::sdk::<aws_sdk_dynamodb::Error>(operation, source)
     }
 
     /// Names the item a failed single-item request was about: its entity type, its key

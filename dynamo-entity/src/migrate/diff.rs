@@ -50,6 +50,7 @@ use aws_sdk_dynamodb::types::{
 
 use crate::error::Error;
 use crate::key::KeyType;
+use crate::migrate::vector_diff::{self, VectorIndexShape};
 use crate::schema::StreamViewType;
 use crate::schema::{Index, TableLayout};
 use crate::table::{Call, Table};
@@ -153,6 +154,18 @@ pub enum Change {
         /// As `DescribeTable` reports it (`StreamSpecification`).
         actual: Option<StreamViewType>,
     },
+    /// A declared vector index the table does not have.
+    MissingVectorIndex(VectorIndexShape),
+    /// A vector index the table has and the declaration does not.
+    ExtraVectorIndex(VectorIndexShape),
+    /// A vector index of both whose shape (attribute, dimensions, distance function or search
+    /// schema) differs: DynamoDB changes none of them in place.
+    VectorIndex {
+        /// As declared.
+        declared: VectorIndexShape,
+        /// As the table has it.
+        actual: VectorIndexShape,
+    },
 }
 
 impl fmt::Display for Change {
@@ -187,6 +200,9 @@ impl fmt::Display for Change {
                 let show = |v: &Option<StreamViewType>| v.map_or("no stream", StreamViewType::as_str);
                 write!(f, "stream: declared {}, table has {}", show(declared), show(actual))
             }
+            Change::MissingVectorIndex(s) => write!(f, "missing {s}"),
+            Change::ExtraVectorIndex(s) => write!(f, "extra {s}"),
+            Change::VectorIndex { declared, actual } => write!(f, "declared {declared}, table has {actual}"),
         }
     }
 }
@@ -252,6 +268,12 @@ impl TableDiff {
                         rest.push(Step::EnableTtl(d.clone()));
                     }
                 }
+                Change::MissingVectorIndex(s) => creates.push(Step::CreateVectorIndex(s.clone())),
+                Change::ExtraVectorIndex(s) => deletes.push(Step::DeleteVectorIndex(s.name.clone())),
+                Change::VectorIndex { declared, actual } => {
+                    deletes.push(Step::DeleteVectorIndex(actual.name.clone()));
+                    creates.push(Step::CreateVectorIndex(declared.clone()));
+                }
                 Change::Stream { declared, actual } => {
                     // DynamoDB changes no view type in place: the old stream goes first.
                     if actual.is_some() {
@@ -300,6 +322,12 @@ pub enum Step {
     /// `UpdateTable` enabling a stream of this view type, then waiting until the table is
     /// `ACTIVE` with it.
     EnableStream(StreamViewType),
+    /// `UpdateTable` deleting this vector index (`VectorIndexUpdates`), then waiting until it
+    /// is gone.
+    DeleteVectorIndex(String),
+    /// `UpdateTable` creating this vector index (`VectorIndexUpdates`, with its search schema
+    /// attributes in `AttributeDefinitions`), then waiting until it is `ACTIVE` and backfilled.
+    CreateVectorIndex(VectorIndexShape),
     /// A difference no request can resolve on the existing table.
     Manual(String),
 }
@@ -315,6 +343,8 @@ impl fmt::Display for Step {
             Step::EnableStream(v) => {
                 write!(f, "UpdateTable: enable a stream of view type {v}, wait until the table is ACTIVE")
             }
+            Step::DeleteVectorIndex(n) => write!(f, "UpdateTable: delete vector index {n}, wait until it is gone"),
+            Step::CreateVectorIndex(s) => write!(f, "UpdateTable: create {s}, wait until it is ACTIVE"),
             Step::Manual(r) => write!(f, "manual: {r}"),
         }
     }
@@ -542,6 +572,20 @@ impl<D> Table<D> {
             }
         }
 
+        let declared_vectors = vector_diff::declared(layout);
+        let actual_vectors = vector_diff::actual(&desc);
+        let all: BTreeSet<&String> = declared_vectors.keys().chain(actual_vectors.keys()).collect();
+        for name in all {
+            match (declared_vectors.get(name), actual_vectors.get(name)) {
+                (Some(d), None) => changes.push(Change::MissingVectorIndex(d.clone())),
+                (None, Some(a)) => changes.push(Change::ExtraVectorIndex(a.clone())),
+                (Some(d), Some(a)) if d != a => {
+                    changes.push(Change::VectorIndex { declared: d.clone(), actual: a.clone() });
+                }
+                _ => {}
+            }
+        }
+
         let declared_ttl = layout.ttl().map(str::to_owned);
         if declared_ttl != ttl {
             changes.push(Change::Ttl { declared: declared_ttl, actual: ttl });
@@ -599,6 +643,8 @@ impl<D> Table<D> {
             let now = self.describe().await?;
             let actual = actual_indexes(&now);
             let mut present: HashSet<&str> = actual.keys().map(String::as_str).collect();
+            let vectors = vector_diff::actual(&now);
+            let mut vectors_present: HashSet<&str> = vectors.keys().map(String::as_str).collect();
             let mut ttl = None;
             if plan.steps.iter().any(|s| matches!(s, Step::DisableTtl(_) | Step::EnableTtl(_))) {
                 ttl = Some(self.ttl_attribute().await?);
@@ -613,6 +659,12 @@ impl<D> Table<D> {
                     .map(|had| format!("it enables a stream of view type {v}, and the table has one of {had}")),
                 Step::DeleteIndex(name) if !present.remove(name.as_str()) => {
                     Some(format!("it deletes {name}, which the table no longer has"))
+                }
+                Step::DeleteVectorIndex(name) if !vectors_present.remove(name.as_str()) => {
+                    Some(format!("it deletes vector index {name}, which the table no longer has"))
+                }
+                Step::CreateVectorIndex(shape) if !vectors_present.insert(shape.name.as_str()) => {
+                    Some(format!("it creates vector index {}, which the table already has", shape.name))
                 }
                 Step::CreateIndex(shape) if actual.get(&shape.name) == Some(shape) => {
                     Some(format!("it creates {}, which the table already has as declared", shape.name))
@@ -740,6 +792,16 @@ impl<D> Table<D> {
                     .map_err(|e| Error::sdk("UpdateTable", e))?;
                     self.wait_for_stream(view, wait).await?;
                 }
+                Step::DeleteVectorIndex(name) => {
+                    let update = vector_diff::delete(name)?;
+                    self.update_vector_indexes(None, update).await?;
+                    self.wait_for_vector(name, false, wait).await?;
+                }
+                Step::CreateVectorIndex(shape) => {
+                    let (defs, update) = vector_diff::create(shape)?;
+                    self.update_vector_indexes((!defs.is_empty()).then_some(defs), update).await?;
+                    self.wait_for_vector(&shape.name, true, wait).await?;
+                }
                 Step::Manual(_) => {}
             }
         }
@@ -763,6 +825,48 @@ impl<D> Table<D> {
         .await
         .map_err(|e| Error::sdk("UpdateTable", e))?;
         Ok(())
+    }
+
+    async fn update_vector_indexes(
+        &self,
+        defs: Option<Vec<AttributeDefinition>>,
+        update: aws_sdk_dynamodb::types::VectorIndexUpdate,
+    ) -> Result<(), Error> {
+        self.execute(
+            Call::new("UpdateTable", ""),
+            self.client()
+                .update_table()
+                .table_name(self.name())
+                .set_attribute_definitions(defs)
+                .vector_index_updates(update)
+                .send(),
+        )
+        .await
+        .map_err(|e| Error::sdk("UpdateTable", e))?;
+        Ok(())
+    }
+
+    /// Polls `DescribeTable` until the table is `ACTIVE` and vector index `name` is `ACTIVE`
+    /// and backfilled (`present`) or gone.
+    async fn wait_for_vector(&self, name: &str, present: bool, wait: Wait) -> Result<(), Error> {
+        let started = Instant::now();
+        loop {
+            let desc = self.describe().await?;
+            if desc.table_status() == Some(&TableStatus::Active) && vector_diff::settled(&desc, name, present) {
+                return Ok(());
+            }
+            if started.elapsed() >= wait.timeout {
+                return Err(Error::Invalid {
+                    reason: format!(
+                        "table {}: vector index {name} did not {} within {:?}",
+                        self.name(),
+                        if present { "become ACTIVE" } else { "disappear" },
+                        wait.timeout
+                    ),
+                });
+            }
+            tokio::time::sleep(wait.poll).await;
+        }
     }
 
     /// Polls `DescribeTable` until the table is `ACTIVE` with stream `view` (`None`: none).

@@ -27,6 +27,7 @@ pub mod diff;
 mod pass;
 pub mod runner;
 mod steps;
+pub mod vector_diff;
 
 // The steps keep the public paths they have always had.
 pub use steps::{native, rekey, upgrade};
@@ -35,3 +36,4 @@ pub use diff::{Change, IndexShape, Plan, Step, TableDiff, Wait};
 pub use native::{NativeKeys, NativeKeysReport};
 pub use pass::{Backfill, BackfillReport, PageDone, PageObserver};
 pub use runner::{Applied, Kind, MigrationStatus, Migrations, Observer, RunOptions, Status, default_worker};
+pub use vector_diff::VectorIndexShape;

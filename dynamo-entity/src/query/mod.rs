@@ -63,6 +63,7 @@ pub mod scan;
 mod seal;
 pub mod shard;
 mod sk_args;
+pub mod vector;
 mod whole;
 
 use std::collections::HashMap;

@@ -97,6 +97,7 @@ pub const fn failed_schema(name: &'static str) -> EntitySchema {
         key_fields: KeyFields::Attributes,
         schema_version: None,
         constants: &[],
+        vectors: &[],
     }
 }
 

@@ -172,6 +172,9 @@ pub struct EntitySchema {
     /// The attributes with one fixed value on every item (`#[entity(constant(...))]`), written
     /// by every write and checked by every read.
     pub constants: &'static [ConstantSchema],
+    /// The vector indexes of the entity's `Vec<f32>` fields (`#[entity(vector(...))]`), searched
+    /// with `SearchVectors` (see [`query::vector`](crate::query::vector)).
+    pub vectors: &'static [crate::schema::vector::VectorIndex],
 }
 
 /// The `#[entity(version)]` field of an entity.
@@ -387,6 +390,7 @@ impl MultiKeyIndex {
 /// | `created_at`, `updated_at` | times the library maintains (see [`versioning`](crate::versioning)) |
 /// | `ttl` | the time-to-live attribute, stored as epoch seconds (see [`versioning`](crate::versioning)) |
 /// | `folded` | a key field read back from a case-folded key, in that key's case (see `key_case`) |
+/// | `vector(index = "...", dimensions = N, distance = cosine, hash = f, filters(g, h))` | a vector index on this `Vec<f32>` or `Option<Vec<f32>>` field (see "Vector indexes" below): `distance` is `cosine`, `euclidean` or `dot_product`; `hash` and `filters` are optional |
 ///
 /// `version`, `created_at`, `updated_at` and `ttl` are each on at most one field.
 ///
@@ -434,6 +438,53 @@ impl MultiKeyIndex {
 /// that is in an LSI also writes its index entry (write capacity as for a GSI entry, see
 /// [`capacity`](crate::capacity)).
 ///
+/// **Vector indexes.** `#[entity(vector(index = "DocsByMeaning", dimensions = 3, distance =
+/// cosine, hash = tenant, filters(lang)))]` on a `Vec<f32>` field gives the table the vector index
+/// `DocsByMeaning` (`VectorIndexes` of `CreateTable`, of the CloudFormation export, of
+/// [`Table::diff`](crate::Table::diff) and [`Table::apply`](crate::Table::apply)): 1 to 4,096
+/// dimensions, DynamoDB's distance function, and a search schema of the entity's own string,
+/// number or binary fields, at most one `hash` (every search names its value, as a query names
+/// its partition) and any number of `filters` (a search may ask for equal values). An item
+/// whose field is `None` is not in the index. Every write checks the vector before sending: as
+/// many elements as `dimensions`, each finite ([`Error::Encode`] naming the item's key). The
+/// derive generates `E::search_<field>(vector)`, sent with [`Table::search`](crate::Table::search):
+///
+/// ```no_run
+/// use dynamo_entity::{Entity, Table};
+///
+/// #[derive(Entity, Debug, Clone, PartialEq)]
+/// #[entity(pk = "DOC#<id>", sk = "META")]
+/// struct Doc {
+///     id: String,
+///     tenant: String,
+///     lang: String,
+///     #[entity(vector(index = "DocsByMeaning", dimensions = 3, distance = cosine, hash = tenant, filters(lang)))]
+///     embedding: Vec<f32>,
+/// }
+///
+/// # async fn f(table: Table) -> dynamo_entity::Result<()> {
+/// let page = table
+///     .search(Doc::search_embedding(vec![0.1, 0.9, 0.0]))
+///     .filter(Doc::TENANT, &"acme".to_owned())
+///     .filter(Doc::LANG, &"en".to_owned())
+///     .page_items(10)
+///     .send()
+///     .await?;
+/// for hit in &page.hits {
+///     println!("{} at {}", hit.item.id, hit.score); // nearest first
+/// }
+/// # Ok(())
+/// # }
+/// ```
+///
+/// `SearchVectors` returns its `TopK` nearest items, at most 100, and no `LastEvaluatedKey`: the
+/// page's cursor (`.after(page.cursor)`) asks for the results so far and as many more, so each
+/// page reads, and is billed for, every page before it, and a search ends at its 100th result.
+/// A vector attribute is billed at 4 bytes a dimension ([`billed_item_size`](crate::schema::vector::billed_item_size),
+/// used by the estimates of [`design`](crate::design)). DynamoDB Local has no vector search
+/// ([`Error::Unsupported`]); the embedded engine of `dynamo-entity-local` has. See
+/// [`schema::vector`](crate::schema::vector) and [`query::vector`](crate::query::vector).
+///
 /// # Key fields from the keys
 ///
 /// A field that fills a placeholder and has no attribute on the item is decoded from the first key
@@ -457,6 +508,8 @@ impl MultiKeyIndex {
 ///   for each LSI, with the primary partition key's arguments.
 /// * `Skill::STATUS`, `Skill::DOWNLOADS`, …: typed field handles ([`Field`](crate::Field)) for
 ///   updates and conditions; primary key fields have no setter.
+/// * `E::search_<field>(vector)` for a field with a vector index: the search to send with
+///   [`Table::search`](crate::Table::search) ([`VectorSearch`](crate::query::vector::VectorSearch)).
 /// * `impl Entity for Skill`: the item encoder and decoder ([`to_item`](Entity::to_item),
 ///   [`from_item`](Entity::from_item)).
 ///

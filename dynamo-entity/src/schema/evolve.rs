@@ -301,6 +301,7 @@ mod tests {
                 previous: None,
             }),
             constants: &[],
+            vectors: &[],
         }
     }
 

@@ -10,6 +10,7 @@ use crate::error::Error;
 use crate::key::KeyType;
 use crate::schema::StreamViewType;
 use crate::schema::projection::{GsiDecl, Projection};
+use crate::schema::vector::VectorIndex;
 use crate::schema::{AttributeNames, EntitySchema, Index, MultiKeyIndex};
 
 /// The key attributes, GSIs and TTL attribute of one table, as its entities define them.
@@ -36,6 +37,8 @@ pub struct TableLayout {
     /// stream is then left as it is), `Some(None)` for no stream, `Some(Some(v))` for a stream
     /// of view type `v`.
     pub(crate) stream: Option<Option<StreamViewType>>,
+    /// The vector indexes the entities declare, by name.
+    pub(crate) vectors: Vec<VectorIndex>,
 }
 
 impl TableLayout {
@@ -150,6 +153,7 @@ impl TableLayout {
                 }
             }
         }
+        let vectors = vectors_of(entities)?;
         Ok(TableLayout {
             entities: entities.to_vec(),
             names: table_names,
@@ -162,7 +166,33 @@ impl TableLayout {
             projections: BTreeMap::new(),
             reads: Vec::new(),
             stream: None,
+            vectors,
         })
+    }
+
+    /// The vector indexes the entities declare (`#[entity(vector(...))]`), by name: created
+    /// with the table, in the CloudFormation export, compared by [`Table::diff`](crate::Table::diff).
+    ///
+    /// ```
+    /// # use dynamo_entity::{Entity, schema::TableLayout};
+    /// #[derive(Entity, Debug, Clone)]
+    /// #[entity(pk = "DOC#<id>", sk = "META")]
+    /// struct Doc {
+    ///     id: String,
+    ///     #[entity(vector(index = "DocsByMeaning", dimensions = 2, distance = euclidean))]
+    ///     embedding: Vec<f32>,
+    /// }
+    /// let layout = TableLayout::new(&[Doc::schema()])?;
+    /// assert_eq!(layout.vector_indexes()[0].name, "DocsByMeaning");
+    /// # Ok::<(), dynamo_entity::Error>(())
+    /// ```
+    pub fn vector_indexes(&self) -> &[VectorIndex] {
+        &self.vectors
+    }
+
+    /// The vector index named `name`, if the table has one.
+    pub fn vector_index(&self, name: &str) -> Option<&VectorIndex> {
+        self.vectors.iter().find(|v| v.name == name)
     }
 
     /// The table's attribute and index names: its entities' [`Entity::NAMES`](crate::Entity::NAMES)
@@ -790,6 +820,74 @@ impl TableLayout {
         self.projections.get(&index).copied().unwrap_or(Projection::All)
     }
 }
+/// The vector indexes of `entities`, by name: an index two entities declare must be the same
+/// (same attribute, dimensions, distance and search schema), and no index name may be one of
+/// the table's secondary index names.
+fn vectors_of(entities: &[&'static EntitySchema]) -> Result<Vec<VectorIndex>, Error> {
+    let mut out: Vec<(VectorIndex, &'static str)> = Vec::new();
+    for e in entities {
+        for v in e.vectors {
+            let same = |a: &VectorIndex, b: &VectorIndex| {
+                a.attribute == b.attribute
+                    && a.dimensions == b.dimensions
+                    && a.distance == b.distance
+                    && a.hash.map(|h| (h.attribute, h.key_type)) == b.hash.map(|h| (h.attribute, h.key_type))
+                    && a.filters
+                        .iter()
+                        .map(|f| (f.attribute, f.key_type))
+                        .eq(b.filters.iter().map(|f| (f.attribute, f.key_type)))
+            };
+            match out.iter().find(|(o, _)| o.name == v.name) {
+                Some((o, owner)) if !same(o, v) => {
+                    return Err(Error::Invalid {
+                        reason: format!(
+                            "vector index {} is declared by {owner} on attribute {} ({} dimensions, {}) and by {} on \
+                             attribute {} ({} dimensions, {}) with another shape; one index has one shape",
+                            v.name,
+                            o.attribute,
+                            o.dimensions,
+                            o.distance,
+                            e.name,
+                            v.attribute,
+                            v.dimensions,
+                            v.distance
+                        ),
+                    });
+                }
+                Some(_) => {}
+                None => out.push((*v, e.name)),
+            }
+        }
+    }
+    for (v, owner) in &out {
+        if let Some(o) = out.iter().find(|(o, _)| o.attribute == v.attribute && o.dimensions != v.dimensions) {
+            return Err(Error::Invalid {
+                reason: format!(
+                    "vector indexes {} ({owner}) and {} ({}) are on attribute {} with {} and {} dimensions; DynamoDB \
+                     requires the indexes of one vector attribute to agree on dimensions",
+                    v.name, o.0.name, o.1, v.attribute, v.dimensions, o.0.dimensions
+                ),
+            });
+        }
+        let names = entities.first().map_or(&AttributeNames::DEFAULT, |e| e.names);
+        if (1..=crate::schema::MAX_GSI).any(|n| names.index_name(Index::Gsi(n)) == Some(v.name))
+            || (1..=crate::schema::MAX_LSI).any(|n| names.index_name(Index::Lsi(n)) == Some(v.name))
+            || names.index_name(Index::Inverted) == Some(v.name)
+        {
+            return Err(Error::Invalid {
+                reason: format!(
+                    "vector index {} of {owner} has the name of one of the table's secondary indexes; DynamoDB's \
+                     index names are one namespace",
+                    v.name
+                ),
+            });
+        }
+    }
+    let mut vectors: Vec<VectorIndex> = out.into_iter().map(|(v, _)| v).collect();
+    vectors.sort_by_key(|v| v.name);
+    Ok(vectors)
+}
+
 /// A read the application makes besides the generated queries, registered on the layout with
 /// [`TableLayout::reads`] so that [`TableLayout::lint`] can review it.
 #[derive(Debug, Clone, PartialEq, Eq)]

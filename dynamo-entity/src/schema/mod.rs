@@ -18,6 +18,7 @@ mod projection;
 pub mod reserved;
 pub mod size;
 mod stream_view;
+pub mod vector;
 
 pub use crate::key::names::*;
 pub use crate::value::Item;
@@ -30,3 +31,4 @@ pub use member::{Admits, EntityOf, TableItems};
 pub use multi_key::{KeyAttribute, MultiKeyAttr, MultiKeyIndex};
 pub use projection::{GsiDecl, Projection};
 pub use stream_view::StreamViewType;
+pub use vector::{Distance, SearchAttribute, VectorIndex, billed_item_size};

@@ -47,7 +47,11 @@ impl<D> Table<D> {
     /// layout's indexes, key types and projections ([`TableLayout::projection`]): the GSIs in
     /// `GlobalSecondaryIndexes`, the LSIs ([`Index::Lsi`]) in `LocalSecondaryIndexes`, and
     /// the declared stream ([`TableLayout::stream`]) in `StreamSpecification` (its ARN is then
-    /// [`Table::stream_arn`]).
+    /// [`Table::stream_arn`]), and the vector indexes ([`TableLayout::vector_indexes`]) in
+    /// `VectorIndexes` (projection ALL), with their search schema attributes in
+    /// `AttributeDefinitions`. DynamoDB Local takes a `CreateTable` with vector indexes and
+    /// leaves them out of the table (it has no vector search; [`Table::diff`] then reports them
+    /// missing).
     ///
     /// # Errors
     /// [`Error::Sdk`] (for example when the table exists, or an `INCLUDE` projection names a
@@ -126,6 +130,23 @@ impl<D> Table<D> {
             }
             indexes.push(builder.build().map_err(|e| Error::Invalid { reason: e.to_string() })?);
         }
+        // Vector indexes: their search schema attributes are defined with their own types; the
+        // vector attribute is not (DynamoDB refuses it in `AttributeDefinitions`).
+        let mut vectors = Vec::new();
+        for v in layout.vector_indexes() {
+            for a in v.search_attributes() {
+                if !defs.iter().any(|d: &AttributeDefinition| d.attribute_name() == a.attribute) {
+                    defs.push(
+                        AttributeDefinition::builder()
+                            .attribute_name(a.attribute)
+                            .attribute_type(a.key_type.scalar())
+                            .build()
+                            .map_err(|e| Error::Invalid { reason: e.to_string() })?,
+                    );
+                }
+            }
+            vectors.push(v.to_sdk()?);
+        }
         let stream = match layout.stream_view_type() {
             Some(view) => Some(
                 StreamSpecification::builder()
@@ -147,6 +168,7 @@ impl<D> Table<D> {
                 .key_schema(element(names.sk, SdkKeyType::Range)?)
                 .set_global_secondary_indexes((!indexes.is_empty()).then_some(indexes))
                 .set_local_secondary_indexes((!locals.is_empty()).then_some(locals))
+                .set_vector_indexes((!vectors.is_empty()).then_some(vectors))
                 .billing_mode(BillingMode::PayPerRequest)
                 .set_stream_specification(stream)
                 .send(),

@@ -146,6 +146,8 @@ consumed_none!(
     UpdateTimeToLiveOutput,
     DeleteTableOutput
 );
+// A vector search reports bytes (`VectorCapacity`), not capacity units.
+consumed_none!(aws_sdk_dynamodb::operation::search_vectors::SearchVectorsOutput);
 
 impl<D> Table<D> {
     /// Sends one request (`request` is the SDK's `send()` future) inside the span of `call`,

@@ -73,5 +73,6 @@ mod transactions;
 mod unique;
 mod upserts;
 mod vault_commerce;
+mod vector_search;
 mod version_history;
 mod versioning;

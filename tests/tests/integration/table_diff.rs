@@ -114,6 +114,7 @@ async fn a_table_of_an_older_layout_is_brought_to_its_declaration_one_index_at_a
             Change::Ttl { declared, actual } => format!("ttl {actual:?} -> {declared:?}"),
             Change::Stream { declared, actual } => format!("stream {actual:?} -> {declared:?}"),
             Change::TableKey { .. } => "table key".to_owned(),
+            other => other.to_string(),
         })
         .collect();
     assert_eq!(

@@ -68,6 +68,11 @@ impl Gen<'_, '_> {
                 let callee = quote_spanned!(first=> __de::put_serde);
                 let args = quote_spanned!(last=> (&mut item, #name, #field, #attribute, #amp self.#member));
                 quote!(#callee #args ?;)
+            } else if f.vector.is_some() {
+                let constant = format_ident!("VECTOR_{}", f.name.to_uppercase());
+                quote! {
+                    __de::put_vector(&mut item, <Self as __de::Entity>::NAMES, #name, &__DeSchema::#constant, &self.#member)?;
+                }
             } else if f.role() == Some(Maintained::Ttl) {
                 quote!(__de::put_ttl(&mut item, #name, #field, #attribute, &self.#member)?;)
             } else {

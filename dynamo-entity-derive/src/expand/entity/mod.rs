@@ -112,7 +112,9 @@ fn generate(e: &Entity) -> TokenStream {
     let entity_impl = g.entity_impl();
     let query_items = g.query_items();
     let field_handles = g.field_handles();
+    let vector_search_fns = g.vector_search_fns();
     let schema_chain = g.schema_chain_checks();
+    let vector_type_checks = g.vector_type_checks();
     // `#[entity(table = T)]`: T must list the entity, or its keys escape T's checks. A constant
     // that fails to evaluate, spanned on `T`.
     let listed = match &e.attrs.table {
@@ -144,6 +146,7 @@ fn generate(e: &Entity) -> TokenStream {
 
             #listed
             #schema_chain
+            #vector_type_checks
 
             #[allow(dead_code)]
             impl __DeSchema #where_clause {
@@ -161,6 +164,7 @@ fn generate(e: &Entity) -> TokenStream {
             impl #ident #where_clause {
                 #query_items
                 #field_handles
+                #vector_search_fns
             }
         };
     }

@@ -158,6 +158,8 @@ impl Gen<'_, '_> {
         });
         let (multi_items, multi_consts) = self.multi_schema_items();
         items.extend(multi_items);
+        let (vector_items, vector_consts) = self.vector_items();
+        items.extend(vector_items);
         items.extend(quote! {
             const SCHEMA: __de::EntitySchema = __de::EntitySchema {
                 name: #name,
@@ -177,9 +179,116 @@ impl Gen<'_, '_> {
                 key_fields: #key_fields,
                 schema_version: #schema_version,
                 constants: &[#(#constants),*],
+                vectors: &[#(Self::#vector_consts),*],
             };
         });
         items.extend(self.primary_key_fns());
         items
+    }
+
+    /// Each `#[entity(vector(...))]` field's `VectorIndex` constant (`VECTOR_<FIELD>`) and its
+    /// search function (`search_<field>`), and the constants' names.
+    fn vector_items(&self) -> (TokenStream, Vec<syn::Ident>) {
+        let e = self.e;
+        let mut items = TokenStream::new();
+        let mut consts = Vec::new();
+        for f in &e.fields {
+            let Some(v) = &f.vector else { continue };
+            let constant = quote::format_ident!("VECTOR_{}", f.name.to_uppercase());
+            let (field, attribute) = (&f.name, &f.attribute);
+            let name = v.index.as_ref().map(syn::LitStr::value).unwrap_or_default();
+            let dimensions = v.dimensions.as_ref().and_then(|(_, n)| *n).unwrap_or(1) as u32;
+            let distance = quote::format_ident!("{}", v.distance.unwrap_or("Cosine"));
+            // A type that cannot be a search attribute fails `vector_type_checks`; `S` stands in.
+            let search_attr = |ident: &syn::Ident| {
+                let wanted = syn::ext::IdentExt::unraw(ident).to_string();
+                let other = e.fields.iter().find(|o| o.name == wanted)?;
+                let (ofield, oattr, ty) = (&other.name, &other.attribute, other.ty);
+                Some(quote_spanned! {ident.span()=>
+                    __de::SearchAttribute {
+                        field: #ofield,
+                        attribute: #oattr,
+                        key_type: match __de::search_key_type(<#ty as __de::Attribute>::STORED) {
+                            ::core::option::Option::Some(t) => t,
+                            ::core::option::Option::None => __de::KeyType::S,
+                        },
+                    }
+                })
+            };
+            let hash = match v.hash.as_ref().and_then(search_attr) {
+                Some(h) => quote!(::core::option::Option::Some(#h)),
+                None => quote!(::core::option::Option::None),
+            };
+            let filters: Vec<TokenStream> = v.filters.iter().filter_map(search_attr).collect();
+            items.extend(quote! {
+                /// The vector index on this field.
+                const #constant: __de::VectorIndex = __de::VectorIndex {
+                    name: #name,
+                    field: #field,
+                    attribute: #attribute,
+                    dimensions: #dimensions,
+                    distance: __de::Distance::#distance,
+                    hash: #hash,
+                    filters: &[#(#filters),*],
+                };
+            });
+            consts.push(constant);
+        }
+        (items, consts)
+    }
+
+    /// For each search schema attribute of a vector index, a constant that fails to evaluate,
+    /// spanned on the name in `hash = ..` or `filters(..)`, when the field's type is stored as
+    /// neither a string, a number nor binary (`Attribute::STORED`): a type the check pass
+    /// cannot tell by its name (`bool`, `Vec`, maps and sets are refused there).
+    pub(super) fn vector_type_checks(&self) -> TokenStream {
+        let e = self.e;
+        let mut out = TokenStream::new();
+        for f in &e.fields {
+            let Some(v) = &f.vector else { continue };
+            let index = v.index.as_ref().map(syn::LitStr::value).unwrap_or_default();
+            for ident in v.hash.iter().chain(&v.filters) {
+                let wanted = syn::ext::IdentExt::unraw(ident).to_string();
+                let Some(other) = e.fields.iter().find(|o| o.name == wanted) else { continue };
+                let ty = other.ty;
+                let message = format!(
+                    "field `{wanted}` is in the search schema of vector index `{index}`, but its type `{}` is stored \
+                     as neither a string, a number nor binary (its `Attribute::STORED`); a search schema attribute \
+                     is S, N or B",
+                    quote!(#ty).to_string().replace(' ', "")
+                );
+                out.extend(quote_spanned! {ident.span()=>
+                    const _: () = if __de::search_key_type(<#ty as __de::Attribute>::STORED).is_none() {
+                        ::core::panic!(#message)
+                    };
+                });
+            }
+        }
+        out
+    }
+
+    /// Each `#[entity(vector(...))]` field's search function, `search_<field>(vector)`, in the
+    /// entity's own `impl`.
+    pub(super) fn vector_search_fns(&self) -> TokenStream {
+        let mut out = TokenStream::new();
+        for f in &self.e.fields {
+            let Some(v) = &f.vector else { continue };
+            let constant = quote::format_ident!("VECTOR_{}", f.name.to_uppercase());
+            let search = quote::format_ident!("search_{}", f.name);
+            let name = v.index.as_ref().map(syn::LitStr::value).unwrap_or_default();
+            let doc = format!(
+                "A search of vector index `{name}` (field `{}`) for the items nearest `vector`, which has the index's \
+                 dimensions; send it with `Table::search`.",
+                f.name
+            );
+            let vis = f.vis;
+            out.extend(quote! {
+                #[doc = #doc]
+                #vis fn #search(vector: impl ::core::convert::Into<::std::vec::Vec<f32>>) -> __de::VectorSearch<Self> {
+                    __de::VectorSearch::new(&__DeSchema::#constant, vector.into())
+                }
+            });
+        }
+        out
     }
 }

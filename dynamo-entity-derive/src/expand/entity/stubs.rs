@@ -1,7 +1,8 @@
 //! The inherent items of an entity whose derive failed: `key`, `query`, `gsiN` (of template and
 //! multi-attribute GSIs, with the builder a multi-attribute GSI's query returns), `lsiN`,
-//! `inverted` and the field handles, with the arity and types the real expansion would give, so
-//! that the code using them reports nothing more than the mistake itself.
+//! `inverted`, the field handles and a vector field's `search_<field>`, with the arity and
+//! types the real expansion would give, so that the code using them reports nothing more than
+//! the mistake itself.
 //!
 //! A function takes one argument per distinct placeholder of its templates, each a type
 //! parameter, so that any argument a caller passes is accepted; a placeholder naming no field
@@ -99,6 +100,10 @@ pub fn inherent(e: &Entity) -> TokenStream {
             #fvis const #constant: __de::Field<Self, #ty #marker> =
                 __de::Field::new(#field, #attribute, ::core::option::Option::None);
         });
+    }
+
+    for f in e.fields.iter().filter(|f| f.vector.is_some()) {
+        items.extend(function(f.vis, &format!("search_{}", f.name), 1, quote!(__de::VectorSearch<Self>)));
     }
 
     quote! {

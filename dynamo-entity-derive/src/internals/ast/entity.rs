@@ -47,6 +47,8 @@ pub struct Field<'a> {
     /// `#[entity(version)]`, `created_at`, `updated_at`, `ttl`, with the span of each key (more
     /// than one is an error of the check pass).
     pub maintained: Vec<(Maintained, Span)>,
+    /// `#[entity(vector(...))]`: a vector index on the field.
+    pub vector: Option<crate::internals::attr::vector::VectorAttr>,
 }
 
 impl Field<'_> {
@@ -174,6 +176,7 @@ impl<'a> Entity<'a> {
                 unique: fa.unique,
                 folded: fa.folded,
                 maintained: fa.maintained,
+                vector: fa.vector,
             });
         }
 

@@ -103,6 +103,8 @@ pub struct FieldAttrs {
     /// The attributes the library maintains (`version`, `created_at`, `updated_at`, `ttl`),
     /// with the span of each key, in the order given.
     pub maintained: Vec<(Maintained, Span)>,
+    /// `#[entity(vector(...))]`: a vector index on the field.
+    pub vector: Option<super::vector::VectorAttr>,
 }
 
 /// A field that the library maintains.
@@ -140,7 +142,8 @@ impl Maintained {
 const STRUCT_KEYS: &str = "`pk`, `sk`, `gsi1` to `gsi20`, `gsi1_sk` to `gsi20_sk`, `lsi1` to `lsi5`, `inverted`, \
                            `name`, `table`, `rename_all`, `key_fields`, `key_case`, `key_values`, `delimiter`, `constant` and \
                            `schema`";
-const FIELD_KEYS: &str = "`rename`, `serde`, `unique`, `version`, `created_at`, `updated_at`, `ttl` and `folded`";
+const FIELD_KEYS: &str =
+    "`rename`, `serde`, `unique`, `version`, `created_at`, `updated_at`, `ttl`, `folded` and `vector(...)`";
 /// The field keys that take no value.
 const FIELD_FLAGS: [&str; 7] = ["serde", "unique", "version", "created_at", "updated_at", "ttl", "folded"];
 
@@ -439,6 +442,17 @@ pub fn field_attrs(attrs: &[Attribute], cx: &Ctxt) -> FieldAttrs {
                 return skip_value(&meta);
             };
             let key = ident.to_string();
+            if key == "vector" {
+                if out.vector.is_some() {
+                    cx.error_spanned_by(
+                        &ident,
+                        "duplicate `vector`: a field holds one vector; declare one index a field",
+                    );
+                    return skip_value(&meta);
+                }
+                out.vector = Some(super::vector::parse(&meta, ident.span(), cx)?);
+                return Ok(());
+            }
             if key != "rename" && !FIELD_FLAGS.contains(&key.as_str()) {
                 let message = if key == "inverted" {
                     "`inverted` belongs on the struct: `#[entity(inverted)]` above the `struct`".to_owned()

@@ -8,6 +8,7 @@ pub mod key_part;
 pub mod key_style;
 pub mod schema;
 pub mod table;
+pub mod vector;
 
 use syn::meta::ParseNestedMeta;
 use syn::{Expr, ExprLit, Lit, LitStr, Token};

@@ -30,6 +30,7 @@ pub fn check(entity: &Entity, cx: &Ctxt) {
     handle_names(entity, cx);
     super::key_style::check(entity, cx);
     super::multi_key::check(entity, cx);
+    super::vector::check(entity, cx);
 }
 
 /// Rule 1: `pk` and `sk` are required.

@@ -11,3 +11,4 @@ pub mod key_style;
 pub mod multi_key;
 pub mod schema;
 pub mod table;
+pub mod vector;

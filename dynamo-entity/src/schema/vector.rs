@@ -1,0 +1,320 @@
+//! Vector indexes: an entity's `Vec<f32>` field searched by similarity with DynamoDB's
+//! `SearchVectors` (see [`query::vector`](crate::query::vector)).
+//!
+//! A vector index is declared on the field that holds the vector, in DynamoDB's shape: the
+//! index name, the number of dimensions (1 to 4,096), the distance function (`COSINE`,
+//! `EUCLIDEAN`, `DOT_PRODUCT`) and the search schema, at most one `HASH` attribute (every
+//! search names its value, as a query names its partition) and any number of `INLINE_FILTER`
+//! attributes (a search may ask for equal values). Search schema attributes are scalars
+//! (`S`, `N` or `B`) and are listed in the table's `AttributeDefinitions`; the vector attribute
+//! is not.
+//!
+//! ```
+//! use dynamo_entity::Entity;
+//! use dynamo_entity::schema::{Distance, TableLayout};
+//!
+//! #[derive(Entity, Debug, Clone, PartialEq)]
+//! #[entity(pk = "DOC#<id>", sk = "META")]
+//! struct Doc {
+//!     id: String,
+//!     tenant: String,
+//!     lang: String,
+//!     #[entity(vector(index = "DocsByMeaning", dimensions = 3, distance = cosine, hash = tenant, filters(lang)))]
+//!     embedding: Vec<f32>,
+//! }
+//!
+//! let layout = TableLayout::new(&[Doc::schema()])?;
+//! let index = &layout.vector_indexes()[0];
+//! assert_eq!((index.name, index.attribute, index.dimensions), ("DocsByMeaning", "embedding", 3));
+//! assert_eq!(index.distance, Distance::Cosine);
+//! assert_eq!(index.hash.map(|h| h.attribute), Some("tenant"));
+//! # Ok::<(), dynamo_entity::Error>(())
+//! ```
+//!
+//! Size and capacity: DynamoDB checks the 400 KB item limit on the item as written (the
+//! vector is a list of numbers, [`item_size`](crate::value::size::item_size)), and bills a
+//! vector attribute at 4 bytes a dimension ([`VectorIndex::billed_bytes`],
+//! [`billed_item_size`]).
+
+use std::fmt;
+
+use crate::key::KeyType;
+use crate::value::{Item, StoredType};
+
+/// DynamoDB's fewest dimensions of a vector index.
+pub const MIN_DIMENSIONS: u32 = 1;
+/// DynamoDB's most dimensions of a vector index.
+pub const MAX_DIMENSIONS: u32 = 4096;
+/// DynamoDB's most results of one `SearchVectors` request (`TopK`).
+pub const MAX_TOP_K: u32 = 100;
+/// The bytes DynamoDB bills for each dimension of a stored vector (an `f32`).
+pub const BYTES_PER_DIMENSION: usize = 4;
+
+/// How a vector index ranks the items against the query vector (`DistanceFunction`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Distance {
+    /// `COSINE`: one less the cosine of the angle, 0 (same direction) to 2; lower is nearer.
+    Cosine,
+    /// `EUCLIDEAN`: the straight-line distance; lower is nearer.
+    Euclidean,
+    /// `DOT_PRODUCT`: the dot product; higher is nearer.
+    DotProduct,
+}
+
+impl Distance {
+    /// DynamoDB's name: `COSINE`, `EUCLIDEAN` or `DOT_PRODUCT`.
+    ///
+    /// ```
+    /// assert_eq!(dynamo_entity::schema::Distance::DotProduct.as_str(), "DOT_PRODUCT");
+    /// ```
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Distance::Cosine => "COSINE",
+            Distance::Euclidean => "EUCLIDEAN",
+            Distance::DotProduct => "DOT_PRODUCT",
+        }
+    }
+
+    /// The distance function of DynamoDB's name (`None` for another name).
+    ///
+    /// ```
+    /// use dynamo_entity::schema::Distance;
+    /// assert_eq!(Distance::parse("EUCLIDEAN"), Some(Distance::Euclidean));
+    /// assert_eq!(Distance::parse("L1"), None);
+    /// ```
+    pub fn parse(name: &str) -> Option<Distance> {
+        match name {
+            "COSINE" => Some(Distance::Cosine),
+            "EUCLIDEAN" => Some(Distance::Euclidean),
+            "DOT_PRODUCT" => Some(Distance::DotProduct),
+            _ => None,
+        }
+    }
+
+    /// Whether a higher score is nearer (`DOT_PRODUCT`); for the others a lower one is.
+    ///
+    /// ```
+    /// assert!(!dynamo_entity::schema::Distance::Cosine.higher_is_nearer());
+    /// ```
+    pub const fn higher_is_nearer(self) -> bool {
+        matches!(self, Distance::DotProduct)
+    }
+
+    pub(crate) fn to_sdk(self) -> aws_sdk_dynamodb::types::VectorDistanceFunction {
+        use aws_sdk_dynamodb::types::VectorDistanceFunction as F;
+        match self {
+            Distance::Cosine => F::Cosine,
+            Distance::Euclidean => F::Euclidean,
+            Distance::DotProduct => F::DotProduct,
+        }
+    }
+}
+
+impl fmt::Display for Distance {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One attribute of a vector index's search schema: the field, the attribute that stores it
+/// and its scalar type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchAttribute {
+    /// The Rust field name.
+    pub field: &'static str,
+    /// The attribute name.
+    pub attribute: &'static str,
+    /// Its type in `AttributeDefinitions` (`S`, `N` or `B`).
+    pub key_type: KeyType,
+}
+
+/// A vector index, as an entity declares it with
+/// `#[entity(vector(index = "...", dimensions = N, distance = cosine, hash = field, filters(field, ...)))]`
+/// on its `Vec<f32>` field. The index's projection is `ALL`, so that a search returns whole
+/// entities.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VectorIndex {
+    /// The index name (3 to 255 characters of `a-z A-Z 0-9 _ . -`).
+    pub name: &'static str,
+    /// The Rust field holding the vector.
+    pub field: &'static str,
+    /// The attribute holding the vector (a list of numbers).
+    pub attribute: &'static str,
+    /// The number of dimensions, 1 to 4,096: every stored vector and every query vector has
+    /// exactly this many elements.
+    pub dimensions: u32,
+    /// How the index ranks items.
+    pub distance: Distance,
+    /// The search schema's `HASH` attribute: every search names its value.
+    pub hash: Option<SearchAttribute>,
+    /// The search schema's `INLINE_FILTER` attributes.
+    pub filters: &'static [SearchAttribute],
+}
+
+impl VectorIndex {
+    /// Every search schema attribute: the `HASH` one first.
+    pub fn search_attributes(&self) -> impl Iterator<Item = &SearchAttribute> + '_ {
+        self.hash.iter().chain(self.filters)
+    }
+
+    /// The bytes DynamoDB bills for this index's vector attribute in an item: its name and 4
+    /// bytes a dimension (not the size of the numbers' text).
+    ///
+    /// ```
+    /// # use dynamo_entity::schema::{Distance, VectorIndex};
+    /// let index = VectorIndex {
+    ///     name: "Docs", field: "embedding", attribute: "embedding", dimensions: 3,
+    ///     distance: Distance::Cosine, hash: None, filters: &[],
+    /// };
+    /// assert_eq!(index.billed_bytes(), 9 + 3 * 4);
+    /// ```
+    pub fn billed_bytes(&self) -> usize {
+        self.attribute.len() + BYTES_PER_DIMENSION * self.dimensions as usize
+    }
+
+    /// The index in DynamoDB's shape, for `CreateTable` and `UpdateTable`.
+    pub(crate) fn to_sdk(self) -> Result<aws_sdk_dynamodb::types::VectorIndex, crate::Error> {
+        use aws_sdk_dynamodb::types::{VectorAttributeDefinition, VectorIndex as Sdk};
+        let invalid = |e: aws_sdk_dynamodb::error::BuildError| crate::Error::Invalid { reason: e.to_string() };
+        Sdk::builder()
+            .index_name(self.name)
+            .vector_attribute(
+                VectorAttributeDefinition::builder().attribute_name(self.attribute).build().map_err(invalid)?,
+            )
+            .set_search_schema(self.search_schema()?)
+            .projection(crate::schema::Projection::All.to_sdk())
+            .dimensions(i64::from(self.dimensions))
+            .distance_function(self.distance.to_sdk())
+            .build()
+            .map_err(invalid)
+    }
+
+    pub(crate) fn search_schema(
+        &self,
+    ) -> Result<Option<Vec<aws_sdk_dynamodb::types::SearchSchemaElement>>, crate::Error> {
+        use aws_sdk_dynamodb::types::{SearchSchemaElement, SearchSchemaElementType as T};
+        let element = |a: &SearchAttribute, t: T| {
+            SearchSchemaElement::builder()
+                .attribute_name(a.attribute)
+                .search_schema_element_type(t)
+                .build()
+                .map_err(|e| crate::Error::Invalid { reason: e.to_string() })
+        };
+        let mut out = Vec::new();
+        if let Some(h) = &self.hash {
+            out.push(element(h, T::Hash)?);
+        }
+        for f in self.filters {
+            out.push(element(f, T::InlineFilter)?);
+        }
+        Ok((!out.is_empty()).then_some(out))
+    }
+}
+
+/// The size DynamoDB bills for `item` in a table with vector indexes `indexes`: its
+/// [`item_size`](crate::value::size::item_size), with each vector attribute counted at its
+/// name and 4 bytes a dimension instead of as a list of numbers. Write and storage estimates
+/// use it; the 400 KB item limit is checked on the item as written.
+///
+/// ```
+/// use aws_sdk_dynamodb::types::AttributeValue;
+/// use dynamo_entity::schema::{Distance, VectorIndex, billed_item_size};
+/// let index = VectorIndex {
+///     name: "Docs", field: "v", attribute: "v", dimensions: 2,
+///     distance: Distance::Euclidean, hash: None, filters: &[],
+/// };
+/// let vector = AttributeValue::L(vec![AttributeValue::N("0.123456".into()), AttributeValue::N("1".into())]);
+/// let item = [("v".to_owned(), vector), ("id".to_owned(), AttributeValue::S("a".into()))].into_iter().collect();
+/// // `id` = 2 + 1 bytes; `v` = 1 + 2 * 4 bytes, not 1 + 3 + (1 + 4) + (1 + 2).
+/// assert_eq!(billed_item_size(&item, &[index]), 3 + 9);
+/// ```
+pub fn billed_item_size(item: &Item, indexes: &[VectorIndex]) -> usize {
+    item.iter()
+        .map(|(name, value)| match indexes.iter().find(|v| v.attribute == name) {
+            Some(v) => v.billed_bytes(),
+            None => name.len() + crate::value::size::value_size(value),
+        })
+        .sum()
+}
+
+/// Checks a vector before it is written: DynamoDB refuses an item whose vector attribute
+/// has another number of elements than its index's dimensions, and a vector is a list of
+/// 32-bit floats, each finite. `elements` are the vector's elements, each a finite-or-not
+/// `f32`, or the text of an element that is no `f32` at all; `key` describes the item's key.
+///
+/// # Errors
+/// [`Error::Encode`](crate::Error::Encode) naming the entity, the field and the attribute,
+/// whose [`ValueError::Invalid`](crate::value::ValueError::Invalid) names the item's key,
+/// the index and the length or the element.
+pub(crate) fn check_vector<I>(
+    index: &VectorIndex,
+    entity: &'static str,
+    key: &dyn Fn() -> String,
+    elements: I,
+) -> Result<(), crate::Error>
+where
+    I: ExactSizeIterator<Item = Result<f32, String>>,
+{
+    let fail = |what: String| crate::Error::Encode {
+        entity,
+        field: index.field,
+        attribute: index.attribute,
+        source: crate::value::ValueError::Invalid(format!("item {}: {what}", key())),
+    };
+    if elements.len() != index.dimensions as usize {
+        return Err(fail(format!(
+            "a vector of {} elements, but vector index `{}` has {} dimensions (DynamoDB refuses the write)",
+            elements.len(),
+            index.name,
+            index.dimensions
+        )));
+    }
+    for (at, element) in elements.enumerate() {
+        match element {
+            Ok(x) if x.is_finite() => {}
+            Ok(x) => return Err(fail(format!("element {at} is {x}; a vector's elements are finite numbers"))),
+            Err(text) => {
+                return Err(fail(format!("element {at} is {text}; a vector's elements are finite 32-bit numbers")));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// [`check_vector`] of a vector attribute of entity `entity` as encoded (a list of numbers),
+/// when `attribute` is the vector attribute of one of its indexes `vectors`; anything else
+/// passes.
+///
+/// # Errors
+/// As [`check_vector`]; a value that is not a list is a vector of 0 elements.
+pub(crate) fn check_vector_attribute(
+    vectors: &[VectorIndex],
+    entity: &'static str,
+    attribute: &str,
+    value: &aws_sdk_dynamodb::types::AttributeValue,
+    key: &dyn Fn() -> String,
+) -> Result<(), crate::Error> {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    let Some(index) = vectors.iter().find(|v| v.attribute == attribute) else { return Ok(()) };
+    let list: &[AttributeValue] = match value {
+        AttributeValue::L(list) => list,
+        _ => &[],
+    };
+    let element = |v: &AttributeValue| match v {
+        AttributeValue::N(text) => text.parse::<f32>().map_err(|_| text.clone()),
+        other => Err(format!("a value of type {}", crate::value::type_name(other))),
+    };
+    check_vector(index, entity, key, list.iter().map(element))
+}
+
+/// The key type of a search schema attribute stored as `stored`, or `None` when it cannot be
+/// one (a list, a map, a boolean, a set). For generated code.
+#[doc(hidden)]
+pub const fn search_key_type(stored: StoredType) -> Option<KeyType> {
+    match stored {
+        StoredType::S | StoredType::Unknown => Some(KeyType::S),
+        StoredType::N => Some(KeyType::N),
+        StoredType::B => Some(KeyType::B),
+        StoredType::Other(_) => None,
+    }
+}
