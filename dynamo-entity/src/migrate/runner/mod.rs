@@ -117,6 +117,7 @@ mod record;
 mod run;
 mod status;
 mod steps;
+mod verify;
 
 use std::collections::HashSet;
 use std::fmt;
@@ -127,7 +128,8 @@ use std::time::Duration;
 pub use kind::Kind;
 pub use options::{Observer, RunOptions, default_worker};
 pub use run::Applied;
-pub use status::{MigrationStatus, Status};
+pub use status::{MigrationStatus, Status, Verification};
+pub use verify::Verified;
 
 use crate::error::Error;
 use crate::migrate::diff::Wait;
