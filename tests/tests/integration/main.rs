@@ -73,5 +73,6 @@ mod transactions;
 mod unique;
 mod upserts;
 mod vault_commerce;
+mod verify_migrations;
 mod version_history;
 mod versioning;
