@@ -33,6 +33,8 @@
 //! $ migrate plan [--to ID]         # what apply would do; nothing is changed
 //! $ migrate apply [--to ID] [--worker NAME]
 //! $ migrate resume [--worker NAME] # continue the stopped migrations only (none: exit 0)
+//! $ migrate verify [ID]            # check applied steps again (read-only); drift: exit 3
+//! $ migrate apply --again ID [--worker NAME]  # apply a drifted step again (resumable)
 //! $ migrate cloudformation [--table-name NAME] | workbench | design [--html] | lint
 //! ```
 //!
@@ -45,6 +47,13 @@
 //! | 0 | the command succeeded; `resume` with nothing stopped ("nothing to resume"); `lint` with warnings or advice only |
 //! | 1 | a command failed; a step is being run by a worker that is alive; `lint` found an error ([`Severity::Error`]) |
 //! | 2 | the arguments were not understood |
+//! | 3 | `verify` found drift: items an applied step would still change, or items it cannot decode (each step's count and first keys are written out) |
+//!
+//! `verify` after a rolling deploy: once the last instance of the old code is gone, `verify`
+//! finds the items those instances wrote without what a step writes (a GSI key a backfill
+//! filled, a schema version an upgrade raised); `status` then shows the drift with when it was
+//! found, and `apply --again ID` brings the step back (a new run of its pass, resumable with
+//! `resume`); `verify ID` after it exits 0.
 //!
 //! `apply` and `resume` after a crash: a step the dead process was running stays recorded as
 //! `running` until its heartbeat is three periods old (15 s by default; `status` shows the
@@ -96,11 +105,16 @@ enum Command {
         #[arg(long)]
         to: Option<String>,
     },
-    /// Runs every migration not applied yet, in order.
+    /// Runs every migration not applied yet, in order; with `--again ID`, that applied
+    /// migration only, again.
     Apply {
         /// Stop after this migration id.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "again")]
         to: Option<String>,
+        /// Apply this migration again (after `verify` found drift): a new run of its pass,
+        /// resumable with `resume`.
+        #[arg(long, value_name = "ID")]
+        again: Option<String>,
         /// This runner's name in the migration records (default: `<host>:<process id>`).
         #[arg(long)]
         worker: Option<String>,
@@ -110,6 +124,12 @@ enum Command {
         /// This runner's name in the migration records (default: `<host>:<process id>`).
         #[arg(long)]
         worker: Option<String>,
+    },
+    /// Checks applied migrations again, changing no item: the items each step would still
+    /// change; exits with 3 when there are any.
+    Verify {
+        /// Only this migration (it must be applied).
+        id: Option<String>,
     },
     /// The AWS CloudFormation template of the declared table (JSON).
     Cloudformation {
@@ -152,13 +172,25 @@ pub enum CliError {
     /// `lint` found this many errors (they were written out, with the other findings).
     #[error("the design lint found {0} error(s) (severity error; warnings and advice do not fail it)")]
     Findings(usize),
+    /// `verify` found drift in these migrations (their items were written out).
+    #[error("verify found drift in {}: `apply --again ID` applies a migration again", .0.join(", "))]
+    Drift(Vec<String>),
 }
 
 impl CliError {
-    /// The process exit code: 2 for a usage error, 1 otherwise.
+    /// The process exit code: 2 for a usage error, 3 for drift found by `verify`, 1
+    /// otherwise.
+    ///
+    /// ```
+    /// use dynamo_entity::cli::CliError;
+    ///
+    /// assert_eq!(CliError::Drift(vec!["0002-member-keys".into()]).exit_code(), 3);
+    /// assert_eq!(CliError::Usage("error: unexpected argument".into()).exit_code(), 2);
+    /// ```
     pub fn exit_code(&self) -> u8 {
         match self {
             CliError::Usage(_) => 2,
+            CliError::Drift(_) => 3,
             _ => 1,
         }
     }
@@ -276,11 +308,17 @@ impl MigrationCli {
         let args = <Args as clap::FromArgMatches>::from_arg_matches(&matches)
             .map_err(|e| CliError::Usage(e.render().to_string()))?;
         let layout = self.migrations.layout();
-        if let Command::Plan { to: Some(to) } | Command::Apply { to: Some(to), .. } = &args.command {
+        let named = match &args.command {
+            Command::Plan { to: Some(to) } | Command::Apply { to: Some(to), .. } => Some(("--to ", to)),
+            Command::Apply { again: Some(id), .. } => Some(("--again ", id)),
+            Command::Verify { id: Some(id) } => Some(("", id)),
+            _ => None,
+        };
+        if let Some((flag, to)) = named {
             if !self.migrations.ids().any(|id| id == to) {
                 let ids = self.migrations.ids().collect::<Vec<_>>().join(", ");
                 return Err(CliError::Usage(format!(
-                    "error: --to {to:?} names no declared migration (the declared ids: {ids})"
+                    "error: {flag}{to:?} names no declared migration (the declared ids: {ids})"
                 )));
             }
         }
@@ -302,12 +340,31 @@ impl MigrationCli {
                     }
                 }
             }
-            Command::Apply { to, worker } => {
+            Command::Apply { to, again, worker } => {
                 let observer = progress_observer(args.progress, terminal, progress);
                 let worker = worker.unwrap_or_else(crate::migrate::runner::default_worker);
                 let options = RunOptions { to, worker, observer, ..RunOptions::default() };
-                let done = self.migrations.apply(&self.table, &options).await?;
-                self.report_done(&out, done.len()).await?;
+                let ran = match again {
+                    Some(id) => {
+                        self.migrations.reapply(&self.table, &id, &options).await?;
+                        1
+                    }
+                    None => self.migrations.apply(&self.table, &options).await?.len(),
+                };
+                self.report_done(&out, ran).await?;
+            }
+            Command::Verify { id } => {
+                let found = self.migrations.verify(&self.table, id.as_deref()).await?;
+                if found.is_empty() {
+                    say(&out, "nothing to verify: no migration is applied");
+                }
+                for v in &found {
+                    say(&out, &v.to_string());
+                }
+                let drifted: Vec<String> = found.iter().filter(|v| !v.is_clean()).map(|v| v.id.clone()).collect();
+                if !drifted.is_empty() {
+                    return Err(CliError::Drift(drifted));
+                }
             }
             Command::Resume { worker } => {
                 let observer = progress_observer(args.progress, terminal, progress);

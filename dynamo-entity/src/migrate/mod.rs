@@ -34,6 +34,8 @@ pub use steps::{native, rekey, upgrade};
 
 pub use diff::{Change, IndexShape, Plan, Step, TableDiff, Wait};
 pub use native::{NativeKeys, NativeKeysReport};
-pub use pass::{Backfill, BackfillReport, PageDone, PageObserver};
-pub use runner::{Applied, Kind, MigrationStatus, Migrations, Observer, RunOptions, Status, default_worker};
+pub use pass::{Backfill, BackfillReport, PageDone, PageObserver, VERIFY_EXAMPLES, VerifyReport};
+pub use runner::{
+    Applied, Kind, MigrationStatus, Migrations, Observer, RunOptions, Status, Verification, Verified, default_worker,
+};
 pub use vector_diff::VectorIndexShape;

@@ -74,5 +74,6 @@ mod unique;
 mod upserts;
 mod vault_commerce;
 mod vector_search;
+mod verify_migrations;
 mod version_history;
 mod versioning;

@@ -197,7 +197,7 @@ async fn the_command_line_shows_status_plans_applies_and_resumes_migrations() {
     assert!(text.lines().filter(|l| l.starts_with("progress ")).all(|l| l.starts_with("progress 0002-member-keys: ")));
     let status = ok(&table, &["status"]).await;
     let lines: Vec<&str> = status.lines().collect();
-    assert_eq!(lines[1], format!("applied  0002-member-keys {BACKFILL_LINE}: {report}"));
+    assert_eq!(lines[1], format!("applied  0002-member-keys {BACKFILL_LINE}: {report}; not verified since applied"));
     assert_eq!(lines[2], format!("pending  0003-team-zero {CUSTOM_LINE}"));
     // The members resumed were read once more at most a page a segment: 4 pages of 10.
     assert!(report.scanned >= N && report.scanned <= N + 40, "{report}");
@@ -398,7 +398,10 @@ async fn a_backfill_that_leaves_items_behind_is_stopped_and_resume_retries_them(
     result.unwrap_or_else(|e| panic!("{e}\n{text}"));
     let done = table.backfill::<Member>("0002-member-keys").status().await.unwrap().unwrap();
     assert_eq!((done.run, done.scanned, done.updated, done.skipped, done.failed), (3, 31, 1, 30, 0));
-    assert!(text.contains(&format!("applied  0002-member-keys {BACKFILL_LINE}: {done}\n")), "{text}");
+    assert!(
+        text.contains(&format!("applied  0002-member-keys {BACKFILL_LINE}: {done}; not verified since applied\n")),
+        "{text}"
+    );
     let mended = current(&MemberV1 { rank: 7, ..v1(99) });
     let stored = common::raw_item(&table, "MEMBER#m000099", "META").await.unwrap();
     assert_eq!(stored, mended.to_item().unwrap());

@@ -9,6 +9,7 @@ mod lease;
 mod report;
 mod segments;
 pub(crate) mod step;
+mod verify;
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -17,6 +18,7 @@ use std::time::Duration;
 
 pub(crate) use checkpoint::migration_items;
 pub use report::{BackfillReport, PageDone, PageObserver};
+pub use verify::{VERIFY_EXAMPLES, VerifyReport};
 
 pub use crate::schema::reserved::MIGRATION_TYPE;
 
@@ -180,7 +182,9 @@ impl<E: Entity> Backfill<E> {
 
     /// Runs the backfill: starts run 1 the first time, resumes a run that was stopped (from the
     /// last page recorded of each segment), and returns the report of a completed run without
-    /// reading anything.
+    /// reading anything: an item written since by code that does not know the pass (a late
+    /// writer of a rolling deploy) is not looked for. [`verify`](Self::verify) finds such
+    /// items, and [`rerun`](Self::rerun) brings them back.
     ///
     /// # Errors
     /// [`Error::Invalid`] when the table's partition key is not a string (the checkpoints are
@@ -226,13 +230,15 @@ impl<E: Entity> Backfill<E> {
     /// runner's steps, and the passes of a native-key migration): as [`run`](Self::run), but a
     /// run completed with failed items is started again ([`rerun`](Self::rerun): the items
     /// already migrated are skipped, the failed ones tried again), and a run that ends with
-    /// failed items is an error.
+    /// failed items is an error. With `again` (a step applied again after a verification found
+    /// drift), a completed run is started again too; a run not completed is resumed, so a
+    /// re-application stopped part way continues from its checkpoints.
     ///
     /// # Errors
     /// [`Error::ItemsFailed`] naming the first failed items' keys; as [`run`](Self::run).
-    pub(crate) async fn run_to_the_end(&self) -> Result<BackfillReport, Error> {
+    pub(crate) async fn run_to_the_end(&self, again: bool) -> Result<BackfillReport, Error> {
         let report = match self.status().await? {
-            Some(done) if done.completed && done.failed > 0 => self.rerun().await?,
+            Some(done) if done.completed && (again || done.failed > 0) => self.rerun().await?,
             _ => self.run().await?,
         };
         if report.failed > 0 {

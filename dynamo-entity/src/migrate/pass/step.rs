@@ -38,6 +38,22 @@ pub(crate) trait Step<E>: Send + Sync {
     /// A request DynamoDB refused for another reason than its condition, after retries; it
     /// stops the pass (the item's page is read again when the pass resumes).
     fn item<'a>(&'a self, table: &'a Table, item: Item) -> futures::future::BoxFuture<'a, Result<ItemDone, Error>>;
+
+    /// What the step would still do to `item` (as read), without a request: the check of a
+    /// verification, which a late writer's item (written after the step ran, by code that
+    /// does not know it) fails.
+    fn check(&self, item: &Item) -> Check;
+}
+
+/// What a [`Step`] would still do to one item, judged from the item as read without writing
+/// anything: what a verification ([`Backfill::verify`](super::Backfill::verify)) counts.
+pub(crate) enum Check {
+    /// The step would leave the item as it is.
+    Clean,
+    /// The step would change the item: what it would change, in a few words.
+    Drift(String),
+    /// The step cannot judge the item (it does not decode, or its keys do not encode): why.
+    Undecodable(String),
 }
 
 /// What a [`Step`] did with one item: its outcome, how many conditions failed because the item

@@ -50,6 +50,9 @@
 //! | [`apply_layout(id)`](Migrations::apply_layout) | brings the table's GSIs and TTL to the declared layout, one `UpdateTable` at a time ([`Table::diff`], [`Table::apply`]) |
 //! | [`custom(id, description, f)`](Migrations::custom) | a step of the application's own, run again from its start after a stop |
 //!
+//! Applied steps are checked again with [`Migrations::verify`] and brought back with
+//! [`Migrations::reapply`] (see [Verifying under a rolling deploy](#verifying-under-a-rolling-deploy)).
+//!
 //! Until an `upgrade` step has run, reads upgrade an item of an earlier version in memory, and
 //! an `update` or upsert through the current struct refuses it with
 //! [`Error::UpgradeRequired`], writing nothing: its fields are the current version's, the item
@@ -97,6 +100,30 @@
 //! (a fresh heartbeat) is not started twice (the step's record is claimed with a conditional
 //! write).
 //!
+//! # Verifying under a rolling deploy
+//! A step's pass reads the items that exist when it runs. During a rolling deploy, instances
+//! of the code before the step still write, and an item one of them writes after the pass
+//! went by lacks what the step writes (a GSI key a backfill filled: the item is missing from
+//! the new index; an earlier schema version an upgrade raised). Nothing in the step's record
+//! changes: it stays applied, and [`Backfill::run`](crate::migrate::Backfill::run) of a
+//! completed pass returns its old report. So, in this order:
+//!
+//! 1. deploy the code that reads and writes the new shape; apply the step (`migrate apply`);
+//! 2. once the last instance of the old code is gone, check the applied steps again:
+//!    [`Migrations::verify`] (`migrate verify`, exit code 3 on drift) scans each scanning
+//!    step's entity, read-only, and names the items the step would still change: their count
+//!    and first keys (`PK=… SK=…`), and the items it cannot decode, which are never left
+//!    out. What it found is recorded in the step's record with when, and
+//!    [`Migrations::status`] shows it ([`Verification`]); an applied step not checked since
+//!    says "not verified since applied";
+//! 3. bring a drifted step back with [`Migrations::reapply`] (`migrate apply --again ID`): a
+//!    new run of its pass, which writes the drifted items and skips the rest, recorded and
+//!    resumable like the first run (stopped part way, `migrate resume` continues it);
+//! 4. verify again: exit code 0.
+//!
+//! A verification before the last old instance is gone can only say what was stale then:
+//! verify after it.
+//!
 //! # Two runners, one step
 //! Each runner has its own worker name ([`RunOptions::worker`]: this machine and process by
 //! default), in the step's record and in the segment leases of the step's passes, so that two
@@ -117,6 +144,7 @@ mod record;
 mod run;
 mod status;
 mod steps;
+mod verify;
 
 use std::collections::HashSet;
 use std::fmt;
@@ -127,7 +155,8 @@ use std::time::Duration;
 pub use kind::Kind;
 pub use options::{Observer, RunOptions, default_worker};
 pub use run::Applied;
-pub use status::{MigrationStatus, Status};
+pub use status::{MigrationStatus, Status, Verification};
+pub use verify::Verified;
 
 use crate::error::Error;
 use crate::migrate::diff::Wait;

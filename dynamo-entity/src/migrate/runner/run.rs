@@ -14,6 +14,7 @@ use crate::migrate::runner::options::RunOptions;
 use crate::migrate::runner::record::{Guard, Record, now_ms};
 use crate::migrate::runner::status::{MigrationStatus, Status};
 use crate::migrate::runner::steps::BoxFuture;
+use crate::migrate::runner::verify::verification_of;
 use crate::migrate::runner::{Migration, Migrations};
 use crate::schema::Item;
 use crate::table::Table;
@@ -62,7 +63,7 @@ impl Migrations {
         Ok(out)
     }
 
-    async fn status_of(&self, table: &Table, m: &Migration) -> Result<MigrationStatus, Error> {
+    pub(super) async fn status_of(&self, table: &Table, m: &Migration) -> Result<MigrationStatus, Error> {
         let record = self.record(table, &m.id).await?;
         let s = |item: &Item, name: &str| item.get(name).and_then(|v| v.as_s().ok()).cloned();
         let n = |item: &Item, name: &str| {
@@ -71,9 +72,11 @@ impl Migrations {
         let status = match record {
             None => Status::Pending,
             Some(item) => match s(&item, "status").as_deref() {
-                Some("applied") => {
-                    Status::Applied { at_ms: n(&item, "heartbeat"), summary: s(&item, "summary").unwrap_or_default() }
-                }
+                Some("applied") => Status::Applied {
+                    at_ms: n(&item, "heartbeat"),
+                    summary: s(&item, "summary").unwrap_or_default(),
+                    verified: verification_of(&m.id, &item, m.step.verifiable())?,
+                },
                 Some("running") if n(&item, "heartbeat") >= self.stale_before() => Status::Running {
                     worker: s(&item, "worker").unwrap_or_default(),
                     checkpoint: m.step.checkpoint(table, &m.id).await?,
@@ -221,7 +224,7 @@ impl Migrations {
                 Status::Pending => !stopped_only,
             };
             if run {
-                done.push(self.run_one(table, m, options).await?);
+                done.push(self.run_one(table, m, options, false).await?);
             }
             if Some(m.id.as_str()) == options.to.as_deref() {
                 break;
@@ -284,7 +287,65 @@ impl Migrations {
         })
     }
 
-    async fn run_one(&self, table: &Table, m: &Migration, options: &RunOptions) -> Result<Applied, Error> {
+    /// Applies the migration `id` again: a step whose verification found drift (items a late
+    /// writer wrote, during a rolling deploy, without what the step writes). A scanning step
+    /// (a backfill, re-keying, bulk upgrade or native-key migration) starts a new run of its
+    /// passes, which writes the items that need it and skips the rest; an index layout step
+    /// compares the table with its declaration again; a custom step runs again. It is recorded
+    /// and resumable as a first run: stopped part way, it shows as stopped, and
+    /// [`resume`](Self::resume) (or `reapply` again) continues it from its checkpoints. Only
+    /// this migration runs; its record then holds no verification until the next
+    /// [`verify`](Self::verify).
+    ///
+    /// ```no_run
+    /// use dynamo_entity::migrate::{Migrations, RunOptions};
+    /// use dynamo_entity::{Entity, Table, TableDef};
+    ///
+    /// #[derive(Entity, Debug, Clone)]
+    /// #[entity(pk = "SKILL#<id>", sk = "META", gsi1 = "CATEGORY#<category>", gsi1_sk = "<id>")]
+    /// pub struct Skill { pub id: String, pub category: String }
+    ///
+    /// #[derive(TableDef)]
+    /// #[table(entities(Skill), gsi1)]
+    /// pub struct AppTable;
+    ///
+    /// # async fn f(table: Table) -> dynamo_entity::Result<()> {
+    /// let migrations = Migrations::new(AppTable::layout()?).backfill::<Skill>("0002-skill-gsi1", |b| b);
+    /// let done = migrations.reapply(&table, "0002-skill-gsi1", &RunOptions::default()).await?;
+    /// println!("{}: {}", done.id, done.summary);
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] for an id no migration has, or one never applied (`apply` runs it),
+    /// or when the step is being run by another worker that is alive; as
+    /// [`apply`](Self::apply).
+    pub async fn reapply<D>(&self, table: &Table<D>, id: &str, options: &RunOptions) -> Result<Applied, Error> {
+        let table = &table.untyped();
+        self.check(Some(id))?;
+        let Some(m) = self.steps.iter().find(|m| m.id == id) else {
+            return Err(Error::Invalid { reason: format!("migrations: no migration has the id {id:?}") });
+        };
+        let again = match self.status_of(table, m).await?.status {
+            Status::Applied { .. } => true,
+            // A re-application (or a first run) stopped part way: continued from its checkpoints.
+            Status::Stopped { .. } => false,
+            Status::Running { worker, .. } if worker == options.worker => false,
+            Status::Running { worker, heartbeat_at_ms, .. } => {
+                // The worker died: continue its run; it finished meanwhile: apply it again.
+                !self.wait_out(table, m, &worker, heartbeat_at_ms, options).await?
+            }
+            Status::Pending | Status::Undeclared { .. } => {
+                return Err(Error::Invalid {
+                    reason: format!("migration {id} was never applied: `apply` runs it; nothing started"),
+                });
+            }
+        };
+        self.run_one(table, m, options, again).await
+    }
+
+    async fn run_one(&self, table: &Table, m: &Migration, options: &RunOptions, again: bool) -> Result<Applied, Error> {
         let started = now_ms();
         let worker = options.worker.as_str();
         let running = || Record { status: "running", worker, started, text: None };
@@ -298,7 +359,7 @@ impl Migrations {
             });
         }
         tracing::info!(target: "dynamo_entity", migration = %m.id, kind = %m.kind, "migration started");
-        let step = m.step.run(table, &m.id, options);
+        let step = m.step.run(table, &m.id, options, again);
         let result = match self.while_held(table, m, step, claimed_at, running).await {
             Held::Done(result) => result,
             Held::Lost => {

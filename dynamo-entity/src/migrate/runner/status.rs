@@ -3,7 +3,7 @@
 use std::fmt;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::migrate::pass::BackfillReport;
+use crate::migrate::pass::{BackfillReport, VerifyReport};
 use crate::migrate::runner::kind::Kind;
 
 /// Where one migration stands, as the table records it.
@@ -38,6 +38,9 @@ pub enum Status {
         at_ms: u64,
         /// What it did.
         summary: String,
+        /// What the last verification since it was applied found
+        /// ([`Migrations::verify`](super::Migrations::verify)).
+        verified: Verification,
     },
     /// Recorded in the table but no longer declared (its step was removed from the code, or
     /// the table is shared with another program's migrations). Nothing runs it.
@@ -47,6 +50,77 @@ pub enum Status {
         /// Its summary (applied) or error (failed), if any.
         text: Option<String>,
     },
+}
+
+/// What the last verification of an applied step found, as its record holds it: the
+/// verification of a step applied again is forgotten with its earlier run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verification {
+    /// The step is of a kind that is not checked again: an index layout (`plan` compares the
+    /// table with its declaration) or a custom step.
+    NotApplicable,
+    /// Not verified since it was applied.
+    NotVerified,
+    /// Verified: when (milliseconds since the Unix epoch) and what was found.
+    Checked {
+        /// When the verification was recorded, in milliseconds since the Unix epoch.
+        at_ms: u64,
+        /// What it found (the items it names, at most
+        /// [`VERIFY_EXAMPLES`](crate::migrate::VERIFY_EXAMPLES) of each kind).
+        report: VerifyReport,
+    },
+}
+
+impl fmt::Display for Verification {
+    /// The note `status` adds to an applied step's line (empty for
+    /// [`Verification::NotApplicable`]).
+    ///
+    /// ```
+    /// use dynamo_entity::migrate::{Verification, VerifyReport};
+    ///
+    /// assert_eq!(Verification::NotVerified.to_string(), "not verified since applied");
+    /// let report = VerifyReport {
+    ///     entity: "Member".into(),
+    ///     scanned: 601,
+    ///     drifted: 1,
+    ///     drift: vec![("PK=MEMBER#m1 SK=META".into(), "GSI1PK missing".into())],
+    ///     ..VerifyReport::default()
+    /// };
+    /// let checked = Verification::Checked { at_ms: 1_780_000_000_000, report };
+    /// assert_eq!(
+    ///     checked.to_string(),
+    ///     "drift found by verify at 2026-05-28T20:26:40.000Z: 1 of 601 Member items the step would still change \
+    ///      (PK=MEMBER#m1 SK=META: GSI1PK missing), 0 undecodable"
+    /// );
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Verification::NotApplicable => Ok(()),
+            Verification::NotVerified => f.write_str("not verified since applied"),
+            Verification::Checked { at_ms, report: r } => {
+                let at = i64::try_from(*at_ms)
+                    .ok()
+                    .and_then(|ms| crate::value::time::Timestamp::from_millis(ms).ok())
+                    .map_or_else(|| format!("{at_ms} ms"), |t| t.to_string());
+                if r.is_clean() {
+                    return write!(f, "verified clean at {at}: {} {} items checked", r.scanned, r.entity);
+                }
+                write!(
+                    f,
+                    "drift found by verify at {at}: {} of {} {} items the step would still change",
+                    r.drifted, r.scanned, r.entity
+                )?;
+                if let Some((key, why)) = r.drift.first() {
+                    write!(f, " ({key}: {why}{})", if r.drifted > 1 { ", ..." } else { "" })?;
+                }
+                write!(f, ", {} undecodable", r.undecodable)?;
+                if let Some((key, why)) = r.undecodable_items.first() {
+                    write!(f, " ({key}: {why}{})", if r.undecodable > 1 { ", ..." } else { "" })?;
+                }
+                Ok(())
+            }
+        }
+    }
 }
 
 /// One line of [`Migrations::status`](super::Migrations::status).
@@ -100,7 +174,8 @@ impl fmt::Display for MigrationStatus {
                 }
                 Ok(())
             }
-            Status::Applied { summary, .. } => write!(f, ": {summary}"),
+            Status::Applied { summary, verified: Verification::NotApplicable, .. } => write!(f, ": {summary}"),
+            Status::Applied { summary, verified, .. } => write!(f, ": {summary}; {verified}"),
             Status::Undeclared { recorded, text } => {
                 write!(f, ": recorded {recorded}")?;
                 if let Some(t) = text {

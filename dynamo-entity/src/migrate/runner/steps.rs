@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use crate::error::Error;
 use crate::migrate::diff::Wait;
-use crate::migrate::pass::{Backfill, BackfillReport, PageDone, PageObserver};
+use crate::migrate::pass::{Backfill, BackfillReport, PageDone, PageObserver, VerifyReport};
 use crate::migrate::runner::kind::Kind;
 use crate::migrate::runner::options::RunOptions;
 use crate::migrate::steps::native::NativeKeys;
@@ -24,13 +24,24 @@ pub(super) trait Step: Send + Sync {
     /// What the step does, in one line.
     fn describe(&self) -> String;
     /// Runs the step as migration `id` (or continues it) as the runner `options` name (the
-    /// worker of its passes' segment leases), telling its observer; returns its summary.
+    /// worker of its passes' segment leases), telling its observer; returns its summary. With
+    /// `again` (the step applied again), the completed passes of a scanning step start again.
     fn run<'a>(
         &'a self,
         table: &'a Table,
         id: &'a str,
         options: &'a RunOptions,
+        again: bool,
     ) -> BoxFuture<'a, Result<String, Error>>;
+    /// Checks the step again, writing nothing ([`Backfill::verify`]); `None` for a step that
+    /// is no pass over items (an index layout, a custom step).
+    fn verify<'a>(&'a self, _: &'a Table, _: &'a str) -> BoxFuture<'a, Result<Option<VerifyReport>, Error>> {
+        Box::pin(async { Ok(None) })
+    }
+    /// Whether [`verify`](Self::verify) checks anything.
+    fn verifiable(&self) -> bool {
+        false
+    }
     /// Where its pass stands by its checkpoints; `None` for a step that is no pass over items.
     fn checkpoint<'a>(&'a self, _: &'a Table, _: &'a str) -> BoxFuture<'a, Result<Option<BackfillReport>, Error>> {
         Box::pin(async { Ok(None) })
@@ -61,6 +72,7 @@ impl<E: Entity> Step for BackfillStep<E> {
         table: &'a Table,
         id: &'a str,
         options: &'a RunOptions,
+        again: bool,
     ) -> BoxFuture<'a, Result<String, Error>> {
         Box::pin(async move {
             let backfill = (self.make)(table, id);
@@ -68,13 +80,21 @@ impl<E: Entity> Step for BackfillStep<E> {
             let passes = RunnerPasses::start(options, id, self.kind, item_count(table).await?, done);
             // The runner's identity, whatever `configure` set: its segments are its own.
             let backfill = backfill.worker(passes.worker, passes.lease);
-            let report = backfill.on_page(move |p| (passes.pages)(p)).run_to_the_end().await?;
+            let report = backfill.on_page(move |p| (passes.pages)(p)).run_to_the_end(again).await?;
             Ok(report.to_string())
         })
     }
 
     fn checkpoint<'a>(&'a self, table: &'a Table, id: &'a str) -> BoxFuture<'a, Result<Option<BackfillReport>, Error>> {
         Box::pin(async move { (self.make)(table, id).status().await })
+    }
+
+    fn verify<'a>(&'a self, table: &'a Table, id: &'a str) -> BoxFuture<'a, Result<Option<VerifyReport>, Error>> {
+        Box::pin(async move { (self.make)(table, id).verify().await.map(Some) })
+    }
+
+    fn verifiable(&self) -> bool {
+        true
     }
 
     fn plan<'a>(&'a self, table: &'a Table, id: &'a str) -> BoxFuture<'a, Result<Vec<String>, Error>> {
@@ -138,15 +158,26 @@ impl<E: Entity> Step for NativeStep<E> {
         table: &'a Table,
         id: &'a str,
         options: &'a RunOptions,
+        again: bool,
     ) -> BoxFuture<'a, Result<String, Error>> {
         Box::pin(async move {
             let passes = RunnerPasses::start(options, id, Kind::NativeKeys, None, 0);
-            Ok((self.make)(table, id, Some(passes)).run().await?.to_string())
+            let native = (self.make)(table, id, Some(passes));
+            let native = if again { native.again() } else { native };
+            Ok(native.run().await?.to_string())
         })
     }
 
     fn checkpoint<'a>(&'a self, table: &'a Table, id: &'a str) -> BoxFuture<'a, Result<Option<BackfillReport>, Error>> {
         Box::pin(async move { (self.make)(table, id, None).status().await })
+    }
+
+    fn verify<'a>(&'a self, table: &'a Table, id: &'a str) -> BoxFuture<'a, Result<Option<VerifyReport>, Error>> {
+        Box::pin(async move { (self.make)(table, id, None).verify().await.map(Some) })
+    }
+
+    fn verifiable(&self) -> bool {
+        true
     }
 
     fn plan<'a>(&'a self, table: &'a Table, id: &'a str) -> BoxFuture<'a, Result<Vec<String>, Error>> {
@@ -179,6 +210,7 @@ impl Step for LayoutStep {
         table: &'a Table,
         id: &'a str,
         options: &'a RunOptions,
+        _: bool,
     ) -> BoxFuture<'a, Result<String, Error>> {
         Box::pin(async move {
             RunnerPasses::start(options, id, Kind::Layout, None, 0);
@@ -219,6 +251,7 @@ impl Step for CustomStep {
         table: &'a Table,
         id: &'a str,
         options: &'a RunOptions,
+        _: bool,
     ) -> BoxFuture<'a, Result<String, Error>> {
         Box::pin(async move {
             RunnerPasses::start(options, id, Kind::Custom, None, 0);

@@ -13,7 +13,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, ReturnValu
 use crate::capacity::Capacity;
 use crate::error::Error;
 use crate::expr::Placeholders;
-use crate::migrate::pass::step::{ATTEMPTS, ItemDone, Outcome, RETRY};
+use crate::migrate::pass::step::{ATTEMPTS, Check, ItemDone, Outcome, RETRY};
 use crate::schema::evolve;
 use crate::schema::{Entity, EntitySchema, Item};
 use crate::table::{Call, Next, Retrying, Table};
@@ -160,6 +160,24 @@ pub(crate) struct UpdatePlan<'a> {
 }
 
 impl UpdatePlan<'_> {
+    /// What this update would change in `item`, in a few words for a verification's report:
+    /// `GSI1PK missing, GSI2SK stale, GSI3PK to remove`.
+    pub(crate) fn describe(&self, item: &Item) -> String {
+        let set =
+            self.set.iter().map(|(a, _)| format!("{a} {}", if item.contains_key(*a) { "stale" } else { "missing" }));
+        let remove = self.remove.iter().map(|a| format!("{a} to remove"));
+        set.chain(remove).collect::<Vec<_>>().join(", ")
+    }
+
+    /// The [`Check`] of an item whose update is `plan` (`Ok(None)`: none needed).
+    pub(crate) fn check(plan: Result<Option<UpdatePlan<'_>>, Error>, item: &Item) -> Check {
+        match plan {
+            Ok(None) => Check::Clean,
+            Ok(Some(p)) => Check::Drift(p.describe(item)),
+            Err(e) => Check::Undecodable(e.to_string()),
+        }
+    }
+
     /// Widens the condition of the update of an item stored at an earlier schema version of
     /// `schema`. The item was decoded as that version's struct and upgraded in memory, so its
     /// keys may come from attributes the current struct does not name (a field renamed since,

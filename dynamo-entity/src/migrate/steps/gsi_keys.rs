@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::error::Error;
 use crate::migrate::pass::Backfill;
-use crate::migrate::pass::step::{ItemDone, Step};
+use crate::migrate::pass::step::{Check, ItemDone, Step};
 use crate::migrate::steps::conditional_update::{UpdatePlan, update_item};
 use crate::schema::{Entity, Item};
 use crate::table::Table;
@@ -20,6 +20,10 @@ struct Keys(KeyAttributes);
 impl<E: Entity> Step<E> for Keys {
     fn item<'a>(&'a self, table: &'a Table, item: Item) -> futures::future::BoxFuture<'a, Result<ItemDone, Error>> {
         Box::pin(update_item::<E>(table, item, |item| plan_update::<E>(item, &self.0)))
+    }
+
+    fn check(&self, item: &Item) -> Check {
+        UpdatePlan::check(plan_update::<E>(item, &self.0), item)
     }
 }
 

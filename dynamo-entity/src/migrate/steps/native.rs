@@ -53,8 +53,8 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, Select};
 use crate::error::Error;
 use crate::expr::Placeholders;
 use crate::migrate::diff::{Change, Wait};
-use crate::migrate::pass::step::{ItemDone, Step};
-use crate::migrate::pass::{Backfill, BackfillReport};
+use crate::migrate::pass::step::{Check, ItemDone, Step};
+use crate::migrate::pass::{Backfill, BackfillReport, VerifyReport};
 use crate::migrate::steps::conditional_update::{UpdatePlan, update_item};
 use crate::schema::{Entity, Index, Item, TableLayout};
 use crate::table::{Call, Table};
@@ -104,6 +104,10 @@ impl<E: Entity> Step<E> for NativeSpec {
     fn item<'a>(&'a self, table: &'a Table, item: Item) -> futures::future::BoxFuture<'a, Result<ItemDone, Error>> {
         Box::pin(update_item::<E>(table, item, |item| self.plan::<E>(item)))
     }
+
+    fn check(&self, item: &Item) -> Check {
+        UpdatePlan::check(self.plan::<E>(item), item)
+    }
 }
 
 /// The move of entity `E`'s access pattern from a template GSI to a native multi-attribute
@@ -116,6 +120,8 @@ pub struct NativeKeys<E> {
     from: Index,
     to: Index,
     drop_old: bool,
+    /// Whether completed passes are started again (a step applied again after drift).
+    again: bool,
     wait: Wait,
     configure: Arc<dyn Fn(Backfill<E>) -> Backfill<E> + Send + Sync>,
     _entity: PhantomData<fn() -> E>,
@@ -188,6 +194,7 @@ impl<D> Table<D> {
             from,
             to,
             drop_old: false,
+            again: false,
             wait: Wait::default(),
             configure: Arc::new(|b| b),
             _entity: PhantomData,
@@ -219,6 +226,47 @@ impl<E: Entity> NativeKeys<E> {
     /// The migration id.
     pub fn id(&self) -> &str {
         &self.id
+    }
+
+    /// Starts the completed passes again when run (the runner's `apply --again`): the items
+    /// written since by code that knows only the old index get their native key attributes
+    /// (and, with [`drop_old`](Self::drop_old), lose their old ones).
+    pub(crate) fn again(mut self) -> Self {
+        self.again = true;
+        self
+    }
+
+    /// Checks the migration again, writing nothing (see [`Backfill::verify`]): the items of
+    /// `E` missing a native key attribute of the new index, and, with
+    /// [`drop_old`](Self::drop_old), those that still hold an old synthetic key attribute.
+    ///
+    /// ```no_run
+    /// use dynamo_entity::{Entity, Index, Table, TableDef};
+    ///
+    /// #[derive(Entity, Debug, Clone)]
+    /// #[entity(pk = "ORDER#<id>", sk = "META", table = Shop, gsi2(pk(customer), sk(placed)))]
+    /// pub struct Order { pub id: String, pub customer: String, pub placed: u64 }
+    ///
+    /// #[derive(TableDef)]
+    /// #[table(entities(Order), gsi2)]
+    /// pub struct Shop;
+    ///
+    /// # async fn f(table: Table) -> dynamo_entity::Result<()> {
+    /// let layout = Shop::layout()?;
+    /// let move_ = table.native_keys::<Order>("orders-native", &layout, Index::Gsi(1), Index::Gsi(2));
+    /// let found = move_.verify().await?;
+    /// if !found.is_clean() { println!("{found}"); }
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`run`](Self::run) before anything is sent; [`Error::Sdk`].
+    pub async fn verify(&self) -> Result<VerifyReport, Error> {
+        let (_, _, _, attrs) = self.check()?;
+        let names = E::NAMES;
+        let strip = if self.drop_old { vec![names.pk_of(self.from), names.sk_of(self.from)] } else { Vec::new() };
+        self.pass(self.id.clone(), NativeSpec { attrs, strip }).verify().await
     }
 
     fn check(&self) -> Result<(&'static str, &'static str, &'static str, Vec<&'static str>), Error> {
@@ -289,8 +337,10 @@ impl<E: Entity> NativeKeys<E> {
         if created {
             self.table.apply(&create, self.wait).await?;
         }
-        let fill =
-            self.pass(self.id.clone(), NativeSpec { attrs: attrs.clone(), strip: Vec::new() }).run_to_the_end().await?;
+        let fill = self
+            .pass(self.id.clone(), NativeSpec { attrs: attrs.clone(), strip: Vec::new() })
+            .run_to_the_end(self.again)
+            .await?;
         let unindexed = self.unindexed(old_pk, &attrs).await?;
         if unindexed > 0 {
             return Err(Error::Invalid {
@@ -306,7 +356,8 @@ impl<E: Entity> NativeKeys<E> {
         if self.drop_old {
             let names = E::NAMES;
             let strip = vec![names.pk_of(self.from), names.sk_of(self.from)];
-            let pass = self.pass(format!("{}+strip", self.id), NativeSpec { attrs, strip }).run_to_the_end().await?;
+            let pass =
+                self.pass(format!("{}+strip", self.id), NativeSpec { attrs, strip }).run_to_the_end(self.again).await?;
             report.strip = Some(pass);
             let diff = self.table.diff(&self.layout).await?;
             let delete = diff.only(|c| matches!(c, Change::ExtraIndex(s) if s.name == old_name));

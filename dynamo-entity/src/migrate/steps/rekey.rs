@@ -72,7 +72,7 @@ use crate::capacity::Capacity;
 use crate::error::Error;
 use crate::expr::Placeholders;
 use crate::migrate::pass::Backfill;
-use crate::migrate::pass::step::{ATTEMPTS, ItemDone, Outcome, RETRY, Step};
+use crate::migrate::pass::step::{ATTEMPTS, Check, ItemDone, Outcome, RETRY, Step};
 use crate::schema::evolve;
 use crate::schema::{Entity, EntitySchema, Item};
 use crate::table::{Call, Next, Retrying, Table};
@@ -128,6 +128,18 @@ struct Move(Mover);
 impl<E: Entity> Step<E> for Move {
     fn item<'a>(&'a self, table: &'a Table, item: Item) -> futures::future::BoxFuture<'a, Result<ItemDone, Error>> {
         Box::pin(move_item::<E>(table, &self.0, item))
+    }
+
+    fn check(&self, item: &Item) -> Check {
+        let names = E::NAMES;
+        match (self.0)(item) {
+            Ok(None) => Check::Clean,
+            Ok(Some((new, _))) if key_of(&new, names.pk, names.sk) == key_of(item, names.pk, names.sk) => Check::Clean,
+            Ok(Some((new, _))) => {
+                Check::Drift(format!("still at its old key; its new key is {}", names.describe_key(&new)))
+            }
+            Err(e) => Check::Undecodable(e.to_string()),
+        }
     }
 }
 

@@ -64,7 +64,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, ReturnValu
 use crate::error::Error;
 use crate::expr::Placeholders;
 use crate::migrate::pass::Backfill;
-use crate::migrate::pass::step::{ItemDone, Outcome, Step};
+use crate::migrate::pass::step::{Check, ItemDone, Outcome, Step};
 use crate::migrate::steps::conditional_update::{ItemWrite, Tried, write_item};
 use crate::schema::evolve::{self, SchemaVersion};
 use crate::schema::{Admits, Entity, Item, Key};
@@ -344,6 +344,26 @@ impl<E: Entity> Step<E> for Upgrade {
 
     fn item<'a>(&'a self, table: &'a Table, item: Item) -> futures::future::BoxFuture<'a, Result<ItemDone, Error>> {
         Box::pin(upgrade_item::<E>(table, item))
+    }
+
+    fn check(&self, item: &Item) -> Check {
+        let sv = match schema_version::<E>() {
+            Ok(sv) => sv,
+            Err(e) => return Check::Undecodable(e.to_string()),
+        };
+        let stored = match evolve::stored_schema_version(item, E::NAMES, E::TYPE, sv.attribute) {
+            Ok(stored) => stored,
+            Err(e) => return Check::Undecodable(e.to_string()),
+        };
+        // An item that does not decode would fail the upgrade too: reported, never dropped.
+        if let Err(e) = E::from_item(item) {
+            return Check::Undecodable(e.to_string());
+        }
+        match stored {
+            Some(v) if v == u64::from(sv.version) => Check::Clean,
+            Some(v) => Check::Drift(format!("stored at schema version {v}, not {}", sv.version)),
+            None => Check::Drift(format!("stored without a schema version ({}), not at {}", sv.attribute, sv.version)),
+        }
     }
 }
 
