@@ -331,29 +331,14 @@ impl Table {
             DeletePlan::Unique(key) => return crate::unique::delete(self, key, None).await,
             DeletePlan::Single { key, request } => (key, request),
         };
-        let mut token = WriteToken::new();
-        let item = E::NAMES.show_key(&key);
-        let answered = self.writes().answered.before(&item);
-        let (e, lost) = match self
-            .send_write_request(
-                Call::new("DeleteItem", E::TYPE),
-                request,
-                &mut token,
-                E::NAMES.pk,
-                &item,
-                answered,
-                false,
-            )
-            .await
-        {
-            Sent::Contended => return Err(contended("DeleteItem", E::TYPE, item)),
+        let DeleteAnswer { result, lost, token, answered } = self.send_delete::<E>(&key, request).await?;
+        let e = match result {
             // A resend that found no item: the earlier attempt deleted it, or it was gone.
-            Sent::Answered { result: Ok(resp), lost: Some(_) } if resp.attributes.is_none() => {
+            Ok(resp) if lost.is_some() && resp.attributes.is_none() => {
                 return Ok(Returned::Lost { entity: E::TYPE, key: E::NAMES.show_key(&key) });
             }
-            Sent::Answered { result: Ok(resp), .. } => return Ok(returned_option::<E>(resp.attributes)),
-            Sent::Answered { result: Err(e), lost } => (e, lost),
-            Sent::Unknown(e) => return Err(self.delete_unknown::<E, _>(&key, token, answered, e)),
+            Ok(resp) => return Ok(returned_option::<E>(resp.attributes)),
+            Err(e) => e,
         };
         match e {
             SdkError::ServiceError(e) if e.err().is_conditional_check_failed_exception() => {
@@ -368,6 +353,25 @@ impl Table {
                 Err(Error::WrongEntity { expected: E::TYPE, found, key: E::NAMES.show_key(&key) })
             }
             e => Err(Error::sdk("DeleteItem", e).on_item(E::TYPE, E::NAMES, &key)),
+        }
+    }
+
+    /// Sends the `DeleteItem` of a delete of `E` at `key` (see
+    /// [`write_token`](crate::write_token)): DynamoDB's answer, or the error of a delete whose
+    /// outcome is unknown or that newer writes kept refusing.
+    async fn send_delete<E: Entity>(
+        &self,
+        key: &PrimaryKey,
+        request: DeleteItemInputBuilder,
+    ) -> Result<DeleteAnswer, Error> {
+        let mut token = WriteToken::new();
+        let item = E::NAMES.show_key(key);
+        let answered = self.writes().answered.before(&item);
+        let call = Call::new("DeleteItem", E::TYPE);
+        match self.send_write_request(call, request, &mut token, E::NAMES.pk, &item, answered, false).await {
+            Sent::Contended => Err(contended("DeleteItem", E::TYPE, item)),
+            Sent::Answered { result, lost } => Ok(DeleteAnswer { result, lost, token, answered }),
+            Sent::Unknown(e) => Err(self.delete_unknown::<E, _>(key, token, answered, e)),
         }
     }
 
@@ -409,25 +413,10 @@ impl Table {
             }
             DeletePlan::Single { key, request } => (key, request),
         };
-        let mut token = WriteToken::new();
-        let item = E::NAMES.show_key(&key);
-        let answered = self.writes().answered.before(&item);
-        let (e, lost) = match self
-            .send_write_request(
-                Call::new("DeleteItem", E::TYPE),
-                request,
-                &mut token,
-                E::NAMES.pk,
-                &item,
-                answered,
-                false,
-            )
-            .await
-        {
-            Sent::Contended => return Err(contended("DeleteItem", E::TYPE, item)),
-            Sent::Answered { result: Ok(resp), .. } => return Ok(returned::<E>(resp.attributes.unwrap_or_default())),
-            Sent::Answered { result: Err(e), lost } => (e, lost),
-            Sent::Unknown(e) => return Err(self.delete_unknown::<E, _>(&key, token, answered, e)),
+        let DeleteAnswer { result, lost, token, answered } = self.send_delete::<E>(&key, request).await?;
+        let e = match result {
+            Ok(resp) => return Ok(returned::<E>(resp.attributes.unwrap_or_default())),
+            Err(e) => e,
         };
         let resent = lost.is_some();
         match e {
@@ -538,6 +527,18 @@ impl Table {
 /// may have been written since the delete's first attempt: its write history is too recent to
 /// say it was there before, so the first attempt may have deleted it and another writer
 /// written it again.
+/// DynamoDB's answer to a delete ([`Table::send_delete`]): `lost` the error of an earlier attempt
+/// that lost its answer; the write's token, and the handle's answered write it was sent after.
+struct DeleteAnswer {
+    result: Result<
+        aws_sdk_dynamodb::operation::delete_item::DeleteItemOutput,
+        SdkError<DeleteItemError, aws_sdk_dynamodb::config::http::HttpResponse>,
+    >,
+    lost: Option<Box<SdkError<DeleteItemError, aws_sdk_dynamodb::config::http::HttpResponse>>>,
+    token: WriteToken,
+    answered: Option<WriteToken>,
+}
+
 /// [`Error::Contended`] for a write of `entity` at `key` (as `PK=… SK=…`).
 fn contended(operation: &'static str, entity: &'static str, key: String) -> Error {
     Error::Contended { operation, entity, key, rounds: crate::table::resend::ORDER_ROUNDS }

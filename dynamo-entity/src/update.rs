@@ -186,28 +186,11 @@ impl<E: Entity> UpdateRequest<E> {
         }
         match value.to_attribute() {
             Ok(Some(v)) => {
-                if let Err(e) = crate::schema::multi_key::check_attribute(E::schema(), field.attribute, &v) {
-                    self.fail(e);
-                }
-                let key = || match &self.key {
-                    Ok(key) => E::NAMES.show_key(key),
-                    Err(_) => "<key not encoded>".to_owned(),
-                };
-                if let Err(e) =
-                    crate::schema::vector::check_vector_attribute(E::SCHEMA.vectors, E::TYPE, field.attribute, &v, &key)
-                {
-                    self.fail(e);
-                }
+                self.check_value(field.attribute, &v);
                 self.actions.push((field.name, field.attribute, Action::Set(v)))
             }
             Ok(None) => self.actions.push((field.name, field.attribute, Action::Remove)),
-            Err(mut source) => {
-                // A vector's element that is no finite number: the item's key too.
-                if let (true, Ok(key)) = (E::SCHEMA.vectors.iter().any(|v| v.attribute == field.attribute), &self.key) {
-                    source = crate::value::ValueError::Invalid(format!("item {}: {source}", E::NAMES.show_key(key)));
-                }
-                self.fail(Error::Encode { entity: E::TYPE, field: field.name, attribute: field.attribute, source })
-            }
+            Err(source) => self.encode_failed(field.name, field.attribute, source),
         }
         self.record_part(&field, value);
         self
@@ -287,26 +270,37 @@ impl<E: Entity> UpdateRequest<E> {
         }
         match value.to_attribute() {
             Ok(Some(v)) => {
-                if let Err(e) = crate::schema::multi_key::check_attribute(E::schema(), field.attribute, &v) {
-                    self.fail(e);
-                }
-                let key = || match &self.key {
-                    Ok(key) => E::NAMES.show_key(key),
-                    Err(_) => "<key not encoded>".to_owned(),
-                };
-                if let Err(e) =
-                    crate::schema::vector::check_vector_attribute(E::SCHEMA.vectors, E::TYPE, field.attribute, &v, &key)
-                {
-                    self.fail(e);
-                }
+                self.check_value(field.attribute, &v);
                 self.actions.push((field.name, field.attribute, Action::SetIfNotExists(v)))
             }
             Ok(None) => {}
-            Err(source) => {
-                self.fail(Error::Encode { entity: E::TYPE, field: field.name, attribute: field.attribute, source })
-            }
+            Err(source) => self.encode_failed(field.name, field.attribute, source),
         }
         self
+    }
+
+    /// Checks a value set on `attribute` before it is sent: a multi-attribute key part's type,
+    /// a vector's dimensions and elements. Each failure is recorded ([`fail`](Self::fail)).
+    fn check_value(&mut self, attribute: &'static str, v: &AttributeValue) {
+        if let Err(e) = crate::schema::multi_key::check_attribute(E::schema(), attribute, v) {
+            self.fail(e);
+        }
+        let key = || match &self.key {
+            Ok(key) => E::NAMES.show_key(key),
+            Err(_) => "<key not encoded>".to_owned(),
+        };
+        if let Err(e) = crate::schema::vector::check_vector_attribute(E::SCHEMA.vectors, E::TYPE, attribute, v, &key) {
+            self.fail(e);
+        }
+    }
+
+    /// Records [`Error::Encode`] for a value of `field` that could not be encoded; a vector's
+    /// element that is no finite number names the item's key too.
+    fn encode_failed(&mut self, field: &'static str, attribute: &'static str, mut source: crate::value::ValueError) {
+        if let (true, Ok(key)) = (E::SCHEMA.vectors.iter().any(|v| v.attribute == attribute), &self.key) {
+            source = crate::value::ValueError::Invalid(format!("item {}: {source}", E::NAMES.show_key(key)));
+        }
+        self.fail(Error::Encode { entity: E::TYPE, field, attribute, source })
     }
 
     fn list(
