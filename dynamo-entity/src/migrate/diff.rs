@@ -700,7 +700,7 @@ impl<D> Table<D> {
                                 .map_err(|e| Error::Invalid { reason: e.to_string() })?,
                         )
                         .build();
-                    self.update_table(None, update).await?;
+                    self.update_table(None, |r| r.global_secondary_index_updates(update)).await?;
                     self.wait_for(name, false, wait).await?;
                 }
                 Step::CreateIndex(shape) => {
@@ -754,7 +754,7 @@ impl<D> Table<D> {
                         .build()
                         .map_err(|e| Error::Invalid { reason: e.to_string() })?;
                     let update = GlobalSecondaryIndexUpdate::builder().create(create).build();
-                    self.update_table(Some(defs), update).await?;
+                    self.update_table(Some(defs), |r| r.global_secondary_index_updates(update)).await?;
                     self.wait_for(&shape.name, true, wait).await?;
                 }
                 Step::DisableTtl(a) | Step::EnableTtl(a) => {
@@ -794,12 +794,12 @@ impl<D> Table<D> {
                 }
                 Step::DeleteVectorIndex(name) => {
                     let update = vector_diff::delete(name)?;
-                    self.update_vector_indexes(None, update).await?;
+                    self.update_table(None, |r| r.vector_index_updates(update)).await?;
                     self.wait_for_vector(name, false, wait).await?;
                 }
                 Step::CreateVectorIndex(shape) => {
                     let (defs, update) = vector_diff::create(shape)?;
-                    self.update_vector_indexes((!defs.is_empty()).then_some(defs), update).await?;
+                    self.update_table((!defs.is_empty()).then_some(defs), |r| r.vector_index_updates(update)).await?;
                     self.wait_for_vector(&shape.name, true, wait).await?;
                 }
                 Step::Manual(_) => {}
@@ -808,41 +808,17 @@ impl<D> Table<D> {
         Ok(plan.steps)
     }
 
+    /// Sends an `UpdateTable` of this table with `defs` and what `change` adds to the request
+    /// (a GSI or a vector index update).
     async fn update_table(
         &self,
         defs: Option<Vec<AttributeDefinition>>,
-        update: GlobalSecondaryIndexUpdate,
+        change: impl FnOnce(
+            aws_sdk_dynamodb::operation::update_table::builders::UpdateTableFluentBuilder,
+        ) -> aws_sdk_dynamodb::operation::update_table::builders::UpdateTableFluentBuilder,
     ) -> Result<(), Error> {
-        self.execute(
-            Call::new("UpdateTable", ""),
-            self.client()
-                .update_table()
-                .table_name(self.name())
-                .set_attribute_definitions(defs)
-                .global_secondary_index_updates(update)
-                .send(),
-        )
-        .await
-        .map_err(|e| Error::sdk("UpdateTable", e))?;
-        Ok(())
-    }
-
-    async fn update_vector_indexes(
-        &self,
-        defs: Option<Vec<AttributeDefinition>>,
-        update: aws_sdk_dynamodb::types::VectorIndexUpdate,
-    ) -> Result<(), Error> {
-        self.execute(
-            Call::new("UpdateTable", ""),
-            self.client()
-                .update_table()
-                .table_name(self.name())
-                .set_attribute_definitions(defs)
-                .vector_index_updates(update)
-                .send(),
-        )
-        .await
-        .map_err(|e| Error::sdk("UpdateTable", e))?;
+        let request = change(self.client().update_table().table_name(self.name()).set_attribute_definitions(defs));
+        self.execute(Call::new("UpdateTable", ""), request.send()).await.map_err(|e| Error::sdk("UpdateTable", e))?;
         Ok(())
     }
 
