@@ -210,10 +210,7 @@ impl<D> Table<D> {
             .top_k(1)
             .send()
             .await;
-        Ok(match probe.map_err(|e| Error::sdk_or_unsupported("SearchVectors", e)) {
-            Err(Error::Unsupported { .. }) => false,
-            _ => true,
-        })
+        Ok(!matches!(probe.map_err(|e| Error::sdk_or_unsupported("SearchVectors", e)), Err(Error::Unsupported { .. })))
     }
 
     /// Enables DynamoDB's time to live on `attribute` (`UpdateTimeToLive`): items whose
