@@ -49,9 +49,12 @@ impl<D> Table<D> {
     /// the declared stream ([`TableLayout::stream`]) in `StreamSpecification` (its ARN is then
     /// [`Table::stream_arn`]), and the vector indexes ([`TableLayout::vector_indexes`]) in
     /// `VectorIndexes` (projection ALL), with their search schema attributes in
-    /// `AttributeDefinitions`. DynamoDB Local takes a `CreateTable` with vector indexes and
-    /// leaves them out of the table (it has no vector search; [`Table::diff`] then reports them
-    /// missing).
+    /// `AttributeDefinitions`. On an engine without vector search (DynamoDB Local, which answers
+    /// a `SearchVectors` with `UnknownOperationException`), the table is created without its
+    /// vector indexes and their search attributes, with a `tracing` warning: the other tests of
+    /// a suite run there, a search is [`Error::Unsupported`], and [`Table::diff`] reports the
+    /// indexes missing. With vector indexes, it first sends that one `SearchVectors` to learn
+    /// which engine it is.
     ///
     /// # Errors
     /// [`Error::Sdk`] (for example when the table exists, or an `INCLUDE` projection names a
@@ -133,6 +136,7 @@ impl<D> Table<D> {
         // Vector indexes: their search schema attributes are defined with their own types; the
         // vector attribute is not (DynamoDB refuses it in `AttributeDefinitions`).
         let mut vectors = Vec::new();
+        let key_definitions = defs.len();
         for v in layout.vector_indexes() {
             for a in v.search_attributes() {
                 if !defs.iter().any(|d: &AttributeDefinition| d.attribute_name() == a.attribute) {
@@ -146,6 +150,16 @@ impl<D> Table<D> {
                 }
             }
             vectors.push(v.to_sdk()?);
+        }
+        // An engine without vector search (DynamoDB Local) drops `VectorIndexes` and then refuses
+        // their search attributes in `AttributeDefinitions`: it gets the table without them.
+        if !vectors.is_empty() && !self.has_vector_search().await? {
+            tracing::warn!(
+                table = %self.inner.name,
+                "this engine has no vector search: the table is created without its vector indexes"
+            );
+            vectors.clear();
+            defs.truncate(key_definitions);
         }
         let stream = match layout.stream_view_type() {
             Some(view) => Some(
@@ -180,6 +194,23 @@ impl<D> Table<D> {
             self.enable_ttl(attribute).await?;
         }
         Ok(())
+    }
+
+    /// Whether the engine implements `SearchVectors`: a search of an index that does not exist
+    /// is answered `UnknownOperationException` by an engine without it (DynamoDB Local), and a
+    /// `ResourceNotFoundException` or `ValidationException` by DynamoDB and Dynoxide.
+    async fn has_vector_search(&self) -> Result<bool, Error> {
+        let probe = self
+            .inner
+            .client
+            .search_vectors()
+            .table_name(&*self.inner.name)
+            .index_name("probe")
+            .search_vector(aws_sdk_dynamodb::types::AttributeValue::N("0".to_owned()))
+            .top_k(1)
+            .send()
+            .await;
+        Ok(!matches!(probe.map_err(|e| Error::sdk_or_unsupported("SearchVectors", e)), Err(Error::Unsupported { .. })))
     }
 
     /// Enables DynamoDB's time to live on `attribute` (`UpdateTimeToLive`): items whose
