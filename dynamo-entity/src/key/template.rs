@@ -73,6 +73,16 @@ impl KeyType {
             KeyType::B => ScalarAttributeType::B,
         }
     }
+
+    /// The key type of an SDK scalar type, as `DescribeTable` gives it (`S` for one the SDK
+    /// does not know).
+    pub(crate) fn from_scalar(t: &ScalarAttributeType) -> KeyType {
+        match t {
+            ScalarAttributeType::N => KeyType::N,
+            ScalarAttributeType::B => KeyType::B,
+            _ => KeyType::S,
+        }
+    }
 }
 
 /// A parsed key template, built at compile time by `#[derive(Entity)]`.

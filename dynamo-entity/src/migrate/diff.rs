@@ -383,14 +383,6 @@ impl fmt::Display for Plan {
     }
 }
 
-fn key_type(t: &aws_sdk_dynamodb::types::ScalarAttributeType) -> KeyType {
-    match t {
-        aws_sdk_dynamodb::types::ScalarAttributeType::N => KeyType::N,
-        aws_sdk_dynamodb::types::ScalarAttributeType::B => KeyType::B,
-        _ => KeyType::S,
-    }
-}
-
 /// The declared shape of every secondary index of `layout`, by name.
 fn declared_indexes(layout: &TableLayout) -> BTreeMap<String, IndexShape> {
     let names = layout.names();
@@ -442,8 +434,11 @@ fn actual_stream(desc: &TableDescription) -> Option<StreamViewType> {
 
 /// The shape of every secondary index of the described table, by name.
 fn actual_indexes(desc: &TableDescription) -> BTreeMap<String, IndexShape> {
-    let types: BTreeMap<&str, KeyType> =
-        desc.attribute_definitions().iter().map(|d| (d.attribute_name(), key_type(d.attribute_type()))).collect();
+    let types: BTreeMap<&str, KeyType> = desc
+        .attribute_definitions()
+        .iter()
+        .map(|d| (d.attribute_name(), KeyType::from_scalar(d.attribute_type())))
+        .collect();
     let shape = |name: &str,
                  local: bool,
                  keys: &[KeySchemaElement],
@@ -537,8 +532,11 @@ impl<D> Table<D> {
         let names = layout.names();
         let mut changes = Vec::new();
 
-        let types: BTreeMap<&str, KeyType> =
-            desc.attribute_definitions().iter().map(|d| (d.attribute_name(), key_type(d.attribute_type()))).collect();
+        let types: BTreeMap<&str, KeyType> = desc
+            .attribute_definitions()
+            .iter()
+            .map(|d| (d.attribute_name(), KeyType::from_scalar(d.attribute_type())))
+            .collect();
         let show =
             |keys: &[(String, KeyType)]| keys.iter().map(|(a, t)| format!("{a} ({t})")).collect::<Vec<_>>().join(" / ");
         let declared_key =

@@ -53,14 +53,6 @@ impl fmt::Display for VectorIndexShape {
     }
 }
 
-fn key_type(t: &aws_sdk_dynamodb::types::ScalarAttributeType) -> KeyType {
-    match t {
-        aws_sdk_dynamodb::types::ScalarAttributeType::N => KeyType::N,
-        aws_sdk_dynamodb::types::ScalarAttributeType::B => KeyType::B,
-        _ => KeyType::S,
-    }
-}
-
 /// The declared vector indexes of `layout`, by name.
 pub(crate) fn declared(layout: &TableLayout) -> BTreeMap<String, VectorIndexShape> {
     layout
@@ -82,8 +74,11 @@ pub(crate) fn declared(layout: &TableLayout) -> BTreeMap<String, VectorIndexShap
 
 /// The vector indexes of the described table, by name.
 pub(crate) fn actual(desc: &TableDescription) -> BTreeMap<String, VectorIndexShape> {
-    let types: BTreeMap<&str, KeyType> =
-        desc.attribute_definitions().iter().map(|d| (d.attribute_name(), key_type(d.attribute_type()))).collect();
+    let types: BTreeMap<&str, KeyType> = desc
+        .attribute_definitions()
+        .iter()
+        .map(|d| (d.attribute_name(), KeyType::from_scalar(d.attribute_type())))
+        .collect();
     let typed = |a: &str| (a.to_owned(), types.get(a).copied().unwrap_or(KeyType::S));
     desc.vector_indexes()
         .iter()
