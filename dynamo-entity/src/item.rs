@@ -16,7 +16,7 @@ use crate::expr::Placeholders;
 use crate::schema::entity::{returned, returned_option};
 use crate::schema::{Admits, AttributeNames, Entity, Item, Key, PrimaryKey, VersionSchema};
 use crate::table::render::{Request, built};
-use crate::table::resend::Sent;
+use crate::table::resend::{Sent, Write};
 use crate::table::{Call, Op, RETURN_OLD_ON_FAILURE, Table, Untyped};
 use crate::versioning::{self, Stamped, Writable};
 use crate::write_token::{Seen, WriteToken};
@@ -206,13 +206,15 @@ impl Table {
         let item = E::NAMES.show_key(key);
         let answered = self.writes().answered.before(&item);
         let mut token = token;
-        let (e, lost) =
-            match self.send_write_request(call, request, &mut token, E::NAMES.pk, &item, answered, true).await {
-                Sent::Contended => return Err(contended("PutItem", E::TYPE, item)),
-                Sent::Answered { result: Ok(resp), .. } => return Ok(PutAnswer::Applied(resp.attributes)),
-                Sent::Answered { result: Err(e), lost } => (e, lost),
-                Sent::Unknown(e) => return Err(self.put_unknown::<E, _>(key, token, answered, e)),
-            };
+        let (e, lost) = match self
+            .send_write_request(call, Write::new(request), &mut token, E::NAMES.pk, &item, answered, true)
+            .await
+        {
+            Sent::Contended => return Err(contended("PutItem", E::TYPE, item)),
+            Sent::Answered { result: Ok(resp), .. } => return Ok(PutAnswer::Applied(resp.attributes)),
+            Sent::Answered { result: Err(e), lost } => (e, lost),
+            Sent::Unknown(e) => return Err(self.put_unknown::<E, _>(key, token, answered, e)),
+        };
         match e {
             SdkError::ServiceError(e) if e.err().is_conditional_check_failed_exception() => {
                 let old = failed_put_item(e.err());
@@ -368,7 +370,8 @@ impl Table {
         let item = E::NAMES.show_key(key);
         let answered = self.writes().answered.before(&item);
         let call = Call::new("DeleteItem", E::TYPE);
-        match self.send_write_request(call, request, &mut token, E::NAMES.pk, &item, answered, false).await {
+        match self.send_write_request(call, Write::new(request), &mut token, E::NAMES.pk, &item, answered, false).await
+        {
             Sent::Contended => Err(contended("DeleteItem", E::TYPE, item)),
             Sent::Answered { result, lost } => Ok(DeleteAnswer { result, lost, token, answered }),
             Sent::Unknown(e) => Err(self.delete_unknown::<E, _>(key, token, answered, e)),

@@ -208,6 +208,8 @@ struct Substitutions<'a> {
     longest_name: usize,
     /// The largest value's size.
     largest_value: usize,
+    /// The maps' size, as [`Limit::SubstitutionSize`] measures it.
+    total: usize,
     /// The first limit the maps break (see [`Substitutions::measure`]).
     checked: Result<(), Exceeded>,
 }
@@ -244,7 +246,7 @@ impl<'a> Substitutions<'a> {
                 total,
             ));
         }
-        Substitutions { names, values, longest_name, largest_value, checked }
+        Substitutions { names, values, longest_name, largest_value, total, checked }
     }
 
     /// The first limit the names and values break.
@@ -275,6 +277,91 @@ pub(crate) fn check_request(
         check_expression_in(part, text, update, library, &measured)?;
     }
     measured.check()
+}
+
+/// A condition the library puts before a request's own (`<prefix> AND (<own>)`), with the names
+/// and values it adds, measured once: what it adds to each figure [`surely_fits`] bounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Prefix {
+    /// Its length, with the ` AND (` and `)` that join it to a condition.
+    pub(crate) joined: usize,
+    /// Its length alone (the condition of a request without one of its own).
+    pub(crate) alone: usize,
+    /// Its operators; joined to a condition, one more (the `AND`).
+    pub(crate) operators: usize,
+    /// Its placeholder uses (`#`, `:`).
+    pub(crate) name_uses: usize,
+    pub(crate) value_uses: usize,
+    /// The size its names and values add to the request's maps (at most: a name the request
+    /// already has is counted again).
+    pub(crate) substitutions: usize,
+    /// Its longest name and largest value.
+    pub(crate) longest_name: usize,
+    pub(crate) largest_value: usize,
+}
+
+impl Prefix {
+    /// Measures the condition `text` with the names and values it adds.
+    pub(crate) fn measure(
+        text: &str,
+        names: &HashMap<String, String>,
+        values: &HashMap<String, AttributeValue>,
+    ) -> Prefix {
+        let scan = scan_expression(text, false);
+        let measured = Substitutions::measure(Some(names), Some(values));
+        Prefix {
+            joined: text.len() + " AND ()".len(),
+            alone: text.len(),
+            operators: scan.operators,
+            name_uses: scan.name_uses,
+            value_uses: scan.value_uses,
+            substitutions: measured.total,
+            longest_name: measured.longest_name,
+            largest_value: measured.largest_value,
+        }
+    }
+}
+
+/// Whether an `UpdateItem` request with `update`, `condition` preceded by `prefix`, and `names`
+/// and `values` with the prefix's own, surely keeps every limit [`check_request`] checks: each
+/// figure's bound (the expressions' exact lengths and operators, the substitutions at most
+/// their sum) fits. `false` when one may not: check the request as sent, exactly.
+pub(crate) fn surely_fits(
+    update: &str,
+    condition: &str,
+    names: Option<&HashMap<String, String>>,
+    values: Option<&HashMap<String, AttributeValue>>,
+    prefix: &Prefix,
+) -> bool {
+    let measured = Substitutions::measure(names, values);
+    if measured.checked.is_err() || measured.total.saturating_add(prefix.substitutions) > MAX_SUBSTITUTION_BYTES {
+        return false;
+    }
+    let longest = measured.longest_name.max(prefix.longest_name);
+    let largest = measured.largest_value.max(prefix.largest_value);
+    let fits = |length: usize, operators: usize, widest_in: usize, name_uses: usize, value_uses: usize| {
+        let substituted =
+            length.saturating_add(name_uses.saturating_mul(longest)).saturating_add(value_uses.saturating_mul(largest));
+        length <= MAX_EXPRESSION_BYTES
+            && operators <= MAX_OPERATORS
+            && widest_in <= MAX_IN_OPERANDS
+            && substituted <= MAX_SUBSTITUTED_BYTES
+    };
+    let scan = scan_expression(update, true);
+    if !update.is_empty() && !fits(update.len(), scan.operators, scan.widest_in, scan.name_uses, scan.value_uses) {
+        return false;
+    }
+    if condition.is_empty() {
+        return fits(prefix.alone, prefix.operators, 0, prefix.name_uses, prefix.value_uses);
+    }
+    let scan = scan_expression(condition, false);
+    fits(
+        prefix.joined + condition.len(),
+        prefix.operators + 1 + scan.operators,
+        scan.widest_in,
+        prefix.name_uses + scan.name_uses,
+        prefix.value_uses + scan.value_uses,
+    )
 }
 
 /// One expression's limits, the request's names and values measured

@@ -20,7 +20,7 @@ use crate::key::rebuild::PartText;
 use crate::key::{KeyPartError, PartForm};
 use crate::limits;
 use crate::schema::{Entity, EntitySchema, Key, PrimaryKey, VersionSchema};
-use crate::table::resend::Sent;
+use crate::table::resend::{Parts, Sent, Write};
 use crate::table::{Call, RETURN_OLD_ON_FAILURE, Table};
 use crate::value::{Attribute, Number};
 use crate::versioning;
@@ -606,7 +606,8 @@ impl<E: Entity> UpdateRequest<E> {
         p.keep_key_text();
         let key = p.key.clone();
         let new_item = returning == ReturnValue::AllNew;
-        let request = p.request(&table, returning);
+        let (request, parts) = p.write(&table, returning);
+        let request = Write::of_parts(request, parts);
         let item = p.key_text();
         let answered = table.writes().answered.before(&item);
         let unknown = |p: &PreparedUpdate, token, e| {
@@ -684,6 +685,12 @@ impl PreparedUpdate {
             ];
             return limits::check_request(&expressions, self.names.as_ref(), self.values.as_ref()).map_err(error);
         };
+        // Every update's guard is the same text: when the request surely fits with it, it fits;
+        // near a limit, the request is checked as its resend sends it.
+        let guard = crate::write_token::resend_guard(self.attribute_names.pk.len());
+        if limits::surely_fits(&self.update, &self.condition, self.names.as_ref(), self.values.as_ref(), &guard) {
+            return Ok(());
+        }
         let (mut names, mut values) = (self.names.clone().unwrap_or_default(), self.values.clone().unwrap_or_default());
         let own = crate::write_token::guard_own(
             &mut names,
@@ -733,16 +740,26 @@ impl PreparedUpdate {
     /// The `UpdateItem` request on `table`. Moves the key, expressions, names and values out of
     /// `self` (what errors need stays).
     fn request(&mut self, table: &Table, returning: ReturnValue) -> UpdateItemInputBuilder {
-        aws_sdk_dynamodb::operation::update_item::UpdateItemInput::builder()
+        let (request, parts) = self.write(table, returning);
+        crate::table::resend::WriteRequest::with(request, parts, false)
+    }
+
+    /// [`request`](Self::request) without its condition, names and values, and those, as the
+    /// resend loop keeps a write ([`Write`]): moved, not copied.
+    fn write(&mut self, table: &Table, returning: ReturnValue) -> (UpdateItemInputBuilder, Parts) {
+        let request = aws_sdk_dynamodb::operation::update_item::UpdateItemInput::builder()
             .table_name(table.name())
             .set_key(Some(std::mem::take(&mut self.key)))
             .update_expression(std::mem::take(&mut self.update))
-            .condition_expression(std::mem::take(&mut self.condition))
-            .set_expression_attribute_names(self.names.take())
-            .set_expression_attribute_values(self.values.take())
             .return_values(returning)
             .return_values_on_condition_check_failure(RETURN_OLD_ON_FAILURE)
-            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+        let parts = Parts {
+            condition: Some(std::mem::take(&mut self.condition)),
+            names: self.names.take(),
+            values: self.values.take(),
+        };
+        (request, parts)
     }
 
     /// What a failed condition means, from the item as it was (`None`: no item).

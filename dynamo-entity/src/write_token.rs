@@ -322,6 +322,25 @@ pub(crate) fn guard_own(
     )
 }
 
+/// What the largest guard of a write adds to its condition (a resend's, with an answered
+/// write) as [`limits::surely_fits`](crate::limits::surely_fits) bounds it, for an item whose
+/// key attribute `key` (`#wk`) is that many bytes long. The guard's text is the same for every
+/// write: it is measured once.
+pub(crate) fn resend_guard(key: usize) -> crate::limits::Prefix {
+    static MEASURED: std::sync::OnceLock<crate::limits::Prefix> = std::sync::OnceLock::new();
+    let measured = *MEASURED.get_or_init(|| {
+        let (mut names, mut values) = Default::default();
+        let token = WriteToken([0xff; 16]);
+        let text = guard_own(&mut names, &mut values, &token, "", Some(&token), Attempt::Resend);
+        crate::limits::Prefix::measure(&text, &names, &values)
+    });
+    crate::limits::Prefix {
+        substitutions: measured.substitutions + key,
+        longest_name: measured.longest_name.max(key),
+        ..measured
+    }
+}
+
 /// Whether `c` is enclosed whole in one pair of parentheses, as `(a OR b)` is and `(a) OR (b)`
 /// is not.
 fn enclosed(c: &str) -> bool {
@@ -638,5 +657,43 @@ mod tests {
         assert_eq!(latest(&item), None);
         put_history(&mut item, &ahead);
         assert_eq!(latest(&item), Some(ahead));
+    }
+
+    /// The bound [`resend_guard`] gives agrees with the exact check of the request as a resend
+    /// sends it, at the operator limit and at the substituted size's.
+    #[test]
+    fn the_resend_guards_bound_agrees_with_the_exact_check() {
+        use std::collections::HashMap;
+        let exact = |condition: &str, names: &HashMap<String, String>, values: &HashMap<String, AttributeValue>| {
+            let (mut names, mut values) = (names.clone(), values.clone());
+            let token = WriteToken::new();
+            let own = guard_own(&mut names, &mut values, &token, "PK", Some(&token), Attempt::Resend);
+            let condition = format!("{own} AND ({condition})");
+            crate::limits::check_request(&[("ConditionExpression", &condition, false, 0)], Some(&names), Some(&values))
+                .is_ok()
+        };
+        let guard = resend_guard("PK".len());
+        let names = HashMap::from([("#a".to_owned(), "a".to_owned())]);
+        let values = HashMap::from([(":b".to_owned(), AttributeValue::N("1".to_owned()))]);
+        // n clauses `#a = :b` joined by AND: 2n - 1 operators, beside the guard's and its AND.
+        let fits: Vec<bool> = (118..=126)
+            .map(|n| {
+                let condition = vec!["#a = :b"; n].join(" AND ");
+                let bound = crate::limits::surely_fits("", &condition, Some(&names), Some(&values), &guard);
+                assert_eq!(bound, exact(&condition, &names, &values), "{n} clauses");
+                bound
+            })
+            .collect();
+        assert_eq!(fits, [true, true, true, true, true, false, false, false, false]);
+        // 55 operators, 56 with the AND that joins it (the limits test's figure).
+        assert_eq!(guard.operators, 55);
+        // A value so large that the bound of the substituted size passes 1 MB: not surely.
+        let big = HashMap::from([(":b".to_owned(), AttributeValue::S("x".repeat(600_000)))]);
+        assert!(!crate::limits::surely_fits("", "#a = :b AND #a = :b", Some(&names), Some(&big), &guard));
+        assert!(!exact("#a = :b AND #a = :b", &names, &big));
+        // One use fits, but the bound counts each of the guard's value uses at the largest
+        // value: not surely, so the update is checked exactly (and fits).
+        assert!(!crate::limits::surely_fits("", "#a = :b", Some(&names), Some(&big), &guard));
+        assert!(exact("#a = :b", &names, &big));
     }
 }

@@ -16,6 +16,7 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::config::retry::RetryConfig;
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
+use aws_sdk_dynamodb::types::AttributeValue;
 use futures::future::BoxFuture;
 
 use crate::error::Error;
@@ -223,79 +224,109 @@ pub(crate) trait WriteRequest: Clone + Send + Sync + 'static {
     type Output: Consumed + Send + 'static;
     /// The SDK's operation error.
     type Error: ProvideErrorMetadata + Send + 'static;
-    /// The request as `attempt` of the write with `token` sends it: its condition ANDed with
-    /// [`write_token::guard`](crate::write_token::guard) (`key`: a key attribute), returning the
-    /// item when it fails.
-    fn guarded(
-        self,
-        token: &WriteToken,
-        key: &str,
-        answered: Option<&WriteToken>,
-        attempt: crate::write_token::Attempt,
-    ) -> Self;
+    /// The request without its condition, names and values, and those.
+    fn split(self) -> (Self, Parts);
+    /// The request with `parts`; `guarded`: they hold a write token's guard, so a failed
+    /// condition returns the item (`ALL_OLD`).
+    fn with(self, parts: Parts, guarded: bool) -> Self;
+    /// The request with `token` wherever it holds the write's token besides `:wt` (a put's
+    /// item holds it in `_w1`; an update's history shift and every guard take it from `:wt`).
+    fn stamp(self, _token: &WriteToken) -> Self {
+        self
+    }
     /// Sends it through `client`.
     fn send(self, client: Client) -> Attempt<Self::Output, Self::Error>;
     /// The item DynamoDB returned with a failed condition (`ALL_OLD`), when there was one.
     fn refused(error: &SdkError<Self::Error, HttpResponse>) -> Option<&Item>;
 }
 
-/// A request's own copy of the write's token: a put's item holds it in `_w1`; an update's
-/// history shift and every guard take it from `:wt`, which [`write_token::guard`](crate::write_token::guard) sets.
-trait Stamp {
-    /// The request with `token` wherever it holds the token.
-    fn stamp(self, token: &WriteToken) -> Self;
+/// A write request's condition expression with its names and values.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Parts {
+    pub(crate) condition: Option<String>,
+    pub(crate) names: Option<HashMap<String, String>>,
+    pub(crate) values: Option<HashMap<String, AttributeValue>>,
 }
 
-impl Stamp for aws_sdk_dynamodb::operation::put_item::builders::PutItemInputBuilder {
-    fn stamp(self, token: &WriteToken) -> Self {
-        match self.get_item().as_ref().is_some_and(|item| item.contains_key(HISTORY[0])) {
-            true => self.item(HISTORY[0], token.value()),
-            false => self,
-        }
+/// A write as the resend loop keeps it: the request without its condition, names and values,
+/// and those apart, so that each attempt copies them once, adding its guard
+/// ([`write_token::guard`](crate::write_token::guard)).
+#[derive(Debug)]
+pub(crate) struct Write<R> {
+    request: R,
+    parts: Parts,
+}
+
+impl<R: WriteRequest> Write<R> {
+    /// The write of `request` (its condition, names and values copied out once).
+    pub(crate) fn new(request: R) -> Write<R> {
+        let (request, parts) = request.split();
+        Write { request, parts }
     }
-}
 
-impl Stamp for aws_sdk_dynamodb::operation::update_item::builders::UpdateItemInputBuilder {
-    fn stamp(self, _: &WriteToken) -> Self {
-        self
+    /// The write of `request`, which holds no condition, names or values, with `parts`.
+    pub(crate) fn of_parts(request: R, parts: Parts) -> Write<R> {
+        Write { request, parts }
     }
-}
 
-impl Stamp for aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemInputBuilder {
-    fn stamp(self, _: &WriteToken) -> Self {
-        self
+    /// The request one attempt sends: with the guard of `attempt` of the write with `token`
+    /// (`key`: a key attribute; `answered`: see [`write_token::guard`](crate::write_token::guard)),
+    /// or as it is without `token`.
+    fn attempt(
+        &self,
+        token: Option<&WriteToken>,
+        key: &str,
+        answered: Option<&WriteToken>,
+        attempt: crate::write_token::Attempt,
+    ) -> R {
+        let request = self.request.clone();
+        let Some(token) = token else {
+            return request.with(self.parts.clone(), false);
+        };
+        let mut names = self.parts.names.clone().unwrap_or_default();
+        let mut values = self.parts.values.clone().unwrap_or_default();
+        let condition = crate::write_token::guard(
+            self.parts.condition.as_deref(),
+            &mut names,
+            &mut values,
+            token,
+            key,
+            answered,
+            attempt,
+        );
+        let parts = Parts { condition: Some(condition), names: Some(names), values: Some(values) };
+        request.stamp(token).with(parts, true)
     }
 }
 
 macro_rules! write_request {
-    ($($operation:ident: $builder:ident => $output:ident, $error:ident;)*) => {$(
+    ($($operation:ident: $builder:ident => $output:ident, $error:ident $(, $stamp:item)?;)*) => {$(
         impl WriteRequest for aws_sdk_dynamodb::operation::$operation::builders::$builder {
             type Output = aws_sdk_dynamodb::operation::$operation::$output;
             type Error = aws_sdk_dynamodb::operation::$operation::$error;
-            fn guarded(
-                self,
-                token: &WriteToken,
-                key: &str,
-                answered: Option<&WriteToken>,
-                attempt: crate::write_token::Attempt,
-            ) -> Self {
-                let mut names = self.get_expression_attribute_names().clone().unwrap_or_default();
-                let mut values = self.get_expression_attribute_values().clone().unwrap_or_default();
-                let condition = crate::write_token::guard(
-                    self.get_condition_expression().as_deref(),
-                    &mut names,
-                    &mut values,
-                    token,
-                    key,
-                    answered,
-                    attempt,
-                );
-                Stamp::stamp(self, token)
-                    .condition_expression(condition)
-                    .set_expression_attribute_names(Some(names))
-                    .set_expression_attribute_values(Some(values))
-                    .return_values_on_condition_check_failure(crate::table::RETURN_OLD_ON_FAILURE)
+            fn split(self) -> (Self, Parts) {
+                let parts = Parts {
+                    condition: self.get_condition_expression().clone(),
+                    names: self.get_expression_attribute_names().clone(),
+                    values: self.get_expression_attribute_values().clone(),
+                };
+                let request = self
+                    .set_condition_expression(None)
+                    .set_expression_attribute_names(None)
+                    .set_expression_attribute_values(None);
+                (request, parts)
             }
+            fn with(self, parts: Parts, guarded: bool) -> Self {
+                let request = self
+                    .set_condition_expression(parts.condition)
+                    .set_expression_attribute_names(parts.names)
+                    .set_expression_attribute_values(parts.values);
+                match guarded {
+                    true => request.return_values_on_condition_check_failure(crate::table::RETURN_OLD_ON_FAILURE),
+                    false => request,
+                }
+            }
+            $($stamp)?
             fn send(self, client: Client) -> Attempt<Self::Output, Self::Error> {
                 Box::pin(async move { self.send_with(&client).await })
             }
@@ -315,13 +346,19 @@ macro_rules! write_request {
 }
 
 write_request!(
-    put_item: PutItemInputBuilder => PutItemOutput, PutItemError;
+    put_item: PutItemInputBuilder => PutItemOutput, PutItemError,
+        fn stamp(self, token: &WriteToken) -> Self {
+            match self.get_item().as_ref().is_some_and(|item| item.contains_key(HISTORY[0])) {
+                true => self.item(HISTORY[0], token.value()),
+                false => self,
+            }
+        };
     update_item: UpdateItemInputBuilder => UpdateItemOutput, UpdateItemError;
     delete_item: DeleteItemInputBuilder => DeleteItemOutput, DeleteItemError;
 );
 
 impl Table {
-    /// Sends the single-item write `request` of the write with `token` (see
+    /// Sends the single-item write `write` of the write with `token` (see
     /// [`send_write`](Self::send_write)) on the item `item` (its key as `PK=… SK=…`), whose key
     /// attribute is `key`, each attempt with its guard
     /// ([`write_token::guard`](crate::write_token::guard)): the item's latest token older than
@@ -338,7 +375,7 @@ impl Table {
     pub(crate) async fn send_write_request<R: WriteRequest>(
         &self,
         call: Call,
-        request: R,
+        write: Write<R>,
         token: &mut WriteToken,
         key: &'static str,
         item: &str,
@@ -354,18 +391,12 @@ impl Table {
         let mut rounds = 0;
         loop {
             let round = *token;
-            let (request, client) = (&request, &client);
+            let (write, client) = (&write, &client);
             let sent = self
                 .send_write(call, move |resend| {
                     // One copy an attempt: the SDK takes the request it sends.
-                    let request = request.clone();
-                    let request = match tokens {
-                        true => {
-                            let attempt = if resend { Attempt::Resend } else { Attempt::First };
-                            request.guarded(&round, key, answered.as_ref(), attempt)
-                        }
-                        false => request,
-                    };
+                    let attempt = if resend { Attempt::Resend } else { Attempt::First };
+                    let request = write.attempt(tokens.then_some(&round), key, answered.as_ref(), attempt);
                     request.send(client.clone())
                 })
                 .await;
