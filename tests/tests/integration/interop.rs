@@ -241,6 +241,28 @@ async fn seed004_written_by_the_javascript_sdk_reads_back() {
     decoded.sort();
     expected.sort();
     assert_eq!(decoded, expected);
+
+    // Written again by the library into a table of its own, every item is the JavaScript's,
+    // attribute for attribute (the user without an `id` attribute, the orders' ids only in
+    // their keys).
+    let (copy, _) = create("interop_js004_copy", &MainTable::layout().unwrap()).await;
+    for item in &expected_items {
+        match item {
+            MainTableItem::User(u) => copy.put(u).await.unwrap(),
+            MainTableItem::Order(o) => copy.put(o).await.unwrap(),
+            MainTableItem::UserOrder(l) => copy.put(l).await.unwrap(),
+            MainTableItem::Product(p) => copy.put(p).await.unwrap(),
+        }
+    }
+    let by_key = |mut items: Vec<dynamo_entity::Item>| {
+        items.sort_by_key(|i| format!("{:?} {:?}", i.get("PK"), i.get("SK")));
+        items
+    };
+    let (theirs, ours) = (by_key(scanned), by_key(common::scan_all(&copy).await));
+    assert_eq!(ours.len(), 194);
+    for (theirs, ours) in theirs.iter().zip(&ours) {
+        assert_eq!(ours, theirs);
+    }
 }
 
 #[tokio::test]

@@ -325,7 +325,6 @@ async fn upgrades_are_written_back_only_when_asked() {
         Upgraded {
             value: skill("s1", "Rust 101", Some("basics"), 1200, 1),
             stored: None,
-            key_fields: None,
             write_back: WriteBack::Written
         }
     );
@@ -421,7 +420,6 @@ async fn a_change_between_the_read_and_the_write_back_refuses_it() {
         Upgraded {
             value: skill("s1", "Rust 101", Some("basics"), 1200, 0),
             stored: None,
-            key_fields: None,
             write_back: WriteBack::Changed
         }
     );
