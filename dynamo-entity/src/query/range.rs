@@ -75,6 +75,7 @@ mod tests {
             folded: false,
             lossless: true,
             stored: Some(crate::value::StoredType::N),
+            key_fields: None,
         }];
         s
     }

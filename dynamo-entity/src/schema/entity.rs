@@ -59,6 +59,9 @@ pub struct FieldSchema {
     /// of its type; `N` for a time-to-live field), or `None` for a field written only inside its
     /// keys (`key_fields = "keys"`), which has no attribute of its own.
     pub stored: Option<crate::value::StoredType>,
+    /// The field's own `#[entity(key_fields = "keys" | "attributes")]`, which overrides the
+    /// entity's [`key_fields`](EntitySchema::key_fields) for this field; `None`: the entity's.
+    pub key_fields: Option<KeyFields>,
 }
 
 /// An attribute with one fixed value on every item of an entity
@@ -390,6 +393,7 @@ impl MultiKeyIndex {
 /// | `created_at`, `updated_at` | times the library maintains (see [`versioning`](crate::versioning)) |
 /// | `ttl` | the time-to-live attribute, stored as epoch seconds (see [`versioning`](crate::versioning)) |
 /// | `folded` | a key field read back from a case-folded key, in that key's case (see `key_case`) |
+/// | `key_fields = "keys"` or `"attributes"` | the entity's `key_fields` choice for this field alone: `"keys"` stores it only inside the keys that hold it (a compile error when no key always does), `"attributes"` also as an attribute of its own |
 /// | `vector(index = "...", dimensions = N, distance = cosine, hash = f, filters(g, h))` | a vector index on this `Vec<f32>` or `Option<Vec<f32>>` field (see "Vector indexes" below): `distance` is `cosine`, `euclidean` or `dot_product`; `hash` and `filters` are optional |
 ///
 /// `version`, `created_at`, `updated_at` and `ttl` are each on at most one field.

@@ -98,10 +98,12 @@ impl EntitySchema {
         self.gsis.iter().chain(self.lsis).any(|i| (fills(i.pk) || fills(i.sk)) && others_present(i))
     }
 
-    /// Whether writes of this entity leave `field`'s own attribute out: [`KeyFields::Keys`] and
-    /// [`held_by_key`](Self::held_by_key).
+    /// Whether writes of this entity leave `field`'s own attribute out: [`KeyFields::Keys`] (the
+    /// field's own [`FieldSchema::key_fields`](crate::schema::FieldSchema::key_fields), or else
+    /// the entity's) and [`held_by_key`](Self::held_by_key).
     pub fn key_only(&self, field: &str) -> bool {
-        self.key_fields == KeyFields::Keys && self.held_by_key(field)
+        let own = self.fields.iter().find(|f| f.field == field).and_then(|f| f.key_fields);
+        own.unwrap_or(self.key_fields) == KeyFields::Keys && self.held_by_key(field)
     }
 
     /// The text of `field`'s part in the first key of `item` that holds it (see the module
@@ -227,6 +229,7 @@ mod tests {
             folded: false,
             lossless: true,
             stored: Some(crate::value::StoredType::S),
+            key_fields: None,
         }
     }
     const FIELDS: &[FieldSchema] = &[
@@ -268,6 +271,32 @@ mod tests {
         let mut attributes = schema();
         attributes.key_fields = KeyFields::Attributes;
         assert!(!attributes.key_only("day"));
+    }
+
+    #[test]
+    fn a_fields_own_choice_overrides_the_entitys() {
+        // The entity stores key fields as attributes; `user_id` alone is kept only in the key.
+        static KEYS_FOR_USER: [FieldSchema; 3] =
+            [own_const("user_id", KeyFields::Keys), field("day", false), field("tag", false)];
+        let mut s = schema();
+        s.key_fields = KeyFields::Attributes;
+        s.fields = &KEYS_FOR_USER;
+        assert_eq!((s.key_only("user_id"), s.key_only("day")), (true, false));
+        // `tag` is in no key that always holds it: a choice of "keys" cannot leave it out.
+        static KEYS_FOR_TAG: [FieldSchema; 1] = [own_const("tag", KeyFields::Keys)];
+        s.fields = &KEYS_FOR_TAG;
+        assert!(!s.key_only("tag"));
+        // The entity keeps key fields in keys only; `day` keeps its attribute too.
+        static ATTRIBUTE_FOR_DAY: [FieldSchema; 2] = [own_const("day", KeyFields::Attributes), field("id", false)];
+        let mut s = schema();
+        s.fields = &ATTRIBUTE_FOR_DAY;
+        assert_eq!((s.key_only("day"), s.key_only("id")), (false, true));
+    }
+
+    const fn own_const(name: &'static str, choice: KeyFields) -> FieldSchema {
+        let mut f = field(name, false);
+        f.key_fields = Some(choice);
+        f
     }
 
     #[test]

@@ -101,9 +101,14 @@ impl Gen<'_, '_> {
                 let ty = f.ty;
                 quote!(::core::option::Option::Some(<#ty as __de::Attribute>::STORED))
             };
+            let key_fields = match f.key_fields {
+                Some((true, _)) => quote!(::core::option::Option::Some(__de::KeyFields::Keys)),
+                Some((false, _)) => quote!(::core::option::Option::Some(__de::KeyFields::Attributes)),
+                None => quote!(::core::option::Option::None),
+            };
             quote!(__de::FieldSchema {
                 field: #field, attribute: #attribute, optional: #optional, unique: #unique, shape: #shape,
-                folded: #folded, lossless: #lossless, stored: #stored
+                folded: #folded, lossless: #lossless, stored: #stored, key_fields: #key_fields
             })
         };
         let fields = e.fields.iter().map(field_schema);

@@ -44,6 +44,9 @@ pub struct Field<'a> {
     pub unique: Option<Span>,
     /// `#[entity(folded)]`, with the span of `folded`.
     pub folded: Option<Span>,
+    /// `#[entity(key_fields = "keys" | "attributes")]` on the field: `true` for `"keys"`, with
+    /// the span of `key_fields`.
+    pub key_fields: Option<(bool, Span)>,
     /// `#[entity(version)]`, `created_at`, `updated_at`, `ttl`, with the span of each key (more
     /// than one is an error of the check pass).
     pub maintained: Vec<(Maintained, Span)>,
@@ -175,6 +178,7 @@ impl<'a> Entity<'a> {
                 serde: fa.serde.is_some(),
                 unique: fa.unique,
                 folded: fa.folded,
+                key_fields: fa.key_fields,
                 maintained: fa.maintained,
                 vector: fa.vector,
             });
@@ -288,11 +292,16 @@ impl<'a> Entity<'a> {
             .any(|fields| fields.contains(&name) && fields.iter().filter(|f| **f != name).all(|f| !optional(f)))
     }
 
-    /// Whether writes leave the field's own attribute out: `key_fields = "keys"` and
-    /// [`held_by_key`](Self::held_by_key), unless a multi-attribute GSI is keyed on it (its
-    /// attribute is that index's key).
+    /// Whether writes leave the field's own attribute out: `key_fields = "keys"` (the field's
+    /// own, or else the entity's) and [`held_by_key`](Self::held_by_key), unless a
+    /// multi-attribute GSI is keyed on it (its attribute is that index's key).
     pub fn key_only(&self, name: &str) -> bool {
-        self.attrs.key_fields_in_keys && self.held_by_key(name) && !self.is_multi_key_field(name)
+        self.in_keys_only(name) && self.held_by_key(name) && !self.is_multi_key_field(name)
+    }
+
+    /// Whether the field's `key_fields` choice (its own, or else the entity's) is `"keys"`.
+    pub fn in_keys_only(&self, name: &str) -> bool {
+        self.field(name).and_then(|f| f.key_fields).map_or(self.attrs.key_fields_in_keys, |(keys, _)| keys)
     }
 
     /// Whether a multi-attribute GSI (`gsiN(pk(..), sk(..))`) is keyed on the field.

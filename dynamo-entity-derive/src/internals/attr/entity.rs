@@ -100,6 +100,9 @@ pub struct FieldAttrs {
     pub unique: Option<Span>,
     /// `#[entity(folded)]`: the field is read back from a case-folded key in the key's case.
     pub folded: Option<Span>,
+    /// `#[entity(key_fields = "keys")]` (`true`) or `"attributes"` (`false`) on a field: the
+    /// entity's `key_fields` choice for this field alone, with the span of `key_fields`.
+    pub key_fields: Option<(bool, Span)>,
     /// The attributes the library maintains (`version`, `created_at`, `updated_at`, `ttl`),
     /// with the span of each key, in the order given.
     pub maintained: Vec<(Maintained, Span)>,
@@ -142,8 +145,8 @@ impl Maintained {
 const STRUCT_KEYS: &str = "`pk`, `sk`, `gsi1` to `gsi20`, `gsi1_sk` to `gsi20_sk`, `lsi1` to `lsi5`, `inverted`, \
                            `name`, `table`, `rename_all`, `key_fields`, `key_case`, `key_values`, `delimiter`, `constant` and \
                            `schema`";
-const FIELD_KEYS: &str =
-    "`rename`, `serde`, `unique`, `version`, `created_at`, `updated_at`, `ttl`, `folded` and `vector(...)`";
+const FIELD_KEYS: &str = "`rename`, `serde`, `unique`, `version`, `created_at`, `updated_at`, `ttl`, `folded`, \
+                          `key_fields` and `vector(...)`";
 /// The field keys that take no value.
 const FIELD_FLAGS: [&str; 7] = ["serde", "unique", "version", "created_at", "updated_at", "ttl", "folded"];
 
@@ -451,6 +454,26 @@ pub fn field_attrs(attrs: &[Attribute], cx: &Ctxt) -> FieldAttrs {
                     return skip_value(&meta);
                 }
                 out.vector = Some(super::vector::parse(&meta, ident.span(), cx)?);
+                return Ok(());
+            }
+            if key == "key_fields" {
+                if out.key_fields.is_some() {
+                    cx.error_spanned_by(&ident, "duplicate `key_fields`");
+                    return skip_value(&meta);
+                }
+                match string_value(&meta, "key_fields", cx)? {
+                    Some(lit) if lit.value() == "keys" => out.key_fields = Some((true, ident.span())),
+                    Some(lit) if lit.value() == "attributes" => out.key_fields = Some((false, ident.span())),
+                    Some(lit) => cx.error_spanned_by(
+                        &lit,
+                        format!(
+                            "unknown `key_fields` value {:?}; expected \"keys\" (the field is stored only inside \
+                             the keys that hold it) or \"attributes\" (also as an attribute of its own)",
+                            lit.value()
+                        ),
+                    ),
+                    None => {}
+                }
                 return Ok(());
             }
             if key != "rename" && !FIELD_FLAGS.contains(&key.as_str()) {

@@ -14,6 +14,8 @@ use crate::internals::types;
 /// * Under `key_fields = "keys"` and a case-folding `key_case`, a field stored only in keys is
 ///   read back in the key's case: it must be `#[entity(folded)]` (or an integer, which folding
 ///   does not change).
+/// * A field's own `key_fields = "keys"` needs a key that always holds the field, and no
+///   multi-attribute GSI keyed on it.
 pub fn check(entity: &Entity, cx: &Ctxt) {
     for t in entity.templates() {
         let Some(parsed) = &t.parsed else { continue };
@@ -52,13 +54,39 @@ pub fn check(entity: &Entity, cx: &Ctxt) {
             );
         }
     }
+    // A field's own `key_fields = "keys"` needs a key that always holds it: otherwise nothing
+    // would store the field.
+    for field in &entity.fields {
+        let Some((true, span)) = field.key_fields else { continue };
+        let name = &field.name;
+        if entity.is_multi_key_field(name) {
+            cx.error_at(
+                span,
+                format!(
+                    "`key_fields = \"keys\"` on `{name}`: a multi-attribute GSI is keyed on `{name}`, so its \
+                     attribute is that index's key and is always written; remove `key_fields = \"keys\"`"
+                ),
+            );
+        } else if !entity.held_by_key_text(name) {
+            cx.error_at(
+                span,
+                format!(
+                    "`key_fields = \"keys\"` on `{name}`: no key always holds `{name}` (it is in no key template, \
+                     or only in ones with another `Option` part), so the field would not be stored at all; remove `key_fields = \"keys\"`"
+                ),
+            );
+        }
+    }
     // Key fields written only inside keys whose case is folded come back in the key's case:
     // each such field must say that it takes the value so.
-    if let (true, Some((case, _))) = (entity.attrs.key_fields_in_keys, &style.case) {
+    if let Some((case, _)) = &style.case {
         if *case != KeyCase::AsIs {
             let case_name = if *case == KeyCase::Lower { "lower" } else { "upper" };
             for field in &entity.fields {
-                if entity.reads_folded(field) || !entity.held_by_key_text(&field.name) {
+                if !entity.in_keys_only(&field.name)
+                    || entity.reads_folded(field)
+                    || !entity.held_by_key_text(&field.name)
+                {
                     continue;
                 }
                 cx.error_spanned_by(

@@ -65,6 +65,7 @@ pub(crate) const fn shaped(field: &'static str, shape: PartShape) -> FieldSchema
         folded: false,
         lossless: false,
         stored: None,
+        key_fields: None,
     }
 }
 
