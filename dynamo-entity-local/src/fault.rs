@@ -137,6 +137,10 @@ pub enum Fault {
     /// client's attempt timeout, arriving after the client sent it again. Needs a Tokio
     /// runtime (the forward is a spawned task).
     ArrivesLate(std::time::Duration),
+    /// The request is forwarded (and so applied) at once, and the server's answer reaches the
+    /// client this long after: a slow network, during which a test can write the item (another
+    /// writer between a read and a write that depends on it). Needs a Tokio runtime.
+    AnsweredLate(std::time::Duration),
     /// `TransactWriteItems` only: HTTP 400 `TransactionCanceledException` with the reason
     /// `TransactionConflict` for the first action and `None` for the others, not forwarded. A
     /// rule with this fault does not fire on other operations.
@@ -333,6 +337,8 @@ pub enum Injected {
     /// Answered HTTP 500 `InternalServerError` at once and forwarded later
     /// ([`Fault::ArrivesLate`]).
     ArrivesLate,
+    /// Forwarded at once, its answer held ([`Fault::AnsweredLate`]).
+    AnsweredLate,
     /// Answered HTTP 400 `TransactionCanceledException` (`TransactionConflict`) for a
     /// transaction of this many actions.
     TransactionConflict {
@@ -535,6 +541,7 @@ impl FaultInjector {
                 Fault::Service(error) => Plan::Service(error.clone()),
                 Fault::InternalServerErrorAfterApplying => Plan::ErrorAfterForward(rule.answer_after),
                 Fault::ArrivesLate(delay) => Plan::ForwardLater(*delay),
+                Fault::AnsweredLate(delay) => Plan::AnswerLater(*delay),
                 Fault::TransactionConflict => {
                     let actions = parsed
                         .as_ref()
@@ -559,11 +566,12 @@ impl FaultInjector {
             Plan::Service(error) => Some(error.injected()),
             Plan::ErrorAfterForward(_) => Some(Injected::InternalServerErrorAfterApplying),
             Plan::ForwardLater(_) => Some(Injected::ArrivesLate),
+            Plan::AnswerLater(_) => Some(Injected::AnsweredLate),
         };
         let counts = &mut state.counts;
         counts.requests += 1;
         match &plan {
-            Plan::Forward => counts.forwarded += 1,
+            Plan::Forward | Plan::AnswerLater(_) => counts.forwarded += 1,
             Plan::Unprocessed(split) => {
                 counts.forwarded += u64::from(split.forward.is_some());
                 counts.unprocessed_responses += 1;
@@ -607,6 +615,8 @@ enum Plan {
     ErrorAfterForward(Option<std::time::Duration>),
     /// Answer HTTP 500 now, forward after this long.
     ForwardLater(std::time::Duration),
+    /// Forward now, hand the answer over after this long.
+    AnswerLater(std::time::Duration),
 }
 
 /// A batch request with some entries taken out.
@@ -944,6 +954,14 @@ impl HttpConnector for FaultyConnector {
                         tokio::time::sleep(delay).await;
                     }
                     error_response(Injected::InternalServerError)
+                }
+                Plan::AnswerLater(delay) => {
+                    let mut response = inner.call(request).await?;
+                    let bytes =
+                        ByteStream::new(response.take_body()).collect().await.map_err(connector_error)?.into_bytes();
+                    tokio::time::sleep(delay).await;
+                    *response.body_mut() = SdkBody::from(bytes);
+                    Ok(response)
                 }
                 Plan::ForwardLater(delay) => {
                     let late = request

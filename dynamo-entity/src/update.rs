@@ -2,9 +2,26 @@
 //!
 //! [`Table::update`] changes an item that exists; [`Table::upsert`] ([`upsert`]) creates it when
 //! it is absent, and [`Table::increment`] is a counter in one call.
+//!
+//! # Rebuilding a key from the stored item
+//! An update that sets one part of a secondary index key (`STATUS#<status>#<submitted_at>`)
+//! rebuilds the whole key. The parts it does not set come from the stored item:
+//!
+//! | the update sets | the key's other parts | what is sent |
+//! |---|---|---|
+//! | every part, or the others are primary key fields | known | one `UpdateItem` |
+//! | some parts | on the item, in a key or an attribute | one consistent `GetItem` (1 read unit per 4 KB of item), then one `UpdateItem` that requires the attributes holding those parts unchanged |
+//! | some parts | a part is `None` once the update is applied | the item stays out of (or leaves) the sparse index |
+//!
+//! Another writer that changes one of those attributes between the read and the write makes
+//! the update's condition fail: nothing is written, and the update reads the item again, up to
+//! 3 times, then answers [`Error::Contended`] (retryable). A rendered
+//! update, an upsert and a transaction's update do not read: they are refused with
+//! [`Error::Invalid`] naming the fields to set.
 
 mod build;
 pub mod elements;
+mod stored;
 pub mod upsert;
 
 use std::collections::HashMap;
@@ -27,7 +44,7 @@ use crate::versioning;
 use crate::write_token::{Seen, WriteToken};
 use build::Built;
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum Action {
     Set(AttributeValue),
     SetIfNotExists(AttributeValue),
@@ -62,12 +79,15 @@ impl Action {
 ///   never creates a half-written item; a missing item is [`Error::NotFound`].
 /// * Setting a field that a GSI key template uses rewrites that key attribute in the same
 ///   request; when either template of the GSI has an `Option` part, both key attributes are
-///   rewritten (a `None` may have removed both earlier). Every field of a template that is
-///   rewritten must be known: set in the same update, or a primary key field (read from the
-///   key). Otherwise the request is rejected before sending
-///   with [`Error::Invalid`] naming the missing fields, since the library cannot know their
-///   stored values. When a part becomes `None`, both key attributes of that GSI are removed
-///   (the item leaves the sparse index).
+///   rewritten (a `None` may have removed both earlier). A field of a rewritten template that
+///   the update neither sets nor has in its primary key is read from the stored item first (a
+///   consistent `GetItem`), and the update requires what it read unchanged: approving a skill
+///   with `set(STATUS)` alone rebuilds `STATUS#<status>#<submitted_at>` from the stored
+///   `submitted_at`. Set every part in the same update to save that read. See
+///   [the module's rules](crate::update#rebuilding-a-key-from-the-stored-item); a rendered update
+///   ([`render`](Self::render)), an upsert and a transaction's update do not read, and are
+///   refused with [`Error::Invalid`] naming the fields to set. When a part becomes `None`, both
+///   key attributes of that GSI are removed (the item leaves the sparse index).
 /// * An LSI ([`Index::Lsi`](crate::Index::Lsi)) is keyed on the item's own `PK`, which no
 ///   update changes: setting a field of its sort key template rewrites `LSI<n>SK` alone (the
 ///   item moves within its partition of the index), and a part that becomes `None` removes it
@@ -103,6 +123,8 @@ pub struct UpdateRequest<E> {
     version: VersionCheck,
     /// An upsert ([`Table::upsert`]): the item is created when absent (see [`upsert`]).
     upsert: bool,
+    /// What the update read from the stored item to rebuild index keys (see [`stored`]).
+    stored: Option<stored::Stored>,
     error: Option<Error>,
     _entity: std::marker::PhantomData<fn() -> E>,
 }
@@ -129,6 +151,7 @@ impl<E: Entity> UpdateRequest<E> {
             condition: None,
             version: VersionCheck::Unset,
             upsert: false,
+            stored: None,
             error: None,
             _entity: std::marker::PhantomData,
         }
@@ -600,6 +623,55 @@ impl<E: Entity> UpdateRequest<E> {
     /// resend found it applied by an earlier attempt whose answer, and so the item it
     /// returns, was lost (see [`write_token`](crate::write_token)).
     async fn send_item(self, returning: ReturnValue) -> Result<Result<crate::schema::Item, String>, Error> {
+        // An index key rebuilt from what the item holds: its other parts are read first, and
+        // read again when another writer changed them in between (see `stored`).
+        let missing = if self.upsert || self.error.is_some() { Vec::new() } else { self.missing_key_fields() };
+        let key = self.key.as_ref().map(|k| E::NAMES.show_key(k)).unwrap_or_default();
+        let contended = |rounds| Error::Contended { operation: "UpdateItem", entity: E::TYPE, key, rounds };
+        let Some(first) = self.copy().filter(|_| !missing.is_empty()) else {
+            return match self.send_once(returning).await? {
+                Once::Done(sent) => Ok(sent),
+                Once::StoredChanged => Err(contended(1)),
+            };
+        };
+        let mut next = Some(first);
+        for _ in 0..stored::READS {
+            let Some(mut this) = next.take() else { break };
+            next = this.copy();
+            this.read_missing(&missing).await?;
+            if let Once::Done(sent) = this.send_once(returning.clone()).await? {
+                return Ok(sent);
+            }
+        }
+        Err(contended(stored::READS))
+    }
+
+    /// A copy of the update before it is built (an update's build moves its values out), when
+    /// it holds no error.
+    fn copy(&self) -> Option<Self> {
+        if self.error.is_some() {
+            return None;
+        }
+        Some(UpdateRequest {
+            table: self.table.clone(),
+            key: Ok(self.key.as_ref().ok()?.clone()),
+            actions: self.actions.clone(),
+            parts: self.parts.clone(),
+            bounds: self.bounds.clone(),
+            condition: self.condition.clone(),
+            version: self.version,
+            upsert: self.upsert,
+            stored: None,
+            error: None,
+            _entity: std::marker::PhantomData,
+        })
+    }
+
+    /// Sends the update once: what DynamoDB did, or [`Once::StoredChanged`] when the
+    /// attributes it read to rebuild index keys changed before it was applied (nothing
+    /// written).
+    async fn send_once(self, returning: ReturnValue) -> Result<Once, Error> {
+        let read = self.stored.as_ref().map(|s| s.read.clone());
         let token = WriteToken::new();
         let history = self.table.writes().tokens.then_some(&token);
         let (mut p, table) = self.prepare_with(history)?;
@@ -630,7 +702,7 @@ impl<E: Entity> UpdateRequest<E> {
                 let rounds = crate::table::resend::ORDER_ROUNDS;
                 return Err(Error::Contended { operation: "UpdateItem", entity: E::TYPE, key: item, rounds });
             }
-            Sent::Answered { result: Ok(resp), .. } => return Ok(Ok(resp.attributes.unwrap_or_default())),
+            Sent::Answered { result: Ok(resp), .. } => return Ok(Once::Done(Ok(resp.attributes.unwrap_or_default()))),
             Sent::Answered { result: Err(e), lost } => (e, lost),
             Sent::Unknown(e) => return Err(unknown(&p, token, e)),
         };
@@ -647,12 +719,15 @@ impl<E: Entity> UpdateRequest<E> {
                     match crate::write_token::seen(old.as_ref(), &token, answered.as_ref()) {
                         // The item as the earlier attempt left it: what `ALL_NEW` returns.
                         Seen::Applied { latest: true } if new_item => {
-                            return Ok(Ok(old.unwrap_or_default()));
+                            return Ok(Once::Done(Ok(old.unwrap_or_default())));
                         }
-                        Seen::Applied { .. } => return Ok(Err(p.key_text())),
+                        Seen::Applied { .. } => return Ok(Once::Done(Err(p.key_text()))),
                         Seen::CannotTell => return Err(unknown(&p, token, *lost)),
                         Seen::NotApplied => {}
                     }
+                }
+                if read.is_some_and(|read| stored::changed_since(&read, old.as_ref())) {
+                    return Ok(Once::StoredChanged);
                 }
                 Err(p.failure(old))
             }
@@ -668,6 +743,14 @@ impl<E: Entity> UpdateRequest<E> {
             e => Err(Error::sdk("UpdateItem", e).on_partition(E::TYPE, &p.key_text(), p.partition_text())),
         }
     }
+}
+
+/// How one send of an update ended ([`UpdateRequest::send_once`]).
+enum Once {
+    /// DynamoDB's answer: the item, or the key text of an update applied by an earlier attempt.
+    Done(Result<crate::schema::Item, String>),
+    /// The attributes read to rebuild index keys changed before the update was applied.
+    StoredChanged,
 }
 
 impl PreparedUpdate {

@@ -120,6 +120,13 @@ pub(crate) fn key_value(
 ///
 /// `keys` are the primary key's templates, each with its stored value.
 pub(crate) fn primary_parts(keys: [(&Template, &AttributeValue); 2]) -> Vec<(&'static str, PartText)> {
+    parts_of(keys)
+}
+
+/// [`primary_parts`] of any key attributes: each template with its stored value.
+pub(crate) fn parts_of<'a>(
+    keys: impl IntoIterator<Item = (&'a Template, &'a AttributeValue)>,
+) -> Vec<(&'static str, PartText)> {
     let mut out = Vec::new();
     for (template, value) in keys {
         match value {

@@ -99,6 +99,36 @@ impl Clauses {
     }
 }
 
+/// What an update does to one secondary index's key attributes ([`UpdateRequest::index_rewrite`]).
+pub(super) struct IndexRewrite {
+    /// A part becomes `None`: the item leaves the index (both key attributes are removed).
+    goes_absent: bool,
+    /// The key attributes rewritten: each template, attribute and largest size.
+    rewrite: [Option<(&'static Template, &'static str, usize)>; 2],
+    /// The fields a rewrite needs that the update does not know.
+    pub(super) missing: Vec<&'static str>,
+}
+
+/// The attribute a template copies when it is one stored field written unchanged as the key (a
+/// number, or a timestamp the library maintains), which the update does not set:
+/// `SET GSI1SK = created_at`.
+fn copyable(
+    schema: &EntitySchema,
+    t: &Template,
+    known: &Known<'_>,
+    added: &dyn Fn(&str) -> bool,
+) -> Option<&'static str> {
+    let [Segment::Field(f)] = t.segments else { return None };
+    if known.contains_key(f) || added(f) {
+        return None;
+    }
+    let maintained = [&schema.created_at, &schema.updated_at].into_iter().flatten().any(|m| m.field == *f);
+    if (t.key_type != KeyType::N && !maintained) || schema.is_optional(f) {
+        return None;
+    }
+    schema.fields.iter().find(|x| x.field == *f).map(|x| x.attribute)
+}
+
 impl<E: Entity> UpdateRequest<E> {
     /// Builds `UpdateExpression`, names and values, and measures the attributes it sets
     /// outright (`SET a = :v`, a field's value or a GSI key's): their names' and values' size
@@ -119,6 +149,7 @@ impl<E: Entity> UpdateRequest<E> {
         }
         self.write_actions(&mut ph, &mut c);
         self.rewrite_index_keys(&mut ph, &mut c)?;
+        self.push_stored_guards(&mut ph, &mut c.guards);
         let mut cannot_create = None;
         if self.upsert {
             // An upsert creates the item when absent: every attribute of the item it would
@@ -235,6 +266,55 @@ impl<E: Entity> UpdateRequest<E> {
         Ok(())
     }
 
+    /// What this update does to one secondary index's key attributes: nothing (`None`) when
+    /// it touches no field of them; otherwise which to rewrite or whether the item leaves the
+    /// index, and the fields a rewrite needs that the update does not know (`known`: the key
+    /// parts known; `added`: whether `add` / `subtract` moves a field).
+    pub(super) fn index_rewrite(
+        &self,
+        schema: &EntitySchema,
+        gsi: &IndexSchema,
+        known: &Known<'_>,
+        added: &dyn Fn(&str) -> bool,
+    ) -> Option<IndexRewrite> {
+        // An LSI's partition key is the item's own `PK`, which no update changes: only its
+        // sort key `LSI<n>SK` is written or removed.
+        let local = gsi.index.is_local();
+        let is_touched = |t: &Template| t.fields().any(|f| self.part(f).is_some() || added(f));
+        let has_optional = |t: &Template| t.fields().any(|f| schema.is_optional(f));
+        let (pk_touched, sk_touched) = (!local && is_touched(gsi.pk), is_touched(gsi.sk));
+        if !pk_touched && !sk_touched {
+            return None;
+        }
+        // A part set to None takes the item out of the index whatever the other parts are.
+        let goes_absent = gsi
+            .pk
+            .fields()
+            .chain(gsi.sk.fields())
+            .any(|f| matches!(self.part(f), Some(Ok(PartText { present: false, .. }))));
+        let (pk_attr, sk_attr) = (schema.names.pk_of(gsi.index), schema.names.sk_of(gsi.index));
+        if goes_absent {
+            return Some(IndexRewrite { goes_absent, rewrite: [None, None], missing: Vec::new() });
+        }
+        // An untouched template is rewritten too when either template has an Option part:
+        // a None may have removed both attributes earlier, and a new value must restore both.
+        let both = has_optional(gsi.pk) || has_optional(gsi.sk);
+        // At most the two key attributes (an array: no allocation).
+        let rewrite: [Option<(&'static Template, &'static str, usize)>; 2] = [
+            (!local && (pk_touched || both)).then_some((gsi.pk, pk_attr, MAX_PARTITION_KEY_BYTES)),
+            (sk_touched || both).then_some((gsi.sk, sk_attr, MAX_SORT_KEY_BYTES)),
+        ];
+        let mut missing: Vec<&'static str> = rewrite
+            .iter()
+            .flatten()
+            .filter(|(t, ..)| copyable(schema, t, known, added).is_none())
+            .flat_map(|(t, ..)| t.fields())
+            .filter(|f| !known.contains_key(f) && !added(f))
+            .collect();
+        missing.dedup();
+        Some(IndexRewrite { goes_absent, rewrite, missing })
+    }
+
     /// Rewrites the key attributes of one secondary index when this update touches a field of
     /// them: both when either template has an `Option` part, none (removed) when a part
     /// becomes `None`.
@@ -247,55 +327,17 @@ impl<E: Entity> UpdateRequest<E> {
         c: &mut Clauses,
     ) -> Result<(), Error> {
         let (pk_attr, sk_attr) = (schema.names.pk_of(gsi.index), schema.names.sk_of(gsi.index));
-        // An LSI's partition key is the item's own `PK`, which no update changes: only its
-        // sort key `LSI<n>SK` is written or removed.
         let local = gsi.index.is_local();
         let added = &c.added;
-        let is_touched = |t: &Template| t.fields().any(|f| self.part(f).is_some() || added.contains_key(f));
-        let has_optional = |t: &Template| t.fields().any(|f| schema.is_optional(f));
-        let (pk_touched, sk_touched) = (!local && is_touched(gsi.pk), is_touched(gsi.sk));
-        if !pk_touched && !sk_touched {
+        let Some(IndexRewrite { goes_absent, rewrite, missing }) =
+            self.index_rewrite(schema, gsi, known, &|f| added.contains_key(f))
+        else {
             return Ok(());
-        }
-        // A part set to None takes the item out of the index whatever the other parts are.
-        let goes_absent = gsi
-            .pk
-            .fields()
-            .chain(gsi.sk.fields())
-            .any(|f| matches!(self.part(f), Some(Ok(PartText { present: false, .. }))));
+        };
         if goes_absent {
             c.remove_index_keys(ph, local, pk_attr, sk_attr, self.upsert);
             return Ok(());
         }
-        // An untouched template is rewritten too when either template has an Option part:
-        // a None may have removed both attributes earlier, and a new value must restore both.
-        let both = has_optional(gsi.pk) || has_optional(gsi.sk);
-        // At most the two key attributes (an array: no allocation).
-        let rewrite: [Option<(&'static Template, &'static str, usize)>; 2] = [
-            (!local && (pk_touched || both)).then_some((gsi.pk, pk_attr, MAX_PARTITION_KEY_BYTES)),
-            (sk_touched || both).then_some((gsi.sk, sk_attr, MAX_SORT_KEY_BYTES)),
-        ];
-        // A template that is one stored field written unchanged as the key (a number, or a
-        // timestamp the library maintains) is copied from the item: `SET GSI1SK = created_at`.
-        let copyable = |t: &Template| -> Option<&'static str> {
-            let [Segment::Field(f)] = t.segments else { return None };
-            if known.contains_key(f) || added.contains_key(f) {
-                return None;
-            }
-            let maintained = [&schema.created_at, &schema.updated_at].into_iter().flatten().any(|m| m.field == *f);
-            if (t.key_type != KeyType::N && !maintained) || schema.is_optional(f) {
-                return None;
-            }
-            schema.fields.iter().find(|x| x.field == *f).map(|x| x.attribute)
-        };
-        let mut missing: Vec<&str> = rewrite
-            .iter()
-            .flatten()
-            .filter(|(t, ..)| copyable(t).is_none())
-            .flat_map(|(t, ..)| t.fields())
-            .filter(|f| !known.contains_key(f) && !added.contains_key(f))
-            .collect();
-        missing.dedup();
         if !missing.is_empty() {
             let touched: Vec<&str> = gsi
                 .pk
@@ -321,7 +363,7 @@ impl<E: Entity> UpdateRequest<E> {
         for (slot, (template, attribute, max_bytes)) in
             values.iter_mut().zip(rewrite).filter_map(|(v, r)| Some((v, r?)))
         {
-            if let Some(source) = copyable(template) {
+            if let Some(source) = copyable(schema, template, known, &|f| added.contains_key(f)) {
                 *slot = Some((attribute, KeyValue::Expr(ph.name(source))));
                 continue;
             }
@@ -414,6 +456,8 @@ impl<E: Entity> UpdateRequest<E> {
     ) -> Result<Known<'a>, Error> {
         let mut known = Known(Vec::with_capacity(primary.len() + self.parts.len()));
         known.0.extend(primary.iter().map(|(f, t)| (*f, t)));
+        // What the update read from the stored item, before what it sets (which replaces it).
+        known.0.extend(self.stored.iter().flat_map(|s| &s.parts).map(|(f, t)| (*f, t)));
         for (field, text) in &self.parts {
             match text {
                 Ok(t) => known.0.push((*field, t)),

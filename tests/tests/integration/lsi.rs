@@ -206,8 +206,9 @@ async fn an_update_moves_the_item_in_the_lsi_and_a_none_takes_it_out() {
     let table = table("lsi_update").await;
     load(&table).await;
 
-    // `placed` is in LSI1SK and LSI3SK; LSI3SK also needs `status`, which the update must set.
-    let err = table.update(Order::key("u1", &2)).set(Order::PLACED, &1150).send().await.unwrap_err();
+    // `placed` is in LSI1SK and LSI3SK; LSI3SK also needs `status`, which a rendered update
+    // must set (a sent one reads it from the item: see `key_rebuild`).
+    let err = table.update(Order::key("u1", &2)).set(Order::PLACED, &1150).render().unwrap_err();
     assert_eq!(
         err.to_string(),
         "invalid request: this update of Order sets `placed`, which LSI3SK `ST#<status>#<placed>` is built from; \

@@ -38,6 +38,7 @@ mod interop;
 mod inverted;
 mod item_counts;
 mod key_fields;
+mod key_rebuild;
 mod keyspace;
 mod lenient;
 mod limits;

@@ -293,7 +293,7 @@ async fn updates_move_items_between_partitions_and_shards() {
     let team: Vec<String> = ids(&table.query(Job::gsi2(&job.team)).sk_eq(&job.queued_at).all().await.unwrap());
     assert_eq!(team, vec![job.id.clone()]);
 
-    let without_team = table.update(Job::key(&job.id)).set(Job::OWNER, &"amy".to_owned()).send().await;
+    let without_team = table.update(Job::key(&job.id)).set(Job::OWNER, &"amy".to_owned()).render();
     match without_team {
         Err(Error::Invalid { reason }) => assert_eq!(
             reason,
@@ -301,6 +301,11 @@ async fn updates_move_items_between_partitions_and_shards() {
         ),
         other => panic!("expected Invalid, got {other:?}"),
     }
+    // Sent, it reads the team from the item: the job moves to amy's shard.
+    let amy = table.update(Job::key(&job.id)).set(Job::OWNER, &"amy".to_owned()).send().await.unwrap().unwrap();
+    assert_eq!(amy.owner, "amy");
+    let item = common::raw_item(&table, &format!("JOB#{}", job.id), "META").await.unwrap();
+    assert_eq!(item.get("GSI2PK"), Some(&AttributeValue::S(format!("TEAM#{}#{}", job.team, fnv("amy") % 4))));
 }
 
 #[tokio::test]
