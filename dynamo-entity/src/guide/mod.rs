@@ -1,0 +1,7 @@
+//! The guide: single-table design with this library, chapter by chapter, in the order a team
+//! works. Every code block is a doctest (`cargo test -p dynamo-entity --doc guide`).
+#![doc = include_str!("../../../docs/guide/README.md")]
+
+pub mod access_patterns {
+    #![doc = include_str!("../../../docs/guide/01-access-patterns.md")]
+}
