@@ -5,3 +5,7 @@
 pub mod access_patterns {
     #![doc = include_str!("../../../docs/guide/01-access-patterns.md")]
 }
+
+pub mod keys {
+    #![doc = include_str!("../../../docs/guide/02-keys.md")]
+}
