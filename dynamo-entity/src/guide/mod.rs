@@ -9,3 +9,7 @@ pub mod access_patterns {
 pub mod keys {
     #![doc = include_str!("../../../docs/guide/02-keys.md")]
 }
+
+pub mod queries {
+    #![doc = include_str!("../../../docs/guide/03-queries.md")]
+}
