@@ -13,3 +13,7 @@ pub mod keys {
 pub mod queries {
     #![doc = include_str!("../../../docs/guide/03-queries.md")]
 }
+
+pub mod writes {
+    #![doc = include_str!("../../../docs/guide/04-writes.md")]
+}
