@@ -17,3 +17,7 @@ pub mod queries {
 pub mod writes {
     #![doc = include_str!("../../../docs/guide/04-writes.md")]
 }
+
+pub mod transactions {
+    #![doc = include_str!("../../../docs/guide/05-transactions.md")]
+}
