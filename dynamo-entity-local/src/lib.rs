@@ -103,7 +103,7 @@ mod embedded;
 mod engine;
 pub mod fault;
 #[cfg(all(any(doc, doctest), feature = "dynoxide"))]
-#[doc = include_str!("../../docs/guide/06-testing.md")]
+#[doc = include_str!("../guide/06-testing.md")]
 pub mod guide {}
 
 pub use divergence::{DIVERGENCES, Divergence};

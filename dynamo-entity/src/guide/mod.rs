@@ -1,23 +1,23 @@
 //! The guide: single-table design with this library, chapter by chapter, in the order a team
 //! works. Every code block is a doctest (`cargo test -p dynamo-entity --doc guide`).
-#![doc = include_str!("../../../docs/guide/README.md")]
+#![doc = include_str!("../../guide/README.md")]
 
 pub mod access_patterns {
-    #![doc = include_str!("../../../docs/guide/01-access-patterns.md")]
+    #![doc = include_str!("../../guide/01-access-patterns.md")]
 }
 
 pub mod keys {
-    #![doc = include_str!("../../../docs/guide/02-keys.md")]
+    #![doc = include_str!("../../guide/02-keys.md")]
 }
 
 pub mod queries {
-    #![doc = include_str!("../../../docs/guide/03-queries.md")]
+    #![doc = include_str!("../../guide/03-queries.md")]
 }
 
 pub mod writes {
-    #![doc = include_str!("../../../docs/guide/04-writes.md")]
+    #![doc = include_str!("../../guide/04-writes.md")]
 }
 
 pub mod transactions {
-    #![doc = include_str!("../../../docs/guide/05-transactions.md")]
+    #![doc = include_str!("../../guide/05-transactions.md")]
 }
