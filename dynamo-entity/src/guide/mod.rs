@@ -21,3 +21,7 @@ pub mod writes {
 pub mod transactions {
     #![doc = include_str!("../../guide/05-transactions.md")]
 }
+
+pub mod other_clients {
+    #![doc = include_str!("../../guide/07-other-clients.md")]
+}
