@@ -25,3 +25,7 @@ pub mod transactions {
 pub mod other_clients {
     #![doc = include_str!("../../guide/07-other-clients.md")]
 }
+
+pub mod rolling_deploys {
+    #![doc = include_str!("../../guide/08-rolling-deploys.md")]
+}
