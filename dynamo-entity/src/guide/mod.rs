@@ -29,3 +29,7 @@ pub mod other_clients {
 pub mod rolling_deploys {
     #![doc = include_str!("../../guide/08-rolling-deploys.md")]
 }
+
+pub mod streams {
+    #![doc = include_str!("../../guide/09-streams.md")]
+}
