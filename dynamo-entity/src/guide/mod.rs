@@ -33,3 +33,7 @@ pub mod rolling_deploys {
 pub mod streams {
     #![doc = include_str!("../../guide/09-streams.md")]
 }
+
+pub mod real_aws {
+    #![doc = include_str!("../../guide/10-real-aws.md")]
+}
