@@ -37,3 +37,7 @@ pub mod streams {
 pub mod real_aws {
     #![doc = include_str!("../../guide/10-real-aws.md")]
 }
+
+pub mod performance {
+    #![doc = include_str!("../../guide/11-performance.md")]
+}
