@@ -102,6 +102,9 @@ mod divergence;
 mod embedded;
 mod engine;
 pub mod fault;
+#[cfg(all(any(doc, doctest), feature = "dynoxide"))]
+#[doc = include_str!("../guide/06-testing.md")]
+pub mod guide {}
 
 pub use divergence::{DIVERGENCES, Divergence};
 pub use engine::{ENGINE_ENV, Engine};

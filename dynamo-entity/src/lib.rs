@@ -11,6 +11,8 @@ pub mod collection;
 pub mod design;
 pub mod error;
 pub mod expr;
+#[cfg(any(doc, doctest))]
+pub mod guide;
 pub mod item;
 pub mod key;
 pub mod limits;
