@@ -190,6 +190,16 @@ impl Condition {
         }
     }
 
+    /// `attribute = value` as stored (`None`: `attribute_not_exists(attribute)`), for `field`:
+    /// the condition that an attribute still holds what was read.
+    pub(crate) fn stored(field: &'static str, attribute: &'static str, value: Option<AttributeValue>) -> Condition {
+        let node = match value {
+            Some(v) => Node::Compare(attribute, Comparison::Eq, v),
+            None => Node::Exists(attribute, false),
+        };
+        Condition { node: Ok(node), field }
+    }
+
     /// The top-level attribute each comparison or function of the condition reads, in the
     /// order written, each once: `a` for `#a.#b` or `#a[2]`. Empty for a condition whose value
     /// could not be encoded (its request fails on that first).

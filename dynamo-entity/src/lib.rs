@@ -19,6 +19,7 @@ pub mod limits;
 pub mod migrate;
 pub mod owner;
 pub mod query;
+pub mod restamp;
 pub mod retry;
 pub mod schema;
 pub mod stream;

@@ -34,6 +34,7 @@ pub use steps::{native, rekey, upgrade};
 
 pub use diff::{Change, IndexShape, Plan, Step, TableDiff, Wait};
 pub use native::{NativeKeys, NativeKeysReport};
+pub(crate) use pass::Checkpoints;
 pub use pass::{Backfill, BackfillReport, PageDone, PageObserver, VERIFY_EXAMPLES, VerifyReport};
 pub use runner::{
     Applied, Kind, MigrationStatus, Migrations, Observer, RunOptions, Status, Verification, Verified, default_worker,

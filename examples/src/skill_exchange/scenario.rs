@@ -405,23 +405,22 @@ pub async fn record_purchase(table: &Table, purchase: &Purchase, seller: &UserId
 }
 
 /// The nightly job for one newly verified seller: marks the profile verified, re-stamps
-/// `seller_verified` on every skill of theirs (read page by page from GSI2, each stale one
-/// changed by an update of that field alone, so a purchase or edit made meanwhile is kept) and
-/// recomputes every user's badges. Returns the number of skills re-stamped.
+/// `seller_verified` on every skill of theirs ([`Table::restamp`] over GSI2: each stale skill
+/// changed by an update of that field alone, so a purchase or edit made meanwhile is kept,
+/// resumable under the job's name) and recomputes every user's badges. Returns the number of
+/// skills re-stamped.
 ///
 /// # Errors
 /// The first failed read or write.
 pub async fn nightly(table: &Table, seller: &UserId) -> Result<usize, Error> {
     table.update(User::key(seller)).set(User::VERIFIED, &true).send().await?;
-    let mut restamped = 0;
-    let mut pages = std::pin::pin!(table.query(Skill::gsi2(seller)).page_size(25).pages());
-    while let Some(page) = pages.try_next().await? {
-        for skill in page.items.into_iter().filter(|s| !s.seller_verified) {
-            // Never the whole item: writing back what was read would undo a concurrent write.
-            table.update(Skill::key(&skill.id)).set(Skill::SELLER_VERIFIED, &true).send().await?;
-            restamped += 1;
-        }
-    }
+    let report = table
+        .restamp(table.query(Skill::gsi2(seller)).page_size(25))
+        .set(Skill::SELLER_VERIFIED, &true)
+        .resumable(&format!("verified-{}", seller.0))
+        .run()
+        .await?;
+    let restamped = report.stamped as usize;
     // Badges from the table as it is now: every user, skill and purchase (a job like this would
     // read an export; here the partitions are read directly).
     let users = scan_all::<User>(table).await?;

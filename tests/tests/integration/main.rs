@@ -58,6 +58,7 @@ mod projected_reads;
 mod properties;
 mod rekey_faults;
 mod render;
+mod restamp;
 mod runner_identity;
 mod scans;
 mod schema_versions;

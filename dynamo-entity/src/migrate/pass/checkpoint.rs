@@ -35,11 +35,11 @@ pub(super) struct SegmentState {
 
 /// The checkpoint items of the pass `id` over the items of the entity `entity`, in `table`
 /// (whose key attribute names are `names`).
-pub(super) struct Checkpoints<'a> {
-    pub(super) table: &'a Table,
-    pub(super) names: &'static AttributeNames,
-    pub(super) id: &'a str,
-    pub(super) entity: &'static str,
+pub(crate) struct Checkpoints<'a> {
+    pub(crate) table: &'a Table,
+    pub(crate) names: &'static AttributeNames,
+    pub(crate) id: &'a str,
+    pub(crate) entity: &'static str,
 }
 
 impl Checkpoints<'_> {
@@ -47,11 +47,11 @@ impl Checkpoints<'_> {
         AttributeValue::S(format!("{MIGRATION_PREFIX}{}", self.id))
     }
 
-    fn key(&self, sk: String) -> Item {
+    pub(crate) fn key(&self, sk: String) -> Item {
         HashMap::from([(self.names.pk.to_owned(), self.partition()), (self.names.sk.to_owned(), AttributeValue::S(sk))])
     }
 
-    async fn get(&self, sk: String) -> Result<Option<Item>, Error> {
+    pub(crate) async fn get(&self, sk: String) -> Result<Option<Item>, Error> {
         let request = self
             .table
             .client()
@@ -70,7 +70,7 @@ impl Checkpoints<'_> {
     }
 
     /// Puts a checkpoint item without a condition.
-    pub(super) async fn put(&self, item: Item) -> Result<(), Error> {
+    pub(crate) async fn put(&self, item: Item) -> Result<(), Error> {
         self.put_if(item, None).await.map(|_| ())
     }
 

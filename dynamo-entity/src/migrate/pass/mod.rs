@@ -16,14 +16,14 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub(crate) use checkpoint::migration_items;
+pub(crate) use checkpoint::{Checkpoints, migration_items};
 pub use report::{BackfillReport, PageDone, PageObserver};
 pub use verify::{VERIFY_EXAMPLES, VerifyReport};
 
 pub use crate::schema::reserved::MIGRATION_TYPE;
 
 use crate::error::Error;
-use crate::migrate::pass::checkpoint::{Checkpoints, SegmentState};
+use crate::migrate::pass::checkpoint::SegmentState;
 use crate::migrate::pass::lease::Lease;
 use crate::migrate::pass::report::Counts;
 use crate::migrate::pass::step::Step;
