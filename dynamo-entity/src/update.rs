@@ -626,24 +626,24 @@ impl<E: Entity> UpdateRequest<E> {
         // An index key rebuilt from what the item holds: its other parts are read first, and
         // read again when another writer changed them in between (see `stored`).
         let missing = if self.upsert || self.error.is_some() { Vec::new() } else { self.missing_key_fields() };
-        let key = self.key.as_ref().map(|k| E::NAMES.show_key(k)).unwrap_or_default();
-        let contended = |rounds| Error::Contended { operation: "UpdateItem", entity: E::TYPE, key, rounds };
-        let Some(first) = self.copy().filter(|_| !missing.is_empty()) else {
+        let contended = |key, rounds| Error::Contended { operation: "UpdateItem", entity: E::TYPE, key, rounds };
+        if missing.is_empty() {
             return match self.send_once(returning).await? {
                 Once::Done(sent) => Ok(sent),
-                Once::StoredChanged => Err(contended(1)),
+                Once::StoredChanged(key) => Err(contended(key, 1)),
             };
-        };
-        let mut next = Some(first);
+        }
+        let (mut next, mut last) = (self.copy(), String::new());
         for _ in 0..stored::READS {
             let Some(mut this) = next.take() else { break };
             next = this.copy();
             this.read_missing(&missing).await?;
-            if let Once::Done(sent) = this.send_once(returning.clone()).await? {
-                return Ok(sent);
+            match this.send_once(returning.clone()).await? {
+                Once::Done(sent) => return Ok(sent),
+                Once::StoredChanged(key) => last = key,
             }
         }
-        Err(contended(stored::READS))
+        Err(contended(last, stored::READS))
     }
 
     /// A copy of the update before it is built (an update's build moves its values out), when
@@ -727,7 +727,7 @@ impl<E: Entity> UpdateRequest<E> {
                     }
                 }
                 if read.is_some_and(|read| stored::changed_since(&read, old.as_ref())) {
-                    return Ok(Once::StoredChanged);
+                    return Ok(Once::StoredChanged(p.key_text()));
                 }
                 Err(p.failure(old))
             }
@@ -749,8 +749,9 @@ impl<E: Entity> UpdateRequest<E> {
 enum Once {
     /// DynamoDB's answer: the item, or the key text of an update applied by an earlier attempt.
     Done(Result<crate::schema::Item, String>),
-    /// The attributes read to rebuild index keys changed before the update was applied.
-    StoredChanged,
+    /// The attributes read to rebuild index keys changed before the update was applied: the
+    /// item's key as `PK=… SK=…`.
+    StoredChanged(String),
 }
 
 impl PreparedUpdate {
