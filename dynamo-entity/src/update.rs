@@ -174,7 +174,7 @@ impl<E: Entity> UpdateRequest<E> {
     /// [`KeyFields::Keys`](crate::schema::KeyFields::Keys)). Under the default
     /// (`key_fields = "attributes"`) the attribute and every key that holds the field are
     /// rewritten in the one request.
-    pub fn set<T: Attribute, M: NotUnique + NotKey + NotMaintained>(
+    pub fn set<T: Attribute + 'static, M: NotUnique + NotKey + NotMaintained>(
         mut self,
         field: Field<E, T, M>,
         value: &T,
@@ -190,7 +190,7 @@ impl<E: Entity> UpdateRequest<E> {
                 self.actions.push((field.name, field.attribute, Action::Set(v)))
             }
             Ok(None) => self.actions.push((field.name, field.attribute, Action::Remove)),
-            Err(source) => self.encode_failed(field.name, field.attribute, source),
+            Err(source) => self.encode_failed(field.name, field.attribute, value, source),
         }
         self.record_part(&field, value);
         self
@@ -249,14 +249,17 @@ impl<E: Entity> UpdateRequest<E> {
     }
 
     /// Removes an optional field's attribute (`REMOVE f`); the same as `set(field, &None)`.
-    pub fn remove<T: Attribute, M: NotUnique + NotKey + NotMaintained>(self, field: Field<E, Option<T>, M>) -> Self {
+    pub fn remove<T: Attribute + 'static, M: NotUnique + NotKey + NotMaintained>(
+        self,
+        field: Field<E, Option<T>, M>,
+    ) -> Self {
         self.set(field, &None)
     }
 
     /// Sets the field only if the item does not have it yet (`SET f = if_not_exists(f, value)`).
     /// Not available for fields used in a GSI or LSI key (the new key would depend on the stored
     /// value): an error before sending.
-    pub fn set_if_absent<T: Attribute, M: NotUnique + NotKey + NotMaintained>(
+    pub fn set_if_absent<T: Attribute + 'static, M: NotUnique + NotKey + NotMaintained>(
         mut self,
         field: Field<E, T, M>,
         value: &T,
@@ -274,7 +277,7 @@ impl<E: Entity> UpdateRequest<E> {
                 self.actions.push((field.name, field.attribute, Action::SetIfNotExists(v)))
             }
             Ok(None) => {}
-            Err(source) => self.encode_failed(field.name, field.attribute, source),
+            Err(source) => self.encode_failed(field.name, field.attribute, value, source),
         }
         self
     }
@@ -294,11 +297,29 @@ impl<E: Entity> UpdateRequest<E> {
         }
     }
 
-    /// Records [`Error::Encode`] for a value of `field` that could not be encoded; a vector's
-    /// element that is no finite number names the item's key too.
-    fn encode_failed(&mut self, field: &'static str, attribute: &'static str, mut source: crate::value::ValueError) {
-        if let (true, Ok(key)) = (E::SCHEMA.vectors.iter().any(|v| v.attribute == attribute), &self.key) {
-            source = crate::value::ValueError::Invalid(format!("item {}: {source}", E::NAMES.show_key(key)));
+    /// Records [`Error::Encode`] for a value of `field` that could not be encoded. A vector
+    /// (`Vec<f32>` or `Option<Vec<f32>>` of a vector index's attribute) with an element that is
+    /// no finite number gets the message a put gets
+    /// ([`check_vector`](crate::schema::vector::check_vector)): the item's key, the element's
+    /// index and value.
+    fn encode_failed<T: 'static>(
+        &mut self,
+        field: &'static str,
+        attribute: &'static str,
+        value: &T,
+        mut source: crate::value::ValueError,
+    ) {
+        let index = E::SCHEMA.vectors.iter().find(|v| v.attribute == attribute);
+        if let (Some(index), Ok(key)) = (index, &self.key) {
+            let key = || E::NAMES.show_key(key);
+            if let Some(elements) = crate::schema::vector::elements_of(value) {
+                if let Err(e) =
+                    crate::schema::vector::check_vector(index, E::TYPE, &key, elements.iter().map(|x| Ok(*x)))
+                {
+                    return self.fail(e);
+                }
+            }
+            source = crate::value::ValueError::Invalid(format!("item {}: {source}", key()));
         }
         self.fail(Error::Encode { entity: E::TYPE, field, attribute, source })
     }
