@@ -174,7 +174,7 @@ impl<E: Entity> UpdateRequest<E> {
     /// [`KeyFields::Keys`](crate::schema::KeyFields::Keys)). Under the default
     /// (`key_fields = "attributes"`) the attribute and every key that holds the field are
     /// rewritten in the one request.
-    pub fn set<T: Attribute + 'static, M: NotUnique + NotKey + NotMaintained>(
+    pub fn set<T: Attribute, M: NotUnique + NotKey + NotMaintained>(
         mut self,
         field: Field<E, T, M>,
         value: &T,
@@ -249,17 +249,14 @@ impl<E: Entity> UpdateRequest<E> {
     }
 
     /// Removes an optional field's attribute (`REMOVE f`); the same as `set(field, &None)`.
-    pub fn remove<T: Attribute + 'static, M: NotUnique + NotKey + NotMaintained>(
-        self,
-        field: Field<E, Option<T>, M>,
-    ) -> Self {
+    pub fn remove<T: Attribute, M: NotUnique + NotKey + NotMaintained>(self, field: Field<E, Option<T>, M>) -> Self {
         self.set(field, &None)
     }
 
     /// Sets the field only if the item does not have it yet (`SET f = if_not_exists(f, value)`).
     /// Not available for fields used in a GSI or LSI key (the new key would depend on the stored
     /// value): an error before sending.
-    pub fn set_if_absent<T: Attribute + 'static, M: NotUnique + NotKey + NotMaintained>(
+    pub fn set_if_absent<T: Attribute, M: NotUnique + NotKey + NotMaintained>(
         mut self,
         field: Field<E, T, M>,
         value: &T,
@@ -302,7 +299,7 @@ impl<E: Entity> UpdateRequest<E> {
     /// no finite number gets the message a put gets
     /// ([`check_vector`](crate::schema::vector::check_vector)): the item's key, the element's
     /// index and value.
-    fn encode_failed<T: 'static>(
+    fn encode_failed<T: Attribute>(
         &mut self,
         field: &'static str,
         attribute: &'static str,
@@ -312,7 +309,7 @@ impl<E: Entity> UpdateRequest<E> {
         let index = E::SCHEMA.vectors.iter().find(|v| v.attribute == attribute);
         if let (Some(index), Ok(key)) = (index, &self.key) {
             let key = || E::NAMES.show_key(key);
-            if let Some(elements) = crate::schema::vector::elements_of(value) {
+            if let Some(elements) = value.__f32_elements() {
                 if let Err(e) =
                     crate::schema::vector::check_vector(index, E::TYPE, &key, elements.iter().map(|x| Ok(*x)))
                 {

@@ -302,16 +302,6 @@ where
     Ok(())
 }
 
-/// The elements of a vector field's value, `Vec<f32>` or `Option<Vec<f32>>` (the types a
-/// vector index's field may have); `None` for an absent vector or a value of another type.
-pub(crate) fn elements_of<T: 'static>(value: &T) -> Option<&[f32]> {
-    let any = value as &dyn std::any::Any;
-    match any.downcast_ref::<Vec<f32>>() {
-        Some(v) => Some(v),
-        None => any.downcast_ref::<Option<Vec<f32>>>().and_then(Option::as_deref),
-    }
-}
-
 /// [`check_vector`] of a vector attribute of entity `entity` as encoded (a list of numbers),
 /// when `attribute` is the vector attribute of one of its indexes `vectors`; anything else
 /// passes.
@@ -411,13 +401,17 @@ mod tests {
         assert!(check_vector_attribute(&[INDEX], "Doc", "other", &one, &key).is_ok());
     }
 
+    /// An update's `SET` finds a vector's elements through `Attribute` (`Vec<f32>` or
+    /// `Option<Vec<f32>>`) to name the refused one.
     #[test]
-    fn elements_of_a_vector_field() {
-        assert_eq!(elements_of(&vec![1.0f32, 2.0]), Some(&[1.0f32, 2.0][..]));
-        assert_eq!(elements_of(&Some(vec![3.0f32])), Some(&[3.0f32][..]));
-        assert_eq!(elements_of(&None::<Vec<f32>>), None);
-        assert_eq!(elements_of(&vec![1.0f64]), None);
-        assert_eq!(elements_of(&"text".to_owned()), None);
+    fn a_vector_fields_elements() {
+        use crate::value::Attribute;
+        assert_eq!(vec![1.0f32, 2.0].__f32_elements(), Some(&[1.0f32, 2.0][..]));
+        assert_eq!(Some(vec![3.0f32]).__f32_elements(), Some(&[3.0f32][..]));
+        assert_eq!(None::<Vec<f32>>.__f32_elements(), None);
+        assert_eq!(vec![1.0f64].__f32_elements(), None);
+        assert_eq!(1.0f32.__f32_elements(), None);
+        assert_eq!("text".to_owned().__f32_elements(), None);
     }
 
     /// In an item, the vector is a list of numbers: 0.123456 is 4 bytes there (6 significant

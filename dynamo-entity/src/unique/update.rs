@@ -29,7 +29,7 @@ impl<E: Entity> UpdateRequest<E> {
     /// The result is a [`UniqueUpdate`], which takes further `set`, `add`, `subtract`,
     /// `set_unique` and `condition` calls, and any other [`UpdateRequest`] method through
     /// [`UniqueUpdate::with`].
-    pub fn set_unique<T: Attribute + 'static>(self, field: Field<E, T, Unique>, value: &T) -> UniqueUpdate<E> {
+    pub fn set_unique<T: Attribute>(self, field: Field<E, T, Unique>, value: &T) -> UniqueUpdate<E> {
         UniqueUpdate { update: self, changes: Vec::new(), error: None }.set_unique(field, value)
     }
 }
@@ -51,7 +51,7 @@ pub struct UniqueUpdate<E> {
 
 impl<E: Entity> UniqueUpdate<E> {
     /// Sets another unique field (or the same one again: the last value counts).
-    pub fn set_unique<T: Attribute + 'static>(mut self, field: Field<E, T, Unique>, value: &T) -> Self {
+    pub fn set_unique<T: Attribute>(mut self, field: Field<E, T, Unique>, value: &T) -> Self {
         match value.to_attribute() {
             Ok(v) => {
                 self.changes.retain(|(f, ..)| *f != field.name);
@@ -72,7 +72,7 @@ impl<E: Entity> UniqueUpdate<E> {
     }
 
     /// [`UpdateRequest::set`] in the same update.
-    pub fn set<T: Attribute + 'static, M: crate::expr::NotUnique + crate::expr::NotKey + crate::expr::NotMaintained>(
+    pub fn set<T: Attribute, M: crate::expr::NotUnique + crate::expr::NotKey + crate::expr::NotMaintained>(
         self,
         field: Field<E, T, M>,
         value: &T,

@@ -67,7 +67,7 @@ pub struct UpsertRequest<E> {
 
 impl<E: Entity> UpsertRequest<E> {
     /// `SET field = value` on the item, new or existing; see [`UpdateRequest::set`].
-    pub fn set<T: Attribute + 'static>(self, field: Field<E, T, Mutable>, value: &T) -> Self {
+    pub fn set<T: Attribute>(self, field: Field<E, T, Mutable>, value: &T) -> Self {
         UpsertRequest { update: self.update.set(field, value) }
     }
 
@@ -85,14 +85,14 @@ impl<E: Entity> UpsertRequest<E> {
     }
 
     /// `REMOVE field` of an optional field; see [`UpdateRequest::remove`].
-    pub fn remove<T: Attribute + 'static>(self, field: Field<E, Option<T>, Mutable>) -> Self {
+    pub fn remove<T: Attribute>(self, field: Field<E, Option<T>, Mutable>) -> Self {
         UpsertRequest { update: self.update.remove(field) }
     }
 
     /// `SET field = if_not_exists(field, value)`: the value of a new item, an existing item
     /// keeps its own. Allowed on a GSI or LSI key field when no field of that index's keys is
     /// an `Option` (the index key of an existing item is kept the same way).
-    pub fn set_if_absent<T: Attribute + 'static>(self, field: Field<E, T, Mutable>, value: &T) -> Self {
+    pub fn set_if_absent<T: Attribute>(self, field: Field<E, T, Mutable>, value: &T) -> Self {
         UpsertRequest { update: self.update.set_if_absent(field, value) }
     }
 
