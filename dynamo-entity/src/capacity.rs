@@ -5,6 +5,14 @@
 //!
 //! Item sizes are counted by [`item_size`] (attribute names plus values).
 //!
+//! A vector (the attribute of a vector index, see [`schema::vector`](crate::schema::vector))
+//! is a list of numbers in the item, and is counted as one in the table and in every GSI and
+//! LSI entry that holds it: 3 bytes, and for each element 1 byte besides the number's size (1
+//! byte per two significant digits, plus 1), by the Developer Guide's "DynamoDB item sizes
+//! and formats"; DynamoDB documents no other rule for it. A vector index's own writes are
+//! metered apart, in bytes (`VectorWriteRequestBytes`, "Monitoring vector index capacity"),
+//! not in write units, and are not estimated here.
+//!
 //! | operation | units |
 //! |---|---|
 //! | `GetItem` | one read unit per 4 KB of the item, rounded up: 0.5 eventually consistent, 1 strongly consistent; a missing item costs the minimum (one 4 KB block) |
@@ -731,6 +739,29 @@ mod tests {
         // Leaving the index (no GSI1PK) costs the old entry's delete, sized by the projection.
         let out = with(&[("PK", "a".into()), ("SK", "b".into()), ("tag", "t".repeat(1100))]);
         assert_eq!(w(tag, &item, &out), gsi(2.0));
+    }
+
+    /// A GSI entry holding a vector (a list of numbers) is sized by the list rule: 200 elements
+    /// of `0.12345679` (8 significant digits: 5 bytes, and 1 for the element) are 1,200 bytes,
+    /// not 800 (4 bytes a dimension), and take the entry past 1 KB.
+    #[test]
+    fn a_vector_in_an_index_entry_is_sized_as_a_list_of_numbers() {
+        let mut item = item(&[("PK", "a"), ("SK", "b"), ("GSI1PK", "k"), ("GSI1SK", "s")]);
+        let element = AttributeValue::N(0.123_456_79_f32.to_string());
+        assert_eq!(element, AttributeValue::N("0.12345679".to_owned()));
+        item.insert("v".to_owned(), AttributeValue::L(vec![element; 200]));
+        // Keys 20 bytes; `v`: 1 (name) + 3 (list) + 200 * (1 + 5).
+        assert_eq!(item_size(&item), 20 + 1 + 3 + 1200);
+        let keys = ["GSI1PK", "GSI1SK"];
+        let units = |b: Option<&Item>, a: Option<&Item>, p: Option<&[&str]>| {
+            index_write_units(&AttributeNames::DEFAULT, &keys, p, b, a, WriteMode::Standard)
+        };
+        assert_eq!(units(None, Some(&item), None), Some(2.0));
+        // `INCLUDE (v)` holds the vector too; `KEYS_ONLY` leaves it out (20 bytes, 1 unit).
+        assert_eq!(units(None, Some(&item), Some(&["v"])), Some(2.0));
+        assert_eq!(units(None, Some(&item), Some(&[])), Some(1.0));
+        let both = Capacity::table(Units::writes(2.0)).with_index(Index::Gsi(1), Units::writes(2.0));
+        assert_eq!(write([Index::Gsi(1)], None, Some(&item), WriteMode::Standard), both);
     }
 
     #[test]

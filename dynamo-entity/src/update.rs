@@ -213,7 +213,7 @@ impl<E: Entity> UpdateRequest<E> {
                 self.actions.push((field.name, field.attribute, Action::Set(v)))
             }
             Ok(None) => self.actions.push((field.name, field.attribute, Action::Remove)),
-            Err(source) => self.encode_failed(field.name, field.attribute, source),
+            Err(source) => self.encode_failed(field.name, field.attribute, value, source),
         }
         self.record_part(&field, value);
         self
@@ -297,7 +297,7 @@ impl<E: Entity> UpdateRequest<E> {
                 self.actions.push((field.name, field.attribute, Action::SetIfNotExists(v)))
             }
             Ok(None) => {}
-            Err(source) => self.encode_failed(field.name, field.attribute, source),
+            Err(source) => self.encode_failed(field.name, field.attribute, value, source),
         }
         self
     }
@@ -317,11 +317,29 @@ impl<E: Entity> UpdateRequest<E> {
         }
     }
 
-    /// Records [`Error::Encode`] for a value of `field` that could not be encoded; a vector's
-    /// element that is no finite number names the item's key too.
-    fn encode_failed(&mut self, field: &'static str, attribute: &'static str, mut source: crate::value::ValueError) {
-        if let (true, Ok(key)) = (E::SCHEMA.vectors.iter().any(|v| v.attribute == attribute), &self.key) {
-            source = crate::value::ValueError::Invalid(format!("item {}: {source}", E::NAMES.show_key(key)));
+    /// Records [`Error::Encode`] for a value of `field` that could not be encoded. A vector
+    /// (`Vec<f32>` or `Option<Vec<f32>>` of a vector index's attribute) with an element that is
+    /// no finite number gets the message a put gets
+    /// ([`check_vector`](crate::schema::vector::check_vector)): the item's key, the element's
+    /// index and value.
+    fn encode_failed<T: Attribute>(
+        &mut self,
+        field: &'static str,
+        attribute: &'static str,
+        value: &T,
+        mut source: crate::value::ValueError,
+    ) {
+        let index = E::SCHEMA.vectors.iter().find(|v| v.attribute == attribute);
+        if let (Some(index), Ok(key)) = (index, &self.key) {
+            let key = || E::NAMES.show_key(key);
+            if let Some(elements) = value.__f32_elements() {
+                if let Err(e) =
+                    crate::schema::vector::check_vector(index, E::TYPE, &key, elements.iter().map(|x| Ok(*x)))
+                {
+                    return self.fail(e);
+                }
+            }
+            source = crate::value::ValueError::Invalid(format!("item {}: {source}", key()));
         }
         self.fail(Error::Encode { entity: E::TYPE, field, attribute, source })
     }

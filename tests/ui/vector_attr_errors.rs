@@ -26,6 +26,8 @@ pub struct Doc {
     pub i: Vec<f32>,
     #[entity(vector(index = "ByJ", dimensions = 3, distance = cosine), vector(index = "ByJ2", dimensions = 3, distance = cosine))]
     pub j: Vec<f32>,
+    #[entity(vector(index = "ByK", dimensions = 3, distance = "cosine"))]
+    pub k: Vec<f32>,
 }
 
 fn main() {}

@@ -32,11 +32,21 @@ pub fn closest<'c>(word: &str, candidates: impl IntoIterator<Item = &'c str>) ->
 
 /// `` `a`, `b` and `c` ``: a list of names for messages.
 pub fn list(names: &[&str]) -> String {
+    joined(names, "and")
+}
+
+/// `` `a`, `b` or `c` ``: a list of alternatives for messages (one of them is expected).
+pub fn list_or(names: &[&str]) -> String {
+    joined(names, "or")
+}
+
+/// The names quoted, the last joined by `word`.
+fn joined(names: &[&str], word: &str) -> String {
     let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
     match quoted.as_slice() {
         [] => String::new(),
         [one] => one.clone(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+        [init @ .., last] => format!("{} {word} {last}", init.join(", ")),
     }
 }
 
@@ -81,5 +91,7 @@ mod tests {
         assert_eq!(list(&["a"]), "`a`");
         assert_eq!(list(&["a", "b"]), "`a` and `b`");
         assert_eq!(list(&["a", "b", "c"]), "`a`, `b` and `c`");
+        assert_eq!(list_or(&["a"]), "`a`");
+        assert_eq!(list_or(&["a", "b", "c"]), "`a`, `b` or `c`");
     }
 }

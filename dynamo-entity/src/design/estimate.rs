@@ -39,8 +39,8 @@
 
 use super::views::project;
 use crate::capacity::{Capacity, IndexProjection, Units, WriteMode, index_write_units, write_units};
-use crate::schema::vector::billed_item_size;
 use crate::schema::{AttributeNames, Index, Item, MultiKeyIndex, Projection, TableLayout};
+use crate::value::size::item_size;
 
 /// The storage DynamoDB counts for each item and each index entry besides its attributes, in
 /// bytes (the DynamoDB Developer Guide, "Item sizes and formats" and "Storage considerations
@@ -66,8 +66,8 @@ impl TableLayout {
     /// The capacity one write of an item costs, by DynamoDB's rules (see
     /// [`capacity`](crate::capacity)): `before` is the item as stored before the write (`None`:
     /// none), `after` as stored after it (`None`: deleted). The table's units (the larger of the
-    /// two sizes, 1 per KB; a vector index's attribute counted at 4 bytes a dimension, see
-    /// [`billed_item_size`]), then each index's, per 1 KB of its entry as the index's projection
+    /// two sizes, 1 per KB, a vector counted as the list of numbers it is: see
+    /// [`capacity`](crate::capacity)), then each index's, per 1 KB of its entry as the index's projection
     /// holds it (the whole item with `ALL`; the key attributes, and the listed ones for
     /// `INCLUDE`): putting an item into an index costs the new entry, removing it the old one,
     /// moving it inside the index (a changed key attribute) both, rewriting it under the same
@@ -76,7 +76,7 @@ impl TableLayout {
     /// attributes), costs nothing. Template GSIs, LSIs, the inverted index and the
     /// multi-attribute GSIs are all counted, each under its name.
     pub fn write_capacity(&self, before: Option<&Item>, after: Option<&Item>, mode: WriteMode) -> Capacity {
-        let size = |i: Option<&Item>| i.map_or(0, |i| billed_item_size(i, &self.vectors));
+        let size = |i: Option<&Item>| i.map_or(0, item_size);
         let mut out = Capacity::table(Units::writes(write_units(size(before).max(size(after)), mode)));
         for (index, keys) in self.index_keys() {
             let projected = (index, self.projection(index)).projected();
@@ -106,9 +106,10 @@ impl TableLayout {
     /// The storage `items` (as stored in the table) take: the table first, then each index in
     /// [`indexes`](Self::indexes) order, then the multi-attribute GSIs by number. Each entry is
     /// the item as the index's projection holds it (the table's and the index's key
-    /// attributes, and the projected ones) plus [`ENTRY_OVERHEAD_BYTES`], a vector index's
-    /// attribute counted at 4 bytes a dimension ([`billed_item_size`]); an item lacking a key
-    /// attribute of an index is not in it.
+    /// attributes, and the projected ones) plus [`ENTRY_OVERHEAD_BYTES`], a vector counted as
+    /// the list of numbers it is ([`item_size`]); an item lacking a key attribute of an index
+    /// is not in it. The vector indexes, which store a vector as 32-bit floats, are not among
+    /// them (see [`billed_item_size`](crate::schema::vector::billed_item_size)).
     ///
     /// ```
     /// use dynamo_entity::{Entity, schema::TableLayout};
@@ -123,9 +124,10 @@ impl TableLayout {
     ///
     /// let layout = TableLayout::new(&[Doc::schema()])?;
     /// let item = Doc { id: "d1".into(), embedding: vec![0.123456, 1.0, 2.5] }.to_item()?;
-    /// // PK (2 + 6), SK (2 + 4), _type (5 + 3), id (2 + 2) and the vector billed at its name
-    /// // and 4 bytes a dimension (9 + 12), not as the list of its numbers' text; and 100.
-    /// assert_eq!(layout.storage(&[item])[0].bytes, 8 + 6 + 8 + 4 + 21 + 100);
+    /// // PK (2 + 6), SK (2 + 4), _type (5 + 3), id (2 + 2), and the vector as a list of
+    /// // numbers: its name (9), 3, and 1 byte each besides the numbers' sizes, 0.123456
+    /// // (4), 1 (2) and 2.5 (2); and 100.
+    /// assert_eq!(layout.storage(&[item])[0].bytes, 8 + 6 + 8 + 4 + (9 + 3 + 5 + 3 + 3) + 100);
     /// # Ok::<(), dynamo_entity::Error>(())
     /// ```
     pub fn storage(&self, items: &[Item]) -> Vec<IndexStorage> {
@@ -134,7 +136,7 @@ impl TableLayout {
             index: Index::Primary,
             name: "table",
             items: items.len(),
-            bytes: items.iter().map(|i| billed_item_size(i, &self.vectors) + ENTRY_OVERHEAD_BYTES).sum(),
+            bytes: items.iter().map(|i| item_size(i) + ENTRY_OVERHEAD_BYTES).sum(),
         }];
         for (index, keys) in self.index_keys() {
             let projection = self.projection(index);
@@ -149,7 +151,7 @@ impl TableLayout {
                 index,
                 name: names.index_name(index).unwrap_or_default(),
                 items: held.len(),
-                bytes: held.iter().map(|i| billed_item_size(i, &self.vectors) + ENTRY_OVERHEAD_BYTES).sum(),
+                bytes: held.iter().map(|i| item_size(i) + ENTRY_OVERHEAD_BYTES).sum(),
             });
         }
         out

@@ -39,8 +39,11 @@ impl fmt::Display for VectorIndexShape {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "vector index {} on {} ({} dimensions, {})",
-            self.name, self.attribute, self.dimensions, self.distance
+            "vector index {} on {} ({}, {})",
+            self.name,
+            self.attribute,
+            crate::schema::vector::count(self.dimensions as usize, "dimension"),
+            self.distance
         )?;
         if let Some((a, t)) = &self.hash {
             write!(f, ", hash {a} ({t})")?;

@@ -52,6 +52,13 @@
 //! | filters are `attribute = value` joined by `AND`, one per attribute, on the index's search schema only, of its type | "Invalid SearchConditionExpression" |
 //! | an index with a `HASH` attribute is searched with its value | "SearchConditionExpression must be provided when SearchSchema has a HASH key" |
 //!
+//! **Edge values.** DynamoDB documents a query vector's elements as 32-bit IEEE-754 floats
+//! (the API reference, `SearchVectors`, `SearchVector`), and a number as finite: NaN and the
+//! infinities are refused before sending. It documents nothing more: not a zero vector (all
+//! 0.0) under `COSINE`, whose cosine is undefined, nor the largest floats (`f32::MAX` is sent
+//! as `340282350000000000000000000000000000000`, a DynamoDB number). Both are sent as they
+//! are, and DynamoDB's answer is returned.
+//!
 //! **Pages.** `SearchVectors` has no `LastEvaluatedKey`: a request returns its `TopK` nearest
 //! items, at most 100. A page's [`Cursor`] holds how many results the pages before it
 //! returned; the next page asks for that many more and leaves out the ones returned before,
@@ -77,7 +84,7 @@ use crate::error::Error;
 use crate::expr::Field;
 use crate::key::KeyType;
 use crate::query::Cursor;
-use crate::schema::vector::{MAX_TOP_K, VectorIndex};
+use crate::schema::vector::{MAX_TOP_K, VectorIndex, count};
 use crate::schema::{Admits, Entity, Item};
 use crate::table::{Call, Table};
 use crate::value::Attribute;
@@ -312,10 +319,10 @@ impl<E: Entity> SearchRequest<E> {
             |why: String| Error::Invalid { reason: format!("SearchVectors of {entity} on {}: {why}", index.name) };
         if self.vector.len() != index.dimensions as usize {
             return Err(invalid(format!(
-                "the query vector has {} elements and the index {} dimensions; DynamoDB searches with a vector of \
-                 exactly the index's dimensions",
-                self.vector.len(),
-                index.dimensions
+                "the query vector has {} and the index {}; DynamoDB searches with a vector of exactly the index's \
+                 dimensions",
+                count(self.vector.len(), "element"),
+                count(index.dimensions as usize, "dimension")
             )));
         }
         let mut vector = Vec::with_capacity(self.vector.len());
@@ -339,9 +346,10 @@ impl<E: Entity> SearchRequest<E> {
             if !self.filters.iter().any(|(a, _)| *a == h.attribute) {
                 return Err(invalid(format!(
                     "the index's HASH attribute {} is not filtered; DynamoDB searches an index with a HASH attribute \
-                     one value of it at a time: add .filter({}, &value)",
+                     one value of it at a time: add .filter({}::{}, &value)",
                     h.attribute,
-                    h.field.to_uppercase()
+                    E::SCHEMA.rust_name,
+                    h.handle
                 )));
             }
         }

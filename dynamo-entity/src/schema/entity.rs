@@ -484,8 +484,9 @@ impl MultiKeyIndex {
 /// `SearchVectors` returns its `TopK` nearest items, at most 100, and no `LastEvaluatedKey`: the
 /// page's cursor (`.after(page.cursor)`) asks for the results so far and as many more, so each
 /// page reads, and is billed for, every page before it, and a search ends at its 100th result.
-/// A vector attribute is billed at 4 bytes a dimension ([`billed_item_size`](crate::schema::vector::billed_item_size),
-/// used by the estimates of [`design`](crate::design)). DynamoDB Local has no vector search
+/// In the item, a vector is a list of numbers and is sized as one (item limit, write units,
+/// storage: [`capacity`](crate::capacity)); a vector index stores it at 4 bytes a dimension
+/// ([`billed_item_size`](crate::schema::vector::billed_item_size)). DynamoDB Local has no vector search
 /// ([`Error::Unsupported`]); the embedded engine of `dynamo-entity-local` has. See
 /// [`schema::vector`](crate::schema::vector) and [`query::vector`](crate::query::vector).
 ///

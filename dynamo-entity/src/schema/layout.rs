@@ -10,7 +10,7 @@ use crate::error::Error;
 use crate::key::KeyType;
 use crate::schema::StreamViewType;
 use crate::schema::projection::{GsiDecl, Projection};
-use crate::schema::vector::VectorIndex;
+use crate::schema::vector::{VectorIndex, count};
 use crate::schema::{AttributeNames, EntitySchema, Index, MultiKeyIndex};
 
 /// The key attributes, GSIs and TTL attribute of one table, as its entities define them.
@@ -841,15 +841,15 @@ fn vectors_of(entities: &[&'static EntitySchema]) -> Result<Vec<VectorIndex>, Er
                 Some((o, owner)) if !same(o, v) => {
                     return Err(Error::Invalid {
                         reason: format!(
-                            "vector index {} is declared by {owner} on attribute {} ({} dimensions, {}) and by {} on \
-                             attribute {} ({} dimensions, {}) with another shape; one index has one shape",
+                            "vector index {} is declared by {owner} on attribute {} ({}, {}) and by {} on \
+                             attribute {} ({}, {}) with another shape; one index has one shape",
                             v.name,
                             o.attribute,
-                            o.dimensions,
+                            count(o.dimensions as usize, "dimension"),
                             o.distance,
                             e.name,
                             v.attribute,
-                            v.dimensions,
+                            count(v.dimensions as usize, "dimension"),
                             v.distance
                         ),
                     });

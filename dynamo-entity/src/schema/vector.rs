@@ -31,10 +31,13 @@
 //! # Ok::<(), dynamo_entity::Error>(())
 //! ```
 //!
-//! Size and capacity: DynamoDB checks the 400 KB item limit on the item as written (the
-//! vector is a list of numbers, [`item_size`](crate::value::size::item_size)), and bills a
-//! vector attribute at 4 bytes a dimension ([`VectorIndex::billed_bytes`],
-//! [`billed_item_size`]).
+//! Size and capacity: in the item, a vector is a list of numbers, and DynamoDB sizes it as
+//! one (the Developer Guide, "DynamoDB item sizes and formats"): the 400 KB item limit, the
+//! table's and its GSIs' write units and storage count it so
+//! ([`item_size`](crate::value::size::item_size), [`capacity`](crate::capacity)). A vector
+//! index stores the vector as 32-bit floats, 4 bytes a dimension ("Storage considerations for
+//! vector indexes"): [`VectorIndex::billed_bytes`] and [`billed_item_size`] size an item's
+//! entry there.
 
 use std::fmt;
 
@@ -47,7 +50,8 @@ pub const MIN_DIMENSIONS: u32 = 1;
 pub const MAX_DIMENSIONS: u32 = 4096;
 /// DynamoDB's most results of one `SearchVectors` request (`TopK`).
 pub const MAX_TOP_K: u32 = 100;
-/// The bytes DynamoDB bills for each dimension of a stored vector (an `f32`).
+/// The bytes a vector index stores for each dimension of a vector (an `f32`, by the Developer
+/// Guide's "Storage considerations for vector indexes").
 pub const BYTES_PER_DIMENSION: usize = 4;
 
 /// How a vector index ranks the items against the query vector (`DistanceFunction`).
@@ -122,6 +126,9 @@ impl fmt::Display for Distance {
 pub struct SearchAttribute {
     /// The Rust field name.
     pub field: &'static str,
+    /// The name of the field's handle, the associated constant `#[derive(Entity)]` generates
+    /// (`TENANT` for `tenant`, as in `Doc::TENANT`), for messages.
+    pub handle: &'static str,
     /// The attribute name.
     pub attribute: &'static str,
     /// Its type in `AttributeDefinitions` (`S`, `N` or `B`).
@@ -157,8 +164,10 @@ impl VectorIndex {
         self.hash.iter().chain(self.filters)
     }
 
-    /// The bytes DynamoDB bills for this index's vector attribute in an item: its name and 4
-    /// bytes a dimension (not the size of the numbers' text).
+    /// The bytes this index's vector attribute takes in the index's entry of an item: its name
+    /// and 4 bytes a dimension (the index stores 32-bit floats). In the item itself, the vector
+    /// is a list of numbers and is sized as one
+    /// ([`item_size`](crate::value::size::item_size)).
     ///
     /// ```
     /// # use dynamo_entity::schema::{Distance, VectorIndex};
@@ -211,10 +220,12 @@ impl VectorIndex {
     }
 }
 
-/// The size DynamoDB bills for `item` in a table with vector indexes `indexes`: its
-/// [`item_size`](crate::value::size::item_size), with each vector attribute counted at its
-/// name and 4 bytes a dimension instead of as a list of numbers. Write and storage estimates
-/// use it; the 400 KB item limit is checked on the item as written.
+/// The size of `item`'s entry in a vector index of `indexes` (projection `ALL`, as this crate
+/// creates them): its [`item_size`](crate::value::size::item_size), with each vector attribute
+/// counted at its name and 4 bytes a dimension, as the index stores it (32-bit floats: the
+/// Developer Guide, "Storage considerations for vector indexes"), instead of as a list of
+/// numbers. The table, its GSIs and LSIs and the 400 KB item limit count the item as written,
+/// the vector a list of numbers ([`capacity`](crate::capacity)).
 ///
 /// ```
 /// use aws_sdk_dynamodb::types::AttributeValue;
@@ -237,6 +248,18 @@ pub fn billed_item_size(item: &Item, indexes: &[VectorIndex]) -> usize {
         .sum()
 }
 
+/// `n` and `unit`, in the plural unless `n` is 1: `1 element`, `3 elements`, `1 dimension`.
+pub(crate) fn count(n: usize, unit: &str) -> String {
+    if n == 1 { format!("1 {unit}") } else { format!("{n} {unit}s") }
+}
+
+/// The one message for a vector element DynamoDB cannot store, whichever write found it (a
+/// put, an update's `SET`): `at` is its index, `shown` the value (`NaN`, `inf`) or what was
+/// found instead of a number.
+pub(crate) fn element_refused(at: usize, shown: &str) -> String {
+    format!("element {at} is {shown}; a vector's elements are finite 32-bit numbers")
+}
+
 /// Checks a vector before it is written: DynamoDB refuses an item whose vector attribute
 /// has another number of elements than its index's dimensions, and a vector is a list of
 /// 32-bit floats, each finite. `elements` are the vector's elements, each a finite-or-not
@@ -245,7 +268,7 @@ pub fn billed_item_size(item: &Item, indexes: &[VectorIndex]) -> usize {
 /// # Errors
 /// [`Error::Encode`](crate::Error::Encode) naming the entity, the field and the attribute,
 /// whose [`ValueError::Invalid`](crate::value::ValueError::Invalid) names the item's key,
-/// the index and the length or the element.
+/// the index and the length, or the element's index and value ([`element_refused`]).
 pub(crate) fn check_vector<I>(
     index: &VectorIndex,
     entity: &'static str,
@@ -263,19 +286,17 @@ where
     };
     if elements.len() != index.dimensions as usize {
         return Err(fail(format!(
-            "a vector of {} elements, but vector index `{}` has {} dimensions (DynamoDB refuses the write)",
-            elements.len(),
+            "a vector of {}, but vector index `{}` has {} (DynamoDB refuses the write)",
+            count(elements.len(), "element"),
             index.name,
-            index.dimensions
+            count(index.dimensions as usize, "dimension")
         )));
     }
     for (at, element) in elements.enumerate() {
         match element {
             Ok(x) if x.is_finite() => {}
-            Ok(x) => return Err(fail(format!("element {at} is {x}; a vector's elements are finite numbers"))),
-            Err(text) => {
-                return Err(fail(format!("element {at} is {text}; a vector's elements are finite 32-bit numbers")));
-            }
+            Ok(x) => return Err(fail(element_refused(at, &x.to_string()))),
+            Err(text) => return Err(fail(element_refused(at, &text))),
         }
     }
     Ok(())
@@ -316,5 +337,90 @@ pub const fn search_key_type(stored: StoredType) -> Option<KeyType> {
         StoredType::N => Some(KeyType::N),
         StoredType::B => Some(KeyType::B),
         StoredType::Other(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aws_sdk_dynamodb::types::AttributeValue;
+
+    const INDEX: VectorIndex = VectorIndex {
+        name: "Docs",
+        field: "embedding",
+        attribute: "emb",
+        dimensions: 2,
+        distance: Distance::Cosine,
+        hash: None,
+        filters: &[],
+    };
+
+    fn message(result: Result<(), crate::Error>) -> String {
+        match result {
+            Err(e @ crate::Error::Encode { entity: "Doc", field: "embedding", attribute: "emb", .. }) => e.to_string(),
+            other => panic!("expected Error::Encode of Doc.embedding, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn counts_agree_in_number() {
+        assert_eq!(count(0, "element"), "0 elements");
+        assert_eq!(count(1, "element"), "1 element");
+        assert_eq!(count(2, "dimension"), "2 dimensions");
+    }
+
+    #[test]
+    fn a_vector_is_checked_with_one_message_per_mistake() {
+        let key = || "PK=DOC#1 SK=META".to_owned();
+        let check = |v: &[f32]| check_vector(&INDEX, "Doc", &key, v.iter().map(|x| Ok(*x)));
+        assert!(check(&[0.5, -1.0]).is_ok());
+        assert_eq!(
+            message(check(&[1.0])),
+            "cannot encode Doc.embedding (attribute `emb`): item PK=DOC#1 SK=META: a vector of 1 element, but vector \
+             index `Docs` has 2 dimensions (DynamoDB refuses the write)"
+        );
+        assert_eq!(
+            message(check(&[0.0, f32::NAN])),
+            "cannot encode Doc.embedding (attribute `emb`): item PK=DOC#1 SK=META: element 1 is NaN; a vector's \
+             elements are finite 32-bit numbers"
+        );
+        assert_eq!(
+            message(check(&[f32::NEG_INFINITY, 0.0])),
+            "cannot encode Doc.embedding (attribute `emb`): item PK=DOC#1 SK=META: element 0 is -inf; a vector's \
+             elements are finite 32-bit numbers"
+        );
+        // As encoded: a list of numbers, one of which is no 32-bit float.
+        let list = AttributeValue::L(vec![AttributeValue::N("1".into()), AttributeValue::S("x".into())]);
+        assert_eq!(
+            message(check_vector_attribute(&[INDEX], "Doc", "emb", &list, &key)),
+            "cannot encode Doc.embedding (attribute `emb`): item PK=DOC#1 SK=META: element 1 is a value of type S; a \
+             vector's elements are finite 32-bit numbers"
+        );
+        let one = AttributeValue::L(vec![AttributeValue::N("1".into())]);
+        assert!(message(check_vector_attribute(&[INDEX], "Doc", "emb", &one, &key)).contains("a vector of 1 element,"));
+        assert!(check_vector_attribute(&[INDEX], "Doc", "other", &one, &key).is_ok());
+    }
+
+    /// An update's `SET` finds a vector's elements through `Attribute` (`Vec<f32>` or
+    /// `Option<Vec<f32>>`) to name the refused one.
+    #[test]
+    fn a_vector_fields_elements() {
+        use crate::value::Attribute;
+        assert_eq!(vec![1.0f32, 2.0].__f32_elements(), Some(&[1.0f32, 2.0][..]));
+        assert_eq!(Some(vec![3.0f32]).__f32_elements(), Some(&[3.0f32][..]));
+        assert_eq!(None::<Vec<f32>>.__f32_elements(), None);
+        assert_eq!(vec![1.0f64].__f32_elements(), None);
+        assert_eq!(1.0f32.__f32_elements(), None);
+        assert_eq!("text".to_owned().__f32_elements(), None);
+    }
+
+    /// In an item, the vector is a list of numbers: 0.123456 is 4 bytes there (6 significant
+    /// digits), 1 and 2.5 are 2; in a vector index, each is 4 bytes (an `f32`).
+    #[test]
+    fn an_index_entry_counts_the_vector_at_four_bytes_a_dimension() {
+        let n = |t: &str| AttributeValue::N(t.to_owned());
+        let item: Item = [("emb".to_owned(), AttributeValue::L(vec![n("0.123456"), n("2.5")]))].into_iter().collect();
+        assert_eq!(crate::value::size::item_size(&item), 3 + 3 + (1 + 4) + (1 + 2));
+        assert_eq!(billed_item_size(&item, &[INDEX]), 3 + 2 * 4);
     }
 }

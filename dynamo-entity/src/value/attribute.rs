@@ -153,6 +153,9 @@ impl<T: Attribute> Attribute for Option<T> {
             Some(v) => T::from_attribute(Some(v)).map(Some),
         }
     }
+    fn __f32_elements(&self) -> Option<&[f32]> {
+        self.as_ref().and_then(T::__f32_elements)
+    }
 }
 
 impl<T: Attribute> Attribute for Box<T> {
@@ -170,6 +173,9 @@ impl<T: Attribute> Attribute for Vec<T> {
     #[inline]
     fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
         T::__list_to(self).map(Some)
+    }
+    fn __f32_elements(&self) -> Option<&[f32]> {
+        T::__f32_slice(self)
     }
     #[inline]
     fn from_attribute(value: Option<&AttributeValue>) -> Result<Self, ValueError> {

@@ -94,10 +94,24 @@ fn float_from_text<T: Float>(text: &str, ty: &'static str) -> Result<T, ValueErr
     }
 }
 
+/// `items`, for `f32`'s [`Attribute::__f32_slice`].
+fn f32_slice(items: &[f32]) -> Option<&[f32]> {
+    Some(items)
+}
+
+/// No 32-bit floats, for `f64`'s [`Attribute::__f32_slice`].
+fn no_f32_slice(_: &[f64]) -> Option<&[f32]> {
+    None
+}
+
 macro_rules! float_attribute {
-    ($($t:ty),*) => {$(
+    ($($t:ty => $slice:path),*) => {$(
         impl Attribute for $t {
             const STORED: StoredType = StoredType::N;
+
+            fn __f32_slice(items: &[Self]) -> Option<&[f32]> {
+                $slice(items)
+            }
 
             /// The shortest text that reads back as the same float.
             ///
@@ -130,7 +144,7 @@ macro_rules! float_attribute {
         }
     )*};
 }
-float_attribute!(f32, f64);
+float_attribute!(f32 => f32_slice, f64 => no_f32_slice);
 
 /// The shortest text that reads back as the same float, checked against DynamoDB's range.
 fn float_text<T: Display>(wide: f64, v: T) -> Result<String, ValueError> {

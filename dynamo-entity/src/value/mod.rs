@@ -212,6 +212,22 @@ pub trait Attribute: Sized {
     }
 
     #[doc(hidden)]
+    /// The value's elements when it is a vector of 32-bit floats (`Vec<f32>`, or
+    /// `Option<Vec<f32>>` holding one), for the messages of a vector index's checks; `None`
+    /// otherwise.
+    fn __f32_elements(&self) -> Option<&[f32]> {
+        None
+    }
+
+    #[doc(hidden)]
+    /// `items` as 32-bit floats when `Self` is `f32` (for [`__f32_elements`](Self::__f32_elements)
+    /// of a `Vec<Self>`); `None` otherwise.
+    fn __f32_slice(items: &[Self]) -> Option<&[f32]> {
+        let _ = items;
+        None
+    }
+
+    #[doc(hidden)]
     fn __list_from(value: &AttributeValue) -> Result<Vec<Self>, ValueError> {
         match value {
             AttributeValue::L(items) => {

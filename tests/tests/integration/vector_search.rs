@@ -162,7 +162,7 @@ async fn mistakes_are_refused_before_sending() {
     assert_eq!(
         reason,
         "SearchVectors of VecDoc on VecDocsByPoint: the index's HASH attribute tenant is not filtered; DynamoDB \
-         searches an index with a HASH attribute one value of it at a time: add .filter(TENANT, &value)"
+         searches an index with a HASH attribute one value of it at a time: add .filter(VecDoc::TENANT, &value)"
     );
     let reason = invalid(
         table
@@ -279,19 +279,73 @@ async fn writes_check_the_vector() {
     assert_eq!(
         encode_error(table.render().create(&infinite)),
         "cannot encode VecDoc.point (attribute `point`): item PK=VDOC#y SK=META: element 0 is inf; a vector's \
-         elements are finite numbers"
+         elements are finite 32-bit numbers"
     );
     assert_eq!(
         encode_error(table.update(VecDoc::key("z")).set(VecDoc::POINT, &vec![1.0]).render()),
-        "cannot encode VecDoc.point (attribute `point`): item PK=VDOC#z SK=META: a vector of 1 elements, but vector \
+        "cannot encode VecDoc.point (attribute `point`): item PK=VDOC#z SK=META: a vector of 1 element, but vector \
          index `VecDocsByPoint` has 2 dimensions (DynamoDB refuses the write)"
     );
+    // A NaN element gets one message from a put and from an update's SET: entity, field,
+    // attribute, the item's key and the element's index.
+    let nan_message = "cannot encode VecDoc.point (attribute `point`): item PK=VDOC#z SK=META: element 1 is NaN; a \
+                       vector's elements are finite 32-bit numbers";
     let nan = table.update(VecDoc::key("z")).set(VecDoc::POINT, &vec![0.0, f32::NAN]).render();
-    assert_eq!(
-        encode_error(nan),
-        "cannot encode VecDoc.point (attribute `point`): item PK=VDOC#z SK=META: DynamoDB cannot hold NaN: NaN has no \
-         DynamoDB representation"
-    );
+    assert_eq!(encode_error(nan), nan_message);
+    assert_eq!(encode_error(table.render().put(&doc("z", "acme", "en", [0.0, f32::NAN]))), nan_message);
+    let upsert = table.upsert(VecDoc::key("z")).set(VecDoc::POINT, &vec![0.0, f32::NAN]).render();
+    assert_eq!(encode_error(upsert), nan_message);
+    let absent = table.update(VecDoc::key("z")).set_if_absent(VecDoc::POINT, &vec![0.0, f32::NAN]).render();
+    assert_eq!(encode_error(absent), nan_message);
     // The right length and finite elements pass.
     assert!(table.render().put(&doc("w", "acme", "en", [0.5, -0.5])).is_ok());
+}
+
+/// A vector index with `COSINE` and no search schema, for the edge values of a query vector.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "CDOC#<id>", sk = "META")]
+pub struct CosDoc {
+    pub id: String,
+    #[entity(vector(index = "CosDocsByMeaning", dimensions = 2, distance = cosine))]
+    pub meaning: Vec<f32>,
+}
+
+/// DynamoDB documents a query vector's elements as 32-bit IEEE-754 floats (API reference,
+/// `SearchVectors`) and a number as finite; it documents nothing about a zero vector under
+/// `COSINE` or the largest floats. So NaN and infinities are refused before sending, and a zero
+/// vector and `f32::MAX` are sent as they are (what DynamoDB answers is its own).
+#[tokio::test]
+async fn edge_values_of_the_query_vector() {
+    let server = dynamo_entity_local::LocalDynamoDb::shared().await.expect("an engine");
+    let table = Table::new(server.client(), "no-such-table-cosine");
+    let sent = |vector: Vec<f32>| {
+        let input = table.search(CosDoc::search_meaning(vector)).render().expect("the search is sent");
+        input.search_vector.expect("a search vector")
+    };
+    let n = |text: &str| aws_sdk_dynamodb::types::AttributeValue::N(text.to_owned());
+    assert_eq!(sent(vec![0.0, 0.0]), [n("0"), n("0")]);
+    assert_eq!(sent(vec![-0.0, 0.0]), [n("-0"), n("0")]);
+    assert_eq!(
+        sent(vec![f32::MAX, f32::MIN]),
+        [n("340282350000000000000000000000000000000"), n("-340282350000000000000000000000000000000")]
+    );
+    let refused = |vector: Vec<f32>| match table.search(CosDoc::search_meaning(vector)).render() {
+        Err(Error::Invalid { reason }) => reason,
+        other => panic!("expected Error::Invalid, got {other:?}"),
+    };
+    assert_eq!(
+        refused(vec![f32::INFINITY, 0.0]),
+        "SearchVectors of CosDoc on CosDocsByMeaning: element 0 of the query vector is inf; DynamoDB takes finite \
+         32-bit numbers only"
+    );
+    assert_eq!(
+        refused(vec![0.0, f32::NEG_INFINITY]),
+        "SearchVectors of CosDoc on CosDocsByMeaning: element 1 of the query vector is -inf; DynamoDB takes finite \
+         32-bit numbers only"
+    );
+    assert_eq!(
+        refused(vec![1.0]),
+        "SearchVectors of CosDoc on CosDocsByMeaning: the query vector has 1 element and the index 2 dimensions; \
+         DynamoDB searches with a vector of exactly the index's dimensions"
+    );
 }

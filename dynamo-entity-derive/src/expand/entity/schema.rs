@@ -209,9 +209,11 @@ impl Gen<'_, '_> {
                 let wanted = syn::ext::IdentExt::unraw(ident).to_string();
                 let other = e.fields.iter().find(|o| o.name == wanted)?;
                 let (ofield, oattr, ty) = (&other.name, &other.attribute, other.ty);
+                let handle = crate::internals::case::screaming_snake(&other.name);
                 Some(quote_spanned! {ident.span()=>
                     __de::SearchAttribute {
                         field: #ofield,
+                        handle: #handle,
                         attribute: #oattr,
                         key_type: match __de::search_key_type(<#ty as __de::Attribute>::STORED) {
                             ::core::option::Option::Some(t) => t,

@@ -28,6 +28,32 @@ pub struct VectorAttr {
     pub filters: Vec<Ident>,
 }
 
+/// The error for a `distance = ...` that names no distance function: the accepted names, and a
+/// hint naming the right spelling when the value is one of them in another case, quoted
+/// (`"cosine"`, `"COSINE"`), or a likely typo.
+fn distance_error(expr: &Expr, ident: Option<&str>) -> String {
+    let names: Vec<&str> = DISTANCES.iter().map(|(w, _)| *w).collect();
+    let quoted = match expr {
+        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some(s.value()),
+        _ => None,
+    };
+    let written = quoted.as_deref().or(ident);
+    let exact = written.and_then(|w| names.iter().copied().find(|n| n.eq_ignore_ascii_case(w)));
+    let hint = match (&quoted, exact) {
+        (Some(q), Some(n)) => format!("write `distance = {n}`, a name, not the string \"{q}\"; "),
+        (Some(_), None) => "the distance function is a name, not a string; ".to_owned(),
+        (None, Some(n)) => format!("did you mean `{n}`? "),
+        (None, None) => written
+            .and_then(|w| suggest::closest(&w.to_ascii_lowercase(), names.iter().copied()))
+            .map(|s| format!("did you mean `{s}`? "))
+            .unwrap_or_default(),
+    };
+    format!(
+        "unknown distance function; {hint}expected one of {} (DynamoDB's COSINE, EUCLIDEAN or DOT_PRODUCT)",
+        suggest::list_or(&names)
+    )
+}
+
 /// Parses the inside of `vector(...)`.
 pub fn parse(meta: &ParseNestedMeta, span: Span, cx: &Ctxt) -> syn::Result<VectorAttr> {
     let mut out = VectorAttr { span, index: None, dimensions: None, distance: None, hash: None, filters: Vec::new() };
@@ -73,21 +99,7 @@ pub fn parse(meta: &ParseNestedMeta, span: Span, cx: &Ctxt) -> syn::Result<Vecto
                 };
                 match name.as_deref().and_then(|n| DISTANCES.iter().find(|(w, _)| *w == n)) {
                     Some((_, variant)) => out.distance = Some(variant),
-                    None => {
-                        let names: Vec<&str> = DISTANCES.iter().map(|(w, _)| *w).collect();
-                        let hint = name
-                            .as_deref()
-                            .and_then(|n| suggest::closest(&n.to_ascii_lowercase(), names.iter().copied()))
-                            .map(|s| format!("did you mean `{s}`? "))
-                            .unwrap_or_default();
-                        cx.error_spanned_by(
-                            &expr,
-                            format!(
-                                "unknown distance function; {hint}expected {} (DynamoDB's COSINE, EUCLIDEAN, DOT_PRODUCT)",
-                                suggest::list(&names)
-                            ),
-                        );
-                    }
+                    None => cx.error_spanned_by(&expr, distance_error(&expr, name.as_deref())),
                 }
             }
             "hash" => {
@@ -121,4 +133,43 @@ pub fn parse(meta: &ParseNestedMeta, span: Span, cx: &Ctxt) -> syn::Result<Vecto
         cx.error_at(span, "`vector(...)` needs `distance = cosine`, `euclidean` or `dot_product`");
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(value: &str) -> String {
+        let expr: Expr = syn::parse_str(value).unwrap();
+        let ident = match &expr {
+            Expr::Path(p) => p.path.get_ident().map(ToString::to_string),
+            _ => None,
+        };
+        distance_error(&expr, ident.as_deref())
+    }
+
+    #[test]
+    fn distance_errors_name_the_right_spelling() {
+        let tail =
+            "expected one of `cosine`, `euclidean` or `dot_product` (DynamoDB's COSINE, EUCLIDEAN or DOT_PRODUCT)";
+        assert_eq!(
+            error("\"cosine\""),
+            format!("unknown distance function; write `distance = cosine`, a name, not the string \"cosine\"; {tail}")
+        );
+        assert_eq!(
+            error("\"DOT_PRODUCT\""),
+            format!(
+                "unknown distance function; write `distance = dot_product`, a name, not the string \"DOT_PRODUCT\"; \
+                 {tail}"
+            )
+        );
+        assert_eq!(
+            error("\"manhattan\""),
+            format!("unknown distance function; the distance function is a name, not a string; {tail}")
+        );
+        assert_eq!(error("COSINE"), format!("unknown distance function; did you mean `cosine`? {tail}"));
+        assert_eq!(error("euclidian"), format!("unknown distance function; did you mean `euclidean`? {tail}"));
+        assert_eq!(error("l1"), format!("unknown distance function; {tail}"));
+        assert_eq!(error("3"), format!("unknown distance function; {tail}"));
+    }
 }
