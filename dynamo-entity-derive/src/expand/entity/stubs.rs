@@ -178,8 +178,9 @@ fn distinct<'t>(templates: &[&'t KeyTemplate]) -> Vec<&'t str> {
 }
 
 /// The sort-key type of a query on the first of `templates` (a sort key): the tuple of each
-/// placeholder's field type, or the suggested field's, or `String`; `RefusedSortKey` when a
-/// field's type cannot be a key part, whose error is the one to report.
+/// placeholder's field type, or the suggested field's, or `String`; `RefusedSortKey` (which
+/// takes any argument) when such a field's type cannot be a key part, whose error is the one
+/// to report.
 fn sort_key(e: &Entity, templates: &[&KeyTemplate]) -> TokenStream {
     let Some(template) = templates.first() else { return quote!(()) };
     let mut parts = Vec::new();
@@ -188,14 +189,14 @@ fn sort_key(e: &Entity, templates: &[&KeyTemplate]) -> TokenStream {
             .field(n)
             .or_else(|| suggest::closest(n, e.fields.iter().map(|f| f.name.as_str())).and_then(|m| e.field(m)));
         match field {
-            Some(f) if matches!(types::key_part(f.ty), types::KeyPartType::Rejected(_)) && e.field(n).is_some() => {
+            Some(f) if matches!(types::key_part(f.ty), types::KeyPartType::Rejected(_)) => {
                 return quote!(__de::RefusedSortKey);
             }
-            Some(f) if !matches!(types::key_part(f.ty), types::KeyPartType::Rejected(_)) => {
+            Some(f) => {
                 let ty = f.ty;
                 parts.push(quote!(#ty));
             }
-            _ => parts.push(quote!(::std::string::String)),
+            None => parts.push(quote!(::std::string::String)),
         }
     }
     quote!((#(#parts,)*))
