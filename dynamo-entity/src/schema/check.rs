@@ -35,9 +35,10 @@
 //! value never contains a raw `#` (it is escaped as `%23`), so a key has exactly as many
 //! segments as its template. A literal segment matches only the same literal; a placeholder
 //! (alone in its segment, or with literal text around it, as in `v<version>`: then the text
-//! between the affixes) matches the segments its type can write ([`KeyPart::SHAPE`](crate::KeyPart::SHAPE), kept in
-//! [`FieldSchema::shape`]): a `u64` part is always 20 digits, so it never equals `LATEST` nor a
-//! `u32`'s 10 digits; an enum of `#[derive(KeyPart)]` writes only its variant names, a
+//! between the affixes) matches the segments its type can write
+//! ([`KeyPart::SHAPE`](crate::KeyPart::SHAPE), kept in [`FieldSchema::shape`]): a `u64` part
+//! is always 20 digits, so it never equals `LATEST` nor a `u32`'s 10 digits, and `v<version>`
+//! never equals `v0`; an enum of `#[derive(KeyPart)]` writes only its variant names, a
 //! `Timestamp` only `YYYY-MM-DDTHH:MM:SS.mmmZ`; a `String` part can write any segment. The same
 //! field used twice by one entity (in its partition and its sort key) must take the same value
 //! at both places: the comparison unifies placeholders, so `X#<a>` / `Y#<a>` does not collide with `X#1` / `Y#2`.
