@@ -15,10 +15,10 @@ pub use crate::key::{
 };
 pub use crate::query::multi_key::{MultiKeyQuery, MultiKeySpec};
 pub use crate::query::vector::VectorSearch;
-pub use crate::query::{IntoQuery, QuerySpec};
+pub use crate::query::{IntoQuery, QuerySpec, RefusedSortKey};
 pub use crate::schema::check::*;
 pub use crate::schema::evolve::{
-    SCHEMA_ATTRIBUTE, SchemaVersion, Stored, declared_version, oldest_version, put_schema_version,
+    SCHEMA_ATTRIBUTE, SchemaVersion, Stored, UpgradeFrom, declared_version, oldest_version, put_schema_version,
     same_primary_templates, same_version_attribute, stored_version,
 };
 pub use crate::schema::multi_key::{

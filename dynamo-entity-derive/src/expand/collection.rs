@@ -78,7 +78,10 @@ fn from_collection(name: &syn::Ident, members: &[Member]) -> TokenStream {
         });
         finish.push(done);
     }
+    let partitions = same_partition(&name_str, members);
     quote! {
+        #partitions
+
         #[automatically_derived]
         impl ::dynamo_entity::Collection for #name {
             const TYPES: &'static [&'static str] = &[#(#types),*];
@@ -99,6 +102,58 @@ fn from_collection(name: &syn::Ident, members: &[Member]) -> TokenStream {
             }
         }
     }
+}
+
+/// One constant check per field after the first: its entity can have items in a partition of
+/// the first one's (the collection is read by one query of one partition), or its field would
+/// always be empty. The message names both partition key templates, which only the schemas
+/// know, so it is composed in constant evaluation; the error points at the field's type.
+fn same_partition(name: &str, members: &[Member]) -> TokenStream {
+    let Some(first) = members.first() else { return TokenStream::new() };
+    let p = quote!(::dynamo_entity::__private);
+    let a = first.arity.entity();
+    let an = type_name(a);
+    let mut out = TokenStream::new();
+    for m in &members[1..] {
+        let b = m.arity.entity();
+        let bn = type_name(b);
+        let field = m.ident.to_string();
+        let opening = format!(
+            "`{name}` is one item collection, read by one query of one partition, but its field `{field}` collects \
+             `{bn}`, whose partition key `"
+        );
+        let middle = "` can never equal the partition key `";
+        let closing = format!(
+            "` of `{an}`, its first entity, on the table or on any index both write: `{field}` would always be \
+             empty; key `{bn}` under the partition of `{an}` (the same template, its placeholders named as \
+             `{bn}`'s fields), or read it with a collection of its own"
+        );
+        let span = m.ty.span();
+        out.extend(quote_spanned! {span=>
+            const _: () = {
+                const A: &#p::EntitySchema = <#a as #p::Entity>::SCHEMA;
+                const B: &#p::EntitySchema = <#b as #p::Entity>::SCHEMA;
+                const TEXT: #p::ConstText = {
+                    let mut text = #p::ConstText::new();
+                    text.push(#opening);
+                    text.push(B.primary.pk.source);
+                    text.push(#middle);
+                    text.push(A.primary.pk.source);
+                    text.push(#closing);
+                    text
+                };
+                if !#p::share_a_partition(A, B) {
+                    ::core::panic!("{}", TEXT.as_str())
+                }
+            };
+        });
+    }
+    out
+}
+
+/// A type as written, without the spaces `quote` puts in paths.
+fn type_name(ty: &syn::Type) -> String {
+    quote!(#ty).to_string().replace(' ', "")
 }
 
 /// `impl EntityEnum`: the variant whose entity type the item has.

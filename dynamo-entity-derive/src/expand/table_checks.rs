@@ -159,9 +159,10 @@ impl Checks<'_> {
                     quote!(#p::first_collider(#entities, #j) == #i),
                     format!(
                         "entities `{an}` and `{bn}` can produce the same primary key: their `{}` templates and their \
-                         `{}` templates have as many `#`-separated segments, with equal literals where both have \
-                         one (a placeholder can take any value), so one item would overwrite the other; give one \
-                         of them a distinct literal segment",
+                         `{}` templates have as many `#`-separated segments, and each segment of one can equal the \
+                         other's (a literal equals only itself, a placeholder any text its type writes: any for a \
+                         `String`, 20 digits for a `u64`), so one item would overwrite the other; give one of them a \
+                         distinct literal segment, one the other's placeholder cannot write",
                         names.pk, names.sk
                     ),
                 ));

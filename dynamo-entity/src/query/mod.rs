@@ -86,6 +86,8 @@ use options::QueryOptions;
 pub use pages::Page;
 use range::{delimiter_and_next, fixed_form_bounds};
 pub use seal::CursorKeys;
+#[doc(hidden)]
+pub use sk_args::RefusedSortKey;
 pub use sk_args::{FullSk, PartArg, PartialSk, SkArgs};
 pub(crate) use whole::read_whole;
 use whole::{Slot, hydrate};

@@ -133,3 +133,18 @@ impl SkArgs<()> for () {
     }
 }
 impl FullSk<()> for () {}
+
+/// The sort key of a query function whose `#[derive(Entity)]` refused one of the key's part
+/// types (a float, say): it takes every argument, so that a query using it reports nothing
+/// more than the derive's own error. Only in the code of a failed derive, which never runs.
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum RefusedSortKey {}
+impl<A: ?Sized> SkArgs<RefusedSortKey> for A {
+    const PARTS: usize = 0;
+    fn write(&self, _: &mut KeyWriter) -> Result<(), KeyError> {
+        Ok(())
+    }
+}
+impl<A: ?Sized> FullSk<RefusedSortKey> for A {}
+impl<A: ?Sized> PartialSk<RefusedSortKey> for A {}

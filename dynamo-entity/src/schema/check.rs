@@ -19,6 +19,9 @@
 //! * **One type per key attribute.** A table defines each key attribute once, as `S` or `N`
 //!   (DynamoDB's `AttributeDefinitions`); a template that is exactly one numeric placeholder is
 //!   `N`, any other `S`. See [`key_type`].
+//! * **A collection is one partition.** Every entity a `#[derive(Collection)]` struct collects
+//!   can have items in a partition of its first entity's, on the table or on an index both
+//!   write (the collection is read by one query): see [`share_a_partition`].
 //! * **Distinct type names** (the `_type` attribute tells items apart), **declared GSIs** and
 //!   **one TTL attribute** a table.
 //! * **Multi-attribute GSIs are met only by their declarers.** An entity that does not declare
@@ -31,9 +34,11 @@
 //! Templates are compared segment by segment (segments are `#`-delimited). A placeholder's
 //! value never contains a raw `#` (it is escaped as `%23`), so a key has exactly as many
 //! segments as its template. A literal segment matches only the same literal; a placeholder
-//! matches the segments its type can write ([`KeyPart::SHAPE`](crate::KeyPart::SHAPE), kept in
-//! [`FieldSchema::shape`]): a `u64` part is always 20 digits, so it never equals `LATEST` nor a
-//! `u32`'s 10 digits; an enum of `#[derive(KeyPart)]` writes only its variant names, a
+//! (alone in its segment, or with literal text around it, as in `v<version>`: then the text
+//! between the affixes) matches the segments its type can write
+//! ([`KeyPart::SHAPE`](crate::KeyPart::SHAPE), kept in [`FieldSchema::shape`]): a `u64` part
+//! is always 20 digits, so it never equals `LATEST` nor a `u32`'s 10 digits, and `v<version>`
+//! never equals `v0`; an enum of `#[derive(KeyPart)]` writes only its variant names, a
 //! `Timestamp` only `YYYY-MM-DDTHH:MM:SS.mmmZ`; a `String` part can write any segment. The same
 //! field used twice by one entity (in its partition and its sort key) must take the same value
 //! at both places: the comparison unifies placeholders, so `X#<a>` / `Y#<a>` does not collide with `X#1` / `Y#2`.
@@ -46,6 +51,7 @@ mod collide;
 mod fixtures;
 mod index;
 mod names;
+mod partition;
 mod prefix;
 mod text;
 mod unify;
@@ -53,6 +59,7 @@ mod unify;
 pub use collide::*;
 pub use index::*;
 pub use names::*;
+pub use partition::*;
 pub use prefix::*;
 pub use text::*;
 use unify::{Unifier, shape_of};

@@ -262,6 +262,29 @@ pub const fn same_primary_templates(a: &EntitySchema, b: &EntitySchema) -> bool 
         && crate::key::support::str_eq(a.primary.sk.source, b.primary.sk.source)
 }
 
+/// The conversion that `from_item` applies to an item of the version before
+/// (`#[entity(schema(version = N, from = Prev))]`): `From<Prev>`, through this trait so that a
+/// missing impl is one error, at `from = Prev`, naming the impl to write. Implemented for every
+/// `From`; generated code only.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has `schema(from = {P})`, but there is no `impl From<{P}> for {Self}`: an item stored at \
+               the earlier version is read as `{P}`, then converted to `{Self}` with it",
+    label = "`schema(from = {P})` needs `impl From<{P}> for {Self}`",
+    note = "write `impl From<{P}> for {Self} {{ fn from(old: {P}) -> {Self} {{ .. }} }}`, which fills what `{Self}` \
+            added"
+)]
+pub trait UpgradeFrom<P>: Sized {
+    /// `Self::from(prev)`.
+    fn upgrade(prev: P) -> Self;
+}
+
+impl<T: From<P>, P> UpgradeFrom<P> for T {
+    fn upgrade(prev: P) -> T {
+        T::from(prev)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -36,7 +36,15 @@ mod shared {
     use super::*;
 
     #[derive(Entity, Debug, Clone, PartialEq)]
-    #[entity(pk = "ORDER#<id>", sk = "DETAILS", name = "ORDER", table = Typed, rename_all = "camelCase")]
+    #[entity(
+        pk = "ORDER#<id>",
+        sk = "DETAILS",
+        gsi1 = "USER#<user_id>",
+        gsi1_sk = "ORDER#<id>",
+        name = "ORDER",
+        table = Typed,
+        rename_all = "camelCase"
+    )]
     pub struct Order {
         pub id: String,
         pub user_id: String,
@@ -45,7 +53,15 @@ mod shared {
     }
 
     #[derive(Entity, Debug, Clone, PartialEq)]
-    #[entity(pk = "USER#<user_id>", sk = "ORDER#<day>#<order_id>", name = "ORDER", table = Typed, key_fields = "keys")]
+    #[entity(
+        pk = "USER#<user_id>",
+        sk = "ORDER#<day>#<order_id>",
+        gsi1 = "USER#<user_id>",
+        gsi1_sk = "LINE#<day>#<order_id>",
+        name = "ORDER",
+        table = Typed,
+        key_fields = "keys"
+    )]
     pub struct UserOrder {
         pub user_id: String,
         pub day: String,
@@ -54,7 +70,8 @@ mod shared {
         pub total: f64,
     }
 
-    /// A user's order lines, as one item collection.
+    /// A user's orders and order lines, as one item collection: both are in the user's
+    /// partition of GSI1 (`#[derive(Collection)]` refuses entities that share no partition).
     #[derive(dynamo_entity::Collection, Debug, PartialEq)]
     pub struct AliceLines {
         pub orders: Vec<Order>,
@@ -63,7 +80,12 @@ mod shared {
 
     /// Both entities store `entityType = "ORDER"`; their key templates cannot collide.
     #[derive(TableDef)]
-    #[table(entities(Order, UserOrder), entity_type = "entityType", item(derive(Debug, Clone, PartialEq)))]
+    #[table(
+        entities(Order, UserOrder),
+        gsi1(projection = all),
+        entity_type = "entityType",
+        item(derive(Debug, Clone, PartialEq))
+    )]
     pub struct Typed;
 }
 

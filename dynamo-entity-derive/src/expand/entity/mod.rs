@@ -391,6 +391,24 @@ mod tests {
     }
 
     #[test]
+    fn a_refused_sort_key_part_makes_a_stub_query_that_takes_any_condition() {
+        let out = expand(
+            r#"
+            #[entity(pk = "SKILL#<id>", sk = "<year>#<price>", gsi1 = "PRICED", gsi1_sk = "<price>",
+                     gsi2 = "BY_YEAR", gsi2_sk = "<year>")]
+            pub struct Skill { pub id: String, pub year: u64, pub price: f64 }
+        "#,
+        );
+        let compact = out.replace(' ', "");
+        assert_eq!(compact.matches("compile_error!").count(), 1, "{compact}");
+        // The float's one error stands: conditions written for it, or for `year`, add none.
+        assert!(compact.contains("pubfnquery<__A0>(_:__A0)->__de::QuerySpec<Self,__de::RefusedSortKey>"), "{compact}");
+        assert!(compact.contains("pubfngsi1<>()->__de::QuerySpec<Self,__de::RefusedSortKey>"), "{compact}");
+        // A sort key of accepted parts keeps its types.
+        assert!(compact.contains("pubfngsi2<>()->__de::QuerySpec<Self,(u64,)>"), "{compact}");
+    }
+
+    #[test]
     fn unique_fields_are_in_the_schema_with_their_own_handle_marker() {
         let out = expand(
             r#"

@@ -8,7 +8,10 @@
 //! parameter, so that any argument a caller passes is accepted; a placeholder naming no field
 //! (the mistake) still counts. A query's sort-key part types are the fields' types, or, for a
 //! placeholder naming no field, the type of the field its error suggests (the one the user
-//! most likely meant), else `String`; `String` too for a field whose type cannot be a key part. The bodies are never run: the crate cannot compile.
+//! most likely meant), else `String`. A sort key with a field whose type cannot be a key part
+//! (a float) is `RefusedSortKey`, which takes any argument: the query conditions written for
+//! the intended type report nothing more than the field's error. The bodies are never run: the
+//! crate cannot compile.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
@@ -33,34 +36,24 @@ pub fn inherent(e: &Entity) -> TokenStream {
     let primary: Vec<&KeyTemplate> = pk.iter().chain(&sk).copied().collect();
     items.extend(function(vis, "key", distinct(&primary).len(), quote!(__de::Key<Self>)));
     if !pk.is_empty() {
-        let parts = part_types(e, &sk);
-        items.extend(function(vis, "query", distinct(&pk).len(), quote!(__de::QuerySpec<Self, (#(#parts,)*)>)));
+        let parts = sort_key(e, &sk);
+        items.extend(function(vis, "query", distinct(&pk).len(), quote!(__de::QuerySpec<Self, #parts>)));
     }
     for n in 1..=crate::internals::model::MAX_GSI {
         let gpk = of(&|r| r == KeyRole::GsiPk(n));
         if gpk.is_empty() {
             continue;
         }
-        let parts = part_types(e, &of(&|r| r == KeyRole::GsiSk(n)));
-        items.extend(function(
-            vis,
-            &format!("gsi{n}"),
-            distinct(&gpk).len(),
-            quote!(__de::QuerySpec<Self, (#(#parts,)*)>),
-        ));
+        let parts = sort_key(e, &of(&|r| r == KeyRole::GsiSk(n)));
+        items.extend(function(vis, &format!("gsi{n}"), distinct(&gpk).len(), quote!(__de::QuerySpec<Self, #parts>)));
     }
     for n in 1..=crate::internals::model::MAX_LSI {
         let lsk = of(&|r| r == KeyRole::LsiSk(n));
         if lsk.is_empty() {
             continue;
         }
-        let parts = part_types(e, &lsk);
-        items.extend(function(
-            vis,
-            &format!("lsi{n}"),
-            distinct(&pk).len(),
-            quote!(__de::QuerySpec<Self, (#(#parts,)*)>),
-        ));
+        let parts = sort_key(e, &lsk);
+        items.extend(function(vis, &format!("lsi{n}"), distinct(&pk).len(), quote!(__de::QuerySpec<Self, #parts>)));
     }
     let mut builders = TokenStream::new();
     for (n, g) in &e.attrs.multi_gsis {
@@ -73,8 +66,8 @@ pub fn inherent(e: &Entity) -> TokenStream {
         builders.extend(builder);
     }
     if e.attrs.inverted.is_some() {
-        let parts = part_types(e, &pk);
-        items.extend(function(vis, "inverted", distinct(&sk).len(), quote!(__de::QuerySpec<Self, (#(#parts,)*)>)));
+        let parts = sort_key(e, &pk);
+        items.extend(function(vis, "inverted", distinct(&sk).len(), quote!(__de::QuerySpec<Self, #parts>)));
     }
 
     for f in &e.fields {
@@ -184,26 +177,27 @@ fn distinct<'t>(templates: &[&'t KeyTemplate]) -> Vec<&'t str> {
     names
 }
 
-/// The part types of the first of `templates` (a sort key): each placeholder's field type, or
-/// the suggested field's, or `String` (also for a field whose type cannot be a key part).
-fn part_types(e: &Entity, templates: &[&KeyTemplate]) -> Vec<TokenStream> {
-    let Some(template) = templates.first() else { return Vec::new() };
-    template
-        .field_names()
-        .into_iter()
-        .map(|n| {
-            let field = e
-                .field(n)
-                .or_else(|| suggest::closest(n, e.fields.iter().map(|f| f.name.as_str())).and_then(|m| e.field(m)));
-            match field {
-                // A type refused as a key part has its own error; `String` stands in for it, so
-                // that a correct argument for another part reports nothing more.
-                Some(f) if !matches!(types::key_part(f.ty), types::KeyPartType::Rejected(_)) => {
-                    let ty = f.ty;
-                    quote!(#ty)
-                }
-                _ => quote!(::std::string::String),
+/// The sort-key type of a query on the first of `templates` (a sort key): the tuple of each
+/// placeholder's field type, or the suggested field's, or `String`; `RefusedSortKey` (which
+/// takes any argument) when such a field's type cannot be a key part, whose error is the one
+/// to report.
+fn sort_key(e: &Entity, templates: &[&KeyTemplate]) -> TokenStream {
+    let Some(template) = templates.first() else { return quote!(()) };
+    let mut parts = Vec::new();
+    for n in template.field_names() {
+        let field = e
+            .field(n)
+            .or_else(|| suggest::closest(n, e.fields.iter().map(|f| f.name.as_str())).and_then(|m| e.field(m)));
+        match field {
+            Some(f) if matches!(types::key_part(f.ty), types::KeyPartType::Rejected(_)) => {
+                return quote!(__de::RefusedSortKey);
             }
-        })
-        .collect()
+            Some(f) => {
+                let ty = f.ty;
+                parts.push(quote!(#ty));
+            }
+            None => parts.push(quote!(::std::string::String)),
+        }
+    }
+    quote!((#(#parts,)*))
 }

@@ -1,6 +1,7 @@
 //! `#[entity(schema(version = N, from = Prev))]`: the schema version in `SCHEMA`, the stamp
 //! in `to_item`, the dispatch in `from_item` (an item of an earlier version decodes as `Prev`
-//! and goes through `From<Prev>`), and the constant checks of the chain, spanned on `from`.
+//! and goes through `From<Prev>`, whose absence is one error naming the impl to write), and the
+//! constant checks of the chain, spanned on `from`.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
@@ -59,12 +60,15 @@ impl Gen<'_, '_> {
                 __de::stored_version(item, &__DeSchema::SCHEMA)?;
                 #body
             },
+            // The conversion goes through `UpgradeFrom`, implemented for every `From`, whose
+            // message, on the `from = ..` path, names the missing impl: one error, not rustc's
+            // bare trait bounds.
             Some(prev) => {
-                let upgrade = quote_spanned!(prev.span()=> <Self as ::core::convert::From<#prev>>::from);
+                let upgrade = quote_spanned!(prev.span()=> <Self as __de::UpgradeFrom<#prev>>::upgrade);
                 quote! {
                     match __de::stored_version(item, &__DeSchema::SCHEMA)? {
                         __de::Stored::Current => { #body }
-                        __de::Stored::Earlier => <#prev as __de::Entity>::from_item(item).map(#upgrade),
+                        __de::Stored::Earlier => ::core::result::Result::Ok(#upgrade(<#prev as __de::Entity>::from_item(item)?)),
                     }
                 }
             }
@@ -166,7 +170,7 @@ mod tests {
         assert!(out.contains("__de::Item::with_capacity(6usize)"));
         assert!(out.contains("match__de::stored_version(item,&__DeSchema::SCHEMA)?{__de::Stored::Current=>{"));
         assert!(out.contains(
-            "__de::Stored::Earlier=><v2::SkillV2as__de::Entity>::from_item(item).map(<Selfas::core::convert::From<v2::SkillV2>>::from),"
+            "__de::Stored::Earlier=>::core::result::Result::Ok(<Selfas__de::UpgradeFrom<v2::SkillV2>>::upgrade(<v2::SkillV2as__de::Entity>::from_item(item)?)),"
         ));
         // The chain's constant checks: the version before, the type name, the key, the attribute.
         assert!(out.contains("}elseifv==3u32{::core::panic!("));

@@ -140,6 +140,49 @@ mod tests {
         assert!(keys_collide(&by_version, &by_name) && !keys_collide(&by_version, &literal));
     }
 
+    /// A one-segment sort key of `segment`, for `DOC#<id>` entities.
+    const fn sk(segment: &'static [Segment]) -> Template {
+        Template { source: "", segments: segment, ..*tpl!("X") }
+    }
+    const V_PART: Template = sk(&[Segment::Part { prefix: "v", field: "version", suffix: "", raw: false }]);
+    const V_RAW: Template = sk(&[Segment::Part { prefix: "v", field: "version", suffix: "", raw: true }]);
+    const V_SUFFIXED: Template = sk(&[Segment::Part { prefix: "v", field: "version", suffix: "x", raw: false }]);
+
+    /// An entity `DOC#<id>` / `sk` with `fields`.
+    const fn doc(name: &'static str, sk: &'static Template, fields: &'static [FieldSchema]) -> EntitySchema {
+        with_fields(entity(name, tpl!("DOC", "<id>"), sk), fields)
+    }
+
+    #[test]
+    fn an_affixed_part_collides_only_with_literals_it_can_write() {
+        // AWS's version layout: `v0` (the latest) beside `v<version>` (a u64: `v` and 20 digits).
+        const U64_FIELD: &[FieldSchema] = &[shaped("version", U64)];
+        const ENUM_FIELD: &[FieldSchema] = &[shaped("version", PartShape::OneOf(&["0", "draft"]))];
+        const DATE_FIELD: &[FieldSchema] = &[shaped("version", PartShape::UtcDate)];
+        const I8_FIELD: &[FieldSchema] = &[shaped("version", PartShape::Digits { width: 3, signed: true })];
+        let version = doc("Version", &V_PART, U64_FIELD);
+        let latest = doc("Latest", tpl!("v0"), &[]);
+        assert!(!keys_collide(&version, &latest) && !keys_collide(&latest, &version));
+        // A literal of the part's form is one of its keys.
+        let seventh = doc("Seventh", tpl!("v00000000000000000007"), &[]);
+        assert!(keys_collide(&version, &seventh) && keys_collide(&seventh, &version));
+        // A `String` part writes `0`; an enum only its variants; a date only its form.
+        assert!(keys_collide(&doc("Named", &V_PART, &[]), &latest));
+        assert!(keys_collide(&doc("Status", &V_PART, ENUM_FIELD), &latest));
+        assert!(!keys_collide(&doc("Day", &V_PART, DATE_FIELD), &latest));
+        assert!(keys_collide(&doc("Day", &V_PART, DATE_FIELD), &doc("Epoch", tpl!("v1970-01-01"), &[])));
+        // Both affixes must match, and leave a value between them.
+        assert!(!keys_collide(&doc("Suffixed", &V_SUFFIXED, &[]), &latest));
+        assert!(keys_collide(&doc("Suffixed", &V_SUFFIXED, &[]), &doc("Tail", tpl!("v0x"), &[])));
+        assert!(!keys_collide(&doc("Named", &V_PART, &[]), &doc("Bare", tpl!("v"), &[])));
+        // `v<version:raw>` writes 1 to 20 digits: `v0` is version 0; only a signed type writes `-`.
+        assert!(keys_collide(&doc("Raw", &V_RAW, U64_FIELD), &latest));
+        let minus = doc("Minus", tpl!("v-12"), &[]);
+        assert!(keys_collide(&doc("Signed", &V_RAW, I8_FIELD), &minus));
+        assert!(!keys_collide(&doc("Raw", &V_RAW, U64_FIELD), &minus));
+        assert!(!keys_collide(&doc("Signed", &V_RAW, I8_FIELD), &doc("Long", tpl!("v1234"), &[])));
+    }
+
     #[test]
     fn numbers_raw_parts_and_folded_texts_collide_as_they_are_stored() {
         // A number sort key holds its integer in plain decimal: a `u64` and a `u32` both write `5`.

@@ -54,7 +54,7 @@ const fn find_gsi(s: &EntitySchema, index: Index) -> Option<&IndexSchema> {
 
 /// Whether `s` writes the native multi-attribute GSI `index` (its key attributes are the
 /// entity's own, see [`multi_key`](crate::schema::multi_key)).
-const fn writes_multi_gsi(s: &EntitySchema, index: Index) -> bool {
+pub(super) const fn writes_multi_gsi(s: &EntitySchema, index: Index) -> bool {
     let mut i = 0;
     while i < s.multi_gsis.len() {
         if same_index(s.multi_gsis[i].index, index) {

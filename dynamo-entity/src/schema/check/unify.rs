@@ -47,6 +47,55 @@ const fn affixes_meet_at_end(a: &str, b: &str) -> bool {
     ends_with(a, b) || ends_with(b, a)
 }
 
+/// The non-empty text of `lit` between `prefix` and `suffix`, when `lit` starts with `prefix`
+/// and ends with `suffix` (constant evaluation).
+const fn between(lit: &'static str, prefix: &str, suffix: &str) -> Option<&'static str> {
+    if lit.len() <= prefix.len() + suffix.len() || !starts_with(lit, prefix) || !ends_with(lit, suffix) {
+        return None;
+    }
+    // The affixes are whole texts at both ends of `lit`, so both cuts fall on character
+    // boundaries.
+    let (_, rest) = lit.split_at(prefix.len());
+    let (value, _) = rest.split_at(rest.len() - suffix.len());
+    Some(value)
+}
+
+/// Whether a part of `shape` written without padding (`<n:raw>`, integers only) can be
+/// `text`: one to `width` digits, after a `-` for a signed type; any text for a part whose
+/// shape the checks do not know.
+const fn raw_writes(shape: PartShape, text: &str) -> bool {
+    match shape {
+        PartShape::Digits { width, signed } => {
+            let b = text.as_bytes();
+            let digits = match b {
+                [b'-', rest @ ..] if signed => rest,
+                _ => b,
+            };
+            if digits.is_empty() || digits.len() > width as usize {
+                return false;
+            }
+            let mut i = 0;
+            while i < digits.len() {
+                if !digits[i].is_ascii_digit() {
+                    return false;
+                }
+                i += 1;
+            }
+            true
+        }
+        _ => shape.can_write(text),
+    }
+}
+
+/// A placeholder with literal text around it in one segment ([`Segment::Part`]).
+#[derive(Clone, Copy)]
+struct Affixed {
+    prefix: &'static str,
+    field: &'static str,
+    suffix: &'static str,
+    raw: bool,
+}
+
 /// What field `name` of `s` writes as a key part ([`FieldSchema::shape`]); any text for a
 /// field the schema does not list.
 pub(super) const fn shape_of(s: &EntitySchema, name: &str) -> PartShape {
@@ -176,6 +225,22 @@ impl<'s> Unifier<'s> {
         true
     }
 
+    /// Whether part `part` of side `side` can write the literal segment `lit`: `lit` has the
+    /// part's affixes and, between them, a value that the field's type writes ([`PartShape`]):
+    /// `v<version>` (a `u64`, 20 digits) writes `v00000000000000000000` but never `v0`. A padded
+    /// value binds the field's class, as a whole-segment placeholder does; an unpadded integer
+    /// (`<n:raw>`) is the type's digits without padding, another text than the field's padded
+    /// form elsewhere, so it binds nothing.
+    const fn part_writes(&mut self, side: u8, part: Affixed, lit: &'static str) -> bool {
+        let Some(value) = between(lit, part.prefix, part.suffix) else { return false };
+        let v = self.var(side, part.field);
+        if part.raw {
+            let r = self.find(v);
+            return raw_writes(self.shape[r], value);
+        }
+        self.bind(v, value)
+    }
+
     /// Whether the first `count` segments of `a` (side 0) and `b` (side 1) can be equal,
     /// together with everything unified so far.
     pub(super) const fn templates(&mut self, a: &Template, b: &Template, count: usize) -> bool {
@@ -221,9 +286,11 @@ impl<'s> Unifier<'s> {
                         affixes_meet(p, q) && affixes_meet_at_end(s, t)
                     }
                 }
-                (Segment::Part { prefix, suffix, .. }, Segment::Literal(l))
-                | (Segment::Literal(l), Segment::Part { prefix, suffix, .. }) => {
-                    l.len() > prefix.len() + suffix.len() && starts_with(l, prefix) && ends_with(l, suffix)
+                (Segment::Part { prefix, field, suffix, raw }, Segment::Literal(l)) => {
+                    self.part_writes(0, Affixed { prefix, field, suffix, raw }, l)
+                }
+                (Segment::Literal(l), Segment::Part { prefix, field, suffix, raw }) => {
+                    self.part_writes(1, Affixed { prefix, field, suffix, raw }, l)
                 }
                 (Segment::Part { .. }, Segment::Field(_)) | (Segment::Field(_), Segment::Part { .. }) => true,
             };
