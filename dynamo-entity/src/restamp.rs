@@ -92,11 +92,15 @@ pub struct Restamp<E, S> {
     name: Option<String>,
 }
 
-impl Table {
+impl<D> Table<D> {
     /// A re-stamp of the items `query` reads (see [`restamp`](crate::restamp)): add the fields
-    /// with [`set`](Restamp::set), then [`run`](Restamp::run) it.
-    pub fn restamp<E: Entity, S>(&self, query: QueryRequest<E, S>) -> Restamp<E, S> {
-        Restamp { table: self.clone(), query, stamps: Vec::new(), name: None }
+    /// with [`set`](Restamp::set), then [`run`](Restamp::run) it. A declared handle
+    /// (`Table<D>`) re-stamps the entities its table lists.
+    pub fn restamp<E: Entity, S>(&self, query: QueryRequest<E, S>) -> Restamp<E, S>
+    where
+        D: crate::schema::Admits<E>,
+    {
+        Restamp { table: self.untyped(), query, stamps: Vec::new(), name: None }
     }
 }
 

@@ -14,7 +14,8 @@
     message = "`{Self}` is not an entity of table `{D}`",
     label = "`{D}` does not list `{Self}` in `entities(...)`",
     note = "a `Table<{D}>` accepts only the entities of `#[table(entities(...))]` on `{D}`: add `{Self}` to \
-            `entities(...)` (and `#[entity(table = {D})]` to `{Self}`), or write it through an untyped `Table`"
+            `entities(...)` (an entity of a table that renames its key or type attributes also needs \
+            `#[entity(table = {D})]`), or write it through an untyped `Table`"
 )]
 pub trait EntityOf<D> {}
 
@@ -27,8 +28,8 @@ pub trait EntityOf<D> {}
     message = "`{E}` is not an entity of table `{Self}`",
     label = "`{Self}` does not list `{E}` in `entities(...)`",
     note = "a `Table<{Self}>` and its builders accept only the entities of `#[table(entities(...))]` on \
-            `{Self}`: add `{E}` to `entities(...)` (and `#[entity(table = {Self})]` to `{E}`), or build the request \
-            from an untyped `Table` (`table.untyped()`)"
+            `{Self}`: add `{E}` to `entities(...)` (an entity of a table that renames its key or type attributes \
+            also needs `#[entity(table = {Self})]`), or build the request from an untyped `Table` (`table.untyped()`)"
 )]
 pub trait Admits<E> {}
 

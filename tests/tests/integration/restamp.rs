@@ -8,7 +8,7 @@ use crate::common;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_entity::restamp::RestampReport;
-use dynamo_entity::{Entity, Table};
+use dynamo_entity::{Entity, Table, TableDef};
 use dynamo_entity_local::fault::{Fault, FaultInjector, FaultRule};
 
 #[derive(Entity, Debug, Clone, PartialEq)]
@@ -19,6 +19,11 @@ struct Skill {
     seller_verified: bool,
     downloads: u64,
 }
+
+/// The table declared, for a re-stamp through a declared handle.
+#[derive(TableDef)]
+#[table(entities(Skill), gsi1)]
+struct Shop;
 
 fn skill(i: usize, seller: &str, verified: bool) -> Skill {
     Skill { id: format!("s{i:02}"), seller_id: seller.into(), seller_verified: verified, downloads: 0 }
@@ -113,6 +118,11 @@ async fn a_stopped_run_resumes_from_its_cursor_and_a_finished_one_starts_over() 
     // Finished: the next run starts over, and finds every item current.
     let again = run().run().await.unwrap();
     assert_eq!(again, RestampReport { read: 30, stamped: 0, current: 30, changed: 0, gone: 0, resumed: false });
+
+    // Through a declared handle, the same (its table lists Skill).
+    let shop: Table<Shop> = plain.clone().declared();
+    let declared = shop.restamp(shop.query(Skill::gsi1("u2"))).set(Skill::SELLER_VERIFIED, &true).run().await.unwrap();
+    assert_eq!(declared, RestampReport { read: 4, stamped: 4, current: 0, changed: 0, gone: 0, resumed: false });
 
     // A re-stamp without a field, or with an empty name, is refused.
     let none = plain.restamp(plain.query(Skill::gsi1("u1"))).run().await.unwrap_err();

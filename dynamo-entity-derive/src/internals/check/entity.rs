@@ -276,7 +276,7 @@ fn key_part_types(entity: &Entity, cx: &Ctxt) {
                 field.ty,
                 format!(
                     "`{}` is an Option, but primary key fields must always be present; Option fields may only \
-                     appear in GSI keys (a None leaves the item out of that sparse index)",
+                     appear in GSI and LSI keys (a None leaves the item out of that sparse index)",
                     field.name
                 ),
             );
