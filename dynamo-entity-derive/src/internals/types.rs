@@ -141,8 +141,10 @@ fn classify(ty: &Type) -> KeyPartType<'_> {
                 KeyPartType::Binary
             } else if args.is_none() && (name == "f32" || name == "f64") {
                 KeyPartType::Rejected(
-                    "floating-point numbers cannot be key parts: their text form does not sort numerically; \
-                     use an integer (such as an amount in cents)"
+                    "floating-point numbers cannot be key parts: a key is found by its exact value, and a float \
+                     is rarely the value written (0.1 + 0.2 is not 0.3; NaN and infinities have no DynamoDB \
+                     number); in a string key its text does not sort numerically either; use an integer (such as \
+                     an amount in cents)"
                         .to_owned(),
                 )
             } else if COLLECTIONS.contains(&name.as_str()) {
