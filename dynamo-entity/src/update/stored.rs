@@ -23,6 +23,10 @@ impl<E: Entity> UpdateRequest<E> {
     /// The fields that the secondary index keys this update rewrites are built from and that it
     /// neither sets nor reads from the primary key.
     pub(super) fn missing_key_fields(&self) -> Vec<&'static str> {
+        // A part that cannot be written is the update's error, before anything is read.
+        if self.parts.iter().any(|(_, t)| t.is_err()) {
+            return Vec::new();
+        }
         let schema = E::schema();
         let primary = match &self.key {
             Ok(key) => crate::key::rebuild::primary_parts([(schema.primary.pk, &key.pk), (schema.primary.sk, &key.sk)]),
