@@ -66,7 +66,7 @@ pub struct TicketContract {
 }
 
 /// What one version of the code does, the same calls for each struct.
-trait Version: Entity + Send + Sync + 'static {
+trait Version: Entity + std::fmt::Debug + Send + Sync + 'static {
     const LABEL: &'static str;
     fn new(id: &str, text: &str) -> Self;
     fn text(&self) -> &str;
@@ -112,7 +112,7 @@ version!(TicketSwitch, "switch", subject, SUBJECT);
 version!(TicketContract, "contract", subject, SUBJECT);
 
 /// The acknowledged writes: each ticket's last value and its view count.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Ledger {
     text: BTreeMap<String, String>,
     views: BTreeMap<String, u64>,
@@ -244,7 +244,7 @@ async fn phase<A: Version, B: Version>(table: &Table, ledger: &Shared, name: &'s
     for h in handles {
         h.await.unwrap();
     }
-    let l = ledger.lock().unwrap();
+    let l = ledger.lock().unwrap().clone();
     assert_eq!(l.failures, Vec::<String>::new(), "phase {name}: failed requests");
     check::<A>(table, &l).await;
     check::<B>(table, &l).await;
