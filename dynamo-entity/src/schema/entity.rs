@@ -64,12 +64,12 @@ pub struct FieldSchema {
     pub key_fields: Option<KeyFields>,
     /// The attribute the field was stored in before a rename (`#[entity(alias = "title")]`):
     /// reads take it when the item has no attribute [`attribute`](Self::attribute) (first,
-    /// under [`read_alias`](Self::read_alias)). Conditions,
-    /// filters and queries name [`attribute`](Self::attribute) only. See
-    /// [evolve](crate::schema::evolve#renaming-a-field-under-a-rolling-deploy).
+    /// under [`read_alias`](Self::read_alias)). Conditions, filters and queries name
+    /// [`attribute`](Self::attribute) only. See
+    /// [the guide](crate::guide::rolling_deploys#renaming-a-field-under-a-rolling-deploy).
     pub alias: Option<&'static str>,
     /// Whether every write stores the [`alias`](Self::alias) attribute too, with the same value
-    /// (`#[entity(alias = "title", write_alias)]`, the expand phase of a rename): items put
+    /// (`#[entity(alias = "title", write_alias)]`, while code that reads `title` runs): items put
     /// hold both attributes, and an update that sets the field (or removes it) sets (or
     /// removes) both in the one request.
     pub write_alias: bool,

@@ -131,7 +131,14 @@ const READS: usize = 4;
 
 /// One task of version `V` in `phase`: creates tickets, sets the field of the tickets it owns
 /// in this phase, counts views on tickets of `pool`, reads tickets of `pool`.
-async fn task<V: Version>(table: Table, ledger: Shared, phase: &'static str, k: usize, owned: Vec<String>, pool: Vec<String>) {
+async fn task<V: Version>(
+    table: Table,
+    ledger: Shared,
+    phase: &'static str,
+    k: usize,
+    owned: Vec<String>,
+    pool: Vec<String>,
+) {
     let tag = format!("{phase}-{}-{k}", V::LABEL);
     let record = |ok: bool, what: String| {
         let mut l = ledger.lock().unwrap();
@@ -185,7 +192,9 @@ async fn task<V: Version>(table: Table, ledger: Shared, phase: &'static str, k: 
             // A ticket another task (of either version) writes meanwhile: it decodes.
             let id = &pool[rng.usize(..pool.len())];
             match table.get(V::key_of(id)).await {
-                Ok(Some(t)) if t.text().starts_with("created") || t.text().contains(" set ") => record(true, String::new()),
+                Ok(Some(t)) if t.text().starts_with("created") || t.text().contains(" set ") => {
+                    record(true, String::new())
+                }
                 Ok(other) => record(false, format!("{tag}: get {id}: {:?}", other.map(|t| t.text().to_owned()))),
                 Err(e) => record(false, format!("{tag}: get {id}: {e}")),
             }
@@ -335,8 +344,11 @@ async fn a_rename_under_rolling_deploys_loses_no_write() {
     let raw = raw_tickets(&table).await;
     let count = ledger.lock().unwrap().text.len();
     assert_eq!(raw.len(), count);
-    let behind: Vec<&String> =
-        raw.iter().filter(|(_, i)| i.get("subject").is_none() || i.get("subject") != i.get("title")).map(|(id, _)| id).collect();
+    let behind: Vec<&String> = raw
+        .iter()
+        .filter(|(_, i)| i.get("subject").is_none() || i.get("subject") != i.get("title"))
+        .map(|(id, _)| id)
+        .collect();
     assert_eq!(behind, Vec::<&String>::new(), "tickets without `subject`, or with one behind `title`");
 
     // Switch: deploy 1 and deploy 2 (reads `subject`, still writes both).
@@ -353,4 +365,91 @@ async fn a_rename_under_rolling_deploys_loses_no_write() {
     assert!(raw.values().any(|i| i.get("subject") != i.get("title")));
     assert_eq!(l.text.len(), 32 + 5 * 2 * TASKS * CREATES);
     assert!(l.requests > 1000, "{} requests", l.requests);
+}
+
+/// A note renamed `remark`, in the expand phase: an `Option`.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "NOTE#<id>", sk = "META", name = "Note")]
+pub struct Note {
+    pub id: String,
+    #[entity(alias = "text", write_alias, read_alias)]
+    pub remark: Option<String>,
+    #[entity(alias = "old_count")]
+    pub count: u32,
+}
+
+fn names_of(expr: &str, input: &aws_sdk_dynamodb::operation::update_item::UpdateItemInput) -> String {
+    let names = input.expression_attribute_names().unwrap();
+    let values = input.expression_attribute_values().unwrap();
+    let mut out = expr.to_owned();
+    // Longest placeholders first (`#n10` before `#n1`).
+    let mut keys: Vec<(&String, String)> = names.iter().map(|(k, v)| (k, v.clone())).collect();
+    keys.extend(values.iter().map(|(k, v)| (k, format!("{v:?}"))));
+    keys.sort_by_key(|(k, _)| std::cmp::Reverse(k.len()));
+    for (k, v) in keys {
+        out = out.replace(k.as_str(), &v);
+    }
+    out
+}
+
+#[tokio::test]
+async fn a_written_alias_is_set_and_removed_in_the_same_update() {
+    let table = common::table("alias_update", &[Note::SCHEMA]).await;
+
+    // `set` sends one `SET` of both attributes, with one value; `None` removes both.
+    let set = table.update(Note::key("n1")).set(Note::REMARK, &Some("hi".to_owned())).render().unwrap();
+    assert_eq!(names_of(set.update_expression().unwrap(), &set), r#"SET remark = S("hi"), text = S("hi")"#);
+    let removed = table.update(Note::key("n1")).set(Note::REMARK, &None).render().unwrap();
+    assert_eq!(names_of(removed.update_expression().unwrap(), &removed), "REMOVE remark, text");
+    // A plain alias is read, never written; other actions change the field's own attribute.
+    let added = table.update(Note::key("n1")).add(Note::COUNT, &2).render().unwrap();
+    assert!(names_of(added.update_expression().unwrap(), &added).starts_with("SET count = if_not_exists(count, "));
+
+    // Against the table: a put holds both; an update keeps them in step; an old item (no
+    // `remark`, no `count`) reads through the aliases.
+    table.create(&Note { id: "n1".into(), remark: Some("a".into()), count: 1 }).await.unwrap();
+    let raw = common::raw_item(&table, "NOTE#n1", "META").await.unwrap();
+    assert_eq!((raw.get("remark"), raw.get("text")), (Some(&AttributeValue::S("a".into())), Some(&AttributeValue::S("a".into()))));
+    assert_eq!(raw.get("old_count"), None);
+    let after = table.update(Note::key("n1")).set(Note::REMARK, &Some("b".into())).send().await.unwrap().ok().unwrap();
+    assert_eq!(after.remark.as_deref(), Some("b"));
+    let raw = common::raw_item(&table, "NOTE#n1", "META").await.unwrap();
+    assert_eq!((raw.get("remark"), raw.get("text")), (Some(&AttributeValue::S("b".into())), Some(&AttributeValue::S("b".into()))));
+    table.update(Note::key("n1")).set(Note::REMARK, &None).send().await.unwrap();
+    let raw = common::raw_item(&table, "NOTE#n1", "META").await.unwrap();
+    assert_eq!((raw.get("remark"), raw.get("text")), (None, None));
+
+    // An upsert that creates its item writes both too.
+    table.upsert(Note::key("n2")).set(Note::REMARK, &Some("c".into())).set(Note::COUNT, &0).send().await.unwrap();
+    let raw = common::raw_item(&table, "NOTE#n2", "META").await.unwrap();
+    assert_eq!((raw.get("remark"), raw.get("text")), (Some(&AttributeValue::S("c".into())), Some(&AttributeValue::S("c".into()))));
+
+    // An item of the old shape, and one where old code removed `text` after new code wrote both:
+    // under `read_alias`, an `Option` reads `text` alone.
+    let old = [("PK", "NOTE#n3"), ("SK", "META"), ("_type", "Note"), ("text", "old"), ("old_count", "7")];
+    let removed_by_old = [("PK", "NOTE#n4"), ("SK", "META"), ("_type", "Note"), ("remark", "stale"), ("count", "1")];
+    for pairs in [&old[..], &removed_by_old[..]] {
+        let item = pairs
+            .iter()
+            .map(|(k, v)| {
+                let v = if k.ends_with("count") { AttributeValue::N((*v).into()) } else { AttributeValue::S((*v).into()) };
+                ((*k).to_owned(), v)
+            })
+            .collect();
+        table.client().put_item().table_name(table.name()).set_item(Some(item)).send().await.unwrap();
+    }
+    let n3 = table.get(Note::key("n3")).await.unwrap().unwrap();
+    assert_eq!(n3, Note { id: "n3".into(), remark: Some("old".into()), count: 7 });
+    let n4 = table.get(Note::key("n4")).await.unwrap().unwrap();
+    assert_eq!(n4, Note { id: "n4".into(), remark: None, count: 1 });
+
+    // A condition names the field's own attribute: it does not see the old item's `text`.
+    let err = table
+        .update(Note::key("n3"))
+        .set(Note::COUNT, &8)
+        .condition(Note::REMARK.eq(&Some("old".to_owned())))
+        .send()
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::ConditionFailed { entity: "Note", .. }), "{err:?}");
 }

@@ -255,8 +255,8 @@ pub fn entity_attrs(attrs: &[Attribute], cx: &Ctxt) -> EntityAttrs {
                 "key_values" => Ok(StructKey::KeyValues),
                 "delimiter" => Ok(StructKey::Delimiter),
                 "constant" => Ok(StructKey::Constant),
-                "rename" | "alias" | "write_alias" | "read_alias" | "serde" | "unique" | "version" | "created_at" | "updated_at"
-                | "ttl" | "folded" => Err(format!(
+                "rename" | "alias" | "write_alias" | "read_alias" | "serde" | "unique" | "version" | "created_at"
+                | "updated_at" | "ttl" | "folded" => Err(format!(
                     "`{key}` belongs on a field: `#[entity({key}{})]`",
                     if FIELD_STRINGS.contains(&key.as_str()) { " = \"...\"" } else { "" }
                 )),
