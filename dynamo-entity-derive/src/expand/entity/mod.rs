@@ -261,7 +261,7 @@ mod tests {
         assert!(out.contains("key_type:__de::single_key_type::<u64>()"));
         assert!(out.contains("gsis:&[Self::GSI1,Self::GSI4]"));
         assert!(out.contains(
-            r#"__de::FieldSchema{field:"seller_verified",attribute:"verified",optional:false,unique:false,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(<boolas__de::Attribute>::STORED)}"#
+            r#"__de::FieldSchema{field:"seller_verified",attribute:"verified",optional:false,unique:false,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(<boolas__de::Attribute>::STORED),key_fields:::core::option::Option::None,alias:::core::option::Option::None,write_alias:false,read_alias:false}"#
         ));
         // to_item: exact capacity, keys, GSIs, fields, type.
         assert!(out.contains("__de::Item::with_capacity(14usize)"));
@@ -400,10 +400,10 @@ mod tests {
         "#,
         );
         assert!(out.contains(
-            r#"__de::FieldSchema{field:"email",attribute:"mail",optional:false,unique:true,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(<Stringas__de::Attribute>::STORED)}"#
+            r#"__de::FieldSchema{field:"email",attribute:"mail",optional:false,unique:true,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(<Stringas__de::Attribute>::STORED),key_fields:::core::option::Option::None,alias:::core::option::Option::None,write_alias:false,read_alias:false}"#
         ));
-        assert!(out.contains(r#"__de::FieldSchema{field:"handle",attribute:"handle",optional:true,unique:true,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(<Option<String>as__de::Attribute>::STORED)}"#));
-        assert!(out.contains(r#"__de::FieldSchema{field:"id",attribute:"id",optional:false,unique:false,shape:<Stringas__de::KeyPart>::SHAPE,folded:false,lossless:<Stringas__de::KeyPart>::WRITES_ESCAPED,stored:::core::option::Option::Some(<Stringas__de::Attribute>::STORED)}"#));
+        assert!(out.contains(r#"__de::FieldSchema{field:"handle",attribute:"handle",optional:true,unique:true,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(<Option<String>as__de::Attribute>::STORED),key_fields:::core::option::Option::None,alias:::core::option::Option::None,write_alias:false,read_alias:false}"#));
+        assert!(out.contains(r#"__de::FieldSchema{field:"id",attribute:"id",optional:false,unique:false,shape:<Stringas__de::KeyPart>::SHAPE,folded:false,lossless:<Stringas__de::KeyPart>::WRITES_ESCAPED,stored:::core::option::Option::Some(<Stringas__de::Attribute>::STORED),key_fields:::core::option::Option::None,alias:::core::option::Option::None,write_alias:false,read_alias:false}"#));
         assert!(out.contains("pubconstEMAIL:__de::Field<Self,String,__de::Unique>"));
         assert!(out.contains("pubconstHANDLE:__de::Field<Self,Option<String>,__de::Unique>"));
         assert!(out.contains("pubconstID:__de::Field<Self,String,__de::Immutable>"));
@@ -425,11 +425,11 @@ mod tests {
             r#"version:::core::option::Option::Some(__de::VersionSchema{field:"version",attribute:"v",max:<u32as__de::VersionNumber>::MAX_VERSION,})"#
         ));
         assert!(out.contains(
-            r#"created_at:::core::option::Option::Some(__de::FieldSchema{field:"created_at",attribute:"created_at",optional:false,unique:false,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(<Timestampas__de::Attribute>::STORED)})"#
+            r#"created_at:::core::option::Option::Some(__de::FieldSchema{field:"created_at",attribute:"created_at",optional:false,unique:false,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(<Timestampas__de::Attribute>::STORED),key_fields:::core::option::Option::None,alias:::core::option::Option::None,write_alias:false,read_alias:false})"#
         ));
         assert!(out.contains(r#"updated_at:::core::option::Option::Some(__de::FieldSchema{field:"updated_at""#));
         assert!(out.contains(
-            r#"ttl:::core::option::Option::Some(__de::FieldSchema{field:"expires_at",attribute:"expires_at",optional:true,unique:false,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(__de::StoredType::N)})"#
+            r#"ttl:::core::option::Option::Some(__de::FieldSchema{field:"expires_at",attribute:"expires_at",optional:true,unique:false,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(__de::StoredType::N),key_fields:::core::option::Option::None,alias:::core::option::Option::None,write_alias:false,read_alias:false})"#
         ));
         // The version reads 0 when absent; the TTL is stored and read as epoch seconds.
         assert!(out.contains(r#"version:__de::version_at(item,__a[1],"Doc","v")?"#));
