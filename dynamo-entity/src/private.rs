@@ -63,6 +63,16 @@ pub fn put_field<T: Attribute>(
     store(item, entity, field, attribute, value.to_attribute())
 }
 
+/// Copies the value just stored in `attribute` to `alias` (`#[entity(alias = "...",
+/// write_alias)]`): the old attribute of a renamed field holds the same value, or is absent with
+/// it.
+#[inline]
+pub fn put_alias(item: &mut Item, attribute: &'static str, alias: &'static str) {
+    if let Some(v) = item.get(attribute).cloned() {
+        item.insert(alias.to_owned(), v);
+    }
+}
+
 /// What a vector index's field may be: `Vec<f32>` or `Option<Vec<f32>>`.
 pub trait VectorField: Attribute {
     /// The vector, or `None` when absent.

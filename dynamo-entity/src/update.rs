@@ -197,6 +197,13 @@ impl<E: Entity> UpdateRequest<E> {
     /// [`KeyFields::Keys`](crate::schema::KeyFields::Keys)). Under the default
     /// (`key_fields = "attributes"`) the attribute and every key that holds the field are
     /// rewritten in the one request.
+    ///
+    /// A field renamed with `#[entity(alias = "title", write_alias)]` (the expand phase of a
+    /// rename) sets its alias attribute to the same value in the same request, and `None`
+    /// removes both: old code, which reads `title`, sees the write. Other actions
+    /// ([`add`](Self::add), list and set actions, [`set_if_absent`](Self::set_if_absent)) change
+    /// the field's own attribute only. See
+    /// [Renaming a field](crate::guide::rolling_deploys#renaming-a-field-under-a-rolling-deploy).
     pub fn set<T: Attribute, M: NotUnique + NotKey + NotMaintained>(
         mut self,
         field: Field<E, T, M>,

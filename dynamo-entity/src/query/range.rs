@@ -76,6 +76,9 @@ mod tests {
             lossless: true,
             stored: Some(crate::value::StoredType::N),
             key_fields: None,
+            alias: None,
+            write_alias: false,
+            read_alias: false,
         }];
         s
     }

@@ -62,6 +62,31 @@ pub struct FieldSchema {
     /// The field's own `#[entity(key_fields = "keys" | "attributes")]`, which overrides the
     /// entity's [`key_fields`](EntitySchema::key_fields) for this field; `None`: the entity's.
     pub key_fields: Option<KeyFields>,
+    /// The attribute the field was stored in before a rename (`#[entity(alias = "title")]`):
+    /// reads take it when the item has no attribute [`attribute`](Self::attribute) (first,
+    /// under [`read_alias`](Self::read_alias)). Conditions, filters and queries name
+    /// [`attribute`](Self::attribute) only. See
+    /// [the guide](crate::guide::rolling_deploys#renaming-a-field-under-a-rolling-deploy).
+    pub alias: Option<&'static str>,
+    /// Whether every write stores the [`alias`](Self::alias) attribute too, with the same value
+    /// (`#[entity(alias = "title", write_alias)]`, while code that reads `title` runs): items put
+    /// hold both attributes, and an update that sets the field (or removes it) sets (or
+    /// removes) both in the one request.
+    pub write_alias: bool,
+    /// Whether reads take the [`alias`](Self::alias) attribute first, and the field's own when
+    /// the item has no alias (an `Option` field: the alias alone)
+    /// (`#[entity(alias = "title", write_alias, read_alias)]`, the expand phase of a rename,
+    /// while code of the old shape still writes `title`); only with
+    /// [`write_alias`](Self::write_alias).
+    pub read_alias: bool,
+}
+
+impl FieldSchema {
+    /// The alias attribute that writes of this field keep in step: [`alias`](Self::alias)
+    /// when [`write_alias`](Self::write_alias) is set.
+    pub const fn written_alias(&self) -> Option<&'static str> {
+        if self.write_alias { self.alias } else { None }
+    }
 }
 
 /// An attribute with one fixed value on every item of an entity
@@ -219,6 +244,12 @@ impl EntitySchema {
     /// a `created_at` / `updated_at` timestamp (see [`versioning`](crate::versioning)).
     pub fn has_maintained(&self) -> bool {
         self.version.is_some() || self.created_at.is_some() || self.updated_at.is_some()
+    }
+
+    /// The alias attribute that writes of the field stored in `attribute` also write
+    /// (`#[entity(alias = "...", write_alias)]`), if any.
+    pub fn written_alias_of(&self, attribute: &str) -> Option<&'static str> {
+        self.fields.iter().find(|f| f.attribute == attribute).and_then(FieldSchema::written_alias)
     }
 
     /// Whether `field` is an `Option` (unknown fields count as optional).
@@ -387,6 +418,9 @@ impl MultiKeyIndex {
 /// | key | meaning |
 /// |---|---|
 /// | `rename = "attr"` | the attribute name |
+/// | `alias = "title"` | the attribute the field was stored in before a rename: a read takes the field's own attribute, or `title` when the item has none (an item written before the rename); writes store the field's own attribute only. Conditions, filters and index keys name the field's own attribute: a condition on `subject` does not see an old item's `title`. Not on a field written only inside its keys, nor on the `version` field; it names no other field's attribute. See [renaming a field](crate::guide::rolling_deploys#renaming-a-field-under-a-rolling-deploy) |
+/// | `alias = "title", write_alias` | the expand phase of a rename: as `alias`, and every write stores `title` too, with the same value (`put`, `create`, `replace` items hold both; `update().set(..)` sets both in one `UpdateItem`, and a `None` removes both), so that old code, which reads `title`, sees every write. `write_alias` needs `alias` |
+/// | `alias = "title", write_alias, read_alias` | the expand phase while code of the old shape still runs: as `write_alias`, and reads take `title` first (every instance writes it then; old code does not write `subject`), `subject` when the item has no `title`; an `Option` field reads `title` alone (old code removing it made the value `None`). `read_alias` needs `write_alias` |
 /// | `serde` | stores a nested type through serde |
 /// | `unique` | a value only one item of the entity may hold, kept by a guard item (see [`unique`](crate::unique)) |
 /// | `version` | optimistic locking (see [`versioning`](crate::versioning)) |

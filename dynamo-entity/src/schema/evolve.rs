@@ -77,6 +77,11 @@
 //! ([`Table::upgrade_all`](crate::Table::upgrade_all), or the runner's `upgrade` step) before
 //! relying on such a filter; until then, filter in memory after the read.
 //!
+//! A plain rename needs no version: `#[entity(alias = "title")]` on the renamed field reads the
+//! old attribute, and `write_alias` keeps writing it while old code runs (see
+//! [`FieldSchema::alias`](crate::schema::FieldSchema::alias) and the phases in
+//! [Renaming a field under a rolling deploy](crate::guide::rolling_deploys#renaming-a-field-under-a-rolling-deploy)).
+//!
 //! A migration ([`Table::backfill`](crate::Table::backfill), `upgrade_all`, `rekey`) checks, for
 //! an item of an earlier version, every attribute any declared version writes
 //! ([`written_attributes`]), so that a write of the older program made meanwhile is never

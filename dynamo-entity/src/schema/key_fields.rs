@@ -230,6 +230,9 @@ mod tests {
             lossless: true,
             stored: Some(crate::value::StoredType::S),
             key_fields: None,
+            alias: None,
+            write_alias: false,
+            read_alias: false,
         }
     }
     const FIELDS: &[FieldSchema] = &[

@@ -189,15 +189,38 @@ impl<E: Entity> UpdateRequest<E> {
 
     /// Writes each action into its clause, with the range guards of `add` / `subtract` and of
     /// `SET l[i]`.
+    ///
+    /// A field renamed with `#[entity(alias = "...", write_alias)]` has its alias attribute set
+    /// to the same value (`SET #n = :v, #alias = :v`) or removed with it: old code, which reads
+    /// the alias, sees the write (see [`FieldSchema::write_alias`](crate::schema::FieldSchema)).
     fn write_actions(&mut self, ph: &mut Placeholders, c: &mut Clauses) {
+        let (schema, upsert) = (E::schema(), self.upsert);
         for (field, attr, action) in &mut self.actions {
+            let alias = match action {
+                Action::Set(_) | Action::Remove => schema.written_alias_of(attr),
+                _ => None,
+            };
             if let Action::Set(v) = action {
                 c.set_bytes = c.set_bytes.saturating_add(attr.len() + value_size(v));
                 // `#n = :v`, the placeholders written in place.
                 let out = next(&mut c.sets);
                 ph.push_name(attr, out);
                 out.push_str(" = ");
+                let at = out.len();
                 ph.push_value(take(v), out);
+                if let Some(alias) = alias {
+                    let value = out[at..].to_owned();
+                    if let Some(v) = ph.values().and_then(|values| values.get(&value)) {
+                        c.set_bytes = c.set_bytes.saturating_add(alias.len() + value_size(v));
+                    }
+                    let out = next(&mut c.sets);
+                    ph.push_name(alias, out);
+                    out.push_str(" = ");
+                    out.push_str(&value);
+                    if upsert {
+                        c.written.push(alias);
+                    }
+                }
                 continue;
             }
             let n = ph.name(attr);
@@ -207,7 +230,16 @@ impl<E: Entity> UpdateRequest<E> {
                     let v = ph.value(take(v));
                     push_all(next(&mut c.sets), &[&n, " = if_not_exists(", &n, ", ", &v, ")"]);
                 }
-                Action::Remove => next(&mut c.removes).push_str(&n),
+                Action::Remove => {
+                    next(&mut c.removes).push_str(&n);
+                    if let Some(alias) = alias {
+                        let a = ph.name(alias);
+                        next(&mut c.removes).push_str(&a);
+                        if upsert {
+                            c.written.push(alias);
+                        }
+                    }
+                }
                 Action::Arith(op, v) => {
                     let z = c.zero.get_or_insert_with(|| ph.value(AttributeValue::N("0".into()))).clone();
                     if let Some(bounds) = self.bounds.get(field) {

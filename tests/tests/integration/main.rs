@@ -31,6 +31,7 @@ mod exactly_once;
 mod exactly_once_order;
 mod exactly_once_tx;
 mod executor;
+mod expand_contract;
 mod exports;
 mod expressions;
 mod faults;

@@ -3,6 +3,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
+use syn::LitStr;
 
 use super::Gen;
 use crate::internals::attr::entity::Maintained;
@@ -40,7 +41,8 @@ impl Gen<'_, '_> {
             + e.lsis.len()
             + 1
             + usize::from(self.stamps_schema_version())
-            + e.attrs.constants.len();
+            + e.attrs.constants.len()
+            + e.fields.iter().filter(|f| f.write_alias.is_some() && f.alias.is_some()).count();
         let stamp_schema_version = self.stamp_schema_version();
 
         let put_gsis = e.gsis.iter().map(|g| {
@@ -59,7 +61,7 @@ impl Gen<'_, '_> {
         // Under `key_fields = "keys"`, a field that a key always holds is written only there.
         let put_fields = e.fields.iter().filter(|f| !e.key_only(&f.name)).map(|f| {
             let (member, field, attribute) = (f.ident, &f.name, &f.attribute);
-            if f.serde {
+            let put = if f.serde {
                 // A type without serde's traits fails here: make the call span the field type.
                 let (first, last) = (types::first_span(f.ty), types::last_span(f.ty));
                 let mut member = member.clone();
@@ -77,6 +79,15 @@ impl Gen<'_, '_> {
                 quote!(__de::put_ttl(&mut item, #name, #field, #attribute, &self.#member)?;)
             } else {
                 quote!(__de::put_field(&mut item, #name, #field, #attribute, &self.#member)?;)
+            };
+            // `write_alias`: the old attribute holds the same value (an absent value is absent
+            // from both).
+            match (&f.alias, f.write_alias) {
+                (Some(alias), Some(_)) => {
+                    let alias = alias.value();
+                    quote!(#put __de::put_alias(&mut item, #attribute, #alias);)
+                }
+                _ => put,
             }
         });
         // The fields' attributes are picked in one pass over the item (`pick_attributes`), then
@@ -91,6 +102,15 @@ impl Gen<'_, '_> {
         if picks_key {
             field_attributes.extend(reserved);
         }
+        // An aliased field's old attribute (`alias = "title"`) has a slot after those: read when
+        // the item has no attribute of the field's own name.
+        let mut alias_slots: Vec<Option<syn::Index>> = Vec::with_capacity(n_fields);
+        let aliases: Vec<String> = e.fields.iter().filter_map(|f| f.alias.as_ref().map(LitStr::value)).collect();
+        for f in &e.fields {
+            let next = field_attributes.len() + alias_slots.iter().flatten().count();
+            alias_slots.push(f.alias.as_ref().map(|_| syn::Index::from(next)));
+        }
+        field_attributes.extend(aliases.iter().map(String::as_str));
         let field_slots = (0..field_attributes.len()).map(syn::Index::from);
         let n_picked = field_attributes.len();
         let pick = quote! {
@@ -101,29 +121,40 @@ impl Gen<'_, '_> {
         };
         let get_fields = e.fields.iter().enumerate().map(|(i, f)| {
             let (member, attribute) = (f.ident, &f.attribute);
+            let alias_slot = &alias_slots[i];
             let i = syn::Index::from(i);
+            // The picked attribute: the field's own, or else its alias's.
+            // Under `read_alias` (the expand phase, while old code writes the alias), the alias
+            // first; an `Option` field then reads the alias alone: old code removing it made the
+            // value `None`, whatever the field's own attribute still holds.
+            let picked = match alias_slot {
+                Some(j) if f.read_alias.is_some() && types::option_inner(f.ty).is_some() => quote!(__a[#j]),
+                Some(j) if f.read_alias.is_some() => quote!(__a[#j].or(__a[#i])),
+                Some(j) => quote!(__a[#i].or(__a[#j])),
+                None => quote!(__a[#i]),
+            };
             if f.serde {
                 let (first, last) = (types::first_span(f.ty), types::last_span(f.ty));
                 let callee = quote_spanned!(first=> __de::serde_at);
-                let args = quote_spanned!(last=> (item, __a[#i], #label, #attribute));
+                let args = quote_spanned!(last=> (item, #picked, #label, #attribute));
                 quote!(#member: #callee #args ?)
             } else {
                 match f.role() {
-                    Some(Maintained::Ttl) => quote!(#member: __de::ttl_at(item, __a[#i], #label, #attribute)?),
-                    Some(Maintained::Version) => quote!(#member: __de::version_at(item, __a[#i], #label, #attribute)?),
+                    Some(Maintained::Ttl) => quote!(#member: __de::ttl_at(item, #picked, #label, #attribute)?),
+                    Some(Maintained::Version) => quote!(#member: __de::version_at(item, #picked, #label, #attribute)?),
                     // A field written only inside its keys is read from the key first: the
                     // key is what an update rewrites, an attribute of the same name that
                     // another client wrote may be stale.
                     _ if e.key_only(&f.name) => {
                         let field = &f.name;
-                        quote!(#member: __de::key_only_field_at(item, __a[#i], &__DeSchema::SCHEMA, #field, #attribute)?)
+                        quote!(#member: __de::key_only_field_at(item, #picked, &__DeSchema::SCHEMA, #field, #attribute)?)
                     }
                     // A key field without its own attribute is read from the key that holds it.
                     _ if e.is_key_field(&f.name) => {
                         let field = &f.name;
-                        quote!(#member: __de::key_field_at(item, __a[#i], &__DeSchema::SCHEMA, #field, #attribute)?)
+                        quote!(#member: __de::key_field_at(item, #picked, &__DeSchema::SCHEMA, #field, #attribute)?)
                     }
-                    _ => quote!(#member: __de::field_at(item, __a[#i], #label, #attribute)?),
+                    _ => quote!(#member: __de::field_at(item, #picked, #label, #attribute)?),
                 }
             }
         });

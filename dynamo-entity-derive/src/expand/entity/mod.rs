@@ -261,7 +261,7 @@ mod tests {
         assert!(out.contains("key_type:__de::single_key_type::<u64>()"));
         assert!(out.contains("gsis:&[Self::GSI1,Self::GSI4]"));
         assert!(out.contains(
-            r#"__de::FieldSchema{field:"seller_verified",attribute:"verified",optional:false,unique:false,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(<boolas__de::Attribute>::STORED),key_fields:::core::option::Option::None}"#
+            r#"__de::FieldSchema{field:"seller_verified",attribute:"verified",optional:false,unique:false,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(<boolas__de::Attribute>::STORED),key_fields:::core::option::Option::None,alias:::core::option::Option::None,write_alias:false,read_alias:false}"#
         ));
         // to_item: exact capacity, keys, GSIs, fields, type.
         assert!(out.contains("__de::Item::with_capacity(14usize)"));
@@ -391,24 +391,6 @@ mod tests {
     }
 
     #[test]
-    fn a_refused_sort_key_part_makes_a_stub_query_that_takes_any_condition() {
-        let out = expand(
-            r#"
-            #[entity(pk = "SKILL#<id>", sk = "<year>#<price>", gsi1 = "PRICED", gsi1_sk = "<price>",
-                     gsi2 = "BY_YEAR", gsi2_sk = "<year>")]
-            pub struct Skill { pub id: String, pub year: u64, pub price: f64 }
-        "#,
-        );
-        let compact = out.replace(' ', "");
-        assert_eq!(compact.matches("compile_error!").count(), 1, "{compact}");
-        // The float's one error stands: conditions written for it, or for `year`, add none.
-        assert!(compact.contains("pubfnquery<__A0>(_:__A0)->__de::QuerySpec<Self,__de::RefusedSortKey>"), "{compact}");
-        assert!(compact.contains("pubfngsi1<>()->__de::QuerySpec<Self,__de::RefusedSortKey>"), "{compact}");
-        // A sort key of accepted parts keeps its types.
-        assert!(compact.contains("pubfngsi2<>()->__de::QuerySpec<Self,(u64,)>"), "{compact}");
-    }
-
-    #[test]
     fn unique_fields_are_in_the_schema_with_their_own_handle_marker() {
         let out = expand(
             r#"
@@ -418,10 +400,10 @@ mod tests {
         "#,
         );
         assert!(out.contains(
-            r#"__de::FieldSchema{field:"email",attribute:"mail",optional:false,unique:true,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(<Stringas__de::Attribute>::STORED),key_fields:::core::option::Option::None}"#
+            r#"__de::FieldSchema{field:"email",attribute:"mail",optional:false,unique:true,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(<Stringas__de::Attribute>::STORED),key_fields:::core::option::Option::None,alias:::core::option::Option::None,write_alias:false,read_alias:false}"#
         ));
-        assert!(out.contains(r#"__de::FieldSchema{field:"handle",attribute:"handle",optional:true,unique:true,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(<Option<String>as__de::Attribute>::STORED),key_fields:::core::option::Option::None}"#));
-        assert!(out.contains(r#"__de::FieldSchema{field:"id",attribute:"id",optional:false,unique:false,shape:<Stringas__de::KeyPart>::SHAPE,folded:false,lossless:<Stringas__de::KeyPart>::WRITES_ESCAPED,stored:::core::option::Option::Some(<Stringas__de::Attribute>::STORED),key_fields:::core::option::Option::None}"#));
+        assert!(out.contains(r#"__de::FieldSchema{field:"handle",attribute:"handle",optional:true,unique:true,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(<Option<String>as__de::Attribute>::STORED),key_fields:::core::option::Option::None,alias:::core::option::Option::None,write_alias:false,read_alias:false}"#));
+        assert!(out.contains(r#"__de::FieldSchema{field:"id",attribute:"id",optional:false,unique:false,shape:<Stringas__de::KeyPart>::SHAPE,folded:false,lossless:<Stringas__de::KeyPart>::WRITES_ESCAPED,stored:::core::option::Option::Some(<Stringas__de::Attribute>::STORED),key_fields:::core::option::Option::None,alias:::core::option::Option::None,write_alias:false,read_alias:false}"#));
         assert!(out.contains("pubconstEMAIL:__de::Field<Self,String,__de::Unique>"));
         assert!(out.contains("pubconstHANDLE:__de::Field<Self,Option<String>,__de::Unique>"));
         assert!(out.contains("pubconstID:__de::Field<Self,String,__de::Immutable>"));
@@ -443,11 +425,11 @@ mod tests {
             r#"version:::core::option::Option::Some(__de::VersionSchema{field:"version",attribute:"v",max:<u32as__de::VersionNumber>::MAX_VERSION,})"#
         ));
         assert!(out.contains(
-            r#"created_at:::core::option::Option::Some(__de::FieldSchema{field:"created_at",attribute:"created_at",optional:false,unique:false,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(<Timestampas__de::Attribute>::STORED),key_fields:::core::option::Option::None})"#
+            r#"created_at:::core::option::Option::Some(__de::FieldSchema{field:"created_at",attribute:"created_at",optional:false,unique:false,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(<Timestampas__de::Attribute>::STORED),key_fields:::core::option::Option::None,alias:::core::option::Option::None,write_alias:false,read_alias:false})"#
         ));
         assert!(out.contains(r#"updated_at:::core::option::Option::Some(__de::FieldSchema{field:"updated_at""#));
         assert!(out.contains(
-            r#"ttl:::core::option::Option::Some(__de::FieldSchema{field:"expires_at",attribute:"expires_at",optional:true,unique:false,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(__de::StoredType::N),key_fields:::core::option::Option::None})"#
+            r#"ttl:::core::option::Option::Some(__de::FieldSchema{field:"expires_at",attribute:"expires_at",optional:true,unique:false,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(__de::StoredType::N),key_fields:::core::option::Option::None,alias:::core::option::Option::None,write_alias:false,read_alias:false})"#
         ));
         // The version reads 0 when absent; the TTL is stored and read as epoch seconds.
         assert!(out.contains(r#"version:__de::version_at(item,__a[1],"Doc","v")?"#));
@@ -564,4 +546,23 @@ mod tests {
         assert_eq!(out.matches("compile_error!").count(), 1);
         assert!(!out.contains("impl"));
     }
+
+    #[test]
+    fn a_refused_sort_key_part_makes_a_stub_query_that_takes_any_condition() {
+        let out = expand(
+            r#"
+            #[entity(pk = "SKILL#<id>", sk = "<year>#<price>", gsi1 = "PRICED", gsi1_sk = "<price>",
+                     gsi2 = "BY_YEAR", gsi2_sk = "<year>")]
+            pub struct Skill { pub id: String, pub year: u64, pub price: f64 }
+        "#,
+        );
+        let compact = out.replace(' ', "");
+        assert_eq!(compact.matches("compile_error!").count(), 1, "{compact}");
+        // The float's one error stands: conditions written for it, or for `year`, add none.
+        assert!(compact.contains("pubfnquery<__A0>(_:__A0)->__de::QuerySpec<Self,__de::RefusedSortKey>"), "{compact}");
+        assert!(compact.contains("pubfngsi1<>()->__de::QuerySpec<Self,__de::RefusedSortKey>"), "{compact}");
+        // A sort key of accepted parts keeps its types.
+        assert!(compact.contains("pubfngsi2<>()->__de::QuerySpec<Self,(u64,)>"), "{compact}");
+    }
+
 }

@@ -106,9 +106,19 @@ impl Gen<'_, '_> {
                 Some((false, _)) => quote!(::core::option::Option::Some(__de::KeyFields::Attributes)),
                 None => quote!(::core::option::Option::None),
             };
+            let alias = match &f.alias {
+                Some(lit) => {
+                    let alias = lit.value();
+                    quote!(::core::option::Option::Some(#alias))
+                }
+                None => quote!(::core::option::Option::None),
+            };
+            let write_alias = f.alias.is_some() && f.write_alias.is_some();
+            let read_alias = write_alias && f.read_alias.is_some();
             quote!(__de::FieldSchema {
                 field: #field, attribute: #attribute, optional: #optional, unique: #unique, shape: #shape,
-                folded: #folded, lossless: #lossless, stored: #stored, key_fields: #key_fields
+                folded: #folded, lossless: #lossless, stored: #stored, key_fields: #key_fields,
+                alias: #alias, write_alias: #write_alias, read_alias: #read_alias
             })
         };
         let fields = e.fields.iter().map(field_schema);

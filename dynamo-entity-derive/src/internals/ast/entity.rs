@@ -52,6 +52,13 @@ pub struct Field<'a> {
     pub maintained: Vec<(Maintained, Span)>,
     /// `#[entity(vector(...))]`: a vector index on the field.
     pub vector: Option<crate::internals::attr::vector::VectorAttr>,
+    /// `#[entity(alias = "...")]`: the attribute the field was stored in before a rename, read
+    /// when the item has no attribute of the field's own name.
+    pub alias: Option<LitStr>,
+    /// `#[entity(write_alias)]`, with its span: every write stores the alias attribute too.
+    pub write_alias: Option<Span>,
+    /// `#[entity(read_alias)]`, with its span: reads take the alias attribute first.
+    pub read_alias: Option<Span>,
 }
 
 impl Field<'_> {
@@ -181,6 +188,9 @@ impl<'a> Entity<'a> {
                 key_fields: fa.key_fields,
                 maintained: fa.maintained,
                 vector: fa.vector,
+                alias: fa.alias,
+                write_alias: fa.write_alias,
+                read_alias: fa.read_alias,
             });
         }
 

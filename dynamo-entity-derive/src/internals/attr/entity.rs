@@ -108,6 +108,15 @@ pub struct FieldAttrs {
     pub maintained: Vec<(Maintained, Span)>,
     /// `#[entity(vector(...))]`: a vector index on the field.
     pub vector: Option<super::vector::VectorAttr>,
+    /// `#[entity(alias = "title")]`: the field's earlier attribute name, read when the item has
+    /// no attribute of the field's own name.
+    pub alias: Option<LitStr>,
+    /// `#[entity(write_alias)]`: every write stores the alias attribute too, with the span of
+    /// `write_alias` (an error of the check without `alias`).
+    pub write_alias: Option<Span>,
+    /// `#[entity(read_alias)]`: reads take the alias attribute first (the expand phase, while
+    /// code of the old shape still writes it), with the span of `read_alias`.
+    pub read_alias: Option<Span>,
 }
 
 /// A field that the library maintains.
@@ -145,10 +154,13 @@ impl Maintained {
 const STRUCT_KEYS: &str = "`pk`, `sk`, `gsi1` to `gsi20`, `gsi1_sk` to `gsi20_sk`, `lsi1` to `lsi5`, `inverted`, \
                            `name`, `table`, `rename_all`, `key_fields`, `key_case`, `key_values`, `delimiter`, `constant` and \
                            `schema`";
-const FIELD_KEYS: &str = "`rename`, `serde`, `unique`, `version`, `created_at`, `updated_at`, `ttl`, `folded`, \
-                          `key_fields` and `vector(...)`";
+const FIELD_KEYS: &str = "`rename`, `alias`, `write_alias`, `read_alias`, `serde`, `unique`, `version`, `created_at`, \
+                          `updated_at`, `ttl`, `folded`, `key_fields` and `vector(...)`";
 /// The field keys that take no value.
-const FIELD_FLAGS: [&str; 7] = ["serde", "unique", "version", "created_at", "updated_at", "ttl", "folded"];
+const FIELD_FLAGS: [&str; 9] =
+    ["serde", "unique", "version", "created_at", "updated_at", "ttl", "folded", "write_alias", "read_alias"];
+/// The field keys that take a string.
+const FIELD_STRINGS: [&str; 2] = ["rename", "alias"];
 
 /// What a struct-level key means.
 enum StructKey {
@@ -243,12 +255,11 @@ pub fn entity_attrs(attrs: &[Attribute], cx: &Ctxt) -> EntityAttrs {
                 "key_values" => Ok(StructKey::KeyValues),
                 "delimiter" => Ok(StructKey::Delimiter),
                 "constant" => Ok(StructKey::Constant),
-                "rename" | "serde" | "unique" | "version" | "created_at" | "updated_at" | "ttl" | "folded" => {
-                    Err(format!(
-                        "`{key}` belongs on a field: `#[entity({key}{})]`",
-                        if key == "rename" { " = \"...\"" } else { "" }
-                    ))
-                }
+                "rename" | "alias" | "write_alias" | "read_alias" | "serde" | "unique" | "version" | "created_at"
+                | "updated_at" | "ttl" | "folded" => Err(format!(
+                    "`{key}` belongs on a field: `#[entity({key}{})]`",
+                    if FIELD_STRINGS.contains(&key.as_str()) { " = \"...\"" } else { "" }
+                )),
                 other => gsi_key(other).or_else(|| lsi_key(other)).unwrap_or_else(|| {
                     let lower = other.to_lowercase();
                     let valid = ["pk", "sk", "name", "gsi1", "gsi1_sk", "lsi1", "inverted", "table"];
@@ -476,7 +487,7 @@ pub fn field_attrs(attrs: &[Attribute], cx: &Ctxt) -> FieldAttrs {
                 }
                 return Ok(());
             }
-            if key != "rename" && !FIELD_FLAGS.contains(&key.as_str()) {
+            if !FIELD_STRINGS.contains(&key.as_str()) && !FIELD_FLAGS.contains(&key.as_str()) {
                 let message = if key == "inverted" {
                     "`inverted` belongs on the struct: `#[entity(inverted)]` above the `struct`".to_owned()
                 } else if matches!(key.as_str(), "pk" | "sk" | "name")
@@ -485,7 +496,7 @@ pub fn field_attrs(attrs: &[Attribute], cx: &Ctxt) -> FieldAttrs {
                 {
                     format!("`{key}` belongs on the struct: `#[entity({key} = \"...\")]` above the `struct`")
                 } else {
-                    match suggest::closest(&key, std::iter::once("rename").chain(FIELD_FLAGS)) {
+                    match suggest::closest(&key, FIELD_STRINGS.into_iter().chain(FIELD_FLAGS)) {
                         Some(s) => format!("unknown key `{key}`; did you mean `{s}`? Expected {FIELD_KEYS}"),
                         None => format!("unknown key `{key}`; expected {FIELD_KEYS}"),
                     }
@@ -500,6 +511,8 @@ pub fn field_attrs(attrs: &[Attribute], cx: &Ctxt) -> FieldAttrs {
             seen.push(key.clone());
             if key == "rename" {
                 out.rename = string_value(&meta, "rename", cx)?;
+            } else if key == "alias" {
+                out.alias = string_value(&meta, "alias", cx)?;
             } else {
                 if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
                     cx.error_spanned_by(&ident, format!("`{key}` takes no value: write `#[entity({key})]`"));
@@ -509,6 +522,8 @@ pub fn field_attrs(attrs: &[Attribute], cx: &Ctxt) -> FieldAttrs {
                     "unique" => out.unique = Some(ident.span()),
                     "serde" => out.serde = Some(ident.span()),
                     "folded" => out.folded = Some(ident.span()),
+                    "write_alias" => out.write_alias = Some(ident.span()),
+                    "read_alias" => out.read_alias = Some(ident.span()),
                     other => {
                         if let Some(m) = Maintained::parse(other) {
                             out.maintained.push((m, ident.span()));

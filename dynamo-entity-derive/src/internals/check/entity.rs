@@ -24,6 +24,7 @@ pub fn check(entity: &Entity, cx: &Ctxt) {
     key_part_types(entity, cx);
     binary_parts(entity, cx);
     attributes(entity, cx);
+    aliases(entity, cx);
     unique_fields(entity, cx);
     maintained_fields(entity, cx);
     super::schema::check(entity, cx);
@@ -363,6 +364,84 @@ fn attributes(entity: &Entity, cx: &Ctxt) {
             );
         }
         constants.push(attribute);
+    }
+}
+
+/// Rule 7b: `#[entity(alias = "...")]`, the attribute a renamed field was stored in. It names
+/// an attribute no other field (or alias) uses and not the field's own; `write_alias` needs it,
+/// and `read_alias` needs `write_alias`;
+/// a field written only inside its keys has no attribute to alias, and the version a write
+/// bumps has one attribute.
+fn aliases(entity: &Entity, cx: &Ctxt) {
+    let mut seen: HashMap<String, &str> = HashMap::new();
+    for field in &entity.fields {
+        if let (Some(span), None) = (field.write_alias, &field.alias) {
+            cx.error_at(
+                span,
+                format!(
+                    "`write_alias` on `{}` needs `alias = \"...\"`: the old attribute that writes keep in step, \
+                     `#[entity(alias = \"title\", write_alias)]`",
+                    field.name
+                ),
+            );
+        }
+        if let (Some(span), None) = (field.read_alias, field.write_alias) {
+            cx.error_at(
+                span,
+                format!(
+                    "`read_alias` on `{}` needs `write_alias`: reads that prefer the alias attribute are right \
+                     only while every write stores it, `#[entity(alias = \"title\", write_alias, read_alias)]`",
+                    field.name
+                ),
+            );
+        }
+        let Some(lit) = &field.alias else { continue };
+        let alias = lit.value();
+        if alias.is_empty() {
+            cx.error_spanned_by(lit, "an alias cannot be empty");
+            continue;
+        }
+        if alias == field.attribute {
+            cx.error_spanned_by(
+                lit,
+                format!("`{}` is stored in attribute `{alias}` already: an alias names the attribute it was stored in before a rename", field.name),
+            );
+            continue;
+        }
+        if let Some(why) = reserved(&alias).filter(|_| entity.attrs.table.is_none()) {
+            cx.error_spanned_by(lit, format!("attribute `{alias}` is reserved: it holds {why}; it cannot be an alias"));
+            continue;
+        }
+        if let Some(other) = entity.fields.iter().find(|f| f.attribute == alias) {
+            cx.error_spanned_by(
+                lit,
+                format!(
+                    "the alias `{alias}` of `{}` is the attribute of field `{}`: reads would take one field's \
+                     value for the other",
+                    field.name, other.name
+                ),
+            );
+            continue;
+        }
+        if let Some(other) = seen.insert(alias.clone(), &field.name) {
+            cx.error_spanned_by(lit, format!("`{}` and `{other}` both have the alias `{alias}`", field.name));
+            continue;
+        }
+        if entity.key_only(&field.name) {
+            cx.error_spanned_by(
+                lit,
+                format!(
+                    "`{}` is written only inside its keys (`key_fields = \"keys\"`): it has no attribute to alias; \
+                     a key's template is changed by a re-key, not by an alias",
+                    field.name
+                ),
+            );
+        } else if field.role() == Some(Maintained::Version) {
+            cx.error_spanned_by(
+                lit,
+                format!("`{}` is the version every write bumps: it cannot have an alias", field.name),
+            );
+        }
     }
 }
 

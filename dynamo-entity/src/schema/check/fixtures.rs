@@ -66,6 +66,9 @@ pub(crate) const fn shaped(field: &'static str, shape: PartShape) -> FieldSchema
         lossless: false,
         stored: None,
         key_fields: None,
+        alias: None,
+        write_alias: false,
+        read_alias: false,
     }
 }
 
