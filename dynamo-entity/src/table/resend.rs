@@ -415,6 +415,11 @@ impl Table {
                             return Sent::Contended;
                         }
                         rounds += 1;
+                        // A clock behind another writer's settles in one round; writers that keep
+                        // colliding on a hot item are spread by the policy's jittered backoff.
+                        if rounds > 1 {
+                            tokio::time::sleep(self.writes().policy.jittered(rounds - 1)).await;
+                        }
                         *token = newer.above();
                         continue;
                     }
