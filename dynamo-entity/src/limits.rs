@@ -283,8 +283,6 @@ pub(crate) fn check_request(
 /// and values it adds, measured once: what it adds to each figure [`surely_fits`] bounds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Prefix {
-    /// Its length, with the ` AND (` and `)` that join it to a condition.
-    pub(crate) joined: usize,
     /// Its length alone (the condition of a request without one of its own).
     pub(crate) alone: usize,
     /// Its operators; joined to a condition, one more (the `AND`).
@@ -301,6 +299,11 @@ pub(crate) struct Prefix {
 }
 
 impl Prefix {
+    /// Its length with the ` AND (` and `)` that join it to a condition.
+    pub(crate) fn joined(&self) -> usize {
+        self.alone + " AND ()".len()
+    }
+
     /// Measures the condition `text` with the names and values it adds.
     pub(crate) fn measure(
         text: &str,
@@ -310,7 +313,6 @@ impl Prefix {
         let scan = scan_expression(text, false);
         let measured = Substitutions::measure(Some(names), Some(values));
         Prefix {
-            joined: text.len() + " AND ()".len(),
             alone: text.len(),
             operators: scan.operators,
             name_uses: scan.name_uses,
@@ -356,7 +358,7 @@ pub(crate) fn surely_fits(
     }
     let scan = scan_expression(condition, false);
     fits(
-        prefix.joined + condition.len(),
+        prefix.joined() + condition.len(),
         prefix.operators + 1 + scan.operators,
         scan.widest_in,
         prefix.name_uses + scan.name_uses,

@@ -673,6 +673,28 @@ impl<E> Key<E> {
     }
 }
 
+/// A copy of the key; an encoding error is copied with it (the same kind and message).
+///
+/// ```
+/// use aws_sdk_dynamodb::types::AttributeValue;
+/// use dynamo_entity::schema::{Key, PrimaryKey};
+/// # struct Skill;
+/// let key = Key::<Skill>::new(Ok(PrimaryKey {
+///     pk: AttributeValue::S("SKILL#1".into()),
+///     sk: AttributeValue::S("META".into()),
+/// }));
+/// let copy = key.clone();
+/// assert_eq!(copy.encoded().ok(), key.encoded().ok());
+/// ```
+impl<E> Clone for Key<E> {
+    fn clone(&self) -> Key<E> {
+        Key::new(match &self.key {
+            Ok(k) => Ok(k.clone()),
+            Err(e) => Err(e.copy_of_build_error()),
+        })
+    }
+}
+
 impl<E> fmt::Debug for Key<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.key {
@@ -696,5 +718,24 @@ pub(crate) fn returned_option<E: Entity>(item: Option<Item>) -> Returned<Option<
     match item.filter(|i| !i.is_empty()) {
         None => Returned::Decoded(None),
         Some(item) => returned::<E>(item).map(Some),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Key;
+    use crate::error::Error;
+    use crate::key::KeyError;
+
+    #[test]
+    fn a_copied_key_keeps_its_encoding_error() {
+        let missing = KeyError::Missing { entity: "Skill", attribute: "PK", template: "SKILL#<id>", field: "id" };
+        let key = Key::<()>::new(Err(Error::Key(missing.clone())));
+        let copy = key.clone();
+        match copy.into_encoded() {
+            Err(Error::Key(k)) => assert_eq!(k, missing),
+            other => panic!("expected the key error, got {other:?}"),
+        }
+        assert_eq!(format!("{key:?}"), "Key(error: Skill.id is None, but PK (`SKILL#<id>`) needs it)");
     }
 }

@@ -11,7 +11,7 @@ use crate::table::Call;
 use crate::update::{Action, UpdateRequest, push_all};
 
 /// What an update read from the stored item to rebuild index keys.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct Stored {
     /// The key-part texts of the fields the update needed and did not set.
     pub(super) parts: Vec<(&'static str, PartText)>,

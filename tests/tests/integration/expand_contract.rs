@@ -409,12 +409,18 @@ async fn a_written_alias_is_set_and_removed_in_the_same_update() {
     // `remark`, no `count`) reads through the aliases.
     table.create(&Note { id: "n1".into(), remark: Some("a".into()), count: 1 }).await.unwrap();
     let raw = common::raw_item(&table, "NOTE#n1", "META").await.unwrap();
-    assert_eq!((raw.get("remark"), raw.get("text")), (Some(&AttributeValue::S("a".into())), Some(&AttributeValue::S("a".into()))));
+    assert_eq!(
+        (raw.get("remark"), raw.get("text")),
+        (Some(&AttributeValue::S("a".into())), Some(&AttributeValue::S("a".into())))
+    );
     assert_eq!(raw.get("old_count"), None);
     let after = table.update(Note::key("n1")).set(Note::REMARK, &Some("b".into())).send().await.unwrap().ok().unwrap();
     assert_eq!(after.remark.as_deref(), Some("b"));
     let raw = common::raw_item(&table, "NOTE#n1", "META").await.unwrap();
-    assert_eq!((raw.get("remark"), raw.get("text")), (Some(&AttributeValue::S("b".into())), Some(&AttributeValue::S("b".into()))));
+    assert_eq!(
+        (raw.get("remark"), raw.get("text")),
+        (Some(&AttributeValue::S("b".into())), Some(&AttributeValue::S("b".into())))
+    );
     table.update(Note::key("n1")).set(Note::REMARK, &None).send().await.unwrap();
     let raw = common::raw_item(&table, "NOTE#n1", "META").await.unwrap();
     assert_eq!((raw.get("remark"), raw.get("text")), (None, None));
@@ -422,7 +428,10 @@ async fn a_written_alias_is_set_and_removed_in_the_same_update() {
     // An upsert that creates its item writes both too.
     table.upsert(Note::key("n2")).set(Note::REMARK, &Some("c".into())).set(Note::COUNT, &0).send().await.unwrap();
     let raw = common::raw_item(&table, "NOTE#n2", "META").await.unwrap();
-    assert_eq!((raw.get("remark"), raw.get("text")), (Some(&AttributeValue::S("c".into())), Some(&AttributeValue::S("c".into()))));
+    assert_eq!(
+        (raw.get("remark"), raw.get("text")),
+        (Some(&AttributeValue::S("c".into())), Some(&AttributeValue::S("c".into())))
+    );
 
     // An item of the old shape, and one where old code removed `text` after new code wrote both:
     // under `read_alias`, an `Option` reads `text` alone.
@@ -432,7 +441,8 @@ async fn a_written_alias_is_set_and_removed_in_the_same_update() {
         let item = pairs
             .iter()
             .map(|(k, v)| {
-                let v = if k.ends_with("count") { AttributeValue::N((*v).into()) } else { AttributeValue::S((*v).into()) };
+                let v =
+                    if k.ends_with("count") { AttributeValue::N((*v).into()) } else { AttributeValue::S((*v).into()) };
                 ((*k).to_owned(), v)
             })
             .collect();

@@ -564,5 +564,4 @@ mod tests {
         // A sort key of accepted parts keeps its types.
         assert!(compact.contains("pubfngsi2<>()->__de::QuerySpec<Self,(u64,)>"), "{compact}");
     }
-
 }
