@@ -58,6 +58,7 @@ mod projected;
 mod projected_reads;
 mod properties;
 mod rekey_faults;
+mod rekey_rolling;
 mod render;
 mod restamp;
 mod runner_identity;
