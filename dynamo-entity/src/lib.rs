@@ -43,4 +43,4 @@ pub use query::{Cursor, Page};
 pub use schema::{Collection, Entity, EntityEnum, Item, Key, TableDef};
 pub use table::Table;
 pub use value::Attribute;
-pub use value::time::Timestamp;
+pub use value::time::{Date, Timestamp};

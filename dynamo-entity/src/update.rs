@@ -446,7 +446,9 @@ impl<E: Entity> UpdateRequest<E> {
         self
     }
 
-    /// Updates a versioned entity whatever its stored version, still storing the next version,
+    /// Updates a versioned entity whatever its stored version (its `#[entity(version)]` field,
+    /// for optimistic locking; not the schema version of `#[entity(schema(version = N))]`), still
+    /// storing the next version,
     /// so that writers holding an older version lose their race. For changes that do not depend
     /// on what was read, such as an atomic counter (`add`). An entity without a version field is
     /// [`Error::Invalid`] before sending.
@@ -473,8 +475,9 @@ impl<E: Entity> UpdateRequest<E> {
             (Some(v), VersionCheck::Unset) => {
                 return Err(Error::Invalid {
                     reason: format!(
-                        "{} is versioned (field `{}`): every update must say which version it applies to, with \
-                         `.if_version(v)` (the version the item was read with) or `.any_version()`",
+                        "{} is versioned for optimistic locking (field `{}`): every update must say which version \
+                         it applies to, with `.if_version(v)` (the version the item was read with) or \
+                         `.any_version()` (any; for a change that does not depend on what was read, such as a counter)",
                         E::TYPE,
                         v.field
                     ),
@@ -906,7 +909,8 @@ impl PreparedUpdate {
                 Ok(crate::schema::evolve::Stored::Earlier) => {
                     let current = schema.schema_version.map_or(0, |v| v.version);
                     let stored = crate::schema::evolve::version_of_item(&old, schema).unwrap_or_default();
-                    return Error::UpgradeRequired { entity, key, stored, current };
+                    let operation = if self.creates || self.cannot_create.is_some() { "upsert" } else { "update" };
+                    return Error::UpgradeRequired { operation, entity, key, stored, current };
                 }
                 Err(e) => return e,
             }

@@ -153,18 +153,21 @@ pub enum Error {
         /// The entity's own version, the newest it reads.
         newest: u32,
     },
-    /// An upsert ([`Table::upsert`](crate::Table::upsert)) of a versioned entity
-    /// (`#[entity(schema(version = N))]`) found the item stored at an earlier declared schema
-    /// version: it would write fields of version `current` onto an item that stays read as
-    /// version `stored` (reads would then decode the old shape and drop what the upsert
-    /// wrote), so its condition refused it and nothing was written. Upgrade the item first
-    /// ([`Table::upgrade_key`](crate::Table::upgrade_key)), then upsert again. See
+    /// An update or an upsert ([`Table::update`](crate::Table::update),
+    /// [`Table::upsert`](crate::Table::upsert), [`Table::increment`](crate::Table::increment))
+    /// of a versioned entity (`#[entity(schema(version = N))]`) found the item stored at an
+    /// earlier declared schema version: it would write fields of version `current` onto an item
+    /// that stays read as version `stored` (reads would then decode the old shape and drop what
+    /// it wrote), so its condition refused it and nothing was written. Upgrade the item first
+    /// ([`Table::upgrade_key`](crate::Table::upgrade_key)), then send the write again. See
     /// [`upsert`](crate::update::upsert).
     #[error(
-        "{entity} {key} is stored at schema version {stored}, older than version {current} this upsert writes; \
-         nothing was written: upgrade the item first (Table::upgrade_key), then upsert again"
+        "{entity} {key} is stored at schema version {stored}, older than version {current} this {operation} writes; \
+         nothing was written: upgrade the item first (Table::upgrade_key), then {operation} again"
     )]
     UpgradeRequired {
+        /// The write refused: `"update"` or `"upsert"` (an increment is an upsert).
+        operation: &'static str,
         /// The entity type name.
         entity: &'static str,
         /// The item's primary key, as `PK=… SK=…`.

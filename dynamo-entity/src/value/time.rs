@@ -325,7 +325,7 @@ impl From<Timestamp> for SystemTime {
 /// order is the order of the days: a key part such as `ORDER#<day>#<id>` sorts by day.
 ///
 /// ```
-/// use dynamo_entity::value::time::Date;
+/// use dynamo_entity::Date;
 /// let d = Date::from_ymd(2026, 5, 28).unwrap();
 /// assert_eq!(d.to_string(), "2026-05-28");
 /// assert_eq!(Date::parse("2026-05-28"), Ok(d));

@@ -627,8 +627,13 @@ async fn an_update_of_an_item_stored_at_an_earlier_version_is_refused_until_upgr
     let before = stored(&table).await;
     let err = table.update(Skill::key("s1")).set(Skill::PRICE_CENTS, &1500).any_version().send().await.unwrap_err();
     assert!(
-        matches!(&err, Error::UpgradeRequired { entity: "Skill", key, stored: 1, current: 3 } if key == "PK=SKILL#s1 SK=META"),
+        matches!(&err, Error::UpgradeRequired { operation: "update", entity: "Skill", key, stored: 1, current: 3 } if key == "PK=SKILL#s1 SK=META"),
         "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "Skill PK=SKILL#s1 SK=META is stored at schema version 1, older than version 3 this update writes; nothing \
+         was written: upgrade the item first (Table::upgrade_key), then update again"
     );
     assert_eq!(stored(&table).await, before, "nothing was written");
     assert_eq!(table.get(Skill::key("s1")).await.unwrap().unwrap().price_cents, 1200);

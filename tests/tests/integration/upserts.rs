@@ -323,7 +323,7 @@ async fn an_upsert_of_a_versioned_entity_checks_and_bumps_the_version() {
     // The version must be said, as for every update.
     let err = table.upsert(Doc::key("d1")).add(Doc::VIEWS, &1).send().await.unwrap_err();
     assert!(
-        matches!(&err, Error::Invalid { reason } if reason.starts_with("Doc is versioned (field `version`)")),
+        matches!(&err, Error::Invalid { reason } if reason.starts_with("Doc is versioned for optimistic locking (field `version`)")),
         "{err:?}"
     );
     // Version 0: no item yet. The new item is at version 1, with its creation time.
@@ -455,7 +455,7 @@ async fn an_upsert_of_a_versioned_schema_stamps_its_version_and_refuses_an_older
          was written: upgrade the item first (Table::upgrade_key), then upsert again"
     );
     assert!(
-        matches!(&refused, Error::UpgradeRequired { entity: "Meter", key, stored: 1, current: 2 } if key == "PK=METER#b SK=META"),
+        matches!(&refused, Error::UpgradeRequired { operation: "upsert", entity: "Meter", key, stored: 1, current: 2 } if key == "PK=METER#b SK=META"),
         "{refused:?}"
     );
     assert_eq!(common::raw_item(&table, "METER#b", "META").await.unwrap(), v1);

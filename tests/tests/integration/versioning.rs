@@ -216,7 +216,7 @@ async fn updates_check_and_bump_the_version() {
     let err = table.update(Doc::key("d1")).set(Doc::TITLE, &"Blind".to_owned()).send().await.unwrap_err();
     match &err {
         Error::Invalid { reason } => {
-            assert!(reason.contains("Doc is versioned (field `version`)"), "{reason}");
+            assert!(reason.contains("Doc is versioned for optimistic locking (field `version`)"), "{reason}");
             assert!(reason.contains("`.if_version(v)`") && reason.contains("`.any_version()`"), "{reason}");
         }
         other => panic!("{other:?}"),
