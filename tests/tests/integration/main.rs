@@ -61,6 +61,7 @@ mod rekey_faults;
 mod rekey_rolling;
 mod render;
 mod restamp;
+mod retype_rolling;
 mod runner_identity;
 mod scans;
 mod schema_versions;

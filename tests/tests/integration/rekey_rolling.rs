@@ -17,8 +17,7 @@
 //! version serving the phase reads, for every member, the last acknowledged name and the
 //! acknowledged visit count. After the re-application no member is left at an old key.
 
-use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_entity::migrate::{Migrations, RunOptions};
@@ -26,6 +25,7 @@ use dynamo_entity::schema::TableLayout;
 use dynamo_entity::{Entity, Error, Key, Table};
 
 use crate::common;
+use crate::common::rolling::{self, CREATES, Shared, TASKS, phase};
 
 /// The member as the launch code stores it, in a partition of its own.
 #[derive(Entity, Debug, Clone, PartialEq)]
@@ -71,10 +71,23 @@ enum Version {
     Contract,
 }
 
-/// A member as any version reads it: its name and visits.
-type Read = Option<(String, u64)>;
-
 impl Version {
+    fn tries_old(self) -> bool {
+        self != Version::Contract
+    }
+
+    fn tries_new(self) -> bool {
+        self != Version::Launch
+    }
+}
+
+impl rolling::Version for Version {
+    type Value = String;
+
+    fn value(id: &str, _n: usize, _k: usize) -> String {
+        format!("name of {id}")
+    }
+
     fn label(self) -> &'static str {
         match self {
             Version::Launch => "launch",
@@ -84,16 +97,8 @@ impl Version {
         }
     }
 
-    fn tries_old(self) -> bool {
-        self != Version::Contract
-    }
-
-    fn tries_new(self) -> bool {
-        self != Version::Launch
-    }
-
-    async fn create(self, table: &Table, id: &str, name: &str) -> Result<(), Error> {
-        let (id, team, name) = (id.to_owned(), team_of(id), name.to_owned());
+    async fn create(self, table: &Table, id: &str, name: &String) -> Result<(), Error> {
+        let (id, team, name) = (id.to_owned(), team_of(id), name.clone());
         match self {
             Version::Launch | Version::Expand => table.create(&MemberOld { id, team, name, visits: 0 }).await?,
             Version::Switch | Version::Contract => table.create(&MemberNew { id, team, name, visits: 0 }).await?,
@@ -101,7 +106,7 @@ impl Version {
         Ok(())
     }
 
-    async fn get(self, table: &Table, id: &str) -> Result<Read, Error> {
+    async fn get(self, table: &Table, id: &str) -> Result<Option<(String, u64)>, Error> {
         if self.tries_old()
             && let Some(m) = table.get(MemberOld::key(id)).await?
         {
@@ -116,19 +121,18 @@ impl Version {
     }
 
     /// Renames the member where it is: at its old key while it is there, else at its new one.
-    async fn set_name(self, table: &Table, id: &str, name: &str) -> Result<(), Error> {
-        let name = name.to_owned();
+    async fn set(self, table: &Table, id: &str, name: &String) -> Result<(), Error> {
         if self.tries_old() {
-            match table.update(MemberOld::key(id)).set(MemberOld::NAME, &name).send().await {
+            match table.update(MemberOld::key(id)).set(MemberOld::NAME, name).send().await {
                 Err(Error::NotFound { .. }) if self.tries_new() => {}
                 other => return other.map(drop),
             }
         }
-        table.update(MemberNew::key(&team_of(id), id)).set(MemberNew::NAME, &name).send().await.map(drop)
+        table.update(MemberNew::key(&team_of(id), id)).set(MemberNew::NAME, name).send().await.map(drop)
     }
 
     /// Counts a visit where the member is.
-    async fn add_visit(self, table: &Table, id: &str) -> Result<(), Error> {
+    async fn count(self, table: &Table, id: &str) -> Result<(), Error> {
         if self.tries_old() {
             match table.update(MemberOld::key(id)).add(MemberOld::VISITS, &1).send().await {
                 Err(Error::NotFound { .. }) if self.tries_new() => {}
@@ -137,143 +141,6 @@ impl Version {
         }
         table.update(MemberNew::key(&team_of(id), id)).add(MemberNew::VISITS, &1).send().await.map(drop)
     }
-}
-
-/// The acknowledged writes: each member's last name and its visit count.
-#[derive(Default, Clone)]
-struct Ledger {
-    name: BTreeMap<String, String>,
-    visits: BTreeMap<String, u64>,
-    /// Every failed request, as `task: what: error`.
-    failures: Vec<String>,
-    requests: u64,
-}
-
-type Shared = Arc<Mutex<Ledger>>;
-
-const TASKS: usize = 8;
-const CREATES: usize = 3;
-const SETS: usize = 6;
-const VISITS: usize = 6;
-const READS: usize = 4;
-
-/// One task of version `v` in `phase`: creates members, renames the members it owns in this
-/// phase, counts visits on members of `pool`, reads members of `pool`.
-async fn task(
-    v: Version,
-    table: Table,
-    ledger: Shared,
-    phase: &'static str,
-    k: usize,
-    owned: Vec<String>,
-    pool: Vec<String>,
-) {
-    let tag = format!("{phase}-{}-{k}", v.label());
-    let record = |ok: Result<(), String>| {
-        let mut l = ledger.lock().unwrap();
-        l.requests += 1;
-        if let Err(what) = ok {
-            l.failures.push(what);
-        }
-    };
-    let mut rng = fastrand::Rng::with_seed(k as u64 * 7919 + phase.len() as u64);
-    let mut mine = owned;
-    for n in 0..CREATES {
-        let id = format!("{tag}-{n}");
-        let name = format!("created {id}");
-        match v.create(&table, &id, &name).await {
-            Ok(()) => {
-                {
-                    let mut l = ledger.lock().unwrap();
-                    l.name.insert(id.clone(), name);
-                    l.visits.insert(id.clone(), 0);
-                }
-                mine.push(id);
-                record(Ok(()));
-            }
-            Err(e) => record(Err(format!("{tag}: create {id}: {e}"))),
-        }
-    }
-    let visit_pool: Vec<String> = pool.iter().chain(&mine).cloned().collect();
-    for j in 0..SETS.max(VISITS).max(READS) {
-        if j < SETS && !mine.is_empty() {
-            let id = &mine[j % mine.len()];
-            let name = format!("{tag} set {j}");
-            match v.set_name(&table, id, &name).await {
-                Ok(()) => {
-                    ledger.lock().unwrap().name.insert(id.clone(), name);
-                    record(Ok(()));
-                }
-                Err(e) => record(Err(format!("{tag}: set {id}: {e}"))),
-            }
-        }
-        if j < VISITS {
-            let id = &visit_pool[rng.usize(..visit_pool.len())];
-            match v.add_visit(&table, id).await {
-                Ok(()) => {
-                    *ledger.lock().unwrap().visits.get_mut(id).expect("a known member") += 1;
-                    record(Ok(()));
-                }
-                Err(e) => record(Err(format!("{tag}: add visit {id}: {e}"))),
-            }
-        }
-        if j < READS && !pool.is_empty() {
-            // A member another task (of either version) writes meanwhile: it is found.
-            let id = &pool[rng.usize(..pool.len())];
-            match v.get(&table, id).await {
-                Ok(Some(_)) => record(Ok(())),
-                Ok(None) => record(Err(format!("{tag}: get {id}: not found"))),
-                Err(e) => record(Err(format!("{tag}: get {id}: {e}"))),
-            }
-        }
-    }
-}
-
-/// Every member read by version `v`, against the ledger: its name and its visit count.
-async fn check(v: Version, table: &Table, ledger: &Ledger) {
-    let mut wrong = Vec::new();
-    for (id, name) in &ledger.name {
-        let expected = Some((name.clone(), ledger.visits[id]));
-        match v.get(table, id).await {
-            Ok(read) if read == expected => {}
-            other => {
-                wrong.push(format!("{id}: {} reads {other:?}, the acknowledged writes make {expected:?}", v.label()))
-            }
-        }
-    }
-    assert_eq!(wrong, Vec::<String>::new(), "{} of {} members", wrong.len(), ledger.name.len());
-}
-
-/// The members each task renames in a phase: each member by one task, which moves to a task of
-/// the other version from one phase to the next (tasks alternate versions).
-fn owners(ledger: &Ledger, tasks: usize, shift: usize) -> Vec<Vec<String>> {
-    let mut out = vec![Vec::new(); tasks];
-    for id in ledger.name.keys() {
-        let hash = id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
-        out[(hash as usize + shift) % tasks].push(id.clone());
-    }
-    out
-}
-
-/// Runs one phase: versions `a` and `b`, 8 tasks each, then checks that both read every
-/// acknowledged write.
-async fn phase(a: Version, b: Version, table: &Table, ledger: &Shared, name: &'static str, shift: usize) {
-    let (owned, pool) = {
-        let l = ledger.lock().unwrap();
-        (owners(&l, 2 * TASKS, shift), l.name.keys().cloned().collect::<Vec<_>>())
-    };
-    let mut handles = Vec::new();
-    for (i, owned) in owned.into_iter().enumerate() {
-        let v = if i % 2 == 0 { a } else { b };
-        handles.push(tokio::spawn(task(v, table.clone(), ledger.clone(), name, i, owned, pool.clone())));
-    }
-    for h in handles {
-        h.await.unwrap();
-    }
-    let l = ledger.lock().unwrap().clone();
-    assert_eq!(l.failures, Vec::<String>::new(), "phase {name}: failed requests");
-    check(a, table, &l).await;
-    check(b, table, &l).await;
 }
 
 /// The raw `Member` items by where they are: `(at old keys, at new keys)`.
@@ -290,21 +157,19 @@ async fn where_members_are(table: &Table) -> (usize, usize) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_key_template_changed_under_rolling_deploys_loses_no_write() {
     let table = common::table("rekey_rolling", &[MemberOld::SCHEMA]).await;
-    let ledger: Shared = Arc::default();
+    let ledger: Shared<String> = Arc::default();
 
     // Launch: members written by the launch code only.
     for n in 0..32 {
         let id = format!("launch-{n:02}");
-        let name = format!("created {id}");
-        Version::Launch.create(&table, &id, &name).await.unwrap();
-        let mut l = ledger.lock().unwrap();
-        l.name.insert(id.clone(), name);
-        l.visits.insert(id, 0);
+        let name = <Version as rolling::Version>::value(&id, n, 0);
+        rolling::Version::create(Version::Launch, &table, &id, &name).await.unwrap();
+        ledger.lock().unwrap().created(&id, name);
     }
 
     // Expand: the launch code and deploy 1; every member is at its old key.
     phase(Version::Launch, Version::Expand, &table, &ledger, "expand", 0).await;
-    let count = ledger.lock().unwrap().name.len();
+    let count = ledger.lock().unwrap().value.len();
     assert_eq!(where_members_are(&table).await, (count, 0));
 
     // Migrate: deploy 1 alone (the launch code is gone), the re-keying step beside it.
@@ -336,14 +201,14 @@ async fn a_key_template_changed_under_rolling_deploys_loses_no_write() {
     assert!(!found[0].is_clean(), "verify finds the members left at old keys: {}", found[0]);
     migrations.reapply(&table, "0001-members-into-teams", &RunOptions::default()).await.unwrap();
     assert!(migrations.verify(&table, None).await.unwrap()[0].is_clean());
-    let count = ledger.lock().unwrap().name.len();
+    let count = ledger.lock().unwrap().value.len();
     assert_eq!(where_members_are(&table).await, (0, count));
 
     // Contract: deploy 2 and deploy 3 (the new key only).
     phase(Version::Switch, Version::Contract, &table, &ledger, "contract", 1).await;
     let l = ledger.lock().unwrap().clone();
-    assert_eq!(where_members_are(&table).await, (0, l.name.len()));
-    assert_eq!(l.name.len(), 32 + 4 * 2 * TASKS * CREATES);
+    assert_eq!(where_members_are(&table).await, (0, l.value.len()));
+    assert_eq!(l.value.len(), 32 + 4 * 2 * TASKS * CREATES);
     assert!(l.requests > 1000, "{} requests", l.requests);
 }
 

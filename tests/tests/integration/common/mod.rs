@@ -134,6 +134,8 @@ pub async fn describe(
 /// the snapshot files named as when each module was a test binary of its own:
 /// `tests/tests/snapshots/<module>__<name>.snap`. insta's own would prefix the whole module path
 /// (`integration__render__`) and look in a `snapshots/` folder beside the module's file.
+pub mod rolling;
+
 pub mod insta {
     macro_rules! named {
         ($assert:ident, $name:expr, $($rest:tt)+) => {{
