@@ -145,13 +145,8 @@ impl rolling::Version for Version {
 
 /// The raw `Member` items by where they are: `(at old keys, at new keys)`.
 async fn where_members_are(table: &Table) -> (usize, usize) {
-    let members: Vec<_> = common::scan_all(table)
+    rolling::split_items(table, "Member", |i| matches!(&i["PK"], AttributeValue::S(pk) if pk.starts_with("MEMBER#")))
         .await
-        .into_iter()
-        .filter(|i| i.get("_type") == Some(&AttributeValue::S("Member".into())))
-        .collect();
-    let old = members.iter().filter(|i| matches!(&i["PK"], AttributeValue::S(pk) if pk.starts_with("MEMBER#"))).count();
-    (old, members.len() - old)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -160,12 +155,7 @@ async fn a_key_template_changed_under_rolling_deploys_loses_no_write() {
     let ledger: Shared<String> = Arc::default();
 
     // Launch: members written by the launch code only.
-    for n in 0..32 {
-        let id = format!("launch-{n:02}");
-        let name = <Version as rolling::Version>::value(&id, n, 0);
-        rolling::Version::create(Version::Launch, &table, &id, &name).await.unwrap();
-        ledger.lock().unwrap().created(&id, name);
-    }
+    rolling::launch(Version::Launch, &table, &ledger, 32).await;
 
     // Expand: the launch code and deploy 1; every member is at its old key.
     phase(Version::Launch, Version::Expand, &table, &ledger, "expand", 0).await;
@@ -179,10 +169,7 @@ async fn a_key_template_changed_under_rolling_deploys_loses_no_write() {
             MemberNew::from,
             |b| b.segments(2),
         ));
-    let run = {
-        let (migrations, table) = (Arc::clone(&migrations), table.clone());
-        tokio::spawn(async move { migrations.apply(&table, &RunOptions::default()).await.map(|a| a.len()) })
-    };
+    let run = rolling::apply_beside(&migrations, &table);
     phase(Version::Expand, Version::Expand, &table, &ledger, "migrate", 1).await;
     assert_eq!(run.await.unwrap().unwrap(), 1, "the step ran");
 

@@ -22,7 +22,7 @@
 use std::sync::Arc;
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use dynamo_entity::migrate::{Migrations, RunOptions};
+use dynamo_entity::migrate::Migrations;
 use dynamo_entity::schema::TableLayout;
 use dynamo_entity::{Entity, Error, Table};
 
@@ -176,13 +176,7 @@ impl Change {
 
 /// The raw `Ticket` items by stored schema version: `(version 1, version 2)`.
 async fn versions_stored(table: &Table) -> (usize, usize) {
-    let tickets: Vec<_> = common::scan_all(table)
-        .await
-        .into_iter()
-        .filter(|i| i.get("_type") == Some(&AttributeValue::S("Ticket".into())))
-        .collect();
-    let v2 = tickets.iter().filter(|i| i.get("_schema") == Some(&AttributeValue::N("2".into()))).count();
-    (tickets.len() - v2, v2)
+    rolling::split_items(table, "Ticket", |i| i.get("_schema") != Some(&AttributeValue::N("2".into()))).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -191,12 +185,7 @@ async fn a_field_retyped_under_rolling_deploys_loses_no_write() {
     let ledger: Shared<u8> = Arc::default();
 
     // Launch: tickets written by the launch code only.
-    for n in 0..32 {
-        let id = format!("launch-{n:02}");
-        let priority = <Version as rolling::Version>::value(&id, n, 0);
-        rolling::Version::create(Version::Launch, &table, &id, &priority).await.unwrap();
-        ledger.lock().unwrap().created(&id, priority);
-    }
+    rolling::launch(Version::Launch, &table, &ledger, 32).await;
 
     // Expand: the launch code and deploy 1; every ticket is at version 1.
     phase(Version::Launch, Version::Expand, &table, &ledger, "expand", 0).await;
@@ -214,10 +203,7 @@ async fn a_field_retyped_under_rolling_deploys_loses_no_write() {
         Migrations::new(TableLayout::new(&[TicketV2::SCHEMA]).unwrap())
             .upgrade::<TicketV2>("0001-ticket-v2", |b| b.segments(2)),
     );
-    let run = {
-        let (migrations, table) = (Arc::clone(&migrations), table.clone());
-        tokio::spawn(async move { migrations.apply(&table, &RunOptions::default()).await.map(|a| a.len()) })
-    };
+    let run = rolling::apply_beside(&migrations, &table);
     phase(Version::Switch, Version::Switch, &table, &ledger, "migrate", 0).await;
     assert_eq!(run.await.unwrap().unwrap(), 1, "the step ran");
     assert!(migrations.verify(&table, None).await.unwrap()[0].is_clean());

@@ -175,3 +175,41 @@ pub async fn phase<V: Version>(a: V, b: V, table: &Table, ledger: &Shared<V::Val
     check(a, table, &l).await;
     check(b, table, &l).await;
 }
+
+/// The launch: `n` items created by version `v` alone, recorded in the ledger.
+pub async fn launch<V: Version>(v: V, table: &Table, ledger: &Shared<V::Value>, n: usize) {
+    for i in 0..n {
+        let id = format!("launch-{i:02}");
+        let value = V::value(&id, i, 0);
+        v.create(table, &id, &value).await.unwrap();
+        ledger.lock().unwrap().created(&id, value);
+    }
+}
+
+/// Applies `migrations` in a task of its own, beside the phase that runs meanwhile; the task
+/// returns how many steps ran.
+pub fn apply_beside(
+    migrations: &Arc<dynamo_entity::migrate::Migrations>,
+    table: &Table,
+) -> tokio::task::JoinHandle<Result<usize, Error>> {
+    let (migrations, table) = (Arc::clone(migrations), table.clone());
+    tokio::spawn(async move {
+        migrations.apply(&table, &dynamo_entity::migrate::RunOptions::default()).await.map(|a| a.len())
+    })
+}
+
+/// The raw items of the entity type `type_name` (`_type`), split by `first`: `(those it holds
+/// for, the others)`.
+pub async fn split_items(
+    table: &Table,
+    type_name: &str,
+    first: impl Fn(&dynamo_entity::Item) -> bool,
+) -> (usize, usize) {
+    let items: Vec<_> = super::scan_all(table)
+        .await
+        .into_iter()
+        .filter(|i| i.get("_type") == Some(&aws_sdk_dynamodb::types::AttributeValue::S(type_name.to_owned())))
+        .collect();
+    let held = items.iter().filter(|i| first(i)).count();
+    (held, items.len() - held)
+}
