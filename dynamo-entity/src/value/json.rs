@@ -187,17 +187,27 @@ impl<'a> Reader<'a> {
     /// The bytes between the quotes of the string that starts here, escapes as written, after
     /// checking that the string ends and holds no control character.
     fn raw_string(&mut self) -> Result<&'a [u8], Malformed> {
+        self.escaped_string().map(|(raw, _)| raw)
+    }
+
+    /// As [`raw_string`](Self::raw_string), and whether the string holds an escape.
+    fn escaped_string(&mut self) -> Result<(&'a [u8], bool), Malformed> {
         self.expect(b'"', "expected a string")?;
         let start = self.i;
         let b = self.b;
         let mut i = start;
+        let mut escaped = false;
         loop {
+            i = skip_plain(b, i);
             match b.get(i) {
                 Some(b'"') => {
                     self.i = i + 1;
-                    return Ok(&b[start..i]);
+                    return Ok((&b[start..i], escaped));
                 }
-                Some(b'\\') => i += 2,
+                Some(b'\\') => {
+                    escaped = true;
+                    i += 2;
+                }
                 Some(0..=0x1f) => return Err(self.at(i, "a control character in a string")),
                 Some(_) => i += 1,
                 None => return Err(self.at(b.len(), "a string that does not end")),
@@ -208,12 +218,13 @@ impl<'a> Reader<'a> {
     /// The string that starts here, unescaped, in a `String` of its own.
     fn string(&mut self) -> Result<String, Malformed> {
         let start = self.i + 1;
-        let raw = self.raw_string()?;
+        let (raw, escaped) = self.escaped_string()?;
         let text = std::str::from_utf8(raw).map_err(|_| self.at(start, "a string that is not UTF-8"))?;
-        match text.find('\\') {
-            None => Ok(text.to_owned()),
-            Some(first) => unescape(text, first).map_err(|(off, reason)| self.at(start + off, reason)),
+        if !escaped {
+            return Ok(text.to_owned());
         }
+        let first = text.find('\\').unwrap_or(text.len());
+        unescape(text, first).map_err(|(off, reason)| self.at(start + off, reason))
     }
 
     /// `[item, …]`: the answer's `Items`.
@@ -432,6 +443,32 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// The first byte at or after `i` that ends a string's plain run: a quote, a backslash, a
+/// control character, or the end (`b.len()`). Eight bytes at a time, then byte by byte.
+fn skip_plain(b: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    while let Some(chunk) = b.get(i..i + 8) {
+        let w = u64::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7]]);
+        // A byte of `x` is zero (or, for `w - 0x20`, below 0x20) where the result's high bit is set.
+        let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+        let special = zero(w ^ (ONES * u64::from(b'"')))
+            | zero(w ^ (ONES * u64::from(b'\\')))
+            | (w.wrapping_sub(ONES * 0x20) & !w & HIGH);
+        if special != 0 {
+            break;
+        }
+        i += 8;
+    }
+    while let Some(&c) = b.get(i) {
+        if c == b'"' || c == b'\\' || c < 0x20 {
+            break;
+        }
+        i += 1;
+    }
+    i.min(b.len())
+}
+
 /// `text` unescaped, its first backslash at byte `first`. The error: the offset in `text` and
 /// why.
 fn unescape(text: &str, first: usize) -> Result<String, (usize, &'static str)> {
@@ -591,6 +628,27 @@ mod tests {
         assert_eq!(read_item(nested(62, r#"{"M":{}}"#).as_bytes()).map_err(|e| e.reason), Err("nested too deeply"));
         assert_eq!(read_item(nested(62, r#"{"SS":[]}"#).as_bytes()).map_err(|e| e.reason), Err("nested too deeply"));
         assert_eq!(read_item(nested(63, r#"{"S":"x"}"#).as_bytes()).map_err(|e| e.reason), Err("nested too deeply"));
+    }
+
+    #[test]
+    fn a_plain_run_ends_at_the_first_quote_backslash_or_control_character() {
+        for len in 0..20 {
+            for at in 0..=len {
+                for special in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+                    // Plain bytes around it, ASCII and not (0xe9 is a byte of a multi-byte character).
+                    let mut b: Vec<u8> =
+                        (0..len).map(|k| if k % 3 == 0 { 0xe9 } else { b'a' + (k % 26) as u8 }).collect();
+                    if at < len {
+                        b[at] = special;
+                    }
+                    assert_eq!(skip_plain(&b, 0), at, "{b:?}");
+                    assert_eq!(skip_plain(&b, at.min(len)), at);
+                }
+            }
+        }
+        // 0x20 and above, 0x7f and high bytes are plain.
+        let plain = [0x20, 0x21, 0x7f, 0x80, 0xff, b' ', b'~', b'/', 0x5b, 0x5d, 0x23];
+        assert_eq!(skip_plain(&plain, 0), plain.len());
     }
 
     #[test]
