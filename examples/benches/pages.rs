@@ -36,7 +36,7 @@ use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::RuntimeComponents;
-use aws_sdk_dynamodb::primitives::ByteStream;
+
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use aws_smithy_runtime_api::client::http::{
     HttpClient, HttpConnector, HttpConnectorFuture, HttpConnectorSettings, SharedHttpClient, SharedHttpConnector,
@@ -44,6 +44,7 @@ use aws_smithy_runtime_api::client::http::{
 use aws_smithy_runtime_api::client::orchestrator::HttpRequest;
 use aws_smithy_runtime_api::http::{Response, StatusCode};
 use aws_smithy_types::body::SdkBody;
+use aws_smithy_types::byte_stream::ByteStream;
 use bytes::Bytes;
 use common::{hand_decode_skill, thread_cpu};
 use dynamo_entity::{Entity, Table, Timestamp};
@@ -87,7 +88,7 @@ impl HttpConnector for CaptureConnector {
             let bytes = ByteStream::new(response.take_body())
                 .collect()
                 .await
-                .map_err(aws_smithy_runtime_api::client::result::ConnectorError::io)?
+                .map_err(|e| aws_smithy_runtime_api::client::result::ConnectorError::io(e.into()))?
                 .into_bytes();
             bodies.lock().unwrap().push(bytes.clone());
             *response.body_mut() = SdkBody::from(bytes);
@@ -96,24 +97,37 @@ impl HttpConnector for CaptureConnector {
     }
 }
 
-/// An HTTP client that answers every `Query` with `body`, in frames of [`FRAME`] bytes.
+/// An HTTP client that answers every `Query` with `body`, in frames of [`FRAME`] bytes, and
+/// sends any other request (the library's first read of a table checks its layout) to `inner`.
 #[derive(Debug, Clone)]
-struct Replay(Bytes);
+struct Replay {
+    body: Bytes,
+    inner: SharedHttpClient,
+}
+
+#[derive(Debug)]
+struct ReplayConnector {
+    body: Bytes,
+    inner: SharedHttpConnector,
+}
 
 impl HttpClient for Replay {
-    fn http_connector(&self, _: &HttpConnectorSettings, _: &RuntimeComponents) -> SharedHttpConnector {
-        SharedHttpConnector::new(self.clone())
+    fn http_connector(&self, settings: &HttpConnectorSettings, components: &RuntimeComponents) -> SharedHttpConnector {
+        let inner = self.inner.http_connector(settings, components);
+        SharedHttpConnector::new(ReplayConnector { body: self.body.clone(), inner })
     }
 }
 
-impl HttpConnector for Replay {
+impl HttpConnector for ReplayConnector {
     fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
         let query = request.headers().get("x-amz-target").is_some_and(|t| t.ends_with(".Query"));
-        assert!(query, "the replaying client answers only Query requests");
-        let mut response =
-            Response::new(StatusCode::try_from(200).unwrap(), SdkBody::from_body_1_x(Frames(self.0.clone())));
+        if !query {
+            return self.inner.call(request);
+        }
+        let body = SdkBody::from_body_1_x(Frames(self.body.clone()));
+        let mut response = Response::new(StatusCode::try_from(200).unwrap(), body);
         response.headers_mut().insert("content-type", "application/x-amz-json-1.0");
-        response.headers_mut().insert("content-length", self.0.len().to_string());
+        response.headers_mut().insert("content-length", self.body.len().to_string());
         HttpConnectorFuture::ready(Ok(response))
     }
 }
@@ -220,13 +234,17 @@ fn main() -> Res<()> {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
 
     // Capture the two pages from the engine.
-    let (base, captured) = rt.block_on(async {
+    let (base, inner, captured) = rt.block_on(async {
         let server = LocalDynamoDb::shared().await?;
         let base = server.client();
         let bodies = Arc::new(Mutex::new(Vec::new()));
-        let inner = base.config().http_client().ok_or("the engine's client has an HTTP client")?;
+        // The engine's client's HTTP client, or the SDK's default one (rustls), which it uses.
+        let inner = base.config().http_client().unwrap_or_else(|| {
+            use aws_smithy_http_client::tls::{Provider, rustls_provider::CryptoMode};
+            aws_smithy_http_client::Builder::new().tls_provider(Provider::Rustls(CryptoMode::AwsLc)).build_https()
+        });
         let capture = Client::from_conf(
-            base.config().to_builder().http_client(Capture { inner, bodies: bodies.clone() }).build(),
+            base.config().to_builder().http_client(Capture { inner: inner.clone(), bodies: bodies.clone() }).build(),
         );
         let table = Table::new(capture, unique_table_name("bench-pages"));
         table.create_table(&[Skill::schema()]).await?;
@@ -239,11 +257,13 @@ fn main() -> Res<()> {
             let body = bodies.lock().unwrap().pop().ok_or("the query's answer was captured")?;
             captured.push((category, table.name().to_owned(), body, page.items.len()));
         }
-        Res::Ok((base, captured))
+        Res::Ok((base, inner, captured))
     })?;
 
     for (category, table_name, body, count) in captured {
-        let client = Client::from_conf(base.config().to_builder().http_client(Replay(body.clone())).build());
+        let client = Client::from_conf(
+            base.config().to_builder().http_client(Replay { body: body.clone(), inner: inner.clone() }).build(),
+        );
         let table = Table::new(client.clone(), table_name.clone());
         println!(
             "{category} items: a page of {count} items, {} bytes ({} bytes an item)",
