@@ -27,8 +27,6 @@
 //! `cargo bench -p dynamo-entity-examples --bench pages` (about a minute after the build);
 //! `-- --quick` writes 300 and 30 items and runs 3 short rounds, to check that it works.
 
-#[path = "common/mod.rs"]
-#[allow(dead_code)]
 mod common;
 
 use std::sync::{Arc, Mutex};

@@ -11,6 +11,7 @@ use aws_smithy_runtime_api::client::runtime_plugin::RuntimePlugin;
 use aws_smithy_runtime_api::client::ser_de::{DeserializeResponse, SharedResponseDeserializer};
 use aws_smithy_runtime_api::http::{Response, StatusCode};
 use aws_smithy_types::body::SdkBody;
+use aws_smithy_types::config_bag::ConfigBag;
 use dynamo_entity::__private::take_items;
 use libfuzzer_sys::fuzz_target;
 
@@ -20,8 +21,8 @@ fn sdk(body: &[u8]) -> Option<QueryOutput> {
     let deserializer = layer.load::<SharedResponseDeserializer>().expect("the Query operation's deserializer");
     let status = StatusCode::try_from(200).expect("200 is a status");
     let response = Response::new(status, SdkBody::from(body.to_vec()));
-    let output = deserializer.deserialize_nonstreaming(&response).ok()?;
-    Some(*output.downcast::<QueryOutput>().expect("a Query's output"))
+    let output = deserializer.deserialize_nonstreaming_with_config(&response, &ConfigBag::base()).ok()?;
+    Some(output.downcast::<QueryOutput>().expect("a Query's output"))
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -25,7 +25,7 @@ use std::task::{Context, Poll, ready};
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::interceptors::BeforeDeserializationInterceptorContextMut;
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
-use aws_sdk_dynamodb::error::{BoxError, SdkError};
+use aws_sdk_dynamodb::error::{BoxError, BuildError, SdkError};
 use aws_sdk_dynamodb::operation::query::builders::QueryInputBuilder;
 use aws_sdk_dynamodb::operation::query::{QueryError, QueryOutput};
 use aws_sdk_dynamodb::operation::scan::builders::ScanInputBuilder;
@@ -162,7 +162,8 @@ pub(crate) async fn query(
     input: QueryInputBuilder,
 ) -> Result<QueryOutput, SdkError<QueryError, HttpResponse>> {
     let items = ItemsFromBody::default();
-    let mut out = query_builder(client, input)?.customize().interceptor(items.clone()).send().await?;
+    let builder = query_builder(client, input).map_err(SdkError::construction_failure)?;
+    let mut out = builder.customize().interceptor(items.clone()).send().await?;
     if let Some(read) = items.take() {
         out.items = Some(read);
     }
@@ -173,8 +174,8 @@ pub(crate) async fn query(
 fn query_builder(
     client: &Client,
     input: QueryInputBuilder,
-) -> Result<aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder, SdkError<QueryError, HttpResponse>> {
-    let i = input.build().map_err(SdkError::construction_failure)?;
+) -> Result<aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder, BuildError> {
+    let i = input.build()?;
     Ok(client
         .query()
         .set_table_name(i.table_name)
@@ -205,7 +206,8 @@ pub(crate) async fn scan(
     input: ScanInputBuilder,
 ) -> Result<ScanOutput, SdkError<ScanError, HttpResponse>> {
     let items = ItemsFromBody::default();
-    let mut out = scan_builder(client, input)?.customize().interceptor(items.clone()).send().await?;
+    let builder = scan_builder(client, input).map_err(SdkError::construction_failure)?;
+    let mut out = builder.customize().interceptor(items.clone()).send().await?;
     if let Some(read) = items.take() {
         out.items = Some(read);
     }
@@ -216,8 +218,8 @@ pub(crate) async fn scan(
 fn scan_builder(
     client: &Client,
     input: ScanInputBuilder,
-) -> Result<aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder, SdkError<ScanError, HttpResponse>> {
-    let i = input.build().map_err(SdkError::construction_failure)?;
+) -> Result<aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder, BuildError> {
+    let i = input.build()?;
     Ok(client
         .scan()
         .set_table_name(i.table_name)

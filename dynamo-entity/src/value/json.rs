@@ -54,7 +54,7 @@ pub struct Taken {
 /// # Errors
 /// [`Malformed`] when the body is not an object, its `Items` is not a list of items in
 /// DynamoDB's JSON, or it holds what this reader leaves to the SDK (see the
-/// [module](self) documentation).
+/// `value::json` module documentation).
 pub fn take_items(body: &[u8]) -> Result<Option<Taken>, Malformed> {
     let mut r = Reader { b: body, i: 0 };
     r.ws();
