@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 secs="${1:-600}"
-targets=(decode_item decode_json key_parse cursor)
+targets=(decode_item decode_json key_parse cursor page_items)
 nice -n 19 cargo +nightly fuzz build -O
 bin=target/x86_64-unknown-linux-gnu/release
 for t in "${targets[@]}"; do

@@ -20,7 +20,7 @@ log="$(mktemp)"
 # committed corpus stays as minimized.
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch" "$log"' EXIT
-for t in decode_item decode_json key_parse cursor; do
+for t in decode_item decode_json key_parse cursor page_items; do
     echo "--- $t: $secs s"
     mkdir -p "$scratch/$t"
     if ! "${fuzz[@]}" run --dev -s "$sanitizer" "$t" "$scratch/$t" "corpus/$t" -- -max_total_time="$secs" \

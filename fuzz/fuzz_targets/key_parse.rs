@@ -12,8 +12,8 @@ use std::sync::LazyLock;
 
 use arbitrary::Arbitrary;
 use aws_sdk_dynamodb::types::AttributeValue;
-use dynamo_entity::Timestamp;
 use dynamo_entity::__private::{KeyContext, KeyWriter};
+use dynamo_entity::Timestamp;
 use dynamo_entity::key::{self, KeyPart, KeyType, PartForm, Segment, Template};
 use dynamo_entity::stream::ChangeKind;
 use dynamo_entity::value::parse_integer;

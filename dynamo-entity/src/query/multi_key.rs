@@ -517,7 +517,7 @@ impl<E: Entity> MultiKeyQuery<E> {
                     None => self.parts(),
                 };
                 async move {
-                    let request = self.request_of(page_parts?, limit, start).send_with(self.table.client());
+                    let request = super::body::query(self.table.client(), self.request_of(page_parts?, limit, start));
                     let out = self.table.execute(call, request).await.map_err(|e| Error::sdk("Query", e))?;
                     Ok(super::pages::Answer::of_query(out))
                 }

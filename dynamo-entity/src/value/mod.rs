@@ -40,6 +40,7 @@ mod decimal_convert;
 mod decimal_interop;
 mod float;
 mod integer;
+pub(crate) mod json;
 mod number;
 mod serde_value;
 mod set;

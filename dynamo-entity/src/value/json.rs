@@ -1,0 +1,673 @@
+//! DynamoDB's JSON item format read straight into [`Item`] maps: the `Items` of a `Query` or
+//! `Scan` answer's body ([`take_items`]), without the SDK's token stream.
+//!
+//! Each string (an attribute's name, an `S`, an `N`, an element of a set) is written once,
+//! into the `String` that holds it: a string without escapes is checked as UTF-8 and copied
+//! once; one with escapes is unescaped into a `String` sized for it.
+//!
+//! The rules are the SDK's (`aws-sdk-dynamodb`'s deserializer of `AttributeValue`), so that an
+//! answer read here holds exactly the items the SDK would have made of it:
+//!
+//! | input | read as |
+//! |---|---|
+//! | `{"S":"…"}`, `{"N":"…"}` | `S`, `N` (a number's text is not checked, as the SDK does not) |
+//! | `{"B":"…"}`, `{"BS":[…]}` | base64 (standard alphabet), decoded by the SDK's own decoder |
+//! | `{"BOOL":true}`, `{"NULL":true}` | `BOOL`, `NULL` |
+//! | `{"SS":[…]}`, `{"NS":[…]}`, `{"L":[…]}`, `{"M":{…}}` | sets, list, map |
+//! | a member whose value is `null` in a value's object | left out (`{"S":null,"N":"1"}` is `N`) |
+//! | a name twice in a map or an item | the last one |
+//! | a value nested 63 levels deep (a set or a list or a map at 62) | an error, as the SDK's depth limit |
+//!
+//! What this reader does not take on (a type tag written with escapes, an unknown type tag,
+//! `__type`, a second `Items`) is an error too: the caller then leaves the body to the SDK,
+//! whose answer (an error, or `AttributeValue::Unknown`) stays the SDK's. Malformed input is
+//! an error, never a panic.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::primitives::Blob;
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use crate::value::Item;
+
+/// Why a body could not be read: the byte offset and what was wrong there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Malformed {
+    /// The byte offset in the body.
+    pub at: usize,
+    /// What was expected or found.
+    pub reason: &'static str,
+}
+
+/// The items of an answer's body and the body without them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Taken {
+    /// The items of `Items`, in order.
+    pub items: Vec<Item>,
+    /// The body with its `Items` member left out, every other member as it was.
+    pub rest: Vec<u8>,
+}
+
+/// Reads the `Items` member of the JSON object `body` (a `Query` or `Scan` answer).
+/// `Ok(None)`: the body has no `Items` member, or `"Items":null` (the SDK reads no items).
+///
+/// # Errors
+/// [`Malformed`] when the body is not an object, its `Items` is not a list of items in
+/// DynamoDB's JSON, or it holds what this reader leaves to the SDK (see the
+/// `value::json` module documentation).
+pub fn take_items(body: &[u8]) -> Result<Option<Taken>, Malformed> {
+    let mut r = Reader { b: body, i: 0 };
+    r.ws();
+    r.expect(b'{', "expected the answer's object")?;
+    // Every member but `Items`, as byte ranges of `body`.
+    let mut kept: Vec<(usize, usize)> = Vec::with_capacity(6);
+    let mut items: Option<Option<Vec<Item>>> = None;
+    r.ws();
+    if r.peek() == Some(b'}') {
+        r.i += 1;
+    } else {
+        loop {
+            r.ws();
+            let start = r.i;
+            let key = r.raw_string()?;
+            if key.contains(&b'\\') {
+                return Err(r.at(start, "an escaped member name"));
+            }
+            let is_items = key == b"Items";
+            r.ws();
+            r.expect(b':', "expected ':'")?;
+            r.ws();
+            if is_items {
+                if items.is_some() {
+                    return Err(r.at(start, "a second Items"));
+                }
+                items = Some(if r.literal(b"null") { None } else { Some(r.item_list()?) });
+            } else {
+                r.skip_value()?;
+                kept.push((start, r.i));
+            }
+            r.ws();
+            match r.next() {
+                Some(b',') => continue,
+                Some(b'}') => break,
+                _ => return Err(r.at(r.i.saturating_sub(1), "expected ',' or '}'")),
+            }
+        }
+    }
+    let Some(Some(items)) = items else { return Ok(None) };
+    let mut rest = Vec::with_capacity(kept.iter().map(|(s, e)| e - s + 1).sum::<usize>() + 2 + body.len() - r.i);
+    rest.push(b'{');
+    for (n, &(s, e)) in kept.iter().enumerate() {
+        if n > 0 {
+            rest.push(b',');
+        }
+        rest.extend_from_slice(&body[s..e]);
+    }
+    rest.push(b'}');
+    // Whatever follows the object stays, for the SDK to judge.
+    rest.extend_from_slice(&body[r.i..]);
+    Ok(Some(Taken { items, rest }))
+}
+
+/// Reads one item in DynamoDB's JSON (`{"PK":{"S":"a"},…}`), at the depth of an item of an
+/// answer's `Items`.
+///
+/// # Errors
+/// As [`take_items`]; also anything but whitespace after the item.
+pub fn read_item(text: &[u8]) -> Result<Item, Malformed> {
+    let mut r = Reader { b: text, i: 0 };
+    let mut scratch = Vec::new();
+    r.ws();
+    let item = r.item(&mut scratch)?;
+    r.ws();
+    if r.i != text.len() {
+        return Err(r.at(r.i, "more after the item"));
+    }
+    Ok(item)
+}
+
+/// The SDK refuses a value, set, list or map read at this depth or deeper (its count starts at
+/// 0 for the answer, 1 for `Items`, 2 for an item, 3 for an item's attribute value).
+const MAX_DEPTH: u32 = 128;
+/// The depth of an item's attribute value.
+const ATTRIBUTE_DEPTH: u32 = 3;
+
+struct Reader<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn at(&self, at: usize, reason: &'static str) -> Malformed {
+        Malformed { at, reason }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.i).copied()
+    }
+
+    fn next(&mut self) -> Option<u8> {
+        let c = self.peek()?;
+        self.i += 1;
+        Some(c)
+    }
+
+    /// Skips JSON whitespace (space, tab, CR, LF).
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\r' | b'\n') = self.peek() {
+            self.i += 1;
+        }
+    }
+
+    fn expect(&mut self, c: u8, reason: &'static str) -> Result<(), Malformed> {
+        if self.peek() == Some(c) {
+            self.i += 1;
+            Ok(())
+        } else {
+            Err(self.at(self.i, reason))
+        }
+    }
+
+    /// Reads `word` (`null`, `true`, `false`) when it is next and ends there (whitespace,
+    /// `,`, `}`, `]` or the end follows, as the SDK requires); `false` otherwise, nothing read.
+    fn literal(&mut self, word: &[u8]) -> bool {
+        let end = self.i + word.len();
+        if self.b.get(self.i..end) != Some(word) {
+            return false;
+        }
+        match self.b.get(end) {
+            None | Some(b' ' | b'\t' | b'\r' | b'\n' | b',' | b'}' | b']') => {
+                self.i = end;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The bytes between the quotes of the string that starts here, escapes as written, after
+    /// checking that the string ends and holds no control character.
+    fn raw_string(&mut self) -> Result<&'a [u8], Malformed> {
+        self.escaped_string().map(|(raw, _)| raw)
+    }
+
+    /// As [`raw_string`](Self::raw_string), and whether the string holds an escape.
+    fn escaped_string(&mut self) -> Result<(&'a [u8], bool), Malformed> {
+        self.expect(b'"', "expected a string")?;
+        let start = self.i;
+        let b = self.b;
+        let mut i = start;
+        let mut escaped = false;
+        loop {
+            i = skip_plain(b, i);
+            match b.get(i) {
+                Some(b'"') => {
+                    self.i = i + 1;
+                    return Ok((&b[start..i], escaped));
+                }
+                Some(b'\\') => {
+                    escaped = true;
+                    i += 2;
+                }
+                Some(0..=0x1f) => return Err(self.at(i, "a control character in a string")),
+                Some(_) => i += 1,
+                None => return Err(self.at(b.len(), "a string that does not end")),
+            }
+        }
+    }
+
+    /// The string that starts here, unescaped, in a `String` of its own.
+    fn string(&mut self) -> Result<String, Malformed> {
+        let start = self.i + 1;
+        let (raw, escaped) = self.escaped_string()?;
+        let text = std::str::from_utf8(raw).map_err(|_| self.at(start, "a string that is not UTF-8"))?;
+        if !escaped {
+            return Ok(text.to_owned());
+        }
+        let first = text.find('\\').unwrap_or(text.len());
+        unescape(text, first).map_err(|(off, reason)| self.at(start + off, reason))
+    }
+
+    /// `[item, …]`: the answer's `Items`.
+    fn item_list(&mut self) -> Result<Vec<Item>, Malformed> {
+        self.expect(b'[', "expected Items' list")?;
+        let mut items = Vec::new();
+        // The attributes of the item being read, reused from item to item: each item's map is
+        // then made at its final size.
+        let mut scratch = Vec::new();
+        self.ws();
+        if self.peek() == Some(b']') {
+            self.i += 1;
+            return Ok(items);
+        }
+        loop {
+            self.ws();
+            items.push(self.item(&mut scratch)?);
+            self.ws();
+            match self.next() {
+                Some(b',') => continue,
+                Some(b']') => return Ok(items),
+                _ => return Err(self.at(self.i.saturating_sub(1), "expected ',' or ']' in Items")),
+            }
+        }
+    }
+
+    /// `{"name": value, …}`: one item.
+    fn item(&mut self, scratch: &mut Vec<(String, AttributeValue)>) -> Result<Item, Malformed> {
+        scratch.clear();
+        self.expect(b'{', "expected an item's object")?;
+        self.ws();
+        if self.peek() == Some(b'}') {
+            self.i += 1;
+            return Ok(HashMap::new());
+        }
+        loop {
+            self.ws();
+            let name = self.string()?;
+            self.ws();
+            self.expect(b':', "expected ':'")?;
+            self.ws();
+            let value = self.value(ATTRIBUTE_DEPTH)?;
+            scratch.push((name, value));
+            self.ws();
+            match self.next() {
+                Some(b',') => continue,
+                Some(b'}') => break,
+                _ => return Err(self.at(self.i.saturating_sub(1), "expected ',' or '}' in an item")),
+            }
+        }
+        let mut item = HashMap::with_capacity(scratch.len());
+        item.extend(scratch.drain(..));
+        Ok(item)
+    }
+
+    /// One attribute value (`{"S":"a"}`) at `depth`.
+    fn value(&mut self, depth: u32) -> Result<AttributeValue, Malformed> {
+        if depth >= MAX_DEPTH {
+            return Err(self.at(self.i, "nested too deeply"));
+        }
+        let start = self.i;
+        self.expect(b'{', "expected an attribute value's object")?;
+        let mut value = None;
+        self.ws();
+        if self.peek() == Some(b'}') {
+            self.i += 1;
+            return Err(self.at(start, "an attribute value of no type"));
+        }
+        loop {
+            self.ws();
+            let tag_at = self.i;
+            let tag = self.raw_string()?;
+            self.ws();
+            self.expect(b':', "expected ':'")?;
+            self.ws();
+            if self.literal(b"null") {
+                // The SDK leaves out a member whose value is null.
+            } else {
+                if value.is_some() {
+                    return Err(self.at(tag_at, "an attribute value of two types"));
+                }
+                value = Some(match tag {
+                    b"S" => AttributeValue::S(self.string()?),
+                    b"N" => AttributeValue::N(self.string()?),
+                    b"B" => AttributeValue::B(self.blob()?),
+                    b"BOOL" => AttributeValue::Bool(self.boolean()?),
+                    b"NULL" => AttributeValue::Null(self.boolean()?),
+                    b"SS" => AttributeValue::Ss(self.list(depth + 1, Self::string)?),
+                    b"NS" => AttributeValue::Ns(self.list(depth + 1, Self::string)?),
+                    b"BS" => AttributeValue::Bs(self.list(depth + 1, Self::blob)?),
+                    b"L" => AttributeValue::L(self.list(depth + 1, |r| r.value(depth + 2))?),
+                    b"M" => AttributeValue::M(self.map(depth + 1)?),
+                    _ => return Err(self.at(tag_at, "a type this reader leaves to the SDK")),
+                });
+            }
+            self.ws();
+            match self.next() {
+                Some(b',') => continue,
+                Some(b'}') => break,
+                _ => return Err(self.at(self.i.saturating_sub(1), "expected ',' or '}' in an attribute value")),
+            }
+        }
+        value.ok_or_else(|| self.at(start, "an attribute value of no type"))
+    }
+
+    fn boolean(&mut self) -> Result<bool, Malformed> {
+        if self.literal(b"true") {
+            Ok(true)
+        } else if self.literal(b"false") {
+            Ok(false)
+        } else {
+            Err(self.at(self.i, "expected true or false"))
+        }
+    }
+
+    /// A base64 string, decoded as the SDK decodes it: the text as written, escapes included.
+    fn blob(&mut self) -> Result<Blob, Malformed> {
+        let start = self.i + 1;
+        let raw = self.raw_string()?;
+        let text = std::str::from_utf8(raw).map_err(|_| self.at(start, "a string that is not UTF-8"))?;
+        let bytes = aws_smithy_types::base64::decode(text).map_err(|_| self.at(start, "invalid base64"))?;
+        Ok(Blob::new(bytes))
+    }
+
+    /// `[element, …]` at `depth` (a set or a list), each element read by `read`.
+    fn list<T>(
+        &mut self,
+        depth: u32,
+        mut read: impl FnMut(&mut Self) -> Result<T, Malformed>,
+    ) -> Result<Vec<T>, Malformed> {
+        if depth >= MAX_DEPTH {
+            return Err(self.at(self.i, "nested too deeply"));
+        }
+        self.expect(b'[', "expected a list")?;
+        let mut out = Vec::new();
+        self.ws();
+        if self.peek() == Some(b']') {
+            self.i += 1;
+            return Ok(out);
+        }
+        loop {
+            self.ws();
+            out.push(read(self)?);
+            self.ws();
+            match self.next() {
+                Some(b',') => continue,
+                Some(b']') => return Ok(out),
+                _ => return Err(self.at(self.i.saturating_sub(1), "expected ',' or ']'")),
+            }
+        }
+    }
+
+    /// `{"name": value, …}` at `depth`: an `M`.
+    fn map(&mut self, depth: u32) -> Result<HashMap<String, AttributeValue>, Malformed> {
+        if depth >= MAX_DEPTH {
+            return Err(self.at(self.i, "nested too deeply"));
+        }
+        self.expect(b'{', "expected a map")?;
+        let mut out = HashMap::new();
+        self.ws();
+        if self.peek() == Some(b'}') {
+            self.i += 1;
+            return Ok(out);
+        }
+        loop {
+            self.ws();
+            let name = self.string()?;
+            self.ws();
+            self.expect(b':', "expected ':'")?;
+            self.ws();
+            let value = self.value(depth + 1)?;
+            out.insert(name, value);
+            self.ws();
+            match self.next() {
+                Some(b',') => continue,
+                Some(b'}') => return Ok(out),
+                _ => return Err(self.at(self.i.saturating_sub(1), "expected ',' or '}' in a map")),
+            }
+        }
+    }
+
+    /// Skips one JSON value of any kind, strings' escapes and nesting followed; the value's
+    /// contents are not checked (the SDK reads them from the body this reader leaves).
+    fn skip_value(&mut self) -> Result<(), Malformed> {
+        let mut open = 0usize;
+        loop {
+            self.ws();
+            match self.peek() {
+                Some(b'"') => {
+                    self.raw_string()?;
+                }
+                Some(b'{' | b'[') => {
+                    open += 1;
+                    self.i += 1;
+                    continue;
+                }
+                Some(b'}' | b']') if open > 0 => {
+                    open -= 1;
+                    self.i += 1;
+                }
+                Some(b',' | b':') if open > 0 => {
+                    self.i += 1;
+                    continue;
+                }
+                Some(c) if c.is_ascii_alphanumeric() || matches!(c, b'-' | b'+' | b'.') => {
+                    while self.peek().is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'+' | b'.')) {
+                        self.i += 1;
+                    }
+                }
+                _ => return Err(self.at(self.i, "expected a value")),
+            }
+            if open == 0 {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// The first byte at or after `i` that ends a string's plain run: a quote, a backslash, a
+/// control character, or the end (`b.len()`). Eight bytes at a time, then byte by byte.
+fn skip_plain(b: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    while let Some(chunk) = b.get(i..i + 8) {
+        let w = u64::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7]]);
+        // A byte of `x` is zero (or, for `w - 0x20`, below 0x20) where the result's high bit is set.
+        let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+        let special = zero(w ^ (ONES * u64::from(b'"')))
+            | zero(w ^ (ONES * u64::from(b'\\')))
+            | (w.wrapping_sub(ONES * 0x20) & !w & HIGH);
+        if special != 0 {
+            break;
+        }
+        i += 8;
+    }
+    while let Some(&c) = b.get(i) {
+        if c == b'"' || c == b'\\' || c < 0x20 {
+            break;
+        }
+        i += 1;
+    }
+    i.min(b.len())
+}
+
+/// `text` unescaped, its first backslash at byte `first`. The error: the offset in `text` and
+/// why.
+fn unescape(text: &str, first: usize) -> Result<String, (usize, &'static str)> {
+    let mut out = String::with_capacity(text.len());
+    out.push_str(&text[..first]);
+    let b = text.as_bytes();
+    let mut i = first;
+    while i < b.len() {
+        let Some(next) = text[i..].find('\\').map(|n| i + n) else {
+            out.push_str(&text[i..]);
+            break;
+        };
+        out.push_str(&text[i..next]);
+        i = next + 1;
+        let c = match b.get(i) {
+            Some(b'"') => '"',
+            Some(b'\\') => '\\',
+            Some(b'/') => '/',
+            Some(b'b') => '\u{8}',
+            Some(b'f') => '\u{c}',
+            Some(b'n') => '\n',
+            Some(b'r') => '\r',
+            Some(b't') => '\t',
+            Some(b'u') => {
+                let high = hex4(b, i + 1).ok_or((next, "an invalid \\u escape"))?;
+                i += 4;
+                if (0xD800..0xDC00).contains(&high) {
+                    if b.get(i + 1..i + 3) != Some(b"\\u") {
+                        return Err((next, "a high surrogate without its low one"));
+                    }
+                    let low = hex4(b, i + 3).ok_or((next, "an invalid \\u escape"))?;
+                    if !(0xDC00..0xE000).contains(&low) {
+                        return Err((next, "a high surrogate without its low one"));
+                    }
+                    i += 6;
+                    char::from_u32(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+                        .ok_or((next, "an invalid surrogate pair"))?
+                } else {
+                    char::from_u32(high).ok_or((next, "a lone low surrogate"))?
+                }
+            }
+            _ => return Err((next, "an invalid escape")),
+        };
+        out.push(c);
+        i += 1;
+    }
+    Ok(out)
+}
+
+/// The four hexadecimal digits at `at`, if they are.
+fn hex4(b: &[u8], at: usize) -> Option<u32> {
+    let digits = b.get(at..at + 4)?;
+    let mut n = 0u32;
+    for &d in digits {
+        n = n * 16 + char::from(d).to_digit(16)?;
+    }
+    Some(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(v: &str) -> AttributeValue {
+        AttributeValue::S(v.to_owned())
+    }
+
+    fn item(pairs: &[(&str, AttributeValue)]) -> Item {
+        pairs.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect()
+    }
+
+    #[test]
+    fn every_type_reads_into_its_value() {
+        let text = br#"{"s":{"S":"a"},"n":{"N":"-1.5E3"},"b":{"B":"AAEC"},"t":{"BOOL":true},"f":{"BOOL":false},
+            "z":{"NULL":true},"ss":{"SS":["x","y"]},"ns":{"NS":["1","2"]},"bs":{"BS":["AA==","/w=="]},
+            "l":{"L":[{"S":"e"},{"N":"7"}]},"m":{"M":{"k":{"S":"v"},"e":{"M":{}}}}}"#;
+        let expected = item(&[
+            ("s", s("a")),
+            ("n", AttributeValue::N("-1.5E3".into())),
+            ("b", AttributeValue::B(Blob::new(vec![0, 1, 2]))),
+            ("t", AttributeValue::Bool(true)),
+            ("f", AttributeValue::Bool(false)),
+            ("z", AttributeValue::Null(true)),
+            ("ss", AttributeValue::Ss(vec!["x".into(), "y".into()])),
+            ("ns", AttributeValue::Ns(vec!["1".into(), "2".into()])),
+            ("bs", AttributeValue::Bs(vec![Blob::new(vec![0]), Blob::new(vec![255])])),
+            ("l", AttributeValue::L(vec![s("e"), AttributeValue::N("7".into())])),
+            ("m", AttributeValue::M(item(&[("k", s("v")), ("e", AttributeValue::M(HashMap::new()))]))),
+        ]);
+        assert_eq!(read_item(text), Ok(expected));
+    }
+
+    #[test]
+    fn escapes_and_surrogate_pairs_unescape() {
+        let text = br#"{"k\u00e9y":{"S":"a\"b\\c\/d\b\f\n\r\t\u0041\u00e9\u20ac\ud83d\ude00 \u00"}}"#;
+        // The last escape is short: an error.
+        assert_eq!(read_item(text).map_err(|e| e.reason), Err("an invalid \\u escape"));
+        let text = br#"{"k\u00e9y":{"S":"a\"b\\c\/d\b\f\n\r\t\u0041\u00e9\u20ac\ud83d\ude00!"}}"#;
+        assert_eq!(read_item(text), Ok(item(&[("kéy", s("a\"b\\c/d\u{8}\u{c}\n\r\tAé€😀!"))])));
+        let text = "{\"k\":{\"S\":\"caf\u{e9} \u{1F600}\"}}";
+        assert_eq!(read_item(text.as_bytes()), Ok(item(&[("k", s("café 😀"))])));
+    }
+
+    #[test]
+    fn bad_escapes_are_errors() {
+        for (text, reason) in [
+            (r#"{"k":{"S":"\ud83d"}}"#, "a high surrogate without its low one"),
+            (r#"{"k":{"S":"\ud83d\u0041"}}"#, "a high surrogate without its low one"),
+            (r#"{"k":{"S":"\ude00"}}"#, "a lone low surrogate"),
+            (r#"{"k":{"S":"\x"}}"#, "an invalid escape"),
+            (r#"{"k":{"S":"\u12G4"}}"#, "an invalid \\u escape"),
+            (r#"{"k":{"S":"\u+123"}}"#, "an invalid \\u escape"),
+        ] {
+            assert_eq!(read_item(text.as_bytes()).map_err(|e| e.reason), Err(reason), "{text}");
+        }
+    }
+
+    #[test]
+    fn null_members_are_left_out_and_duplicates_keep_the_last() {
+        let text = br#"{"a":{"S":null,"N":"1"},"a":{"S":"2"} , "b" : { "BOOL" : false } }"#;
+        assert_eq!(read_item(text), Ok(item(&[("a", s("2")), ("b", AttributeValue::Bool(false))])));
+    }
+
+    #[test]
+    fn malformed_input_is_an_error() {
+        for (text, reason) in [
+            (&br#"{"a":{}}"#[..], "an attribute value of no type"),
+            (br#"{"a":{"S":null}}"#, "an attribute value of no type"),
+            (br#"{"a":{"S":"x","N":"1"}}"#, "an attribute value of two types"),
+            (br#"{"a":{"X":"x"}}"#, "a type this reader leaves to the SDK"),
+            (br#"{"a":{"S":1}}"#, "expected a string"),
+            (br#"{"a":{"BOOL":truex}}"#, "expected true or false"),
+            (br#"{"a":{"B":"A"}}"#, "invalid base64"),
+            (br#"{"a":{"L":[null]}}"#, "expected an attribute value's object"),
+            (br#"{"a":null}"#, "expected an attribute value's object"),
+            (b"{\"a\":{\"S\":\"\x01\"}}", "a control character in a string"),
+            (b"{\"a\":{\"S\":\"\xff\"}}", "a string that is not UTF-8"),
+            (br#"{"a":{"S":"x"}"#, "expected ',' or '}' in an item"),
+            (br#"{"a":{"S":"x"}} x"#, "more after the item"),
+            (br#"{"a":{"S":"x}}"#, "a string that does not end"),
+        ] {
+            assert_eq!(read_item(text).map_err(|e| e.reason), Err(reason), "{}", String::from_utf8_lossy(text));
+        }
+    }
+
+    #[test]
+    fn depth_is_limited_as_the_sdk_limits_it() {
+        // A map at level k (0: an item's attribute) is read at depth 4 + 2k; 128 is refused.
+        let nested = |levels: usize, inner: &str| {
+            let mut t = String::from(inner);
+            for _ in 0..levels {
+                t = format!(r#"{{"M":{{"a":{t}}}}}"#);
+            }
+            format!(r#"{{"a":{t}}}"#)
+        };
+        assert!(read_item(nested(62, r#"{"S":"x"}"#).as_bytes()).is_ok());
+        assert_eq!(read_item(nested(62, r#"{"M":{}}"#).as_bytes()).map_err(|e| e.reason), Err("nested too deeply"));
+        assert_eq!(read_item(nested(62, r#"{"SS":[]}"#).as_bytes()).map_err(|e| e.reason), Err("nested too deeply"));
+        assert_eq!(read_item(nested(63, r#"{"S":"x"}"#).as_bytes()).map_err(|e| e.reason), Err("nested too deeply"));
+    }
+
+    #[test]
+    fn a_plain_run_ends_at_the_first_quote_backslash_or_control_character() {
+        for len in 0..20 {
+            for at in 0..=len {
+                for special in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+                    // Plain bytes around it, ASCII and not (0xe9 is a byte of a multi-byte character).
+                    let mut b: Vec<u8> =
+                        (0..len).map(|k| if k % 3 == 0 { 0xe9 } else { b'a' + (k % 26) as u8 }).collect();
+                    if at < len {
+                        b[at] = special;
+                    }
+                    assert_eq!(skip_plain(&b, 0), at, "{b:?}");
+                    assert_eq!(skip_plain(&b, at.min(len)), at);
+                }
+            }
+        }
+        // 0x20 and above, 0x7f and high bytes are plain.
+        let plain = [0x20, 0x21, 0x7f, 0x80, 0xff, b' ', b'~', b'/', 0x5b, 0x5d, 0x23];
+        assert_eq!(skip_plain(&plain, 0), plain.len());
+    }
+
+    #[test]
+    fn take_items_leaves_the_other_members() {
+        let body = br#" {"Count":2,"Items":[{"a":{"S":"x"}},{}],"LastEvaluatedKey":{"a":{"S":"x"}},"ScannedCount":3} "#;
+        let taken = take_items(body).unwrap().unwrap();
+        assert_eq!(taken.items, vec![item(&[("a", s("x"))]), HashMap::new()]);
+        assert_eq!(
+            String::from_utf8(taken.rest).unwrap(),
+            r#"{"Count":2,"LastEvaluatedKey":{"a":{"S":"x"}},"ScannedCount":3} "#
+        );
+        let first = br#"{"Items":[],"Count":0}"#;
+        assert_eq!(take_items(first), Ok(Some(Taken { items: vec![], rest: br#"{"Count":0}"#.to_vec() })));
+        assert_eq!(take_items(br#"{"Items":null,"Count":0}"#), Ok(None));
+        assert_eq!(take_items(br#"{"Count":0}"#), Ok(None));
+        assert_eq!(take_items(b"{}"), Ok(None));
+        assert_eq!(take_items(br#"{"Items":[],"Items":[]}"#).map_err(|e| e.reason), Err("a second Items"));
+        assert_eq!(take_items(br#"{"It\u0065ms":[]}"#).map_err(|e| e.reason), Err("an escaped member name"));
+        assert_eq!(take_items(b"").map_err(|e| e.reason), Err("expected the answer's object"));
+        assert_eq!(take_items(br#"{"Count":1 2}"#).map_err(|e| e.reason), Err("expected ',' or '}'"));
+    }
+}
