@@ -462,6 +462,14 @@ impl Placeholders {
 
 /// `prefix` followed by `n` in decimal (`#n0`, `:v12`), without the formatting machinery.
 fn placeholder(prefix: &str, n: usize) -> String {
+    if n < 10 {
+        // Most requests have fewer than ten of each: one digit, no digit buffer.
+        let mut out = String::with_capacity(prefix.len() + 1);
+        out.push_str(prefix);
+        // `n` is below 10, so the cast cannot truncate.
+        out.push(char::from(b'0' + n as u8));
+        return out;
+    }
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     let mut rest = n;
@@ -480,4 +488,23 @@ fn placeholder(prefix: &str, n: usize) -> String {
         out.push(char::from(d));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_are_numbered_in_decimal_from_0() {
+        let cases = [("#n", 0, "#n0"), ("#n", 9, "#n9"), (":v", 10, ":v10"), (":v", 123, ":v123")];
+        for (prefix, n, expected) in cases {
+            assert_eq!(placeholder(prefix, n), expected);
+        }
+        let mut ph = Placeholders::default();
+        let mut out = String::new();
+        ph.push_name("status", &mut out);
+        ph.push_name("status", &mut out);
+        ph.push_value(AttributeValue::S("a".to_owned()), &mut out);
+        assert_eq!((out.as_str(), ph.name("GSI4PK")), ("#n0#n0:v0", "#n1".to_owned()));
+    }
 }

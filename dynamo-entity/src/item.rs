@@ -270,7 +270,9 @@ impl Table {
     /// The `PutItem` of [`Table::put`] of a stamped item of `E` (no unique fields): it never
     /// overwrites an item of another entity type that happens to have this key.
     pub(crate) fn put_request<E: Entity>(&self, item: Item, expected: Option<u64>) -> PutItemInputBuilder {
-        let mut ph = Placeholders::default();
+        // The guard's two names and one value (a version check adds one of each): sized once,
+        // so the first placeholder does not grow an empty map.
+        let mut ph = Placeholders::with_capacity(3, 2);
         let mut condition = String::with_capacity(48);
         crate::owner::push_guard(crate::owner::Guard::AbsentOrIs, &mut ph, E::NAMES, E::TYPE, &mut condition);
         if let (Some(version), Some(expected)) = (&E::schema().version, expected) {

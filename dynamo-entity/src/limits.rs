@@ -382,6 +382,9 @@ fn check_expression_in(
         e.library = own.len();
         return Err(e);
     }
+    if surely_short(text, measured) {
+        return Ok(());
+    }
     let scan = scan_expression(text, update);
     let (operators, widest_in) = (scan.operators, scan.widest_in);
     if operators > MAX_OPERATORS {
@@ -473,6 +476,29 @@ const WORD: [bool; 256] = {
     }
     t
 };
+
+/// Whether `text` keeps the limits [`check_expression_in`] checks after its length, by bounds
+/// that need no tokenizing (most requests: a key condition, a type guard, a few `SET`s):
+/// every operator [`scan_expression`] counts is at least one byte of its own, so a text of at
+/// most [`MAX_OPERATORS`] bytes has at most that many; an `IN`'s operands, the name uses and
+/// the value uses are at most the text's `:` and `#` bytes; the substituted size is then at
+/// most the text with each of those bytes standing for the longest name or largest value.
+/// `false` says nothing: scan the text.
+fn surely_short(text: &str, measured: &Substitutions<'_>) -> bool {
+    if text.len() > MAX_OPERATORS {
+        return false;
+    }
+    let (mut hashes, mut colons) = (0usize, 0usize);
+    for b in text.bytes() {
+        hashes += usize::from(b == b'#');
+        colons += usize::from(b == b':');
+    }
+    let bound = text
+        .len()
+        .saturating_add(hashes.saturating_mul(measured.longest_name))
+        .saturating_add(colons.saturating_mul(measured.largest_value));
+    colons <= MAX_IN_OPERANDS && bound <= MAX_SUBSTITUTED_BYTES
+}
 
 /// [`count_operators`] with the placeholder uses counted in the same pass.
 fn scan_expression(text: &str, update: bool) -> Scan {
@@ -690,6 +716,31 @@ mod tests {
         assert_eq!(count_operators("SET #a = :b, #c = if_not_exists(#c, :z) + :d REMOVE #e", true), (2, 0));
         assert_eq!(count_operators("SET #a = list_append(:l, #a) ADD #s :v", true), (1, 0));
         assert_eq!(count_operators("#pk = :v0 AND begins_with(#sk, :v1)", false), (3, 0));
+    }
+
+    #[test]
+    fn short_expressions_pass_without_a_scan_only_when_their_bounds_fit() {
+        let names: HashMap<String, String> = [("#n0".to_owned(), "status".to_owned())].into();
+        let values = |n: usize| -> HashMap<String, AttributeValue> {
+            [(":v0".to_owned(), AttributeValue::S("a".repeat(n)))].into()
+        };
+        let small = values(10);
+        let measured = Substitutions::measure(Some(&names), Some(&small));
+        assert!(surely_short("#n0 = :v0", &measured));
+        assert!(surely_short(&"=".repeat(MAX_OPERATORS), &measured), "300 one-byte operators are at the limit");
+        assert!(!surely_short(&" ".repeat(MAX_OPERATORS + 1), &measured), "over 300 bytes: scanned");
+        let colons = ":".repeat(MAX_IN_OPERANDS + 1);
+        assert!(!surely_short(&format!("#n0 IN ({colons})"), &measured), "101 `:` may be 101 IN operands");
+        // `:v0` of 1 MB less 12 bytes: the text with the name and the value substituted is 3
+        // bytes over 1 MB, and so is the bound: the scan measures it and refuses it.
+        let large = values(MAX_SUBSTITUTED_BYTES - 12);
+        let measured = Substitutions::measure(Some(&names), Some(&large));
+        assert!(!surely_short("#n0 = :v0", &measured));
+        let e = check_expression_in("ConditionExpression", "#n0 = :v0", false, 0, &measured).unwrap_err();
+        assert_eq!((e.limit, e.measured), (Limit::SubstitutedSize, MAX_SUBSTITUTED_BYTES + 3));
+        // The fast path answers as the scan does: 301 operators in 301 bytes are refused.
+        let e = check_expression("ConditionExpression", &"=".repeat(301), false, 0, None, None).unwrap_err();
+        assert_eq!((e.limit, e.measured), (Limit::Operators, 301));
     }
 
     #[test]
