@@ -250,19 +250,7 @@ mod tests {
 
     /// A client whose requests are built, never sent.
     fn client() -> Client {
-        #[derive(Debug)]
-        struct TokioSleep;
-        impl aws_sdk_dynamodb::config::AsyncSleep for TokioSleep {
-            fn sleep(&self, duration: std::time::Duration) -> aws_sdk_dynamodb::config::Sleep {
-                aws_sdk_dynamodb::config::Sleep::new(tokio::time::sleep(duration))
-            }
-        }
-        let config = aws_sdk_dynamodb::Config::builder()
-            .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
-            .region(aws_sdk_dynamodb::config::Region::new("us-east-1"))
-            .sleep_impl(aws_sdk_dynamodb::config::SharedAsyncSleep::new(TokioSleep))
-            .build();
-        Client::from_conf(config)
+        crate::table::offline_client()
     }
 
     fn values() -> HashMap<String, AttributeValue> {

@@ -439,3 +439,22 @@ impl Table {
 
 pub(crate) const RETURN_OLD_ON_FAILURE: ReturnValuesOnConditionCheckFailure =
     ReturnValuesOnConditionCheckFailure::AllOld;
+
+/// A client for unit tests that build requests and send none: no credentials, no endpoint; its
+/// sleep (which the SDK requires) is tokio's.
+#[cfg(test)]
+pub(crate) fn offline_client() -> aws_sdk_dynamodb::Client {
+    #[derive(Debug)]
+    struct TokioSleep;
+    impl aws_sdk_dynamodb::config::AsyncSleep for TokioSleep {
+        fn sleep(&self, duration: std::time::Duration) -> aws_sdk_dynamodb::config::Sleep {
+            aws_sdk_dynamodb::config::Sleep::new(tokio::time::sleep(duration))
+        }
+    }
+    let config = aws_sdk_dynamodb::Config::builder()
+        .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+        .region(aws_sdk_dynamodb::config::Region::new("us-east-1"))
+        .sleep_impl(aws_sdk_dynamodb::config::SharedAsyncSleep::new(TokioSleep))
+        .build();
+    aws_sdk_dynamodb::Client::from_conf(config)
+}

@@ -317,19 +317,7 @@ mod tests {
     #[tokio::test]
     async fn after_the_window_resolve_cannot_tell_and_sends_nothing() {
         // A client without credentials: had resolve sent the request, it would have failed.
-        #[derive(Debug)]
-        struct TokioSleep;
-        impl aws_sdk_dynamodb::config::AsyncSleep for TokioSleep {
-            fn sleep(&self, duration: Duration) -> aws_sdk_dynamodb::config::Sleep {
-                aws_sdk_dynamodb::config::Sleep::new(tokio::time::sleep(duration))
-            }
-        }
-        let config = aws_sdk_dynamodb::Config::builder()
-            .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
-            .region(aws_sdk_dynamodb::config::Region::new("us-east-1"))
-            .sleep_impl(aws_sdk_dynamodb::config::SharedAsyncSleep::new(TokioSleep))
-            .build();
-        let table = Table::new(aws_sdk_dynamodb::Client::from_conf(config), "t");
+        let table = Table::new(crate::table::offline_client(), "t");
         let Some(old) = Instant::now().checked_sub(TOKEN_WINDOW) else { return };
         let (p, request) = pending(old);
         assert_eq!(p.request_token(), Some("t"));

@@ -62,38 +62,24 @@ pub fn take_items(body: &[u8]) -> Result<Option<Taken>, Malformed> {
     // Every member but `Items`, as byte ranges of `body`.
     let mut kept: Vec<(usize, usize)> = Vec::with_capacity(6);
     let mut items: Option<Option<Vec<Item>>> = None;
-    r.ws();
-    if r.peek() == Some(b'}') {
-        r.i += 1;
-    } else {
-        loop {
-            r.ws();
-            let start = r.i;
-            let key = r.raw_string()?;
-            if key.contains(&b'\\') {
-                return Err(r.at(start, "an escaped member name"));
-            }
-            let is_items = key == b"Items";
-            r.ws();
-            r.expect(b':', "expected ':'")?;
-            r.ws();
-            if is_items {
-                if items.is_some() {
-                    return Err(r.at(start, "a second Items"));
-                }
-                items = Some(if r.literal(b"null") { None } else { Some(r.item_list()?) });
-            } else {
-                r.skip_value()?;
-                kept.push((start, r.i));
-            }
-            r.ws();
-            match r.next() {
-                Some(b',') => continue,
-                Some(b'}') => break,
-                _ => return Err(r.at(r.i.saturating_sub(1), "expected ',' or '}'")),
-            }
+    r.delimited(b'}', "expected ',' or '}'", |r| {
+        let start = r.i;
+        let key = r.raw_string()?;
+        if key.contains(&b'\\') {
+            return Err(r.at(start, "an escaped member name"));
         }
-    }
+        r.colon()?;
+        if key == b"Items" {
+            if items.is_some() {
+                return Err(r.at(start, "a second Items"));
+            }
+            items = Some(if r.literal(b"null") { None } else { Some(r.item_list()?) });
+        } else {
+            r.skip_value()?;
+            kept.push((start, r.i));
+        }
+        Ok(())
+    })?;
     let Some(Some(items)) = items else { return Ok(None) };
     let mut rest = Vec::with_capacity(kept.iter().map(|(s, e)| e - s + 1).sum::<usize>() + 2 + body.len() - r.i);
     rest.push(b'{');
@@ -227,6 +213,40 @@ impl<'a> Reader<'a> {
         unescape(text, first).map_err(|(off, reason)| self.at(start + off, reason))
     }
 
+    /// The rest of a JSON array or object after its opening bracket: elements separated by
+    /// `,` up to `close`, each read by `element` (whitespace around them skipped). `separator`
+    /// is the error when an element is followed by neither.
+    fn delimited(
+        &mut self,
+        close: u8,
+        separator: &'static str,
+        mut element: impl FnMut(&mut Self) -> Result<(), Malformed>,
+    ) -> Result<(), Malformed> {
+        self.ws();
+        if self.peek() == Some(close) {
+            self.i += 1;
+            return Ok(());
+        }
+        loop {
+            self.ws();
+            element(self)?;
+            self.ws();
+            match self.next() {
+                Some(b',') => {}
+                Some(c) if c == close => return Ok(()),
+                _ => return Err(self.at(self.i.saturating_sub(1), separator)),
+            }
+        }
+    }
+
+    /// The `:` between a member's name and its value, with the whitespace around it.
+    fn colon(&mut self) -> Result<(), Malformed> {
+        self.ws();
+        self.expect(b':', "expected ':'")?;
+        self.ws();
+        Ok(())
+    }
+
     /// `[item, …]`: the answer's `Items`.
     fn item_list(&mut self) -> Result<Vec<Item>, Malformed> {
         self.expect(b'[', "expected Items' list")?;
@@ -234,47 +254,23 @@ impl<'a> Reader<'a> {
         // The attributes of the item being read, reused from item to item: each item's map is
         // then made at its final size.
         let mut scratch = Vec::new();
-        self.ws();
-        if self.peek() == Some(b']') {
-            self.i += 1;
-            return Ok(items);
-        }
-        loop {
-            self.ws();
-            items.push(self.item(&mut scratch)?);
-            self.ws();
-            match self.next() {
-                Some(b',') => continue,
-                Some(b']') => return Ok(items),
-                _ => return Err(self.at(self.i.saturating_sub(1), "expected ',' or ']' in Items")),
-            }
-        }
+        self.delimited(b']', "expected ',' or ']' in Items", |r| {
+            items.push(r.item(&mut scratch)?);
+            Ok(())
+        })?;
+        Ok(items)
     }
 
     /// `{"name": value, …}`: one item.
     fn item(&mut self, scratch: &mut Vec<(String, AttributeValue)>) -> Result<Item, Malformed> {
         scratch.clear();
         self.expect(b'{', "expected an item's object")?;
-        self.ws();
-        if self.peek() == Some(b'}') {
-            self.i += 1;
-            return Ok(HashMap::new());
-        }
-        loop {
-            self.ws();
-            let name = self.string()?;
-            self.ws();
-            self.expect(b':', "expected ':'")?;
-            self.ws();
-            let value = self.value(ATTRIBUTE_DEPTH)?;
-            scratch.push((name, value));
-            self.ws();
-            match self.next() {
-                Some(b',') => continue,
-                Some(b'}') => break,
-                _ => return Err(self.at(self.i.saturating_sub(1), "expected ',' or '}' in an item")),
-            }
-        }
+        self.delimited(b'}', "expected ',' or '}' in an item", |r| {
+            let name = r.string()?;
+            r.colon()?;
+            scratch.push((name, r.value(ATTRIBUTE_DEPTH)?));
+            Ok(())
+        })?;
         let mut item = HashMap::with_capacity(scratch.len());
         item.extend(scratch.drain(..));
         Ok(item)
@@ -288,45 +284,32 @@ impl<'a> Reader<'a> {
         let start = self.i;
         self.expect(b'{', "expected an attribute value's object")?;
         let mut value = None;
-        self.ws();
-        if self.peek() == Some(b'}') {
-            self.i += 1;
-            return Err(self.at(start, "an attribute value of no type"));
-        }
-        loop {
-            self.ws();
-            let tag_at = self.i;
-            let tag = self.raw_string()?;
-            self.ws();
-            self.expect(b':', "expected ':'")?;
-            self.ws();
-            if self.literal(b"null") {
+        self.delimited(b'}', "expected ',' or '}' in an attribute value", |r| {
+            let tag_at = r.i;
+            let tag = r.raw_string()?;
+            r.colon()?;
+            if r.literal(b"null") {
                 // The SDK leaves out a member whose value is null.
-            } else {
-                if value.is_some() {
-                    return Err(self.at(tag_at, "an attribute value of two types"));
-                }
-                value = Some(match tag {
-                    b"S" => AttributeValue::S(self.string()?),
-                    b"N" => AttributeValue::N(self.string()?),
-                    b"B" => AttributeValue::B(self.blob()?),
-                    b"BOOL" => AttributeValue::Bool(self.boolean()?),
-                    b"NULL" => AttributeValue::Null(self.boolean()?),
-                    b"SS" => AttributeValue::Ss(self.list(depth + 1, Self::string)?),
-                    b"NS" => AttributeValue::Ns(self.list(depth + 1, Self::string)?),
-                    b"BS" => AttributeValue::Bs(self.list(depth + 1, Self::blob)?),
-                    b"L" => AttributeValue::L(self.list(depth + 1, |r| r.value(depth + 2))?),
-                    b"M" => AttributeValue::M(self.map(depth + 1)?),
-                    _ => return Err(self.at(tag_at, "a type this reader leaves to the SDK")),
-                });
+                return Ok(());
             }
-            self.ws();
-            match self.next() {
-                Some(b',') => continue,
-                Some(b'}') => break,
-                _ => return Err(self.at(self.i.saturating_sub(1), "expected ',' or '}' in an attribute value")),
+            if value.is_some() {
+                return Err(r.at(tag_at, "an attribute value of two types"));
             }
-        }
+            value = Some(match tag {
+                b"S" => AttributeValue::S(r.string()?),
+                b"N" => AttributeValue::N(r.string()?),
+                b"B" => AttributeValue::B(r.blob()?),
+                b"BOOL" => AttributeValue::Bool(r.boolean()?),
+                b"NULL" => AttributeValue::Null(r.boolean()?),
+                b"SS" => AttributeValue::Ss(r.list(depth + 1, Self::string)?),
+                b"NS" => AttributeValue::Ns(r.list(depth + 1, Self::string)?),
+                b"BS" => AttributeValue::Bs(r.list(depth + 1, Self::blob)?),
+                b"L" => AttributeValue::L(r.list(depth + 1, |r| r.value(depth + 2))?),
+                b"M" => AttributeValue::M(r.map(depth + 1)?),
+                _ => return Err(r.at(tag_at, "a type this reader leaves to the SDK")),
+            });
+            Ok(())
+        })?;
         value.ok_or_else(|| self.at(start, "an attribute value of no type"))
     }
 
@@ -360,21 +343,11 @@ impl<'a> Reader<'a> {
         }
         self.expect(b'[', "expected a list")?;
         let mut out = Vec::new();
-        self.ws();
-        if self.peek() == Some(b']') {
-            self.i += 1;
-            return Ok(out);
-        }
-        loop {
-            self.ws();
-            out.push(read(self)?);
-            self.ws();
-            match self.next() {
-                Some(b',') => continue,
-                Some(b']') => return Ok(out),
-                _ => return Err(self.at(self.i.saturating_sub(1), "expected ',' or ']'")),
-            }
-        }
+        self.delimited(b']', "expected ',' or ']'", |r| {
+            out.push(read(r)?);
+            Ok(())
+        })?;
+        Ok(out)
     }
 
     /// `{"name": value, …}` at `depth`: an `M`.
@@ -384,26 +357,13 @@ impl<'a> Reader<'a> {
         }
         self.expect(b'{', "expected a map")?;
         let mut out = HashMap::new();
-        self.ws();
-        if self.peek() == Some(b'}') {
-            self.i += 1;
-            return Ok(out);
-        }
-        loop {
-            self.ws();
-            let name = self.string()?;
-            self.ws();
-            self.expect(b':', "expected ':'")?;
-            self.ws();
-            let value = self.value(depth + 1)?;
-            out.insert(name, value);
-            self.ws();
-            match self.next() {
-                Some(b',') => continue,
-                Some(b'}') => return Ok(out),
-                _ => return Err(self.at(self.i.saturating_sub(1), "expected ',' or '}' in a map")),
-            }
-        }
+        self.delimited(b'}', "expected ',' or '}' in a map", |r| {
+            let name = r.string()?;
+            r.colon()?;
+            out.insert(name, r.value(depth + 1)?);
+            Ok(())
+        })?;
+        Ok(out)
     }
 
     /// Skips one JSON value of any kind, strings' escapes and nesting followed; the value's
