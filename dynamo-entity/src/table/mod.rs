@@ -30,6 +30,7 @@
 mod admin;
 mod describe;
 mod exec;
+mod held;
 pub mod render;
 pub(crate) mod resend;
 

@@ -24,6 +24,7 @@ use crate::retry::RetryPolicy;
 use crate::schema::Item;
 use crate::table::Table;
 use crate::table::exec::{Call, Consumed, Next, Retrying};
+use crate::table::held::{Held, KeepBody};
 use crate::write_token::{HISTORY, Pending, PendingWrite, Resolved, Seen, WriteToken};
 
 /// How a handle sends its single-item writes, shared by its clones.
@@ -44,7 +45,8 @@ impl Writes {
     pub(crate) fn of(client: &Client) -> Writes {
         let config = client.config();
         let attempts = config.retry_config().map_or(3, RetryConfig::max_attempts);
-        let client = Client::from_conf(config.to_builder().retry_config(RetryConfig::disabled()).build());
+        let client =
+            Client::from_conf(config.to_builder().retry_config(RetryConfig::disabled()).interceptor(KeepBody).build());
         Writes { client, tokens: true, policy: RetryPolicy::DEFAULT.max_attempts(attempts), answered: Arc::default() }
     }
 }
@@ -234,8 +236,18 @@ pub(crate) trait WriteRequest: Clone + Send + Sync + 'static {
     fn stamp(self, _token: &WriteToken) -> Self {
         self
     }
-    /// Sends it through `client`.
-    fn send(self, client: Client) -> Attempt<Self::Output, Self::Error>;
+    /// The request without its item, and the item held for its attempts (a put's: see
+    /// [`held`](super::held)); the request as it is for the others.
+    fn hold_item(self) -> (Self, Option<Arc<Mutex<Held>>>) {
+        (self, None)
+    }
+    /// The request with `item`.
+    fn with_item(self, _item: Item) -> Self {
+        self
+    }
+    /// Sends it through `client`; with `keep`, the body the SDK serialized is kept there
+    /// ([`held::keeping`](super::held::keeping)).
+    fn send(self, client: Client, keep: Option<Arc<Mutex<Held>>>) -> Attempt<Self::Output, Self::Error>;
     /// The item DynamoDB returned with a failed condition (`ALL_OLD`), when there was one.
     fn refused(error: &SdkError<Self::Error, HttpResponse>) -> Option<&Item>;
 }
@@ -255,33 +267,47 @@ pub(crate) struct Parts {
 pub(crate) struct Write<R> {
     request: R,
     parts: Parts,
+    /// A put's item, sent by the first attempt without a copy ([`held`](super::held)).
+    item: Option<Arc<Mutex<Held>>>,
 }
 
 impl<R: WriteRequest> Write<R> {
     /// The write of `request` (its condition, names and values copied out once).
     pub(crate) fn new(request: R) -> Write<R> {
         let (request, parts) = request.split();
-        Write { request, parts }
+        let (request, item) = request.hold_item();
+        Write { request, parts, item }
     }
 
     /// The write of `request`, which holds no condition, names or values, with `parts`.
     pub(crate) fn of_parts(request: R, parts: Parts) -> Write<R> {
-        Write { request, parts }
+        Write { request, parts, item: None }
     }
 
-    /// The request one attempt sends: with the guard of `attempt` of the write with `token`
-    /// (`key`: a key attribute; `answered`: see [`write_token::guard`](crate::write_token::guard)),
-    /// or as it is without `token`.
+    /// The request one attempt sends, through `client`: with the guard of `attempt` of the
+    /// write with `token` (`key`: a key attribute; `answered`: see
+    /// [`write_token::guard`](crate::write_token::guard)), or as it is without `token`.
     fn attempt(
         &self,
+        client: &Client,
         token: Option<&WriteToken>,
         key: &str,
         answered: Option<&WriteToken>,
         attempt: crate::write_token::Attempt,
-    ) -> R {
-        let request = self.request.clone();
+    ) -> Attempt<R::Output, R::Error> {
+        let mut request = self.request.clone();
+        let keep = match &self.item {
+            Some(held) => match Held::item(held) {
+                Some(item) => {
+                    request = request.with_item(item);
+                    Some(held.clone())
+                }
+                None => return Box::pin(std::future::ready(Err(SdkError::construction_failure(NOT_SENT)))),
+            },
+            None => None,
+        };
         let Some(token) = token else {
-            return request.with(self.parts.clone(), false);
+            return request.with(self.parts.clone(), false).send(client.clone(), keep);
         };
         let mut names = self.parts.names.clone().unwrap_or_default();
         let mut values = self.parts.values.clone().unwrap_or_default();
@@ -295,12 +321,17 @@ impl<R: WriteRequest> Write<R> {
             attempt,
         );
         let parts = Parts { condition: Some(condition), names: Some(names), values: Some(values) };
-        request.stamp(token).with(parts, true)
+        request.stamp(token).with(parts, true).send(client.clone(), keep)
     }
 }
 
+/// Why a put's later attempt was not made: the attempt before it was refused before the SDK
+/// serialized it (an interceptor of the client refused it), so nothing was sent. The loop
+/// never asks for one, since such an attempt's error is the write's answer.
+const NOT_SENT: &str = "the put's earlier attempt was not serialized, so its item was not kept";
+
 macro_rules! write_request {
-    ($($operation:ident: $builder:ident => $output:ident, $error:ident $(, $stamp:item)?;)*) => {$(
+    ($($operation:ident: $builder:ident => $output:ident, $error:ident, $send:expr $(, $extra:item)*;)*) => {$(
         impl WriteRequest for aws_sdk_dynamodb::operation::$operation::builders::$builder {
             type Output = aws_sdk_dynamodb::operation::$operation::$output;
             type Error = aws_sdk_dynamodb::operation::$operation::$error;
@@ -326,9 +357,9 @@ macro_rules! write_request {
                     false => request,
                 }
             }
-            $($stamp)?
-            fn send(self, client: Client) -> Attempt<Self::Output, Self::Error> {
-                Box::pin(async move { self.send_with(&client).await })
+            $($extra)*
+            fn send(self, client: Client, keep: Option<Arc<Mutex<Held>>>) -> Attempt<Self::Output, Self::Error> {
+                ($send)(self, client, keep)
             }
             fn refused(error: &SdkError<Self::Error, HttpResponse>) -> Option<&Item> {
                 match error {
@@ -347,14 +378,32 @@ macro_rules! write_request {
 
 write_request!(
     put_item: PutItemInputBuilder => PutItemOutput, PutItemError,
+        |request: Self, client: Client, keep: Option<Arc<Mutex<Held>>>| -> Attempt<Self::Output, Self::Error> {
+            match keep {
+                Some(held) => Box::pin(super::held::keeping(held, async move { request.send_with(&client).await })),
+                None => Box::pin(async move { request.send_with(&client).await }),
+            }
+        },
         fn stamp(self, token: &WriteToken) -> Self {
             match self.get_item().as_ref().is_some_and(|item| item.contains_key(HISTORY[0])) {
                 true => self.item(HISTORY[0], token.value()),
                 false => self,
             }
+        },
+        fn hold_item(self) -> (Self, Option<Arc<Mutex<Held>>>) {
+            Held::take(self)
+        },
+        fn with_item(self, item: Item) -> Self {
+            self.set_item(Some(item))
         };
-    update_item: UpdateItemInputBuilder => UpdateItemOutput, UpdateItemError;
-    delete_item: DeleteItemInputBuilder => DeleteItemOutput, DeleteItemError;
+    update_item: UpdateItemInputBuilder => UpdateItemOutput, UpdateItemError,
+        |request: Self, client: Client, _| -> Attempt<Self::Output, Self::Error> {
+            Box::pin(async move { request.send_with(&client).await })
+        };
+    delete_item: DeleteItemInputBuilder => DeleteItemOutput, DeleteItemError,
+        |request: Self, client: Client, _| -> Attempt<Self::Output, Self::Error> {
+            Box::pin(async move { request.send_with(&client).await })
+        };
 );
 
 impl Table {
@@ -396,8 +445,7 @@ impl Table {
                 .send_write(call, move |resend| {
                     // One copy an attempt: the SDK takes the request it sends.
                     let attempt = if resend { Attempt::Resend } else { Attempt::First };
-                    let request = write.attempt(tokens.then_some(&round), key, answered.as_ref(), attempt);
-                    request.send(client.clone())
+                    write.attempt(client, tokens.then_some(&round), key, answered.as_ref(), attempt)
                 })
                 .await;
             if let Sent::Answered { result: Err(error), lost } = &sent {

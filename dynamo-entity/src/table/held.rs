@@ -1,0 +1,177 @@
+//! A put's item, sent without a copy.
+//!
+//! The SDK takes the request it sends and gives nothing back. A write that the library may
+//! send again (see [`write_token`](crate::write_token)) must therefore keep its request. An
+//! update's or a delete's request is small, and each attempt sends a copy. A put's request
+//! holds the whole item, and copying it took about 15,000 instructions a put (a Skill of 11
+//! attributes), a fifth of what a put costs the library beyond hand-written SDK code.
+//!
+//! So a put's first attempt takes the item itself, and an interceptor, [`KeepBody`], keeps
+//! the body the SDK serialized from it (`read_after_serialization`; the body's bytes are
+//! shared, not copied). The interceptor is one of the handle's write client, where it does
+//! nothing but for a put's attempt, which runs inside [`keeping`]: a request's own
+//! interceptor (`customize`) would add a layer to the SDK's configuration that every lookup
+//! of every request then walks, which cost more than the copy it saves. A later attempt is rare: a throttled attempt, one that lost its
+//! answer, or another writer's newer write. It reads the item back from that body, so it
+//! sends the exact values the first attempt sent ([`Held::item`]).
+//!
+//! | the attempt | its item |
+//! |---|---|
+//! | the first | the request's own, moved |
+//! | a later one | read back from the body the attempt before it sent |
+//! | a later one, when the attempt before it never reached serialization (an interceptor of the client refused it) | none: that attempt was not sent, and its error is the write's answer, so no later attempt is made |
+
+use std::future::Future;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef;
+use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
+use aws_sdk_dynamodb::error::BoxError;
+use aws_sdk_dynamodb::operation::put_item::PutItemInput;
+use aws_sdk_dynamodb::operation::put_item::builders::PutItemInputBuilder;
+use aws_smithy_types::body::SdkBody;
+
+use crate::schema::Item;
+use crate::value::json;
+
+/// A put's item between its attempts (see the [module](self) documentation).
+#[derive(Debug)]
+pub(crate) struct Held {
+    /// The item, until the first attempt takes it.
+    item: Option<Item>,
+    /// The body the latest attempt sent.
+    sent: Option<SdkBody>,
+}
+
+impl Held {
+    /// The item of `request`, taken out of it.
+    pub(crate) fn take(request: PutItemInputBuilder) -> (PutItemInputBuilder, Option<Arc<Mutex<Held>>>) {
+        let (input, item) = without_item(request);
+        let held = item.map(|item| Arc::new(Mutex::new(Held { item: Some(item), sent: None })));
+        (input, held)
+    }
+
+    /// The item of the next attempt: the request's own for the first, else the one the last
+    /// attempt sent; `None` when no attempt sent one (it never reached serialization).
+    pub(crate) fn item(held: &Mutex<Held>) -> Option<Item> {
+        let mut held = held.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(item) = held.item.take() {
+            return Some(item);
+        }
+        item_in_body(held.sent.as_ref()?.bytes()?)
+    }
+}
+
+tokio::task_local! {
+    /// Where the put being sent keeps its body.
+    static HELD: Arc<Mutex<Held>>;
+}
+
+/// `request`, a put's attempt, run so that [`KeepBody`] keeps its body in `held`.
+pub(crate) fn keeping<F: Future>(held: Arc<Mutex<Held>>, request: F) -> impl Future<Output = F::Output> {
+    HELD.scope(held, request)
+}
+
+/// The interceptor of a handle's write client that keeps the body the SDK serialized for the
+/// put being sent ([`keeping`]); it does nothing for other requests.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct KeepBody;
+
+impl Intercept for KeepBody {
+    fn name(&self) -> &'static str {
+        "dynamo_entity::table::KeepBody"
+    }
+
+    fn read_after_serialization(
+        &self,
+        context: &BeforeTransmitInterceptorContextRef<'_>,
+        _components: &RuntimeComponents,
+        _cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        // Outside a put's attempt there is nothing to keep.
+        let _ = HELD.try_with(|held| {
+            // The SDK serializes into memory, so the clone shares its bytes.
+            let sent = context.request().body().try_clone();
+            held.lock().unwrap_or_else(PoisonError::into_inner).sent = sent;
+        });
+        Ok(())
+    }
+}
+
+/// The `Item` member of a serialized `PutItem` request, as the SDK's JSON writer wrote it.
+fn item_in_body(body: &[u8]) -> Option<Item> {
+    let request: serde_json::Value = serde_json::from_slice(body).ok()?;
+    let text = serde_json::to_vec(request.get("Item")?).ok()?;
+    match json::read_item(&text) {
+        Ok(item) => Some(item),
+        Err(e) => {
+            tracing::warn!(at = e.at, reason = e.reason, "a put's sent item did not read back");
+            None
+        }
+    }
+}
+
+/// `request` without its item, and the item.
+fn without_item(request: PutItemInputBuilder) -> (PutItemInputBuilder, Option<Item>) {
+    let Some(i) = input(request) else { return (PutItemInputBuilder::default(), None) };
+    let item = i.item;
+    let request = PutItemInput::builder()
+        .set_table_name(i.table_name)
+        .set_expected(i.expected)
+        .set_return_values(i.return_values)
+        .set_return_consumed_capacity(i.return_consumed_capacity)
+        .set_return_item_collection_metrics(i.return_item_collection_metrics)
+        .set_conditional_operator(i.conditional_operator)
+        .set_condition_expression(i.condition_expression)
+        .set_expression_attribute_names(i.expression_attribute_names)
+        .set_expression_attribute_values(i.expression_attribute_values)
+        .set_return_values_on_condition_check_failure(i.return_values_on_condition_check_failure);
+    (request, item)
+}
+
+/// The input `request` builds: every field moved. The SDK's `build` of a `PutItem` input
+/// checks nothing and cannot fail; were it to, the request would go out empty, and DynamoDB
+/// would refuse it (no table): an error, never a write of something else.
+fn input(request: PutItemInputBuilder) -> Option<PutItemInput> {
+    request.build().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use aws_sdk_dynamodb::primitives::Blob;
+    use aws_sdk_dynamodb::types::AttributeValue;
+
+    use super::*;
+
+    #[test]
+    fn the_item_reads_back_from_the_body_the_sdk_serialized() {
+        let item = Item::from([
+            ("PK".to_owned(), AttributeValue::S("SKILL#1 \"q\" \u{e9}".to_owned())),
+            ("n".to_owned(), AttributeValue::N("-1.50".to_owned())),
+            ("_w1".to_owned(), AttributeValue::B(Blob::new(vec![0, 1, 255]))),
+            ("l".to_owned(), AttributeValue::L(vec![AttributeValue::Null(true), AttributeValue::Bool(false)])),
+            ("ss".to_owned(), AttributeValue::Ss(vec!["a".to_owned(), "b".to_owned()])),
+        ]);
+        let body = br##"{"ConditionExpression":"attribute_not_exists(#pk)","ExpressionAttributeNames":{"#pk":"PK"},"Item":{"PK":{"S":"SKILL#1 \"q\" \u00e9"},"n":{"N":"-1.50"},"_w1":{"B":"AAH/"},"l":{"L":[{"NULL":true},{"BOOL":false}]},"ss":{"SS":["a","b"]}},"TableName":"t"}"##;
+        assert_eq!(item_in_body(body), Some(item));
+        assert_eq!(item_in_body(br#"{"TableName":"t"}"#), None);
+        assert_eq!(item_in_body(b"not json"), None);
+    }
+
+    #[test]
+    fn the_first_attempt_takes_the_item_and_a_later_one_reads_it_back() {
+        let item = Item::from([("PK".to_owned(), AttributeValue::S("a".to_owned()))]);
+        let request = PutItemInput::builder().table_name("t").set_item(Some(item.clone())).condition_expression("c");
+        let (rest, held) = Held::take(request);
+        assert_eq!(rest.get_item(), &None);
+        assert_eq!(rest.get_table_name().as_deref(), Some("t"));
+        assert_eq!(rest.get_condition_expression().as_deref(), Some("c"));
+        let held = held.unwrap();
+        assert_eq!(Held::item(&held), Some(item.clone()));
+        // Nothing was sent yet: there is nothing to read back.
+        assert_eq!(Held::item(&held), None);
+        held.lock().unwrap().sent = Some(SdkBody::from(r#"{"Item":{"PK":{"S":"a"}},"TableName":"t"}"#));
+        assert_eq!(Held::item(&held), Some(item.clone()));
+        assert_eq!(Held::item(&held), Some(item));
+    }
+}
