@@ -14,6 +14,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, ReturnValu
 use crate::error::{Error, Returned};
 use crate::expr::Placeholders;
 use crate::schema::entity::{returned, returned_option};
+use crate::schema::evolve;
 use crate::schema::{Admits, AttributeNames, Entity, Item, Key, PrimaryKey, VersionSchema};
 use crate::table::render::{Request, built};
 use crate::table::resend::{Sent, Write};
@@ -184,6 +185,10 @@ impl Table {
                         key: V::Entity::NAMES.show_key(&key),
                     });
                 }
+                // Stored at a newer schema version: not written, whatever else holds.
+                if let Some(e) = old.as_ref().and_then(|o| evolve::newer_stored(V::Entity::schema(), &key, "put", o)) {
+                    return Err(e);
+                }
                 // Otherwise the stored version is not the value's.
                 Err(versioning::lost(V::Entity::schema(), &key, expected.unwrap_or_default(), old.as_ref()))
             }
@@ -275,6 +280,8 @@ impl Table {
         let mut ph = Placeholders::with_capacity(3, 2);
         let mut condition = String::with_capacity(48);
         crate::owner::push_guard(crate::owner::Guard::AbsentOrIs, &mut ph, E::NAMES, E::TYPE, &mut condition);
+        // Never an item a newer program stored at a newer schema version.
+        evolve::push_not_newer(E::schema(), &mut ph, &mut condition);
         if let (Some(version), Some(expected)) = (&E::schema().version, expected) {
             let v = versioning::version_condition(version, expected, &mut ph);
             condition = format!("{condition} AND ({v})");
@@ -504,6 +511,11 @@ impl Table {
                         key: V::Entity::NAMES.show_key(&key),
                     });
                 }
+                if let Some(e) =
+                    old.as_ref().and_then(|o| evolve::newer_stored(V::Entity::schema(), &key, "replace", o))
+                {
+                    return Err(e);
+                }
                 match (old, expected) {
                     (Some(old), Some(expected)) => {
                         Err(versioning::lost(V::Entity::schema(), &key, expected, Some(&old)))
@@ -520,6 +532,7 @@ impl Table {
         let mut ph = Placeholders::default();
         let mut condition = String::with_capacity(64);
         crate::owner::push_guard(crate::owner::Guard::PresentAndIs, &mut ph, E::NAMES, E::TYPE, &mut condition);
+        evolve::push_not_newer(E::schema(), &mut ph, &mut condition);
         if let (Some(version), Some(expected)) = (&E::schema().version, expected) {
             condition.push_str(" AND ");
             condition.push_str(&versioning::version_condition(version, expected, &mut ph));
@@ -611,6 +624,11 @@ impl<D> Table<D> {
     /// version; otherwise [`Error::VersionConflict`] and nothing is written. `updated_at` is set
     /// to now, `created_at` is stored as the value holds it. See
     /// [`versioning`].
+    ///
+    /// An entity with a schema version (`#[entity(schema(version = N))]`) never replaces an item
+    /// stored at a newer version, which a newer program wrote: [`Error::UpgradeRequired`] with
+    /// `operation` `"put"`, and nothing is written (see
+    /// [`evolve`](crate::schema::evolve#writes)).
     pub fn put<'a, V: Writable + Send + 'a>(&self, value: V) -> Op<'a, ()>
     where
         D: Admits<V::Entity>,
@@ -699,6 +717,9 @@ impl<D> Table<D> {
     /// A versioned entity is written only if the stored version is the value's, with the next
     /// version, as by [`Table::put`]; otherwise [`Error::VersionConflict`] (an item that does
     /// not exist is [`Error::NotFound`]).
+    ///
+    /// An entity with a schema version never replaces an item stored at a newer version:
+    /// [`Error::UpgradeRequired`] with `operation` `"replace"`, as by [`Table::put`].
     pub fn replace<'a, V: Writable + Send + 'a>(&self, value: V) -> Op<'a, Returned<V::Entity>>
     where
         D: Admits<V::Entity>,

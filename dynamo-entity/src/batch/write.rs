@@ -57,6 +57,9 @@ impl<D> BatchWrite<D> {
     /// `BatchWriteItem` takes no condition, so unlike [`Table::put`] a batch cannot check that
     /// an item already under this key is of `E`'s type: a batch is for keys only `E` writes
     /// (or a table whose entities' keys cannot collide, which `#[derive(TableDef)]` checks).
+    /// Nor can it check the stored schema version: a batch put through an older struct
+    /// replaces an item stored at a newer version ([`Table::put`] refuses that, see
+    /// [`evolve`](crate::schema::evolve#writes)).
     pub fn put<E: Entity>(mut self, value: &E) -> Self
     where
         D: Admits<E>,

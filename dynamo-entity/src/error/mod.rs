@@ -153,20 +153,41 @@ pub enum Error {
         /// The entity's own version, the newest it reads.
         newest: u32,
     },
-    /// An update or an upsert ([`Table::update`](crate::Table::update),
-    /// [`Table::upsert`](crate::Table::upsert), [`Table::increment`](crate::Table::increment))
-    /// of a versioned entity (`#[entity(schema(version = N))]`) found the item stored at an
-    /// earlier declared schema version: it would write fields of version `current` onto an item
-    /// that stays read as version `stored` (reads would then decode the old shape and drop what
-    /// it wrote), so its condition refused it and nothing was written. Upgrade the item first
-    /// ([`Table::upgrade_key`](crate::Table::upgrade_key)), then send the write again. See
-    /// [`upsert`](crate::update::upsert).
+    /// A write of a versioned entity (`#[entity(schema(version = N))]`) found the item stored
+    /// at another schema version than the one it writes, so its condition refused it and
+    /// nothing was written. Two cases:
+    ///
+    /// * An update or an upsert ([`Table::update`](crate::Table::update),
+    ///   [`Table::upsert`](crate::Table::upsert), [`Table::increment`](crate::Table::increment))
+    ///   found the item at an **earlier** version (`stored < current`). It would write fields of
+    ///   version `current` onto an item that stays read as version `stored`: reads would decode
+    ///   the old shape and drop what it wrote. Upgrade the item first
+    ///   ([`Table::upgrade_key`](crate::Table::upgrade_key)), then send the write again. See
+    ///   [`upsert`](crate::update::upsert).
+    /// * A put or a replace ([`Table::put`](crate::Table::put),
+    ///   [`Table::replace`](crate::Table::replace)) found the item at a **newer** version
+    ///   (`stored > current`), as a newer program wrote it. Writing the whole item at version
+    ///   `current` would lose what only version `stored` holds. The program must be upgraded:
+    ///   write the item from code that knows version `stored`. See
+    ///   [`evolve`](crate::schema::evolve#writes).
+    ///
+    /// ```
+    /// use dynamo_entity::Error;
+    ///
+    /// let e = Error::UpgradeRequired { operation: "put", entity: "Ticket", key: "PK=TICKET#1 SK=META".into(), stored: 2, current: 1 };
+    /// assert_eq!(
+    ///     e.to_string(),
+    ///     "Ticket PK=TICKET#1 SK=META is stored at schema version 2, newer than version 1 this put writes; \
+    ///      nothing was written: write it from a program that knows version 2"
+    /// );
+    /// ```
     #[error(
-        "{entity} {key} is stored at schema version {stored}, older than version {current} this {operation} writes; \
-         nothing was written: upgrade the item first (Table::upgrade_key), then {operation} again"
+        "{entity} {key} is stored at schema version {stored}, {}",
+        upgrade_required_advice(*.stored, *.current, .operation)
     )]
     UpgradeRequired {
-        /// The write refused: `"update"` or `"upsert"` (an increment is an upsert).
+        /// The write refused: `"update"` or `"upsert"` (an increment is an upsert) on an item
+        /// of an earlier version; `"put"` or `"replace"` on an item of a newer version.
         operation: &'static str,
         /// The entity type name.
         entity: &'static str,
@@ -174,7 +195,7 @@ pub enum Error {
         key: String,
         /// The schema version stored on the item (the oldest declared one when it has none).
         stored: u64,
-        /// The entity's own schema version, which the upsert writes.
+        /// The entity's own schema version, which the write writes.
         current: u32,
     },
     /// A field's value cannot be stored in DynamoDB; nothing was sent.
@@ -641,6 +662,21 @@ impl From<Box<KeyError>> for Error {
     #[cold]
     fn from(e: Box<KeyError>) -> Error {
         Error::Key(*e)
+    }
+}
+
+/// The end of [`Error::UpgradeRequired`]'s text: what to upgrade, the item or the program.
+fn upgrade_required_advice(stored: u64, current: u32, operation: &str) -> String {
+    if stored > u64::from(current) {
+        format!(
+            "newer than version {current} this {operation} writes; nothing was written: write it from a program that \
+             knows version {stored}"
+        )
+    } else {
+        format!(
+            "older than version {current} this {operation} writes; nothing was written: upgrade the item first \
+             (Table::upgrade_key), then {operation} again"
+        )
     }
 }
 

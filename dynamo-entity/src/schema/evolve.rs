@@ -97,6 +97,22 @@
 //! (`UpdateItem`) writes only the attributes it names and leaves the stored version as it is:
 //! upgrade an item before an update that relies on the new shape.
 //!
+//! A whole-item write never replaces an item stored at a **newer** version, as a newer program
+//! writes it during a rolling deploy: what only that version holds would be lost.
+//! [`Table::put`](crate::Table::put), [`Table::replace`](crate::Table::replace) (the versioned
+//! ones of `#[entity(version)]` too) and a transaction's `put` and `replace` add
+//! `attribute_not_exists(<schema>) OR <schema> <= N` to their condition. An item without the
+//! attribute is of the oldest version, and one of version `N` or earlier is replaced as before.
+//!
+//! | the stored item | a put or replace through the struct of version `N` |
+//! |---|---|
+//! | none, no version attribute, or a version up to `N` | written, stamped `N` |
+//! | a version above `N` | not written: [`Error::UpgradeRequired`] with `operation` `"put"` or `"replace"` (a transaction: canceled, `ConditionalCheckFailed` for the action, with the item) |
+//! | a version attribute that is not a non-negative integer | not written: [`Error::Decode`] on it |
+//!
+//! A batch put cannot check it: `BatchWriteItem` takes no condition. A `create` writes only
+//! where no item is. An entity without a schema version sends the same request as before.
+//!
 //! Upgrading happens in memory; nothing is written back unless asked, with
 //! [`Table::upgrade`](crate::Table::upgrade) (an item as read) or
 //! [`Table::upgrade_key`](crate::Table::upgrade_key) (read by key, then upgraded): the upgraded
@@ -106,6 +122,7 @@
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::error::Error;
+use crate::expr::Placeholders;
 use crate::schema::{AttributeNames, Entity, EntitySchema, Item};
 use crate::value::Attribute;
 
@@ -226,6 +243,45 @@ pub(crate) fn version_of_item(item: &Item, schema: &EntitySchema) -> Option<u64>
     match stored_schema_version(item, schema.names, schema.name, sv.attribute).ok()? {
         None => Some(u64::from(sv.oldest)),
         Some(v) => Some(v),
+    }
+}
+
+/// Appends to a whole-item write's condition `out` (a put or a replace of `schema`) that the
+/// stored item is not of a newer schema version: ` AND (attribute_not_exists(#sv) OR #sv <= :sv)`.
+/// Nothing for an entity without a schema version. An item without the attribute is of the
+/// chain's oldest version, so the write may replace it.
+pub(crate) fn push_not_newer(schema: &EntitySchema, ph: &mut Placeholders, out: &mut String) {
+    let Some(sv) = &schema.schema_version else { return };
+    out.push_str(" AND (attribute_not_exists(");
+    ph.push_name(sv.attribute, out);
+    out.push_str(") OR ");
+    ph.push_name(sv.attribute, out);
+    out.push_str(" <= ");
+    ph.push_value(AttributeValue::N(sv.version.to_string()), out);
+    out.push(')');
+}
+
+/// Why a whole-item write (`operation`: `"put"` or `"replace"`) of `schema` at `key` was
+/// refused by [`push_not_newer`], from the item stored (`ALL_OLD`): [`Error::UpgradeRequired`]
+/// when it is of a newer schema version, [`Error::Decode`] when its version attribute is not a
+/// non-negative integer; `None` when neither (another part of the condition failed).
+pub(crate) fn newer_stored(
+    schema: &EntitySchema,
+    key: &crate::schema::PrimaryKey,
+    operation: &'static str,
+    stored: &Item,
+) -> Option<Error> {
+    let sv = schema.schema_version.as_ref()?;
+    match stored_schema_version(stored, schema.names, schema.name, sv.attribute) {
+        Ok(Some(v)) if v > u64::from(sv.version) => Some(Error::UpgradeRequired {
+            operation,
+            entity: schema.name,
+            key: schema.names.show_key(key),
+            stored: v,
+            current: sv.version,
+        }),
+        Ok(_) => None,
+        Err(e) => Some(e),
     }
 }
 
@@ -378,6 +434,36 @@ mod tests {
         let mut other = item(n("9"));
         other.insert("_type".into(), AttributeValue::S("User".into()));
         assert!(matches!(stored_version(&other, &v3), Err(Error::WrongEntity { expected: "Skill", .. })));
+    }
+
+    #[test]
+    fn whole_writes_refuse_a_newer_stored_version() {
+        let v2 = schema(2, 1);
+        let mut ph = Placeholders::default();
+        let mut cond = String::from("x");
+        push_not_newer(&v2, &mut ph, &mut cond);
+        assert_eq!(cond, "x AND (attribute_not_exists(#n0) OR #n0 <= :v0)");
+        assert_eq!(ph.take_names().unwrap()["#n0"], "_schema");
+        assert_eq!(ph.take_values().unwrap()[":v0"], AttributeValue::N("2".into()));
+        // No schema version: nothing.
+        let plain = EntitySchema { schema_version: None, ..schema(1, 1) };
+        let mut cond = String::from("x");
+        push_not_newer(&plain, &mut Placeholders::default(), &mut cond);
+        assert_eq!(cond, "x");
+
+        let key =
+            crate::schema::PrimaryKey { pk: AttributeValue::S("SKILL#1".into()), sk: AttributeValue::S("META".into()) };
+        let newer = newer_stored(&v2, &key, "put", &item(n("3"))).unwrap();
+        assert!(
+            matches!(&newer, Error::UpgradeRequired { operation: "put", entity: "Skill", key, stored: 3, current: 2 } if key == "PK=SKILL#1 SK=META"),
+            "{newer:?}"
+        );
+        assert!(newer_stored(&v2, &key, "put", &item(n("2"))).is_none());
+        assert!(newer_stored(&v2, &key, "put", &item(n("1"))).is_none());
+        assert!(newer_stored(&v2, &key, "put", &item(None)).is_none());
+        assert!(newer_stored(&plain, &key, "put", &item(n("9"))).is_none());
+        let bad = newer_stored(&v2, &key, "replace", &item(Some(AttributeValue::S("3".into())))).unwrap();
+        assert!(matches!(bad, Error::Decode { attribute: "_schema", .. }), "{bad:?}");
     }
 
     #[test]

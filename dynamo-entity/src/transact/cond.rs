@@ -4,7 +4,7 @@
 use crate::error::Error;
 use crate::expr::{Condition, Placeholders};
 use crate::limits;
-use crate::schema::{AttributeNames, PrimaryKey};
+use crate::schema::{AttributeNames, EntitySchema, PrimaryKey};
 
 /// A condition expression with its placeholders.
 pub(crate) struct Cond {
@@ -37,6 +37,14 @@ impl Cond {
         let mut expression = String::with_capacity(48);
         crate::owner::push_guard(crate::owner::Guard::PresentAndIs, &mut placeholders, names, entity, &mut expression);
         Cond { expression, placeholders }
+    }
+
+    /// This condition and, for an entity with a schema version, that the stored item is not of
+    /// a newer one ([`push_not_newer`](crate::schema::evolve::push_not_newer)): the guard of a
+    /// whole-item write.
+    pub(crate) fn not_newer(mut self, schema: &EntitySchema) -> Cond {
+        crate::schema::evolve::push_not_newer(schema, &mut self.placeholders, &mut self.expression);
+        self
     }
 
     /// This condition and `condition` (an item of `entity`), both required.

@@ -102,7 +102,8 @@ impl<D> TransactWrite<D> {
         self
     }
 
-    /// Writes `value`, replacing any item with its key (a `Put` without condition).
+    /// Writes `value`, replacing the item of its entity type with its key, if any (a `Put` on
+    /// the condition that no item has the key or that it is of `E`'s type).
     ///
     /// Not for entities with unique fields (an error at [`send`](Self::send)): use
     /// [`Table::put`], or [`create`](Self::create) in a transaction.
@@ -111,6 +112,10 @@ impl<D> TransactWrite<D> {
     /// 0: no item, or one without a version), with the next version; a stored version that
     /// differs cancels the transaction with `ConditionalCheckFailed` for this action.
     /// `updated_at` is set to now. See [`versioning`].
+    ///
+    /// An entity with a schema version (`#[entity(schema(version = N))]`) is written only if the
+    /// stored item is not of a newer schema version (as [`Table::put`]); one of a newer version
+    /// cancels the transaction with `ConditionalCheckFailed` for this action, with the item.
     pub fn put<E: Entity>(self, value: &E) -> Self
     where
         D: Admits<E>,
@@ -119,7 +124,8 @@ impl<D> TransactWrite<D> {
             return self.fail(e);
         }
         let action = versioning::stamp(value, false).and_then(|w| {
-            let cond = version_cond::<E>(Some(Cond::absent_or_type(E::NAMES, E::TYPE)), w.expected);
+            let cond =
+                version_cond::<E>(Some(Cond::absent_or_type(E::NAMES, E::TYPE).not_newer(E::schema())), w.expected);
             Action::put(ActionKind::Put, E::TYPE, E::NAMES, self.table.name(), &w.key, w.item, cond)
         });
         self.push(action)
@@ -130,8 +136,8 @@ impl<D> TransactWrite<D> {
     /// Not for entities with unique fields (an error at [`send`](Self::send)): use
     /// [`Table::replace`].
     ///
-    /// A versioned entity is also conditional on its stored version, as with
-    /// [`put`](Self::put).
+    /// A versioned entity is also conditional on its stored version, and an entity with a
+    /// schema version on the stored item not being of a newer one, as with [`put`](Self::put).
     pub fn replace<E: Entity>(self, value: &E) -> Self
     where
         D: Admits<E>,
@@ -140,7 +146,8 @@ impl<D> TransactWrite<D> {
             return self.fail(e);
         }
         let action = versioning::stamp(value, false).and_then(|w| {
-            let cond = version_cond::<E>(Some(Cond::present_and_type(E::NAMES, E::TYPE)), w.expected);
+            let cond =
+                version_cond::<E>(Some(Cond::present_and_type(E::NAMES, E::TYPE).not_newer(E::schema())), w.expected);
             Action::put(ActionKind::Replace, E::TYPE, E::NAMES, self.table.name(), &w.key, w.item, cond)
         });
         self.push(action)

@@ -5,6 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::error::Error;
 use crate::expr::Placeholders;
+use crate::schema::evolve;
 use crate::schema::{AttributeNames, Entity, EntitySchema, FieldSchema, Item, PrimaryKey};
 use crate::table::Next;
 use crate::transact::{Action, ActionKind, CancellationCode, CancellationReason, Cond, only_transient};
@@ -120,6 +121,12 @@ pub(super) fn entity_failed(reasons: &[CancellationReason]) -> Option<&Cancellat
     reasons.iter().find(|r| r.index == 0 && r.code == CancellationCode::ConditionalCheckFailed)
 }
 
+/// The name of a whole-item write of an entity with unique fields, in
+/// [`Error::UpgradeRequired`]: `"replace"` when it requires the item, `"put"` otherwise.
+pub(super) fn whole_write(must_exist: bool) -> &'static str {
+    if must_exist { "replace" } else { "put" }
+}
+
 /// The claim actions of a new item (for `TransactWrite::create`).
 pub(crate) fn claims<E: Entity>(table: &str, owner: &PrimaryKey, item: &Item) -> Result<Vec<Action>, Error> {
     let schema = E::schema();
@@ -180,9 +187,14 @@ pub(super) fn put_plan<'a, E: Entity>(
     }
     let (kind, mut expression) = match old {
         Some(old) => {
+            // Never an item a newer program stored at a newer schema version.
+            if let Some(e) = evolve::newer_stored(schema, key, whole_write(must_exist), old) {
+                return Err(e);
+            }
             let mut expression = unchanged(E::NAMES, schema.unique_fields(), old, &mut ph);
             expression.push_str(" AND ");
             crate::owner::push_guard(crate::owner::Guard::Is, &mut ph, E::NAMES, E::TYPE, &mut expression);
+            evolve::push_not_newer(schema, &mut ph, &mut expression);
             (ActionKind::Replace, expression)
         }
         None if must_exist => return Err(Error::NotFound { entity: E::TYPE, key: E::NAMES.show_key(key) }),

@@ -8,10 +8,11 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use crate::error::{Error, Returned};
 use crate::expr::Placeholders;
 use crate::retry::RetryPolicy;
+use crate::schema::evolve;
 use crate::schema::{AttributeNames, Entity, Item, PrimaryKey};
 use crate::table::{Call, Next, Retrying, Table};
 use crate::transact::{Action, ActionKind, Cond, RequestToken, send_once};
-use crate::unique::plan::{Plan, create_plan, entity_failed, put_plan, unchanged};
+use crate::unique::plan::{Plan, create_plan, entity_failed, put_plan, unchanged, whole_write};
 use crate::versioning::{self, Stamped};
 
 /// Attempts at a guarded write: retries after a concurrent change of the item (the condition
@@ -108,8 +109,14 @@ pub(crate) async fn put<E: Entity>(table: &Table, w: &Stamped, must_exist: bool)
                     Err(Error::TransactionCanceled { reasons }) => reasons,
                     Err(e) => return Err(e),
                 };
-                // A failed condition of the entity means that it changed since it was read: a new
-                // version is a lost race, anything else is read again.
+                // A failed condition of the entity means that it changed since it was read: a newer
+                // schema version or a new version is a lost race, anything else is read again.
+                let newer = entity_failed(&reasons)
+                    .and_then(|r| r.item.as_ref())
+                    .and_then(|item| evolve::newer_stored(schema, key, whole_write(must_exist), item));
+                if let Some(e) = newer {
+                    return Err(e);
+                }
                 if let (Some(expected), Some(r)) = (w.expected, entity_failed(&reasons)) {
                     if let Some(e) = versioning::conflict(schema, key, expected, r.item.as_ref()) {
                         return Err(e);

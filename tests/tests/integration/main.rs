@@ -64,6 +64,7 @@ mod restamp;
 mod retype_rolling;
 mod runner_identity;
 mod scans;
+mod schema_guard;
 mod schema_versions;
 mod service_errors;
 mod sharding;
