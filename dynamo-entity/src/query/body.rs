@@ -1,17 +1,20 @@
-//! `Query` and `Scan` answers whose items are read from the response body by this crate's
-//! reader ([`json::take_items`]) instead of the SDK's, which spends most of a 1 MB page's
-//! client CPU on them.
+//! Answers whose items are read from the response body by this crate's reader
+//! ([`json`]) instead of the SDK's, which spends most of their client CPU on them: a `Query`
+//! or `Scan` page's `Items`, a `GetItem`'s `Item`, and the `Attributes` a `PutItem`,
+//! `UpdateItem` or `DeleteItem` returns when it asks for them (`ReturnValues`).
 //!
 //! The request goes through the SDK's own client, with one interceptor of its own,
-//! [`ItemsFromBody`]: the SDK signs it, sends it, retries it and reads its errors, its
-//! `Count`, `ScannedCount`, `LastEvaluatedKey` and `ConsumedCapacity` as usual. For a 2xx
-//! answer the interceptor puts a wrapper around the body (`modify_before_deserialization`,
+//! [`FromBody`]: the SDK signs it, sends it, retries it and reads its errors and every other
+//! member of the answer (`Count`, `LastEvaluatedKey`, `ConsumedCapacity`, …) as usual. For a
+//! 2xx answer the interceptor puts a wrapper around the body (`modify_before_deserialization`,
 //! which runs before the SDK reads the body: `aws-smithy-runtime`'s orchestrator reads it
-//! right after that hook); once the body's last byte is in, the wrapper reads the `Items`
-//! into the request's slot and hands the SDK the same JSON without `Items`. Each attempt
-//! empties the slot first, so a retried request's items are those of the attempt that
-//! answered. A body this reader does not take on (see [`json`]) is left as it came, and the
-//! SDK reads it, items included, as before.
+//! right after that hook); once the body's last byte is in, the wrapper reads the one member
+//! into the request's slot and hands the SDK the same JSON without it. Each attempt empties
+//! the slot first, so a retried request's items are those of the attempt that answered. A
+//! body this reader does not take on (see [`json`]) is left as it came, and the SDK reads it,
+//! items included, as before. An answer without the member (a `GetItem` of an absent item)
+//! is left as it came too: the SDK reads no item. An error's body (a failed condition's
+//! `Item`, say) is the SDK's.
 //!
 //! The SDK does not check DynamoDB's `x-amz-crc32` header (the Rust SDK has no such check, for
 //! DynamoDB or any other service); since the SDK sees a shortened body, the interceptor removes
@@ -26,38 +29,67 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::interceptors::BeforeDeserializationInterceptorContextMut;
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use aws_sdk_dynamodb::error::{BoxError, BuildError, SdkError};
-use aws_sdk_dynamodb::operation::query::builders::QueryInputBuilder;
-use aws_sdk_dynamodb::operation::query::{QueryError, QueryOutput};
-use aws_sdk_dynamodb::operation::scan::builders::ScanInputBuilder;
-use aws_sdk_dynamodb::operation::scan::{ScanError, ScanOutput};
+use aws_sdk_dynamodb::operation::delete_item::builders::{DeleteItemFluentBuilder, DeleteItemInputBuilder};
+use aws_sdk_dynamodb::operation::get_item::builders::{GetItemFluentBuilder, GetItemInputBuilder};
+use aws_sdk_dynamodb::operation::put_item::builders::{PutItemFluentBuilder, PutItemInputBuilder};
+use aws_sdk_dynamodb::operation::query::builders::{QueryFluentBuilder, QueryInputBuilder};
+use aws_sdk_dynamodb::operation::scan::builders::{ScanFluentBuilder, ScanInputBuilder};
+use aws_sdk_dynamodb::operation::update_item::builders::{UpdateItemFluentBuilder, UpdateItemInputBuilder};
+use aws_sdk_dynamodb::types::ReturnValue;
 use aws_smithy_types::body::SdkBody;
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 
 use crate::value::Item;
-use crate::value::json;
+use crate::value::json::{self, Malformed, Taken};
 
 /// The HTTP response the SDK's errors carry.
 type HttpResponse = aws_sdk_dynamodb::config::http::HttpResponse;
 
-/// Where the items of a request's answer are put, once its body is read.
-type Slot = Arc<Mutex<Option<Vec<Item>>>>;
+/// Where the member read from a request's answer is put, once its body is read.
+type Slot<T> = Arc<Mutex<Option<T>>>;
 
-/// The interceptor of one `Query` or `Scan` request that reads its answer's items from the
-/// body (see the [module](self) documentation).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct ItemsFromBody(Slot);
+/// How the member is read from a whole body: its value and the body without it.
+type Read<T> = fn(&[u8]) -> Result<Option<Taken<T>>, Malformed>;
 
-impl ItemsFromBody {
-    /// The items of the attempt that answered, if this crate's reader read them.
-    pub(crate) fn take(&self) -> Option<Vec<Item>> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
+/// The interceptor of one request that reads one member of its answer from the body (see the
+/// [module](self) documentation): `Items` ([`FromBody::items`]), `Item`
+/// ([`FromBody::item`]) or `Attributes` ([`FromBody::attributes`]).
+#[derive(Debug, Clone)]
+pub(crate) struct FromBody<T> {
+    slot: Slot<T>,
+    read: Read<T>,
+}
+
+impl FromBody<Vec<Item>> {
+    /// A `Query` or `Scan` answer's `Items`.
+    pub(crate) fn items() -> Self {
+        FromBody { slot: Slot::default(), read: json::take_items }
     }
 }
 
-impl Intercept for ItemsFromBody {
+impl FromBody<Item> {
+    /// A `GetItem` answer's `Item`.
+    pub(crate) fn item() -> Self {
+        FromBody { slot: Slot::default(), read: |body| json::take_item(body, "Item") }
+    }
+
+    /// The `Attributes` of a `PutItem`, `UpdateItem` or `DeleteItem` answer.
+    pub(crate) fn attributes() -> Self {
+        FromBody { slot: Slot::default(), read: |body| json::take_item(body, "Attributes") }
+    }
+}
+
+impl<T> FromBody<T> {
+    /// The member of the attempt that answered, if this crate's reader read it.
+    pub(crate) fn take(&self) -> Option<T> {
+        self.slot.lock().unwrap_or_else(PoisonError::into_inner).take()
+    }
+}
+
+impl<T: std::fmt::Debug + Send + 'static> Intercept for FromBody<T> {
     fn name(&self) -> &'static str {
-        "dynamo_entity::query::ItemsFromBody"
+        "dynamo_entity::query::FromBody"
     }
 
     fn modify_before_deserialization(
@@ -66,11 +98,19 @@ impl Intercept for ItemsFromBody {
         _components: &RuntimeComponents,
         _cfg: &mut ConfigBag,
     ) -> Result<(), BoxError> {
-        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = None;
-        let response = context.response_mut();
+        self.answer(context.response_mut());
+        Ok(())
+    }
+}
+
+impl<T: Send + 'static> FromBody<T> {
+    /// What the interceptor does to each attempt's `response`: empties the slot, then, for a
+    /// 2xx answer, wraps its body (see the [module](self) documentation).
+    fn answer(&self, response: &mut HttpResponse) {
+        *self.slot.lock().unwrap_or_else(PoisonError::into_inner) = None;
         // An error's body is the SDK's to read.
         if !response.status().is_success() {
-            return Ok(());
+            return;
         }
         let headers = response.headers_mut();
         headers.remove("content-length");
@@ -78,30 +118,30 @@ impl Intercept for ItemsFromBody {
         let body = std::mem::replace(response.body_mut(), SdkBody::taken());
         *response.body_mut() = match body.bytes() {
             // Already in memory: read at once.
-            Some(bytes) => SdkBody::from(finish(bytes.to_vec(), &self.0)),
+            Some(bytes) => SdkBody::from(finish(bytes.to_vec(), &self.slot, self.read)),
             None => SdkBody::from_body_1_x(Collect {
                 inner: Box::pin(body),
                 buffer: Vec::new(),
                 trailers: None,
-                slot: self.0.clone(),
+                slot: self.slot.clone(),
+                read: self.read,
                 done: false,
             }),
         };
-        Ok(())
     }
 }
 
-/// `body`, a whole answer: without its items when they read (the items go to `slot`), else as
-/// it is.
-fn finish(body: Vec<u8>, slot: &Slot) -> Bytes {
-    match json::take_items(&body) {
+/// `body`, a whole answer: without its member when `read` reads it (the member goes to
+/// `slot`), else as it is.
+fn finish<T>(body: Vec<u8>, slot: &Slot<T>, read: Read<T>) -> Bytes {
+    match read(&body) {
         Ok(Some(taken)) => {
-            *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(taken.items);
+            *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(taken.value);
             Bytes::from(taken.rest)
         }
         Ok(None) => Bytes::from(body),
         Err(e) => {
-            tracing::debug!(at = e.at, reason = e.reason, "the answer's items are left to the SDK");
+            tracing::debug!(at = e.at, reason = e.reason, "the answer's member is left to the SDK");
             Bytes::from(body)
         }
     }
@@ -109,16 +149,17 @@ fn finish(body: Vec<u8>, slot: &Slot) -> Bytes {
 
 /// A body that collects the frames of `inner` and yields, at its end, one frame: the body
 /// [`finish`]ed.
-struct Collect {
+struct Collect<T> {
     inner: Pin<Box<SdkBody>>,
     buffer: Vec<u8>,
     /// Trailers `inner` sent, yielded after the data.
     trailers: Option<Frame<Bytes>>,
-    slot: Slot,
+    slot: Slot<T>,
+    read: Read<T>,
     done: bool,
 }
 
-impl Body for Collect {
+impl<T> Body for Collect<T> {
     type Data = Bytes;
     type Error = aws_smithy_types::body::Error;
 
@@ -136,7 +177,7 @@ impl Body for Collect {
                 Some(Err(e)) => return Poll::Ready(Some(Err(e))),
                 None => {
                     this.done = true;
-                    let body = finish(std::mem::take(&mut this.buffer), &this.slot);
+                    let body = finish(std::mem::take(&mut this.buffer), &this.slot, this.read);
                     return Poll::Ready(Some(Ok(Frame::data(body))));
                 }
             }
@@ -152,29 +193,67 @@ impl Body for Collect {
     }
 }
 
-/// Sends the `Query` request `input` through `client`, its items read by this crate's reader
-/// (see the [module](self) documentation): the SDK's `send_with`, with the same output.
-///
-/// # Errors
-/// The SDK's.
-pub(crate) async fn query(
-    client: &Client,
-    input: QueryInputBuilder,
-) -> Result<QueryOutput, SdkError<QueryError, HttpResponse>> {
-    let items = ItemsFromBody::default();
-    let builder = query_builder(client, input).map_err(SdkError::construction_failure)?;
-    let mut out = builder.customize().interceptor(items.clone()).send().await?;
-    if let Some(read) = items.take() {
-        out.items = Some(read);
-    }
-    Ok(out)
+/// Whether a write's `ReturnValues` asks for an item (`ALL_OLD`, `ALL_NEW`, …): without it,
+/// the answer holds no `Attributes` and is sent as the SDK sends it.
+fn returns_item(returning: &Option<ReturnValue>) -> bool {
+    !matches!(returning, None | Some(ReturnValue::None))
 }
 
+/// The send functions: each sends its operation's request `input` through `client`, the
+/// answer's member read by this crate's reader (see the [module](self) documentation), as the
+/// SDK's `send_with` does, with the same output. A write whose `ReturnValues` asks for no item
+/// is sent with `send_with` itself.
+macro_rules! from_body {
+    ($(
+        $(#[$doc:meta])*
+        $operation:ident($input:ident) -> $output:ident, $error:ident
+            = $fluent:ident, $member:ident into $field:ident $(if $returning:ident)?;
+    )*) => {$(
+        $(#[$doc])*
+        ///
+        /// # Errors
+        /// The SDK's.
+        pub(crate) async fn $operation(
+            client: &Client,
+            input: $input,
+        ) -> Result<
+            aws_sdk_dynamodb::operation::$operation::$output,
+            SdkError<aws_sdk_dynamodb::operation::$operation::$error, HttpResponse>,
+        > {
+            $(if !returns_item(input.$returning()) {
+                return input.send_with(client).await;
+            })?
+            let answer = FromBody::$member();
+            let builder = $fluent(client, input).map_err(SdkError::construction_failure)?;
+            let mut out = builder.customize().interceptor(answer.clone()).send().await?;
+            if let Some(read) = answer.take() {
+                out.$field = Some(read);
+            }
+            Ok(out)
+        }
+    )*};
+}
+
+from_body!(
+    /// Sends a `Query`, its `Items` read here.
+    query(QueryInputBuilder) -> QueryOutput, QueryError = query_builder, items into items;
+    /// Sends a `Scan`, its `Items` read here.
+    scan(ScanInputBuilder) -> ScanOutput, ScanError = scan_builder, items into items;
+    /// Sends a `GetItem`, its `Item` read here.
+    get_item(GetItemInputBuilder) -> GetItemOutput, GetItemError = get_item_builder, item into item;
+    /// Sends a `PutItem`, the `Attributes` it returns read here.
+    put_item(PutItemInputBuilder) -> PutItemOutput, PutItemError
+        = put_item_builder, attributes into attributes if get_return_values;
+    /// Sends an `UpdateItem`, the `Attributes` it returns read here.
+    update_item(UpdateItemInputBuilder) -> UpdateItemOutput, UpdateItemError
+        = update_item_builder, attributes into attributes if get_return_values;
+    /// Sends a `DeleteItem`, the `Attributes` it returns read here.
+    delete_item(DeleteItemInputBuilder) -> DeleteItemOutput, DeleteItemError
+        = delete_item_builder, attributes into attributes if get_return_values;
+);
+
 /// `input` as the client's fluent builder, every field moved.
-fn query_builder(
-    client: &Client,
-    input: QueryInputBuilder,
-) -> Result<aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder, BuildError> {
+fn query_builder(client: &Client, input: QueryInputBuilder) -> Result<QueryFluentBuilder, BuildError> {
     let i = input.build()?;
     Ok(client
         .query()
@@ -197,28 +276,8 @@ fn query_builder(
         .set_expression_attribute_values(i.expression_attribute_values))
 }
 
-/// As [`query`], for a `Scan`.
-///
-/// # Errors
-/// The SDK's.
-pub(crate) async fn scan(
-    client: &Client,
-    input: ScanInputBuilder,
-) -> Result<ScanOutput, SdkError<ScanError, HttpResponse>> {
-    let items = ItemsFromBody::default();
-    let builder = scan_builder(client, input).map_err(SdkError::construction_failure)?;
-    let mut out = builder.customize().interceptor(items.clone()).send().await?;
-    if let Some(read) = items.take() {
-        out.items = Some(read);
-    }
-    Ok(out)
-}
-
 /// `input` as the client's fluent builder, every field moved.
-fn scan_builder(
-    client: &Client,
-    input: ScanInputBuilder,
-) -> Result<aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder, BuildError> {
+fn scan_builder(client: &Client, input: ScanInputBuilder) -> Result<ScanFluentBuilder, BuildError> {
     let i = input.build()?;
     Ok(client
         .scan()
@@ -240,11 +299,84 @@ fn scan_builder(
         .set_consistent_read(i.consistent_read))
 }
 
+/// `input` as the client's fluent builder, every field moved.
+fn get_item_builder(client: &Client, input: GetItemInputBuilder) -> Result<GetItemFluentBuilder, BuildError> {
+    let i = input.build()?;
+    Ok(client
+        .get_item()
+        .set_table_name(i.table_name)
+        .set_key(i.key)
+        .set_attributes_to_get(i.attributes_to_get)
+        .set_consistent_read(i.consistent_read)
+        .set_return_consumed_capacity(i.return_consumed_capacity)
+        .set_projection_expression(i.projection_expression)
+        .set_expression_attribute_names(i.expression_attribute_names))
+}
+
+/// `input` as the client's fluent builder, every field moved.
+fn put_item_builder(client: &Client, input: PutItemInputBuilder) -> Result<PutItemFluentBuilder, BuildError> {
+    let i = input.build()?;
+    Ok(client
+        .put_item()
+        .set_table_name(i.table_name)
+        .set_item(i.item)
+        .set_expected(i.expected)
+        .set_return_values(i.return_values)
+        .set_return_consumed_capacity(i.return_consumed_capacity)
+        .set_return_item_collection_metrics(i.return_item_collection_metrics)
+        .set_conditional_operator(i.conditional_operator)
+        .set_condition_expression(i.condition_expression)
+        .set_expression_attribute_names(i.expression_attribute_names)
+        .set_expression_attribute_values(i.expression_attribute_values)
+        .set_return_values_on_condition_check_failure(i.return_values_on_condition_check_failure))
+}
+
+/// `input` as the client's fluent builder, every field moved.
+fn update_item_builder(client: &Client, input: UpdateItemInputBuilder) -> Result<UpdateItemFluentBuilder, BuildError> {
+    let i = input.build()?;
+    Ok(client
+        .update_item()
+        .set_table_name(i.table_name)
+        .set_key(i.key)
+        .set_attribute_updates(i.attribute_updates)
+        .set_expected(i.expected)
+        .set_conditional_operator(i.conditional_operator)
+        .set_return_values(i.return_values)
+        .set_return_consumed_capacity(i.return_consumed_capacity)
+        .set_return_item_collection_metrics(i.return_item_collection_metrics)
+        .set_update_expression(i.update_expression)
+        .set_condition_expression(i.condition_expression)
+        .set_expression_attribute_names(i.expression_attribute_names)
+        .set_expression_attribute_values(i.expression_attribute_values)
+        .set_return_values_on_condition_check_failure(i.return_values_on_condition_check_failure))
+}
+
+/// `input` as the client's fluent builder, every field moved.
+fn delete_item_builder(client: &Client, input: DeleteItemInputBuilder) -> Result<DeleteItemFluentBuilder, BuildError> {
+    let i = input.build()?;
+    Ok(client
+        .delete_item()
+        .set_table_name(i.table_name)
+        .set_key(i.key)
+        .set_expected(i.expected)
+        .set_conditional_operator(i.conditional_operator)
+        .set_return_values(i.return_values)
+        .set_return_consumed_capacity(i.return_consumed_capacity)
+        .set_return_item_collection_metrics(i.return_item_collection_metrics)
+        .set_condition_expression(i.condition_expression)
+        .set_expression_attribute_names(i.expression_attribute_names)
+        .set_expression_attribute_values(i.expression_attribute_values)
+        .set_return_values_on_condition_check_failure(i.return_values_on_condition_check_failure))
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::HashMap;
 
-    use aws_sdk_dynamodb::types::{AttributeValue, Condition, ReturnConsumedCapacity, Select};
+    use aws_sdk_dynamodb::types::{
+        AttributeValue, AttributeValueUpdate, Condition, ExpectedAttributeValue, ReturnConsumedCapacity,
+        ReturnItemCollectionMetrics, ReturnValuesOnConditionCheckFailure, Select,
+    };
 
     use super::*;
 
@@ -333,14 +465,15 @@ mod tests {
         }
     }
 
-    /// The frames of `body` through a [`Collect`]: the data joined, and whether trailers came.
-    fn collect(body: &[u8], size: usize) -> (Vec<u8>, bool, Option<Vec<Item>>) {
-        let slot = Slot::default();
+    /// The frames of `body` through a [`Collect`] of `answer`: the data joined, whether
+    /// trailers came, and the member read.
+    fn collect_with<T>(answer: &FromBody<T>, body: &[u8], size: usize) -> (Vec<u8>, bool, Option<T>) {
         let mut c = Collect {
             inner: Box::pin(SdkBody::from_body_1_x(Chunked(body.to_vec(), size, true))),
             buffer: Vec::new(),
             trailers: None,
-            slot: slot.clone(),
+            slot: answer.slot.clone(),
+            read: answer.read,
             done: false,
         };
         let waker = std::task::Waker::noop();
@@ -353,8 +486,12 @@ mod tests {
             }
         }
         assert!(c.is_end_stream());
-        let items = slot.lock().unwrap().take();
-        (data, trailers, items)
+        (data, trailers, answer.take())
+    }
+
+    /// [`collect_with`] of a page's `Items`.
+    fn collect(body: &[u8], size: usize) -> (Vec<u8>, bool, Option<Vec<Item>>) {
+        collect_with(&FromBody::items(), body, size)
     }
 
     #[test]
@@ -375,5 +512,167 @@ mod tests {
         let (data, _, items) = collect(body, 5);
         assert_eq!(data, body.to_vec());
         assert_eq!(items, None);
+    }
+
+    #[test]
+    fn a_get_items_body_in_frames_yields_its_item_and_the_rest() {
+        let body = br#"{"ConsumedCapacity":{"CapacityUnits":0.5,"TableName":"t"},"Item":{"a":{"S":"x"}}}"#;
+        for size in [1, 7, 1000] {
+            let (data, trailers, item) = collect_with(&FromBody::item(), body, size);
+            assert_eq!(
+                String::from_utf8(data).unwrap(),
+                r#"{"ConsumedCapacity":{"CapacityUnits":0.5,"TableName":"t"}}"#
+            );
+            assert!(trailers);
+            assert_eq!(item, Some(HashMap::from([("a".to_owned(), AttributeValue::S("x".to_owned()))])));
+        }
+        // An absent item, a null one, and an escaped member name: the body as it came, no item.
+        for body in [&br#"{"ConsumedCapacity":{"CapacityUnits":0.5}}"#[..], br#"{"Item":null}"#, br#"{"It\u0065m":{}}"#]
+        {
+            let (data, _, item) = collect_with(&FromBody::item(), body, 3);
+            assert_eq!(data, body.to_vec());
+            assert_eq!(item, None);
+        }
+    }
+
+    #[test]
+    fn a_writes_body_yields_its_attributes_and_not_an_item() {
+        let body = br#"{"Attributes":{"v":{"N":"2"}},"ConsumedCapacity":{"CapacityUnits":1.0}}"#;
+        let (data, _, item) = collect_with(&FromBody::attributes(), body, 4);
+        assert_eq!(String::from_utf8(data).unwrap(), r#"{"ConsumedCapacity":{"CapacityUnits":1.0}}"#);
+        assert_eq!(item, Some(HashMap::from([("v".to_owned(), AttributeValue::N("2".to_owned()))])));
+        // `Attributes` is not a `GetItem`'s member.
+        let (data, _, item) = collect_with(&FromBody::item(), body, 4);
+        assert_eq!(data, body.to_vec());
+        assert_eq!(item, None);
+    }
+
+    /// A response with `status` and `body`, its length and checksum in headers.
+    fn response(status: u16, body: &[u8]) -> HttpResponse {
+        let mut response = HttpResponse::new(status.try_into().unwrap(), SdkBody::from(body.to_vec()));
+        response.headers_mut().insert("content-length", body.len().to_string());
+        response.headers_mut().insert("x-amz-crc32", "1");
+        response
+    }
+
+    /// The body of `response`, in memory.
+    fn bytes(response: &HttpResponse) -> String {
+        String::from_utf8(response.body().bytes().unwrap().to_vec()).unwrap()
+    }
+
+    #[test]
+    fn each_attempt_empties_the_slot_first_and_an_error_stays_the_sdks() {
+        let answer = FromBody::item();
+        let mut read = response(200, br#"{"Item":{"a":{"S":"x"}}}"#);
+        answer.answer(&mut read);
+        assert_eq!(bytes(&read), "{}");
+        assert_eq!(read.headers().get("content-length"), None);
+        assert_eq!(read.headers().get("x-amz-crc32"), None);
+        // A retried attempt whose answer is an error (its item the one a failed condition
+        // returns) leaves nothing of the attempt before.
+        let failed = br#"{"__type":"ConditionalCheckFailedException","Item":{"a":{"S":"y"}}}"#;
+        let mut error = response(400, failed);
+        answer.answer(&mut error);
+        assert_eq!(answer.take(), None);
+        assert_eq!(bytes(&error), String::from_utf8(failed.to_vec()).unwrap());
+        assert_eq!(error.headers().get("content-length"), Some("67"));
+        assert_eq!(error.headers().get("x-amz-crc32"), Some("1"));
+        // Nor one whose body the reader leaves.
+        answer.answer(&mut response(200, br#"{"Item":{"a":{"S":"x"}}}"#));
+        answer.answer(&mut response(200, br#"{"Item":{"a":{"X":"x"}}}"#));
+        assert_eq!(answer.take(), None);
+        // The answer that came last is the one read.
+        answer.answer(&mut response(200, br#"{"Item":{"a":{"S":"x"}}}"#));
+        answer.answer(&mut response(200, br#"{"Item":{"a":{"S":"z"}}}"#));
+        assert_eq!(answer.take(), Some(HashMap::from([("a".to_owned(), AttributeValue::S("z".to_owned()))])));
+        assert_eq!(answer.take(), None);
+    }
+
+    #[test]
+    fn only_a_write_that_asks_for_an_item_reads_it() {
+        assert!(!returns_item(&None));
+        assert!(!returns_item(&Some(ReturnValue::None)));
+        for r in [ReturnValue::AllOld, ReturnValue::AllNew, ReturnValue::UpdatedOld, ReturnValue::UpdatedNew] {
+            assert!(returns_item(&Some(r)));
+        }
+    }
+
+    #[test]
+    fn every_field_of_a_get_item_reaches_the_fluent_builder() {
+        let names = HashMap::from([("#n".to_owned(), "n".to_owned())]);
+        let input = aws_sdk_dynamodb::operation::get_item::GetItemInput::builder()
+            .table_name("t")
+            .set_key(Some(values()))
+            .attributes_to_get("a")
+            .consistent_read(true)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+            .projection_expression("p")
+            .set_expression_attribute_names(Some(names));
+        let built = get_item_builder(&client(), input.clone()).unwrap();
+        assert_eq!(built.as_input(), &input);
+    }
+
+    fn expected() -> HashMap<String, ExpectedAttributeValue> {
+        HashMap::from([("e".to_owned(), ExpectedAttributeValue::builder().exists(false).build())])
+    }
+
+    #[test]
+    fn every_field_of_a_put_item_reaches_the_fluent_builder() {
+        let names = HashMap::from([("#n".to_owned(), "n".to_owned())]);
+        let input = aws_sdk_dynamodb::operation::put_item::PutItemInput::builder()
+            .table_name("t")
+            .set_item(Some(values()))
+            .set_expected(Some(expected()))
+            .return_values(ReturnValue::AllOld)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .return_item_collection_metrics(ReturnItemCollectionMetrics::Size)
+            .conditional_operator("AND".into())
+            .condition_expression("c")
+            .set_expression_attribute_names(Some(names))
+            .set_expression_attribute_values(Some(values()))
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+        let built = put_item_builder(&client(), input.clone()).unwrap();
+        assert_eq!(built.as_input(), &input);
+    }
+
+    #[test]
+    fn every_field_of_an_update_item_reaches_the_fluent_builder() {
+        let names = HashMap::from([("#n".to_owned(), "n".to_owned())]);
+        let update = AttributeValueUpdate::builder().action("PUT".into()).build();
+        let input = aws_sdk_dynamodb::operation::update_item::UpdateItemInput::builder()
+            .table_name("t")
+            .set_key(Some(values()))
+            .attribute_updates("u", update)
+            .set_expected(Some(expected()))
+            .conditional_operator("OR".into())
+            .return_values(ReturnValue::AllNew)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+            .return_item_collection_metrics(ReturnItemCollectionMetrics::Size)
+            .update_expression("SET #n = :v")
+            .condition_expression("c")
+            .set_expression_attribute_names(Some(names))
+            .set_expression_attribute_values(Some(values()))
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+        let built = update_item_builder(&client(), input.clone()).unwrap();
+        assert_eq!(built.as_input(), &input);
+    }
+
+    #[test]
+    fn every_field_of_a_delete_item_reaches_the_fluent_builder() {
+        let names = HashMap::from([("#n".to_owned(), "n".to_owned())]);
+        let input = aws_sdk_dynamodb::operation::delete_item::DeleteItemInput::builder()
+            .table_name("t")
+            .set_key(Some(values()))
+            .set_expected(Some(expected()))
+            .conditional_operator("AND".into())
+            .return_values(ReturnValue::AllOld)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .return_item_collection_metrics(ReturnItemCollectionMetrics::Size)
+            .condition_expression("c")
+            .set_expression_attribute_names(Some(names))
+            .set_expression_attribute_values(Some(values()))
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+        let built = delete_item_builder(&client(), input.clone()).unwrap();
+        assert_eq!(built.as_input(), &input);
     }
 }

@@ -234,7 +234,8 @@ pub(crate) trait WriteRequest: Clone + Send + Sync + 'static {
     fn stamp(self, _token: &WriteToken) -> Self {
         self
     }
-    /// Sends it through `client`.
+    /// Sends it through `client`; the item it returns (`ReturnValues`) is read from the
+    /// answer's body by this crate's reader ([`body`](crate::query::body)).
     fn send(self, client: Client) -> Attempt<Self::Output, Self::Error>;
     /// The item DynamoDB returned with a failed condition (`ALL_OLD`), when there was one.
     fn refused(error: &SdkError<Self::Error, HttpResponse>) -> Option<&Item>;
@@ -328,7 +329,7 @@ macro_rules! write_request {
             }
             $($stamp)?
             fn send(self, client: Client) -> Attempt<Self::Output, Self::Error> {
-                Box::pin(async move { self.send_with(&client).await })
+                Box::pin(async move { crate::query::body::$operation(&client, self).await })
             }
             fn refused(error: &SdkError<Self::Error, HttpResponse>) -> Option<&Item> {
                 match error {
@@ -520,8 +521,12 @@ impl Table {
                 .return_values(aws_sdk_dynamodb::types::ReturnValue::AllOld)
                 .return_values_on_condition_check_failure(crate::table::RETURN_OLD_ON_FAILURE)
                 .return_consumed_capacity(aws_sdk_dynamodb::types::ReturnConsumedCapacity::Indexes);
-            let sent =
-                self.execute(Call::new("UpdateItem", pending.entity), request.send_with(self.write_client())).await;
+            let sent = self
+                .execute(
+                    Call::new("UpdateItem", pending.entity),
+                    crate::query::body::update_item(self.write_client(), request),
+                )
+                .await;
             match sent {
                 Ok(out) => return Ok(out.attributes.filter(|i| !i.is_empty())),
                 Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
@@ -568,7 +573,7 @@ impl Table {
         }
         request = request.projection_expression(projection);
         let read = self
-            .execute(Call::new("GetItem", pending.entity), request.send_with(self.client()))
+            .execute(Call::new("GetItem", pending.entity), crate::query::body::get_item(self.client(), request))
             .await
             .map_err(|e| Error::sdk("GetItem", e))?;
         Ok(read.item.filter(|i| !i.is_empty()))
