@@ -235,7 +235,7 @@ pub(crate) trait WriteRequest: Clone + Send + Sync + 'static {
         self
     }
     /// Sends it through `client`; the item it returns (`ReturnValues`) is read from the
-    /// answer's body by this crate's reader ([`body`](crate::query::body)).
+    /// answer's body by this crate's reader ([`body`](crate::table::body)).
     fn send(self, client: Client) -> Attempt<Self::Output, Self::Error>;
     /// The item DynamoDB returned with a failed condition (`ALL_OLD`), when there was one.
     fn refused(error: &SdkError<Self::Error, HttpResponse>) -> Option<&Item>;
@@ -329,7 +329,7 @@ macro_rules! write_request {
             }
             $($stamp)?
             fn send(self, client: Client) -> Attempt<Self::Output, Self::Error> {
-                Box::pin(async move { crate::query::body::$operation(&client, self).await })
+                Box::pin(async move { crate::table::body::$operation(&client, self).await })
             }
             fn refused(error: &SdkError<Self::Error, HttpResponse>) -> Option<&Item> {
                 match error {
@@ -524,7 +524,7 @@ impl Table {
             let sent = self
                 .execute(
                     Call::new("UpdateItem", pending.entity),
-                    crate::query::body::update_item(self.write_client(), request),
+                    crate::table::body::update_item(self.write_client(), request),
                 )
                 .await;
             match sent {
@@ -573,7 +573,7 @@ impl Table {
         }
         request = request.projection_expression(projection);
         let read = self
-            .execute(Call::new("GetItem", pending.entity), crate::query::body::get_item(self.client(), request))
+            .execute(Call::new("GetItem", pending.entity), crate::table::body::get_item(self.client(), request))
             .await
             .map_err(|e| Error::sdk("GetItem", e))?;
         Ok(read.item.filter(|i| !i.is_empty()))

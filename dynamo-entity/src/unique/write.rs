@@ -32,7 +32,7 @@ pub(super) async fn read(
     names: &AttributeNames,
     key: &PrimaryKey,
 ) -> Result<Option<Item>, Error> {
-    let request = crate::query::body::get_item(table.client(), table.get_request(names, key, true));
+    let request = crate::table::body::get_item(table.client(), table.get_request(names, key, true));
     let resp = table.execute(Call::new("GetItem", entity), request).await.map_err(|e| Error::sdk("GetItem", e))?;
     Ok(resp.item.filter(|i| !i.is_empty()))
 }

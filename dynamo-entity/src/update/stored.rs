@@ -66,7 +66,7 @@ impl<E: Entity> UpdateRequest<E> {
             }
         }
         let names = schema.names;
-        let request = crate::query::body::get_item(
+        let request = crate::table::body::get_item(
             self.table.client(),
             aws_sdk_dynamodb::operation::get_item::GetItemInput::builder()
                 .table_name(self.table.name())

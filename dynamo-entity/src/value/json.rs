@@ -1,7 +1,8 @@
 //! DynamoDB's JSON item format read straight into [`Item`] maps, without the SDK's token
 //! stream: the `Items` of a `Query` or `Scan` answer's body ([`take_items`]), the `Item` of a
 //! `GetItem` answer and the `Attributes` of a `PutItem`, `UpdateItem` or `DeleteItem` answer
-//! ([`take_item`]).
+//! ([`take_item`]), each table's items of a `BatchGetItem` answer ([`take_batch_responses`])
+//! and the items of a `TransactGetItems` answer ([`take_transact_responses`]).
 //!
 //! Each string (an attribute's name, an `S`, an `N`, an element of a set) is written once,
 //! into the `String` that holds it: a string without escapes is checked as UTF-8 and copied
@@ -18,7 +19,7 @@
 //! | `{"SS":[…]}`, `{"NS":[…]}`, `{"L":[…]}`, `{"M":{…}}` | sets, list, map |
 //! | a member whose value is `null` in a value's object | left out (`{"S":null,"N":"1"}` is `N`) |
 //! | a name twice in a map or an item | the last one |
-//! | a value nested 63 levels deep; in an item of `Items`, also an empty set, list or map at 62 | an error, as the SDK's depth limit |
+//! | a value nested 63 levels deep (62 in `Responses`); in an item of `Items`, also an empty set, list or map at 62 | an error, as the SDK's depth limit |
 //!
 //! What this reader does not take on (a type tag written with escapes, an unknown type tag,
 //! `__type`, a second `Items`, `Item` or `Attributes`, a member name written with escapes) is an
@@ -29,7 +30,7 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::primitives::Blob;
-use aws_sdk_dynamodb::types::AttributeValue;
+use aws_sdk_dynamodb::types::{AttributeValue, ItemResponse};
 
 use crate::value::Item;
 
@@ -60,7 +61,7 @@ pub struct Taken<T> {
 /// DynamoDB's JSON, or it holds what this reader leaves to the SDK (see the
 /// `value::json` module documentation).
 pub fn take_items(body: &[u8]) -> Result<Option<Taken<Vec<Item>>>, Malformed> {
-    take(body, b"Items", Reader::item_list)
+    take(body, b"Items", |r| r.item_list(ATTRIBUTE_DEPTH))
 }
 
 /// Reads the member `name` of the JSON object `body`, one item: `Item` of a `GetItem` answer,
@@ -71,6 +72,61 @@ pub fn take_items(body: &[u8]) -> Result<Option<Taken<Vec<Item>>>, Malformed> {
 /// As [`take_items`], for one item; also a `name` written with escapes.
 pub fn take_item(body: &[u8], name: &str) -> Result<Option<Taken<Item>>, Malformed> {
     take(body, name.as_bytes(), |r| r.item(&mut Vec::new(), MEMBER_ATTRIBUTE_DEPTH))
+}
+
+/// Reads the `Responses` member of a `BatchGetItem` answer: each table's items, by table
+/// name (a name twice: the last one, as the SDK reads it). `Ok(None)`: no `Responses`, or
+/// `null`.
+///
+/// # Errors
+/// As [`take_items`].
+pub fn take_batch_responses(body: &[u8]) -> Result<Option<Taken<HashMap<String, Vec<Item>>>>, Malformed> {
+    take(body, b"Responses", |r| {
+        r.expect(b'{', "expected Responses' map")?;
+        let mut tables = HashMap::new();
+        r.delimited(b'}', "expected ',' or '}' in Responses", |r| {
+            let name = r.string()?;
+            r.colon()?;
+            tables.insert(name, r.item_list(NESTED_ATTRIBUTE_DEPTH)?);
+            Ok(())
+        })?;
+        Ok(tables)
+    })
+}
+
+/// Reads the `Responses` member of a `TransactGetItems` answer: one `{"Item": …}` a read, in
+/// order (`{}` or `"Item":null`: no item). `Ok(None)`: no `Responses`, or `null`.
+///
+/// # Errors
+/// As [`take_items`]; also a member other than `Item` in a response, or a second `Item`.
+pub fn take_transact_responses(body: &[u8]) -> Result<Option<Taken<Vec<ItemResponse>>>, Malformed> {
+    take(body, b"Responses", |r| {
+        r.expect(b'[', "expected Responses' list")?;
+        let mut responses = Vec::new();
+        r.delimited(b']', "expected ',' or ']' in Responses", |r| {
+            r.expect(b'{', "expected a response's object")?;
+            let mut item: Option<Option<Item>> = None;
+            r.delimited(b'}', "expected ',' or '}' in a response", |r| {
+                let start = r.i;
+                if r.raw_string()? != b"Item" {
+                    return Err(r.at(start, "a member of a response this reader leaves to the SDK"));
+                }
+                r.colon()?;
+                if item.is_some() {
+                    return Err(r.at(start, "a second Item"));
+                }
+                item = Some(if r.literal(b"null") {
+                    None
+                } else {
+                    Some(r.item(&mut Vec::new(), NESTED_ATTRIBUTE_DEPTH)?)
+                });
+                Ok(())
+            })?;
+            responses.push(ItemResponse::builder().set_item(item.flatten()).build());
+            Ok(())
+        })?;
+        Ok(responses)
+    })
 }
 
 /// Reads the member `name` of the JSON object `body` with `read`: its value and the body
@@ -144,6 +200,10 @@ const ATTRIBUTE_DEPTH: u32 = 3;
 /// The depth of the attribute values of an answer's `Item` or `Attributes`, one level nearer
 /// the answer (the item is at depth 1).
 const MEMBER_ATTRIBUTE_DEPTH: u32 = 2;
+/// The depth of the attribute values of an item of a `BatchGetItem`'s `Responses` (the map 1,
+/// a table's list 2, an item 3) or of a `TransactGetItems`' (the list 1, a response 2, its
+/// `Item` 3).
+const NESTED_ATTRIBUTE_DEPTH: u32 = 4;
 
 struct Reader<'a> {
     b: &'a [u8],
@@ -274,15 +334,16 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    /// `[item, …]`: the answer's `Items`.
-    fn item_list(&mut self) -> Result<Vec<Item>, Malformed> {
+    /// `[item, …]`: the answer's `Items` (or a table's items in a `BatchGetItem` answer), the
+    /// items' attribute values at `depth`.
+    fn item_list(&mut self, depth: u32) -> Result<Vec<Item>, Malformed> {
         self.expect(b'[', "expected Items' list")?;
         let mut items = Vec::new();
         // The attributes of the item being read, reused from item to item: each item's map is
         // then made at its final size.
         let mut scratch = Vec::new();
         self.delimited(b']', "expected ',' or ']' in Items", |r| {
-            items.push(r.item(&mut scratch, ATTRIBUTE_DEPTH)?);
+            items.push(r.item(&mut scratch, depth)?);
             Ok(())
         })?;
         Ok(items)
@@ -729,5 +790,99 @@ mod tests {
         assert_eq!(depth(62, r#"{"SS":[]}"#), Ok(true));
         assert_eq!(depth(62, r#"{"M":{"b":{"S":"x"}}}"#).map_err(|e| e.reason), Err("nested too deeply"));
         assert_eq!(depth(63, r#"{"S":"x"}"#).map_err(|e| e.reason), Err("nested too deeply"));
+    }
+
+    #[test]
+    fn take_batch_responses_reads_each_tables_items() {
+        let body = br#"{"ConsumedCapacity":[{"TableName":"t"}],"Responses":{"t":[{"a":{"S":"x"}},{"a":{"S":"y"}}],"u":[],"v":[{}],"v":[{"b":{"N":"1"}}]},"UnprocessedKeys":{}}"#;
+        let taken = take_batch_responses(body).unwrap().unwrap();
+        let expected = HashMap::from([
+            ("t".to_owned(), vec![item(&[("a", s("x"))]), item(&[("a", s("y"))])]),
+            ("u".to_owned(), vec![]),
+            // A table twice: the last one, as the SDK reads it.
+            ("v".to_owned(), vec![item(&[("b", AttributeValue::N("1".into()))])]),
+        ]);
+        assert_eq!(taken.value, expected);
+        assert_eq!(
+            String::from_utf8(taken.rest).unwrap(),
+            r#"{"ConsumedCapacity":[{"TableName":"t"}],"UnprocessedKeys":{}}"#
+        );
+        assert_eq!(
+            take_batch_responses(br#"{"Responses":{}}"#),
+            Ok(Some(Taken { value: HashMap::new(), rest: b"{}".to_vec() }))
+        );
+        assert_eq!(take_batch_responses(br#"{"Responses":null}"#), Ok(None));
+        assert_eq!(take_batch_responses(br#"{"UnprocessedKeys":{}}"#), Ok(None));
+        for (body, reason) in [
+            (&br#"{"Responses":{"t":null}}"#[..], "expected Items' list"),
+            (br#"{"Responses":[]}"#, "expected Responses' map"),
+            (br#"{"Responses":{},"Responses":{}}"#, "a second answer member"),
+            (br#"{"Responses":{"t":[{"a":{"X":"x"}}]}}"#, "a type this reader leaves to the SDK"),
+        ] {
+            assert_eq!(
+                take_batch_responses(body).map_err(|e| e.reason),
+                Err(reason),
+                "{}",
+                String::from_utf8_lossy(body)
+            );
+        }
+    }
+
+    #[test]
+    fn take_transact_responses_reads_each_reads_item() {
+        let body = br#"{"ConsumedCapacity":[],"Responses":[{"Item":{"a":{"S":"x"}}},{},{"Item":null},{"Item":{}}]}"#;
+        let taken = take_transact_responses(body).unwrap().unwrap();
+        let response = |i: Option<Item>| ItemResponse::builder().set_item(i).build();
+        let expected =
+            vec![response(Some(item(&[("a", s("x"))]))), response(None), response(None), response(Some(Item::new()))];
+        assert_eq!(taken.value, expected);
+        assert_eq!(String::from_utf8(taken.rest).unwrap(), r#"{"ConsumedCapacity":[]}"#);
+        assert_eq!(
+            take_transact_responses(br#"{"Responses":[]}"#),
+            Ok(Some(Taken { value: vec![], rest: b"{}".to_vec() }))
+        );
+        assert_eq!(take_transact_responses(br#"{"Responses":null}"#), Ok(None));
+        assert_eq!(take_transact_responses(b"{}"), Ok(None));
+        for (body, reason) in [
+            (&br#"{"Responses":[{"Item":{},"Item":{}}]}"#[..], "a second Item"),
+            (br#"{"Responses":[{"Other":1}]}"#, "a member of a response this reader leaves to the SDK"),
+            (br#"{"Responses":[{"It\u0065m":{}}]}"#, "a member of a response this reader leaves to the SDK"),
+            (br#"{"Responses":[null]}"#, "expected a response's object"),
+            (br#"{"Responses":{}}"#, "expected Responses' list"),
+        ] {
+            assert_eq!(
+                take_transact_responses(body).map_err(|e| e.reason),
+                Err(reason),
+                "{}",
+                String::from_utf8_lossy(body)
+            );
+        }
+    }
+
+    #[test]
+    fn responses_items_are_one_level_farther_from_the_depth_limit() {
+        // A value at level k (0: an item's attribute) of an item of `Responses` is read at
+        // depth 4 + 2k; 128 is refused.
+        let nested = |levels: usize, inner: &str| {
+            let mut t = String::from(inner);
+            for _ in 0..levels {
+                t = format!(r#"{{"M":{{"a":{t}}}}}"#);
+            }
+            t
+        };
+        let batch = |levels: usize, inner: &str| {
+            let body = format!(r#"{{"Responses":{{"t":[{{"a":{}}}]}}}}"#, nested(levels, inner));
+            take_batch_responses(body.as_bytes()).map(|t| t.is_some()).map_err(|e| e.reason)
+        };
+        let transact = |levels: usize, inner: &str| {
+            let body = format!(r#"{{"Responses":[{{"Item":{{"a":{}}}}}]}}"#, nested(levels, inner));
+            take_transact_responses(body.as_bytes()).map(|t| t.is_some()).map_err(|e| e.reason)
+        };
+        let reads: [&dyn Fn(usize, &str) -> Result<bool, &'static str>; 2] = [&batch, &transact];
+        for read in reads {
+            assert_eq!(read(61, r#"{"M":{}}"#), Ok(true));
+            assert_eq!(read(61, r#"{"M":{"b":{"S":"x"}}}"#), Err("nested too deeply"));
+            assert_eq!(read(62, r#"{"S":"x"}"#), Err("nested too deeply"));
+        }
     }
 }

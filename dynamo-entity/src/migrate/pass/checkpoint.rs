@@ -52,7 +52,7 @@ impl Checkpoints<'_> {
     }
 
     pub(crate) async fn get(&self, sk: String) -> Result<Option<Item>, Error> {
-        let request = crate::query::body::get_item(
+        let request = crate::table::body::get_item(
             self.table.client(),
             aws_sdk_dynamodb::operation::get_item::GetItemInput::builder()
                 .table_name(self.table.name())

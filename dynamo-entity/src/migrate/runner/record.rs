@@ -54,7 +54,7 @@ impl Migrations {
     }
 
     pub(super) async fn record(&self, table: &Table, id: &str) -> Result<Option<Item>, Error> {
-        let request = crate::query::body::get_item(
+        let request = crate::table::body::get_item(
             table.client(),
             aws_sdk_dynamodb::operation::get_item::GetItemInput::builder()
                 .table_name(table.name())

@@ -266,7 +266,7 @@ fn guard_moves<E: Entity>(
 /// was lost was applied.
 async fn landed<E: Entity>(table: &Table, new: &Item) -> Result<bool, Error> {
     let names = E::NAMES;
-    let request = crate::query::body::get_item(
+    let request = crate::table::body::get_item(
         table.client(),
         aws_sdk_dynamodb::operation::get_item::GetItemInput::builder()
             .table_name(table.name())

@@ -161,7 +161,7 @@ impl Table {
     pub(crate) async fn upgrade_key_now<E: Entity>(&self, key: Key<E>) -> Result<Option<Upgraded<E>>, Error> {
         schema_version::<E>()?;
         let key = key.into_encoded()?;
-        let request = crate::query::body::get_item(self.client(), self.get_request(E::NAMES, &key, true));
+        let request = crate::table::body::get_item(self.client(), self.get_request(E::NAMES, &key, true));
         let resp = self.execute(Call::new("GetItem", E::TYPE), request).await.map_err(|e| Error::sdk("GetItem", e))?;
         match resp.item.filter(|i| !i.is_empty()) {
             None => Ok(None),
@@ -412,7 +412,7 @@ async fn read_again<E: Entity>(table: &Table, item: &Item) -> Result<Option<Item
     let names = E::NAMES;
     let key: Item =
         [names.pk, names.sk].into_iter().filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone()))).collect();
-    let request = crate::query::body::get_item(
+    let request = crate::table::body::get_item(
         table.client(),
         aws_sdk_dynamodb::operation::get_item::GetItemInput::builder()
             .table_name(table.name())

@@ -1,7 +1,8 @@
 //! Answers whose items are read from the response body by this crate's reader
 //! ([`json`]) instead of the SDK's, which spends most of their client CPU on them: a `Query`
-//! or `Scan` page's `Items`, a `GetItem`'s `Item`, and the `Attributes` a `PutItem`,
-//! `UpdateItem` or `DeleteItem` returns when it asks for them (`ReturnValues`).
+//! or `Scan` page's `Items`, a `GetItem`'s `Item`, the `Attributes` a `PutItem`,
+//! `UpdateItem` or `DeleteItem` returns when it asks for them (`ReturnValues`), and the
+//! `Responses` of a `BatchGetItem` or `TransactGetItems`.
 //!
 //! The request goes through the SDK's own client, with one interceptor of its own,
 //! [`FromBody`]: the SDK signs it, sends it, retries it and reads its errors and every other
@@ -21,6 +22,7 @@
 //! that header and `content-length`, so that no later interceptor checks the shortened body
 //! against them.
 
+use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, ready};
@@ -29,13 +31,17 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::interceptors::BeforeDeserializationInterceptorContextMut;
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use aws_sdk_dynamodb::error::{BoxError, BuildError, SdkError};
+use aws_sdk_dynamodb::operation::batch_get_item::builders::{BatchGetItemFluentBuilder, BatchGetItemInputBuilder};
 use aws_sdk_dynamodb::operation::delete_item::builders::{DeleteItemFluentBuilder, DeleteItemInputBuilder};
 use aws_sdk_dynamodb::operation::get_item::builders::{GetItemFluentBuilder, GetItemInputBuilder};
 use aws_sdk_dynamodb::operation::put_item::builders::{PutItemFluentBuilder, PutItemInputBuilder};
 use aws_sdk_dynamodb::operation::query::builders::{QueryFluentBuilder, QueryInputBuilder};
 use aws_sdk_dynamodb::operation::scan::builders::{ScanFluentBuilder, ScanInputBuilder};
+use aws_sdk_dynamodb::operation::transact_get_items::builders::{
+    TransactGetItemsFluentBuilder, TransactGetItemsInputBuilder,
+};
 use aws_sdk_dynamodb::operation::update_item::builders::{UpdateItemFluentBuilder, UpdateItemInputBuilder};
-use aws_sdk_dynamodb::types::ReturnValue;
+use aws_sdk_dynamodb::types::{ItemResponse, ReturnValue};
 use aws_smithy_types::body::SdkBody;
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
@@ -54,7 +60,8 @@ type Read<T> = fn(&[u8]) -> Result<Option<Taken<T>>, Malformed>;
 
 /// The interceptor of one request that reads one member of its answer from the body (see the
 /// [module](self) documentation): `Items` ([`FromBody::items`]), `Item`
-/// ([`FromBody::item`]) or `Attributes` ([`FromBody::attributes`]).
+/// ([`FromBody::item`]), `Attributes` ([`FromBody::attributes`]) or `Responses`
+/// ([`FromBody::batch_responses`], [`FromBody::transact_responses`]).
 #[derive(Debug, Clone)]
 pub(crate) struct FromBody<T> {
     slot: Slot<T>,
@@ -80,6 +87,20 @@ impl FromBody<Item> {
     }
 }
 
+impl FromBody<HashMap<String, Vec<Item>>> {
+    /// A `BatchGetItem` answer's `Responses`.
+    pub(crate) fn batch_responses() -> Self {
+        FromBody { slot: Slot::default(), read: json::take_batch_responses }
+    }
+}
+
+impl FromBody<Vec<ItemResponse>> {
+    /// A `TransactGetItems` answer's `Responses`.
+    pub(crate) fn transact_responses() -> Self {
+        FromBody { slot: Slot::default(), read: json::take_transact_responses }
+    }
+}
+
 impl<T> FromBody<T> {
     /// The member of the attempt that answered, if this crate's reader read it.
     pub(crate) fn take(&self) -> Option<T> {
@@ -89,7 +110,7 @@ impl<T> FromBody<T> {
 
 impl<T: std::fmt::Debug + Send + 'static> Intercept for FromBody<T> {
     fn name(&self) -> &'static str {
-        "dynamo_entity::query::FromBody"
+        "dynamo_entity::table::FromBody"
     }
 
     fn modify_before_deserialization(
@@ -250,6 +271,12 @@ from_body!(
     /// Sends a `DeleteItem`, the `Attributes` it returns read here.
     delete_item(DeleteItemInputBuilder) -> DeleteItemOutput, DeleteItemError
         = delete_item_builder, attributes into attributes if get_return_values;
+    /// Sends a `BatchGetItem`, its `Responses` read here.
+    batch_get_item(BatchGetItemInputBuilder) -> BatchGetItemOutput, BatchGetItemError
+        = batch_get_item_builder, batch_responses into responses;
+    /// Sends a `TransactGetItems`, its `Responses` read here.
+    transact_get_items(TransactGetItemsInputBuilder) -> TransactGetItemsOutput, TransactGetItemsError
+        = transact_get_items_builder, transact_responses into responses;
 );
 
 /// `input` as the client's fluent builder, every field moved.
@@ -297,6 +324,30 @@ fn scan_builder(client: &Client, input: ScanInputBuilder) -> Result<ScanFluentBu
         .set_expression_attribute_names(i.expression_attribute_names)
         .set_expression_attribute_values(i.expression_attribute_values)
         .set_consistent_read(i.consistent_read))
+}
+
+/// `input` as the client's fluent builder, every field moved.
+fn batch_get_item_builder(
+    client: &Client,
+    input: BatchGetItemInputBuilder,
+) -> Result<BatchGetItemFluentBuilder, BuildError> {
+    let i = input.build()?;
+    Ok(client
+        .batch_get_item()
+        .set_request_items(i.request_items)
+        .set_return_consumed_capacity(i.return_consumed_capacity))
+}
+
+/// `input` as the client's fluent builder, every field moved.
+fn transact_get_items_builder(
+    client: &Client,
+    input: TransactGetItemsInputBuilder,
+) -> Result<TransactGetItemsFluentBuilder, BuildError> {
+    let i = input.build()?;
+    Ok(client
+        .transact_get_items()
+        .set_transact_items(i.transact_items)
+        .set_return_consumed_capacity(i.return_consumed_capacity))
 }
 
 /// `input` as the client's fluent builder, every field moved.
@@ -586,6 +637,36 @@ mod tests {
         answer.answer(&mut response(200, br#"{"Item":{"a":{"S":"z"}}}"#));
         assert_eq!(answer.take(), Some(HashMap::from([("a".to_owned(), AttributeValue::S("z".to_owned()))])));
         assert_eq!(answer.take(), None);
+    }
+
+    #[test]
+    fn a_batch_gets_and_a_transactions_responses_are_read_from_the_body() {
+        let x = || HashMap::from([("a".to_owned(), AttributeValue::S("x".to_owned()))]);
+        let body = br#"{"ConsumedCapacity":[],"Responses":{"t":[{"a":{"S":"x"}}],"u":[]},"UnprocessedKeys":{}}"#;
+        let (data, _, tables) = collect_with(&FromBody::batch_responses(), body, 6);
+        assert_eq!(String::from_utf8(data).unwrap(), r#"{"ConsumedCapacity":[],"UnprocessedKeys":{}}"#);
+        assert_eq!(tables, Some(HashMap::from([("t".to_owned(), vec![x()]), ("u".to_owned(), vec![])])));
+        let body = br#"{"Responses":[{"Item":{"a":{"S":"x"}}},{}],"ConsumedCapacity":[]}"#;
+        let (data, _, responses) = collect_with(&FromBody::transact_responses(), body, 6);
+        assert_eq!(String::from_utf8(data).unwrap(), r#"{"ConsumedCapacity":[]}"#);
+        let expected = vec![ItemResponse::builder().set_item(Some(x())).build(), ItemResponse::builder().build()];
+        assert_eq!(responses, Some(expected));
+    }
+
+    #[test]
+    fn every_field_of_a_batch_get_and_a_transact_get_reaches_the_fluent_builder() {
+        let keys = aws_sdk_dynamodb::types::KeysAndAttributes::builder().keys(values()).build().unwrap();
+        let input = aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemInput::builder()
+            .request_items("t", keys)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes);
+        let built = batch_get_item_builder(&client(), input.clone()).unwrap();
+        assert_eq!(built.as_input(), &input);
+        let get = aws_sdk_dynamodb::types::Get::builder().table_name("t").set_key(Some(values())).build().unwrap();
+        let input = aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsInput::builder()
+            .transact_items(aws_sdk_dynamodb::types::TransactGetItem::builder().get(get).build())
+            .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        let built = transact_get_items_builder(&client(), input.clone()).unwrap();
+        assert_eq!(built.as_input(), &input);
     }
 
     #[test]
