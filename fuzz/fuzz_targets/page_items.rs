@@ -1,6 +1,7 @@
 //! The library's reader of an answer's member against the SDK's own deserializer, on the same
 //! bytes: a `Query` answer's `Items` (`take_items`), a `GetItem` answer's `Item` and an
-//! `UpdateItem` answer's `Attributes` (`take_item`). What a read gets (the member this crate's
+//! `UpdateItem` answer's `Attributes` (`take_item`), a `BatchGetItem` answer's `Responses`
+//! (`take_batch_responses`) and a `TransactGetItems` answer's (`take_transact_responses`). What a read gets (the member this crate's
 //! reader took, and the SDK's reading of the body without it; or, when the reader leaves the
 //! body, the SDK's reading of the whole body) must be exactly what the SDK alone makes of the
 //! body: the same output (items, counts, `LastEvaluatedKey`, consumed capacity), or an error
@@ -9,15 +10,19 @@
 
 use std::fmt::Debug;
 
+use aws_sdk_dynamodb::operation::batch_get_item::{BatchGetItem, BatchGetItemOutput};
 use aws_sdk_dynamodb::operation::get_item::{GetItem, GetItemOutput};
 use aws_sdk_dynamodb::operation::query::{Query, QueryOutput};
+use aws_sdk_dynamodb::operation::transact_get_items::{TransactGetItems, TransactGetItemsOutput};
 use aws_sdk_dynamodb::operation::update_item::{UpdateItem, UpdateItemOutput};
 use aws_smithy_runtime_api::client::runtime_plugin::RuntimePlugin;
 use aws_smithy_runtime_api::client::ser_de::{DeserializeResponse, SharedResponseDeserializer};
 use aws_smithy_runtime_api::http::{Response, StatusCode};
 use aws_smithy_types::body::SdkBody;
 use aws_smithy_types::config_bag::ConfigBag;
-use dynamo_entity::__private::{Malformed, Taken, take_item, take_items};
+use dynamo_entity::__private::{
+    Malformed, Taken, take_batch_responses, take_item, take_items, take_transact_responses,
+};
 use libfuzzer_sys::fuzz_target;
 
 /// The SDK's reading of `body`, a 200 answer to the operation `operation` (its runtime plugin).
@@ -57,4 +62,7 @@ fuzz_target!(|data: &[u8]| {
     compare::<QueryOutput, _>(&Query::new(), data, take_items(data), |o| &mut o.items);
     compare::<GetItemOutput, _>(&GetItem::new(), data, take_item(data, "Item"), |o| &mut o.item);
     compare::<UpdateItemOutput, _>(&UpdateItem::new(), data, take_item(data, "Attributes"), |o| &mut o.attributes);
+    compare::<BatchGetItemOutput, _>(&BatchGetItem::new(), data, take_batch_responses(data), |o| &mut o.responses);
+    let transact = take_transact_responses(data);
+    compare::<TransactGetItemsOutput, _>(&TransactGetItems::new(), data, transact, |o| &mut o.responses);
 });
