@@ -22,7 +22,6 @@
 //! that header and `content-length`, so that no later interceptor checks the shortened body
 //! against them.
 
-use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, ready};
@@ -47,7 +46,7 @@ use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 
 use crate::value::Item;
-use crate::value::json::{self, Malformed, Taken};
+use crate::value::json::{self, ItemsByTable, Malformed, Taken};
 
 /// The HTTP response the SDK's errors carry.
 type HttpResponse = aws_sdk_dynamodb::config::http::HttpResponse;
@@ -87,7 +86,7 @@ impl FromBody<Item> {
     }
 }
 
-impl FromBody<HashMap<String, Vec<Item>>> {
+impl FromBody<ItemsByTable> {
     /// A `BatchGetItem` answer's `Responses`.
     pub(crate) fn batch_responses() -> Self {
         FromBody { slot: Slot::default(), read: json::take_batch_responses }

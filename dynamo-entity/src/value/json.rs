@@ -74,13 +74,16 @@ pub fn take_item(body: &[u8], name: &str) -> Result<Option<Taken<Item>>, Malform
     take(body, name.as_bytes(), |r| r.item(&mut Vec::new(), MEMBER_ATTRIBUTE_DEPTH))
 }
 
+/// The items of a `BatchGetItem` answer, by table name.
+pub type ItemsByTable = HashMap<String, Vec<Item>>;
+
 /// Reads the `Responses` member of a `BatchGetItem` answer: each table's items, by table
 /// name (a name twice: the last one, as the SDK reads it). `Ok(None)`: no `Responses`, or
 /// `null`.
 ///
 /// # Errors
 /// As [`take_items`].
-pub fn take_batch_responses(body: &[u8]) -> Result<Option<Taken<HashMap<String, Vec<Item>>>>, Malformed> {
+pub fn take_batch_responses(body: &[u8]) -> Result<Option<Taken<ItemsByTable>>, Malformed> {
     take(body, b"Responses", |r| {
         r.expect(b'{', "expected Responses' map")?;
         let mut tables = HashMap::new();
@@ -870,19 +873,21 @@ mod tests {
             }
             t
         };
-        let batch = |levels: usize, inner: &str| {
-            let body = format!(r#"{{"Responses":{{"t":[{{"a":{}}}]}}}}"#, nested(levels, inner));
-            take_batch_responses(body.as_bytes()).map(|t| t.is_some()).map_err(|e| e.reason)
+        // A `BatchGetItem`'s answer, or a `TransactGetItems`' (`transact`).
+        let read = |transact: bool, levels: usize, inner: &str| {
+            let value = nested(levels, inner);
+            if transact {
+                let body = format!(r#"{{"Responses":[{{"Item":{{"a":{value}}}}}]}}"#);
+                take_transact_responses(body.as_bytes()).map(|t| t.is_some()).map_err(|e| e.reason)
+            } else {
+                let body = format!(r#"{{"Responses":{{"t":[{{"a":{value}}}]}}}}"#);
+                take_batch_responses(body.as_bytes()).map(|t| t.is_some()).map_err(|e| e.reason)
+            }
         };
-        let transact = |levels: usize, inner: &str| {
-            let body = format!(r#"{{"Responses":[{{"Item":{{"a":{}}}}}]}}"#, nested(levels, inner));
-            take_transact_responses(body.as_bytes()).map(|t| t.is_some()).map_err(|e| e.reason)
-        };
-        let reads: [&dyn Fn(usize, &str) -> Result<bool, &'static str>; 2] = [&batch, &transact];
-        for read in reads {
-            assert_eq!(read(61, r#"{"M":{}}"#), Ok(true));
-            assert_eq!(read(61, r#"{"M":{"b":{"S":"x"}}}"#), Err("nested too deeply"));
-            assert_eq!(read(62, r#"{"S":"x"}"#), Err("nested too deeply"));
+        for transact in [false, true] {
+            assert_eq!(read(transact, 61, r#"{"M":{}}"#), Ok(true));
+            assert_eq!(read(transact, 61, r#"{"M":{"b":{"S":"x"}}}"#), Err("nested too deeply"));
+            assert_eq!(read(transact, 62, r#"{"S":"x"}"#), Err("nested too deeply"));
         }
     }
 }
