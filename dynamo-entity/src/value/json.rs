@@ -69,7 +69,7 @@ pub fn take_items(body: &[u8]) -> Result<Option<Taken<Vec<Item>>>, Malformed> {
 /// no such member (`GetItem` of an absent item), or it is `null` (the SDK reads no item).
 ///
 /// # Errors
-/// As [`take_items`], for one item; also a `name` written with escapes.
+/// As [`take_items`], for one item.
 pub fn take_item(body: &[u8], name: &str) -> Result<Option<Taken<Item>>, Malformed> {
     take(body, name.as_bytes(), |r| r.item(&mut Vec::new(), MEMBER_ATTRIBUTE_DEPTH))
 }
