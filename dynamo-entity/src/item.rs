@@ -149,7 +149,7 @@ impl Table {
     /// The body of [`Table::get`] and [`Table::get_consistent`].
     pub(crate) async fn get_with<E: Entity>(&self, key: Key<E>, consistent: bool) -> Result<Option<E>, Error> {
         let key = key.into_encoded()?;
-        let request = self.get_request(E::NAMES, &key, consistent).send_with(self.client());
+        let request = crate::table::body::get_item(self.client(), self.get_request(E::NAMES, &key, consistent));
         let resp = self
             .execute(Call::new("GetItem", E::TYPE), request)
             .await

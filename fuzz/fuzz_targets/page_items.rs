@@ -1,39 +1,68 @@
-//! The library's reader of an answer's `Items` (`take_items`) against the SDK's own
-//! deserializer of a `Query` answer, on the same bytes: what a page read gets (the items this
-//! crate's reader took, and the SDK's reading of the body without them; or, when the reader
-//! leaves the body, the SDK's reading of the whole body) must be exactly what the SDK alone
-//! makes of the body: the same output (items, counts, `LastEvaluatedKey`, consumed capacity),
-//! or an error from both.
+//! The library's reader of an answer's member against the SDK's own deserializer, on the same
+//! bytes: a `Query` answer's `Items` (`take_items`), a `GetItem` answer's `Item` and an
+//! `UpdateItem` answer's `Attributes` (`take_item`), a `BatchGetItem` answer's `Responses`
+//! (`take_batch_responses`) and a `TransactGetItems` answer's (`take_transact_responses`). What a read gets (the member this crate's
+//! reader took, and the SDK's reading of the body without it; or, when the reader leaves the
+//! body, the SDK's reading of the whole body) must be exactly what the SDK alone makes of the
+//! body: the same output (items, counts, `LastEvaluatedKey`, consumed capacity), or an error
+//! from both.
 #![no_main]
 
+use std::fmt::Debug;
+
+use aws_sdk_dynamodb::operation::batch_get_item::{BatchGetItem, BatchGetItemOutput};
+use aws_sdk_dynamodb::operation::get_item::{GetItem, GetItemOutput};
 use aws_sdk_dynamodb::operation::query::{Query, QueryOutput};
+use aws_sdk_dynamodb::operation::transact_get_items::{TransactGetItems, TransactGetItemsOutput};
+use aws_sdk_dynamodb::operation::update_item::{UpdateItem, UpdateItemOutput};
 use aws_smithy_runtime_api::client::runtime_plugin::RuntimePlugin;
 use aws_smithy_runtime_api::client::ser_de::{DeserializeResponse, SharedResponseDeserializer};
 use aws_smithy_runtime_api::http::{Response, StatusCode};
 use aws_smithy_types::body::SdkBody;
 use aws_smithy_types::config_bag::ConfigBag;
-use dynamo_entity::__private::take_items;
+use dynamo_entity::__private::{
+    Malformed, Taken, take_batch_responses, take_item, take_items, take_transact_responses,
+};
 use libfuzzer_sys::fuzz_target;
 
-/// The SDK's reading of `body`, a 200 answer to a `Query`.
-fn sdk(body: &[u8]) -> Option<QueryOutput> {
-    let layer = Query::new().config().expect("the Query operation's configuration");
-    let deserializer = layer.load::<SharedResponseDeserializer>().expect("the Query operation's deserializer");
+/// The SDK's reading of `body`, a 200 answer to the operation `operation` (its runtime plugin).
+fn sdk<O: Debug + Send + Sync + 'static>(operation: &impl RuntimePlugin, body: &[u8]) -> Option<O> {
+    let layer = operation.config().expect("the operation's configuration");
+    let deserializer = layer.load::<SharedResponseDeserializer>().expect("the operation's deserializer");
     let status = StatusCode::try_from(200).expect("200 is a status");
     let response = Response::new(status, SdkBody::from(body.to_vec()));
     let output = deserializer.deserialize_nonstreaming_with_config(&response, &ConfigBag::base()).ok()?;
-    Some(output.downcast::<QueryOutput>().expect("a Query's output"))
+    Some(output.downcast::<O>().expect("the operation's output"))
 }
 
-fuzz_target!(|data: &[u8]| {
-    let alone = sdk(data);
-    let through_reader = match take_items(data) {
-        Ok(Some(taken)) => sdk(&taken.rest).map(|mut out| {
-            assert_eq!(out.items, None, "the body without Items has no items");
-            out.items = Some(taken.items);
+/// Compares, for `body`, the SDK alone with the reader's `taken` and the SDK's reading of the
+/// rest; `member` is the output's field the reader fills.
+fn compare<O, T>(
+    operation: &impl RuntimePlugin,
+    body: &[u8],
+    taken: Result<Option<Taken<T>>, Malformed>,
+    member: impl Fn(&mut O) -> &mut Option<T>,
+) where
+    O: Debug + PartialEq + Clone + Send + Sync + 'static,
+    T: Debug,
+{
+    let alone = sdk::<O>(operation, body);
+    let through_reader = match taken {
+        Ok(Some(taken)) => sdk::<O>(operation, &taken.rest).map(|mut out| {
+            assert!(member(&mut out).is_none(), "the body without the member has none");
+            *member(&mut out) = Some(taken.value);
             out
         }),
         Ok(None) | Err(_) => alone.clone(),
     };
     assert_eq!(through_reader, alone);
+}
+
+fuzz_target!(|data: &[u8]| {
+    compare::<QueryOutput, _>(&Query::new(), data, take_items(data), |o| &mut o.items);
+    compare::<GetItemOutput, _>(&GetItem::new(), data, take_item(data, "Item"), |o| &mut o.item);
+    compare::<UpdateItemOutput, _>(&UpdateItem::new(), data, take_item(data, "Attributes"), |o| &mut o.attributes);
+    compare::<BatchGetItemOutput, _>(&BatchGetItem::new(), data, take_batch_responses(data), |o| &mut o.responses);
+    let transact = take_transact_responses(data);
+    compare::<TransactGetItemsOutput, _>(&TransactGetItems::new(), data, transact, |o| &mut o.responses);
 });

@@ -112,7 +112,10 @@ impl Run<'_, GetEntry> {
                         return Ok(Next::Done(()));
                     }
                 };
-                let result = self.table.execute(attempt.call(), request.send_with(self.table.client())).await;
+                let result = self
+                    .table
+                    .execute(attempt.call(), crate::table::body::batch_get_item(self.table.client(), request))
+                    .await;
                 let out = match result {
                     Ok(out) => out,
                     Err(err) if retryable(&err) => {

@@ -105,7 +105,7 @@ impl CollectionRequest {
             self.names,
             None,
             |_, start| {
-                let request = crate::query::body::query(this.table.client(), this.request(pk, start));
+                let request = crate::table::body::query(this.table.client(), this.request(pk, start));
                 async move {
                     let out = this.table.execute(call, request).await.map_err(|e| {
                         let partition =

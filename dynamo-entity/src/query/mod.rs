@@ -51,7 +51,6 @@
 //! merging them in sort-key order under one cursor; every method above applies to each shard.
 //! See [`shard`].
 
-pub(crate) mod body;
 mod cursor;
 mod lenient;
 pub mod multi_key;
@@ -580,7 +579,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
         start: Option<Item>,
     ) -> Result<aws_sdk_dynamodb::operation::query::QueryOutput, Error> {
         let call = Call::new("Query", E::TYPE).index(E::NAMES.index_name(self.spec.index.index).unwrap_or(""));
-        let request = body::query(self.table.client(), self.request(parts, pk, limit, start));
+        let request = crate::table::body::query(self.table.client(), self.request(parts, pk, limit, start));
         let out = self.table.execute(call, request).await.map_err(|e| {
             let error = Error::sdk("Query", e);
             if !error.is_retryable() {

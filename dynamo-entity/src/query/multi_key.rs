@@ -529,7 +529,8 @@ impl<E: Entity> MultiKeyQuery<E> {
                     None => self.parts(),
                 };
                 async move {
-                    let request = super::body::query(self.table.client(), self.request_of(page_parts?, limit, start));
+                    let request =
+                        crate::table::body::query(self.table.client(), self.request_of(page_parts?, limit, start));
                     let out = self.table.execute(call, request).await.map_err(|e| Error::sdk("Query", e))?;
                     Ok(super::pages::Answer::of_query(out))
                 }

@@ -28,6 +28,7 @@
 //! also added up on the handle's meter ([`Table::consumed`]).
 
 mod admin;
+pub(crate) mod body;
 mod describe;
 mod exec;
 mod held;

@@ -246,7 +246,8 @@ pub(crate) trait WriteRequest: Clone + Send + Sync + 'static {
         self
     }
     /// Sends it through `client`; with `keep`, the body the SDK serialized is kept there
-    /// ([`held::keeping`](super::held::keeping)).
+    /// ([`held::keeping`](super::held::keeping)). The item it returns (`ReturnValues`) is
+    /// read from the answer's body by this crate's reader ([`body`](crate::table::body)).
     fn send(self, client: Client, keep: Option<Arc<Mutex<Held>>>) -> Attempt<Self::Output, Self::Error>;
     /// The item DynamoDB returned with a failed condition (`ALL_OLD`), when there was one.
     fn refused(error: &SdkError<Self::Error, HttpResponse>) -> Option<&Item>;
@@ -380,8 +381,8 @@ write_request!(
     put_item: PutItemInputBuilder => PutItemOutput, PutItemError,
         |request: Self, client: Client, keep: Option<Arc<Mutex<Held>>>| -> Attempt<Self::Output, Self::Error> {
             match keep {
-                Some(held) => Box::pin(super::held::keeping(held, async move { request.send_with(&client).await })),
-                None => Box::pin(async move { request.send_with(&client).await }),
+                Some(held) => Box::pin(super::held::keeping(held, async move { super::body::put_item(&client, request).await })),
+                None => Box::pin(async move { super::body::put_item(&client, request).await }),
             }
         },
         fn stamp(self, token: &WriteToken) -> Self {
@@ -398,11 +399,11 @@ write_request!(
         };
     update_item: UpdateItemInputBuilder => UpdateItemOutput, UpdateItemError,
         |request: Self, client: Client, _| -> Attempt<Self::Output, Self::Error> {
-            Box::pin(async move { request.send_with(&client).await })
+            Box::pin(async move { super::body::update_item(&client, request).await })
         };
     delete_item: DeleteItemInputBuilder => DeleteItemOutput, DeleteItemError,
         |request: Self, client: Client, _| -> Attempt<Self::Output, Self::Error> {
-            Box::pin(async move { request.send_with(&client).await })
+            Box::pin(async move { super::body::delete_item(&client, request).await })
         };
 );
 
@@ -568,8 +569,12 @@ impl Table {
                 .return_values(aws_sdk_dynamodb::types::ReturnValue::AllOld)
                 .return_values_on_condition_check_failure(crate::table::RETURN_OLD_ON_FAILURE)
                 .return_consumed_capacity(aws_sdk_dynamodb::types::ReturnConsumedCapacity::Indexes);
-            let sent =
-                self.execute(Call::new("UpdateItem", pending.entity), request.send_with(self.write_client())).await;
+            let sent = self
+                .execute(
+                    Call::new("UpdateItem", pending.entity),
+                    crate::table::body::update_item(self.write_client(), request),
+                )
+                .await;
             match sent {
                 Ok(out) => return Ok(out.attributes.filter(|i| !i.is_empty())),
                 Err(SdkError::ServiceError(e)) if e.err().is_conditional_check_failed_exception() => {
@@ -616,7 +621,7 @@ impl Table {
         }
         request = request.projection_expression(projection);
         let read = self
-            .execute(Call::new("GetItem", pending.entity), request.send_with(self.client()))
+            .execute(Call::new("GetItem", pending.entity), crate::table::body::get_item(self.client(), request))
             .await
             .map_err(|e| Error::sdk("GetItem", e))?;
         Ok(read.item.filter(|i| !i.is_empty()))

@@ -57,7 +57,7 @@ fn get_request(gets: &[GetAction]) -> Result<TransactGetItemsInputBuilder, Error
 
 /// Reads the items, in order; `None` for a missing item.
 pub(super) async fn get_items(table: &Table, gets: &[GetAction]) -> Result<Vec<Option<Item>>, Error> {
-    let request = get_request(gets)?.send_with(table.client());
+    let request = crate::table::body::transact_get_items(table.client(), get_request(gets)?);
     let entity = match gets {
         [first, rest @ ..] if rest.iter().all(|g| g.entity == first.entity) => first.entity,
         _ => "",

@@ -33,7 +33,7 @@ pub(super) async fn read(
     names: &AttributeNames,
     key: &PrimaryKey,
 ) -> Result<Option<Item>, Error> {
-    let request = table.get_request(names, key, true).send_with(table.client());
+    let request = crate::table::body::get_item(table.client(), table.get_request(names, key, true));
     let resp = table.execute(Call::new("GetItem", entity), request).await.map_err(|e| Error::sdk("GetItem", e))?;
     Ok(resp.item.filter(|i| !i.is_empty()))
 }

@@ -66,16 +66,15 @@ impl<E: Entity> UpdateRequest<E> {
             }
         }
         let names = schema.names;
-        let request = self
-            .table
-            .client()
-            .get_item()
-            .table_name(self.table.name())
-            .key(names.pk, key.pk.clone())
-            .key(names.sk, key.sk.clone())
-            .consistent_read(true)
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send();
+        let request = crate::table::body::get_item(
+            self.table.client(),
+            aws_sdk_dynamodb::operation::get_item::GetItemInput::builder()
+                .table_name(self.table.name())
+                .key(names.pk, key.pk.clone())
+                .key(names.sk, key.sk.clone())
+                .consistent_read(true)
+                .return_consumed_capacity(ReturnConsumedCapacity::Total),
+        );
         let answer = self
             .table
             .execute(Call::new("GetItem", E::TYPE), request)

@@ -1,5 +1,8 @@
-//! DynamoDB's JSON item format read straight into [`Item`] maps: the `Items` of a `Query` or
-//! `Scan` answer's body ([`take_items`]), without the SDK's token stream.
+//! DynamoDB's JSON item format read straight into [`Item`] maps, without the SDK's token
+//! stream: the `Items` of a `Query` or `Scan` answer's body ([`take_items`]), the `Item` of a
+//! `GetItem` answer and the `Attributes` of a `PutItem`, `UpdateItem` or `DeleteItem` answer
+//! ([`take_item`]), each table's items of a `BatchGetItem` answer ([`take_batch_responses`])
+//! and the items of a `TransactGetItems` answer ([`take_transact_responses`]).
 //!
 //! Each string (an attribute's name, an `S`, an `N`, an element of a set) is written once,
 //! into the `String` that holds it: a string without escapes is checked as UTF-8 and copied
@@ -16,17 +19,18 @@
 //! | `{"SS":[…]}`, `{"NS":[…]}`, `{"L":[…]}`, `{"M":{…}}` | sets, list, map |
 //! | a member whose value is `null` in a value's object | left out (`{"S":null,"N":"1"}` is `N`) |
 //! | a name twice in a map or an item | the last one |
-//! | a value nested 63 levels deep (a set or a list or a map at 62) | an error, as the SDK's depth limit |
+//! | a value nested 63 levels deep (62 in `Responses`); in an item of `Items`, also an empty set, list or map at 62 | an error, as the SDK's depth limit |
 //!
 //! What this reader does not take on (a type tag written with escapes, an unknown type tag,
-//! `__type`, a second `Items`) is an error too: the caller then leaves the body to the SDK,
+//! `__type`, a second `Items`, `Item` or `Attributes`, a member name written with escapes) is an
+//! error too: the caller then leaves the body to the SDK,
 //! whose answer (an error, or `AttributeValue::Unknown`) stays the SDK's. Malformed input is
 //! an error, never a panic.
 
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::primitives::Blob;
-use aws_sdk_dynamodb::types::AttributeValue;
+use aws_sdk_dynamodb::types::{AttributeValue, ItemResponse};
 
 use crate::value::Item;
 
@@ -39,12 +43,13 @@ pub struct Malformed {
     pub reason: &'static str,
 }
 
-/// The items of an answer's body and the body without them.
+/// The member an answer's body held and the body without it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Taken {
-    /// The items of `Items`, in order.
-    pub items: Vec<Item>,
-    /// The body with its `Items` member left out, every other member as it was.
+pub struct Taken<T> {
+    /// The member's value: the items of `Items` in order, or the one item of `Item` or
+    /// `Attributes`.
+    pub value: T,
+    /// The body with the member left out, every other member as it was.
     pub rest: Vec<u8>,
 }
 
@@ -55,13 +60,91 @@ pub struct Taken {
 /// [`Malformed`] when the body is not an object, its `Items` is not a list of items in
 /// DynamoDB's JSON, or it holds what this reader leaves to the SDK (see the
 /// `value::json` module documentation).
-pub fn take_items(body: &[u8]) -> Result<Option<Taken>, Malformed> {
+pub fn take_items(body: &[u8]) -> Result<Option<Taken<Vec<Item>>>, Malformed> {
+    take(body, b"Items", |r| r.item_list(ATTRIBUTE_DEPTH))
+}
+
+/// Reads the member `name` of the JSON object `body`, one item: `Item` of a `GetItem` answer,
+/// `Attributes` of a `PutItem`, `UpdateItem` or `DeleteItem` answer. `Ok(None)`: the body has
+/// no such member (`GetItem` of an absent item), or it is `null` (the SDK reads no item).
+///
+/// # Errors
+/// As [`take_items`], for one item.
+pub fn take_item(body: &[u8], name: &str) -> Result<Option<Taken<Item>>, Malformed> {
+    take(body, name.as_bytes(), |r| r.item(&mut Vec::new(), MEMBER_ATTRIBUTE_DEPTH))
+}
+
+/// The items of a `BatchGetItem` answer, by table name.
+pub type ItemsByTable = HashMap<String, Vec<Item>>;
+
+/// Reads the `Responses` member of a `BatchGetItem` answer: each table's items, by table
+/// name (a name twice: the last one, as the SDK reads it). `Ok(None)`: no `Responses`, or
+/// `null`.
+///
+/// # Errors
+/// As [`take_items`].
+pub fn take_batch_responses(body: &[u8]) -> Result<Option<Taken<ItemsByTable>>, Malformed> {
+    take(body, b"Responses", |r| {
+        r.expect(b'{', "expected Responses' map")?;
+        let mut tables = HashMap::new();
+        r.delimited(b'}', "expected ',' or '}' in Responses", |r| {
+            let name = r.string()?;
+            r.colon()?;
+            tables.insert(name, r.item_list(NESTED_ATTRIBUTE_DEPTH)?);
+            Ok(())
+        })?;
+        Ok(tables)
+    })
+}
+
+/// Reads the `Responses` member of a `TransactGetItems` answer: one `{"Item": …}` a read, in
+/// order (`{}` or `"Item":null`: no item). `Ok(None)`: no `Responses`, or `null`.
+///
+/// # Errors
+/// As [`take_items`]; also a member other than `Item` in a response, or a second `Item`.
+pub fn take_transact_responses(body: &[u8]) -> Result<Option<Taken<Vec<ItemResponse>>>, Malformed> {
+    take(body, b"Responses", |r| {
+        r.expect(b'[', "expected Responses' list")?;
+        let mut responses = Vec::new();
+        r.delimited(b']', "expected ',' or ']' in Responses", |r| {
+            r.expect(b'{', "expected a response's object")?;
+            let mut item: Option<Option<Item>> = None;
+            r.delimited(b'}', "expected ',' or '}' in a response", |r| {
+                let start = r.i;
+                if r.raw_string()? != b"Item" {
+                    return Err(r.at(start, "a member of a response this reader leaves to the SDK"));
+                }
+                r.colon()?;
+                if item.is_some() {
+                    return Err(r.at(start, "a second Item"));
+                }
+                item = Some(if r.literal(b"null") {
+                    None
+                } else {
+                    Some(r.item(&mut Vec::new(), NESTED_ATTRIBUTE_DEPTH)?)
+                });
+                Ok(())
+            })?;
+            responses.push(ItemResponse::builder().set_item(item.flatten()).build());
+            Ok(())
+        })?;
+        Ok(responses)
+    })
+}
+
+/// Reads the member `name` of the JSON object `body` with `read`: its value and the body
+/// without it; `Ok(None)` when it is absent or `null`.
+fn take<'a, T>(
+    body: &'a [u8],
+    name: &[u8],
+    mut read: impl FnMut(&mut Reader<'a>) -> Result<T, Malformed>,
+) -> Result<Option<Taken<T>>, Malformed> {
     let mut r = Reader { b: body, i: 0 };
     r.ws();
     r.expect(b'{', "expected the answer's object")?;
-    // Every member but `Items`, as byte ranges of `body`.
+    // Every member but `name`, as byte ranges of `body`.
     let mut kept: Vec<(usize, usize)> = Vec::with_capacity(6);
-    let mut items: Option<Option<Vec<Item>>> = None;
+    let mut value: Option<Option<T>> = None;
     r.delimited(b'}', "expected ',' or '}'", |r| {
         let start = r.i;
         let key = r.raw_string()?;
@@ -69,18 +152,18 @@ pub fn take_items(body: &[u8]) -> Result<Option<Taken>, Malformed> {
             return Err(r.at(start, "an escaped member name"));
         }
         r.colon()?;
-        if key == b"Items" {
-            if items.is_some() {
-                return Err(r.at(start, "a second Items"));
+        if key == name {
+            if value.is_some() {
+                return Err(r.at(start, "a second answer member"));
             }
-            items = Some(if r.literal(b"null") { None } else { Some(r.item_list()?) });
+            value = Some(if r.literal(b"null") { None } else { Some(read(r)?) });
         } else {
             r.skip_value()?;
             kept.push((start, r.i));
         }
         Ok(())
     })?;
-    let Some(Some(items)) = items else { return Ok(None) };
+    let Some(Some(value)) = value else { return Ok(None) };
     let mut rest = Vec::with_capacity(kept.iter().map(|(s, e)| e - s + 1).sum::<usize>() + 2 + body.len() - r.i);
     rest.push(b'{');
     for (n, &(s, e)) in kept.iter().enumerate() {
@@ -92,7 +175,7 @@ pub fn take_items(body: &[u8]) -> Result<Option<Taken>, Malformed> {
     rest.push(b'}');
     // Whatever follows the object stays, for the SDK to judge.
     rest.extend_from_slice(&body[r.i..]);
-    Ok(Some(Taken { items, rest }))
+    Ok(Some(Taken { value, rest }))
 }
 
 /// Reads one item in DynamoDB's JSON (`{"PK":{"S":"a"},…}`), at the depth of an item of an
@@ -104,7 +187,7 @@ pub fn read_item(text: &[u8]) -> Result<Item, Malformed> {
     let mut r = Reader { b: text, i: 0 };
     let mut scratch = Vec::new();
     r.ws();
-    let item = r.item(&mut scratch)?;
+    let item = r.item(&mut scratch, ATTRIBUTE_DEPTH)?;
     r.ws();
     if r.i != text.len() {
         return Err(r.at(r.i, "more after the item"));
@@ -115,8 +198,15 @@ pub fn read_item(text: &[u8]) -> Result<Item, Malformed> {
 /// The SDK refuses a value, set, list or map read at this depth or deeper (its count starts at
 /// 0 for the answer, 1 for `Items`, 2 for an item, 3 for an item's attribute value).
 const MAX_DEPTH: u32 = 128;
-/// The depth of an item's attribute value.
+/// The depth of the attribute values of an item of `Items`.
 const ATTRIBUTE_DEPTH: u32 = 3;
+/// The depth of the attribute values of an answer's `Item` or `Attributes`, one level nearer
+/// the answer (the item is at depth 1).
+const MEMBER_ATTRIBUTE_DEPTH: u32 = 2;
+/// The depth of the attribute values of an item of a `BatchGetItem`'s `Responses` (the map 1,
+/// a table's list 2, an item 3) or of a `TransactGetItems`' (the list 1, a response 2, its
+/// `Item` 3).
+const NESTED_ATTRIBUTE_DEPTH: u32 = 4;
 
 struct Reader<'a> {
     b: &'a [u8],
@@ -247,28 +337,30 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    /// `[item, …]`: the answer's `Items`.
-    fn item_list(&mut self) -> Result<Vec<Item>, Malformed> {
+    /// `[item, …]`: the answer's `Items` (or a table's items in a `BatchGetItem` answer), the
+    /// items' attribute values at `depth`.
+    fn item_list(&mut self, depth: u32) -> Result<Vec<Item>, Malformed> {
         self.expect(b'[', "expected Items' list")?;
         let mut items = Vec::new();
         // The attributes of the item being read, reused from item to item: each item's map is
         // then made at its final size.
         let mut scratch = Vec::new();
         self.delimited(b']', "expected ',' or ']' in Items", |r| {
-            items.push(r.item(&mut scratch)?);
+            items.push(r.item(&mut scratch, depth)?);
             Ok(())
         })?;
         Ok(items)
     }
 
-    /// `{"name": value, …}`: one item.
-    fn item(&mut self, scratch: &mut Vec<(String, AttributeValue)>) -> Result<Item, Malformed> {
+    /// `{"name": value, …}`: one item (of `Items`, or an answer's `Item` or `Attributes`),
+    /// its attribute values at `depth`.
+    fn item(&mut self, scratch: &mut Vec<(String, AttributeValue)>, depth: u32) -> Result<Item, Malformed> {
         scratch.clear();
         self.expect(b'{', "expected an item's object")?;
         self.delimited(b'}', "expected ',' or '}' in an item", |r| {
             let name = r.string()?;
             r.colon()?;
-            scratch.push((name, r.value(ATTRIBUTE_DEPTH)?));
+            scratch.push((name, r.value(depth)?));
             Ok(())
         })?;
         let mut item = HashMap::with_capacity(scratch.len());
@@ -615,19 +707,187 @@ mod tests {
     fn take_items_leaves_the_other_members() {
         let body = br#" {"Count":2,"Items":[{"a":{"S":"x"}},{}],"LastEvaluatedKey":{"a":{"S":"x"}},"ScannedCount":3} "#;
         let taken = take_items(body).unwrap().unwrap();
-        assert_eq!(taken.items, vec![item(&[("a", s("x"))]), HashMap::new()]);
+        assert_eq!(taken.value, vec![item(&[("a", s("x"))]), HashMap::new()]);
         assert_eq!(
             String::from_utf8(taken.rest).unwrap(),
             r#"{"Count":2,"LastEvaluatedKey":{"a":{"S":"x"}},"ScannedCount":3} "#
         );
         let first = br#"{"Items":[],"Count":0}"#;
-        assert_eq!(take_items(first), Ok(Some(Taken { items: vec![], rest: br#"{"Count":0}"#.to_vec() })));
+        assert_eq!(take_items(first), Ok(Some(Taken { value: vec![], rest: br#"{"Count":0}"#.to_vec() })));
         assert_eq!(take_items(br#"{"Items":null,"Count":0}"#), Ok(None));
         assert_eq!(take_items(br#"{"Count":0}"#), Ok(None));
         assert_eq!(take_items(b"{}"), Ok(None));
-        assert_eq!(take_items(br#"{"Items":[],"Items":[]}"#).map_err(|e| e.reason), Err("a second Items"));
+        assert_eq!(take_items(br#"{"Items":[],"Items":[]}"#).map_err(|e| e.reason), Err("a second answer member"));
         assert_eq!(take_items(br#"{"It\u0065ms":[]}"#).map_err(|e| e.reason), Err("an escaped member name"));
         assert_eq!(take_items(b"").map_err(|e| e.reason), Err("expected the answer's object"));
         assert_eq!(take_items(br#"{"Count":1 2}"#).map_err(|e| e.reason), Err("expected ',' or '}'"));
+    }
+
+    #[test]
+    fn take_item_reads_get_items_item_and_leaves_the_rest() {
+        let body =
+            br#"{"ConsumedCapacity":{"CapacityUnits":0.5,"TableName":"t"}, "Item" : {"a":{"S":"x"},"n":{"N":"1"}} }"#;
+        let taken = take_item(body, "Item").unwrap().unwrap();
+        assert_eq!(taken.value, item(&[("a", s("x")), ("n", AttributeValue::N("1".into()))]));
+        assert_eq!(
+            String::from_utf8(taken.rest).unwrap(),
+            r#"{"ConsumedCapacity":{"CapacityUnits":0.5,"TableName":"t"}}"#
+        );
+        // An empty item is an item.
+        let empty = take_item(br#"{"Item":{}}"#, "Item");
+        assert_eq!(empty, Ok(Some(Taken { value: HashMap::new(), rest: b"{}".to_vec() })));
+    }
+
+    #[test]
+    fn take_item_reads_a_writes_attributes() {
+        let body =
+            br#"{"Attributes":{"v":{"N":"2"},"l":{"L":[{"BOOL":true}]}},"ConsumedCapacity":{"CapacityUnits":1.0}}"#;
+        let taken = take_item(body, "Attributes").unwrap().unwrap();
+        let expected =
+            item(&[("v", AttributeValue::N("2".into())), ("l", AttributeValue::L(vec![AttributeValue::Bool(true)]))]);
+        assert_eq!(taken.value, expected);
+        assert_eq!(String::from_utf8(taken.rest).unwrap(), r#"{"ConsumedCapacity":{"CapacityUnits":1.0}}"#);
+        // The other answer's member is left where it is.
+        assert_eq!(take_item(body, "Item"), Ok(None));
+        assert_eq!(take_item(br#"{"Item":{"a":{"S":"x"}}}"#, "Attributes"), Ok(None));
+    }
+
+    #[test]
+    fn take_item_of_an_absent_or_null_member_is_none() {
+        assert_eq!(take_item(b"{}", "Item"), Ok(None));
+        assert_eq!(take_item(b" { } ", "Attributes"), Ok(None));
+        assert_eq!(take_item(br#"{"ConsumedCapacity":{"CapacityUnits":0.5}}"#, "Item"), Ok(None));
+        assert_eq!(take_item(br#"{"Item":null}"#, "Item"), Ok(None));
+        assert_eq!(take_item(br#"{"Attributes":null,"ConsumedCapacity":null}"#, "Attributes"), Ok(None));
+    }
+
+    #[test]
+    fn take_item_leaves_what_it_does_not_take_on() {
+        for (body, reason) in [
+            (&br#"{"Item":{},"Item":{}}"#[..], "a second answer member"),
+            (br#"{"Item":null,"Item":{}}"#, "a second answer member"),
+            (br#"{"It\u0065m":{"a":{"S":"x"}}}"#, "an escaped member name"),
+            (br#"{"\u0043onsumedCapacity":{},"Item":{}}"#, "an escaped member name"),
+            (br#"{"Item":{"a":{"X":"x"}}}"#, "a type this reader leaves to the SDK"),
+            (br#"{"Item":[]}"#, "expected an item's object"),
+            (br#"{"Item":{"a":{"S":"x"}}"#, "expected ',' or '}'"),
+            (br#"["Item"]"#, "expected the answer's object"),
+        ] {
+            assert_eq!(take_item(body, "Item").map_err(|e| e.reason), Err(reason), "{}", String::from_utf8_lossy(body));
+        }
+    }
+
+    #[test]
+    fn an_answers_item_is_one_level_nearer_the_depth_limit() {
+        // A map at level k (0: an attribute of `Item`) is read at depth 3 + 2k, its values at
+        // 4 + 2k; 128 is refused. An empty map at level 62 is read; in `Items`, it is not.
+        let nested = |levels: usize, inner: &str| {
+            let mut t = String::from(inner);
+            for _ in 0..levels {
+                t = format!(r#"{{"M":{{"a":{t}}}}}"#);
+            }
+            format!(r#"{{"Item":{{"a":{t}}}}}"#)
+        };
+        let depth = |levels, inner| take_item(nested(levels, inner).as_bytes(), "Item").map(|t| t.is_some());
+        assert_eq!(depth(62, r#"{"M":{}}"#), Ok(true));
+        assert_eq!(depth(62, r#"{"SS":[]}"#), Ok(true));
+        assert_eq!(depth(62, r#"{"M":{"b":{"S":"x"}}}"#).map_err(|e| e.reason), Err("nested too deeply"));
+        assert_eq!(depth(63, r#"{"S":"x"}"#).map_err(|e| e.reason), Err("nested too deeply"));
+    }
+
+    #[test]
+    fn take_batch_responses_reads_each_tables_items() {
+        let body = br#"{"ConsumedCapacity":[{"TableName":"t"}],"Responses":{"t":[{"a":{"S":"x"}},{"a":{"S":"y"}}],"u":[],"v":[{}],"v":[{"b":{"N":"1"}}]},"UnprocessedKeys":{}}"#;
+        let taken = take_batch_responses(body).unwrap().unwrap();
+        let expected = HashMap::from([
+            ("t".to_owned(), vec![item(&[("a", s("x"))]), item(&[("a", s("y"))])]),
+            ("u".to_owned(), vec![]),
+            // A table twice: the last one, as the SDK reads it.
+            ("v".to_owned(), vec![item(&[("b", AttributeValue::N("1".into()))])]),
+        ]);
+        assert_eq!(taken.value, expected);
+        assert_eq!(
+            String::from_utf8(taken.rest).unwrap(),
+            r#"{"ConsumedCapacity":[{"TableName":"t"}],"UnprocessedKeys":{}}"#
+        );
+        assert_eq!(
+            take_batch_responses(br#"{"Responses":{}}"#),
+            Ok(Some(Taken { value: HashMap::new(), rest: b"{}".to_vec() }))
+        );
+        assert_eq!(take_batch_responses(br#"{"Responses":null}"#), Ok(None));
+        assert_eq!(take_batch_responses(br#"{"UnprocessedKeys":{}}"#), Ok(None));
+        for (body, reason) in [
+            (&br#"{"Responses":{"t":null}}"#[..], "expected Items' list"),
+            (br#"{"Responses":[]}"#, "expected Responses' map"),
+            (br#"{"Responses":{},"Responses":{}}"#, "a second answer member"),
+            (br#"{"Responses":{"t":[{"a":{"X":"x"}}]}}"#, "a type this reader leaves to the SDK"),
+        ] {
+            assert_eq!(
+                take_batch_responses(body).map_err(|e| e.reason),
+                Err(reason),
+                "{}",
+                String::from_utf8_lossy(body)
+            );
+        }
+    }
+
+    #[test]
+    fn take_transact_responses_reads_each_reads_item() {
+        let body = br#"{"ConsumedCapacity":[],"Responses":[{"Item":{"a":{"S":"x"}}},{},{"Item":null},{"Item":{}}]}"#;
+        let taken = take_transact_responses(body).unwrap().unwrap();
+        let response = |i: Option<Item>| ItemResponse::builder().set_item(i).build();
+        let expected =
+            vec![response(Some(item(&[("a", s("x"))]))), response(None), response(None), response(Some(Item::new()))];
+        assert_eq!(taken.value, expected);
+        assert_eq!(String::from_utf8(taken.rest).unwrap(), r#"{"ConsumedCapacity":[]}"#);
+        assert_eq!(
+            take_transact_responses(br#"{"Responses":[]}"#),
+            Ok(Some(Taken { value: vec![], rest: b"{}".to_vec() }))
+        );
+        assert_eq!(take_transact_responses(br#"{"Responses":null}"#), Ok(None));
+        assert_eq!(take_transact_responses(b"{}"), Ok(None));
+        for (body, reason) in [
+            (&br#"{"Responses":[{"Item":{},"Item":{}}]}"#[..], "a second Item"),
+            (br#"{"Responses":[{"Other":1}]}"#, "a member of a response this reader leaves to the SDK"),
+            (br#"{"Responses":[{"It\u0065m":{}}]}"#, "a member of a response this reader leaves to the SDK"),
+            (br#"{"Responses":[null]}"#, "expected a response's object"),
+            (br#"{"Responses":{}}"#, "expected Responses' list"),
+        ] {
+            assert_eq!(
+                take_transact_responses(body).map_err(|e| e.reason),
+                Err(reason),
+                "{}",
+                String::from_utf8_lossy(body)
+            );
+        }
+    }
+
+    #[test]
+    fn responses_items_are_one_level_farther_from_the_depth_limit() {
+        // A value at level k (0: an item's attribute) of an item of `Responses` is read at
+        // depth 4 + 2k; 128 is refused.
+        let nested = |levels: usize, inner: &str| {
+            let mut t = String::from(inner);
+            for _ in 0..levels {
+                t = format!(r#"{{"M":{{"a":{t}}}}}"#);
+            }
+            t
+        };
+        // A `BatchGetItem`'s answer, or a `TransactGetItems`' (`transact`).
+        let read = |transact: bool, levels: usize, inner: &str| {
+            let value = nested(levels, inner);
+            if transact {
+                let body = format!(r#"{{"Responses":[{{"Item":{{"a":{value}}}}}]}}"#);
+                take_transact_responses(body.as_bytes()).map(|t| t.is_some()).map_err(|e| e.reason)
+            } else {
+                let body = format!(r#"{{"Responses":{{"t":[{{"a":{value}}}]}}}}"#);
+                take_batch_responses(body.as_bytes()).map(|t| t.is_some()).map_err(|e| e.reason)
+            }
+        };
+        for transact in [false, true] {
+            assert_eq!(read(transact, 61, r#"{"M":{}}"#), Ok(true));
+            assert_eq!(read(transact, 61, r#"{"M":{"b":{"S":"x"}}}"#), Err("nested too deeply"));
+            assert_eq!(read(transact, 62, r#"{"S":"x"}"#), Err("nested too deeply"));
+        }
     }
 }

@@ -52,15 +52,14 @@ impl Checkpoints<'_> {
     }
 
     pub(crate) async fn get(&self, sk: String) -> Result<Option<Item>, Error> {
-        let request = self
-            .table
-            .client()
-            .get_item()
-            .table_name(self.table.name())
-            .set_key(Some(self.key(sk)))
-            .consistent_read(true)
-            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
-            .send();
+        let request = crate::table::body::get_item(
+            self.table.client(),
+            aws_sdk_dynamodb::operation::get_item::GetItemInput::builder()
+                .table_name(self.table.name())
+                .set_key(Some(self.key(sk)))
+                .consistent_read(true)
+                .return_consumed_capacity(ReturnConsumedCapacity::Indexes),
+        );
         let out = self
             .table
             .execute(Call::new("GetItem", MIGRATION_TYPE), request)

@@ -54,14 +54,14 @@ impl Migrations {
     }
 
     pub(super) async fn record(&self, table: &Table, id: &str) -> Result<Option<Item>, Error> {
-        let request = table
-            .client()
-            .get_item()
-            .table_name(table.name())
-            .set_key(Some(self.key(id)))
-            .consistent_read(true)
-            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
-            .send();
+        let request = crate::table::body::get_item(
+            table.client(),
+            aws_sdk_dynamodb::operation::get_item::GetItemInput::builder()
+                .table_name(table.name())
+                .set_key(Some(self.key(id)))
+                .consistent_read(true)
+                .return_consumed_capacity(ReturnConsumedCapacity::Indexes),
+        );
         let out =
             table.execute(Call::new("GetItem", MIGRATION_TYPE), request).await.map_err(|e| Error::sdk("GetItem", e))?;
         Ok(out.item)

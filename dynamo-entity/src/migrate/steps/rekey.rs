@@ -266,13 +266,13 @@ fn guard_moves<E: Entity>(
 /// was lost was applied.
 async fn landed<E: Entity>(table: &Table, new: &Item) -> Result<bool, Error> {
     let names = E::NAMES;
-    let request = table
-        .client()
-        .get_item()
-        .table_name(table.name())
-        .set_key(Some(key_of(new, names.pk, names.sk)))
-        .consistent_read(true)
-        .send();
+    let request = crate::table::body::get_item(
+        table.client(),
+        aws_sdk_dynamodb::operation::get_item::GetItemInput::builder()
+            .table_name(table.name())
+            .set_key(Some(key_of(new, names.pk, names.sk)))
+            .consistent_read(true),
+    );
     let out = table.execute(Call::new("GetItem", E::TYPE), request).await.map_err(|e| Error::sdk("GetItem", e))?;
     Ok(out.item.as_ref() == Some(new))
 }

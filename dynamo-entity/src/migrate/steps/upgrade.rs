@@ -161,7 +161,7 @@ impl Table {
     pub(crate) async fn upgrade_key_now<E: Entity>(&self, key: Key<E>) -> Result<Option<Upgraded<E>>, Error> {
         schema_version::<E>()?;
         let key = key.into_encoded()?;
-        let request = self.get_request(E::NAMES, &key, true).send_with(self.client());
+        let request = crate::table::body::get_item(self.client(), self.get_request(E::NAMES, &key, true));
         let resp = self.execute(Call::new("GetItem", E::TYPE), request).await.map_err(|e| Error::sdk("GetItem", e))?;
         match resp.item.filter(|i| !i.is_empty()) {
             None => Ok(None),
@@ -412,14 +412,14 @@ async fn read_again<E: Entity>(table: &Table, item: &Item) -> Result<Option<Item
     let names = E::NAMES;
     let key: Item =
         [names.pk, names.sk].into_iter().filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone()))).collect();
-    let request = table
-        .client()
-        .get_item()
-        .table_name(table.name())
-        .set_key(Some(key))
-        .consistent_read(true)
-        .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
-        .send();
+    let request = crate::table::body::get_item(
+        table.client(),
+        aws_sdk_dynamodb::operation::get_item::GetItemInput::builder()
+            .table_name(table.name())
+            .set_key(Some(key))
+            .consistent_read(true)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes),
+    );
     let out = table.execute(Call::new("GetItem", E::TYPE), request).await.map_err(|e| Error::sdk("GetItem", e))?;
     Ok(out.item.filter(|i| !i.is_empty()))
 }

@@ -114,7 +114,7 @@ impl<T: Send + 'static> ScanRequest<T> {
         if let Some(rate) = &self.rate {
             rate.acquire().await;
         }
-        let request = crate::query::body::scan(self.table.client(), self.request(parts, limit, start));
+        let request = crate::table::body::scan(self.table.client(), self.request(parts, limit, start));
         let out =
             self.table.execute(Call::new("Scan", self.entity), request).await.map_err(|e| Error::sdk("Scan", e))?;
         if let Some(rate) = &self.rate {
