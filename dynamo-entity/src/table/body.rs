@@ -4,8 +4,12 @@
 //! `UpdateItem` or `DeleteItem` returns when it asks for them (`ReturnValues`), and the
 //! `Responses` of a `BatchGetItem` or `TransactGetItems`.
 //!
-//! The request goes through the SDK's own client, with one interceptor of its own,
-//! [`FromBody`]: the SDK signs it, sends it, retries it and reads its errors and every other
+//! The request goes through the SDK's own client, with one interceptor of this crate,
+//! [`ReadBodies`], which every handle's client carries ([`reading`]) and which acts only for
+//! a request sent inside [`ANSWER`]'s scope, on that request's [`FromBody`]. (A request's
+//! own interceptor, `customize`, adds a layer to the SDK's configuration that every lookup of
+//! the request then walks: for one small item that cost as much as the reader saves.) The
+//! SDK signs the request, sends it, retries it and reads its errors and every other
 //! member of the answer (`Count`, `LastEvaluatedKey`, `ConsumedCapacity`, …) as usual. For a
 //! 2xx answer the interceptor puts a wrapper around the body (`modify_before_deserialization`,
 //! which runs before the SDK reads the body: `aws-smithy-runtime`'s orchestrator reads it
@@ -107,9 +111,32 @@ impl<T> FromBody<T> {
     }
 }
 
-impl<T: std::fmt::Debug + Send + 'static> Intercept for FromBody<T> {
+/// What [`ReadBodies`] does to the answer of the request being sent: a [`FromBody`] of any
+/// member.
+trait Answer: Send + Sync {
+    /// Reads the member from `response` (see [`FromBody::answer`]).
+    fn read(&self, response: &mut HttpResponse);
+}
+
+impl<T: Send + 'static> Answer for FromBody<T> {
+    fn read(&self, response: &mut HttpResponse) {
+        self.answer(response);
+    }
+}
+
+tokio::task_local! {
+    /// The [`FromBody`] of the request being sent.
+    static ANSWER: Arc<dyn Answer>;
+}
+
+/// The interceptor of every handle's client ([`reading`]): it reads the answer of a request
+/// sent inside [`ANSWER`]'s scope, and does nothing for any other.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ReadBodies;
+
+impl Intercept for ReadBodies {
     fn name(&self) -> &'static str {
-        "dynamo_entity::table::FromBody"
+        "dynamo_entity::table::ReadBodies"
     }
 
     fn modify_before_deserialization(
@@ -118,9 +145,15 @@ impl<T: std::fmt::Debug + Send + 'static> Intercept for FromBody<T> {
         _components: &RuntimeComponents,
         _cfg: &mut ConfigBag,
     ) -> Result<(), BoxError> {
-        self.answer(context.response_mut());
+        let _ = ANSWER.try_with(|answer| answer.read(context.response_mut()));
         Ok(())
     }
+}
+
+/// `client` with [`ReadBodies`]: the client a handle sends through. A request sent through a
+/// client without it gets the SDK's reading of its answer, the same values.
+pub(crate) fn reading(client: &Client) -> Client {
+    Client::from_conf(client.config().to_builder().interceptor(ReadBodies).build())
 }
 
 impl<T: Send + 'static> FromBody<T> {
@@ -245,7 +278,7 @@ macro_rules! from_body {
             })?
             let answer = FromBody::$member();
             let builder = $fluent(client, input).map_err(SdkError::construction_failure)?;
-            let mut out = builder.customize().interceptor(answer.clone()).send().await?;
+            let mut out = ANSWER.scope(Arc::new(answer.clone()), builder.send()).await?;
             if let Some(read) = answer.take() {
                 out.$field = Some(read);
             }

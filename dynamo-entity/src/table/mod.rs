@@ -153,6 +153,8 @@ impl<D> std::fmt::Debug for Table<D> {
 impl Table {
     /// A handle on table `name` through `client`. Nothing is sent.
     pub fn new(client: Client, name: impl Into<String>) -> Table {
+        // Answers' items are read from the body by this crate's reader (`body`).
+        let client = body::reading(&client);
         let writes = Arc::new(resend::Writes::of(&client));
         Table {
             inner: Arc::new(TableInner {
@@ -370,7 +372,10 @@ impl<D> Table<D> {
         }
     }
 
-    /// The SDK client.
+    /// The SDK client the handle sends through: the client it was made with (its
+    /// configuration, credentials, HTTP client and interceptors), with one interceptor of this
+    /// crate added, which reads the items of the library's own requests' answers and leaves
+    /// every other request as it is.
     pub fn client(&self) -> &Client {
         &self.inner.client
     }
