@@ -151,9 +151,19 @@ impl Intercept for ReadBodies {
 }
 
 /// `client` with [`ReadBodies`]: the client a handle sends through. A request sent through a
-/// client without it gets the SDK's reading of its answer, the same values.
+/// client without it gets the SDK's reading of its answer, the same values. A client that has
+/// it already (another handle's) is returned as it is: a second one would read the body the
+/// first one left, without the member, and answer an empty page.
 pub(crate) fn reading(client: &Client) -> Client {
+    if has_interceptor(client, ReadBodies.name()) {
+        return client.clone();
+    }
     Client::from_conf(client.config().to_builder().interceptor(ReadBodies).build())
+}
+
+/// Whether `client` has an interceptor named `name`.
+pub(crate) fn has_interceptor(client: &Client, name: &str) -> bool {
+    client.config().interceptors().any(|i| i.name() == name)
 }
 
 impl<T: Send + 'static> FromBody<T> {
@@ -462,6 +472,23 @@ mod tests {
     };
 
     use super::*;
+    use crate::table::held::KeepBody;
+
+    #[test]
+    fn a_client_reads_bodies_through_one_interceptor_however_many_handles_it_went_through() {
+        let count = |c: &Client| c.config().interceptors().filter(|i| i.name() == ReadBodies.name()).count();
+        let client = crate::table::offline_client();
+        assert_eq!(count(&client), 0);
+        // A second reader would find the body without its member and answer an empty page.
+        let first = crate::Table::new(client, "t");
+        let second = crate::Table::new(first.client().clone(), "t");
+        assert_eq!(count(first.client()), 1);
+        assert_eq!(count(second.client()), 1);
+        let keeps =
+            |t: &crate::Table| t.write_client().config().interceptors().filter(|i| i.name() == KeepBody.name()).count();
+        assert_eq!((keeps(&first), keeps(&second)), (1, 1));
+        assert_eq!(count(second.write_client()), 1);
+    }
 
     /// A client whose requests are built, never sent.
     fn client() -> Client {

@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::config::Intercept;
 use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::config::retry::RetryConfig;
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
@@ -45,8 +46,12 @@ impl Writes {
     pub(crate) fn of(client: &Client) -> Writes {
         let config = client.config();
         let attempts = config.retry_config().map_or(3, RetryConfig::max_attempts);
-        let client =
-            Client::from_conf(config.to_builder().retry_config(RetryConfig::disabled()).interceptor(KeepBody).build());
+        let mut builder = config.to_builder().retry_config(RetryConfig::disabled());
+        // One `KeepBody` a client, however many handles it was made through.
+        if !super::body::has_interceptor(client, KeepBody.name()) {
+            builder = builder.interceptor(KeepBody);
+        }
+        let client = Client::from_conf(builder.build());
         Writes { client, tokens: true, policy: RetryPolicy::DEFAULT.max_attempts(attempts), answered: Arc::default() }
     }
 }
