@@ -6,12 +6,14 @@
 //! holds the whole item, and copying it took about 15,000 instructions a put (a Skill of 11
 //! attributes), a fifth of what a put costs the library beyond hand-written SDK code.
 //!
-//! So a put's first attempt takes the item itself, and an interceptor, [`KeepBody`], keeps
-//! the body the SDK serialized from it (`read_after_serialization`; the body's bytes are
-//! shared, not copied). The interceptor is one of the handle's write client, where it does
-//! nothing but for a put's attempt, which runs inside [`keeping`]: a request's own
-//! interceptor (`customize`) would add a layer to the SDK's configuration that every lookup
-//! of every request then walks, which cost more than the copy it saves. A later attempt is rare: a throttled attempt, one that lost its
+//! So a put's first attempt takes the item itself, and the crate's interceptor,
+//! [`ReadBodies`](super::body::ReadBodies), keeps the body the SDK serialized from it
+//! (`read_after_serialization`, [`keep`]; the body's bytes are shared, not copied). It does
+//! this only for a put's attempt, which runs inside [`keeping`]. A request's own interceptor
+//! (`customize`) would add a layer to the SDK's configuration that every lookup of the request
+//! then walks, and each interceptor of a client costs about 5,000 instructions a request (the
+//! SDK asks at every hook whether it is enabled): so the crate has one, on every handle's
+//! clients. A later attempt is rare: a throttled attempt, one that lost its
 //! answer, or another writer's newer write. It reads the item back from that body, so it
 //! sends the exact values the first attempt sent ([`Held::item`]).
 //!
@@ -25,8 +27,6 @@ use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef;
-use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
-use aws_sdk_dynamodb::error::BoxError;
 use aws_sdk_dynamodb::operation::put_item::PutItemInput;
 use aws_sdk_dynamodb::operation::put_item::builders::PutItemInputBuilder;
 use aws_smithy_types::body::SdkBody;
@@ -67,35 +67,20 @@ tokio::task_local! {
     static HELD: Arc<Mutex<Held>>;
 }
 
-/// `request`, a put's attempt, run so that [`KeepBody`] keeps its body in `held`.
+/// `request`, a put's attempt, run so that [`keep`] keeps its body in `held`.
 pub(crate) fn keeping<F: Future>(held: Arc<Mutex<Held>>, request: F) -> impl Future<Output = F::Output> {
     HELD.scope(held, request)
 }
 
-/// The interceptor of a handle's write client that keeps the body the SDK serialized for the
-/// put being sent ([`keeping`]); it does nothing for other requests.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct KeepBody;
-
-impl Intercept for KeepBody {
-    fn name(&self) -> &'static str {
-        "dynamo_entity::table::KeepBody"
-    }
-
-    fn read_after_serialization(
-        &self,
-        context: &BeforeTransmitInterceptorContextRef<'_>,
-        _components: &RuntimeComponents,
-        _cfg: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        // Outside a put's attempt there is nothing to keep.
-        let _ = HELD.try_with(|held| {
-            // The SDK serializes into memory, so the clone shares its bytes.
-            let sent = context.request().body().try_clone();
-            held.lock().unwrap_or_else(PoisonError::into_inner).sent = sent;
-        });
-        Ok(())
-    }
+/// Keeps the body the SDK serialized for the put being sent ([`keeping`]); does nothing for
+/// other requests. Called by the crate's one interceptor,
+/// [`ReadBodies`](super::body::ReadBodies), in `read_after_serialization`.
+pub(crate) fn keep(context: &BeforeTransmitInterceptorContextRef<'_>) {
+    let _ = HELD.try_with(|held| {
+        // The SDK serializes into memory, so the clone shares its bytes.
+        let sent = context.request().body().try_clone();
+        held.lock().unwrap_or_else(PoisonError::into_inner).sent = sent;
+    });
 }
 
 /// The `Item` member of a serialized `PutItem` request, as the SDK's JSON writer wrote it.

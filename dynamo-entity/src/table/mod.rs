@@ -153,9 +153,11 @@ impl<D> std::fmt::Debug for Table<D> {
 impl Table {
     /// A handle on table `name` through `client`. Nothing is sent.
     pub fn new(client: Client, name: impl Into<String>) -> Table {
-        // Answers' items are read from the body by this crate's reader (`body`).
-        let client = body::reading(&client);
+        // Each client is made from the one given, once: a client made from a made one walks a
+        // deeper configuration on every request. Answers' items are read from the body by this
+        // crate's reader (`body`).
         let writes = Arc::new(resend::Writes::of(&client));
+        let client = body::reading(&client);
         Table {
             inner: Arc::new(TableInner {
                 client,

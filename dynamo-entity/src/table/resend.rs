@@ -24,8 +24,9 @@ use crate::error::Error;
 use crate::retry::RetryPolicy;
 use crate::schema::Item;
 use crate::table::Table;
+use crate::table::body::ReadBodies;
 use crate::table::exec::{Call, Consumed, Next, Retrying};
-use crate::table::held::{Held, KeepBody};
+use crate::table::held::Held;
 use crate::write_token::{HISTORY, Pending, PendingWrite, Resolved, Seen, WriteToken};
 
 /// How a handle sends its single-item writes, shared by its clones.
@@ -47,9 +48,9 @@ impl Writes {
         let config = client.config();
         let attempts = config.retry_config().map_or(3, RetryConfig::max_attempts);
         let mut builder = config.to_builder().retry_config(RetryConfig::disabled());
-        // One `KeepBody` a client, however many handles it was made through.
-        if !super::body::has_interceptor(client, KeepBody.name()) {
-            builder = builder.interceptor(KeepBody);
+        // One `ReadBodies` a client, however many handles it was made through.
+        if !super::body::has_interceptor(client, ReadBodies.name()) {
+            builder = builder.interceptor(ReadBodies);
         }
         let client = Client::from_conf(builder.build());
         Writes { client, tokens: true, policy: RetryPolicy::DEFAULT.max_attempts(attempts), answered: Arc::default() }
