@@ -83,12 +83,11 @@ pub(crate) fn keep(context: &BeforeTransmitInterceptorContextRef<'_>) {
     });
 }
 
-/// The `Item` member of a serialized `PutItem` request, as the SDK's JSON writer wrote it.
+/// The `Item` member of a serialized `PutItem` request, as the SDK's JSON writer wrote it, read
+/// by the crate's reader of answers ([`json::take_item`]: a request's body has the same form).
 fn item_in_body(body: &[u8]) -> Option<Item> {
-    let request: serde_json::Value = serde_json::from_slice(body).ok()?;
-    let text = serde_json::to_vec(request.get("Item")?).ok()?;
-    match json::read_item(&text) {
-        Ok(item) => Some(item),
+    match json::take_item(body, "Item") {
+        Ok(taken) => taken.map(|t| t.value),
         Err(e) => {
             tracing::warn!(at = e.at, reason = e.reason, "a put's sent item did not read back");
             None
