@@ -61,39 +61,81 @@ impl Writes {
 /// the token of the latest one of each item. A write answered before another write's first
 /// attempt was sent was applied before it; a history that holds its token reaches back to
 /// before that other write, however recent the token's time (see
-/// [`write_token`](crate::write_token)). Entries are kept for twice
+/// [`write_token`](crate::write_token)). An answer is known for [`KEEP`](Self::KEEP), twice
 /// [`RESEND_MARGIN`](crate::write_token::RESEND_MARGIN): an older answer's token is past the
 /// margin anyway.
+///
+/// Answers are kept in two generations, so that no write scans the others:
+///
+/// | event | what happens |
+/// |---|---|
+/// | a write is answered | its entry goes into the current generation |
+/// | the current generation is `KEEP` old | it becomes the previous one; the one before is dropped whole (all its entries are older than `KEEP`) |
+/// | the current generation holds [`MOST`](Self::MOST) entries | the same, early: the entries dropped may be younger than `KEEP` |
+///
+/// So a handle keeps at most `2 × MOST` entries (about 100 bytes each), and one write costs a
+/// lookup and an insert, however many writes a second the handle sends. An answer forgotten
+/// early (more than `MOST` writes within `KEEP`) only makes a later write of that item less
+/// able to tell its own lost attempt from another writer's: its result may be
+/// [`Error::OutcomeUnknown`] where it could have been `Ok`, never a wrong one.
 #[derive(Debug, Default)]
 pub(crate) struct Answered {
-    recent: Mutex<HashMap<String, (WriteToken, Instant)>>,
+    recent: Mutex<Generations>,
+}
+
+/// The two generations of [`Answered`].
+#[derive(Debug, Default)]
+struct Generations {
+    /// Answers since `since`.
+    current: HashMap<String, (WriteToken, Instant)>,
+    /// Answers of the generation before (all older than `since`).
+    previous: HashMap<String, (WriteToken, Instant)>,
+    /// When the current generation began; `None` before the first answer.
+    since: Option<Instant>,
 }
 
 impl Answered {
     /// How long an answer is kept.
     const KEEP: Duration = Duration::from_secs(2 * crate::write_token::RESEND_MARGIN.as_secs());
 
-    fn recent(&self) -> std::sync::MutexGuard<'_, HashMap<String, (WriteToken, Instant)>> {
+    /// How many answers one generation holds at most.
+    const MOST: usize = 16_384;
+
+    fn recent(&self) -> std::sync::MutexGuard<'_, Generations> {
         self.recent.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The token of the latest write of `key` answered in the last moments.
     pub(crate) fn before(&self, key: &str) -> Option<WriteToken> {
-        self.recent().get(key).filter(|(_, at)| at.elapsed() < Self::KEEP).map(|(token, _)| *token)
+        self.before_at(key, Instant::now())
+    }
+
+    fn before_at(&self, key: &str, now: Instant) -> Option<WriteToken> {
+        let recent = self.recent();
+        let entry = recent.current.get(key).or_else(|| recent.previous.get(key));
+        entry.filter(|(_, at)| now.saturating_duration_since(*at) < Self::KEEP).map(|(token, _)| *token)
     }
 
     /// A write of `key` with `token` was answered (`None`: a delete, the item is gone).
     fn record(&self, key: &str, token: Option<WriteToken>) {
+        self.record_at(key, token, Instant::now());
+    }
+
+    fn record_at(&self, key: &str, token: Option<WriteToken>, now: Instant) {
         let mut recent = self.recent();
-        if recent.len() >= 4096 {
-            recent.retain(|_, (_, at)| at.elapsed() < Self::KEEP);
+        let recent = &mut *recent;
+        let old = recent.since.is_none_or(|since| now.saturating_duration_since(since) >= Self::KEEP);
+        if old || recent.current.len() >= Self::MOST {
+            recent.previous = std::mem::take(&mut recent.current);
+            recent.since = Some(now);
         }
         match token {
             Some(token) => {
-                recent.insert(key.to_owned(), (token, Instant::now()));
+                recent.current.insert(key.to_owned(), (token, now));
             }
             None => {
-                recent.remove(key);
+                recent.current.remove(key);
+                recent.previous.remove(key);
             }
         }
     }
@@ -631,5 +673,77 @@ impl Table {
             .await
             .map_err(|e| Error::sdk("GetItem", e))?;
         Ok(read.item.filter(|i| !i.is_empty()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn token(n: u64) -> WriteToken {
+        WriteToken::at(n, n)
+    }
+
+    fn sizes(a: &Answered) -> (usize, usize) {
+        let recent = a.recent();
+        (recent.current.len(), recent.previous.len())
+    }
+
+    #[test]
+    fn an_answer_is_known_for_keep_and_not_after() {
+        let (a, t0) = (Answered::default(), Instant::now());
+        a.record_at("PK=A", Some(token(1)), t0);
+        a.record_at("PK=A", Some(token(2)), t0);
+        assert_eq!(a.before_at("PK=A", t0), Some(token(2)));
+        assert_eq!(a.before_at("PK=A", t0 + Answered::KEEP - Duration::from_millis(1)), Some(token(2)));
+        assert_eq!(a.before_at("PK=A", t0 + Answered::KEEP), None);
+        assert_eq!(a.before_at("PK=B", t0), None);
+    }
+
+    #[test]
+    fn a_generation_turns_after_keep_and_the_one_before_it_is_dropped_whole() {
+        let (a, t0) = (Answered::default(), Instant::now());
+        let half = Answered::KEEP / 2;
+        a.record_at("PK=A", Some(token(1)), t0);
+        a.record_at("PK=B", Some(token(2)), t0 + half);
+        assert_eq!(sizes(&a), (2, 0));
+        // KEEP after the generation began: A and B move to the previous generation.
+        a.record_at("PK=C", Some(token(3)), t0 + Answered::KEEP);
+        assert_eq!(sizes(&a), (1, 2));
+        assert_eq!(a.before_at("PK=B", t0 + Answered::KEEP), Some(token(2)));
+        assert_eq!(a.before_at("PK=C", t0 + Answered::KEEP), Some(token(3)));
+        // Another KEEP: the generation of A and B is dropped, C's is the previous one.
+        a.record_at("PK=D", Some(token(4)), t0 + 2 * Answered::KEEP);
+        assert_eq!(sizes(&a), (1, 1));
+        assert_eq!(a.before_at("PK=C", t0 + 2 * Answered::KEEP - Duration::from_millis(1)), Some(token(3)));
+        assert_eq!(a.before_at("PK=B", t0 + Answered::KEEP + half - Duration::from_millis(1)), None);
+    }
+
+    #[test]
+    fn a_full_generation_turns_early_so_a_handle_keeps_at_most_twice_most() {
+        let (a, t0) = (Answered::default(), Instant::now());
+        let n = 3 * Answered::MOST + 5;
+        for i in 0..n {
+            a.record_at(&format!("PK={i}"), Some(token(i as u64)), t0);
+        }
+        assert_eq!(sizes(&a), (5, Answered::MOST));
+        // The newest MOST + 5 are known; the ones before them were forgotten early.
+        let first_known = n - Answered::MOST - 5;
+        assert_eq!(a.before_at(&format!("PK={first_known}"), t0), Some(token(first_known as u64)));
+        assert_eq!(a.before_at(&format!("PK={}", n - 1), t0), Some(token(n as u64 - 1)));
+        assert_eq!(a.before_at(&format!("PK={}", first_known - 1), t0), None);
+        assert_eq!(a.before_at("PK=0", t0), None);
+    }
+
+    #[test]
+    fn a_delete_forgets_its_item_in_both_generations() {
+        let (a, t0) = (Answered::default(), Instant::now());
+        a.record_at("PK=A", Some(token(1)), t0);
+        a.record_at("PK=B", Some(token(2)), t0 + Answered::KEEP);
+        a.record_at("PK=A", Some(token(3)), t0 + Answered::KEEP);
+        a.record_at("PK=A", None, t0 + Answered::KEEP);
+        assert_eq!(a.before_at("PK=A", t0 + Answered::KEEP), None);
+        assert_eq!(sizes(&a), (1, 0));
+        assert_eq!(a.before_at("PK=B", t0 + Answered::KEEP), Some(token(2)));
     }
 }
