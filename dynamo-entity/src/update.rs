@@ -596,7 +596,7 @@ impl<E: Entity> UpdateRequest<E> {
     /// key and the values set over 400 KB) / [`Error::LimitExceeded`] before sending;
     /// [`Error::NotFound`] when there is no item with this key; [`Error::ConditionFailed`] when
     /// the condition does not hold; [`Error::UpgradeRequired`] (nothing written) when the item
-    /// is stored at an earlier schema version of a versioned entity;
+    /// is stored at another schema version of a versioned entity (earlier or newer);
     /// [`Error::OutcomeUnknown`] when an attempt lost its answer and the library cannot tell
     /// whether it was applied (see [`write_token`](crate::write_token)); [`Error::Sdk`].
     pub async fn send(self) -> Result<Returned<E>, Error> {
@@ -904,12 +904,16 @@ impl PreparedUpdate {
             }
         }
         if let Some(schema) = self.schema {
+            let operation = if self.creates || self.cannot_create.is_some() { "upsert" } else { "update" };
+            let current = schema.schema_version.map_or(0, |v| v.version);
             match crate::schema::evolve::stored_version(&old, schema) {
                 Ok(crate::schema::evolve::Stored::Current) => {}
                 Ok(crate::schema::evolve::Stored::Earlier) => {
-                    let current = schema.schema_version.map_or(0, |v| v.version);
                     let stored = crate::schema::evolve::version_of_item(&old, schema).unwrap_or_default();
-                    let operation = if self.creates || self.cannot_create.is_some() { "upsert" } else { "update" };
+                    return Error::UpgradeRequired { operation, entity, key, stored, current };
+                }
+                // Stored by a newer program: refused and not written, as a put would be.
+                Err(Error::SchemaVersion { stored, .. }) if stored > u64::from(current) => {
                     return Error::UpgradeRequired { operation, entity, key, stored, current };
                 }
                 Err(e) => return e,

@@ -164,12 +164,21 @@ pub enum Error {
     ///   the old shape and drop what it wrote. Upgrade the item first
     ///   ([`Table::upgrade_key`](crate::Table::upgrade_key)), then send the write again. See
     ///   [`upsert`](crate::update::upsert).
-    /// * A put or a replace ([`Table::put`](crate::Table::put),
-    ///   [`Table::replace`](crate::Table::replace)) found the item at a **newer** version
-    ///   (`stored > current`), as a newer program wrote it. Writing the whole item at version
-    ///   `current` would lose what only version `stored` holds. The program must be upgraded:
-    ///   write the item from code that knows version `stored`. See
-    ///   [`evolve`](crate::schema::evolve#writes).
+    /// * A put, a replace, an update or an upsert ([`Table::put`](crate::Table::put),
+    ///   [`Table::replace`](crate::Table::replace), the three above) found the item at a
+    ///   **newer** version (`stored > current`), as a newer program wrote it. Writing it at
+    ///   version `current` would lose what only version `stored` holds, or write fields that
+    ///   version `stored` no longer reads. Write the item from code that knows version
+    ///   `stored`. See [`evolve`](crate::schema::evolve#writes).
+    ///
+    /// | the write's version | the item's version | result |
+    /// |---|---|---|
+    /// | `current` | `current` | written |
+    /// | `current` | earlier (`stored < current`) | a put or replace: written at `current`; an update or upsert: this error |
+    /// | `current` | newer (`stored > current`) | this error, for every write |
+    ///
+    /// A read of an item at a version the struct does not declare is
+    /// [`Error::SchemaVersion`] instead: nothing was written, and nothing is decoded.
     ///
     /// ```
     /// use dynamo_entity::Error;

@@ -95,7 +95,10 @@
 //! Every write of a whole item ([`Entity::to_item`]: put, create,
 //! replace, batch and transactional writes) stamps the struct's own version. An update
 //! (`UpdateItem`) writes only the attributes it names and leaves the stored version as it is:
-//! upgrade an item before an update that relies on the new shape.
+//! upgrade an item before an update that relies on the new shape. So an update or upsert through
+//! the struct of version `N` requires the item at version `N`: one stored at an earlier or a
+//! newer version is refused, nothing written, with [`Error::UpgradeRequired`] (`operation`
+//! `"update"` or `"upsert"`; `stored` says which way).
 //!
 //! A whole-item write never replaces an item stored at a **newer** version, as a newer program
 //! writes it during a rolling deploy: what only that version holds would be lost.

@@ -39,8 +39,9 @@
 //!   [`Error::UpgradeRequired`]: the upsert's fields are those of version `N`, and the item, still
 //!   stamped with its old version, would be read as the old struct and lose them. Upgrade it
 //!   first ([`Table::upgrade_key`](crate::Table::upgrade_key)). An item of a version newer than
-//!   `N` is [`Error::SchemaVersion`]. A plain [`update`](crate::Table::update) refuses such an
-//!   item the same way ([`Error::UpgradeRequired`], nothing written).
+//!   `N` is refused too ([`Error::UpgradeRequired`] with `stored > current`: write it from a
+//!   program that knows that version). A plain [`update`](crate::Table::update) refuses both the
+//!   same way (nothing written).
 //! * `set_if_absent` on a field of a GSI or LSI key is allowed only when no field of that
 //!   index's keys is an `Option` (the key of an existing item is then kept whole with
 //!   `if_not_exists`, and the new item's is built from the values given).
@@ -223,7 +224,7 @@ impl<D> Table<D> {
 /// (attribute_not_exists(PK) OR <schema> = N)`, and `OR attribute_not_exists(<schema>)` when
 /// `N` is the oldest declared version (an item without the attribute reads as it). A stored
 /// item of another version is refused by DynamoDB, and the failure explained from the old
-/// item ([`Error::UpgradeRequired`], [`Error::SchemaVersion`]).
+/// item ([`Error::UpgradeRequired`]).
 pub(super) fn push_schema_guard(
     names: &crate::schema::AttributeNames,
     sv: &crate::schema::evolve::SchemaVersion,

@@ -11,8 +11,8 @@
 //! | contract | `Switch` and `Contract` | version 2 | `Contract`: version 2 only |
 //!
 //! An update through one struct is refused, writing nothing, when the item is stored at the
-//! other version: through `TicketV1` on a version-2 item ([`Error::SchemaVersion`]), through
-//! `TicketV2` on a version-1 item ([`Error::UpgradeRequired`]). The code of deploys 1 and 2 then
+//! other version, with [`Error::UpgradeRequired`]: through `TicketV1` on a version-2 item
+//! (`stored: 2`), through `TicketV2` on a version-1 item (`stored: 1`). The code of deploys 1 and 2 then
 //! sends the same change through the other struct. In each phase 8 tasks of each version
 //! create tickets, set the priority of the tickets they own in the phase, count views (`add`)
 //! on any ticket and read tickets of the other version. Afterwards: no request failed, and
@@ -74,7 +74,10 @@ enum Version {
 /// Whether `e` says the item is stored at the other version, so the same change must go
 /// through the other struct: nothing was written.
 fn other_version(e: &Error) -> bool {
-    matches!(e, Error::SchemaVersion { stored: 2, .. } | Error::UpgradeRequired { stored: 1, .. })
+    matches!(
+        e,
+        Error::UpgradeRequired { stored: 2, current: 1, .. } | Error::UpgradeRequired { stored: 1, current: 2, .. }
+    )
 }
 
 impl rolling::Version for Version {

@@ -3,7 +3,8 @@
 //! (`#[entity(version)]`), a transaction's put and the put of an entity with unique fields,
 //! through the struct of version 1 of an item a newer program stored at version 2, write
 //! nothing: `Error::UpgradeRequired` (a transaction: canceled, with the item), and the stored
-//! item keeps every attribute, its write history included. Over an item of version 1, an item
+//! item keeps every attribute, its write history included. An update or an upsert through
+//! version 1 is refused with the same error. Over an item of version 1, an item
 //! without a version attribute, or no item, they write as before; a lost answer on such a put
 //! still ends `Ok`, applied once.
 
@@ -155,6 +156,30 @@ async fn a_put_or_replace_through_version_1_leaves_an_item_of_version_2_as_it_is
     );
     table.put(&TicketV2 { id: "t1".into(), due_in_hours: 8, views: 6 }).await.unwrap();
     assert_eq!(common::raw_item(&table, "TICKET#t1", "META").await.unwrap()["due_in_hours"], n("8"));
+}
+
+#[tokio::test]
+async fn an_update_or_upsert_through_version_1_of_an_item_of_version_2_is_refused_the_same_way() {
+    let table = table("guard_update").await;
+    table.create(&TicketV2 { id: "t1".into(), due_in_hours: 24, views: 5 }).await.unwrap();
+    let before = whole(&table, "TICKET#t1").await.unwrap();
+
+    let e = table.update(TicketV1::key("t1")).set(TicketV1::PRIORITY, &3).send().await.unwrap_err();
+    assert!(refused(&e, "update", "Ticket", "PK=TICKET#t1 SK=META"), "{e:?}");
+    assert_eq!(
+        e.to_string(),
+        "Ticket PK=TICKET#t1 SK=META is stored at schema version 2, newer than version 1 this update writes; \
+         nothing was written: write it from a program that knows version 2"
+    );
+    let e = table.upsert(TicketV1::key("t1")).set(TicketV1::PRIORITY, &3).send().await.unwrap_err();
+    assert!(refused(&e, "upsert", "Ticket", "PK=TICKET#t1 SK=META"), "{e:?}");
+    let e = table.increment(TicketV1::key("t1"), TicketV1::VIEWS, 1).send().await.unwrap_err();
+    assert!(refused(&e, "upsert", "Ticket", "PK=TICKET#t1 SK=META"), "{e:?}");
+    assert_eq!(whole(&table, "TICKET#t1").await.unwrap(), before);
+
+    // Through version 2 the same change is written.
+    table.increment(TicketV2::key("t1"), TicketV2::VIEWS, 1).send().await.unwrap();
+    assert_eq!(whole(&table, "TICKET#t1").await.unwrap()["views"], n("6"));
 }
 
 #[tokio::test]
