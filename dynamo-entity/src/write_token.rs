@@ -273,13 +273,39 @@ pub(crate) fn guard(
     answered: Option<&WriteToken>,
     attempt: Attempt,
 ) -> String {
-    let own = guard_own(names, values, token, key, answered, attempt);
-    match condition {
-        // DynamoDB refuses redundant parentheses: a condition in one pair keeps it alone.
-        Some(c) if enclosed(c) => format!("{c} AND {own}"),
-        Some(c) if !c.is_empty() => format!("({c}) AND {own}"),
-        _ => own,
+    let own: std::borrow::Cow<'static, str> = match attempt {
+        Attempt::First => {
+            order(names, values, token);
+            ORDER.into()
+        }
+        Attempt::Resend => guard_own(names, values, token, key, answered, attempt).into(),
+    };
+    // DynamoDB refuses redundant parentheses: a condition in one pair keeps it alone.
+    let (open, c, close) = match condition {
+        Some(c) if enclosed(c) => ("", c, ""),
+        Some(c) if !c.is_empty() => ("(", c, ")"),
+        _ => return own.into_owned(),
+    };
+    let mut text = String::with_capacity(c.len() + own.len() + 7);
+    for part in [open, c, close, " AND ", &own] {
+        text.push_str(part);
     }
+    text
+}
+
+/// The first attempt's guard: every write's token is newer than the item's latest. A history's
+/// entries are in order, newest first, and a late attempt is refused once a newer write was
+/// applied. Its names and values are [`order`]'s.
+const ORDER: &str = "(attribute_not_exists(#w1) OR #w1 < :wt)";
+
+/// Adds the names and values of [`ORDER`].
+fn order(
+    names: &mut std::collections::HashMap<String, String>,
+    values: &mut std::collections::HashMap<String, AttributeValue>,
+    token: &WriteToken,
+) {
+    names.insert(HISTORY_NAMES[0].to_owned(), HISTORY[0].to_owned());
+    values.insert(":wt".to_owned(), token.value());
 }
 
 /// The history's part of [`guard`] alone, with its names and values.
@@ -291,13 +317,9 @@ pub(crate) fn guard_own(
     answered: Option<&WriteToken>,
     attempt: Attempt,
 ) -> String {
-    names.insert(HISTORY_NAMES[0].to_owned(), HISTORY[0].to_owned());
-    values.insert(":wt".to_owned(), token.value());
-    // Every write's token is newer than the item's latest: a history's entries are in order,
-    // newest first, and a late attempt is refused once a newer write was applied.
-    let order = "(attribute_not_exists(#w1) OR #w1 < :wt)";
+    order(names, values, token);
     if attempt == Attempt::First {
-        return order.to_owned();
+        return ORDER.to_owned();
     }
     add_names(names);
     names.insert("#wk".to_owned(), key.to_owned());
@@ -315,7 +337,7 @@ pub(crate) fn guard_own(
         None => "",
     };
     format!(
-        "{order} AND (attribute_not_exists(#wk) OR attribute_not_exists(#w1){known} OR (#w4 > :wz AND #w4 < :wf) \
+        "{ORDER} AND (attribute_not_exists(#wk) OR attribute_not_exists(#w1){known} OR (#w4 > :wz AND #w4 < :wf) \
          OR ((attribute_not_exists(#w4) OR #w4 = :wz) AND #w3 > :wz AND #w3 < :wf) \
          OR ((attribute_not_exists(#w3) OR #w3 = :wz) AND #w2 > :wz AND #w2 < :wf) \
          OR ((attribute_not_exists(#w2) OR #w2 = :wz) AND #w1 > :wz AND #w1 < :wf))"
@@ -623,6 +645,10 @@ mod tests {
         let first = guard(Some("a = :a"), &mut names, &mut values, &token, "PK", None, Attempt::First);
         assert_eq!(first, "(a = :a) AND (attribute_not_exists(#w1) OR #w1 < :wt)");
         assert_eq!(values.len(), 1);
+        let alone = guard(None, &mut names, &mut values, &token, "PK", None, Attempt::First);
+        assert_eq!(alone, "(attribute_not_exists(#w1) OR #w1 < :wt)");
+        assert_eq!(guard(Some(""), &mut names, &mut values, &token, "PK", None, Attempt::First), alone);
+        assert_eq!((names.len(), values.len()), (1, 1));
         assert_eq!(values.get(":wt"), Some(&token.value()));
         let resend =
             guard(None, &mut names, &mut values, &token, "PK", Some(&WriteToken::at(9_990, 1)), Attempt::Resend);

@@ -27,8 +27,6 @@ use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef;
-use aws_sdk_dynamodb::operation::put_item::PutItemInput;
-use aws_sdk_dynamodb::operation::put_item::builders::PutItemInputBuilder;
 use aws_smithy_types::body::SdkBody;
 
 use crate::schema::Item;
@@ -44,11 +42,9 @@ pub(crate) struct Held {
 }
 
 impl Held {
-    /// The item of `request`, taken out of it.
-    pub(crate) fn take(request: PutItemInputBuilder) -> (PutItemInputBuilder, Option<Arc<Mutex<Held>>>) {
-        let (input, item) = without_item(request);
-        let held = item.map(|item| Arc::new(Mutex::new(Held { item: Some(item), sent: None })));
-        (input, held)
+    /// `item`, held for the attempts of its put.
+    pub(crate) fn new(item: Item) -> Arc<Mutex<Held>> {
+        Arc::new(Mutex::new(Held { item: Some(item), sent: None }))
     }
 
     /// The item of the next attempt: the request's own for the first, else the one the last
@@ -95,31 +91,6 @@ fn item_in_body(body: &[u8]) -> Option<Item> {
     }
 }
 
-/// `request` without its item, and the item.
-fn without_item(request: PutItemInputBuilder) -> (PutItemInputBuilder, Option<Item>) {
-    let Some(i) = input(request) else { return (PutItemInputBuilder::default(), None) };
-    let item = i.item;
-    let request = PutItemInput::builder()
-        .set_table_name(i.table_name)
-        .set_expected(i.expected)
-        .set_return_values(i.return_values)
-        .set_return_consumed_capacity(i.return_consumed_capacity)
-        .set_return_item_collection_metrics(i.return_item_collection_metrics)
-        .set_conditional_operator(i.conditional_operator)
-        .set_condition_expression(i.condition_expression)
-        .set_expression_attribute_names(i.expression_attribute_names)
-        .set_expression_attribute_values(i.expression_attribute_values)
-        .set_return_values_on_condition_check_failure(i.return_values_on_condition_check_failure);
-    (request, item)
-}
-
-/// The input `request` builds: every field moved. The SDK's `build` of a `PutItem` input
-/// checks nothing and cannot fail; were it to, the request would go out empty, and DynamoDB
-/// would refuse it (no table): an error, never a write of something else.
-fn input(request: PutItemInputBuilder) -> Option<PutItemInput> {
-    request.build().ok()
-}
-
 #[cfg(test)]
 mod tests {
     use aws_sdk_dynamodb::primitives::Blob;
@@ -145,12 +116,7 @@ mod tests {
     #[test]
     fn the_first_attempt_takes_the_item_and_a_later_one_reads_it_back() {
         let item = Item::from([("PK".to_owned(), AttributeValue::S("a".to_owned()))]);
-        let request = PutItemInput::builder().table_name("t").set_item(Some(item.clone())).condition_expression("c");
-        let (rest, held) = Held::take(request);
-        assert_eq!(rest.get_item(), &None);
-        assert_eq!(rest.get_table_name().as_deref(), Some("t"));
-        assert_eq!(rest.get_condition_expression().as_deref(), Some("c"));
-        let held = held.unwrap();
+        let held = Held::new(item.clone());
         assert_eq!(Held::item(&held), Some(item.clone()));
         // Nothing was sent yet: there is nothing to read back.
         assert_eq!(Held::item(&held), None);

@@ -17,6 +17,12 @@ use aws_sdk_dynamodb::config::Intercept;
 use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::config::retry::RetryConfig;
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
+use aws_sdk_dynamodb::operation::delete_item::DeleteItemInput;
+use aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemInputBuilder;
+use aws_sdk_dynamodb::operation::put_item::PutItemInput;
+use aws_sdk_dynamodb::operation::put_item::builders::PutItemInputBuilder;
+use aws_sdk_dynamodb::operation::update_item::UpdateItemInput;
+use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemInputBuilder;
 use aws_sdk_dynamodb::types::AttributeValue;
 use futures::future::BoxFuture;
 
@@ -274,8 +280,10 @@ pub(crate) trait WriteRequest: Clone + Send + Sync + 'static {
     type Output: Consumed + Send + 'static;
     /// The SDK's operation error.
     type Error: ProvideErrorMetadata + Send + 'static;
-    /// The request without its condition, names and values, and those.
-    fn split(self) -> (Self, Parts);
+    /// The request without its condition, names and values, and those, moved out of it (no
+    /// copy); and a put's item, also moved out (`None` for the others: see
+    /// [`held`](super::held)).
+    fn split(self) -> (Self, Parts, Option<Item>);
     /// The request with `parts`; `guarded`: they hold a write token's guard, so a failed
     /// condition returns the item (`ALL_OLD`).
     fn with(self, parts: Parts, guarded: bool) -> Self;
@@ -283,11 +291,6 @@ pub(crate) trait WriteRequest: Clone + Send + Sync + 'static {
     /// item holds it in `_w1`; an update's history shift and every guard take it from `:wt`).
     fn stamp(self, _token: &WriteToken) -> Self {
         self
-    }
-    /// The request without its item, and the item held for its attempts (a put's: see
-    /// [`held`](super::held)); the request as it is for the others.
-    fn hold_item(self) -> (Self, Option<Arc<Mutex<Held>>>) {
-        (self, None)
     }
     /// The request with `item`.
     fn with_item(self, _item: Item) -> Self {
@@ -323,9 +326,8 @@ pub(crate) struct Write<R> {
 impl<R: WriteRequest> Write<R> {
     /// The write of `request` (its condition, names and values copied out once).
     pub(crate) fn new(request: R) -> Write<R> {
-        let (request, parts) = request.split();
-        let (request, item) = request.hold_item();
-        Write { request, parts, item }
+        let (request, parts, item) = request.split();
+        Write { request, parts, item: item.map(Held::new) }
     }
 
     /// The write of `request`, which holds no condition, names or values, with `parts`.
@@ -380,21 +382,12 @@ impl<R: WriteRequest> Write<R> {
 const NOT_SENT: &str = "the put's earlier attempt was not serialized, so its item was not kept";
 
 macro_rules! write_request {
-    ($($operation:ident: $builder:ident => $output:ident, $error:ident, $send:expr $(, $extra:item)*;)*) => {$(
+    ($($operation:ident: $builder:ident => $output:ident, $error:ident, $send:expr, $split:expr $(, $extra:item)*;)*) => {$(
         impl WriteRequest for aws_sdk_dynamodb::operation::$operation::builders::$builder {
             type Output = aws_sdk_dynamodb::operation::$operation::$output;
             type Error = aws_sdk_dynamodb::operation::$operation::$error;
-            fn split(self) -> (Self, Parts) {
-                let parts = Parts {
-                    condition: self.get_condition_expression().clone(),
-                    names: self.get_expression_attribute_names().clone(),
-                    values: self.get_expression_attribute_values().clone(),
-                };
-                let request = self
-                    .set_condition_expression(None)
-                    .set_expression_attribute_names(None)
-                    .set_expression_attribute_values(None);
-                (request, parts)
+            fn split(self) -> (Self, Parts, Option<Item>) {
+                ($split)(self)
             }
             fn with(self, parts: Parts, guarded: bool) -> Self {
                 let request = self
@@ -433,14 +426,12 @@ write_request!(
                 None => Box::pin(async move { super::body::put_item(&client, request).await }),
             }
         },
+        split_put,
         fn stamp(self, token: &WriteToken) -> Self {
             match self.get_item().as_ref().is_some_and(|item| item.contains_key(HISTORY[0])) {
                 true => self.item(HISTORY[0], token.value()),
                 false => self,
             }
-        },
-        fn hold_item(self) -> (Self, Option<Arc<Mutex<Held>>>) {
-            Held::take(self)
         },
         fn with_item(self, item: Item) -> Self {
             self.set_item(Some(item))
@@ -448,12 +439,80 @@ write_request!(
     update_item: UpdateItemInputBuilder => UpdateItemOutput, UpdateItemError,
         |request: Self, client: Client, _| -> Attempt<Self::Output, Self::Error> {
             Box::pin(async move { super::body::update_item(&client, request).await })
-        };
+        },
+        split_update;
     delete_item: DeleteItemInputBuilder => DeleteItemOutput, DeleteItemError,
         |request: Self, client: Client, _| -> Attempt<Self::Output, Self::Error> {
             Box::pin(async move { super::body::delete_item(&client, request).await })
-        };
+        },
+        split_delete;
 );
+
+// The SDK's input builders give their fields by reference only: each request is built (which
+// moves every field into the input's public fields and checks nothing, so it cannot fail) and
+// built again without the parts. A request that did not build would go out empty, and
+// DynamoDB would refuse it (no table): an error, never a write of something else.
+
+/// [`WriteRequest::split`] of a `PutItem`: its parts and its item.
+fn split_put(request: PutItemInputBuilder) -> (PutItemInputBuilder, Parts, Option<Item>) {
+    let Ok(i) = request.build() else { return Default::default() };
+    let parts = Parts {
+        condition: i.condition_expression,
+        names: i.expression_attribute_names,
+        values: i.expression_attribute_values,
+    };
+    let request = PutItemInput::builder()
+        .set_table_name(i.table_name)
+        .set_expected(i.expected)
+        .set_return_values(i.return_values)
+        .set_return_consumed_capacity(i.return_consumed_capacity)
+        .set_return_item_collection_metrics(i.return_item_collection_metrics)
+        .set_conditional_operator(i.conditional_operator)
+        .set_return_values_on_condition_check_failure(i.return_values_on_condition_check_failure);
+    (request, parts, i.item)
+}
+
+/// [`WriteRequest::split`] of an `UpdateItem`: its parts (its update expression stays).
+fn split_update(request: UpdateItemInputBuilder) -> (UpdateItemInputBuilder, Parts, Option<Item>) {
+    let Ok(i) = request.build() else { return Default::default() };
+    let parts = Parts {
+        condition: i.condition_expression,
+        names: i.expression_attribute_names,
+        values: i.expression_attribute_values,
+    };
+    let request = UpdateItemInput::builder()
+        .set_table_name(i.table_name)
+        .set_key(i.key)
+        .set_attribute_updates(i.attribute_updates)
+        .set_expected(i.expected)
+        .set_conditional_operator(i.conditional_operator)
+        .set_return_values(i.return_values)
+        .set_return_consumed_capacity(i.return_consumed_capacity)
+        .set_return_item_collection_metrics(i.return_item_collection_metrics)
+        .set_update_expression(i.update_expression)
+        .set_return_values_on_condition_check_failure(i.return_values_on_condition_check_failure);
+    (request, parts, None)
+}
+
+/// [`WriteRequest::split`] of a `DeleteItem`: its parts.
+fn split_delete(request: DeleteItemInputBuilder) -> (DeleteItemInputBuilder, Parts, Option<Item>) {
+    let Ok(i) = request.build() else { return Default::default() };
+    let parts = Parts {
+        condition: i.condition_expression,
+        names: i.expression_attribute_names,
+        values: i.expression_attribute_values,
+    };
+    let request = DeleteItemInput::builder()
+        .set_table_name(i.table_name)
+        .set_key(i.key)
+        .set_expected(i.expected)
+        .set_conditional_operator(i.conditional_operator)
+        .set_return_values(i.return_values)
+        .set_return_consumed_capacity(i.return_consumed_capacity)
+        .set_return_item_collection_metrics(i.return_item_collection_metrics)
+        .set_return_values_on_condition_check_failure(i.return_values_on_condition_check_failure);
+    (request, parts, None)
+}
 
 impl Table {
     /// Sends the single-item write `write` of the write with `token` (see
@@ -678,7 +737,87 @@ impl Table {
 
 #[cfg(test)]
 mod tests {
+    use aws_sdk_dynamodb::types::{
+        ConditionalOperator, ExpectedAttributeValue, ReturnConsumedCapacity, ReturnItemCollectionMetrics, ReturnValue,
+        ReturnValuesOnConditionCheckFailure,
+    };
+
     use super::*;
+
+    fn names() -> HashMap<String, String> {
+        HashMap::from([("#a".to_owned(), "a".to_owned()), ("#b".to_owned(), "b".to_owned())])
+    }
+
+    fn values() -> HashMap<String, AttributeValue> {
+        HashMap::from([(":v".to_owned(), AttributeValue::S("v".to_owned()))])
+    }
+
+    fn expected() -> HashMap<String, ExpectedAttributeValue> {
+        HashMap::from([("e".to_owned(), ExpectedAttributeValue::builder().exists(false).build())])
+    }
+
+    fn key() -> Item {
+        Item::from([("PK".to_owned(), AttributeValue::S("K".to_owned()))])
+    }
+
+    #[test]
+    fn a_split_moves_every_field_of_each_write_and_with_puts_them_back() {
+        let parts = || Parts { condition: Some("#a = :v".to_owned()), names: Some(names()), values: Some(values()) };
+        let put = PutItemInput::builder()
+            .table_name("t")
+            .set_item(Some(key()))
+            .set_expected(Some(expected()))
+            .return_values(ReturnValue::AllOld)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+            .return_item_collection_metrics(ReturnItemCollectionMetrics::Size)
+            .conditional_operator(ConditionalOperator::Or)
+            .condition_expression("#a = :v")
+            .set_expression_attribute_names(Some(names()))
+            .set_expression_attribute_values(Some(values()))
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+        let (rest, split, item) = put.clone().split();
+        assert_eq!((split.condition, split.names, split.values), (parts().condition, parts().names, parts().values));
+        assert_eq!(item, Some(key()));
+        assert_eq!(rest.get_item(), &None);
+        assert_eq!(rest.get_condition_expression(), &None);
+        assert_eq!(rest.with(parts(), false).set_item(item).build().unwrap(), put.build().unwrap());
+
+        let update = UpdateItemInput::builder()
+            .table_name("t")
+            .set_key(Some(key()))
+            .attribute_updates("u", aws_sdk_dynamodb::types::AttributeValueUpdate::builder().build())
+            .set_expected(Some(expected()))
+            .conditional_operator(ConditionalOperator::And)
+            .return_values(ReturnValue::AllNew)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .return_item_collection_metrics(ReturnItemCollectionMetrics::Size)
+            .update_expression("SET #b = :v")
+            .condition_expression("#a = :v")
+            .set_expression_attribute_names(Some(names()))
+            .set_expression_attribute_values(Some(values()))
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+        let (rest, split, item) = update.clone().split();
+        assert_eq!(item, None);
+        assert_eq!(rest.get_expression_attribute_names(), &None);
+        assert_eq!(rest.with(split, false).build().unwrap(), update.build().unwrap());
+
+        let delete = DeleteItemInput::builder()
+            .table_name("t")
+            .set_key(Some(key()))
+            .set_expected(Some(expected()))
+            .conditional_operator(ConditionalOperator::Or)
+            .return_values(ReturnValue::AllOld)
+            .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
+            .return_item_collection_metrics(ReturnItemCollectionMetrics::Size)
+            .condition_expression("#a = :v")
+            .set_expression_attribute_names(Some(names()))
+            .set_expression_attribute_values(Some(values()))
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+        let (rest, split, item) = delete.clone().split();
+        assert_eq!(item, None);
+        assert_eq!(rest.get_expression_attribute_values(), &None);
+        assert_eq!(rest.with(split, false).build().unwrap(), delete.build().unwrap());
+    }
 
     fn token(n: u64) -> WriteToken {
         WriteToken::at(n, n)
