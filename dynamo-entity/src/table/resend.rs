@@ -428,9 +428,11 @@ write_request!(
         },
         split_put,
         fn stamp(self, token: &WriteToken) -> Self {
-            match self.get_item().as_ref().is_some_and(|item| item.contains_key(HISTORY[0])) {
-                true => self.item(HISTORY[0], token.value()),
-                false => self,
+            match self.get_item().as_ref().and_then(|item| item.get(HISTORY[0])) {
+                // Planned with this token (every first round): as it is.
+                Some(AttributeValue::B(b)) if b.as_ref() == token.bytes() => self,
+                Some(_) => self.item(HISTORY[0], token.value()),
+                None => self,
             }
         },
         fn with_item(self, item: Item) -> Self {
@@ -758,6 +760,23 @@ mod tests {
 
     fn key() -> Item {
         Item::from([("PK".to_owned(), AttributeValue::S("K".to_owned()))])
+    }
+
+    #[test]
+    fn a_put_is_stamped_with_its_rounds_token_where_its_item_holds_a_history() {
+        let (a, b) = (WriteToken::at(1, 1), WriteToken::at(2, 2));
+        let with = |history: Option<&WriteToken>| {
+            let mut item = key();
+            if let Some(t) = history {
+                item.insert(HISTORY[0].to_owned(), t.value());
+            }
+            PutItemInput::builder().table_name("t").set_item(Some(item))
+        };
+        let history = |r: PutItemInputBuilder| r.get_item().as_ref().and_then(|i| i.get(HISTORY[0]).cloned());
+        assert_eq!(history(with(Some(&a)).stamp(&a)), Some(a.value()));
+        assert_eq!(history(with(Some(&a)).stamp(&b)), Some(b.value()));
+        assert_eq!(history(with(None).stamp(&b)), None);
+        assert_eq!(with(Some(&a)).stamp(&b).get_item().as_ref().map(Item::len), Some(2));
     }
 
     #[test]
