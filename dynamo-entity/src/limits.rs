@@ -485,8 +485,15 @@ const WORD: [bool; 256] = {
 /// most the text with each of those bytes standing for the longest name or largest value.
 /// `false` says nothing: scan the text.
 fn surely_short(text: &str, measured: &Substitutions<'_>) -> bool {
-    if text.len() > MAX_OPERATORS {
+    let len = text.len();
+    if len > MAX_OPERATORS {
         return false;
+    }
+    // Each `#` and `:` is a byte of the text: at most `len` of them in all. A short text with
+    // small substitutions fits by that bound alone, without counting them.
+    let widest = measured.longest_name.max(measured.largest_value);
+    if len <= MAX_IN_OPERANDS && len.saturating_add(len.saturating_mul(widest)) <= MAX_SUBSTITUTED_BYTES {
+        return true;
     }
     let (mut hashes, mut colons) = (0usize, 0usize);
     for b in text.bytes() {
