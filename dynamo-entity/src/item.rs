@@ -48,8 +48,9 @@ enum PutKind {
 // every write.
 #[allow(clippy::large_enum_variant)]
 enum PutPlan {
-    /// One `PutItem` with its condition.
-    Single { key: PrimaryKey, expected: Option<u64>, request: PutItemInputBuilder },
+    /// One `PutItem` with its condition. The key is not copied out of the item here: a
+    /// rendered request does not need it, a sent one takes it with `Table::planned_key`.
+    Single { expected: Option<u64>, request: PutItemInputBuilder },
     /// An entity with unique fields: a strongly consistent read, then one transaction with the
     /// guard items of its unique values ([`unique`](crate::unique)).
     Unique(Stamped),
@@ -77,11 +78,11 @@ impl Table {
     /// `token`: the write's, added to the item's write history ([`write_token`](crate::write_token));
     /// `None` for a rendered request or a handle without write tokens.
     fn put_plan<E: Entity>(&self, value: &E, kind: PutKind, token: Option<&WriteToken>) -> Result<PutPlan, Error> {
-        let w = versioning::stamp(value, kind == PutKind::Create)?;
         if E::schema().has_unique() {
-            return Ok(PutPlan::Unique(w));
+            return Ok(PutPlan::Unique(versioning::stamp(value, kind == PutKind::Create)?));
         }
-        let Stamped { key, mut item, expected, size } = w;
+        let versioning::Unkeyed { mut item, expected, size } =
+            versioning::stamp_unkeyed(value, kind == PutKind::Create)?;
         if let Some(token) = token {
             crate::write_token::put_history(&mut item, token);
             // The 400 KB limit counts the history too.
@@ -94,7 +95,13 @@ impl Table {
             PutKind::Create => self.create_request(E::NAMES, item),
             PutKind::Replace => self.replace_request::<E>(item, expected),
         };
-        Ok(PutPlan::Single { key, expected, request })
+        Ok(PutPlan::Single { expected, request })
+    }
+
+    /// The primary key of the item a planned `PutItem` of `value` writes, for the errors and
+    /// write history of the request sent.
+    fn planned_key<E: Entity>(value: &E, request: &PutItemInputBuilder) -> Result<PrimaryKey, Error> {
+        versioning::key_of_item(value, planned_item(request))
     }
 
     /// The requests of a put plan, in the order `send` sends them.
@@ -167,7 +174,7 @@ impl Table {
                 value.set_stored(stored);
                 return Ok(());
             }
-            PutPlan::Single { key, expected, request } => (key, expected, request),
+            PutPlan::Single { expected, request } => (Self::planned_key(value.value(), &request)?, expected, request),
         };
         let stored = value.decode_stored(planned_item(&request))?;
         match self.send_put::<V::Entity>(&key, request, token).await? {
@@ -312,7 +319,7 @@ impl Table {
                 value.set_stored(stored);
                 return Ok(());
             }
-            PutPlan::Single { key, request, .. } => (key, request),
+            PutPlan::Single { request, .. } => (Self::planned_key(value.value(), &request)?, request),
         };
         let stored = value.decode_stored(planned_item(&request))?;
         match self.send_put::<V::Entity>(&key, request, token).await? {
@@ -488,7 +495,7 @@ impl Table {
                 value.set_stored(stored);
                 return Ok(returned::<V::Entity>(old.unwrap_or_default()));
             }
-            PutPlan::Single { key, expected, request } => (key, expected, request),
+            PutPlan::Single { expected, request } => (Self::planned_key(value.value(), &request)?, expected, request),
         };
         let stored = value.decode_stored(planned_item(&request))?;
         match self.send_put::<V::Entity>(&key, request, token).await? {

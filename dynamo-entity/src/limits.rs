@@ -223,21 +223,24 @@ impl<'a> Substitutions<'a> {
         values: Option<&'a HashMap<String, AttributeValue>>,
     ) -> Substitutions<'a> {
         let (mut total, mut longest_name, mut largest_value) = (0usize, 0usize, 0usize);
-        let mut checked: Result<(), Exceeded> = Ok(());
+        // What may break a limit of one entry: a long placeholder or name, a map or list
+        // value (its nesting). Only then are the entries checked one by one, in order.
+        let (mut longest_placeholder, mut documents) = (0usize, false);
         for (placeholder, name) in names.into_iter().flatten() {
             longest_name = longest_name.max(name.len());
+            longest_placeholder = longest_placeholder.max(placeholder.len());
             total += placeholder.len() + name.len();
-            if checked.is_ok() {
-                checked = name_limits(placeholder, name);
-            }
         }
         for (placeholder, value) in values.into_iter().flatten() {
             let size = value_size(value);
             largest_value = largest_value.max(size);
+            longest_placeholder = longest_placeholder.max(placeholder.len());
+            documents |= matches!(value, AttributeValue::L(_) | AttributeValue::M(_));
             total += placeholder.len() + size;
-            if checked.is_ok() {
-                checked = value_limits(placeholder, value);
-            }
+        }
+        let mut checked: Result<(), Exceeded> = Ok(());
+        if longest_placeholder > MAX_PLACEHOLDER_BYTES || longest_name > MAX_ATTRIBUTE_NAME_BYTES || documents {
+            checked = first_entry_over(names, values);
         }
         if checked.is_ok() && total > MAX_SUBSTITUTION_BYTES {
             checked = Err(Exceeded::new(
@@ -485,8 +488,15 @@ const WORD: [bool; 256] = {
 /// most the text with each of those bytes standing for the longest name or largest value.
 /// `false` says nothing: scan the text.
 fn surely_short(text: &str, measured: &Substitutions<'_>) -> bool {
-    if text.len() > MAX_OPERATORS {
+    let len = text.len();
+    if len > MAX_OPERATORS {
         return false;
+    }
+    // Each `#` and `:` is a byte of the text: at most `len` of them in all. A short text with
+    // small substitutions fits by that bound alone, without counting them.
+    let widest = measured.longest_name.max(measured.largest_value);
+    if len <= MAX_IN_OPERANDS && len.saturating_add(len.saturating_mul(widest)) <= MAX_SUBSTITUTED_BYTES {
+        return true;
     }
     let (mut hashes, mut colons) = (0usize, 0usize);
     for b in text.bytes() {
@@ -581,6 +591,21 @@ pub(crate) fn check_substitutions(
     values: Option<&HashMap<String, AttributeValue>>,
 ) -> Result<(), Exceeded> {
     Substitutions::measure(names, values).check()
+}
+
+/// The first entry of `names`, then of `values`, in the maps' order, that breaks a limit of
+/// one entry ([`name_limits`], [`value_limits`]).
+fn first_entry_over(
+    names: Option<&HashMap<String, String>>,
+    values: Option<&HashMap<String, AttributeValue>>,
+) -> Result<(), Exceeded> {
+    for (placeholder, name) in names.into_iter().flatten() {
+        name_limits(placeholder, name)?;
+    }
+    for (placeholder, value) in values.into_iter().flatten() {
+        value_limits(placeholder, value)?;
+    }
+    Ok(())
 }
 
 /// The limits of one entry of `ExpressionAttributeNames`: the placeholder's length, the name's.

@@ -34,7 +34,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity, ReturnValu
 use crate::error::{Error, Returned};
 use crate::expr::{Condition, Field, Mutable, NotKey, NotMaintained, NotUnique};
 use crate::key::rebuild::PartText;
-use crate::key::{KeyPartError, PartForm};
+use crate::key::{KeyPartError, KeyType, PartForm, Segment};
 use crate::limits;
 use crate::schema::{Entity, EntitySchema, Key, PrimaryKey, VersionSchema};
 use crate::table::resend::{Parts, Sent, Write};
@@ -129,6 +129,31 @@ pub struct UpdateRequest<E> {
     _entity: std::marker::PhantomData<fn() -> E>,
 }
 
+/// Whether a secondary index key of `schema` takes `field`'s part in its number form
+/// ([`PartForm::Number`], which [`key_value`](crate::key::rebuild::key_value) reads): a numeric
+/// key (`N`), or an unpadded `<field:raw>`. An update writes that form only then.
+fn number_form_used(schema: &EntitySchema, field: &str) -> bool {
+    // Plain loops over the index slices: this runs for every key field an update sets.
+    for indexes in [schema.gsis, schema.lsis] {
+        for index in indexes {
+            for t in [index.pk, index.sk] {
+                let numeric = t.key_type == KeyType::N;
+                for segment in t.segments {
+                    let used = match segment {
+                        Segment::Field(f) => numeric && *f == field,
+                        Segment::Part { field: f, raw, .. } => (numeric || *raw) && *f == field,
+                        Segment::Literal(_) | Segment::Shard { .. } => false,
+                    };
+                    if used {
+                        return true;
+                    }
+                }
+            }
+        }
+    }
+    false
+}
+
 /// Which stored version an update of a versioned entity applies to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum VersionCheck {
@@ -145,7 +170,8 @@ impl<E: Entity> UpdateRequest<E> {
         UpdateRequest {
             table,
             key: key.into_encoded(),
-            actions: Vec::new(),
+            // Room for a few actions: every update has one (an empty one is refused).
+            actions: Vec::with_capacity(4),
             parts: Vec::new(),
             bounds: HashMap::new(),
             condition: None,
@@ -171,10 +197,17 @@ impl<E: Entity> UpdateRequest<E> {
         if let Some(write) = field.part {
             // Room for a typical part (a timestamp is 24 bytes): one allocation each.
             let mut composite = String::with_capacity(32);
-            let mut number = String::with_capacity(32);
+            // The number form only for a key that takes it (most keys take the composite).
+            let numbered = number_form_used(E::schema(), field.name);
             let text = write(value, &mut composite, PartForm::Composite).and_then(|present| {
-                write(value, &mut number, PartForm::Number)?;
-                Ok(PartText { present, composite: Some(composite), number: Some(number) })
+                let number = if numbered {
+                    let mut number = String::with_capacity(32);
+                    write(value, &mut number, PartForm::Number)?;
+                    Some(number)
+                } else {
+                    None
+                };
+                Ok(PartText { present, composite: Some(composite), number })
             });
             match self.parts.iter_mut().find(|(f, _)| *f == field.name) {
                 Some((_, old)) => *old = text,

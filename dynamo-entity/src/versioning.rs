@@ -312,16 +312,41 @@ pub(crate) struct Stamped {
 /// As [`Entity::to_item`]; [`Error::Invalid`] for a version that is negative or cannot be
 /// bumped.
 pub(crate) fn stamp<E: Entity>(value: &E, create: bool) -> Result<Stamped, Error> {
+    let Unkeyed { item, expected, size } = stamp_unkeyed(value, create)?;
+    let key = key_of_item(value, &item)?;
+    Ok(Stamped { key, item, expected, size })
+}
+
+/// A [`Stamped`] item without its key: what a write that is only rendered needs (the key's
+/// copy serves the errors of a sent request).
+pub(crate) struct Unkeyed {
+    pub item: Item,
+    pub expected: Option<u64>,
+    pub size: usize,
+}
+
+/// The primary key of `value`, as `to_item` encoded it into `item` (a copy, without encoding
+/// it again).
+///
+/// # Errors
+/// The key's encoding error, when `item` lacks a key attribute.
+pub(crate) fn key_of_item<E: Entity>(value: &E, item: &Item) -> Result<PrimaryKey, Error> {
+    match (item.get(E::NAMES.pk), item.get(E::NAMES.sk)) {
+        (Some(pk), Some(sk)) => Ok(PrimaryKey { pk: pk.clone(), sk: sk.clone() }),
+        _ => value.primary_key(),
+    }
+}
+
+/// [`stamp`] without the key ([`key_of_item`] gives it).
+///
+/// # Errors
+/// As [`stamp`].
+pub(crate) fn stamp_unkeyed<E: Entity>(value: &E, create: bool) -> Result<Unkeyed, Error> {
     let schema = E::schema();
     let mut item = value.to_item()?;
-    // The key as `to_item` encoded it, without encoding it again.
-    let key = match (item.get(E::NAMES.pk), item.get(E::NAMES.sk)) {
-        (Some(pk), Some(sk)) => PrimaryKey { pk: pk.clone(), sk: sk.clone() },
-        _ => value.primary_key()?,
-    };
     if !schema.has_maintained() {
         let size = crate::schema::size::measure_item_in(E::NAMES, E::TYPE, &item)?;
-        return Ok(Stamped { key, item, expected: None, size });
+        return Ok(Unkeyed { item, expected: None, size });
     }
     let mut expected = None;
     if let Some(version) = &schema.version {
@@ -346,7 +371,7 @@ pub(crate) fn stamp<E: Entity>(value: &E, create: bool) -> Result<Stamped, Error
         }
     }
     let size = crate::schema::size::measure_item_in(E::NAMES, E::TYPE, &item)?;
-    Ok(Stamped { key, item, expected, size })
+    Ok(Unkeyed { item, expected, size })
 }
 
 /// The current time as a stored `Timestamp` attribute.

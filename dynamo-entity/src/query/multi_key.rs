@@ -86,7 +86,7 @@ enum Range {
 pub struct MultiKeySpec<E> {
     index: &'static MultiKeyIndex,
     entity: &'static str,
-    pk: Vec<AttributeValue>,
+    pk: PkValues,
     sk: Vec<AttributeValue>,
     range: Option<Range>,
     /// The first value that could not be encoded.
@@ -99,7 +99,7 @@ impl<E> std::fmt::Debug for MultiKeySpec<E> {
         f.debug_struct("MultiKeySpec")
             .field("entity", &self.entity)
             .field("index", &self.index.index)
-            .field("pk", &self.pk)
+            .field("pk", &self.pk.as_slice())
             .field("sk", &self.sk)
             .field("range", &self.range)
             .finish()
@@ -118,7 +118,7 @@ impl<E: Entity> MultiKeySpec<E> {
         let mut spec = MultiKeySpec {
             index,
             entity,
-            pk: Vec::with_capacity(index.pk.len()),
+            pk: PkValues::None,
             sk: Vec::new(),
             range: None,
             error: None,
@@ -129,9 +129,13 @@ impl<E: Entity> MultiKeySpec<E> {
                 spec.pk.push(v);
             }
         }
-        let values = index.pk.iter().zip(&spec.pk);
-        if let Err(e) = check_aggregate(entity, E::NAMES.index_name(index.index).unwrap_or_default(), true, values) {
-            spec.error.get_or_insert(e);
+        // One attribute alone is within the side's limit: `value` checked it.
+        if index.pk.len() > 1 {
+            let values = index.pk.iter().zip(spec.pk.as_slice());
+            if let Err(e) = check_aggregate(entity, E::NAMES.index_name(index.index).unwrap_or_default(), true, values)
+            {
+                spec.error.get_or_insert(e);
+            }
         }
         spec
     }
@@ -262,7 +266,7 @@ impl<E: Entity> MultiKeySpec<E> {
     fn condition(&self) -> (String, HashMap<String, String>, HashMap<String, AttributeValue>) {
         // Sized once: a name and a value per key attribute given, one more name and up to two
         // values for the range; the expression's text written into one buffer (no `format!`).
-        let given = self.pk.len() + self.sk.len();
+        let given = self.pk.as_slice().len() + self.sk.len();
         let mut names = HashMap::with_capacity(given + 1);
         let mut values = HashMap::with_capacity(given + 2);
         let mut expr = String::with_capacity(24 * (given + 1));
@@ -274,7 +278,8 @@ impl<E: Entity> MultiKeySpec<E> {
             push_index(&mut p, i);
             p
         };
-        for (side, attrs, vals) in [('p', self.index.pk, &self.pk), ('s', self.index.sk, &self.sk)] {
+        for (side, attrs, vals) in [('p', self.index.pk, self.pk.as_slice()), ('s', self.index.sk, self.sk.as_slice())]
+        {
             for (i, (a, v)) in attrs.iter().zip(vals.iter()).enumerate() {
                 let (n, val) = (placeholder('#', side, i), placeholder(':', side, i));
                 if !expr.is_empty() {
@@ -330,10 +335,40 @@ impl<E: Entity> MultiKeySpec<E> {
             .index
             .pk
             .iter()
-            .zip(&self.pk)
+            .zip(self.pk.as_slice())
             .map(|(a, v)| format!("{}={}", a.attribute, cursor::scalar_text(v)))
             .collect();
         parts.join(",")
+    }
+}
+
+/// The values of a query's partition key attributes, in key schema order: the first inline
+/// (most indexes have one partition key attribute, which then costs no allocation), more in a
+/// vector.
+enum PkValues {
+    None,
+    One(AttributeValue),
+    Many(Vec<AttributeValue>),
+}
+
+impl PkValues {
+    fn push(&mut self, value: AttributeValue) {
+        *self = match std::mem::replace(self, PkValues::None) {
+            PkValues::None => PkValues::One(value),
+            PkValues::One(first) => PkValues::Many(vec![first, value]),
+            PkValues::Many(mut values) => {
+                values.push(value);
+                PkValues::Many(values)
+            }
+        };
+    }
+
+    fn as_slice(&self) -> &[AttributeValue] {
+        match self {
+            PkValues::None => &[],
+            PkValues::One(value) => std::slice::from_ref(value),
+            PkValues::Many(values) => values,
+        }
     }
 }
 
@@ -386,7 +421,7 @@ impl<E: Entity> MultiKeyQuery<E> {
     fn start(&self) -> Result<Option<Item>, Error> {
         let Some(c) = &self.options.after else { return Ok(None) };
         let key = cursor::decode_keys(c.as_str(), &self.scope(), &self.key_names())?;
-        for (a, v) in self.spec.index.pk.iter().zip(&self.spec.pk) {
+        for (a, v) in self.spec.index.pk.iter().zip(self.spec.pk.as_slice()) {
             if key.get(a.attribute) != Some(v) {
                 return Err(Error::Cursor {
                     reason: format!("its key lies outside the query's partition ({})", self.spec.partition()),
