@@ -332,7 +332,10 @@ fn main() -> Res<()> {
             };
             let t = thread_cpu();
             one_side(side, calls);
-            println!("{category} items: {only} alone, {calls} calls, {:.2} ms a call (CPU)", (thread_cpu() - t).as_secs_f64() * 1e3 / calls.max(1) as f64);
+            println!(
+                "{category} items: {only} alone, {calls} calls, {:.2} ms a call (CPU)",
+                (thread_cpu() - t).as_secs_f64() * 1e3 / calls.max(1) as f64
+            );
             continue;
         }
         let t = interleaved(&mut [&mut page_side, &mut sdk_side, &mut hand_side], rounds, slice);

@@ -736,7 +736,10 @@ mod tests {
             (r#"{"a":{"BOOL":true}}"#, AttributeValue::Bool(true)),
             (r#"{"a":{"BOOL":false }}"#, AttributeValue::Bool(false)),
             (r#"{"a":{"BOOL":false,"S":null}}"#, AttributeValue::Bool(false)),
-            (r#"{"a":{"L":[{"S":"e"},{ "N" : "7" }]}}"#, AttributeValue::L(vec![s("e"), AttributeValue::N("7".into())])),
+            (
+                r#"{"a":{"L":[{"S":"e"},{ "N" : "7" }]}}"#,
+                AttributeValue::L(vec![s("e"), AttributeValue::N("7".into())]),
+            ),
             (r#"{"a":{"L":[],"M":null}}"#, AttributeValue::L(vec![])),
             (r#"{"a":{"M":{"k":{"S":"v"}}}}"#, AttributeValue::M(item(&[("k", s("v"))]))),
             (r#"{"a":{"S":"a\"b"}}"#, s("a\"b")),
