@@ -26,6 +26,15 @@
 //!
 //! `cargo bench -p dynamo-entity-examples --bench pages` (about a minute after the build);
 //! `-- --quick` writes 300 and 30 items and runs 3 short rounds, to check that it works.
+//!
+//! `-- --only=SIDE --calls=N [--size=small|large]` runs one side (`page`, `sdk` or `hand`)
+//! `N` times in [`one_side`] instead of the timed rounds (after the same check), for
+//! instruction counts of that side alone:
+//!
+//! ```text
+//! valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*one_side*' \
+//!     target/release/deps/pages-* --only=page --calls=5 --size=small
+//! ```
 
 mod common;
 
@@ -225,8 +234,26 @@ fn interleaved(sides: &mut [&mut dyn FnMut()], rounds: usize, slice: Duration) -
         .collect()
 }
 
+/// Runs `side` `calls` times: the only function of a one-side run (`--only`) that a profiler
+/// is told to count.
+#[inline(never)]
+fn one_side(side: &mut dyn FnMut(), calls: usize) {
+    for _ in 0..calls {
+        side();
+    }
+}
+
+/// The value of the argument `--name=value`, if given.
+fn arg(name: &str) -> Option<String> {
+    let prefix = format!("--{name}=");
+    std::env::args().find_map(|a| a.strip_prefix(&prefix).map(str::to_owned))
+}
+
 fn main() -> Res<()> {
     let quick = std::env::args().any(|a| a == "--quick" || a == "--test");
+    let only = arg("only");
+    let calls: usize = arg("calls").map_or(Ok(1), |c| c.parse())?;
+    let size = arg("size");
     let (small_n, large_n, rounds, slice) =
         if quick { (300, 30, 3, Duration::from_millis(20)) } else { (5_000, 300, 15, Duration::from_millis(300)) };
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
@@ -248,6 +275,9 @@ fn main() -> Res<()> {
         table.create_table(&[Skill::schema()]).await?;
         let mut captured = Vec::new();
         for (category, n, large) in [("small", small_n, false), ("large", large_n, true)] {
+            if size.as_deref().is_some_and(|s| s != category) {
+                continue;
+            }
             let written = table.batch_write().put_all(&skills(category, n, large)).send().await?;
             assert_eq!(written.written, n);
             bodies.lock().unwrap().clear();
@@ -259,6 +289,9 @@ fn main() -> Res<()> {
     })?;
 
     for (category, table_name, body, count) in captured {
+        if size.as_deref().is_some_and(|s| s != category) {
+            continue;
+        }
         let client = Client::from_conf(
             base.config().to_builder().http_client(Replay { body: body.clone(), inner: inner.clone() }).build(),
         );
@@ -290,6 +323,21 @@ fn main() -> Res<()> {
             let skills: Vec<Skill> = maps.iter().map(|m| hand_decode_skill(m).expect("decodes")).collect();
             assert_eq!(skills.len(), count);
         };
+        if let Some(only) = &only {
+            let side: &mut dyn FnMut() = match only.as_str() {
+                "page" => &mut page_side,
+                "sdk" => &mut sdk_side,
+                "hand" => &mut hand_side,
+                other => return Err(format!("--only={other}: page, sdk or hand").into()),
+            };
+            let t = thread_cpu();
+            one_side(side, calls);
+            println!(
+                "{category} items: {only} alone, {calls} calls, {:.2} ms a call (CPU)",
+                (thread_cpu() - t).as_secs_f64() * 1e3 / calls.max(1) as f64
+            );
+            continue;
+        }
         let t = interleaved(&mut [&mut page_side, &mut sdk_side, &mut hand_side], rounds, slice);
         println!(
             "{category} items: page {:.2} ms, sdk call {:.2} ms, sdk call + hand decoder {:.2} ms (CPU, median of {rounds})",

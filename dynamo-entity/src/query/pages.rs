@@ -334,6 +334,12 @@ where
         page.filtered_out += answer.scanned.saturating_sub(answer.count);
         let last_key = answer.last_key;
         let n = answer.items.len();
+        // Room for every item the page can still keep from this answer, made once.
+        let room = match paging.limit {
+            Some(limit) if !paging.to_the_end => limit.saturating_sub(page.items.len()).min(n),
+            _ => n,
+        };
+        page.items.reserve(room);
         for (i, mut item) in answer.items.into_iter().enumerate() {
             // The last item a limited page keeps: its key is where the next page resumes.
             let filled = !paging.to_the_end && paging.limit == Some(page.items.len() + 1);

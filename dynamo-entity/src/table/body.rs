@@ -189,6 +189,9 @@ impl<T: Send + 'static> FromBody<T> {
             return;
         }
         let headers = response.headers_mut();
+        // The body is collected into a buffer of its announced length (at most 16 MiB ahead),
+        // rather than one grown and copied frame after frame.
+        let length = headers.get("content-length").and_then(|l| l.parse::<usize>().ok()).unwrap_or(0);
         headers.remove("content-length");
         headers.remove("x-amz-crc32");
         let body = std::mem::replace(response.body_mut(), SdkBody::taken());
@@ -197,7 +200,7 @@ impl<T: Send + 'static> FromBody<T> {
             Some(bytes) => SdkBody::from(finish(bytes.to_vec(), &self.slot, self.read)),
             None => SdkBody::from_body_1_x(Collect {
                 inner: Box::pin(body),
-                buffer: Vec::new(),
+                buffer: Vec::with_capacity(length.min(MAX_RESERVED)),
                 trailers: None,
                 slot: self.slot.clone(),
                 read: self.read,
@@ -206,6 +209,9 @@ impl<T: Send + 'static> FromBody<T> {
         };
     }
 }
+
+/// The most bytes reserved for a body before its frames come (its `content-length`, up to this).
+const MAX_RESERVED: usize = 16 << 20;
 
 /// `body`, a whole answer: without its member when `read` reads it (the member goes to
 /// `slot`), else as it is.

@@ -5,8 +5,10 @@
 //! and the items of a `TransactGetItems` answer ([`take_transact_responses`]).
 //!
 //! Each string (an attribute's name, an `S`, an `N`, an element of a set) is written once,
-//! into the `String` that holds it: a string without escapes is checked as UTF-8 and copied
-//! once; one with escapes is unescaped into a `String` sized for it.
+//! into the `String` that holds it: a string without escapes is copied once; one with escapes
+//! is unescaped into a `String` sized for it. The body is checked as UTF-8 once, as a whole:
+//! a string is then a slice of it, which needs no check of its own (its quotes are ASCII, so
+//! they are character boundaries).
 //!
 //! The rules are the SDK's (`aws-sdk-dynamodb`'s deserializer of `AttributeValue`), so that an
 //! answer read here holds exactly the items the SDK would have made of it:
@@ -139,7 +141,7 @@ fn take<'a, T>(
     name: &[u8],
     mut read: impl FnMut(&mut Reader<'a>) -> Result<T, Malformed>,
 ) -> Result<Option<Taken<T>>, Malformed> {
-    let mut r = Reader { b: body, i: 0 };
+    let mut r = Reader::new(body)?;
     r.ws();
     r.expect(b'{', "expected the answer's object")?;
     // Every member but `name`, as byte ranges of `body`.
@@ -184,7 +186,7 @@ fn take<'a, T>(
 /// # Errors
 /// As [`take_items`]; also anything but whitespace after the item.
 pub fn read_item(text: &[u8]) -> Result<Item, Malformed> {
-    let mut r = Reader { b: text, i: 0 };
+    let mut r = Reader::new(text)?;
     let mut scratch = Vec::new();
     r.ws();
     let item = r.item(&mut scratch, ATTRIBUTE_DEPTH)?;
@@ -209,11 +211,25 @@ const MEMBER_ATTRIBUTE_DEPTH: u32 = 2;
 const NESTED_ATTRIBUTE_DEPTH: u32 = 4;
 
 struct Reader<'a> {
+    /// The body's bytes.
     b: &'a [u8],
+    /// The same body as text.
+    s: &'a str,
     i: usize,
 }
 
 impl<'a> Reader<'a> {
+    /// A reader at the start of `b`, once `b` is checked as UTF-8.
+    ///
+    /// # Errors
+    /// [`Malformed`] at the first byte that is not UTF-8 (the SDK refuses such a body too).
+    fn new(b: &'a [u8]) -> Result<Reader<'a>, Malformed> {
+        match std::str::from_utf8(b) {
+            Ok(s) => Ok(Reader { b, s, i: 0 }),
+            Err(e) => Err(Malformed { at: e.valid_up_to(), reason: "a body that is not UTF-8" }),
+        }
+    }
+
     fn at(&self, at: usize, reason: &'static str) -> Malformed {
         Malformed { at, reason }
     }
@@ -291,11 +307,20 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// The text of `raw`, a string [`escaped_string`](Self::escaped_string) just read (its
+    /// closing quote at `self.i - 1`): a slice of the body, checked once as a whole.
+    fn text_of(&self, raw: &[u8]) -> Result<&'a str, Malformed> {
+        let end = self.i - 1;
+        let start = end - raw.len();
+        // The quotes around it are ASCII, so both ends are character boundaries.
+        self.s.get(start..end).ok_or_else(|| self.at(start, "a string that is not UTF-8"))
+    }
+
     /// The string that starts here, unescaped, in a `String` of its own.
     fn string(&mut self) -> Result<String, Malformed> {
         let start = self.i + 1;
         let (raw, escaped) = self.escaped_string()?;
-        let text = std::str::from_utf8(raw).map_err(|_| self.at(start, "a string that is not UTF-8"))?;
+        let text = self.text_of(raw)?;
         if !escaped {
             return Ok(text.to_owned());
         }
@@ -346,7 +371,14 @@ impl<'a> Reader<'a> {
         // then made at its final size.
         let mut scratch = Vec::new();
         self.delimited(b']', "expected ',' or ']' in Items", |r| {
+            let start = r.i;
             items.push(r.item(&mut scratch, depth)?);
+            if items.len() == 1 {
+                // The first item's size tells about how many follow: the list is made once at
+                // about its size. At most one place an item per 64 bytes of the body left.
+                let rest = r.b.len() - r.i;
+                items.reserve(rest / (r.i - start).max(64));
+            }
             Ok(())
         })?;
         Ok(items)
@@ -374,6 +406,10 @@ impl<'a> Reader<'a> {
             return Err(self.at(self.i, "nested too deeply"));
         }
         let start = self.i;
+        if let Some(value) = self.compact_value(depth)? {
+            return Ok(value);
+        }
+        self.i = start;
         self.expect(b'{', "expected an attribute value's object")?;
         let mut value = None;
         self.delimited(b'}', "expected ',' or '}' in an attribute value", |r| {
@@ -405,6 +441,52 @@ impl<'a> Reader<'a> {
         value.ok_or_else(|| self.at(start, "an attribute value of no type"))
     }
 
+    /// The value here when it is written as DynamoDB writes it, its one member without
+    /// whitespace (`{"S":"a"}`, `{"N":"1"}`, `{"BOOL":true}`, `{"L":[…]}`, `{"M":{…}}`):
+    /// read without [`value`](Self::value)'s general loop. `Ok(None)`: another form, to be
+    /// read again from the same place by that loop (an error here is the one that loop meets
+    /// at the same place).
+    #[inline]
+    fn compact_value(&mut self, depth: u32) -> Result<Option<AttributeValue>, Malformed> {
+        let b = self.b;
+        let at = self.i;
+        let value = match (b.get(at..at + 5), b.get(at + 5)) {
+            (Some(b"{\"S\":"), Some(b'"')) => {
+                self.i = at + 5;
+                AttributeValue::S(self.string()?)
+            }
+            (Some(b"{\"N\":"), Some(b'"')) => {
+                self.i = at + 5;
+                AttributeValue::N(self.string()?)
+            }
+            (Some(b"{\"L\":"), Some(b'[')) => {
+                self.i = at + 5;
+                AttributeValue::L(self.list(depth + 1, |r| r.value(depth + 2))?)
+            }
+            (Some(b"{\"M\":"), Some(b'{')) => {
+                self.i = at + 5;
+                AttributeValue::M(self.map(depth + 1)?)
+            }
+            (Some(b"{\"BOO"), _) if b.get(at + 5..at + 8) == Some(b"L\":") => {
+                self.i = at + 8;
+                if self.literal(b"true") {
+                    AttributeValue::Bool(true)
+                } else if self.literal(b"false") {
+                    AttributeValue::Bool(false)
+                } else {
+                    return Ok(None);
+                }
+            }
+            _ => return Ok(None),
+        };
+        if self.peek() == Some(b'}') {
+            self.i += 1;
+            Ok(Some(value))
+        } else {
+            Ok(None)
+        }
+    }
+
     fn boolean(&mut self) -> Result<bool, Malformed> {
         if self.literal(b"true") {
             Ok(true)
@@ -419,7 +501,7 @@ impl<'a> Reader<'a> {
     fn blob(&mut self) -> Result<Blob, Malformed> {
         let start = self.i + 1;
         let raw = self.raw_string()?;
-        let text = std::str::from_utf8(raw).map_err(|_| self.at(start, "a string that is not UTF-8"))?;
+        let text = self.text_of(raw)?;
         let bytes = aws_smithy_types::base64::decode(text).map_err(|_| self.at(start, "invalid base64"))?;
         Ok(Blob::new(bytes))
     }
@@ -508,7 +590,9 @@ fn skip_plain(b: &[u8], mut i: usize) -> usize {
             | zero(w ^ (ONES * u64::from(b'\\')))
             | (w.wrapping_sub(ONES * 0x20) & !w & HIGH);
         if special != 0 {
-            break;
+            // The lowest marked byte is the first special one: a borrow only marks bytes above
+            // a byte that is special itself.
+            return i + (special.trailing_zeros() / 8) as usize;
         }
         i += 8;
     }
@@ -639,6 +723,53 @@ mod tests {
     }
 
     #[test]
+    fn compact_and_spaced_values_read_the_same() {
+        // DynamoDB's compact form takes the short path; any other form the general loop, from
+        // the same place.
+        for (text, expected) in [
+            (r#"{"a":{"S":"x"}}"#, s("x")),
+            (r#"{"a":{ "S":"x"}}"#, s("x")),
+            (r#"{"a":{"S" : "x" }}"#, s("x")),
+            (r#"{"a":{"S":"x","N":null}}"#, s("x")),
+            (r#"{"a":{"S":null,"N":"1"}}"#, AttributeValue::N("1".into())),
+            (r#"{"a":{"N":"-1.5E3"}}"#, AttributeValue::N("-1.5E3".into())),
+            (r#"{"a":{"BOOL":true}}"#, AttributeValue::Bool(true)),
+            (r#"{"a":{"BOOL":false }}"#, AttributeValue::Bool(false)),
+            (r#"{"a":{"BOOL":false,"S":null}}"#, AttributeValue::Bool(false)),
+            (
+                r#"{"a":{"L":[{"S":"e"},{ "N" : "7" }]}}"#,
+                AttributeValue::L(vec![s("e"), AttributeValue::N("7".into())]),
+            ),
+            (r#"{"a":{"L":[],"M":null}}"#, AttributeValue::L(vec![])),
+            (r#"{"a":{"M":{"k":{"S":"v"}}}}"#, AttributeValue::M(item(&[("k", s("v"))]))),
+            (r#"{"a":{"S":"a\"b"}}"#, s("a\"b")),
+        ] {
+            assert_eq!(read_item(text.as_bytes()), Ok(item(&[("a", expected)])), "{text}");
+        }
+        for (text, reason) in [
+            (r#"{"a":{"S":"x","N":"1"}}"#, "an attribute value of two types"),
+            (r#"{"a":{"BOOL":tru}}"#, "expected true or false"),
+            (r#"{"a":{"BOOL":true,"BOOL":true}}"#, "an attribute value of two types"),
+            (r#"{"a":{"S":"\x"}}"#, "an invalid escape"),
+            (r#"{"a":{"L":[1]}}"#, "expected an attribute value's object"),
+            (r#"{"a":{"M":{"k":1}}}"#, "expected an attribute value's object"),
+            (r#"{"a":{"S":"x"]}"#, "expected ',' or '}' in an attribute value"),
+        ] {
+            assert_eq!(read_item(text.as_bytes()).map_err(|e| e.reason), Err(reason), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_body_that_is_not_utf8_is_left_whole() {
+        // Even outside `Items`: the body is checked once, as a whole, and left to the SDK.
+        let body = b"{\"Items\":[{\"a\":{\"S\":\"x\"}}],\"Other\":\"\xc3\"}";
+        assert_eq!(take_items(body), Err(Malformed { at: 36, reason: "a body that is not UTF-8" }));
+        let body = "{\"Items\":[{\"\u{e9}\":{\"S\":\"\u{1F600}\"}}]}";
+        let taken = take_items(body.as_bytes()).unwrap().unwrap();
+        assert_eq!(taken.value, vec![item(&[("\u{e9}", s("\u{1F600}"))])]);
+    }
+
+    #[test]
     fn null_members_are_left_out_and_duplicates_keep_the_last() {
         let text = br#"{"a":{"S":null,"N":"1"},"a":{"S":"2"} , "b" : { "BOOL" : false } }"#;
         assert_eq!(read_item(text), Ok(item(&[("a", s("2")), ("b", AttributeValue::Bool(false))])));
@@ -657,7 +788,7 @@ mod tests {
             (br#"{"a":{"L":[null]}}"#, "expected an attribute value's object"),
             (br#"{"a":null}"#, "expected an attribute value's object"),
             (b"{\"a\":{\"S\":\"\x01\"}}", "a control character in a string"),
-            (b"{\"a\":{\"S\":\"\xff\"}}", "a string that is not UTF-8"),
+            (b"{\"a\":{\"S\":\"\xff\"}}", "a body that is not UTF-8"),
             (br#"{"a":{"S":"x"}"#, "expected ',' or '}' in an item"),
             (br#"{"a":{"S":"x"}} x"#, "more after the item"),
             (br#"{"a":{"S":"x}}"#, "a string that does not end"),
