@@ -17,12 +17,8 @@ use aws_sdk_dynamodb::config::Intercept;
 use aws_sdk_dynamodb::config::http::HttpResponse;
 use aws_sdk_dynamodb::config::retry::RetryConfig;
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
-use aws_sdk_dynamodb::operation::delete_item::DeleteItemInput;
-use aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemInputBuilder;
 use aws_sdk_dynamodb::operation::put_item::PutItemInput;
 use aws_sdk_dynamodb::operation::put_item::builders::PutItemInputBuilder;
-use aws_sdk_dynamodb::operation::update_item::UpdateItemInput;
-use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemInputBuilder;
 use aws_sdk_dynamodb::types::AttributeValue;
 use futures::future::BoxFuture;
 
@@ -381,6 +377,25 @@ impl<R: WriteRequest> Write<R> {
 /// never asks for one, since such an attempt's error is the write's answer.
 const NOT_SENT: &str = "the put's earlier attempt was not serialized, so its item was not kept";
 
+/// [`WriteRequest::split`] of an update or a delete: their requests are small, and their
+/// parts are copied out.
+macro_rules! copied_parts {
+    () => {
+        |request: Self| {
+            let parts = Parts {
+                condition: request.get_condition_expression().clone(),
+                names: request.get_expression_attribute_names().clone(),
+                values: request.get_expression_attribute_values().clone(),
+            };
+            let request = request
+                .set_condition_expression(None)
+                .set_expression_attribute_names(None)
+                .set_expression_attribute_values(None);
+            (request, parts, None)
+        }
+    };
+}
+
 macro_rules! write_request {
     ($($operation:ident: $builder:ident => $output:ident, $error:ident, $send:expr, $split:expr $(, $extra:item)*;)*) => {$(
         impl WriteRequest for aws_sdk_dynamodb::operation::$operation::builders::$builder {
@@ -442,20 +457,19 @@ write_request!(
         |request: Self, client: Client, _| -> Attempt<Self::Output, Self::Error> {
             Box::pin(async move { super::body::update_item(&client, request).await })
         },
-        split_update;
+        copied_parts!();
     delete_item: DeleteItemInputBuilder => DeleteItemOutput, DeleteItemError,
         |request: Self, client: Client, _| -> Attempt<Self::Output, Self::Error> {
             Box::pin(async move { super::body::delete_item(&client, request).await })
         },
-        split_delete;
+        copied_parts!();
 );
 
-// The SDK's input builders give their fields by reference only: each request is built (which
-// moves every field into the input's public fields and checks nothing, so it cannot fail) and
-// built again without the parts. A request that did not build would go out empty, and
-// DynamoDB would refuse it (no table): an error, never a write of something else.
-
-/// [`WriteRequest::split`] of a `PutItem`: its parts and its item.
+/// [`WriteRequest::split`] of a `PutItem`: its parts and its item, moved out. The SDK's input
+/// builders give their fields by reference only, so the request is built (which moves every
+/// field into the input's public fields and checks nothing, so it cannot fail) and built again
+/// without them. A request that did not build would go out empty, and DynamoDB would refuse it
+/// (no table): an error, never a write of something else.
 fn split_put(request: PutItemInputBuilder) -> (PutItemInputBuilder, Parts, Option<Item>) {
     let Ok(i) = request.build() else { return Default::default() };
     let parts = Parts {
@@ -472,48 +486,6 @@ fn split_put(request: PutItemInputBuilder) -> (PutItemInputBuilder, Parts, Optio
         .set_conditional_operator(i.conditional_operator)
         .set_return_values_on_condition_check_failure(i.return_values_on_condition_check_failure);
     (request, parts, i.item)
-}
-
-/// [`WriteRequest::split`] of an `UpdateItem`: its parts (its update expression stays).
-fn split_update(request: UpdateItemInputBuilder) -> (UpdateItemInputBuilder, Parts, Option<Item>) {
-    let Ok(i) = request.build() else { return Default::default() };
-    let parts = Parts {
-        condition: i.condition_expression,
-        names: i.expression_attribute_names,
-        values: i.expression_attribute_values,
-    };
-    let request = UpdateItemInput::builder()
-        .set_table_name(i.table_name)
-        .set_key(i.key)
-        .set_attribute_updates(i.attribute_updates)
-        .set_expected(i.expected)
-        .set_conditional_operator(i.conditional_operator)
-        .set_return_values(i.return_values)
-        .set_return_consumed_capacity(i.return_consumed_capacity)
-        .set_return_item_collection_metrics(i.return_item_collection_metrics)
-        .set_update_expression(i.update_expression)
-        .set_return_values_on_condition_check_failure(i.return_values_on_condition_check_failure);
-    (request, parts, None)
-}
-
-/// [`WriteRequest::split`] of a `DeleteItem`: its parts.
-fn split_delete(request: DeleteItemInputBuilder) -> (DeleteItemInputBuilder, Parts, Option<Item>) {
-    let Ok(i) = request.build() else { return Default::default() };
-    let parts = Parts {
-        condition: i.condition_expression,
-        names: i.expression_attribute_names,
-        values: i.expression_attribute_values,
-    };
-    let request = DeleteItemInput::builder()
-        .set_table_name(i.table_name)
-        .set_key(i.key)
-        .set_expected(i.expected)
-        .set_conditional_operator(i.conditional_operator)
-        .set_return_values(i.return_values)
-        .set_return_consumed_capacity(i.return_consumed_capacity)
-        .set_return_item_collection_metrics(i.return_item_collection_metrics)
-        .set_return_values_on_condition_check_failure(i.return_values_on_condition_check_failure);
-    (request, parts, None)
 }
 
 impl Table {
@@ -743,6 +715,9 @@ mod tests {
         ConditionalOperator, ExpectedAttributeValue, ReturnConsumedCapacity, ReturnItemCollectionMetrics, ReturnValue,
         ReturnValuesOnConditionCheckFailure,
     };
+
+    use aws_sdk_dynamodb::operation::delete_item::DeleteItemInput;
+    use aws_sdk_dynamodb::operation::update_item::UpdateItemInput;
 
     use super::*;
 
