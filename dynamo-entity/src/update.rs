@@ -846,7 +846,8 @@ impl PreparedUpdate {
             crate::write_token::Attempt::Resend,
         );
         // The guard first, so that the library's share is one prefix.
-        let condition = if self.condition.is_empty() { own.clone() } else { format!("{own} AND ({})", self.condition) };
+        let condition =
+            if self.condition.is_empty() { own.to_string() } else { format!("{own} AND ({})", self.condition) };
         let share = if self.condition.is_empty() { own.len() } else { own.len() + 6 + library };
         let expressions = [
             ("UpdateExpression", self.update.as_str(), true, 0),

@@ -273,13 +273,7 @@ pub(crate) fn guard(
     answered: Option<&WriteToken>,
     attempt: Attempt,
 ) -> String {
-    let own: std::borrow::Cow<'static, str> = match attempt {
-        Attempt::First => {
-            order(names, values, token);
-            ORDER.into()
-        }
-        Attempt::Resend => guard_own(names, values, token, key, answered, attempt).into(),
-    };
+    let own = guard_own(names, values, token, key, answered, attempt);
     // DynamoDB refuses redundant parentheses: a condition in one pair keeps it alone.
     let (open, c, close) = match condition {
         Some(c) if enclosed(c) => ("", c, ""),
@@ -295,18 +289,8 @@ pub(crate) fn guard(
 
 /// The first attempt's guard: every write's token is newer than the item's latest. A history's
 /// entries are in order, newest first, and a late attempt is refused once a newer write was
-/// applied. Its names and values are [`order`]'s.
+/// applied.
 const ORDER: &str = "(attribute_not_exists(#w1) OR #w1 < :wt)";
-
-/// Adds the names and values of [`ORDER`].
-fn order(
-    names: &mut std::collections::HashMap<String, String>,
-    values: &mut std::collections::HashMap<String, AttributeValue>,
-    token: &WriteToken,
-) {
-    names.insert(HISTORY_NAMES[0].to_owned(), HISTORY[0].to_owned());
-    values.insert(":wt".to_owned(), token.value());
-}
 
 /// The history's part of [`guard`] alone, with its names and values.
 pub(crate) fn guard_own(
@@ -316,10 +300,11 @@ pub(crate) fn guard_own(
     key: &str,
     answered: Option<&WriteToken>,
     attempt: Attempt,
-) -> String {
-    order(names, values, token);
+) -> std::borrow::Cow<'static, str> {
+    names.insert(HISTORY_NAMES[0].to_owned(), HISTORY[0].to_owned());
+    values.insert(":wt".to_owned(), token.value());
     if attempt == Attempt::First {
-        return ORDER.to_owned();
+        return ORDER.into();
     }
     add_names(names);
     names.insert("#wk".to_owned(), key.to_owned());
@@ -336,12 +321,12 @@ pub(crate) fn guard_own(
         }
         None => "",
     };
-    format!(
+    std::borrow::Cow::Owned(format!(
         "{ORDER} AND (attribute_not_exists(#wk) OR attribute_not_exists(#w1){known} OR (#w4 > :wz AND #w4 < :wf) \
          OR ((attribute_not_exists(#w4) OR #w4 = :wz) AND #w3 > :wz AND #w3 < :wf) \
          OR ((attribute_not_exists(#w3) OR #w3 = :wz) AND #w2 > :wz AND #w2 < :wf) \
          OR ((attribute_not_exists(#w2) OR #w2 = :wz) AND #w1 > :wz AND #w1 < :wf))"
-    )
+    ))
 }
 
 /// What the largest guard of a write adds to its condition (a resend's, with an answered
