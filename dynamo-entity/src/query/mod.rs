@@ -553,7 +553,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
         let filter = self.options.render_filter(self.spec.entity, &mut names, &mut values)?;
         let keys = [E::NAMES.pk_of(index), E::NAMES.sk_of(index)];
         let projection = self.table.projection(index);
-        let condition = self.options.filter.as_ref();
+        let condition = self.options.filter.as_deref();
         projected::check_filter("Query", self.spec.entity, E::NAMES, index, &keys, projection, condition)?;
         options::check_query(&expr, filter.as_deref(), &names, &values).map_err(|e| {
             let pk = match values.get(":pk") {
@@ -753,15 +753,15 @@ pub trait IntoQuery {
     type Entity: Entity;
     /// The query ready to run.
     type Request;
-    /// The query on `table`.
-    fn into_request(self, table: &Table) -> Self::Request;
+    /// The query on `table` (the handle itself, moved in: one reference count a query).
+    fn into_request(self, table: Table) -> Self::Request;
 }
 
 impl<E: Entity, S> IntoQuery for QuerySpec<E, S> {
     type Entity = E;
     type Request = QueryRequest<E, S>;
-    fn into_request(self, table: &Table) -> QueryRequest<E, S> {
-        QueryRequest::new(table.clone(), self)
+    fn into_request(self, table: Table) -> QueryRequest<E, S> {
+        QueryRequest::new(table, self)
     }
 }
 
@@ -774,6 +774,6 @@ impl<D> Table<D> {
     where
         D: Admits<Q::Entity>,
     {
-        spec.into_request(&self.untyped())
+        spec.into_request(self.untyped())
     }
 }

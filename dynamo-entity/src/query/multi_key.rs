@@ -88,9 +88,11 @@ pub struct MultiKeySpec<E> {
     entity: &'static str,
     pk: PkValues,
     sk: Vec<AttributeValue>,
-    range: Option<Range>,
+    /// Boxed, as the error below: a range and an error are the rarer cases, and the spec and
+    /// its query are moved whole at every builder step.
+    range: Option<Box<Range>>,
     /// The first value that could not be encoded.
-    error: Option<Error>,
+    error: Option<Box<Error>>,
     _entity: PhantomData<fn() -> E>,
 }
 
@@ -134,7 +136,7 @@ impl<E: Entity> MultiKeySpec<E> {
             let values = index.pk.iter().zip(spec.pk.as_slice());
             if let Err(e) = check_aggregate(entity, E::NAMES.index_name(index.index).unwrap_or_default(), true, values)
             {
-                spec.error.get_or_insert(e);
+                spec.error.get_or_insert_with(|| Box::new(e));
             }
         }
         spec
@@ -150,7 +152,7 @@ impl<E: Entity> MultiKeySpec<E> {
         match check_aggregate(self.entity, index, false, values) {
             Ok(()) => true,
             Err(e) => {
-                self.error.get_or_insert(e);
+                self.error.get_or_insert_with(|| Box::new(e));
                 false
             }
         }
@@ -178,7 +180,7 @@ impl<E: Entity> MultiKeySpec<E> {
         match checked {
             Ok(v) => Some(v),
             Err(e) => {
-                self.error.get_or_insert(e);
+                self.error.get_or_insert_with(|| Box::new(e));
                 None
             }
         }
@@ -205,7 +207,7 @@ impl<E: Entity> MultiKeySpec<E> {
         if let Some(v) = self.value(self.next_sort(), value, MAX_SORT_KEY_BYTES)
             && self.fits(Some(&v))
         {
-            self.range = Some(Range::Cmp(op, v));
+            self.range = Some(Box::new(Range::Cmp(op, v)));
         }
         self
     }
@@ -230,15 +232,16 @@ impl<E: Entity> MultiKeySpec<E> {
                     AttributeValue::S(s) => format!("{s:?}"),
                     other => cursor::scalar_text(other),
                 };
-                self.error.get_or_insert(Error::Key(KeyError::ReversedBetween {
+                let e = Error::Key(KeyError::ReversedBetween {
                     entity: self.entity,
                     index: E::NAMES.index_name(self.index.index).unwrap_or_default(),
                     attribute: a.attribute,
                     low: text(&low),
                     high: text(&high),
-                }));
+                });
+                self.error.get_or_insert_with(|| Box::new(e));
             } else {
-                self.range = Some(Range::Between(low, high));
+                self.range = Some(Box::new(Range::Between(low, high)));
             }
         }
         self
@@ -257,7 +260,7 @@ impl<E: Entity> MultiKeySpec<E> {
             && let Some(prefix) = self.value(self.next_sort(), Ok(prefix), MAX_SORT_KEY_BYTES)
             && self.fits(Some(&prefix))
         {
-            self.range = Some(Range::BeginsWith(prefix));
+            self.range = Some(Box::new(Range::BeginsWith(prefix)));
         }
         self
     }
@@ -298,7 +301,7 @@ impl<E: Entity> MultiKeySpec<E> {
             if !expr.is_empty() {
                 expr.push_str(" AND ");
             }
-            match range {
+            match &**range {
                 Range::Cmp(op, v) => {
                     let val = placeholder(':', 's', i);
                     expr.push_str(&n);
@@ -632,8 +635,8 @@ pub type LenientMultiKeyQuery<E> = super::Lenient<MultiKeyQuery<E>>;
 impl<E: Entity> super::IntoQuery for MultiKeySpec<E> {
     type Entity = E;
     type Request = MultiKeyQuery<E>;
-    fn into_request(self, table: &Table) -> MultiKeyQuery<E> {
-        MultiKeyQuery::new(table.clone(), self)
+    fn into_request(self, table: Table) -> MultiKeyQuery<E> {
+        MultiKeyQuery::new(table, self)
     }
 }
 

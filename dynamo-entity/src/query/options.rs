@@ -29,8 +29,9 @@ pub(crate) struct QueryOptions {
     pub(crate) consistent: bool,
     /// Where the query resumes (`ExclusiveStartKey`).
     pub(crate) after: Option<Cursor>,
-    /// The `FilterExpression`: every condition given, combined with AND.
-    pub(crate) filter: Option<Condition>,
+    /// The `FilterExpression`: every condition given, combined with AND. Boxed: most reads
+    /// have none, and the options are moved whole at every builder step.
+    pub(crate) filter: Option<Box<Condition>>,
     /// Whether items that do not decode are reported in
     /// [`Page::skipped`](super::Page::skipped) instead of failing the page.
     pub(crate) lenient: bool,
@@ -39,10 +40,10 @@ pub(crate) struct QueryOptions {
 impl QueryOptions {
     /// Adds `condition` to the filter, with AND after the conditions given before.
     pub(crate) fn filter(&mut self, condition: Condition) {
-        self.filter = Some(match self.filter.take() {
+        self.filter = Some(Box::new(match self.filter.take() {
             Some(c) => c.and(condition),
             None => condition,
-        });
+        }));
     }
 
     /// Sets DynamoDB's `Limit` to `n` (a read refuses one below 1 before sending, see

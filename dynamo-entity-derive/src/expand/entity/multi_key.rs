@@ -159,7 +159,7 @@ impl Gen<'_, '_> {
                     type Entity = #ident;
                     type Request = __de::MultiKeyQuery<#ident>;
                     #[inline]
-                    fn into_request(self, table: &__de::Table) -> __de::MultiKeyQuery<#ident> {
+                    fn into_request(self, table: __de::Table) -> __de::MultiKeyQuery<#ident> {
                         __de::IntoQuery::into_request(self.0, table)
                     }
                 }

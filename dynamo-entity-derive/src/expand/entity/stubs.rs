@@ -146,7 +146,7 @@ fn multi_gsi(e: &Entity, n: u8, g: &MultiGsiAttrs) -> (TokenStream, TokenStream)
         impl __de::IntoQuery for #builder {
             type Entity = #ident;
             type Request = __de::MultiKeyQuery<#ident>;
-            fn into_request(self, _: &__de::Table) -> __de::MultiKeyQuery<#ident> {
+            fn into_request(self, _: __de::Table) -> __de::MultiKeyQuery<#ident> {
                 ::core::unreachable!()
             }
         }
