@@ -73,7 +73,7 @@ impl Gen<'_, '_> {
             } else if f.vector.is_some() {
                 let constant = format_ident!("VECTOR_{}", f.name.to_uppercase());
                 quote! {
-                    __de::put_vector(&mut item, <Self as __de::Entity>::NAMES, #name, &__DeSchema::#constant, &self.#member)?;
+                    __de::put_vector(&mut item, <Self as __de::Entity>::NAMES, #name, __DeSchema::#constant, &self.#member)?;
                 }
             } else if f.role() == Some(Maintained::Ttl) {
                 quote!(__de::put_ttl(&mut item, #name, #field, #attribute, &self.#member)?;)
@@ -147,12 +147,12 @@ impl Gen<'_, '_> {
                     // another client wrote may be stale.
                     _ if e.key_only(&f.name) => {
                         let field = &f.name;
-                        quote!(#member: __de::key_only_field_at(item, #picked, &__DeSchema::SCHEMA, #field, #attribute)?)
+                        quote!(#member: __de::key_only_field_at(item, #picked, __DeSchema::SCHEMA, #field, #attribute)?)
                     }
                     // A key field without its own attribute is read from the key that holds it.
                     _ if e.is_key_field(&f.name) => {
                         let field = &f.name;
-                        quote!(#member: __de::key_field_at(item, #picked, &__DeSchema::SCHEMA, #field, #attribute)?)
+                        quote!(#member: __de::key_field_at(item, #picked, __DeSchema::SCHEMA, #field, #attribute)?)
                     }
                     _ => quote!(#member: __de::field_at(item, #picked, #label, #attribute)?),
                 }
@@ -186,7 +186,7 @@ impl Gen<'_, '_> {
         let check_multi = if e.attrs.multi_gsis.is_empty() {
             quote!()
         } else {
-            quote!(__de::check_multi_keys(&__DeSchema::SCHEMA, &item)?;)
+            quote!(__de::check_multi_keys(__DeSchema::SCHEMA, &item)?;)
         };
         let (put_type, check_type, names) = if let Some(table) = &e.attrs.table {
             (
@@ -208,7 +208,7 @@ impl Gen<'_, '_> {
         } else {
             (
                 quote!(__de::put_constants(&mut item, __DeSchema::SCHEMA.constants);),
-                quote!(__de::check_constants(item, &__DeSchema::SCHEMA)?;),
+                quote!(__de::check_constants(item, __DeSchema::SCHEMA)?;),
             )
         };
         let from_item_body = if picks_key {
@@ -247,7 +247,7 @@ impl Gen<'_, '_> {
             const TYPE: &'static str = #name;
             #names
 
-            const SCHEMA: &'static __de::EntitySchema = &__DeSchema::SCHEMA;
+            const SCHEMA: &'static __de::EntitySchema = __DeSchema::SCHEMA;
 
             #[cfg_attr(debug_assertions, inline)]
             fn to_item(&self) -> __de::Result<__de::Item, __de::Error> {

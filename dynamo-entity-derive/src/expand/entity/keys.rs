@@ -143,26 +143,26 @@ impl Gen<'_, '_> {
         let doc = format!("Starts `{attribute}` = `{}`, writing the parts in template order.", t.source());
         let writes = params.iter().zip(&parts).map(|(p, (shard, index))| {
             let write = if *shard { quote!(shard) } else { quote!(part) };
-            quote!(k.#write(&Self::#ctx_const, #index, #p)?;)
+            quote!(k.#write(Self::#ctx_const, #index, #p)?;)
         });
         let param_types = generics
             .iter()
             .zip(&parts)
             .map(|(g, (shard, _))| if *shard { quote!(__de::ShardBy<'_, #g>) } else { quote!(&#g) });
         let body = if n == 0 {
-            quote!(__de::Result::Ok(__de::KeyText::start(&Self::#tpl_const)))
+            quote!(__de::Result::Ok(__de::KeyText::start(Self::#tpl_const)))
         } else {
             quote! {
-                let mut k = __de::KeyText::start(&Self::#tpl_const);
+                let mut k = __de::KeyText::start(Self::#tpl_const);
                 #( #writes )*
                 __de::Result::Ok(k)
             }
         };
         quote! {
-            const #ctx_const: __de::KeyContext = __de::KeyContext {
+            const #ctx_const: &'static __de::KeyContext = &__de::KeyContext {
                 entity: #name,
                 attribute: #attribute_expr,
-                template: &Self::#tpl_const,
+                template: Self::#tpl_const,
                 max_bytes: #limit,
             };
 
@@ -199,7 +199,7 @@ impl Gen<'_, '_> {
             /// The LSI's sort key of `this`; `None` when a part is `None`.
             #[inline]
             fn #fn_name(this: &#ident) -> __de::Result<::core::option::Option<__de::AttributeValue>, __de::Error> {
-                __de::Result::Ok(Self::#sk_fn(#(#sk_parts),*)?.finish_sparse(&Self::#sk_ctx)?)
+                __de::Result::Ok(Self::#sk_fn(#(#sk_parts),*)?.finish_sparse(Self::#sk_ctx)?)
             }
         }
     }
@@ -221,8 +221,8 @@ impl Gen<'_, '_> {
                 __de::Error,
             > {
                 __de::Result::Ok((
-                    Self::#pk_fn(#(#pk_parts),*)?.finish_sparse(&Self::#pk_ctx)?,
-                    Self::#sk_fn(#(#sk_parts),*)?.finish_sparse(&Self::#sk_ctx)?,
+                    Self::#pk_fn(#(#pk_parts),*)?.finish_sparse(Self::#pk_ctx)?,
+                    Self::#sk_fn(#(#sk_parts),*)?.finish_sparse(Self::#sk_ctx)?,
                 ))
             }
         }
@@ -278,8 +278,8 @@ impl Gen<'_, '_> {
                 #(#params: &#generics),*
             ) -> __de::Result<__de::PrimaryKey, __de::Error> {
                 __de::Result::Ok(__de::PrimaryKey {
-                    pk: Self::primary_pk(#(#pk_args),*)?.finish(&Self::PRIMARY_PK_CTX)?,
-                    sk: Self::primary_sk(#(#sk_args),*)?.finish(&Self::PRIMARY_SK_CTX)?,
+                    pk: Self::primary_pk(#(#pk_args),*)?.finish(Self::PRIMARY_PK_CTX)?,
+                    sk: Self::primary_sk(#(#sk_args),*)?.finish(Self::PRIMARY_SK_CTX)?,
                 })
             }
 
@@ -291,9 +291,9 @@ impl Gen<'_, '_> {
                 item: &mut __de::Item,
                 #(#params: &#generics),*
             ) -> __de::Result<(), __de::Error> {
-                let pk = Self::primary_pk(#(#pk_args),*)?.finish(&Self::PRIMARY_PK_CTX)?;
+                let pk = Self::primary_pk(#(#pk_args),*)?.finish(Self::PRIMARY_PK_CTX)?;
                 item.insert(::std::string::String::from(#pk_name), pk);
-                let sk = Self::primary_sk(#(#sk_args),*)?.finish(&Self::PRIMARY_SK_CTX)?;
+                let sk = Self::primary_sk(#(#sk_args),*)?.finish(Self::PRIMARY_SK_CTX)?;
                 item.insert(::std::string::String::from(#sk_name), sk);
                 __de::Result::Ok(())
             }
@@ -307,9 +307,9 @@ impl Gen<'_, '_> {
                 stored_sk: ::core::option::Option<&__de::AttributeValue>,
                 #(#params: &#generics),*
             ) -> __de::Result<(), __de::Error> {
-                let mut pk = __de::KeyMatcher::new(&Self::PRIMARY_PK, stored_pk);
+                let mut pk = __de::KeyMatcher::new(Self::PRIMARY_PK, stored_pk);
                 #( pk.part(#pk_args); )*
-                let mut sk = __de::KeyMatcher::new(&Self::PRIMARY_SK, stored_sk);
+                let mut sk = __de::KeyMatcher::new(Self::PRIMARY_SK, stored_sk);
                 #( sk.part(#sk_args); )*
                 if pk.finish() && sk.finish() {
                     return __de::Result::Ok(());

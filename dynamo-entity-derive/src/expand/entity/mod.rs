@@ -30,6 +30,16 @@
 //! drops repeated in every entity. (The same for finishing a primary key or a GSI's key pair
 //! cost `to_item` 1.5% in the marshalling benchmark, so those stay generated.)
 //!
+//! ## Constants as references
+//! Each constant of `__DeSchema` (a template, a key context, an index's schema, the entity's
+//! schema) is a `&'static` reference to its value, and code uses the reference. A constant of
+//! the value itself cost more to compile than all the functions: every `&Self::PRIMARY_PK_CTX`
+//! in a body became a promoted constant of its own, evaluated and validated apart, and the
+//! compiler's lint for known panics evaluated each again in every function that named it.
+//! Fifty entities of `scripts/bench-compile` took 7,860 million compiler instructions, now
+//! 7,302 (serde's derives: 6,403). They stay associated constants, under the impl's `where`
+//! clause (below): statics or free constants save a little more and cannot have one.
+//!
 //! ## Trait bounds without cascades
 //! A field type the derive cannot vouch for (a user type in a key template, or a non-serde field
 //! of a type the runtime has no `Attribute` impl for) is listed in a `where` clause on each of
@@ -259,7 +269,7 @@ mod tests {
             r#"segments:&[__de::Segment::Literal("SKILL"),__de::Segment::Field("id")],key_type:__de::KeyType::S"#
         ));
         assert!(out.contains("key_type:__de::single_key_type::<u64>()"));
-        assert!(out.contains("gsis:&[Self::GSI1,Self::GSI4]"));
+        assert!(out.contains("gsis:&[*Self::GSI1,*Self::GSI4]"));
         assert!(out.contains(
             r#"__de::FieldSchema{field:"seller_verified",attribute:"verified",optional:false,unique:false,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(<boolas__de::Attribute>::STORED),key_fields:::core::option::Option::None,alias:::core::option::Option::None,write_alias:false,read_alias:false}"#
         ));
@@ -311,8 +321,8 @@ mod tests {
             )
         };
         let out = expand(&src(""));
-        assert!(out.contains(r#"user_id:__de::key_field_at(item,__a[0],&__DeSchema::SCHEMA,"user_id","userId")?"#));
-        assert!(out.contains(r#"at:__de::key_field_at(item,__a[3],&__DeSchema::SCHEMA,"at","at")?"#));
+        assert!(out.contains(r#"user_id:__de::key_field_at(item,__a[0],__DeSchema::SCHEMA,"user_id","userId")?"#));
+        assert!(out.contains(r#"at:__de::key_field_at(item,__a[3],__DeSchema::SCHEMA,"at","at")?"#));
         assert!(out.contains(r#"total_cents:__de::field_at(item,__a[4],"Order","totalCents")?"#));
         assert!(out.contains(r#"__de::put_field(&mutitem,"Order","user_id","userId",&self.user_id)?;"#));
         assert!(out.contains("key_fields:__de::KeyFields::Attributes"));
@@ -326,11 +336,9 @@ mod tests {
         assert!(out.contains("key_fields:__de::KeyFields::Keys"));
         // Those fields are read from the key first (an attribute another client wrote may be
         // stale); `status`, which has its own attribute, from that attribute first.
-        assert!(
-            out.contains(r#"user_id:__de::key_only_field_at(item,__a[0],&__DeSchema::SCHEMA,"user_id","userId")?"#)
-        );
-        assert!(out.contains(r#"at:__de::key_only_field_at(item,__a[3],&__DeSchema::SCHEMA,"at","at")?"#));
-        assert!(out.contains(r#"status:__de::key_field_at(item,__a[2],&__DeSchema::SCHEMA,"status","status")?"#));
+        assert!(out.contains(r#"user_id:__de::key_only_field_at(item,__a[0],__DeSchema::SCHEMA,"user_id","userId")?"#));
+        assert!(out.contains(r#"at:__de::key_only_field_at(item,__a[3],__DeSchema::SCHEMA,"at","at")?"#));
+        assert!(out.contains(r#"status:__de::key_field_at(item,__a[2],__DeSchema::SCHEMA,"status","status")?"#));
     }
 
     #[test]
@@ -343,7 +351,7 @@ mod tests {
         );
         assert!(out.contains("fnkey(user:&str,created_at:&Timestamp,line:&u16)"));
         assert!(out.contains("fnquery(user:&str)->__de::QuerySpec<Self,(Timestamp,String,u16,)>"));
-        assert!(out.contains("pk:Self::primary_pk(p0)?.finish(&Self::PRIMARY_PK_CTX)?,sk:Self::primary_sk(p1,p0,p2)?.finish(&Self::PRIMARY_SK_CTX)?"));
+        assert!(out.contains("pk:Self::primary_pk(p0)?.finish(Self::PRIMARY_PK_CTX)?,sk:Self::primary_sk(p1,p0,p2)?.finish(Self::PRIMARY_SK_CTX)?"));
         // Private struct: private functions; no GSIs: no GSI keys.
         assert!(out.contains("fnkey(") && !out.contains("pubfnkey("));
         assert!(out.contains("gsis:&[]"));
@@ -460,21 +468,21 @@ mod tests {
         "#,
         );
         assert!(out.contains(
-            "constINVERTED:__de::IndexSchema=__de::IndexSchema{index:__de::Index::Inverted,pk:&Self::PRIMARY_SK,sk:&Self::PRIMARY_PK,};"
+            "constINVERTED:&'static__de::IndexSchema=&__de::IndexSchema{index:__de::Index::Inverted,pk:Self::PRIMARY_SK,sk:Self::PRIMARY_PK,};"
         ));
-        assert!(out.contains("inverted:::core::option::Option::Some(Self::INVERTED)"));
+        assert!(out.contains("inverted:::core::option::Option::Some(*Self::INVERTED)"));
         // The query takes the sort key's parts; its conditions take the partition key's.
         assert!(out.contains(
             "pubfninverted(product_id:&<ProductIdas__de::KeyPart>::Arg,at:&u32)->__de::QuerySpec<Self,(String,)>"
         ));
-        assert!(out.contains("__de::QuerySpec::new(&__DeSchema::INVERTED,\"Wish\",__DeSchema::finish(__DeSchema::primary_sk(product_id,at),&__DeSchema::PRIMARY_SK_CTX),)"));
+        assert!(out.contains("__de::QuerySpec::new(__DeSchema::INVERTED,\"Wish\",__DeSchema::finish(__DeSchema::primary_sk(product_id,at),__DeSchema::PRIMARY_SK_CTX),)"));
         // The partition key is also the index's sort key: a sort key's 1,024-byte limit.
-        assert!(out.contains(r#"constPRIMARY_PK_CTX:__de::KeyContext=__de::KeyContext{entity:"Wish",attribute:"PK",template:&Self::PRIMARY_PK,max_bytes:__de::MAX_SORT_KEY_BYTES,};"#));
+        assert!(out.contains(r#"constPRIMARY_PK_CTX:&'static__de::KeyContext=&__de::KeyContext{entity:"Wish",attribute:"PK",template:Self::PRIMARY_PK,max_bytes:__de::MAX_SORT_KEY_BYTES,};"#));
         assert!(!out.contains("compile_error"));
 
         let plain = expand(r#"#[entity(pk = "A#<id>", sk = "B")] struct A { id: String }"#);
         assert!(plain.contains("inverted:::core::option::Option::None"));
-        assert!(plain.contains(r#"constPRIMARY_PK_CTX:__de::KeyContext=__de::KeyContext{entity:"A",attribute:"PK",template:&Self::PRIMARY_PK,max_bytes:__de::MAX_PARTITION_KEY_BYTES,};"#));
+        assert!(plain.contains(r#"constPRIMARY_PK_CTX:&'static__de::KeyContext=&__de::KeyContext{entity:"A",attribute:"PK",template:Self::PRIMARY_PK,max_bytes:__de::MAX_PARTITION_KEY_BYTES,};"#));
         assert!(!plain.contains("fninverted"));
     }
 
@@ -488,12 +496,12 @@ mod tests {
         "#,
         );
         assert!(out.contains(
-            "constLSI1:__de::IndexSchema=__de::IndexSchema{index:__de::Index::Lsi(1u8),pk:&Self::PRIMARY_PK,sk:&Self::LSI1_SK};"
+            "constLSI1:&'static__de::IndexSchema=&__de::IndexSchema{index:__de::Index::Lsi(1u8),pk:Self::PRIMARY_PK,sk:Self::LSI1_SK};"
         ));
-        assert!(out.contains("lsis:&[Self::LSI1,Self::LSI3]"));
-        assert!(out.contains(r#"letmutk=__de::KeyText::start(&Self::LSI3_SK);k.part(&Self::LSI3_SK_CTX,1usize,p0)?;k.part(&Self::LSI3_SK_CTX,2usize,p1)?;"#));
+        assert!(out.contains("lsis:&[*Self::LSI1,*Self::LSI3]"));
+        assert!(out.contains(r#"letmutk=__de::KeyText::start(Self::LSI3_SK);k.part(Self::LSI3_SK_CTX,1usize,p0)?;k.part(Self::LSI3_SK_CTX,2usize,p1)?;"#));
         assert!(out.contains(
-            r#"constLSI3_SK_CTX:__de::KeyContext=__de::KeyContext{entity:"Order",attribute:"LSI3SK",template:&Self::LSI3_SK,max_bytes:__de::MAX_SORT_KEY_BYTES,};"#
+            r#"constLSI3_SK_CTX:&'static__de::KeyContext=&__de::KeyContext{entity:"Order",attribute:"LSI3SK",template:Self::LSI3_SK,max_bytes:__de::MAX_SORT_KEY_BYTES,};"#
         ));
         // to_item: one attribute per LSI, sparse; capacity counts it.
         assert!(out.contains("__de::Item::with_capacity(10usize)"));
@@ -504,7 +512,7 @@ mod tests {
         assert!(out.contains("pubfnlsi1(user_id:&str)->__de::QuerySpec<Self,(Timestamp,)>"));
         assert!(out.contains("pubfnlsi3(user_id:&str)->__de::QuerySpec<Self,(Option<Status>,u64,)>"));
         assert!(out.contains(
-            r#"__de::QuerySpec::new(&__DeSchema::LSI3,"Order",__DeSchema::finish(__DeSchema::primary_pk(user_id),&__DeSchema::PRIMARY_PK_CTX),)"#
+            r#"__de::QuerySpec::new(__DeSchema::LSI3,"Order",__DeSchema::finish(__DeSchema::primary_pk(user_id),__DeSchema::PRIMARY_PK_CTX),)"#
         ));
         // Fields of an LSI sort key carry their part writer, so updates can rebuild it.
         assert!(out.contains("pubconstTOTAL:__de::Field<Self,u64>=__de::Field::new(\"total\",\"total\",::core::option::Option::Some(<u64as__de::KeyPart>::write_part))"));
@@ -528,11 +536,11 @@ mod tests {
         assert!(out.contains(
             "fngsi1_pk<P0:__de::KeyPart+?::core::marker::Sized,P1:__de::KeyPart+?::core::marker::Sized>(p0:&P0,p1:__de::ShardBy<'_,P1>)"
         ));
-        assert!(out.contains("k.part(&Self::GSI1_PK_CTX,1usize,p0)?;k.shard(&Self::GSI1_PK_CTX,2usize,p1)?;"));
+        assert!(out.contains("k.part(Self::GSI1_PK_CTX,1usize,p0)?;k.shard(Self::GSI1_PK_CTX,2usize,p1)?;"));
         assert!(out.contains("Self::gsi1_pk(&this.stage,__de::ShardBy::Source(&this.id))"));
         // The query takes the other parts and writes every shard's partition key.
         assert!(out.contains(
-            r#"__de::QuerySpec::sharded(&__DeSchema::GSI1,"Job",__de::shard_keys(8u16,|shard|__DeSchema::gsi1_pk(stage,__de::ShardBy::<str>::Index(shard)),&__DeSchema::GSI1_PK_CTX),)"#
+            r#"__de::QuerySpec::sharded(__DeSchema::GSI1,"Job",__de::shard_keys(8u16,|shard|__DeSchema::gsi1_pk(stage,__de::ShardBy::<str>::Index(shard)),__DeSchema::GSI1_PK_CTX),)"#
         ));
         assert!(out.contains("pubfngsi1(stage:&<Stageas__de::KeyPart>::Arg)"));
         // The source field's handle carries its part writer, so updates can rebuild the key.

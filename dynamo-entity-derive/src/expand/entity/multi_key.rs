@@ -65,7 +65,7 @@ impl Gen<'_, '_> {
             };
             let (pk, sk) = (attrs(&g.pk), attrs(&g.sk));
             items.extend(quote! {
-                const #constant: __de::MultiKeyIndex = __de::MultiKeyIndex {
+                const #constant: &'static __de::MultiKeyIndex = &__de::MultiKeyIndex {
                     index: __de::Index::Gsi(#n),
                     pk: &[#(#pk),*],
                     sk: &[#(#sk),*],
@@ -102,7 +102,7 @@ impl Gen<'_, '_> {
                 #[inline]
                 #vis fn #fn_name(#(#params),*) -> #builder<0> {
                     #builder(__de::MultiKeySpec::new(
-                        &__DeSchema::#constant,
+                        __DeSchema::#constant,
                         #name,
                         [#(#values),*],
                     ))

@@ -131,9 +131,9 @@ impl Gen<'_, '_> {
                 #[inline]
                 #vis fn #fn_name(#(#params),*) -> __de::QuerySpec<Self, (#(#sk_types,)*)> {
                     __de::QuerySpec::new(
-                        &__DeSchema::#schema,
+                        __DeSchema::#schema,
                         #name,
-                        __DeSchema::finish(__DeSchema::#pk_fn(#(#args),*), &__DeSchema::#pk_ctx),
+                        __DeSchema::finish(__DeSchema::#pk_fn(#(#args),*), __DeSchema::#pk_ctx),
                     )
                 }
             };
@@ -162,9 +162,9 @@ impl Gen<'_, '_> {
             #[inline]
             #vis fn #fn_name(#(#params),*) -> __de::QuerySpec<Self, (#(#sk_types,)*)> {
                 __de::QuerySpec::sharded(
-                    &__DeSchema::#schema,
+                    __DeSchema::#schema,
                     #name,
-                    __de::shard_keys(#count, |shard| __DeSchema::#pk_fn(#(#shard_args),*), &__DeSchema::#pk_ctx),
+                    __de::shard_keys(#count, |shard| __DeSchema::#pk_fn(#(#shard_args),*), __DeSchema::#pk_ctx),
                 )
             }
         }
@@ -208,9 +208,9 @@ impl Gen<'_, '_> {
             #[inline]
             #vis fn #fn_name(#(#params),*) -> __de::QuerySpec<Self, (#(#sk_types,)*)> {
                 __de::QuerySpec::new(
-                    &__DeSchema::#schema,
+                    __DeSchema::#schema,
                     #name,
-                    __DeSchema::finish(__DeSchema::primary_pk(#(#args),*), &__DeSchema::PRIMARY_PK_CTX),
+                    __DeSchema::finish(__DeSchema::primary_pk(#(#args),*), __DeSchema::PRIMARY_PK_CTX),
                 )
             }
         }
@@ -251,9 +251,9 @@ impl Gen<'_, '_> {
             #[inline]
             #vis fn inverted(#(#params),*) -> __de::QuerySpec<Self, (#(#pk_types,)*)> {
                 __de::QuerySpec::new(
-                    &__DeSchema::INVERTED,
+                    __DeSchema::INVERTED,
                     #name,
-                    __DeSchema::finish(__DeSchema::primary_sk(#(#args),*), &__DeSchema::PRIMARY_SK_CTX),
+                    __DeSchema::finish(__DeSchema::primary_sk(#(#args),*), __DeSchema::PRIMARY_SK_CTX),
                 )
             }
         }

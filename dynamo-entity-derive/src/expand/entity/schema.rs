@@ -1,5 +1,6 @@
 //! The constants of `__DeSchema`: the table's names, the templates and the schema of each
-//! index, and the entity's `EntitySchema`.
+//! index, and the entity's `EntitySchema`, each a `&'static` reference to its value (see
+//! "Constants as references" in the [parent module](super)).
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
@@ -40,10 +41,10 @@ impl Gen<'_, '_> {
             let kind = index.kind.tokens(&quote!(__de));
             let (pk_fn, sk_fn) = self.index_writers(index, &names);
             items.extend(quote! {
-                const #pk_tpl: __de::Template = #pk_expr;
-                const #sk_tpl: __de::Template = #sk_expr;
-                const #schema: __de::IndexSchema =
-                    __de::IndexSchema { index: #kind, pk: &Self::#pk_tpl, sk: &Self::#sk_tpl };
+                const #pk_tpl: &'static __de::Template = &#pk_expr;
+                const #sk_tpl: &'static __de::Template = &#sk_expr;
+                const #schema: &'static __de::IndexSchema =
+                    &__de::IndexSchema { index: #kind, pk: Self::#pk_tpl, sk: Self::#sk_tpl };
                 #pk_fn
                 #sk_fn
             });
@@ -61,9 +62,9 @@ impl Gen<'_, '_> {
             let sk_expr = self.template_expr(&lsi.sk);
             let key_fns = self.lsi_key_fns(lsi, &names);
             items.extend(quote! {
-                const #sk_tpl: __de::Template = #sk_expr;
-                const #schema: __de::IndexSchema =
-                    __de::IndexSchema { index: __de::Index::Lsi(#n), pk: &Self::PRIMARY_PK, sk: &Self::#sk_tpl };
+                const #sk_tpl: &'static __de::Template = &#sk_expr;
+                const #schema: &'static __de::IndexSchema =
+                    &__de::IndexSchema { index: __de::Index::Lsi(#n), pk: Self::PRIMARY_PK, sk: Self::#sk_tpl };
                 #key_fns
             });
             lsi_consts.push(schema.clone());
@@ -146,13 +147,13 @@ impl Gen<'_, '_> {
             items.extend(quote! {
                 /// The inverted index: partition key `SK` (the primary sort key template), sort
                 /// key `PK` (the primary partition key template).
-                const INVERTED: __de::IndexSchema = __de::IndexSchema {
+                const INVERTED: &'static __de::IndexSchema = &__de::IndexSchema {
                     index: __de::Index::Inverted,
-                    pk: &Self::PRIMARY_SK,
-                    sk: &Self::PRIMARY_PK,
+                    pk: Self::PRIMARY_SK,
+                    sk: Self::PRIMARY_PK,
                 };
             });
-            quote!(::core::option::Option::Some(Self::INVERTED))
+            quote!(::core::option::Option::Some(*Self::INVERTED))
         } else {
             quote!(::core::option::Option::None)
         };
@@ -176,16 +177,16 @@ impl Gen<'_, '_> {
         let (vector_items, vector_consts) = self.vector_items();
         items.extend(vector_items);
         items.extend(quote! {
-            const SCHEMA: __de::EntitySchema = __de::EntitySchema {
+            const SCHEMA: &'static __de::EntitySchema = &__de::EntitySchema {
                 name: #name,
                 rust_name: #rust_name,
                 label: #label,
                 names: Self::NAMES,
-                primary: Self::PRIMARY,
-                gsis: &[#(Self::#gsi_consts),*],
+                primary: *Self::PRIMARY,
+                gsis: &[#(*Self::#gsi_consts),*],
                 inverted: #inverted,
-                lsis: &[#(Self::#lsi_consts),*],
-                multi_gsis: &[#(Self::#multi_consts),*],
+                lsis: &[#(*Self::#lsi_consts),*],
+                multi_gsis: &[#(*Self::#multi_consts),*],
                 fields: &[#(#fields),*],
                 version: #version,
                 created_at: #created_at,
@@ -194,7 +195,7 @@ impl Gen<'_, '_> {
                 key_fields: #key_fields,
                 schema_version: #schema_version,
                 constants: &[#(#constants),*],
-                vectors: &[#(Self::#vector_consts),*],
+                vectors: &[#(*Self::#vector_consts),*],
             };
         });
         items.extend(self.primary_key_fns());
@@ -239,7 +240,7 @@ impl Gen<'_, '_> {
             let filters: Vec<TokenStream> = v.filters.iter().filter_map(search_attr).collect();
             items.extend(quote! {
                 /// The vector index on this field.
-                const #constant: __de::VectorIndex = __de::VectorIndex {
+                const #constant: &'static __de::VectorIndex = &__de::VectorIndex {
                     name: #name,
                     field: #field,
                     attribute: #attribute,
@@ -302,7 +303,7 @@ impl Gen<'_, '_> {
             out.extend(quote! {
                 #[doc = #doc]
                 #vis fn #search(vector: impl ::core::convert::Into<::std::vec::Vec<f32>>) -> __de::VectorSearch<Self> {
-                    __de::VectorSearch::new(&__DeSchema::#constant, vector.into())
+                    __de::VectorSearch::new(__DeSchema::#constant, vector.into())
                 }
             });
         }

@@ -57,7 +57,7 @@ impl Gen<'_, '_> {
             // The oldest version: the check refuses versions the chain does not declare, and
             // every other item is of this version.
             None => quote! {
-                __de::stored_version(item, &__DeSchema::SCHEMA)?;
+                __de::stored_version(item, __DeSchema::SCHEMA)?;
                 #body
             },
             // The conversion goes through `UpgradeFrom`, implemented for every `From`, whose
@@ -66,7 +66,7 @@ impl Gen<'_, '_> {
             Some(prev) => {
                 let upgrade = quote_spanned!(prev.span()=> <Self as __de::UpgradeFrom<#prev>>::upgrade);
                 quote! {
-                    match __de::stored_version(item, &__DeSchema::SCHEMA)? {
+                    match __de::stored_version(item, __DeSchema::SCHEMA)? {
                         __de::Stored::Current => { #body }
                         __de::Stored::Earlier => ::core::result::Result::Ok(#upgrade(<#prev as __de::Entity>::from_item(item)?)),
                     }
@@ -168,7 +168,7 @@ mod tests {
         ));
         assert!(out.contains(r#"__de::put_schema_version(&mutitem,"sv",3u32);"#));
         assert!(out.contains("__de::Item::with_capacity(6usize)"));
-        assert!(out.contains("match__de::stored_version(item,&__DeSchema::SCHEMA)?{__de::Stored::Current=>{"));
+        assert!(out.contains("match__de::stored_version(item,__DeSchema::SCHEMA)?{__de::Stored::Current=>{"));
         assert!(out.contains(
             "__de::Stored::Earlier=>::core::result::Result::Ok(<Selfas__de::UpgradeFrom<v2::SkillV2>>::upgrade(<v2::SkillV2as__de::Entity>::from_item(item)?)),"
         ));
@@ -185,7 +185,7 @@ mod tests {
         // The oldest version checks the stored version and decodes; no chain to check.
         let oldest = expand(r#"#[entity(pk = "S#<id>", sk = "M", schema(version = 2))] struct S { id: String }"#);
         assert!(oldest.contains(r#"attribute:"_schema",version:2u32,oldest:2u32,from:::core::option::Option::None,previous:::core::option::Option::None"#));
-        assert!(oldest.contains("__de::stored_version(item,&__DeSchema::SCHEMA)?;"));
+        assert!(oldest.contains("__de::stored_version(item,__DeSchema::SCHEMA)?;"));
         assert!(!oldest.contains("Stored::Earlier") && !oldest.contains("declared_version"));
 
         // Without `schema(...)`: nothing of it.
