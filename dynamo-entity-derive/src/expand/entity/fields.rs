@@ -22,9 +22,9 @@ impl Gen<'_, '_> {
             let fvis = f.vis;
             let in_primary = e.is_primary_key_field(&f.name);
             let part = if e.is_key_field(&f.name) {
-                quote!(::core::option::Option::Some(<#ty as __de::KeyPart>::write_part))
+                quote!(__de::Some(<#ty as __de::KeyPart>::write_part))
             } else {
-                quote!(::core::option::Option::None)
+                quote!(__de::None)
             };
             let unique = f.unique.is_some();
             let role = f.role();

@@ -115,8 +115,8 @@ impl Gen<'_, '_> {
         let n_picked = field_attributes.len();
         let pick = quote! {
             let __a = __de::pick_attributes::<#n_picked>(item, &[#(#field_attributes),*], |k| match k {
-                #(#field_attributes => ::core::option::Option::Some(#field_slots),)*
-                _ => ::core::option::Option::None,
+                #(#field_attributes => __de::Some(#field_slots),)*
+                _ => __de::None,
             });
         };
         let get_fields = e.fields.iter().enumerate().map(|(i, f)| {
@@ -195,9 +195,9 @@ impl Gen<'_, '_> {
                 quote! {
                     const NAMES: &'static __de::AttributeNames = __DeSchema::NAMES;
                     const TABLE_ENTITIES: ::core::option::Option<&'static [&'static __de::EntitySchema]> =
-                        ::core::option::Option::Some(<#table as __de::TableDef>::ENTITIES);
+                        __de::Some(<#table as __de::TableDef>::ENTITIES);
                     const TABLE_INDEXES: ::core::option::Option<&'static [__de::GsiDecl]> =
-                        ::core::option::Option::Some(<#table as __de::TableDef>::INDEXES);
+                        __de::Some(<#table as __de::TableDef>::INDEXES);
                 },
             )
         } else {

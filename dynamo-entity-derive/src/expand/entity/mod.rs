@@ -271,7 +271,7 @@ mod tests {
         assert!(out.contains("key_type:__de::single_key_type::<u64>()"));
         assert!(out.contains("gsis:&[*Self::GSI1,*Self::GSI4]"));
         assert!(out.contains(
-            r#"__de::FieldSchema{field:"seller_verified",attribute:"verified",optional:false,unique:false,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(<boolas__de::Attribute>::STORED),key_fields:::core::option::Option::None,alias:::core::option::Option::None,write_alias:false,read_alias:false}"#
+            r#"__de::FieldSchema{field:"seller_verified",attribute:"verified",optional:false,unique:false,shape:__de::PartShape::Any,folded:false,lossless:false,stored:__de::Some(<boolas__de::Attribute>::STORED),key_fields:__de::None,alias:__de::None,write_alias:false,read_alias:false}"#
         ));
         // to_item: exact capacity, keys, GSIs, fields, type.
         assert!(out.contains("__de::Item::with_capacity(14usize)"));
@@ -292,9 +292,7 @@ mod tests {
         }
         assert!(out.contains(r#"seller_verified:__de::field_at(item,__a[6],"Skill","verified")?"#));
         // The fields' attributes are picked in one pass, by a match on their names.
-        assert!(out.contains(
-            r#""submitted_at"=>::core::option::Option::Some(5),"verified"=>::core::option::Option::Some(6),"#
-        ));
+        assert!(out.contains(r#""submitted_at"=>__de::Some(5),"verified"=>__de::Some(6),"#));
         // The inherent functions, typed by the fields.
         assert!(out.contains("pubfnkey(id:&<SkillIdas__de::KeyPart>::Arg)->__de::Key<Self>"));
         assert!(out.contains("pubfnquery(id:&<SkillIdas__de::KeyPart>::Arg)->__de::QuerySpec<Self,()>"));
@@ -304,10 +302,10 @@ mod tests {
         ));
         // Field handles: primary key fields are immutable, key fields carry their part writer.
         assert!(out.contains("pubconstID:__de::Field<Self,SkillId,__de::Immutable>"));
-        assert!(out.contains("pubconstDOWNLOADS:__de::Field<Self,u64>=__de::Field::new(\"downloads\",\"downloads\",::core::option::Option::Some(<u64as__de::KeyPart>::write_part))"));
-        assert!(out.contains(
-            "pubconstTITLE:__de::Field<Self,String>=__de::Field::new(\"title\",\"title\",::core::option::Option::None)"
-        ));
+        assert!(out.contains("pubconstDOWNLOADS:__de::Field<Self,u64>=__de::Field::new(\"downloads\",\"downloads\",__de::Some(<u64as__de::KeyPart>::write_part))"));
+        assert!(
+            out.contains("pubconstTITLE:__de::Field<Self,String>=__de::Field::new(\"title\",\"title\",__de::None)")
+        );
         assert!(!out.contains("compile_error"));
     }
 
@@ -408,10 +406,10 @@ mod tests {
         "#,
         );
         assert!(out.contains(
-            r#"__de::FieldSchema{field:"email",attribute:"mail",optional:false,unique:true,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(<Stringas__de::Attribute>::STORED),key_fields:::core::option::Option::None,alias:::core::option::Option::None,write_alias:false,read_alias:false}"#
+            r#"__de::FieldSchema{field:"email",attribute:"mail",optional:false,unique:true,shape:__de::PartShape::Any,folded:false,lossless:false,stored:__de::Some(<Stringas__de::Attribute>::STORED),key_fields:__de::None,alias:__de::None,write_alias:false,read_alias:false}"#
         ));
-        assert!(out.contains(r#"__de::FieldSchema{field:"handle",attribute:"handle",optional:true,unique:true,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(<Option<String>as__de::Attribute>::STORED),key_fields:::core::option::Option::None,alias:::core::option::Option::None,write_alias:false,read_alias:false}"#));
-        assert!(out.contains(r#"__de::FieldSchema{field:"id",attribute:"id",optional:false,unique:false,shape:<Stringas__de::KeyPart>::SHAPE,folded:false,lossless:<Stringas__de::KeyPart>::WRITES_ESCAPED,stored:::core::option::Option::Some(<Stringas__de::Attribute>::STORED),key_fields:::core::option::Option::None,alias:::core::option::Option::None,write_alias:false,read_alias:false}"#));
+        assert!(out.contains(r#"__de::FieldSchema{field:"handle",attribute:"handle",optional:true,unique:true,shape:__de::PartShape::Any,folded:false,lossless:false,stored:__de::Some(<Option<String>as__de::Attribute>::STORED),key_fields:__de::None,alias:__de::None,write_alias:false,read_alias:false}"#));
+        assert!(out.contains(r#"__de::FieldSchema{field:"id",attribute:"id",optional:false,unique:false,shape:<Stringas__de::KeyPart>::SHAPE,folded:false,lossless:<Stringas__de::KeyPart>::WRITES_ESCAPED,stored:__de::Some(<Stringas__de::Attribute>::STORED),key_fields:__de::None,alias:__de::None,write_alias:false,read_alias:false}"#));
         assert!(out.contains("pubconstEMAIL:__de::Field<Self,String,__de::Unique>"));
         assert!(out.contains("pubconstHANDLE:__de::Field<Self,Option<String>,__de::Unique>"));
         assert!(out.contains("pubconstID:__de::Field<Self,String,__de::Immutable>"));
@@ -430,14 +428,14 @@ mod tests {
         "#,
         );
         assert!(out.contains(
-            r#"version:::core::option::Option::Some(__de::VersionSchema{field:"version",attribute:"v",max:<u32as__de::VersionNumber>::MAX_VERSION,})"#
+            r#"version:__de::Some(__de::VersionSchema{field:"version",attribute:"v",max:<u32as__de::VersionNumber>::MAX_VERSION,})"#
         ));
         assert!(out.contains(
-            r#"created_at:::core::option::Option::Some(__de::FieldSchema{field:"created_at",attribute:"created_at",optional:false,unique:false,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(<Timestampas__de::Attribute>::STORED),key_fields:::core::option::Option::None,alias:::core::option::Option::None,write_alias:false,read_alias:false})"#
+            r#"created_at:__de::Some(__de::FieldSchema{field:"created_at",attribute:"created_at",optional:false,unique:false,shape:__de::PartShape::Any,folded:false,lossless:false,stored:__de::Some(<Timestampas__de::Attribute>::STORED),key_fields:__de::None,alias:__de::None,write_alias:false,read_alias:false})"#
         ));
-        assert!(out.contains(r#"updated_at:::core::option::Option::Some(__de::FieldSchema{field:"updated_at""#));
+        assert!(out.contains(r#"updated_at:__de::Some(__de::FieldSchema{field:"updated_at""#));
         assert!(out.contains(
-            r#"ttl:::core::option::Option::Some(__de::FieldSchema{field:"expires_at",attribute:"expires_at",optional:true,unique:false,shape:__de::PartShape::Any,folded:false,lossless:false,stored:::core::option::Option::Some(__de::StoredType::N),key_fields:::core::option::Option::None,alias:::core::option::Option::None,write_alias:false,read_alias:false})"#
+            r#"ttl:__de::Some(__de::FieldSchema{field:"expires_at",attribute:"expires_at",optional:true,unique:false,shape:__de::PartShape::Any,folded:false,lossless:false,stored:__de::Some(__de::StoredType::N),key_fields:__de::None,alias:__de::None,write_alias:false,read_alias:false})"#
         ));
         // The version reads 0 when absent; the TTL is stored and read as epoch seconds.
         assert!(out.contains(r#"version:__de::version_at(item,__a[1],"Doc","v")?"#));
@@ -454,9 +452,7 @@ mod tests {
 
         // Without them, the schema says so.
         let plain = expand(r#"#[entity(pk = "A#<id>", sk = "B")] struct A { id: String }"#);
-        assert!(plain.contains(
-            "version:::core::option::Option::None,created_at:::core::option::Option::None,updated_at:::core::option::Option::None,ttl:::core::option::Option::None"
-        ));
+        assert!(plain.contains("version:__de::None,created_at:__de::None,updated_at:__de::None,ttl:__de::None"));
     }
 
     #[test]
@@ -470,7 +466,7 @@ mod tests {
         assert!(out.contains(
             "constINVERTED:&'static__de::IndexSchema=&__de::IndexSchema{index:__de::Index::Inverted,pk:Self::PRIMARY_SK,sk:Self::PRIMARY_PK,};"
         ));
-        assert!(out.contains("inverted:::core::option::Option::Some(*Self::INVERTED)"));
+        assert!(out.contains("inverted:__de::Some(*Self::INVERTED)"));
         // The query takes the sort key's parts; its conditions take the partition key's.
         assert!(out.contains(
             "pubfninverted(product_id:&<ProductIdas__de::KeyPart>::Arg,at:&u32)->__de::QuerySpec<Self,(String,)>"
@@ -481,7 +477,7 @@ mod tests {
         assert!(!out.contains("compile_error"));
 
         let plain = expand(r#"#[entity(pk = "A#<id>", sk = "B")] struct A { id: String }"#);
-        assert!(plain.contains("inverted:::core::option::Option::None"));
+        assert!(plain.contains("inverted:__de::None"));
         assert!(plain.contains(r#"constPRIMARY_PK_CTX:&'static__de::KeyContext=&__de::KeyContext{entity:"A",attribute:"PK",template:Self::PRIMARY_PK,max_bytes:__de::MAX_PARTITION_KEY_BYTES,};"#));
         assert!(!plain.contains("fninverted"));
     }
@@ -515,7 +511,7 @@ mod tests {
             r#"__de::QuerySpec::new(__DeSchema::LSI3,"Order",__DeSchema::finish(__DeSchema::primary_pk(user_id),__DeSchema::PRIMARY_PK_CTX),)"#
         ));
         // Fields of an LSI sort key carry their part writer, so updates can rebuild it.
-        assert!(out.contains("pubconstTOTAL:__de::Field<Self,u64>=__de::Field::new(\"total\",\"total\",::core::option::Option::Some(<u64as__de::KeyPart>::write_part))"));
+        assert!(out.contains("pubconstTOTAL:__de::Field<Self,u64>=__de::Field::new(\"total\",\"total\",__de::Some(<u64as__de::KeyPart>::write_part))"));
         assert!(!out.contains("compile_error"));
 
         let plain = expand(r#"#[entity(pk = "A#<id>", sk = "B")] struct A { id: String }"#);
@@ -544,7 +540,7 @@ mod tests {
         ));
         assert!(out.contains("pubfngsi1(stage:&<Stageas__de::KeyPart>::Arg)"));
         // The source field's handle carries its part writer, so updates can rebuild the key.
-        assert!(out.contains("pubconstID:__de::Field<Self,String,__de::Immutable>=__de::Field::new(\"id\",\"id\",::core::option::Option::Some(<Stringas__de::KeyPart>::write_part))"));
+        assert!(out.contains("pubconstID:__de::Field<Self,String,__de::Immutable>=__de::Field::new(\"id\",\"id\",__de::Some(<Stringas__de::KeyPart>::write_part))"));
         assert!(!out.contains("compile_error"));
     }
 

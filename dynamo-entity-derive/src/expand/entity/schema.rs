@@ -93,26 +93,26 @@ impl Gen<'_, '_> {
             };
             // The type the field is stored as, for the table's checks of multi-attribute GSIs.
             let stored = if e.key_only(&f.name) {
-                quote!(::core::option::Option::None)
+                quote!(__de::None)
             } else if f.serde {
-                quote!(::core::option::Option::Some(__de::StoredType::Unknown))
+                quote!(__de::Some(__de::StoredType::Unknown))
             } else if f.role() == Some(Maintained::Ttl) {
-                quote!(::core::option::Option::Some(__de::StoredType::N))
+                quote!(__de::Some(__de::StoredType::N))
             } else {
                 let ty = f.ty;
-                quote!(::core::option::Option::Some(<#ty as __de::Attribute>::STORED))
+                quote!(__de::Some(<#ty as __de::Attribute>::STORED))
             };
             let key_fields = match f.key_fields {
-                Some((true, _)) => quote!(::core::option::Option::Some(__de::KeyFields::Keys)),
-                Some((false, _)) => quote!(::core::option::Option::Some(__de::KeyFields::Attributes)),
-                None => quote!(::core::option::Option::None),
+                Some((true, _)) => quote!(__de::Some(__de::KeyFields::Keys)),
+                Some((false, _)) => quote!(__de::Some(__de::KeyFields::Attributes)),
+                None => quote!(__de::None),
             };
             let alias = match &f.alias {
                 Some(lit) => {
                     let alias = lit.value();
-                    quote!(::core::option::Option::Some(#alias))
+                    quote!(__de::Some(#alias))
                 }
-                None => quote!(::core::option::Option::None),
+                None => quote!(__de::None),
             };
             let write_alias = f.alias.is_some() && f.write_alias.is_some();
             let read_alias = write_alias && f.read_alias.is_some();
@@ -126,20 +126,20 @@ impl Gen<'_, '_> {
         let role = |m: Maintained| match e.maintained(m) {
             Some(f) => {
                 let schema = field_schema(f);
-                quote!(::core::option::Option::Some(#schema))
+                quote!(__de::Some(#schema))
             }
-            None => quote!(::core::option::Option::None),
+            None => quote!(__de::None),
         };
         let version = match e.maintained(Maintained::Version) {
             Some(f) => {
                 let (field, attribute, ty) = (&f.name, &f.attribute, f.ty);
-                quote!(::core::option::Option::Some(__de::VersionSchema {
+                quote!(__de::Some(__de::VersionSchema {
                     field: #field,
                     attribute: #attribute,
                     max: <#ty as __de::VersionNumber>::MAX_VERSION,
                 }))
             }
-            None => quote!(::core::option::Option::None),
+            None => quote!(__de::None),
         };
         let (created_at, updated_at, ttl) =
             (role(Maintained::CreatedAt), role(Maintained::UpdatedAt), role(Maintained::Ttl));
@@ -153,9 +153,9 @@ impl Gen<'_, '_> {
                     sk: Self::PRIMARY_PK,
                 };
             });
-            quote!(::core::option::Option::Some(*Self::INVERTED))
+            quote!(__de::Some(*Self::INVERTED))
         } else {
-            quote!(::core::option::Option::None)
+            quote!(__de::None)
         };
         let key_fields = if e.attrs.key_fields_in_keys {
             quote!(__de::KeyFields::Keys)
@@ -227,15 +227,15 @@ impl Gen<'_, '_> {
                         handle: #handle,
                         attribute: #oattr,
                         key_type: match __de::search_key_type(<#ty as __de::Attribute>::STORED) {
-                            ::core::option::Option::Some(t) => t,
-                            ::core::option::Option::None => __de::KeyType::S,
+                            __de::Some(t) => t,
+                            __de::None => __de::KeyType::S,
                         },
                     }
                 })
             };
             let hash = match v.hash.as_ref().and_then(search_attr) {
-                Some(h) => quote!(::core::option::Option::Some(#h)),
-                None => quote!(::core::option::Option::None),
+                Some(h) => quote!(__de::Some(#h)),
+                None => quote!(__de::None),
             };
             let filters: Vec<TokenStream> = v.filters.iter().filter_map(search_attr).collect();
             items.extend(quote! {

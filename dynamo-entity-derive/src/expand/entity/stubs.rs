@@ -91,7 +91,7 @@ pub fn inherent(e: &Entity) -> TokenStream {
         };
         items.extend(quote! {
             #fvis const #constant: __de::Field<Self, #ty #marker> =
-                __de::Field::new(#field, #attribute, ::core::option::Option::None);
+                __de::Field::new(#field, #attribute, __de::None);
         });
     }
 

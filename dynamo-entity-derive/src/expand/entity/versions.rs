@@ -12,7 +12,7 @@ use super::Gen;
 impl Gen<'_, '_> {
     /// The `schema_version` field of `SCHEMA`.
     pub(super) fn schema_version_value(&self) -> TokenStream {
-        let Some(s) = &self.e.attrs.schema else { return quote!(::core::option::Option::None) };
+        let Some(s) = &self.e.attrs.schema else { return quote!(__de::None) };
         let version = s.version.unwrap_or(1);
         let attribute = s.attribute_name();
         let (oldest, from, previous) = match &s.from {
@@ -20,14 +20,14 @@ impl Gen<'_, '_> {
                 let name = quote!(#prev).to_string().replace(' ', "");
                 (
                     quote!(__de::oldest_version(<#prev as __de::Entity>::SCHEMA)),
-                    quote!(::core::option::Option::Some(#name)),
-                    quote!(::core::option::Option::Some(<#prev as __de::Entity>::SCHEMA)),
+                    quote!(__de::Some(#name)),
+                    quote!(__de::Some(<#prev as __de::Entity>::SCHEMA)),
                 )
             }
-            None => (quote!(#version), quote!(::core::option::Option::None), quote!(::core::option::Option::None)),
+            None => (quote!(#version), quote!(__de::None), quote!(__de::None)),
         };
         quote! {
-            ::core::option::Option::Some(__de::SchemaVersion {
+            __de::Some(__de::SchemaVersion {
                 attribute: #attribute,
                 version: #version,
                 oldest: #oldest,
@@ -164,7 +164,7 @@ mod tests {
                struct Skill { id: String, title: String }"#,
         );
         assert!(out.contains(
-            r#"schema_version:::core::option::Option::Some(__de::SchemaVersion{attribute:"sv",version:3u32,oldest:__de::oldest_version(<v2::SkillV2as__de::Entity>::SCHEMA),from:::core::option::Option::Some("v2::SkillV2"),previous:::core::option::Option::Some(<v2::SkillV2as__de::Entity>::SCHEMA),})"#
+            r#"schema_version:__de::Some(__de::SchemaVersion{attribute:"sv",version:3u32,oldest:__de::oldest_version(<v2::SkillV2as__de::Entity>::SCHEMA),from:__de::Some("v2::SkillV2"),previous:__de::Some(<v2::SkillV2as__de::Entity>::SCHEMA),})"#
         ));
         assert!(out.contains(r#"__de::put_schema_version(&mutitem,"sv",3u32);"#));
         assert!(out.contains("__de::Item::with_capacity(6usize)"));
@@ -184,13 +184,13 @@ mod tests {
 
         // The oldest version checks the stored version and decodes; no chain to check.
         let oldest = expand(r#"#[entity(pk = "S#<id>", sk = "M", schema(version = 2))] struct S { id: String }"#);
-        assert!(oldest.contains(r#"attribute:"_schema",version:2u32,oldest:2u32,from:::core::option::Option::None,previous:::core::option::Option::None"#));
+        assert!(oldest.contains(r#"attribute:"_schema",version:2u32,oldest:2u32,from:__de::None,previous:__de::None"#));
         assert!(oldest.contains("__de::stored_version(item,__DeSchema::SCHEMA)?;"));
         assert!(!oldest.contains("Stored::Earlier") && !oldest.contains("declared_version"));
 
         // Without `schema(...)`: nothing of it.
         let plain = expand(r#"#[entity(pk = "S#<id>", sk = "M")] struct S { id: String }"#);
-        assert!(plain.contains("schema_version:::core::option::Option::None"));
+        assert!(plain.contains("schema_version:__de::None"));
         assert!(!plain.contains("stored_version") && !plain.contains("put_schema_version"));
     }
 }
