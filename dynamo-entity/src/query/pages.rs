@@ -23,11 +23,15 @@ use crate::error::{Error, ItemError};
 use crate::query::Cursor;
 use crate::query::cursor::{self, Scope};
 use crate::schema::{AttributeNames, Item};
+use crate::table::body::{Paged, unreadable_item};
+use crate::value::json::{ItemsReader, Malformed, RawItems};
 
 /// One answer of DynamoDB to a `Query` or `Scan` request, as the page loop needs it.
 pub(crate) struct Answer {
+    /// `Query` or `Scan`.
+    pub(crate) operation: &'static str,
     /// The items, in the order returned.
-    pub(crate) items: Vec<Item>,
+    pub(crate) items: AnswerItems,
     /// `LastEvaluatedKey`.
     pub(crate) last_key: Option<Item>,
     /// The capacity the request consumed.
@@ -40,24 +44,100 @@ pub(crate) struct Answer {
 
 impl Answer {
     /// The answer of a `Query`.
-    pub(crate) fn of_query(out: aws_sdk_dynamodb::operation::query::QueryOutput) -> Answer {
+    pub(crate) fn of_query(paged: Paged<aws_sdk_dynamodb::operation::query::QueryOutput>) -> Answer {
+        let out = paged.output;
         Answer {
+            operation: "Query",
             consumed: Capacity::from_consumed(out.consumed_capacity.as_slice(), false),
             scanned: u64::try_from(out.scanned_count).unwrap_or_default(),
             count: u64::try_from(out.count).unwrap_or_default(),
-            items: out.items.unwrap_or_default(),
+            items: AnswerItems::of(paged.items, out.items),
             last_key: out.last_evaluated_key,
         }
     }
 
     /// The answer of a `Scan`.
-    pub(crate) fn of_scan(out: aws_sdk_dynamodb::operation::scan::ScanOutput) -> Answer {
+    pub(crate) fn of_scan(paged: Paged<aws_sdk_dynamodb::operation::scan::ScanOutput>) -> Answer {
+        let out = paged.output;
         Answer {
+            operation: "Scan",
             consumed: Capacity::from_consumed(out.consumed_capacity.as_slice(), false),
             scanned: u64::try_from(out.scanned_count).unwrap_or_default(),
             count: u64::try_from(out.count).unwrap_or_default(),
-            items: out.items.unwrap_or_default(),
+            items: AnswerItems::of(paged.items, out.items),
             last_key: out.last_evaluated_key,
+        }
+    }
+
+    /// The items, each in a map of its own, taken out of the answer.
+    ///
+    /// # Errors
+    /// [`Error::Sdk`] when one of the items taken from the body cannot be read.
+    pub(crate) fn take_items(&mut self) -> Result<Vec<Item>, Error> {
+        match std::mem::replace(&mut self.items, AnswerItems::Maps(Vec::new())) {
+            AnswerItems::Maps(items) => Ok(items),
+            AnswerItems::Json(raw) => raw.to_items().map_err(|e| unreadable_item(self.operation, e)),
+        }
+    }
+}
+
+/// An answer's items: read by the SDK into maps, or left as the body's JSON by this crate's
+/// reader, to be read one by one into one map as the page takes them.
+pub(crate) enum AnswerItems {
+    /// The SDK's maps.
+    Maps(Vec<Item>),
+    /// The body's `Items`.
+    Json(RawItems),
+}
+
+impl AnswerItems {
+    /// The items the reader took (`raw`), else the SDK's.
+    fn of(raw: Option<RawItems>, sdk: Option<Vec<Item>>) -> AnswerItems {
+        match raw {
+            Some(raw) => AnswerItems::Json(raw),
+            None => AnswerItems::Maps(sdk.unwrap_or_default()),
+        }
+    }
+
+    /// How many items.
+    fn len(&self) -> usize {
+        match self {
+            AnswerItems::Maps(items) => items.len(),
+            AnswerItems::Json(raw) => raw.len(),
+        }
+    }
+}
+
+/// The items of an answer, one after the other, each lent to the page loop as a map: the
+/// SDK's own maps, or the one map the JSON's items are read into in turn.
+enum Source<'a> {
+    /// The SDK's maps, and the one lent.
+    Maps(std::vec::IntoIter<Item>, Item),
+    /// The reader of the JSON, and the map it reads each item into.
+    Json(ItemsReader<'a>, Item),
+}
+
+impl Source<'_> {
+    /// The next item; `None` after the last.
+    fn next(&mut self) -> Result<Option<&mut Item>, Malformed> {
+        match self {
+            Source::Maps(items, item) => match items.next() {
+                Some(next) => {
+                    *item = next;
+                    Ok(Some(item))
+                }
+                None => Ok(None),
+            },
+            Source::Json(reader, item) => Ok(reader.next_into(item)?.then_some(item)),
+        }
+    }
+
+    /// The item last lent, for a report that keeps it: the SDK's map itself, or a copy of the
+    /// reused one.
+    fn report(&mut self) -> Item {
+        match self {
+            Source::Maps(_, item) => std::mem::take(item),
+            Source::Json(_, item) => item.clone(),
         }
     }
 }
@@ -288,7 +368,7 @@ pub(crate) enum Settled<T> {
 /// [`ItemError`] in `skipped` when `lenient` (and the error is an item's), else the error.
 pub(crate) fn settle<T>(
     taken: Result<Option<T>, Error>,
-    item: Item,
+    item: impl FnOnce() -> Item,
     lenient: bool,
     names: &AttributeNames,
     skipped: &mut Vec<ItemError>,
@@ -297,7 +377,7 @@ pub(crate) fn settle<T>(
         Ok(Some(value)) => Ok(Settled::Kept(value)),
         Ok(None) => Ok(Settled::Passed),
         Err(e) if lenient && ItemError::is_item_error(&e) => {
-            skipped.push(ItemError::new(names, item, e));
+            skipped.push(ItemError::new(names, item(), e));
             Ok(Settled::Reported)
         }
         Err(e) => Err(e),
@@ -333,6 +413,7 @@ where
         page.scanned += answer.scanned;
         page.filtered_out += answer.scanned.saturating_sub(answer.count);
         let last_key = answer.last_key;
+        let operation = answer.operation;
         let n = answer.items.len();
         // Room for every item the page can still keep from this answer, made once.
         let room = match paging.limit {
@@ -340,12 +421,28 @@ where
             _ => n,
         };
         page.items.reserve(room);
-        for (i, mut item) in answer.items.into_iter().enumerate() {
+        let raw;
+        let mut source = match answer.items {
+            AnswerItems::Maps(items) => Source::Maps(items.into_iter(), Item::new()),
+            AnswerItems::Json(json) => {
+                raw = json;
+                Source::Json(raw.reader().map_err(|e| unreadable_item(operation, e))?, Item::new())
+            }
+        };
+        for i in 0..n {
+            let item = match source.next() {
+                Ok(Some(item)) => item,
+                Ok(None) => {
+                    let short = Malformed { at: 0, reason: "fewer items than the list was found to hold" };
+                    return Err(unreadable_item(operation, short));
+                }
+                Err(e) => return Err(unreadable_item(operation, e)),
+            };
             // The last item a limited page keeps: its key is where the next page resumes.
             let filled = !paging.to_the_end && paging.limit == Some(page.items.len() + 1);
-            let cursor = resume.filter(|_| filled && (i + 1 < n || last_key.is_some())).map(|r| r.after_item(&item));
-            let taken = take(&mut item);
-            match settle(taken, item, paging.lenient, names, &mut page.skipped)? {
+            let cursor = resume.filter(|_| filled && (i + 1 < n || last_key.is_some())).map(|r| r.after_item(item));
+            let taken = take(item);
+            match settle(taken, || source.report(), paging.lenient, names, &mut page.skipped)? {
                 Settled::Kept(value) => page.items.push(value),
                 Settled::Passed => {
                     page.passed_over += 1;
