@@ -465,3 +465,80 @@ where
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    use bytes::Bytes;
+
+    use super::*;
+    use crate::value::json::take_raw_items;
+
+    const NAMES: AttributeNames = AttributeNames::DEFAULT;
+
+    /// A `Query` answer of `items`, with no `LastEvaluatedKey`.
+    fn answer(items: AnswerItems) -> Answer {
+        Answer { operation: "Query", items, last_key: None, consumed: Capacity::default(), scanned: 4, count: 4 }
+    }
+
+    /// Keeps an item's `v`, passes over one without it, reports one whose `v` is 2.
+    fn take(item: &mut Item) -> Result<Option<String>, Error> {
+        match item.get("v") {
+            Some(AttributeValue::N(v)) if v == "2" => Err(Error::unexpected_item("T", item, &NAMES)),
+            Some(AttributeValue::N(v)) => Ok(Some(v.clone())),
+            _ => Ok(None),
+        }
+    }
+
+    /// One page of `items`, lenient or not.
+    fn page(items: impl Fn() -> AnswerItems, lenient: bool) -> Result<Page<String>, Error> {
+        let paging = Paging { limit: None, page_size: None, to_the_end: false, lenient };
+        let read = read_page(paging, &NAMES, None, |_, _| std::future::ready(Ok(answer(items()))), take, None);
+        futures::executor::block_on(read)
+    }
+
+    fn item(pk: &str, v: Option<&str>) -> Item {
+        let mut item = Item::from([("PK".to_owned(), AttributeValue::S(pk.to_owned()))]);
+        if let Some(v) = v {
+            item.insert("v".to_owned(), AttributeValue::N(v.to_owned()));
+        }
+        item
+    }
+
+    #[test]
+    fn a_page_read_from_json_keeps_passes_over_and_reports_as_from_maps() {
+        let json = r#"{"Items":[{"PK":{"S":"a"},"v":{"N":"1"}},{"v":{"N":"2"},"PK":{"S":"b"}},{"PK":{"S":"c"}},{"PK":{"S":"d"},"v":{"N":"3"}}]}"#;
+        let raw = || AnswerItems::Json(take_raw_items(&Bytes::from_static(json.as_bytes())).unwrap().unwrap().value);
+        let maps = || {
+            AnswerItems::Maps(vec![item("a", Some("1")), item("b", Some("2")), item("c", None), item("d", Some("3"))])
+        };
+        for items in [&raw as &dyn Fn() -> AnswerItems, &maps] {
+            let page = page(items, true).unwrap();
+            assert_eq!(page.items, ["1", "3"]);
+            assert_eq!(page.passed_over, 1);
+            assert_eq!(page.skipped.len(), 1);
+            // The report keeps the item as it was read, a copy of the map.
+            assert_eq!(page.skipped[0].item, item("b", Some("2")));
+            assert_eq!(page.skipped[0].key, NAMES.describe_key(&item("b", Some("2"))));
+            assert!(matches!(page.skipped[0].error, Error::UnexpectedItem { .. }));
+            assert!(matches!(self::page(items, false), Err(Error::UnexpectedItem { .. })));
+        }
+    }
+
+    #[test]
+    fn an_item_found_unreadable_late_fails_the_page() {
+        // Two good items, then one of a type the reader does not read: never a shorter page.
+        let list = r#"[{"PK":{"S":"a"},"v":{"N":"1"}},{"PK":{"S":"b"},"v":{"N":"3"}},{"PK":{"S":"c"},"v":{"X":"1"}}]"#;
+        for lenient in [false, true] {
+            let error = page(|| AnswerItems::Json(RawItems::unchecked(list, 3)), lenient).unwrap_err();
+            assert!(matches!(error, Error::Sdk { operation: "Query", .. }), "{error:?}");
+            assert!(format!("{error:?}").contains("a type this reader leaves to the SDK"), "{error:?}");
+            // Fewer items than counted: the same.
+            let error = page(|| AnswerItems::Json(RawItems::unchecked(list, 4)), lenient).unwrap_err();
+            assert!(matches!(error, Error::Sdk { operation: "Query", .. }), "{error:?}");
+        }
+        let short = r#"[{"PK":{"S":"a"},"v":{"N":"1"}}]"#;
+        let error = page(|| AnswerItems::Json(RawItems::unchecked(short, 2)), true).unwrap_err();
+        assert!(format!("{error:?}").contains("fewer items than the list was found to hold"), "{error:?}");
+    }
+}

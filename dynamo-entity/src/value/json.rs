@@ -136,6 +136,13 @@ impl RawItems {
         Ok(ItemsReader { r, at: self.at, started: false, done: false, order: Vec::new(), seen: Vec::new() })
     }
 
+    /// The list `list` (`[{…},…]`) of `len` items, unchecked: for tests of what a reader
+    /// does with an item it cannot read.
+    #[cfg(test)]
+    pub(crate) fn unchecked(list: &'static str, len: usize) -> RawItems {
+        RawItems { body: Bytes::from_static(list.as_bytes()), at: 0, len }
+    }
+
     /// Every item, each in a map of its own (as [`take_items`] reads them).
     ///
     /// # Errors
