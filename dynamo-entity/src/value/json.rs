@@ -781,7 +781,74 @@ impl<'a> Reader<'a> {
             // Another form: read again by the general loop.
             self.i = at;
         }
+        // A list over a list, a string set over a string set (a number set over a number
+        // set): the old elements are written over, one by one.
+        match (&mut *slot, b.get(at..at + 5), b.get(at + 5..at + 7)) {
+            (AttributeValue::L(old), Some(b"{\"L\":"), Some([b'[', _])) => {
+                let mut list = std::mem::take(old);
+                self.i = at + 5;
+                self.list_into(&mut list, depth + 1)?;
+                if self.peek() == Some(b'}') {
+                    self.i += 1;
+                    *slot = AttributeValue::L(list);
+                    return Ok(());
+                }
+            }
+            (AttributeValue::Ss(old), Some(b"{\"SS\""), Some(b":["))
+            | (AttributeValue::Ns(old), Some(b"{\"NS\""), Some(b":[")) => {
+                let mut set = std::mem::take(old);
+                let string_set = b[at + 2] == b'S';
+                self.i = at + 6;
+                self.strings_into(&mut set, depth + 1)?;
+                if self.peek() == Some(b'}') {
+                    self.i += 1;
+                    *slot = if string_set { AttributeValue::Ss(set) } else { AttributeValue::Ns(set) };
+                    return Ok(());
+                }
+            }
+            _ => {}
+        }
+        self.i = at;
         *slot = self.value(depth)?;
+        Ok(())
+    }
+
+    /// `[value, …]` at `depth` (an `L`) into `list`, its elements written over one by one.
+    fn list_into(&mut self, list: &mut Vec<AttributeValue>, depth: u32) -> Result<(), Malformed> {
+        if depth >= MAX_DEPTH {
+            return Err(self.at(self.i, "nested too deeply"));
+        }
+        self.expect(b'[', "expected a list")?;
+        let mut n = 0;
+        self.delimited(b']', "expected ',' or ']'", |r| {
+            match list.get_mut(n) {
+                Some(old) => r.value_into(old, depth + 1)?,
+                None => list.push(r.value(depth + 1)?),
+            }
+            n += 1;
+            Ok(())
+        })?;
+        list.truncate(n);
+        Ok(())
+    }
+
+    /// `["text", …]` at `depth` (an `SS` or `NS`) into `set`, its strings written over one by
+    /// one.
+    fn strings_into(&mut self, set: &mut Vec<String>, depth: u32) -> Result<(), Malformed> {
+        if depth >= MAX_DEPTH {
+            return Err(self.at(self.i, "nested too deeply"));
+        }
+        self.expect(b'[', "expected a list")?;
+        let mut n = 0;
+        self.delimited(b']', "expected ',' or ']'", |r| {
+            match set.get_mut(n) {
+                Some(old) => r.string_into(old)?,
+                None => set.push(r.string()?),
+            }
+            n += 1;
+            Ok(())
+        })?;
+        set.truncate(n);
         Ok(())
     }
 
@@ -1295,6 +1362,12 @@ mod tests {
             r#"{"d":{"L":[{"S":"l"},{"N":"7"}]},"e":{"M":{"k":{"S":"v"}}}}"#,
             r#"{"d":{"S":"after a list"},"e":{"N":"8"}}"#,
             r#"{"d":{"SS":["p","q"]},"e":{"M":{}}}"#,
+            // Lists and sets over lists and sets: longer, shorter, of other types.
+            r#"{"d":{"SS":["p2","q2","r2"]},"e":{"L":[{"S":"a"},{"N":"1"}]}}"#,
+            r#"{"d":{"SS":["p3"]},"e":{"L":[{"N":"2"},{"S":"b"},{"L":[{"S":"c"}]},{"BOOL":true}]}}"#,
+            r#"{"d":{"NS":["1","2"]},"e":{"L":[{"L":[{"S":"d"},{"S":"e"}]}]}}"#,
+            r#"{"d":{"NS":["3"]},"e":{"L":[]}}"#,
+            r#"{"d":{"SS":["x"]},"e":{"L":[{"S":"f"}]}}"#,
             r#"{"d":{"N":"9"},"e":{"S":"after a map"}}"#,
             // Escaped strings and names, spaced and null members.
             r#"{"d":{"S":"a\"b\\c\u00e9\ud83d\ude00"},"e\u0041":{ "N" : "10" }}"#,
@@ -1313,12 +1386,25 @@ mod tests {
         // And as written out, for the ones whose reading is not plain.
         assert_eq!(read[3], item(&[("a", s("z"))]));
         assert_eq!(read[7], item(&[("d", AttributeValue::N("6".into())), ("e", s("t"))]));
-        assert_eq!(read[12], item(&[("d", s("a\"b\\c\u{e9}\u{1F600}")), ("eA", AttributeValue::N("10".into()))]));
-        assert_eq!(read[13], item(&[("d", AttributeValue::N("11".into())), ("eA", s("\n"))]));
-        assert_eq!(read[14], item(&[("d", AttributeValue::N("12".into()))]));
-        assert_eq!(read[15], item(&[("d", s("two"))]));
-        assert_eq!(read[17], Item::new());
-        assert_eq!(read[18], item(&[("g", AttributeValue::B(Blob::new(vec![0, 1, 2])))]));
+        let l = AttributeValue::L;
+        let n = |v: &str| AttributeValue::N(v.into());
+        let strings = |v: &[&str]| v.iter().map(|t| (*t).to_owned()).collect::<Vec<_>>();
+        assert_eq!(
+            read[11],
+            item(&[("d", AttributeValue::Ss(strings(&["p2", "q2", "r2"]))), ("e", l(vec![s("a"), n("1")]))])
+        );
+        let e = l(vec![n("2"), s("b"), l(vec![s("c")]), AttributeValue::Bool(true)]);
+        assert_eq!(read[12], item(&[("d", AttributeValue::Ss(strings(&["p3"]))), ("e", e)]));
+        let e = l(vec![l(vec![s("d"), s("e")])]);
+        assert_eq!(read[13], item(&[("d", AttributeValue::Ns(strings(&["1", "2"]))), ("e", e)]));
+        assert_eq!(read[14], item(&[("d", AttributeValue::Ns(strings(&["3"]))), ("e", l(vec![]))]));
+        assert_eq!(read[15], item(&[("d", AttributeValue::Ss(strings(&["x"]))), ("e", l(vec![s("f")]))]));
+        assert_eq!(read[17], item(&[("d", s("a\"b\\c\u{e9}\u{1F600}")), ("eA", AttributeValue::N("10".into()))]));
+        assert_eq!(read[18], item(&[("d", AttributeValue::N("11".into())), ("eA", s("\n"))]));
+        assert_eq!(read[19], item(&[("d", AttributeValue::N("12".into()))]));
+        assert_eq!(read[20], item(&[("d", s("two"))]));
+        assert_eq!(read[22], Item::new());
+        assert_eq!(read[23], item(&[("g", AttributeValue::B(Blob::new(vec![0, 1, 2])))]));
     }
 
     #[test]
