@@ -133,7 +133,15 @@ impl RawItems {
     /// [`Malformed`] when the list is not UTF-8 (not when it came from [`take_raw_items`]).
     pub fn reader(&self) -> Result<ItemsReader<'_>, Malformed> {
         let r = Reader::new(&self.body).map_err(|e| Malformed { at: e.at + self.at, reason: e.reason })?;
-        Ok(ItemsReader { r, at: self.at, started: false, done: false, order: Vec::new(), seen: Vec::new() })
+        Ok(ItemsReader {
+            r,
+            at: self.at,
+            started: false,
+            done: false,
+            order: Vec::new(),
+            seen: Vec::new(),
+            sorted: Vec::new(),
+        })
     }
 
     /// The list `list` (`[{…},…]`) of `len` items, unchecked: for tests of what a reader
@@ -172,6 +180,8 @@ pub struct ItemsReader<'a> {
     order: Vec<usize>,
     /// The same, for the item being read.
     seen: Vec<usize>,
+    /// Room to sort `seen` in.
+    sorted: Vec<usize>,
 }
 
 impl ItemsReader<'_> {
@@ -221,7 +231,7 @@ impl ItemsReader<'_> {
         if item.len() != self.order.len() {
             self.order.clear();
         }
-        r.item_into(item, &self.order, &mut self.seen, ATTRIBUTE_DEPTH)?;
+        r.item_into(item, &self.order, &mut self.seen, &mut self.sorted, ATTRIBUTE_DEPTH)?;
         std::mem::swap(&mut self.order, &mut self.seen);
         Ok(true)
     }
@@ -579,12 +589,14 @@ impl<'a> Reader<'a> {
     /// `{"name": value, …}`: one item of `Items` into `item`, in place of the item it held
     /// (see [`ItemsReader`]). `order`: the addresses of `item`'s values in the order the last
     /// item named them (empty: unknown); `seen` gets this item's, or is left empty when they
-    /// are not known (a name twice). On an error, `item` is left half written.
+    /// are not known (a name twice); `sorted` is room to sort them in. On an error, `item` is
+    /// left half written.
     fn item_into(
         &mut self,
         item: &mut Item,
         order: &[usize],
         seen: &mut Vec<usize>,
+        sorted: &mut Vec<usize>,
         depth: u32,
     ) -> Result<(), Malformed> {
         let start = self.i;
@@ -614,8 +626,9 @@ impl<'a> Reader<'a> {
                 }
             }
         })?;
-        if !added && seen.as_slice() == order && order.len() == item.len() {
-            // The names of the last item, each once: the map holds this item and nothing else.
+        if !added && seen.len() == item.len() && (seen.as_slice() == order || distinct(seen, sorted)) {
+            // As many names as the map has, each naming a value of its own (the names of the
+            // last item, in the same order, are): the map holds this item and nothing else.
             return Ok(());
         }
         // Otherwise the names this item does not have go, and the order is taken again.
@@ -1027,6 +1040,14 @@ impl<'a> Reader<'a> {
             }
         }
     }
+}
+
+/// Whether the addresses of `seen` are all different (`sorted`: room to sort them in).
+fn distinct(seen: &[usize], sorted: &mut Vec<usize>) -> bool {
+    sorted.clear();
+    sorted.extend_from_slice(seen);
+    sorted.sort_unstable();
+    sorted.windows(2).all(|w| w[0] != w[1])
 }
 
 /// The first byte at or after `i` that ends a string's plain run: a quote, a backslash, a
