@@ -12,6 +12,13 @@
 //! (`page_items`) and the items the read still returns in all (`max_items`).
 //! | to the end (a collection) | when DynamoDB returns no `LastEvaluatedKey` |
 //!
+//! An answer's items come as the SDK's maps, or as the body's JSON (see
+//! [`table::body`](crate::table::body)); the JSON's are read one at a time into one map, reused
+//! from item to item, right before each is taken, so that the map is in the cache when it is
+//! decoded. A report ([`ItemError`]) gets a copy of it. An item of the JSON that cannot be read
+//! (none can, once the interceptor checked them) fails the page with [`Error::Sdk`], as a body
+//! the SDK cannot read does: never a shorter page.
+//!
 //! An item that is not kept and not passed over is *reported*: a strict read fails on it, a
 //! lenient read returns it as an [`ItemError`] with its key. Whether an item is kept, passed
 //! over or reported is the caller's `take` (for entities, the [`owner`](crate::owner) rule).

@@ -14,7 +14,9 @@
 //! 2xx answer the interceptor puts a wrapper around the body (`modify_before_deserialization`,
 //! which runs before the SDK reads the body: `aws-smithy-runtime`'s orchestrator reads it
 //! right after that hook); once the body's last byte is in, the wrapper reads the one member
-//! into the request's slot and hands the SDK the same JSON without it. Each attempt empties
+//! into the request's slot and hands the SDK the same JSON without it. A page's `Items` are
+//! checked there but left as JSON, a shared slice of the body ([`Paged`]): the page loop reads
+//! them one at a time into one map as it decodes them (`value::json::ItemsReader`). Each attempt empties
 //! the slot first, so a retried request's items are those of the attempt that answered. A
 //! body this reader does not take on (see [`json`]) is left as it came, and the SDK reads it,
 //! items included, as before. An answer without the member (a `GetItem` of an absent item)

@@ -1,5 +1,7 @@
 //! DynamoDB's JSON item format read straight into [`Item`] maps, without the SDK's token
-//! stream: the `Items` of a `Query` or `Scan` answer's body ([`take_items`]), the `Item` of a
+//! stream: the `Items` of a `Query` or `Scan` answer's body ([`take_items`]; or
+//! [`take_raw_items`], which checks them and leaves them as JSON, for the page to read one at a
+//! time into one reused map with [`ItemsReader`]), the `Item` of a
 //! `GetItem` answer and the `Attributes` of a `PutItem`, `UpdateItem` or `DeleteItem` answer
 //! ([`take_item`]), each table's items of a `BatchGetItem` answer ([`take_batch_responses`])
 //! and the items of a `TransactGetItems` answer ([`take_transact_responses`]).
