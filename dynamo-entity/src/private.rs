@@ -36,7 +36,8 @@ pub use crate::unique::Unique;
 // The reader of DynamoDB's JSON items, for the fuzz target that compares it with the SDK's and
 // the page benchmark.
 pub use crate::value::json::{
-    Malformed, Taken, read_item, take_batch_responses, take_item, take_items, take_transact_responses,
+    ItemsReader, Malformed, RawItems, Taken, read_item, take_batch_responses, take_item, take_items, take_raw_items,
+    take_transact_responses,
 };
 pub use crate::value::{Attribute, StoredType, ValueError, serde_from_attribute, serde_to_attribute};
 pub use crate::versioning::{EpochSeconds, Maintained, TtlValue, VersionNumber};

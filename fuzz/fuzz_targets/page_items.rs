@@ -6,8 +6,13 @@
 //! body, the SDK's reading of the whole body) must be exactly what the SDK alone makes of the
 //! body: the same output (items, counts, `LastEvaluatedKey`, consumed capacity), or an error
 //! from both.
+//!
+//! A page's `Items` are also taken as JSON (`take_raw_items`) and read as the page reads them,
+//! one item after the other into one reused map: the items must be the same, and the JSON
+//! reader must leave to the SDK exactly the bodies the eager one leaves.
 #![no_main]
 
+use std::collections::HashMap;
 use std::fmt::Debug;
 
 use aws_sdk_dynamodb::operation::batch_get_item::{BatchGetItem, BatchGetItemOutput};
@@ -20,8 +25,9 @@ use aws_smithy_runtime_api::client::ser_de::{DeserializeResponse, SharedResponse
 use aws_smithy_runtime_api::http::{Response, StatusCode};
 use aws_smithy_types::body::SdkBody;
 use aws_smithy_types::config_bag::ConfigBag;
+use bytes::Bytes;
 use dynamo_entity::__private::{
-    Malformed, Taken, take_batch_responses, take_item, take_items, take_transact_responses,
+    Malformed, RawItems, Taken, take_batch_responses, take_item, take_items, take_raw_items, take_transact_responses,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -58,8 +64,35 @@ fn compare<O, T>(
     assert_eq!(through_reader, alone);
 }
 
+/// The items of `raw` as a page reads them: each into the one map, a copy of the map after each.
+fn read_in_turn(raw: &RawItems) -> Vec<HashMap<String, aws_sdk_dynamodb::types::AttributeValue>> {
+    let mut reader = raw.reader().expect("a list taken from a checked body is UTF-8");
+    let (mut map, mut items) = (HashMap::new(), Vec::new());
+    while reader.next_into(&mut map).expect("an item the check let through reads") {
+        items.push(map.clone());
+    }
+    assert_eq!(items.len(), raw.len(), "as many items as the check counted");
+    items
+}
+
 fuzz_target!(|data: &[u8]| {
-    compare::<QueryOutput, _>(&Query::new(), data, take_items(data), |o| &mut o.items);
+    let eager = take_items(data);
+    let body = Bytes::copy_from_slice(data);
+    let raw = take_raw_items(&body);
+    // The same bodies read, the same left to the SDK.
+    assert_eq!(raw.as_ref().map(Option::is_some).map_err(|_| ()), eager.as_ref().map(Option::is_some).map_err(|_| ()));
+    let raw = raw.map(|taken| {
+        taken.map(|t| {
+            let items = read_in_turn(&t.value);
+            assert_eq!(t.value.to_items().as_ref(), Ok(&items));
+            Taken { value: items, rest: t.rest }
+        })
+    });
+    if let (Ok(Some(raw)), Ok(Some(eager))) = (&raw, &eager) {
+        assert_eq!(raw, eager);
+    }
+    compare::<QueryOutput, _>(&Query::new(), data, raw, |o| &mut o.items);
+    compare::<QueryOutput, _>(&Query::new(), data, eager, |o| &mut o.items);
     compare::<GetItemOutput, _>(&GetItem::new(), data, take_item(data, "Item"), |o| &mut o.item);
     compare::<UpdateItemOutput, _>(&UpdateItem::new(), data, take_item(data, "Attributes"), |o| &mut o.attributes);
     compare::<BatchGetItemOutput, _>(&BatchGetItem::new(), data, take_batch_responses(data), |o| &mut o.responses);

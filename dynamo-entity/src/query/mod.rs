@@ -577,7 +577,7 @@ impl<E: Entity, S> QueryRequest<E, S> {
         pk: Option<&AttributeValue>,
         limit: Option<i32>,
         start: Option<Item>,
-    ) -> Result<aws_sdk_dynamodb::operation::query::QueryOutput, Error> {
+    ) -> Result<crate::table::body::Paged<aws_sdk_dynamodb::operation::query::QueryOutput>, Error> {
         let call = Call::new("Query", E::TYPE).index(E::NAMES.index_name(self.spec.index.index).unwrap_or(""));
         let request = crate::table::body::query(self.table.client(), self.request(parts, pk, limit, start));
         let out = self.table.execute(call, request).await.map_err(|e| {

@@ -12,6 +12,13 @@
 //! (`page_items`) and the items the read still returns in all (`max_items`).
 //! | to the end (a collection) | when DynamoDB returns no `LastEvaluatedKey` |
 //!
+//! An answer's items come as the SDK's maps, or as the body's JSON (see
+//! [`table::body`](crate::table::body)); the JSON's are read one at a time into one map, reused
+//! from item to item, right before each is taken, so that the map is in the cache when it is
+//! decoded. A report ([`ItemError`]) gets a copy of it. An item of the JSON that cannot be read
+//! (none can, once the interceptor checked them) fails the page with [`Error::Sdk`], as a body
+//! the SDK cannot read does: never a shorter page.
+//!
 //! An item that is not kept and not passed over is *reported*: a strict read fails on it, a
 //! lenient read returns it as an [`ItemError`] with its key. Whether an item is kept, passed
 //! over or reported is the caller's `take` (for entities, the [`owner`](crate::owner) rule).
@@ -23,11 +30,15 @@ use crate::error::{Error, ItemError};
 use crate::query::Cursor;
 use crate::query::cursor::{self, Scope};
 use crate::schema::{AttributeNames, Item};
+use crate::table::body::{Paged, unreadable_item};
+use crate::value::json::{ItemsReader, Malformed, RawItems};
 
 /// One answer of DynamoDB to a `Query` or `Scan` request, as the page loop needs it.
 pub(crate) struct Answer {
+    /// `Query` or `Scan`.
+    pub(crate) operation: &'static str,
     /// The items, in the order returned.
-    pub(crate) items: Vec<Item>,
+    pub(crate) items: AnswerItems,
     /// `LastEvaluatedKey`.
     pub(crate) last_key: Option<Item>,
     /// The capacity the request consumed.
@@ -40,24 +51,100 @@ pub(crate) struct Answer {
 
 impl Answer {
     /// The answer of a `Query`.
-    pub(crate) fn of_query(out: aws_sdk_dynamodb::operation::query::QueryOutput) -> Answer {
+    pub(crate) fn of_query(paged: Paged<aws_sdk_dynamodb::operation::query::QueryOutput>) -> Answer {
+        let out = paged.output;
         Answer {
+            operation: "Query",
             consumed: Capacity::from_consumed(out.consumed_capacity.as_slice(), false),
             scanned: u64::try_from(out.scanned_count).unwrap_or_default(),
             count: u64::try_from(out.count).unwrap_or_default(),
-            items: out.items.unwrap_or_default(),
+            items: AnswerItems::of(paged.items, out.items),
             last_key: out.last_evaluated_key,
         }
     }
 
     /// The answer of a `Scan`.
-    pub(crate) fn of_scan(out: aws_sdk_dynamodb::operation::scan::ScanOutput) -> Answer {
+    pub(crate) fn of_scan(paged: Paged<aws_sdk_dynamodb::operation::scan::ScanOutput>) -> Answer {
+        let out = paged.output;
         Answer {
+            operation: "Scan",
             consumed: Capacity::from_consumed(out.consumed_capacity.as_slice(), false),
             scanned: u64::try_from(out.scanned_count).unwrap_or_default(),
             count: u64::try_from(out.count).unwrap_or_default(),
-            items: out.items.unwrap_or_default(),
+            items: AnswerItems::of(paged.items, out.items),
             last_key: out.last_evaluated_key,
+        }
+    }
+
+    /// The items, each in a map of its own, taken out of the answer.
+    ///
+    /// # Errors
+    /// [`Error::Sdk`] when one of the items taken from the body cannot be read.
+    pub(crate) fn take_items(&mut self) -> Result<Vec<Item>, Error> {
+        match std::mem::replace(&mut self.items, AnswerItems::Maps(Vec::new())) {
+            AnswerItems::Maps(items) => Ok(items),
+            AnswerItems::Json(raw) => raw.to_items().map_err(|e| unreadable_item(self.operation, e)),
+        }
+    }
+}
+
+/// An answer's items: read by the SDK into maps, or left as the body's JSON by this crate's
+/// reader, to be read one by one into one map as the page takes them.
+pub(crate) enum AnswerItems {
+    /// The SDK's maps.
+    Maps(Vec<Item>),
+    /// The body's `Items`.
+    Json(RawItems),
+}
+
+impl AnswerItems {
+    /// The items the reader took (`raw`), else the SDK's.
+    fn of(raw: Option<RawItems>, sdk: Option<Vec<Item>>) -> AnswerItems {
+        match raw {
+            Some(raw) => AnswerItems::Json(raw),
+            None => AnswerItems::Maps(sdk.unwrap_or_default()),
+        }
+    }
+
+    /// How many items.
+    fn len(&self) -> usize {
+        match self {
+            AnswerItems::Maps(items) => items.len(),
+            AnswerItems::Json(raw) => raw.len(),
+        }
+    }
+}
+
+/// The items of an answer, one after the other, each lent to the page loop as a map: the
+/// SDK's own maps, or the one map the JSON's items are read into in turn.
+enum Source<'a> {
+    /// The SDK's maps, and the one lent.
+    Maps(std::vec::IntoIter<Item>, Item),
+    /// The reader of the JSON, and the map it reads each item into.
+    Json(ItemsReader<'a>, Item),
+}
+
+impl Source<'_> {
+    /// The next item; `None` after the last.
+    fn next(&mut self) -> Result<Option<&mut Item>, Malformed> {
+        match self {
+            Source::Maps(items, item) => match items.next() {
+                Some(next) => {
+                    *item = next;
+                    Ok(Some(item))
+                }
+                None => Ok(None),
+            },
+            Source::Json(reader, item) => Ok(reader.next_into(item)?.then_some(item)),
+        }
+    }
+
+    /// The item last lent, for a report that keeps it: the SDK's map itself, or a copy of the
+    /// reused one.
+    fn report(&mut self) -> Item {
+        match self {
+            Source::Maps(_, item) => std::mem::take(item),
+            Source::Json(_, item) => item.clone(),
         }
     }
 }
@@ -288,7 +375,7 @@ pub(crate) enum Settled<T> {
 /// [`ItemError`] in `skipped` when `lenient` (and the error is an item's), else the error.
 pub(crate) fn settle<T>(
     taken: Result<Option<T>, Error>,
-    item: Item,
+    item: impl FnOnce() -> Item,
     lenient: bool,
     names: &AttributeNames,
     skipped: &mut Vec<ItemError>,
@@ -297,7 +384,7 @@ pub(crate) fn settle<T>(
         Ok(Some(value)) => Ok(Settled::Kept(value)),
         Ok(None) => Ok(Settled::Passed),
         Err(e) if lenient && ItemError::is_item_error(&e) => {
-            skipped.push(ItemError::new(names, item, e));
+            skipped.push(ItemError::new(names, item(), e));
             Ok(Settled::Reported)
         }
         Err(e) => Err(e),
@@ -333,6 +420,7 @@ where
         page.scanned += answer.scanned;
         page.filtered_out += answer.scanned.saturating_sub(answer.count);
         let last_key = answer.last_key;
+        let operation = answer.operation;
         let n = answer.items.len();
         // Room for every item the page can still keep from this answer, made once.
         let room = match paging.limit {
@@ -340,12 +428,28 @@ where
             _ => n,
         };
         page.items.reserve(room);
-        for (i, mut item) in answer.items.into_iter().enumerate() {
+        let raw;
+        let mut source = match answer.items {
+            AnswerItems::Maps(items) => Source::Maps(items.into_iter(), Item::new()),
+            AnswerItems::Json(json) => {
+                raw = json;
+                Source::Json(raw.reader().map_err(|e| unreadable_item(operation, e))?, Item::new())
+            }
+        };
+        for i in 0..n {
+            let item = match source.next() {
+                Ok(Some(item)) => item,
+                Ok(None) => {
+                    let short = Malformed { at: 0, reason: "fewer items than the list was found to hold" };
+                    return Err(unreadable_item(operation, short));
+                }
+                Err(e) => return Err(unreadable_item(operation, e)),
+            };
             // The last item a limited page keeps: its key is where the next page resumes.
             let filled = !paging.to_the_end && paging.limit == Some(page.items.len() + 1);
-            let cursor = resume.filter(|_| filled && (i + 1 < n || last_key.is_some())).map(|r| r.after_item(&item));
-            let taken = take(&mut item);
-            match settle(taken, item, paging.lenient, names, &mut page.skipped)? {
+            let cursor = resume.filter(|_| filled && (i + 1 < n || last_key.is_some())).map(|r| r.after_item(item));
+            let taken = take(item);
+            match settle(taken, || source.report(), paging.lenient, names, &mut page.skipped)? {
                 Settled::Kept(value) => page.items.push(value),
                 Settled::Passed => {
                     page.passed_over += 1;
@@ -366,5 +470,82 @@ where
             }
             Some(k) => start = Some(k),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    use bytes::Bytes;
+
+    use super::*;
+    use crate::value::json::take_raw_items;
+
+    const NAMES: AttributeNames = AttributeNames::DEFAULT;
+
+    /// A `Query` answer of `items`, with no `LastEvaluatedKey`.
+    fn answer(items: AnswerItems) -> Answer {
+        Answer { operation: "Query", items, last_key: None, consumed: Capacity::default(), scanned: 4, count: 4 }
+    }
+
+    /// Keeps an item's `v`, passes over one without it, reports one whose `v` is 2.
+    fn take(item: &mut Item) -> Result<Option<String>, Error> {
+        match item.get("v") {
+            Some(AttributeValue::N(v)) if v == "2" => Err(Error::unexpected_item("T", item, &NAMES)),
+            Some(AttributeValue::N(v)) => Ok(Some(v.clone())),
+            _ => Ok(None),
+        }
+    }
+
+    /// One page of `items`, lenient or not.
+    fn page(items: impl Fn() -> AnswerItems, lenient: bool) -> Result<Page<String>, Error> {
+        let paging = Paging { limit: None, page_size: None, to_the_end: false, lenient };
+        let read = read_page(paging, &NAMES, None, |_, _| std::future::ready(Ok(answer(items()))), take, None);
+        futures::executor::block_on(read)
+    }
+
+    fn item(pk: &str, v: Option<&str>) -> Item {
+        let mut item = Item::from([("PK".to_owned(), AttributeValue::S(pk.to_owned()))]);
+        if let Some(v) = v {
+            item.insert("v".to_owned(), AttributeValue::N(v.to_owned()));
+        }
+        item
+    }
+
+    #[test]
+    fn a_page_read_from_json_keeps_passes_over_and_reports_as_from_maps() {
+        let json = r#"{"Items":[{"PK":{"S":"a"},"v":{"N":"1"}},{"v":{"N":"2"},"PK":{"S":"b"}},{"PK":{"S":"c"}},{"PK":{"S":"d"},"v":{"N":"3"}}]}"#;
+        let raw = || AnswerItems::Json(take_raw_items(&Bytes::from_static(json.as_bytes())).unwrap().unwrap().value);
+        let maps = || {
+            AnswerItems::Maps(vec![item("a", Some("1")), item("b", Some("2")), item("c", None), item("d", Some("3"))])
+        };
+        for items in [&raw as &dyn Fn() -> AnswerItems, &maps] {
+            let page = page(items, true).unwrap();
+            assert_eq!(page.items, ["1", "3"]);
+            assert_eq!(page.passed_over, 1);
+            assert_eq!(page.skipped.len(), 1);
+            // The report keeps the item as it was read, a copy of the map.
+            assert_eq!(page.skipped[0].item, item("b", Some("2")));
+            assert_eq!(page.skipped[0].key, NAMES.describe_key(&item("b", Some("2"))));
+            assert!(matches!(page.skipped[0].error, Error::UnexpectedItem { .. }));
+            assert!(matches!(self::page(items, false), Err(Error::UnexpectedItem { .. })));
+        }
+    }
+
+    #[test]
+    fn an_item_found_unreadable_late_fails_the_page() {
+        // Two good items, then one of a type the reader does not read: never a shorter page.
+        let list = r#"[{"PK":{"S":"a"},"v":{"N":"1"}},{"PK":{"S":"b"},"v":{"N":"3"}},{"PK":{"S":"c"},"v":{"X":"1"}}]"#;
+        for lenient in [false, true] {
+            let error = page(|| AnswerItems::Json(RawItems::unchecked(list, 3)), lenient).unwrap_err();
+            assert!(matches!(error, Error::Sdk { operation: "Query", .. }), "{error:?}");
+            assert!(format!("{error:?}").contains("a type this reader leaves to the SDK"), "{error:?}");
+            // Fewer items than counted: the same.
+            let error = page(|| AnswerItems::Json(RawItems::unchecked(list, 4)), lenient).unwrap_err();
+            assert!(matches!(error, Error::Sdk { operation: "Query", .. }), "{error:?}");
+        }
+        let short = r#"[{"PK":{"S":"a"},"v":{"N":"1"}}]"#;
+        let error = page(|| AnswerItems::Json(RawItems::unchecked(short, 2)), true).unwrap_err();
+        assert!(format!("{error:?}").contains("fewer items than the list was found to hold"), "{error:?}");
     }
 }

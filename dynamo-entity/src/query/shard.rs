@@ -173,13 +173,14 @@ pub(crate) async fn send<E: Entity, S>(
             });
             let responses = futures::future::try_join_all(requests).await?;
             for (&i, resp) in dry.iter().zip(responses) {
-                let answer = Answer::of_query(resp);
+                let mut answer = Answer::of_query(resp);
+                let answer_items = answer.take_items()?;
                 consumed += answer.consumed;
                 scanned += answer.scanned;
                 filtered_out += answer.scanned.saturating_sub(answer.count);
                 let lane = &mut lanes[i];
                 lane.taken = lane.resume.clone();
-                for item in answer.items {
+                for item in answer_items {
                     // Kept: this entity's items, and those to report (`Err`).
                     if !matches!(req.found(&item), Ok(None)) {
                         lane.buffer.push_back(item);
@@ -217,7 +218,7 @@ pub(crate) async fn send<E: Entity, S>(
             Ok(None) => E::from_item(&item).map(|e| Some(Slot::Whole(e))),
             Err(e) => Err(e),
         };
-        match settle(taken, item, req.options.lenient, E::NAMES, &mut skipped)? {
+        match settle(taken, || item, req.options.lenient, E::NAMES, &mut skipped)? {
             Settled::Kept(value) => items.push(value),
             Settled::Passed => passed_over += 1,
             Settled::Reported => {}

@@ -14,7 +14,9 @@
 //! 2xx answer the interceptor puts a wrapper around the body (`modify_before_deserialization`,
 //! which runs before the SDK reads the body: `aws-smithy-runtime`'s orchestrator reads it
 //! right after that hook); once the body's last byte is in, the wrapper reads the one member
-//! into the request's slot and hands the SDK the same JSON without it. Each attempt empties
+//! into the request's slot and hands the SDK the same JSON without it. A page's `Items` are
+//! checked there but left as JSON, a shared slice of the body ([`Paged`]): the page loop reads
+//! them one at a time into one map as it decodes them (`value::json::ItemsReader`). Each attempt empties
 //! the slot first, so a retried request's items are those of the attempt that answered. A
 //! body this reader does not take on (see [`json`]) is left as it came, and the SDK reads it,
 //! items included, as before. An answer without the member (a `GetItem` of an absent item)
@@ -51,8 +53,11 @@ use aws_smithy_types::body::SdkBody;
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 
+use crate::error::Error;
 use crate::value::Item;
-use crate::value::json::{self, ItemsByTable, Malformed, Taken};
+use crate::value::json::{self, ItemsByTable, Malformed, RawItems, Taken};
+
+use super::exec::Consumed;
 
 /// The HTTP response the SDK's errors carry.
 type HttpResponse = aws_sdk_dynamodb::config::http::HttpResponse;
@@ -61,7 +66,7 @@ type HttpResponse = aws_sdk_dynamodb::config::http::HttpResponse;
 type Slot<T> = Arc<Mutex<Option<T>>>;
 
 /// How the member is read from a whole body: its value and the body without it.
-type Read<T> = fn(&[u8]) -> Result<Option<Taken<T>>, Malformed>;
+type Read<T> = fn(&Bytes) -> Result<Option<Taken<T>>, Malformed>;
 
 /// The interceptor of one request that reads one member of its answer from the body (see the
 /// [module](self) documentation): `Items` ([`FromBody::items`]), `Item`
@@ -73,10 +78,11 @@ pub(crate) struct FromBody<T> {
     read: Read<T>,
 }
 
-impl FromBody<Vec<Item>> {
-    /// A `Query` or `Scan` answer's `Items`.
+impl FromBody<RawItems> {
+    /// A `Query` or `Scan` answer's `Items`, left as JSON (read item by item as the page
+    /// decodes them).
     pub(crate) fn items() -> Self {
-        FromBody { slot: Slot::default(), read: json::take_items }
+        FromBody { slot: Slot::default(), read: json::take_raw_items }
     }
 }
 
@@ -95,14 +101,14 @@ impl FromBody<Item> {
 impl FromBody<ItemsByTable> {
     /// A `BatchGetItem` answer's `Responses`.
     pub(crate) fn batch_responses() -> Self {
-        FromBody { slot: Slot::default(), read: json::take_batch_responses }
+        FromBody { slot: Slot::default(), read: |body| json::take_batch_responses(body) }
     }
 }
 
 impl FromBody<Vec<ItemResponse>> {
     /// A `TransactGetItems` answer's `Responses`.
     pub(crate) fn transact_responses() -> Self {
-        FromBody { slot: Slot::default(), read: json::take_transact_responses }
+        FromBody { slot: Slot::default(), read: |body| json::take_transact_responses(body) }
     }
 }
 
@@ -216,15 +222,16 @@ const MAX_RESERVED: usize = 16 << 20;
 /// `body`, a whole answer: without its member when `read` reads it (the member goes to
 /// `slot`), else as it is.
 fn finish<T>(body: Vec<u8>, slot: &Slot<T>, read: Read<T>) -> Bytes {
+    let body = Bytes::from(body);
     match read(&body) {
         Ok(Some(taken)) => {
             *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(taken.value);
             Bytes::from(taken.rest)
         }
-        Ok(None) => Bytes::from(body),
+        Ok(None) => body,
         Err(e) => {
             tracing::debug!(at = e.at, reason = e.reason, "the answer's member is left to the SDK");
-            Bytes::from(body)
+            body
         }
     }
 }
@@ -317,10 +324,6 @@ macro_rules! from_body {
 }
 
 from_body!(
-    /// Sends a `Query`, its `Items` read here.
-    query(QueryInputBuilder) -> QueryOutput, QueryError = query_builder, items into items;
-    /// Sends a `Scan`, its `Items` read here.
-    scan(ScanInputBuilder) -> ScanOutput, ScanError = scan_builder, items into items;
     /// Sends a `GetItem`, its `Item` read here.
     get_item(GetItemInputBuilder) -> GetItemOutput, GetItemError = get_item_builder, item into item;
     /// Sends a `PutItem`, the `Attributes` it returns read here.
@@ -339,6 +342,73 @@ from_body!(
     transact_get_items(TransactGetItemsInputBuilder) -> TransactGetItemsOutput, TransactGetItemsError
         = transact_get_items_builder, transact_responses into responses;
 );
+
+/// A `Query` or `Scan` answer (`output`) and its `Items` when this crate's reader took them
+/// from the body (`items`; the output's `items` is then `None`): see [`query`].
+#[derive(Debug)]
+pub(crate) struct Paged<O> {
+    /// The SDK's output.
+    pub(crate) output: O,
+    /// The page's items, left as the body's JSON, when the reader took them.
+    pub(crate) items: Option<RawItems>,
+}
+
+impl<O: Consumed> Consumed for Paged<O> {
+    const WRITE: bool = O::WRITE;
+    fn consumed(&self) -> &[aws_sdk_dynamodb::types::ConsumedCapacity] {
+        self.output.consumed()
+    }
+}
+
+/// The send functions of a page: each sends its operation's request `input` through
+/// `client`, the answer's `Items` taken from the body as JSON (see the [module](self)
+/// documentation), to be read item by item as the page decodes them. A body the reader leaves
+/// is the SDK's, `Items` included (`Paged::items` is then `None`).
+macro_rules! paged {
+    ($(
+        $(#[$doc:meta])*
+        $operation:ident($input:ident) -> $output:ident, $error:ident = $fluent:ident;
+    )*) => {$(
+        $(#[$doc])*
+        ///
+        /// # Errors
+        /// The SDK's.
+        pub(crate) async fn $operation(
+            client: &Client,
+            input: $input,
+        ) -> Result<
+            Paged<aws_sdk_dynamodb::operation::$operation::$output>,
+            SdkError<aws_sdk_dynamodb::operation::$operation::$error, HttpResponse>,
+        > {
+            let answer = FromBody::items();
+            let builder = $fluent(client, input).map_err(SdkError::construction_failure)?;
+            let output = ANSWER.scope(Arc::new(answer.clone()), builder.send()).await?;
+            Ok(Paged { output, items: answer.take() })
+        }
+    )*};
+}
+
+paged!(
+    /// Sends a `Query`, its `Items` taken from the body.
+    query(QueryInputBuilder) -> QueryOutput, QueryError = query_builder;
+    /// Sends a `Scan`, its `Items` taken from the body.
+    scan(ScanInputBuilder) -> ScanOutput, ScanError = scan_builder;
+);
+
+/// The error of a page whose items this crate's reader took from the body, but one of which it
+/// could not read once the page decoded it (`operation`: `Query` or `Scan`): the error the SDK
+/// gives for a body it cannot read, [`Error::Sdk`]. DynamoDB does not send such items; the
+/// read fails, rather than return the page without it.
+#[cold]
+pub(crate) fn unreadable_item(operation: &'static str, malformed: Malformed) -> Error {
+    use aws_sdk_dynamodb::operation::{query::QueryError, scan::ScanError};
+    let response = || HttpResponse::new(200.try_into().unwrap_or_else(|_| unreachable!()), SdkBody::empty());
+    if operation == "Scan" {
+        Error::sdk(operation, SdkError::<ScanError, HttpResponse>::response_error(malformed, response()))
+    } else {
+        Error::sdk(operation, SdkError::<QueryError, HttpResponse>::response_error(malformed, response()))
+    }
+}
 
 /// `input` as the client's fluent builder, every field moved.
 fn query_builder(client: &Client, input: QueryInputBuilder) -> Result<QueryFluentBuilder, BuildError> {
@@ -614,9 +684,10 @@ mod tests {
         (data, trailers, answer.take())
     }
 
-    /// [`collect_with`] of a page's `Items`.
+    /// [`collect_with`] of a page's `Items`, each item read.
     fn collect(body: &[u8], size: usize) -> (Vec<u8>, bool, Option<Vec<Item>>) {
-        collect_with(&FromBody::items(), body, size)
+        let (data, trailers, items) = collect_with(&FromBody::items(), body, size);
+        (data, trailers, items.map(|raw| raw.to_items().unwrap()))
     }
 
     #[test]

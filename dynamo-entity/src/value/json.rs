@@ -1,5 +1,7 @@
 //! DynamoDB's JSON item format read straight into [`Item`] maps, without the SDK's token
-//! stream: the `Items` of a `Query` or `Scan` answer's body ([`take_items`]), the `Item` of a
+//! stream: the `Items` of a `Query` or `Scan` answer's body ([`take_items`]; or
+//! [`take_raw_items`], which checks them and leaves them as JSON, for the page to read one at a
+//! time into one reused map with [`ItemsReader`]), the `Item` of a
 //! `GetItem` answer and the `Attributes` of a `PutItem`, `UpdateItem` or `DeleteItem` answer
 //! ([`take_item`]), each table's items of a `BatchGetItem` answer ([`take_batch_responses`])
 //! and the items of a `TransactGetItems` answer ([`take_transact_responses`]).
@@ -33,6 +35,7 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::{AttributeValue, ItemResponse};
+use bytes::Bytes;
 
 use crate::value::Item;
 
@@ -44,6 +47,14 @@ pub struct Malformed {
     /// What was expected or found.
     pub reason: &'static str,
 }
+
+impl std::fmt::Display for Malformed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} at byte {} of the answer", self.reason, self.at)
+    }
+}
+
+impl std::error::Error for Malformed {}
 
 /// The member an answer's body held and the body without it.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,6 +75,168 @@ pub struct Taken<T> {
 /// `value::json` module documentation).
 pub fn take_items(body: &[u8]) -> Result<Option<Taken<Vec<Item>>>, Malformed> {
     take(body, b"Items", |r| r.item_list(ATTRIBUTE_DEPTH))
+}
+
+/// Finds the `Items` member of the JSON object `body` (a `Query` or `Scan` answer) and leaves
+/// it as JSON: [`RawItems`], read one item at a time with [`RawItems::reader`]. `body` is
+/// shared, not copied. `Ok(None)`: no `Items` member, or `"Items":null`.
+///
+/// Each item is checked here as [`take_items`] reads it, without building it: a body that
+/// reader refuses is refused here too, and left to the SDK. Each item is read when the page
+/// decodes it; an error then (none, once checked) fails the read.
+///
+/// # Errors
+/// As [`take_items`].
+pub fn take_raw_items(body: &Bytes) -> Result<Option<Taken<RawItems>>, Malformed> {
+    let taken = take(body, b"Items", |r| {
+        let start = r.i;
+        r.expect(b'[', "expected Items' list")?;
+        let mut len = 0;
+        let mut scratch = String::new();
+        r.delimited(b']', "expected ',' or ']' in Items", |r| {
+            r.check_item(ATTRIBUTE_DEPTH, &mut scratch)?;
+            len += 1;
+            Ok(())
+        })?;
+        Ok((start, r.i, len))
+    })?;
+    Ok(taken.map(|t| {
+        let (start, end, len) = t.value;
+        Taken { value: RawItems { body: body.slice(start..end), at: start, len }, rest: t.rest }
+    }))
+}
+
+/// A page's `Items` left as the answer's JSON (`[{…},…]`, a shared slice of the body): its
+/// items are read one at a time, into one map ([`ItemsReader`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawItems {
+    /// The list's JSON, brackets included.
+    body: Bytes,
+    /// Where the list starts in the answer's body (for the offsets of errors).
+    at: usize,
+    /// How many items the list holds.
+    len: usize,
+}
+
+impl RawItems {
+    /// How many items the list holds.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the list holds no item.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// A reader of the items, one after the other.
+    ///
+    /// # Errors
+    /// [`Malformed`] when the list is not UTF-8 (not when it came from [`take_raw_items`]).
+    pub fn reader(&self) -> Result<ItemsReader<'_>, Malformed> {
+        let r = Reader::new(&self.body).map_err(|e| Malformed { at: e.at + self.at, reason: e.reason })?;
+        Ok(ItemsReader {
+            r,
+            at: self.at,
+            started: false,
+            done: false,
+            order: Vec::new(),
+            seen: Vec::new(),
+            sorted: Vec::new(),
+        })
+    }
+
+    /// The list `list` (`[{…},…]`) of `len` items, unchecked: for tests of what a reader
+    /// does with an item it cannot read.
+    #[cfg(test)]
+    pub(crate) fn unchecked(list: &'static str, len: usize) -> RawItems {
+        RawItems { body: Bytes::from_static(list.as_bytes()), at: 0, len }
+    }
+
+    /// Every item, each in a map of its own (as [`take_items`] reads them).
+    ///
+    /// # Errors
+    /// [`Malformed`] at the first item [`take_items`] would refuse.
+    pub fn to_items(&self) -> Result<Vec<Item>, Malformed> {
+        let mut r = Reader::new(&self.body).map_err(|e| Malformed { at: e.at + self.at, reason: e.reason })?;
+        r.item_list(ATTRIBUTE_DEPTH).map_err(|e| Malformed { at: e.at + self.at, reason: e.reason })
+    }
+}
+
+/// Reads the items of [`RawItems`] one at a time, each into the same map
+/// ([`next_into`](Self::next_into)): an attribute the map has already gets its new value in
+/// place, and an `S` or `N` over an `S` or `N` is written into the old value's `String`.
+/// Items of one page mostly have the same attributes, so a page's names and strings are
+/// allocated once, not once per item.
+#[derive(Debug)]
+pub struct ItemsReader<'a> {
+    r: Reader<'a>,
+    /// Where the list starts in the answer's body.
+    at: usize,
+    /// Whether the list's `[` is read.
+    started: bool,
+    /// Whether the list's `]` is read.
+    done: bool,
+    /// The addresses of the map's values, in the order the last item named them: every value
+    /// of the map, each once. Empty when unknown.
+    order: Vec<usize>,
+    /// The same, for the item being read.
+    seen: Vec<usize>,
+    /// Room to sort `seen` in.
+    sorted: Vec<usize>,
+}
+
+impl ItemsReader<'_> {
+    /// Reads the next item into `item`, in place of what it held; `Ok(false)` after the last.
+    /// `item` may be emptied between calls (its map taken: the next item then fills it anew);
+    /// it must not be changed otherwise.
+    ///
+    /// # Errors
+    /// [`Malformed`] at what [`take_items`] would refuse; `item` is then empty.
+    pub fn next_into(&mut self, item: &mut Item) -> Result<bool, Malformed> {
+        let read = self.next_inner(item);
+        if read.is_err() {
+            item.clear();
+            self.order.clear();
+            self.done = true;
+        }
+        read.map_err(|e| Malformed { at: e.at + self.at, reason: e.reason })
+    }
+
+    fn next_inner(&mut self, item: &mut Item) -> Result<bool, Malformed> {
+        if self.done {
+            return Ok(false);
+        }
+        let r = &mut self.r;
+        if self.started {
+            r.ws();
+            match r.next() {
+                Some(b',') => {}
+                Some(b']') => {
+                    self.done = true;
+                    return Ok(false);
+                }
+                _ => return Err(r.at(r.i.saturating_sub(1), "expected ',' or ']' in Items")),
+            }
+        } else {
+            r.ws();
+            r.expect(b'[', "expected Items' list")?;
+            self.started = true;
+            r.ws();
+            if r.peek() == Some(b']') {
+                r.i += 1;
+                self.done = true;
+                return Ok(false);
+            }
+        }
+        r.ws();
+        if item.len() != self.order.len() {
+            self.order.clear();
+        }
+        r.item_into(item, &self.order, &mut self.seen, &mut self.sorted, ATTRIBUTE_DEPTH)?;
+        std::mem::swap(&mut self.order, &mut self.seen);
+        Ok(true)
+    }
 }
 
 /// Reads the member `name` of the JSON object `body`, one item: `Item` of a `GetItem` answer,
@@ -210,6 +383,7 @@ const MEMBER_ATTRIBUTE_DEPTH: u32 = 2;
 /// `Item` 3).
 const NESTED_ATTRIBUTE_DEPTH: u32 = 4;
 
+#[derive(Debug)]
 struct Reader<'a> {
     /// The body's bytes.
     b: &'a [u8],
@@ -328,6 +502,20 @@ impl<'a> Reader<'a> {
         unescape(text, first).map_err(|(off, reason)| self.at(start + off, reason))
     }
 
+    /// The string that starts here, unescaped, into `out` in place of its text.
+    fn string_into(&mut self, out: &mut String) -> Result<(), Malformed> {
+        let start = self.i + 1;
+        let (raw, escaped) = self.escaped_string()?;
+        let text = self.text_of(raw)?;
+        out.clear();
+        if !escaped {
+            out.push_str(text);
+            return Ok(());
+        }
+        let first = text.find('\\').unwrap_or(text.len());
+        unescape_into(text, first, out).map_err(|(off, reason)| self.at(start + off, reason))
+    }
+
     /// The rest of a JSON array or object after its opening bracket: elements separated by
     /// `,` up to `close`, each read by `element` (whitespace around them skipped). `separator`
     /// is the error when an element is followed by neither.
@@ -398,6 +586,285 @@ impl<'a> Reader<'a> {
         let mut item = HashMap::with_capacity(scratch.len());
         item.extend(scratch.drain(..));
         Ok(item)
+    }
+
+    /// `{"name": value, …}`: one item of `Items` into `item`, in place of the item it held
+    /// (see [`ItemsReader`]). `order`: the addresses of `item`'s values in the order the last
+    /// item named them (empty: unknown); `seen` gets this item's, or is left empty when they
+    /// are not known (a name twice); `sorted` is room to sort them in. On an error, `item` is
+    /// left half written.
+    fn item_into(
+        &mut self,
+        item: &mut Item,
+        order: &[usize],
+        seen: &mut Vec<usize>,
+        sorted: &mut Vec<usize>,
+        depth: u32,
+    ) -> Result<(), Malformed> {
+        let start = self.i;
+        seen.clear();
+        // Whether a name was added to the map (its values may then have moved).
+        let mut added = false;
+        // The name, when written with escapes.
+        let mut unescaped = String::new();
+        self.expect(b'{', "expected an item's object")?;
+        self.delimited(b'}', "expected ',' or '}' in an item", |r| {
+            let name = match r.name(&mut unescaped)? {
+                Some(plain) => plain,
+                None => unescaped.as_str(),
+            };
+            match item.get_mut(name) {
+                Some(slot) => {
+                    seen.push(std::ptr::from_mut(slot).addr());
+                    r.colon()?;
+                    r.value_into(slot, depth)
+                }
+                None => {
+                    let name = name.to_owned();
+                    r.colon()?;
+                    item.insert(name, r.value(depth)?);
+                    added = true;
+                    Ok(())
+                }
+            }
+        })?;
+        if !added && seen.len() == item.len() && (seen.as_slice() == order || distinct(seen, sorted)) {
+            // As many names as the map has, each naming a value of its own (the names of the
+            // last item, in the same order, are): the map holds this item and nothing else.
+            return Ok(());
+        }
+        // Otherwise the names this item does not have go, and the order is taken again.
+        let end = self.i;
+        self.i = start;
+        let names = self.names();
+        self.i = end;
+        let names = names?;
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        if sorted.len() != item.len() {
+            item.retain(|k, _| sorted.binary_search(k).is_ok());
+        }
+        seen.clear();
+        for name in &names {
+            if let Some(slot) = item.get_mut(name.as_str()) {
+                seen.push(std::ptr::from_mut(slot).addr());
+            }
+        }
+        if seen.len() != item.len() {
+            // A name twice: no order to rely on.
+            seen.clear();
+        }
+        Ok(())
+    }
+
+    /// Checks the item here as [`item`](Self::item) reads it, at `depth`, without building it
+    /// (`scratch`: room to unescape strings into).
+    fn check_item(&mut self, depth: u32, scratch: &mut String) -> Result<(), Malformed> {
+        self.expect(b'{', "expected an item's object")?;
+        self.delimited(b'}', "expected ',' or '}' in an item", |r| {
+            r.check_string(scratch)?;
+            r.colon()?;
+            r.check_value(depth, scratch)
+        })
+    }
+
+    /// Checks the string here as [`string`](Self::string) reads it.
+    fn check_string(&mut self, scratch: &mut String) -> Result<(), Malformed> {
+        let start = self.i + 1;
+        let (raw, escaped) = self.escaped_string()?;
+        let text = self.text_of(raw)?;
+        if escaped {
+            scratch.clear();
+            let first = text.find('\\').unwrap_or(text.len());
+            unescape_into(text, first, scratch).map_err(|(off, reason)| self.at(start + off, reason))?;
+        }
+        Ok(())
+    }
+
+    /// Checks the attribute value here as [`value`](Self::value) reads it, at `depth`.
+    fn check_value(&mut self, depth: u32, scratch: &mut String) -> Result<(), Malformed> {
+        if depth >= MAX_DEPTH {
+            return Err(self.at(self.i, "nested too deeply"));
+        }
+        let b = self.b;
+        let start = self.i;
+        if let (Some(b"{\"S\":" | b"{\"N\":"), Some(b'"')) = (b.get(start..start + 5), b.get(start + 5)) {
+            self.i = start + 5;
+            self.check_string(scratch)?;
+            if self.peek() == Some(b'}') {
+                self.i += 1;
+                return Ok(());
+            }
+            self.i = start;
+        }
+        self.expect(b'{', "expected an attribute value's object")?;
+        let mut typed = false;
+        self.delimited(b'}', "expected ',' or '}' in an attribute value", |r| {
+            let tag_at = r.i;
+            let tag = r.raw_string()?;
+            r.colon()?;
+            if r.literal(b"null") {
+                return Ok(());
+            }
+            if typed {
+                return Err(r.at(tag_at, "an attribute value of two types"));
+            }
+            typed = true;
+            match tag {
+                b"S" | b"N" => r.check_string(scratch),
+                b"B" => r.blob().map(drop),
+                b"BOOL" | b"NULL" => r.boolean().map(drop),
+                b"SS" | b"NS" => r.check_list(depth + 1, |r| r.check_string(scratch)),
+                b"BS" => r.check_list(depth + 1, |r| r.blob().map(drop)),
+                b"L" => r.check_list(depth + 1, |r| r.check_value(depth + 2, scratch)),
+                b"M" => {
+                    if depth + 1 >= MAX_DEPTH {
+                        return Err(r.at(r.i, "nested too deeply"));
+                    }
+                    r.expect(b'{', "expected a map")?;
+                    r.delimited(b'}', "expected ',' or '}' in a map", |r| {
+                        r.check_string(scratch)?;
+                        r.colon()?;
+                        r.check_value(depth + 2, scratch)
+                    })
+                }
+                _ => Err(r.at(tag_at, "a type this reader leaves to the SDK")),
+            }
+        })?;
+        if typed { Ok(()) } else { Err(self.at(start, "an attribute value of no type")) }
+    }
+
+    /// Checks `[element, …]` at `depth` as [`list`](Self::list) reads it, each element by
+    /// `check`.
+    fn check_list(
+        &mut self,
+        depth: u32,
+        mut check: impl FnMut(&mut Self) -> Result<(), Malformed>,
+    ) -> Result<(), Malformed> {
+        if depth >= MAX_DEPTH {
+            return Err(self.at(self.i, "nested too deeply"));
+        }
+        self.expect(b'[', "expected a list")?;
+        self.delimited(b']', "expected ',' or ']'", |r| check(r))
+    }
+
+    /// The names of the item here, in order, each unescaped.
+    fn names(&mut self) -> Result<Vec<String>, Malformed> {
+        let mut names = Vec::new();
+        self.expect(b'{', "expected an item's object")?;
+        self.delimited(b'}', "expected ',' or '}' in an item", |r| {
+            names.push(r.string()?);
+            r.colon()?;
+            r.skip_value()
+        })?;
+        Ok(names)
+    }
+
+    /// The string that starts here, a name: its text in the body when it has no escape, else
+    /// `None` with the text unescaped into `unescaped`.
+    fn name(&mut self, unescaped: &mut String) -> Result<Option<&'a str>, Malformed> {
+        let start = self.i + 1;
+        let (raw, escaped) = self.escaped_string()?;
+        let text = self.text_of(raw)?;
+        if !escaped {
+            return Ok(Some(text));
+        }
+        unescaped.clear();
+        let first = text.find('\\').unwrap_or(text.len());
+        unescape_into(text, first, unescaped).map_err(|(off, reason)| self.at(start + off, reason))?;
+        Ok(None)
+    }
+
+    /// One attribute value at `depth` into `slot`, in place of its value: an `S` or `N` over
+    /// an `S` or `N` is written into the old `String`.
+    fn value_into(&mut self, slot: &mut AttributeValue, depth: u32) -> Result<(), Malformed> {
+        let b = self.b;
+        let at = self.i;
+        if let (Some(tag @ (b"{\"S\":" | b"{\"N\":")), Some(b'"')) = (b.get(at..at + 5), b.get(at + 5)) {
+            let mut text = match slot {
+                AttributeValue::S(old) | AttributeValue::N(old) => std::mem::take(old),
+                _ => String::new(),
+            };
+            self.i = at + 5;
+            self.string_into(&mut text)?;
+            if self.peek() == Some(b'}') {
+                self.i += 1;
+                *slot = if tag[2] == b'S' { AttributeValue::S(text) } else { AttributeValue::N(text) };
+                return Ok(());
+            }
+            // Another form: read again by the general loop.
+            self.i = at;
+        }
+        // A list over a list, a string set over a string set (a number set over a number
+        // set): the old elements are written over, one by one.
+        match (&mut *slot, b.get(at..at + 5), b.get(at + 5..at + 7)) {
+            (AttributeValue::L(old), Some(b"{\"L\":"), Some([b'[', _])) => {
+                let mut list = std::mem::take(old);
+                self.i = at + 5;
+                self.list_into(&mut list, depth + 1)?;
+                if self.peek() == Some(b'}') {
+                    self.i += 1;
+                    *slot = AttributeValue::L(list);
+                    return Ok(());
+                }
+            }
+            (AttributeValue::Ss(old), Some(b"{\"SS\""), Some(b":["))
+            | (AttributeValue::Ns(old), Some(b"{\"NS\""), Some(b":[")) => {
+                let mut set = std::mem::take(old);
+                let string_set = b[at + 2] == b'S';
+                self.i = at + 6;
+                self.strings_into(&mut set, depth + 1)?;
+                if self.peek() == Some(b'}') {
+                    self.i += 1;
+                    *slot = if string_set { AttributeValue::Ss(set) } else { AttributeValue::Ns(set) };
+                    return Ok(());
+                }
+            }
+            _ => {}
+        }
+        self.i = at;
+        *slot = self.value(depth)?;
+        Ok(())
+    }
+
+    /// `[value, …]` at `depth` (an `L`) into `list`, its elements written over one by one.
+    fn list_into(&mut self, list: &mut Vec<AttributeValue>, depth: u32) -> Result<(), Malformed> {
+        if depth >= MAX_DEPTH {
+            return Err(self.at(self.i, "nested too deeply"));
+        }
+        self.expect(b'[', "expected a list")?;
+        let mut n = 0;
+        self.delimited(b']', "expected ',' or ']'", |r| {
+            match list.get_mut(n) {
+                Some(old) => r.value_into(old, depth + 1)?,
+                None => list.push(r.value(depth + 1)?),
+            }
+            n += 1;
+            Ok(())
+        })?;
+        list.truncate(n);
+        Ok(())
+    }
+
+    /// `["text", …]` at `depth` (an `SS` or `NS`) into `set`, its strings written over one by
+    /// one.
+    fn strings_into(&mut self, set: &mut Vec<String>, depth: u32) -> Result<(), Malformed> {
+        if depth >= MAX_DEPTH {
+            return Err(self.at(self.i, "nested too deeply"));
+        }
+        self.expect(b'[', "expected a list")?;
+        let mut n = 0;
+        self.delimited(b']', "expected ',' or ']'", |r| {
+            match set.get_mut(n) {
+                Some(old) => r.string_into(old)?,
+                None => set.push(r.string()?),
+            }
+            n += 1;
+            Ok(())
+        })?;
+        set.truncate(n);
+        Ok(())
     }
 
     /// One attribute value (`{"S":"a"}`) at `depth`.
@@ -577,6 +1044,14 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// Whether the addresses of `seen` are all different (`sorted`: room to sort them in).
+fn distinct(seen: &[usize], sorted: &mut Vec<usize>) -> bool {
+    sorted.clear();
+    sorted.extend_from_slice(seen);
+    sorted.sort_unstable();
+    sorted.windows(2).all(|w| w[0] != w[1])
+}
+
 /// The first byte at or after `i` that ends a string's plain run: a quote, a backslash, a
 /// control character, or the end (`b.len()`). Eight bytes at a time, then byte by byte.
 fn skip_plain(b: &[u8], mut i: usize) -> usize {
@@ -609,6 +1084,13 @@ fn skip_plain(b: &[u8], mut i: usize) -> usize {
 /// why.
 fn unescape(text: &str, first: usize) -> Result<String, (usize, &'static str)> {
     let mut out = String::with_capacity(text.len());
+    unescape_into(text, first, &mut out)?;
+    Ok(out)
+}
+
+/// [`unescape`], appended to `out`.
+fn unescape_into(text: &str, first: usize, out: &mut String) -> Result<(), (usize, &'static str)> {
+    out.reserve(text.len());
     out.push_str(&text[..first]);
     let b = text.as_bytes();
     let mut i = first;
@@ -651,7 +1133,7 @@ fn unescape(text: &str, first: usize) -> Result<String, (usize, &'static str)> {
         out.push(c);
         i += 1;
     }
-    Ok(out)
+    Ok(())
 }
 
 /// The four hexadecimal digits at `at`, if they are.
@@ -852,6 +1334,192 @@ mod tests {
         assert_eq!(take_items(br#"{"It\u0065ms":[]}"#).map_err(|e| e.reason), Err("an escaped member name"));
         assert_eq!(take_items(b"").map_err(|e| e.reason), Err("expected the answer's object"));
         assert_eq!(take_items(br#"{"Count":1 2}"#).map_err(|e| e.reason), Err("expected ',' or '}'"));
+    }
+
+    /// The items of `items` (a JSON list) as the page reads them: each into the one map, a copy
+    /// of the map after each, and the error that ends the list, if any.
+    fn read_in_turn(items: &str) -> (Vec<Item>, Option<Malformed>) {
+        let body = Bytes::from(format!(r#"{{"Count":1,"Items":{items},"ScannedCount":2}}"#));
+        let raw = match take_raw_items(&body) {
+            Ok(taken) => {
+                let taken = taken.unwrap();
+                assert_eq!(String::from_utf8(taken.rest).unwrap(), r#"{"Count":1,"ScannedCount":2}"#);
+                taken.value
+            }
+            // A list the check refuses (left to the SDK), read all the same: what the page
+            // meets if an item it finds unreadable comes through.
+            Err(_) => {
+                let at = body.iter().position(|&c| c == b'[').unwrap();
+                RawItems { body: body.slice(at..at + items.len()), at, len: items.matches("},{").count() + 1 }
+            }
+        };
+        let mut reader = raw.reader().unwrap();
+        let (mut map, mut out) = (Item::new(), Vec::new());
+        loop {
+            match reader.next_into(&mut map) {
+                Ok(true) => out.push(map.clone()),
+                Ok(false) => return (out, None),
+                Err(e) => {
+                    assert!(map.is_empty());
+                    assert_eq!(reader.next_into(&mut map), Ok(false));
+                    return (out, Some(e));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn items_read_in_turn_into_one_map_are_each_exactly_the_item() {
+        let items = [
+            r#"{"a":{"S":"first"},"b":{"N":"1"}}"#,
+            // The same names, in the same order and not.
+            r#"{"a":{"S":"x"},"b":{"N":"2"}}"#,
+            r#"{"b":{"N":"3"},"a":{"S":"y"}}"#,
+            // Fewer, more, other names.
+            r#"{"a":{"S":"z"}}"#,
+            r#"{"a":{"S":"w"},"c":{"BOOL":true},"b":{"N":"4"}}"#,
+            r#"{"d":{"NULL":true}}"#,
+            // `S` and `N` over each other, and over `L`, `M`, a set; `L` and `M` over `S`.
+            r#"{"d":{"S":"s"},"e":{"N":"5"}}"#,
+            r#"{"d":{"N":"6"},"e":{"S":"t"}}"#,
+            r#"{"d":{"L":[{"S":"l"},{"N":"7"}]},"e":{"M":{"k":{"S":"v"}}}}"#,
+            r#"{"d":{"S":"after a list"},"e":{"N":"8"}}"#,
+            r#"{"d":{"SS":["p","q"]},"e":{"M":{}}}"#,
+            // Lists and sets over lists and sets: longer, shorter, of other types.
+            r#"{"d":{"SS":["p2","q2","r2"]},"e":{"L":[{"S":"a"},{"N":"1"}]}}"#,
+            r#"{"d":{"SS":["p3"]},"e":{"L":[{"N":"2"},{"S":"b"},{"L":[{"S":"c"}]},{"BOOL":true}]}}"#,
+            r#"{"d":{"NS":["1","2"]},"e":{"L":[{"L":[{"S":"d"},{"S":"e"}]}]}}"#,
+            r#"{"d":{"NS":["3"]},"e":{"L":[]}}"#,
+            r#"{"d":{"SS":["x"]},"e":{"L":[{"S":"f"}]}}"#,
+            r#"{"d":{"N":"9"},"e":{"S":"after a map"}}"#,
+            // Escaped strings and names, spaced and null members.
+            r#"{"d":{"S":"a\"b\\c\u00e9\ud83d\ude00"},"e\u0041":{ "N" : "10" }}"#,
+            r#"{"d":{"S":null,"N":"11"},"eA":{"S":"\n"}}"#,
+            // A name twice (the last one), then items after it.
+            r#"{"d":{"S":"one"},"d":{"N":"12"}}"#,
+            r#"{"d":{"S":"two"}}"#,
+            r#"{"d":{"S":"three"},"f":{"S":"f"}}"#,
+            r#"{}"#,
+            r#"{"g":{"B":"AAEC"}}"#,
+        ];
+        let (read, error) = read_in_turn(&format!("[{}]", items.join(" , ")));
+        assert_eq!(error, None);
+        let expected: Vec<Item> = items.iter().map(|i| read_item(i.as_bytes()).unwrap()).collect();
+        assert_eq!(read, expected);
+        // And as written out, for the ones whose reading is not plain.
+        assert_eq!(read[3], item(&[("a", s("z"))]));
+        assert_eq!(read[7], item(&[("d", AttributeValue::N("6".into())), ("e", s("t"))]));
+        let l = AttributeValue::L;
+        let n = |v: &str| AttributeValue::N(v.into());
+        let strings = |v: &[&str]| v.iter().map(|t| (*t).to_owned()).collect::<Vec<_>>();
+        assert_eq!(
+            read[11],
+            item(&[("d", AttributeValue::Ss(strings(&["p2", "q2", "r2"]))), ("e", l(vec![s("a"), n("1")]))])
+        );
+        let e = l(vec![n("2"), s("b"), l(vec![s("c")]), AttributeValue::Bool(true)]);
+        assert_eq!(read[12], item(&[("d", AttributeValue::Ss(strings(&["p3"]))), ("e", e)]));
+        let e = l(vec![l(vec![s("d"), s("e")])]);
+        assert_eq!(read[13], item(&[("d", AttributeValue::Ns(strings(&["1", "2"]))), ("e", e)]));
+        assert_eq!(read[14], item(&[("d", AttributeValue::Ns(strings(&["3"]))), ("e", l(vec![]))]));
+        assert_eq!(read[15], item(&[("d", AttributeValue::Ss(strings(&["x"]))), ("e", l(vec![s("f")]))]));
+        assert_eq!(read[17], item(&[("d", s("a\"b\\c\u{e9}\u{1F600}")), ("eA", AttributeValue::N("10".into()))]));
+        assert_eq!(read[18], item(&[("d", AttributeValue::N("11".into())), ("eA", s("\n"))]));
+        assert_eq!(read[19], item(&[("d", AttributeValue::N("12".into()))]));
+        assert_eq!(read[20], item(&[("d", s("two"))]));
+        assert_eq!(read[22], Item::new());
+        assert_eq!(read[23], item(&[("g", AttributeValue::B(Blob::new(vec![0, 1, 2])))]));
+    }
+
+    #[test]
+    fn an_item_like_the_one_before_reuses_its_names_and_strings() {
+        let body = Bytes::from_static(
+            br#"{"Items":[{"a":{"S":"a long first text"},"n":{"N":"12345"}},{"a":{"S":"short"},"n":{"N":"6"}},{"n":{"S":"n is an S"},"a":{"N":"1"}}]}"#,
+        );
+        let raw = take_raw_items(&body).unwrap().unwrap().value;
+        assert_eq!(raw.len(), 3);
+        let mut reader = raw.reader().unwrap();
+        let mut map = Item::new();
+        let buffer = |map: &Item, name: &str| match map.get(name) {
+            Some(AttributeValue::S(t) | AttributeValue::N(t)) => (t.as_ptr(), t.capacity()),
+            _ => panic!("no string at {name}"),
+        };
+        let key = |map: &Item, name: &str| map.get_key_value(name).unwrap().0.as_ptr();
+        assert_eq!(reader.next_into(&mut map), Ok(true));
+        let (a, n, key_a) = (buffer(&map, "a"), buffer(&map, "n"), key(&map, "a"));
+        assert_eq!(reader.next_into(&mut map), Ok(true));
+        assert_eq!(map, item(&[("a", s("short")), ("n", AttributeValue::N("6".into()))]));
+        // The same buffers, the same key.
+        assert_eq!((buffer(&map, "a"), buffer(&map, "n"), key(&map, "a")), (a, n, key_a));
+        // An `N` where an `S` was, and the other way round: the strings move across.
+        assert_eq!(reader.next_into(&mut map), Ok(true));
+        assert_eq!(map, item(&[("n", s("n is an S")), ("a", AttributeValue::N("1".into()))]));
+        assert_eq!(buffer(&map, "a"), a);
+        assert_eq!(reader.next_into(&mut map), Ok(false));
+        assert_eq!(reader.next_into(&mut map), Ok(false));
+    }
+
+    #[test]
+    fn a_map_taken_between_items_is_filled_anew() {
+        let body = Bytes::from_static(br#"{"Items":[{"a":{"S":"x"},"b":{"S":"y"}},{"a":{"S":"z"}},{"a":{"S":"w"}}]}"#);
+        let raw = take_raw_items(&body).unwrap().unwrap().value;
+        let mut reader = raw.reader().unwrap();
+        let mut map = Item::new();
+        assert_eq!(reader.next_into(&mut map), Ok(true));
+        let first = std::mem::take(&mut map);
+        assert_eq!(first, item(&[("a", s("x")), ("b", s("y"))]));
+        assert_eq!(reader.next_into(&mut map), Ok(true));
+        assert_eq!(map, item(&[("a", s("z"))]));
+        assert_eq!(reader.next_into(&mut map), Ok(true));
+        assert_eq!(map, item(&[("a", s("w"))]));
+        assert_eq!(reader.next_into(&mut map), Ok(false));
+    }
+
+    #[test]
+    fn a_malformed_item_late_in_a_page_is_an_error_there() {
+        let good = r#"{"a":{"S":"x"}}"#;
+        for (bad, reason, at) in [
+            (r#"{"a":{"X":"x"}}"#, "a type this reader leaves to the SDK", 6),
+            (r#"{"a":{"S":"\q"}}"#, "an invalid escape", 11),
+            (r#"{"a":}"#, "expected an attribute value's object", 5),
+            (r#"{"a":{"B":"A"}}"#, "invalid base64", 11),
+            (r#"{"a":{"BOOL":1}}"#, "expected true or false", 13),
+        ] {
+            let (read, error) = read_in_turn(&format!("[{good},{good},{bad},{good}]"));
+            assert_eq!(read, vec![item(&[("a", s("x"))]); 2], "{bad}");
+            // The offset is the body's: `{"Count":1,"Items":[` and two items before it.
+            let start = r#"{"Count":1,"Items":["#.len() + 2 * (good.len() + 1);
+            assert_eq!(error, Some(Malformed { at: start + at, reason }), "{bad}");
+            // The eager reader refuses the same list, and so does the check of `take_raw_items`:
+            // the body is left to the SDK.
+            let body = format!(r#"{{"Items":[{good},{bad}]}}"#);
+            assert_eq!(take_items(body.as_bytes()).map_err(|e| e.reason), Err(reason));
+            let at = body.len() - bad.len() - 2 + at;
+            assert_eq!(take_raw_items(&Bytes::from(body)), Err(Malformed { at, reason }), "{bad}");
+        }
+    }
+
+    #[test]
+    fn take_raw_items_checks_the_lists_structure() {
+        let taken = take_raw_items(&Bytes::from_static(br#"{"Items":[],"Count":0}"#)).unwrap().unwrap();
+        assert!(taken.value.is_empty());
+        assert_eq!(taken.rest, br#"{"Count":0}"#.to_vec());
+        assert_eq!(taken.value.to_items(), Ok(vec![]));
+        assert_eq!(take_raw_items(&Bytes::from_static(br#"{"Items":null}"#)), Ok(None));
+        assert_eq!(take_raw_items(&Bytes::from_static(br#"{"Count":0}"#)), Ok(None));
+        for (body, reason) in [
+            (&br#"{"Items":[1]}"#[..], "expected an item's object"),
+            (br#"{"Items":[{}"#, "expected ',' or ']' in Items"),
+            (br#"{"Items":[{"a":{"S":"x}}]}"#, "a string that does not end"),
+            (br#"{"Items":{}}"#, "expected Items' list"),
+            (br#"{"Items":[],"Items":[]}"#, "a second answer member"),
+            (b"{\"Items\":[{\"a\":{\"S\":\"\xff\"}}]}", "a body that is not UTF-8"),
+        ] {
+            let body = Bytes::copy_from_slice(body);
+            assert_eq!(take_raw_items(&body).map_err(|e| e.reason), Err(reason), "{}", String::from_utf8_lossy(&body));
+        }
+        let body = Bytes::from_static(br#"{"Items":[{"a":{"S":"x"}},{"b":{"N":"1"}}]}"#);
+        let raw = take_raw_items(&body).unwrap().unwrap().value;
+        assert_eq!(raw.to_items(), Ok(vec![item(&[("a", s("x"))]), item(&[("b", AttributeValue::N("1".into()))])]));
     }
 
     #[test]

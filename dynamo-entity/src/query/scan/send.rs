@@ -110,7 +110,7 @@ impl<T: Send + 'static> ScanRequest<T> {
         parts: &Parts,
         limit: Option<i32>,
         start: Option<Item>,
-    ) -> Result<aws_sdk_dynamodb::operation::scan::ScanOutput, Error> {
+    ) -> Result<crate::table::body::Paged<aws_sdk_dynamodb::operation::scan::ScanOutput>, Error> {
         if let Some(rate) = &self.rate {
             rate.acquire().await;
         }
@@ -118,7 +118,7 @@ impl<T: Send + 'static> ScanRequest<T> {
         let out =
             self.table.execute(Call::new("Scan", self.entity), request).await.map_err(|e| Error::sdk("Scan", e))?;
         if let Some(rate) = &self.rate {
-            rate.consume(Capacity::from_consumed(out.consumed_capacity.as_slice(), false).read());
+            rate.consume(Capacity::from_consumed(out.output.consumed_capacity.as_slice(), false).read());
         }
         Ok(out)
     }
@@ -149,13 +149,9 @@ impl<T: Send + 'static> ScanRequest<T> {
     pub(crate) async fn raw_page(&self, start: Option<Item>) -> Result<RawPage, Error> {
         self.check_segments()?;
         let parts = self.parts(false)?;
-        let out = self.fetch(&parts, self.options.page_size, start).await?;
-        Ok(RawPage {
-            consumed: Capacity::from_consumed(out.consumed_capacity.as_slice(), false),
-            examined: u64::try_from(out.scanned_count).unwrap_or_default(),
-            items: out.items.unwrap_or_default(),
-            last_key: out.last_evaluated_key,
-        })
+        let mut answer = Answer::of_scan(self.fetch(&parts, self.options.page_size, start).await?);
+        let items = answer.take_items()?;
+        Ok(RawPage { items, consumed: answer.consumed, examined: answer.scanned, last_key: answer.last_key })
     }
 
     /// Runs the scan (or its segment) and returns one page: up to
