@@ -830,40 +830,39 @@ impl<'a> Reader<'a> {
 
     /// `[value, …]` at `depth` (an `L`) into `list`, its elements written over one by one.
     fn list_into(&mut self, list: &mut Vec<AttributeValue>, depth: u32) -> Result<(), Malformed> {
-        if depth >= MAX_DEPTH {
-            return Err(self.at(self.i, "nested too deeply"));
-        }
-        self.expect(b'[', "expected a list")?;
-        let mut n = 0;
-        self.delimited(b']', "expected ',' or ']'", |r| {
-            match list.get_mut(n) {
-                Some(old) => r.value_into(old, depth + 1)?,
-                None => list.push(r.value(depth + 1)?),
-            }
-            n += 1;
-            Ok(())
-        })?;
-        list.truncate(n);
-        Ok(())
+        self.elements_into(list, depth, |r, old| r.value_into(old, depth + 1), |r| r.value(depth + 1))
     }
 
     /// `["text", …]` at `depth` (an `SS` or `NS`) into `set`, its strings written over one by
     /// one.
     fn strings_into(&mut self, set: &mut Vec<String>, depth: u32) -> Result<(), Malformed> {
+        self.elements_into(set, depth, |r, old| r.string_into(old), |r| r.string())
+    }
+
+    /// A JSON array at `depth` into `into`: each element written over the old one at its
+    /// place (`over`), or read new past the old ones' end (`new`); the old ones left over are
+    /// dropped.
+    fn elements_into<T>(
+        &mut self,
+        into: &mut Vec<T>,
+        depth: u32,
+        mut over: impl FnMut(&mut Self, &mut T) -> Result<(), Malformed>,
+        mut new: impl FnMut(&mut Self) -> Result<T, Malformed>,
+    ) -> Result<(), Malformed> {
         if depth >= MAX_DEPTH {
             return Err(self.at(self.i, "nested too deeply"));
         }
         self.expect(b'[', "expected a list")?;
         let mut n = 0;
         self.delimited(b']', "expected ',' or ']'", |r| {
-            match set.get_mut(n) {
-                Some(old) => r.string_into(old)?,
-                None => set.push(r.string()?),
+            match into.get_mut(n) {
+                Some(old) => over(r, old)?,
+                None => into.push(new(r)?),
             }
             n += 1;
             Ok(())
         })?;
-        set.truncate(n);
+        into.truncate(n);
         Ok(())
     }
 
