@@ -44,11 +44,23 @@ pub use crate::versioning::{EpochSeconds, Maintained, TtlValue, VersionNumber};
 pub use aws_sdk_dynamodb::types::AttributeValue;
 pub use std::result::Result;
 // Short paths for generated code: `__de::None` is 4 tokens, `::core::option::Option::None` 12,
-// and a derived entity names them about 60 times.
-pub use std::option::Option::{None, Some};
+// and a derived entity names them about 60 times. Every token the derive writes costs the
+// compiler's macro bridge about 2,800 instructions (a debug build of the derive), so the paths
+// generated code names often are short.
+pub use std::marker::Sized;
+pub use std::option::Option::{self, None, Some};
 
 /// What a key writer of generated code returns: the key so far, or the boxed error of a part.
 pub type KeyResult<T> = Result<T, Box<crate::key::KeyError>>;
+
+/// Finishes a complete key of `ctx`, such as a query's partition key.
+///
+/// # Errors
+/// [`Error::Key`] when a part could not be written, or the key is empty or over its limit.
+#[inline]
+pub fn finish_key(k: KeyResult<KeyText>, ctx: &KeyContext) -> Result<AttributeValue, Error> {
+    Ok(k?.finish(ctx)?)
+}
 
 /// The partition keys of every shard of a sharded partition key of `ctx`, in shard order:
 /// `write` writes the key of shard `i` (with [`ShardBy::Index`]).

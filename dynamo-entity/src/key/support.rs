@@ -26,6 +26,18 @@ pub struct KeyContext {
     pub max_bytes: usize,
 }
 
+impl KeyContext {
+    /// A partition key's context: at most [`MAX_PARTITION_KEY_BYTES`](super::MAX_PARTITION_KEY_BYTES).
+    pub const fn partition(entity: &'static str, attribute: &'static str, template: &'static Template) -> KeyContext {
+        KeyContext { entity, attribute, template, max_bytes: super::MAX_PARTITION_KEY_BYTES }
+    }
+
+    /// A sort key's context: at most [`MAX_SORT_KEY_BYTES`](super::MAX_SORT_KEY_BYTES).
+    pub const fn sort(entity: &'static str, attribute: &'static str, template: &'static Template) -> KeyContext {
+        KeyContext { entity, attribute, template, max_bytes: super::MAX_SORT_KEY_BYTES }
+    }
+}
+
 /// Compares the key a template gives for some values with the key attribute of an item read
 /// from the table, one segment at a time, without writing the key: literal segments by byte
 /// comparison, each placeholder by [`KeyPart::part_eq`] on the stored text up to the next

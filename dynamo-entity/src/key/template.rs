@@ -106,6 +106,30 @@ pub struct Template {
 }
 
 impl Template {
+    /// A template in the library's own style ([`KeyStyle::DEFAULT`]), its cardinality from
+    /// the cardinalities of its placeholders' types ([`Cardinality::of`]). Usable in constant
+    /// evaluation; [`Template::with_style`] sets another style.
+    ///
+    /// ```
+    /// use dynamo_entity::key::{Cardinality, KeyType, Segment, Template};
+    /// const T: Template =
+    ///     Template::new("SKILL#<id>", &[Segment::Literal("SKILL"), Segment::Field("id")], KeyType::S, &[Cardinality::High]);
+    /// assert_eq!((T.cardinality, T.literal_prefix()), (Cardinality::High, "SKILL#".to_owned()));
+    /// ```
+    pub const fn new(
+        source: &'static str,
+        segments: &'static [Segment],
+        key_type: KeyType,
+        parts: &[Cardinality],
+    ) -> Template {
+        Template { source, segments, key_type, cardinality: Cardinality::of(parts), style: KeyStyle::DEFAULT }
+    }
+
+    /// This template written in `style` (an entity's `key_case`, `key_values` or `delimiter`).
+    pub const fn with_style(self, style: KeyStyle) -> Template {
+        Template { style, ..self }
+    }
+
     /// The names of the fields this template is built from, in template order: each
     /// placeholder's field and the source field of a shard segment.
     pub fn fields(&self) -> impl Iterator<Item = &'static str> + '_ {

@@ -82,6 +82,79 @@ pub struct FieldSchema {
 }
 
 impl FieldSchema {
+    /// A field stored in `attribute`, in no key template: every other property at its default
+    /// (not optional, not unique, shape [`PartShape::Any`](crate::key::PartShape::Any), no
+    /// stored type, no alias). The builder methods below set the rest, in constant evaluation:
+    /// generated code writes `FieldSchema::new("name", "name").stored_as::<String>()`.
+    ///
+    /// ```
+    /// use dynamo_entity::schema::FieldSchema;
+    /// const NAME: FieldSchema = FieldSchema::new("name", "title").key::<String>().stored_as::<String>();
+    /// assert_eq!((NAME.field, NAME.attribute, NAME.lossless), ("name", "title", true));
+    /// assert_eq!(NAME.stored, Some(dynamo_entity::value::StoredType::S));
+    /// ```
+    pub const fn new(field: &'static str, attribute: &'static str) -> FieldSchema {
+        FieldSchema {
+            field,
+            attribute,
+            optional: false,
+            unique: false,
+            shape: crate::key::PartShape::Any,
+            folded: false,
+            lossless: false,
+            stored: None,
+            key_fields: None,
+            alias: None,
+            write_alias: false,
+            read_alias: false,
+        }
+    }
+
+    /// A key field of type `T`: its [`shape`](Self::shape) and [`lossless`](Self::lossless)
+    /// from `T`'s [`KeyPart`](crate::KeyPart) constants.
+    pub const fn key<T: crate::KeyPart + ?Sized>(self) -> FieldSchema {
+        FieldSchema { shape: T::SHAPE, lossless: T::WRITES_ESCAPED, ..self }
+    }
+
+    /// Stored as `T` is: [`stored`](Self::stored) is `T`'s
+    /// [`Attribute::STORED`](crate::Attribute::STORED).
+    pub const fn stored_as<T: crate::Attribute>(self) -> FieldSchema {
+        FieldSchema { stored: Some(T::STORED), ..self }
+    }
+
+    /// Stored as `stored` ([`StoredType::Unknown`](crate::value::StoredType::Unknown) for a
+    /// serde field, `N` for a time to live).
+    pub const fn stored(self, stored: crate::value::StoredType) -> FieldSchema {
+        FieldSchema { stored: Some(stored), ..self }
+    }
+
+    /// An `Option` field ([`optional`](Self::optional)).
+    pub const fn optional(self) -> FieldSchema {
+        FieldSchema { optional: true, ..self }
+    }
+
+    /// An `#[entity(unique)]` field ([`unique`](Self::unique)).
+    pub const fn unique(self) -> FieldSchema {
+        FieldSchema { unique: true, ..self }
+    }
+
+    /// A field read back from a case-folded key ([`folded`](Self::folded)).
+    pub const fn folded(self) -> FieldSchema {
+        FieldSchema { folded: true, ..self }
+    }
+
+    /// The field's own `key_fields` choice ([`key_fields`](Self::key_fields)).
+    pub const fn key_fields(self, key_fields: KeyFields) -> FieldSchema {
+        FieldSchema { key_fields: Some(key_fields), ..self }
+    }
+
+    /// A renamed field's earlier attribute, and whether writes keep it and reads take it first
+    /// ([`alias`](Self::alias), [`write_alias`](Self::write_alias),
+    /// [`read_alias`](Self::read_alias)).
+    pub const fn alias(self, alias: &'static str, write_alias: bool, read_alias: bool) -> FieldSchema {
+        FieldSchema { alias: Some(alias), write_alias, read_alias, ..self }
+    }
+
     /// The alias attribute that writes of this field keep in step: [`alias`](Self::alias)
     /// when [`write_alias`](Self::write_alias) is set.
     pub const fn written_alias(&self) -> Option<&'static str> {

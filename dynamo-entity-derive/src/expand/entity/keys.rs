@@ -98,14 +98,10 @@ impl Gen<'_, '_> {
             }
             _ => quote!(__de::KeyType::S),
         };
+        // `Template::new` takes the default style; another is set after.
+        let styled = if style.is_default() { quote!() } else { quote!(.with_style(#style_expr)) };
         quote! {
-            __de::Template {
-                source: #source,
-                segments: &[#(#segments),*],
-                key_type: #key_type,
-                cardinality: __de::Cardinality::of(&[#(#cardinality),*]),
-                style: #style_expr,
-            }
+            __de::Template::new(#source, &[#(#segments),*], #key_type, &[#(#cardinality),*]) #styled
         }
     }
 
@@ -120,10 +116,9 @@ impl Gen<'_, '_> {
         partition: bool,
     ) -> TokenStream {
         let name = self.name;
-        let limit = if partition { quote!(__de::MAX_PARTITION_KEY_BYTES) } else { quote!(__de::MAX_SORT_KEY_BYTES) };
+        let kind = if partition { quote!(partition) } else { quote!(sort) };
         let ctx_const = ctx_name(tpl_const);
         let attribute_expr = self.attr(role);
-        let attribute = role.default_name();
         // One parameter per placeholder and shard suffix, in template order; a shard suffix
         // takes what picks the shard (`ShardBy`). Each is written with its segment's index in
         // the template, a constant, so that the compiler walks the template at compile time.
@@ -140,7 +135,6 @@ impl Gen<'_, '_> {
         let n = parts.len();
         let params: Vec<Ident> = (0..n).map(|i| format_ident!("p{i}")).collect();
         let generics: Vec<Ident> = (0..n).map(|i| format_ident!("P{i}")).collect();
-        let doc = format!("Starts `{attribute}` = `{}`, writing the parts in template order.", t.source());
         let writes = params.iter().zip(&parts).map(|(p, (shard, index))| {
             let write = if *shard { quote!(shard) } else { quote!(part) };
             quote!(k.#write(Self::#ctx_const, #index, #p)?;)
@@ -159,16 +153,11 @@ impl Gen<'_, '_> {
             }
         };
         quote! {
-            const #ctx_const: &'static __de::KeyContext = &__de::KeyContext {
-                entity: #name,
-                attribute: #attribute_expr,
-                template: Self::#tpl_const,
-                max_bytes: #limit,
-            };
+            const #ctx_const: &'static __de::KeyContext =
+                &__de::KeyContext::#kind(#name, #attribute_expr, Self::#tpl_const);
 
-            #[doc = #doc]
             #[inline]
-            fn #fn_name<#(#generics: __de::KeyPart + ?::core::marker::Sized),*>(
+            fn #fn_name<#(#generics: __de::KeyPart + ?__de::Sized),*>(
                 #(#params: #param_types),*
             ) -> __de::KeyResult<__de::KeyText> {
                 #body
@@ -196,9 +185,9 @@ impl Gen<'_, '_> {
         let sk_parts = self.self_parts(&lsi.sk, quote!(this));
         quote! {
             #writer
-            /// The LSI's sort key of `this`; `None` when a part is `None`.
+            // The LSI's sort key of `this`; `None` when a part is `None`.
             #[inline]
-            fn #fn_name(this: &#ident) -> __de::Result<::core::option::Option<__de::AttributeValue>, __de::Error> {
+            fn #fn_name(this: &#ident) -> __de::Result<__de::Option<__de::AttributeValue>, __de::Error> {
                 __de::Result::Ok(Self::#sk_fn(#(#sk_parts),*)?.finish_sparse(Self::#sk_ctx)?)
             }
         }
@@ -214,10 +203,10 @@ impl Gen<'_, '_> {
         let pk_parts = self.self_parts(&index.pk, quote!(this));
         let sk_parts = self.self_parts(&index.sk, quote!(this));
         quote! {
-            /// The GSI's partition and sort key of `this`; `None` when a part is `None`.
+            // The GSI's partition and sort key of `this`; `None` when a part is `None`.
             #[inline]
             fn #fn_name(this: &#ident) -> __de::Result<
-                (::core::option::Option<__de::AttributeValue>, ::core::option::Option<__de::AttributeValue>),
+                (__de::Option<__de::AttributeValue>, __de::Option<__de::AttributeValue>),
                 __de::Error,
             > {
                 __de::Result::Ok((
@@ -249,7 +238,7 @@ impl Gen<'_, '_> {
     }
 
     /// The primary key from its distinct fields, for `Entity::primary_key` and `key()`; the
-    /// check of a read item's key; the finishing of a query's partition key.
+    /// check of a read item's key.
     pub(super) fn primary_key_fns(&self) -> TokenStream {
         let e = self.e;
         let label = &self.label;
@@ -271,10 +260,10 @@ impl Gen<'_, '_> {
             quote!(__de::check_key(item, #label, Self::primary_key(#(#params),*)))
         };
         quote! {
-            /// Encodes the primary key from its parts: the partition key's, then the sort key's
-            /// that are not in the partition key.
+            // Encodes the primary key from its parts: the partition key's, then the sort key's
+            // that are not in the partition key.
             #[inline]
-            fn primary_key<#(#generics: __de::KeyPart + ?::core::marker::Sized),*>(
+            fn primary_key<#(#generics: __de::KeyPart + ?__de::Sized),*>(
                 #(#params: &#generics),*
             ) -> __de::Result<__de::PrimaryKey, __de::Error> {
                 __de::Result::Ok(__de::PrimaryKey {
@@ -283,11 +272,11 @@ impl Gen<'_, '_> {
                 })
             }
 
-            /// Encodes the primary key from its parts, as [`primary_key`](Self::primary_key),
-            /// into `item`: each key goes from its writer into the item, with no `PrimaryKey`
-            /// between them (an encode's hot path).
+            // Encodes the primary key from its parts, as [`primary_key`](Self::primary_key),
+            // into `item`: each key goes from its writer into the item, with no `PrimaryKey`
+            // between them (an encode's hot path).
             #[inline]
-            fn put_primary_key<#(#generics: __de::KeyPart + ?::core::marker::Sized),*>(
+            fn put_primary_key<#(#generics: __de::KeyPart + ?__de::Sized),*>(
                 item: &mut __de::Item,
                 #(#params: &#generics),*
             ) -> __de::Result<(), __de::Error> {
@@ -298,13 +287,13 @@ impl Gen<'_, '_> {
                 __de::Result::Ok(())
             }
 
-            /// Whether an item read from the table has the primary key its fields give (an
-            /// item without `PK`/`SK`, from a projection, passes); the error names the key.
+            // Whether an item read from the table has the primary key its fields give (an
+            // item without `PK`/`SK`, from a projection, passes); the error names the key.
             #[inline]
-            fn check_primary_key<#(#generics: __de::KeyPart + ?::core::marker::Sized),*>(
+            fn check_primary_key<#(#generics: __de::KeyPart + ?__de::Sized),*>(
                 item: &__de::Item,
-                stored_pk: ::core::option::Option<&__de::AttributeValue>,
-                stored_sk: ::core::option::Option<&__de::AttributeValue>,
+                stored_pk: __de::Option<&__de::AttributeValue>,
+                stored_sk: __de::Option<&__de::AttributeValue>,
                 #(#params: &#generics),*
             ) -> __de::Result<(), __de::Error> {
                 let mut pk = __de::KeyMatcher::new(Self::PRIMARY_PK, stored_pk);
@@ -317,14 +306,6 @@ impl Gen<'_, '_> {
                 #check_key
             }
 
-            /// Finishes a complete key of `ctx`, such as a query's partition key.
-            #[inline]
-            fn finish(
-                k: __de::KeyResult<__de::KeyText>,
-                ctx: &__de::KeyContext,
-            ) -> __de::Result<__de::AttributeValue, __de::Error> {
-                __de::Result::Ok(k?.finish(ctx)?)
-            }
         }
     }
 }

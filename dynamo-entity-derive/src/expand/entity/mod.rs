@@ -266,13 +266,13 @@ mod tests {
         assert!(!out.contains("String:::dynamo_entity"));
         // Templates: a single numeric-capable placeholder asks the runtime for its key type.
         assert!(out.contains(
-            r#"segments:&[__de::Segment::Literal("SKILL"),__de::Segment::Field("id")],key_type:__de::KeyType::S"#
+            r#"__de::Template::new("SKILL#<id>",&[__de::Segment::Literal("SKILL"),__de::Segment::Field("id")],__de::KeyType::S,"#
         ));
-        assert!(out.contains("key_type:__de::single_key_type::<u64>()"));
+        assert!(out.contains(",__de::single_key_type::<u64>(),"));
+        // The default key style is `Template::new`'s own: no style is written.
+        assert!(!out.contains("with_style"));
         assert!(out.contains("gsis:&[*Self::GSI1,*Self::GSI4]"));
-        assert!(out.contains(
-            r#"__de::FieldSchema{field:"seller_verified",attribute:"verified",optional:false,unique:false,shape:__de::PartShape::Any,folded:false,lossless:false,stored:__de::Some(<boolas__de::Attribute>::STORED),key_fields:__de::None,alias:__de::None,write_alias:false,read_alias:false}"#
-        ));
+        assert!(out.contains(r#"__de::FieldSchema::new("seller_verified","verified").stored_as::<bool>()]"#));
         // to_item: exact capacity, keys, GSIs, fields, type.
         assert!(out.contains("__de::Item::with_capacity(14usize)"));
         assert!(out.contains("__DeSchema::put_primary_key(&mutitem,&self.id)?;"));
@@ -405,11 +405,11 @@ mod tests {
                               #[entity(unique)] pub handle: Option<String>, #[entity(unique)] pub ssn: Vec<u8> }
         "#,
         );
+        assert!(out.contains(r#"__de::FieldSchema::new("email","mail").stored_as::<String>().unique(),"#));
         assert!(out.contains(
-            r#"__de::FieldSchema{field:"email",attribute:"mail",optional:false,unique:true,shape:__de::PartShape::Any,folded:false,lossless:false,stored:__de::Some(<Stringas__de::Attribute>::STORED),key_fields:__de::None,alias:__de::None,write_alias:false,read_alias:false}"#
+            r#"__de::FieldSchema::new("handle","handle").stored_as::<Option<String>>().optional().unique(),"#
         ));
-        assert!(out.contains(r#"__de::FieldSchema{field:"handle",attribute:"handle",optional:true,unique:true,shape:__de::PartShape::Any,folded:false,lossless:false,stored:__de::Some(<Option<String>as__de::Attribute>::STORED),key_fields:__de::None,alias:__de::None,write_alias:false,read_alias:false}"#));
-        assert!(out.contains(r#"__de::FieldSchema{field:"id",attribute:"id",optional:false,unique:false,shape:<Stringas__de::KeyPart>::SHAPE,folded:false,lossless:<Stringas__de::KeyPart>::WRITES_ESCAPED,stored:__de::Some(<Stringas__de::Attribute>::STORED),key_fields:__de::None,alias:__de::None,write_alias:false,read_alias:false}"#));
+        assert!(out.contains(r#"__de::FieldSchema::new("id","id").key::<String>().stored_as::<String>(),"#));
         assert!(out.contains("pubconstEMAIL:__de::Field<Self,String,__de::Unique>"));
         assert!(out.contains("pubconstHANDLE:__de::Field<Self,Option<String>,__de::Unique>"));
         assert!(out.contains("pubconstID:__de::Field<Self,String,__de::Immutable>"));
@@ -431,11 +431,11 @@ mod tests {
             r#"version:__de::Some(__de::VersionSchema{field:"version",attribute:"v",max:<u32as__de::VersionNumber>::MAX_VERSION,})"#
         ));
         assert!(out.contains(
-            r#"created_at:__de::Some(__de::FieldSchema{field:"created_at",attribute:"created_at",optional:false,unique:false,shape:__de::PartShape::Any,folded:false,lossless:false,stored:__de::Some(<Timestampas__de::Attribute>::STORED),key_fields:__de::None,alias:__de::None,write_alias:false,read_alias:false})"#
+            r#"created_at:__de::Some(__de::FieldSchema::new("created_at","created_at").stored_as::<Timestamp>()),"#
         ));
-        assert!(out.contains(r#"updated_at:__de::Some(__de::FieldSchema{field:"updated_at""#));
+        assert!(out.contains(r#"updated_at:__de::Some(__de::FieldSchema::new("updated_at","#));
         assert!(out.contains(
-            r#"ttl:__de::Some(__de::FieldSchema{field:"expires_at",attribute:"expires_at",optional:true,unique:false,shape:__de::PartShape::Any,folded:false,lossless:false,stored:__de::Some(__de::StoredType::N),key_fields:__de::None,alias:__de::None,write_alias:false,read_alias:false})"#
+            r#"ttl:__de::Some(__de::FieldSchema::new("expires_at","expires_at").stored(__de::StoredType::N).optional()),"#
         ));
         // The version reads 0 when absent; the TTL is stored and read as epoch seconds.
         assert!(out.contains(r#"version:__de::version_at(item,__a[1],"Doc","v")?"#));
@@ -471,14 +471,18 @@ mod tests {
         assert!(out.contains(
             "pubfninverted(product_id:&<ProductIdas__de::KeyPart>::Arg,at:&u32)->__de::QuerySpec<Self,(String,)>"
         ));
-        assert!(out.contains("__de::QuerySpec::new(__DeSchema::INVERTED,\"Wish\",__DeSchema::finish(__DeSchema::primary_sk(product_id,at),__DeSchema::PRIMARY_SK_CTX),)"));
+        assert!(out.contains("__de::QuerySpec::new(__DeSchema::INVERTED,\"Wish\",__de::finish_key(__DeSchema::primary_sk(product_id,at),__DeSchema::PRIMARY_SK_CTX),)"));
         // The partition key is also the index's sort key: a sort key's 1,024-byte limit.
-        assert!(out.contains(r#"constPRIMARY_PK_CTX:&'static__de::KeyContext=&__de::KeyContext{entity:"Wish",attribute:"PK",template:Self::PRIMARY_PK,max_bytes:__de::MAX_SORT_KEY_BYTES,};"#));
+        assert!(out.contains(
+            r#"constPRIMARY_PK_CTX:&'static__de::KeyContext=&__de::KeyContext::sort("Wish","PK",Self::PRIMARY_PK);"#
+        ));
         assert!(!out.contains("compile_error"));
 
         let plain = expand(r#"#[entity(pk = "A#<id>", sk = "B")] struct A { id: String }"#);
         assert!(plain.contains("inverted:__de::None"));
-        assert!(plain.contains(r#"constPRIMARY_PK_CTX:&'static__de::KeyContext=&__de::KeyContext{entity:"A",attribute:"PK",template:Self::PRIMARY_PK,max_bytes:__de::MAX_PARTITION_KEY_BYTES,};"#));
+        assert!(plain.contains(
+            r#"constPRIMARY_PK_CTX:&'static__de::KeyContext=&__de::KeyContext::partition("A","PK",Self::PRIMARY_PK);"#
+        ));
         assert!(!plain.contains("fninverted"));
     }
 
@@ -497,7 +501,7 @@ mod tests {
         assert!(out.contains("lsis:&[*Self::LSI1,*Self::LSI3]"));
         assert!(out.contains(r#"letmutk=__de::KeyText::start(Self::LSI3_SK);k.part(Self::LSI3_SK_CTX,1usize,p0)?;k.part(Self::LSI3_SK_CTX,2usize,p1)?;"#));
         assert!(out.contains(
-            r#"constLSI3_SK_CTX:&'static__de::KeyContext=&__de::KeyContext{entity:"Order",attribute:"LSI3SK",template:Self::LSI3_SK,max_bytes:__de::MAX_SORT_KEY_BYTES,};"#
+            r#"constLSI3_SK_CTX:&'static__de::KeyContext=&__de::KeyContext::sort("Order","LSI3SK",Self::LSI3_SK);"#
         ));
         // to_item: one attribute per LSI, sparse; capacity counts it.
         assert!(out.contains("__de::Item::with_capacity(10usize)"));
@@ -508,7 +512,7 @@ mod tests {
         assert!(out.contains("pubfnlsi1(user_id:&str)->__de::QuerySpec<Self,(Timestamp,)>"));
         assert!(out.contains("pubfnlsi3(user_id:&str)->__de::QuerySpec<Self,(Option<Status>,u64,)>"));
         assert!(out.contains(
-            r#"__de::QuerySpec::new(__DeSchema::LSI3,"Order",__DeSchema::finish(__DeSchema::primary_pk(user_id),__DeSchema::PRIMARY_PK_CTX),)"#
+            r#"__de::QuerySpec::new(__DeSchema::LSI3,"Order",__de::finish_key(__DeSchema::primary_pk(user_id),__DeSchema::PRIMARY_PK_CTX),)"#
         ));
         // Fields of an LSI sort key carry their part writer, so updates can rebuild it.
         assert!(out.contains("pubconstTOTAL:__de::Field<Self,u64>=__de::Field::new(\"total\",\"total\",__de::Some(<u64as__de::KeyPart>::write_part))"));
@@ -527,10 +531,10 @@ mod tests {
         "#,
         );
         assert!(out.contains(r#"__de::Segment::Shard{field:"id",count:8u16}"#), "{out}");
-        assert!(out.contains("cardinality:__de::Cardinality::of(&[<Stageas__de::KeyPart>::CARDINALITY])"));
+        assert!(out.contains(",&[<Stageas__de::KeyPart>::CARDINALITY])"));
         // The writer takes the shard's source (or number) in template order.
         assert!(out.contains(
-            "fngsi1_pk<P0:__de::KeyPart+?::core::marker::Sized,P1:__de::KeyPart+?::core::marker::Sized>(p0:&P0,p1:__de::ShardBy<'_,P1>)"
+            "fngsi1_pk<P0:__de::KeyPart+?__de::Sized,P1:__de::KeyPart+?__de::Sized>(p0:&P0,p1:__de::ShardBy<'_,P1>)"
         ));
         assert!(out.contains("k.part(Self::GSI1_PK_CTX,1usize,p0)?;k.shard(Self::GSI1_PK_CTX,2usize,p1)?;"));
         assert!(out.contains("Self::gsi1_pk(&this.stage,__de::ShardBy::Source(&this.id))"));
@@ -567,5 +571,27 @@ mod tests {
         assert!(compact.contains("pubfngsi1<>()->__de::QuerySpec<Self,__de::RefusedSortKey>"), "{compact}");
         // A sort key of accepted parts keeps its types.
         assert!(compact.contains("pubfngsi2<>()->__de::QuerySpec<Self,(u64,)>"), "{compact}");
+    }
+
+    #[test]
+    fn another_key_style_is_set_on_every_template_and_fields_take_only_what_differs() {
+        let out = expand(
+            r#"
+            #[entity(pk = "user|<id>", sk = "meta", key_case = "lower", delimiter = "|")]
+            pub struct User { #[entity(folded)] pub id: String, #[entity(alias = "mail", write_alias)] pub email: String }
+        "#,
+        );
+        let style = "__de::KeyStyle{case:__de::KeyCase::Lower,escape:true,delimiter:'|'}";
+        assert!(out.contains(&format!(
+            r#"__de::Template::new("user|<id>",&[__de::Segment::Literal("user"),__de::Segment::Field("id")],__de::KeyType::S,&[<Stringas__de::KeyPart>::CARDINALITY]).with_style({style})"#
+        )));
+        assert!(out.contains(&format!(
+            r#"__de::Template::new("meta",&[__de::Segment::Literal("meta")],__de::KeyType::S,&[]).with_style({style})"#
+        )));
+        assert!(out.contains(r#"__de::FieldSchema::new("id","id").key::<String>().stored_as::<String>().folded(),"#));
+        assert!(
+            out.contains(r#"__de::FieldSchema::new("email","email").stored_as::<String>().alias("mail",true,false)]"#)
+        );
+        assert!(!out.contains("compile_error"));
     }
 }

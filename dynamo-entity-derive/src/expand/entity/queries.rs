@@ -133,7 +133,7 @@ impl Gen<'_, '_> {
                     __de::QuerySpec::new(
                         __DeSchema::#schema,
                         #name,
-                        __DeSchema::finish(__DeSchema::#pk_fn(#(#args),*), __DeSchema::#pk_ctx),
+                        __de::finish_key(__DeSchema::#pk_fn(#(#args),*), __DeSchema::#pk_ctx),
                     )
                 }
             };
@@ -210,7 +210,7 @@ impl Gen<'_, '_> {
                 __de::QuerySpec::new(
                     __DeSchema::#schema,
                     #name,
-                    __DeSchema::finish(__DeSchema::primary_pk(#(#args),*), __DeSchema::PRIMARY_PK_CTX),
+                    __de::finish_key(__DeSchema::primary_pk(#(#args),*), __DeSchema::PRIMARY_PK_CTX),
                 )
             }
         }
@@ -253,7 +253,7 @@ impl Gen<'_, '_> {
                 __de::QuerySpec::new(
                     __DeSchema::INVERTED,
                     #name,
-                    __DeSchema::finish(__DeSchema::primary_sk(#(#args),*), __DeSchema::PRIMARY_SK_CTX),
+                    __de::finish_key(__DeSchema::primary_sk(#(#args),*), __DeSchema::PRIMARY_SK_CTX),
                 )
             }
         }

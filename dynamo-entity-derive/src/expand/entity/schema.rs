@@ -26,7 +26,7 @@ impl Gen<'_, '_> {
             None => quote!(&__de::AttributeNames::DEFAULT),
         };
         items.extend(quote! {
-            /// The attribute and index names of the entity's table.
+            // The attribute and index names of the entity's table.
             const NAMES: &'static __de::AttributeNames = #names_const;
         });
         let mut gsi_consts = Vec::new();
@@ -70,57 +70,48 @@ impl Gen<'_, '_> {
             lsi_consts.push(schema.clone());
         }
 
+        // A field's schema: `FieldSchema::new` and a builder call for each property that is not
+        // the default (few tokens: each costs the compiler's macro bridge).
         let field_schema = |f: &Field| {
             let (field, attribute) = (&f.name, &f.attribute);
-            let optional = types::option_inner(f.ty).is_some();
-            let unique = f.unique.is_some();
-            // A key field's shape, for the table's collision checks; only a key field's type is
-            // a `KeyPart`.
-            let shape = if e.is_key_field(&f.name) {
-                let ty = f.ty;
-                quote!(<#ty as __de::KeyPart>::SHAPE)
-            } else {
-                quote!(__de::PartShape::Any)
-            };
-            let folded = e.attrs.key_style.folds_case() && e.is_key_field(&f.name) && e.reads_folded(f);
-            // Whether the key text fixes the value (the library's own part writers are
-            // one-to-one); a hand-written part may not be.
-            let lossless = if e.is_key_field(&f.name) {
-                let ty = f.ty;
-                quote!(<#ty as __de::KeyPart>::WRITES_ESCAPED)
-            } else {
-                quote!(false)
-            };
+            let ty = f.ty;
+            let mut calls = TokenStream::new();
+            // A key field's shape and whether its key text fixes the value (the library's own
+            // part writers are one-to-one), for the table's collision checks; only a key
+            // field's type is a `KeyPart`.
+            if e.is_key_field(&f.name) {
+                calls.extend(quote!(.key::<#ty>()));
+            }
             // The type the field is stored as, for the table's checks of multi-attribute GSIs.
-            let stored = if e.key_only(&f.name) {
-                quote!(__de::None)
+            if e.key_only(&f.name) {
             } else if f.serde {
-                quote!(__de::Some(__de::StoredType::Unknown))
+                calls.extend(quote!(.stored(__de::StoredType::Unknown)));
             } else if f.role() == Some(Maintained::Ttl) {
-                quote!(__de::Some(__de::StoredType::N))
+                calls.extend(quote!(.stored(__de::StoredType::N)));
             } else {
-                let ty = f.ty;
-                quote!(__de::Some(<#ty as __de::Attribute>::STORED))
-            };
-            let key_fields = match f.key_fields {
-                Some((true, _)) => quote!(__de::Some(__de::KeyFields::Keys)),
-                Some((false, _)) => quote!(__de::Some(__de::KeyFields::Attributes)),
-                None => quote!(__de::None),
-            };
-            let alias = match &f.alias {
-                Some(lit) => {
-                    let alias = lit.value();
-                    quote!(__de::Some(#alias))
-                }
-                None => quote!(__de::None),
-            };
-            let write_alias = f.alias.is_some() && f.write_alias.is_some();
-            let read_alias = write_alias && f.read_alias.is_some();
-            quote!(__de::FieldSchema {
-                field: #field, attribute: #attribute, optional: #optional, unique: #unique, shape: #shape,
-                folded: #folded, lossless: #lossless, stored: #stored, key_fields: #key_fields,
-                alias: #alias, write_alias: #write_alias, read_alias: #read_alias
-            })
+                calls.extend(quote!(.stored_as::<#ty>()));
+            }
+            if types::option_inner(f.ty).is_some() {
+                calls.extend(quote!(.optional()));
+            }
+            if f.unique.is_some() {
+                calls.extend(quote!(.unique()));
+            }
+            if e.attrs.key_style.folds_case() && e.is_key_field(&f.name) && e.reads_folded(f) {
+                calls.extend(quote!(.folded()));
+            }
+            match f.key_fields {
+                Some((true, _)) => calls.extend(quote!(.key_fields(__de::KeyFields::Keys))),
+                Some((false, _)) => calls.extend(quote!(.key_fields(__de::KeyFields::Attributes))),
+                None => {}
+            }
+            if let Some(lit) = &f.alias {
+                let alias = lit.value();
+                let write_alias = f.write_alias.is_some();
+                let read_alias = write_alias && f.read_alias.is_some();
+                calls.extend(quote!(.alias(#alias, #write_alias, #read_alias)));
+            }
+            quote!(__de::FieldSchema::new(#field, #attribute) #calls)
         };
         let fields = e.fields.iter().map(field_schema);
         let role = |m: Maintained| match e.maintained(m) {
@@ -145,8 +136,8 @@ impl Gen<'_, '_> {
             (role(Maintained::CreatedAt), role(Maintained::UpdatedAt), role(Maintained::Ttl));
         let inverted = if e.attrs.inverted.is_some() {
             items.extend(quote! {
-                /// The inverted index: partition key `SK` (the primary sort key template), sort
-                /// key `PK` (the primary partition key template).
+                // The inverted index: partition key `SK` (the primary sort key template), sort
+                // key `PK` (the primary partition key template).
                 const INVERTED: &'static __de::IndexSchema = &__de::IndexSchema {
                     index: __de::Index::Inverted,
                     pk: Self::PRIMARY_SK,
@@ -239,7 +230,7 @@ impl Gen<'_, '_> {
             };
             let filters: Vec<TokenStream> = v.filters.iter().filter_map(search_attr).collect();
             items.extend(quote! {
-                /// The vector index on this field.
+                // The vector index on this field.
                 const #constant: &'static __de::VectorIndex = &__de::VectorIndex {
                     name: #name,
                     field: #field,

@@ -121,6 +121,12 @@ impl KeyStyleAttrs {
         self.case() != KeyCase::AsIs
     }
 
+    /// Whether this is the library's own style (`KeyStyle::DEFAULT`): case kept, values
+    /// escaped, `#` between segments.
+    pub fn is_default(&self) -> bool {
+        !self.folds_case() && !self.verbatim.as_ref().is_some_and(|(v, _)| *v) && self.delimiter() == '#'
+    }
+
     /// Literal text of a template in this style's case (the runtime folds only values).
     pub fn fold(&self, text: &str) -> String {
         match self.case() {
