@@ -3,7 +3,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::time::Instant;
 
-use dynamo_entity::{Entity, Error, Table};
+use dynamo_entity::{Error, Table};
 use futures::{StreamExt, TryStreamExt};
 
 use super::model::{BadgeType, UserId};
@@ -423,38 +423,10 @@ pub async fn nightly(table: &Table, seller: &UserId) -> Result<usize, Error> {
     let restamped = report.stamped as usize;
     // Badges from the table as it is now: every user, skill and purchase (a job like this would
     // read an export; here the partitions are read directly).
-    let users = scan_all::<User>(table).await?;
-    let skills = scan_all::<Skill>(table).await?;
-    let purchases = scan_all::<Purchase>(table).await?;
+    let users = table.scan::<User>().all().await?;
+    let skills = table.scan::<Skill>().all().await?;
+    let purchases = table.scan::<Purchase>().all().await?;
     let badges = Dataset::award_badges(&users, &skills, &purchases, dynamo_entity::Timestamp::now());
     table.batch_write().put_all(&badges).send().await?.check()?;
     Ok(restamped)
-}
-
-/// Every item of one entity type, by a Scan filtered on the type attribute (a nightly batch
-/// job's read; no request path does this).
-async fn scan_all<E: Entity>(table: &Table) -> Result<Vec<E>, Error> {
-    use aws_sdk_dynamodb::types::AttributeValue;
-    let mut out = Vec::new();
-    let mut start = None;
-    loop {
-        let resp = table
-            .client()
-            .scan()
-            .table_name(table.name())
-            .filter_expression("#t = :t")
-            .expression_attribute_names("#t", dynamo_entity::schema::TYPE_ATTRIBUTE)
-            .expression_attribute_values(":t", AttributeValue::S(E::TYPE.to_owned()))
-            .set_exclusive_start_key(start)
-            .send()
-            .await
-            .map_err(|e| Error::Invalid { reason: format!("Scan failed: {e:?}") })?;
-        for item in resp.items.unwrap_or_default() {
-            out.push(E::from_item(&item)?);
-        }
-        match resp.last_evaluated_key {
-            Some(k) => start = Some(k),
-            None => return Ok(out),
-        }
-    }
 }
