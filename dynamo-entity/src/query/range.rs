@@ -66,20 +66,12 @@ mod tests {
 
     const fn schema() -> EntitySchema {
         let mut s = crate::schema::check::failed_schema("Doc");
-        s.fields = &[FieldSchema {
-            field: "version",
-            attribute: "version",
-            optional: false,
-            unique: false,
+        const VERSION: FieldSchema = FieldSchema {
             shape: PartShape::Digits { width: 3, signed: false },
-            folded: false,
             lossless: true,
-            stored: Some(crate::value::StoredType::N),
-            key_fields: None,
-            alias: None,
-            write_alias: false,
-            read_alias: false,
-        }];
+            ..FieldSchema::new("version", "version").stored(crate::value::StoredType::N)
+        };
+        s.fields = &[VERSION];
         s
     }
 

@@ -220,20 +220,8 @@ mod tests {
     const G2PK: Template = tpl("TAG#<tag>", &[Segment::Literal("TAG"), Segment::Field("tag")], KeyType::S);
     const G2SK: Template = tpl("<note>", &[Segment::Field("note")], KeyType::S);
     const fn field(field: &'static str, optional: bool) -> FieldSchema {
-        FieldSchema {
-            field,
-            attribute: field,
-            optional,
-            unique: false,
-            shape: crate::key::PartShape::Any,
-            folded: false,
-            lossless: true,
-            stored: Some(crate::value::StoredType::S),
-            key_fields: None,
-            alias: None,
-            write_alias: false,
-            read_alias: false,
-        }
+        let f = FieldSchema { lossless: true, ..FieldSchema::new(field, field) }.stored(crate::value::StoredType::S);
+        if optional { f.optional() } else { f }
     }
     const FIELDS: &[FieldSchema] = &[
         field("user_id", false),
@@ -297,9 +285,7 @@ mod tests {
     }
 
     const fn own_const(name: &'static str, choice: KeyFields) -> FieldSchema {
-        let mut f = field(name, false);
-        f.key_fields = Some(choice);
-        f
+        field(name, false).key_fields(choice)
     }
 
     #[test]

@@ -56,20 +56,7 @@ pub(crate) const SKILL: EntitySchema = entity("Skill", tpl!("SKILL", "<id>"), tp
 
 /// A field of `shape`, for the shape-aware comparisons.
 pub(crate) const fn shaped(field: &'static str, shape: PartShape) -> FieldSchema {
-    FieldSchema {
-        field,
-        attribute: field,
-        optional: false,
-        unique: false,
-        shape,
-        folded: false,
-        lossless: false,
-        stored: None,
-        key_fields: None,
-        alias: None,
-        write_alias: false,
-        read_alias: false,
-    }
+    FieldSchema { shape, ..FieldSchema::new(field, field) }
 }
 
 pub(crate) const U64: PartShape = PartShape::Digits { width: 20, signed: false };
