@@ -8,16 +8,17 @@
 //! | switch | `TicketExpand` and `TicketSwitch` (`alias = "title", write_alias`) | reads move to `subject`; writes still keep `title` in step |
 //! | contract | `TicketSwitch` and `TicketContract` (`alias = "title"`) | writes store `subject` only |
 //!
-//! In each phase 8 tasks of each version create tickets, set the renamed field of tickets
-//! created by the other version (each ticket has one writer of its field per phase, so the
-//! last acknowledged value is known), count views (`add`) on any ticket, and read tickets of
-//! the other version. Afterwards: no request failed, and every version serving the phase
-//! reads, for every ticket, the last acknowledged value and the acknowledged view count. After
+//! Each phase runs the rolling-deploy harness (`common::rolling`): 8 tasks of each version
+//! create tickets, set the renamed field of tickets created by the other version (each ticket
+//! has one writer of its field per phase, so the last acknowledged value is known), count views
+//! (`add`) on any ticket, and read tickets of either version. Afterwards: no request failed,
+//! and every version serving the phase reads, for every ticket, the last acknowledged value and
+//! the acknowledged view count. After
 //! the migration a scan of the raw items finds no ticket without `subject`, or with a `subject`
 //! other than its `title`.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use dynamo_entity::migrate::{Migrations, RunOptions};
@@ -25,6 +26,7 @@ use dynamo_entity::schema::TableLayout;
 use dynamo_entity::{Entity, Error, Item, Key, Table};
 
 use crate::common;
+use crate::common::rolling::{self, CREATES, Shared, TASKS, phase};
 
 /// The ticket as the launch code stores it.
 #[derive(Entity, Debug, Clone, PartialEq)]
@@ -66,7 +68,7 @@ pub struct TicketContract {
 }
 
 /// What one version of the code does, the same calls for each struct.
-trait Version: Entity + std::fmt::Debug + Send + Sync + 'static {
+trait Ticket: Entity + std::fmt::Debug + Send + Sync + 'static {
     const LABEL: &'static str;
     fn new(id: &str, text: &str) -> Self;
     fn text(&self) -> &str;
@@ -76,9 +78,9 @@ trait Version: Entity + std::fmt::Debug + Send + Sync + 'static {
     fn add_view(table: &Table, id: &str) -> impl Future<Output = Result<(), Error>> + Send;
 }
 
-macro_rules! version {
+macro_rules! ticket {
     ($ty:ident, $label:literal, $field:ident, $FIELD:ident) => {
-        impl Version for $ty {
+        impl Ticket for $ty {
             const LABEL: &'static str = $label;
             fn new(id: &str, text: &str) -> Self {
                 $ty { id: id.to_owned(), $field: text.to_owned(), views: 0 }
@@ -106,157 +108,71 @@ macro_rules! version {
     };
 }
 
-version!(TicketOld, "old", title, TITLE);
-version!(TicketExpand, "expand", subject, SUBJECT);
-version!(TicketSwitch, "switch", subject, SUBJECT);
-version!(TicketContract, "contract", subject, SUBJECT);
+ticket!(TicketOld, "old", title, TITLE);
+ticket!(TicketExpand, "expand", subject, SUBJECT);
+ticket!(TicketSwitch, "switch", subject, SUBJECT);
+ticket!(TicketContract, "contract", subject, SUBJECT);
 
-/// The acknowledged writes: each ticket's last value and its view count.
-#[derive(Default, Clone)]
-struct Ledger {
-    text: BTreeMap<String, String>,
-    views: BTreeMap<String, u64>,
-    /// Every failed request, as `version: what: error`.
-    failures: Vec<String>,
-    requests: u64,
+/// The four deploys of the rename as versions of the rolling-deploy harness
+/// ([`rolling`](crate::common::rolling)), each serving its own struct.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Deploy {
+    Old,
+    Expand,
+    Switch,
+    Contract,
 }
 
-type Shared = Arc<Mutex<Ledger>>;
-
-const TASKS: usize = 8;
-const CREATES: usize = 3;
-const SETS: usize = 8;
-const VIEWS: usize = 8;
-const READS: usize = 4;
-
-/// One task of version `V` in `phase`: creates tickets, sets the field of the tickets it owns
-/// in this phase, counts views on tickets of `pool`, reads tickets of `pool`.
-async fn task<V: Version>(
-    table: Table,
-    ledger: Shared,
-    phase: &'static str,
-    k: usize,
-    owned: Vec<String>,
-    pool: Vec<String>,
-) {
-    let tag = format!("{phase}-{}-{k}", V::LABEL);
-    let record = |ok: bool, what: String| {
-        let mut l = ledger.lock().unwrap();
-        l.requests += 1;
-        if !ok {
-            l.failures.push(what);
+/// `$body` with `$T` the struct that `$deploy` serves.
+macro_rules! on_deploy {
+    ($deploy:expr, $T:ident => $body:expr) => {
+        match $deploy {
+            Deploy::Old => {
+                type $T = TicketOld;
+                $body
+            }
+            Deploy::Expand => {
+                type $T = TicketExpand;
+                $body
+            }
+            Deploy::Switch => {
+                type $T = TicketSwitch;
+                $body
+            }
+            Deploy::Contract => {
+                type $T = TicketContract;
+                $body
+            }
         }
     };
-    let mut rng = fastrand::Rng::with_seed(k as u64 * 7919 + phase.len() as u64);
-    let mut mine = owned;
-    for n in 0..CREATES {
-        let id = format!("{tag}-{n}");
-        let text = format!("created {id}");
-        match table.create(&V::new(&id, &text)).await {
-            Ok(_) => {
-                {
-                    let mut l = ledger.lock().unwrap();
-                    l.text.insert(id.clone(), text);
-                    l.views.insert(id.clone(), 0);
-                }
-                mine.push(id);
-                record(true, String::new());
-            }
-            Err(e) => record(false, format!("{tag}: create {id}: {e}")),
-        }
-    }
-    let views_pool: Vec<String> = pool.iter().chain(&mine).cloned().collect();
-    for j in 0..SETS.max(VIEWS).max(READS) {
-        if j < SETS && !mine.is_empty() {
-            let id = &mine[j % mine.len()];
-            let text = format!("{tag} set {j}");
-            match V::set_text(&table, id, &text).await {
-                Ok(()) => {
-                    ledger.lock().unwrap().text.insert(id.clone(), text);
-                    record(true, String::new());
-                }
-                Err(e) => record(false, format!("{tag}: set {id}: {e}")),
-            }
-        }
-        if j < VIEWS {
-            let id = &views_pool[rng.usize(..views_pool.len())];
-            match V::add_view(&table, id).await {
-                Ok(()) => {
-                    *ledger.lock().unwrap().views.get_mut(id).expect("a known ticket") += 1;
-                    record(true, String::new());
-                }
-                Err(e) => record(false, format!("{tag}: add view {id}: {e}")),
-            }
-        }
-        if j < READS && !pool.is_empty() {
-            // A ticket another task (of either version) writes meanwhile: it decodes.
-            let id = &pool[rng.usize(..pool.len())];
-            match table.get(V::key_of(id)).await {
-                Ok(Some(t)) if t.text().starts_with("created") || t.text().contains(" set ") => {
-                    record(true, String::new())
-                }
-                Ok(other) => record(false, format!("{tag}: get {id}: {:?}", other.map(|t| t.text().to_owned()))),
-                Err(e) => record(false, format!("{tag}: get {id}: {e}")),
-            }
-        }
-    }
 }
 
-/// Every ticket read by version `V`, against the ledger: its value and its view count.
-async fn check<V: Version>(table: &Table, ledger: &Ledger) {
-    let mut wrong = Vec::new();
-    for (id, text) in &ledger.text {
-        match table.get(V::key_of(id)).await {
-            Ok(Some(t)) if t.text() == text && t.views() == ledger.views[id] => {}
-            Ok(Some(t)) => wrong.push(format!(
-                "{id}: {} reads {:?} with {} views, the last acknowledged write is {text:?} with {} views",
-                V::LABEL,
-                t.text(),
-                t.views(),
-                ledger.views[id]
-            )),
-            other => wrong.push(format!("{id}: {} reads {other:?}", V::LABEL)),
-        }
-    }
-    assert_eq!(wrong, Vec::<String>::new(), "{} of {} tickets", wrong.len(), ledger.text.len());
-}
+impl rolling::Version for Deploy {
+    type Value = String;
 
-/// The tasks of a phase: each ticket's field is set by one task in the phase, and a ticket moves
-/// to a task of the other version from one phase to the next (tasks alternate versions).
-fn owners(ledger: &Ledger, tasks: usize, shift: usize) -> Vec<Vec<String>> {
-    let mut out = vec![Vec::new(); tasks];
-    for id in ledger.text.keys() {
-        // FNV-1a: a ticket's task is fixed by its id, and moves to the other version's when
-        // `shift` moves by one (an even number of tasks).
-        let hash = id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
-        out[(hash as usize + shift) % tasks].push(id.clone());
+    fn label(self) -> &'static str {
+        on_deploy!(self, T => T::LABEL)
     }
-    out
-}
 
-/// Runs one phase: versions `A` and `B` (`B` may be `A`), 8 tasks each, then checks that both
-/// read every acknowledged write.
-async fn phase<A: Version, B: Version>(table: &Table, ledger: &Shared, name: &'static str, shift: usize) {
-    let (owned, pool) = {
-        let l = ledger.lock().unwrap();
-        (owners(&l, 2 * TASKS, shift), l.text.keys().cloned().collect::<Vec<_>>())
-    };
-    let mut handles = Vec::new();
-    for (i, owned) in owned.into_iter().enumerate() {
-        let (table, ledger, pool) = (table.clone(), ledger.clone(), pool.clone());
-        handles.push(if i % 2 == 0 {
-            tokio::spawn(task::<A>(table, ledger, name, i, owned, pool))
-        } else {
-            tokio::spawn(task::<B>(table, ledger, name, i, owned, pool))
-        });
+    fn value(id: &str, n: usize, k: usize) -> String {
+        format!("{id}: {n} of task {k}")
     }
-    for h in handles {
-        h.await.unwrap();
+
+    async fn create(self, table: &Table, id: &str, text: &String) -> Result<(), Error> {
+        on_deploy!(self, T => table.create(&T::new(id, text)).await.map(drop))
     }
-    let l = ledger.lock().unwrap().clone();
-    assert_eq!(l.failures, Vec::<String>::new(), "phase {name}: failed requests");
-    check::<A>(table, &l).await;
-    check::<B>(table, &l).await;
+
+    async fn set(self, table: &Table, id: &str, text: &String) -> Result<(), Error> {
+        on_deploy!(self, T => T::set_text(table, id, text).await)
+    }
+
+    async fn count(self, table: &Table, id: &str) -> Result<(), Error> {
+        on_deploy!(self, T => T::add_view(table, id).await)
+    }
+
+    async fn get(self, table: &Table, id: &str) -> Result<Option<(String, u64)>, Error> {
+        on_deploy!(self, T => Ok(table.get(T::key_of(id)).await?.map(|t| (t.text().to_owned(), t.views()))))
+    }
 }
 
 /// The raw `Ticket` items, by id.
@@ -308,23 +224,16 @@ async fn copy_title_to_subject(table: Table) -> Result<String, Error> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_rename_under_rolling_deploys_loses_no_write() {
     let table = common::table("expand_contract", &[TicketOld::SCHEMA]).await;
-    let ledger: Shared = Arc::default();
+    let ledger: Shared<String> = Arc::default();
 
     // Launch: tickets written by the old code only.
-    for n in 0..32 {
-        let id = format!("launch-{n:02}");
-        let text = format!("created {id}");
-        table.create(&TicketOld::new(&id, &text)).await.unwrap();
-        let mut l = ledger.lock().unwrap();
-        l.text.insert(id.clone(), text);
-        l.views.insert(id, 0);
-    }
+    rolling::launch(Deploy::Old, &table, &ledger, 32).await;
 
     // Expand: the old code and deploy 1 together, in two rounds; in the second the old code
     // sets `title` of the tickets deploy 1 created with both attributes in the first: deploy 1
     // reads `title` first, so it sees those writes.
-    phase::<TicketOld, TicketExpand>(&table, &ledger, "expand", 0).await;
-    phase::<TicketOld, TicketExpand>(&table, &ledger, "expand2", 1).await;
+    phase(Deploy::Old, Deploy::Expand, &table, &ledger, "expand", 0).await;
+    phase(Deploy::Old, Deploy::Expand, &table, &ledger, "expand2", 1).await;
     let raw = raw_tickets(&table).await;
     let behind = raw.values().filter(|i| i.get("subject") != i.get("title")).count();
     assert!(behind > 0, "the old code left some tickets with `subject` missing or behind `title`");
@@ -339,10 +248,10 @@ async fn a_rename_under_rolling_deploys_loses_no_write() {
         let (migrations_table, options) = (table.clone(), RunOptions::default());
         tokio::spawn(async move { migrations.apply(&migrations_table, &options).await.map(|a| a.len()) })
     };
-    phase::<TicketExpand, TicketExpand>(&table, &ledger, "migrate", 0).await;
+    phase(Deploy::Expand, Deploy::Expand, &table, &ledger, "migrate", 0).await;
     assert_eq!(run.await.unwrap().unwrap(), 1, "the step ran");
     let raw = raw_tickets(&table).await;
-    let count = ledger.lock().unwrap().text.len();
+    let count = ledger.lock().unwrap().value.len();
     assert_eq!(raw.len(), count);
     let behind: Vec<&String> = raw
         .iter()
@@ -352,18 +261,18 @@ async fn a_rename_under_rolling_deploys_loses_no_write() {
     assert_eq!(behind, Vec::<&String>::new(), "tickets without `subject`, or with one behind `title`");
 
     // Switch: deploy 1 and deploy 2 (reads `subject`, still writes both).
-    phase::<TicketExpand, TicketSwitch>(&table, &ledger, "switch", 1).await;
+    phase(Deploy::Expand, Deploy::Switch, &table, &ledger, "switch", 1).await;
 
     // Contract: deploy 2 and deploy 3 (writes `subject` only).
-    phase::<TicketSwitch, TicketContract>(&table, &ledger, "contract", 0).await;
+    phase(Deploy::Switch, Deploy::Contract, &table, &ledger, "contract", 0).await;
     let raw = raw_tickets(&table).await;
     let l = ledger.lock().unwrap();
-    for (id, text) in &l.text {
+    for (id, text) in &l.value {
         assert_eq!(raw[id].get("subject"), Some(&AttributeValue::S(text.clone())), "{id}");
     }
     // Deploy 3 wrote some tickets without touching `title`: it is no longer read.
     assert!(raw.values().any(|i| i.get("subject") != i.get("title")));
-    assert_eq!(l.text.len(), 32 + 5 * 2 * TASKS * CREATES);
+    assert_eq!(l.value.len(), 32 + 5 * 2 * TASKS * CREATES);
     assert!(l.requests > 1000, "{} requests", l.requests);
 }
 
