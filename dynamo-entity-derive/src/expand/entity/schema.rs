@@ -82,8 +82,10 @@ impl Gen<'_, '_> {
             if e.is_key_field(&f.name) {
                 calls.extend(quote!(.key::<#ty>()));
             }
-            // The type the field is stored as, for the table's checks of multi-attribute GSIs.
+            // The type the field is stored as, for the table's checks of multi-attribute GSIs;
+            // none for a field written only inside its keys (no attribute of its own).
             if e.key_only(&f.name) {
+                // `stored` stays `None`.
             } else if f.serde {
                 calls.extend(quote!(.stored(__de::StoredType::Unknown)));
             } else if f.role() == Some(Maintained::Ttl) {
