@@ -50,7 +50,7 @@ enum PutKind {
 enum PutPlan {
     /// One `PutItem` with its condition. The key is not copied out of the item here: a
     /// rendered request does not need it, a sent one takes it with `Table::planned_key`.
-    Single { expected: Option<u64>, request: PutItemInputBuilder },
+    Single { request: PutItemInputBuilder },
     /// An entity with unique fields: a strongly consistent read, then one transaction with the
     /// guard items of its unique values ([`unique`](crate::unique)).
     Unique(Stamped),
@@ -78,9 +78,21 @@ impl Table {
     /// `token`: the write's, added to the item's write history ([`write_token`](crate::write_token));
     /// `None` for a rendered request or a handle without write tokens.
     fn put_plan<E: Entity>(&self, value: &E, kind: PutKind, token: Option<&WriteToken>) -> Result<PutPlan, Error> {
-        if E::schema().has_unique() {
+        if crate::unique::has_unique::<E>() {
             return Ok(PutPlan::Unique(versioning::stamp(value, kind == PutKind::Create)?));
         }
+        let (_, request) = self.single_put(value, kind, token)?;
+        Ok(PutPlan::Single { request })
+    }
+
+    /// The `PutItem` of a put, create or replace of `value` (an entity without unique fields),
+    /// stamped and encoded once, and the version it expects stored.
+    fn single_put<E: Entity>(
+        &self,
+        value: &E,
+        kind: PutKind,
+        token: Option<&WriteToken>,
+    ) -> Result<(Option<u64>, PutItemInputBuilder), Error> {
         let versioning::Unkeyed { mut item, expected, size } =
             versioning::stamp_unkeyed(value, kind == PutKind::Create)?;
         if let Some(token) = token {
@@ -95,7 +107,7 @@ impl Table {
             PutKind::Create => self.create_request(E::NAMES, item),
             PutKind::Replace => self.replace_request::<E>(item, expected),
         };
-        Ok(PutPlan::Single { expected, request })
+        Ok((expected, request))
     }
 
     /// The primary key of the item a planned `PutItem` of `value` writes, for the errors and
@@ -107,7 +119,7 @@ impl Table {
     /// The requests of a put plan, in the order `send` sends them.
     fn render_put<E: Entity>(&self, plan: PutPlan, kind: PutKind) -> Result<Vec<Request>, Error> {
         match plan {
-            PutPlan::Single { request, .. } => Ok(vec![Request::PutItem(built(request.build())?)]),
+            PutPlan::Single { request } => Ok(vec![Request::PutItem(built(request.build())?)]),
             PutPlan::Unique(w) => {
                 crate::unique::render_write::<E>(self, &w, kind == PutKind::Create, kind == PutKind::Replace)
             }
@@ -130,7 +142,7 @@ impl Table {
                 });
             }
         };
-        if schema.has_unique() {
+        if crate::unique::has_unique::<E>() {
             return Ok(DeletePlan::Unique(key));
         }
         let request = match checked {
@@ -164,18 +176,25 @@ impl Table {
         resp.item.map(|item| E::from_item(&item)).transpose()
     }
 
-    /// The body of [`Table::put`].
+    /// The body of [`Table::put`], [`Table::create`] and [`Table::replace`] of an entity with
+    /// unique fields ([`unique`](crate::unique)): the item replaced, for a replace.
+    async fn put_guarded<V: Writable>(&self, mut value: V, kind: PutKind) -> Result<Option<Item>, Error> {
+        let w = versioning::stamp(value.value(), kind == PutKind::Create)?;
+        let stored = value.decode_stored(&w.item)?;
+        let old = match kind {
+            PutKind::Create => crate::unique::create::<V::Entity>(self, &w).await.map(|()| None)?,
+            PutKind::Put => crate::unique::put::<V::Entity>(self, &w, false).await?,
+            PutKind::Replace => crate::unique::put::<V::Entity>(self, &w, true).await?,
+        };
+        value.set_stored(stored);
+        Ok(old)
+    }
+
+    /// The body of [`Table::put`] of an entity without unique fields.
     pub(crate) async fn put_value<V: Writable>(&self, mut value: V) -> Result<(), Error> {
         let token = WriteToken::new();
-        let (key, expected, request) = match self.put_plan(value.value(), PutKind::Put, self.tokens(&token))? {
-            PutPlan::Unique(w) => {
-                let stored = value.decode_stored(&w.item)?;
-                crate::unique::put::<V::Entity>(self, &w, false).await?;
-                value.set_stored(stored);
-                return Ok(());
-            }
-            PutPlan::Single { expected, request } => (Self::planned_key(value.value(), &request)?, expected, request),
-        };
+        let (expected, request) = self.single_put(value.value(), PutKind::Put, self.tokens(&token))?;
+        let key = Self::planned_key(value.value(), &request)?;
         let stored = value.decode_stored(planned_item(&request))?;
         match self.send_put::<V::Entity>(&key, request, token).await? {
             PutAnswer::Applied(_) | PutAnswer::AppliedEarlier => {
@@ -309,18 +328,11 @@ impl Table {
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
     }
 
-    /// The body of [`Table::create`].
+    /// The body of [`Table::create`] of an entity without unique fields.
     pub(crate) async fn create_value<V: Writable>(&self, mut value: V) -> Result<(), Error> {
         let token = WriteToken::new();
-        let (key, request) = match self.put_plan(value.value(), PutKind::Create, self.tokens(&token))? {
-            PutPlan::Unique(w) => {
-                let stored = value.decode_stored(&w.item)?;
-                crate::unique::create::<V::Entity>(self, &w).await?;
-                value.set_stored(stored);
-                return Ok(());
-            }
-            PutPlan::Single { request, .. } => (Self::planned_key(value.value(), &request)?, request),
-        };
+        let (_, request) = self.single_put(value.value(), PutKind::Create, self.tokens(&token))?;
+        let key = Self::planned_key(value.value(), &request)?;
         let stored = value.decode_stored(planned_item(&request))?;
         match self.send_put::<V::Entity>(&key, request, token).await? {
             PutAnswer::Applied(_) | PutAnswer::AppliedEarlier => {
@@ -343,12 +355,10 @@ impl Table {
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
     }
 
-    /// The body of [`Table::delete`].
+    /// The body of [`Table::delete`] of an entity without unique fields.
     pub(crate) async fn delete_key<E: Entity>(&self, key: Key<E>) -> Result<Returned<Option<E>>, Error> {
-        let (key, request) = match self.delete_plan(key, None)? {
-            DeletePlan::Unique(key) => return crate::unique::delete(self, key, None).await,
-            DeletePlan::Single { key, request } => (key, request),
-        };
+        let key = key.into_encoded()?;
+        let request = self.delete_request::<E>(&key);
         let DeleteAnswer { result, lost, token, answered } = self.send_delete::<E>(&key, request).await?;
         let e = match result {
             // A resend that found no item: the earlier attempt deleted it, or it was gone.
@@ -485,18 +495,11 @@ impl Table {
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
     }
 
-    /// The body of [`Table::replace`].
+    /// The body of [`Table::replace`] of an entity without unique fields.
     pub(crate) async fn replace_value<V: Writable>(&self, mut value: V) -> Result<Returned<V::Entity>, Error> {
         let token = WriteToken::new();
-        let (key, expected, request) = match self.put_plan(value.value(), PutKind::Replace, self.tokens(&token))? {
-            PutPlan::Unique(w) => {
-                let stored = value.decode_stored(&w.item)?;
-                let old = crate::unique::put::<V::Entity>(self, &w, true).await?;
-                value.set_stored(stored);
-                return Ok(returned::<V::Entity>(old.unwrap_or_default()));
-            }
-            PutPlan::Single { expected, request } => (Self::planned_key(value.value(), &request)?, expected, request),
-        };
+        let (expected, request) = self.single_put(value.value(), PutKind::Replace, self.tokens(&token))?;
+        let key = Self::planned_key(value.value(), &request)?;
         let stored = value.decode_stored(planned_item(&request))?;
         match self.send_put::<V::Entity>(&key, request, token).await? {
             PutAnswer::Applied(old) => {
@@ -641,6 +644,11 @@ impl<D> Table<D> {
         D: Admits<V::Entity>,
     {
         let table = self.untyped();
+        // Chosen here, not in an `async fn`: the path an entity does not take is then left out
+        // of the program (a branch inside one stays reachable from its state machine).
+        if crate::unique::has_unique::<V::Entity>() {
+            return Box::pin(async move { table.put_guarded(value, PutKind::Put).await.map(|_| ()) });
+        }
         Box::pin(async move { table.put_value(value).await })
     }
 
@@ -663,6 +671,9 @@ impl<D> Table<D> {
         D: Admits<V::Entity>,
     {
         let table = self.untyped();
+        if crate::unique::has_unique::<V::Entity>() {
+            return Box::pin(async move { table.put_guarded(value, PutKind::Create).await.map(|_| ()) });
+        }
         Box::pin(async move { table.create_value(value).await })
     }
 
@@ -686,6 +697,9 @@ impl<D> Table<D> {
         D: Admits<E>,
     {
         let table = self.untyped();
+        if crate::unique::has_unique::<E>() {
+            return Box::pin(async move { crate::unique::delete(&table, key.into_encoded()?, None).await });
+        }
         Box::pin(async move { table.delete_key(key).await })
     }
 
@@ -732,6 +746,12 @@ impl<D> Table<D> {
         D: Admits<V::Entity>,
     {
         let table = self.untyped();
+        if crate::unique::has_unique::<V::Entity>() {
+            return Box::pin(async move {
+                let old = table.put_guarded(value, PutKind::Replace).await?;
+                Ok(returned::<V::Entity>(old.unwrap_or_default()))
+            });
+        }
         Box::pin(async move { table.replace_value(value).await })
     }
 

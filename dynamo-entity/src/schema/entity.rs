@@ -205,6 +205,18 @@ pub struct EntitySchema {
     pub vectors: &'static [crate::schema::vector::VectorIndex],
 }
 
+/// Whether `template` has a shard segment (`<shard(field, N)>`).
+const fn sharded(template: &Template) -> bool {
+    let mut i = 0;
+    while i < template.segments.len() {
+        if matches!(template.segments[i], crate::key::Segment::Shard { .. }) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
 /// The `#[entity(version)]` field of an entity.
 #[derive(Debug, Clone, Copy)]
 pub struct VersionSchema {
@@ -236,8 +248,41 @@ impl EntitySchema {
 
     /// Whether any field is `#[entity(unique)]`: then every write of the entity goes through a
     /// transaction that keeps its guard items in step.
-    pub fn has_unique(&self) -> bool {
-        self.fields.iter().any(|f| f.unique)
+    /// A `const fn`: generic code asks it at compile time (see `unique::has_unique`).
+    pub const fn has_unique(&self) -> bool {
+        let mut i = 0;
+        while i < self.fields.len() {
+            if self.fields[i].unique {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    }
+
+    /// Whether any partition key template of the entity has a shard segment
+    /// (`<shard(field, N)>`): only then does generated code make a sharded query
+    /// ([`QuerySpec::sharded`](crate::query::QuerySpec::sharded)). A `const fn`, which generic
+    /// code asks at compile time.
+    pub(crate) const fn has_sharded_index(&self) -> bool {
+        if sharded(self.primary.pk) || matches!(&self.inverted, Some(i) if sharded(i.pk)) {
+            return true;
+        }
+        let mut i = 0;
+        while i < self.gsis.len() {
+            if sharded(self.gsis[i].pk) {
+                return true;
+            }
+            i += 1;
+        }
+        let mut i = 0;
+        while i < self.lsis.len() {
+            if sharded(self.lsis[i].pk) {
+                return true;
+            }
+            i += 1;
+        }
+        false
     }
 
     /// Whether a write of this entity has attributes that the library maintains: a version or
