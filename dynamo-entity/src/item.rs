@@ -60,7 +60,7 @@ enum PutPlan {
 #[allow(clippy::large_enum_variant)]
 enum DeletePlan {
     /// One `DeleteItem` with its condition.
-    Single { key: PrimaryKey, request: DeleteItemInputBuilder },
+    Single { request: DeleteItemInputBuilder },
     /// An entity with unique fields: read, then delete the item and its guards in one
     /// transaction.
     Unique(PrimaryKey),
@@ -129,19 +129,7 @@ impl Table {
     /// The plan of a delete of `key`; with `version`, only at that stored version.
     fn delete_plan<E: Entity>(&self, key: Key<E>, version: Option<u64>) -> Result<DeletePlan, Error> {
         let key = key.into_encoded()?;
-        let schema = E::schema();
-        let checked = match (version, &schema.version) {
-            (None, _) => None,
-            (Some(version), Some(v)) => Some((v, version)),
-            (Some(_), None) => {
-                return Err(Error::Invalid {
-                    reason: format!(
-                        "{} has no `#[entity(version)]` field, so a delete of it cannot check a version",
-                        E::TYPE
-                    ),
-                });
-            }
-        };
+        let checked = Self::checked_version::<E>(version)?;
         if crate::unique::has_unique::<E>() {
             return Ok(DeletePlan::Unique(key));
         }
@@ -149,14 +137,31 @@ impl Table {
             None => self.delete_request::<E>(&key),
             Some((v, version)) => self.delete_version_request(E::NAMES, &key, v, version),
         };
-        Ok(DeletePlan::Single { key, request })
+        Ok(DeletePlan::Single { request })
+    }
+
+    /// The version field of `E` and the `version` a delete checks; `None` without `version`.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] for a `version` of an entity without a version field.
+    fn checked_version<E: Entity>(version: Option<u64>) -> Result<Option<(&'static VersionSchema, u64)>, Error> {
+        match (version, &E::SCHEMA.version) {
+            (None, _) => Ok(None),
+            (Some(version), Some(v)) => Ok(Some((v, version))),
+            (Some(_), None) => Err(Error::Invalid {
+                reason: format!(
+                    "{} has no `#[entity(version)]` field, so a delete of it cannot check a version",
+                    E::TYPE
+                ),
+            }),
+        }
     }
 
     /// The requests of a delete plan, in the order `send` sends them: for an entity with
     /// unique fields, the read (the transaction depends on what it returns).
     fn render_delete<E: Entity>(&self, plan: DeletePlan) -> Result<Vec<Request>, Error> {
         match plan {
-            DeletePlan::Single { request, .. } => Ok(vec![Request::DeleteItem(built(request.build())?)]),
+            DeletePlan::Single { request } => Ok(vec![Request::DeleteItem(built(request.build())?)]),
             DeletePlan::Unique(key) => {
                 Ok(vec![Request::GetItem(built(self.get_request(E::NAMES, &key, true).build())?)])
             }
@@ -426,21 +431,28 @@ impl Table {
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
     }
 
-    /// The body of [`Table::delete_if_version`].
+    /// The body of [`Table::delete_if_version`] of an entity with unique fields: the item and
+    /// its guards, in one transaction ([`unique`](crate::unique)).
+    async fn delete_guarded_if_version<E: Entity>(&self, key: Key<E>, version: u64) -> Result<Returned<E>, Error> {
+        let key = key.into_encoded()?;
+        Self::checked_version::<E>(Some(version))?;
+        match crate::unique::delete(self, key.clone(), Some(version)).await? {
+            Returned::Decoded(None) => Err(Error::NotFound { entity: E::TYPE, key: E::NAMES.show_key(&key) }),
+            other => Ok(other.map(|old| old.expect("a deleted item"))),
+        }
+    }
+
+    /// The body of [`Table::delete_if_version`] of an entity without unique fields.
     pub(crate) async fn delete_key_if_version<E: Entity>(
         &self,
         key: Key<E>,
         version: u64,
     ) -> Result<Returned<E>, Error> {
         let not_found = |key: &PrimaryKey| Error::NotFound { entity: E::TYPE, key: E::NAMES.show_key(key) };
-        let (key, request) = match self.delete_plan(key, Some(version))? {
-            DeletePlan::Unique(key) => {
-                return match crate::unique::delete(self, key.clone(), Some(version)).await? {
-                    Returned::Decoded(None) => Err(not_found(&key)),
-                    other => Ok(other.map(|old| old.expect("a deleted item"))),
-                };
-            }
-            DeletePlan::Single { key, request } => (key, request),
+        let key = key.into_encoded()?;
+        let request = match Self::checked_version::<E>(Some(version))? {
+            Some((v, version)) => self.delete_version_request(E::NAMES, &key, v, version),
+            None => self.delete_request::<E>(&key),
         };
         let DeleteAnswer { result, lost, token, answered } = self.send_delete::<E>(&key, request).await?;
         let e = match result {
@@ -718,6 +730,9 @@ impl<D> Table<D> {
         D: Admits<E>,
     {
         let table = self.untyped();
+        if crate::unique::has_unique::<E>() {
+            return Box::pin(async move { table.delete_guarded_if_version(key, version).await });
+        }
         Box::pin(async move { table.delete_key_if_version(key, version).await })
     }
 
