@@ -783,4 +783,42 @@ mod tests {
         }
         assert_eq!(format!("{key:?}"), "Key(error: Skill.id is None, but PK (`SKILL#<id>`) needs it)");
     }
+
+    /// Write and query paths ask these in constant evaluation, to leave out the code of unique
+    /// fields and sharded queries for entities without them.
+    #[test]
+    fn unique_fields_and_sharded_templates_are_known_in_constant_evaluation() {
+        use crate::key::{Cardinality, KeyStyle, KeyType, Segment, Template};
+        use crate::schema::check::fixtures::{U64, USER, shaped, tpl, with_fields};
+        use crate::schema::{EntitySchema, FieldSchema, Index, IndexSchema};
+
+        const fn unique(mut f: FieldSchema) -> FieldSchema {
+            f.unique = true;
+            f
+        }
+        const JOBS: Template = Template {
+            source: "JOBS#<stage>#<shard(id, 8)>",
+            segments: &[Segment::Literal("JOBS"), Segment::Field("stage"), Segment::Shard { field: "id", count: 8 }],
+            key_type: KeyType::S,
+            cardinality: Cardinality::High,
+            style: KeyStyle::DEFAULT,
+        };
+        const GSIS: [IndexSchema; 1] = [IndexSchema { index: Index::Gsi(1), pk: &JOBS, sk: tpl!("<id>") }];
+        const fn with_gsi(mut s: EntitySchema) -> EntitySchema {
+            s.gsis = &GSIS;
+            s
+        }
+        const PLAIN: EntitySchema = with_fields(USER, &[shaped("n", U64)]);
+        const GUARDED: EntitySchema = with_fields(USER, &[shaped("n", U64), unique(shaped("email", U64))]);
+        const SHARDED: EntitySchema = with_gsi(USER);
+        const ANSWERS: [bool; 6] = [
+            PLAIN.has_unique(),
+            GUARDED.has_unique(),
+            SHARDED.has_unique(),
+            PLAIN.has_sharded_index(),
+            GUARDED.has_sharded_index(),
+            SHARDED.has_sharded_index(),
+        ];
+        assert_eq!(ANSWERS, [false, true, false, false, false, true]);
+    }
 }
