@@ -50,7 +50,7 @@ enum PutKind {
 enum PutPlan {
     /// One `PutItem` with its condition. The key is not copied out of the item here: a
     /// rendered request does not need it, a sent one takes it with `Table::planned_key`.
-    Single { expected: Option<u64>, request: PutItemInputBuilder },
+    Single { request: PutItemInputBuilder },
     /// An entity with unique fields: a strongly consistent read, then one transaction with the
     /// guard items of its unique values ([`unique`](crate::unique)).
     Unique(Stamped),
@@ -60,7 +60,7 @@ enum PutPlan {
 #[allow(clippy::large_enum_variant)]
 enum DeletePlan {
     /// One `DeleteItem` with its condition.
-    Single { key: PrimaryKey, request: DeleteItemInputBuilder },
+    Single { request: DeleteItemInputBuilder },
     /// An entity with unique fields: read, then delete the item and its guards in one
     /// transaction.
     Unique(PrimaryKey),
@@ -78,9 +78,21 @@ impl Table {
     /// `token`: the write's, added to the item's write history ([`write_token`](crate::write_token));
     /// `None` for a rendered request or a handle without write tokens.
     fn put_plan<E: Entity>(&self, value: &E, kind: PutKind, token: Option<&WriteToken>) -> Result<PutPlan, Error> {
-        if E::schema().has_unique() {
+        if crate::unique::has_unique::<E>() {
             return Ok(PutPlan::Unique(versioning::stamp(value, kind == PutKind::Create)?));
         }
+        let (_, request) = self.single_put(value, kind, token)?;
+        Ok(PutPlan::Single { request })
+    }
+
+    /// The `PutItem` of a put, create or replace of `value` (an entity without unique fields),
+    /// stamped and encoded once, and the version it expects stored.
+    fn single_put<E: Entity>(
+        &self,
+        value: &E,
+        kind: PutKind,
+        token: Option<&WriteToken>,
+    ) -> Result<(Option<u64>, PutItemInputBuilder), Error> {
         let versioning::Unkeyed { mut item, expected, size } =
             versioning::stamp_unkeyed(value, kind == PutKind::Create)?;
         if let Some(token) = token {
@@ -95,7 +107,7 @@ impl Table {
             PutKind::Create => self.create_request(E::NAMES, item),
             PutKind::Replace => self.replace_request::<E>(item, expected),
         };
-        Ok(PutPlan::Single { expected, request })
+        Ok((expected, request))
     }
 
     /// The primary key of the item a planned `PutItem` of `value` writes, for the errors and
@@ -107,7 +119,7 @@ impl Table {
     /// The requests of a put plan, in the order `send` sends them.
     fn render_put<E: Entity>(&self, plan: PutPlan, kind: PutKind) -> Result<Vec<Request>, Error> {
         match plan {
-            PutPlan::Single { request, .. } => Ok(vec![Request::PutItem(built(request.build())?)]),
+            PutPlan::Single { request } => Ok(vec![Request::PutItem(built(request.build())?)]),
             PutPlan::Unique(w) => {
                 crate::unique::render_write::<E>(self, &w, kind == PutKind::Create, kind == PutKind::Replace)
             }
@@ -117,34 +129,39 @@ impl Table {
     /// The plan of a delete of `key`; with `version`, only at that stored version.
     fn delete_plan<E: Entity>(&self, key: Key<E>, version: Option<u64>) -> Result<DeletePlan, Error> {
         let key = key.into_encoded()?;
-        let schema = E::schema();
-        let checked = match (version, &schema.version) {
-            (None, _) => None,
-            (Some(version), Some(v)) => Some((v, version)),
-            (Some(_), None) => {
-                return Err(Error::Invalid {
-                    reason: format!(
-                        "{} has no `#[entity(version)]` field, so a delete of it cannot check a version",
-                        E::TYPE
-                    ),
-                });
-            }
-        };
-        if schema.has_unique() {
+        let checked = Self::checked_version::<E>(version)?;
+        if crate::unique::has_unique::<E>() {
             return Ok(DeletePlan::Unique(key));
         }
         let request = match checked {
             None => self.delete_request::<E>(&key),
             Some((v, version)) => self.delete_version_request(E::NAMES, &key, v, version),
         };
-        Ok(DeletePlan::Single { key, request })
+        Ok(DeletePlan::Single { request })
+    }
+
+    /// The version field of `E` and the `version` a delete checks; `None` without `version`.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] for a `version` of an entity without a version field.
+    fn checked_version<E: Entity>(version: Option<u64>) -> Result<Option<(&'static VersionSchema, u64)>, Error> {
+        match (version, &E::SCHEMA.version) {
+            (None, _) => Ok(None),
+            (Some(version), Some(v)) => Ok(Some((v, version))),
+            (Some(_), None) => Err(Error::Invalid {
+                reason: format!(
+                    "{} has no `#[entity(version)]` field, so a delete of it cannot check a version",
+                    E::TYPE
+                ),
+            }),
+        }
     }
 
     /// The requests of a delete plan, in the order `send` sends them: for an entity with
     /// unique fields, the read (the transaction depends on what it returns).
     fn render_delete<E: Entity>(&self, plan: DeletePlan) -> Result<Vec<Request>, Error> {
         match plan {
-            DeletePlan::Single { request, .. } => Ok(vec![Request::DeleteItem(built(request.build())?)]),
+            DeletePlan::Single { request } => Ok(vec![Request::DeleteItem(built(request.build())?)]),
             DeletePlan::Unique(key) => {
                 Ok(vec![Request::GetItem(built(self.get_request(E::NAMES, &key, true).build())?)])
             }
@@ -164,18 +181,25 @@ impl Table {
         resp.item.map(|item| E::from_item(&item)).transpose()
     }
 
-    /// The body of [`Table::put`].
+    /// The body of [`Table::put`], [`Table::create`] and [`Table::replace`] of an entity with
+    /// unique fields ([`unique`](crate::unique)): the item replaced, for a replace.
+    async fn put_guarded<V: Writable>(&self, mut value: V, kind: PutKind) -> Result<Option<Item>, Error> {
+        let w = versioning::stamp(value.value(), kind == PutKind::Create)?;
+        let stored = value.decode_stored(&w.item)?;
+        let old = match kind {
+            PutKind::Create => crate::unique::create::<V::Entity>(self, &w).await.map(|()| None)?,
+            PutKind::Put => crate::unique::put::<V::Entity>(self, &w, false).await?,
+            PutKind::Replace => crate::unique::put::<V::Entity>(self, &w, true).await?,
+        };
+        value.set_stored(stored);
+        Ok(old)
+    }
+
+    /// The body of [`Table::put`] of an entity without unique fields.
     pub(crate) async fn put_value<V: Writable>(&self, mut value: V) -> Result<(), Error> {
         let token = WriteToken::new();
-        let (key, expected, request) = match self.put_plan(value.value(), PutKind::Put, self.tokens(&token))? {
-            PutPlan::Unique(w) => {
-                let stored = value.decode_stored(&w.item)?;
-                crate::unique::put::<V::Entity>(self, &w, false).await?;
-                value.set_stored(stored);
-                return Ok(());
-            }
-            PutPlan::Single { expected, request } => (Self::planned_key(value.value(), &request)?, expected, request),
-        };
+        let (expected, request) = self.single_put(value.value(), PutKind::Put, self.tokens(&token))?;
+        let key = Self::planned_key(value.value(), &request)?;
         let stored = value.decode_stored(planned_item(&request))?;
         match self.send_put::<V::Entity>(&key, request, token).await? {
             PutAnswer::Applied(_) | PutAnswer::AppliedEarlier => {
@@ -309,18 +333,11 @@ impl Table {
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
     }
 
-    /// The body of [`Table::create`].
+    /// The body of [`Table::create`] of an entity without unique fields.
     pub(crate) async fn create_value<V: Writable>(&self, mut value: V) -> Result<(), Error> {
         let token = WriteToken::new();
-        let (key, request) = match self.put_plan(value.value(), PutKind::Create, self.tokens(&token))? {
-            PutPlan::Unique(w) => {
-                let stored = value.decode_stored(&w.item)?;
-                crate::unique::create::<V::Entity>(self, &w).await?;
-                value.set_stored(stored);
-                return Ok(());
-            }
-            PutPlan::Single { request, .. } => (Self::planned_key(value.value(), &request)?, request),
-        };
+        let (_, request) = self.single_put(value.value(), PutKind::Create, self.tokens(&token))?;
+        let key = Self::planned_key(value.value(), &request)?;
         let stored = value.decode_stored(planned_item(&request))?;
         match self.send_put::<V::Entity>(&key, request, token).await? {
             PutAnswer::Applied(_) | PutAnswer::AppliedEarlier => {
@@ -343,12 +360,10 @@ impl Table {
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
     }
 
-    /// The body of [`Table::delete`].
+    /// The body of [`Table::delete`] of an entity without unique fields.
     pub(crate) async fn delete_key<E: Entity>(&self, key: Key<E>) -> Result<Returned<Option<E>>, Error> {
-        let (key, request) = match self.delete_plan(key, None)? {
-            DeletePlan::Unique(key) => return crate::unique::delete(self, key, None).await,
-            DeletePlan::Single { key, request } => (key, request),
-        };
+        let key = key.into_encoded()?;
+        let request = self.delete_request::<E>(&key);
         let DeleteAnswer { result, lost, token, answered } = self.send_delete::<E>(&key, request).await?;
         let e = match result {
             // A resend that found no item: the earlier attempt deleted it, or it was gone.
@@ -416,21 +431,28 @@ impl Table {
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
     }
 
-    /// The body of [`Table::delete_if_version`].
+    /// The body of [`Table::delete_if_version`] of an entity with unique fields: the item and
+    /// its guards, in one transaction ([`unique`](crate::unique)).
+    async fn delete_guarded_if_version<E: Entity>(&self, key: Key<E>, version: u64) -> Result<Returned<E>, Error> {
+        let key = key.into_encoded()?;
+        Self::checked_version::<E>(Some(version))?;
+        match crate::unique::delete(self, key.clone(), Some(version)).await? {
+            Returned::Decoded(None) => Err(Error::NotFound { entity: E::TYPE, key: E::NAMES.show_key(&key) }),
+            other => Ok(other.map(|old| old.expect("a deleted item"))),
+        }
+    }
+
+    /// The body of [`Table::delete_if_version`] of an entity without unique fields.
     pub(crate) async fn delete_key_if_version<E: Entity>(
         &self,
         key: Key<E>,
         version: u64,
     ) -> Result<Returned<E>, Error> {
         let not_found = |key: &PrimaryKey| Error::NotFound { entity: E::TYPE, key: E::NAMES.show_key(key) };
-        let (key, request) = match self.delete_plan(key, Some(version))? {
-            DeletePlan::Unique(key) => {
-                return match crate::unique::delete(self, key.clone(), Some(version)).await? {
-                    Returned::Decoded(None) => Err(not_found(&key)),
-                    other => Ok(other.map(|old| old.expect("a deleted item"))),
-                };
-            }
-            DeletePlan::Single { key, request } => (key, request),
+        let key = key.into_encoded()?;
+        let request = match Self::checked_version::<E>(Some(version))? {
+            Some((v, version)) => self.delete_version_request(E::NAMES, &key, v, version),
+            None => self.delete_request::<E>(&key),
         };
         let DeleteAnswer { result, lost, token, answered } = self.send_delete::<E>(&key, request).await?;
         let e = match result {
@@ -485,18 +507,11 @@ impl Table {
             .return_consumed_capacity(ReturnConsumedCapacity::Indexes)
     }
 
-    /// The body of [`Table::replace`].
+    /// The body of [`Table::replace`] of an entity without unique fields.
     pub(crate) async fn replace_value<V: Writable>(&self, mut value: V) -> Result<Returned<V::Entity>, Error> {
         let token = WriteToken::new();
-        let (key, expected, request) = match self.put_plan(value.value(), PutKind::Replace, self.tokens(&token))? {
-            PutPlan::Unique(w) => {
-                let stored = value.decode_stored(&w.item)?;
-                let old = crate::unique::put::<V::Entity>(self, &w, true).await?;
-                value.set_stored(stored);
-                return Ok(returned::<V::Entity>(old.unwrap_or_default()));
-            }
-            PutPlan::Single { expected, request } => (Self::planned_key(value.value(), &request)?, expected, request),
-        };
+        let (expected, request) = self.single_put(value.value(), PutKind::Replace, self.tokens(&token))?;
+        let key = Self::planned_key(value.value(), &request)?;
         let stored = value.decode_stored(planned_item(&request))?;
         match self.send_put::<V::Entity>(&key, request, token).await? {
             PutAnswer::Applied(old) => {
@@ -641,6 +656,11 @@ impl<D> Table<D> {
         D: Admits<V::Entity>,
     {
         let table = self.untyped();
+        // Chosen here, not in an `async fn`: the path an entity does not take is then left out
+        // of the program (a branch inside one stays reachable from its state machine).
+        if crate::unique::has_unique::<V::Entity>() {
+            return Box::pin(async move { table.put_guarded(value, PutKind::Put).await.map(|_| ()) });
+        }
         Box::pin(async move { table.put_value(value).await })
     }
 
@@ -663,6 +683,9 @@ impl<D> Table<D> {
         D: Admits<V::Entity>,
     {
         let table = self.untyped();
+        if crate::unique::has_unique::<V::Entity>() {
+            return Box::pin(async move { table.put_guarded(value, PutKind::Create).await.map(|_| ()) });
+        }
         Box::pin(async move { table.create_value(value).await })
     }
 
@@ -686,6 +709,9 @@ impl<D> Table<D> {
         D: Admits<E>,
     {
         let table = self.untyped();
+        if crate::unique::has_unique::<E>() {
+            return Box::pin(async move { crate::unique::delete(&table, key.into_encoded()?, None).await });
+        }
         Box::pin(async move { table.delete_key(key).await })
     }
 
@@ -704,6 +730,9 @@ impl<D> Table<D> {
         D: Admits<E>,
     {
         let table = self.untyped();
+        if crate::unique::has_unique::<E>() {
+            return Box::pin(async move { table.delete_guarded_if_version(key, version).await });
+        }
         Box::pin(async move { table.delete_key_if_version(key, version).await })
     }
 
@@ -732,6 +761,12 @@ impl<D> Table<D> {
         D: Admits<V::Entity>,
     {
         let table = self.untyped();
+        if crate::unique::has_unique::<V::Entity>() {
+            return Box::pin(async move {
+                let old = table.put_guarded(value, PutKind::Replace).await?;
+                Ok(returned::<V::Entity>(old.unwrap_or_default()))
+            });
+        }
         Box::pin(async move { table.replace_value(value).await })
     }
 

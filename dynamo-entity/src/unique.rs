@@ -125,6 +125,15 @@ impl crate::expr::NotKey for Unique {}
 impl crate::expr::NotMaintained for Unique {}
 
 pub use crate::schema::reserved::{GUARD_PREFIX, GUARD_SK, GUARD_TYPE};
+
+/// Whether `E` has `#[entity(unique)]` fields, decided when `E`'s code is compiled. A write
+/// asks it before taking the guarded path, so that a program whose entities have no unique
+/// field carries none of that path's code (transactions, guards).
+#[inline(always)]
+pub(crate) fn has_unique<E: crate::schema::Entity>() -> bool {
+    const { E::SCHEMA.has_unique() }
+}
+
 /// The guard attribute holding the owner's partition key.
 pub const OWNER_PK: &str = "ownerPK";
 /// The guard attribute holding the owner's sort key.

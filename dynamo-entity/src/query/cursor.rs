@@ -165,7 +165,16 @@ fn key_to_wire(key: &Item) -> Vec<(String, char, String)> {
             Some((name.clone(), tag, text))
         })
         .collect();
-    k.sort();
+    // A key has at most four attributes (the table's and an index's): sorted in place by
+    // insertion, with a few bytes of code where a library sort adds kilobytes. The names are
+    // a map's, all different, so there is one order.
+    for i in 1..k.len() {
+        let mut j = i;
+        while j > 0 && k[j - 1] > k[j] {
+            k.swap(j - 1, j);
+            j -= 1;
+        }
+    }
     k
 }
 

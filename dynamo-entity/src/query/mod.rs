@@ -145,7 +145,9 @@ impl<E, S> QuerySpec<E, S> {
 
     /// Used by generated code for a sharded partition key: the partition key of every shard,
     /// in shard order. [`Table::query`] fans out over them and merges the shards in sort-key
-    /// order (see [`shard`]).
+    /// order (see [`shard`]). Only for an entity with a sharded partition key template
+    /// (`<shard(field, N)>`): for any other, the query is [`Error::Invalid`] before anything is
+    /// sent (its code leaves out the fan-out).
     pub fn sharded(index: &'static IndexSchema, entity: &'static str, pks: Result<Vec<AttributeValue>, Error>) -> Self {
         let (pk, shards) = match pks {
             Ok(pks) => match pks.first() {
@@ -425,8 +427,8 @@ impl<E: Entity, S> QueryRequest<E, S> {
     /// first item of this entity type that does not decode (see [`lenient`](Self::lenient));
     /// [`Error::BatchGet`] when the whole items of projected index items could not all be read.
     pub async fn send(&self) -> Result<Page<E>, Error> {
-        if let Some(shards) = &self.spec.shards {
-            return crate::query::shard::send(self, shards, self.sk_condition()?).await;
+        if let Some(shards) = self.shards()? {
+            return self.sharded(shards).await;
         }
         let mut page = self.read(Slot::of).await?;
         let slots = std::mem::take(&mut page.items);
@@ -441,13 +443,41 @@ impl<E: Entity, S> QueryRequest<E, S> {
     /// # Errors
     /// As [`send`](Self::send), before and while querying.
     pub async fn send_keys(&self) -> Result<Page<crate::schema::Key<E>>, Error> {
-        if let Some(shards) = &self.spec.shards {
-            let page = crate::query::shard::send(self, shards, self.sk_condition()?).await?;
+        if let Some(shards) = self.shards()? {
+            let page = self.sharded(shards).await?;
             let keys = page.items.iter().map(|e| e.primary_key().map(|k| crate::schema::Key::new(Ok(k))));
             let items = keys.collect::<Result<_, _>>()?;
             return Ok(page.with_items(items));
         }
         self.read(|item, _| Ok(crate::schema::Key::new(Ok(primary_key_of(item, E::NAMES))))).await
+    }
+
+    /// The partition keys of a sharded query's shards; `None` for a query of one partition.
+    /// Generated code makes a sharded query only for an entity with a sharded partition key
+    /// template; for any other entity this is `None` when its code is compiled, so that a
+    /// program without sharded indexes carries no fan-out and merge of shards.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] for a sharded query of an entity without a sharded template (made
+    /// by hand with [`QuerySpec::sharded`]).
+    fn shards(&self) -> Result<Option<&[AttributeValue]>, Error> {
+        match &self.spec.shards {
+            None => Ok(None),
+            Some(shards) if const { E::SCHEMA.has_sharded_index() } => Ok(Some(shards)),
+            Some(_) => Err(Error::Invalid {
+                reason: format!(
+                    "{}: a sharded query, but no partition key template of it is sharded",
+                    self.spec.entity
+                ),
+            }),
+        }
+    }
+
+    /// One page of a sharded query over `shards` ([`shard::send`]). Boxed, and made outside
+    /// the `async fn`s that await it: for an entity without a sharded template, where
+    /// [`shards`](Self::shards) is `None` at compile time, nothing then refers to its code.
+    fn sharded<'a>(&'a self, shards: &'a [AttributeValue]) -> futures::future::BoxFuture<'a, Result<Page<E>, Error>> {
+        Box::pin(async move { crate::query::shard::send(self, shards, self.sk_condition()?).await })
     }
 
     /// The sort-key condition: the one given, or the template's default.

@@ -48,7 +48,7 @@
 
 mod collide;
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 mod index;
 mod names;
 mod partition;

@@ -278,6 +278,18 @@ pub struct EntitySchema {
     pub vectors: &'static [crate::schema::vector::VectorIndex],
 }
 
+/// Whether `template` has a shard segment (`<shard(field, N)>`).
+const fn sharded(template: &Template) -> bool {
+    let mut i = 0;
+    while i < template.segments.len() {
+        if matches!(template.segments[i], crate::key::Segment::Shard { .. }) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
 /// The `#[entity(version)]` field of an entity.
 #[derive(Debug, Clone, Copy)]
 pub struct VersionSchema {
@@ -309,8 +321,41 @@ impl EntitySchema {
 
     /// Whether any field is `#[entity(unique)]`: then every write of the entity goes through a
     /// transaction that keeps its guard items in step.
-    pub fn has_unique(&self) -> bool {
-        self.fields.iter().any(|f| f.unique)
+    /// A `const fn`: generic code asks it at compile time (see `unique::has_unique`).
+    pub const fn has_unique(&self) -> bool {
+        let mut i = 0;
+        while i < self.fields.len() {
+            if self.fields[i].unique {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    }
+
+    /// Whether any partition key template of the entity has a shard segment
+    /// (`<shard(field, N)>`): only then does generated code make a sharded query
+    /// ([`QuerySpec::sharded`](crate::query::QuerySpec::sharded)). A `const fn`, which generic
+    /// code asks at compile time.
+    pub(crate) const fn has_sharded_index(&self) -> bool {
+        if sharded(self.primary.pk) || matches!(&self.inverted, Some(i) if sharded(i.pk)) {
+            return true;
+        }
+        let mut i = 0;
+        while i < self.gsis.len() {
+            if sharded(self.gsis[i].pk) {
+                return true;
+            }
+            i += 1;
+        }
+        let mut i = 0;
+        while i < self.lsis.len() {
+            if sharded(self.lsis[i].pk) {
+                return true;
+            }
+            i += 1;
+        }
+        false
     }
 
     /// Whether a write of this entity has attributes that the library maintains: a version or
@@ -810,5 +855,43 @@ mod tests {
             other => panic!("expected the key error, got {other:?}"),
         }
         assert_eq!(format!("{key:?}"), "Key(error: Skill.id is None, but PK (`SKILL#<id>`) needs it)");
+    }
+
+    /// Write and query paths ask these in constant evaluation, to leave out the code of unique
+    /// fields and sharded queries for entities without them.
+    #[test]
+    fn unique_fields_and_sharded_templates_are_known_in_constant_evaluation() {
+        use crate::key::{Cardinality, KeyStyle, KeyType, Segment, Template};
+        use crate::schema::check::fixtures::{U64, USER, shaped, tpl, with_fields};
+        use crate::schema::{EntitySchema, FieldSchema, Index, IndexSchema};
+
+        const fn unique(mut f: FieldSchema) -> FieldSchema {
+            f.unique = true;
+            f
+        }
+        const JOBS: Template = Template {
+            source: "JOBS#<stage>#<shard(id, 8)>",
+            segments: &[Segment::Literal("JOBS"), Segment::Field("stage"), Segment::Shard { field: "id", count: 8 }],
+            key_type: KeyType::S,
+            cardinality: Cardinality::High,
+            style: KeyStyle::DEFAULT,
+        };
+        const GSIS: [IndexSchema; 1] = [IndexSchema { index: Index::Gsi(1), pk: &JOBS, sk: tpl!("<id>") }];
+        const fn with_gsi(mut s: EntitySchema) -> EntitySchema {
+            s.gsis = &GSIS;
+            s
+        }
+        const PLAIN: EntitySchema = with_fields(USER, &[shaped("n", U64)]);
+        const GUARDED: EntitySchema = with_fields(USER, &[shaped("n", U64), unique(shaped("email", U64))]);
+        const SHARDED: EntitySchema = with_gsi(USER);
+        const ANSWERS: [bool; 6] = [
+            PLAIN.has_unique(),
+            GUARDED.has_unique(),
+            SHARDED.has_unique(),
+            PLAIN.has_sharded_index(),
+            GUARDED.has_sharded_index(),
+            SHARDED.has_sharded_index(),
+        ];
+        assert_eq!(ANSWERS, [false, true, false, false, false, true]);
     }
 }

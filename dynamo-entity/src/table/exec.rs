@@ -166,7 +166,20 @@ impl<D> Table<D> {
         call: Call,
         request: impl Future<Output = Result<O, E>>,
     ) -> impl Future<Output = Result<O, E>> {
-        let span = tracing::info_span!(
+        let span = self.span(call);
+        let request = Box::pin(request.instrument(span.clone()));
+        let meter = self.meter();
+        async move {
+            let result = request.await;
+            answered(&span, meter, result.as_ref().ok().map(|out| (out.consumed(), O::WRITE)));
+            result
+        }
+    }
+
+    /// The span of one request (see [`execute`](Self::execute)). Not generic: one copy
+    /// serves every operation.
+    fn span(&self, call: Call) -> tracing::Span {
+        tracing::info_span!(
             target: "dynamo_entity",
             "dynamodb",
             operation = call.operation,
@@ -176,22 +189,22 @@ impl<D> Table<D> {
             attempt = call.attempt,
             consumed = Empty,
             outcome = Empty,
-        );
-        let request = Box::pin(request.instrument(span.clone()));
-        let meter = self.meter();
-        async move {
-            let result = request.await;
-            match &result {
-                Ok(out) => {
-                    let total = meter.record_consumed(out.consumed(), O::WRITE);
-                    span.record("consumed", total);
-                    span.record("outcome", "ok");
-                }
-                Err(_) => {
-                    span.record("outcome", "error");
-                }
-            }
-            result
+        )
+    }
+}
+
+/// Records a request's answer on its span and `meter`: for a success, the capacity it
+/// reports and whether its operation writes; `None` for an error. Not generic: one copy
+/// serves every operation.
+fn answered(span: &tracing::Span, meter: &crate::capacity::CapacityMeter, ok: Option<(&[ConsumedCapacity], bool)>) {
+    match ok {
+        Some((consumed, write)) => {
+            let total = meter.record_consumed(consumed, write);
+            span.record("consumed", total);
+            span.record("outcome", "ok");
+        }
+        None => {
+            span.record("outcome", "error");
         }
     }
 }
