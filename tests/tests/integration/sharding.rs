@@ -386,3 +386,30 @@ async fn a_sharded_page_sums_the_scanned_and_filtered_counts_of_its_shards() {
     let page = table.query(Job::gsi1(&Stage::Running)).send().await.unwrap();
     assert_eq!((page.items.len(), page.scanned, page.filtered_out), (120, 120, 0));
 }
+
+/// An entity without a sharded template: a sharded query made by hand for it.
+#[derive(Entity, Debug, Clone, PartialEq)]
+#[entity(pk = "NOTE#<id>", sk = "META")]
+struct Note {
+    id: String,
+}
+
+/// Generated code makes a sharded query only for an entity with a sharded partition key; made
+/// by hand for another, it is refused before anything is sent (that entity's code leaves out
+/// the fan-out), for items and for keys.
+#[tokio::test]
+async fn a_sharded_query_of_an_entity_without_a_sharded_template_is_refused_before_sending() {
+    use dynamo_entity::query::QuerySpec;
+    let table = common::table("shard_refused", &[Note::SCHEMA]).await;
+    table.put(&Note { id: "n1".into() }).await.unwrap();
+    let shards = || Ok(vec![AttributeValue::S("NOTE#n1".into()), AttributeValue::S("NOTE#n2".into())]);
+    let spec = || QuerySpec::<Note, ()>::sharded(&Note::SCHEMA.primary, "Note", shards());
+    let want = "Note: a sharded query, but no partition key template of it is sharded";
+    for err in
+        [table.query(spec()).send().await.unwrap_err(), table.query(spec()).send_keys().await.map(|_| ()).unwrap_err()]
+    {
+        assert!(matches!(&err, Error::Invalid { reason } if reason == want), "{err:?}");
+    }
+    // The same entity's own query reads its partition.
+    assert_eq!(table.query(Note::query("n1")).all().await.unwrap(), vec![Note { id: "n1".into() }]);
+}
