@@ -310,7 +310,7 @@ mod tests {
         same(&None::<Timestamp>);
         same(&day);
         same(&Some(day));
-        assert!(!<String as Attribute>::__TEXT_IS_PART && !<u64 as Attribute>::__TEXT_IS_PART);
+        const { assert!(!<String as Attribute>::__TEXT_IS_PART && !<u64 as Attribute>::__TEXT_IS_PART) };
     }
 
     /// Every text of up to `len` characters of `alphabet`.
