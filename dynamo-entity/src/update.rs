@@ -209,10 +209,15 @@ impl<E: Entity> UpdateRequest<E> {
                 };
                 Ok(PartText { present, composite: Some(composite), number })
             });
-            match self.parts.iter_mut().find(|(f, _)| *f == field.name) {
-                Some((_, old)) => *old = text,
-                None => self.parts.push((field.name, text)),
-            }
+            self.put_part(field.name, text);
+        }
+    }
+
+    /// Records `text` as the key-part text of `field`, replacing what an earlier `set` recorded.
+    fn put_part(&mut self, field: &'static str, text: Result<PartText, KeyPartError>) {
+        match self.parts.iter_mut().find(|(f, _)| *f == field) {
+            Some((_, old)) => *old = text,
+            None => self.parts.push((field, text)),
         }
     }
 
@@ -250,6 +255,18 @@ impl<E: Entity> UpdateRequest<E> {
         match value.to_attribute() {
             Ok(Some(v)) => {
                 self.check_value(field.attribute, &v);
+                // A value whose attribute text is its key part is written once, for both.
+                if let (true, Some(_), AttributeValue::S(text)) = (T::__TEXT_IS_PART, field.part, &v) {
+                    let numbered = number_form_used(E::schema(), field.name);
+                    let text = PartText {
+                        present: true,
+                        composite: Some(text.clone()),
+                        number: numbered.then(|| text.clone()),
+                    };
+                    self.actions.push((field.name, field.attribute, Action::Set(v)));
+                    self.put_part(field.name, Ok(text));
+                    return self;
+                }
                 self.actions.push((field.name, field.attribute, Action::Set(v)))
             }
             Ok(None) => self.actions.push((field.name, field.attribute, Action::Remove)),

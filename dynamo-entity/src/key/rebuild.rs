@@ -112,8 +112,8 @@ pub(crate) fn key_value(
     Ok(w.finish_sparse()?.map(KeyValue::Value))
 }
 
-/// The part texts of the primary key fields, read back from the encoded key with the template's
-/// own parser ([`Template::parse`]): a string key gives each
+/// The part texts of the primary key fields, read back from the encoded key by the rules of
+/// the template's own parser ([`Template::parse`]): a string key gives each
 /// part in composite form (escaped again, as the key writer takes it) and, for an integer part,
 /// its plain number form; a numeric key is its field's number. A key that does not have its
 /// template's shape gives no parts (a GSI key built from them is then reported as not derivable).
@@ -136,18 +136,10 @@ pub(crate) fn parts_of<'a>(
                 if template.placeholders().next().is_none() {
                     continue;
                 }
-                let Ok(parts) = template.parse(s) else { continue };
-                for ((field, form), part) in template.placeholders().zip(parts) {
-                    let mut composite = String::with_capacity(part.len());
-                    escape_into(&part, &mut composite);
-                    // An unpadded integer (`<field:raw>`) is its number form; its padded form
-                    // needs the field's type, so a key that pads it is not rebuilt from it.
-                    if form == PartForm::Number {
-                        out.push((field, PartText { present: true, composite: None, number: Some(composite) }));
-                        continue;
-                    }
-                    let number = integer_number_form(&composite);
-                    out.push((field, PartText { present: true, composite: Some(composite), number }));
+                if template.style.is_default() {
+                    string_parts(template, s, &mut out);
+                } else {
+                    parsed_parts(template, s, &mut out);
                 }
             }
             AttributeValue::N(n) => {
@@ -168,4 +160,205 @@ pub(crate) fn parts_of<'a>(
         }
     }
     out
+}
+
+/// Appends the part texts of the string key `key` of `template`, which has the default style,
+/// to `out`; none when `key` does not have the template's shape. Each part's text is a slice of
+/// the key: the writer takes a part as the key holds it (escaped), so nothing is unescaped and
+/// escaped again. The same parts as [`parsed_parts`].
+fn string_parts(template: &Template, key: &str, out: &mut Vec<(&'static str, PartText)>) {
+    let start = out.len();
+    if !escaped_parts(template, key, |field, form, part| out.push((field, part_text(form, part)))) {
+        // Not the template's shape: no parts (as `Template::parse` refuses it).
+        out.truncate(start);
+    }
+}
+
+/// Appends the part texts of the string key `key` of `template` to `out`, read with the
+/// template's own parser ([`Template::parse`]) and escaped again as the key writer takes
+/// them; none when `key` does not have the template's shape. For a key of any style.
+fn parsed_parts(template: &Template, key: &str, out: &mut Vec<(&'static str, PartText)>) {
+    let Ok(parts) = template.parse(key) else { return };
+    for ((field, form), part) in template.placeholders().zip(parts) {
+        let mut composite = String::with_capacity(part.len());
+        escape_into(&part, &mut composite);
+        out.push((field, part_text(form, &composite)));
+    }
+}
+
+/// The part text of a placeholder of `form` whose composite (escaped) text is `composite`.
+fn part_text(form: PartForm, composite: &str) -> PartText {
+    // An unpadded integer (`<field:raw>`) is its number form; its padded form needs the
+    // field's type, so a key that pads it is not rebuilt from it.
+    if form == PartForm::Number {
+        return PartText { present: true, composite: None, number: Some(composite.to_owned()) };
+    }
+    let number = integer_number_form(composite);
+    PartText { present: true, composite: Some(composite.to_owned()), number }
+}
+
+/// Calls `each` with the field, form and escaped text of every placeholder of `template` (of
+/// the default style) in the string key `key`, in order; `false` when `key` does not have the
+/// template's shape, by the rules of [`Template::parse`]: as many segments, the same literals,
+/// non-empty parts with well-formed `%` escapes (`%23`, `%25`), shard numbers of the
+/// template's width below its count. A well-formed escaped part is its own composite text
+/// (unescaping and escaping again gives it back), so no part is copied here.
+fn escaped_parts<'k>(template: &Template, key: &'k str, mut each: impl FnMut(&'static str, PartForm, &'k str)) -> bool {
+    let whole = if template.key_type == KeyType::N { PartForm::Number } else { PartForm::Composite };
+    // The pieces between delimiters, as `key.split('#')` gives them, by a byte search (`#` is
+    // ASCII, which no other character's UTF-8 contains).
+    let mut rest = Some(key);
+    let mut next_piece = || {
+        let r = rest.take()?;
+        match r.bytes().position(|b| b == DELIMITER_BYTE) {
+            Some(i) => {
+                rest = Some(&r[i + 1..]);
+                Some(&r[..i])
+            }
+            None => Some(r),
+        }
+    };
+    for segment in template.segments {
+        let Some(piece) = next_piece() else { return false };
+        match segment {
+            Segment::Literal(l) => {
+                if piece != *l {
+                    return false;
+                }
+            }
+            Segment::Field(f) => {
+                if piece.is_empty() || !well_escaped(piece) {
+                    return false;
+                }
+                each(f, whole, piece);
+            }
+            Segment::Part { field, prefix, suffix, raw } => {
+                let Some(value) = super::affixed(piece, prefix, suffix).filter(|v| well_escaped(v)) else {
+                    return false;
+                };
+                each(field, if *raw { PartForm::Number } else { whole }, value);
+            }
+            Segment::Shard { count, .. } => {
+                let fits = piece.len() == super::shard_width(*count)
+                    && piece.bytes().all(|b| b.is_ascii_digit())
+                    && piece.parse::<u16>().is_ok_and(|n| n < *count);
+                if !fits {
+                    return false;
+                }
+            }
+        }
+    }
+    next_piece().is_none()
+}
+
+/// The default style's delimiter, `#`, as a byte.
+const DELIMITER_BYTE: u8 = super::DELIMITER as u8;
+
+/// Whether every `%` of `part` starts `%23` or `%25`, the escapes of the default style.
+fn well_escaped(part: &str) -> bool {
+    let b = part.as_bytes();
+    b.iter().enumerate().all(|(i, &c)| c != b'%' || matches!(b.get(i + 1..i + 3), Some(b"23" | b"25")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::key::{Cardinality, KeyStyle};
+
+    const fn template(source: &'static str, segments: &'static [Segment]) -> Template {
+        Template { source, segments, key_type: KeyType::S, cardinality: Cardinality::High, style: KeyStyle::DEFAULT }
+    }
+
+    const TEMPLATES: [Template; 4] = [
+        template("SKILL#<id>", &[Segment::Literal("SKILL"), Segment::Field("id")]),
+        template("<a>#<b>", &[Segment::Field("a"), Segment::Field("b")]),
+        template(
+            "V<a>x#<n:raw>#<shard(a, 12)>",
+            &[
+                Segment::Part { prefix: "V", field: "a", suffix: "x", raw: false },
+                Segment::Part { prefix: "", field: "n", suffix: "", raw: true },
+                Segment::Shard { field: "a", count: 12 },
+            ],
+        ),
+        template("ORDER#<n>#END", &[Segment::Literal("ORDER"), Segment::Field("n"), Segment::Literal("END")]),
+    ];
+
+    /// A type whose attribute text is its key part (`Attribute::__TEXT_IS_PART`) writes the same
+    /// text both ways, in either form, and is absent both ways together: an update takes one
+    /// for the other.
+    #[test]
+    fn attribute_text_is_the_key_part_where_the_type_says_so() {
+        use crate::key::KeyPart;
+        use crate::value::Attribute;
+        use crate::value::time::{Date, Timestamp};
+        fn same<T: Attribute + KeyPart>(v: &T) {
+            assert!(T::__TEXT_IS_PART);
+            for form in [PartForm::Composite, PartForm::Number] {
+                let mut part = String::new();
+                let present = v.write_part(&mut part, form).expect("writes");
+                match v.to_attribute().expect("encodes") {
+                    Some(AttributeValue::S(text)) => assert!(present && text == part, "{text} / {part}"),
+                    None => assert!(!present),
+                    Some(other) => panic!("{other:?}"),
+                }
+            }
+        }
+        let at = Timestamp::from_millis(1_800_000_000_123).expect("in range");
+        let day = Date::from_ymd(2027, 3, 9).expect("a date");
+        same(&at);
+        same(&Some(at));
+        same(&None::<Timestamp>);
+        same(&day);
+        same(&Some(day));
+        const { assert!(!<String as Attribute>::__TEXT_IS_PART && !<u64 as Attribute>::__TEXT_IS_PART) };
+    }
+
+    /// Every text of up to `len` characters of `alphabet`.
+    fn texts(alphabet: &[char], len: usize) -> Vec<String> {
+        let mut all = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..len {
+            last = last.iter().flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}"))).collect();
+            all.extend(last.iter().cloned());
+        }
+        all
+    }
+
+    fn shown(parts: &[(&'static str, PartText)]) -> Vec<(&'static str, bool, Option<String>, Option<String>)> {
+        parts.iter().map(|(f, t)| (*f, t.present, t.composite.clone(), t.number.clone())).collect()
+    }
+
+    /// The slices of a default-style key are the parts the template's parser reads, escaped
+    /// again: the same texts for every key, and none for the same keys (malformed escapes,
+    /// other literals, empty parts, shard numbers out of range).
+    #[test]
+    fn string_parts_are_the_parsed_parts() {
+        let alphabet = ['a', '#', '%', '2', '3', '5', '0', '1', 'V', 'x'];
+        let mut keys = texts(&alphabet, 5);
+        for prefix in ["SKILL#", "ORDER#", "Vax#", "Va%23x#7#0"] {
+            keys.extend(texts(&alphabet, 4).into_iter().map(|t| format!("{prefix}{t}")));
+        }
+        keys.extend(["ORDER#00000000000000000042#END", "Va%25bx#-3#07", "Vax#1#12", "Vax#1#7"].map(str::to_owned));
+        let mut found = 0;
+        for t in &TEMPLATES {
+            for key in &keys {
+                let (mut fast, mut parsed) = (Vec::new(), Vec::new());
+                string_parts(t, key, &mut fast);
+                parsed_parts(t, key, &mut parsed);
+                assert_eq!(shown(&fast), shown(&parsed), "key `{key}` of `{}`", t.source);
+                found += usize::from(!fast.is_empty());
+            }
+        }
+        // The keys include many of each template's shape (the comparison is not of empty lists).
+        assert!(found > 1000, "{found}");
+        let mut parts = Vec::new();
+        string_parts(&TEMPLATES[2], "Va%23bx#42#05", &mut parts);
+        assert_eq!(
+            shown(&parts),
+            [("a", true, Some("a%23b".to_owned()), None), ("n", true, None, Some("42".to_owned()))]
+        );
+        let mut parts = Vec::new();
+        string_parts(&TEMPLATES[3], "ORDER#00000000000000000042#END", &mut parts);
+        assert_eq!(shown(&parts), [("n", true, Some("00000000000000000042".to_owned()), Some("42".to_owned()))]);
+    }
 }

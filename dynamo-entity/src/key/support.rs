@@ -644,7 +644,9 @@ impl KeyWriter {
                 self.text.out.push_str(prefix);
                 let start = self.text.out.len();
                 self.text.out.push_str(t);
-                self.text.restyle(&self.ctx, index, start).map_err(|e| *e)?;
+                if !template.style.is_default() {
+                    self.text.restyle(&self.ctx, index, start).map_err(|e| *e)?;
+                }
                 self.text.out.push_str(suffix);
             }
             None => {

@@ -42,6 +42,7 @@ impl Attribute for bool {
 
 impl Attribute for Timestamp {
     const STORED: StoredType = StoredType::S;
+    const __TEXT_IS_PART: bool = true;
     #[inline]
     fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
         let mut s = String::with_capacity(crate::value::time::TIMESTAMP_LEN);
@@ -63,6 +64,7 @@ impl Attribute for Timestamp {
 
 impl Attribute for Date {
     const STORED: StoredType = StoredType::S;
+    const __TEXT_IS_PART: bool = true;
     #[inline]
     fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
         let mut s = String::with_capacity(crate::value::time::DATE_LEN);
@@ -139,6 +141,7 @@ impl Attribute for AttributeValue {
 
 impl<T: Attribute> Attribute for Option<T> {
     const STORED: StoredType = T::STORED;
+    const __TEXT_IS_PART: bool = T::__TEXT_IS_PART;
     #[inline]
     fn to_attribute(&self) -> Result<Option<AttributeValue>, ValueError> {
         match self {

@@ -189,6 +189,12 @@ pub trait Attribute: Sized {
     /// The type of a `Vec` of this type: a list (`L`), but binary (`B`) for `Vec<u8>`.
     const __LIST_STORED: StoredType = StoredType::Other("L");
 
+    #[doc(hidden)]
+    /// `true` when a value's attribute is `S(text)` with `text` exactly the key part its
+    /// `KeyPart::write_part` writes, in either form (a timestamp, a date): an update takes the
+    /// part from the attribute instead of writing the value twice.
+    const __TEXT_IS_PART: bool = false;
+
     /// The attribute value, or `None` to leave the attribute out of the item (`Option::None`,
     /// an empty set).
     ///
