@@ -43,6 +43,14 @@
 //! counts each name and value): capacity changes only when that takes an item across a 1 KB
 //! boundary (writes) or a 4 KB one (reads).
 //!
+//! **Indexes that project every attribute copy the history.** A GSI or LSI with projection
+//! `ALL` holds `_w1` too. Every write changes `_w1`, so every write also rewrites the item's
+//! copy in that index, even a put that changes nothing else the index holds. On DynamoDB Local
+//! (2026-12-07), a Skill put again with the values it holds (the `e2e` benchmark's `put`
+//! phase) returns consumed capacity for its indexes when the put carries a write token, and
+//! none when it does not. The history does not touch an index with projection `KEYS_ONLY`,
+//! or `INCLUDE` without `_w1`.
+//!
 //! **How far a history reaches back.** Its real entries come first, newest first; zeros and
 //! absent entries after them say nothing about what came before. The history reaches back to
 //! its oldest real entry and no further: the item may have been put, created, or deleted and

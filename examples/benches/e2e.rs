@@ -21,7 +21,11 @@
 //! alternating by round (see `round`). Both sides send requests of the same shape (the same
 //! condition expressions, `ReturnValues`, and `ReturnConsumedCapacity = INDEXES`, which the
 //! library asks for on every request), so the server does the same work, and every answer is
-//! checked.
+//! checked. One difference is the point of the library: its writes carry write tokens (exactly
+//! once), which the hand-written side does not send. A `put` of a skill with the values it
+//! holds changes its token, so DynamoDB rewrites its copy in the indexes that project every
+//! attribute, and the answer carries their consumed capacity; the hand-written put changes
+//! nothing and gets none (`E2E_NO_TOKENS=1` below measures the library without them).
 //!
 //! CPU time is the process's user + system time from `getrusage(RUSAGE_SELF)` (every thread,
 //! the Tokio runtime's included), differenced around each block; DynamoDB Local runs in another
