@@ -11,10 +11,10 @@
 //! (`read_after_serialization`, [`keep`]; the body's bytes are shared, not copied). It does
 //! this only for a put's attempt, which runs inside [`keeping`]. A request's own interceptor
 //! (`customize`) would add a layer to the SDK's configuration that every lookup of the request
-//! then walks, and each interceptor of a client costs about 5,000 instructions a request (the
-//! SDK asks at every hook whether it is enabled): so the crate has one, on every handle's
-//! clients. A later attempt is rare: a throttled attempt, one that lost its
-//! answer, or another writer's newer write. It reads the item back from that body, so it
+//! then walks: so the crate has one, on every handle's clients, added as always enabled (an
+//! interceptor added otherwise costs about 4,800 instructions a request: the SDK asks at every
+//! hook whether it is disabled). A later attempt is rare: a throttled attempt, one that lost
+//! its answer, or another writer's newer write. It reads the item back from that body, so it
 //! sends the exact values the first attempt sent ([`Held::item`]).
 //!
 //! | the attempt | its item |

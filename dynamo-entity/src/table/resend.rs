@@ -52,7 +52,7 @@ impl Writes {
         let mut builder = config.to_builder().retry_config(RetryConfig::disabled());
         // One `ReadBodies` a client, however many handles it was made through.
         if !super::body::has_interceptor(client, ReadBodies.name()) {
-            builder = builder.interceptor(ReadBodies);
+            super::body::with_read_bodies(&mut builder);
         }
         let client = Client::from_conf(builder.build());
         Writes { client, tokens: true, policy: RetryPolicy::DEFAULT.max_attempts(attempts), answered: Arc::default() }
