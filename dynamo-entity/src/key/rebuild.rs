@@ -199,60 +199,26 @@ fn part_text(form: PartForm, composite: &str) -> PartText {
 
 /// Calls `each` with the field, form and escaped text of every placeholder of `template` (of
 /// the default style) in the string key `key`, in order; `false` when `key` does not have the
-/// template's shape, by the rules of [`Template::parse`]: as many segments, the same literals,
-/// non-empty parts with well-formed `%` escapes (`%23`, `%25`), shard numbers of the
-/// template's width below its count. A well-formed escaped part is its own composite text
-/// (unescaping and escaping again gives it back), so no part is copied here.
+/// template's shape ([`Template::walk`], the rules [`Template::parse`] keeps) or a part has a
+/// malformed `%` escape (the default style's are `%23` and `%25`). A well-formed escaped part
+/// is its own composite text (unescaping and escaping again gives it back), so no part is
+/// copied here.
 fn escaped_parts<'k>(template: &Template, key: &'k str, mut each: impl FnMut(&'static str, PartForm, &'k str)) -> bool {
     let whole = if template.key_type == KeyType::N { PartForm::Number } else { PartForm::Composite };
-    // The pieces between delimiters, as `key.split('#')` gives them, by a byte search (`#` is
-    // ASCII, which no other character's UTF-8 contains).
-    let mut rest = Some(key);
-    let mut next_piece = || {
-        let r = rest.take()?;
-        match r.bytes().position(|b| b == DELIMITER_BYTE) {
-            Some(i) => {
-                rest = Some(&r[i + 1..]);
-                Some(&r[..i])
+    template
+        .walk(key, |segment, part| {
+            if !well_escaped(part) {
+                return Err(super::template::MALFORMED_ESCAPE);
             }
-            None => Some(r),
-        }
-    };
-    for segment in template.segments {
-        let Some(piece) = next_piece() else { return false };
-        match segment {
-            Segment::Literal(l) => {
-                if piece != *l {
-                    return false;
-                }
+            match segment {
+                Segment::Field(f) => each(f, whole, part),
+                Segment::Part { field, raw, .. } => each(field, if *raw { PartForm::Number } else { whole }, part),
+                Segment::Literal(_) | Segment::Shard { .. } => {}
             }
-            Segment::Field(f) => {
-                if piece.is_empty() || !well_escaped(piece) {
-                    return false;
-                }
-                each(f, whole, piece);
-            }
-            Segment::Part { field, prefix, suffix, raw } => {
-                let Some(value) = super::affixed(piece, prefix, suffix).filter(|v| well_escaped(v)) else {
-                    return false;
-                };
-                each(field, if *raw { PartForm::Number } else { whole }, value);
-            }
-            Segment::Shard { count, .. } => {
-                let fits = piece.len() == super::shard_width(*count)
-                    && piece.bytes().all(|b| b.is_ascii_digit())
-                    && piece.parse::<u16>().is_ok_and(|n| n < *count);
-                if !fits {
-                    return false;
-                }
-            }
-        }
-    }
-    next_piece().is_none()
+            Ok(())
+        })
+        .is_ok()
 }
-
-/// The default style's delimiter, `#`, as a byte.
-const DELIMITER_BYTE: u8 = super::DELIMITER as u8;
 
 /// Whether every `%` of `part` starts `%23` or `%25`, the escapes of the default style.
 fn well_escaped(part: &str) -> bool {

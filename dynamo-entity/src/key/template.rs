@@ -231,46 +231,87 @@ impl Template {
     /// assert!(T.parse("ORDER#2024#x#y").is_err());
     /// ```
     pub fn parse<'k>(&self, key: &'k str) -> Result<Vec<Cow<'k, str>>, KeyParseError> {
-        let err = |reason: &'static str| KeyParseError { template: self.source, key: key.to_owned(), reason };
         let mut parts = Vec::with_capacity(self.segments.len());
-        let mut pieces = key.split(self.style.delimiter);
-        for seg in self.segments {
-            let piece = pieces.next().ok_or_else(|| err("it has fewer segments than the template"))?;
-            match seg {
-                Segment::Literal(l) => {
-                    if piece != *l {
-                        return Err(err("a literal segment differs from the template"));
-                    }
-                }
-                Segment::Field(_) => {
-                    if piece.is_empty() {
-                        return Err(err("a key part is empty"));
-                    }
-                    parts.push(self.style.unstyle(piece).ok_or_else(|| err("a key part has a malformed % escape"))?);
-                }
-                Segment::Part { prefix, suffix, .. } => {
-                    let value = affixed(piece, prefix, suffix).ok_or_else(|| {
-                        err("a segment lacks the literal text around its placeholder, or its part is empty")
-                    })?;
-                    parts.push(self.style.unstyle(value).ok_or_else(|| err("a key part has a malformed % escape"))?);
-                }
-                Segment::Shard { count, .. } => {
-                    let n = (piece.len() == shard_width(*count) && piece.bytes().all(|b| b.is_ascii_digit()))
-                        .then(|| piece.parse::<u16>().ok())
-                        .flatten()
-                        .filter(|n| n < count);
-                    if n.is_none() {
-                        return Err(err("the shard segment is not a shard number of the template"));
-                    }
-                }
-            }
-        }
-        if pieces.next().is_some() {
-            return Err(err("it has more segments than the template"));
-        }
+        self.walk(key, |_, piece| {
+            parts.push(self.style.unstyle(piece).ok_or(MALFORMED_ESCAPE)?);
+            Ok(())
+        })
+        .map_err(|reason| KeyParseError { template: self.source, key: key.to_owned(), reason })?;
         Ok(parts)
     }
+
+    /// Walks `key` by this template's segments, the one statement of a key's shape: as many
+    /// segments as the template, its literal segments, no empty part, each part between its
+    /// segment's literal text, and shard numbers of the template's width below its count.
+    /// Calls `each` with every placeholder segment (`Field` or `Part`) and its part as `key`
+    /// holds it (in the key's style: escaped, in its case), in order.
+    ///
+    /// [`parse`](Self::parse) unstyles each part; an update's key rebuild
+    /// ([`rebuild`](super::rebuild)) takes each part as it is. [`fits_shaped`](Self::fits_shaped)
+    /// keeps its own, looser rules: it tells whose item a stored key is, and a shard number
+    /// written under an earlier, larger count still names the entity.
+    ///
+    /// # Errors
+    /// Why `key` does not have the template's shape (a [`KeyParseError`]'s reason), or the
+    /// first error of `each`.
+    #[inline]
+    pub(crate) fn walk<'k>(
+        &self,
+        key: &'k str,
+        mut each: impl FnMut(&'static Segment, &'k str) -> Result<(), &'static str>,
+    ) -> Result<(), &'static str> {
+        let delimiter = self.style.delimiter;
+        let ascii = u8::try_from(delimiter).ok().filter(u8::is_ascii);
+        // What follows the pieces taken so far, as `key.split(delimiter)` gives them.
+        let mut rest = Some(key);
+        for seg in self.segments {
+            let (piece, after) = first_piece(rest.ok_or("it has fewer segments than the template")?, ascii, delimiter);
+            rest = after;
+            let part = match seg {
+                Segment::Literal(l) if piece != *l => return Err("a literal segment differs from the template"),
+                Segment::Literal(_) => continue,
+                Segment::Field(_) if piece.is_empty() => return Err("a key part is empty"),
+                Segment::Field(_) => piece,
+                Segment::Part { prefix, suffix, .. } => affixed(piece, prefix, suffix)
+                    .ok_or("a segment lacks the literal text around its placeholder, or its part is empty")?,
+                Segment::Shard { count, .. } => {
+                    let fits = piece.len() == shard_width(*count)
+                        && piece.bytes().all(|b| b.is_ascii_digit())
+                        && piece.parse::<u16>().is_ok_and(|n| n < *count);
+                    if !fits {
+                        return Err("the shard segment is not a shard number of the template");
+                    }
+                    continue;
+                }
+            };
+            each(seg, part)?;
+        }
+        match rest {
+            Some(_) => Err("it has more segments than the template"),
+            None => Ok(()),
+        }
+    }
 }
+
+/// The text of `r` before its first `delimiter`, and what follows that delimiter (`None`
+/// without one), as the first two pieces of `r.split(delimiter)`. An ASCII delimiter (`ascii`;
+/// every style's so far) is found by a byte search, which no other character's UTF-8 contains
+/// and which is quicker than the string searcher for keys this short.
+#[inline(always)]
+fn first_piece(r: &str, ascii: Option<u8>, delimiter: char) -> (&str, Option<&str>) {
+    let at = match ascii {
+        Some(d) => r.bytes().position(|b| b == d),
+        None => r.find(delimiter),
+    };
+    match at {
+        Some(i) => (&r[..i], Some(&r[i + delimiter.len_utf8()..])),
+        None => (r, None),
+    }
+}
+
+/// Why a key part cannot be read: the reason of [`KeyParseError`] and of [`Template::walk`]'s
+/// callers.
+pub(crate) const MALFORMED_ESCAPE: &str = "a key part has a malformed % escape";
 
 impl Template {
     /// Whether `stored`, a key attribute read from the table, has this template's shape: the
