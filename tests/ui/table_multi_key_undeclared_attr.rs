@@ -82,9 +82,28 @@ pub struct Ranked {
     pub id: String,
 }
 
+/// A renamed field whose writes keep its earlier attribute `tenant` (`write_alias`), a number:
+/// every put would be refused, as for a field stored there.
+#[derive(Entity)]
+#[entity(pk = "S#<id>", sk = "META")]
+pub struct Score {
+    pub id: String,
+    #[entity(alias = "tenant", write_alias)]
+    pub points: u64,
+}
+
+/// The same alias, read only: this program never writes `tenant`, so it is allowed.
+#[derive(Entity)]
+#[entity(pk = "O#<id>", sk = "META")]
+pub struct OldScore {
+    pub id: String,
+    #[entity(alias = "tenant")]
+    pub points: u64,
+}
+
 #[derive(TableDef)]
 #[table(
-    entities(Ticket, Alert, Flag, Audit, Memo, Log, Tagged, Ranked),
+    entities(Ticket, Alert, Flag, Audit, Memo, Log, Tagged, Ranked, Score, OldScore),
     gsi6(projection = all),
     gsi7(projection = all)
 )]

@@ -134,6 +134,16 @@ impl Checks<'_> {
                          another name with `#[entity(rename = \"...\")]`"
                     ),
                 ));
+                out.extend(self.check(
+                    j,
+                    quote!(#p::aliases_attribute(#b, #attribute)),
+                    format!(
+                        "entity `{bn}` gives a field the alias `{attribute}`, which is {role} in table \
+                         `{table_str}`: reads would take {role} as the field's value, and `write_alias` would \
+                         overwrite it; an alias names the attribute the field was stored in before a rename, \
+                         so give the field another alias"
+                    ),
+                ));
             }
             for i in 0..j {
                 let (a, an) = (self.schema(i), self.name(i));

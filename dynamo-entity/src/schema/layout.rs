@@ -565,8 +565,10 @@ fn multi_gsis_of(
 /// roles sharing an attribute (such as `pk` and `sk`, or a GSI key and the type attribute); two
 /// indexes with one name; a name for a key an index does not own (the inverted index's keys, an
 /// LSI's partition key). And, pointing at the entity in `entities(...)`: an entity without
-/// `table = Shop` (its items would get the default names), and a field stored in one of the
-/// table's key or type attributes (its value and the key would overwrite each other). Pointing at
+/// `table = Shop` (its items would get the default names), a field stored in one of the
+/// table's key or type attributes (its value and the key would overwrite each other), and a
+/// field whose alias (`#[entity(alias = "...")]`) is one of them (reads would take the key as
+/// the field's value). Pointing at
 /// `Shop` in `#[entity(table = Shop)]`: an entity that `Shop` does not list in `entities(...)`
 /// (its keys would escape the table's checks).
 ///

@@ -375,18 +375,39 @@ const fn type_clash(stored: StoredType, key: KeyType) -> Option<&'static str> {
     }
 }
 
-/// The type entity `s` stores attribute `attribute` as, and whether a constant
-/// (`#[entity(constant(...))]`, of its literal's type) stores it: `Some(Some(..))` for a field or
-/// a constant, `Some(None)` when the field is not stored, `None` when no field or constant has
-/// that attribute name.
-pub(crate) const fn stored_as(s: &EntitySchema, attribute: &str) -> Option<Option<(StoredType, bool)>> {
+/// What stores an attribute of an entity ([`stored_as`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StoredBy {
+    /// A field, in its attribute.
+    Field,
+    /// A constant (`#[entity(constant(...))]`), of its literal's type.
+    Constant,
+    /// A renamed field's writes, in its earlier attribute (`#[entity(alias = "...", write_alias)]`).
+    Alias,
+}
+
+/// The type entity `s` stores attribute `attribute` as, and what stores it: `Some(Some(..))`
+/// for a field, a constant or a written alias, `Some(None)` when the field is not stored,
+/// `None` when nothing of the entity writes that attribute (a read-only alias names an
+/// attribute only older programs write).
+pub(crate) const fn stored_as(s: &EntitySchema, attribute: &str) -> Option<Option<(StoredType, StoredBy)>> {
     let mut i = 0;
     while i < s.fields.len() {
         if str_eq(s.fields[i].attribute, attribute) {
             return match s.fields[i].stored {
-                Some(stored) => Some(Some((stored, false))),
+                Some(stored) => Some(Some((stored, StoredBy::Field))),
                 None => Some(None),
             };
+        }
+        i += 1;
+    }
+    let mut i = 0;
+    while i < s.fields.len() {
+        let f = &s.fields[i];
+        if let (Some(alias), true, Some(stored)) = (f.alias, f.write_alias, f.stored) {
+            if str_eq(alias, attribute) {
+                return Some(Some((stored, StoredBy::Alias)));
+            }
         }
         i += 1;
     }
@@ -398,7 +419,7 @@ pub(crate) const fn stored_as(s: &EntitySchema, attribute: &str) -> Option<Optio
                 ConstantValue::N(_) => StoredType::N,
                 ConstantValue::Bool(_) => StoredType::Other("BOOL"),
             };
-            return Some(Some((stored, true)));
+            return Some(Some((stored, StoredBy::Constant)));
         }
         i += 1;
     }
@@ -473,7 +494,7 @@ pub const fn undeclared_multi_gsi(
     while k < index.key_count() {
         let key = index.key(k);
         match stored_as(s, key.attribute) {
-            Some(Some((stored, constant))) => {
+            Some(Some((stored, by))) => {
                 if let Some(found) = type_clash(stored, key.key_type) {
                     if clashes_below(entities, s, key.attribute, stored, n) {
                         // Reported at the lower-numbered index already.
@@ -500,10 +521,12 @@ pub const fn undeclared_multi_gsi(
                         "(pk(...), sk(...))`): DynamoDB refuses every write of an item whose index key attribute has \
                          another type (\"Type mismatch for Index Key\"); ",
                     );
-                    text.push(if constant {
-                        "give the constant another attribute name"
-                    } else {
-                        "store the field under another name with `#[entity(rename = \"...\")]`"
+                    text.push(match by {
+                        StoredBy::Constant => "give the constant another attribute name",
+                        StoredBy::Alias => {
+                            "give the field another alias, or drop `write_alias` once no program reads it"
+                        }
+                        StoredBy::Field => "store the field under another name with `#[entity(rename = \"...\")]`",
                     });
                     return text;
                 }
@@ -743,6 +766,22 @@ mod tests {
     const PK: &[MultiKeyAttr] = &[MultiKeyAttr { field: "tenant", attribute: "tenant", key_type: KeyType::S }];
     const SK: &[MultiKeyAttr] = &[MultiKeyAttr { field: "rank", attribute: "rank", key_type: KeyType::N }];
     const G: MultiKeyIndex = MultiKeyIndex { index: Index::Gsi(6), pk: PK, sk: SK };
+
+    /// A renamed field's writes store its earlier attribute (`write_alias`) with the field's
+    /// type; an alias read only is not stored by the entity.
+    #[test]
+    fn a_written_alias_is_stored_as_its_field() {
+        use crate::schema::check::fixtures::{entity, tpl, with_fields};
+        const FIELDS: &[crate::schema::FieldSchema] = &[
+            crate::schema::FieldSchema::new("points", "points").stored_as::<u64>().alias("tenant", true, false),
+            crate::schema::FieldSchema::new("label", "label").stored_as::<String>().alias("old_label", false, false),
+        ];
+        let s = with_fields(entity("Score", tpl!("S", "<id>"), tpl!("META")), FIELDS);
+        assert_eq!(stored_as(&s, "tenant"), Some(Some((StoredType::N, StoredBy::Alias))));
+        assert_eq!(stored_as(&s, "points"), Some(Some((StoredType::N, StoredBy::Field))));
+        assert_eq!(stored_as(&s, "label"), Some(Some((StoredType::S, StoredBy::Field))));
+        assert_eq!(stored_as(&s, "old_label"), None);
+    }
 
     #[test]
     fn empty_and_over_long_key_values_are_refused() {

@@ -164,15 +164,34 @@ pub const fn stores_attribute(s: &EntitySchema, attribute: &str) -> bool {
     false
 }
 
+/// Whether a field of `s` was stored in attribute `attribute` before a rename
+/// (`#[entity(alias = "...")]`): its reads take that attribute, and under `write_alias` its
+/// writes store it too.
+pub const fn aliases_attribute(s: &EntitySchema, attribute: &str) -> bool {
+    let mut i = 0;
+    while i < s.fields.len() {
+        if let Some(alias) = s.fields[i].alias {
+            if str_eq(alias, attribute) {
+                return true;
+            }
+        }
+        i += 1;
+    }
+    false
+}
+
 /// Whether some entity that writes `index` (every entity, for the inverted index) stores
-/// attribute `attribute`, or any entity failed its derive (then nothing is known). An
-/// `INCLUDE` projection of an attribute that none stores projects nothing.
+/// attribute `attribute` (a field's, a constant's, or a renamed field's earlier attribute,
+/// which its writes or an older program's store), or any entity failed its derive (then
+/// nothing is known). An `INCLUDE` projection of an attribute that none stores projects
+/// nothing.
 pub const fn some_writer_stores(entities: &[&EntitySchema], index: Index, attribute: &str) -> bool {
     let mut i = 0;
     while i < entities.len() {
         let s = entities[i];
         if !is_checked(s)
-            || ((templates(s, index).is_some() || writes_multi_gsi(s, index)) && stores_attribute(s, attribute))
+            || ((templates(s, index).is_some() || writes_multi_gsi(s, index))
+                && (stores_attribute(s, attribute) || aliases_attribute(s, attribute)))
         {
             return true;
         }
@@ -186,6 +205,28 @@ mod tests {
     use super::*;
     use crate::schema::check::fixtures::*;
     use crate::schema::check::*;
+
+    /// A renamed field's earlier attribute is the entity's: its alias names it (read only or
+    /// written), and an `INCLUDE` projection of it projects what the writes (or an older
+    /// program's) store.
+    #[test]
+    fn aliases_name_attributes() {
+        const FIELDS: &[crate::schema::FieldSchema] = &[
+            crate::schema::FieldSchema::new("name", "name").alias("title", true, false),
+            crate::schema::FieldSchema::new("note", "note").alias("memo", false, false),
+        ];
+        const GSI: IndexSchema = IndexSchema { index: Index::Gsi(1), pk: tpl!("ALL"), sk: tpl!("<id>") };
+        let mut a = with_fields(entity("A", tpl!("A", "<id>"), tpl!("META")), FIELDS);
+        a.gsis = &[GSI];
+        assert!(aliases_attribute(&a, "title"));
+        assert!(aliases_attribute(&a, "memo"));
+        assert!(!aliases_attribute(&a, "name"));
+        assert!(!stores_attribute(&a, "title"));
+        assert!(some_writer_stores(&[&a], Index::Gsi(1), "title"));
+        assert!(some_writer_stores(&[&a], Index::Gsi(1), "memo"));
+        assert!(!some_writer_stores(&[&a], Index::Gsi(1), "other"));
+        assert!(!some_writer_stores(&[&a], Index::Gsi(2), "title"));
+    }
 
     #[test]
     fn gsis_and_types() {
