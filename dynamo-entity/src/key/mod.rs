@@ -84,8 +84,8 @@ pub use shard::{MAX_SHARDS, ShardBy, fnv1a64, shard_of, shard_width};
 pub(crate) use str_eq::str_eq;
 pub use style::{KeyCase, KeyStyle};
 pub(crate) use support::{KeyContext, KeyWriter};
-pub(crate) use template::affixed;
 pub use template::{KeyParseError, KeyType, Segment, Template, single_key_type};
+pub(crate) use template::{affixed, find_delimiter};
 
 /// The delimiter between the segments of a key.
 pub const DELIMITER: char = '#';

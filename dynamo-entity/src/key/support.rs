@@ -8,7 +8,8 @@
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::{
-    KeyError, KeyPart, KeyPartError, KeyType, PartForm, Segment, ShardBy, Template, affixed, shard_of, shard_width,
+    KeyError, KeyPart, KeyPartError, KeyType, PartForm, Segment, ShardBy, Template, affixed, find_delimiter, shard_of,
+    shard_width,
 };
 
 pub use super::str_eq::str_eq;
@@ -194,17 +195,6 @@ fn strip_delimiter(text: &str, delimiter: char) -> Option<&str> {
         return (text.as_bytes().first() == Some(&(delimiter as u8))).then(|| &text[1..]);
     }
     text.strip_prefix(delimiter)
-}
-
-/// Where the first `delimiter` in `text` is (its length when there is none); a byte search for
-/// an ASCII delimiter, which no other character's UTF-8 contains.
-#[inline(always)]
-fn find_delimiter(text: &str, delimiter: char) -> usize {
-    if delimiter.is_ascii() {
-        let d = delimiter as u8;
-        return text.bytes().position(|b| b == d).unwrap_or(text.len());
-    }
-    text.find(delimiter).unwrap_or(text.len())
 }
 
 /// Whether `encoded` is the text `value` has in a key of `style`, in `form` (the slow path of

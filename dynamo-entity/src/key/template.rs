@@ -261,11 +261,10 @@ impl Template {
         mut each: impl FnMut(&'static Segment, &'k str) -> Result<(), &'static str>,
     ) -> Result<(), &'static str> {
         let delimiter = self.style.delimiter;
-        let ascii = u8::try_from(delimiter).ok().filter(u8::is_ascii);
         // What follows the pieces taken so far, as `key.split(delimiter)` gives them.
         let mut rest = Some(key);
         for seg in self.segments {
-            let (piece, after) = first_piece(rest.ok_or("it has fewer segments than the template")?, ascii, delimiter);
+            let (piece, after) = first_piece(rest.ok_or("it has fewer segments than the template")?, delimiter);
             rest = after;
             let part = match seg {
                 Segment::Literal(l) if piece != *l => return Err("a literal segment differs from the template"),
@@ -294,19 +293,23 @@ impl Template {
 }
 
 /// The text of `r` before its first `delimiter`, and what follows that delimiter (`None`
-/// without one), as the first two pieces of `r.split(delimiter)`. An ASCII delimiter (`ascii`;
-/// every style's so far) is found by a byte search, which no other character's UTF-8 contains
-/// and which is quicker than the string searcher for keys this short.
+/// without one), as the first two pieces of `r.split(delimiter)`.
 #[inline(always)]
-fn first_piece(r: &str, ascii: Option<u8>, delimiter: char) -> (&str, Option<&str>) {
-    let at = match ascii {
-        Some(d) => r.bytes().position(|b| b == d),
-        None => r.find(delimiter),
-    };
-    match at {
-        Some(i) => (&r[..i], Some(&r[i + delimiter.len_utf8()..])),
-        None => (r, None),
+fn first_piece(r: &str, delimiter: char) -> (&str, Option<&str>) {
+    let i = find_delimiter(r, delimiter);
+    if i < r.len() { (&r[..i], Some(&r[i + delimiter.len_utf8()..])) } else { (r, None) }
+}
+
+/// Where the first `delimiter` in `text` is (its length when there is none); a byte search for
+/// an ASCII delimiter, which no other character's UTF-8 contains, and which is quicker than the
+/// string searcher for keys this short.
+#[inline(always)]
+pub(crate) fn find_delimiter(text: &str, delimiter: char) -> usize {
+    if delimiter.is_ascii() {
+        let d = delimiter as u8;
+        return text.bytes().position(|b| b == d).unwrap_or(text.len());
     }
+    text.find(delimiter).unwrap_or(text.len())
 }
 
 /// Why a key part cannot be read: the reason of [`KeyParseError`] and of [`Template::walk`]'s
