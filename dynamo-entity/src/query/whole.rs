@@ -41,7 +41,16 @@ pub(crate) async fn hydrate<E: Entity>(
     skipped: &mut Vec<ItemError>,
 ) -> Result<Vec<E>, Error> {
     if slots.iter().any(|s| matches!(s, Slot::Unsure(_))) {
-        let projection = table.learn_projection(E::NAMES, index).await.unwrap_or(crate::schema::Projection::KeysOnly);
+        // An entity that names its table declaration knows every projection
+        // ([`Table::projection_for`]), so none of its slots is unsure; were one, it would be read
+        // whole. A constant says so, and the learning is a boxed future built only where the
+        // constant allows it: the compiler then leaves `DescribeTable` (about 135 KiB of the
+        // SDK's deserializers) out of a program whose entities all name their table.
+        let learned = match E::TABLE_INDEXES {
+            None => table.learn_projection(E::NAMES, index),
+            Some(_) => Box::pin(std::future::ready(None)),
+        };
+        let projection = learned.await.unwrap_or(crate::schema::Projection::KeysOnly);
         let mut settled = Vec::with_capacity(slots.len());
         for slot in slots {
             let Slot::Unsure(item) = slot else {

@@ -272,12 +272,22 @@ impl Table {
     /// time a handle (or any handle made from it) needs one it does not know; `None` when the
     /// request fails (a role without `dynamodb:DescribeTable`) or the table has no such index.
     /// One request per handle, however many reads ask.
-    pub(crate) async fn learn_projection(&self, names: &AttributeNames, index: Index) -> Option<Projection> {
-        if self.inner.described.get().is_none() {
-            let learned = describe::projections(self).await;
-            let _ = self.inner.described.set(learned);
-        }
-        self.described(names, index)
+    ///
+    /// Boxed: a read that awaits it holds a pointer, not the `DescribeTable` future, so a
+    /// program whose reads never build it (every entity names its table declaration,
+    /// [`query::whole::hydrate`](crate::query::whole::hydrate)) leaves `DescribeTable`'s code out.
+    pub(crate) fn learn_projection<'a>(
+        &'a self,
+        names: &'a AttributeNames,
+        index: Index,
+    ) -> futures::future::BoxFuture<'a, Option<Projection>> {
+        Box::pin(async move {
+            if self.inner.described.get().is_none() {
+                let learned = describe::projections(self).await;
+                let _ = self.inner.described.set(learned);
+            }
+            self.described(names, index)
+        })
     }
 
     /// This handle bound to the table declaration `D`: the same table, client and capacity
