@@ -38,6 +38,7 @@
 //! | `build.rs` | items and values read into new maps |
 //! | `reuse.rs` | [`RawItems`] and [`ItemsReader`]: a page's items read into one reused map |
 //! | `check.rs` | items checked as `build.rs` reads them, without building them |
+//! | `plain.rs` | plain JSON, not the item format: the library's own small documents (a query's cursor) |
 
 use std::collections::HashMap;
 
@@ -49,6 +50,7 @@ use reader::{ATTRIBUTE_DEPTH, MEMBER_ATTRIBUTE_DEPTH, NESTED_ATTRIBUTE_DEPTH, Re
 
 mod build;
 mod check;
+pub(crate) mod plain;
 mod reader;
 mod reuse;
 

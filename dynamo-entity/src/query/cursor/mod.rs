@@ -6,10 +6,14 @@ use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 use crate::schema::{AttributeNames, Index, Item};
+
+mod wire;
+
+pub(crate) use wire::Scope;
+use wire::{Positions, Triple};
 
 /// A pagination cursor, bound to the query (entity, index, partition, sort order and sort-key
 /// condition) that returned it; its text is [`Cursor::as_str`] / [`Cursor::from`]. A cursor
@@ -52,62 +56,12 @@ impl std::fmt::Display for Cursor {
 
 const VERSION: u8 = 1;
 
-/// What a cursor is bound to: the entity type, the index and the partition key value.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Scope {
-    #[serde(rename = "e")]
-    pub entity: String,
-    #[serde(rename = "i")]
-    pub index: String,
-    #[serde(rename = "p")]
-    pub partition: String,
-    /// A fingerprint of the sort order and the sort-key condition.
-    #[serde(rename = "q")]
-    pub query: String,
-}
-
 /// FNV-1a (64 bits) of `text`, as hex: a short, stable fingerprint.
 pub(crate) fn fingerprint(text: &str) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{h:016x}")
-}
-
-/// The checksum field `c` of a cursor: FNV-1a (64 bits) of the cursor's JSON without it. It
-/// makes a cursor tamper-evident (a flipped, dropped or replaced byte is refused with
-/// [`Error::Cursor`]). It is not a secret: a client who recomputes it can still forge a cursor,
-/// which the checks of the query's scope and partition then bound to a position inside the
-/// query's own partition.
-fn checksum<T: Serialize>(wire: &T) -> String {
-    fnv_hex(&serde_json::to_vec(wire).unwrap_or_default())
-}
-
-/// FNV-1a (64 bits) of `bytes`, as 16 hex digits.
-fn fnv_hex(bytes: &[u8]) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{h:016x}")
+    wire::fnv_hex(text.as_bytes())
 }
 
 const ALTERED: &str = "it was altered: its checksum is missing or does not match its contents";
-
-#[derive(Serialize, Deserialize)]
-struct Wire {
-    v: u8,
-    #[serde(flatten)]
-    scope: Scope,
-    /// Key attributes: name -> (type tag, value; B as base64).
-    k: Vec<(String, char, String)>,
-    /// The checksum ([`checksum`]); absent while it is computed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    c: Option<String>,
-}
 
 pub(crate) fn index_label(names: &AttributeNames, index: Index) -> String {
     names.index_name(index).unwrap_or("primary").to_owned()
@@ -123,37 +77,14 @@ pub(crate) fn scalar_text(v: &AttributeValue) -> String {
 }
 
 /// Encodes `key` (a `LastEvaluatedKey`, or the key attributes of the last item returned)
-/// as an opaque URL-safe string.
+/// as an opaque URL-safe string, sealed with its checksum (see [`wire`]).
 pub(crate) fn encode(scope: &Scope, key: &Item) -> String {
-    let k = key_to_wire(key);
-    let wire = WireOut { v: VERSION, e: &scope.entity, i: &scope.index, p: &scope.partition, q: &scope.query, k: &k };
-    // The JSON of `Wire` without `c`, which the checksum covers; then `c` appended as its last
-    // field: the same bytes as serializing `Wire` with `c` (one serialization instead of two).
-    let mut json = serde_json::to_vec(&wire).unwrap_or_default();
-    let c = fnv_hex(&json);
-    json.pop();
-    json.extend_from_slice(b",\"c\":\"");
-    json.extend_from_slice(c.as_bytes());
-    json.extend_from_slice(b"\"}");
-    URL_SAFE_NO_PAD.encode(json)
-}
-
-/// [`Wire`] without its checksum, borrowing the scope, serialized field for field as `Wire`
-/// is (its flattened scope's fields in their place): what [`encode`] writes. Serializing it
-/// needs neither a copy of the scope nor serde's buffering of a flattened field.
-#[derive(Serialize)]
-struct WireOut<'a> {
-    v: u8,
-    e: &'a str,
-    i: &'a str,
-    p: &'a str,
-    q: &'a str,
-    k: &'a [(String, char, String)],
+    wire::seal(VERSION, scope, Positions::Key(&key_to_wire(key)))
 }
 
 /// Key attributes as (name, type tag, text) triples, sorted by name.
-fn key_to_wire(key: &Item) -> Vec<(String, char, String)> {
-    let mut k: Vec<(String, char, String)> = key
+fn key_to_wire(key: &Item) -> Vec<Triple> {
+    let mut k: Vec<Triple> = key
         .iter()
         .filter_map(|(name, v)| {
             let (tag, text) = match v {
@@ -178,42 +109,35 @@ fn key_to_wire(key: &Item) -> Vec<(String, char, String)> {
     k
 }
 
-/// The wire form `W` of cursor `text` at this library's version; a cursor of the other kind
-/// `O` (plain vs sharded) is refused with `other_kind`.
-fn unwrap<W: serde::de::DeserializeOwned, O: serde::de::DeserializeOwned>(
-    text: &str,
-    other_kind: &str,
-    version: impl FnOnce(&W) -> u8,
-) -> Result<W, Error> {
+/// The members of cursor `text` at this library's version, and whether its checksum holds; a
+/// cursor of the other kind (plain vs `sharded`) is refused with `other_kind`.
+fn unwrap(text: &str, sharded: bool, other_kind: &str) -> Result<(wire::Fields, bool), Error> {
     let bad = |reason: String| Error::Cursor { reason };
+    let bad_contents = || bad("not a cursor of this library (bad contents)".into());
     let bytes = URL_SAFE_NO_PAD.decode(text).map_err(|_| bad("not a cursor of this library (bad encoding)".into()))?;
-    let wire: W = serde_json::from_slice(&bytes).map_err(|_| {
-        bad(if serde_json::from_slice::<O>(&bytes).is_ok() {
-            other_kind.to_owned()
-        } else {
-            "not a cursor of this library (bad contents)".into()
-        })
-    })?;
-    let v = version(&wire);
-    if v != VERSION {
-        return Err(bad(format!("cursor version {v} is not supported")));
+    let fields = wire::read(&bytes).ok_or_else(bad_contents)?;
+    let (own, other) = match sharded {
+        false => (fields.k.is_some(), fields.s.is_some()),
+        true => (fields.s.is_some(), fields.k.is_some()),
+    };
+    if !own {
+        return Err(if other { bad(other_kind.to_owned()) } else { bad_contents() });
     }
-    Ok(wire)
+    if fields.v != VERSION {
+        return Err(bad(format!("cursor version {} is not supported", fields.v)));
+    }
+    let sealed = fields.sealed(sharded);
+    Ok((fields, sealed))
 }
 
 /// Decodes a cursor for the query `scope` on `index`, checking that it belongs to that query
 /// and names only the key attributes DynamoDB expects in an `ExclusiveStartKey`.
 pub(crate) fn decode(text: &str, scope: &Scope, names: &AttributeNames, index: Index) -> Result<Item, Error> {
     let bad = |reason: String| Error::Cursor { reason };
-    let mut wire: Wire = unwrap::<Wire, ShardedWire>(
-        text,
-        "it is the cursor of a sharded query, not of a query of one partition",
-        |w| w.v,
-    )?;
-    // Checked last, so that a cursor of another query gets the precise reason.
-    let sealed = wire.c.take().is_some_and(|c| c == checksum(&wire));
+    // The checksum is checked last, so that a cursor of another query gets the precise reason.
+    let (wire, sealed) = unwrap(text, false, "it is the cursor of a sharded query, not of a query of one partition")?;
     check_scope(&wire.scope, scope)?;
-    let key = key_from_wire(wire.k, scope, names, index, Some(&scope.partition))?;
+    let key = key_from_wire(wire.k.unwrap_or_default(), scope, names, index, Some(&scope.partition))?;
     if !sealed {
         return Err(bad(ALTERED.into()));
     }
@@ -225,15 +149,11 @@ pub(crate) fn decode(text: &str, scope: &Scope, names: &AttributeNames, index: I
 /// the caller checks the partition.
 pub(crate) fn decode_keys(text: &str, scope: &Scope, allowed: &[&str]) -> Result<Item, Error> {
     let bad = |reason: String| Error::Cursor { reason };
-    let mut wire: Wire = unwrap::<Wire, ShardedWire>(
-        text,
-        "it is the cursor of a sharded query, not of a query of one partition",
-        |w| w.v,
-    )?;
-    let sealed = wire.c.take().is_some_and(|c| c == checksum(&wire));
+    let (wire, sealed) = unwrap(text, false, "it is the cursor of a sharded query, not of a query of one partition")?;
     check_scope(&wire.scope, scope)?;
-    let mut item = HashMap::with_capacity(wire.k.len());
-    for (name, tag, text) in wire.k {
+    let k = wire.k.unwrap_or_default();
+    let mut item = HashMap::with_capacity(k.len());
+    for (name, tag, text) in k {
         if !allowed.contains(&name.as_str()) {
             return Err(bad(format!("it names attribute `{name}`, which is not a key of {}", scope.index)));
         }
@@ -257,11 +177,9 @@ pub(crate) fn decode_keys(text: &str, scope: &Scope, allowed: &[&str]) -> Result
 /// belong to that scan and name exactly the table's primary key attributes. A scan has no
 /// partition to stay in; its scope names the segment instead.
 pub(crate) fn decode_scan(text: &str, scope: &Scope, names: &AttributeNames, index: Index) -> Result<Item, Error> {
-    let mut wire: Wire =
-        unwrap::<Wire, ShardedWire>(text, "it is the cursor of a sharded query, not of a scan", |w| w.v)?;
-    let sealed = wire.c.take().is_some_and(|c| c == checksum(&wire));
+    let (wire, sealed) = unwrap(text, false, "it is the cursor of a sharded query, not of a scan")?;
     check_scope(&wire.scope, scope)?;
-    let key = key_from_wire(wire.k, scope, names, index, None)?;
+    let key = key_from_wire(wire.k.unwrap_or_default(), scope, names, index, None)?;
     if !sealed {
         return Err(Error::Cursor { reason: ALTERED.into() });
     }
@@ -312,7 +230,7 @@ fn check_scope(wire: &Scope, scope: &Scope) -> Result<(), Error> {
 /// A key from its wire form, checked to name exactly the key attributes of `index` and to lie
 /// in the partition `partition` (as [`scalar_text`]).
 fn key_from_wire(
-    k: Vec<(String, char, String)>,
+    k: Vec<Triple>,
     scope: &Scope,
     names: &AttributeNames,
     index: Index,
@@ -363,22 +281,9 @@ pub(crate) enum Position {
     Done,
 }
 
-/// The wire form of a sharded query's cursor: one entry per shard, `null` for an exhausted
-/// shard, `[]` for one not read yet, the key attributes to resume after otherwise.
-#[derive(Serialize, Deserialize)]
-struct ShardedWire {
-    v: u8,
-    #[serde(flatten)]
-    scope: Scope,
-    s: Vec<Option<Vec<(String, char, String)>>>,
-    /// The checksum ([`checksum`]); absent while it is computed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    c: Option<String>,
-}
-
 /// Encodes the positions of every shard of a sharded query as one opaque URL-safe string.
 pub(crate) fn encode_sharded(scope: &Scope, positions: &[Position]) -> String {
-    let s = positions
+    let s: Vec<Option<Vec<Triple>>> = positions
         .iter()
         .map(|p| match p {
             Position::Start => Some(Vec::new()),
@@ -386,9 +291,7 @@ pub(crate) fn encode_sharded(scope: &Scope, positions: &[Position]) -> String {
             Position::Done => None,
         })
         .collect();
-    let mut wire = ShardedWire { v: VERSION, scope: scope.clone(), s, c: None };
-    wire.c = Some(checksum(&wire));
-    URL_SAFE_NO_PAD.encode(serde_json::to_vec(&wire).unwrap_or_default())
+    wire::seal(VERSION, scope, Positions::Shards(&s))
 }
 
 /// Decodes a sharded query's cursor for the query `scope` on `index`, whose shards have the
@@ -402,19 +305,14 @@ pub(crate) fn decode_sharded(
     shards: &[AttributeValue],
 ) -> Result<Vec<Position>, Error> {
     let bad = |reason: String| Error::Cursor { reason };
-    let mut wire: ShardedWire = unwrap::<ShardedWire, Wire>(
-        text,
-        "it is the cursor of a query of one partition, not of a sharded query",
-        |w| w.v,
-    )?;
-    // Checked last, so that a cursor of another query gets the precise reason.
-    let sealed = wire.c.take().is_some_and(|c| c == checksum(&wire));
+    // The checksum is checked last, so that a cursor of another query gets the precise reason.
+    let (wire, sealed) = unwrap(text, true, "it is the cursor of a query of one partition, not of a sharded query")?;
     check_scope(&wire.scope, scope)?;
-    if wire.s.len() != shards.len() {
-        return Err(bad(format!("it has {} shard positions, but the query has {} shards", wire.s.len(), shards.len())));
+    let s = wire.s.unwrap_or_default();
+    if s.len() != shards.len() {
+        return Err(bad(format!("it has {} shard positions, but the query has {} shards", s.len(), shards.len())));
     }
-    wire.s
-        .into_iter()
+    s.into_iter()
         .zip(shards)
         .map(|(p, pk)| match p {
             None => Ok(Position::Done),
@@ -429,16 +327,8 @@ pub(crate) fn decode_sharded(
 mod tests {
     use super::*;
 
-    /// The cursor as `Wire` serializes it, checksum computed on the JSON without `c`: what
-    /// `encode` wrote before it wrote the JSON itself.
-    fn encoded_by_serde(scope: &Scope, key: &Item) -> String {
-        let mut wire = Wire { v: VERSION, scope: scope.clone(), k: key_to_wire(key), c: None };
-        wire.c = Some(checksum(&wire));
-        URL_SAFE_NO_PAD.encode(serde_json::to_vec(&wire).expect("serializes"))
-    }
-
     #[test]
-    fn encode_writes_the_bytes_of_the_wire_form() {
+    fn a_cursor_decodes_to_the_key_it_encodes() {
         let scope = Scope {
             entity: "Skill".to_owned(),
             index: "GSI1".to_owned(),
@@ -449,19 +339,20 @@ mod tests {
             ("PK".to_owned(), AttributeValue::S("SKILL#a\"b".to_owned())),
             ("SK".to_owned(), AttributeValue::S("META".to_owned())),
             ("downloads".to_owned(), AttributeValue::N("42".to_owned())),
-            ("bin".to_owned(), AttributeValue::B(Blob::new(vec![0, 255, 7]))),
         ]
         .into();
-        for key in [key, Item::new()] {
-            let text = encode(&scope, &key);
-            assert_eq!(text, encoded_by_serde(&scope, &key));
-            let names = ["PK", "SK", "downloads"];
-            if !key.is_empty() {
-                let mut expected = key.clone();
-                expected.remove("bin");
-                let text = encode(&scope, &expected);
-                assert_eq!(decode_keys(&text, &scope, &names).expect("decodes"), expected);
-            }
-        }
+        let text = encode(&scope, &key);
+        assert_eq!(decode_keys(&text, &scope, &["PK", "SK", "downloads"]).expect("decodes"), key);
+        let sharded = encode_sharded(&scope, &[Position::Done]);
+        let refused = |e: Result<Item, Error>| match e {
+            Err(Error::Cursor { reason }) => reason,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            refused(decode_keys(&sharded, &scope, &["PK"])),
+            "it is the cursor of a sharded query, not of a query of one partition"
+        );
+        assert_eq!(refused(decode_keys("e30", &scope, &["PK"])), "not a cursor of this library (bad contents)");
+        assert_eq!(refused(decode_keys("!", &scope, &["PK"])), "not a cursor of this library (bad encoding)");
     }
 }
