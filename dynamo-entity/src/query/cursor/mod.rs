@@ -327,6 +327,43 @@ pub(crate) fn decode_sharded(
 mod tests {
     use super::*;
 
+    /// Cursors the previous version (`847becc`, cursors by serde_json) wrote for `scope` and
+    /// `key` below: the same text now, and they decode.
+    const PLAIN_847BECC: &str = "eyJ2IjoxLCJlIjoiU2tpbGwiLCJpIjoiR1NJMiIsInAiOiJTOlVTRVIjdSBcIjFcIlxcw6kiLCJxIjoiM2Y1ZTAzNjM1ZGIzMTU1MCIsImsiOltbIkdTSTJQSyIsIlMiLCJVU0VSI3UgXCIxXCJcXMOpIl0sWyJHU0kyU0siLCJCIiwiQUFILV93Il0sWyJQSyIsIlMiLCJTS0lMTCNzMSJdLFsiU0siLCJTIiwiTUVUQSJdXSwiYyI6IjBiZTk2ZWU5NTEzNjQ4YjYifQ";
+    const SHARDED_847BECC: &str = "eyJ2IjoxLCJlIjoiU2tpbGwiLCJpIjoiR1NJMiIsInAiOiJTOlVTRVIjdSBcIjFcIlxcw6kiLCJxIjoiM2Y1ZTAzNjM1ZGIzMTU1MCIsInMiOltudWxsLFtdLFtbIkdTSTJQSyIsIlMiLCJVU0VSI3UgXCIxXCJcXMOpIl0sWyJHU0kyU0siLCJCIiwiQUFILV93Il0sWyJQSyIsIlMiLCJTS0lMTCNzMSJdLFsiU0siLCJTIiwiTUVUQSJdXV0sImMiOiJiOGViNzFjMzE4YTgwNDNkIn0";
+
+    #[test]
+    fn cursors_of_the_previous_version_are_written_and_read_alike() {
+        let partition = "USER#u \"1\"\\é";
+        let scope = Scope {
+            entity: "Skill".to_owned(),
+            index: "GSI2".to_owned(),
+            partition: format!("S:{partition}"),
+            query: fingerprint("asc|[]|None"),
+        };
+        let key: Item = [
+            ("PK".to_owned(), AttributeValue::S("SKILL#s1".to_owned())),
+            ("SK".to_owned(), AttributeValue::S("META".to_owned())),
+            ("GSI2PK".to_owned(), AttributeValue::S(partition.to_owned())),
+            ("GSI2SK".to_owned(), AttributeValue::B(Blob::new(vec![0, 1, 254, 255]))),
+        ]
+        .into();
+        let positions = [Position::Done, Position::Start, Position::After(key.clone())];
+        assert_eq!(encode(&scope, &key), PLAIN_847BECC);
+        assert_eq!(encode_sharded(&scope, &positions), SHARDED_847BECC);
+        let names = AttributeNames::DEFAULT;
+        assert_eq!(decode(PLAIN_847BECC, &scope, &names, Index::Gsi(2)).expect("decodes"), key);
+        let shards = [
+            AttributeValue::S("a".to_owned()),
+            AttributeValue::S("b".to_owned()),
+            AttributeValue::S(partition.to_owned()),
+        ];
+        assert_eq!(
+            decode_sharded(SHARDED_847BECC, &scope, &names, Index::Gsi(2), &shards).expect("decodes"),
+            positions
+        );
+    }
+
     #[test]
     fn a_cursor_decodes_to_the_key_it_encodes() {
         let scope = Scope {
