@@ -151,22 +151,7 @@ pub(crate) fn decode_keys(text: &str, scope: &Scope, allowed: &[&str]) -> Result
     let bad = |reason: String| Error::Cursor { reason };
     let (wire, sealed) = unwrap(text, false, "it is the cursor of a sharded query, not of a query of one partition")?;
     check_scope(&wire.scope, scope)?;
-    let k = wire.k.unwrap_or_default();
-    let mut item = HashMap::with_capacity(k.len());
-    for (name, tag, text) in k {
-        if !allowed.contains(&name.as_str()) {
-            return Err(bad(format!("it names attribute `{name}`, which is not a key of {}", scope.index)));
-        }
-        let v = match tag {
-            'S' => AttributeValue::S(text),
-            'N' => AttributeValue::N(text),
-            _ => return Err(bad(format!("unknown value type `{tag}`"))),
-        };
-        item.insert(name, v);
-    }
-    if let Some(missing) = allowed.iter().find(|a| !item.contains_key(**a)) {
-        return Err(bad(format!("it lacks the key attribute `{missing}`")));
-    }
+    let item = key_item(wire.k.unwrap_or_default(), allowed, &scope.index, false)?;
     if !sealed {
         return Err(bad(ALTERED.into()));
     }
@@ -242,30 +227,36 @@ fn key_from_wire(
         allowed.push(names.pk_of(index));
         allowed.push(names.sk_of(index));
     }
+    let item = key_item(k, &allowed, &scope.index, true)?;
+    // The cursor must stay inside the query's partition.
+    let pk = item.get(names.pk_of(index)).map(scalar_text).unwrap_or_default();
+    if let Some(partition) = partition.filter(|p| pk != *p) {
+        return Err(bad(format!("its key lies in partition {pk}, outside the query's partition {partition}")));
+    }
+    Ok(item)
+}
+
+/// The key of `k`: every attribute one of `allowed` (the key attributes of the index labelled
+/// `index`) and each of them there; a `B` value (base64) only when `binary`.
+fn key_item(k: Vec<Triple>, allowed: &[&str], index: &str, binary: bool) -> Result<Item, Error> {
+    let bad = |reason: String| Error::Cursor { reason };
     let mut item = HashMap::with_capacity(k.len());
     for (name, tag, text) in k {
         if !allowed.contains(&name.as_str()) {
-            return Err(bad(format!("it names attribute `{name}`, which is not a key of {}", scope.index)));
+            return Err(bad(format!("it names attribute `{name}`, which is not a key of {index}")));
         }
         let v = match tag {
             'S' => AttributeValue::S(text),
             'N' => AttributeValue::N(text),
-            'B' => AttributeValue::B(Blob::new(
+            'B' if binary => AttributeValue::B(Blob::new(
                 URL_SAFE_NO_PAD.decode(text).map_err(|_| bad("a binary key value is malformed".into()))?,
             )),
             _ => return Err(bad(format!("unknown value type `{tag}`"))),
         };
         item.insert(name, v);
     }
-    for required in &allowed {
-        if !item.contains_key(*required) {
-            return Err(bad(format!("it lacks the key attribute `{required}`")));
-        }
-    }
-    // The cursor must stay inside the query's partition.
-    let pk = item.get(names.pk_of(index)).map(scalar_text).unwrap_or_default();
-    if let Some(partition) = partition.filter(|p| pk != *p) {
-        return Err(bad(format!("its key lies in partition {pk}, outside the query's partition {partition}")));
+    if let Some(missing) = allowed.iter().find(|a| !item.contains_key(**a)) {
+        return Err(bad(format!("it lacks the key attribute `{missing}`")));
     }
     Ok(item)
 }
