@@ -109,25 +109,34 @@ fn key_to_wire(key: &Item) -> Vec<Triple> {
     k
 }
 
-/// The members of cursor `text` at this library's version, and whether its checksum holds; a
-/// cursor of the other kind (plain vs `sharded`) is refused with `other_kind`.
-fn unwrap(text: &str, sharded: bool, other_kind: &str) -> Result<(wire::Fields, bool), Error> {
+/// The members of cursor `text` at this library's version, with its positions as `own` reads
+/// them; a cursor whose positions only `other` reads (a sharded one for a query of one
+/// partition, or the reverse) is refused with `other_kind`.
+fn unwrap<T>(
+    text: &str,
+    own: fn(&wire::Fields) -> Option<T>,
+    other: fn(&wire::Fields) -> bool,
+    other_kind: &str,
+) -> Result<(wire::Fields, T), Error> {
     let bad = |reason: String| Error::Cursor { reason };
     let bad_contents = || bad("not a cursor of this library (bad contents)".into());
     let bytes = URL_SAFE_NO_PAD.decode(text).map_err(|_| bad("not a cursor of this library (bad encoding)".into()))?;
     let fields = wire::read(&bytes).ok_or_else(bad_contents)?;
-    let (own, other) = match sharded {
-        false => (fields.k.is_some(), fields.s.is_some()),
-        true => (fields.s.is_some(), fields.k.is_some()),
+    let Some(positions) = own(&fields) else {
+        return Err(if other(&fields) { bad(other_kind.to_owned()) } else { bad_contents() });
     };
-    if !own {
-        return Err(if other { bad(other_kind.to_owned()) } else { bad_contents() });
-    }
     if fields.v != VERSION {
         return Err(bad(format!("cursor version {} is not supported", fields.v)));
     }
-    let sealed = fields.sealed(sharded);
-    Ok((fields, sealed))
+    Ok((fields, positions))
+}
+
+/// [`unwrap`] of a cursor of one partition; `other_kind` refuses a sharded query's. With
+/// whether its checksum holds.
+fn unwrap_key(text: &str, other_kind: &str) -> Result<(Scope, Vec<Triple>, bool), Error> {
+    let (wire, k) = unwrap(text, wire::Fields::key, |f| f.shards().is_some(), other_kind)?;
+    let sealed = wire.sealed(Positions::Key(&k));
+    Ok((wire.scope, k, sealed))
 }
 
 /// Decodes a cursor for the query `scope` on `index`, checking that it belongs to that query
@@ -135,9 +144,9 @@ fn unwrap(text: &str, sharded: bool, other_kind: &str) -> Result<(wire::Fields, 
 pub(crate) fn decode(text: &str, scope: &Scope, names: &AttributeNames, index: Index) -> Result<Item, Error> {
     let bad = |reason: String| Error::Cursor { reason };
     // The checksum is checked last, so that a cursor of another query gets the precise reason.
-    let (wire, sealed) = unwrap(text, false, "it is the cursor of a sharded query, not of a query of one partition")?;
-    check_scope(&wire.scope, scope)?;
-    let key = key_from_wire(wire.k.unwrap_or_default(), scope, names, index, Some(&scope.partition))?;
+    let (wire, k, sealed) = unwrap_key(text, "it is the cursor of a sharded query, not of a query of one partition")?;
+    check_scope(&wire, scope)?;
+    let key = key_from_wire(k, scope, names, index, Some(&scope.partition))?;
     if !sealed {
         return Err(bad(ALTERED.into()));
     }
@@ -149,9 +158,9 @@ pub(crate) fn decode(text: &str, scope: &Scope, names: &AttributeNames, index: I
 /// the caller checks the partition.
 pub(crate) fn decode_keys(text: &str, scope: &Scope, allowed: &[&str]) -> Result<Item, Error> {
     let bad = |reason: String| Error::Cursor { reason };
-    let (wire, sealed) = unwrap(text, false, "it is the cursor of a sharded query, not of a query of one partition")?;
-    check_scope(&wire.scope, scope)?;
-    let item = key_item(wire.k.unwrap_or_default(), allowed, &scope.index, false)?;
+    let (wire, k, sealed) = unwrap_key(text, "it is the cursor of a sharded query, not of a query of one partition")?;
+    check_scope(&wire, scope)?;
+    let item = key_item(k, allowed, &scope.index, false)?;
     if !sealed {
         return Err(bad(ALTERED.into()));
     }
@@ -162,9 +171,9 @@ pub(crate) fn decode_keys(text: &str, scope: &Scope, allowed: &[&str]) -> Result
 /// belong to that scan and name exactly the table's primary key attributes. A scan has no
 /// partition to stay in; its scope names the segment instead.
 pub(crate) fn decode_scan(text: &str, scope: &Scope, names: &AttributeNames, index: Index) -> Result<Item, Error> {
-    let (wire, sealed) = unwrap(text, false, "it is the cursor of a sharded query, not of a scan")?;
-    check_scope(&wire.scope, scope)?;
-    let key = key_from_wire(wire.k.unwrap_or_default(), scope, names, index, None)?;
+    let (wire, k, sealed) = unwrap_key(text, "it is the cursor of a sharded query, not of a scan")?;
+    check_scope(&wire, scope)?;
+    let key = key_from_wire(k, scope, names, index, None)?;
     if !sealed {
         return Err(Error::Cursor { reason: ALTERED.into() });
     }
@@ -297,9 +306,10 @@ pub(crate) fn decode_sharded(
 ) -> Result<Vec<Position>, Error> {
     let bad = |reason: String| Error::Cursor { reason };
     // The checksum is checked last, so that a cursor of another query gets the precise reason.
-    let (wire, sealed) = unwrap(text, true, "it is the cursor of a query of one partition, not of a sharded query")?;
+    let other_kind = "it is the cursor of a query of one partition, not of a sharded query";
+    let (wire, s) = unwrap(text, wire::Fields::shards, |f| f.key().is_some(), other_kind)?;
+    let sealed = wire.sealed(Positions::Shards(&s));
     check_scope(&wire.scope, scope)?;
-    let s = wire.s.unwrap_or_default();
     if s.len() != shards.len() {
         return Err(bad(format!("it has {} shard positions, but the query has {} shards", s.len(), shards.len())));
     }

@@ -11,8 +11,9 @@
 //! | `s` | a sharded query's cursor: for each shard `null` (exhausted), `[]` (not read yet) or a key as in `k` |
 //! | `c` | the checksum: FNV-1a (64 bits) of the JSON without `c`, as 16 hex digits; the last member |
 //!
-//! Members are written in this order. When read, they may come in any order; an unknown member
-//! is ignored, a member written twice or of the wrong type makes the text no cursor.
+//! Members are written in this order. When read, they may come in any order, and any other
+//! member is ignored, as are `s` in a cursor of one partition and `k` in a sharded one. A
+//! member the cursor reads written twice or of the wrong type makes the text no cursor.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -117,29 +118,43 @@ pub(super) fn fnv_hex(bytes: &[u8]) -> String {
 pub(super) struct Fields {
     pub(super) v: u8,
     pub(super) scope: Scope,
-    pub(super) k: Option<Vec<Triple>>,
-    pub(super) s: Option<Vec<Option<Vec<Triple>>>>,
-    pub(super) c: Option<String>,
+    /// Each `k` and each `s` as written: a cursor reads the one of its kind, and the other
+    /// kind's is no member of it (it only names the kind of a cursor refused).
+    k: Vec<Plain>,
+    s: Vec<Plain>,
+    c: Option<String>,
 }
 
 impl Fields {
-    /// Whether `c` is the checksum of the other members: `k`'s, or `s`'s when `sharded`.
-    pub(super) fn sealed(&self, sharded: bool) -> bool {
-        let positions = match (sharded, &self.k, &self.s) {
-            (false, Some(k), _) => Positions::Key(k),
-            (true, _, Some(s)) => Positions::Shards(s),
-            _ => return false,
-        };
+    /// The key of a cursor of one partition (`k`): written once, well formed.
+    pub(super) fn key(&self) -> Option<Vec<Triple>> {
+        once(&self.k).and_then(key)
+    }
+
+    /// Each shard's position in a sharded query's cursor (`s`): written once, well formed.
+    pub(super) fn shards(&self) -> Option<Vec<Option<Vec<Triple>>>> {
+        once(&self.s).and_then(shards)
+    }
+
+    /// Whether `c` is the checksum of the scope and `positions`.
+    pub(super) fn sealed(&self, positions: Positions<'_>) -> bool {
         self.c.as_deref().is_some_and(|c| c == fnv_hex(&json(self.v, &self.scope, positions)))
     }
 }
 
+fn once(values: &[Plain]) -> Option<Plain> {
+    match values {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
+}
+
 /// The members of the cursor JSON `bytes`; `None` when it is not a cursor's: not JSON, not an
-/// object, a member of the scope or `v` missing, or a known member written twice or of the
-/// wrong type.
+/// object, a member of the scope or `v` missing, or one of them or `c` written twice or of the
+/// wrong type. `k` and `s` are read by the cursor's kind ([`Fields::key`], [`Fields::shards`]).
 pub(super) fn read(bytes: &[u8]) -> Option<Fields> {
     let Ok(Plain::Object(members)) = read_plain(bytes) else { return None };
-    let (mut v, mut k, mut s, mut c) = (None, None, None, None);
+    let (mut v, mut c, mut k, mut s) = (None, None, Vec::new(), Vec::new());
     let (mut e, mut i, mut p, mut q): (Option<String>, Option<String>, Option<String>, Option<String>) =
         Default::default();
     for (name, value) in members {
@@ -149,8 +164,14 @@ pub(super) fn read(bytes: &[u8]) -> Option<Fields> {
             "i" => i.replace(text(value)?).is_none(),
             "p" => p.replace(text(value)?).is_none(),
             "q" => q.replace(text(value)?).is_none(),
-            "k" => k.replace(key(value)?).is_none(),
-            "s" => s.replace(shards(value)?).is_none(),
+            "k" => {
+                k.push(value);
+                true
+            }
+            "s" => {
+                s.push(value);
+                true
+            }
             "c" => c.replace(checksum(value)?).is_none(),
             _ => true,
         };
@@ -278,25 +299,39 @@ mod tests {
         let k = key_of(&["7"]);
         let bytes = URL_SAFE_NO_PAD.decode(seal(1, &scope, Positions::Key(&k))).unwrap();
         let fields = read(&bytes).unwrap();
-        assert_eq!((fields.v, &fields.scope, &fields.k, fields.s.is_none()), (1, &scope, &Some(k), true));
-        assert!(fields.sealed(false));
-        assert!(!fields.sealed(true));
+        assert_eq!((fields.v, &fields.scope, fields.key(), fields.shards()), (1, &scope, Some(k.clone()), None));
+        assert!(fields.sealed(Positions::Key(&k)));
+        assert!(!fields.sealed(Positions::Key(&key_of(&["8"]))));
         let s = vec![None, Some(key_of(&[]))];
         let bytes = URL_SAFE_NO_PAD.decode(seal(1, &scope, Positions::Shards(&s))).unwrap();
         let fields = read(&bytes).unwrap();
-        assert_eq!((&fields.s, fields.k.is_none()), (&Some(s), true));
-        assert!(fields.sealed(true));
-        assert!(!fields.sealed(false));
+        assert_eq!((fields.shards(), fields.key()), (Some(s.clone()), None));
+        assert!(fields.sealed(Positions::Shards(&s)));
+        assert!(!fields.sealed(Positions::Key(&[])));
     }
 
     #[test]
-    fn members_read_in_any_order_and_unknown_ones_are_ignored() {
+    fn members_read_in_any_order_and_others_are_ignored() {
         let text =
-            br#"{ "k": [["PK", "S", "a"]], "q": "f", "x": {"y": [1]}, "p": "S:a", "i": "primary", "e": "E", "v": 1 }"#;
+            br#"{ "k": [["PK", "S", "a"]], "q": "f", "x": {"y": [1e400]}, "p": "S:a", "i": "primary", "e": "E", "v": 1 }"#;
         let fields = read(text).unwrap();
-        assert_eq!(fields.k, Some(vec![("PK".to_owned(), 'S', "a".to_owned())]));
+        assert_eq!(fields.key(), Some(vec![("PK".to_owned(), 'S', "a".to_owned())]));
         assert_eq!(fields.c, None);
-        assert!(!fields.sealed(false));
+        // Another member of 126 arrays, 127 with the cursor's object: as many as serde_json reads.
+        let deep = format!("{}1{}", "[".repeat(126), "]".repeat(126));
+        let text = format!(r#"{{"v":1,"e":"E","i":"primary","p":"S:a","q":"f","k":[],"x":{deep}}}"#);
+        assert_eq!(read(text.as_bytes()).and_then(|f| f.key()), Some(Vec::new()));
+        // The other kind's member is no member of a cursor: read only by its kind.
+        let scope = r#""v":1,"e":"E","i":"primary","p":"S:a","q":"f""#;
+        let text = format!(r#"{{{scope},"k":[],"s":5,"s":[]}}"#);
+        let fields = read(text.as_bytes()).unwrap();
+        assert_eq!((fields.key(), fields.shards()), (Some(Vec::new()), None));
+        let text = format!(r#"{{{scope},"s":[null],"k":[["PK","SS","a"]]}}"#);
+        let fields = read(text.as_bytes()).unwrap();
+        assert_eq!((fields.key(), fields.shards()), (None, Some(vec![None])));
+        // Its own member twice: none.
+        let text = format!(r#"{{{scope},"k":[],"k":[]}}"#);
+        assert_eq!(read(text.as_bytes()).map(|f| f.key()), Some(None));
     }
 
     #[test]
@@ -308,11 +343,8 @@ mod tests {
             format!(r#""v":256,{scope},"k":[]"#),
             format!(r#""v":"1",{scope},"k":[]"#),
             format!(r#""v":1.0,{scope},"k":[]"#),
-            format!(r#""v":1,{scope},"k":[["PK","SS","a"]]"#),
-            format!(r#""v":1,{scope},"k":[["PK","S"]]"#),
-            format!(r#""v":1,{scope},"k":{{}}"#),
-            format!(r#""v":1,{scope},"s":[1]"#),
             format!(r#""v":1,{scope},"k":[],"c":1"#),
+            format!(r#""v":1,{scope},"k":[],"c":"a","c":"a""#),
             r#""v":1,"e":1,"i":"primary","p":"S:a","q":"f","k":[]"#.to_owned(),
         ] {
             let text = format!("{{{members}}}");
@@ -321,5 +353,11 @@ mod tests {
         assert!(read(b"[]").is_none());
         assert!(read(b"{").is_none());
         assert!(read(format!(r#"{{"v":1,{scope},"c":null}}"#).as_bytes()).is_some());
+        // Positions that are not a key's or shards': no key, no shards.
+        for positions in [r#""k":[["PK","SS","a"]]"#, r#""k":[["PK","S"]]"#, r#""k":{}"#, r#""s":[1]"#, r#""s":{}"#] {
+            let text = format!(r#"{{"v":1,{scope},{positions}}}"#);
+            let fields = read(text.as_bytes()).unwrap();
+            assert_eq!((fields.key(), fields.shards()), (None, None), "{text}");
+        }
     }
 }

@@ -17,14 +17,16 @@ pub(crate) enum Plain {
     Object(Vec<(String, Plain)>),
 }
 
-/// How deep a plain document may nest; deeper is [`Malformed`]. The library's documents nest
-/// four levels at most.
-const MAX_PLAIN_DEPTH: u32 = 16;
+/// How many arrays and objects a plain document may nest inside each other; more is
+/// [`Malformed`]. serde_json's limit, so that what it read before reads here: the library's own
+/// documents nest four.
+const MAX_PLAIN_DEPTH: u32 = 127;
 
 /// The one JSON value `text` holds, with whitespace around it.
 ///
 /// # Errors
-/// [`Malformed`]: not UTF-8, not JSON, nested deeper than 16 levels, or more after the value.
+/// [`Malformed`]: not UTF-8, not JSON, more than 127 arrays and objects nested, or more after
+/// the value.
 pub(crate) fn read_plain(text: &[u8]) -> Result<Plain, Malformed> {
     let mut r = Reader::new(text)?;
     r.ws();
@@ -37,8 +39,9 @@ pub(crate) fn read_plain(text: &[u8]) -> Result<Plain, Malformed> {
 }
 
 impl Reader<'_> {
+    /// The value here, inside `depth` arrays and objects.
     fn plain(&mut self, depth: u32) -> Result<Plain, Malformed> {
-        if depth >= MAX_PLAIN_DEPTH {
+        if matches!(self.peek(), Some(b'[' | b'{')) && depth >= MAX_PLAIN_DEPTH {
             return Err(self.at(self.i, "a value nested too deep"));
         }
         match self.peek() {
@@ -174,8 +177,8 @@ mod tests {
 
     #[test]
     fn malformed_documents_are_refused_where_they_go_wrong() {
-        // 17 levels: the 17th opens at byte 16.
-        let deep = format!("{}{}", "[".repeat(17), "]".repeat(17));
+        // 128 arrays: the 128th opens at byte 127.
+        let deep = format!("{}{}", "[".repeat(128), "]".repeat(128));
         let cases: [(&[u8], usize, &str); 10] = [
             (b"", 0, "expected a value"),
             (b"{\"a\":1} x", 8, "more after the value"),
@@ -186,11 +189,15 @@ mod tests {
             (b"01", 0, "a malformed number"),
             (b"1.", 0, "a malformed number"),
             (b"-e1", 0, "a malformed number"),
-            (deep.as_bytes(), 16, "a value nested too deep"),
+            (deep.as_bytes(), 127, "a value nested too deep"),
         ];
         for (text, at, reason) in cases {
             assert_eq!(read_plain(text), Err(Malformed { at, reason }), "{}", String::from_utf8_lossy(text));
         }
-        assert_eq!(read_plain(&deep.as_bytes()[1..deep.len() - 1]).map(|_| ()), Ok(()));
+        let fits = &deep[1..deep.len() - 1];
+        assert_eq!(read_plain(fits.as_bytes()).map(|_| ()), Ok(()));
+        // serde_json's limit is the same.
+        assert!(serde_json::from_str::<serde_json::Value>(fits).is_ok());
+        assert!(serde_json::from_str::<serde_json::Value>(&deep).is_err());
     }
 }
