@@ -45,7 +45,8 @@ pub(crate) async fn hydrate<E: Entity>(
         // ([`Table::projection_for`]), so none of its slots is unsure; were one, it would be read
         // whole. A constant says so, and the learning is a boxed future built only where the
         // constant allows it: the compiler then leaves `DescribeTable` (221 KiB of a Lambda
-        // build, `scripts/bench-size`) out of a program whose entities all name their table.
+        // build, `scripts/bench-size`) out of a program whose entities all name their table,
+        // unless it creates, compares or migrates the table (those send `DescribeTable`).
         let learned = match E::TABLE_INDEXES {
             None => table.learn_projection(E::NAMES, index),
             Some(_) => Box::pin(std::future::ready(None)),
